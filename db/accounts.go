@@ -1,0 +1,54 @@
+package db
+
+import (
+	"context"
+
+	"shipgraph/graph/model"
+)
+
+const (
+	accountCols = `a.id, a.slug, a.company_name, a.created_at, a.updated_at`
+	userCols    = `u.id, u.account_id, u.email, u.first_name, u.last_name, u.role, u.created_at, u.updated_at`
+)
+
+// FindAccount finds an account by id or slug (the CLI accepts either). A
+// slug may itself look like a UUID, so both are tried, the id first.
+func (db *DB) FindAccount(ctx context.Context, ref string) (*model.Account, error) {
+	if validUUID(ref) {
+		return getOne[model.Account](ctx, db.q, "account",
+			`SELECT `+accountCols+` FROM accounts a WHERE a.id = $1 OR a.slug = $2
+			 ORDER BY a.id = $1 DESC LIMIT 1`, ref, ref)
+	}
+	return getOne[model.Account](ctx, db.q, "account",
+		`SELECT `+accountCols+` FROM accounts a WHERE a.slug = $1`, ref)
+}
+
+// FirstUserWithRole returns the account's oldest user with the role (used
+// to attach a user to CLI-made keys).
+func (db *DB) FirstUserWithRole(ctx context.Context, accountID, role string) (*model.User, error) {
+	if !validUUID(accountID) {
+		return nil, model.NotFound("user")
+	}
+	return getOne[model.User](ctx, db.q, "user",
+		`SELECT `+userCols+` FROM users u WHERE u.account_id = $1 AND u.role = $2
+		 ORDER BY u.created_at, u.id LIMIT 1`, accountID, role)
+}
+
+// AccountsByIDs reads accounts; only the caller's own account can come back.
+func (db *DB) AccountsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Account, error) {
+	return byIDs[model.Account](ctx, db.q,
+		`SELECT `+accountCols+` FROM accounts a WHERE a.id = ANY($1) AND a.id = $2`, ids, accountID)
+}
+
+// UsersByIDs reads users of the account.
+func (db *DB) UsersByIDs(ctx context.Context, accountID string, ids []string) ([]*model.User, error) {
+	return byIDs[model.User](ctx, db.q,
+		`SELECT `+userCols+` FROM users u WHERE u.id = ANY($1) AND u.account_id = $2`, ids, accountID)
+}
+
+// IsEmpty reports whether no account exists yet (first start: seed or hint).
+func (db *DB) IsEmpty(ctx context.Context) (bool, error) {
+	var empty bool
+	err := db.q.QueryRowxContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM accounts)`).Scan(&empty)
+	return empty, mapErr(err)
+}

@@ -1,0 +1,208 @@
+// Package db is the PostgreSQL store: every SQL statement of Shipgraph lives
+// here. Reads are scoped to the caller's account; relationship reads take id
+// lists (= ANY($1)) so loaders can batch them.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"shipgraph/graph/model"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// QueriesTotal counts every SQL statement the store sends, so anyone can see
+// on /metrics how many statements a request cost.
+var QueriesTotal = promauto.NewCounter(prometheus.CounterOpts{
+	Name: "shipgraph_db_queries_total",
+	Help: "SQL statements sent to PostgreSQL by the store.",
+})
+
+// DB is the store.
+type DB struct {
+	db *sqlx.DB
+	q  counted
+}
+
+// Open connects to url and checks the connection.
+func Open(ctx context.Context, url string) (*DB, error) {
+	sdb, err := sqlx.Open("postgres", url)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	sdb.SetMaxOpenConns(20)
+	sdb.SetMaxIdleConns(20)
+	sdb.SetConnMaxIdleTime(5 * time.Minute)
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := sdb.PingContext(pctx); err != nil {
+		_ = sdb.Close()
+		return nil, fmt.Errorf("database unreachable: %w", err)
+	}
+	return &DB{db: sdb, q: counted{sdb}}, nil
+}
+
+// Close closes the connection pool.
+func (db *DB) Close() error { return db.db.Close() }
+
+// Ping checks that the database answers (readiness).
+func (db *DB) Ping(ctx context.Context) error {
+	QueriesTotal.Inc()
+	countInContext(ctx)
+	return db.db.PingContext(ctx)
+}
+
+// SQL returns the underlying pool, for tooling (migrations, seeding).
+func (db *DB) SQL() *sql.DB { return db.db.DB }
+
+// Migrate applies the embedded migrations in order under a PostgreSQL
+// advisory lock, so concurrent starts do not race. Idempotent.
+func Migrate(ctx context.Context, sdb *sql.DB) error {
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, sdb, migrations,
+		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// Migrate applies the embedded migrations to this store's database.
+func (db *DB) Migrate(ctx context.Context) error { return Migrate(ctx, db.db.DB) }
+
+// ---------------------------------------------------------------- counting
+
+type queryCountKey struct{}
+
+// WithQueryCounter returns a context whose statements are also counted in n,
+// so a request can report (and a test can assert) what it cost.
+func WithQueryCounter(ctx context.Context, n *atomic.Int64) context.Context {
+	return context.WithValue(ctx, queryCountKey{}, n)
+}
+
+func countInContext(ctx context.Context) {
+	if n, ok := ctx.Value(queryCountKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
+}
+
+// ext is what store methods run statements on: the pool or a transaction.
+type ext interface {
+	sqlx.ExtContext
+}
+
+// counted wraps a pool or transaction and counts every statement.
+type counted struct{ sqlx.ExtContext }
+
+func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	QueriesTotal.Inc()
+	countInContext(ctx)
+	return c.ExtContext.QueryContext(ctx, q, args...)
+}
+
+func (c counted) QueryxContext(ctx context.Context, q string, args ...any) (*sqlx.Rows, error) {
+	QueriesTotal.Inc()
+	countInContext(ctx)
+	return c.ExtContext.QueryxContext(ctx, q, args...)
+}
+
+func (c counted) QueryRowxContext(ctx context.Context, q string, args ...any) *sqlx.Row {
+	QueriesTotal.Inc()
+	countInContext(ctx)
+	return c.ExtContext.QueryRowxContext(ctx, q, args...)
+}
+
+func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	QueriesTotal.Inc()
+	countInContext(ctx)
+	return c.ExtContext.ExecContext(ctx, q, args...)
+}
+
+// inTx runs fn in a transaction (BEGIN and COMMIT are counted too: they are
+// round trips like any other statement).
+func (db *DB) inTx(ctx context.Context, fn func(q ext) error) error {
+	QueriesTotal.Inc()
+	countInContext(ctx)
+	tx, err := db.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return mapErr(err)
+	}
+	if err := fn(counted{tx}); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	QueriesTotal.Inc()
+	countInContext(ctx)
+	return mapErr(tx.Commit())
+}
+
+// ---------------------------------------------------------------- errors
+
+// mapErr turns driver errors into application errors: no rows → not found,
+// unique violation → conflict, foreign key or check violation → invalid.
+// Anything else stays an internal error (logged, never shown).
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return model.Errorf(model.ENOTFOUND, "not found")
+	}
+	var pqe *pq.Error
+	if errors.As(err, &pqe) {
+		switch pqe.Code {
+		case "23505":
+			return &model.Error{Code: model.ECONFLICT, Message: "a record with these values already exists"}
+		case "23503":
+			return &model.Error{Code: model.EINVALID, Message: "a referenced record does not exist"}
+		case "23514", "23502", "22P02", "22007", "22008":
+			return &model.Error{Code: model.EINVALID, Message: "a value is not valid"}
+		}
+	}
+	return err
+}
+
+// EnsureDatabase creates database name on the server of adminURL if it does
+// not exist yet (the embedded cluster starts with only "postgres").
+func EnsureDatabase(ctx context.Context, adminURL, name string) error {
+	sdb, err := sql.Open("postgres", adminURL)
+	if err != nil {
+		return err
+	}
+	defer sdb.Close()
+	var exists bool
+	QueriesTotal.Inc()
+	if err := sdb.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return fmt.Errorf("database unreachable: %w", err)
+	}
+	if exists {
+		return nil
+	}
+	QueriesTotal.Inc()
+	_, err = sdb.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(name))
+	var pqe *pq.Error
+	if errors.As(err, &pqe) && pqe.Code == "42P04" { // created concurrently
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,256 @@
+// Package dbtest gives every test its own migrated PostgreSQL database.
+//
+// A package's tests opt in with
+//
+//	func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+//
+// and each test that needs a database calls NewDB. The migrations run once
+// per test process, into a template database; NewDB clones it with CREATE
+// DATABASE ... TEMPLATE, which takes milliseconds, so tests stay isolated
+// from each other (and may use t.Parallel) without paying for migrations
+// each time.
+//
+// The server is the one named by SHIPGRAPH_TEST_DATABASE_URL (its user must
+// be allowed to CREATE DATABASE), or else a private pgembed server in a
+// temporary directory, started on the first NewDB and stopped when the tests
+// end. Nothing is started for a test run that calls no NewDB (e.g. -run
+// selecting other tests).
+package dbtest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lib/pq"
+
+	"shipgraph/db/pgembed"
+)
+
+// EnvURL names the variable holding an existing server's URL.
+const EnvURL = "SHIPGRAPH_TEST_DATABASE_URL"
+
+// tempPrefix starts the name of each embedded server's directory, followed
+// by the owning test process' pid so that later runs can tell leftovers of
+// dead runs from the directories of concurrently running ones.
+const tempPrefix = "shipgraph-dbtest-"
+
+var (
+	migrateFn atomic.Pointer[func(context.Context, *sql.DB) error]
+
+	setupOnce sync.Once
+	env       *environment
+	setupErr  error
+
+	// cloneMu serialises CREATE DATABASE ... TEMPLATE: concurrent clones
+	// of one template are not worth the contention and lock-wait risk.
+	cloneMu sync.Mutex
+	seq     atomic.Int64
+)
+
+// environment is what setup built and teardown undoes; fields are set as
+// they come into existence, so a partial setup is undone too.
+type environment struct {
+	dir      string // embedded server's temporary directory
+	srv      *pgembed.Server
+	adminURL *url.URL
+	admin    *sql.DB
+	tmpl     string // template database, once created
+	external bool
+}
+
+// Main runs the package's tests with a database server available to NewDB
+// and AdminURL, and then shuts the server down and removes its files (when
+// it started one) or drops its template database (on an external server).
+// migrate brings an empty database to the current schema; it runs once, on
+// the template. Main does not return: it calls os.Exit with m.Run's code.
+func Main(m *testing.M, migrate func(ctx context.Context, db *sql.DB) error) {
+	if migrate == nil {
+		panic("dbtest.Main: migrate is nil")
+	}
+	migrateFn.Store(&migrate)
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	// A panicking test kills the process without running this; then the
+	// server still goes (pgembed's parent-death signal) and the temporary
+	// directory is removed by a later run (removeStaleDirs).
+	defer teardown()
+	return m.Run()
+}
+
+// NewDB creates a database cloned from the migrated template, to be dropped
+// when tb and its subtests finish, and returns its URL.
+func NewDB(tb testing.TB) string {
+	tb.Helper()
+	e := ready(tb)
+	name := fmt.Sprintf("sg_test_%d_%08x", seq.Add(1), rand.Uint32())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	cloneMu.Lock()
+	_, err := e.admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)+" TEMPLATE "+pq.QuoteIdentifier(e.tmpl))
+	cloneMu.Unlock()
+	if err != nil {
+		tb.Fatalf("dbtest: creating test database from template: %v", err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// FORCE: a test that leaked a connection must not leak the database
+		// too.
+		if _, err := e.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(name)+" WITH (FORCE)"); err != nil {
+			tb.Errorf("dbtest: dropping test database %s: %v", name, err)
+		}
+	})
+	return withDB(e.adminURL, name)
+}
+
+// AdminURL returns the URL of the server's maintenance database ("postgres"
+// on the embedded server; SHIPGRAPH_TEST_DATABASE_URL as given otherwise),
+// for tests that need to work outside their own database. It starts the
+// server if needed, and panics if that fails, having no test to fail.
+func AdminURL() string {
+	if migrateFn.Load() == nil {
+		panic("dbtest.AdminURL: call dbtest.Main(m, migrate) from TestMain first")
+	}
+	setupOnce.Do(doSetup)
+	if setupErr != nil {
+		panic("dbtest: " + setupErr.Error())
+	}
+	return env.adminURL.String()
+}
+
+// ready sets the environment up on first use and fails tb if it is unusable.
+func ready(tb testing.TB) *environment {
+	tb.Helper()
+	if migrateFn.Load() == nil {
+		tb.Fatal("dbtest: call dbtest.Main(m, migrate) from TestMain in this package before using NewDB")
+	}
+	setupOnce.Do(doSetup)
+	if setupErr != nil {
+		tb.Fatalf("dbtest: %v", setupErr)
+	}
+	return env
+}
+
+func doSetup() {
+	env = &environment{}
+	begin := time.Now()
+	setupErr = env.setup(*migrateFn.Load())
+	if testing.Verbose() && setupErr == nil {
+		fmt.Fprintf(os.Stderr, "dbtest: template %s ready in %v\n", env.tmpl, time.Since(begin).Round(time.Millisecond))
+	}
+}
+
+func (e *environment) setup(migrate func(context.Context, *sql.DB) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	if raw := os.Getenv(EnvURL); raw != "" {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			return fmt.Errorf("%s must be a postgres:// URL, got %q", EnvURL, raw)
+		}
+		e.adminURL, e.external = u, true
+	} else {
+		removeStaleDirs()
+		dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", tempPrefix, os.Getpid()))
+		if err != nil {
+			return err
+		}
+		e.dir = dir
+		if e.srv, err = pgembed.Start(ctx, pgembed.Options{DataDir: dir}); err != nil {
+			return fmt.Errorf("starting embedded PostgreSQL (set %s to use an existing server): %w", EnvURL, err)
+		}
+		e.adminURL, _ = url.Parse(e.srv.URL("postgres"))
+	}
+
+	admin, err := sql.Open("postgres", e.adminURL.String())
+	if err != nil {
+		return err
+	}
+	e.admin = admin
+	if err := admin.PingContext(ctx); err != nil {
+		return fmt.Errorf("connecting to %s: %w", e.adminURL.Redacted(), err)
+	}
+
+	tmpl := fmt.Sprintf("sg_tmpl_%d_%08x", os.Getpid(), rand.Uint32())
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(tmpl)); err != nil {
+		return fmt.Errorf("creating template database: %w", err)
+	}
+	e.tmpl = tmpl
+
+	db, err := sql.Open("postgres", withDB(e.adminURL, tmpl))
+	if err != nil {
+		return err
+	}
+	err = migrate(ctx, db)
+	// Cloning fails while anyone is connected to the template, so the
+	// migration's connections go before any NewDB.
+	db.Close()
+	if err != nil {
+		return fmt.Errorf("migrating template database: %w", err)
+	}
+	// Closing only starts the backends' exit, and a migrate func may have
+	// leaked a connection that Close leaves open; end them all, and refuse
+	// new ones so nothing can ever connect to the template again.
+	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+pq.QuoteIdentifier(tmpl)+" WITH ALLOW_CONNECTIONS false"); err != nil {
+		return fmt.Errorf("locking template database: %w", err)
+	}
+	if _, err := admin.ExecContext(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", tmpl); err != nil {
+		return fmt.Errorf("disconnecting from template database: %w", err)
+	}
+	return nil
+}
+
+// teardown undoes whatever setup got done. Errors can only be reported: the
+// tests have already run.
+func teardown() {
+	e := env
+	if e == nil {
+		return
+	}
+	var errs []error
+	if e.external && e.tmpl != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, err := e.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(e.tmpl)+" WITH (FORCE)")
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("dropping template database %s: %w", e.tmpl, err))
+		}
+	}
+	if e.admin != nil {
+		e.admin.Close()
+	}
+	if e.srv != nil {
+		if err := e.srv.Stop(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if e.dir != "" {
+		if err := os.RemoveAll(e.dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		fmt.Fprintf(os.Stderr, "dbtest: cleanup: %v\n", err)
+	}
+}
+
+// withDB returns base with its database (the URL path) replaced by name.
+func withDB(base *url.URL, name string) string {
+	u := *base
+	u.Path = "/" + name
+	u.RawPath = ""
+	return u.String()
+}

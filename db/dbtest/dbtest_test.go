@@ -1,0 +1,176 @@
+package dbtest_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/lib/pq"
+
+	"shipgraph/db/dbtest"
+)
+
+var migrations atomic.Int32
+
+func TestMain(m *testing.M) {
+	dbtest.Main(m, func(ctx context.Context, db *sql.DB) error {
+		migrations.Add(1)
+		_, err := db.ExecContext(ctx, `
+			CREATE TABLE widget (id int PRIMARY KEY, name text NOT NULL);
+			INSERT INTO widget VALUES (1, 'seed');`)
+		return err
+	})
+}
+
+func open(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func widgets(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.Query("SELECT name FROM widget ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+func TestIsolatedDatabases(t *testing.T) {
+	begin := time.Now()
+	urlA := dbtest.NewDB(t)
+	t.Logf("first NewDB (server start + template, if not yet done): %v", time.Since(begin).Round(time.Millisecond))
+	begin = time.Now()
+	urlB := dbtest.NewDB(t)
+	t.Logf("second NewDB: %v", time.Since(begin).Round(time.Millisecond))
+	if urlA == urlB {
+		t.Fatalf("same URL twice: %s", urlA)
+	}
+	a, b := open(t, urlA), open(t, urlB)
+
+	if _, err := a.Exec("INSERT INTO widget VALUES (2, 'only in a')"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(widgets(t, a), ","); got != "seed,only in a" {
+		t.Errorf("a has %q", got)
+	}
+	if got := strings.Join(widgets(t, b), ","); got != "seed" {
+		t.Errorf("b has %q, want only the template's row", got)
+	}
+	if n := migrations.Load(); n != 1 {
+		t.Errorf("migrate ran %d times, want once", n)
+	}
+}
+
+func TestParallelAndDropped(t *testing.T) {
+	names := make([]string, 8)
+	t.Run("group", func(t *testing.T) {
+		for i := range names {
+			t.Run(fmt.Sprint(i), func(t *testing.T) {
+				t.Parallel()
+				db := open(t, dbtest.NewDB(t))
+				if _, err := db.Exec("INSERT INTO widget VALUES ($1, 'mine')", 100+i); err != nil {
+					t.Fatal(err)
+				}
+				if got := widgets(t, db); len(got) != 2 {
+					t.Errorf("widgets = %q", got)
+				}
+				if err := db.QueryRow("SELECT current_database()").Scan(&names[i]); err != nil {
+					t.Fatal(err)
+				}
+				// Left open on purpose: the cleanup's DROP ... WITH (FORCE)
+				// must cope with it.
+				if _, err := db.Exec("SELECT 1"); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	})
+
+	admin := open(t, dbtest.AdminURL())
+	for _, name := range names {
+		var n int
+		if err := admin.QueryRow("SELECT count(*) FROM pg_database WHERE datname = $1", name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 || !strings.HasPrefix(name, "sg_test_") {
+			t.Errorf("database %q still exists after its test (count %d)", name, n)
+		}
+	}
+
+	// Nothing may connect to the template, so no clone can fail on it.
+	var allow bool
+	err := admin.QueryRow("SELECT datallowconn FROM pg_database WHERE datname LIKE $1",
+		fmt.Sprintf("sg_tmpl_%d_%%", os.Getpid())).Scan(&allow)
+	if err != nil || allow {
+		t.Errorf("template allows connections: %v, %v", allow, err)
+	}
+}
+
+// TestExternalServer runs this test binary again with
+// SHIPGRAPH_TEST_DATABASE_URL pointing at our server: it must use it,
+// start nothing, and drop its template when done.
+func TestExternalServer(t *testing.T) {
+	admin := dbtest.AdminURL()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestExternalHelper$", "-test.v")
+	cmd.Env = append(os.Environ(), dbtest.EnvURL+"="+admin, "DBTEST_HELPER=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestExternalHelper") {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	pid := cmd.Process.Pid
+
+	var n int
+	if err := open(t, admin).QueryRow("SELECT count(*) FROM pg_database WHERE datname LIKE $1",
+		fmt.Sprintf("sg_%%_%d_%%", pid)).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("helper left %d databases behind", n)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), fmt.Sprintf("shipgraph-dbtest-%d-*", pid))); len(dirs) > 0 {
+		t.Errorf("helper made a server directory on an external server: %v", dirs)
+	}
+}
+
+func TestExternalHelper(t *testing.T) {
+	if os.Getenv("DBTEST_HELPER") == "" {
+		t.Skip("helper process for TestExternalServer")
+	}
+	if got, want := dbtest.AdminURL(), os.Getenv(dbtest.EnvURL); got != want {
+		t.Errorf("AdminURL = %q, want %q", got, want)
+	}
+	db := open(t, dbtest.NewDB(t))
+	if got := widgets(t, db); len(got) != 1 {
+		t.Errorf("widgets = %q", got)
+	}
+	var tmpl int
+	if err := db.QueryRow("SELECT count(*) FROM pg_database WHERE datname LIKE $1",
+		fmt.Sprintf("sg_tmpl_%d_%%", os.Getpid())).Scan(&tmpl); err != nil || tmpl != 1 {
+		t.Errorf("own template on the external server: %d, %v", tmpl, err)
+	}
+}

@@ -1,0 +1,393 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"shipgraph/graph/model"
+)
+
+// Shared machinery of the store: id validation, filter building and the
+// keyset/numbered pagination used by every list.
+
+// Linked is one row of a to-many relationship read through a join table:
+// the item and the parent key it was read for, so a loader can group rows.
+type Linked[T any] struct {
+	ParentID string
+	Item     T
+}
+
+// ---------------------------------------------------------------- ids
+
+// validUUID reports whether s is a UUID in canonical 8-4-4-4-12 form. Ids
+// that are not UUIDs cannot exist, and sending them would make PostgreSQL
+// fail the whole statement (22P02), so they are answered without SQL.
+func validUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// validUUIDs returns the ids that are UUIDs, lower-cased like PostgreSQL
+// prints them (so callers can match returned rows to requested keys).
+func validUUIDs(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if validUUID(id) {
+			out = append(out, strings.ToLower(id))
+		}
+	}
+	return out
+}
+
+// ---------------------------------------------------------------- statements
+
+// selectAll runs a read through q (the counting pool or a transaction).
+func selectAll[T any](ctx context.Context, q sqlx.QueryerContext, query string, args ...any) ([]*T, error) {
+	var out []*T
+	if err := sqlx.SelectContext(ctx, q, &out, query, args...); err != nil {
+		return nil, mapErr(err)
+	}
+	return out, nil
+}
+
+// getOne reads one row; no row is a not-found error naming kind.
+func getOne[T any](ctx context.Context, q sqlx.QueryerContext, kind string, query string, args ...any) (*T, error) {
+	var v T
+	if err := sqlx.GetContext(ctx, q, &v, query, args...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, model.NotFound(kind)
+		}
+		return nil, mapErr(err)
+	}
+	return &v, nil
+}
+
+// byIDs is the shape of every batch read: $1 is the id list, $2 the
+// account when scope is given. Ids that are not UUIDs are skipped, and no
+// statement is sent when none is left (nor for a malformed account id).
+func byIDs[T any](ctx context.Context, q sqlx.QueryerContext, query string, ids []string, scope ...string) ([]*T, error) {
+	valid := validUUIDs(ids)
+	if len(valid) == 0 {
+		return nil, nil
+	}
+	args := []any{pq.Array(valid)}
+	for _, s := range scope {
+		if !validUUID(s) {
+			return nil, nil
+		}
+		args = append(args, s)
+	}
+	return selectAll[T](ctx, q, query, args...)
+}
+
+// linkedRow is implemented by the scan types of join-table reads.
+type linkedRow[T any] interface{ linked() Linked[T] }
+
+// byParentIDs reads a to-many relationship through a join table ($1: the
+// parent ids, $2: the account) and returns parent-keyed items.
+func byParentIDs[R linkedRow[T], T any](ctx context.Context, q sqlx.QueryerContext, query, accountID string, parentIDs []string) ([]Linked[T], error) {
+	valid := validUUIDs(parentIDs)
+	if len(valid) == 0 || !validUUID(accountID) {
+		return nil, nil
+	}
+	var rows []R
+	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(valid), accountID); err != nil {
+		return nil, mapErr(err)
+	}
+	out := make([]Linked[T], len(rows))
+	for i, r := range rows {
+		out[i] = r.linked()
+	}
+	return out, nil
+}
+
+// ---------------------------------------------------------------- filters
+
+// conds collects the WHERE clauses of a list and their bind parameters:
+// user input only ever reaches SQL as a parameter.
+type conds struct {
+	where []string
+	args  []any
+}
+
+// arg binds v and returns its placeholder.
+func (c *conds) arg(v any) string {
+	c.args = append(c.args, v)
+	return "$" + strconv.Itoa(len(c.args))
+}
+
+// add appends a clause; each %s in format is replaced by the placeholder of
+// the matching value (use %[1]s to repeat one).
+func (c *conds) add(format string, values ...any) {
+	ph := make([]any, len(values))
+	for i, v := range values {
+		ph[i] = c.arg(v)
+	}
+	c.where = append(c.where, fmt.Sprintf(format, ph...))
+}
+
+func (c *conds) sql() string {
+	if len(c.where) == 0 {
+		return "true"
+	}
+	return strings.Join(c.where, " AND ")
+}
+
+// escapeLike makes s match literally inside a LIKE pattern (ESCAPE '\').
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// normalizeNumber is how tracked numbers and reference tokens are compared:
+// trimmed and upper-cased, matched against upper(column).
+func normalizeNumber(s string) string { return strings.ToUpper(strings.TrimSpace(s)) }
+
+// ---------------------------------------------------------------- pages
+
+// sortSpec is one allow-listed ordering of a list.
+type sortSpec struct {
+	// expr is the SQL sort expression. Nullable timestamps go through
+	// coalesce(col, 'infinity') so keyset row comparisons never meet a
+	// NULL, unknown dates sort last ascending, and the expression indexes of
+	// the migration apply.
+	expr string
+	// typ is the SQL type of expr: "timestamptz" or "text".
+	typ string
+	// join is an extra FROM item the expression needs (added only for it).
+	join string
+}
+
+// listSpec describes one list: its table, columns and orderings.
+type listSpec struct {
+	plural string // "shipments", for messages
+	from   string // table with the alias used by cols, e.g. "shipments s"
+	alias  string
+	cols   string
+	orders map[string]sortSpec
+}
+
+// pageMeta is scanned with every list row: the cursor key as text, the raw
+// sort value (to order the final union) and which part of the statement the
+// row came from.
+type pageMeta struct {
+	Part    int     `db:"page_part"`
+	SortKey *string `db:"sort_key"`
+	SortVal any     `db:"sort_val"`
+}
+
+// Parts of a page statement: the page itself, then the probes that tell
+// whether anything lies before the after-cursor or after the before-cursor.
+const (
+	partPage = iota
+	partBeforeAfter
+	partAfterBefore
+)
+
+// pageStmt is a page statement ready to send.
+type pageStmt struct {
+	query   string
+	args    []any
+	limit   int
+	reverse bool // read from the end (last/before): the extra row is the first
+	offset  int
+}
+
+// defaultOrder is used when a caller leaves Order.Field empty.
+const defaultOrder = "created_at"
+
+func (s *listSpec) sort(o model.Order) (sortSpec, error) {
+	field := o.Field
+	if field == "" {
+		field = defaultOrder
+	}
+	spec, ok := s.orders[field]
+	if !ok {
+		return sortSpec{}, model.Errorf(model.EINVALID, "%s cannot be ordered by %q", s.plural, o.Field)
+	}
+	return spec, nil
+}
+
+// checkPage validates the parts of a page request that do not depend on SQL.
+func checkPage(p model.PageRequest) error {
+	if p.Limit < 1 || p.Limit > model.MaxPageSize {
+		return model.Errorf(model.EINVALID, "page size must be between 1 and %d", model.MaxPageSize)
+	}
+	if p.Offset < 0 {
+		return model.Errorf(model.EINVALID, "page offset must not be negative")
+	}
+	if p.Offset > 0 && (p.After != nil || p.Before != nil || p.FromEnd) {
+		return model.Errorf(model.EINVALID, "a numbered page cannot be combined with cursors")
+	}
+	return nil
+}
+
+// cursorArgs checks a cursor against the ordering and binds its key and id.
+// A cursor is opaque to clients but still user input: a key that does not
+// parse as the sort type is refused here rather than failing in SQL.
+func cursorArgs(c *model.Cursor, o model.Order, spec sortSpec) (key, id any, err error) {
+	bad := model.Errorf(model.EINVALID, "cursor is not valid")
+	if c.Order != o.Name() || c.Key == nil || !validUUID(c.ID) {
+		return nil, nil, bad
+	}
+	if spec.typ == "timestamptz" && *c.Key != "infinity" && *c.Key != "-infinity" {
+		if _, err := time.Parse(time.RFC3339Nano, *c.Key); err != nil {
+			return nil, nil, bad
+		}
+	}
+	return *c.Key, c.ID, nil
+}
+
+// pageQuery builds the statement of one page. The page rows are read in the
+// reading direction with LIMIT n+1 (the extra row says whether more rows
+// follow); each cursor adds a one-row probe (UNION ALL) on its other side, so
+// HasPrevious after `after` and HasNext before `before` are exact without a
+// second round trip. The outer ORDER BY puts every row back in list order.
+func (s *listSpec) pageQuery(filter *conds, p model.PageRequest) (*pageStmt, error) {
+	if err := checkPage(p); err != nil {
+		return nil, err
+	}
+	spec, err := s.sort(p.Order)
+	if err != nil {
+		return nil, err
+	}
+	reverse := p.Before != nil || p.FromEnd
+	dir := func(desc bool) string {
+		if desc {
+			return "DESC"
+		}
+		return "ASC"
+	}
+	// greater is the row comparison that means "later in list order".
+	greater, less := ">", "<"
+	if p.Order.Desc {
+		greater, less = "<", ">"
+	}
+
+	c := &conds{args: append([]any(nil), filter.args...), where: append([]string(nil), filter.where...)}
+	var keyset []string
+	type probe struct {
+		part  int
+		cond  string
+		order bool // desc?
+	}
+	var probes []probe
+	row := fmt.Sprintf("(%s, %s.id)", spec.expr, s.alias)
+	if p.After != nil {
+		k, id, err := cursorArgs(p.After, p.Order, spec)
+		if err != nil {
+			return nil, err
+		}
+		cur := fmt.Sprintf("(%s::%s, %s::uuid)", c.arg(k), spec.typ, c.arg(id))
+		keyset = append(keyset, row+" "+greater+" "+cur)
+		// Rows at or before the cursor, nearest first.
+		probes = append(probes, probe{partBeforeAfter, row + " " + less + "= " + cur, !p.Order.Desc})
+	}
+	if p.Before != nil {
+		k, id, err := cursorArgs(p.Before, p.Order, spec)
+		if err != nil {
+			return nil, err
+		}
+		cur := fmt.Sprintf("(%s::%s, %s::uuid)", c.arg(k), spec.typ, c.arg(id))
+		keyset = append(keyset, row+" "+less+" "+cur)
+		probes = append(probes, probe{partAfterBefore, row + " " + greater + "= " + cur, p.Order.Desc})
+	}
+
+	sortKey := spec.expr
+	if spec.typ == "timestamptz" {
+		// JSON renders timestamps as ISO 8601 whatever the session's
+		// DateStyle, so cursors stay valid across connections.
+		sortKey = fmt.Sprintf("to_json(%s) #>> '{}'", spec.expr)
+	}
+	from := s.from
+	if spec.join != "" {
+		from += " " + spec.join
+	}
+	branch := func(part int, where string, desc bool, limit string) string {
+		return fmt.Sprintf("(SELECT %s, %s AS sort_key, %s AS sort_val, %d AS page_part FROM %s WHERE %s ORDER BY %s %s, %s.id %s LIMIT %s)",
+			s.cols, sortKey, spec.expr, part, from, where, spec.expr, dir(desc), s.alias, dir(desc), limit)
+	}
+
+	where := c.sql()
+	if len(keyset) > 0 {
+		where += " AND " + strings.Join(keyset, " AND ")
+	}
+	limit := c.arg(p.Limit + 1)
+	if p.Offset > 0 {
+		limit += " OFFSET " + c.arg(p.Offset)
+	}
+	parts := []string{branch(partPage, where, p.Order.Desc != reverse, limit)}
+	for _, pr := range probes {
+		parts = append(parts, branch(pr.part, c.sql()+" AND "+pr.cond, pr.order, "1"))
+	}
+	query := strings.Join(parts, " UNION ALL ") +
+		fmt.Sprintf(" ORDER BY sort_val %s, id %s", dir(p.Order.Desc), dir(p.Order.Desc))
+	return &pageStmt{query: query, args: c.args, limit: p.Limit, reverse: reverse, offset: p.Offset}, nil
+}
+
+// readPage runs a page statement and splits page rows from probe rows.
+// meta returns the item and the list metadata of a scanned row.
+func readPage[R any, T any](ctx context.Context, q sqlx.QueryerContext, st *pageStmt, meta func(*R) (T, *pageMeta)) (*model.Page[T], error) {
+	var rows []*R
+	if err := sqlx.SelectContext(ctx, q, &rows, st.query, st.args...); err != nil {
+		return nil, mapErr(err)
+	}
+	page := &model.Page[T]{Items: []T{}, Keys: []*string{}, HasPrevious: st.offset > 0}
+	var items []T
+	var keys []*string
+	for _, r := range rows {
+		item, m := meta(r)
+		switch m.Part {
+		case partPage:
+			items = append(items, item)
+			keys = append(keys, m.SortKey)
+		case partBeforeAfter:
+			page.HasPrevious = true
+		case partAfterBefore:
+			page.HasNext = true
+		}
+	}
+	if len(items) > st.limit {
+		// The extra row is the last one in reading direction.
+		if st.reverse {
+			items, keys = items[1:], keys[1:]
+			page.HasPrevious = true
+		} else {
+			items, keys = items[:st.limit], keys[:st.limit]
+			page.HasNext = true
+		}
+	}
+	if items != nil {
+		page.Items, page.Keys = items, keys
+	}
+	return page, nil
+}
+
+// count runs SELECT count(*) over a list's filter.
+func count(ctx context.Context, q sqlx.QueryerContext, from string, filter *conds) (int, error) {
+	var n int
+	err := sqlx.GetContext(ctx, q, &n, "SELECT count(*) FROM "+from+" WHERE "+filter.sql(), filter.args...)
+	return n, mapErr(err)
+}

@@ -1,0 +1,779 @@
+//go:build linux
+
+// Package pgembed runs a private PostgreSQL server as a child process of
+// shipgraph, for when no DATABASE_URL is configured (development, tests, small
+// single-machine installs).
+//
+// The server is deliberately tuned for throwaway-ish data: it is initialised
+// without fsync (initdb -N) and runs with fsync, synchronous_commit and
+// full_page_writes off, so an OS crash or power loss can corrupt the cluster.
+// A clean shutdown of shipgraph (or even a SIGKILL of it; see Start) leaves
+// the data intact. Use a real DATABASE_URL for data that must survive crashes.
+package pgembed
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	_ "github.com/lib/pq" // driver for the readiness probe
+)
+
+// Options configure Start.
+type Options struct {
+	// DataDir holds everything the server writes: the cluster itself in
+	// DataDir/postgres, the server log in DataDir/postgres.log, the Unix
+	// socket in DataDir/socket and a lock file. It is created on first use
+	// and reused after.
+	DataDir string
+	// Logf, if set, receives progress lines (initdb, ready, stop).
+	Logf func(format string, args ...any)
+}
+
+// Server is a running PostgreSQL child process. Its superuser is "postgres"
+// and it trusts every connection, so it listens on 127.0.0.1 only.
+type Server struct {
+	dataDir    string
+	clusterDir string
+	logPath    string
+	port       int
+	pid        int
+	logf       func(format string, args ...any)
+
+	lock *os.File // flock on DataDir/postgres.lock, held until Stop
+
+	exited  chan struct{} // closed once the process has been reaped
+	waitErr error         // cmd.Wait result; read only after exited is closed
+
+	stopOnce func() error
+}
+
+const (
+	readyTimeout    = 30 * time.Second
+	shutdownTimeout = 30 * time.Second
+	bindAttempts    = 3
+	maxLogSize      = 10 << 20 // rotate postgres.log past this size at start
+	sunPathMax      = 108      // sizeof(sockaddr_un.sun_path) on Linux, NUL included
+)
+
+// staleWait is how long Start waits for a postgres that still holds the
+// cluster but whose shipgraph is gone: after a SIGKILL of the previous
+// shipgraph, its postgres gets SIGINT (Pdeathsig) and needs a moment to
+// finish its fast shutdown. A var so tests can shorten it.
+var staleWait = 5 * time.Second
+
+// binGlobRoot is where Debian/Ubuntu packages install versioned server
+// binaries (ROOT/<major>/bin). A var so tests can point it elsewhere.
+var binGlobRoot = "/usr/lib/postgresql"
+
+var errNoBinaries = errors.New("no PostgreSQL server binaries found (initdb, postgres): install PostgreSQL (e.g. apt-get install postgresql) or set DATABASE_URL")
+
+// FindBinDir returns the directory holding initdb and postgres: the one on
+// PATH if both are there, else the newest /usr/lib/postgresql/*/bin (Debian
+// does not put the server binaries on PATH).
+func FindBinDir() (string, error) {
+	if initdb, err := exec.LookPath("initdb"); err == nil {
+		if _, err := exec.LookPath("postgres"); err == nil {
+			// Resolve symlinks such as /usr/local/bin/initdb ->
+			// /usr/lib/postgresql/15/bin/initdb: initdb runs the postgres
+			// next to its real location, so that is the directory to use.
+			if real, err := filepath.EvalSymlinks(initdb); err == nil && hasServerBinaries(filepath.Dir(real)) {
+				return filepath.Dir(real), nil
+			}
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(binGlobRoot, "*", "bin"))
+	dirs = slices.DeleteFunc(dirs, func(d string) bool { return !hasServerBinaries(d) })
+	if len(dirs) == 0 {
+		return "", errNoBinaries
+	}
+	slices.SortFunc(dirs, func(a, b string) int {
+		return slices.Compare(versionKey(filepath.Base(filepath.Dir(a))), versionKey(filepath.Base(filepath.Dir(b))))
+	})
+	return dirs[len(dirs)-1], nil
+}
+
+// matchingBinDir prefers the binaries of the major version an existing
+// cluster was made with, when installed side by side (Debian keeps old majors
+// after an upgrade): a newer postgres refuses to open an older cluster.
+func matchingBinDir(clusterDir, binDir string) string {
+	v, err := os.ReadFile(filepath.Join(clusterDir, "PG_VERSION"))
+	if err != nil {
+		return binDir
+	}
+	dir := filepath.Join(binGlobRoot, strings.TrimSpace(string(v)), "bin")
+	if dir != binDir && hasServerBinaries(dir) {
+		return dir
+	}
+	return binDir
+}
+
+func hasServerBinaries(dir string) bool {
+	for _, name := range []string{"initdb", "postgres"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// versionKey turns "15" or "9.6" into comparable numbers, so that 10 sorts
+// after 9.6 (a plain string sort would not).
+func versionKey(v string) []int {
+	var key []int
+	for _, part := range strings.Split(v, ".") {
+		n, err := strconv.Atoi(part)
+		if err != nil {
+			n = -1
+		}
+		key = append(key, n)
+	}
+	return key
+}
+
+// runAs describes the OS user that runs initdb and postgres.
+type runAs struct {
+	name     string
+	uid, gid uint32
+	cred     *syscall.Credential // nil: run as ourselves
+}
+
+// Start initialises the cluster in o.DataDir/postgres if needed, starts
+// postgres on a free 127.0.0.1 port and waits until it accepts connections.
+//
+// When shipgraph runs as root, initdb and postgres run as the "postgres" OS
+// user (PostgreSQL refuses to run as root) and the files they need are
+// chowned to it. The child gets SIGINT (fast shutdown) if shipgraph dies, even
+// by SIGKILL, so no server is left behind.
+func Start(ctx context.Context, o Options) (*Server, error) {
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	if o.DataDir == "" {
+		return nil, errors.New("pgembed: Options.DataDir is empty")
+	}
+	binDir, err := FindBinDir()
+	if err != nil {
+		return nil, err
+	}
+	dataDir, err := filepath.Abs(o.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("data directory %s: %w", o.DataDir, err)
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating data directory: %w", err)
+	}
+	// Work on the real path: it is what postgres reports as its working
+	// directory, and what the permission walk below has to check.
+	if dataDir, err = filepath.EvalSymlinks(dataDir); err != nil {
+		return nil, fmt.Errorf("data directory %s: %w", o.DataDir, err)
+	}
+
+	as, err := serverUser()
+	if err != nil {
+		return nil, err
+	}
+	if as.cred != nil {
+		if err := makeReachable(dataDir, as); err != nil {
+			return nil, err
+		}
+	}
+
+	s := &Server{
+		dataDir:    dataDir,
+		clusterDir: filepath.Join(dataDir, "postgres"),
+		logPath:    filepath.Join(dataDir, "postgres.log"),
+		logf:       logf,
+	}
+	s.stopOnce = sync.OnceValue(s.stop)
+
+	// The lock serialises shipgraph processes sharing a DataDir, from before
+	// initdb until Stop; the kernel drops it when we die.
+	if s.lock, err = lockDataDir(dataDir); err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			s.lock.Close()
+		}
+	}()
+
+	if err := checkClusterInUse(ctx, dataDir, s.clusterDir, logf); err != nil {
+		return nil, err
+	}
+	binDir = matchingBinDir(s.clusterDir, binDir)
+	if err := ensureCluster(ctx, binDir, dataDir, s.clusterDir, as, logf); err != nil {
+		return nil, err
+	}
+	sockDir, err := prepareSocketDir(dataDir, as)
+	if err != nil {
+		return nil, err
+	}
+
+	for attempt := 1; ; attempt++ {
+		err := s.launch(ctx, binDir, sockDir, as)
+		if err == nil {
+			break
+		}
+		// Another process can grab the port between our probe and
+		// postgres' bind; that is worth a new port, nothing else is.
+		if !errors.Is(err, errBindFailed) || attempt == bindAttempts {
+			return nil, err
+		}
+		logf("pgembed: port %d was taken, retrying with another", s.port)
+	}
+	ok = true
+	return s, nil
+}
+
+// URL returns a connection URL for database dbname as the superuser.
+func (s *Server) URL(dbname string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, url.PathEscape(dbname))
+}
+
+// Port returns the TCP port postgres listens on (127.0.0.1 only).
+func (s *Server) Port() int { return s.port }
+
+// Pid returns the process id of the postmaster.
+func (s *Server) Pid() int { return s.pid }
+
+// LogPath returns the file postgres writes its log to.
+func (s *Server) LogPath() string { return s.logPath }
+
+// Done is closed when the postgres process has exited, whether through Stop
+// or on its own (a crash), so a caller can notice losing its database.
+func (s *Server) Done() <-chan struct{} { return s.exited }
+
+// Stop shuts postgres down (fast shutdown: running transactions are rolled
+// back, clients disconnected), waiting up to 30s before killing it, and
+// returns once the process is gone. It is idempotent and safe to call
+// concurrently; every call returns the first call's result.
+func (s *Server) Stop() error { return s.stopOnce() }
+
+func (s *Server) stop() error {
+	defer s.lock.Close()
+	select {
+	case <-s.exited:
+		// It died on its own: report that, it is not a clean shutdown.
+		if s.waitErr != nil {
+			return fmt.Errorf("postgres (pid %d) had already exited: %w%s", s.pid, s.waitErr, s.logTail(0))
+		}
+		return nil
+	default:
+	}
+	start := time.Now()
+	_ = syscall.Kill(s.pid, syscall.SIGINT)
+	select {
+	case <-s.exited:
+		s.logf("pgembed: postgres stopped in %v", time.Since(start).Round(time.Millisecond))
+		if s.waitErr != nil {
+			return fmt.Errorf("postgres (pid %d) shutdown: %w%s", s.pid, s.waitErr, s.logTail(0))
+		}
+		return nil
+	case <-time.After(shutdownTimeout):
+	}
+	// Kill the whole process group (Setpgid), so no backend outlives it.
+	_ = syscall.Kill(-s.pid, syscall.SIGKILL)
+	<-s.exited
+	return fmt.Errorf("postgres (pid %d) did not shut down within %v and was killed", s.pid, shutdownTimeout)
+}
+
+var errBindFailed = errors.New("postgres could not bind its port")
+
+// launch starts postgres on a fresh port and waits for it to be ready. On
+// failure the process is gone when it returns.
+func (s *Server) launch(ctx context.Context, binDir, sockDir string, as runAs) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	s.port = port
+
+	logFile, logStart, err := openLog(s.logPath, as)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close() // the child has its own copy of the descriptor
+
+	args := []string{
+		"-D", s.clusterDir,
+		"-p", strconv.Itoa(port),
+		"-c", "listen_addresses=127.0.0.1",
+		"-c", "unix_socket_directories=" + sockDir,
+		"-c", "fsync=off",
+		"-c", "synchronous_commit=off",
+		"-c", "full_page_writes=off",
+		"-c", "max_connections=200",
+		"-c", "shared_buffers=128MB",
+	}
+	cmd := exec.Command(filepath.Join(binDir, "postgres"), args...)
+	cmd.Dir = s.clusterDir
+	// A *os.File is handed to the child as-is (no copying goroutine), so
+	// logging keeps working even if we are gone.
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Credential: as.cred,
+		// Own process group: a Ctrl-C in the terminal reaches only us, and
+		// we shut postgres down in order.
+		Setpgid: true,
+		// SIGINT is postgres' fast shutdown: if we die, even by SIGKILL,
+		// it stops cleanly instead of lingering as an orphan.
+		Pdeathsig: syscall.SIGINT,
+	}
+
+	begin := time.Now()
+	exited := make(chan struct{})
+	s.exited = exited
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig fires when the *thread* that forked the child exits,
+		// not the process (go.dev/issue/27505), and the Go runtime does
+		// end threads, e.g. when a goroutine exits while locked to one.
+		// Keep this goroutine on its own thread for the child's lifetime;
+		// it is never unlocked, so the thread ends only after the child.
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		s.waitErr = cmd.Wait()
+		close(exited)
+	}()
+	if err := <-started; err != nil {
+		return fmt.Errorf("starting postgres: %w", err)
+	}
+	s.pid = cmd.Process.Pid
+
+	err = s.waitReady(ctx)
+	if err == nil {
+		s.logf("pgembed: postgres %d ready on 127.0.0.1:%d in %v (data %s)", s.pid, port, time.Since(begin).Round(time.Millisecond), s.clusterDir)
+		return nil
+	}
+	select {
+	case <-s.exited:
+	default:
+		_ = syscall.Kill(-s.pid, syscall.SIGKILL)
+		<-s.exited
+	}
+	tail := s.logTail(logStart)
+	if strings.Contains(tail, "could not bind") || strings.Contains(tail, "could not create any TCP/IP sockets") {
+		return fmt.Errorf("%w %d: %v%s", errBindFailed, port, err, tail)
+	}
+	return fmt.Errorf("%v%s", err, tail)
+}
+
+// waitReady polls with a real query until postgres answers, it exits, ctx
+// ends or readyTimeout passes.
+func (s *Server) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	db, err := sql.Open("postgres", s.URL("postgres"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var lastErr error
+	for {
+		attempt, cancelAttempt := context.WithTimeout(ctx, 2*time.Second)
+		var one int
+		lastErr = db.QueryRowContext(attempt, "SELECT 1").Scan(&one)
+		cancelAttempt()
+		if lastErr == nil {
+			return nil
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("postgres exited during startup (%v)", s.waitErr)
+		case <-ctx.Done():
+			if ctx.Err() == context.DeadlineExceeded {
+				return fmt.Errorf("postgres not ready after %v (last error: %v)", readyTimeout, lastErr)
+			}
+			return fmt.Errorf("waiting for postgres: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// logTail returns the last lines postgres logged since offset, formatted to
+// be appended to an error.
+func (s *Server) logTail(offset int64) string {
+	f, err := os.Open(s.logPath)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const maxTail = 4096
+	if fi, err := f.Stat(); err == nil && fi.Size()-offset > maxTail {
+		offset = fi.Size() - maxTail
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return ""
+	}
+	data, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	text := strings.Join(lines, "\n")
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	return fmt.Sprintf("; last lines of %s:\n%s", s.logPath, text)
+}
+
+// openLog opens postgres.log for appending (rotating it once when large),
+// and returns where this run's output begins.
+func openLog(path string, as runAs) (*os.File, int64, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxLogSize {
+		_ = os.Rename(path, path+".1")
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, 0, fmt.Errorf("opening postgres log: %w", err)
+	}
+	if as.cred != nil {
+		// Only our descriptor is written to, but a file postgres' user
+		// owns alongside its cluster is less surprising to an operator.
+		_ = f.Chown(int(as.uid), int(as.gid))
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	fmt.Fprintf(f, "--- pgembed: starting postgres at %s ---\n", time.Now().Format(time.RFC3339))
+	return f, fi.Size(), nil
+}
+
+// freePort asks the kernel for a free loopback port. Postgres binds it a
+// moment later; the race with other processes is handled by retrying. A var
+// so tests can hand out a taken port.
+var freePort = func() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// serverUser decides who runs postgres: ourselves, or the "postgres" user
+// when we are root.
+func serverUser() (runAs, error) {
+	if os.Geteuid() != 0 {
+		return runAs{uid: uint32(os.Geteuid()), gid: uint32(os.Getegid())}, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return runAs{}, fmt.Errorf("running as root, PostgreSQL must run as the unprivileged \"postgres\" user, but looking it up failed: %w (create it, e.g. useradd --system postgres, or set DATABASE_URL)", err)
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return runAs{}, fmt.Errorf("user postgres has a non-numeric uid/gid %q/%q", u.Uid, u.Gid)
+	}
+	if uid == 0 {
+		return runAs{}, errors.New("user postgres has uid 0; PostgreSQL refuses to run as root")
+	}
+	// Groups is empty on purpose: the child gets exactly this uid/gid and no
+	// supplementary groups, which is also what canEnter assumes.
+	cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
+	return runAs{name: "postgres", uid: uint32(uid), gid: uint32(gid), cred: cred}, nil
+}
+
+// makeReachable checks that the server user can walk down to dataDir and, if
+// it cannot enter dataDir itself, gives dataDir to it. Directories above
+// dataDir are never changed: opening up someone's home directory is not our
+// call, so that is a clear error instead.
+func makeReachable(dataDir string, as runAs) error {
+	for dir := filepath.Dir(dataDir); ; dir = filepath.Dir(dir) {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return err
+		}
+		if !canEnter(fi, as) {
+			return fmt.Errorf("DATA_DIR %s is inside %s (mode %04o), which the %q user (uid %d) that runs PostgreSQL cannot enter: choose a DATA_DIR outside it or allow access (chmod o+x %s)", dataDir, dir, fi.Mode().Perm(), as.name, as.uid, dir)
+		}
+		if dir == "/" {
+			break
+		}
+	}
+	fi, err := os.Stat(dataDir)
+	if err != nil {
+		return err
+	}
+	if !canEnter(fi, as) {
+		if err := os.Chown(dataDir, int(as.uid), int(as.gid)); err != nil {
+			return fmt.Errorf("giving DATA_DIR %s to user %s: %w", dataDir, as.name, err)
+		}
+	}
+	return nil
+}
+
+// canEnter reports whether a process with exactly as.uid/as.gid may search
+// the directory, by the classic owner/group/other rule (ACLs are ignored).
+func canEnter(fi os.FileInfo, as runAs) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return true
+	}
+	perm := fi.Mode().Perm()
+	switch {
+	case st.Uid == as.uid:
+		return perm&0o100 != 0
+	case st.Gid == as.gid:
+		return perm&0o010 != 0
+	default:
+		return perm&0o001 != 0
+	}
+}
+
+// lockDataDir takes an exclusive flock on DataDir/postgres.lock, holding our
+// pid for the error message of the next one to try.
+func lockDataDir(dataDir string) (*os.File, error) {
+	path := filepath.Join(dataDir, "postgres.lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("cannot use DATA_DIR %s: %w", dataDir, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		defer f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			holder, _ := io.ReadAll(f)
+			return nil, fmt.Errorf("database in DATA_DIR %s is already in use by pid %s (another shipgraph)", dataDir, strings.TrimSpace(string(holder)))
+		}
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
+
+// checkClusterInUse looks at postmaster.pid left in the cluster. A postgres
+// that is still alive and serving this directory makes the cluster
+// unusable; anything else (dead pid, pid reused by an unrelated process
+// after a reboot or in a fresh container) is a stale file that we remove,
+// because postgres itself refuses to start when the recorded pid is alive,
+// whoever it belongs to.
+func checkClusterInUse(ctx context.Context, dataDir, clusterDir string, logf func(string, ...any)) error {
+	pidFile := filepath.Join(clusterDir, "postmaster.pid")
+	data, err := os.ReadFile(pidFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", pidFile, err)
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil || pid <= 0 {
+		logf("pgembed: removing malformed %s", pidFile)
+		return removeStale(pidFile)
+	}
+	deadline := time.Now().Add(staleWait)
+	waited := false
+	for postgresServing(pid, clusterDir) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("database in DATA_DIR %s is already in use by pid %d", dataDir, pid)
+		}
+		if !waited {
+			// Most likely the server of a shipgraph that was just killed,
+			// still in its fast shutdown; give it a moment.
+			logf("pgembed: waiting for postgres pid %d, still running on %s, to exit", pid, clusterDir)
+			waited = true
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if !waited {
+		logf("pgembed: removing stale %s (pid %d is gone or not this cluster's postgres)", pidFile, pid)
+	}
+	return removeStale(pidFile)
+}
+
+func removeStale(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("removing stale %s: %w", path, err)
+	}
+	return nil
+}
+
+// postgresServing reports whether pid is a live postgres whose working
+// directory is clusterDir (postgres chdirs into its data directory). When in
+// doubt it says yes: refusing to start beats two servers on one cluster.
+func postgresServing(pid int, clusterDir string) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		// No such process. (Any other error: be careful.)
+		return !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ESRCH)
+	}
+	// "pid (comm) state ...": comm may contain spaces and parentheses.
+	lp, rp := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
+	if lp < 0 || rp < lp || len(stat) < rp+3 {
+		return true
+	}
+	comm, state := string(stat[lp+1:rp]), stat[rp+2]
+	if state == 'Z' || state == 'X' {
+		// A zombie holds no files; our container's init may simply not
+		// reap orphans.
+		return false
+	}
+	if comm != "postgres" {
+		return false
+	}
+	cwd, err := os.Stat(fmt.Sprintf("/proc/%d/cwd", pid))
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	dir, err := os.Stat(clusterDir)
+	if err != nil {
+		return true
+	}
+	return os.SameFile(cwd, dir)
+}
+
+// ensureCluster runs initdb if the cluster does not exist yet and makes an
+// existing one usable by the server user.
+func ensureCluster(ctx context.Context, binDir, dataDir, clusterDir string, as runAs, logf func(string, ...any)) error {
+	if _, err := os.Stat(filepath.Join(clusterDir, "PG_VERSION")); err == nil {
+		return fixOwnership(dataDir, clusterDir, as, logf)
+	}
+	if entries, err := os.ReadDir(clusterDir); err == nil {
+		if len(entries) > 0 {
+			return fmt.Errorf("%s exists but is not a PostgreSQL data directory (no PG_VERSION); move it away to let shipgraph create a new database there", clusterDir)
+		}
+		if err := os.Remove(clusterDir); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("data directory %s: %w", clusterDir, err)
+	}
+
+	// initdb into a side directory and rename it into place when complete,
+	// so an interrupted initdb never leaves a half-made cluster behind that
+	// would later fail in confusing ways.
+	tmp := clusterDir + ".initdb"
+	if err := os.RemoveAll(tmp); err != nil {
+		return fmt.Errorf("removing leftover %s: %w", tmp, err)
+	}
+	// Created by us and handed over, rather than by initdb, because the
+	// server user may not be allowed to write in DataDir itself.
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", tmp, err)
+	}
+	if as.cred != nil {
+		if err := os.Chown(tmp, int(as.uid), int(as.gid)); err != nil {
+			return fmt.Errorf("giving %s to user %s: %w", tmp, as.name, err)
+		}
+	}
+	logf("pgembed: initializing a new PostgreSQL cluster in %s", clusterDir)
+	begin := time.Now()
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
+		"-D", tmp, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C",
+		"-N", // no fsync: a dev/test cluster, and several seconds faster
+	)
+	cmd.Dir = tmp // our own cwd may be unreadable for the server user
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: as.cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	out, err := runOnLockedThread(cmd)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("initdb failed: %w\n%s", err, strings.TrimSpace(string(out)))
+	}
+	if err := os.Rename(tmp, clusterDir); err != nil {
+		return fmt.Errorf("moving new cluster into place: %w", err)
+	}
+	logf("pgembed: initdb done in %v", time.Since(begin).Round(time.Millisecond))
+	return nil
+}
+
+// runOnLockedThread runs cmd from a goroutine locked to its OS thread, so
+// the thread that Pdeathsig is tied to outlives the child (see launch).
+func runOnLockedThread(cmd *exec.Cmd) ([]byte, error) {
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		out, err := cmd.CombinedOutput()
+		done <- result{out, err}
+	}()
+	r := <-done
+	return r.out, r.err
+}
+
+// fixOwnership makes sure the server user owns the existing cluster, which
+// postgres insists on. As root we can fix it (e.g. a DataDir restored by a
+// root cp); otherwise it is an error only the operator can resolve.
+func fixOwnership(dataDir, clusterDir string, as runAs, logf func(string, ...any)) error {
+	fi, err := os.Stat(clusterDir)
+	if err != nil {
+		return err
+	}
+	owner := fi.Sys().(*syscall.Stat_t).Uid
+	if owner == as.uid {
+		return nil
+	}
+	if as.cred == nil {
+		return fmt.Errorf("database in DATA_DIR %s belongs to uid %d, but shipgraph runs as uid %d and PostgreSQL only runs on a data directory its own user owns: run shipgraph as that user, chown -R the directory, or choose another DATA_DIR", dataDir, owner, as.uid)
+	}
+	logf("pgembed: giving %s to user %s", clusterDir, as.name)
+	return filepath.WalkDir(clusterDir, func(path string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, int(as.uid), int(as.gid))
+	})
+}
+
+// prepareSocketDir makes a fresh DataDir/socket for postgres' Unix socket, so
+// that psql -h DataDir/socket works without knowing the port (the URL still
+// uses TCP). It returns "" (no Unix socket) when the socket path would be too
+// long for sockaddr_un: postgres would refuse to start.
+func prepareSocketDir(dataDir string, as runAs) (string, error) {
+	dir := filepath.Join(dataDir, "socket")
+	if len(dir+"/.s.PGSQL.65535") >= sunPathMax {
+		return "", nil
+	}
+	// Recreated each time: nothing is using it (we hold the lock and no
+	// postgres is serving the cluster) and it may hold a dead server's lock
+	// files, which postgres refuses to override if their pid is alive again.
+	if err := os.RemoveAll(dir); err != nil {
+		return "", fmt.Errorf("cleaning socket directory: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", fmt.Errorf("creating socket directory: %w", err)
+	}
+	if as.cred != nil {
+		if err := os.Chown(dir, int(as.uid), int(as.gid)); err != nil {
+			return "", fmt.Errorf("giving socket directory to user %s: %w", as.name, err)
+		}
+	}
+	return dir, nil
+}

@@ -1,0 +1,427 @@
+//go:build linux
+
+package pgembed_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/lib/pq"
+
+	"shipgraph/db/pgembed"
+)
+
+// dataDir returns a fresh directory for a cluster. t.TempDir's own parent is
+// created 0700 by os.MkdirTemp; as root, the postgres user could not reach
+// anything below it (Start rightly refuses that, see
+// TestUnreachableDataDir), so open the parent for traversal only.
+func dataDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if os.Geteuid() == 0 {
+		if err := os.Chmod(filepath.Dir(dir), 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func start(t *testing.T, dir string) *pgembed.Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	begin := time.Now()
+	s, err := pgembed.Start(ctx, pgembed.Options{DataDir: dir, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Start took %v", time.Since(begin).Round(time.Millisecond))
+	t.Cleanup(func() { _ = s.Stop() })
+	return s
+}
+
+func open(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func exec1(t *testing.T, db *sql.DB, query string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// processGone waits until pid no longer exists (or is a zombie, which our
+// test's init may be slow to reap).
+func processGone(t *testing.T, pid int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return
+		}
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("postgres pid %d still running %v later: %s", pid, within, stat)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestStartStopReuse(t *testing.T) {
+	dir := dataDir(t)
+
+	s := start(t, dir)
+	if !strings.HasPrefix(s.URL("postgres"), fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?", s.Port())) {
+		t.Errorf("URL = %q", s.URL("postgres"))
+	}
+	db := open(t, s.URL("postgres"))
+	exec1(t, db, "CREATE TABLE survivor (id int PRIMARY KEY, name text)")
+	exec1(t, db, "INSERT INTO survivor VALUES (1, 'kept')")
+	db.Close()
+
+	pid := s.Pid()
+	// Concurrent and repeated Stop calls all wait for the same shutdown.
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() { errs[i] = s.Stop() })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("Stop: %v", err)
+		}
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatalf("second Stop: %v", err)
+	}
+	select {
+	case <-s.Done():
+	default:
+		t.Fatal("Done not closed after Stop")
+	}
+	processGone(t, pid, 0)
+	if _, err := os.Stat(filepath.Join(dir, "postgres", "postmaster.pid")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("postmaster.pid after clean stop: %v", err)
+	}
+
+	// A postmaster.pid naming a live process that is not postgres (here:
+	// ourselves, as after a pid is reused) must not block the restart.
+	pidFile := filepath.Join(dir, "postgres", "postmaster.pid")
+	if err := os.WriteFile(pidFile, fmt.Appendf(nil, "%d\n%s/postgres\n", os.Getpid(), dir), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	s2 := start(t, dir)
+	if s2.Pid() == pid {
+		t.Errorf("same pid %d after restart", pid)
+	}
+	db2 := open(t, s2.URL("postgres"))
+	var name string
+	if err := db2.QueryRow("SELECT name FROM survivor WHERE id = 1").Scan(&name); err != nil || name != "kept" {
+		t.Fatalf("table after restart: %q, %v", name, err)
+	}
+	db2.Close()
+	if err := s2.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	processGone(t, s2.Pid(), 0)
+
+	if log, err := os.ReadFile(s2.LogPath()); err != nil || !strings.Contains(string(log), "database system is shut down") {
+		t.Errorf("postgres.log lacks the shutdown line (%v):\n%s", err, log)
+	}
+}
+
+func TestInUse(t *testing.T) {
+	defer pgembed.SetStaleWait(200 * time.Millisecond)()
+	dir := dataDir(t)
+	s := start(t, dir)
+
+	// Another shipgraph on the same directory: refused by the lock.
+	_, err := pgembed.Start(context.Background(), pgembed.Options{DataDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "is already in use by pid "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("second Start: %v", err)
+	}
+
+	// A live postgres on the cluster without a shipgraph holding the lock
+	// (say one started by hand with pg_ctl): refused, naming its pid.
+	err = pgembed.CheckClusterInUse(context.Background(), dir, filepath.Join(dir, "postgres"), t.Logf)
+	want := fmt.Sprintf("database in DATA_DIR %s is already in use by pid %d", dir, s.Pid())
+	if err == nil || err.Error() != want {
+		t.Fatalf("CheckClusterInUse = %v, want %q", err, want)
+	}
+
+	// The failed attempts must not have disturbed the running server.
+	db := open(t, s.URL("postgres"))
+	exec1(t, db, "SELECT 1")
+}
+
+func TestStartupFailureShowsLog(t *testing.T) {
+	dir := dataDir(t)
+	s := start(t, dir)
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "postgres", "postgresql.auto.conf")
+	f, err := os.OpenFile(conf, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, "work_mem = 'lots'")
+	f.Close()
+
+	_, err = pgembed.Start(context.Background(), pgembed.Options{DataDir: dir})
+	if err == nil {
+		t.Fatal("Start succeeded with a broken config")
+	}
+	t.Logf("error: %v", err)
+	for _, want := range []string{"exited during startup", "last lines of " + filepath.Join(dir, "postgres.log"), `"work_mem"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q", want)
+		}
+	}
+}
+
+// TestParentKilled: a SIGKILLed shipgraph must not leave its postgres behind,
+// and the next start on the same directory must work.
+func TestParentKilled(t *testing.T) {
+	dir := dataDir(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.v")
+	cmd.Env = append(os.Environ(), "PGEMBED_HELPER=hold", "PGEMBED_HELPER_DIR="+dir)
+	cmd.Stderr = os.Stderr
+	// Should this test die, its helper goes too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := helperValue(t, out, "PID")
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	begin := time.Now()
+	processGone(t, pid, 10*time.Second)
+	t.Logf("orphaned postgres %d exited %v after its parent was killed", pid, time.Since(begin).Round(time.Millisecond))
+
+	s := start(t, dir)
+	exec1(t, open(t, s.URL("postgres")), "SELECT 1")
+}
+
+// TestAsOtherUser runs Start as the unprivileged postgres user, which takes
+// the non-root path: no chown, and a clear refusal of a cluster owned by
+// someone else.
+func TestAsOtherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch to the postgres user")
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		t.Skip("no postgres user")
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	base := dataDir(t)
+	if err := os.Chown(base, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	// The test binary lives under a 0700 build directory: copy it.
+	bin := filepath.Join(base, "pgembed.test")
+	copyFile(t, os.Args[0], bin)
+	// A cluster owned by root, which the postgres user may not run.
+	foreign := filepath.Join(base, "foreign")
+	if err := os.MkdirAll(filepath.Join(foreign, "postgres"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(foreign, "postgres", "PG_VERSION"), []byte("15\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(foreign, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(bin, "-test.run=^TestHelperProcess$", "-test.v")
+	cmd.Dir = base
+	cmd.Env = append(os.Environ(), "PGEMBED_HELPER=nonroot", "PGEMBED_HELPER_DIR="+base, "HOME="+base)
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}},
+		Pdeathsig:  syscall.SIGKILL,
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helper as postgres: %v\n%s", err, out)
+	}
+	t.Logf("helper output:\n%s", out)
+}
+
+// TestHelperProcess is not a test: the tests above run the test binary with
+// PGEMBED_HELPER set to get a separate process.
+func TestHelperProcess(t *testing.T) {
+	dir := os.Getenv("PGEMBED_HELPER_DIR")
+	switch os.Getenv("PGEMBED_HELPER") {
+	case "":
+		t.Skip("helper process for other tests")
+	case "hold":
+		s, err := pgembed.Start(context.Background(), pgembed.Options{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("PID %d\n", s.Pid())
+		time.Sleep(time.Minute) // until killed
+		t.Fatal("helper was not killed")
+	case "nonroot":
+		if os.Geteuid() == 0 {
+			t.Fatal("helper still root")
+		}
+		s := start(t, filepath.Join(dir, "data"))
+		db := open(t, s.URL("postgres"))
+		var user string
+		if err := db.QueryRow("SELECT current_user").Scan(&user); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		processGone(t, s.Pid(), 0)
+
+		_, err := pgembed.Start(context.Background(), pgembed.Options{DataDir: filepath.Join(dir, "foreign")})
+		want := "database in DATA_DIR " + filepath.Join(dir, "foreign") + " belongs to uid 0, but shipgraph runs as uid " + strconv.Itoa(os.Geteuid())
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("Start on a foreign cluster: %v, want prefix %q", err, want)
+		}
+		t.Logf("foreign cluster refused: %v", err)
+	}
+}
+
+func helperValue(t *testing.T, r io.Reader, key string) int {
+	t.Helper()
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), key+" "); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() { _, _ = io.Copy(io.Discard, r) }()
+			return n
+		}
+	}
+	t.Fatalf("helper exited without printing %s (%v)", key, sc.Err())
+	return 0
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUnreachableDataDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root hands the cluster to another user")
+	}
+	closed := t.TempDir() // 0700 parent, 0755 itself
+	if err := os.Chmod(closed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(closed, "data")
+	_, err := pgembed.Start(context.Background(), pgembed.Options{DataDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "cannot enter") || !strings.HasPrefix(err.Error(), "DATA_DIR "+dir+" is inside ") {
+		t.Fatalf("Start under a 0700 directory: %v", err)
+	}
+	t.Logf("error: %v", err)
+}
+
+func TestFindBinDir(t *testing.T) {
+	t.Setenv("PATH", "")
+	root := t.TempDir()
+	defer pgembed.SetBinGlobRoot(root)()
+
+	_, err := pgembed.FindBinDir()
+	want := "no PostgreSQL server binaries found (initdb, postgres): install PostgreSQL (e.g. apt-get install postgresql) or set DATABASE_URL"
+	if err == nil || err.Error() != want {
+		t.Fatalf("FindBinDir with nothing installed: %v", err)
+	}
+
+	// Versions sort numerically, and a directory lacking a binary is skipped.
+	for _, v := range []string{"9.6", "10", "16"} {
+		bin := filepath.Join(root, v, "bin")
+		if err := os.MkdirAll(bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"initdb", "postgres"} {
+			if v == "16" && name == "postgres" {
+				continue
+			}
+			if err := os.WriteFile(filepath.Join(bin, name), nil, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := pgembed.FindBinDir()
+	if err != nil || got != filepath.Join(root, "10", "bin") {
+		t.Fatalf("FindBinDir = %q, %v; want the 10 directory", got, err)
+	}
+}
+
+// TestPortTaken: postgres failing to bind the probed port (someone took it
+// in between) makes Start retry on another one.
+func TestPortTaken(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	calls := 0
+	defer pgembed.SetFreePort(func() (int, error) {
+		calls++
+		if calls == 1 {
+			return taken.Addr().(*net.TCPAddr).Port, nil
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		defer l.Close()
+		return l.Addr().(*net.TCPAddr).Port, nil
+	})()
+
+	s := start(t, dataDir(t))
+	if calls != 2 || s.Port() == taken.Addr().(*net.TCPAddr).Port {
+		t.Fatalf("port %d after %d picks", s.Port(), calls)
+	}
+	exec1(t, open(t, s.URL("postgres")), "SELECT 1")
+}

@@ -1,0 +1,59 @@
+package db
+
+import (
+	"context"
+
+	"shipgraph/graph/model"
+)
+
+// Reference data (ports, metro areas, terminals, rail terminals, shipping
+// lines) is shared by every account, so these reads take no account.
+
+const (
+	portCols = `p.id, p.code, p.name, p.city, p.state_abbr, p.country_code, p.time_zone,
+	p.latitude, p.longitude, p.created_at`
+	metroAreaCols = `m.id, m.code, m.name, m.state_abbr, m.country_code, m.time_zone,
+	m.latitude, m.longitude, m.created_at`
+	terminalCols = `t.id, t.port_id, t.name, t.nickname, t.firms_code, t.smdg_code, t.bic_facility_code,
+	t.street, t.city, t.state, t.state_abbr, t.zip, t.country, t.created_at`
+	railTerminalCols = `r.id, r.port_id, r.metro_area_id, r.name, r.nickname, r.firms_code, r.created_at`
+	shippingLineCols = `l.id, l.scac, l.name, l.short_name, l.bill_of_lading_prefix, l.alternative_scacs,
+	l.bill_of_lading_tracking_support, l.booking_number_tracking_support,
+	l.container_number_tracking_support, l.created_at`
+)
+
+func (db *DB) PortsByIDs(ctx context.Context, ids []string) ([]*model.Port, error) {
+	return byIDs[model.Port](ctx, db.q, `SELECT `+portCols+` FROM ports p WHERE p.id = ANY($1)`, ids)
+}
+
+func (db *DB) MetroAreasByIDs(ctx context.Context, ids []string) ([]*model.MetroArea, error) {
+	return byIDs[model.MetroArea](ctx, db.q, `SELECT `+metroAreaCols+` FROM metro_areas m WHERE m.id = ANY($1)`, ids)
+}
+
+func (db *DB) TerminalsByIDs(ctx context.Context, ids []string) ([]*model.Terminal, error) {
+	return byIDs[model.Terminal](ctx, db.q, `SELECT `+terminalCols+` FROM terminals t WHERE t.id = ANY($1)`, ids)
+}
+
+func (db *DB) RailTerminalsByIDs(ctx context.Context, ids []string) ([]*model.RailTerminal, error) {
+	return byIDs[model.RailTerminal](ctx, db.q, `SELECT `+railTerminalCols+` FROM rail_terminals r WHERE r.id = ANY($1)`, ids)
+}
+
+func (db *DB) ShippingLinesByIDs(ctx context.Context, ids []string) ([]*model.ShippingLine, error) {
+	return byIDs[model.ShippingLine](ctx, db.q, `SELECT `+shippingLineCols+` FROM shipping_lines l WHERE l.id = ANY($1)`, ids)
+}
+
+// FindTerminalByID reads one terminal (GET /v2/terminals/{id}).
+func (db *DB) FindTerminalByID(ctx context.Context, id string) (*model.Terminal, error) {
+	if !validUUID(id) {
+		return nil, model.NotFound("terminal")
+	}
+	return getOne[model.Terminal](ctx, db.q, "terminal", `SELECT `+terminalCols+` FROM terminals t WHERE t.id = $1`, id)
+}
+
+// FindPortByID reads one port.
+func (db *DB) FindPortByID(ctx context.Context, id string) (*model.Port, error) {
+	if !validUUID(id) {
+		return nil, model.NotFound("port")
+	}
+	return getOne[model.Port](ctx, db.q, "port", `SELECT `+portCols+` FROM ports p WHERE p.id = $1`, id)
+}

@@ -1,0 +1,175 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"shipgraph/graph/model"
+)
+
+// HandlerConfig holds the GraphQL limits and switches; every one is configurable
+// from the environment (see server.go and the README).
+type HandlerConfig struct {
+	Introspection   bool
+	ComplexityLimit int
+	DepthLimit      int
+	AliasLimit      int
+	TokenLimit      int
+	QueryCacheSize  int
+	APQCacheSize    int
+	Logger          *slog.Logger
+	// RequestID returns the id of the request in ctx, for error logs.
+	RequestID func(context.Context) string
+}
+
+// DefaultHandlerConfig: the dashboard query at first: 100 (about 6,000 with the
+// weights below) passes; ten such pages in one request do not.
+var DefaultHandlerConfig = HandlerConfig{
+	Introspection:   true,
+	ComplexityLimit: 20000,
+	DepthLimit:      12,
+	AliasLimit:      15,
+	TokenLimit:      10000,
+	QueryCacheSize:  1000,
+	APQCacheSize:    1000,
+}
+
+// manyWeight is the expected size of a nested to-many relation (containers
+// of a shipment, custom fields of a shipment …) for the complexity estimate.
+const manyWeight = 5
+
+// NewHandler builds the gqlgen server with explicit transports, caches,
+// limits and error presentation (gqlgen's NewDefaultServer leaves the
+// limits off and answers validation errors with 422).
+func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.RequestID == nil {
+		cfg.RequestID = func(context.Context) string { return "" }
+	}
+	srv := handler.New(NewExecutableSchema(execConfig(r)))
+	srv.AddTransport(Transport{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](cfg.QueryCacheSize))
+	srv.SetParserTokenLimit(cfg.TokenLimit)
+	srv.SetDisableSuggestion(true)
+	if cfg.Introspection {
+		srv.Use(extension.Introspection{})
+	}
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.APQCacheSize)})
+	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
+	srv.Use(ShapeLimit{MaxDepth: cfg.DepthLimit, MaxAliases: cfg.AliasLimit})
+	srv.SetErrorPresenter(errorPresenter(cfg))
+	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
+		cfg.Logger.ErrorContext(ctx, "panic in resolver", "request_id", cfg.RequestID(ctx), "panic", p)
+		return errors.New("panic in resolver")
+	})
+	return srv
+}
+
+// execConfig returns the executable schema config with complexity weights:
+// list fields multiply what they select by the page size asked for.
+func execConfig(r *Resolver) Config {
+	c := Config{Resolvers: r}
+	conn := func(child int, first, last *int, page *model.PageInput) int {
+		n := model.DefaultPageSize
+		switch {
+		case first != nil:
+			n = *first
+		case last != nil:
+			n = *last
+		case page != nil:
+			n = page.Size
+		}
+		if n < 1 {
+			n = 1
+		}
+		return 1 + child*n
+	}
+	many := func(child int) int { return 1 + child*manyWeight }
+	c.Complexity.Query.Shipments = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.ShipmentFilter, _ *model.ShipmentOrder) int {
+		return conn(child, first, last, page)
+	}
+	c.Complexity.Query.Containers = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.ContainerFilter, _ *model.ContainerOrder) int {
+		return conn(child, first, last, page)
+	}
+	c.Complexity.Query.Documents = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.DocumentFilter, _ *model.DocumentOrder) int {
+		return conn(child, first, last, page)
+	}
+	c.Complexity.Query.CustomFieldDefinitions = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.CustomFieldDefinitionFilter) int {
+		return conn(child, first, last, page)
+	}
+	c.Complexity.Shipment.Containers = many
+	c.Complexity.Shipment.CustomFields = many
+	c.Complexity.Shipment.Documents = many
+	c.Complexity.Container.CustomFields = many
+	c.Complexity.Container.Documents = many
+	c.Complexity.Document.Shipments = many
+	c.Complexity.Document.Cargos = many
+	c.Complexity.CustomFieldDefinition.Options = many
+	return c
+}
+
+// gqlCodes maps application error codes to GraphQL extensions.code.
+var gqlCodes = map[string]string{
+	model.EINVALID:         "BAD_USER_INPUT",
+	model.EUNAUTHENTICATED: "UNAUTHENTICATED",
+	model.EFORBIDDEN:       "FORBIDDEN",
+	model.ENOTFOUND:        "NOT_FOUND",
+	model.ECONFLICT:        "CONFLICT",
+	model.ERATELIMITED:     "RATE_LIMITED",
+	model.EUNAVAILABLE:     "SERVICE_UNAVAILABLE",
+	model.EINTERNAL:        "INTERNAL_SERVER_ERROR",
+}
+
+// errorPresenter gives every error an extensions.code and never leaks
+// internals: application errors keep their message; gqlgen's own errors
+// (parsing, validation, input coercion) keep theirs; anything else is
+// logged with the request id and shown as a generic internal error.
+func errorPresenter(cfg HandlerConfig) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		if appErr, ok := model.AsError(err); ok {
+			gerr := gqlerror.WrapPath(graphql.GetPath(ctx), err)
+			gerr.Message = appErr.Message
+			gerr.Extensions = map[string]any{"code": gqlCodes[appErr.Code]}
+			if appErr.Pointer != "" {
+				gerr.Extensions["field"] = appErr.Pointer[strings.LastIndex(appErr.Pointer, "/")+1:]
+			}
+			if appErr.Parameter != "" {
+				gerr.Extensions["argument"] = appErr.Parameter
+			}
+			if appErr.Code != model.EINTERNAL {
+				return gerr
+			}
+		}
+		// Resolvers return plain errors; a *gqlerror.Error at the top comes
+		// from gqlgen itself (parsing, validation, argument coercion, APQ)
+		// and its message is meant for the client.
+		if gerr, ok := err.(*gqlerror.Error); ok {
+			if gerr.Extensions == nil {
+				gerr.Extensions = map[string]any{}
+			}
+			if _, ok := gerr.Extensions["code"]; !ok {
+				gerr.Extensions["code"] = "BAD_USER_INPUT"
+			}
+			return gerr
+		}
+		cfg.Logger.ErrorContext(ctx, "internal error", "request_id", cfg.RequestID(ctx), "path", graphql.GetPath(ctx).String(), "err", err)
+		out := gqlerror.WrapPath(graphql.GetPath(ctx), errors.New("internal server error"))
+		out.Message = "internal server error"
+		out.Extensions = map[string]any{"code": "INTERNAL_SERVER_ERROR"}
+		if id := cfg.RequestID(ctx); id != "" {
+			out.Extensions["requestId"] = id
+		}
+		return out
+	}
+}

@@ -1,0 +1,161 @@
+package graph
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+	"github.com/vikstrous/dataloadgen"
+
+	"shipgraph/graph/model"
+)
+
+// validID reports whether id is a UUID; anything else can never exist, so
+// callers answer not-found without a query.
+func validID(id string) bool {
+	_, err := uuid.Parse(id)
+	return err == nil && len(id) == 36
+}
+
+// loadOne loads a to-one relation: a missing or empty id is null, and so is
+// a record the loader did not find (deleted, or not visible to the account).
+func loadOne[T any](ctx context.Context, l *dataloadgen.Loader[string, *T], id *string) (*T, error) {
+	if id == nil || *id == "" {
+		return nil, nil
+	}
+	v, err := l.Load(ctx, *id)
+	if errors.Is(err, dataloadgen.ErrNotFound) {
+		return nil, nil
+	}
+	return v, err
+}
+
+// loadByID is loadOne for root lookups by a client-supplied id.
+func loadByID[T any](ctx context.Context, l *dataloadgen.Loader[string, *T], id string) (*T, error) {
+	if !validID(id) {
+		return nil, nil
+	}
+	return loadOne(ctx, l, &id)
+}
+
+// loadMany loads a to-many relation; the loader always has an entry.
+func loadMany[T any](ctx context.Context, l *dataloadgen.Loader[string, []T], id string) ([]T, error) {
+	v, err := l.Load(ctx, id)
+	if errors.Is(err, dataloadgen.ErrNotFound) {
+		return []T{}, nil
+	}
+	return v, err
+}
+
+// principal returns the request's principal and loaders.
+func principal(ctx context.Context) (*model.Principal, *Loaders, error) {
+	p, err := model.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := For(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, l, nil
+}
+
+// pageArgs are the pagination arguments every connection field takes.
+type pageArgs struct {
+	First, Last   *int
+	After, Before *string
+	Page          *model.PageInput
+}
+
+// pageRequest validates pagination arguments against the limits and turns
+// them into a store page request. The zero-row case (first: 0) is reported
+// by empty, so callers can answer with totalCount alone.
+func pageRequest(a pageArgs, order model.Order) (req model.PageRequest, empty bool, err error) {
+	req.Order = order
+	bad := func(arg, format string, args ...any) (model.PageRequest, bool, error) {
+		e := model.Errorf(model.EINVALID, format, args...)
+		e.Parameter = arg
+		return req, false, e
+	}
+	if a.Page != nil {
+		if a.First != nil || a.Last != nil || a.After != nil || a.Before != nil {
+			return bad("page", "page cannot be combined with first, last, after or before")
+		}
+		if a.Page.Number < 1 {
+			return bad("page[number]", "page number must be at least 1")
+		}
+		if a.Page.Size < 1 || a.Page.Size > model.MaxPageSize {
+			return bad("page[size]", "page size must be between 1 and %d", model.MaxPageSize)
+		}
+		if a.Page.Number > 1_000_000_000/a.Page.Size {
+			return bad("page[number]", "page number is too large")
+		}
+		req.Limit = a.Page.Size
+		req.Offset = (a.Page.Number - 1) * a.Page.Size
+		return req, false, nil
+	}
+	if a.First != nil && a.Last != nil {
+		return bad("first", "first and last cannot be used together")
+	}
+	limit := model.DefaultPageSize
+	if a.First != nil {
+		limit = *a.First
+	}
+	if a.Last != nil {
+		limit = *a.Last
+		req.FromEnd = true
+	}
+	if limit < 0 || limit > model.MaxPageSize {
+		arg := "first"
+		if a.Last != nil {
+			arg = "last"
+		}
+		return bad(arg, "%s must be between 0 and %d", arg, model.MaxPageSize)
+	}
+	if a.After != nil {
+		c, err := model.DecodeCursor(*a.After, order.Name())
+		if err != nil {
+			return req, false, err
+		}
+		req.After = c
+	}
+	if a.Before != nil {
+		c, err := model.DecodeCursor(*a.Before, order.Name())
+		if err != nil {
+			return req, false, err
+		}
+		req.Before = c
+	}
+	if a.After != nil && a.Before != nil && a.Last == nil && a.First == nil {
+		// Both bounds and no size: read forward from after.
+		req.FromEnd = false
+	}
+	req.Limit = limit
+	return req, limit == 0, nil
+}
+
+// pageInfo builds the cursors and PageInfo of a page.
+func pageInfo[T any](p *model.Page[T], order model.Order, id func(T) string) ([]string, *model.PageInfo) {
+	cursors := make([]string, len(p.Items))
+	for i, it := range p.Items {
+		cursors[i] = p.Cursor(i, order, id(it)).Encode()
+	}
+	info := &model.PageInfo{HasNextPage: p.HasNext, HasPreviousPage: p.HasPrevious}
+	if len(cursors) > 0 {
+		info.StartCursor = &cursors[0]
+		info.EndCursor = &cursors[len(cursors)-1]
+	}
+	return cursors, info
+}
+
+// order maps a GraphQL order input to an allow-listed store order; nil means
+// newest first.
+func order(field string, dir *model.OrderDirection) model.Order {
+	return model.Order{Field: field, Desc: dir != nil && *dir == model.OrderDirectionDesc}
+}
+
+// defaultOrder is the order of lists when the client gives none: newest
+// first, ties broken by id.
+var defaultOrder = model.Order{Field: "created_at", Desc: true}
+
+func ptr[T any](v T) *T { return &v }

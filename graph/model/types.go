@@ -1,0 +1,428 @@
+package model
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Relations are kept as foreign-key ids (…ID fields) so gqlgen routes the
+// related objects through resolvers and loaders, never through the struct.
+
+type Account struct {
+	ID          string    `db:"id"`
+	Slug        string    `db:"slug"`
+	CompanyName string    `db:"company_name"`
+	CreatedAt   time.Time `db:"created_at"`
+	UpdatedAt   time.Time `db:"updated_at"`
+}
+
+type User struct {
+	ID        string    `db:"id"`
+	AccountID string    `db:"account_id"`
+	Email     string    `db:"email"`
+	FirstName string    `db:"first_name"`
+	LastName  string    `db:"last_name"`
+	Role      Role      `db:"role"`
+	CreatedAt time.Time `db:"created_at"`
+	UpdatedAt time.Time `db:"updated_at"`
+}
+
+// APIToken is an API key as stored: the hash and display prefix, never the key.
+type APIToken struct {
+	ID         string     `db:"id"`
+	AccountID  string     `db:"account_id"`
+	UserID     *string    `db:"user_id"`
+	Role       string     `db:"role"`
+	Prefix     string     `db:"prefix"`
+	Name       string     `db:"name"`
+	CreatedAt  time.Time  `db:"created_at"`
+	LastUsedAt *time.Time `db:"last_used_at"`
+	RevokedAt  *time.Time `db:"revoked_at"`
+}
+
+type Port struct {
+	ID          string    `db:"id"`
+	Code        string    `db:"code"`
+	Name        string    `db:"name"`
+	City        *string   `db:"city"`
+	StateAbbr   *string   `db:"state_abbr"`
+	CountryCode string    `db:"country_code"`
+	TimeZone    string    `db:"time_zone"`
+	Latitude    *float64  `db:"latitude"`
+	Longitude   *float64  `db:"longitude"`
+	CreatedAt   time.Time `db:"created_at"`
+}
+
+type MetroArea struct {
+	ID          string    `db:"id"`
+	Code        string    `db:"code"`
+	Name        string    `db:"name"`
+	StateAbbr   *string   `db:"state_abbr"`
+	CountryCode string    `db:"country_code"`
+	TimeZone    string    `db:"time_zone"`
+	Latitude    *float64  `db:"latitude"`
+	Longitude   *float64  `db:"longitude"`
+	CreatedAt   time.Time `db:"created_at"`
+}
+
+type Terminal struct {
+	ID              string    `db:"id"`
+	PortID          string    `db:"port_id"`
+	Name            string    `db:"name"`
+	Nickname        *string   `db:"nickname"`
+	FirmsCode       *string   `db:"firms_code"`
+	SmdgCode        *string   `db:"smdg_code"`
+	BicFacilityCode *string   `db:"bic_facility_code"`
+	Street          *string   `db:"street"`
+	City            *string   `db:"city"`
+	State           *string   `db:"state"`
+	StateAbbr       *string   `db:"state_abbr"`
+	Zip             *string   `db:"zip"`
+	Country         *string   `db:"country"`
+	CreatedAt       time.Time `db:"created_at"`
+}
+
+type RailTerminal struct {
+	ID          string    `db:"id"`
+	PortID      *string   `db:"port_id"`
+	MetroAreaID *string   `db:"metro_area_id"`
+	Name        string    `db:"name"`
+	Nickname    *string   `db:"nickname"`
+	FirmsCode   *string   `db:"firms_code"`
+	CreatedAt   time.Time `db:"created_at"`
+}
+
+type ShippingLine struct {
+	ID                             string         `db:"id"`
+	Scac                           string         `db:"scac"`
+	Name                           string         `db:"name"`
+	ShortName                      string         `db:"short_name"`
+	BillOfLadingPrefix             *string        `db:"bill_of_lading_prefix"`
+	AlternativeScacs               pq.StringArray `db:"alternative_scacs"`
+	BillOfLadingTrackingSupport    bool           `db:"bill_of_lading_tracking_support"`
+	BookingNumberTrackingSupport   bool           `db:"booking_number_tracking_support"`
+	ContainerNumberTrackingSupport bool           `db:"container_number_tracking_support"`
+	CreatedAt                      time.Time      `db:"created_at"`
+}
+
+type Shipment struct {
+	ID                          string                     `db:"id"`
+	AccountID                   string                     `db:"account_id"`
+	BillOfLadingNumber          string                     `db:"bill_of_lading_number"`
+	NormalizedNumber            string                     `db:"normalized_number"`
+	RefNumbers                  pq.StringArray             `db:"ref_numbers"`
+	Tags                        pq.StringArray             `db:"tags"`
+	ShippingLineID              *string                    `db:"shipping_line_id"`
+	ShippingLineScac            string                     `db:"shipping_line_scac"`
+	ShippingLineName            string                     `db:"shipping_line_name"`
+	ShippingLineShortName       string                     `db:"shipping_line_short_name"`
+	PortOfLadingID              *string                    `db:"port_of_lading_id"`
+	PortOfLadingLocode          *string                    `db:"port_of_lading_locode"`
+	PortOfLadingName            *string                    `db:"port_of_lading_name"`
+	PortOfDischargeID           *string                    `db:"port_of_discharge_id"`
+	PortOfDischargeLocode       *string                    `db:"port_of_discharge_locode"`
+	PortOfDischargeName         *string                    `db:"port_of_discharge_name"`
+	DestinationPortID           *string                    `db:"destination_port_id"`
+	DestinationMetroAreaID      *string                    `db:"destination_metro_area_id"`
+	DestinationLocode           *string                    `db:"destination_locode"`
+	DestinationName             *string                    `db:"destination_name"`
+	PodTerminalID               *string                    `db:"pod_terminal_id"`
+	DestinationTerminalID       *string                    `db:"destination_terminal_id"`
+	DestinationRailTerminalID   *string                    `db:"destination_rail_terminal_id"`
+	CustomerName                *string                    `db:"customer_name"`
+	PodVesselName               *string                    `db:"pod_vessel_name"`
+	PodVesselImo                *string                    `db:"pod_vessel_imo"`
+	PodVoyageNumber             *string                    `db:"pod_voyage_number"`
+	PolEtdAt                    *time.Time                 `db:"pol_etd_at"`
+	PolAtdAt                    *time.Time                 `db:"pol_atd_at"`
+	PodEtaAt                    *time.Time                 `db:"pod_eta_at"`
+	PodOriginalEtaAt            *time.Time                 `db:"pod_original_eta_at"`
+	PodAtaAt                    *time.Time                 `db:"pod_ata_at"`
+	DestinationEtaAt            *time.Time                 `db:"destination_eta_at"`
+	DestinationAtaAt            *time.Time                 `db:"destination_ata_at"`
+	PolTimezone                 *string                    `db:"pol_timezone"`
+	PodTimezone                 *string                    `db:"pod_timezone"`
+	DestinationTimezone         *string                    `db:"destination_timezone"`
+	LineTrackingLastAttemptedAt *time.Time                 `db:"line_tracking_last_attempted_at"`
+	LineTrackingLastSucceededAt *time.Time                 `db:"line_tracking_last_succeeded_at"`
+	LineTrackingStoppedAt       *time.Time                 `db:"line_tracking_stopped_at"`
+	LineTrackingStoppedReason   *LineTrackingStoppedReason `db:"line_tracking_stopped_reason"`
+	LineTrackingStoppedByUserID *string                    `db:"line_tracking_stopped_by_user_id"`
+	CreatedAt                   time.Time                  `db:"created_at"`
+	UpdatedAt                   time.Time                  `db:"updated_at"`
+}
+
+type Container struct {
+	ID                            string           `db:"id"`
+	AccountID                     string           `db:"account_id"`
+	ShipmentID                    string           `db:"shipment_id"`
+	Number                        string           `db:"number"`
+	RefNumbers                    pq.StringArray   `db:"ref_numbers"`
+	EquipmentType                 *EquipmentType   `db:"equipment_type"`
+	EquipmentLength               *int             `db:"equipment_length"`
+	EquipmentHeight               *EquipmentHeight `db:"equipment_height"`
+	WeightInLbs                   *float64         `db:"weight_in_lbs"`
+	SealNumber                    *string          `db:"seal_number"`
+	PodTerminalID                 *string          `db:"pod_terminal_id"`
+	PickupFacilityID              *string          `db:"pickup_facility_id"`
+	PickupAppointmentAt           *time.Time       `db:"pickup_appointment_at"`
+	AvailabilityKnown             bool             `db:"availability_known"`
+	AvailableForPickup            *bool            `db:"available_for_pickup"`
+	PodArrivedAt                  *time.Time       `db:"pod_arrived_at"`
+	PodDischargedAt               *time.Time       `db:"pod_discharged_at"`
+	PodFullOutAt                  *time.Time       `db:"pod_full_out_at"`
+	TerminalCheckedAt             *time.Time       `db:"terminal_checked_at"`
+	PodFullOutChassisNumber       *string          `db:"pod_full_out_chassis_number"`
+	LocationAtPodTerminal         *string          `db:"location_at_pod_terminal"`
+	FinalDestinationFullOutAt     *time.Time       `db:"final_destination_full_out_at"`
+	EmptyTerminatedAt             *time.Time       `db:"empty_terminated_at"`
+	HoldsAtPodTerminal            TerminalHolds    `db:"holds_at_pod_terminal"`
+	FeesAtPodTerminal             TerminalFees     `db:"fees_at_pod_terminal"`
+	PodTimezone                   *string          `db:"pod_timezone"`
+	FinalDestinationTimezone      *string          `db:"final_destination_timezone"`
+	EmptyTerminatedTimezone       *string          `db:"empty_terminated_timezone"`
+	PodRailCarrierScac            *string          `db:"pod_rail_carrier_scac"`
+	IndRailCarrierScac            *string          `db:"ind_rail_carrier_scac"`
+	PodLastTrackingRequestAt      *time.Time       `db:"pod_last_tracking_request_at"`
+	ShipmentLastTrackingRequestAt *time.Time       `db:"shipment_last_tracking_request_at"`
+	PodRailLoadedAt               *time.Time       `db:"pod_rail_loaded_at"`
+	PodRailDepartedAt             *time.Time       `db:"pod_rail_departed_at"`
+	IndEtaAt                      *time.Time       `db:"ind_eta_at"`
+	IndAtaAt                      *time.Time       `db:"ind_ata_at"`
+	IndRailUnloadedAt             *time.Time       `db:"ind_rail_unloaded_at"`
+	IndFacilityLfdOn              *time.Time       `db:"ind_facility_lfd_on"`
+	PickupLfdTerminal             *time.Time       `db:"pickup_lfd_terminal"`
+	PickupLfdRail                 *time.Time       `db:"pickup_lfd_rail"`
+	PickupLfdLine                 *time.Time       `db:"pickup_lfd_line"`
+	PickupLfd                     *time.Time       `db:"pickup_lfd"`
+	CurrentStatus                 ContainerStatus  `db:"current_status"`
+	CreatedAt                     time.Time        `db:"created_at"`
+	UpdatedAt                     time.Time        `db:"updated_at"`
+}
+
+// ImportDeadlines groups the container's last-free-day deadlines; nil when
+// none is known.
+type ImportDeadlines struct {
+	PickupLfdTerminal *time.Time
+	PickupLfdRail     *time.Time
+	PickupLfdLine     *time.Time
+}
+
+// ImportDeadlines returns the container's deadlines, or nil when all are unknown.
+func (c *Container) ImportDeadlines() *ImportDeadlines {
+	if c.PickupLfdTerminal == nil && c.PickupLfdRail == nil && c.PickupLfdLine == nil {
+		return nil
+	}
+	return &ImportDeadlines{PickupLfdTerminal: c.PickupLfdTerminal, PickupLfdRail: c.PickupLfdRail, PickupLfdLine: c.PickupLfdLine}
+}
+
+type TerminalHold struct {
+	Name        string     `json:"name"`
+	Status      HoldStatus `json:"status"`
+	Description *string    `json:"description"`
+}
+
+type TerminalFee struct {
+	Type         FeeType `json:"type"`
+	Amount       float64 `json:"amount"`
+	CurrencyCode string  `json:"currency_code"`
+}
+
+// TerminalHolds is the jsonb array column of holds.
+type TerminalHolds []TerminalHold
+
+func (h *TerminalHolds) Scan(src any) error          { return scanJSON(src, h) }
+func (h TerminalHolds) Value() (driver.Value, error) { return valueJSON(h, "[]") }
+
+// TerminalFees is the jsonb array column of fees.
+type TerminalFees []TerminalFee
+
+func (f *TerminalFees) Scan(src any) error          { return scanJSON(src, f) }
+func (f TerminalFees) Value() (driver.Value, error) { return valueJSON(f, "[]") }
+
+type EmailSubmission struct {
+	ID          string         `db:"id"`
+	AccountID   string         `db:"account_id"`
+	UserID      *string        `db:"user_id"`
+	Subject     *string        `db:"subject"`
+	Body        *string        `db:"body"`
+	BodyPreview *string        `db:"body_preview"`
+	From        pq.StringArray `db:"from_addresses"`
+	To          pq.StringArray `db:"to_addresses"`
+	Cc          pq.StringArray `db:"cc_addresses"`
+	MessageID   *string        `db:"message_id"`
+	SentAt      *time.Time     `db:"sent_at"`
+	CreatedAt   time.Time      `db:"created_at"`
+	UpdatedAt   time.Time      `db:"updated_at"`
+}
+
+type DocumentRepresentation struct {
+	ID            string    `db:"id"`
+	AccountID     string    `db:"account_id"`
+	DocumentID    string    `db:"document_id"`
+	SchemaVersion string    `db:"schema_version"`
+	Payload       JSON      `db:"payload"`
+	CreatedAt     time.Time `db:"created_at"`
+	UpdatedAt     time.Time `db:"updated_at"`
+}
+
+type Document struct {
+	ID                           string         `db:"id"`
+	AccountID                    string         `db:"account_id"`
+	UserID                       *string        `db:"user_id"`
+	EmailSubmissionID            *string        `db:"email_submission_id"`
+	LastDocumentRepresentationID *string        `db:"last_document_representation_id"`
+	Name                         string         `db:"name"`
+	DocumentType                 string         `db:"document_type"`
+	DocumentTypeManual           *string        `db:"document_type_manual"`
+	ClassificationNotes          *string        `db:"classification_notes"`
+	Source                       DocumentSource `db:"source"`
+	FileName                     string         `db:"file_name"`
+	FileContentType              *string        `db:"file_content_type"`
+	FileSizeBytes                *int64         `db:"file_size_bytes"`
+	CreatedAt                    time.Time      `db:"created_at"`
+	UpdatedAt                    time.Time      `db:"updated_at"`
+}
+
+type CustomFieldDefinition struct {
+	ID            string                `db:"id"`
+	AccountID     string                `db:"account_id"`
+	EntityType    CustomFieldEntityType `db:"entity_type"`
+	APISlug       string                `db:"api_slug"`
+	DisplayName   string                `db:"display_name"`
+	Description   *string               `db:"description"`
+	DataType      CustomFieldDataType   `db:"data_type"`
+	ReferenceType *string               `db:"reference_type"`
+	Validation    JSON                  `db:"validation"`
+	DefaultFormat *string               `db:"default_format"`
+	DefaultValue  JSON                  `db:"default_value"`
+	CreatedAt     time.Time             `db:"created_at"`
+	UpdatedAt     time.Time             `db:"updated_at"`
+}
+
+type CustomFieldOption struct {
+	ID           string    `db:"id"`
+	DefinitionID string    `db:"definition_id"`
+	Label        string    `db:"label"`
+	Value        string    `db:"value"`
+	Position     *int      `db:"position"`
+	CreatedAt    time.Time `db:"created_at"`
+	UpdatedAt    time.Time `db:"updated_at"`
+}
+
+// CustomField is one value of a definition on one entity (shipment or container).
+type CustomField struct {
+	ID           string    `db:"id"`
+	AccountID    string    `db:"account_id"`
+	DefinitionID string    `db:"definition_id"`
+	ShipmentID   *string   `db:"shipment_id"`
+	ContainerID  *string   `db:"container_id"`
+	EntityID     string    `db:"entity_id"`
+	Value        JSON      `db:"value"`
+	CreatedAt    time.Time `db:"created_at"`
+	UpdatedAt    time.Time `db:"updated_at"`
+
+	// Read with the value (one statement) so a page of custom fields needs
+	// no further query for its slug and display value.
+	APISlug      string              `db:"api_slug"`
+	DataType     CustomFieldDataType `db:"data_type"`
+	OptionLabels pq.StringArray      `db:"option_labels"` // labels of the selected options, in value order
+}
+
+// EntityType returns "shipment" or "container".
+func (c *CustomField) EntityType() string {
+	if c.ContainerID != nil {
+		return "container"
+	}
+	return "shipment"
+}
+
+// JSON is a raw JSON value: a jsonb column and the GraphQL JSON scalar.
+// A nil JSON is SQL NULL and GraphQL null.
+type JSON json.RawMessage
+
+func (j *JSON) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*j = nil
+	case []byte:
+		*j = append(JSON(nil), v...)
+	case string:
+		*j = JSON(v)
+	default:
+		return fmt.Errorf("model.JSON: cannot scan %T", src)
+	}
+	return nil
+}
+
+func (j JSON) Value() (driver.Value, error) {
+	if j == nil {
+		return nil, nil
+	}
+	return []byte(j), nil
+}
+
+func (j JSON) MarshalJSON() ([]byte, error) {
+	if j == nil {
+		return []byte("null"), nil
+	}
+	return []byte(j), nil
+}
+
+func (j *JSON) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*j = nil
+		return nil
+	}
+	*j = append(JSON(nil), b...)
+	return nil
+}
+
+func (j JSON) MarshalGQL(w io.Writer) {
+	if j == nil {
+		_, _ = io.WriteString(w, "null")
+		return
+	}
+	_, _ = w.Write(j)
+}
+
+func (j *JSON) UnmarshalGQL(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("JSON: %w", err)
+	}
+	if string(b) == "null" {
+		*j = nil
+		return nil
+	}
+	*j = b
+	return nil
+}
+
+func scanJSON(src any, dst any) error {
+	switch v := src.(type) {
+	case nil:
+		return nil
+	case []byte:
+		return json.Unmarshal(v, dst)
+	case string:
+		return json.Unmarshal([]byte(v), dst)
+	}
+	return fmt.Errorf("cannot scan %T into %T", src, dst)
+}
+
+func valueJSON(v any, empty string) (driver.Value, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == "null" {
+		return []byte(empty), nil
+	}
+	return b, nil
+}

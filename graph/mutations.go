@@ -1,0 +1,195 @@
+package graph
+
+import (
+	"context"
+	"strings"
+
+	"shipgraph/db"
+	"shipgraph/graph/model"
+)
+
+// Writes: the same rules for GraphQL and /v2. Authorization first (viewer
+// keys are refused), then existence (404 before 422, so another account's
+// records stay invisible), then the value; the database decides uniqueness.
+
+func (r *mutationResolver) updateShipmentCustomField(ctx context.Context, shipmentID, apiSlug string, value model.JSON) (*model.CustomField, error) {
+	p, err := model.RequireWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := For(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := loadByID(ctx, l.ShipmentByID, shipmentID)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, model.NotFound("shipment")
+	}
+	def, err := r.DB.FindCustomFieldDefinitionBySlug(ctx, p.AccountID, "Shipment", apiSlug)
+	if err != nil {
+		if model.ErrorCode(err) == model.ENOTFOUND {
+			return nil, model.Errorf(model.ENOTFOUND, "custom field %q not found", apiSlug)
+		}
+		return nil, err
+	}
+	var options []*model.CustomFieldOption
+	if def.DataType.HasOptions() {
+		if options, err = loadMany(ctx, l.OptionsByDefinitionID, def.ID); err != nil {
+			return nil, err
+		}
+	}
+	v, err := model.NormalizeCustomFieldValue(def, options, value)
+	if err != nil {
+		return nil, err
+	}
+	cf, err := r.DB.SetCustomField(ctx, p.AccountID, def, s.ID, v)
+	if err != nil {
+		return nil, err
+	}
+	l.CustomFieldsByEntityID.Clear(s.ID)
+	return cf, nil
+}
+
+// optionDefinition returns the definition an option write targets, refusing
+// definitions that do not own options.
+func (r *mutationResolver) optionDefinition(ctx context.Context, l *Loaders, definitionID string) (*model.CustomFieldDefinition, error) {
+	def, err := loadByID(ctx, l.DefinitionByID, definitionID)
+	if err != nil {
+		return nil, err
+	}
+	if def == nil {
+		return nil, model.NotFound("custom field definition")
+	}
+	if !def.DataType.HasOptions() {
+		e := model.Errorf(model.EINVALID, "options can only be added to enum and enum_multi definitions; %s is %s", def.APISlug, def.DataType)
+		e.Pointer = "/data"
+		return nil, e
+	}
+	return def, nil
+}
+
+func checkOptionText(field, v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		e := model.Errorf(model.EINVALID, "%s must not be blank", field)
+		e.Pointer = "/data/attributes/" + field
+		return "", e
+	}
+	if len(v) > 255 {
+		e := model.Errorf(model.EINVALID, "%s must be at most 255 characters", field)
+		e.Pointer = "/data/attributes/" + field
+		return "", e
+	}
+	return v, nil
+}
+
+func duplicateOption(err error, value string) error {
+	if model.ErrorCode(err) == model.ECONFLICT {
+		e := model.Errorf(model.ECONFLICT, "an option with value %q already exists for this definition", value)
+		e.Pointer = "/data/attributes/value"
+		return e
+	}
+	return err
+}
+
+func (r *mutationResolver) createCustomFieldOption(ctx context.Context, definitionID string, in model.CustomFieldOptionInput) (*model.CustomFieldOption, error) {
+	p, err := model.RequireWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := For(ctx)
+	if err != nil {
+		return nil, err
+	}
+	def, err := r.optionDefinition(ctx, l, definitionID)
+	if err != nil {
+		return nil, err
+	}
+	label, err := checkOptionText("label", in.Label)
+	if err != nil {
+		return nil, err
+	}
+	value, err := checkOptionText("value", in.Value)
+	if err != nil {
+		return nil, err
+	}
+	o, err := r.DB.CreateCustomFieldOption(ctx, p.AccountID, def.ID, db.OptionInput{Label: label, Value: value, Position: in.Position})
+	if err != nil {
+		return nil, duplicateOption(err, value)
+	}
+	l.OptionsByDefinitionID.Clear(def.ID)
+	return o, nil
+}
+
+func (r *mutationResolver) updateCustomFieldOption(ctx context.Context, definitionID, optionID string, in model.CustomFieldOptionPatch) (*model.CustomFieldOption, error) {
+	p, err := model.RequireWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := For(ctx)
+	if err != nil {
+		return nil, err
+	}
+	def, err := r.optionDefinition(ctx, l, definitionID)
+	if err != nil {
+		return nil, err
+	}
+	if !validID(optionID) {
+		return nil, model.NotFound("custom field option")
+	}
+	patch := db.OptionPatch{Position: in.Position}
+	if in.Label != nil {
+		v, err := checkOptionText("label", *in.Label)
+		if err != nil {
+			return nil, err
+		}
+		patch.Label = &v
+	}
+	if in.Value != nil {
+		v, err := checkOptionText("value", *in.Value)
+		if err != nil {
+			return nil, err
+		}
+		patch.Value = &v
+	}
+	o, err := r.DB.UpdateCustomFieldOption(ctx, p.AccountID, def.ID, optionID, patch)
+	if err != nil {
+		if patch.Value != nil {
+			return nil, duplicateOption(err, *patch.Value)
+		}
+		return nil, err
+	}
+	l.OptionsByDefinitionID.Clear(def.ID)
+	if patch.Value != nil {
+		// Stored values were rewritten to the new option value.
+		l.CustomFieldsByEntityID.ClearAll()
+	}
+	return o, nil
+}
+
+func (r *mutationResolver) deleteCustomFieldOption(ctx context.Context, definitionID, optionID string) (*model.CustomFieldOption, error) {
+	p, err := model.RequireWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := For(ctx)
+	if err != nil {
+		return nil, err
+	}
+	def, err := r.optionDefinition(ctx, l, definitionID)
+	if err != nil {
+		return nil, err
+	}
+	if !validID(optionID) {
+		return nil, model.NotFound("custom field option")
+	}
+	o, err := r.DB.DeleteCustomFieldOption(ctx, p.AccountID, def.ID, optionID)
+	if err != nil {
+		return nil, err
+	}
+	l.OptionsByDefinitionID.Clear(def.ID)
+	return o, nil
+}

@@ -1,0 +1,104 @@
+// Shipgraph playground bootstrap: API key bar + custom GraphiQL fetcher.
+//
+// This file is our own committed code and is always served by the binary
+// (also when GraphiQL itself comes from the CDN fallback). It runs after the
+// React, ReactDOM and GraphiQL UMD bundles, which define window globals.
+(function () {
+  'use strict';
+
+  var KEY_STORAGE = 'shipgraph:playground:apiKey';
+  var mount = document.getElementById('graphiql');
+  var input = document.getElementById('sg-api-key');
+  var toggle = document.getElementById('sg-api-key-toggle');
+  // Inert JSON written by html/template; parsing it (instead of an inline
+  // script) lets the page's CSP forbid inline scripts entirely.
+  var config = JSON.parse(document.getElementById('sg-config').textContent);
+
+  function showMessage(text) {
+    var p = document.createElement('p');
+    p.className = 'sg-message';
+    p.textContent = text;
+    mount.replaceChildren(p);
+  }
+
+  if (typeof window.React === 'undefined' || typeof window.ReactDOM === 'undefined' ||
+      typeof window.GraphiQL === 'undefined') {
+    showMessage(config.embedded
+      ? 'GraphiQL failed to load from this server.'
+      : 'GraphiQL failed to load from the CDN (no internet access?). Build the offline assets with `make assets`.');
+    return;
+  }
+
+  // localStorage can throw (disabled storage, some private modes); the key
+  // bar must keep working without persistence then.
+  function readStoredKey() {
+    try { return window.localStorage.getItem(KEY_STORAGE) || ''; } catch (e) { return ''; }
+  }
+  function storeKey(value) {
+    try {
+      if (value) window.localStorage.setItem(KEY_STORAGE, value);
+      else window.localStorage.removeItem(KEY_STORAGE);
+    } catch (e) { /* not persisted; still used for this page */ }
+  }
+
+  // A key the user entered earlier wins over the server's default; clearing
+  // the field forgets it, so the default applies again on the next load.
+  input.value = readStoredKey() || config.defaultKey || '';
+
+  toggle.addEventListener('click', function () {
+    var hidden = input.type === 'password';
+    input.type = hidden ? 'text' : 'password';
+    toggle.textContent = hidden ? 'Hide' : 'Show';
+  });
+
+  function makeFetcher() {
+    return async function fetcher(params, opts) {
+      var headers = new Headers({
+        'Content-Type': 'application/json',
+        'Accept': 'application/graphql-response+json, application/json'
+      });
+      var key = input.value.trim();
+      if (key) headers.set('Authorization', 'Token ' + key);
+      // Headers from GraphiQL's Headers tab are applied last: a header set
+      // there (even Authorization) is a deliberate per-request override.
+      var extra = (opts && opts.headers) || {};
+      Object.keys(extra).forEach(function (name) {
+        headers.set(name, String(extra[name]));
+      });
+      var res = await fetch(config.endpoint, {
+        method: 'POST',
+        headers: headers,
+        body: JSON.stringify(params),
+        credentials: 'same-origin'
+      });
+      var text = await res.text();
+      try {
+        return JSON.parse(text);
+      } catch (e) {
+        // Non-JSON answers (proxy errors, plain-text 401s) are shown as a
+        // GraphQL-style error instead of an opaque parse failure.
+        return { errors: [{ message: 'HTTP ' + res.status + ' ' + res.statusText + ': ' + text.slice(0, 2000) }] };
+      }
+    };
+  }
+
+  var root = ReactDOM.createRoot(mount);
+  function render() {
+    var props = {
+      // A new fetcher identity makes GraphiQL re-run schema introspection,
+      // which is what should happen after the key changed.
+      fetcher: makeFetcher(),
+      isHeadersEditorEnabled: true,
+      shouldPersistHeaders: false
+    };
+    // `query` (not defaultQuery) so the example opens even when GraphiQL
+    // restores tabs from localStorage: it selects or adds a matching tab.
+    if (config.query) props.query = config.query;
+    root.render(React.createElement(GraphiQL, props));
+    document.body.setAttribute('data-sg-ready', 'true');
+  }
+
+  input.addEventListener('input', function () { storeKey(input.value.trim()); });
+  input.addEventListener('change', render);
+  render();
+})();

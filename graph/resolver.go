@@ -1,0 +1,14 @@
+package graph
+
+import (
+	"shipgraph/db"
+)
+
+// Resolver holds the dependencies of every resolver. Both transports use it:
+// gqlgen through the generated executor, the /v2 adapter by calling the
+// query, mutation and field resolvers directly.
+//
+//go:generate go tool gqlgen generate
+type Resolver struct {
+	DB *db.DB
+}

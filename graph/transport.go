@@ -1,0 +1,249 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"shipgraph/graph/model"
+)
+
+// Media types of GraphQL over HTTP.
+const (
+	mediaJSON            = "application/json"
+	mediaGraphQLResponse = "application/graphql-response+json"
+)
+
+// Transport serves GraphQL over HTTP (GET and POST) per the
+// GraphQL-over-HTTP spec, including its SHOULDs: with application/json every
+// well-formed request gets 200 and its errors in the body (Apollo Client
+// treats any other status as an opaque failure); 4xx is used only for
+// application/graphql-response+json and for requests that are not
+// GraphQL-over-HTTP requests at all (bad JSON, bad parameters).
+// gqlgen's own transports answer 422 for application/json validation errors
+// and 406 for mutations over GET, which the spec does not allow.
+type Transport struct{}
+
+var _ graphql.Transport = Transport{}
+
+// Supports takes every GET and POST; Do answers the ones it cannot serve.
+func (Transport) Supports(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodPost) && r.Header.Get("Upgrade") == ""
+}
+
+// rawRequest is the request body or query string: members are decoded
+// loosely first so a wrong type is a clear 400, not a decode failure.
+type rawRequest struct {
+	Query         json.RawMessage `json:"query"`
+	OperationName json.RawMessage `json:"operationName"`
+	Variables     json.RawMessage `json:"variables"`
+	Extensions    json.RawMessage `json:"extensions"`
+}
+
+func (Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	ctx := r.Context()
+	media := negotiate(r.Header.Get("Accept"))
+	if media == "" {
+		writeGraphQLError(w, mediaJSON, http.StatusNotAcceptable, "NOT_ACCEPTABLE",
+			"responses are application/graphql-response+json or application/json")
+		return
+	}
+	start := graphql.Now()
+	params, status, msg := readParams(r)
+	if msg != "" {
+		writeGraphQLError(w, media, status, "BAD_REQUEST", msg)
+		return
+	}
+	if model.PrincipalFrom(ctx) == nil {
+		status := http.StatusOK
+		if media == mediaGraphQLResponse {
+			status = http.StatusUnauthorized
+		}
+		w.Header().Set("WWW-Authenticate", `Token realm="shipgraph"`)
+		writeGraphQLError(w, media, status, "UNAUTHENTICATED",
+			"a valid API key is required: send the header 'Authorization: Token <key>'")
+		return
+	}
+	params.Headers = r.Header
+	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
+
+	opCtx, errs := exec.CreateOperationContext(ctx, params)
+	if errs != nil {
+		status := http.StatusOK
+		if media == mediaGraphQLResponse {
+			status = http.StatusBadRequest
+		}
+		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
+		writeResponse(w, media, status, resp)
+		return
+	}
+	if r.Method == http.MethodGet && opCtx.Operation.Operation != ast.Query {
+		w.Header().Set("Allow", "POST")
+		writeGraphQLError(w, media, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED",
+			"only queries may be sent with GET; send mutations with POST")
+		return
+	}
+	responses, ctx := exec.DispatchOperation(ctx, opCtx)
+	writeResponse(w, media, http.StatusOK, responses(ctx))
+}
+
+// readParams reads the GraphQL request from the query string (GET) or the
+// JSON body (POST). A non-empty message means the request is not a
+// GraphQL-over-HTTP request; status says how to answer it.
+func readParams(r *http.Request) (*graphql.RawParams, int, string) {
+	var raw rawRequest
+	if r.Method == http.MethodGet {
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			return nil, http.StatusBadRequest, "the query string is not valid"
+		}
+		quote := func(k string) json.RawMessage {
+			if !q.Has(k) {
+				return nil
+			}
+			b, _ := json.Marshal(q.Get(k))
+			return b
+		}
+		raw.Query, raw.OperationName = quote("query"), quote("operationName")
+		if q.Has("variables") {
+			raw.Variables = json.RawMessage(q.Get("variables"))
+		}
+		if q.Has("extensions") {
+			raw.Extensions = json.RawMessage(q.Get("extensions"))
+		}
+	} else {
+		mt, prm, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != mediaJSON {
+			return nil, http.StatusUnsupportedMediaType, "send the request as application/json"
+		}
+		if cs, ok := prm["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+			return nil, http.StatusUnsupportedMediaType, "the request must be encoded in utf-8"
+		}
+		body, err := io.ReadAll(r.Body)
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, http.StatusRequestEntityTooLarge, "the request body is larger than " + strconv.FormatInt(tooBig.Limit, 10) + " bytes"
+		} else if err != nil {
+			return nil, http.StatusBadRequest, "the request body could not be read"
+		}
+		if len(bytes.TrimSpace(body)) == 0 {
+			return nil, http.StatusBadRequest, "the request body is empty"
+		}
+		if err := json.Unmarshal(body, &raw); err != nil {
+			return nil, http.StatusBadRequest, "the request body is not a JSON object"
+		}
+	}
+	p := &graphql.RawParams{}
+	if !isNull(raw.Query) {
+		if err := json.Unmarshal(raw.Query, &p.Query); err != nil {
+			return nil, http.StatusBadRequest, "query must be a string"
+		}
+	}
+	if !isNull(raw.OperationName) {
+		if err := json.Unmarshal(raw.OperationName, &p.OperationName); err != nil {
+			return nil, http.StatusBadRequest, "operationName must be a string"
+		}
+	}
+	if !isNull(raw.Variables) {
+		if err := decodeObject(raw.Variables, &p.Variables); err != nil {
+			return nil, http.StatusBadRequest, "variables must be a JSON object"
+		}
+	}
+	if !isNull(raw.Extensions) {
+		if err := decodeObject(raw.Extensions, &p.Extensions); err != nil {
+			return nil, http.StatusBadRequest, "extensions must be a JSON object"
+		}
+	}
+	if p.Query == "" && p.Extensions["persistedQuery"] == nil {
+		return nil, http.StatusBadRequest, "query is required"
+	}
+	return p, 0, ""
+}
+
+func isNull(b json.RawMessage) bool {
+	return len(b) == 0 || string(bytes.TrimSpace(b)) == "null"
+}
+
+// decodeObject decodes a JSON object keeping numbers exact (json.Number),
+// as gqlgen's own transports do.
+func decodeObject(b json.RawMessage, into *map[string]any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(into); err != nil {
+		return err
+	}
+	if *into == nil {
+		return errors.New("not an object")
+	}
+	return nil
+}
+
+// negotiate picks the response media type from Accept: the highest-q
+// supported type; no Accept, */* or application/* mean application/json
+// (what older clients expect). "" means nothing acceptable.
+func negotiate(accept string) string {
+	if strings.TrimSpace(accept) == "" {
+		return mediaJSON
+	}
+	type choice struct {
+		media string
+		q     float64
+		i     int
+	}
+	var cs []choice
+	for i, part := range strings.Split(accept, ",") {
+		mt, prm, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if v, ok := prm["q"]; ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		switch mt {
+		case mediaGraphQLResponse, mediaJSON:
+		case "*/*", "application/*":
+			mt = mediaJSON
+		default:
+			continue
+		}
+		if q > 0 {
+			cs = append(cs, choice{mt, q, i})
+		}
+	}
+	if len(cs) == 0 {
+		return ""
+	}
+	sort.SliceStable(cs, func(a, b int) bool { return cs[a].q > cs[b].q })
+	return cs[0].media
+}
+
+func writeResponse(w http.ResponseWriter, media string, status int, resp *graphql.Response) {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"errors":[{"message":"internal server error","extensions":{"code":"INTERNAL_SERVER_ERROR"}}]}`)
+	}
+	w.Header().Set("Content-Type", media+"; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func writeGraphQLError(w http.ResponseWriter, media string, status int, code, msg string) {
+	writeResponse(w, media, status, &graphql.Response{Errors: gqlerror.List{{
+		Message: msg, Extensions: map[string]any{"code": code},
+	}}})
+}

@@ -1,0 +1,88 @@
+package rest
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"shipgraph/graph/model"
+)
+
+// ErrorObject is a JSON:API error object; status is a string.
+type ErrorObject struct {
+	Status string       `json:"status"`
+	Title  string       `json:"title"`
+	Detail string       `json:"detail,omitempty"`
+	Code   string       `json:"code,omitempty"`
+	Source *ErrorSource `json:"source,omitempty"`
+}
+
+// ErrorSource points at the offending part of the request.
+type ErrorSource struct {
+	Pointer   string `json:"pointer,omitempty"`
+	Parameter string `json:"parameter,omitempty"`
+}
+
+// statuses maps application error codes to HTTP statuses. A value error in
+// a body (invalid with a pointer, or a conflict such as a duplicate option
+// value) is 422; an invalid query parameter is 400.
+var statuses = map[string]int{
+	model.EINVALID:         http.StatusBadRequest,
+	model.EUNAUTHENTICATED: http.StatusUnauthorized,
+	model.EFORBIDDEN:       http.StatusForbidden,
+	model.ENOTFOUND:        http.StatusNotFound,
+	model.ECONFLICT:        http.StatusUnprocessableEntity,
+	model.ERATELIMITED:     http.StatusTooManyRequests,
+	model.EUNAVAILABLE:     http.StatusServiceUnavailable,
+	model.EINTERNAL:        http.StatusInternalServerError,
+}
+
+// StatusOf returns the HTTP status of err.
+func StatusOf(err error) int {
+	e, ok := model.AsError(err)
+	if !ok {
+		return http.StatusInternalServerError
+	}
+	// A body that is not the JSON:API shape (malformed, wrong data.type) is
+	// a 400; a well-formed body whose values do not fit is a 422.
+	if e.Code == model.EINVALID && e.Pointer != "" && e.Pointer != "/" && e.Pointer != "/data/type" {
+		return http.StatusUnprocessableEntity
+	}
+	return statuses[e.Code]
+}
+
+// WriteError answers err as a JSON:API error document. Internal errors are
+// logged with the request id and answered with a generic message.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	status := StatusOf(err)
+	obj := ErrorObject{Status: strconv.Itoa(status), Title: http.StatusText(status)}
+	if e, ok := model.AsError(err); ok && status != http.StatusInternalServerError {
+		obj.Detail = e.Message
+		if e.Pointer != "" || e.Parameter != "" {
+			obj.Source = &ErrorSource{Pointer: e.Pointer, Parameter: e.Parameter}
+		}
+	} else {
+		slog.ErrorContext(r.Context(), "internal error", "request_id", RequestID(r), "method", r.Method, "path", r.URL.Path, "err", err)
+		obj.Detail = "internal error"
+		if id := RequestID(r); id != "" {
+			obj.Detail = "internal error (request " + id + ")"
+		}
+	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Token realm="shipgraph"`)
+	}
+	WriteErrors(w, status, obj)
+}
+
+// WriteErrors writes a JSON:API error document with the given status.
+func WriteErrors(w http.ResponseWriter, status int, errs ...ErrorObject) {
+	w.Header().Set("Content-Type", MediaType)
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(struct {
+		Errors []ErrorObject `json:"errors"`
+	}{errs})
+}
+
+// RequestID returns the request id the server middleware put on r.
+func RequestID(r *http.Request) string { return r.Header.Get("X-Request-Id") }

@@ -1,0 +1,632 @@
+// Command shipgraph serves the shipment-tracking resource model as GraphQL
+// (with a GraphiQL playground) and as the /v2 JSON:API of existing clients,
+// from one binary in front of PostgreSQL.
+//
+//	shipgraph serve | migrate | seed | token create | token revoke
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/time/rate"
+
+	"shipgraph/db"
+	"shipgraph/db/pgembed"
+	"shipgraph/graph"
+	"shipgraph/graph/model"
+	"shipgraph/graph/playground"
+	"shipgraph/rest"
+)
+
+// Config is every setting of the binary. Each comes from an environment
+// variable and can be overridden by the flag of the same name.
+type Config struct {
+	DatabaseURL    string
+	Addr           string
+	DataDir        string
+	PublicBaseURL  string
+	LogLevel       string
+	LogFormat      string
+	BodyLimit      int64
+	RateLimit      int // requests per minute per API key; 0 = off
+	Introspection  bool
+	Complexity     int
+	Depth          int
+	Aliases        int
+	Tokens         int
+	LoaderWait     time.Duration
+	PlaygroundKey  string
+	ShutdownPeriod time.Duration
+}
+
+// env returns the value of an environment variable or a default.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(env(name, "")); err == nil {
+		return v
+	}
+	return def
+}
+
+// bindConfig registers the flags of the settings a verb uses, defaulting to
+// the environment.
+func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
+	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL (DATABASE_URL); empty runs a private PostgreSQL under --data-dir")
+	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./.data"), "directory of the embedded PostgreSQL (DATA_DIR)")
+	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
+	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "text or json (LOG_FORMAT)")
+	if !serve {
+		return
+	}
+	hc := graph.DefaultHandlerConfig
+	fs.StringVar(&c.Addr, "addr", env("ADDR", "127.0.0.1:8080"), "listen address (ADDR)")
+	fs.StringVar(&c.PublicBaseURL, "public-base-url", env("PUBLIC_BASE_URL", ""), "scheme://host for absolute links in /v2 documents; empty: from the request (PUBLIC_BASE_URL)")
+	fs.Int64Var(&c.BodyLimit, "body-limit", int64(envInt("BODY_LIMIT", 1<<20)), "maximum request body in bytes (BODY_LIMIT)")
+	fs.IntVar(&c.RateLimit, "rate-limit", envInt("RATE_LIMIT", 6000), "requests per minute per API key, 0 = off (RATE_LIMIT)")
+	fs.BoolVar(&c.Introspection, "introspection", env("GRAPHQL_INTROSPECTION", "true") == "true", "allow GraphQL introspection (GRAPHQL_INTROSPECTION)")
+	fs.IntVar(&c.Complexity, "complexity-limit", envInt("GRAPHQL_COMPLEXITY_LIMIT", hc.ComplexityLimit), "maximum GraphQL operation complexity (GRAPHQL_COMPLEXITY_LIMIT)")
+	fs.IntVar(&c.Depth, "depth-limit", envInt("GRAPHQL_DEPTH_LIMIT", hc.DepthLimit), "maximum GraphQL selection depth (GRAPHQL_DEPTH_LIMIT)")
+	fs.IntVar(&c.Aliases, "alias-limit", envInt("GRAPHQL_ALIAS_LIMIT", hc.AliasLimit), "maximum aliases in one GraphQL operation (GRAPHQL_ALIAS_LIMIT)")
+	fs.IntVar(&c.Tokens, "token-limit", envInt("GRAPHQL_TOKEN_LIMIT", hc.TokenLimit), "maximum parser tokens of one GraphQL document (GRAPHQL_TOKEN_LIMIT)")
+	fs.DurationVar(&c.LoaderWait, "loader-wait", graph.DefaultLoaderConfig.Wait, "how long a loader batch collects keys")
+	fs.StringVar(&c.PlaygroundKey, "playground-key", env("PLAYGROUND_API_KEY", ""), "API key prefilled in the playground; for demos only (PLAYGROUND_API_KEY)")
+	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", 10*time.Second, "how long to drain requests on shutdown")
+}
+
+const usage = `shipgraph: GraphQL and /v2 JSON:API over shipment-tracking data.
+
+Usage:
+  shipgraph serve   [flags]   migrate, then serve HTTP on ADDR
+  shipgraph migrate [flags]   apply database migrations (idempotent)
+  shipgraph seed    [flags]   fill an empty database with demo data; prints the demo API keys
+  shipgraph token create --account ID|SLUG --role admin|member|viewer
+                              create an API key and print it once
+  shipgraph token revoke --account ID|SLUG --id TOKEN_ID
+                              revoke an API key
+
+Run 'shipgraph VERB --help' for the flags of a verb. Every flag also reads an
+environment variable (shown in its help).
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one verb and returns the process exit code: 0 ok, 1 failure,
+// 2 usage error. Errors are reported as one line on stderr.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch args[0] {
+	case "serve":
+		err = cmdServe(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		err = cmdMigrate(ctx, args[1:], stdout, stderr)
+	case "seed":
+		err = cmdSeed(ctx, args[1:], stdout, stderr)
+	case "token":
+		err = cmdToken(ctx, args[1:], stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "shipgraph: unknown verb %q\n\n%s", args[0], usage)
+		return 2
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	fmt.Fprintf(stderr, "shipgraph %s: %v\n", args[0], err)
+	return 1
+}
+
+// errUsage marks an error already reported by the flag package.
+var errUsage = errors.New("usage")
+
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return errUsage
+	}
+	return nil
+}
+
+func newLogger(c *Config, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return nil, fmt.Errorf("LOG_LEVEL %q: use debug, info, warn or error", c.LogLevel)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch c.LogFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("LOG_FORMAT %q: use text or json", c.LogFormat)
+}
+
+// openStore connects to DATABASE_URL, or starts the embedded PostgreSQL
+// under DATA_DIR when it is empty. The returned close function closes the
+// pool and stops the embedded server; call it exactly once.
+func openStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func(), error) {
+	url := c.DatabaseURL
+	var pg *pgembed.Server
+	if url == "" {
+		var err error
+		pg, err = pgembed.Start(ctx, pgembed.Options{DataDir: c.DataDir, Logf: func(f string, a ...any) {
+			log.Info(fmt.Sprintf(f, a...))
+		}})
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := db.EnsureDatabase(ctx, pg.URL("postgres"), "shipgraph"); err != nil {
+			_ = pg.Stop()
+			return nil, nil, err
+		}
+		url = pg.URL("shipgraph")
+		log.Info("embedded PostgreSQL running", "data_dir", c.DataDir, "port", pg.Port())
+	}
+	store, err := db.Open(ctx, url)
+	if err != nil {
+		if pg != nil {
+			_ = pg.Stop()
+		}
+		return nil, nil, err
+	}
+	var once sync.Once
+	return store, func() {
+		once.Do(func() {
+			_ = store.Close()
+			if pg != nil {
+				if err := pg.Stop(); err != nil {
+					log.Error("stopping embedded PostgreSQL", "err", err)
+				}
+			}
+		})
+	}, nil
+}
+
+func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c Config
+	fs := flag.NewFlagSet("shipgraph migrate", flag.ContinueOnError)
+	bindConfig(fs, &c, false)
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	log, err := newLogger(&c, stderr)
+	if err != nil {
+		return err
+	}
+	store, closeStore, err := openStore(ctx, &c, log)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	if err := store.Migrate(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "migrations applied")
+	return nil
+}
+
+func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c Config
+	fs := flag.NewFlagSet("shipgraph seed", flag.ContinueOnError)
+	bindConfig(fs, &c, false)
+	shipments := fs.Int("shipments", envInt("SEED_SHIPMENTS", 200), "number of demo shipments (SEED_SHIPMENTS)")
+	seed := fs.Int64("seed", int64(envInt("SEED", 1)), "random seed: the same seed gives the same data and keys (SEED)")
+	force := fs.Bool("force", false, "replace the data of a non-empty database")
+	ifEmpty := fs.Bool("if-empty", false, "do nothing (and succeed) when the database already has data")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *shipments < 1 {
+		return fmt.Errorf("--shipments must be at least 1")
+	}
+	log, err := newLogger(&c, stderr)
+	if err != nil {
+		return err
+	}
+	store, closeStore, err := openStore(ctx, &c, log)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	if err := store.Migrate(ctx); err != nil {
+		return err
+	}
+	if *ifEmpty {
+		empty, err := store.IsEmpty(ctx)
+		if err != nil {
+			return err
+		}
+		if !empty {
+			fmt.Fprintln(stderr, "database already has data; not seeding")
+			return nil
+		}
+	}
+	opts := db.SeedOptions{Shipments: *shipments, Seed: *seed, Force: *force}
+	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
+		opts.Progress = stderr
+	}
+	tokens, stats, err := store.Seed(ctx, opts)
+	if err != nil {
+		return err
+	}
+	for _, t := range tokens {
+		fmt.Fprintf(stdout, "token %s %s %s\n", t.Account, t.Role, t.Key)
+	}
+	secs := stats.Duration.Seconds()
+	fmt.Fprintf(stderr, "seeded %d shipments (%d rows) in %.1fs (%.0f rows/s); demo keys are for demos only\n",
+		*shipments, stats.Rows, secs, float64(stats.Rows)/max(secs, 1e-9))
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "create" && args[0] != "revoke") {
+		fmt.Fprint(stderr, "usage: shipgraph token create --account ID|SLUG --role admin|member|viewer\n       shipgraph token revoke --account ID|SLUG --id TOKEN_ID\n")
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			return flag.ErrHelp
+		}
+		return errUsage
+	}
+	verb := args[0]
+	var c Config
+	fs := flag.NewFlagSet("shipgraph token "+verb, flag.ContinueOnError)
+	bindConfig(fs, &c, false)
+	account := fs.String("account", "", "account id or slug (required)")
+	role := fs.String("role", "", "admin, member or viewer (create)")
+	name := fs.String("name", "", "a note to tell keys apart (create)")
+	id := fs.String("id", "", "id of the key to revoke (revoke)")
+	if err := parseFlags(fs, args[1:], stderr); err != nil {
+		return err
+	}
+	if *account == "" {
+		return fmt.Errorf("--account is required")
+	}
+	if verb == "create" && !model.ValidRole(*role) {
+		return fmt.Errorf("--role must be admin, member or viewer")
+	}
+	if verb == "revoke" && *id == "" {
+		return fmt.Errorf("--id is required")
+	}
+	log, err := newLogger(&c, stderr)
+	if err != nil {
+		return err
+	}
+	store, closeStore, err := openStore(ctx, &c, log)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	if err := store.Migrate(ctx); err != nil {
+		return err
+	}
+	acct, err := store.FindAccount(ctx, *account)
+	if err != nil {
+		return fmt.Errorf("account %q: %s", *account, model.ErrorMessage(err))
+	}
+	if verb == "revoke" {
+		if err := store.RevokeToken(ctx, acct.ID, *id); err != nil {
+			return fmt.Errorf("key %q: %s", *id, model.ErrorMessage(err))
+		}
+		fmt.Fprintf(stdout, "revoked %s\n", *id)
+		return nil
+	}
+	in := db.TokenInput{AccountID: acct.ID, Role: *role, Name: *name}
+	if u, err := store.FirstUserWithRole(ctx, acct.ID, *role); err == nil {
+		in.UserID = &u.ID
+	} else if model.ErrorCode(err) != model.ENOTFOUND {
+		return err
+	}
+	if in.Key, err = db.NewAPIKey(rand.Reader); err != nil {
+		return err
+	}
+	tok, err := store.CreateToken(ctx, in)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "token %s %s %s\n", acct.Slug, *role, in.Key)
+	fmt.Fprintf(stderr, "key id %s; store the key now: it is shown only once\n", tok.ID)
+	return nil
+}
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c Config
+	fs := flag.NewFlagSet("shipgraph serve", flag.ContinueOnError)
+	bindConfig(fs, &c, true)
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	log, err := newLogger(&c, stderr)
+	if err != nil {
+		return err
+	}
+	slog.SetDefault(log)
+	// Listen first: a port in use is reported before the database starts.
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", c.Addr, err)
+	}
+	defer ln.Close()
+	store, closeStore, err := openStore(ctx, &c, log)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	if err := store.Migrate(ctx); err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           NewServer(store, &c, log),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "shipgraph listening on %s\n  GraphQL:    %s/graphql\n  playground: %s/playground\n  REST:       %s/v2/documents\n", base, base, base, base)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownPeriod)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
+	return nil
+}
+
+// NewServer wires the HTTP handler: recover → request id + access log →
+// body limit → auth → rate limit → loaders → GraphQL, playground or /v2.
+func NewServer(store *db.DB, c *Config, log *slog.Logger) http.Handler {
+	resolver := &graph.Resolver{DB: store}
+	hc := graph.DefaultHandlerConfig
+	hc.Introspection = c.Introspection
+	hc.ComplexityLimit, hc.DepthLimit, hc.AliasLimit, hc.TokenLimit = c.Complexity, c.Depth, c.Aliases, c.Tokens
+	hc.Logger = log
+	hc.RequestID = requestIDFrom
+	gql := graph.NewHandler(resolver, hc)
+	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: playground.DashboardQuery})
+	lc := graph.DefaultLoaderConfig
+	if c.LoaderWait > 0 {
+		lc.Wait = c.LoaderWait
+	}
+
+	api := http.NewServeMux()
+	api.Handle("/graphql", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A browser navigating to /graphql gets the playground.
+		if r.Method == http.MethodGet && r.URL.RawQuery == "" && strings.Contains(r.Header.Get("Accept"), "text/html") {
+			pg.ServeHTTP(w, r)
+			return
+		}
+		gql.ServeHTTP(w, r)
+	}))
+	api.Handle("/v2/", rest.NewHandler(resolver, rest.Config{PublicBaseURL: c.PublicBaseURL}))
+	authed := authenticate(store, log, rateLimit(c.RateLimit, graph.Middleware(store, lc, api)))
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if err := store.Ping(ctx); err != nil {
+			log.Warn("readiness check failed", "err", err)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "database unreachable\n")
+			return
+		}
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.Handle("GET /metrics", promhttp.Handler())
+	mux.Handle("/playground/", pg)
+	mux.Handle("/playground", pg)
+	mux.Handle("/", http.MaxBytesHandler(authed, c.BodyLimit))
+	return recoverer(log, accessLog(log, mux))
+}
+
+// ---------------------------------------------------------------- middleware
+
+type requestIDKey struct{}
+
+func requestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// accessLog gives every request an id (kept from X-Request-Id when sane),
+// counts the SQL statements it cost and logs one line when it ends.
+func accessLog(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if len(id) == 0 || len(id) > 64 || strings.ContainsFunc(id, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
+			b := make([]byte, 8)
+			_, _ = rand.Read(b)
+			id = hex.EncodeToString(b)
+		}
+		r.Header.Set("X-Request-Id", id)
+		w.Header().Set("X-Request-Id", id)
+		var queries atomic.Int64
+		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		ctx = db.WithQueryCounter(ctx, &queries)
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		start := time.Now()
+		next.ServeHTTP(sw, r.WithContext(ctx))
+		log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"bytes", sw.bytes, "ms", float64(time.Since(start).Microseconds())/1000, "queries", queries.Load())
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// recoverer turns a panic into a logged 500 instead of a dropped connection.
+func recoverer(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				log.Error("panic", "id", r.Header.Get("X-Request-Id"), "panic", p)
+				if strings.HasPrefix(r.URL.Path, "/v2/") {
+					rest.WriteError(w, r, fmt.Errorf("panic: %v", p))
+					return
+				}
+				http.Error(w, "internal server error", http.StatusInternalServerError)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authenticate resolves `Authorization: Token <key>` to a principal. A
+// missing or rejected key leaves the request anonymous: /v2 answers 401 and
+// GraphQL an UNAUTHENTICATED error. A store failure is a 503.
+func authenticate(store *db.DB, log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, key, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		if ok && (strings.EqualFold(scheme, "Token") || strings.EqualFold(scheme, "Bearer")) {
+			p, err := store.Authenticate(r.Context(), strings.TrimSpace(key))
+			switch {
+			case err == nil:
+				r = r.WithContext(model.WithPrincipal(r.Context(), p))
+			case model.ErrorCode(err) != model.EUNAUTHENTICATED:
+				log.Error("authentication failed", "id", r.Header.Get("X-Request-Id"), "err", err)
+				unavailable(w, r)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func unavailable(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Retry-After", "5")
+	err := model.Errorf(model.EUNAVAILABLE, "the database is unavailable; try again shortly")
+	if strings.HasPrefix(r.URL.Path, "/v2/") {
+		rest.WriteError(w, r, err)
+		return
+	}
+	http.Error(w, err.Message, http.StatusServiceUnavailable)
+}
+
+// rateLimit allows each API key perMinute requests a minute (token bucket,
+// bursts up to a tenth of that), answering 429 with Retry-After beyond it.
+func rateLimit(perMinute int, next http.Handler) http.Handler {
+	if perMinute <= 0 {
+		return next
+	}
+	var mu sync.Mutex
+	limiters := map[string]*rate.Limiter{}
+	every := rate.Every(time.Minute / time.Duration(perMinute))
+	burst := max(perMinute/10, 1)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := model.PrincipalFrom(r.Context())
+		if p == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		l, ok := limiters[p.TokenID]
+		if !ok {
+			l = rate.NewLimiter(every, burst)
+			limiters[p.TokenID] = l
+		}
+		res := l.Reserve()
+		delay := res.Delay()
+		if delay > 0 {
+			res.Cancel()
+		}
+		mu.Unlock()
+		if delay > 0 {
+			secs := int(delay/time.Second) + 1
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			err := model.Errorf(model.ERATELIMITED, "rate limit of %d requests per minute exceeded; retry in %d s", perMinute, secs)
+			if strings.HasPrefix(r.URL.Path, "/v2/") {
+				rest.WriteError(w, r, err)
+			} else {
+				w.Header().Set("Content-Type", "application/json; charset=utf-8")
+				w.WriteHeader(http.StatusTooManyRequests)
+				fmt.Fprintf(w, `{"errors":[{"message":%q,"extensions":{"code":"RATE_LIMITED"}}]}`, err.Message)
+			}
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
