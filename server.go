@@ -113,12 +113,17 @@ environment variable (shown in its help).
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	// SIGINT/SIGTERM cancel ctx: the server drains, the embedded PostgreSQL
+	// stops, a seed in progress rolls back.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run executes one verb and returns the process exit code: 0 ok, 1 failure,
 // 2 usage error. Errors are reported as one line on stderr.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, usage)
 		if len(args) == 0 {
@@ -126,8 +131,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	var err error
 	switch args[0] {
 	case "serve":
@@ -438,7 +441,7 @@ func NewServer(store *db.DB, c *Config, log *slog.Logger) http.Handler {
 	hc.Logger = log
 	hc.RequestID = requestIDFrom
 	gql := graph.NewHandler(resolver, hc)
-	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: playground.DashboardQuery})
+	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
 	lc := graph.DefaultLoaderConfig
 	if c.LoaderWait > 0 {
 		lc.Wait = c.LoaderWait

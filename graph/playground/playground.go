@@ -29,7 +29,9 @@
 // ".graphiql-response .result-window", a CodeMirror 5 editor whose text is
 // document.querySelector(".graphiql-response .result-window .CodeMirror").CodeMirror.getValue().
 // The API key input is #sg-api-key. After GraphiQL has been rendered,
-// <body> carries data-sg-ready="true".
+// <body> carries data-sg-ready="true"; data-sg-inflight and data-sg-fetches
+// count the fetcher's requests in flight and completed, so a driver can let
+// GraphiQL's start-up introspection settle before pressing run.
 package playground
 
 import (
@@ -132,10 +134,14 @@ func Handler(o Options) http.Handler {
 
 // Embedded reports whether the fetched assets were embedded at build time.
 // When false the page loads them from a CDN and says so.
-func Embedded() bool {
+func Embedded() bool { return embeddedOK() }
+
+// embeddedOK caches Embedded: loading hashes ~4 MB, and the answer is fixed
+// at build time.
+var embeddedOK = sync.OnceValue(func() bool {
 	_, ok := loadVendor(embeddedSub())
 	return ok
-}
+})
 
 var embeddedSub = sync.OnceValue(func() fs.FS {
 	sub, err := fs.Sub(embeddedAssets, "assets")

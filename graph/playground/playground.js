@@ -51,35 +51,56 @@
     toggle.textContent = hidden ? 'Hide' : 'Show';
   });
 
+  // Request bookkeeping on <body> for automated browser checks: they wait
+  // for GraphiQL's own start-up introspection to settle before pressing
+  // run, so a late schema error cannot overwrite the result pane.
+  var inflight = 0, completed = 0;
+  function track(delta) {
+    inflight += delta;
+    if (delta < 0) completed++;
+    document.body.setAttribute('data-sg-inflight', String(inflight));
+    document.body.setAttribute('data-sg-fetches', String(completed));
+  }
+
   function makeFetcher() {
     return async function fetcher(params, opts) {
-      var headers = new Headers({
-        'Content-Type': 'application/json',
-        'Accept': 'application/graphql-response+json, application/json'
-      });
-      var key = input.value.trim();
-      if (key) headers.set('Authorization', 'Token ' + key);
-      // Headers from GraphiQL's Headers tab are applied last: a header set
-      // there (even Authorization) is a deliberate per-request override.
-      var extra = (opts && opts.headers) || {};
-      Object.keys(extra).forEach(function (name) {
-        headers.set(name, String(extra[name]));
-      });
-      var res = await fetch(config.endpoint, {
-        method: 'POST',
-        headers: headers,
-        body: JSON.stringify(params),
-        credentials: 'same-origin'
-      });
-      var text = await res.text();
+      track(1);
       try {
-        return JSON.parse(text);
-      } catch (e) {
-        // Non-JSON answers (proxy errors, plain-text 401s) are shown as a
-        // GraphQL-style error instead of an opaque parse failure.
-        return { errors: [{ message: 'HTTP ' + res.status + ' ' + res.statusText + ': ' + text.slice(0, 2000) }] };
+        return await send(params, opts);
+      } finally {
+        track(-1);
       }
     };
+  }
+
+  // send posts one GraphQL request with the API key and returns the parsed body.
+  async function send(params, opts) {
+    var headers = new Headers({
+      'Content-Type': 'application/json',
+      'Accept': 'application/graphql-response+json, application/json'
+    });
+    var key = input.value.trim();
+    if (key) headers.set('Authorization', 'Token ' + key);
+    // Headers from GraphiQL's Headers tab are applied last: a header set
+    // there (even Authorization) is a deliberate per-request override.
+    var extra = (opts && opts.headers) || {};
+    Object.keys(extra).forEach(function (name) {
+      headers.set(name, String(extra[name]));
+    });
+    var res = await fetch(config.endpoint, {
+      method: 'POST',
+      headers: headers,
+      body: JSON.stringify(params),
+      credentials: 'same-origin'
+    });
+    var text = await res.text();
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      // Non-JSON answers (proxy errors, plain-text 401s) are shown as a
+      // GraphQL-style error instead of an opaque parse failure.
+      return { errors: [{ message: 'HTTP ' + res.status + ' ' + res.statusText + ': ' + text.slice(0, 2000) }] };
+    }
   }
 
   var root = ReactDOM.createRoot(mount);

@@ -46,6 +46,14 @@ const (
 	ResultSelector = ".graphiql-response .result-window"
 )
 
+// settledJS is true once playground.js has seen at least one request
+// (GraphiQL's start-up introspection) complete and none is in flight; see
+// the data-sg-* attributes in the playground package doc.
+const settledJS = `(() => { const d = document.body.dataset; return Number(d.sgFetches || 0) >= 1 && d.sgInflight === "0"; })()`
+
+// settleWait bounds the wait for settledJS.
+const settleWait = 10 * time.Second
+
 // DefaultChromium is used when $CHROMIUM is unset.
 const DefaultChromium = "/usr/bin/chromium"
 
@@ -105,6 +113,14 @@ func Screenshot(ctx context.Context, pageURL, pngPath string) error {
 // returned Result is filled as far as the run got, also on error.
 func Run(ctx context.Context, pageURL, wantSubstring string, opts Options) (Result, error) {
 	return session(ctx, pageURL, opts, func(ctx context.Context, wait time.Duration) (string, error) {
+		// GraphiQL introspects on mount; if that fails (introspection off,
+		// bad key) it writes the error into the result pane whenever it
+		// arrives. Let it settle first so it cannot overwrite our result.
+		// Not fatal: a page without the hook just proceeds after the bound.
+		var settled bool
+		_ = chromedp.Run(ctx, chromedp.Poll(settledJS, &settled,
+			chromedp.WithPollingInterval(50*time.Millisecond),
+			chromedp.WithPollingTimeout(min(settleWait, wait/2))))
 		if err := chromedp.Run(ctx, chromedp.Click(ExecuteButtonSelector, chromedp.ByQuery)); err != nil {
 			return "", fmt.Errorf("click run button: %w", err)
 		}

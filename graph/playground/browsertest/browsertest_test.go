@@ -51,6 +51,11 @@ func (s *seen) all() []http.Header {
 // newServer serves the real playground plus a stand-in GraphQL endpoint
 // that insists on the API key, as the gateway does.
 func newServer(t *testing.T, wrap func(http.Handler) http.Handler) (*httptest.Server, *seen) {
+	return newServerIntrospection(t, wrap, introspection)
+}
+
+// newServerIntrospection is newServer answering introspection with schema.
+func newServerIntrospection(t *testing.T, wrap func(http.Handler) http.Handler, schema []byte) (*httptest.Server, *seen) {
 	t.Helper()
 	rec := &seen{}
 	var pg http.Handler = playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: demoKey, Query: exampleQuery})
@@ -79,7 +84,7 @@ func newServer(t *testing.T, wrap func(http.Handler) http.Handler) (*httptest.Se
 		// GraphiQL introspects on load; a real schema keeps it from
 		// writing a schema error into the result pane.
 		if strings.Contains(req.Query, "__schema") {
-			_, _ = w.Write(introspection)
+			_, _ = w.Write(schema)
 			return
 		}
 		_, _ = io.WriteString(w, answer)
@@ -90,7 +95,7 @@ func newServer(t *testing.T, wrap func(http.Handler) http.Handler) (*httptest.Se
 	return srv, rec
 }
 
-func TestRunExampleQuery(t *testing.T) {
+func TestBrowserRunExampleQuery(t *testing.T) {
 	if !playground.Embedded() {
 		t.Fatal("playground assets are not embedded; run scripts/fetch-playground-assets.sh first (the CDN fallback cannot work offline)")
 	}
@@ -154,10 +159,29 @@ func TestRunExampleQuery(t *testing.T) {
 	}
 }
 
-// TestNonLoopbackIsBlocked is the negative control: a page that does pull
+// TestBrowserIntrospectionDisabled: like the gateway with introspection
+// off, GraphiQL's schema fetch fails and it writes that error into the
+// result pane; running the query must still end with the result there.
+func TestBrowserIntrospectionDisabled(t *testing.T) {
+	if !playground.Embedded() {
+		t.Fatal("playground assets are not embedded; run scripts/fetch-playground-assets.sh first")
+	}
+	srv, _ := newServerIntrospection(t, nil, []byte(`{"errors":[{"message":"introspection disabled"}]}`))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	text, err := browsertest.RunExampleQuery(ctx, srv.URL+"/playground", "Acme")
+	if err != nil {
+		t.Fatalf("RunExampleQuery: %v", err)
+	}
+	if strings.Contains(text, "introspection disabled") {
+		t.Errorf("result pane still shows the schema error: %s", text)
+	}
+}
+
+// TestBrowserNonLoopbackIsBlocked is the negative control: a page that does pull
 // in an outside resource must make RunExampleQuery fail, or the offline
 // proof above would prove nothing.
-func TestNonLoopbackIsBlocked(t *testing.T) {
+func TestBrowserNonLoopbackIsBlocked(t *testing.T) {
 	if !playground.Embedded() {
 		t.Fatal("playground assets are not embedded; run scripts/fetch-playground-assets.sh first")
 	}

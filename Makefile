@@ -1,0 +1,55 @@
+# Shipgraph. `make run` serves the demo; `make test` runs every test against
+# real PostgreSQL. See README.md.
+GO          ?= go
+BIN         := bin/shipgraph
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@2025.1.1
+export CGO_ENABLED ?= 0
+
+.PHONY: all build assets run test test-browser audit generate check-generate lint bench deps-test clean
+
+all: build
+
+# GraphiQL assets come from the npm registry at build time and are embedded;
+# without npm the binary falls back to a CDN-hosted playground page.
+assets:
+	@scripts/fetch-playground-assets.sh || echo "warning: playground assets not fetched; the playground will load GraphiQL from a CDN" >&2
+
+build: assets
+	$(GO) build -o $(BIN) .
+
+# Build, start the embedded PostgreSQL if DATABASE_URL is unset, migrate,
+# seed the demo data when the database is empty, print the demo keys, serve.
+run: build
+	@scripts/run.sh
+
+test:
+	$(GO) test -count=1 ./...
+
+# The playground in headless Chromium (Debian's chromium package) against
+# the real server with no network beyond loopback.
+test-browser: assets
+	@scripts/ensure-chromium.sh
+	$(GO) test -count=1 -tags browser -run Browser -v ./graph/playground/... .
+
+# GraphQL-over-HTTP audit (npm graphql-http) against the real server.
+audit: build
+	@scripts/audit.sh
+
+generate:
+	$(GO) tool gqlgen generate
+
+check-generate: generate
+	@git diff --exit-code -- . || (echo "generated code is stale: run 'make generate' and commit" >&2; exit 1)
+	@test -z "$$(git status --porcelain --untracked-files=all -- graph schema.graphqls)" || (git status --porcelain -- graph; echo "generate left untracked files" >&2; exit 1)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); test -z "$$out" || (echo "gofmt needed:" $$out >&2; exit 1)
+	$(GO) vet ./...
+	$(GO) vet -tags browser ./...
+	$(GO) run $(STATICCHECK) ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"shipgraph/db"
+	"shipgraph/db/dbtest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+
+// runCmd runs one verb of the real CLI and returns its exit code and output.
+func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut strings.Builder
+	code := run(ctx, args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+var tokenLine = regexp.MustCompile(`^token (\w+) (admin|member|viewer) (sg_[a-z0-9]+)$`)
+
+// seedKeys seeds url and returns the demo keys by "account role".
+func seedKeys(t *testing.T, url string, shipments string) map[string]string {
+	t.Helper()
+	code, out, errOut := runCmd(t, context.Background(), "seed", "--database-url", url, "--shipments", shipments)
+	if code != 0 {
+		t.Fatalf("seed exit %d: %s", code, errOut)
+	}
+	keys := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		m := tokenLine.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("seed printed %q, want 'token <account> <role> <key>'", line)
+		}
+		keys[m[1]+" "+m[2]] = m[3]
+	}
+	for _, k := range []string{"acme admin", "acme member", "acme viewer", "globex admin", "globex member", "globex viewer"} {
+		if keys[k] == "" {
+			t.Fatalf("seed printed no key for %s: %q", k, out)
+		}
+	}
+	return keys
+}
+
+// serve starts `shipgraph serve` on 127.0.0.1:0 and returns its base URL;
+// the server stops (and run returns 0) when the test ends.
+func serve(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), pw, io.Discard)
+		pw.Close()
+		done <- code
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("serve exited %d", code)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not stop within 30s of cancellation")
+		}
+	})
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "shipgraph listening on "); ok {
+			go func() { _, _ = io.Copy(io.Discard, pr) }()
+			return rest
+		}
+	}
+	t.Fatal("serve exited before listening")
+	return ""
+}
+
+func get(t *testing.T, url, key string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "Token "+key)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res, body
+}
+
+func TestServeEndToEnd(t *testing.T) {
+	url := dbtest.NewDB(t)
+	keys := seedKeys(t, url, "20")
+	base := serve(t, "--database-url", url)
+
+	if res, body := get(t, base+"/healthz", ""); res.StatusCode != 200 || string(body) != "ok\n" {
+		t.Fatalf("/healthz: %d %q", res.StatusCode, body)
+	}
+	if res, _ := get(t, base+"/readyz", ""); res.StatusCode != 200 {
+		t.Fatalf("/readyz: %d", res.StatusCode)
+	}
+
+	// /v2 without a key: the JSON:API 401 of the spec.
+	res, body := get(t, base+"/v2/documents", "")
+	if res.StatusCode != 401 || res.Header.Get("Content-Type") != "application/vnd.api+json" {
+		t.Fatalf("/v2/documents without key: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	var errDoc struct {
+		Errors []struct{ Status, Title, Detail string }
+	}
+	if err := json.Unmarshal(body, &errDoc); err != nil || len(errDoc.Errors) != 1 ||
+		errDoc.Errors[0].Status != "401" || errDoc.Errors[0].Title != "Unauthorized" || errDoc.Errors[0].Detail == "" {
+		t.Fatalf("401 body: %s", body)
+	}
+	if res, _ := get(t, base+"/v2/documents", "sg_0000000000000000000000000000000000000000"); res.StatusCode != 401 {
+		t.Fatalf("unknown key: %d", res.StatusCode)
+	}
+
+	// GraphQL with a key: the viewer is the key's account.
+	req, _ := http.NewRequest(http.MethodPost, base+"/graphql", strings.NewReader(`{"query":"{ viewer { account { companyName } role } shipments(first: 5) { totalCount nodes { id containers { number } } } }"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Token "+keys["acme viewer"])
+	gres, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gbody, _ := io.ReadAll(gres.Body)
+	gres.Body.Close()
+	var gql struct {
+		Data struct {
+			Viewer struct {
+				Account struct{ CompanyName string }
+				Role    string
+			}
+			Shipments struct {
+				TotalCount int
+				Nodes      []struct{ ID string }
+			}
+		}
+		Errors []any
+	}
+	if err := json.Unmarshal(gbody, &gql); err != nil || len(gql.Errors) > 0 {
+		t.Fatalf("graphql: %s", gbody)
+	}
+	if gql.Data.Viewer.Account.CompanyName != "Acme Logistics" || gql.Data.Viewer.Role != "VIEWER" ||
+		gql.Data.Shipments.TotalCount == 0 || len(gql.Data.Shipments.Nodes) != 5 {
+		t.Fatalf("graphql data: %s", gbody)
+	}
+
+	// /metrics exposes the statement counter, which the requests above moved.
+	_, metrics := get(t, base+"/metrics", "")
+	m := regexp.MustCompile(`(?m)^shipgraph_db_queries_total (\d+)`).FindSubmatch(metrics)
+	if m == nil || string(m[1]) == "0" {
+		t.Fatalf("/metrics has no non-zero shipgraph_db_queries_total:\n%s", metrics)
+	}
+}
+
+func TestCLIErrors(t *testing.T) {
+	ctx := context.Background()
+	if code, _, _ := runCmd(t, ctx); code != 2 {
+		t.Errorf("no verb: exit %d, want 2", code)
+	}
+	if code, _, errOut := runCmd(t, ctx, "frobnicate"); code != 2 || !strings.Contains(errOut, "unknown verb") {
+		t.Errorf("unknown verb: exit %d %q", code, errOut)
+	}
+	for _, verb := range [][]string{{"serve"}, {"migrate"}, {"seed"}, {"token", "create"}} {
+		code, _, errOut := runCmd(t, ctx, append(verb, "--help")...)
+		if code != 0 || !strings.Contains(errOut, "DATABASE_URL") {
+			t.Errorf("%v --help: exit %d, output %q", verb, code, errOut)
+		}
+	}
+	// An unreachable database: one clear line, exit 1, quickly.
+	code, _, errOut := runCmd(t, ctx, "migrate", "--database-url", "postgres://nobody@127.0.0.1:1/x?sslmode=disable&connect_timeout=2")
+	if code != 1 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "unreachable") {
+		t.Errorf("unreachable database: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = runCmd(t, ctx, "migrate", "--database-url", "mysql://x")
+	if code != 1 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("bad DATABASE_URL: exit %d, %q", code, errOut)
+	}
+	// A port in use is reported before anything starts.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, errOut = runCmd(t, ctx, "serve", "--addr", ln.Addr().String(), "--database-url", "postgres://nobody@127.0.0.1:1/x")
+	if code != 1 || !strings.Contains(errOut, "cannot listen") {
+		t.Errorf("port in use: exit %d, %q", code, errOut)
+	}
+	// Bad flags and roles.
+	if code, _, _ := runCmd(t, ctx, "token", "create", "--account", "acme", "--role", "owner", "--database-url", "postgres://x@127.0.0.1:1/x"); code != 1 {
+		t.Errorf("bad role: exit %d", code)
+	}
+	if code, _, _ := runCmd(t, ctx, "seed", "--shipments", "0", "--database-url", "postgres://x@127.0.0.1:1/x"); code != 1 {
+		t.Errorf("--shipments 0: exit %d", code)
+	}
+}
+
+func TestSeedRefusesNonEmptyAndTokenCreate(t *testing.T) {
+	url := dbtest.NewDB(t)
+	keys := seedKeys(t, url, "10")
+	code, _, errOut := runCmd(t, context.Background(), "seed", "--database-url", url, "--shipments", "10")
+	if code != 1 || !strings.Contains(errOut, "--force") {
+		t.Fatalf("second seed: exit %d %q", code, errOut)
+	}
+	code, out, _ := runCmd(t, context.Background(), "seed", "--database-url", url, "--if-empty")
+	if code != 0 || out != "" {
+		t.Fatalf("seed --if-empty on a seeded database: exit %d %q", code, out)
+	}
+
+	code, out, errOut = runCmd(t, context.Background(), "token", "create", "--database-url", url, "--account", "globex", "--role", "member")
+	m := tokenLine.FindStringSubmatch(strings.TrimSpace(out))
+	if code != 0 || m == nil || m[1] != "globex" || m[2] != "member" {
+		t.Fatalf("token create: exit %d %q %q", code, out, errOut)
+	}
+	base := serve(t, "--database-url", url)
+	if res, _ := get(t, base+"/v2/documents", m[3]); res.StatusCode != 200 {
+		t.Fatalf("new key: %d", res.StatusCode)
+	}
+	if res, _ := get(t, base+"/v2/documents", keys["acme admin"]); res.StatusCode != 200 {
+		t.Fatalf("seeded key: %d", res.StatusCode)
+	}
+	code, _, errOut = runCmd(t, context.Background(), "token", "create", "--database-url", url, "--account", "nope", "--role", "member")
+	if code != 1 || !strings.Contains(errOut, "not found") {
+		t.Fatalf("unknown account: exit %d %q", code, errOut)
+	}
+}
+
+// TestEmbeddedDatabase runs serve with no DATABASE_URL: the binary starts
+// its own PostgreSQL under DATA_DIR, and stops it when the server stops.
+func TestEmbeddedDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL cluster")
+	}
+	dir := filepath.Join(t.TempDir(), "data")
+	t.Setenv("DATABASE_URL", "")
+	t.Cleanup(func() {
+		// Registered before serve's cleanup, so it runs after the server
+		// stopped (LIFO): no postgres may be left on dir.
+		out, _ := exec.Command("pgrep", "-f", "postgres -D "+dir).Output()
+		if strings.TrimSpace(string(out)) != "" {
+			t.Errorf("postgres still running on %s: pids %s", dir, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "postgres", "PG_VERSION")); err != nil {
+			t.Errorf("cluster not kept in DATA_DIR: %v", err)
+		}
+	})
+	base := serve(t, "--data-dir", dir)
+	if res, _ := get(t, base+"/readyz", ""); res.StatusCode != 200 {
+		t.Fatalf("/readyz with the embedded database: %d", res.StatusCode)
+	}
+}
