@@ -388,19 +388,39 @@ func (s *Server) launch(ctx context.Context, binDir, sockDir string, as runAs) e
 func (s *Server) waitReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	db, err := sql.Open("postgres", s.URL("postgres"))
+	// lib/pq honours ctx only while dialing, not during the startup
+	// handshake: if something other than our postgres answers on the port
+	// (it got there first) a probe could hang forever without
+	// connect_timeout. The probe also runs aside so that postgres exiting
+	// is noticed at once.
+	db, err := sql.Open("postgres", s.URL("postgres")+"&connect_timeout=2")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	var lastErr error
 	for {
-		attempt, cancelAttempt := context.WithTimeout(ctx, 2*time.Second)
-		var one int
-		lastErr = db.QueryRowContext(attempt, "SELECT 1").Scan(&one)
-		cancelAttempt()
-		if lastErr == nil {
-			return nil
+		probe := make(chan error, 1)
+		go func() {
+			attempt, cancelAttempt := context.WithTimeout(ctx, 2*time.Second)
+			defer cancelAttempt()
+			// Ask for the data directory rather than SELECT 1: should
+			// another server have taken the port, it must not pass for ours.
+			var dir string
+			err := db.QueryRowContext(attempt, "SELECT current_setting('data_directory')").Scan(&dir)
+			if err == nil && dir != s.clusterDir {
+				err = fmt.Errorf("port %d is served by another PostgreSQL (data directory %s)", s.port, dir)
+			}
+			probe <- err
+		}()
+		select {
+		case lastErr = <-probe:
+			if lastErr == nil {
+				return nil
+			}
+		case <-s.exited:
+			return fmt.Errorf("postgres exited during startup (%v)", s.waitErr)
+		case <-ctx.Done():
 		}
 		select {
 		case <-s.exited:

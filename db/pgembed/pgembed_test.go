@@ -93,6 +93,7 @@ func processGone(t *testing.T, pid int, within time.Duration) {
 }
 
 func TestStartStopReuse(t *testing.T) {
+	t.Parallel()
 	dir := dataDir(t)
 
 	s := start(t, dir)
@@ -157,6 +158,8 @@ func TestStartStopReuse(t *testing.T) {
 	}
 }
 
+// Not parallel (nor is TestPortTaken): it changes package settings, which
+// parallel tests, run only after all sequential ones, never see.
 func TestInUse(t *testing.T) {
 	defer pgembed.SetStaleWait(200 * time.Millisecond)()
 	dir := dataDir(t)
@@ -182,6 +185,7 @@ func TestInUse(t *testing.T) {
 }
 
 func TestStartupFailureShowsLog(t *testing.T) {
+	t.Parallel()
 	dir := dataDir(t)
 	s := start(t, dir)
 	if err := s.Stop(); err != nil {
@@ -210,6 +214,7 @@ func TestStartupFailureShowsLog(t *testing.T) {
 // TestParentKilled: a SIGKILLed shipgraph must not leave its postgres behind,
 // and the next start on the same directory must work.
 func TestParentKilled(t *testing.T) {
+	t.Parallel()
 	dir := dataDir(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.v")
 	cmd.Env = append(os.Environ(), "PGEMBED_HELPER=hold", "PGEMBED_HELPER_DIR="+dir)
@@ -240,6 +245,7 @@ func TestParentKilled(t *testing.T) {
 // the non-root path: no chown, and a clear refusal of a cluster owned by
 // someone else.
 func TestAsOtherUser(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to switch to the postgres user")
 	}
@@ -398,18 +404,29 @@ func TestFindBinDir(t *testing.T) {
 }
 
 // TestPortTaken: postgres failing to bind the probed port (someone took it
-// in between) makes Start retry on another one.
+// in between) makes Start retry on another one, whether the port's new owner
+// never answers or is another PostgreSQL that must not pass for ours.
 func TestPortTaken(t *testing.T) {
-	taken, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer taken.Close()
+	t.Run("listener", func(t *testing.T) {
+		taken, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer taken.Close()
+		testPortTaken(t, taken.Addr().(*net.TCPAddr).Port)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		other := start(t, dataDir(t))
+		testPortTaken(t, other.Port())
+	})
+}
+
+func testPortTaken(t *testing.T, taken int) {
 	calls := 0
 	defer pgembed.SetFreePort(func() (int, error) {
 		calls++
 		if calls == 1 {
-			return taken.Addr().(*net.TCPAddr).Port, nil
+			return taken, nil
 		}
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -419,9 +436,13 @@ func TestPortTaken(t *testing.T) {
 		return l.Addr().(*net.TCPAddr).Port, nil
 	})()
 
-	s := start(t, dataDir(t))
-	if calls != 2 || s.Port() == taken.Addr().(*net.TCPAddr).Port {
+	dir := dataDir(t)
+	s := start(t, dir)
+	if calls != 2 || s.Port() == taken {
 		t.Fatalf("port %d after %d picks", s.Port(), calls)
 	}
-	exec1(t, open(t, s.URL("postgres")), "SELECT 1")
+	var got string
+	if err := open(t, s.URL("postgres")).QueryRow("SHOW data_directory").Scan(&got); err != nil || got != filepath.Join(dir, "postgres") {
+		t.Fatalf("connected to %q, %v", got, err)
+	}
 }
