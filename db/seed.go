@@ -1,0 +1,387 @@
+package db
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"github.com/schollz/progressbar/v3"
+)
+
+// SeedOptions says what data set Seed builds.
+type SeedOptions struct {
+	Shipments int       // shipments per data set (split across the demo accounts), default 200 if 0
+	Seed      int64     // RNG seed: same seed => same ids, keys, numbers
+	Force     bool      // allow seeding a non-empty database: wipe all data first (TRUNCATE … CASCADE), in the same transaction
+	Progress  io.Writer // where to draw a progress bar; nil = none
+	Now       time.Time // "today" for ETAs etc.; zero = time.Now() truncated to the day (UTC)
+}
+
+// SeedToken is an API key created by Seed. Account is the account slug.
+type SeedToken struct{ Account, Role, Key string }
+
+// SeedStats reports what Seed wrote.
+type SeedStats struct {
+	Rows     int64
+	Duration time.Duration
+}
+
+// ErrNotEmpty is returned by Seed when the database already has accounts
+// and SeedOptions.Force is not set.
+var ErrNotEmpty = errors.New("database is not empty: use --force to replace its data")
+
+// seedChunkSize is how many shipments are generated and copied at a time:
+// enough rows per COPY to amortise the statement, few enough to keep
+// memory flat (a chunk is ~20 MB of rows) however large the data set.
+const seedChunkSize = 5000
+
+// Seed fills the database with a realistic, deterministic demo data set:
+// the reference data, the accounts acme and globex with a user and an API
+// key per role, custom field definitions, and o.Shipments shipments with
+// their containers, documents and custom field values. It returns the API
+// keys (by account, then admin, member, viewer), which exist nowhere else:
+// the database keeps only their hashes.
+//
+// Everything happens in one transaction: a failure or a cancelled ctx
+// leaves the database as it was.
+func (db *DB) Seed(ctx context.Context, o SeedOptions) ([]SeedToken, SeedStats, error) {
+	start := time.Now()
+	if o.Shipments < 0 {
+		return nil, SeedStats{}, fmt.Errorf("seed: shipments must not be negative, got %d", o.Shipments)
+	}
+	if o.Shipments == 0 {
+		o.Shipments = 200
+	}
+	now := o.Now.UTC()
+	if o.Now.IsZero() {
+		now = time.Now().UTC().Truncate(seedDay)
+	}
+
+	ref, err := seedBuildReference(newSeedRand(o.Seed, seedStreamReference))
+	if err != nil {
+		return nil, SeedStats{}, err
+	}
+	accounts := seedBuildAccounts(newSeedRand(o.Seed, seedStreamAccounts), newSeedRand(o.Seed, seedStreamFields))
+	accountRows, tokens := seedAccountRows(newSeedRand(o.Seed, seedStreamKeys), accounts, now)
+	gen := newSeedGen(newSeedRand(o.Seed, seedStreamShipments), ref, accounts, now)
+
+	// A connection of our own: COPY streams through the driver connection
+	// under the transaction (see seedCopyStream).
+	conn, err := db.db.Connx(ctx)
+	if err != nil {
+		return nil, SeedStats{}, fmt.Errorf("seed: %w", err)
+	}
+	defer conn.Close()
+	// READ COMMITTED whatever the server's default: COPY FREEZE refuses
+	// to run under a snapshot older than the TRUNCATE.
+	seedCount(ctx) // BEGIN
+	tx, err := conn.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return nil, SeedStats{}, fmt.Errorf("seed: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }() // a no-op after Commit
+	s := &seeder{ctx: ctx, conn: conn, q: counted{tx}}
+
+	if err := s.prepare(o.Force); err != nil {
+		return nil, SeedStats{}, err
+	}
+	ddl, err := s.dropForLoad()
+	if err != nil {
+		return nil, SeedStats{}, err
+	}
+
+	for _, rows := range []map[*seedTable][][]any{seedReferenceRows(ref, now), accountRows} {
+		for _, t := range []*seedTable{seedPortsTable, seedMetrosTable, seedTerminalsTable, seedRailTable, seedLinesTable,
+			seedAccountsTable, seedUsersTable, seedTokensTable, seedDefsTable, seedOptionsTable} {
+			if err := s.copyRows(t, rows[t]); err != nil {
+				return nil, SeedStats{}, err
+			}
+		}
+	}
+
+	var bar *progressbar.ProgressBar
+	if o.Progress != nil {
+		bar = progressbar.NewOptions64(int64(o.Shipments),
+			progressbar.OptionSetWriter(o.Progress),
+			progressbar.OptionSetDescription("seeding"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("shipments"),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionThrottle(100*time.Millisecond))
+		// Draw the empty bar now and start the rate clock, which the
+		// library otherwise starts at the first chunk (showing an
+		// absurd first rate).
+		_ = bar.Add(0)
+		// End the bar's line whatever happens, so the next output
+		// doesn't land on it.
+		defer fmt.Fprintln(o.Progress)
+	}
+	if err := s.copyShipments(gen, o.Shipments, bar); err != nil {
+		return nil, SeedStats{}, err
+	}
+
+	if bar != nil {
+		bar.Describe("indexing")
+	}
+	if err := s.restore(ddl); err != nil {
+		return nil, SeedStats{}, err
+	}
+	// Fresh statistics, so the first queries after a big seed plan as
+	// well as they will once autovacuum gets to the tables.
+	if _, err := s.q.ExecContext(ctx, "ANALYZE "+strings.Join(seedAllTables, ", ")); err != nil {
+		return nil, SeedStats{}, fmt.Errorf("seed: analyze: %w", err)
+	}
+	seedCount(ctx) // COMMIT
+	if err := tx.Commit(); err != nil {
+		return nil, SeedStats{}, fmt.Errorf("seed: commit: %w", err)
+	}
+	if bar != nil {
+		bar.Describe("seeded")
+		_ = bar.Finish()
+	}
+
+	slices.SortStableFunc(tokens, func(a, b SeedToken) int {
+		return cmp.Or(cmp.Compare(a.Account, b.Account),
+			cmp.Compare(slices.Index(seedRoles[:], a.Role), slices.Index(seedRoles[:], b.Role)))
+	})
+	return tokens, SeedStats{Rows: s.rows, Duration: time.Since(start)}, nil
+}
+
+// seeder runs the statements of one seed in its transaction.
+type seeder struct {
+	ctx  context.Context
+	conn *sqlx.Conn // the transaction's connection, for COPY
+	q    counted    // the transaction, for everything else
+	rows int64
+}
+
+// seedCount counts a statement that does not go through counted (BEGIN,
+// COMMIT, COPY), as inTx does.
+func seedCount(ctx context.Context) {
+	QueriesTotal.Inc()
+	countInContext(ctx)
+}
+
+// prepare refuses a database that has accounts (unless force), then
+// empties every table, reference data included: the data set replaces
+// the whole content, and COPY FREEZE needs the tables truncated in this
+// transaction anyway.
+func (s *seeder) prepare(force bool) error {
+	// The lock makes the emptiness check hold until commit: a concurrent
+	// seed waits here, then sees our accounts and stops.
+	if _, err := s.q.ExecContext(s.ctx, "LOCK TABLE accounts IN EXCLUSIVE MODE"); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	var exists bool
+	if err := s.q.QueryRowxContext(s.ctx, "SELECT EXISTS (SELECT 1 FROM accounts)").Scan(&exists); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	if exists && !force {
+		return ErrNotEmpty
+	}
+	// CASCADE also empties tables that later migrations hang off these.
+	if _, err := s.q.ExecContext(s.ctx, "TRUNCATE "+strings.Join(seedAllTables, ", ")+" CASCADE"); err != nil {
+		return fmt.Errorf("seed: truncate: %w", err)
+	}
+	for _, set := range []string{
+		// Only the final commit waits for the disk.
+		"SET LOCAL synchronous_commit = off",
+		// Room to sort the rebuilt indexes in memory.
+		"SET LOCAL maintenance_work_mem = '256MB'",
+	} {
+		if _, err := s.q.ExecContext(s.ctx, set); err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+	}
+	return nil
+}
+
+// seedLoadDDL is what dropForLoad removed and restore puts back, as
+// ALTER TABLE and CREATE INDEX statements in the order to run them.
+type seedLoadDDL struct {
+	keys, indexes, fks []string
+}
+
+// dropForLoad drops the keys, foreign keys and secondary indexes of the
+// bulk tables, for restore to rebuild after the load: one sort per index
+// and one join per foreign key instead of millions of random-order btree
+// insertions (uuid keys) and row-by-row key checks (which also lock each
+// parent row). Definitions are read from the catalog, so whatever the
+// migrations say is restored exactly; it is all one transaction, so
+// nobody ever sees the tables without them. CHECK and NOT NULL stay.
+func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
+	var names []string
+	for _, t := range seedBulkTables {
+		names = append(names, t.name)
+	}
+	tables := pq.Array(names)
+	ddl := &seedLoadDDL{}
+
+	// Foreign keys from or to a bulk table first (a primary key can't go
+	// while something references it), then primary keys and unique
+	// constraints; rebuilt in the opposite order.
+	type con struct{ table, name, def, kind string }
+	var cons []con
+	rows, err := s.q.QueryxContext(s.ctx, `
+		SELECT conrelid::regclass::text, quote_ident(conname), pg_get_constraintdef(oid), contype::text
+		FROM pg_constraint
+		WHERE (contype = 'f' AND (conrelid = ANY ($1::regclass[]) OR confrelid = ANY ($1::regclass[])))
+		   OR (contype IN ('p', 'u') AND conrelid = ANY ($1::regclass[]))
+		ORDER BY contype = 'f' DESC, 1, 2`, tables)
+	if err != nil {
+		return nil, fmt.Errorf("seed: reading constraints: %w", err)
+	}
+	for rows.Next() {
+		var c con
+		if err := rows.Scan(&c.table, &c.name, &c.def, &c.kind); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("seed: reading constraints: %w", err)
+		}
+		cons = append(cons, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("seed: reading constraints: %w", err)
+	}
+
+	var dropIdx []string
+	rows, err = s.q.QueryxContext(s.ctx, `
+		SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
+		FROM pg_index i
+		WHERE i.indrelid = ANY ($1::regclass[])
+		  AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u', 'x'))
+		ORDER BY 1`, tables)
+	if err != nil {
+		return nil, fmt.Errorf("seed: reading indexes: %w", err)
+	}
+	for rows.Next() {
+		var name, def string
+		if err := rows.Scan(&name, &def); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("seed: reading indexes: %w", err)
+		}
+		dropIdx = append(dropIdx, name)
+		ddl.indexes = append(ddl.indexes, def)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("seed: reading indexes: %w", err)
+	}
+
+	// One ALTER TABLE per table and kind: fewer statements, and each
+	// rebuilding ALTER scans its table once for all its constraints.
+	for _, kind := range []string{"f", "p"} {
+		var order []string
+		drops, adds := map[string][]string{}, map[string][]string{}
+		for _, c := range cons {
+			if (c.kind == "f") != (kind == "f") {
+				continue
+			}
+			if len(drops[c.table]) == 0 {
+				order = append(order, c.table)
+			}
+			drops[c.table] = append(drops[c.table], "DROP CONSTRAINT "+c.name)
+			adds[c.table] = append(adds[c.table], "ADD CONSTRAINT "+c.name+" "+c.def)
+		}
+		for _, t := range order {
+			if _, err := s.q.ExecContext(s.ctx, "ALTER TABLE "+t+" "+strings.Join(drops[t], ", ")); err != nil {
+				return nil, fmt.Errorf("seed: dropping constraints of %s: %w", t, err)
+			}
+			add := "ALTER TABLE " + t + " " + strings.Join(adds[t], ", ")
+			if kind == "f" {
+				ddl.fks = append(ddl.fks, add)
+			} else {
+				ddl.keys = append(ddl.keys, add)
+			}
+		}
+	}
+	if len(dropIdx) > 0 {
+		if _, err := s.q.ExecContext(s.ctx, "DROP INDEX "+strings.Join(dropIdx, ", ")); err != nil {
+			return nil, fmt.Errorf("seed: dropping indexes: %w", err)
+		}
+	}
+	return ddl, nil
+}
+
+// restore rebuilds what dropForLoad dropped: keys, indexes, then foreign
+// keys, which check every row, so a seed with a duplicate id or a dangling
+// reference fails here and leaves nothing behind.
+func (s *seeder) restore(ddl *seedLoadDDL) error {
+	for _, list := range [][]string{ddl.keys, ddl.indexes, ddl.fks} {
+		for _, stmt := range list {
+			if _, err := s.q.ExecContext(s.ctx, stmt); err != nil {
+				return fmt.Errorf("seed: %s: %w", stmt, err)
+			}
+		}
+	}
+	return nil
+}
+
+// copyRows writes rows into t with one COPY statement.
+func (s *seeder) copyRows(t *seedTable, rows [][]any) error {
+	var buf seedBuf
+	for _, r := range rows {
+		buf.row(r)
+	}
+	return s.copyBuf(t, &buf)
+}
+
+// copyBuf writes encoded rows into t with one COPY statement.
+func (s *seeder) copyBuf(t *seedTable, buf *seedBuf) error {
+	if buf.rows == 0 {
+		return nil
+	}
+	seedCount(s.ctx)
+	if err := seedCopyStream(s.ctx, s.conn, t, buf); err != nil {
+		if s.ctx.Err() != nil {
+			// pq reports the server's "canceling statement due to
+			// user request"; the caller wants to know it was ctx.
+			return fmt.Errorf("seed: copy %s: %w", t.name, s.ctx.Err())
+		}
+		return err
+	}
+	s.rows += buf.rows
+	return nil
+}
+
+// copyShipments generates the shipments chunk by chunk in a goroutine and
+// copies each chunk, table by table (one connection runs one COPY at a
+// time), while the next chunk is being generated and encoded: the Go side
+// and PostgreSQL's parsing then each have a core.
+func (s *seeder) copyShipments(gen *seedGen, total int, bar *progressbar.ProgressBar) error {
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	chunks := make(chan *seedChunk, 1)
+	go func() {
+		defer close(chunks)
+		for done := 0; done < total && ctx.Err() == nil; {
+			n := min(seedChunkSize, total-done)
+			select {
+			case chunks <- gen.chunk(n):
+			case <-ctx.Done():
+				return
+			}
+			done += n
+		}
+	}()
+	for c := range chunks {
+		for t := range c.rows {
+			if err := s.copyBuf(seedBulkTables[t], &c.rows[t]); err != nil {
+				return err
+			}
+		}
+		if bar != nil {
+			_ = bar.Add(c.shipments)
+		}
+	}
+	// The generator stops early only when ctx is done.
+	return s.ctx.Err()
+}
