@@ -2,6 +2,8 @@ package rest
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -38,8 +40,28 @@ var statuses = map[string]int{
 	model.EINTERNAL:        http.StatusInternalServerError,
 }
 
+// statusError is an error of the HTTP layer itself, whose status has no
+// application error code: 405, 413, 415, and a body that is not the
+// JSON:API shape (400 even though it has a pointer). It wraps an *Error
+// for the detail and source.
+type statusError struct {
+	status int
+	err    *model.Error
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("%d: %s", e.status, e.err.Message) }
+func (e *statusError) Unwrap() error { return e.err }
+
+func statusErrorf(status int, format string, args ...any) error {
+	return &statusError{status: status, err: model.Errorf(model.EINVALID, format, args...)}
+}
+
 // StatusOf returns the HTTP status of err.
 func StatusOf(err error) int {
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.status
+	}
 	e, ok := model.AsError(err)
 	if !ok {
 		return http.StatusInternalServerError
@@ -63,7 +85,13 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 			obj.Source = &ErrorSource{Pointer: e.Pointer, Parameter: e.Parameter}
 		}
 	} else {
-		slog.ErrorContext(r.Context(), "internal error", "request_id", RequestID(r), "method", r.Method, "path", r.URL.Path, "err", err)
+		if r.Context().Err() != nil {
+			// The client went away mid-request: its statements were
+			// cancelled, which is no bug of ours.
+			slog.InfoContext(r.Context(), "request cancelled", "request_id", RequestID(r), "method", r.Method, "path", r.URL.Path, "err", err)
+		} else {
+			slog.ErrorContext(r.Context(), "internal error", "request_id", RequestID(r), "method", r.Method, "path", r.URL.Path, "err", err)
+		}
 		obj.Detail = "internal error"
 		if id := RequestID(r); id != "" {
 			obj.Detail = "internal error (request " + id + ")"
@@ -79,7 +107,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 func WriteErrors(w http.ResponseWriter, status int, errs ...ErrorObject) {
 	w.Header().Set("Content-Type", MediaType)
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(struct {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(struct {
 		Errors []ErrorObject `json:"errors"`
 	}{errs})
 }

@@ -1,10 +1,9 @@
-// Package rest is the /v2 JSON:API adapter: it parses and validates a
-// request, calls the graph resolvers (the same rules, loaders and SQL as
-// GraphQL) and renders the JSON:API document. It never imports db/.
 package rest
 
 import (
 	"net/http"
+	"slices"
+	"strings"
 
 	"shipgraph/graph"
 	"shipgraph/graph/model"
@@ -20,20 +19,78 @@ type Config struct {
 	PublicBaseURL string
 }
 
-// NewHandler returns the /v2 router.
+// server holds the dependencies of the handlers.
+type server struct {
+	res *graph.Resolver
+	cfg Config
+}
+
+// methods maps HTTP methods to the handlers of one path.
+type methods map[string]http.HandlerFunc
+
+// NewHandler returns the /v2 router. It expects the server's middleware in
+// front of it: the body-size limit, authentication (the principal in the
+// context) and the per-request loaders (graph.Middleware).
 func NewHandler(r *graph.Resolver, cfg Config) http.Handler {
+	s := &server{res: r, cfg: cfg}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v2/", func(w http.ResponseWriter, req *http.Request) {
-		WriteError(w, req, model.Errorf(model.ENOTFOUND, "no such endpoint"))
+	route := func(pattern string, m methods) { mux.Handle(pattern, m) }
+
+	route("/v2/documents", methods{http.MethodGet: s.listDocuments})
+	route("/v2/documents/{id}", methods{http.MethodGet: s.getDocument})
+	route("/v2/shipments", methods{http.MethodGet: s.listShipments})
+	route("/v2/shipments/{id}", methods{http.MethodGet: s.getShipment})
+	route("/v2/shipments/{shipment_id}/custom_fields", methods{http.MethodGet: s.listShipmentCustomFields})
+	route("/v2/shipments/{shipment_id}/custom_fields/{api_slug}", methods{http.MethodPatch: s.patchShipmentCustomField})
+	route("/v2/containers", methods{http.MethodGet: s.listContainers})
+	route("/v2/containers/{id}", methods{http.MethodGet: s.getContainer})
+	route("/v2/terminals/{id}", methods{http.MethodGet: s.getTerminal})
+	route("/v2/ports/{id}", methods{http.MethodGet: s.getPort})
+	route("/v2/custom_field_definitions", methods{http.MethodGet: s.listDefinitions})
+	route("/v2/custom_field_definitions/{id}", methods{http.MethodGet: s.getDefinition})
+	route("/v2/custom_field_definitions/{definition_id}/options", methods{
+		http.MethodGet:  s.listOptions,
+		http.MethodPost: s.createOption,
+	})
+	route("/v2/custom_field_definitions/{definition_id}/options/{option_id}", methods{
+		http.MethodGet:    s.getOption,
+		http.MethodPatch:  s.updateOption,
+		http.MethodDelete: s.deleteOption,
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
+		WriteError(w, req, model.Errorf(model.ENOTFOUND, "no such endpoint: %s", req.URL.Path))
 	})
 	return RequireKey(mux)
+}
+
+// ServeHTTP dispatches on the method; HEAD is served like GET, and any
+// other method is a JSON:API 405 naming the allowed ones.
+func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	if h, ok := m[method]; ok {
+		h(w, r)
+		return
+	}
+	allowed := make([]string, 0, len(m)+1)
+	for k := range m {
+		allowed = append(allowed, k)
+		if k == http.MethodGet {
+			allowed = append(allowed, http.MethodHead)
+		}
+	}
+	slices.Sort(allowed)
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	WriteError(w, r, statusErrorf(http.StatusMethodNotAllowed, "%s is not allowed here; allowed: %s", r.Method, strings.Join(allowed, ", ")))
 }
 
 // RequireKey answers the JSON:API 401 when the request carries no valid key.
 func RequireKey(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if model.PrincipalFrom(r.Context()) == nil {
-			WriteError(w, r, model.Errorf(model.EUNAUTHENTICATED, "a valid API key is required: send the header 'Authorization: Token <key>'"))
+			WriteError(w, r, model.Errorf(model.EUNAUTHENTICATED, "Invalid or missing API token: send the header 'Authorization: Token <key>'"))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -1,0 +1,163 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"math"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+
+	"shipgraph/graph/model"
+)
+
+// Write bodies. The JSON:API form of the OpenAPI document is
+//
+//	{"data": {"type": "custom_field", "attributes": {"value": …}}}
+//
+// and the flat forms existing clients send are tolerated:
+//
+//	{"value": …}                  attributes at the top level
+//	{"data": {"value": …}}        attributes directly in data
+//
+// Errors of the body's shape are 400 with a pointer; errors of an
+// attribute's value are 422 pointing at /data/attributes/<name>, whichever
+// form the client used.
+
+// attributes are the members of a write body, by name.
+type attributes map[string]json.RawMessage
+
+// readAttributes checks the content type, reads the body (the server caps
+// its size) and returns its attributes; typ is the resource type data.type
+// must name when it is given.
+func readAttributes(r *http.Request, typ string) (attributes, error) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || (mt != "application/json" && mt != MediaType) {
+		return nil, statusErrorf(http.StatusUnsupportedMediaType, "send the body as application/json or %s", MediaType)
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, statusErrorf(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", tooLarge.Limit)
+		}
+		return nil, statusErrorf(http.StatusBadRequest, "the request body could not be read")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil || top == nil {
+		return nil, shapeError("/", "the request body must be a JSON object")
+	}
+	attrs, err := bodyAttributes(top, typ)
+	if err != nil {
+		return nil, err
+	}
+	// PostgreSQL text and jsonb cannot hold NUL: refuse it here rather
+	// than let the statement fail.
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		var v any
+		if json.Unmarshal(attrs[name], &v) == nil && hasNUL(v) {
+			return nil, attrError(name, "%s must not contain NUL characters", name)
+		}
+	}
+	return attrs, nil
+}
+
+// bodyAttributes finds the attributes in whichever form the body has.
+func bodyAttributes(top map[string]json.RawMessage, typ string) (attributes, error) {
+	raw, ok := top["data"]
+	if !ok {
+		return attributes(top), nil
+	}
+	var data map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &data); err != nil || data == nil {
+		return nil, shapeError("/data", "data must be an object")
+	}
+	if t, ok := data["type"]; ok {
+		var s string
+		if err := json.Unmarshal(t, &s); err != nil || s != typ {
+			return nil, shapeError("/data/type", "data.type must be %q", typ)
+		}
+	}
+	if a, ok := data["attributes"]; ok {
+		var attrs map[string]json.RawMessage
+		if err := json.Unmarshal(a, &attrs); err != nil || attrs == nil {
+			return nil, shapeError("/data/attributes", "data.attributes must be an object")
+		}
+		return attrs, nil
+	}
+	delete(data, "type")
+	delete(data, "id")
+	delete(data, "relationships")
+	return attributes(data), nil
+}
+
+// hasNUL reports whether a decoded JSON value holds a NUL character in a
+// string (or a member name).
+func hasNUL(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.ContainsRune(x, 0)
+	case []any:
+		return slices.ContainsFunc(x, hasNUL)
+	case map[string]any:
+		for k, e := range x {
+			if strings.ContainsRune(k, 0) || hasNUL(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shapeError is the 400 of a body that is not the JSON:API shape.
+func shapeError(pointer, format string, args ...any) error {
+	e := model.Errorf(model.EINVALID, format, args...)
+	e.Pointer = pointer
+	return &statusError{status: http.StatusBadRequest, err: e}
+}
+
+// attrError is the 422 of an attribute value.
+func attrError(name, format string, args ...any) error {
+	return model.Errorf(model.EINVALID, format, args...).AtPointer("/data/attributes/" + name)
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// text returns a string attribute: absent is nil (an error when
+// required); null or anything but a string is refused.
+func (a attributes) text(name string, required bool) (*string, error) {
+	raw, ok := a[name]
+	if !ok {
+		if required {
+			return nil, attrError(name, "%s is required", name)
+		}
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil || isNull(raw) {
+		return nil, attrError(name, "%s must be a string", name)
+	}
+	return &s, nil
+}
+
+// integer returns an optional integer attribute (32-bit, as the column):
+// absent or null is nil, and null is reported by the second result.
+func (a attributes) integer(name string) (v *int, null bool, err error) {
+	raw, ok := a[name]
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(raw) {
+		return nil, true, nil
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil || f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
+		return nil, false, attrError(name, "%s must be an integer", name)
+	}
+	n := int(f)
+	return &n, false, nil
+}

@@ -1,0 +1,263 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"shipgraph/graph"
+	"shipgraph/graph/model"
+)
+
+// GET /v2/containers and GET /v2/containers/{id}.
+
+// containerIncludes are the relationships of the container resource.
+// transport_events and raw_events are relationships of the spec whose
+// records Shipgraph does not hold: they are accepted, their linkage is
+// always [] and they add nothing to included.
+var containerIncludes = map[string]string{
+	"shipment":         "shipment",
+	"pod_terminal":     "pod_terminal",
+	"pickup_facility":  "pickup_facility",
+	"transport_events": "transport_events",
+	"raw_events":       "raw_events",
+}
+
+var (
+	containerList = endpoint{
+		serializer: "V2::ContainerSerializer",
+		includes:   containerIncludes,
+		// Not in the OpenAPI document, but the resolvers order by these.
+		sorts: []string{"created_at", "pickup_lfd", "number"},
+		// filter[number] is the lookup the shipments list's "number"
+		// parameter refers clients to.
+		filters: []string{"filter[number]"},
+		paged:   true,
+	}
+	containerItem = endpoint{serializer: "V2::ContainerSerializer", includes: containerIncludes}
+)
+
+func (s *server) listContainers(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, containerList)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	filter := &model.ContainerFilter{Number: p.filter("filter[number]")}
+	var order *model.ContainerOrder
+	if p.sort != nil {
+		order = &model.ContainerOrder{Field: model.ContainerOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
+	}
+	conn, err := s.res.Query().Containers(ctx, nil, nil, nil, nil, &p.page, filter, order)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	total := async(ctx, func(ctx context.Context) (int, error) { return s.res.ContainerConnection().TotalCount(ctx, conn) })
+	base := s.baseURL(r)
+	b := s.newBuilder(base, p)
+	data, err := b.containers(ctx, conn.Nodes, p)
+	n, cerr := total()
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, n, conn.PageInfo.HasNextPage), &Meta{Size: p.page.Size, Total: n}))
+}
+
+func (s *server) getContainer(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, containerItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	c, err := s.res.Query().Container(ctx, r.PathValue("id"))
+	if err == nil && c == nil {
+		err = model.NotFound("container")
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data, err := b.containers(ctx, []*model.Container{c}, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data[0], &Links{Self: data[0].Links.Self}, nil))
+}
+
+// containers renders containers and the includes of p. Their own linkage
+// needs no statement (foreign keys); an included shipment needs its
+// containers linkage (one statement for all).
+func (b *builder) containers(ctx context.Context, cs []*model.Container, p *params) ([]*Resource, error) {
+	l, err := graph.For(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := newFanout(ctx)
+	if p.included("shipment") {
+		warm(f, l.ShipmentByID.LoadAll, keysOf(cs, func(c *model.Container) *string { return &c.ShipmentID }))
+	}
+	var terminals []*string
+	for _, c := range cs {
+		if p.included("pod_terminal") {
+			terminals = append(terminals, c.PodTerminalID)
+		}
+		if p.included("pickup_facility") {
+			terminals = append(terminals, c.PickupFacilityID)
+		}
+	}
+	warm(f, l.TerminalByID.LoadAll, keysOf(terminals, func(s *string) *string { return s }))
+	if err := f.wait(); err != nil {
+		return nil, err
+	}
+
+	cr := b.res.Container()
+	f = newFanout(ctx)
+	ships := each(f, when(p.included("shipment"), cs), cr.Shipment)
+	podTerminals := each(f, when(p.included("pod_terminal"), cs), cr.PodTerminal)
+	pickups := each(f, when(p.included("pickup_facility"), cs), cr.PickupFacility)
+	if err := f.wait(); err != nil {
+		return nil, err
+	}
+	if err := b.loadShipmentLinkage(ctx, ships); err != nil {
+		return nil, err
+	}
+
+	data := make([]*Resource, len(cs))
+	for i, c := range cs {
+		data[i] = b.containerResource(c)
+	}
+	b.setPrimary(data...)
+	for i := range cs {
+		if sh := at(ships, i); sh != nil {
+			b.include(b.shipmentResource(sh))
+		}
+		if t := at(podTerminals, i); t != nil {
+			b.include(b.terminalResource(t))
+		}
+		if t := at(pickups, i); t != nil {
+			b.include(b.terminalResource(t))
+		}
+	}
+	return data, nil
+}
+
+type containerAttributes struct {
+	Number                        string                 `json:"number"`
+	RefNumbers                    []string               `json:"ref_numbers"`
+	EquipmentType                 *model.EquipmentType   `json:"equipment_type"`
+	EquipmentLength               *int                   `json:"equipment_length"`
+	EquipmentHeight               *model.EquipmentHeight `json:"equipment_height"`
+	WeightInLbs                   *float64               `json:"weight_in_lbs"`
+	CreatedAt                     timestamp              `json:"created_at"`
+	SealNumber                    *string                `json:"seal_number"`
+	PickupLfd                     *timestamp             `json:"pickup_lfd"`
+	PickupAppointmentAt           *timestamp             `json:"pickup_appointment_at"`
+	AvailabilityKnown             bool                   `json:"availability_known"`
+	AvailableForPickup            *bool                  `json:"available_for_pickup"`
+	PodArrivedAt                  *timestamp             `json:"pod_arrived_at"`
+	PodDischargedAt               *timestamp             `json:"pod_discharged_at"`
+	PodFullOutAt                  *timestamp             `json:"pod_full_out_at"`
+	TerminalCheckedAt             *timestamp             `json:"terminal_checked_at"`
+	PodFullOutChassisNumber       *string                `json:"pod_full_out_chassis_number"`
+	LocationAtPodTerminal         *string                `json:"location_at_pod_terminal"`
+	FinalDestinationFullOutAt     *timestamp             `json:"final_destination_full_out_at"`
+	EmptyTerminatedAt             *timestamp             `json:"empty_terminated_at"`
+	HoldsAtPodTerminal            []model.TerminalHold   `json:"holds_at_pod_terminal"`
+	FeesAtPodTerminal             []model.TerminalFee    `json:"fees_at_pod_terminal"`
+	PodTimezone                   *string                `json:"pod_timezone"`
+	FinalDestinationTimezone      *string                `json:"final_destination_timezone"`
+	EmptyTerminatedTimezone       *string                `json:"empty_terminated_timezone"`
+	PodRailCarrierScac            *string                `json:"pod_rail_carrier_scac"`
+	IndRailCarrierScac            *string                `json:"ind_rail_carrier_scac"`
+	PodLastTrackingRequestAt      *timestamp             `json:"pod_last_tracking_request_at"`
+	ShipmentLastTrackingRequestAt *timestamp             `json:"shipment_last_tracking_request_at"`
+	PodRailLoadedAt               *timestamp             `json:"pod_rail_loaded_at"`
+	PodRailDepartedAt             *timestamp             `json:"pod_rail_departed_at"`
+	IndEtaAt                      *timestamp             `json:"ind_eta_at"`
+	IndAtaAt                      *timestamp             `json:"ind_ata_at"`
+	IndRailUnloadedAt             *timestamp             `json:"ind_rail_unloaded_at"`
+	IndFacilityLfdOn              *timestamp             `json:"ind_facility_lfd_on"`
+	ImportDeadlines               *importDeadlines       `json:"import_deadlines"`
+	CurrentStatus                 model.ContainerStatus  `json:"current_status"`
+}
+
+type importDeadlines struct {
+	PickupLfdTerminal *timestamp `json:"pickup_lfd_terminal"`
+	PickupLfdRail     *timestamp `json:"pickup_lfd_rail"`
+	PickupLfdLine     *timestamp `json:"pickup_lfd_line"`
+}
+
+func (b *builder) containerResource(c *model.Container) *Resource {
+	var deadlines *importDeadlines
+	if d := c.ImportDeadlines(); d != nil {
+		deadlines = &importDeadlines{PickupLfdTerminal: tsp(d.PickupLfdTerminal), PickupLfdRail: tsp(d.PickupLfdRail), PickupLfdLine: tsp(d.PickupLfdLine)}
+	}
+	holds := []model.TerminalHold(c.HoldsAtPodTerminal)
+	if holds == nil {
+		holds = []model.TerminalHold{}
+	}
+	fees := []model.TerminalFee(c.FeesAtPodTerminal)
+	if fees == nil {
+		fees = []model.TerminalFee{}
+	}
+	return &Resource{
+		ID:   c.ID,
+		Type: "container",
+		Attributes: containerAttributes{
+			Number:                        c.Number,
+			RefNumbers:                    strs(c.RefNumbers),
+			EquipmentType:                 c.EquipmentType,
+			EquipmentLength:               c.EquipmentLength,
+			EquipmentHeight:               c.EquipmentHeight,
+			WeightInLbs:                   c.WeightInLbs,
+			CreatedAt:                     ts(c.CreatedAt),
+			SealNumber:                    c.SealNumber,
+			PickupLfd:                     tsp(c.PickupLfd),
+			PickupAppointmentAt:           tsp(c.PickupAppointmentAt),
+			AvailabilityKnown:             c.AvailabilityKnown,
+			AvailableForPickup:            c.AvailableForPickup,
+			PodArrivedAt:                  tsp(c.PodArrivedAt),
+			PodDischargedAt:               tsp(c.PodDischargedAt),
+			PodFullOutAt:                  tsp(c.PodFullOutAt),
+			TerminalCheckedAt:             tsp(c.TerminalCheckedAt),
+			PodFullOutChassisNumber:       c.PodFullOutChassisNumber,
+			LocationAtPodTerminal:         c.LocationAtPodTerminal,
+			FinalDestinationFullOutAt:     tsp(c.FinalDestinationFullOutAt),
+			EmptyTerminatedAt:             tsp(c.EmptyTerminatedAt),
+			HoldsAtPodTerminal:            holds,
+			FeesAtPodTerminal:             fees,
+			PodTimezone:                   c.PodTimezone,
+			FinalDestinationTimezone:      c.FinalDestinationTimezone,
+			EmptyTerminatedTimezone:       c.EmptyTerminatedTimezone,
+			PodRailCarrierScac:            c.PodRailCarrierScac,
+			IndRailCarrierScac:            c.IndRailCarrierScac,
+			PodLastTrackingRequestAt:      tsp(c.PodLastTrackingRequestAt),
+			ShipmentLastTrackingRequestAt: tsp(c.ShipmentLastTrackingRequestAt),
+			PodRailLoadedAt:               tsp(c.PodRailLoadedAt),
+			PodRailDepartedAt:             tsp(c.PodRailDepartedAt),
+			IndEtaAt:                      tsp(c.IndEtaAt),
+			IndAtaAt:                      tsp(c.IndAtaAt),
+			IndRailUnloadedAt:             tsp(c.IndRailUnloadedAt),
+			IndFacilityLfdOn:              tsp(c.IndFacilityLfdOn),
+			ImportDeadlines:               deadlines,
+			CurrentStatus:                 c.CurrentStatus,
+		},
+		Relationships: Relationships{
+			toOne("shipment", "shipment", &c.ShipmentID),
+			toOne("pod_terminal", "terminal", c.PodTerminalID),
+			toOne("pickup_facility", "terminal", c.PickupFacilityID),
+			toMany("transport_events", nil),
+			toMany("raw_events", nil),
+		},
+		Links: &Links{Self: b.base + "/v2/containers/" + c.ID},
+	}
+}

@@ -1,0 +1,466 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"shipgraph/graph/model"
+)
+
+// Custom field definitions, their options, and the custom fields of a
+// shipment:
+//
+//	GET    /v2/custom_field_definitions
+//	GET    /v2/custom_field_definitions/{id}
+//	GET    /v2/custom_field_definitions/{definition_id}/options
+//	POST   /v2/custom_field_definitions/{definition_id}/options
+//	GET    /v2/custom_field_definitions/{definition_id}/options/{option_id}
+//	PATCH  /v2/custom_field_definitions/{definition_id}/options/{option_id}
+//	DELETE /v2/custom_field_definitions/{definition_id}/options/{option_id}
+//	GET    /v2/shipments/{shipment_id}/custom_fields
+//	PATCH  /v2/shipments/{shipment_id}/custom_fields/{api_slug}
+//
+// Writes follow the resolvers' order: a viewer key is refused (403) before
+// anything else, an unknown record (or another account's) is 404 before a
+// value is judged (422).
+
+var (
+	definitionList = endpoint{
+		serializer: "V2::CustomFieldDefinitionSerializer",
+		filters:    []string{"filter[entity_type]", "filter[data_type]", "filter[display_name]"},
+		paged:      true,
+	}
+	definitionItem = endpoint{serializer: "V2::CustomFieldDefinitionSerializer"}
+	optionList     = endpoint{serializer: "V2::CustomFieldOptionSerializer", paged: true}
+	optionItem     = endpoint{serializer: "V2::CustomFieldOptionSerializer"}
+	customFieldLst = endpoint{serializer: "V2::CustomFieldSerializer", paged: true}
+	customFieldOne = endpoint{serializer: "V2::CustomFieldSerializer"}
+)
+
+// ---------------------------------------------------------------- definitions
+
+func (s *server) listDefinitions(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, definitionList)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	filter := &model.CustomFieldDefinitionFilter{DisplayName: p.filter("filter[display_name]")}
+	if v := p.filter("filter[entity_type]"); v != "" {
+		et, ok := canonical(model.EntityTypes.Values(), v)
+		if !ok {
+			WriteError(w, r, badParam("filter[entity_type]", "filter[entity_type] must be one of %s", strings.Join(model.EntityTypes.Values(), ", ")))
+			return
+		}
+		t := model.CustomFieldEntityType(et)
+		filter.EntityType = &t
+	}
+	if v := p.filter("filter[data_type]"); v != "" {
+		dt, ok := canonical(model.DataTypes.Values(), v)
+		if !ok {
+			WriteError(w, r, badParam("filter[data_type]", "filter[data_type] must be one of %s", strings.Join(model.DataTypes.Values(), ", ")))
+			return
+		}
+		t := model.CustomFieldDataType(dt)
+		filter.DataType = &t
+	}
+	conn, err := s.res.Query().CustomFieldDefinitions(ctx, nil, nil, nil, nil, &p.page, filter)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	n, err := s.res.CustomFieldDefinitionConnection().TotalCount(ctx, conn)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	base := s.baseURL(r)
+	b := s.newBuilder(base, p)
+	data := make([]*Resource, len(conn.Nodes))
+	for i, d := range conn.Nodes {
+		data[i] = b.definitionResource(d)
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, n, conn.PageInfo.HasNextPage), &Meta{Size: p.page.Size, Total: n}))
+}
+
+// canonical matches v against values case-insensitively ("shipment" is
+// Shipment).
+func canonical(values []string, v string) (string, bool) {
+	for _, x := range values {
+		if strings.EqualFold(x, v) {
+			return x, true
+		}
+	}
+	return "", false
+}
+
+func (s *server) getDefinition(w http.ResponseWriter, r *http.Request) {
+	p, err := parseParams(r, definitionItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	def, err := s.definition(r.Context(), r.PathValue("id"))
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data := b.definitionResource(def)
+	writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: data.Links.Self}, nil))
+}
+
+// definition reads a definition of the account, or answers not found.
+func (s *server) definition(ctx context.Context, id string) (*model.CustomFieldDefinition, error) {
+	def, err := s.res.Query().CustomFieldDefinition(ctx, id)
+	if err == nil && def == nil {
+		err = model.NotFound("custom field definition")
+	}
+	return def, err
+}
+
+type definitionAttributes struct {
+	EntityType    model.CustomFieldEntityType `json:"entity_type"`
+	APISlug       string                      `json:"api_slug"`
+	DisplayName   string                      `json:"display_name"`
+	Description   *string                     `json:"description"`
+	DataType      model.CustomFieldDataType   `json:"data_type"`
+	ReferenceType *string                     `json:"reference_type"`
+	Validation    model.JSON                  `json:"validation"`
+	DefaultFormat *string                     `json:"default_format"`
+	DefaultValue  model.JSON                  `json:"default_value"`
+}
+
+func (b *builder) definitionResource(d *model.CustomFieldDefinition) *Resource {
+	return &Resource{
+		ID:   d.ID,
+		Type: "custom_field_definition",
+		Attributes: definitionAttributes{
+			EntityType:    d.EntityType,
+			APISlug:       d.APISlug,
+			DisplayName:   d.DisplayName,
+			Description:   d.Description,
+			DataType:      d.DataType,
+			ReferenceType: d.ReferenceType,
+			Validation:    d.Validation,
+			DefaultFormat: d.DefaultFormat,
+			DefaultValue:  d.DefaultValue,
+		},
+		Links: &Links{Self: b.base + "/v2/custom_field_definitions/" + d.ID},
+	}
+}
+
+// ---------------------------------------------------------------- options
+
+func (s *server) listOptions(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, optionList)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	def, err := s.definition(ctx, r.PathValue("definition_id"))
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	// A definition's options are few (one statement for all, in position
+	// order); pages are cut from that list.
+	all, err := s.res.CustomFieldDefinition().Options(ctx, def)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	items, hasNext := page(all, p.page)
+	base := s.baseURL(r)
+	b := s.newBuilder(base, p)
+	data := make([]*Resource, len(items))
+	for i, o := range items {
+		data[i] = b.optionResource(o)
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, len(all), hasNext), &Meta{Size: p.page.Size, Total: len(all)}))
+}
+
+func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, optionItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	def, err := s.definition(ctx, r.PathValue("definition_id"))
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	all, err := s.res.CustomFieldDefinition().Options(ctx, def)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	id := strings.ToLower(r.PathValue("option_id"))
+	for _, o := range all {
+		if o.ID == id {
+			b := s.newBuilder(s.baseURL(r), p)
+			data := b.optionResource(o)
+			writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: data.Links.Self}, nil))
+			return
+		}
+	}
+	WriteError(w, r, model.NotFound("custom field option"))
+}
+
+func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	if _, err := parseParams(r, optionItem); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	defID := r.PathValue("definition_id")
+	if _, err := model.RequireWrite(ctx); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	attrs, err := readAttributes(r, "custom_field_option")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in, err := optionInput(attrs)
+	if err != nil {
+		s.afterExistence(w, r, defID, err)
+		return
+	}
+	o, err := s.res.Mutation().CreateCustomFieldOption(ctx, defID, in)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	data := b.optionResource(o)
+	w.Header().Set("Location", data.Links.Self)
+	writeDocument(w, r, http.StatusCreated, b.document(data, &Links{Self: data.Links.Self}, nil))
+}
+
+// afterExistence answers an attribute error, unless the definition is not
+// the account's: that is a 404 first, as the resolvers order it.
+func (s *server) afterExistence(w http.ResponseWriter, r *http.Request, definitionID string, attrErr error) {
+	if _, err := s.definition(r.Context(), definitionID); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	WriteError(w, r, attrErr)
+}
+
+func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	if _, err := parseParams(r, optionItem); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	defID, optID := r.PathValue("definition_id"), r.PathValue("option_id")
+	if _, err := model.RequireWrite(ctx); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	attrs, err := readAttributes(r, "custom_field_option")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	patch, err := optionPatch(attrs)
+	if err != nil {
+		s.afterExistence(w, r, defID, err)
+		return
+	}
+	o, err := s.res.Mutation().UpdateCustomFieldOption(ctx, defID, optID, patch)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	data := b.optionResource(o)
+	writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: data.Links.Self}, nil))
+}
+
+// deleteOption answers 200 with the deleted option, so a client sees what
+// went. An option that stored values still use is refused (422).
+func (s *server) deleteOption(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, optionItem); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	o, err := s.res.Mutation().DeleteCustomFieldOption(r.Context(), r.PathValue("definition_id"), r.PathValue("option_id"))
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	writeDocument(w, r, http.StatusOK, b.document(b.optionResource(o), nil, nil))
+}
+
+// optionInput reads the attributes of a new option: label and value are
+// required strings, position an optional integer (null is none).
+func optionInput(attrs attributes) (in model.CustomFieldOptionInput, err error) {
+	label, err := attrs.text("label", true)
+	if err != nil {
+		return in, err
+	}
+	value, err := attrs.text("value", true)
+	if err != nil {
+		return in, err
+	}
+	in.Label, in.Value = *label, *value
+	in.Position, _, err = attrs.integer("position")
+	return in, err
+}
+
+// optionPatch reads the attributes of an option update; each is optional.
+func optionPatch(attrs attributes) (p model.CustomFieldOptionPatch, err error) {
+	if p.Label, err = attrs.text("label", false); err != nil {
+		return p, err
+	}
+	if p.Value, err = attrs.text("value", false); err != nil {
+		return p, err
+	}
+	var null bool
+	if p.Position, null, err = attrs.integer("position"); err != nil {
+		return p, err
+	}
+	if null {
+		// The resolvers keep an omitted position and offer no way to
+		// clear one.
+		return p, attrError("position", "position cannot be cleared; send an integer")
+	}
+	return p, nil
+}
+
+type optionAttributes struct {
+	Label    string `json:"label"`
+	Value    string `json:"value"`
+	Position *int   `json:"position"`
+}
+
+func (b *builder) optionResource(o *model.CustomFieldOption) *Resource {
+	return &Resource{
+		ID:         o.ID,
+		Type:       "custom_field_option",
+		Attributes: optionAttributes{Label: o.Label, Value: o.Value, Position: o.Position},
+		Links:      &Links{Self: b.base + "/v2/custom_field_definitions/" + o.DefinitionID + "/options/" + o.ID},
+	}
+}
+
+// ---------------------------------------------------------------- values
+
+func (s *server) listShipmentCustomFields(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, customFieldLst)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	sh, err := s.shipment(ctx, r.PathValue("shipment_id"))
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	// The values of one shipment come in one statement (display name
+	// order); pages are cut from that list.
+	all, err := s.res.Shipment().CustomFields(ctx, sh)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	items, hasNext := page(all, p.page)
+	base := s.baseURL(r)
+	b := s.newBuilder(base, p)
+	data := make([]*Resource, len(items))
+	for i, cf := range items {
+		data[i] = b.customFieldResource(cf)
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, len(all), hasNext), &Meta{Size: p.page.Size, Total: len(all)}))
+}
+
+// shipment reads a shipment of the account, or answers not found.
+func (s *server) shipment(ctx context.Context, id string) (*model.Shipment, error) {
+	sh, err := s.res.Query().Shipment(ctx, id)
+	if err == nil && sh == nil {
+		err = model.NotFound("shipment")
+	}
+	return sh, err
+}
+
+// patchShipmentCustomField sets (or, with null, clears) the value of a
+// custom field of a shipment; a definition with no value on the shipment
+// yet gets one. The value is checked against the definition's data type.
+func (s *server) patchShipmentCustomField(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	if _, err := parseParams(r, customFieldOne); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	shipmentID, slug := r.PathValue("shipment_id"), r.PathValue("api_slug")
+	if _, err := model.RequireWrite(ctx); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	attrs, err := readAttributes(r, "custom_field")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	value, ok := attrs["value"]
+	if !ok {
+		if _, err := s.shipment(ctx, shipmentID); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		WriteError(w, r, attrError("value", "value is required (null clears the field)"))
+		return
+	}
+	cf, err := s.res.Mutation().UpdateShipmentCustomField(ctx, shipmentID, slug, model.JSON(value))
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	data := b.customFieldResource(cf)
+	writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: data.Links.Self}, nil))
+}
+
+type customFieldAttributes struct {
+	APISlug      string     `json:"api_slug"`
+	Value        model.JSON `json:"value"`
+	DisplayValue *string    `json:"display_value"`
+}
+
+// customFieldResource renders a value: value is the raw JSON of its data
+// type (string, number, boolean, list of strings), display_value the human
+// form (an enum's label, a formatted date).
+func (b *builder) customFieldResource(cf *model.CustomField) *Resource {
+	entity := toOne("entity", "shipment", cf.ShipmentID)
+	self := b.base + "/v2/shipments/" + deref(cf.ShipmentID) + "/custom_fields/" + cf.APISlug
+	if cf.ContainerID != nil {
+		entity = toOne("entity", "container", cf.ContainerID)
+		self = b.base + "/v2/containers/" + *cf.ContainerID + "/custom_fields/" + cf.APISlug
+	}
+	return &Resource{
+		ID:         cf.ID,
+		Type:       "custom_field",
+		Attributes: customFieldAttributes{APISlug: cf.APISlug, Value: cf.Value, DisplayValue: cf.DisplayValue()},
+		Relationships: Relationships{
+			entity,
+			toOne("definition", "custom_field_definition", &cf.DefinitionID),
+		},
+		Links: &Links{Self: self},
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,59 @@
+// Package rest is the /v2 JSON:API adapter: it parses and validates a
+// request, calls the graph resolvers (the same rules, loaders and SQL as
+// GraphQL) and renders the JSON:API document. It never imports db/.
+//
+// Endpoints (all need `Authorization: Token <key>`):
+//
+//	GET    /v2/documents[/{id}]
+//	GET    /v2/shipments[/{id}]
+//	GET    /v2/shipments/{shipment_id}/custom_fields
+//	PATCH  /v2/shipments/{shipment_id}/custom_fields/{api_slug}
+//	GET    /v2/containers[/{id}]
+//	GET    /v2/terminals/{id}
+//	GET    /v2/ports/{id}
+//	GET    /v2/custom_field_definitions[/{id}]
+//	GET    /v2/custom_field_definitions/{definition_id}/options
+//	POST   /v2/custom_field_definitions/{definition_id}/options
+//	GET    /v2/custom_field_definitions/{definition_id}/options/{option_id}
+//	PATCH  /v2/custom_field_definitions/{definition_id}/options/{option_id}
+//	DELETE /v2/custom_field_definitions/{definition_id}/options/{option_id}
+//
+// Where the OpenAPI document and the spec leave a choice, the adapter does
+// this:
+//
+//   - Default order: newest first (-created_at), ties broken by id; sort
+//     takes one field (document_type, added_by, created_at on documents;
+//     created_at, pod_eta_at, bill_of_lading_number on shipments;
+//     created_at, pickup_lfd, number on containers).
+//   - Pages: page[number] from 1, page[size] 1 to 100, default 30
+//     (model.DefaultPageSize) on every list. meta.size is the page size the
+//     list was read with and meta.total the number of records of the whole
+//     filtered list, as the live API answers (size 5, total 34044). links
+//     has self (the request), first, last, and prev/next only when they
+//     exist; the other parameters are kept in every link.
+//   - Includes: every relationship of the resource may be included, one
+//     level deep (a nested path is a 400). transport_events and raw_events
+//     of containers are accepted: Shipgraph has no such records, so their
+//     linkage is [] and they add nothing. A relationship the spec does not
+//     name (shipping_line on shipments) is a 400, as for documents.
+//   - included is present only when include named at least one
+//     relationship ([] when nothing was reached); relationships always have
+//     data (null or []), included or not.
+//   - Unknown filter[…] and page[…] parameters are a 400 (a misspelled
+//     filter would silently answer with the wrong records); other unknown
+//     parameters (fields[…], cache busters) are ignored.
+//   - Links are absolute: PUBLIC_BASE_URL, else the request's host (and
+//     X-Forwarded-Proto). A document's links.download is
+//     /v2/documents/{id}/download_url, the documented endpoint that hands
+//     out a file URL.
+//   - Writes take the JSON:API body of the OpenAPI document and the flat
+//     forms clients send ({"value": …}, {"data": {"value": …}}).
+//     POST answers 201 with Location; DELETE of an option answers 200 with
+//     the deleted option. An option still used by stored values cannot be
+//     deleted (422). A custom field's value is the raw JSON of its data
+//     type (string, number, boolean, list of strings; null when cleared).
+//   - Errors: 400 for query parameters (source.parameter) and bodies that
+//     are not JSON:API-shaped (source.pointer), 401, 403 (viewer keys on
+//     writes), 404 (unknown, malformed or another account's id: the same
+//     answer), 405, 413, 415, 422 for values (source.pointer).
+package rest

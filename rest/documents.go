@@ -1,0 +1,300 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"shipgraph/graph"
+	"shipgraph/graph/model"
+)
+
+// GET /v2/documents and GET /v2/documents/{id}.
+
+var documentIncludes = map[string]string{
+	"shipments":                    "shipments",
+	"cargos":                       "cargos",
+	"account":                      "account",
+	"user":                         "user",
+	"last_document_representation": "last_document_representation",
+	"current_extraction":           "last_document_representation", // alias
+	"email_submission":             "email_submission",
+}
+
+var (
+	documentList = endpoint{
+		serializer: "V2::DocumentSerializer",
+		includes:   documentIncludes,
+		sorts:      []string{"document_type", "added_by", "created_at"},
+		filters:    []string{"filter[filename]", "filter[reference]", "filter[document_types]"},
+		paged:      true,
+	}
+	documentItem = endpoint{serializer: "V2::DocumentSerializer", includes: documentIncludes}
+)
+
+func (s *server) listDocuments(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, documentList)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	filter := &model.DocumentFilter{
+		Filename:      p.filter("filter[filename]"),
+		Reference:     p.filter("filter[reference]"),
+		DocumentTypes: p.listFilter("filter[document_types]"),
+	}
+	// Without sort the resolver's default applies: newest first
+	// (-created_at), ties broken by id.
+	var order *model.DocumentOrder
+	if p.sort != nil {
+		order = &model.DocumentOrder{Field: model.DocumentOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
+	}
+	conn, err := s.res.Query().Documents(ctx, nil, nil, nil, nil, &p.page, filter, order)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	total := async(ctx, func(ctx context.Context) (int, error) { return s.res.DocumentConnection().TotalCount(ctx, conn) })
+	base := s.baseURL(r)
+	b := s.newBuilder(base, p)
+	data, err := b.documents(ctx, conn.Nodes, p)
+	n, cerr := total()
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, n, conn.PageInfo.HasNextPage), &Meta{Size: p.page.Size, Total: n}))
+}
+
+func (s *server) getDocument(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, documentItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	d, err := s.res.Query().Document(ctx, r.PathValue("id"))
+	if err == nil && d == nil {
+		err = model.NotFound("document")
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data, err := b.documents(ctx, []*model.Document{d}, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data[0], &Links{Self: data[0].Links.Self}, nil))
+}
+
+// documents renders documents with their linkage and the includes of p.
+// Statements: one per to-many relationship (shipments, cargos: linkage is
+// always needed), one per included to-one relationship, and, when shipments
+// are included, one for their containers linkage.
+func (b *builder) documents(ctx context.Context, docs []*model.Document, p *params) ([]*Resource, error) {
+	l, err := graph.For(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := newFanout(ctx)
+	docIDs := keysOf(docs, func(d *model.Document) *string { return &d.ID })
+	warm(f, l.ShipmentsByDocumentID.LoadAll, docIDs)
+	warm(f, l.ContainersByDocumentID.LoadAll, docIDs)
+	if p.included("account") {
+		warm(f, l.AccountByID.LoadAll, keysOf(docs, func(d *model.Document) *string { return &d.AccountID }))
+	}
+	if p.included("user") {
+		warm(f, l.UserByID.LoadAll, keysOf(docs, func(d *model.Document) *string { return d.UserID }))
+	}
+	if p.included("email_submission") {
+		warm(f, l.EmailSubmissionByID.LoadAll, keysOf(docs, func(d *model.Document) *string { return d.EmailSubmissionID }))
+	}
+	if p.included("last_document_representation") {
+		warm(f, l.DocumentRepresentationByID.LoadAll, keysOf(docs, func(d *model.Document) *string { return d.LastDocumentRepresentationID }))
+	}
+	if err := f.wait(); err != nil {
+		return nil, err
+	}
+
+	dr := b.res.Document()
+	f = newFanout(ctx)
+	ships := each(f, docs, dr.Shipments)
+	cargos := each(f, docs, dr.Cargos)
+	accounts := each(f, when(p.included("account"), docs), dr.Account)
+	users := each(f, when(p.included("user"), docs), dr.User)
+	emails := each(f, when(p.included("email_submission"), docs), dr.EmailSubmission)
+	reps := each(f, when(p.included("last_document_representation"), docs), dr.LastDocumentRepresentation)
+	if err := f.wait(); err != nil {
+		return nil, err
+	}
+	for i, d := range docs {
+		b.shipmentsOf[d.ID], b.cargosOf[d.ID] = ships[i], cargos[i]
+	}
+	if p.included("shipments") {
+		var all []*model.Shipment
+		for _, list := range ships {
+			all = append(all, list...)
+		}
+		if err := b.loadShipmentLinkage(ctx, all); err != nil {
+			return nil, err
+		}
+	}
+
+	data := make([]*Resource, len(docs))
+	for i, d := range docs {
+		data[i] = b.documentResource(d)
+	}
+	b.setPrimary(data...)
+	for i := range docs {
+		if a := at(accounts, i); a != nil {
+			b.include(accountResource(a))
+		}
+		if u := at(users, i); u != nil {
+			b.include(userResource(u))
+		}
+		if e := at(emails, i); e != nil {
+			b.include(emailSubmissionResource(e))
+		}
+		if rep := at(reps, i); rep != nil {
+			b.include(representationResource(rep))
+		}
+		if p.included("shipments") {
+			for _, s := range ships[i] {
+				b.include(b.shipmentResource(s))
+			}
+		}
+		if p.included("cargos") {
+			for _, c := range cargos[i] {
+				b.include(b.containerResource(c))
+			}
+		}
+	}
+	return data, nil
+}
+
+type documentAttributes struct {
+	ID                  string               `json:"id"`
+	Name                string               `json:"name"`
+	DocumentType        string               `json:"document_type"`
+	DocumentTypeManual  *string              `json:"document_type_manual"`
+	ClassificationNotes *string              `json:"classification_notes"`
+	Source              model.DocumentSource `json:"source"`
+	FileName            string               `json:"file_name"`
+	FileContentType     *string              `json:"file_content_type"`
+	FileSizeBytes       *int64               `json:"file_size_bytes"`
+	CreatedAt           timestamp            `json:"created_at"`
+	UpdatedAt           timestamp            `json:"updated_at"`
+}
+
+// documentResource renders a document; its shipments and cargos linkage
+// must have been loaded.
+func (b *builder) documentResource(d *model.Document) *Resource {
+	self := b.base + "/v2/documents/" + d.ID
+	return &Resource{
+		ID:   d.ID,
+		Type: "document",
+		Attributes: documentAttributes{
+			ID:                  d.ID,
+			Name:                d.Name,
+			DocumentType:        d.DocumentType,
+			DocumentTypeManual:  d.DocumentTypeManual,
+			ClassificationNotes: d.ClassificationNotes,
+			Source:              d.Source,
+			FileName:            d.FileName,
+			FileContentType:     d.FileContentType,
+			FileSizeBytes:       d.FileSizeBytes,
+			CreatedAt:           ts(d.CreatedAt),
+			UpdatedAt:           ts(d.UpdatedAt),
+		},
+		Relationships: Relationships{
+			toOne("account", "account", &d.AccountID),
+			toOne("user", "user", d.UserID),
+			toOne("email_submission", "email_submission", d.EmailSubmissionID),
+			toOne("last_document_representation", "document_representation", d.LastDocumentRepresentationID),
+			toMany("shipments", identifiers("shipment", b.shipmentsOf[d.ID], func(s *model.Shipment) string { return s.ID })),
+			toMany("cargos", identifiers("container", b.cargosOf[d.ID], func(c *model.Container) string { return c.ID })),
+		},
+		// The download link is the documented endpoint that hands out a
+		// (presigned) file URL.
+		Links: &Links{Self: self, Download: self + "/download_url"},
+	}
+}
+
+func identifiers[T any](typ string, items []T, id func(T) string) []Identifier {
+	out := make([]Identifier, len(items))
+	for i, it := range items {
+		out[i] = Identifier{Type: typ, ID: id(it)}
+	}
+	return out
+}
+
+type accountAttributes struct {
+	CompanyName string `json:"company_name"`
+}
+
+func accountResource(a *model.Account) *Resource {
+	return &Resource{ID: a.ID, Type: "account", Attributes: accountAttributes{CompanyName: a.CompanyName}}
+}
+
+type userAttributes struct {
+	Email     string    `json:"email"`
+	FirstName string    `json:"first_name"`
+	LastName  string    `json:"last_name"`
+	CreatedAt timestamp `json:"created_at"`
+}
+
+func userResource(u *model.User) *Resource {
+	return &Resource{ID: u.ID, Type: "user", Attributes: userAttributes{
+		Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, CreatedAt: ts(u.CreatedAt),
+	}}
+}
+
+type emailSubmissionAttributes struct {
+	Subject     *string    `json:"subject"`
+	BodyPreview *string    `json:"body_preview"`
+	From        []string   `json:"from"`
+	To          []string   `json:"to"`
+	Cc          []string   `json:"cc"`
+	MessageID   *string    `json:"message_id"`
+	SentAt      *timestamp `json:"sent_at"`
+	CreatedAt   timestamp  `json:"created_at"`
+	UpdatedAt   timestamp  `json:"updated_at"`
+}
+
+func emailSubmissionResource(e *model.EmailSubmission) *Resource {
+	return &Resource{ID: e.ID, Type: "email_submission", Attributes: emailSubmissionAttributes{
+		Subject:     e.Subject,
+		BodyPreview: e.BodyPreview,
+		From:        strs(e.From),
+		To:          strs(e.To),
+		Cc:          strs(e.Cc),
+		MessageID:   e.MessageID,
+		SentAt:      tsp(e.SentAt),
+		CreatedAt:   ts(e.CreatedAt),
+		UpdatedAt:   ts(e.UpdatedAt),
+	}}
+}
+
+type representationAttributes struct {
+	SchemaVersion string     `json:"schema_version"`
+	Payload       model.JSON `json:"payload"`
+	CreatedAt     timestamp  `json:"created_at"`
+	UpdatedAt     timestamp  `json:"updated_at"`
+}
+
+func representationResource(d *model.DocumentRepresentation) *Resource {
+	payload := d.Payload
+	if payload == nil {
+		payload = model.JSON("{}")
+	}
+	return &Resource{ID: d.ID, Type: "document_representation", Attributes: representationAttributes{
+		SchemaVersion: d.SchemaVersion, Payload: payload, CreatedAt: ts(d.CreatedAt), UpdatedAt: ts(d.UpdatedAt),
+	}}
+}

@@ -1,0 +1,259 @@
+package rest_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// fixtures are ids (and values) of the seeded data the cases use, found
+// through the API itself: the seed is fixed, so they are the same each run.
+type fixtures struct {
+	shipment, container, document, terminal, port string
+	// A shipment whose destination is a metro area and one whose
+	// destination terminal is a rail terminal, when the data has them.
+	metroShipment, railShipment string
+	// A shipment with custom field values.
+	fieldsShipment       string
+	bol, containerNumber string
+	// A document's file name, and the bill of lading and container
+	// number of records linked to it.
+	fileName, docBOL, docContainer         string
+	enumDefinition, textDefinition, option string
+}
+
+func findFixtures(t *testing.T, e *env) fixtures {
+	t.Helper()
+	return findFixturesOf(t, e, "acme")
+}
+
+// findFixturesOf finds the fixtures among the records of an account.
+func findFixturesOf(t *testing.T, e *env, account string) fixtures {
+	t.Helper()
+	get := func(path string) map[string]any { return e.getAs(account+"/admin", path) }
+	first := func(path string) string {
+		data := get(path)["data"].([]any)
+		if len(data) == 0 {
+			t.Fatalf("GET %s: empty list", path)
+		}
+		return data[0].(map[string]any)["id"].(string)
+	}
+	var f fixtures
+	ships := get("/v2/shipments?page[size]=100")["data"].([]any)
+	for _, s := range ships {
+		s := s.(map[string]any)
+		id := s["id"].(string)
+		rels := obj(s, "relationships")
+		if f.shipment == "" && len(obj(rels, "containers")["data"].([]any)) > 1 {
+			f.shipment = id
+			f.bol = obj(s, "attributes")["bill_of_lading_number"].(string)
+			f.terminal, _ = obj(rels, "pod_terminal", "data")["id"].(string)
+			f.port, _ = obj(rels, "port_of_discharge", "data")["id"].(string)
+		}
+		if d := obj(rels, "destination", "data"); f.metroShipment == "" && d != nil && d["type"] == "metro_area" {
+			f.metroShipment = id
+		}
+		if d := obj(rels, "destination_terminal", "data"); f.railShipment == "" && d != nil && d["type"] == "rail_terminal" {
+			f.railShipment = id
+		}
+	}
+	for _, s := range ships {
+		id := s.(map[string]any)["id"].(string)
+		if len(get("/v2/shipments/" + id + "/custom_fields")["data"].([]any)) >= 3 {
+			f.fieldsShipment = id
+			break
+		}
+	}
+	c := get("/v2/containers?page[size]=1")["data"].([]any)[0].(map[string]any)
+	f.container = c["id"].(string)
+	f.containerNumber = obj(c, "attributes")["number"].(string)
+	f.document = first("/v2/documents?page[size]=1")
+	docs := get("/v2/documents?page[size]=100&include=shipments,cargos")
+	for _, d := range docs["data"].([]any) {
+		rels := obj(d, "relationships")
+		ships, cargos := obj(rels, "shipments")["data"].([]any), obj(rels, "cargos")["data"].([]any)
+		if len(ships) > 0 && len(cargos) > 0 {
+			f.fileName = obj(d, "attributes")["file_name"].(string)
+			for _, inc := range docs["included"].([]any) {
+				inc := inc.(map[string]any)
+				switch inc["id"] {
+				case ships[0].(map[string]any)["id"]:
+					f.docBOL = obj(inc, "attributes")["bill_of_lading_number"].(string)
+				case cargos[0].(map[string]any)["id"]:
+					f.docContainer = obj(inc, "attributes")["number"].(string)
+				}
+			}
+			break
+		}
+	}
+	for _, d := range get("/v2/custom_field_definitions")["data"].([]any) {
+		d := d.(map[string]any)
+		attrs := obj(d, "attributes")
+		if attrs["entity_type"] != "Shipment" {
+			continue
+		}
+		switch attrs["api_slug"] {
+		case "priority_level":
+			f.enumDefinition = d["id"].(string)
+		case "customer_po":
+			f.textDefinition = d["id"].(string)
+		}
+	}
+	f.option = first("/v2/custom_field_definitions/" + f.enumDefinition + "/options")
+	for name, v := range map[string]string{"shipment": f.shipment, "terminal": f.terminal, "port": f.port,
+		"metro shipment": f.metroShipment, "rail shipment": f.railShipment, "fields shipment": f.fieldsShipment,
+		"enum definition": f.enumDefinition, "text definition": f.textDefinition,
+		"document file name": f.fileName, "document bill of lading": f.docBOL, "document container": f.docContainer} {
+		if v == "" {
+			t.Fatalf("the seeded data has no %s for the tests", name)
+		}
+	}
+	return f
+}
+
+// TestGolden answers every read endpoint with a fixed body (golden file)
+// that matches the endpoint's response schema in the OpenAPI document.
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	f := findFixtures(t, e)
+	q := url.QueryEscape
+	cases := []struct{ name, path, schema string }{
+		// Documents.
+		{"documents", "/v2/documents?page[size]=4", "get-documents-200"},
+		{"documents_default_page", "/v2/documents", "get-documents-200"},
+		{"documents_page_2", "/v2/documents?page[number]=2&page[size]=4", "get-documents-200"},
+		{"documents_include_all", "/v2/documents?page[size]=3&include=shipments,cargos,account,user,last_document_representation,email_submission", "get-documents-200"},
+		{"documents_include_current_extraction", "/v2/documents?page[size]=2&include=current_extraction", "get-documents-200"},
+		{"documents_include_empty", "/v2/documents?page[size]=1&include=", "get-documents-200"},
+		{"documents_sort_document_type", "/v2/documents?sort=document_type&page[size]=4", "get-documents-200"},
+		{"documents_sort_added_by_desc", "/v2/documents?sort=-added_by&page[size]=4", "get-documents-200"},
+		{"documents_sort_created_at", "/v2/documents?sort=created_at&page[size]=4", "get-documents-200"},
+		{"documents_filter_document_types", "/v2/documents?filter[document_types]=delivery_order,customs_entry&page[size]=3", "get-documents-200"},
+		{"documents_filter_filename", "/v2/documents?filter[filename]=" + q(f.fileName), "get-documents-200"},
+		{"documents_filter_reference", "/v2/documents?filter[reference]=" + q(f.docBOL) + "&include=shipments", "get-documents-200"},
+		{"documents_filter_reference_container", "/v2/documents?filter[reference]=" + q(strings.ToLower(f.docContainer)), "get-documents-200"},
+		{"documents_encoded_brackets", "/v2/documents?page%5Bsize%5D=2&page%5Bnumber%5D=3&filter%5Bdocument_types%5D=bill_of_lading", "get-documents-200"},
+		{"documents_beyond_last_page", "/v2/documents?page[number]=999&page[size]=50", "get-documents-200"},
+		{"document", "/v2/documents/" + f.document, "get-document-200"},
+		{"document_include_all", "/v2/documents/" + f.document + "?include=shipments,cargos,account,user,current_extraction,email_submission", "get-document-200"},
+
+		// Shipments.
+		{"shipments", "/v2/shipments?page[size]=3", "get-shipments-200"},
+		{"shipments_client_includes", "/v2/shipments?page[size]=3&include=containers,pod_terminal,port_of_lading,port_of_discharge,destination,destination_terminal", "get-shipments-200"},
+		{"shipments_filter_tracking_stopped", "/v2/shipments?filter[tracking_stopped]=true&page[size]=2", "get-shipments-200"},
+		{"shipments_number", "/v2/shipments?number=" + q(f.bol), "get-shipments-200"},
+		{"shipments_q_container_number", "/v2/shipments?q=" + q(f.containerNumber), "get-shipments-200"},
+		{"shipments_sort_pod_eta_at", "/v2/shipments?sort=pod_eta_at&page[size]=2", "get-shipments-200"},
+		{"shipment", "/v2/shipments/" + f.shipment, "get-shipment-200"},
+		{"shipment_include_all", "/v2/shipments/" + f.shipment + "?include=containers,pod_terminal,port_of_lading,port_of_discharge,destination,destination_terminal,line_tracking_stopped_by_user", "get-shipment-200"},
+		{"shipment_metro_destination", "/v2/shipments/" + f.metroShipment + "?include=destination", "get-shipment-200"},
+		{"shipment_rail_terminal", "/v2/shipments/" + f.railShipment + "?include=destination_terminal", "get-shipment-200"},
+
+		// Containers.
+		{"containers", "/v2/containers?page[size]=3", "get-containers-200"},
+		{"containers_client_includes", "/v2/containers?page[size]=3&include=shipment,pod_terminal,pickup_facility", "get-containers-200"},
+		{"containers_unsupported_includes", "/v2/containers?page[size]=1&include=transport_events,raw_events", "get-containers-200"},
+		{"containers_filter_number", "/v2/containers?filter[number]=" + q(f.containerNumber), "get-containers-200"},
+		{"container", "/v2/containers/" + f.container, "get-container-200"},
+		{"container_include_all", "/v2/containers/" + f.container + "?include=shipment,pod_terminal,pickup_facility,transport_events,raw_events", "get-container-200"},
+
+		// Reference data.
+		{"terminal", "/v2/terminals/" + f.terminal, "get-terminal-200"},
+		{"terminal_include_port", "/v2/terminals/" + f.terminal + "?include=port", "get-terminal-200"},
+		{"port", "/v2/ports/" + f.port, "get-port-200"},
+
+		// Custom fields.
+		{"custom_field_definitions", "/v2/custom_field_definitions", "get-custom-field-definitions-200"},
+		{"custom_field_definitions_filter", "/v2/custom_field_definitions?filter[entity_type]=Shipment&filter[data_type]=enum_multi", "get-custom-field-definitions-200"},
+		{"custom_field_definitions_display_name", "/v2/custom_field_definitions?filter[display_name]=dock", "get-custom-field-definitions-200"},
+		{"custom_field_definition", "/v2/custom_field_definitions/" + f.enumDefinition, "get-custom-field-definition-200"},
+		{"custom_field_options", "/v2/custom_field_definitions/" + f.enumDefinition + "/options", "get-custom-field-options-200"},
+		{"custom_field_options_page", "/v2/custom_field_definitions/" + f.enumDefinition + "/options?page[size]=3&page[number]=2", "get-custom-field-options-200"},
+		{"custom_field_options_not_enum", "/v2/custom_field_definitions/" + f.textDefinition + "/options", "get-custom-field-options-200"},
+		{"custom_field_option", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + f.option, "get-custom-field-option-200"},
+		{"shipment_custom_fields", "/v2/shipments/" + f.fieldsShipment + "/custom_fields", "get-shipment-custom-fields-200"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.do("acme/member", "GET", c.path, nil)
+			if r.status != http.StatusOK {
+				t.Fatalf("GET %s: %d\n%s", c.path, r.status, r.body)
+			}
+			checkDocument(t, r)
+			validate(t, c.schema, r.body)
+			golden(t, c.name, r)
+		})
+	}
+}
+
+// checkDocument checks the JSON:API rules the schemas do not express:
+// included resources appear once, never repeat primary data, and each is
+// reachable from a relationship; every relationship has data; links are
+// absolute.
+func checkDocument(t *testing.T, r *response) {
+	t.Helper()
+	if ct := r.header.Get("Content-Type"); ct != "application/vnd.api+json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	doc := r.json(t)
+	var primary []map[string]any
+	switch d := doc["data"].(type) {
+	case []any:
+		for _, x := range d {
+			primary = append(primary, x.(map[string]any))
+		}
+	case map[string]any:
+		primary = append(primary, d)
+	}
+	key := func(m map[string]any) string { return m["type"].(string) + "/" + m["id"].(string) }
+	seen := map[string]bool{}
+	for _, p := range primary {
+		seen[key(p)] = true
+	}
+	included, _ := doc["included"].([]any)
+	all := append([]map[string]any(nil), primary...)
+	for _, x := range included {
+		m := x.(map[string]any)
+		if seen[key(m)] {
+			t.Errorf("included %s twice or repeats primary data", key(m))
+		}
+		seen[key(m)] = true
+		all = append(all, m)
+	}
+	linked := map[string]bool{}
+	for _, res := range all {
+		for name, rel := range obj(res, "relationships") {
+			data, ok := rel.(map[string]any)["data"]
+			if !ok {
+				t.Errorf("%s: relationship %s has no data", key(res), name)
+			}
+			switch d := data.(type) {
+			case map[string]any:
+				linked[key(d)] = true
+			case []any:
+				for _, x := range d {
+					linked[key(x.(map[string]any))] = true
+				}
+			}
+		}
+		for name, l := range obj(res, "links") {
+			if s, _ := l.(string); !strings.HasPrefix(s, "https://api.shipgraph.test/v2/") {
+				t.Errorf("%s: link %s %q is not absolute", key(res), name, l)
+			}
+		}
+	}
+	for _, x := range included {
+		if k := key(x.(map[string]any)); !linked[k] {
+			t.Errorf("included %s is not reachable from a relationship", k)
+		}
+	}
+	if q := doc["links"]; q != nil {
+		for name, l := range q.(map[string]any) {
+			if s, _ := l.(string); !strings.HasPrefix(s, "https://api.shipgraph.test/v2/") {
+				t.Errorf("top-level link %s %q is not absolute", name, l)
+			}
+		}
+	}
+}

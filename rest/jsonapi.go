@@ -1,0 +1,157 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// The JSON:API document types. They are written by hand (not reflected from
+// the models) so that output is deterministic: members in a fixed order,
+// attributes as one struct per resource type in the order of the spec,
+// relationships as an ordered list, and included resources in the order they
+// were first reached.
+
+// Document is a top-level JSON:API document. Data is a *Resource or a
+// []*Resource; Included is rendered only when non-nil (an include was asked
+// for), as [] when nothing was reachable.
+type Document struct {
+	Data     any         `json:"data"`
+	Included []*Resource `json:"included,omitzero"`
+	Links    *Links      `json:"links,omitempty"`
+	Meta     *Meta       `json:"meta,omitempty"`
+}
+
+// Resource is a resource object.
+type Resource struct {
+	ID            string        `json:"id"`
+	Type          string        `json:"type"`
+	Attributes    any           `json:"attributes,omitempty"`
+	Relationships Relationships `json:"relationships,omitzero"`
+	Links         *Links        `json:"links,omitempty"`
+}
+
+// Identifier is a resource identifier object (linkage).
+type Identifier struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+func (r *Resource) identifier() Identifier { return Identifier{Type: r.Type, ID: r.ID} }
+
+// Relationship is one named relationship with its linkage: a to-one
+// relationship renders {"data": null} or {"data": {…}}, a to-many one
+// {"data": [...]}, never null.
+type Relationship struct {
+	Name string
+	Many bool
+	One  *Identifier
+	List []Identifier
+}
+
+// toOne returns a to-one relationship; an empty id is null linkage.
+func toOne(name, typ string, id *string) Relationship {
+	if id == nil || *id == "" {
+		return Relationship{Name: name}
+	}
+	return Relationship{Name: name, One: &Identifier{Type: typ, ID: *id}}
+}
+
+// toMany returns a to-many relationship (an empty list renders as []).
+func toMany(name string, ids []Identifier) Relationship {
+	if ids == nil {
+		ids = []Identifier{}
+	}
+	return Relationship{Name: name, Many: true, List: ids}
+}
+
+// Relationships is the ordered relationships object of a resource.
+type Relationships []Relationship
+
+// MarshalJSON writes the relationships as an object in their order.
+func (rs Relationships) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(r.Name)
+		b.Write(name)
+		b.WriteString(`:{"data":`)
+		var data any = r.One
+		if r.Many {
+			data = r.List
+		}
+		v, err := json.Marshal(data)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Links is a links object; members without a link are left out.
+type Links struct {
+	Self     string `json:"self,omitempty"`
+	Download string `json:"download,omitempty"`
+	First    string `json:"first,omitempty"`
+	Prev     string `json:"prev,omitempty"`
+	Next     string `json:"next,omitempty"`
+	Last     string `json:"last,omitempty"`
+}
+
+// Meta is the meta object of a list: size is the page size the list was
+// read with and total the number of records of the whole (filtered) list,
+// as the live API answers.
+type Meta struct {
+	Size  int `json:"size"`
+	Total int `json:"total"`
+}
+
+// timestamp renders a time in UTC (RFC 3339, with fractional seconds only
+// when there are any), whatever the location the driver gave it.
+type timestamp time.Time
+
+func (t timestamp) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Time(t).UTC().Format(time.RFC3339Nano))
+}
+
+func ts(t time.Time) timestamp { return timestamp(t) }
+
+// tsp is ts for nullable times.
+func tsp(t *time.Time) *timestamp {
+	if t == nil {
+		return nil
+	}
+	v := timestamp(*t)
+	return &v
+}
+
+// strings returns s, or an empty list for nil, for non-nullable arrays.
+func strs(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// writeDocument answers a JSON:API document.
+func writeDocument(w http.ResponseWriter, r *http.Request, status int, doc *Document) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // links keep their & literal
+	if err := enc.Encode(doc); err != nil {
+		// Every member is a plain value: only a bug gets here, and it is
+		// logged and answered as a generic 500.
+		WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", MediaType)
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}

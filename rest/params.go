@@ -1,0 +1,234 @@
+package rest
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"shipgraph/graph/model"
+)
+
+// Query parameters: include, sort, page[number], page[size] and the filters
+// of each list, each checked against the allow-list of its endpoint. A bad
+// value is a 400 naming the parameter (source.parameter).
+//
+// Unknown filter[…] and page[…] members are refused too (a misspelled
+// filter that was silently ignored would answer with the wrong records);
+// other unknown parameters (cache busters, fields[…] sparse fieldsets,
+// which we do not implement) are ignored.
+
+// maxPageNumber bounds page[number] so the offset stays reasonable.
+const maxPageNumber = 1_000_000_000 / model.MaxPageSize
+
+// endpoint describes what the query string of one endpoint may hold.
+type endpoint struct {
+	// serializer names the resource in the unknown-include message, which
+	// keeps the live API's wording ("x is not specified as a relationship
+	// on V2::DocumentSerializer").
+	serializer string
+	// includes maps each accepted include name to the relationship it
+	// selects (aliases map to their target).
+	includes map[string]string
+	// sorts are the sortable fields; none means sort is refused.
+	sorts []string
+	// filters are the accepted filter parameters, by full name
+	// ("filter[filename]", "q").
+	filters []string
+	// paged lists take page[number] and page[size].
+	paged bool
+}
+
+// params is a parsed, validated query string.
+type params struct {
+	values url.Values
+	// include is the set of selected relationships (aliases resolved);
+	// nil when include was absent or empty. Included resources come in
+	// relationship order, whatever the order of the parameter.
+	include map[string]bool
+	sort    *sortParam
+	page    model.PageInput
+	filters map[string]string
+}
+
+type sortParam struct {
+	field string
+	desc  bool
+}
+
+// included reports whether relationship name was asked for.
+func (p *params) included(name string) bool { return p.include[name] }
+
+// badParam is the 400 of a query parameter.
+func badParam(name, format string, args ...any) error {
+	return model.Errorf(model.EINVALID, format, args...).AtParameter(name)
+}
+
+// parseParams reads the query string of r for endpoint e. Both literal and
+// percent-encoded brackets (page%5Bsize%5D) arrive here decoded alike.
+func parseParams(r *http.Request, e endpoint) (*params, error) {
+	values, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, model.Errorf(model.EINVALID, "the query string is malformed: %s", queryError(err))
+	}
+	p := &params{values: values, filters: map[string]string{}, page: model.PageInput{Number: 1, Size: model.DefaultPageSize}}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // report the same error for the same request
+	for _, k := range keys {
+		if len(values[k]) > 1 && (k == "include" || k == "sort" || strings.HasPrefix(k, "page[") || slices.Contains(e.filters, k)) {
+			return nil, badParam(k, "%s is given more than once", k)
+		}
+		v := values.Get(k)
+		if strings.ContainsRune(v, 0) && (k == "include" || k == "sort" || strings.HasPrefix(k, "page[") || slices.Contains(e.filters, k)) {
+			// PostgreSQL text cannot hold NUL.
+			return nil, badParam(k, "%s must not contain NUL characters", k)
+		}
+		switch {
+		case k == "include":
+			if err := p.parseInclude(v, e); err != nil {
+				return nil, err
+			}
+		case k == "sort":
+			if err := p.parseSort(v, e); err != nil {
+				return nil, err
+			}
+		case k == "page[number]" || k == "page[size]":
+			if !e.paged {
+				return nil, badParam(k, "%s is not supported here: this is not a list", k)
+			}
+			n, err := parsePageValue(k, v)
+			if err != nil {
+				return nil, err
+			}
+			if k == "page[number]" {
+				p.page.Number = n
+			} else {
+				p.page.Size = n
+			}
+		case slices.Contains(e.filters, k):
+			p.filters[k] = strings.TrimSpace(v)
+		case strings.HasPrefix(k, "filter[") || strings.HasPrefix(k, "page["):
+			return nil, badParam(k, "%s is not a supported parameter%s", k, supported(e))
+		}
+	}
+	return p, nil
+}
+
+// queryError describes a url.ParseQuery failure without echoing internals.
+func queryError(err error) string {
+	if strings.Contains(err.Error(), "semicolon") {
+		return "semicolons are not separators; use &"
+	}
+	return "bad percent-encoding"
+}
+
+func supported(e endpoint) string {
+	if len(e.filters) == 0 {
+		return ""
+	}
+	return "; filters here: " + strings.Join(e.filters, ", ")
+}
+
+func parsePageValue(name, v string) (int, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return 0, badParam(name, "%s is too large", name)
+		}
+		return 0, badParam(name, "%s must be an integer, not %q", name, v)
+	}
+	if n < 1 {
+		return 0, badParam(name, "%s must be at least 1", name)
+	}
+	if name == "page[size]" && n > model.MaxPageSize {
+		return 0, badParam(name, "page[size] must be at most %d", model.MaxPageSize)
+	}
+	if name == "page[number]" && n > maxPageNumber {
+		return 0, badParam(name, "page[number] must be at most %d", maxPageNumber)
+	}
+	return int(n), nil
+}
+
+func (p *params) parseInclude(v string, e endpoint) error {
+	for item := range strings.SplitSeq(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		rel, ok := e.includes[item]
+		if !ok {
+			detail := item + " is not specified as a relationship on " + e.serializer
+			if strings.Contains(item, ".") {
+				detail += " (nested includes are not supported)"
+			}
+			return model.Errorf(model.EINVALID, "%s", detail).AtParameter("include")
+		}
+		if p.include == nil {
+			p.include = map[string]bool{}
+		}
+		p.include[rel] = true
+	}
+	return nil
+}
+
+func (p *params) parseSort(v string, e endpoint) error {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return nil
+	}
+	if len(e.sorts) == 0 {
+		return badParam("sort", "this endpoint cannot be sorted")
+	}
+	if strings.Contains(v, ",") {
+		return badParam("sort", "only one sort field is supported (ties are broken by id)")
+	}
+	s := &sortParam{field: v}
+	if f, ok := strings.CutPrefix(v, "-"); ok {
+		s.field, s.desc = f, true
+	}
+	if !slices.Contains(e.sorts, s.field) {
+		return badParam("sort", "%s is not a sortable field; sortable fields: %s", s.field, strings.Join(e.sorts, ", "))
+	}
+	p.sort = s
+	return nil
+}
+
+// filter returns a filter's value ("" when absent).
+func (p *params) filter(name string) string { return p.filters[name] }
+
+// boolFilter parses a true/false filter; absent or empty is nil.
+func (p *params) boolFilter(name string) (*bool, error) {
+	v := p.filters[name]
+	if v == "" {
+		return nil, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return nil, badParam(name, "%s must be true or false, not %q", name, v)
+	}
+	return &b, nil
+}
+
+// listFilter splits a comma-separated filter, dropping empty items.
+func (p *params) listFilter(name string) []string {
+	var out []string
+	for item := range strings.SplitSeq(p.filters[name], ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// direction returns the GraphQL order direction of the sort.
+func (s *sortParam) direction() *model.OrderDirection {
+	d := model.OrderDirectionAsc
+	if s.desc {
+		d = model.OrderDirectionDesc
+	}
+	return &d
+}

@@ -1,0 +1,58 @@
+package rest_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestStatementCounts checks that includes batch: a page of 100 documents
+// with their shipments and cargos costs the same number of SQL statements
+// as a page of 10 — one per relationship, never one per document.
+func TestStatementCounts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{shipments: 400})
+	count := func(path string) int64 {
+		t.Helper()
+		r := e.do("acme/admin", "GET", path, nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("GET %s: %d\n%s", path, r.status, r.body)
+		}
+		return r.queries
+	}
+	if n := len(e.get("/v2/documents?page[size]=100")["data"].([]any)); n != 100 {
+		t.Fatalf("the test needs 100 documents in a page, the seed gives %d", n)
+	}
+	cases := []struct {
+		path string
+		want int64
+	}{
+		// page, count, shipments and cargos linkage, containers linkage
+		// of the included shipments.
+		{"/v2/documents?include=shipments,cargos&page[size]=%d", 5},
+		// … and accounts, users, e-mails, representations.
+		{"/v2/documents?include=shipments,cargos,account,user,email_submission,last_document_representation&page[size]=%d", 9},
+		// page, count, containers linkage.
+		{"/v2/documents?page[size]=%d", 4},
+		{"/v2/shipments?page[size]=%d", 3},
+		// … ports (three relationships, one loader), terminals,
+		// metro areas, rail terminals.
+		{"/v2/shipments?include=containers,pod_terminal,port_of_lading,port_of_discharge,destination,destination_terminal&page[size]=%d", 7},
+		// page, count; the included shipments with their containers
+		// linkage; terminals (pod_terminal and pickup_facility share
+		// the loader).
+		{"/v2/containers?page[size]=%d", 2},
+		{"/v2/containers?include=shipment,pod_terminal,pickup_facility&page[size]=%d", 5},
+	}
+	for _, c := range cases {
+		small, large := count(fmt.Sprintf(c.path, 10)), count(fmt.Sprintf(c.path, 100))
+		t.Logf("%-125s size 10: %d statements, size 100: %d", strings.Replace(c.path, "%d", "N", 1), small, large)
+		if small != large {
+			t.Errorf("%s: %d statements for 10, %d for 100", c.path, small, large)
+		}
+		if large > c.want {
+			t.Errorf("%s: %d statements, want at most %d", c.path, large, c.want)
+		}
+	}
+}

@@ -1,0 +1,300 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"shipgraph/graph"
+	"shipgraph/graph/model"
+)
+
+// GET /v2/shipments and GET /v2/shipments/{id}.
+
+// shipmentIncludes are the relationships of the shipment resource.
+var shipmentIncludes = map[string]string{
+	"destination":                   "destination",
+	"port_of_lading":                "port_of_lading",
+	"port_of_discharge":             "port_of_discharge",
+	"containers":                    "containers",
+	"pod_terminal":                  "pod_terminal",
+	"destination_terminal":          "destination_terminal",
+	"line_tracking_stopped_by_user": "line_tracking_stopped_by_user",
+}
+
+var (
+	shipmentList = endpoint{
+		serializer: "V2::ShipmentSerializer",
+		includes:   shipmentIncludes,
+		// Not in the OpenAPI document, but the resolvers order by these.
+		sorts:   []string{"created_at", "pod_eta_at", "bill_of_lading_number"},
+		filters: []string{"q", "number", "filter[tracking_stopped]"},
+		paged:   true,
+	}
+	shipmentItem = endpoint{serializer: "V2::ShipmentSerializer", includes: shipmentIncludes}
+)
+
+func (s *server) listShipments(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, shipmentList)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	stopped, err := p.boolFilter("filter[tracking_stopped]")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	filter := &model.ShipmentFilter{Search: p.filter("q"), Number: p.filter("number"), TrackingStopped: stopped}
+	var order *model.ShipmentOrder
+	if p.sort != nil {
+		order = &model.ShipmentOrder{Field: model.ShipmentOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
+	}
+	conn, err := s.res.Query().Shipments(ctx, nil, nil, nil, nil, &p.page, filter, order)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	total := async(ctx, func(ctx context.Context) (int, error) { return s.res.ShipmentConnection().TotalCount(ctx, conn) })
+	base := s.baseURL(r)
+	b := s.newBuilder(base, p)
+	data, err := b.shipments(ctx, conn.Nodes, p)
+	n, cerr := total()
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, n, conn.PageInfo.HasNextPage), &Meta{Size: p.page.Size, Total: n}))
+}
+
+func (s *server) getShipment(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, shipmentItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	sh, err := s.res.Query().Shipment(ctx, r.PathValue("id"))
+	if err == nil && sh == nil {
+		err = model.NotFound("shipment")
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data, err := b.shipments(ctx, []*model.Shipment{sh}, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data[0], &Links{Self: data[0].Links.Self}, nil))
+}
+
+// shipments renders shipments with their containers linkage (one
+// statement) and the includes of p (ports, terminals and users: one
+// statement per loader used).
+func (b *builder) shipments(ctx context.Context, ships []*model.Shipment, p *params) ([]*Resource, error) {
+	l, err := graph.For(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := newFanout(ctx)
+	// The loaders the included relationships read, with all their keys
+	// (ports and terminals serve several relationships each).
+	var ports, metros, terminals, rails, users []*string
+	for _, s := range ships {
+		if p.included("destination") {
+			ports, metros = append(ports, s.DestinationPortID), append(metros, s.DestinationMetroAreaID)
+		}
+		if p.included("port_of_lading") {
+			ports = append(ports, s.PortOfLadingID)
+		}
+		if p.included("port_of_discharge") {
+			ports = append(ports, s.PortOfDischargeID)
+		}
+		if p.included("pod_terminal") {
+			terminals = append(terminals, s.PodTerminalID)
+		}
+		if p.included("destination_terminal") {
+			terminals, rails = append(terminals, s.DestinationTerminalID), append(rails, s.DestinationRailTerminalID)
+		}
+		if p.included("line_tracking_stopped_by_user") {
+			users = append(users, s.LineTrackingStoppedByUserID)
+		}
+	}
+	id := func(s *string) *string { return s }
+	warm(f, l.PortByID.LoadAll, keysOf(ports, id))
+	warm(f, l.MetroAreaByID.LoadAll, keysOf(metros, id))
+	warm(f, l.TerminalByID.LoadAll, keysOf(terminals, id))
+	warm(f, l.RailTerminalByID.LoadAll, keysOf(rails, id))
+	warm(f, l.UserByID.LoadAll, keysOf(users, id))
+	if err := f.wait(); err != nil {
+		return nil, err
+	}
+
+	sr := b.res.Shipment()
+	f = newFanout(ctx)
+	dests := each(f, when(p.included("destination"), ships), sr.Destination)
+	pols := each(f, when(p.included("port_of_lading"), ships), sr.PortOfLading)
+	pods := each(f, when(p.included("port_of_discharge"), ships), sr.PortOfDischarge)
+	podTerminals := each(f, when(p.included("pod_terminal"), ships), sr.PodTerminal)
+	destTerminals := each(f, when(p.included("destination_terminal"), ships), sr.DestinationTerminal)
+	stoppers := each(f, when(p.included("line_tracking_stopped_by_user"), ships), sr.LineTrackingStoppedByUser)
+	f.do(func(ctx context.Context) error { return b.loadShipmentLinkage(ctx, ships) })
+	if err := f.wait(); err != nil {
+		return nil, err
+	}
+
+	data := make([]*Resource, len(ships))
+	for i, sh := range ships {
+		data[i] = b.shipmentResource(sh)
+	}
+	b.setPrimary(data...)
+	for i, sh := range ships {
+		if d := at(dests, i); d != nil {
+			b.include(b.destinationResource(d))
+		}
+		if port := at(pols, i); port != nil {
+			b.include(b.portResource(port))
+		}
+		if port := at(pods, i); port != nil {
+			b.include(b.portResource(port))
+		}
+		if p.included("containers") {
+			for _, c := range b.containersOf[sh.ID] {
+				b.include(b.containerResource(c))
+			}
+		}
+		if t := at(podTerminals, i); t != nil {
+			b.include(b.terminalResource(t))
+		}
+		if t := at(destTerminals, i); t != nil {
+			b.include(b.destinationTerminalResource(t))
+		}
+		if u := at(stoppers, i); u != nil {
+			b.include(userResource(u))
+		}
+	}
+	return data, nil
+}
+
+type shipmentAttributes struct {
+	BillOfLadingNumber          string                           `json:"bill_of_lading_number"`
+	NormalizedNumber            string                           `json:"normalized_number"`
+	RefNumbers                  []string                         `json:"ref_numbers"`
+	CreatedAt                   timestamp                        `json:"created_at"`
+	Tags                        []string                         `json:"tags"`
+	PortOfLadingLocode          *string                          `json:"port_of_lading_locode"`
+	PortOfLadingName            *string                          `json:"port_of_lading_name"`
+	PortOfDischargeLocode       *string                          `json:"port_of_discharge_locode"`
+	PortOfDischargeName         *string                          `json:"port_of_discharge_name"`
+	DestinationLocode           *string                          `json:"destination_locode"`
+	DestinationName             *string                          `json:"destination_name"`
+	ShippingLineScac            string                           `json:"shipping_line_scac"`
+	ShippingLineName            string                           `json:"shipping_line_name"`
+	ShippingLineShortName       string                           `json:"shipping_line_short_name"`
+	CustomerName                *string                          `json:"customer_name"`
+	PodVesselName               *string                          `json:"pod_vessel_name"`
+	PodVesselImo                *string                          `json:"pod_vessel_imo"`
+	PodVoyageNumber             *string                          `json:"pod_voyage_number"`
+	PolEtdAt                    *timestamp                       `json:"pol_etd_at"`
+	PolAtdAt                    *timestamp                       `json:"pol_atd_at"`
+	PodEtaAt                    *timestamp                       `json:"pod_eta_at"`
+	PodOriginalEtaAt            *timestamp                       `json:"pod_original_eta_at"`
+	PodAtaAt                    *timestamp                       `json:"pod_ata_at"`
+	DestinationEtaAt            *timestamp                       `json:"destination_eta_at"`
+	DestinationAtaAt            *timestamp                       `json:"destination_ata_at"`
+	PolTimezone                 *string                          `json:"pol_timezone"`
+	PodTimezone                 *string                          `json:"pod_timezone"`
+	DestinationTimezone         *string                          `json:"destination_timezone"`
+	LineTrackingLastAttemptedAt *timestamp                       `json:"line_tracking_last_attempted_at"`
+	LineTrackingLastSucceededAt *timestamp                       `json:"line_tracking_last_succeeded_at"`
+	LineTrackingStoppedAt       *timestamp                       `json:"line_tracking_stopped_at"`
+	LineTrackingStoppedReason   *model.LineTrackingStoppedReason `json:"line_tracking_stopped_reason"`
+}
+
+// shipmentResource renders a shipment; its containers linkage must have
+// been loaded (loadShipmentLinkage).
+func (b *builder) shipmentResource(s *model.Shipment) *Resource {
+	containers, ok := b.containersOf[s.ID]
+	if !ok {
+		panic("rest: containers linkage of shipment " + s.ID + " was not loaded")
+	}
+	// ref_numbers is nullable in the spec (null when never set, as in
+	// GraphQL); tags is not.
+	var refs []string
+	if s.RefNumbers != nil {
+		refs = strs(s.RefNumbers)
+	}
+	return &Resource{
+		ID:   s.ID,
+		Type: "shipment",
+		Attributes: shipmentAttributes{
+			BillOfLadingNumber:          s.BillOfLadingNumber,
+			NormalizedNumber:            s.NormalizedNumber,
+			RefNumbers:                  refs,
+			CreatedAt:                   ts(s.CreatedAt),
+			Tags:                        strs(s.Tags),
+			PortOfLadingLocode:          s.PortOfLadingLocode,
+			PortOfLadingName:            s.PortOfLadingName,
+			PortOfDischargeLocode:       s.PortOfDischargeLocode,
+			PortOfDischargeName:         s.PortOfDischargeName,
+			DestinationLocode:           s.DestinationLocode,
+			DestinationName:             s.DestinationName,
+			ShippingLineScac:            s.ShippingLineScac,
+			ShippingLineName:            s.ShippingLineName,
+			ShippingLineShortName:       s.ShippingLineShortName,
+			CustomerName:                s.CustomerName,
+			PodVesselName:               s.PodVesselName,
+			PodVesselImo:                s.PodVesselImo,
+			PodVoyageNumber:             s.PodVoyageNumber,
+			PolEtdAt:                    tsp(s.PolEtdAt),
+			PolAtdAt:                    tsp(s.PolAtdAt),
+			PodEtaAt:                    tsp(s.PodEtaAt),
+			PodOriginalEtaAt:            tsp(s.PodOriginalEtaAt),
+			PodAtaAt:                    tsp(s.PodAtaAt),
+			DestinationEtaAt:            tsp(s.DestinationEtaAt),
+			DestinationAtaAt:            tsp(s.DestinationAtaAt),
+			PolTimezone:                 s.PolTimezone,
+			PodTimezone:                 s.PodTimezone,
+			DestinationTimezone:         s.DestinationTimezone,
+			LineTrackingLastAttemptedAt: tsp(s.LineTrackingLastAttemptedAt),
+			LineTrackingLastSucceededAt: tsp(s.LineTrackingLastSucceededAt),
+			LineTrackingStoppedAt:       tsp(s.LineTrackingStoppedAt),
+			LineTrackingStoppedReason:   s.LineTrackingStoppedReason,
+		},
+		Relationships: Relationships{
+			destinationLinkage(s),
+			toOne("port_of_lading", "port", s.PortOfLadingID),
+			toOne("port_of_discharge", "port", s.PortOfDischargeID),
+			toMany("containers", identifiers("container", containers, func(c *model.Container) string { return c.ID })),
+			toOne("pod_terminal", "terminal", s.PodTerminalID),
+			destinationTerminalLinkage(s),
+			toOne("line_tracking_stopped_by_user", "user", s.LineTrackingStoppedByUserID),
+		},
+		Links: &Links{Self: b.base + "/v2/shipments/" + s.ID},
+	}
+}
+
+// destinationLinkage mirrors Shipment.destination: a metro area when one
+// is set, else the destination port.
+func destinationLinkage(s *model.Shipment) Relationship {
+	if s.DestinationMetroAreaID != nil {
+		return toOne("destination", "metro_area", s.DestinationMetroAreaID)
+	}
+	return toOne("destination", "port", s.DestinationPortID)
+}
+
+// destinationTerminalLinkage mirrors Shipment.destinationTerminal: a rail
+// terminal when one is set, else the port terminal.
+func destinationTerminalLinkage(s *model.Shipment) Relationship {
+	if s.DestinationRailTerminalID != nil {
+		return toOne("destination_terminal", "rail_terminal", s.DestinationRailTerminalID)
+	}
+	return toOne("destination_terminal", "terminal", s.DestinationTerminalID)
+}

@@ -1,0 +1,103 @@
+package rest_test
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestTenantIsolation reads and writes acme's records with globex's keys:
+// every one is a 404 that looks exactly like the 404 of an id that does
+// not exist, and nothing changes. Reference data is shared.
+func TestTenantIsolation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	for _, c := range []struct{ owner, intruder string }{{"acme", "globex"}, {"globex", "acme"}} {
+		t.Run(c.intruder+" on "+c.owner, func(t *testing.T) { checkIsolation(t, e, c.owner, c.intruder) })
+	}
+}
+
+func checkIsolation(t *testing.T, e *env, owner, intruder string) {
+	f := findFixturesOf(t, e, owner)
+	const unknown = "00000000-0000-4000-8000-000000000000"
+	for _, c := range endpoints(f) {
+		shared := strings.HasPrefix(c.path, "/v2/terminals/") || strings.HasPrefix(c.path, "/v2/ports/")
+		isList := strings.Count(c.path, "/") == 2 // /v2/documents
+		for _, role := range []string{"admin", "member", "viewer"} {
+			who := intruder + "/" + role
+			if c.write && role == "viewer" {
+				continue // 403 before anything is looked up
+			}
+			r := e.do(who, c.method, c.path, c.body)
+			switch {
+			case shared:
+				if r.status != http.StatusOK {
+					t.Errorf("%s %s %s: %d, want 200 (shared reference data)", who, c.method, c.path, r.status)
+				}
+			case isList:
+				if r.status != http.StatusOK {
+					t.Errorf("%s %s %s: %d", who, c.method, c.path, r.status)
+				}
+			default:
+				wantError(t, r, http.StatusNotFound, "", "")
+				// The same answer as for an id that does not exist.
+				other := e.do(who, c.method, replaceIDs(c.path, f, unknown), c.body)
+				if other.status != http.StatusNotFound || !bytes.Equal(r.body, other.body) {
+					t.Errorf("%s %s %s: another account's record answers\n%s\nan unknown one\n%s", who, c.method, c.path, r.body, other.body)
+				}
+			}
+		}
+	}
+
+	// Lists show only the caller's records.
+	ownerIDs := map[string]bool{}
+	for _, p := range []string{"/v2/documents?page[size]=100", "/v2/shipments?page[size]=100", "/v2/containers?page[size]=100", "/v2/custom_field_definitions"} {
+		for _, d := range e.getAs(owner+"/viewer", p)["data"].([]any) {
+			ownerIDs[d.(map[string]any)["id"].(string)] = true
+		}
+		data := e.getAs(intruder+"/viewer", p)["data"].([]any)
+		if len(data) == 0 {
+			t.Errorf("%s %s: empty", intruder, p)
+		}
+		for _, d := range data {
+			if ownerIDs[d.(map[string]any)["id"].(string)] {
+				t.Errorf("%s %s lists %s's %v", intruder, p, owner, d.(map[string]any)["id"])
+			}
+		}
+	}
+	// A filter on the owner's numbers finds nothing for the intruder.
+	for _, p := range []string{"/v2/shipments?number=" + f.bol, "/v2/documents?filter[reference]=" + f.docBOL, "/v2/containers?filter[number]=" + f.containerNumber} {
+		if n := len(e.getAs(owner+"/viewer", p)["data"].([]any)); n == 0 {
+			t.Errorf("%s %s: finds nothing for the owner", owner, p)
+		}
+		if n := len(e.getAs(intruder+"/admin", p)["data"].([]any)); n != 0 {
+			t.Errorf("%s %s: %d records", intruder, p, n)
+		}
+	}
+
+	// Nothing was written: the owner still has its option and its value.
+	e.getAs(owner+"/viewer", "/v2/custom_field_definitions/"+f.enumDefinition+"/options/"+f.option)
+	opts := e.getAs(owner+"/viewer", "/v2/custom_field_definitions/"+f.enumDefinition+"/options")["data"].([]any)
+	if len(opts) != 4 {
+		t.Errorf("%s has %d options after %s's writes", owner, len(opts), intruder)
+	}
+	for _, o := range opts {
+		if obj(o, "attributes")["label"] == "Normal!" || obj(o, "attributes")["value"] == "urgent" {
+			t.Errorf("%s changed %s's options: %v", intruder, owner, o)
+		}
+	}
+	for _, cf := range e.getAs(owner+"/viewer", "/v2/shipments/"+f.shipment+"/custom_fields")["data"].([]any) {
+		if a := obj(cf, "attributes"); a["api_slug"] == "customer_po" && a["value"] == "PO-1" {
+			t.Errorf("%s set %s's custom field", intruder, owner)
+		}
+	}
+}
+
+// replaceIDs swaps acme's ids in a path for an unknown one.
+func replaceIDs(path string, f fixtures, unknown string) string {
+	for _, id := range []string{f.document, f.shipment, f.container, f.enumDefinition, f.option} {
+		path = strings.ReplaceAll(path, id, unknown)
+	}
+	return path
+}

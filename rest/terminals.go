@@ -1,0 +1,108 @@
+package rest
+
+import (
+	"net/http"
+
+	"shipgraph/graph/model"
+)
+
+// GET /v2/terminals/{id}, and the terminal and rail terminal resources
+// included by shipments and containers.
+
+var terminalItem = endpoint{serializer: "V2::TerminalSerializer", includes: map[string]string{"port": "port"}}
+
+func (s *server) getTerminal(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, terminalItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	t, err := s.res.Query().Terminal(ctx, r.PathValue("id"))
+	if err == nil && t == nil {
+		err = model.NotFound("terminal")
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data := b.terminalResource(t)
+	b.setPrimary(data)
+	if p.included("port") {
+		port, err := b.res.Terminal().Port(ctx, t)
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		b.include(b.portResource(port))
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: data.Links.Self}, nil))
+}
+
+type terminalAttributes struct {
+	Name            string  `json:"name"`
+	Nickname        *string `json:"nickname"`
+	FirmsCode       *string `json:"firms_code"`
+	SmdgCode        *string `json:"smdg_code"`
+	BicFacilityCode *string `json:"bic_facility_code"`
+	Street          *string `json:"street"`
+	City            *string `json:"city"`
+	State           *string `json:"state"`
+	StateAbbr       *string `json:"state_abbr"`
+	Zip             *string `json:"zip"`
+	Country         *string `json:"country"`
+}
+
+func (b *builder) terminalResource(t *model.Terminal) *Resource {
+	return &Resource{
+		ID:   t.ID,
+		Type: "terminal",
+		Attributes: terminalAttributes{
+			Name:            t.Name,
+			Nickname:        t.Nickname,
+			FirmsCode:       t.FirmsCode,
+			SmdgCode:        t.SmdgCode,
+			BicFacilityCode: t.BicFacilityCode,
+			Street:          t.Street,
+			City:            t.City,
+			State:           t.State,
+			StateAbbr:       t.StateAbbr,
+			Zip:             t.Zip,
+			Country:         t.Country,
+		},
+		Relationships: Relationships{toOne("port", "port", &t.PortID)},
+		Links:         &Links{Self: b.base + "/v2/terminals/" + t.ID},
+	}
+}
+
+type railTerminalAttributes struct {
+	Name      string  `json:"name"`
+	Nickname  *string `json:"nickname"`
+	FirmsCode *string `json:"firms_code"`
+}
+
+// railTerminalResource renders a rail terminal (a shipment's destination
+// terminal); /v2 has no rail terminal endpoint, so it has no self link.
+func railTerminalResource(t *model.RailTerminal) *Resource {
+	return &Resource{
+		ID:         t.ID,
+		Type:       "rail_terminal",
+		Attributes: railTerminalAttributes{Name: t.Name, Nickname: t.Nickname, FirmsCode: t.FirmsCode},
+		Relationships: Relationships{
+			toOne("port", "port", t.PortID),
+			toOne("metro_area", "metro_area", t.MetroAreaID),
+		},
+	}
+}
+
+// destinationTerminalResource renders either kind of destination terminal.
+func (b *builder) destinationTerminalResource(t model.DestinationTerminal) *Resource {
+	switch v := t.(type) {
+	case *model.Terminal:
+		return b.terminalResource(v)
+	case *model.RailTerminal:
+		return railTerminalResource(v)
+	}
+	panic("rest: unknown destination terminal type")
+}

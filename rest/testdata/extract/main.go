@@ -1,0 +1,284 @@
+// Command extract copies the response schemas the /v2 tests validate
+// against out of the OpenAPI document (../shared/reference) into one JSON
+// Schema (draft 2020-12) document, testdata/openapi-schemas.json:
+//
+//	go generate ./rest   (or: go run ./rest/testdata/extract -in … -out …)
+//
+// OpenAPI 3.0 is not JSON Schema; the conversion
+//
+//   - turns `nullable: true` into a type list with "null" (and adds null to
+//     an enum), or into anyOf [null, …] for a schema without a type;
+//   - rewrites #/components/schemas/X references to #/$defs/X;
+//   - drops examples and x-* extensions.
+//
+// and the patches, each recorded in the output's $comment, are where the
+// OpenAPI document differs from what the live API (and Shipgraph) answers:
+//
+//  1. container.type says "account": containers are "container";
+//  2. the document responses reference a "user" schema that does not
+//     exist: a user resource is added (email, first_name, last_name,
+//     created_at);
+//  3. to-one relationship linkage is null when the relationship is empty,
+//     though some are not marked nullable (shipment.pod_terminal,
+//     destination_terminal, line_tracking_stopped_by_user, container
+//     relationships …): every relationship's data may be null;
+//  4. terminal and rail terminal attributes other than name are null when
+//     unknown, though typed plain string;
+//  5. included of the shipment responses can also hold metro areas, rail
+//     terminals (destination, destination_terminal) and users
+//     (line_tracking_stopped_by_user); included of the container list can
+//     hold terminals (pod_terminal, pickup_facility) — the OpenAPI lists
+//     only some of the relationships' types.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// responses are the responses the tests check: name → path, method, status.
+var responses = []struct{ name, path, method, status string }{
+	{"get-documents-200", "/documents", "get", "200"},
+	{"get-documents-400", "/documents", "get", "400"},
+	{"get-documents-401", "/documents", "get", "401"},
+	{"get-document-200", "/documents/{id}", "get", "200"},
+	{"get-shipments-200", "/shipments", "get", "200"},
+	{"get-shipment-200", "/shipments/{id}", "get", "200"},
+	{"get-shipment-404", "/shipments/{id}", "get", "404"},
+	{"get-containers-200", "/containers", "get", "200"},
+	{"get-container-200", "/containers/{id}", "get", "200"},
+	{"get-terminal-200", "/terminals/{id}", "get", "200"},
+	{"get-port-200", "/ports/{id}", "get", "200"},
+	{"get-custom-field-definitions-200", "/custom_field_definitions", "get", "200"},
+	{"get-custom-field-definition-200", "/custom_field_definitions/{id}", "get", "200"},
+	{"get-custom-field-options-200", "/custom_field_definitions/{definition_id}/options", "get", "200"},
+	{"post-custom-field-option-201", "/custom_field_definitions/{definition_id}/options", "post", "201"},
+	{"get-custom-field-option-200", "/custom_field_definitions/{definition_id}/options/{option_id}", "get", "200"},
+	{"patch-custom-field-option-200", "/custom_field_definitions/{definition_id}/options/{option_id}", "patch", "200"},
+	{"get-shipment-custom-fields-200", "/shipments/{shipment_id}/custom_fields", "get", "200"},
+	{"patch-shipment-custom-field-200", "/shipments/{shipment_id}/custom_fields/{api_slug}", "patch", "200"},
+}
+
+type obj = map[string]any
+
+func main() {
+	in := flag.String("in", "../../shared/reference/terminal49-openapi.json", "OpenAPI document")
+	out := flag.String("out", "testdata/openapi-schemas.json", "output JSON Schema")
+	flag.Parse()
+	if err := run(*in, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "extract:", err)
+		os.Exit(1)
+	}
+}
+
+func run(in, out string) error {
+	b, err := os.ReadFile(in)
+	if err != nil {
+		return err
+	}
+	var spec obj
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return err
+	}
+	components := spec["components"].(obj)["schemas"].(obj)
+	paths := spec["paths"].(obj)
+
+	defs := obj{}
+	// The types patch 5 adds to included lists.
+	need := map[string]bool{"metro_area": true, "rail_terminal": true, "terminal": true}
+	for _, r := range responses {
+		op, ok := paths[r.path].(obj)[r.method].(obj)
+		if !ok {
+			return fmt.Errorf("%s %s: no such operation", r.method, r.path)
+		}
+		resp, ok := op["responses"].(obj)[r.status].(obj)
+		if !ok {
+			return fmt.Errorf("%s %s: no %s response", r.method, r.path, r.status)
+		}
+		schema := resp["content"].(obj)["application/json"].(obj)["schema"]
+		defs[r.name] = convert(schema, need)
+	}
+	// Pull in the component schemas referenced, transitively.
+	for len(need) > 0 {
+		names := make([]string, 0, len(need))
+		for n := range need {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			delete(need, n)
+			if _, done := defs[n]; done {
+				continue
+			}
+			c, ok := components[n]
+			if !ok {
+				if n == "user" {
+					continue // patch 2
+				}
+				return fmt.Errorf("component %s is referenced but missing", n)
+			}
+			defs[n] = convert(c, need)
+		}
+	}
+	patch(defs)
+	doc := obj{
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"$comment": "Generated by rest/testdata/extract from the OpenAPI document " + fmt.Sprint(spec["info"].(obj)["version"]) +
+			"; do not edit. Patches: (1) container.type is \"container\"; (2) a user schema is added; (3) every relationship's data may be null;" +
+			" (4) terminal and rail terminal attributes but name are nullable; (5) included of the shipment responses also holds metro_area," +
+			" rail_terminal and user, included of the container list also holds terminal.",
+		"$defs": defs,
+	}
+	b, err = json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, append(b, '\n'), 0o644)
+}
+
+// convert turns an OpenAPI 3.0 schema into JSON Schema 2020-12, noting the
+// component schemas it references in need.
+func convert(v any, need map[string]bool) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = convert(e, need)
+		}
+		return out
+	case obj:
+		out := obj{}
+		for k, e := range x {
+			switch {
+			case strings.HasPrefix(k, "x-"), k == "example", k == "examples", k == "nullable":
+				continue
+			case k == "$ref":
+				ref := e.(string)
+				name, ok := strings.CutPrefix(ref, "#/components/schemas/")
+				if !ok {
+					panic("unexpected $ref " + ref)
+				}
+				need[name] = true
+				out[k] = "#/$defs/" + name
+			case k == "properties":
+				// Property names are not schemas: convert the values only.
+				props := obj{}
+				for pn, ps := range e.(obj) {
+					props[pn] = convert(ps, need)
+				}
+				out[k] = props
+			default:
+				out[k] = convert(e, need)
+			}
+		}
+		if x["nullable"] == true {
+			return nullable(out)
+		}
+		return out
+	}
+	return v
+}
+
+// nullable lets a converted schema also accept null.
+func nullable(s obj) obj {
+	if t, ok := s["type"].(string); ok {
+		s["type"] = []any{t, "null"}
+		if enum, ok := s["enum"].([]any); ok && !slices.Contains(enum, nil) {
+			s["enum"] = append(enum, nil)
+		}
+		return s
+	}
+	return obj{"anyOf": []any{obj{"type": "null"}, s}}
+}
+
+func patch(defs obj) {
+	// (1) containers are "container".
+	prop(defs, "container", "type")["enum"] = []any{"container"}
+
+	// (2) the user resource.
+	defs["user"] = obj{
+		"title": "User (added: the OpenAPI document references but does not define it)",
+		"type":  "object",
+		"properties": obj{
+			"id":   obj{"type": "string", "format": "uuid"},
+			"type": obj{"type": "string", "enum": []any{"user"}},
+			"attributes": obj{"type": "object", "properties": obj{
+				"email":      obj{"type": "string"},
+				"first_name": obj{"type": "string"},
+				"last_name":  obj{"type": "string"},
+				"created_at": obj{"type": "string", "format": "date-time"},
+			}},
+		},
+		"required": []any{"id", "type"},
+	}
+
+	// (3) to-one linkage may be null.
+	for _, d := range defs {
+		rels, ok := get(d, "properties", "relationships", "properties").(obj)
+		if !ok {
+			continue
+		}
+		for _, r := range rels {
+			data, ok := get(r, "properties", "data").(obj)
+			if !ok {
+				continue
+			}
+			if t, ok := data["type"].(string); ok && t == "object" {
+				data["type"] = []any{"object", "null"}
+			}
+		}
+	}
+
+	// (4) terminal attributes other than name are nullable.
+	for _, name := range []string{"terminal", "rail_terminal"} {
+		attrs := prop(defs, name, "attributes")["properties"].(obj)
+		for a, s := range attrs {
+			if a != "name" {
+				if t, ok := s.(obj)["type"].(string); ok {
+					s.(obj)["type"] = []any{t, "null"}
+				}
+			}
+		}
+	}
+
+	// (5) included types the OpenAPI lists only partly.
+	addIncluded(defs, "get-shipments-200", "metro_area", "rail_terminal", "user")
+	addIncluded(defs, "get-shipment-200", "metro_area", "rail_terminal", "user")
+	addIncluded(defs, "get-containers-200", "terminal")
+}
+
+// get follows object members, nil when one is missing.
+func get(v any, path ...string) any {
+	for _, p := range path {
+		o, ok := v.(obj)
+		if !ok {
+			return nil
+		}
+		v = o[p]
+	}
+	return v
+}
+
+func prop(defs obj, schema, name string) obj {
+	return defs[schema].(obj)["properties"].(obj)[name].(obj)
+}
+
+func addIncluded(defs obj, response string, types ...string) {
+	inc := defs[response].(obj)["properties"].(obj)["included"].(obj)
+	items := inc["items"].(obj)
+	anyOf, ok := items["anyOf"].([]any)
+	if !ok {
+		// A single $ref: make it a list.
+		anyOf = []any{items}
+		inc["items"] = obj{"anyOf": anyOf}
+		items = inc["items"].(obj)
+	}
+	for _, t := range types {
+		anyOf = append(anyOf, obj{"$ref": "#/$defs/" + t})
+	}
+	items["anyOf"] = anyOf
+}
