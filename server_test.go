@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,8 +62,9 @@ func serve(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
+	var stderr syncBuffer
 	go func() {
-		code := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), pw, io.Discard)
+		code := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), pw, &stderr)
 		pw.Close()
 		done <- code
 	}()
@@ -71,7 +73,7 @@ func serve(t *testing.T, args ...string) string {
 		select {
 		case code := <-done:
 			if code != 0 {
-				t.Errorf("serve exited %d", code)
+				t.Errorf("serve exited %d: %s", code, stderr.String())
 			}
 		case <-time.After(30 * time.Second):
 			t.Error("serve did not stop within 30s of cancellation")
@@ -84,8 +86,26 @@ func serve(t *testing.T, args ...string) string {
 			return rest
 		}
 	}
-	t.Fatal("serve exited before listening")
+	t.Fatalf("serve exited before listening: %s", stderr.String())
 	return ""
+}
+
+// syncBuffer collects a server's stderr for failure messages.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func get(t *testing.T, url, key string) (*http.Response, []byte) {
@@ -248,7 +268,17 @@ func TestEmbeddedDatabase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL cluster")
 	}
-	dir := filepath.Join(t.TempDir(), "data")
+	// t.TempDir's parent is 0700, which the unprivileged postgres user
+	// (used when tests run as root) cannot enter.
+	parent, err := os.MkdirTemp("", "shipgraph-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	dir := filepath.Join(parent, "data")
 	t.Setenv("DATABASE_URL", "")
 	t.Cleanup(func() {
 		// Registered before serve's cleanup, so it runs after the server
