@@ -9,6 +9,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sync/atomic"
 	"time"
 
@@ -76,7 +77,12 @@ func Migrate(ctx context.Context, sdb *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, sdb, migrations,
+	// goose reads migrations from the root of the FS it is given.
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, sdb, fsys,
 		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)

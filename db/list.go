@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -103,12 +104,10 @@ func byIDs[T any](ctx context.Context, q sqlx.QueryerContext, query string, ids 
 	return selectAll[T](ctx, q, query, args...)
 }
 
-// linkedRow is implemented by the scan types of join-table reads.
-type linkedRow[T any] interface{ linked() Linked[T] }
-
 // byParentIDs reads a to-many relationship through a join table ($1: the
-// parent ids, $2: the account) and returns parent-keyed items.
-func byParentIDs[R linkedRow[T], T any](ctx context.Context, q sqlx.QueryerContext, query, accountID string, parentIDs []string) ([]Linked[T], error) {
+// parent ids, $2: the account) into scan rows R and returns parent-keyed
+// items made by linked.
+func byParentIDs[R any, T any](ctx context.Context, q sqlx.QueryerContext, query, accountID string, parentIDs []string, linked func(R) Linked[T]) ([]Linked[T], error) {
 	valid := validUUIDs(parentIDs)
 	if len(valid) == 0 || !validUUID(accountID) {
 		return nil, nil
@@ -119,7 +118,7 @@ func byParentIDs[R linkedRow[T], T any](ctx context.Context, q sqlx.QueryerConte
 	}
 	out := make([]Linked[T], len(rows))
 	for i, r := range rows {
-		out[i] = r.linked()
+		out[i] = linked(r)
 	}
 	return out, nil
 }
@@ -176,8 +175,6 @@ type sortSpec struct {
 	expr string
 	// typ is the SQL type of expr: "timestamptz" or "text".
 	typ string
-	// join is an extra FROM item the expression needs (added only for it).
-	join string
 }
 
 // listSpec describes one list: its table, columns and orderings.
@@ -211,8 +208,10 @@ type pageStmt struct {
 	query   string
 	args    []any
 	limit   int
-	reverse bool // read from the end (last/before): the extra row is the first
+	reverse bool // read from the end (last): the extra row is the first
 	offset  int
+	// inReadingOrder: rows come in reading order (no outer ORDER BY).
+	inReadingOrder bool
 }
 
 // defaultOrder is used when a caller leaves Order.Field empty.
@@ -260,11 +259,14 @@ func cursorArgs(c *model.Cursor, o model.Order, spec sortSpec) (key, id any, err
 	return *c.Key, c.ID, nil
 }
 
-// pageQuery builds the statement of one page. The page rows are read in the
-// reading direction with LIMIT n+1 (the extra row says whether more rows
-// follow); each cursor adds a one-row probe (UNION ALL) on its other side, so
-// HasPrevious after `after` and HasNext before `before` are exact without a
-// second round trip. The outer ORDER BY puts every row back in list order.
+// pageQuery builds the statement of one page, with Relay's semantics: the
+// cursors bound the list (After and Before may be combined), and the rows
+// are taken from the start of what is left, or from its end when FromEnd
+// (`last`). The page rows are read in that direction with LIMIT n+1 (the
+// extra row says whether more rows follow); each cursor adds a one-row probe
+// (UNION ALL) on its other side, so HasPrevious after `after` and HasNext
+// before `before` are exact without a second round trip. The outer ORDER BY
+// puts every row back in list order.
 func (s *listSpec) pageQuery(filter *conds, p model.PageRequest) (*pageStmt, error) {
 	if err := checkPage(p); err != nil {
 		return nil, err
@@ -273,7 +275,7 @@ func (s *listSpec) pageQuery(filter *conds, p model.PageRequest) (*pageStmt, err
 	if err != nil {
 		return nil, err
 	}
-	reverse := p.Before != nil || p.FromEnd
+	reverse := p.FromEnd
 	dir := func(desc bool) string {
 		if desc {
 			return "DESC"
@@ -286,12 +288,12 @@ func (s *listSpec) pageQuery(filter *conds, p model.PageRequest) (*pageStmt, err
 		greater, less = "<", ">"
 	}
 
-	c := &conds{args: append([]any(nil), filter.args...), where: append([]string(nil), filter.where...)}
+	c := &conds{args: slices.Clone(filter.args), where: slices.Clone(filter.where)}
 	var keyset []string
 	type probe struct {
-		part  int
-		cond  string
-		order bool // desc?
+		part int
+		cond string
+		desc bool // order of the probe: nearest to the cursor first
 	}
 	var probes []probe
 	row := fmt.Sprintf("(%s, %s.id)", spec.expr, s.alias)
@@ -321,13 +323,9 @@ func (s *listSpec) pageQuery(filter *conds, p model.PageRequest) (*pageStmt, err
 		// DateStyle, so cursors stay valid across connections.
 		sortKey = fmt.Sprintf("to_json(%s) #>> '{}'", spec.expr)
 	}
-	from := s.from
-	if spec.join != "" {
-		from += " " + spec.join
-	}
 	branch := func(part int, where string, desc bool, limit string) string {
 		return fmt.Sprintf("(SELECT %s, %s AS sort_key, %s AS sort_val, %d AS page_part FROM %s WHERE %s ORDER BY %s %s, %s.id %s LIMIT %s)",
-			s.cols, sortKey, spec.expr, part, from, where, spec.expr, dir(desc), s.alias, dir(desc), limit)
+			s.cols, sortKey, spec.expr, part, s.from, where, spec.expr, dir(desc), s.alias, dir(desc), limit)
 	}
 
 	where := c.sql()
@@ -340,11 +338,20 @@ func (s *listSpec) pageQuery(filter *conds, p model.PageRequest) (*pageStmt, err
 	}
 	parts := []string{branch(partPage, where, p.Order.Desc != reverse, limit)}
 	for _, pr := range probes {
-		parts = append(parts, branch(pr.part, c.sql()+" AND "+pr.cond, pr.order, "1"))
+		parts = append(parts, branch(pr.part, c.sql()+" AND "+pr.cond, pr.desc, "1"))
 	}
-	query := strings.Join(parts, " UNION ALL ") +
-		fmt.Sprintf(" ORDER BY sort_val %s, id %s", dir(p.Order.Desc), dir(p.Order.Desc))
-	return &pageStmt{query: query, args: c.args, limit: p.Limit, reverse: reverse, offset: p.Offset}, nil
+	st := &pageStmt{args: c.args, limit: p.Limit, reverse: reverse, offset: p.Offset}
+	if len(parts) == 1 {
+		// PostgreSQL refuses a second ORDER BY on a lone parenthesized
+		// SELECT; its rows come in reading order, put back in list order
+		// by readPage.
+		st.query = strings.TrimSuffix(strings.TrimPrefix(parts[0], "("), ")")
+		st.inReadingOrder = true
+	} else {
+		st.query = strings.Join(parts, " UNION ALL ") +
+			fmt.Sprintf(" ORDER BY sort_val %s, id %s", dir(p.Order.Desc), dir(p.Order.Desc))
+	}
+	return st, nil
 }
 
 // readPage runs a page statement and splits page rows from probe rows.
@@ -355,6 +362,9 @@ func readPage[R any, T any](ctx context.Context, q sqlx.QueryerContext, st *page
 		return nil, mapErr(err)
 	}
 	page := &model.Page[T]{Items: []T{}, Keys: []*string{}, HasPrevious: st.offset > 0}
+	if st.inReadingOrder && st.reverse {
+		slices.Reverse(rows)
+	}
 	var items []T
 	var keys []*string
 	for _, r := range rows {

@@ -64,11 +64,11 @@ func (db *DB) FindShipmentByID(ctx context.Context, accountID, id string) (*mode
 
 // ShipmentsByDocumentIDs reads the shipments linked to documents.
 func (db *DB) ShipmentsByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Shipment], error) {
-	return byParentIDs[linkedShipment](ctx, db.q,
+	return byParentIDs(ctx, db.q,
 		`SELECT ds.document_id AS parent_id, `+shipmentCols+`
 		 FROM document_shipments ds JOIN shipments s ON s.id = ds.shipment_id
 		 WHERE ds.document_id = ANY($1) AND s.account_id = $2
-		 ORDER BY ds.document_id, s.created_at, s.id`, accountID, documentIDs)
+		 ORDER BY ds.document_id, s.created_at, s.id`, accountID, documentIDs, linkedShipment.linked)
 }
 
 // ListShipments reads one page of the account's shipments.

@@ -167,8 +167,11 @@ CREATE INDEX shipments_account_stopped_idx ON shipments (account_id) WHERE line_
 -- row comparisons work and unknown dates sort last ascending.
 CREATE INDEX shipments_account_eta_idx ON shipments (account_id, coalesce(pod_eta_at, 'infinity'::timestamptz), id);
 CREATE INDEX shipments_account_bol_sort_idx ON shipments (account_id, bill_of_lading_number, id);
-CREATE INDEX shipments_account_normalized_idx ON shipments (account_id, normalized_number);
-CREATE INDEX shipments_account_bol_idx ON shipments (account_id, bill_of_lading_number text_pattern_ops);
+-- Tracked numbers are matched case-insensitively (upper(col) = upper(input),
+-- and prefix search with LIKE on upper(col)), so the indexes are on upper(…).
+CREATE INDEX shipments_account_normalized_idx ON shipments (account_id, upper(normalized_number));
+CREATE INDEX shipments_account_bol_idx ON shipments (account_id, upper(bill_of_lading_number) text_pattern_ops);
+CREATE INDEX shipments_account_scac_idx ON shipments (account_id, shipping_line_scac);
 CREATE INDEX shipments_ref_numbers_idx ON shipments USING gin (ref_numbers);
 CREATE INDEX shipments_tags_idx ON shipments USING gin (tags);
 CREATE INDEX shipments_shipping_line_id_idx ON shipments (shipping_line_id);
@@ -239,6 +242,7 @@ CREATE INDEX containers_account_created_idx ON containers (account_id, created_a
 CREATE INDEX containers_account_lfd_idx ON containers (account_id, coalesce(pickup_lfd, 'infinity'::timestamptz), id);
 CREATE INDEX containers_account_status_idx ON containers (account_id, current_status);
 CREATE INDEX containers_account_number_idx ON containers (account_id, number, id);
+CREATE INDEX containers_account_upper_number_idx ON containers (account_id, upper(number));
 CREATE INDEX containers_ref_numbers_idx ON containers USING gin (ref_numbers);
 CREATE INDEX containers_pod_terminal_id_idx ON containers (pod_terminal_id);
 CREATE INDEX containers_pickup_facility_id_idx ON containers (pickup_facility_id);
@@ -280,15 +284,48 @@ CREATE TABLE documents (
     -- "BL_MAEU123.pdf" matches "maeu123" and "bl".
     file_name_tsv        tsvector GENERATED ALWAYS AS (
         to_tsvector('simple', regexp_replace(lower(file_name), '[^a-z0-9]+', ' ', 'g'))) STORED,
+    -- The adding user's "first last" name ('' without a user), kept by the
+    -- triggers below: sorting by who added a document must not join and sort
+    -- the whole account's documents, so the name lives in the indexed row.
+    added_by_name        text NOT NULL DEFAULT '',
     created_at           timestamptz NOT NULL DEFAULT now(),
     updated_at           timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX documents_account_created_idx ON documents (account_id, created_at, id);
 CREATE INDEX documents_account_type_idx ON documents (account_id, document_type, id);
+-- The type filter matches the manual type too (an OR: both need an index).
+CREATE INDEX documents_account_type_manual_idx ON documents (account_id, document_type_manual);
 CREATE INDEX documents_user_id_idx ON documents (user_id);
 CREATE INDEX documents_email_submission_id_idx ON documents (email_submission_id);
 CREATE INDEX documents_last_document_representation_id_idx ON documents (last_document_representation_id);
 CREATE INDEX documents_file_name_tsv_idx ON documents USING gin (file_name_tsv);
+CREATE INDEX documents_account_added_by_idx ON documents (account_id, added_by_name, id);
+
+-- +goose StatementBegin
+CREATE FUNCTION documents_set_added_by_name() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.added_by_name := coalesce(
+        (SELECT btrim(u.first_name || ' ' || u.last_name) FROM users u WHERE u.id = NEW.user_id), '');
+    RETURN NEW;
+END
+$$;
+-- +goose StatementEnd
+-- Also fires for the ON DELETE SET NULL of a deleted user.
+CREATE TRIGGER documents_added_by_name BEFORE INSERT OR UPDATE OF user_id ON documents
+    FOR EACH ROW EXECUTE FUNCTION documents_set_added_by_name();
+
+-- +goose StatementBegin
+CREATE FUNCTION users_rename_documents() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE documents SET added_by_name = btrim(NEW.first_name || ' ' || NEW.last_name)
+    WHERE user_id = NEW.id;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER users_rename_documents AFTER UPDATE OF first_name, last_name ON users
+    FOR EACH ROW WHEN (OLD.first_name IS DISTINCT FROM NEW.first_name OR OLD.last_name IS DISTINCT FROM NEW.last_name)
+    EXECUTE FUNCTION users_rename_documents();
 
 CREATE TABLE document_representations (
     id             uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -337,6 +374,8 @@ CREATE TABLE custom_field_definitions (
     UNIQUE (account_id, entity_type, api_slug)
 );
 CREATE INDEX custom_field_definitions_account_name_idx ON custom_field_definitions (account_id, lower(display_name) text_pattern_ops);
+CREATE INDEX custom_field_definitions_account_created_idx ON custom_field_definitions (account_id, created_at, id);
+CREATE INDEX custom_field_definitions_account_display_idx ON custom_field_definitions (account_id, display_name, id);
 
 CREATE TABLE custom_field_options (
     id            uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -375,3 +414,4 @@ DROP TABLE custom_fields, custom_field_options, custom_field_definitions,
     document_containers, document_shipments, document_representations, documents,
     email_submissions, containers, shipments, shipping_lines, rail_terminals,
     terminals, metro_areas, ports, api_tokens, users, accounts CASCADE;
+DROP FUNCTION documents_set_added_by_name(), users_rename_documents();

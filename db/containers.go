@@ -1,0 +1,136 @@
+package db
+
+import (
+	"context"
+
+	"github.com/lib/pq"
+
+	"shipgraph/graph/model"
+)
+
+const containerCols = `c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.equipment_type,
+	c.equipment_length, c.equipment_height, c.weight_in_lbs, c.seal_number, c.pod_terminal_id,
+	c.pickup_facility_id, c.pickup_appointment_at, c.availability_known, c.available_for_pickup,
+	c.pod_arrived_at, c.pod_discharged_at, c.pod_full_out_at, c.terminal_checked_at,
+	c.pod_full_out_chassis_number, c.location_at_pod_terminal, c.final_destination_full_out_at,
+	c.empty_terminated_at, c.holds_at_pod_terminal, c.fees_at_pod_terminal, c.pod_timezone,
+	c.final_destination_timezone, c.empty_terminated_timezone, c.pod_rail_carrier_scac,
+	c.ind_rail_carrier_scac, c.pod_last_tracking_request_at, c.shipment_last_tracking_request_at,
+	c.pod_rail_loaded_at, c.pod_rail_departed_at, c.ind_eta_at, c.ind_ata_at,
+	c.ind_rail_unloaded_at, c.ind_facility_lfd_on, c.pickup_lfd_terminal, c.pickup_lfd_rail,
+	c.pickup_lfd_line, c.pickup_lfd, c.current_status, c.created_at, c.updated_at`
+
+var containerList = &listSpec{
+	plural: "containers",
+	from:   "containers c",
+	alias:  "c",
+	cols:   containerCols,
+	orders: map[string]sortSpec{
+		"created_at": {expr: "c.created_at", typ: "timestamptz"},
+		"pickup_lfd": {expr: "coalesce(c.pickup_lfd, 'infinity'::timestamptz)", typ: "timestamptz"},
+		"number":     {expr: "c.number", typ: "text"},
+	},
+}
+
+type containerRow struct {
+	model.Container
+	pageMeta
+}
+
+type linkedContainer struct {
+	ParentID string `db:"parent_id"`
+	model.Container
+}
+
+func (r linkedContainer) linked() Linked[*model.Container] {
+	c := r.Container
+	return Linked[*model.Container]{ParentID: r.ParentID, Item: &c}
+}
+
+// ContainersByIDs reads containers of the account.
+func (db *DB) ContainersByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Container, error) {
+	return byIDs[model.Container](ctx, db.q,
+		`SELECT `+containerCols+` FROM containers c WHERE c.id = ANY($1) AND c.account_id = $2`, ids, accountID)
+}
+
+// FindContainerByID reads one container of the account.
+func (db *DB) FindContainerByID(ctx context.Context, accountID, id string) (*model.Container, error) {
+	if !validUUID(id) || !validUUID(accountID) {
+		return nil, model.NotFound("container")
+	}
+	return getOne[model.Container](ctx, db.q, "container",
+		`SELECT `+containerCols+` FROM containers c WHERE c.id = $1 AND c.account_id = $2`, id, accountID)
+}
+
+// ContainersByShipmentIDs reads the containers of shipments; rows carry
+// their shipment id and come in (shipment, created_at, id) order.
+func (db *DB) ContainersByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]*model.Container, error) {
+	return byIDs[model.Container](ctx, db.q,
+		`SELECT `+containerCols+` FROM containers c WHERE c.shipment_id = ANY($1) AND c.account_id = $2
+		 ORDER BY c.shipment_id, c.created_at, c.id`, shipmentIDs, accountID)
+}
+
+// ContainersByDocumentIDs reads the containers linked to documents.
+func (db *DB) ContainersByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Container], error) {
+	return byParentIDs(ctx, db.q,
+		`SELECT dc.document_id AS parent_id, `+containerCols+`
+		 FROM document_containers dc JOIN containers c ON c.id = dc.container_id
+		 WHERE dc.document_id = ANY($1) AND c.account_id = $2
+		 ORDER BY dc.document_id, c.created_at, c.id`, accountID, documentIDs, linkedContainer.linked)
+}
+
+// ListContainers reads one page of the account's containers.
+func (db *DB) ListContainers(ctx context.Context, accountID string, f model.ContainerFilter, p model.PageRequest) (*model.Page[*model.Container], error) {
+	st, err := containerList.pageQuery(containerFilter(accountID, f), p)
+	if err != nil {
+		return nil, err
+	}
+	return readPage(ctx, db.q, st, func(r *containerRow) (*model.Container, *pageMeta) { return &r.Container, &r.pageMeta })
+}
+
+// CountContainers counts the account's containers that match f.
+func (db *DB) CountContainers(ctx context.Context, accountID string, f model.ContainerFilter) (int, error) {
+	return count(ctx, db.q, containerList.from, containerFilter(accountID, f))
+}
+
+func containerFilter(accountID string, f model.ContainerFilter) *conds {
+	c := &conds{}
+	c.add("c.account_id = %s", accountID)
+	if len(f.IDs) > 0 {
+		c.add("c.id = ANY(%s)", pq.Array(validUUIDs(f.IDs)))
+	}
+	if len(f.ShipmentIDs) > 0 {
+		c.add("c.shipment_id = ANY(%s)", pq.Array(validUUIDs(f.ShipmentIDs)))
+	}
+	if len(f.Statuses) > 0 {
+		statuses := make([]string, len(f.Statuses))
+		for i, s := range f.Statuses {
+			statuses[i] = string(s)
+		}
+		c.add("c.current_status = ANY(%s)", pq.Array(statuses))
+	}
+	if len(f.PodTerminalIDs) > 0 {
+		c.add("c.pod_terminal_id = ANY(%s)", pq.Array(validUUIDs(f.PodTerminalIDs)))
+	}
+	// Last-free-day bounds are written on the sort expression so the
+	// (account_id, coalesce(pickup_lfd, 'infinity'), id) index serves them;
+	// an unknown day is never inside a range.
+	if f.LastFreeDayFrom != nil {
+		c.add("c.pickup_lfd IS NOT NULL AND coalesce(c.pickup_lfd, 'infinity'::timestamptz) >= %s", *f.LastFreeDayFrom)
+	}
+	if f.LastFreeDayTo != nil {
+		c.add("c.pickup_lfd IS NOT NULL AND coalesce(c.pickup_lfd, 'infinity'::timestamptz) < %s", *f.LastFreeDayTo)
+	}
+	if f.AvailableForPickup != nil {
+		// Unknown availability counts as "not available": a dashboard
+		// asking for what cannot be picked up wants those too.
+		c.add("coalesce(c.available_for_pickup, false) = %s", *f.AvailableForPickup)
+	}
+	if f.HasHolds != nil {
+		c.add("c.has_holds = %s", *f.HasHolds)
+	}
+	if t := normalizeNumber(f.Number); t != "" {
+		c.add("upper(c.number) = %s", t)
+	}
+	return c
+}

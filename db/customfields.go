@@ -1,0 +1,432 @@
+package db
+
+import (
+	"context"
+	"strings"
+
+	"shipgraph/graph/model"
+)
+
+const (
+	customFieldDefinitionCols = `d.id, d.account_id, d.entity_type, d.api_slug, d.display_name, d.description, d.data_type,
+	d.reference_type, d.validation, d.default_format, d.default_value, d.created_at, d.updated_at`
+	customFieldOptionCols = `o.id, o.definition_id, o.label, o.value, o.position, o.created_at, o.updated_at`
+
+	// customFieldCols reads a value (cf: custom_fields, or a CTE with its
+	// columns) with what displaying it needs, from its definition d: the
+	// slug, the data type and, for enums, the labels of the selected
+	// options in the order of the stored values. A page of values costs one
+	// statement, not one per value for its options.
+	customFieldCols = `cf.id, cf.account_id, cf.definition_id, cf.shipment_id, cf.container_id, cf.entity_id,
+	cf.value, cf.created_at, cf.updated_at, d.api_slug, d.data_type,
+	CASE WHEN d.data_type IN ('enum', 'enum_multi') THEN ARRAY(
+		SELECT o.label
+		FROM jsonb_array_elements_text(CASE jsonb_typeof(cf.value)
+			WHEN 'array' THEN cf.value
+			WHEN 'string' THEN jsonb_build_array(cf.value)
+			ELSE '[]'::jsonb END) WITH ORDINALITY AS v(value, n)
+		JOIN custom_field_options o ON o.definition_id = cf.definition_id AND o.value = v.value
+		ORDER BY v.n) END AS option_labels`
+
+	// customFieldReturning is what an INSERT/UPDATE of custom_fields
+	// returns so the outer SELECT can read customFieldCols from it.
+	customFieldReturning = `id, account_id, definition_id, shipment_id, container_id, entity_id, value, created_at, updated_at`
+
+	// optionInUse matches the stored values of definition $1 that use the
+	// option value $2, for enum (a JSON string) and enum_multi (an array).
+	optionInUse = `cf.definition_id = $1 AND (cf.value = to_jsonb($2::text) OR cf.value @> jsonb_build_array($2::text))`
+)
+
+var customFieldDefinitionList = &listSpec{
+	plural: "custom field definitions",
+	from:   "custom_field_definitions d",
+	alias:  "d",
+	cols:   customFieldDefinitionCols,
+	orders: map[string]sortSpec{
+		"created_at":   {expr: "d.created_at", typ: "timestamptz"},
+		"display_name": {expr: "d.display_name", typ: "text"},
+	},
+}
+
+type customFieldDefinitionRow struct {
+	model.CustomFieldDefinition
+	pageMeta
+}
+
+// OptionInput is a new option of an enum definition.
+type OptionInput struct {
+	Label, Value string
+	Position     *int
+}
+
+// OptionPatch changes an option; nil fields keep their value, and
+// ClearPosition sets the position to null.
+type OptionPatch struct {
+	Label, Value  *string
+	Position      *int
+	ClearPosition bool
+}
+
+// ---------------------------------------------------------------- definitions
+
+// CustomFieldDefinitionsByIDs reads definitions of the account.
+func (db *DB) CustomFieldDefinitionsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.CustomFieldDefinition, error) {
+	return byIDs[model.CustomFieldDefinition](ctx, db.q,
+		`SELECT `+customFieldDefinitionCols+` FROM custom_field_definitions d WHERE d.id = ANY($1) AND d.account_id = $2`, ids, accountID)
+}
+
+// FindCustomFieldDefinitionByID reads one definition of the account.
+func (db *DB) FindCustomFieldDefinitionByID(ctx context.Context, accountID, id string) (*model.CustomFieldDefinition, error) {
+	if !validUUID(id) || !validUUID(accountID) {
+		return nil, model.NotFound("custom field definition")
+	}
+	return getOne[model.CustomFieldDefinition](ctx, db.q, "custom field definition",
+		`SELECT `+customFieldDefinitionCols+` FROM custom_field_definitions d WHERE d.id = $1 AND d.account_id = $2`, id, accountID)
+}
+
+// FindCustomFieldDefinitionBySlug reads a definition by entity type
+// ("Shipment", "Container") and api slug, as the REST paths name them.
+func (db *DB) FindCustomFieldDefinitionBySlug(ctx context.Context, accountID string, entityType string, apiSlug string) (*model.CustomFieldDefinition, error) {
+	if !validUUID(accountID) {
+		return nil, model.NotFound("custom field definition")
+	}
+	return getOne[model.CustomFieldDefinition](ctx, db.q, "custom field definition",
+		`SELECT `+customFieldDefinitionCols+` FROM custom_field_definitions d
+		 WHERE d.account_id = $1 AND d.entity_type = $2 AND d.api_slug = $3`, accountID, entityType, apiSlug)
+}
+
+// CreateCustomFieldDefinition stores d for the account and fills its id,
+// account and timestamps. The database refuses a duplicate slug.
+func (db *DB) CreateCustomFieldDefinition(ctx context.Context, accountID string, d *model.CustomFieldDefinition) error {
+	if !validUUID(accountID) {
+		return model.NotFound("account")
+	}
+	row := db.q.QueryRowxContext(ctx, `INSERT INTO custom_field_definitions
+		(account_id, entity_type, api_slug, display_name, description, data_type, reference_type,
+		 validation, default_format, default_value)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		RETURNING id, account_id, created_at, updated_at`,
+		accountID, d.EntityType, d.APISlug, d.DisplayName, d.Description, d.DataType, d.ReferenceType,
+		d.Validation, d.DefaultFormat, d.DefaultValue)
+	if err := row.Scan(&d.ID, &d.AccountID, &d.CreatedAt, &d.UpdatedAt); err != nil {
+		if model.ErrorCode(mapErr(err)) == model.ECONFLICT {
+			return model.Errorf(model.ECONFLICT, "a %s custom field with api slug %q already exists", d.EntityType, d.APISlug)
+		}
+		return mapErr(err)
+	}
+	return nil
+}
+
+// ListCustomFieldDefinitions reads one page of the account's definitions.
+func (db *DB) ListCustomFieldDefinitions(ctx context.Context, accountID string, f model.CustomFieldDefinitionFilter, p model.PageRequest) (*model.Page[*model.CustomFieldDefinition], error) {
+	st, err := customFieldDefinitionList.pageQuery(customFieldDefinitionFilter(accountID, f), p)
+	if err != nil {
+		return nil, err
+	}
+	return readPage(ctx, db.q, st, func(r *customFieldDefinitionRow) (*model.CustomFieldDefinition, *pageMeta) {
+		return &r.CustomFieldDefinition, &r.pageMeta
+	})
+}
+
+// CountCustomFieldDefinitions counts the account's definitions that match f.
+func (db *DB) CountCustomFieldDefinitions(ctx context.Context, accountID string, f model.CustomFieldDefinitionFilter) (int, error) {
+	return count(ctx, db.q, customFieldDefinitionList.from, customFieldDefinitionFilter(accountID, f))
+}
+
+func customFieldDefinitionFilter(accountID string, f model.CustomFieldDefinitionFilter) *conds {
+	c := &conds{}
+	c.add("d.account_id = %s", accountID)
+	if f.EntityType != nil {
+		c.add("d.entity_type = %s", string(*f.EntityType))
+	}
+	if f.DataType != nil {
+		c.add("d.data_type = %s", string(*f.DataType))
+	}
+	if f.DisplayName != "" {
+		// Served by the (account_id, lower(display_name) text_pattern_ops) index.
+		c.add(`lower(d.display_name) LIKE lower(%s) ESCAPE '\'`, escapeLike(f.DisplayName)+"%")
+	}
+	return c
+}
+
+// ---------------------------------------------------------------- options
+
+// CustomFieldOptionsByIDs reads options whose definition is the account's.
+func (db *DB) CustomFieldOptionsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.CustomFieldOption, error) {
+	return byIDs[model.CustomFieldOption](ctx, db.q,
+		`SELECT `+customFieldOptionCols+` FROM custom_field_options o
+		 JOIN custom_field_definitions d ON d.id = o.definition_id
+		 WHERE o.id = ANY($1) AND d.account_id = $2`, ids, accountID)
+}
+
+// CustomFieldOptionsByDefinitionIDs reads the options of definitions, in
+// (definition, position, value, id) order; options without a position last.
+func (db *DB) CustomFieldOptionsByDefinitionIDs(ctx context.Context, accountID string, definitionIDs []string) ([]*model.CustomFieldOption, error) {
+	return byIDs[model.CustomFieldOption](ctx, db.q,
+		`SELECT `+customFieldOptionCols+` FROM custom_field_options o
+		 JOIN custom_field_definitions d ON d.id = o.definition_id
+		 WHERE o.definition_id = ANY($1) AND d.account_id = $2
+		 ORDER BY o.definition_id, o.position NULLS LAST, o.value, o.id`, definitionIDs, accountID)
+}
+
+// FindCustomFieldOption reads one option of one of the account's definitions.
+func (db *DB) FindCustomFieldOption(ctx context.Context, accountID, definitionID, optionID string) (*model.CustomFieldOption, error) {
+	if !validUUID(accountID) || !validUUID(definitionID) || !validUUID(optionID) {
+		return nil, model.NotFound("custom field option")
+	}
+	return getOne[model.CustomFieldOption](ctx, db.q, "custom field option",
+		`SELECT `+customFieldOptionCols+` FROM custom_field_options o
+		 JOIN custom_field_definitions d ON d.id = o.definition_id
+		 WHERE o.id = $1 AND o.definition_id = $2 AND d.account_id = $3`, optionID, definitionID, accountID)
+}
+
+// checkOptionText refuses an empty label or value before the CHECK
+// constraint would, with a message that says which.
+func checkOptionText(field string, s *string) error {
+	if s != nil && strings.TrimSpace(*s) == "" {
+		return model.Errorf(model.EINVALID, "%s must not be empty", field).AtPointer("/data/attributes/" + field)
+	}
+	return nil
+}
+
+// optionConflict names the duplicate value when the unique constraint on
+// (definition_id, value) refuses a write, concurrent writes included.
+func optionConflict(err error, value string) error {
+	err = mapErr(err)
+	if model.ErrorCode(err) == model.ECONFLICT {
+		return model.Errorf(model.ECONFLICT, "an option with value %q already exists", value).AtPointer("/data/attributes/value")
+	}
+	return err
+}
+
+// CreateCustomFieldOption adds an option to one of the account's enum
+// definitions.
+func (db *DB) CreateCustomFieldOption(ctx context.Context, accountID, definitionID string, in OptionInput) (*model.CustomFieldOption, error) {
+	if err := checkOptionText("label", &in.Label); err != nil {
+		return nil, err
+	}
+	if err := checkOptionText("value", &in.Value); err != nil {
+		return nil, err
+	}
+	if !validUUID(accountID) || !validUUID(definitionID) {
+		return nil, model.NotFound("custom field definition")
+	}
+	var opt *model.CustomFieldOption
+	err := db.inTx(ctx, func(q ext) error {
+		var dataType model.CustomFieldDataType
+		if err := sqlxGet(ctx, q, &dataType, "custom field definition",
+			`SELECT d.data_type FROM custom_field_definitions d WHERE d.id = $1 AND d.account_id = $2`,
+			definitionID, accountID); err != nil {
+			return err
+		}
+		if !dataType.HasOptions() {
+			return model.Errorf(model.EINVALID, "only enum and enum_multi custom fields have options")
+		}
+		var err error
+		opt, err = getOne[model.CustomFieldOption](ctx, q, "custom field definition",
+			`WITH o AS (
+				INSERT INTO custom_field_options (definition_id, label, value, position)
+				VALUES ($1, $2, $3, $4)
+				RETURNING id, definition_id, label, value, position, created_at, updated_at)
+			 SELECT `+customFieldOptionCols+` FROM o`,
+			definitionID, in.Label, in.Value, in.Position)
+		if err != nil {
+			return optionConflict(err, in.Value)
+		}
+		return nil
+	})
+	return opt, err
+}
+
+// lockOption reads and row-locks an option of one of the account's
+// definitions, telling a missing definition from a missing option.
+func lockOption(ctx context.Context, q ext, accountID, definitionID, optionID string) (*model.CustomFieldOption, error) {
+	opt, err := getOne[model.CustomFieldOption](ctx, q, "custom field option",
+		`SELECT `+customFieldOptionCols+` FROM custom_field_options o
+		 JOIN custom_field_definitions d ON d.id = o.definition_id
+		 WHERE o.id = $1 AND o.definition_id = $2 AND d.account_id = $3
+		 FOR UPDATE OF o`, optionID, definitionID, accountID)
+	if model.ErrorCode(err) != model.ENOTFOUND {
+		return opt, err
+	}
+	// Only on the error path: which of the two is missing?
+	var one int
+	if err := sqlxGet(ctx, q, &one, "custom field definition",
+		`SELECT 1 FROM custom_field_definitions d WHERE d.id = $1 AND d.account_id = $2`,
+		definitionID, accountID); err != nil {
+		return nil, err
+	}
+	return nil, model.NotFound("custom field option")
+}
+
+// UpdateCustomFieldOption changes an option. A new value is written through
+// to every stored value of the definition in the same transaction (the enum
+// scalar, or the element of an enum_multi array), so no selection is lost.
+func (db *DB) UpdateCustomFieldOption(ctx context.Context, accountID, definitionID, optionID string, p OptionPatch) (*model.CustomFieldOption, error) {
+	if err := checkOptionText("label", p.Label); err != nil {
+		return nil, err
+	}
+	if err := checkOptionText("value", p.Value); err != nil {
+		return nil, err
+	}
+	if !validUUID(accountID) || !validUUID(definitionID) {
+		return nil, model.NotFound("custom field definition")
+	}
+	if !validUUID(optionID) {
+		return nil, model.NotFound("custom field option")
+	}
+	var opt *model.CustomFieldOption
+	err := db.inTx(ctx, func(q ext) error {
+		old, err := lockOption(ctx, q, accountID, definitionID, optionID)
+		if err != nil {
+			return err
+		}
+		opt, err = getOne[model.CustomFieldOption](ctx, q, "custom field option",
+			`WITH o AS (
+				UPDATE custom_field_options SET
+					label = coalesce($2, label),
+					value = coalesce($3, value),
+					position = CASE WHEN $4::boolean THEN NULL ELSE coalesce($5::integer, position) END,
+					updated_at = now()
+				WHERE id = $1
+				RETURNING id, definition_id, label, value, position, created_at, updated_at)
+			 SELECT `+customFieldOptionCols+` FROM o`,
+			optionID, p.Label, p.Value, p.ClearPosition, p.Position)
+		if err != nil {
+			return optionConflict(err, deref(p.Value))
+		}
+		if opt.Value == old.Value {
+			return nil
+		}
+		_, err = q.ExecContext(ctx, `UPDATE custom_fields cf SET
+				value = CASE jsonb_typeof(cf.value)
+					WHEN 'array' THEN (
+						SELECT jsonb_agg(CASE WHEN v.value = $2 THEN $3 ELSE v.value END ORDER BY v.n)
+						FROM jsonb_array_elements_text(cf.value) WITH ORDINALITY AS v(value, n))
+					ELSE to_jsonb($3::text) END,
+				updated_at = now()
+			WHERE `+optionInUse+` AND cf.account_id = $4`,
+			definitionID, old.Value, opt.Value, accountID)
+		return mapErr(err)
+	})
+	return opt, err
+}
+
+// DeleteCustomFieldOption deletes an option that no stored value uses; one
+// in use is refused, so no value is left pointing at nothing. It returns
+// the deleted option.
+func (db *DB) DeleteCustomFieldOption(ctx context.Context, accountID, definitionID, optionID string) (*model.CustomFieldOption, error) {
+	if !validUUID(accountID) || !validUUID(definitionID) {
+		return nil, model.NotFound("custom field definition")
+	}
+	if !validUUID(optionID) {
+		return nil, model.NotFound("custom field option")
+	}
+	var opt *model.CustomFieldOption
+	err := db.inTx(ctx, func(q ext) error {
+		var err error
+		if opt, err = lockOption(ctx, q, accountID, definitionID, optionID); err != nil {
+			return err
+		}
+		var n int
+		if err := sqlxGet(ctx, q, &n, "", `SELECT count(*) FROM custom_fields cf WHERE `+optionInUse,
+			definitionID, opt.Value); err != nil {
+			return err
+		}
+		if n > 0 {
+			noun := "values"
+			if n == 1 {
+				noun = "value"
+			}
+			return model.Errorf(model.ECONFLICT, "option is in use by %d %s", n, noun)
+		}
+		_, err = q.ExecContext(ctx, `DELETE FROM custom_field_options WHERE id = $1`, optionID)
+		return mapErr(err)
+	})
+	return opt, err
+}
+
+// ---------------------------------------------------------------- values
+
+// CustomFieldsByEntityIDs reads the values set on shipments or containers,
+// with slug, data type and option labels, in one statement; rows come in
+// (entity, definition display name, id) order.
+func (db *DB) CustomFieldsByEntityIDs(ctx context.Context, accountID string, entityIDs []string) ([]*model.CustomField, error) {
+	return byIDs[model.CustomField](ctx, db.q,
+		`SELECT `+customFieldCols+` FROM custom_fields cf
+		 JOIN custom_field_definitions d ON d.id = cf.definition_id
+		 WHERE cf.entity_id = ANY($1) AND cf.account_id = $2
+		 ORDER BY cf.entity_id, d.display_name, cf.id`, entityIDs, accountID)
+}
+
+// CustomFieldsByIDs reads values of the account by id (Query.node), with
+// what displaying them needs, as CustomFieldsByEntityIDs does.
+func (db *DB) CustomFieldsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.CustomField, error) {
+	return byIDs[model.CustomField](ctx, db.q,
+		`SELECT `+customFieldCols+` FROM custom_fields cf
+		 JOIN custom_field_definitions d ON d.id = cf.definition_id
+		 WHERE cf.id = ANY($1) AND cf.account_id = $2`, ids, accountID)
+}
+
+// FindCustomField reads the value of one definition on one entity.
+func (db *DB) FindCustomField(ctx context.Context, accountID, entityID, definitionID string) (*model.CustomField, error) {
+	if !validUUID(accountID) || !validUUID(entityID) || !validUUID(definitionID) {
+		return nil, model.NotFound("custom field")
+	}
+	return getOne[model.CustomField](ctx, db.q, "custom field",
+		`SELECT `+customFieldCols+` FROM custom_fields cf
+		 JOIN custom_field_definitions d ON d.id = cf.definition_id
+		 WHERE cf.entity_id = $1 AND cf.definition_id = $2 AND cf.account_id = $3`, entityID, definitionID, accountID)
+}
+
+// SetCustomField sets (creates or replaces) the value of def on an entity
+// of the account, in one statement: the upsert only inserts when the entity
+// is the account's and of the definition's type, and the outer SELECT reads
+// the row back as CustomFieldsByEntityIDs does. The value must already be
+// normalized (model.NormalizeCustomFieldValue); nil stores SQL NULL.
+func (db *DB) SetCustomField(ctx context.Context, accountID string, def *model.CustomFieldDefinition, entityID string, value model.JSON) (*model.CustomField, error) {
+	var column, table, kind string
+	switch def.EntityType {
+	case "Shipment":
+		column, table, kind = "shipment_id", "shipments", "shipment"
+	case "Container":
+		column, table, kind = "container_id", "containers", "container"
+	default:
+		return nil, model.Errorf(model.EINVALID, "custom fields cannot be set on %q", def.EntityType)
+	}
+	if def.AccountID != accountID || !validUUID(def.ID) || !validUUID(accountID) {
+		return nil, model.NotFound("custom field definition")
+	}
+	if !validUUID(entityID) {
+		return nil, model.NotFound(kind)
+	}
+	return getOne[model.CustomField](ctx, db.q, kind,
+		`WITH cf AS (
+			INSERT INTO custom_fields (account_id, definition_id, `+column+`, value)
+			SELECT e.account_id, d.id, e.id, $4::jsonb
+			FROM `+table+` e
+			JOIN custom_field_definitions d ON d.id = $2 AND d.account_id = e.account_id AND d.entity_type = $5
+			WHERE e.id = $3 AND e.account_id = $1
+			ON CONFLICT (definition_id, entity_id) DO UPDATE SET value = EXCLUDED.value, updated_at = now()
+			RETURNING `+customFieldReturning+`)
+		 SELECT `+customFieldCols+` FROM cf JOIN custom_field_definitions d ON d.id = cf.definition_id`,
+		accountID, def.ID, entityID, value, string(def.EntityType))
+}
+
+// ---------------------------------------------------------------- helpers
+
+// sqlxGet scans one value; no row is a not-found error naming kind.
+func sqlxGet(ctx context.Context, q ext, dest any, kind, query string, args ...any) error {
+	err := q.QueryRowxContext(ctx, query, args...).Scan(dest)
+	if err != nil && kind != "" && model.ErrorCode(mapErr(err)) == model.ENOTFOUND {
+		return model.NotFound(kind)
+	}
+	return mapErr(err)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

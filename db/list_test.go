@@ -1,0 +1,378 @@
+package db_test
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"shipgraph/graph/model"
+)
+
+// lister reads one page of some list of account A.
+type lister[T any] func(ctx context.Context, p model.PageRequest) (*model.Page[T], error)
+
+// orderCase is an ordering and the Go comparison of its sort key, the
+// reference the database's order is checked against.
+type orderCase[T any] struct {
+	field string
+	cmp   func(a, b T) int
+}
+
+func cmpTime(a, b *time.Time) int {
+	// NULL sorts as infinity: last ascending.
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	return a.Compare(*b)
+}
+
+// expectedOrder sorts items by key then id, both reversed when desc.
+func expectedOrder[T interface{ GetID() string }](items []T, c func(a, b T) int, desc bool) []string {
+	s := slices.Clone(items)
+	slices.SortStableFunc(s, func(a, b T) int {
+		r := c(a, b)
+		if r == 0 {
+			r = strings.Compare(a.GetID(), b.GetID())
+		}
+		if desc {
+			r = -r
+		}
+		return r
+	})
+	return ids(s)
+}
+
+// roundTrip passes a cursor through its opaque form, as a client would.
+func roundTrip(t *testing.T, c model.Cursor, o model.Order) *model.Cursor {
+	t.Helper()
+	back, err := model.DecodeCursor(c.Encode(), o.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+// checkList checks one ordering of a list against the Go reference order:
+// forward (first/after) and backward (last/before) keyset walks with several
+// page sizes, numbered pages, and pages between two cursors, checking
+// HasNext/HasPrevious on every page and that the walks see every row once.
+func checkList[T interface{ GetID() string }](t *testing.T, list lister[T], all []T, oc orderCase[T]) {
+	ctx := context.Background()
+	for _, desc := range []bool{false, true} {
+		order := model.Order{Field: oc.field, Desc: desc}
+		t.Run(order.Name(), func(t *testing.T) {
+			want := expectedOrder(all, oc.cmp, desc)
+			full, err := list(ctx, model.PageRequest{Order: order, Limit: model.MaxPageSize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(full.Items); !slices.Equal(got, want) {
+				t.Fatalf("full list order:\n got %v\nwant %v", got, want)
+			}
+			if full.HasNext || full.HasPrevious || len(full.Keys) != len(full.Items) {
+				t.Fatalf("full page: next=%v previous=%v keys=%d", full.HasNext, full.HasPrevious, len(full.Keys))
+			}
+			cursorAt := func(p *model.Page[T], i int) *model.Cursor {
+				return roundTrip(t, p.Cursor(i, order, p.Items[i].GetID()), order)
+			}
+
+			for _, size := range []int{1, 2, 5} {
+				// Forward.
+				var got []string
+				var after *model.Cursor
+				for n := 0; ; n++ {
+					p, err := list(ctx, model.PageRequest{Order: order, Limit: size, After: after})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(p.Items) > size || len(p.Keys) != len(p.Items) || len(p.Items) == 0 {
+						t.Fatalf("forward size %d page %d: %d items, %d keys", size, n, len(p.Items), len(p.Keys))
+					}
+					if p.HasPrevious != (n > 0) {
+						t.Fatalf("forward size %d page %d: HasPrevious = %v", size, n, p.HasPrevious)
+					}
+					got = append(got, ids(p.Items)...)
+					if !p.HasNext {
+						break
+					}
+					after = cursorAt(p, len(p.Items)-1)
+					if n > len(want) {
+						t.Fatal("forward walk does not end")
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("forward walk size %d:\n got %v\nwant %v", size, got, want)
+				}
+
+				// Backward.
+				got = nil
+				var before *model.Cursor
+				for n := 0; ; n++ {
+					p, err := list(ctx, model.PageRequest{Order: order, Limit: size, Before: before, FromEnd: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(p.Items) > size || len(p.Keys) != len(p.Items) || len(p.Items) == 0 {
+						t.Fatalf("backward size %d page %d: %d items", size, n, len(p.Items))
+					}
+					if p.HasNext != (n > 0) {
+						t.Fatalf("backward size %d page %d: HasNext = %v", size, n, p.HasNext)
+					}
+					got = append(slices.Clone(ids(p.Items)), got...)
+					if !p.HasPrevious {
+						break
+					}
+					before = cursorAt(p, 0)
+					if n > len(want) {
+						t.Fatal("backward walk does not end")
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("backward walk size %d:\n got %v\nwant %v", size, got, want)
+				}
+
+				// Numbered pages.
+				got = nil
+				for n := 0; ; n++ {
+					p, err := list(ctx, model.PageRequest{Order: order, Limit: size, Offset: n * size})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if p.HasPrevious != (n > 0) {
+						t.Fatalf("numbered size %d page %d: HasPrevious = %v", size, n, p.HasPrevious)
+					}
+					got = append(got, ids(p.Items)...)
+					if !p.HasNext {
+						break
+					}
+					if n > len(want) {
+						t.Fatal("numbered walk does not end")
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("numbered pages size %d:\n got %v\nwant %v", size, got, want)
+				}
+			}
+
+			// From the middle of the list: last/before, first/before (the
+			// start of the rows before), first/after, and both cursors.
+			m := len(want) / 2
+			mid := cursorAt(full, m)
+			p, err := list(ctx, model.PageRequest{Order: order, Limit: 2, Before: mid, FromEnd: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(p.Items); !slices.Equal(got, want[m-2:m]) || !p.HasNext || p.HasPrevious != (m-2 > 0) {
+				t.Fatalf("last before middle: %v next=%v previous=%v, want %v", got, p.HasNext, p.HasPrevious, want[m-2:m])
+			}
+			p, err = list(ctx, model.PageRequest{Order: order, Limit: 2, Before: mid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(p.Items); !slices.Equal(got, want[:2]) || !p.HasNext || p.HasPrevious {
+				t.Fatalf("first before middle: %v next=%v previous=%v, want %v", got, p.HasNext, p.HasPrevious, want[:2])
+			}
+			p, err = list(ctx, model.PageRequest{Order: order, Limit: m, Before: mid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(p.Items); !slices.Equal(got, want[:m]) || !p.HasNext || p.HasPrevious {
+				t.Fatalf("all before middle: %v next=%v previous=%v, want %v", got, p.HasNext, p.HasPrevious, want[:m])
+			}
+			p, err = list(ctx, model.PageRequest{Order: order, Limit: 2, After: mid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(p.Items); !slices.Equal(got, want[m+1:m+3]) || !p.HasPrevious || p.HasNext != (m+3 < len(want)) {
+				t.Fatalf("after middle: %v next=%v previous=%v", got, p.HasNext, p.HasPrevious)
+			}
+			for _, fromEnd := range []bool{false, true} {
+				p, err = list(ctx, model.PageRequest{Order: order, Limit: 10, After: cursorAt(full, 1), Before: cursorAt(full, m), FromEnd: fromEnd})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := ids(p.Items); !slices.Equal(got, want[2:m]) || !p.HasPrevious || !p.HasNext {
+					t.Fatalf("between cursors: %v next=%v previous=%v, want %v", got, p.HasNext, p.HasPrevious, want[2:m])
+				}
+			}
+			p, err = list(ctx, model.PageRequest{Order: order, Limit: 1, After: cursorAt(full, 1), Before: cursorAt(full, m)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(p.Items); !slices.Equal(got, want[2:3]) || !p.HasPrevious || !p.HasNext {
+				t.Fatalf("first between cursors: %v next=%v previous=%v", got, p.HasNext, p.HasPrevious)
+			}
+			p, err = list(ctx, model.PageRequest{Order: order, Limit: 1, After: cursorAt(full, 1), Before: cursorAt(full, m), FromEnd: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(p.Items); !slices.Equal(got, want[m-1:m]) || !p.HasPrevious || !p.HasNext {
+				t.Fatalf("last between cursors: %v next=%v previous=%v", got, p.HasNext, p.HasPrevious)
+			}
+			// Past either end: an empty page that still knows what is behind it.
+			last := len(want) - 1
+			p, err = list(ctx, model.PageRequest{Order: order, Limit: 3, After: cursorAt(full, last)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Items) != 0 || p.HasNext || !p.HasPrevious {
+				t.Fatalf("after the last row: %d items next=%v previous=%v", len(p.Items), p.HasNext, p.HasPrevious)
+			}
+			p, err = list(ctx, model.PageRequest{Order: order, Limit: 3, Before: cursorAt(full, 0), FromEnd: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Items) != 0 || !p.HasNext || p.HasPrevious {
+				t.Fatalf("before the first row: %d items next=%v previous=%v", len(p.Items), p.HasNext, p.HasPrevious)
+			}
+		})
+	}
+}
+
+func TestListShipmentsPagination(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	all, err := f.DB.ShipmentsByIDs(ctx, f.A.Account, f.A.Shipments)
+	if err != nil || len(all) != nShipmentsA {
+		t.Fatalf("%d shipments, %v", len(all), err)
+	}
+	list := func(ctx context.Context, p model.PageRequest) (*model.Page[*model.Shipment], error) {
+		return f.DB.ListShipments(ctx, f.A.Account, model.ShipmentFilter{}, p)
+	}
+	for _, oc := range []orderCase[*model.Shipment]{
+		{"created_at", func(a, b *model.Shipment) int { return a.CreatedAt.Compare(b.CreatedAt) }},
+		{"pod_eta_at", func(a, b *model.Shipment) int { return cmpTime(a.PodEtaAt, b.PodEtaAt) }},
+		{"bill_of_lading_number", func(a, b *model.Shipment) int { return cmp.Compare(a.BillOfLadingNumber, b.BillOfLadingNumber) }},
+	} {
+		t.Run(oc.field, func(t *testing.T) { checkList(t, list, all, oc) })
+	}
+}
+
+func TestListContainersPagination(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	all, err := f.DB.ContainersByIDs(ctx, f.A.Account, f.A.Containers)
+	if err != nil || len(all) != len(f.A.Containers) {
+		t.Fatalf("%d containers, %v", len(all), err)
+	}
+	list := func(ctx context.Context, p model.PageRequest) (*model.Page[*model.Container], error) {
+		return f.DB.ListContainers(ctx, f.A.Account, model.ContainerFilter{}, p)
+	}
+	for _, oc := range []orderCase[*model.Container]{
+		{"created_at", func(a, b *model.Container) int { return a.CreatedAt.Compare(b.CreatedAt) }},
+		{"pickup_lfd", func(a, b *model.Container) int { return cmpTime(a.PickupLfd, b.PickupLfd) }},
+		{"number", func(a, b *model.Container) int { return cmp.Compare(a.Number, b.Number) }},
+	} {
+		t.Run(oc.field, func(t *testing.T) { checkList(t, list, all, oc) })
+	}
+}
+
+func TestListDocumentsPagination(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	all, err := f.DB.DocumentsByIDs(ctx, f.A.Account, f.A.Documents)
+	if err != nil || len(all) != len(f.A.Documents) {
+		t.Fatalf("%d documents, %v", len(all), err)
+	}
+	names := map[string]string{f.A.Admin: "alice Zed", f.A.Member: "bob Young", f.A.Viewer: "carol"}
+	addedBy := func(d *model.Document) string {
+		if d.UserID == nil {
+			return ""
+		}
+		return names[*d.UserID]
+	}
+	list := func(ctx context.Context, p model.PageRequest) (*model.Page[*model.Document], error) {
+		return f.DB.ListDocuments(ctx, f.A.Account, model.DocumentFilter{}, p)
+	}
+	for _, oc := range []orderCase[*model.Document]{
+		{"created_at", func(a, b *model.Document) int { return a.CreatedAt.Compare(b.CreatedAt) }},
+		{"document_type", func(a, b *model.Document) int { return cmp.Compare(a.DocumentType, b.DocumentType) }},
+		{"added_by", func(a, b *model.Document) int { return cmp.Compare(addedBy(a), addedBy(b)) }},
+	} {
+		t.Run(oc.field, func(t *testing.T) { checkList(t, list, all, oc) })
+	}
+}
+
+func TestListCustomFieldDefinitionsPagination(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	all, err := f.DB.CustomFieldDefinitionsByIDs(ctx, f.A.Account, f.A.Defs)
+	if err != nil || len(all) != len(f.A.Defs) {
+		t.Fatalf("%d definitions, %v", len(all), err)
+	}
+	list := func(ctx context.Context, p model.PageRequest) (*model.Page[*model.CustomFieldDefinition], error) {
+		return f.DB.ListCustomFieldDefinitions(ctx, f.A.Account, model.CustomFieldDefinitionFilter{}, p)
+	}
+	for _, oc := range []orderCase[*model.CustomFieldDefinition]{
+		{"created_at", func(a, b *model.CustomFieldDefinition) int { return a.CreatedAt.Compare(b.CreatedAt) }},
+		{"display_name", func(a, b *model.CustomFieldDefinition) int { return cmp.Compare(a.DisplayName, b.DisplayName) }},
+	} {
+		t.Run(oc.field, func(t *testing.T) { checkList(t, list, all, oc) })
+	}
+	// An empty order field is the default, created_at.
+	p, err := list(ctx, model.PageRequest{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := expectedOrder(all, func(a, b *model.CustomFieldDefinition) int { return a.CreatedAt.Compare(b.CreatedAt) }, false)
+	if got := ids(p.Items); !slices.Equal(got, want) {
+		t.Fatalf("default order: %v, want %v", got, want)
+	}
+}
+
+func TestPageRequestValidation(t *testing.T) {
+	f := newFixture(t)
+	order := model.Order{Field: "created_at"}
+	other := model.Order{Field: "pod_eta_at"}
+	key := func(s string) *string { return &s }
+	good := &model.Cursor{Order: "created_at", Key: key("2025-03-01T12:00:00+00:00"), ID: f.A.Shipments[0]}
+	for name, p := range map[string]model.PageRequest{
+		"limit 0":               {Order: order, Limit: 0},
+		"limit over max":        {Order: order, Limit: model.MaxPageSize + 1},
+		"negative offset":       {Order: order, Limit: 5, Offset: -1},
+		"offset and cursor":     {Order: order, Limit: 5, Offset: 5, After: good},
+		"offset and last":       {Order: order, Limit: 5, Offset: 5, FromEnd: true},
+		"unknown order":         {Order: model.Order{Field: "customer_name"}, Limit: 5},
+		"cursor of other order": {Order: other, Limit: 5, After: good},
+		"bad time key":          {Order: order, Limit: 5, After: &model.Cursor{Order: "created_at", Key: key("yesterday"), ID: f.A.Shipments[0]}},
+		"sql in key":            {Order: order, Limit: 5, Before: &model.Cursor{Order: "created_at", Key: key("2025-01-01'; --"), ID: f.A.Shipments[0]}},
+		"null key":              {Order: order, Limit: 5, After: &model.Cursor{Order: "created_at", ID: f.A.Shipments[0]}},
+		"bad cursor id":         {Order: order, Limit: 5, After: &model.Cursor{Order: "created_at", Key: good.Key, ID: "x"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx, n := counting()
+			_, err := f.DB.ListShipments(ctx, f.A.Account, model.ShipmentFilter{}, p)
+			wantCode(t, err, model.EINVALID)
+			if n.Load() != 0 {
+				t.Fatalf("%d statements sent for an invalid request", n.Load())
+			}
+		})
+	}
+	_, err := f.DB.ListShipments(context.Background(), f.A.Account, model.ShipmentFilter{}, model.PageRequest{Order: model.Order{Field: "customer_name"}, Limit: 5})
+	if !strings.Contains(model.ErrorMessage(err), `"customer_name"`) {
+		t.Fatalf("message %q does not name the field", model.ErrorMessage(err))
+	}
+	// A text key is any string: it is bound, never spliced.
+	p, err := f.DB.ListShipments(context.Background(), f.A.Account, model.ShipmentFilter{},
+		model.PageRequest{Order: model.Order{Field: "bill_of_lading_number"}, Limit: 5,
+			After: &model.Cursor{Order: "bill_of_lading_number", Key: key("'); DROP TABLE shipments; --"), ID: f.A.Shipments[0]}})
+	if err != nil || len(p.Items) != 5 {
+		t.Fatalf("text key: %v, %d items", err, len(p.Items))
+	}
+	// Each list answers one statement per page, probes included.
+	ctx, n := counting()
+	if _, err := f.DB.ListShipments(ctx, f.A.Account, model.ShipmentFilter{}, model.PageRequest{Order: order, Limit: 2, After: good, Before: good}); err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 1 {
+		t.Fatalf("a page cost %d statements", n.Load())
+	}
+}
