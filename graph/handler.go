@@ -3,7 +3,9 @@ package graph
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -31,8 +33,9 @@ type HandlerConfig struct {
 	RequestID func(context.Context) string
 }
 
-// DefaultHandlerConfig: the dashboard query at first: 100 (about 6,000 with the
-// weights below) passes; ten such pages in one request do not.
+// DefaultHandlerConfig: the dashboard query at first: 100 (complexity 11,701
+// with the weights below, measured by TestSeeded/Limits) passes; two such
+// pages in one request (23,402) already do not.
 var DefaultHandlerConfig = HandlerConfig{
 	Introspection:   true,
 	ComplexityLimit: 20000,
@@ -66,15 +69,57 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.APQCacheSize)})
-	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
+	// Shape before complexity: a query too deep is refused as such (the
+	// clearer error), not as too complex, which any deep query through a
+	// list also is.
 	srv.Use(ShapeLimit{MaxDepth: cfg.DepthLimit, MaxAliases: cfg.AliasLimit})
+	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
+	srv.AroundFields(markInternal)
 	srv.SetErrorPresenter(errorPresenter(cfg))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
-		cfg.Logger.ErrorContext(ctx, "panic in resolver", "request_id", cfg.RequestID(ctx), "panic", p)
-		return errors.New("panic in resolver")
+		return internalError{fmt.Errorf("panic in resolver: %v", p)}
 	})
 	return srv
 }
+
+// internalError marks an error that came out of resolver code (a store or
+// loader failure, a panic) rather than from gqlgen's own parsing,
+// validation or argument coercion. gqlgen wraps every resolver error in a
+// *gqlerror.Error on its way to the presenter, so without the mark a
+// driver error would look like one of gqlgen's client-safe messages.
+type internalError struct{ err error }
+
+func (e internalError) Error() string { return e.err.Error() }
+func (e internalError) Unwrap() error { return e.err }
+
+// markInternal runs around every field resolver and marks the errors that
+// are neither application errors (*model.Error, shown by code) nor
+// gqlgen's (*gqlerror.Error). Introspection fields are left alone: their
+// only error is gqlgen's "introspection disabled", meant for the client.
+func markInternal(ctx context.Context, next graphql.Resolver) (any, error) {
+	res, err := next(ctx)
+	if err == nil {
+		return res, nil
+	}
+	if _, ok := model.AsError(err); ok {
+		return res, err
+	}
+	var gerr *gqlerror.Error
+	if errors.As(err, &gerr) {
+		return res, err
+	}
+	if fc := graphql.GetFieldContext(ctx); fc != nil && strings.HasPrefix(fc.Field.Name, "__") {
+		return res, model.Errorf(model.EFORBIDDEN, "introspection is disabled on this server")
+	}
+	return res, internalError{err}
+}
+
+// suggestion matches the "Did you mean …?" tails gqlparser adds to
+// validation messages. gqlgen's SetDisableSuggestion only covers unknown
+// fields; arguments, input fields, enum values and type names still get
+// suggestions, which would map the schema for anyone when introspection is
+// off.
+var suggestion = regexp.MustCompile(`\s*Did you mean [^?]*\?`)
 
 // execConfig returns the executable schema config with complexity weights:
 // list fields multiply what they select by the page size asked for.
@@ -137,6 +182,10 @@ var gqlCodes = map[string]string{
 // logged with the request id and shown as a generic internal error.
 func errorPresenter(cfg HandlerConfig) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
+		var internal internalError
+		if errors.As(err, &internal) {
+			return internalServerError(ctx, cfg, internal.err)
+		}
 		if appErr, ok := model.AsError(err); ok {
 			gerr := gqlerror.WrapPath(graphql.GetPath(ctx), err)
 			gerr.Message = appErr.Message
@@ -150,10 +199,12 @@ func errorPresenter(cfg HandlerConfig) graphql.ErrorPresenterFunc {
 			if appErr.Code != model.EINTERNAL {
 				return gerr
 			}
+			return internalServerError(ctx, cfg, err)
 		}
-		// Resolvers return plain errors; a *gqlerror.Error at the top comes
-		// from gqlgen itself (parsing, validation, argument coercion, APQ)
-		// and its message is meant for the client.
+		// Resolver errors were marked internal above (markInternal); a
+		// *gqlerror.Error here comes from gqlgen itself (parsing,
+		// validation, argument coercion, APQ, limits) and its message is
+		// meant for the client.
 		if gerr, ok := err.(*gqlerror.Error); ok {
 			if gerr.Extensions == nil {
 				gerr.Extensions = map[string]any{}
@@ -161,15 +212,22 @@ func errorPresenter(cfg HandlerConfig) graphql.ErrorPresenterFunc {
 			if _, ok := gerr.Extensions["code"]; !ok {
 				gerr.Extensions["code"] = "BAD_USER_INPUT"
 			}
+			gerr.Message = suggestion.ReplaceAllString(gerr.Message, "")
 			return gerr
 		}
-		cfg.Logger.ErrorContext(ctx, "internal error", "request_id", cfg.RequestID(ctx), "path", graphql.GetPath(ctx).String(), "err", err)
-		out := gqlerror.WrapPath(graphql.GetPath(ctx), errors.New("internal server error"))
-		out.Message = "internal server error"
-		out.Extensions = map[string]any{"code": "INTERNAL_SERVER_ERROR"}
-		if id := cfg.RequestID(ctx); id != "" {
-			out.Extensions["requestId"] = id
-		}
-		return out
+		return internalServerError(ctx, cfg, err)
 	}
+}
+
+// internalServerError logs err with the request id and path and returns
+// the generic error the client sees.
+func internalServerError(ctx context.Context, cfg HandlerConfig, err error) *gqlerror.Error {
+	cfg.Logger.ErrorContext(ctx, "internal error", "request_id", cfg.RequestID(ctx), "path", graphql.GetPath(ctx).String(), "err", err)
+	out := gqlerror.WrapPath(graphql.GetPath(ctx), errors.New("internal server error"))
+	out.Message = "internal server error"
+	out.Extensions = map[string]any{"code": "INTERNAL_SERVER_ERROR"}
+	if id := cfg.RequestID(ctx); id != "" {
+		out.Extensions["requestId"] = id
+	}
+	return out
 }

@@ -157,5 +157,3 @@ func order(field string, dir *model.OrderDirection) model.Order {
 // defaultOrder is the order of lists when the client gives none: newest
 // first, ties broken by id.
 var defaultOrder = model.Order{Field: "created_at", Desc: true}
-
-func ptr[T any](v T) *T { return &v }

@@ -8,7 +8,8 @@ import (
 )
 
 // Root list resolvers: read a page through the store, prime the by-id
-// loaders with what came back, and build the connection. totalCount is a
+// loaders with what came back, queue the relationships the operation
+// selects on the page (prefetch.go), and build the connection. totalCount is a
 // separate resolver so it costs a statement only when asked for.
 
 func orderOf[F ~string](field F, dir *model.OrderDirection) model.Order {
@@ -46,6 +47,7 @@ func (r *queryResolver) listShipments(ctx context.Context, a pageArgs, filter *m
 		l.ShipmentByID.Prime(s.ID, s)
 		conn.Edges = append(conn.Edges, &model.ShipmentEdge{Cursor: cursors[i], Node: s})
 	}
+	l.prefetchShipments(ctx, connectionNodes(ctx), page.Items)
 	return conn, nil
 }
 
@@ -80,6 +82,7 @@ func (r *queryResolver) listContainers(ctx context.Context, a pageArgs, filter *
 		l.ContainerByID.Prime(c.ID, c)
 		conn.Edges = append(conn.Edges, &model.ContainerEdge{Cursor: cursors[i], Node: c})
 	}
+	l.prefetchContainers(ctx, connectionNodes(ctx), page.Items)
 	return conn, nil
 }
 
@@ -114,6 +117,7 @@ func (r *queryResolver) listDocuments(ctx context.Context, a pageArgs, filter *m
 		l.DocumentByID.Prime(d.ID, d)
 		conn.Edges = append(conn.Edges, &model.DocumentEdge{Cursor: cursors[i], Node: d})
 	}
+	l.prefetchDocuments(ctx, connectionNodes(ctx), page.Items)
 	return conn, nil
 }
 
@@ -145,6 +149,7 @@ func (r *queryResolver) listCustomFieldDefinitions(ctx context.Context, a pageAr
 		l.DefinitionByID.Prime(d.ID, d)
 		conn.Edges = append(conn.Edges, &model.CustomFieldDefinitionEdge{Cursor: cursors[i], Node: d})
 	}
+	l.prefetchDefinitions(ctx, connectionNodes(ctx), page.Items)
 	return conn, nil
 }
 

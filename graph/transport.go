@@ -37,9 +37,11 @@ type Transport struct{}
 
 var _ graphql.Transport = Transport{}
 
-// Supports takes every GET and POST; Do answers the ones it cannot serve.
+// Supports takes every request but protocol upgrades (websockets), so that
+// other methods get a GraphQL-over-HTTP 405 from Do rather than gqlgen's
+// bare 400 "transport not supported".
 func (Transport) Supports(r *http.Request) bool {
-	return (r.Method == http.MethodGet || r.Method == http.MethodPost) && r.Header.Get("Upgrade") == ""
+	return r.Header.Get("Upgrade") == ""
 }
 
 // rawRequest is the request body or query string: members are decoded
@@ -54,6 +56,15 @@ type rawRequest struct {
 func (Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	ctx := r.Context()
 	media := negotiate(r.Header.Get("Accept"))
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		if media == "" {
+			media = mediaJSON
+		}
+		w.Header().Set("Allow", "GET, POST")
+		writeGraphQLError(w, media, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED",
+			"send GraphQL requests with GET or POST")
+		return
+	}
 	if media == "" {
 		writeGraphQLError(w, mediaJSON, http.StatusNotAcceptable, "NOT_ACCEPTABLE",
 			"responses are application/graphql-response+json or application/json")

@@ -1,0 +1,74 @@
+package graph_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/99designs/gqlgen/client"
+
+	"shipgraph/graph/graphtest"
+)
+
+// testAuthentication: without a valid key nothing is answered but an
+// UNAUTHENTICATED error (application/json: status 200, see transport).
+func testAuthentication(t *testing.T, e *graphtest.Env) {
+	for name, header := range map[string]string{
+		"none":    "",
+		"garbage": "Token nope",
+		"unknown": "Token sg_0000000000000000000000000000000000000000",
+		"scheme":  "Basic " + key(t, e, acmeAdmin),
+	} {
+		var opts []client.Option
+		if header != "" {
+			opts = append(opts, client.AddHeader("Authorization", header))
+		}
+		res := e.Do(t, "", `{ viewer { role } shipments { totalCount } }`, nil, opts...)
+		if !codesEqual(res.Codes(), "UNAUTHENTICATED") || (string(res.Data) != "null" && string(res.Data) != "") {
+			t.Errorf("%s key: %s; want UNAUTHENTICATED and no data", name, res)
+		}
+	}
+	// Bearer is accepted like Token.
+	res := e.Do(t, "", `{ viewer { role } }`, nil, client.AddHeader("Authorization", "Bearer "+key(t, e, acmeViewer)))
+	if len(res.Errors) > 0 || !strings.Contains(string(res.Data), "VIEWER") {
+		t.Errorf("Bearer key: %s", res)
+	}
+}
+
+// TestRevokedKey: a revoked key stops working at the next request.
+func TestRevokedKey(t *testing.T) {
+	e := graphtest.New(t, graphtest.Options{Shipments: 3})
+	k := key(t, e, acmeMember)
+	e.Must(t, k, `{ viewer { role } }`, nil, nil)
+	var tokenID, acme string
+	e.SQL(t, &tokenID, `SELECT id FROM api_tokens WHERE prefix = $1`, k[:10])
+	acme = accountID(t, e, "acme")
+	if err := e.Store.RevokeToken(context.Background(), acme, tokenID); err != nil {
+		t.Fatal(err)
+	}
+	res := e.Do(t, k, `{ viewer { role } }`, nil)
+	if !codesEqual(res.Codes(), "UNAUTHENTICATED") {
+		t.Errorf("revoked key: %s", res)
+	}
+}
+
+// testViewerCannotWrite: viewer keys are refused every mutation with
+// FORBIDDEN, before anything is read or written.
+func testViewerCannotWrite(t *testing.T, e *graphtest.Env) {
+	acme := accountID(t, e, "acme")
+	var ship, def, opt string
+	e.SQL(t, &ship, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, acme)
+	e.SQL(t, &def, `SELECT id FROM custom_field_definitions WHERE account_id = $1 AND api_slug = 'priority_level'`, acme)
+	e.SQL(t, &opt, `SELECT id FROM custom_field_options WHERE definition_id = $1 ORDER BY position LIMIT 1`, def)
+	k := key(t, e, acmeViewer)
+	for name, m := range map[string]string{
+		"updateShipmentCustomField": `mutation($s: ID!) { updateShipmentCustomField(shipmentId: $s, apiSlug: "priority_level", value: "high") { id } }`,
+		"createCustomFieldOption":   `mutation($d: ID!) { createCustomFieldOption(definitionId: $d, input: {label: "X", value: "x"}) { id } }`,
+		"updateCustomFieldOption":   `mutation($d: ID!, $o: ID!) { updateCustomFieldOption(definitionId: $d, optionId: $o, input: {label: "X"}) { id } }`,
+		"deleteCustomFieldOption":   `mutation($d: ID!, $o: ID!) { deleteCustomFieldOption(definitionId: $d, optionId: $o) { id } }`,
+	} {
+		// Variables an operation does not declare are ignored.
+		res := e.Do(t, k, m, graphtest.Vars{"s": ship, "d": def, "o": opt})
+		refused(t, "viewer "+name, res, "FORBIDDEN")
+	}
+}

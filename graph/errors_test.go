@@ -1,0 +1,117 @@
+package graph_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"shipgraph/db"
+	"shipgraph/db/dbtest"
+	"shipgraph/graph"
+	"shipgraph/graph/graphtest"
+	"shipgraph/graph/model"
+)
+
+// syncBuffer is a log sink safe for concurrent resolvers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestInternalErrors: a failing database is an INTERNAL_SERVER_ERROR with
+// a generic message; what failed goes to the log with the request id,
+// never to the client. Authentication runs on a store of its own so the
+// request gets past it and the resolvers meet the closed one.
+func TestInternalErrors(t *testing.T) {
+	url := dbtest.NewDB(t)
+	ctx := context.Background()
+	auth, err := db.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = auth.Close() })
+	tokens, _, err := auth.Seed(ctx, db.SeedOptions{Shipments: 4, Seed: 1, Now: graphtest.SeedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := tokens[0].Key
+	broken, err := db.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ship string
+	if err := auth.SQL().QueryRowContext(ctx, `SELECT id FROM shipments ORDER BY id LIMIT 1`).Scan(&ship); err != nil {
+		t.Fatal(err)
+	}
+
+	var logs syncBuffer
+	hc := graph.DefaultHandlerConfig
+	hc.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	hc.RequestID = func(context.Context) string { return "req-42" }
+	gql := graph.NewHandler(&graph.Resolver{DB: broken}, hc)
+	h := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := auth.Authenticate(r.Context(), strings.TrimPrefix(r.Header.Get("Authorization"), "Token "))
+		if err != nil {
+			t.Errorf("authenticate: %v", err)
+			return
+		}
+		r = r.WithContext(model.WithPrincipal(r.Context(), p))
+		graph.Middleware(broken, graph.DefaultLoaderConfig, gql).ServeHTTP(w, r)
+	}))
+	e := &graphtest.Env{Store: auth, Handler: h}
+
+	// Works while the store is open...
+	e.Must(t, k, `query($id: ID!) { shipment(id: $id) { id containers { id } } }`, graphtest.Vars{"id": ship}, nil)
+	// ...and then the database goes away.
+	if err := broken.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		query string
+		vars  graphtest.Vars
+	}{
+		"root list":     {`{ shipments { totalCount nodes { id } } }`, nil},
+		"root by id":    {`query($id: ID!) { shipment(id: $id) { id } }`, graphtest.Vars{"id": ship}},
+		"node":          {`query($id: ID!) { node(id: $id) { id } }`, graphtest.Vars{"id": ship}},
+		"viewer":        {`{ viewer { account { companyName } } }`, nil},
+		"count":         {`{ containers(first: 0) { totalCount } }`, nil},
+		"mutation":      {`mutation($id: ID!) { updateShipmentCustomField(shipmentId: $id, apiSlug: "customer_po", value: "x") { id } }`, graphtest.Vars{"id": ship}},
+		"create option": {`mutation { createCustomFieldOption(definitionId: "00000000-0000-0000-0000-000000000001", input: {label: "a", value: "a"}) { id } }`, nil},
+	} {
+		res := e.Do(t, k, c.query, c.vars)
+		if len(res.Errors) == 0 {
+			t.Errorf("%s: no error with the database closed: %s", name, res)
+			continue
+		}
+		for _, er := range res.Errors {
+			if er.Code() != "INTERNAL_SERVER_ERROR" || er.Message != "internal server error" {
+				t.Errorf("%s: error %+v; want INTERNAL_SERVER_ERROR with a generic message", name, er)
+			}
+			if er.Extensions["requestId"] != "req-42" {
+				t.Errorf("%s: error %+v without the request id", name, er)
+			}
+		}
+		if s := res.String(); strings.Contains(s, "sql") || strings.Contains(s, "closed") {
+			t.Errorf("%s: the response leaks internals: %s", name, s)
+		}
+	}
+	if l := logs.String(); !strings.Contains(l, "database is closed") || !strings.Contains(l, "req-42") {
+		t.Errorf("the log does not have the cause and request id:\n%s", l)
+	}
+}

@@ -1,0 +1,405 @@
+// Package graphtest runs the GraphQL handler the way the server does, for
+// tests: a migrated, seeded database of the test's own and the /graphql
+// handler chain of server.go (body limit → auth → loaders → gqlgen), with
+// every request's SQL statements counted.
+//
+// The chain is rebuilt here rather than imported because server.go is
+// package main; Chain follows NewServer step by step: keep the two in sync
+// when the wiring changes.
+package graphtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/99designs/gqlgen/client"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"shipgraph/db"
+	"shipgraph/db/dbtest"
+	"shipgraph/graph"
+	"shipgraph/graph/model"
+)
+
+// SeedNow is "today" of the seeded data, so ids, keys and values are the
+// same on every run.
+var SeedNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+
+// BodyLimit is the server's default request body limit (BODY_LIMIT).
+const BodyLimit = 1 << 20
+
+// Options say what database and handler a test gets. Zero values are the
+// server's defaults.
+type Options struct {
+	// Shipments to seed; 0 seeds 150. Negative leaves the database empty
+	// (migrated, no accounts).
+	Shipments int
+	Handler   *graph.HandlerConfig
+	Loader    *graph.LoaderConfig
+}
+
+// Env is a seeded database behind the /graphql handler chain.
+type Env struct {
+	Store   *db.DB
+	Handler http.Handler
+	// Keys are the demo API keys by "account/role", e.g. "acme/admin".
+	Keys map[string]string
+
+	srvOnce sync.Once
+	srv     *httptest.Server
+}
+
+// New gives the test a database of its own, cloned from the migrated
+// template and seeded as Options say, and the handler chain over it.
+func New(tb testing.TB, o Options) *Env {
+	tb.Helper()
+	ctx := context.Background()
+	store, err := db.Open(ctx, dbtest.NewDB(tb))
+	if err != nil {
+		tb.Fatalf("open: %v", err)
+	}
+	tb.Cleanup(func() { _ = store.Close() })
+	e := &Env{Store: store, Keys: map[string]string{}}
+	if o.Shipments >= 0 {
+		n := o.Shipments
+		if n == 0 {
+			n = 150
+		}
+		tokens, _, err := store.Seed(ctx, db.SeedOptions{Shipments: n, Seed: 1, Now: SeedNow})
+		if err != nil {
+			tb.Fatalf("seed: %v", err)
+		}
+		for _, t := range tokens {
+			e.Keys[t.Account+"/"+t.Role] = t.Key
+		}
+	}
+	hc, lc := graph.DefaultHandlerConfig, graph.DefaultLoaderConfig
+	if o.Handler != nil {
+		hc = *o.Handler
+	}
+	if o.Loader != nil {
+		lc = *o.Loader
+	}
+	e.Handler = Chain(store, hc, lc)
+	tb.Cleanup(func() {
+		if e.srv != nil {
+			e.srv.Close()
+		}
+	})
+	return e
+}
+
+// Chain is the /graphql part of server.go's NewServer: the body limit,
+// authentication (`Authorization: Token|Bearer <key>`; a store failure is a
+// 503), the per-request loaders and the gqlgen handler. Rate limiting and
+// the access log are left out: neither sends SQL nor changes a response
+// below its limit.
+func Chain(store *db.DB, hc graph.HandlerConfig, lc graph.LoaderConfig) http.Handler {
+	res := &graph.Resolver{DB: store}
+	gql := graph.NewHandler(res, hc)
+	h := authenticate(store, graph.Middleware(store, lc, gql))
+	return http.MaxBytesHandler(h, BodyLimit)
+}
+
+// authenticate is server.go's auth middleware.
+func authenticate(store *db.DB, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, key, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		if ok && (strings.EqualFold(scheme, "Token") || strings.EqualFold(scheme, "Bearer")) {
+			p, err := store.Authenticate(r.Context(), strings.TrimSpace(key))
+			switch {
+			case err == nil:
+				r = r.WithContext(model.WithPrincipal(r.Context(), p))
+			case model.ErrorCode(err) != model.EUNAUTHENTICATED:
+				w.Header().Set("Retry-After", "5")
+				http.Error(w, "the database is unavailable; try again shortly", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// URL starts (once) a real HTTP server on 127.0.0.1:0 in front of the
+// handler and returns the URL of its /graphql endpoint.
+func (e *Env) URL() string {
+	e.srvOnce.Do(func() {
+		mux := http.NewServeMux()
+		mux.Handle("/graphql", e.Handler)
+		e.srv = httptest.NewServer(mux)
+	})
+	return e.srv.URL + "/graphql"
+}
+
+// Error is one GraphQL error of a response.
+type Error struct {
+	Message    string         `json:"message"`
+	Path       []any          `json:"path,omitempty"`
+	Extensions map[string]any `json:"extensions,omitempty"`
+}
+
+// Code is extensions.code.
+func (e Error) Code() string {
+	s, _ := e.Extensions["code"].(string)
+	return s
+}
+
+// Result is the response to one GraphQL request.
+type Result struct {
+	Data       json.RawMessage
+	Errors     []Error
+	Extensions map[string]any
+	// Statements is the number of SQL statements the request sent,
+	// the API key lookup included.
+	Statements int64
+}
+
+// Decode unmarshals data into v.
+func (r *Result) Decode(tb testing.TB, v any) {
+	tb.Helper()
+	if err := json.Unmarshal(r.Data, v); err != nil {
+		tb.Fatalf("decoding data: %v\n%s", err, r.Data)
+	}
+}
+
+// Codes lists the extensions.code of every error, in order.
+func (r *Result) Codes() []string {
+	out := make([]string, len(r.Errors))
+	for i, e := range r.Errors {
+		out[i] = e.Code()
+	}
+	return out
+}
+
+// String renders the result for failure messages.
+func (r *Result) String() string {
+	b, _ := json.Marshal(map[string]any{"data": r.Data, "errors": r.Errors})
+	if len(b) > 4000 {
+		b = append(b[:4000], "…"...)
+	}
+	return string(b)
+}
+
+// Client is gqlgen's test client on the handler with key (none if "").
+func (e *Env) Client(key string) *client.Client {
+	var opts []client.Option
+	if key != "" {
+		opts = append(opts, client.AddHeader("Authorization", "Token "+key))
+	}
+	return client.New(e.Handler, opts...)
+}
+
+// Do sends one operation with key (an API key, or "" for none) through the
+// whole chain, counting its statements. vars may be nil.
+func (e *Env) Do(tb testing.TB, key, query string, vars map[string]any, opts ...client.Option) *Result {
+	tb.Helper()
+	var n atomic.Int64
+	all := []client.Option{func(r *client.Request) {
+		r.HTTP = r.HTTP.WithContext(db.WithQueryCounter(r.HTTP.Context(), &n))
+	}}
+	for k, v := range vars {
+		all = append(all, client.Var(k, v))
+	}
+	all = append(all, opts...)
+	raw, err := e.Client(key).RawPost(query, all...)
+	if err != nil {
+		tb.Fatalf("graphql request: %v", err)
+	}
+	res := &Result{Extensions: raw.Extensions, Statements: n.Load()}
+	if res.Data, err = json.Marshal(raw.Data); err != nil {
+		tb.Fatal(err)
+	}
+	if len(raw.Errors) > 0 {
+		if err := json.Unmarshal(raw.Errors, &res.Errors); err != nil {
+			tb.Fatalf("decoding errors: %v\n%s", err, raw.Errors)
+		}
+	}
+	return res
+}
+
+// Must is Do that fails the test on any GraphQL error and decodes the data
+// into v (unless v is nil).
+func (e *Env) Must(tb testing.TB, key, query string, vars map[string]any, v any) *Result {
+	tb.Helper()
+	res := e.Do(tb, key, query, vars)
+	if len(res.Errors) > 0 {
+		tb.Fatalf("unexpected errors: %s", res)
+	}
+	if v != nil {
+		res.Decode(tb, v)
+	}
+	return res
+}
+
+// HTTPResponse is a raw HTTP answer of the test server.
+type HTTPResponse struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body as a GraphQL response.
+func (r *HTTPResponse) JSON(tb testing.TB) *Result {
+	tb.Helper()
+	var v struct {
+		Data       json.RawMessage `json:"data"`
+		Errors     []Error         `json:"errors"`
+		Extensions map[string]any  `json:"extensions"`
+	}
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		tb.Fatalf("body is not JSON (%v): %q", err, r.Body)
+	}
+	return &Result{Data: v.Data, Errors: v.Errors, Extensions: v.Extensions}
+}
+
+// HTTP sends a request to the test server over the network.
+func (e *Env) HTTP(tb testing.TB, req *http.Request) *HTTPResponse {
+	tb.Helper()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &HTTPResponse{Status: res.StatusCode, Header: res.Header, Body: body}
+}
+
+// NewRequest builds a request to the test server's /graphql with key as
+// the API key ("" for none); rawQuery is appended as the query string.
+func (e *Env) NewRequest(tb testing.TB, method, key, rawQuery string, body []byte) *http.Request {
+	tb.Helper()
+	u := e.URL()
+	if rawQuery != "" {
+		u += "?" + rawQuery
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, u, rd)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Token "+key)
+	}
+	return req
+}
+
+// QueriesTotal scrapes shipgraph_db_queries_total the way Prometheus
+// does, from the /metrics handler of the server.
+func QueriesTotal(tb testing.TB) float64 {
+	tb.Helper()
+	rec := httptest.NewRecorder()
+	promhttp.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	sc := bufio.NewScanner(rec.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "shipgraph_db_queries_total "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				tb.Fatalf("shipgraph_db_queries_total %q: %v", v, err)
+			}
+			return f
+		}
+	}
+	tb.Fatal("shipgraph_db_queries_total is not exported on /metrics")
+	return 0
+}
+
+// SQL runs a query directly against the test database, for ground truth
+// (ids of an account, counts) that the API under test must match.
+func (e *Env) SQL(tb testing.TB, dest any, query string, args ...any) {
+	tb.Helper()
+	rows, err := e.Store.SQL().QueryContext(context.Background(), query, args...)
+	if err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	switch d := dest.(type) {
+	case *[]string:
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				tb.Fatal(err)
+			}
+			*d = append(*d, s)
+		}
+	case *int:
+		if !rows.Next() {
+			tb.Fatalf("%s: no row", query)
+		}
+		if err := rows.Scan(d); err != nil {
+			tb.Fatal(err)
+		}
+	case *string:
+		if !rows.Next() {
+			tb.Fatalf("%s: no row", query)
+		}
+		if err := rows.Scan(d); err != nil {
+			tb.Fatal(err)
+		}
+	default:
+		tb.Fatalf("graphtest.SQL: unsupported destination %T", dest)
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Rows runs a query directly against the test database and returns every
+// row as text columns (NULL as ""), for ground truth with several columns.
+func (e *Env) Rows(tb testing.TB, query string, args ...any) [][]string {
+	tb.Helper()
+	rows, err := e.Store.SQL().QueryContext(context.Background(), query, args...)
+	if err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out [][]string
+	for rows.Next() {
+		vals := make([]*string, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			tb.Fatalf("%s: %v", query, err)
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			if v != nil {
+				row[i] = *v
+			}
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// Vars is shorthand for a variables map.
+type Vars = map[string]any

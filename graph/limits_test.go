@@ -1,0 +1,197 @@
+package graph_test
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"shipgraph/graph"
+	"shipgraph/graph/graphtest"
+)
+
+// nested returns a query nested depth levels deep (root field included):
+// shipment → containers → shipment → … → id.
+func nested(depth int) string {
+	var b strings.Builder
+	b.WriteString(`query($id: ID!) { shipment(id: $id) { `)
+	for d := 2; d < depth; d++ {
+		if d%2 == 0 {
+			b.WriteString("containers { ")
+		} else {
+			b.WriteString("shipment { ")
+		}
+	}
+	b.WriteString("id ")
+	b.WriteString(strings.Repeat("} ", depth-1))
+	b.WriteString("}")
+	return b.String()
+}
+
+// dashboardPages is the dashboard query n times in one operation, aliased.
+func dashboardPages(n int) string {
+	body := graph.DashboardQuery[strings.Index(graph.DashboardQuery, "shipments("):strings.LastIndex(graph.DashboardQuery, "}")]
+	var b strings.Builder
+	b.WriteString("query Pages($first: Int = 100) {\n")
+	for i := range n {
+		fmt.Fprintf(&b, "p%d: %s\n", i, strings.Replace(body, ", after: $after", "", 1))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+var complexityRe = regexp.MustCompile(`complexity (\d+)`)
+
+// measureComplexity asks a handler with a complexity limit of 1 and reads
+// the complexity from its refusal: the weights are the server's own.
+func measureComplexity(t *testing.T, e *graphtest.Env, k, query string, vars graphtest.Vars) int {
+	t.Helper()
+	hc := graph.DefaultHandlerConfig
+	hc.ComplexityLimit = 1
+	m := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(e.Store, hc, graph.DefaultLoaderConfig)}
+	res := m.Do(t, k, query, vars)
+	if len(res.Errors) != 1 {
+		t.Fatalf("complexity probe: %s", res)
+	}
+	sub := complexityRe.FindStringSubmatch(res.Errors[0].Message)
+	if sub == nil {
+		t.Fatalf("complexity probe: %s", res)
+	}
+	n, _ := strconv.Atoi(sub[1])
+	return n
+}
+
+// refused checks that a request was answered with exactly one error of the
+// code, no data, and no statement but the API key lookup.
+func refused(t *testing.T, what string, res *graphtest.Result, code string) {
+	t.Helper()
+	if !codesEqual(res.Codes(), code) {
+		t.Errorf("%s: %s; want one %s error", what, res, code)
+		return
+	}
+	if d := string(res.Data); d != "null" && d != "" {
+		t.Errorf("%s: data %s; want none", what, d)
+	}
+	if res.Statements != 1 {
+		t.Errorf("%s: %d statements; want 1 (the key lookup): the limit must refuse before resolvers run", what, res.Statements)
+	}
+	if strings.TrimSpace(res.Errors[0].Message) == "" {
+		t.Errorf("%s: empty message", what)
+	}
+}
+
+func testLimits(t *testing.T, e *graphtest.Env) {
+	k := key(t, e, acmeAdmin)
+	var ship string
+	e.SQL(t, &ship, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id LIMIT 1`)
+	hc := graph.DefaultHandlerConfig
+
+	t.Run("Depth", func(t *testing.T) {
+		e.Must(t, k, nested(hc.DepthLimit), graphtest.Vars{"id": ship}, nil)
+		res := e.Do(t, k, nested(hc.DepthLimit+1), graphtest.Vars{"id": ship})
+		refused(t, "depth 13", res, "DEPTH_LIMIT_EXCEEDED")
+		// Fragments do not hide depth.
+		frag := `query($id: ID!) { shipment(id: $id) { ...S } }
+			fragment S on Shipment { containers { shipment { containers { shipment { containers { shipment { ...T } } } } } } }
+			fragment T on Shipment { containers { shipment { containers { shipment { containers { id } } } } } }`
+		refused(t, "depth through fragments", e.Do(t, k, frag, graphtest.Vars{"id": ship}), "DEPTH_LIMIT_EXCEEDED")
+		// Introspection nests deeper than the limit and must still work.
+		e.Must(t, k, `{ __schema { types { name fields { type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } } }`, nil, nil)
+	})
+
+	t.Run("Complexity", func(t *testing.T) {
+		one := measureComplexity(t, e, k, graph.DashboardQuery, graphtest.Vars{"first": 100})
+		ten := measureComplexity(t, e, k, dashboardPages(10), nil)
+		t.Logf("complexity: dashboard at first: 100 = %d; ten such pages = %d; limit %d", one, ten, hc.ComplexityLimit)
+		if one > hc.ComplexityLimit || ten <= hc.ComplexityLimit {
+			t.Errorf("the limit %d must pass the dashboard (%d) and refuse ten pages of it (%d)", hc.ComplexityLimit, one, ten)
+		}
+		e.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": 100}, nil)
+		refused(t, "ten dashboard pages", e.Do(t, k, dashboardPages(10), nil), "COMPLEXITY_LIMIT_EXCEEDED")
+		// Variables count: the same query asks for 100 rows per page by
+		// default and is refused as such.
+		refused(t, "ten pages by variable", e.Do(t, k, dashboardPages(10), graphtest.Vars{"first": 100}), "COMPLEXITY_LIMIT_EXCEEDED")
+	})
+
+	t.Run("Aliases", func(t *testing.T) {
+		q := func(n int) string {
+			var b strings.Builder
+			b.WriteString("{ ")
+			for i := range n {
+				fmt.Fprintf(&b, "a%d: viewer { role } ", i)
+			}
+			return b.String() + "}"
+		}
+		e.Must(t, k, q(hc.AliasLimit), nil, nil)
+		refused(t, "16 aliases", e.Do(t, k, q(hc.AliasLimit+1), nil), "ALIAS_LIMIT_EXCEEDED")
+		// Nested aliases count too.
+		nestedAliases := `{ viewer { `
+		for i := range hc.AliasLimit + 1 {
+			nestedAliases += fmt.Sprintf("r%d: role ", i)
+		}
+		refused(t, "16 nested aliases", e.Do(t, k, nestedAliases+"} }", nil), "ALIAS_LIMIT_EXCEEDED")
+	})
+
+	t.Run("ParserTokens", func(t *testing.T) {
+		q := "{ viewer { " + strings.Repeat("role ", hc.TokenLimit) + "} }"
+		res := e.Do(t, k, q, nil)
+		if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "token") || res.Statements != 1 {
+			t.Errorf("%d tokens: %s (%d statements); want one error about the token limit and no SQL", hc.TokenLimit+6, res, res.Statements)
+		}
+		if len(res.Errors) == 1 && res.Errors[0].Code() == "" {
+			t.Errorf("token limit error without a code: %s", res)
+		}
+	})
+
+	t.Run("PageSize", func(t *testing.T) {
+		// Nested lists are bounded by the parents' page size; the root
+		// sizes are capped.
+		refused(t, "first 101", e.Do(t, k, `{ shipments(first: 101) { nodes { id } } }`, nil), "BAD_USER_INPUT")
+		refused(t, "last 101", e.Do(t, k, `{ containers(last: 101) { nodes { id } } }`, nil), "BAD_USER_INPUT")
+		refused(t, "page size 101", e.Do(t, k, `{ documents(page: {number: 1, size: 101}) { nodes { id } } }`, nil), "BAD_USER_INPUT")
+	})
+}
+
+// testNoSuggestions: no error names a field, argument, type or value the
+// client did not send ("Did you mean …?"): that would let anyone map the
+// schema with introspection switched off.
+func testNoSuggestions(t *testing.T, e *graphtest.Env) {
+	k := key(t, e, acmeAdmin)
+	for _, q := range []string{
+		`{ shipmnts { totalCount } }`,
+		`{ shipments { nodez { id } } }`,
+		`{ shipments(firs: 5) { totalCount } }`,
+		`{ shipments(orderBy: {field: POD_ETA}) { totalCount } }`,
+		`{ shipments(orderBy: {feild: POD_ETA_AT}) { totalCount } }`,
+		`{ shipments(filter: {serch: "x"}) { totalCount } }`,
+		`query($f: ShipmentFiltr) { shipments(filter: $f) { totalCount } }`,
+		`{ shipments { nodes { destination { name } } } }`,
+		`{ shipments { nodes { containers } } }`,
+		`{ viewer { role { name } } }`,
+		`{ containers(filter: {statuses: [AVAILABL]}) { totalCount } }`,
+		`mutation { updateShipmentCustomFeld(shipmentId: "x", apiSlug: "y") { id } }`,
+		`{ shipment(idd: "x") { id } }`,
+	} {
+		res := e.Do(t, k, q, nil)
+		if len(res.Errors) == 0 {
+			t.Errorf("%s: no error", q)
+		}
+		for _, er := range res.Errors {
+			if strings.Contains(strings.ToLower(er.Message), "did you mean") {
+				t.Errorf("%s: error suggests: %q", q, er.Message)
+			}
+			if er.Code() == "" {
+				t.Errorf("%s: error without extensions.code: %+v", q, er)
+			}
+		}
+		if res.Statements != 1 {
+			t.Errorf("%s: %d statements, want only the key lookup", q, res.Statements)
+		}
+	}
+	// Variables of the wrong enum value.
+	res := e.Do(t, k, `query($s: [ContainerStatus!]) { containers(filter: {statuses: $s}) { totalCount } }`, graphtest.Vars{"s": []string{"AVAILABL"}})
+	if len(res.Errors) == 0 || strings.Contains(strings.ToLower(res.Errors[0].Message), "did you mean") {
+		t.Errorf("enum variable: %s", res)
+	}
+}

@@ -1,0 +1,99 @@
+package graph_test
+
+import (
+	"testing"
+
+	"shipgraph/db"
+	"shipgraph/db/dbtest"
+	"shipgraph/graph/graphtest"
+)
+
+// Every test package gets its own databases cloned from one migrated
+// template (see dbtest). Read-only tests share one seeded database: they
+// are the subtests of TestSeeded, which seeds it once. Tests that write
+// make a small database of their own.
+func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+
+// Demo keys of the seeded data.
+const (
+	acmeAdmin    = "acme/admin"
+	acmeMember   = "acme/member"
+	acmeViewer   = "acme/viewer"
+	globexAdmin  = "globex/admin"
+	globexViewer = "globex/viewer"
+)
+
+// seededTests share the seeded database. serial tests run first, one at a
+// time (the statement-count test reads the process-wide counter, so nothing
+// else may send SQL meanwhile); the others then run in parallel.
+var seededTests = []struct {
+	name   string
+	serial bool
+	fn     func(*testing.T, *graphtest.Env)
+}{
+	{"DashboardStatements", true, testDashboardStatements},
+	{"WideQueryStatements", false, testWideQueryStatements},
+	{"Viewer", false, testViewer},
+	{"EveryAttribute", false, testEveryAttribute},
+	{"ShipmentRelationships", false, testShipmentRelationships},
+	{"ContainerRelationships", false, testContainerRelationships},
+	{"DocumentRelationships", false, testDocumentRelationships},
+	{"CustomFieldRelationships", false, testCustomFieldRelationships},
+	{"ReferenceData", false, testReferenceData},
+	{"Node", false, testNode},
+	{"RootByIDMissing", false, testRootByIDMissing},
+	{"Pagination", false, testPagination},
+	{"PaginationArguments", false, testPaginationArguments},
+	{"NumberedPages", false, testNumberedPages},
+	{"ShipmentFilters", false, testShipmentFilters},
+	{"ContainerFilters", false, testContainerFilters},
+	{"DocumentFilters", false, testDocumentFilters},
+	{"DefinitionFilters", false, testDefinitionFilters},
+	{"TenantIsolation", false, testTenantIsolation},
+	{"Limits", false, testLimits},
+	{"NoSuggestions", false, testNoSuggestions},
+	{"Authentication", false, testAuthentication},
+	{"ViewerCannotWrite", false, testViewerCannotWrite},
+}
+
+func TestSeeded(t *testing.T) {
+	e := graphtest.New(t, graphtest.Options{Shipments: 150})
+	for _, st := range seededTests {
+		t.Run(st.name, func(t *testing.T) {
+			if !st.serial {
+				t.Parallel()
+			}
+			st.fn(t, e)
+		})
+	}
+}
+
+// key returns the demo key of "account/role".
+func key(t testing.TB, e *graphtest.Env, who string) string {
+	t.Helper()
+	k, ok := e.Keys[who]
+	if !ok {
+		t.Fatalf("no demo key for %s", who)
+	}
+	return k
+}
+
+// accountID returns the id of the account with this slug.
+func accountID(t testing.TB, e *graphtest.Env, slug string) string {
+	t.Helper()
+	var id string
+	e.SQL(t, &id, `SELECT id FROM accounts WHERE slug = $1`, slug)
+	return id
+}
+
+func codesEqual(got []string, want ...string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}

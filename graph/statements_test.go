@@ -1,0 +1,203 @@
+package graph_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"shipgraph/graph"
+	"shipgraph/graph/graphtest"
+)
+
+// maxDashboardStatements is what the dashboard may cost at any page size:
+// the API key lookup, the page, its totalCount, then one statement per
+// relationship level (shipment custom fields, containers, their terminals,
+// the terminals' ports) — 7 — with one to spare.
+const maxDashboardStatements = 8
+
+// dashboard is the part of the dashboard answer the statement test checks,
+// so a cheap answer cannot come from a query that loaded nothing.
+type dashboard struct {
+	Shipments struct {
+		TotalCount int
+		Nodes      []struct {
+			ID           string
+			CustomFields []struct{ APISlug string }
+			Containers   []struct {
+				ID                 string
+				HoldsAtPodTerminal []struct{ Name string }
+				PodTerminal        *struct {
+					Name string
+					Port struct{ Code string }
+				}
+			}
+		}
+	}
+}
+
+// testDashboardStatements holds graph.DashboardQuery to a flat number of
+// statements, the same at first: 10 and first: 100, counted two ways: the
+// request's own counter and the process-wide Prometheus counter scraped
+// from /metrics before and after (so the test must not run alongside
+// anything else that sends SQL). A relationship loaded one row at a time
+// costs ~100 statements at first: 100 and fails it. Each size runs 20
+// times: a loader batch that splits on a busy machine shows up as a count
+// above the first.
+func testDashboardStatements(t *testing.T, e *graphtest.Env) {
+	k := key(t, e, acmeAdmin)
+	// Warm up: plans, connections and the query cache, so the counts below
+	// are those of a steady server (they are the same cold, but a cold
+	// first request is slow enough to hide a batching problem).
+	e.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": 100}, nil)
+
+	const runs = 20
+	counts := map[int][]int64{}
+	for _, first := range []int{10, 100} {
+		for i := range runs {
+			before := graphtest.QueriesTotal(t)
+			var d dashboard
+			res := e.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": first}, &d)
+			scraped := graphtest.QueriesTotal(t) - before
+			if int64(scraped) != res.Statements {
+				t.Errorf("first %d run %d: /metrics counted %v statements, the request counter %d", first, i, scraped, res.Statements)
+			}
+			counts[first] = append(counts[first], res.Statements)
+			if i == 0 {
+				checkDashboardLoaded(t, first, &d)
+			}
+		}
+	}
+	t.Logf("statements per dashboard request over %d runs: first 10: %v; first 100: %v", runs, counts[10], counts[100])
+	for _, first := range []int{10, 100} {
+		if m := slices.Max(counts[first]); m > maxDashboardStatements {
+			t.Errorf("dashboard at first: %d cost up to %d statements, want at most %d (a relationship is loaded per row, or a batch split)",
+				first, m, maxDashboardStatements)
+		}
+	}
+	if a, b := slices.Max(counts[10]), slices.Max(counts[100]); a != b || slices.Min(counts[10]) != slices.Min(counts[100]) {
+		t.Errorf("dashboard cost depends on the page size: first 10: %v, first 100: %v", counts[10], counts[100])
+	}
+
+	// The same over the network, as a client and /metrics see it.
+	var overHTTP []int64
+	for range 5 {
+		req := e.NewRequest(t, "POST", k, "", body(t, map[string]any{"query": graph.DashboardQuery, "variables": map[string]any{"first": 100}}))
+		before := graphtest.QueriesTotal(t)
+		r := e.HTTP(t, req)
+		n := int64(graphtest.QueriesTotal(t) - before)
+		if res := r.JSON(t); r.Status != 200 || len(res.Errors) > 0 {
+			t.Fatalf("over HTTP: %d %s", r.Status, res)
+		}
+		overHTTP = append(overHTTP, n)
+	}
+	t.Logf("over HTTP, first 100: %v statements", overHTTP)
+	if slices.Max(overHTTP) > maxDashboardStatements {
+		t.Errorf("dashboard over HTTP cost up to %d statements, want at most %d", slices.Max(overHTTP), maxDashboardStatements)
+	}
+
+	// The control: with one key per batch (loading row by row) the same
+	// request must blow the budget, or the test above proves nothing.
+	t.Run("RowByRowFails", func(t *testing.T) {
+		one := graphtest.Chain(e.Store, graph.DefaultHandlerConfig, graph.LoaderConfig{Wait: time.Millisecond, MaxBatch: 1})
+		row := &graphtest.Env{Store: e.Store, Handler: one, Keys: e.Keys}
+		res := row.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": 100}, nil)
+		if res.Statements <= 100 {
+			t.Errorf("row-by-row loading cost %d statements; want > 100", res.Statements)
+		}
+	})
+}
+
+func checkDashboardLoaded(t *testing.T, first int, d *dashboard) {
+	t.Helper()
+	s := d.Shipments
+	if len(s.Nodes) != first || s.TotalCount < first {
+		t.Fatalf("first %d: %d nodes of %d", first, len(s.Nodes), s.TotalCount)
+	}
+	var containers, terminals, fields int
+	for _, n := range s.Nodes {
+		fields += len(n.CustomFields)
+		for _, c := range n.Containers {
+			containers++
+			if c.PodTerminal != nil && c.PodTerminal.Port.Code != "" {
+				terminals++
+			}
+		}
+	}
+	if containers < first || terminals == 0 || fields == 0 {
+		t.Fatalf("first %d: the dashboard loaded %d containers, %d terminals with ports, %d custom fields; the seed should give some of each",
+			first, containers, terminals, fields)
+	}
+	t.Logf("first %d: %d shipments, %d containers, %d pod terminals, %d custom field values", first, len(s.Nodes), containers, terminals, fields)
+}
+
+// wideQuery selects every relationship of shipments and of what hangs off
+// them, three and four levels deep.
+const wideQuery = `query Wide($first: Int!) {
+  shipments(first: $first, orderBy: {field: BILL_OF_LADING_NUMBER}) {
+    totalCount
+    edges { cursor node { id } }
+    nodes {
+      id
+      portOfLading { code } portOfDischarge { code }
+      destination { __typename ... on Port { code } ... on MetroArea { code } }
+      podTerminal { name port { code } }
+      destinationTerminal {
+        __typename
+        ... on Terminal { name port { code } }
+        ... on RailTerminal { name railPort: port { code } metroArea { code } }
+      }
+      lineTrackingStoppedByUser { email }
+      customFields { apiSlug definition { apiSlug options { value definition { id } } } entity { __typename } }
+      priority: customField(apiSlug: "priority_level") { value }
+      documents {
+        id user { email } account { companyName } emailSubmission { subject }
+        lastDocumentRepresentation { schemaVersion } cargos { number } shipments { id }
+      }
+      containers {
+        number shipment { id } podTerminal { port { code } } pickupFacility { name }
+        customFields { value definition { apiSlug } } documents { id }
+      }
+    }
+  }
+}`
+
+// wideQueryPaths is the number of relationship paths in wideQuery plus the
+// key lookup, the page and its count: the most statements it may cost if
+// every relationship at every level is one batch.
+const wideQueryPaths = 3 + 8 + 14 + 4
+
+// testWideQueryStatements: every relationship, not only the dashboard's,
+// is loaded in batches: the wide query costs at most one statement per
+// relationship path, at 10 rows as at 100. (Two sibling batches that feed
+// one loader — ports reached through terminals and rail terminals — may or
+// may not land in one statement, so the count is bounded, not fixed.)
+func testWideQueryStatements(t *testing.T, e *graphtest.Env) {
+	k := key(t, e, acmeAdmin)
+	hc := graph.DefaultHandlerConfig
+	hc.ComplexityLimit = 1 << 30 // not what this test is about
+	w := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(e.Store, hc, graph.DefaultLoaderConfig)}
+	counts := map[int][]int64{}
+	for _, first := range []int{10, 100} {
+		for range 5 {
+			var d struct {
+				Shipments struct {
+					Nodes []struct {
+						Documents  []idObj
+						Containers []idObj
+					}
+				}
+			}
+			res := w.Must(t, k, wideQuery, graphtest.Vars{"first": first}, &d)
+			counts[first] = append(counts[first], res.Statements)
+			if len(d.Shipments.Nodes) != first {
+				t.Fatalf("first %d: %d shipments", first, len(d.Shipments.Nodes))
+			}
+		}
+	}
+	t.Logf("wide query statements: first 10: %v; first 100: %v (bound %d)", counts[10], counts[100], wideQueryPaths)
+	for _, first := range []int{10, 100} {
+		if m := slices.Max(counts[first]); m > wideQueryPaths {
+			t.Errorf("wide query at first: %d cost up to %d statements, want at most %d", first, m, wideQueryPaths)
+		}
+	}
+}
