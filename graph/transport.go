@@ -242,8 +242,20 @@ func negotiate(accept string) string {
 	return cs[0].media
 }
 
+// requestError is the body of a response to a request that never reached
+// execution (unparsable, invalid, refused): the spec says such a response
+// has no data entry at all, not "data": null.
+type requestError struct {
+	Errors     gqlerror.List  `json:"errors"`
+	Extensions map[string]any `json:"extensions,omitempty"`
+}
+
 func writeResponse(w http.ResponseWriter, media string, status int, resp *graphql.Response) {
-	b, err := json.Marshal(resp)
+	var body any = resp
+	if resp.Data == nil && len(resp.Errors) > 0 {
+		body = requestError{Errors: resp.Errors, Extensions: resp.Extensions}
+	}
+	b, err := json.Marshal(body)
 	if err != nil {
 		status = http.StatusInternalServerError
 		b = []byte(`{"errors":[{"message":"internal server error","extensions":{"code":"INTERNAL_SERVER_ERROR"}}]}`)

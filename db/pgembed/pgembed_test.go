@@ -330,7 +330,9 @@ func TestHelperProcess(t *testing.T) {
 func helperValue(t *testing.T, r io.Reader, key string) int {
 	t.Helper()
 	sc := bufio.NewScanner(r)
+	var lines []string
 	for sc.Scan() {
+		lines = append(lines, sc.Text())
 		if v, ok := strings.CutPrefix(sc.Text(), key+" "); ok {
 			n, err := strconv.Atoi(v)
 			if err != nil {
@@ -340,7 +342,7 @@ func helperValue(t *testing.T, r io.Reader, key string) int {
 			return n
 		}
 	}
-	t.Fatalf("helper exited without printing %s (%v)", key, sc.Err())
+	t.Fatalf("helper exited without printing %s (%v); its output:\n%s", key, sc.Err(), strings.Join(lines, "\n"))
 	return 0
 }
 
