@@ -38,59 +38,22 @@ var (
 )
 
 func (s *server) listContainers(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p, err := parseParams(r, containerList)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	filter := &model.ContainerFilter{Number: p.filter("filter[number]")}
-	var order *model.ContainerOrder
-	if p.sort != nil {
-		order = &model.ContainerOrder{Field: model.ContainerOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
-	}
-	conn, err := s.res.Query().Containers(ctx, nil, nil, nil, nil, &p.page, filter, order)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	total := async(ctx, func(ctx context.Context) (int, error) { return s.res.ContainerConnection().TotalCount(ctx, conn) })
-	base := s.baseURL(r)
-	b := s.newBuilder(base, p)
-	data, err := b.containers(ctx, conn.Nodes, p)
-	n, cerr := total()
-	if err == nil {
-		err = cerr
-	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, n, conn.PageInfo.HasNextPage), &Meta{Size: p.page.Size, Total: n}))
+	serveList(s, w, r, containerList, func(ctx context.Context, p *params) (listPage[*model.Container], error) {
+		filter := &model.ContainerFilter{Number: p.filter("filter[number]")}
+		var order *model.ContainerOrder
+		if p.sort != nil {
+			order = &model.ContainerOrder{Field: model.ContainerOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
+		}
+		conn, err := s.res.Query().Containers(ctx, nil, nil, nil, nil, &p.page, filter, order)
+		if err != nil {
+			return listPage[*model.Container]{}, err
+		}
+		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.ContainerConnection().TotalCount), nil
+	}, (*builder).containers)
 }
 
 func (s *server) getContainer(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p, err := parseParams(r, containerItem)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	c, err := s.res.Query().Container(ctx, r.PathValue("id"))
-	if err == nil && c == nil {
-		err = model.NotFound("container")
-	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data, err := b.containers(ctx, []*model.Container{c}, p)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	writeDocument(w, r, http.StatusOK, b.document(data[0], &Links{Self: data[0].Links.Self}, nil))
+	serveOne(s, w, r, containerItem, "container", s.res.Query().Container, (*builder).containers)
 }
 
 // containers renders containers and the includes of p. Their own linkage

@@ -41,84 +41,32 @@ var (
 // ---------------------------------------------------------------- definitions
 
 func (s *server) listDefinitions(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p, err := parseParams(r, definitionList)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	filter := &model.CustomFieldDefinitionFilter{DisplayName: p.filter("filter[display_name]")}
-	if v := p.filter("filter[entity_type]"); v != "" {
-		et, ok := canonical(model.EntityTypes.Values(), v)
-		if !ok {
-			WriteError(w, r, badParam("filter[entity_type]", "filter[entity_type] must be one of %s", strings.Join(model.EntityTypes.Values(), ", ")))
-			return
+	serveList(s, w, r, definitionList, func(ctx context.Context, p *params) (listPage[*model.CustomFieldDefinition], error) {
+		var none listPage[*model.CustomFieldDefinition]
+		entityType, err := enumFilter[model.CustomFieldEntityType](p, "filter[entity_type]", model.EntityTypes.Values())
+		if err != nil {
+			return none, err
 		}
-		t := model.CustomFieldEntityType(et)
-		filter.EntityType = &t
-	}
-	if v := p.filter("filter[data_type]"); v != "" {
-		dt, ok := canonical(model.DataTypes.Values(), v)
-		if !ok {
-			WriteError(w, r, badParam("filter[data_type]", "filter[data_type] must be one of %s", strings.Join(model.DataTypes.Values(), ", ")))
-			return
+		dataType, err := enumFilter[model.CustomFieldDataType](p, "filter[data_type]", model.DataTypes.Values())
+		if err != nil {
+			return none, err
 		}
-		t := model.CustomFieldDataType(dt)
-		filter.DataType = &t
-	}
-	conn, err := s.res.Query().CustomFieldDefinitions(ctx, nil, nil, nil, nil, &p.page, filter)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	n, err := s.res.CustomFieldDefinitionConnection().TotalCount(ctx, conn)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	base := s.baseURL(r)
-	b := s.newBuilder(base, p)
-	data := make([]*Resource, len(conn.Nodes))
-	for i, d := range conn.Nodes {
-		data[i] = b.definitionResource(d)
-	}
-	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, n, conn.PageInfo.HasNextPage), &Meta{Size: p.page.Size, Total: n}))
-}
-
-// canonical matches v against values case-insensitively ("shipment" is
-// Shipment).
-func canonical(values []string, v string) (string, bool) {
-	for _, x := range values {
-		if strings.EqualFold(x, v) {
-			return x, true
+		filter := &model.CustomFieldDefinitionFilter{DisplayName: p.filter("filter[display_name]"), EntityType: entityType, DataType: dataType}
+		conn, err := s.res.Query().CustomFieldDefinitions(ctx, nil, nil, nil, nil, &p.page, filter)
+		if err != nil {
+			return none, err
 		}
-	}
-	return "", false
+		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.CustomFieldDefinitionConnection().TotalCount), nil
+	}, plain((*builder).definitionResource))
 }
 
 func (s *server) getDefinition(w http.ResponseWriter, r *http.Request) {
-	p, err := parseParams(r, definitionItem)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	def, err := s.definition(r.Context(), r.PathValue("id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data := b.definitionResource(def)
-	writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: data.Links.Self}, nil))
+	serveOne(s, w, r, definitionItem, "custom field definition", s.res.Query().CustomFieldDefinition, plain((*builder).definitionResource))
 }
 
 // definition reads a definition of the account, or answers not found.
 func (s *server) definition(ctx context.Context, id string) (*model.CustomFieldDefinition, error) {
-	def, err := s.res.Query().CustomFieldDefinition(ctx, id)
-	if err == nil && def == nil {
-		err = model.NotFound("custom field definition")
-	}
-	return def, err
+	return byID(ctx, s.res.Query().CustomFieldDefinition, id, "custom field definition")
 }
 
 type definitionAttributes struct {
@@ -155,47 +103,22 @@ func (b *builder) definitionResource(d *model.CustomFieldDefinition) *Resource {
 // ---------------------------------------------------------------- options
 
 func (s *server) listOptions(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p, err := parseParams(r, optionList)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	def, err := s.definition(ctx, r.PathValue("definition_id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	// A definition's options are few (one statement for all, in position
-	// order); pages are cut from that list.
-	all, err := s.res.CustomFieldDefinition().Options(ctx, def)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	items, hasNext := page(all, p.page)
-	base := s.baseURL(r)
-	b := s.newBuilder(base, p)
-	data := make([]*Resource, len(items))
-	for i, o := range items {
-		data[i] = b.optionResource(o)
-	}
-	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, len(all), hasNext), &Meta{Size: p.page.Size, Total: len(all)}))
+	serveList(s, w, r, optionList, func(ctx context.Context, p *params) (listPage[*model.CustomFieldOption], error) {
+		all, err := s.options(ctx, r.PathValue("definition_id"))
+		if err != nil {
+			return listPage[*model.CustomFieldOption]{}, err
+		}
+		return memoryPage(all, p.page), nil
+	}, plain((*builder).optionResource))
 }
 
 func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
 	p, err := parseParams(r, optionItem)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	def, err := s.definition(ctx, r.PathValue("definition_id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	all, err := s.res.CustomFieldDefinition().Options(ctx, def)
+	all, err := s.options(r.Context(), r.PathValue("definition_id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -204,26 +127,27 @@ func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
 	for _, o := range all {
 		if o.ID == id {
 			b := s.newBuilder(s.baseURL(r), p)
-			data := b.optionResource(o)
-			writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: data.Links.Self}, nil))
+			b.writeOne(w, r, http.StatusOK, b.optionResource(o))
 			return
 		}
 	}
 	WriteError(w, r, model.NotFound("custom field option"))
 }
 
+// options reads the options of a definition of the account. They are few
+// (one statement for all, in position order): a page is cut from that
+// list, and one option is found in it.
+func (s *server) options(ctx context.Context, definitionID string) ([]*model.CustomFieldOption, error) {
+	def, err := s.definition(ctx, definitionID)
+	if err != nil {
+		return nil, err
+	}
+	return s.res.CustomFieldDefinition().Options(ctx, def)
+}
+
 func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	if _, err := parseParams(r, optionItem); err != nil {
-		WriteError(w, r, err)
-		return
-	}
 	defID := r.PathValue("definition_id")
-	if _, err := model.RequireWrite(ctx); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	attrs, err := readAttributes(r, "custom_field_option")
+	attrs, err := writeBody(r, optionItem, "custom_field_option")
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -233,7 +157,7 @@ func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 		s.afterExistence(w, r, defID, err)
 		return
 	}
-	o, err := s.res.Mutation().CreateCustomFieldOption(ctx, defID, in)
+	o, err := s.res.Mutation().CreateCustomFieldOption(r.Context(), defID, in)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -241,7 +165,7 @@ func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 	b := s.newBuilder(s.baseURL(r), nil)
 	data := b.optionResource(o)
 	w.Header().Set("Location", data.Links.Self)
-	writeDocument(w, r, http.StatusCreated, b.document(data, &Links{Self: data.Links.Self}, nil))
+	b.writeOne(w, r, http.StatusCreated, data)
 }
 
 // afterExistence answers an attribute error, unless the definition is not
@@ -255,17 +179,8 @@ func (s *server) afterExistence(w http.ResponseWriter, r *http.Request, definiti
 }
 
 func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	if _, err := parseParams(r, optionItem); err != nil {
-		WriteError(w, r, err)
-		return
-	}
 	defID, optID := r.PathValue("definition_id"), r.PathValue("option_id")
-	if _, err := model.RequireWrite(ctx); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	attrs, err := readAttributes(r, "custom_field_option")
+	attrs, err := writeBody(r, optionItem, "custom_field_option")
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -275,14 +190,13 @@ func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
 		s.afterExistence(w, r, defID, err)
 		return
 	}
-	o, err := s.res.Mutation().UpdateCustomFieldOption(ctx, defID, optID, patch)
+	o, err := s.res.Mutation().UpdateCustomFieldOption(r.Context(), defID, optID, patch)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	data := b.optionResource(o)
-	writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: data.Links.Self}, nil))
+	b.writeOne(w, r, http.StatusOK, b.optionResource(o))
 }
 
 // deleteOption answers 200 with the deleted option, so a client sees what
@@ -355,41 +269,24 @@ func (b *builder) optionResource(o *model.CustomFieldOption) *Resource {
 // ---------------------------------------------------------------- values
 
 func (s *server) listShipmentCustomFields(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p, err := parseParams(r, customFieldLst)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	sh, err := s.shipment(ctx, r.PathValue("shipment_id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	// The values of one shipment come in one statement (display name
-	// order); pages are cut from that list.
-	all, err := s.res.Shipment().CustomFields(ctx, sh)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	items, hasNext := page(all, p.page)
-	base := s.baseURL(r)
-	b := s.newBuilder(base, p)
-	data := make([]*Resource, len(items))
-	for i, cf := range items {
-		data[i] = b.customFieldResource(cf)
-	}
-	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, len(all), hasNext), &Meta{Size: p.page.Size, Total: len(all)}))
+	serveList(s, w, r, customFieldLst, func(ctx context.Context, p *params) (listPage[*model.CustomField], error) {
+		sh, err := s.shipment(ctx, r.PathValue("shipment_id"))
+		if err != nil {
+			return listPage[*model.CustomField]{}, err
+		}
+		// The values of one shipment come in one statement (display name
+		// order); pages are cut from that list.
+		all, err := s.res.Shipment().CustomFields(ctx, sh)
+		if err != nil {
+			return listPage[*model.CustomField]{}, err
+		}
+		return memoryPage(all, p.page), nil
+	}, plain((*builder).customFieldResource))
 }
 
 // shipment reads a shipment of the account, or answers not found.
 func (s *server) shipment(ctx context.Context, id string) (*model.Shipment, error) {
-	sh, err := s.res.Query().Shipment(ctx, id)
-	if err == nil && sh == nil {
-		err = model.NotFound("shipment")
-	}
-	return sh, err
+	return byID(ctx, s.res.Query().Shipment, id, "shipment")
 }
 
 // patchShipmentCustomField sets (or, with null, clears) the value of a
@@ -397,16 +294,8 @@ func (s *server) shipment(ctx context.Context, id string) (*model.Shipment, erro
 // yet gets one. The value is checked against the definition's data type.
 func (s *server) patchShipmentCustomField(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	if _, err := parseParams(r, customFieldOne); err != nil {
-		WriteError(w, r, err)
-		return
-	}
 	shipmentID, slug := r.PathValue("shipment_id"), r.PathValue("api_slug")
-	if _, err := model.RequireWrite(ctx); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	attrs, err := readAttributes(r, "custom_field")
+	attrs, err := writeBody(r, customFieldOne, "custom_field")
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -426,8 +315,7 @@ func (s *server) patchShipmentCustomField(w http.ResponseWriter, r *http.Request
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	data := b.customFieldResource(cf)
-	writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: data.Links.Self}, nil))
+	b.writeOne(w, r, http.StatusOK, b.customFieldResource(cf))
 }
 
 type customFieldAttributes struct {

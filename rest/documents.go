@@ -33,65 +33,28 @@ var (
 )
 
 func (s *server) listDocuments(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p, err := parseParams(r, documentList)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	filter := &model.DocumentFilter{
-		Filename:      p.filter("filter[filename]"),
-		Reference:     p.filter("filter[reference]"),
-		DocumentTypes: p.listFilter("filter[document_types]"),
-	}
-	// Without sort the resolver's default applies: newest first
-	// (-created_at), ties broken by id.
-	var order *model.DocumentOrder
-	if p.sort != nil {
-		order = &model.DocumentOrder{Field: model.DocumentOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
-	}
-	conn, err := s.res.Query().Documents(ctx, nil, nil, nil, nil, &p.page, filter, order)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	total := async(ctx, func(ctx context.Context) (int, error) { return s.res.DocumentConnection().TotalCount(ctx, conn) })
-	base := s.baseURL(r)
-	b := s.newBuilder(base, p)
-	data, err := b.documents(ctx, conn.Nodes, p)
-	n, cerr := total()
-	if err == nil {
-		err = cerr
-	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, n, conn.PageInfo.HasNextPage), &Meta{Size: p.page.Size, Total: n}))
+	serveList(s, w, r, documentList, func(ctx context.Context, p *params) (listPage[*model.Document], error) {
+		filter := &model.DocumentFilter{
+			Filename:      p.filter("filter[filename]"),
+			Reference:     p.filter("filter[reference]"),
+			DocumentTypes: p.listFilter("filter[document_types]"),
+		}
+		// Without sort the resolver's default applies: newest first
+		// (-created_at), ties broken by id.
+		var order *model.DocumentOrder
+		if p.sort != nil {
+			order = &model.DocumentOrder{Field: model.DocumentOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
+		}
+		conn, err := s.res.Query().Documents(ctx, nil, nil, nil, nil, &p.page, filter, order)
+		if err != nil {
+			return listPage[*model.Document]{}, err
+		}
+		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.DocumentConnection().TotalCount), nil
+	}, (*builder).documents)
 }
 
 func (s *server) getDocument(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p, err := parseParams(r, documentItem)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	d, err := s.res.Query().Document(ctx, r.PathValue("id"))
-	if err == nil && d == nil {
-		err = model.NotFound("document")
-	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data, err := b.documents(ctx, []*model.Document{d}, p)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	writeDocument(w, r, http.StatusOK, b.document(data[0], &Links{Self: data[0].Links.Self}, nil))
+	serveOne(s, w, r, documentItem, "document", s.res.Query().Document, (*builder).documents)
 }
 
 // documents renders documents with their linkage and the includes of p.

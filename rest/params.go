@@ -213,6 +213,22 @@ func (p *params) boolFilter(name string) (*bool, error) {
 	return &b, nil
 }
 
+// enumFilter reads a filter whose value is one of values, matched
+// case-insensitively ("shipment" is Shipment); absent or empty is nil.
+func enumFilter[E ~string](p *params, name string, values []string) (*E, error) {
+	v := p.filters[name]
+	if v == "" {
+		return nil, nil
+	}
+	for _, x := range values {
+		if strings.EqualFold(x, v) {
+			e := E(x)
+			return &e, nil
+		}
+	}
+	return nil, badParam(name, "%s must be one of %s", name, strings.Join(values, ", "))
+}
+
 // listFilter splits a comma-separated filter, dropping empty items.
 func (p *params) listFilter(name string) []string {
 	var out []string

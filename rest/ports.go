@@ -12,22 +12,7 @@ import (
 var portItem = endpoint{serializer: "V2::PortSerializer"}
 
 func (s *server) getPort(w http.ResponseWriter, r *http.Request) {
-	p, err := parseParams(r, portItem)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	port, err := s.res.Query().Port(r.Context(), r.PathValue("id"))
-	if err == nil && port == nil {
-		err = model.NotFound("port")
-	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data := b.portResource(port)
-	writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: data.Links.Self}, nil))
+	serveOne(s, w, r, portItem, "port", s.res.Query().Port, plain((*builder).portResource))
 }
 
 type portAttributes struct {

@@ -199,14 +199,6 @@ func keysOf[T any](items []T, key func(T) *string) []string {
 	return out
 }
 
-// page slices an in-memory list (options, custom fields) like the store
-// slices a table, so every list pages the same way.
-func page[T any](all []T, p model.PageInput) (items []T, hasNext bool) {
-	start := min((p.Number-1)*p.Size, len(all))
-	end := min(start+p.Size, len(all))
-	return all[start:end], end < len(all)
-}
-
 // async starts fn (a count, say) alongside the rest of the request; the
 // returned function waits for its result.
 func async[T any](ctx context.Context, fn func(context.Context) (T, error)) func() (T, error) {

@@ -35,64 +35,26 @@ var (
 )
 
 func (s *server) listShipments(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p, err := parseParams(r, shipmentList)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	stopped, err := p.boolFilter("filter[tracking_stopped]")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	filter := &model.ShipmentFilter{Search: p.filter("q"), Number: p.filter("number"), TrackingStopped: stopped}
-	var order *model.ShipmentOrder
-	if p.sort != nil {
-		order = &model.ShipmentOrder{Field: model.ShipmentOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
-	}
-	conn, err := s.res.Query().Shipments(ctx, nil, nil, nil, nil, &p.page, filter, order)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	total := async(ctx, func(ctx context.Context) (int, error) { return s.res.ShipmentConnection().TotalCount(ctx, conn) })
-	base := s.baseURL(r)
-	b := s.newBuilder(base, p)
-	data, err := b.shipments(ctx, conn.Nodes, p)
-	n, cerr := total()
-	if err == nil {
-		err = cerr
-	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(base, r, p, n, conn.PageInfo.HasNextPage), &Meta{Size: p.page.Size, Total: n}))
+	serveList(s, w, r, shipmentList, func(ctx context.Context, p *params) (listPage[*model.Shipment], error) {
+		stopped, err := p.boolFilter("filter[tracking_stopped]")
+		if err != nil {
+			return listPage[*model.Shipment]{}, err
+		}
+		filter := &model.ShipmentFilter{Search: p.filter("q"), Number: p.filter("number"), TrackingStopped: stopped}
+		var order *model.ShipmentOrder
+		if p.sort != nil {
+			order = &model.ShipmentOrder{Field: model.ShipmentOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
+		}
+		conn, err := s.res.Query().Shipments(ctx, nil, nil, nil, nil, &p.page, filter, order)
+		if err != nil {
+			return listPage[*model.Shipment]{}, err
+		}
+		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.ShipmentConnection().TotalCount), nil
+	}, (*builder).shipments)
 }
 
 func (s *server) getShipment(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p, err := parseParams(r, shipmentItem)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	sh, err := s.res.Query().Shipment(ctx, r.PathValue("id"))
-	if err == nil && sh == nil {
-		err = model.NotFound("shipment")
-	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data, err := b.shipments(ctx, []*model.Shipment{sh}, p)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	writeDocument(w, r, http.StatusOK, b.document(data[0], &Links{Self: data[0].Links.Self}, nil))
+	serveOne(s, w, r, shipmentItem, "shipment", s.res.Query().Shipment, (*builder).shipments)
 }
 
 // shipments renders shipments with their containers linkage (one

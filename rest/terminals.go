@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 
 	"shipgraph/graph/model"
@@ -12,32 +13,28 @@ import (
 var terminalItem = endpoint{serializer: "V2::TerminalSerializer", includes: map[string]string{"port": "port"}}
 
 func (s *server) getTerminal(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p, err := parseParams(r, terminalItem)
-	if err != nil {
-		WriteError(w, r, err)
-		return
+	serveOne(s, w, r, terminalItem, "terminal", s.res.Query().Terminal, (*builder).terminals)
+}
+
+// terminals renders terminals and, when asked for, their ports. Terminals
+// are primary data only of GET /v2/terminals/{id}, one at a time, so the
+// port is read by its resolver without warming the loader first.
+func (b *builder) terminals(ctx context.Context, ts []*model.Terminal, p *params) ([]*Resource, error) {
+	data := make([]*Resource, len(ts))
+	for i, t := range ts {
+		data[i] = b.terminalResource(t)
 	}
-	t, err := s.res.Query().Terminal(ctx, r.PathValue("id"))
-	if err == nil && t == nil {
-		err = model.NotFound("terminal")
-	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data := b.terminalResource(t)
-	b.setPrimary(data)
+	b.setPrimary(data...)
 	if p.included("port") {
-		port, err := b.res.Terminal().Port(ctx, t)
-		if err != nil {
-			WriteError(w, r, err)
-			return
+		for _, t := range ts {
+			port, err := b.res.Terminal().Port(ctx, t)
+			if err != nil {
+				return nil, err
+			}
+			b.include(b.portResource(port))
 		}
-		b.include(b.portResource(port))
 	}
-	writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: data.Links.Self}, nil))
+	return data, nil
 }
 
 type terminalAttributes struct {

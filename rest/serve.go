@@ -1,0 +1,135 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+
+	"shipgraph/graph/model"
+)
+
+// The steps the handlers share: parse the query string, read through the
+// resolvers, render, answer. The handlers give the resource-specific
+// pieces: the endpoint, how to read, how to render.
+
+// renderer renders records as primary data with the includes of p (the
+// builder's documents, shipments, containers…).
+type renderer[T any] func(b *builder, ctx context.Context, items []T, p *params) ([]*Resource, error)
+
+// plain is the renderer of a resource type without includes.
+func plain[T any](render func(*builder, T) *Resource) renderer[T] {
+	return func(b *builder, _ context.Context, items []T, _ *params) ([]*Resource, error) {
+		data := make([]*Resource, len(items))
+		for i, it := range items {
+			data[i] = render(b, it)
+		}
+		return data, nil
+	}
+}
+
+// listPage is one page of a list, as a handler's read function got it.
+type listPage[T any] struct {
+	nodes   []T
+	hasNext bool
+	// count reads the number of records of the whole (filtered) list.
+	count func(context.Context) (int, error)
+}
+
+// connectionPage is the page a query resolver returned; count is the
+// connection's totalCount resolver.
+func connectionPage[T, C any](nodes []T, info *model.PageInfo, conn C, count func(context.Context, C) (int, error)) listPage[T] {
+	return listPage[T]{nodes: nodes, hasNext: info.HasNextPage, count: func(ctx context.Context) (int, error) { return count(ctx, conn) }}
+}
+
+// memoryPage slices a list read whole (a definition's options, a
+// shipment's custom fields) like the store slices a table, so every list
+// pages the same way.
+func memoryPage[T any](all []T, p model.PageInput) listPage[T] {
+	start := min((p.Number-1)*p.Size, len(all))
+	end := min(start+p.Size, len(all))
+	return listPage[T]{nodes: all[start:end], hasNext: end < len(all), count: func(context.Context) (int, error) { return len(all), nil }}
+}
+
+// serveList answers GET of a list: read gets the page for the parsed
+// parameters (its filters and sort are the handler's), render renders it,
+// and the document has page links and meta.
+func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoint, read func(context.Context, *params) (listPage[T], error), render renderer[T]) {
+	ctx := r.Context()
+	p, err := parseParams(r, e)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	pg, err := read(ctx, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	// Counting a connection is a statement of its own that needs nothing
+	// the rendering reads: it runs alongside.
+	total := async(ctx, pg.count)
+	b := s.newBuilder(s.baseURL(r), p)
+	data, err := render(b, ctx, pg.nodes, p)
+	n, cerr := total()
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(b.base, r, p, n, pg.hasNext), &Meta{Size: p.page.Size, Total: n}))
+}
+
+// serveOne answers GET of one record: get reads it by the {id} of the
+// path, render renders it with the includes asked for.
+func serveOne[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoint, what string, get func(context.Context, string) (*T, error), render renderer[*T]) {
+	ctx := r.Context()
+	p, err := parseParams(r, e)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	v, err := byID(ctx, get, r.PathValue("id"), what)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data, err := render(b, ctx, []*T{v}, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b.writeOne(w, r, http.StatusOK, data[0])
+}
+
+// byID reads one record of the account through a query resolver, which
+// answers nil for an unknown, malformed or another account's id: all are
+// the same not found.
+func byID[T any](ctx context.Context, get func(context.Context, string) (*T, error), id, what string) (*T, error) {
+	v, err := get(ctx, id)
+	if err == nil && v == nil {
+		err = model.NotFound(what)
+	}
+	return v, err
+}
+
+// writeOne answers a document whose data is one resource, with the
+// resource's self link as the document's.
+func (b *builder) writeOne(w http.ResponseWriter, r *http.Request, status int, data *Resource) {
+	writeDocument(w, r, status, b.document(data, &Links{Self: data.Links.Self}, nil))
+}
+
+// writeBody checks what every write checks first, in the resolvers'
+// order: the query string, then the key (a viewer's is refused before the
+// body is read), then the body, whose attributes it returns; typ is the
+// resource type data.type must name.
+func writeBody(r *http.Request, e endpoint, typ string) (attributes, error) {
+	if _, err := parseParams(r, e); err != nil {
+		return nil, err
+	}
+	if _, err := model.RequireWrite(r.Context()); err != nil {
+		return nil, err
+	}
+	return readAttributes(r, typ)
+}
