@@ -126,10 +126,6 @@ func pageRequest(a pageArgs, order model.Order) (req model.PageRequest, empty bo
 		}
 		req.Before = c
 	}
-	if a.After != nil && a.Before != nil && a.Last == nil && a.First == nil {
-		// Both bounds and no size: read forward from after.
-		req.FromEnd = false
-	}
 	req.Limit = limit
 	return req, limit == 0, nil
 }

@@ -29,7 +29,8 @@ func graphName(v string) string {
 	return strings.ToUpper(strings.NewReplacer(" ", "_", "-", "_").Replace(v))
 }
 
-func (s *enumSet) valid(v string) bool {
+// Valid reports whether v is one of the values of the set.
+func (s *enumSet) Valid(v string) bool {
 	for _, x := range s.values {
 		if x == v {
 			return true
@@ -166,6 +167,3 @@ func (e *Role) UnmarshalGQL(v any) error {
 	*e = Role(s)
 	return err
 }
-
-// Valid reports whether v is one of the values of the set.
-func (s *enumSet) Valid(v string) bool { return s.valid(v) }
