@@ -296,3 +296,13 @@ func TestEmbeddedDatabase(t *testing.T) {
 		t.Fatalf("/readyz with the embedded database: %d", res.StatusCode)
 	}
 }
+
+func TestMigrateIdempotent(t *testing.T) {
+	url := dbtest.NewDB(t) // already migrated from the template
+	for i := 0; i < 2; i++ {
+		code, out, errOut := runCmd(t, context.Background(), "migrate", "--database-url", url)
+		if code != 0 || out != "migrations applied\n" {
+			t.Fatalf("migrate #%d: exit %d %q %q", i+1, code, out, errOut)
+		}
+	}
+}
