@@ -3,6 +3,9 @@ package db
 import (
 	"context"
 	"strings"
+	"time"
+
+	"github.com/lib/pq"
 
 	"shipgraph/graph/model"
 )
@@ -240,6 +243,11 @@ func (db *DB) CreateCustomFieldOption(ctx context.Context, accountID, definition
 
 // lockOption reads and row-locks an option of one of the account's
 // definitions, telling a missing definition from a missing option.
+// Deletes and renames call it first, before they count or rewrite the
+// stored values that use the option: FOR UPDATE waits for a SetCustomField
+// that share-locked the option to commit, so those later statements see
+// its value (and a SetCustomField that comes second waits for this
+// transaction and then finds the option gone or renamed).
 func lockOption(ctx context.Context, q ext, accountID, definitionID, optionID string) (*model.CustomFieldOption, error) {
 	opt, err := getOne[model.CustomFieldOption](ctx, q, "custom field option",
 		`SELECT `+customFieldOptionCols+` FROM custom_field_options o
@@ -384,6 +392,25 @@ func (db *DB) FindCustomField(ctx context.Context, accountID, entityID, definiti
 // is the account's and of the definition's type, and the outer SELECT reads
 // the row back as CustomFieldsByEntityIDs does. The value must already be
 // normalized (model.NormalizeCustomFieldValue); nil stores SQL NULL.
+//
+// For an enum or enum_multi definition the statement also share-locks the
+// options its value names and writes only when every one of them still
+// exists; otherwise it writes nothing and the error is EINVALID, naming
+// the first missing value. The caller validated the value against options
+// read a moment earlier, which a concurrent delete or rename of an option
+// may since have changed; the lock closes that gap:
+//
+//   - FOR SHARE conflicts with the FOR UPDATE that lockOption takes, and
+//     with any UPDATE or DELETE of the option row (FOR KEY SHARE would let
+//     an update of a non-key column through). Under READ COMMITTED a
+//     locking read that had to wait re-checks its WHERE against the row as
+//     committed, so a deleted option, or one whose value was renamed, is
+//     not found and the set fails.
+//   - A delete or rename that comes second waits for this statement to
+//     commit, and DeleteCustomFieldOption and UpdateCustomFieldOption lock
+//     the option before they count or rewrite stored values, in statements
+//     of their own whose snapshots then include the value written here: the
+//     delete is refused, the rename rewrites this value too.
 func (db *DB) SetCustomField(ctx context.Context, accountID string, def *model.CustomFieldDefinition, entityID string, value model.JSON) (*model.CustomField, error) {
 	var column, table, kind string
 	switch def.EntityType {
@@ -400,17 +427,92 @@ func (db *DB) SetCustomField(ctx context.Context, accountID string, def *model.C
 	if !validUUID(entityID) {
 		return nil, model.NotFound(kind)
 	}
-	return getOne[model.CustomField](ctx, db.q, kind,
-		`WITH cf AS (
-			INSERT INTO custom_fields (account_id, definition_id, `+column+`, value)
-			SELECT e.account_id, d.id, e.id, $4::jsonb
+	// target: the entity and definition, when both are the account's.
+	// named: the option values the value names, in value order, for enum
+	// types only (the data type is the stored one, not def's).
+	// opt: those that exist, share-locked. missing: the first that does not.
+	// The outer SELECT returns one row: the missing value, or the written
+	// row's columns, or neither (no such entity).
+	r, err := getOne[setCustomFieldRow](ctx, db.q, kind,
+		`WITH target AS (
+			SELECT e.account_id, d.id AS definition_id, e.id AS entity_id, d.data_type
 			FROM `+table+` e
 			JOIN custom_field_definitions d ON d.id = $2 AND d.account_id = e.account_id AND d.entity_type = $5
-			WHERE e.id = $3 AND e.account_id = $1
+			WHERE e.id = $3 AND e.account_id = $1),
+		named AS (
+			SELECT v.value, v.n
+			FROM target t, jsonb_array_elements_text(CASE jsonb_typeof($4::jsonb)
+				WHEN 'array' THEN $4::jsonb
+				WHEN 'string' THEN jsonb_build_array($4::jsonb)
+				ELSE '[]'::jsonb END) WITH ORDINALITY AS v(value, n)
+			WHERE t.data_type IN ('enum', 'enum_multi')),
+		opt AS (
+			SELECT o.value FROM custom_field_options o
+			WHERE o.definition_id = $2 AND o.value = ANY(ARRAY(SELECT value FROM named))
+			FOR SHARE),
+		missing AS (
+			SELECT coalesce(n.value, 'null') AS value FROM named n
+			WHERE NOT EXISTS (SELECT 1 FROM opt WHERE opt.value = n.value)
+			ORDER BY n.n LIMIT 1),
+		cf AS (
+			INSERT INTO custom_fields (account_id, definition_id, `+column+`, value)
+			SELECT t.account_id, t.definition_id, t.entity_id, $4::jsonb
+			FROM target t
+			WHERE NOT EXISTS (SELECT 1 FROM missing)
 			ON CONFLICT (definition_id, entity_id) DO UPDATE SET value = EXCLUDED.value, updated_at = now()
 			RETURNING `+customFieldReturning+`)
-		 SELECT `+customFieldCols+` FROM cf JOIN custom_field_definitions d ON d.id = cf.definition_id`,
+		 SELECT m.value AS missing_option, `+customFieldCols+`
+		 FROM (SELECT) one
+		 LEFT JOIN missing m ON true
+		 LEFT JOIN (cf JOIN custom_field_definitions d ON d.id = cf.definition_id) ON true`,
 		accountID, def.ID, entityID, value, string(def.EntityType))
+	switch {
+	case err != nil:
+		return nil, err
+	case r.MissingOption != nil:
+		return nil, model.Errorf(model.EINVALID, "%q is not an option of %s", *r.MissingOption, def.APISlug).
+			AtPointer("/data/attributes/value")
+	case r.ID == nil:
+		return nil, model.NotFound(kind)
+	}
+	return r.customField(), nil
+}
+
+// setCustomFieldRow is the one row SetCustomField's statement returns: an
+// option value that is missing (and nothing written), or the columns of
+// customFieldCols for the row written, all NULL when none was.
+type setCustomFieldRow struct {
+	MissingOption *string                    `db:"missing_option"`
+	ID            *string                    `db:"id"`
+	AccountID     *string                    `db:"account_id"`
+	DefinitionID  *string                    `db:"definition_id"`
+	ShipmentID    *string                    `db:"shipment_id"`
+	ContainerID   *string                    `db:"container_id"`
+	EntityID      *string                    `db:"entity_id"`
+	Value         model.JSON                 `db:"value"`
+	CreatedAt     *time.Time                 `db:"created_at"`
+	UpdatedAt     *time.Time                 `db:"updated_at"`
+	APISlug       *string                    `db:"api_slug"`
+	DataType      *model.CustomFieldDataType `db:"data_type"`
+	OptionLabels  pq.StringArray             `db:"option_labels"`
+}
+
+// customField is the written row; only for a row whose ID is set.
+func (r *setCustomFieldRow) customField() *model.CustomField {
+	return &model.CustomField{
+		ID:           *r.ID,
+		AccountID:    *r.AccountID,
+		DefinitionID: *r.DefinitionID,
+		ShipmentID:   r.ShipmentID,
+		ContainerID:  r.ContainerID,
+		EntityID:     *r.EntityID,
+		Value:        r.Value,
+		CreatedAt:    *r.CreatedAt,
+		UpdatedAt:    *r.UpdatedAt,
+		APISlug:      *r.APISlug,
+		DataType:     *r.DataType,
+		OptionLabels: r.OptionLabels,
+	}
 }
 
 // ---------------------------------------------------------------- helpers
