@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -225,14 +226,12 @@ func TestParentKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	waited := startPinned(t, cmd)
 	pid := helperValue(t, out, "PID")
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = cmd.Wait()
+	<-waited
 	begin := time.Now()
 	processGone(t, pid, 10*time.Second)
 	t.Logf("orphaned postgres %d exited %v after its parent was killed", pid, time.Since(begin).Round(time.Millisecond))
@@ -281,11 +280,36 @@ func TestAsOtherUser(t *testing.T) {
 		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}},
 		Pdeathsig:  syscall.SIGKILL,
 	}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("helper as postgres: %v\n%s", err, out)
+	var buf strings.Builder
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := <-startPinned(t, cmd); err != nil {
+		t.Fatalf("helper as postgres: %v\n%s", err, buf.String())
 	}
-	t.Logf("helper output:\n%s", out)
+	t.Logf("helper output:\n%s", buf.String())
+}
+
+// startPinned starts cmd from a goroutine locked to its OS thread and waits
+// for it there. Pdeathsig is tied to the thread that forked the child, not
+// the process: forked from an ordinary thread, the helper was SIGKILLed at
+// random whenever another test's pgembed launcher later locked and retired
+// that same thread. The returned channel yields cmd.Wait's error.
+func startPinned(t *testing.T, cmd *exec.Cmd) <-chan error {
+	t.Helper()
+	started, waited := make(chan error, 1), make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		// Never unlocked: the thread exits with this goroutine, after the child.
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		waited <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	return waited
 }
 
 // TestHelperProcess is not a test: the tests above run the test binary with
