@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"regexp"
+	"strings"
 
 	"shipgraph/graph/model"
 )
@@ -51,6 +53,19 @@ func (db *DB) FindTerminalByID(ctx context.Context, id string) (*model.Terminal,
 }
 
 // FindPortByID reads one port.
+// FindPortByCode returns the port with a UN/LOCODE (case-insensitive). A
+// string that cannot be a LOCODE is not found without a query.
+func (db *DB) FindPortByCode(ctx context.Context, code string) (*model.Port, error) {
+	code = strings.ToUpper(strings.TrimSpace(code))
+	if !locode.MatchString(code) {
+		return nil, model.NotFound("port")
+	}
+	return getOne[model.Port](ctx, db.q, "port", `SELECT `+portCols+` FROM ports p WHERE p.code = $1`, code)
+}
+
+// locode is the shape of a UN/LOCODE, as the ports.code CHECK constraint has it.
+var locode = regexp.MustCompile(`^[A-Z]{2}[A-Z0-9]{3}$`)
+
 func (db *DB) FindPortByID(ctx context.Context, id string) (*model.Port, error) {
 	if !validUUID(id) {
 		return nil, model.NotFound("port")

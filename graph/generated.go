@@ -2301,7 +2301,7 @@ type Query {
 
   "A terminal (reference data), or null."
   terminal(id: ID!): Terminal
-  "A port (reference data), or null."
+  "A port (reference data) by id or by UN/LOCODE (e.g. USLAX), or null."
   port(id: ID!): Port
 
   "Custom field definitions of the account."

@@ -153,3 +153,16 @@ func order(field string, dir *model.OrderDirection) model.Order {
 // defaultOrder is the order of lists when the client gives none: newest
 // first, ties broken by id.
 var defaultOrder = model.Order{Field: "created_at", Desc: true}
+
+// portByCode looks a port up by UN/LOCODE (clients of /v2/ports/{id} send
+// either); not found is null, like an unknown id.
+func (r *queryResolver) portByCode(ctx context.Context, l *Loaders, code string) (*model.Port, error) {
+	p, err := r.DB.FindPortByCode(ctx, code)
+	if model.ErrorCode(err) == model.ENOTFOUND {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	l.PortByID.Prime(p.ID, p)
+	return p, nil
+}

@@ -435,6 +435,18 @@ func testReferenceData(t *testing.T, e *graphtest.Env) {
 			t.Errorf("terminal %s / port %s: %+v", r[0], r[1], d)
 		}
 	}
+	// port(id:) also takes a UN/LOCODE, in any case; an unknown one is null.
+	for _, r := range rows {
+		var d struct {
+			Upper, Lower *struct{ ID, Code string }
+			Unknown      *struct{ ID string }
+		}
+		e.Must(t, k, `query($c: ID!, $lc: ID!) { upper: port(id: $c) { id code } lower: port(id: $lc) { id code } unknown: port(id: "ZZZ99") { id } }`,
+			graphtest.Vars{"c": r[2], "lc": strings.ToLower(r[2])}, &d)
+		if d.Upper == nil || d.Upper.ID != r[1] || d.Lower == nil || d.Lower.ID != r[1] || d.Unknown != nil {
+			t.Errorf("port by code %s: %+v", r[2], d)
+		}
+	}
 	// Rail terminals are reached through node and Shipment.destinationTerminal.
 	for _, r := range e.Rows(t, `SELECT id, coalesce(port_id::text, ''), coalesce(metro_area_id::text, '') FROM rail_terminals ORDER BY id LIMIT 3`) {
 		var d struct {

@@ -329,7 +329,10 @@ func (r *queryResolver) Port(ctx context.Context, id string) (*model.Port, error
 	if err != nil {
 		return nil, err
 	}
-	return loadByID(ctx, l.PortByID, id)
+	if validID(id) {
+		return loadByID(ctx, l.PortByID, id)
+	}
+	return r.portByCode(ctx, l, id)
 }
 
 // CustomFieldDefinitions is the resolver for the customFieldDefinitions field.

@@ -11,6 +11,7 @@ import (
 // through the API itself: the seed is fixed, so they are the same each run.
 type fixtures struct {
 	shipment, container, document, terminal, port string
+	portCode                                      string // the port's UN/LOCODE
 	// A shipment whose destination is a metro area and one whose
 	// destination terminal is a rail terminal, when the data has them.
 	metroShipment, railShipment string
@@ -50,6 +51,7 @@ func findFixturesOf(t *testing.T, e *env, account string) fixtures {
 			f.bol = obj(s, "attributes")["bill_of_lading_number"].(string)
 			f.terminal, _ = obj(rels, "pod_terminal", "data")["id"].(string)
 			f.port, _ = obj(rels, "port_of_discharge", "data")["id"].(string)
+			f.portCode, _ = obj(s, "attributes")["port_of_discharge_locode"].(string)
 		}
 		if d := obj(rels, "destination", "data"); f.metroShipment == "" && d != nil && d["type"] == "metro_area" {
 			f.metroShipment = id
@@ -163,6 +165,7 @@ func TestGolden(t *testing.T) {
 		{"terminal", "/v2/terminals/" + f.terminal, "get-terminal-200"},
 		{"terminal_include_port", "/v2/terminals/" + f.terminal + "?include=port", "get-terminal-200"},
 		{"port", "/v2/ports/" + f.port, "get-port-200"},
+		{"port_by_locode", "/v2/ports/" + strings.ToLower(f.portCode), "get-port-200"},
 
 		// Custom fields.
 		{"custom_field_definitions", "/v2/custom_field_definitions", "get-custom-field-definitions-200"},
