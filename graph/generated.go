@@ -12224,7 +12224,7 @@ func (ec *executionContext) unmarshalInputCustomFieldOptionPatch(ctx context.Con
 			if err != nil {
 				return it, err
 			}
-			it.Position = data
+			it.Position = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

@@ -140,7 +140,10 @@ func (r *mutationResolver) updateCustomFieldOption(ctx context.Context, definiti
 	if !validID(optionID) {
 		return nil, model.NotFound("custom field option")
 	}
-	patch := db.OptionPatch{Position: in.Position}
+	var patch db.OptionPatch
+	if pos, set := in.Position.ValueOK(); set {
+		patch.Position, patch.ClearPosition = pos, pos == nil
+	}
 	if in.Label != nil {
 		v, err := checkOptionText("label", *in.Label)
 		if err != nil {

@@ -335,6 +335,16 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 	if o := d.UpdateCustomFieldOption; o.Label != "Very high" || o.Value != "urgent" || o.Position == nil || *o.Position != 9 {
 		t.Errorf("value change: %+v", o)
 	}
+	// position: null clears the position; an omitted position is kept.
+	e.Must(t, k, updateOption, graphtest.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"position": nil}}, &d)
+	if o := d.UpdateCustomFieldOption; o.Position != nil || o.Value != "urgent" {
+		t.Errorf("position cleared: %+v", o)
+	}
+	e.Must(t, k, updateOption, graphtest.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"position": 9}}, &d)
+	e.Must(t, k, updateOption, graphtest.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"label": "Very high"}}, &d)
+	if o := d.UpdateCustomFieldOption; o.Position == nil || *o.Position != 9 {
+		t.Errorf("omitted position must be kept: %+v", o)
+	}
 	e.Must(t, k, updateOption, graphtest.Vars{"d": f.handling, "o": f.handlingFragileOptID, "in": map[string]any{"value": "delicate"}}, nil)
 	// Stored values follow the renamed option.
 	var s struct {

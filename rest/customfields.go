@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"shipgraph/graph/model"
 )
 
@@ -239,14 +241,13 @@ func optionPatch(attrs attributes) (p model.CustomFieldOptionPatch, err error) {
 	if p.Value, err = attrs.text("value", false); err != nil {
 		return p, err
 	}
-	var null bool
-	if p.Position, null, err = attrs.integer("position"); err != nil {
+	pos, null, err := attrs.integer("position")
+	if err != nil {
 		return p, err
 	}
-	if null {
-		// The resolvers keep an omitted position and offer no way to
-		// clear one.
-		return p, attrError("position", "position cannot be cleared; send an integer")
+	// An explicit null clears the position; an absent one keeps it.
+	if pos != nil || null {
+		p.Position = graphql.OmittableOf(pos)
 	}
 	return p, nil
 }

@@ -230,6 +230,23 @@ func TestOptions(t *testing.T) {
 	if r.status != http.StatusOK || obj(r.json(t), "data", "attributes")["label"] != "Flat label" {
 		t.Errorf("flat update: %d\n%s", r.status, r.body)
 	}
+	// An explicit null clears the position; omitting it keeps it.
+	before := obj(e.getAs("acme/member", options+"/"+id), "data", "attributes")["position"]
+	r = e.do("acme/member", "PATCH", options+"/"+id, optionBody(map[string]any{"position": 7}))
+	if r.status != http.StatusOK || obj(r.json(t), "data", "attributes")["position"] != float64(7) {
+		t.Fatalf("set position: %d\n%s", r.status, r.body)
+	}
+	r = e.do("acme/member", "PATCH", options+"/"+id, optionBody(map[string]any{"label": "Kept position"}))
+	if r.status != http.StatusOK || obj(r.json(t), "data", "attributes")["position"] != float64(7) {
+		t.Fatalf("omitted position must be kept: %d\n%s", r.status, r.body)
+	}
+	r = e.do("acme/member", "PATCH", options+"/"+id, optionBody(map[string]any{"position": nil}))
+	if attrs := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || attrs["position"] != nil || attrs["label"] != "Kept position" {
+		t.Fatalf("clear position: %d\n%s", r.status, r.body)
+	}
+	if r := e.do("acme/member", "PATCH", options+"/"+id, optionBody(map[string]any{"position": before, "label": "Flat label"})); r.status != http.StatusOK {
+		t.Fatalf("restore position: %d\n%s", r.status, r.body)
+	}
 	for _, c := range []struct {
 		body    map[string]any
 		pointer string
@@ -237,7 +254,6 @@ func TestOptions(t *testing.T) {
 		{map[string]any{"label": ""}, "/data/attributes/label"},
 		{map[string]any{"label": 1}, "/data/attributes/label"},
 		{map[string]any{"value": "high"}, "/data/attributes/value"},
-		{map[string]any{"position": nil}, "/data/attributes/position"},
 		{map[string]any{"position": true}, "/data/attributes/position"},
 	} {
 		r := e.do("acme/member", "PATCH", options+"/"+id, optionBody(c.body))

@@ -47,16 +47,6 @@ type CustomFieldOptionInput struct {
 	Position *int `json:"position,omitempty"`
 }
 
-// Changes to a custom field option; omitted fields keep their value.
-type CustomFieldOptionPatch struct {
-	// Label shown to people.
-	Label *string `json:"label,omitempty"`
-	// Stored value, unique within the definition.
-	Value *string `json:"value,omitempty"`
-	// Sort order among the definition's options.
-	Position *int `json:"position,omitempty"`
-}
-
 // Document ordering; ties are broken by id.
 type DocumentOrder struct {
 	Field     DocumentOrderField `json:"field"`
