@@ -221,72 +221,29 @@ func compareStrings(a, b string) int {
 func TestSingleLookups(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	type lookup struct {
-		name      string
-		find      func(ctx context.Context, id string) (string, error)
-		mine      string
-		other     string // another account's id: not found
-		wantError string
-	}
-	getID := func(v interface{ GetID() string }, err error) (string, error) {
-		if err != nil {
-			return "", err
-		}
-		return v.GetID(), nil
-	}
 	a := f.A
-	for _, l := range []lookup{
-		{"shipment", func(ctx context.Context, id string) (string, error) {
-			return getID(f.DB.FindShipmentByID(ctx, a.Account, id))
-		}, a.Shipments[0], f.B.Shipments[0], "shipment not found"},
-		{"container", func(ctx context.Context, id string) (string, error) {
-			return getID(f.DB.FindContainerByID(ctx, a.Account, id))
-		}, a.Containers[0], f.B.Containers[0], "container not found"},
-		{"document", func(ctx context.Context, id string) (string, error) {
-			return getID(f.DB.FindDocumentByID(ctx, a.Account, id))
-		}, a.Documents[0], f.B.Documents[0], "document not found"},
-		{"definition", func(ctx context.Context, id string) (string, error) {
-			return getID(f.DB.FindCustomFieldDefinitionByID(ctx, a.Account, id))
-		}, a.DefPriority, f.B.DefPriority, "custom field definition not found"},
-		{"option", func(ctx context.Context, id string) (string, error) {
-			return getID(f.DB.FindCustomFieldOption(ctx, a.Account, a.DefPriority, id))
-		}, a.OptHigh, f.B.OptHigh, "custom field option not found"},
-		{"option of another definition", func(ctx context.Context, id string) (string, error) {
-			return getID(f.DB.FindCustomFieldOption(ctx, a.Account, a.DefFlags, id))
-		}, a.OptA, a.OptHigh, "custom field option not found"},
-		{"terminal", func(ctx context.Context, id string) (string, error) { return getID(f.DB.FindTerminalByID(ctx, id)) }, f.TermLA, f.PortLA, "terminal not found"},
-		{"port", func(ctx context.Context, id string) (string, error) { return getID(f.DB.FindPortByID(ctx, id)) }, f.PortLA, f.TermLA, "port not found"},
-		{"custom field", func(ctx context.Context, id string) (string, error) {
-			return getID(f.DB.FindCustomField(ctx, a.Account, id, a.DefPriority))
-		}, a.Shipments[0], f.B.Shipments[0], "custom field not found"},
-	} {
-		t.Run(l.name, func(t *testing.T) {
-			got, err := l.find(ctx, l.mine)
-			if err != nil || (got != l.mine && l.name != "custom field") {
-				t.Fatalf("own record: %v, %v", got, err)
-			}
-			_, err = l.find(ctx, l.other)
-			wantCode(t, err, model.ENOTFOUND)
-			if model.ErrorMessage(err) != l.wantError {
-				t.Fatalf("message %q, want %q", model.ErrorMessage(err), l.wantError)
-			}
-			cctx, n := counting()
-			_, err = l.find(cctx, "not-a-uuid")
-			wantCode(t, err, model.ENOTFOUND)
-			if n.Load() != 0 {
-				t.Fatalf("malformed id sent %d statements", n.Load())
-			}
-		})
-	}
-
 	def, err := f.DB.FindCustomFieldDefinitionBySlug(ctx, a.Account, "Shipment", "priority")
 	if err != nil || def.ID != a.DefPriority {
 		t.Fatalf("by slug: %v, %v", def, err)
 	}
 	_, err = f.DB.FindCustomFieldDefinitionBySlug(ctx, a.Account, "Container", "priority")
 	wantCode(t, err, model.ENOTFOUND)
-	cf, err := f.DB.FindCustomField(ctx, a.Account, a.Shipments[0], a.DefFlags)
+	cf, err := customField(ctx, f.DB, a.Account, a.Shipments[0], a.DefFlags)
 	if err != nil || cf.ID != a.ValFlags || cf.APISlug != "flags" || !slices.Equal(cf.OptionLabels, []string{"Charlie", "Alpha"}) {
-		t.Fatalf("FindCustomField: %+v, %v", cf, err)
+		t.Fatalf("custom field: %+v, %v", cf, err)
 	}
+}
+
+// customField returns the value of one definition on one entity.
+func customField(ctx context.Context, d *db.DB, accountID, entityID, definitionID string) (*model.CustomField, error) {
+	fields, err := d.CustomFieldsByEntityIDs(ctx, accountID, []string{entityID})
+	for _, cf := range fields {
+		if cf.DefinitionID == definitionID {
+			return cf, err
+		}
+	}
+	if err == nil {
+		err = model.NotFound("custom field")
+	}
+	return nil, err
 }

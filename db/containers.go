@@ -53,15 +53,6 @@ func (db *DB) ContainersByIDs(ctx context.Context, accountID string, ids []strin
 		`SELECT `+containerCols+` FROM containers c WHERE c.id = ANY($1) AND c.account_id = $2`, ids, accountID)
 }
 
-// FindContainerByID reads one container of the account.
-func (db *DB) FindContainerByID(ctx context.Context, accountID, id string) (*model.Container, error) {
-	if !validUUID(id) || !validUUID(accountID) {
-		return nil, model.NotFound("container")
-	}
-	return getOne[model.Container](ctx, db.q, "container",
-		`SELECT `+containerCols+` FROM containers c WHERE c.id = $1 AND c.account_id = $2`, id, accountID)
-}
-
 // ContainersByShipmentIDs reads the containers of shipments; rows carry
 // their shipment id and come in (shipment, created_at, id) order.
 func (db *DB) ContainersByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]*model.Container, error) {

@@ -78,15 +78,6 @@ func (db *DB) CustomFieldDefinitionsByIDs(ctx context.Context, accountID string,
 		`SELECT `+customFieldDefinitionCols+` FROM custom_field_definitions d WHERE d.id = ANY($1) AND d.account_id = $2`, ids, accountID)
 }
 
-// FindCustomFieldDefinitionByID reads one definition of the account.
-func (db *DB) FindCustomFieldDefinitionByID(ctx context.Context, accountID, id string) (*model.CustomFieldDefinition, error) {
-	if !validUUID(id) || !validUUID(accountID) {
-		return nil, model.NotFound("custom field definition")
-	}
-	return getOne[model.CustomFieldDefinition](ctx, db.q, "custom field definition",
-		`SELECT `+customFieldDefinitionCols+` FROM custom_field_definitions d WHERE d.id = $1 AND d.account_id = $2`, id, accountID)
-}
-
 // FindCustomFieldDefinitionBySlug reads a definition by entity type
 // ("Shipment", "Container") and api slug, as the REST paths name them.
 func (db *DB) FindCustomFieldDefinitionBySlug(ctx context.Context, accountID string, entityType string, apiSlug string) (*model.CustomFieldDefinition, error) {
@@ -170,17 +161,6 @@ func (db *DB) CustomFieldOptionsByDefinitionIDs(ctx context.Context, accountID s
 		 JOIN custom_field_definitions d ON d.id = o.definition_id
 		 WHERE o.definition_id = ANY($1) AND d.account_id = $2
 		 ORDER BY o.definition_id, o.position NULLS LAST, o.value, o.id`, definitionIDs, accountID)
-}
-
-// FindCustomFieldOption reads one option of one of the account's definitions.
-func (db *DB) FindCustomFieldOption(ctx context.Context, accountID, definitionID, optionID string) (*model.CustomFieldOption, error) {
-	if !validUUID(accountID) || !validUUID(definitionID) || !validUUID(optionID) {
-		return nil, model.NotFound("custom field option")
-	}
-	return getOne[model.CustomFieldOption](ctx, db.q, "custom field option",
-		`SELECT `+customFieldOptionCols+` FROM custom_field_options o
-		 JOIN custom_field_definitions d ON d.id = o.definition_id
-		 WHERE o.id = $1 AND o.definition_id = $2 AND d.account_id = $3`, optionID, definitionID, accountID)
 }
 
 // checkOptionText refuses an empty label or value before the CHECK
@@ -374,17 +354,6 @@ func (db *DB) CustomFieldsByIDs(ctx context.Context, accountID string, ids []str
 		`SELECT `+customFieldCols+` FROM custom_fields cf
 		 JOIN custom_field_definitions d ON d.id = cf.definition_id
 		 WHERE cf.id = ANY($1) AND cf.account_id = $2`, ids, accountID)
-}
-
-// FindCustomField reads the value of one definition on one entity.
-func (db *DB) FindCustomField(ctx context.Context, accountID, entityID, definitionID string) (*model.CustomField, error) {
-	if !validUUID(accountID) || !validUUID(entityID) || !validUUID(definitionID) {
-		return nil, model.NotFound("custom field")
-	}
-	return getOne[model.CustomField](ctx, db.q, "custom field",
-		`SELECT `+customFieldCols+` FROM custom_fields cf
-		 JOIN custom_field_definitions d ON d.id = cf.definition_id
-		 WHERE cf.entity_id = $1 AND cf.definition_id = $2 AND cf.account_id = $3`, entityID, definitionID, accountID)
 }
 
 // SetCustomField sets (creates or replaces) the value of def on an entity

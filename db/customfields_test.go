@@ -14,11 +14,11 @@ import (
 
 func (f *fixture) def(t *testing.T, accountID, id string) *model.CustomFieldDefinition {
 	t.Helper()
-	d, err := f.DB.FindCustomFieldDefinitionByID(context.Background(), accountID, id)
-	if err != nil {
-		t.Fatal(err)
+	defs, err := f.DB.CustomFieldDefinitionsByIDs(context.Background(), accountID, []string{id})
+	if err != nil || len(defs) != 1 {
+		t.Fatalf("definition %s: %v, %v", id, defs, err)
 	}
-	return d
+	return defs[0]
 }
 
 // storedValue reads a custom field's value as compact JSON.
@@ -224,8 +224,9 @@ func TestCustomFieldOptions(t *testing.T) {
 	if err != nil || del.ID != a.OptB || del.Value != "b" {
 		t.Fatalf("deleted %+v, %v", del, err)
 	}
-	_, err = f.DB.FindCustomFieldOption(ctx, a.Account, a.DefFlags, a.OptB)
-	wantCode(t, err, model.ENOTFOUND)
+	if gone, err := f.DB.CustomFieldOptionsByIDs(ctx, a.Account, []string{a.OptB}); err != nil || len(gone) != 0 {
+		t.Fatalf("deleted option still read: %v, %v", gone, err)
+	}
 	if _, err := f.DB.SetCustomField(ctx, a.Account, f.def(t, a.Account, a.DefFlags), a.Shipments[0], model.JSON(`["a"]`)); err != nil {
 		t.Fatal(err)
 	}

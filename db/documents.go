@@ -54,15 +54,6 @@ func (db *DB) DocumentsByIDs(ctx context.Context, accountID string, ids []string
 		`SELECT `+documentCols+` FROM documents d WHERE d.id = ANY($1) AND d.account_id = $2`, ids, accountID)
 }
 
-// FindDocumentByID reads one document of the account.
-func (db *DB) FindDocumentByID(ctx context.Context, accountID, id string) (*model.Document, error) {
-	if !validUUID(id) || !validUUID(accountID) {
-		return nil, model.NotFound("document")
-	}
-	return getOne[model.Document](ctx, db.q, "document",
-		`SELECT `+documentCols+` FROM documents d WHERE d.id = $1 AND d.account_id = $2`, id, accountID)
-}
-
 // DocumentsByShipmentIDs reads the documents linked to shipments.
 func (db *DB) DocumentsByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]Linked[*model.Document], error) {
 	return byParentIDs(ctx, db.q,

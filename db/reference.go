@@ -44,15 +44,6 @@ func (db *DB) ShippingLinesByIDs(ctx context.Context, ids []string) ([]*model.Sh
 	return byIDs[model.ShippingLine](ctx, db.q, `SELECT `+shippingLineCols+` FROM shipping_lines l WHERE l.id = ANY($1)`, ids)
 }
 
-// FindTerminalByID reads one terminal (GET /v2/terminals/{id}).
-func (db *DB) FindTerminalByID(ctx context.Context, id string) (*model.Terminal, error) {
-	if !validUUID(id) {
-		return nil, model.NotFound("terminal")
-	}
-	return getOne[model.Terminal](ctx, db.q, "terminal", `SELECT `+terminalCols+` FROM terminals t WHERE t.id = $1`, id)
-}
-
-// FindPortByID reads one port.
 // FindPortByCode returns the port with a UN/LOCODE (case-insensitive). A
 // string that cannot be a LOCODE is not found without a query.
 func (db *DB) FindPortByCode(ctx context.Context, code string) (*model.Port, error) {
@@ -65,10 +56,3 @@ func (db *DB) FindPortByCode(ctx context.Context, code string) (*model.Port, err
 
 // locode is the shape of a UN/LOCODE, as the ports.code CHECK constraint has it.
 var locode = regexp.MustCompile(`^[A-Z]{2}[A-Z0-9]{3}$`)
-
-func (db *DB) FindPortByID(ctx context.Context, id string) (*model.Port, error) {
-	if !validUUID(id) {
-		return nil, model.NotFound("port")
-	}
-	return getOne[model.Port](ctx, db.q, "port", `SELECT `+portCols+` FROM ports p WHERE p.id = $1`, id)
-}

@@ -53,15 +53,6 @@ func (db *DB) ShipmentsByIDs(ctx context.Context, accountID string, ids []string
 		`SELECT `+shipmentCols+` FROM shipments s WHERE s.id = ANY($1) AND s.account_id = $2`, ids, accountID)
 }
 
-// FindShipmentByID reads one shipment of the account.
-func (db *DB) FindShipmentByID(ctx context.Context, accountID, id string) (*model.Shipment, error) {
-	if !validUUID(id) || !validUUID(accountID) {
-		return nil, model.NotFound("shipment")
-	}
-	return getOne[model.Shipment](ctx, db.q, "shipment",
-		`SELECT `+shipmentCols+` FROM shipments s WHERE s.id = $1 AND s.account_id = $2`, id, accountID)
-}
-
 // ShipmentsByDocumentIDs reads the shipments linked to documents.
 func (db *DB) ShipmentsByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Shipment], error) {
 	return byParentIDs(ctx, db.q,
