@@ -177,7 +177,7 @@ func checkOptionText(field string, s *string) error {
 func optionConflict(err error, value string) error {
 	err = mapErr(err)
 	if model.ErrorCode(err) == model.ECONFLICT {
-		return model.Errorf(model.ECONFLICT, "an option with value %q already exists", value).AtPointer("/data/attributes/value")
+		return model.Errorf(model.ECONFLICT, "an option with value %q already exists for this definition", value).AtPointer("/data/attributes/value")
 	}
 	return err
 }

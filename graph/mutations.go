@@ -86,15 +86,6 @@ func checkOptionText(field, v string) (string, error) {
 	return v, nil
 }
 
-func duplicateOption(err error, value string) error {
-	if model.ErrorCode(err) == model.ECONFLICT {
-		e := model.Errorf(model.ECONFLICT, "an option with value %q already exists for this definition", value)
-		e.Pointer = "/data/attributes/value"
-		return e
-	}
-	return err
-}
-
 func (r *mutationResolver) createCustomFieldOption(ctx context.Context, definitionID string, in model.CustomFieldOptionInput) (*model.CustomFieldOption, error) {
 	p, err := model.RequireWrite(ctx)
 	if err != nil {
@@ -118,7 +109,7 @@ func (r *mutationResolver) createCustomFieldOption(ctx context.Context, definiti
 	}
 	o, err := r.DB.CreateCustomFieldOption(ctx, p.AccountID, def.ID, db.OptionInput{Label: label, Value: value, Position: in.Position})
 	if err != nil {
-		return nil, duplicateOption(err, value)
+		return nil, err // a duplicate value is the store's CONFLICT, naming it
 	}
 	l.OptionsByDefinitionID.Clear(def.ID)
 	return o, nil
@@ -160,9 +151,6 @@ func (r *mutationResolver) updateCustomFieldOption(ctx context.Context, definiti
 	}
 	o, err := r.DB.UpdateCustomFieldOption(ctx, p.AccountID, def.ID, optionID, patch)
 	if err != nil {
-		if patch.Value != nil {
-			return nil, duplicateOption(err, *patch.Value)
-		}
 		return nil, err
 	}
 	l.OptionsByDefinitionID.Clear(def.ID)
