@@ -29,16 +29,6 @@ func graphName(v string) string {
 	return strings.ToUpper(strings.NewReplacer(" ", "_", "-", "_").Replace(v))
 }
 
-// Valid reports whether v is one of the values of the set.
-func (s *enumSet) Valid(v string) bool {
-	for _, x := range s.values {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *enumSet) unmarshal(v any) (string, error) {
 	str, ok := v.(string)
 	if !ok {
