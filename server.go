@@ -17,7 +17,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,6 +74,13 @@ func envInt(name string, def int) int {
 	return def
 }
 
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(env(name, "")); err == nil {
+		return v
+	}
+	return def
+}
+
 // bindConfig registers the flags of the settings a verb uses, defaulting to
 // the environment.
 func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
@@ -92,9 +101,9 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.IntVar(&c.Depth, "depth-limit", envInt("GRAPHQL_DEPTH_LIMIT", hc.DepthLimit), "maximum GraphQL selection depth (GRAPHQL_DEPTH_LIMIT)")
 	fs.IntVar(&c.Aliases, "alias-limit", envInt("GRAPHQL_ALIAS_LIMIT", hc.AliasLimit), "maximum aliases in one GraphQL operation (GRAPHQL_ALIAS_LIMIT)")
 	fs.IntVar(&c.Tokens, "token-limit", envInt("GRAPHQL_TOKEN_LIMIT", hc.TokenLimit), "maximum parser tokens of one GraphQL document (GRAPHQL_TOKEN_LIMIT)")
-	fs.DurationVar(&c.LoaderWait, "loader-wait", graph.DefaultLoaderConfig.Wait, "how long a loader batch collects keys")
+	fs.DurationVar(&c.LoaderWait, "loader-wait", envDuration("LOADER_WAIT", graph.DefaultLoaderConfig.Wait), "how long a loader batch collects keys (LOADER_WAIT)")
 	fs.StringVar(&c.PlaygroundKey, "playground-key", env("PLAYGROUND_API_KEY", ""), "API key prefilled in the playground; for demos only (PLAYGROUND_API_KEY)")
-	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", 10*time.Second, "how long to drain requests on shutdown")
+	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
 }
 
 const usage = `shipgraph: GraphQL and /v2 JSON:API over shipment-tracking data.
@@ -107,6 +116,8 @@ Usage:
                               create an API key and print it once
   shipgraph token revoke --account ID|SLUG --id TOKEN_ID
                               revoke an API key
+  shipgraph psql    [flags] [-- PSQL_ARGS]
+                              psql session on the database (the embedded one when DATABASE_URL is unset)
 
 Run 'shipgraph VERB --help' for the flags of a verb. Every flag also reads an
 environment variable (shown in its help).
@@ -141,6 +152,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdSeed(ctx, args[1:], stdout, stderr)
 	case "token":
 		err = cmdToken(ctx, args[1:], stdout, stderr)
+	case "psql":
+		err = cmdPsql(ctx, args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "shipgraph: unknown verb %q\n\n%s", args[0], usage)
 		return 2
@@ -210,7 +223,7 @@ func openStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func()
 			return nil, nil, err
 		}
 		url = pg.URL("shipgraph")
-		log.Info("embedded PostgreSQL running", "data_dir", c.DataDir, "port", pg.Port())
+		log.Info("embedded PostgreSQL running", "data_dir", c.DataDir, "cluster", pg.Home(), "socket", pg.SocketDir())
 	}
 	store, err := db.Open(ctx, url)
 	if err != nil {
@@ -253,6 +266,53 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintln(stdout, "migrations applied")
 	return nil
+}
+
+// cmdPsql opens an interactive psql on the database: DATABASE_URL when set,
+// else the embedded cluster of DATA_DIR through its private socket — the one
+// a running shipgraph serves, or one started for the session and stopped
+// after it. The embedded cluster has no TCP port to point psql at, and only
+// its owner (and root) may use its socket.
+func cmdPsql(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c Config
+	fs := flag.NewFlagSet("shipgraph psql", flag.ContinueOnError)
+	bindConfig(fs, &c, false)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		dir, err := pgembed.FindBinDir()
+		if err != nil {
+			return errors.New("psql not found: install the PostgreSQL client (e.g. apt-get install postgresql-client)")
+		}
+		psql = filepath.Join(dir, "psql")
+	}
+	target := c.DatabaseURL
+	if target == "" {
+		if url, ok := pgembed.Running(c.DataDir); ok {
+			target = url("shipgraph")
+		} else {
+			pg, err := pgembed.Start(ctx, pgembed.Options{DataDir: c.DataDir})
+			if err != nil {
+				return err
+			}
+			defer func() { _ = pg.Stop() }()
+			if err := db.EnsureDatabase(ctx, pg.URL("postgres"), "shipgraph"); err != nil {
+				return err
+			}
+			target = pg.URL("shipgraph")
+		}
+	}
+	// Not CommandContext: Ctrl-C belongs to psql (it cancels the running
+	// query); our own SIGINT handling only keeps us alive meanwhile.
+	cmd := exec.Command(psql, append([]string{target}, fs.Args()...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	return cmd.Run()
 }
 
 func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error {

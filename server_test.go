@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -283,9 +282,8 @@ func TestEmbeddedDatabase(t *testing.T) {
 	t.Cleanup(func() {
 		// Registered before serve's cleanup, so it runs after the server
 		// stopped (LIFO): no postgres may be left on dir.
-		out, _ := exec.Command("pgrep", "-f", "postgres -D "+dir).Output()
-		if strings.TrimSpace(string(out)) != "" {
-			t.Errorf("postgres still running on %s: pids %s", dir, out)
+		if pids := processesWith(t, "postgres\x00-D\x00"+dir); len(pids) > 0 {
+			t.Errorf("postgres still running on %s: pids %v", dir, pids)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "postgres", "PG_VERSION")); err != nil {
 			t.Errorf("cluster not kept in DATA_DIR: %v", err)
@@ -295,6 +293,44 @@ func TestEmbeddedDatabase(t *testing.T) {
 	if res, _ := get(t, base+"/readyz", ""); res.StatusCode != 200 {
 		t.Fatalf("/readyz with the embedded database: %d", res.StatusCode)
 	}
+	if pids := processesWith(t, "postgres\x00-D\x00"+dir); len(pids) == 0 {
+		t.Fatal("the leftover check cannot see the running postgres: it would pass vacuously")
+	}
+	// The owner's way in while it serves: there is no TCP port.
+	code, out, errOut := runCmd(t, context.Background(), "psql", "--data-dir", dir, "--", "-XAtc", "SELECT current_database()")
+	if code != 0 || out != "shipgraph\n" {
+		t.Fatalf("shipgraph psql: exit %d %q %q", code, out, errOut)
+	}
+}
+
+// processesWith lists the pids whose NUL-separated command line contains
+// sub, from /proc; it fails the test when /proc cannot be read, so a
+// leftover check never passes for want of a way to look.
+func processesWith(t *testing.T, sub string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatalf("cannot list processes: %v", err)
+	}
+	var pids []string
+	seen := 0
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		seen++
+		if strings.Contains(string(cmdline), sub) {
+			pids = append(pids, e.Name())
+		}
+	}
+	if seen == 0 {
+		t.Fatal("cannot list processes: no command line readable in /proc")
+	}
+	return pids
 }
 
 func TestMigrateIdempotent(t *testing.T) {

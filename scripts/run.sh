@@ -25,5 +25,6 @@ fi
 echo
 echo "Try:  curl -H \"Authorization: Token ${key:-<key>}\" http://${ADDR:-127.0.0.1:8080}/v2/documents"
 echo "Playground: http://${ADDR:-127.0.0.1:8080}/playground"
+[ -z "${DATABASE_URL:-}" ] && echo "psql:  $BIN psql   (the embedded database has no TCP port; only you and root can use its socket)"
 echo
 exec "$BIN" serve --playground-key "$key"

@@ -20,8 +20,10 @@ func SetStaleWait(d time.Duration) (restore func()) {
 	return func() { staleWait = old }
 }
 
-func SetFreePort(f func() (int, error)) (restore func()) {
-	old := freePort
-	freePort = f
-	return func() { freePort = old }
+func SetRelocateRoot(dir string) (restore func()) {
+	old := relocateRoot
+	relocateRoot = dir
+	return func() { relocateRoot = old }
 }
+
+var Relocated = relocated

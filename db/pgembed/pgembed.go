@@ -9,16 +9,24 @@
 // full_page_writes off, so an OS crash or power loss can corrupt the cluster.
 // A clean shutdown of shipgraph (or even a SIGKILL of it; see Start) leaves
 // the data intact. Use a real DATABASE_URL for data that must survive crashes.
+//
+// It admits no one but its owner: no TCP listener at all
+// (listen_addresses = ”), a Unix socket in a directory only the cluster's
+// OS user (and root) can enter, and peer authentication that maps exactly
+// those OS users to the superuser (see writeAccess). pg_hba.conf and
+// pg_ident.conf are rewritten at every start, which also locks down a
+// cluster made by an earlier version that trusted loopback TCP.
 package pgembed
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -40,19 +48,23 @@ type Options struct {
 	// DataDir holds everything the server writes: the cluster itself in
 	// DataDir/postgres, the server log in DataDir/postgres.log, the Unix
 	// socket in DataDir/socket and a lock file. It is created on first use
-	// and reused after.
+	// and reused after. When shipgraph runs as root and the postgres user
+	// cannot reach DataDir (a checkout in root's 0700 home), everything but
+	// the lock file lives in a per-DataDir directory under relocateRoot
+	// instead; see Home.
 	DataDir string
 	// Logf, if set, receives progress lines (initdb, ready, stop).
 	Logf func(format string, args ...any)
 }
 
-// Server is a running PostgreSQL child process. Its superuser is "postgres"
-// and it trusts every connection, so it listens on 127.0.0.1 only.
+// Server is a running PostgreSQL child process. Its superuser is "postgres";
+// it listens on a private Unix socket only (see the package comment).
 type Server struct {
-	dataDir    string
+	dataDir    string // DataDir, where the lock is
+	home       string // where the cluster, its log and socket live
 	clusterDir string
 	logPath    string
-	port       int
+	sockDir    string
 	pid        int
 	logf       func(format string, args ...any)
 
@@ -67,10 +79,17 @@ type Server struct {
 const (
 	readyTimeout    = 30 * time.Second
 	shutdownTimeout = 30 * time.Second
-	bindAttempts    = 3
 	maxLogSize      = 10 << 20 // rotate postgres.log past this size at start
 	sunPathMax      = 108      // sizeof(sockaddr_un.sun_path) on Linux, NUL included
+	// port only names the socket file (.s.PGSQL.5432): with no TCP
+	// listener and a socket directory of its own, it cannot clash.
+	port = 5432
 )
+
+// relocateRoot is where a root-run shipgraph keeps clusters whose DataDir
+// the postgres user cannot reach, one directory per DataDir named after a
+// hash of its path. A var so tests can point it elsewhere.
+var relocateRoot = "/var/lib/shipgraph"
 
 // staleWait is how long Start waits for a postgres that still holds the
 // cluster but whose shipgraph is gone: after a SIGKILL of the previous
@@ -191,22 +210,13 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if as.cred != nil {
-		if err := makeReachable(dataDir, as); err != nil {
-			return nil, err
-		}
-	}
 
-	s := &Server{
-		dataDir:    dataDir,
-		clusterDir: filepath.Join(dataDir, "postgres"),
-		logPath:    filepath.Join(dataDir, "postgres.log"),
-		logf:       logf,
-	}
+	s := &Server{dataDir: dataDir, logf: logf}
 	s.stopOnce = sync.OnceValue(s.stop)
 
 	// The lock serialises shipgraph processes sharing a DataDir, from before
-	// initdb until Stop; the kernel drops it when we die.
+	// initdb (or a move of the cluster) until Stop; the kernel drops it when
+	// we die.
 	if s.lock, err = lockDataDir(dataDir); err != nil {
 		return nil, err
 	}
@@ -217,6 +227,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		}
 	}()
 
+	if s.home, err = prepareHome(dataDir, as, logf); err != nil {
+		return nil, err
+	}
+	s.clusterDir = filepath.Join(s.home, "postgres")
+	s.logPath = filepath.Join(s.home, "postgres.log")
+
 	if err := checkClusterInUse(ctx, dataDir, s.clusterDir, logf); err != nil {
 		return nil, err
 	}
@@ -224,34 +240,34 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err := ensureCluster(ctx, binDir, dataDir, s.clusterDir, as, logf); err != nil {
 		return nil, err
 	}
-	sockDir, err := prepareSocketDir(dataDir, as)
-	if err != nil {
+	if err := writeAccess(s.clusterDir, as); err != nil {
 		return nil, err
 	}
-
-	for attempt := 1; ; attempt++ {
-		err := s.launch(ctx, binDir, sockDir, as)
-		if err == nil {
-			break
-		}
-		// Another process can grab the port between our probe and
-		// postgres' bind; that is worth a new port, nothing else is.
-		if !errors.Is(err, errBindFailed) || attempt == bindAttempts {
-			return nil, err
-		}
-		logf("pgembed: port %d was taken, retrying with another", s.port)
+	if s.sockDir, err = prepareSocketDir(s.home, as); err != nil {
+		return nil, err
+	}
+	if err := s.launch(ctx, binDir, as); err != nil {
+		return nil, err
 	}
 	ok = true
 	return s, nil
 }
 
-// URL returns a connection URL for database dbname as the superuser.
-func (s *Server) URL(dbname string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, url.PathEscape(dbname))
+// URL returns a connection URL for database dbname as the superuser, through
+// the server's Unix socket.
+func (s *Server) URL(dbname string) string { return socketURL(s.sockDir, dbname) }
+
+func socketURL(sockDir, dbname string) string {
+	q := url.Values{"host": {sockDir}, "port": {strconv.Itoa(port)}, "sslmode": {"disable"}}
+	return "postgres://postgres@/" + url.PathEscape(dbname) + "?" + q.Encode()
 }
 
-// Port returns the TCP port postgres listens on (127.0.0.1 only).
-func (s *Server) Port() int { return s.port }
+// SocketDir returns the directory of the server's Unix socket.
+func (s *Server) SocketDir() string { return s.sockDir }
+
+// Home returns the directory holding the cluster (Home/postgres), its log
+// and its socket: DataDir, or its relocated directory (see relocateRoot).
+func (s *Server) Home() string { return s.home }
 
 // Pid returns the process id of the postmaster.
 func (s *Server) Pid() int { return s.pid }
@@ -297,17 +313,9 @@ func (s *Server) stop() error {
 	return fmt.Errorf("postgres (pid %d) did not shut down within %v and was killed", s.pid, shutdownTimeout)
 }
 
-var errBindFailed = errors.New("postgres could not bind its port")
-
-// launch starts postgres on a fresh port and waits for it to be ready. On
-// failure the process is gone when it returns.
-func (s *Server) launch(ctx context.Context, binDir, sockDir string, as runAs) error {
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	s.port = port
-
+// launch starts postgres and waits for it to be ready. On failure the
+// process is gone when it returns.
+func (s *Server) launch(ctx context.Context, binDir string, as runAs) error {
 	logFile, logStart, err := openLog(s.logPath, as)
 	if err != nil {
 		return err
@@ -317,8 +325,10 @@ func (s *Server) launch(ctx context.Context, binDir, sockDir string, as runAs) e
 	args := []string{
 		"-D", s.clusterDir,
 		"-p", strconv.Itoa(port),
-		"-c", "listen_addresses=127.0.0.1",
-		"-c", "unix_socket_directories=" + sockDir,
+		// No TCP at all: other local users could reach any port.
+		"-c", "listen_addresses=",
+		"-c", "unix_socket_directories=" + s.sockDir,
+		"-c", "unix_socket_permissions=0700",
 		"-c", "fsync=off",
 		"-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off",
@@ -367,7 +377,7 @@ func (s *Server) launch(ctx context.Context, binDir, sockDir string, as runAs) e
 
 	err = s.waitReady(ctx)
 	if err == nil {
-		s.logf("pgembed: postgres %d ready on 127.0.0.1:%d in %v (data %s)", s.pid, port, time.Since(begin).Round(time.Millisecond), s.clusterDir)
+		s.logf("pgembed: postgres %d ready on socket %s in %v (data %s)", s.pid, s.sockDir, time.Since(begin).Round(time.Millisecond), s.clusterDir)
 		return nil
 	}
 	select {
@@ -376,11 +386,7 @@ func (s *Server) launch(ctx context.Context, binDir, sockDir string, as runAs) e
 		_ = syscall.Kill(-s.pid, syscall.SIGKILL)
 		<-s.exited
 	}
-	tail := s.logTail(logStart)
-	if strings.Contains(tail, "could not bind") || strings.Contains(tail, "could not create any TCP/IP sockets") {
-		return fmt.Errorf("%w %d: %v%s", errBindFailed, port, err, tail)
-	}
-	return fmt.Errorf("%v%s", err, tail)
+	return fmt.Errorf("%v%s", err, s.logTail(logStart))
 }
 
 // waitReady polls with a real query until postgres answers, it exits, ctx
@@ -389,10 +395,8 @@ func (s *Server) waitReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	// lib/pq honours ctx only while dialing, not during the startup
-	// handshake: if something other than our postgres answers on the port
-	// (it got there first) a probe could hang forever without
-	// connect_timeout. The probe also runs aside so that postgres exiting
-	// is noticed at once.
+	// handshake, so a probe could hang without connect_timeout. The probe
+	// also runs aside so that postgres exiting is noticed at once.
 	db, err := sql.Open("postgres", s.URL("postgres")+"&connect_timeout=2")
 	if err != nil {
 		return err
@@ -404,12 +408,12 @@ func (s *Server) waitReady(ctx context.Context) error {
 		go func() {
 			attempt, cancelAttempt := context.WithTimeout(ctx, 2*time.Second)
 			defer cancelAttempt()
-			// Ask for the data directory rather than SELECT 1: should
-			// another server have taken the port, it must not pass for ours.
+			// Ask for the data directory rather than SELECT 1: whatever
+			// answers on the socket must be this cluster.
 			var dir string
 			err := db.QueryRowContext(attempt, "SELECT current_setting('data_directory')").Scan(&dir)
 			if err == nil && dir != s.clusterDir {
-				err = fmt.Errorf("port %d is served by another PostgreSQL (data directory %s)", s.port, dir)
+				err = fmt.Errorf("socket %s is served by another PostgreSQL (data directory %s)", s.sockDir, dir)
 			}
 			probe <- err
 		}()
@@ -486,18 +490,6 @@ func openLog(path string, as runAs) (*os.File, int64, error) {
 	return f, fi.Size(), nil
 }
 
-// freePort asks the kernel for a free loopback port. Postgres binds it a
-// moment later; the race with other processes is handled by retrying. A var
-// so tests can hand out a taken port.
-var freePort = func() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // serverUser decides who runs postgres: ourselves, or the "postgres" user
 // when we are root.
 func serverUser() (runAs, error) {
@@ -522,33 +514,140 @@ func serverUser() (runAs, error) {
 	return runAs{name: "postgres", uid: uint32(uid), gid: uint32(gid), cred: cred}, nil
 }
 
-// makeReachable checks that the server user can walk down to dataDir and, if
-// it cannot enter dataDir itself, gives dataDir to it. Directories above
-// dataDir are never changed: opening up someone's home directory is not our
-// call, so that is a clear error instead.
-func makeReachable(dataDir string, as runAs) error {
+// prepareHome returns the directory the cluster, its log and socket live
+// in: dataDir itself, unless shipgraph runs as root and the server user
+// cannot walk down to dataDir (a checkout in root's 0700 home). Then it is
+// a directory of the server user's under relocateRoot, named after a hash of
+// dataDir's path so that every checkout keeps its own cluster. Nothing above
+// dataDir changes mode: opening someone's home is not our call.
+//
+// No data is lost when the location changes between runs: a cluster found in
+// dataDir/postgres is moved to the relocated directory when it has none, and
+// a relocated cluster keeps being used when dataDir has none.
+func prepareHome(dataDir string, as runAs, logf func(string, ...any)) (string, error) {
+	if as.cred == nil {
+		return dataDir, nil // postgres runs as ourselves, and we can enter dataDir
+	}
+	alt := relocated(dataDir)
+	reachable, blocker, err := ancestorsEnterable(dataDir, as)
+	if err != nil {
+		return "", err
+	}
+	if reachable {
+		if !hasCluster(filepath.Join(dataDir, "postgres")) && hasCluster(filepath.Join(alt, "postgres")) {
+			logf("pgembed: using the cluster an earlier run kept in %s for DATA_DIR %s", alt, dataDir)
+			return alt, nil
+		}
+		fi, err := os.Stat(dataDir)
+		if err != nil {
+			return "", err
+		}
+		if !canEnter(fi, as) {
+			if err := os.Chown(dataDir, int(as.uid), int(as.gid)); err != nil {
+				return "", fmt.Errorf("giving DATA_DIR %s to user %s: %w", dataDir, as.name, err)
+			}
+		}
+		return dataDir, nil
+	}
+
+	// relocateRoot itself: root's, traversable but not listable by others.
+	if err := os.MkdirAll(relocateRoot, 0o711); err != nil {
+		return "", fmt.Errorf("DATA_DIR %s is inside %s, which user %s cannot enter, and creating %s for its cluster failed: %w (choose a DATA_DIR that user can reach, or set DATABASE_URL)", dataDir, blocker, as.name, relocateRoot, err)
+	}
+	if err := os.Mkdir(alt, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("creating %s: %w", alt, err)
+	}
+	if err := os.Chown(alt, int(as.uid), int(as.gid)); err != nil {
+		return "", fmt.Errorf("giving %s to user %s: %w", alt, as.name, err)
+	}
+	// Which checkout a directory belongs to, for whoever looks there.
+	_ = os.WriteFile(filepath.Join(alt, "DATA_DIR"), []byte(dataDir+"\n"), 0o644)
+	logf("pgembed: DATA_DIR %s is inside %s, which user %s cannot enter; the cluster lives in %s", dataDir, blocker, as.name, alt)
+
+	old, moved := filepath.Join(dataDir, "postgres"), filepath.Join(alt, "postgres")
+	switch {
+	case hasCluster(old) && !hasCluster(moved):
+		if err := moveCluster(old, moved, as); err != nil {
+			return "", err
+		}
+		logf("pgembed: moved the cluster from %s to %s", old, moved)
+	case hasCluster(old):
+		logf("pgembed: warning: %s holds an older cluster, left untouched; %s is the one in use", old, moved)
+	}
+	return alt, nil
+}
+
+// relocated names dataDir's directory under relocateRoot.
+func relocated(dataDir string) string {
+	sum := sha256.Sum256([]byte(dataDir))
+	return filepath.Join(relocateRoot, hex.EncodeToString(sum[:8]))
+}
+
+// ancestorsEnterable reports whether the server user can search every
+// directory above dataDir, and if not, the first one it cannot.
+func ancestorsEnterable(dataDir string, as runAs) (bool, string, error) {
 	for dir := filepath.Dir(dataDir); ; dir = filepath.Dir(dir) {
 		fi, err := os.Stat(dir)
 		if err != nil {
-			return err
+			return false, "", err
 		}
 		if !canEnter(fi, as) {
-			return fmt.Errorf("DATA_DIR %s is inside %s (mode %04o), which the %q user (uid %d) that runs PostgreSQL cannot enter: choose a DATA_DIR outside it or allow access (chmod o+x %s)", dataDir, dir, fi.Mode().Perm(), as.name, as.uid, dir)
+			return false, fmt.Sprintf("%s (mode %04o)", dir, fi.Mode().Perm()), nil
 		}
 		if dir == "/" {
-			break
+			return true, "", nil
 		}
 	}
-	fi, err := os.Stat(dataDir)
-	if err != nil {
+}
+
+func hasCluster(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "PG_VERSION"))
+	return err == nil
+}
+
+// moveCluster moves a stopped cluster to its new place (the caller holds
+// DataDir's lock, so no shipgraph starts it meanwhile). A rename when both
+// are on one file system; otherwise a copy, after which the old tree is kept,
+// renamed to *.moved, so that nothing is lost if the copy is somehow bad.
+func moveCluster(from, to string, as runAs) error {
+	if postgresServing(pidOf(from), from) {
+		return fmt.Errorf("the cluster in %s is still running; stop the shipgraph that uses it first", from)
+	}
+	if err := os.Rename(from, to); err == nil {
+		return nil
+	} else if !errors.Is(err, syscall.EXDEV) {
+		return fmt.Errorf("moving the cluster from %s to %s: %w", from, to, err)
+	}
+	tmp := to + ".copy"
+	if err := os.RemoveAll(tmp); err != nil {
 		return err
 	}
-	if !canEnter(fi, as) {
-		if err := os.Chown(dataDir, int(as.uid), int(as.gid)); err != nil {
-			return fmt.Errorf("giving DATA_DIR %s to user %s: %w", dataDir, as.name, err)
-		}
+	if out, err := exec.Command("cp", "-a", from, tmp).CombinedOutput(); err != nil {
+		return fmt.Errorf("copying the cluster from %s to %s: %w: %s", from, tmp, err, out)
 	}
-	return nil
+	if err := filepath.WalkDir(tmp, func(path string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, int(as.uid), int(as.gid))
+	}); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, to); err != nil {
+		return err
+	}
+	return os.Rename(from, from+".moved")
+}
+
+// pidOf reads the postmaster pid recorded in a cluster, or 0.
+func pidOf(clusterDir string) int {
+	data, err := os.ReadFile(filepath.Join(clusterDir, "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	pid, _ := strconv.Atoi(strings.TrimSpace(first))
+	return pid
 }
 
 // canEnter reports whether a process with exactly as.uid/as.gid may search
@@ -714,7 +813,8 @@ func ensureCluster(ctx context.Context, binDir, dataDir, clusterDir string, as r
 	logf("pgembed: initializing a new PostgreSQL cluster in %s", clusterDir)
 	begin := time.Now()
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
-		"-D", tmp, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C",
+		// writeAccess replaces the authentication setup right after.
+		"-D", tmp, "-U", "postgres", "--auth-local=peer", "--auth-host=reject", "-E", "UTF8", "--locale=C",
 		"-N", // no fsync: a dev/test cluster, and several seconds faster
 	)
 	cmd.Dir = tmp // our own cwd may be unreadable for the server user
@@ -772,23 +872,29 @@ func fixOwnership(dataDir, clusterDir string, as runAs, logf func(string, ...any
 	})
 }
 
-// prepareSocketDir makes a fresh DataDir/socket for postgres' Unix socket, so
-// that psql -h DataDir/socket works without knowing the port (the URL still
-// uses TCP). It returns "" (no Unix socket) when the socket path would be too
-// long for sockaddr_un: postgres would refuse to start.
-func prepareSocketDir(dataDir string, as runAs) (string, error) {
-	dir := filepath.Join(dataDir, "socket")
-	if len(dir+"/.s.PGSQL.65535") >= sunPathMax {
-		return "", nil
-	}
-	// Recreated each time: nothing is using it (we hold the lock and no
-	// postgres is serving the cluster) and it may hold a dead server's lock
-	// files, which postgres refuses to override if their pid is alive again.
-	if err := os.RemoveAll(dir); err != nil {
-		return "", fmt.Errorf("cleaning socket directory: %w", err)
-	}
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return "", fmt.Errorf("creating socket directory: %w", err)
+// prepareSocketDir makes a fresh home/socket, mode 0700 and owned by the
+// server user, for postgres' Unix socket: the only way in, and only for that
+// user and root. When that path is too long for sockaddr_un it makes a
+// private directory under the system's temporary directory instead
+// (os.MkdirTemp: a random name, mode 0700, so no one can have planted it).
+func prepareSocketDir(home string, as runAs) (string, error) {
+	dir := filepath.Join(home, "socket")
+	if len(dir+"/.s.PGSQL.5432.lock") < sunPathMax {
+		// Recreated each time: nothing is using it (we hold the lock and no
+		// postgres is serving the cluster) and it may hold a dead server's
+		// lock files, which postgres refuses to override if their pid is
+		// alive again.
+		if err := os.RemoveAll(dir); err != nil {
+			return "", fmt.Errorf("cleaning socket directory: %w", err)
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return "", fmt.Errorf("creating socket directory: %w", err)
+		}
+	} else {
+		var err error
+		if dir, err = os.MkdirTemp("", "shipgraph-pg-"); err != nil {
+			return "", fmt.Errorf("creating socket directory: %w", err)
+		}
 	}
 	if as.cred != nil {
 		if err := os.Chown(dir, int(as.uid), int(as.gid)); err != nil {
@@ -796,4 +902,76 @@ func prepareSocketDir(dataDir string, as runAs) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// writeAccess rewrites the cluster's pg_hba.conf and pg_ident.conf at every
+// start: Unix-socket connections only, by peer authentication, for the OS
+// users that may act as the superuser — the server user, the user running
+// shipgraph, and root. TCP has no line, so it is refused even if someone
+// started the cluster with a TCP listener. Rewriting also upgrades a cluster
+// made by an earlier version, which trusted loopback TCP.
+func writeAccess(clusterDir string, as runAs) error {
+	names := []string{"root"}
+	if as.name != "" {
+		names = append(names, as.name)
+	}
+	if u, err := user.LookupId(strconv.Itoa(os.Geteuid())); err == nil {
+		names = append(names, u.Username)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+
+	hba := "# Written by shipgraph at every start; edits are overwritten.\n" +
+		"# The cluster listens on no TCP address, and its Unix socket lives in a\n" +
+		"# directory only its OS user (and root) can enter. Peer authentication\n" +
+		"# admits the OS users mapped in pg_ident.conf, as the superuser.\n" +
+		"local all all peer map=shipgraph\n"
+	ident := "# Written by shipgraph at every start; edits are overwritten.\n"
+	for _, n := range names {
+		ident += fmt.Sprintf("shipgraph %s postgres\n", n)
+	}
+	for name, text := range map[string]string{"pg_hba.conf": hba, "pg_ident.conf": ident} {
+		path := filepath.Join(clusterDir, name)
+		if err := os.WriteFile(path+".new", []byte(text), 0o600); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		if as.cred != nil {
+			if err := os.Chown(path+".new", int(as.uid), int(as.gid)); err != nil {
+				return err
+			}
+		}
+		if err := os.Rename(path+".new", path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Running returns the URL of the embedded server of dataDir if a postgres
+// is serving it right now (another shipgraph holds it), for `shipgraph
+// psql`. ok is false when none is.
+func Running(dataDir string) (dbURL func(dbname string) string, ok bool) {
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		return nil, false
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	for _, home := range []string{abs, relocated(abs)} {
+		cluster := filepath.Join(home, "postgres")
+		data, err := os.ReadFile(filepath.Join(cluster, "postmaster.pid"))
+		if err != nil {
+			continue
+		}
+		// postmaster.pid: pid, data dir, start time, port, socket dir, ...
+		lines := strings.Split(string(data), "\n")
+		pid, _ := strconv.Atoi(strings.TrimSpace(lines[0]))
+		if len(lines) < 5 || pid <= 0 || !postgresServing(pid, cluster) {
+			continue
+		}
+		sock := strings.TrimSpace(lines[4])
+		return func(dbname string) string { return socketURL(sock, dbname) }, true
+	}
+	return nil, false
 }

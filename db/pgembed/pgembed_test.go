@@ -9,12 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,8 +99,8 @@ func TestStartStopReuse(t *testing.T) {
 	dir := dataDir(t)
 
 	s := start(t, dir)
-	if !strings.HasPrefix(s.URL("postgres"), fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?", s.Port())) {
-		t.Errorf("URL = %q", s.URL("postgres"))
+	if want := "postgres://postgres@/postgres?host=" + url.QueryEscape(s.SocketDir()) + "&"; !strings.HasPrefix(s.URL("postgres"), want) {
+		t.Errorf("URL = %q, want prefix %q", s.URL("postgres"), want)
 	}
 	db := open(t, s.URL("postgres"))
 	exec1(t, db, "CREATE TABLE survivor (id int PRIMARY KEY, name text)")
@@ -327,6 +328,17 @@ func TestHelperProcess(t *testing.T) {
 		fmt.Printf("PID %d\n", s.Pid())
 		time.Sleep(time.Minute) // until killed
 		t.Fatal("helper was not killed")
+	case "connect":
+		db, err := sql.Open("postgres", os.Getenv("PGEMBED_HELPER_URL")+"&connect_timeout=5")
+		if err == nil {
+			err = db.Ping()
+			db.Close()
+		}
+		if err != nil {
+			fmt.Printf("CONNECT REFUSED: %v\n", err)
+		} else {
+			fmt.Println("CONNECT OK")
+		}
 	case "nonroot":
 		if os.Geteuid() == 0 {
 			t.Fatal("helper still root")
@@ -381,20 +393,197 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-func TestUnreachableDataDir(t *testing.T) {
+// TestRelocatedDataDir: as root, a DATA_DIR the postgres user cannot reach
+// (a checkout in root's 0700 home) gets its cluster in a per-DATA_DIR
+// directory under the relocation root; nothing above DATA_DIR changes mode;
+// a cluster an earlier run left in DATA_DIR/postgres is moved there with its
+// data; later runs find it again.
+func TestRelocatedDataDir(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("only root hands the cluster to another user")
 	}
-	closed := t.TempDir() // 0700 parent, 0755 itself
-	if err := os.Chmod(closed, 0o700); err != nil {
+	defer pgembed.SetRelocateRoot(filepath.Join(dataDir(t), "var-lib-shipgraph"))()
+
+	// An "old" cluster, made while DATA_DIR was reachable.
+	home := dataDir(t)
+	if err := os.Chmod(home, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(closed, "data")
-	_, err := pgembed.Start(context.Background(), pgembed.Options{DataDir: dir})
-	if err == nil || !strings.Contains(err.Error(), "cannot enter") || !strings.HasPrefix(err.Error(), "DATA_DIR "+dir+" is inside ") {
-		t.Fatalf("Start under a 0700 directory: %v", err)
+	dir := filepath.Join(home, "checkout", ".data")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("error: %v", err)
+	s := start(t, dir)
+	if s.Home() != dir {
+		t.Fatalf("reachable DATA_DIR: home %s", s.Home())
+	}
+	exec1(t, open(t, s.URL("postgres")), "CREATE TABLE survivor AS SELECT 'kept' AS name")
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Now the checkout sits in a 0700 home.
+	if err := os.Chmod(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // moved, then found again
+		s = start(t, dir)
+		if want := pgembed.Relocated(dir); s.Home() != want {
+			t.Fatalf("home %s, want %s", s.Home(), want)
+		}
+		var name string
+		if err := open(t, s.URL("postgres")).QueryRow("SELECT name FROM survivor").Scan(&name); err != nil || name != "kept" {
+			t.Fatalf("data after the move: %q, %v", name, err)
+		}
+		if err := s.Stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fi, err := os.Stat(home); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the 0700 home was changed: %v %v", fi.Mode(), err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "postgres")); !os.IsNotExist(err) {
+		t.Fatalf("old cluster directory still there: %v", err)
+	}
+	if got, err := os.ReadFile(filepath.Join(pgembed.Relocated(dir), "DATA_DIR")); err != nil || strings.TrimSpace(string(got)) != dir {
+		t.Fatalf("DATA_DIR note: %q %v", got, err)
+	}
+}
+
+// TestOnlyOwnerAdmitted: the cluster listens on no TCP port at all, its
+// socket refuses another local account (nobody) as any database user, the
+// authentication files trust no one, and the owner (root here, or the user
+// running the tests) still gets in.
+func TestOnlyOwnerAdmitted(t *testing.T) {
+	t.Parallel()
+	dir := dataDir(t)
+	s := start(t, dir)
+	exec1(t, open(t, s.URL("postgres")), "SELECT 1")
+
+	if ports := tcpListeners(t, s.Pid()); len(ports) > 0 {
+		t.Fatalf("postmaster listens on TCP: %v", ports)
+	}
+	hba, err := os.ReadFile(filepath.Join(s.Home(), "postgres", "pg_hba.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(hba), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(f[0], "#") && (f[0] != "local" || slices.Contains(f, "trust")) {
+			t.Errorf("pg_hba.conf admits more than peer over the socket: %q", line)
+		}
+	}
+	if fi, err := os.Stat(s.SocketDir()); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("socket directory mode: %v %v", fi.Mode(), err)
+	}
+
+	if os.Geteuid() != 0 {
+		t.Skip("switching to another local account needs root")
+	}
+	nobody, err := user.Lookup("nobody")
+	if err != nil {
+		t.Skip("no nobody user")
+	}
+	uid, _ := strconv.Atoi(nobody.Uid)
+	gid, _ := strconv.Atoi(nobody.Gid)
+	bin := filepath.Join(dir, "pgembed.test")
+	copyFile(t, os.Args[0], bin)
+	asNobody := func(dbuser, want string) {
+		t.Helper()
+		target := strings.Replace(s.URL("postgres"), "postgres://postgres@", "postgres://"+dbuser+"@", 1)
+		cmd := exec.Command(bin, "-test.run=^TestHelperProcess$")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PGEMBED_HELPER=connect", "PGEMBED_HELPER_URL="+target)
+		cmd.SysProcAttr = &syscall.SysProcAttr{
+			Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}},
+			Pdeathsig:  syscall.SIGKILL,
+		}
+		var buf strings.Builder
+		cmd.Stdout, cmd.Stderr = &buf, &buf
+		if err := <-startPinned(t, cmd); err != nil {
+			t.Fatalf("helper as nobody: %v\n%s", err, buf.String())
+		}
+		if !strings.Contains(buf.String(), "CONNECT REFUSED") || !strings.Contains(buf.String(), want) {
+			t.Fatalf("nobody connecting as %s was not refused with %q:\n%s", dbuser, want, buf.String())
+		}
+		t.Logf("nobody as %s: %s", dbuser, strings.TrimSpace(buf.String()))
+	}
+	for _, dbuser := range []string{"postgres", "nobody", "root"} {
+		asNobody(dbuser, "permission denied")
+	}
+	// Second layer: even with the socket opened up, peer authentication
+	// admits no account but the mapped ones.
+	sock := filepath.Join(s.SocketDir(), ".s.PGSQL.5432")
+	if err := os.Chmod(s.SocketDir(), 0o711); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sock, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	asNobody("postgres", "Peer authentication failed")
+}
+
+// TestUpgradeTrustingCluster: a cluster made by the previous version (its
+// pg_hba.conf trusted everyone over loopback TCP and the socket) starts with
+// its data and with the lock-down applied.
+func TestUpgradeTrustingCluster(t *testing.T) {
+	t.Parallel()
+	dir := dataDir(t)
+	s := start(t, dir)
+	exec1(t, open(t, s.URL("postgres")), "CREATE TABLE survivor AS SELECT 'kept' AS name")
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	hbaPath := filepath.Join(dir, "postgres", "pg_hba.conf")
+	old := "local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n"
+	if err := os.WriteFile(hbaPath, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = start(t, dir)
+	var name string
+	if err := open(t, s.URL("postgres")).QueryRow("SELECT name FROM survivor").Scan(&name); err != nil || name != "kept" {
+		t.Fatalf("data after the upgrade: %q, %v", name, err)
+	}
+	hba, err := os.ReadFile(hbaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(hba), "trust") || strings.Contains(string(hba), "host ") {
+		t.Fatalf("pg_hba.conf not rewritten:\n%s", hba)
+	}
+	if ports := tcpListeners(t, s.Pid()); len(ports) > 0 {
+		t.Fatalf("postmaster listens on TCP: %v", ports)
+	}
+}
+
+// tcpListeners lists the TCP ports pid listens on, from /proc.
+func tcpListeners(t *testing.T, pid int) []string {
+	t.Helper()
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inodes := map[string]bool{}
+	for _, fd := range fds {
+		link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if ino, ok := strings.CutPrefix(link, "socket:["); err == nil && ok {
+			inodes[strings.TrimSuffix(ino, "]")] = true
+		}
+	}
+	var ports []string
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			// sl local_address rem_address st ... uid timeout inode
+			f := strings.Fields(line)
+			if len(f) > 9 && f[3] == "0A" && inodes[f[9]] {
+				ports = append(ports, f[1])
+			}
+		}
+	}
+	return ports
 }
 
 func TestFindBinDir(t *testing.T) {
@@ -426,49 +615,5 @@ func TestFindBinDir(t *testing.T) {
 	got, err := pgembed.FindBinDir()
 	if err != nil || got != filepath.Join(root, "10", "bin") {
 		t.Fatalf("FindBinDir = %q, %v; want the 10 directory", got, err)
-	}
-}
-
-// TestPortTaken: postgres failing to bind the probed port (someone took it
-// in between) makes Start retry on another one, whether the port's new owner
-// never answers or is another PostgreSQL that must not pass for ours.
-func TestPortTaken(t *testing.T) {
-	t.Run("listener", func(t *testing.T) {
-		taken, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer taken.Close()
-		testPortTaken(t, taken.Addr().(*net.TCPAddr).Port)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		other := start(t, dataDir(t))
-		testPortTaken(t, other.Port())
-	})
-}
-
-func testPortTaken(t *testing.T, taken int) {
-	calls := 0
-	defer pgembed.SetFreePort(func() (int, error) {
-		calls++
-		if calls == 1 {
-			return taken, nil
-		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		defer l.Close()
-		return l.Addr().(*net.TCPAddr).Port, nil
-	})()
-
-	dir := dataDir(t)
-	s := start(t, dir)
-	if calls != 2 || s.Port() == taken {
-		t.Fatalf("port %d after %d picks", s.Port(), calls)
-	}
-	var got string
-	if err := open(t, s.URL("postgres")).QueryRow("SHOW data_directory").Scan(&got); err != nil || got != filepath.Join(dir, "postgres") {
-		t.Fatalf("connected to %q, %v", got, err)
 	}
 }
