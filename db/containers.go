@@ -50,21 +50,21 @@ func (r linkedContainer) linked() Linked[*model.Container] {
 // ContainersByIDs reads containers of the account.
 func (db *DB) ContainersByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Container, error) {
 	return byIDs[model.Container](ctx, db.q,
-		`SELECT `+containerCols+` FROM containers c WHERE c.id = ANY($1) AND c.account_id = $2`, ids, accountID)
+		`SELECT `+db.cols("Container")+` FROM containers c WHERE c.id = ANY($1) AND c.account_id = $2`, ids, accountID)
 }
 
 // ContainersByShipmentIDs reads the containers of shipments; rows carry
 // their shipment id and come in (shipment, created_at, id) order.
 func (db *DB) ContainersByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]*model.Container, error) {
 	return byIDs[model.Container](ctx, db.q,
-		`SELECT `+containerCols+` FROM containers c WHERE c.shipment_id = ANY($1) AND c.account_id = $2
+		`SELECT `+db.cols("Container")+` FROM containers c WHERE c.shipment_id = ANY($1) AND c.account_id = $2
 		 ORDER BY c.shipment_id, c.created_at, c.id`, shipmentIDs, accountID)
 }
 
 // ContainersByDocumentIDs reads the containers linked to documents.
 func (db *DB) ContainersByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Container], error) {
 	return byParentIDs(ctx, db.q,
-		`SELECT dc.document_id AS parent_id, `+containerCols+`
+		`SELECT dc.document_id AS parent_id, `+db.cols("Container")+`
 		 FROM document_containers dc JOIN containers c ON c.id = dc.container_id
 		 WHERE dc.document_id = ANY($1) AND c.account_id = $2
 		 ORDER BY dc.document_id, c.created_at, c.id`, accountID, documentIDs, linkedContainer.linked)
@@ -72,7 +72,7 @@ func (db *DB) ContainersByDocumentIDs(ctx context.Context, accountID string, doc
 
 // ListContainers reads one page of the account's containers.
 func (db *DB) ListContainers(ctx context.Context, accountID string, f model.ContainerFilter, p model.PageRequest) (*model.Page[*model.Container], error) {
-	st, err := containerList.pageQuery(containerFilter(accountID, f), p)
+	st, err := containerList.pageQuery(containerFilter(accountID, f), p, db.cols("Container"))
 	if err != nil {
 		return nil, err
 	}

@@ -113,7 +113,7 @@ func (db *DB) CreateCustomFieldDefinition(ctx context.Context, accountID string,
 
 // ListCustomFieldDefinitions reads one page of the account's definitions.
 func (db *DB) ListCustomFieldDefinitions(ctx context.Context, accountID string, f model.CustomFieldDefinitionFilter, p model.PageRequest) (*model.Page[*model.CustomFieldDefinition], error) {
-	st, err := customFieldDefinitionList.pageQuery(customFieldDefinitionFilter(accountID, f), p)
+	st, err := customFieldDefinitionList.pageQuery(customFieldDefinitionFilter(accountID, f), p, customFieldDefinitionList.cols)
 	if err != nil {
 		return nil, err
 	}
@@ -341,7 +341,7 @@ func (db *DB) DeleteCustomFieldOption(ctx context.Context, accountID, definition
 // (entity, definition display name, id) order.
 func (db *DB) CustomFieldsByEntityIDs(ctx context.Context, accountID string, entityIDs []string) ([]*model.CustomField, error) {
 	return byIDs[model.CustomField](ctx, db.q,
-		`SELECT `+customFieldCols+` FROM custom_fields cf
+		`SELECT `+db.cols("CustomField")+` FROM custom_fields cf
 		 JOIN custom_field_definitions d ON d.id = cf.definition_id
 		 WHERE cf.entity_id = ANY($1) AND cf.account_id = $2
 		 ORDER BY cf.entity_id, d.display_name, cf.id`, entityIDs, accountID)

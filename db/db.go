@@ -35,8 +35,9 @@ var QueriesTotal = promauto.NewCounter(prometheus.CounterOpts{
 
 // DB is the store.
 type DB struct {
-	db *sqlx.DB
-	q  counted
+	db  *sqlx.DB
+	q   counted
+	sel model.Selection // columns to read, by type (Select); nil reads every column
 }
 
 // Open connects to url and checks the connection.

@@ -51,13 +51,13 @@ func (r linkedDocument) linked() Linked[*model.Document] {
 // DocumentsByIDs reads documents of the account.
 func (db *DB) DocumentsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Document, error) {
 	return byIDs[model.Document](ctx, db.q,
-		`SELECT `+documentCols+` FROM documents d WHERE d.id = ANY($1) AND d.account_id = $2`, ids, accountID)
+		`SELECT `+db.cols("Document")+` FROM documents d WHERE d.id = ANY($1) AND d.account_id = $2`, ids, accountID)
 }
 
 // DocumentsByShipmentIDs reads the documents linked to shipments.
 func (db *DB) DocumentsByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]Linked[*model.Document], error) {
 	return byParentIDs(ctx, db.q,
-		`SELECT ds.shipment_id AS parent_id, `+documentCols+`
+		`SELECT ds.shipment_id AS parent_id, `+db.cols("Document")+`
 		 FROM document_shipments ds JOIN documents d ON d.id = ds.document_id
 		 WHERE ds.shipment_id = ANY($1) AND d.account_id = $2
 		 ORDER BY ds.shipment_id, d.created_at, d.id`, accountID, shipmentIDs, linkedDocument.linked)
@@ -66,7 +66,7 @@ func (db *DB) DocumentsByShipmentIDs(ctx context.Context, accountID string, ship
 // DocumentsByContainerIDs reads the documents linked to containers.
 func (db *DB) DocumentsByContainerIDs(ctx context.Context, accountID string, containerIDs []string) ([]Linked[*model.Document], error) {
 	return byParentIDs(ctx, db.q,
-		`SELECT dc.container_id AS parent_id, `+documentCols+`
+		`SELECT dc.container_id AS parent_id, `+db.cols("Document")+`
 		 FROM document_containers dc JOIN documents d ON d.id = dc.document_id
 		 WHERE dc.container_id = ANY($1) AND d.account_id = $2
 		 ORDER BY dc.container_id, d.created_at, d.id`, accountID, containerIDs, linkedDocument.linked)
@@ -86,7 +86,7 @@ func (db *DB) DocumentRepresentationsByIDs(ctx context.Context, accountID string
 
 // ListDocuments reads one page of the account's documents.
 func (db *DB) ListDocuments(ctx context.Context, accountID string, f model.DocumentFilter, p model.PageRequest) (*model.Page[*model.Document], error) {
-	st, err := documentList.pageQuery(documentFilter(accountID, f), p)
+	st, err := documentList.pageQuery(documentFilter(accountID, f), p, db.cols("Document"))
 	if err != nil {
 		return nil, err
 	}

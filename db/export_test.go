@@ -20,3 +20,13 @@ var Columns = map[string]string{
 	"CustomFieldOption":      customFieldOptionCols,
 	"CustomField":            customFieldCols,
 }
+
+// OutputNames returns the output column names of a select list.
+func OutputNames(list string) []string {
+	items := splitSelect(list)
+	names := make([]string, len(items))
+	for i, it := range items {
+		names[i] = outputName(it)
+	}
+	return names
+}

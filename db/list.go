@@ -267,7 +267,10 @@ func cursorArgs(c *model.Cursor, o model.Order, spec sortSpec) (key, id any, err
 // (UNION ALL) on its other side, so HasPrevious after `after` and HasNext
 // before `before` are exact without a second round trip. The outer ORDER BY
 // puts every row back in list order.
-func (s *listSpec) pageQuery(filter *conds, p model.PageRequest) (*pageStmt, error) {
+//
+// cols is the select list of the page rows (s.cols, or a narrower list of
+// DB.cols that keeps the id).
+func (s *listSpec) pageQuery(filter *conds, p model.PageRequest, cols string) (*pageStmt, error) {
 	if err := checkPage(p); err != nil {
 		return nil, err
 	}
@@ -325,7 +328,7 @@ func (s *listSpec) pageQuery(filter *conds, p model.PageRequest) (*pageStmt, err
 	}
 	branch := func(part int, where string, desc bool, limit string) string {
 		return fmt.Sprintf("(SELECT %s, %s AS sort_key, %s AS sort_val, %d AS page_part FROM %s WHERE %s ORDER BY %s %s, %s.id %s LIMIT %s)",
-			s.cols, sortKey, spec.expr, part, s.from, where, spec.expr, dir(desc), s.alias, dir(desc), limit)
+			cols, sortKey, spec.expr, part, s.from, where, spec.expr, dir(desc), s.alias, dir(desc), limit)
 	}
 
 	where := c.sql()

@@ -25,7 +25,7 @@ const (
 )
 
 func (db *DB) PortsByIDs(ctx context.Context, ids []string) ([]*model.Port, error) {
-	return byIDs[model.Port](ctx, db.q, `SELECT `+portCols+` FROM ports p WHERE p.id = ANY($1)`, ids)
+	return byIDs[model.Port](ctx, db.q, `SELECT `+db.cols("Port")+` FROM ports p WHERE p.id = ANY($1)`, ids)
 }
 
 func (db *DB) MetroAreasByIDs(ctx context.Context, ids []string) ([]*model.MetroArea, error) {
@@ -33,7 +33,7 @@ func (db *DB) MetroAreasByIDs(ctx context.Context, ids []string) ([]*model.Metro
 }
 
 func (db *DB) TerminalsByIDs(ctx context.Context, ids []string) ([]*model.Terminal, error) {
-	return byIDs[model.Terminal](ctx, db.q, `SELECT `+terminalCols+` FROM terminals t WHERE t.id = ANY($1)`, ids)
+	return byIDs[model.Terminal](ctx, db.q, `SELECT `+db.cols("Terminal")+` FROM terminals t WHERE t.id = ANY($1)`, ids)
 }
 
 func (db *DB) RailTerminalsByIDs(ctx context.Context, ids []string) ([]*model.RailTerminal, error) {
@@ -51,7 +51,7 @@ func (db *DB) FindPortByCode(ctx context.Context, code string) (*model.Port, err
 	if !locode.MatchString(code) {
 		return nil, model.NotFound("port")
 	}
-	return getOne[model.Port](ctx, db.q, "port", `SELECT `+portCols+` FROM ports p WHERE p.code = $1`, code)
+	return getOne[model.Port](ctx, db.q, "port", `SELECT `+db.cols("Port")+` FROM ports p WHERE p.code = $1`, code)
 }
 
 // locode is the shape of a UN/LOCODE, as the ports.code CHECK constraint has it.

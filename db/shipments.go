@@ -50,13 +50,13 @@ func (r linkedShipment) linked() Linked[*model.Shipment] {
 // ShipmentsByIDs reads shipments of the account.
 func (db *DB) ShipmentsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Shipment, error) {
 	return byIDs[model.Shipment](ctx, db.q,
-		`SELECT `+shipmentCols+` FROM shipments s WHERE s.id = ANY($1) AND s.account_id = $2`, ids, accountID)
+		`SELECT `+db.cols("Shipment")+` FROM shipments s WHERE s.id = ANY($1) AND s.account_id = $2`, ids, accountID)
 }
 
 // ShipmentsByDocumentIDs reads the shipments linked to documents.
 func (db *DB) ShipmentsByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Shipment], error) {
 	return byParentIDs(ctx, db.q,
-		`SELECT ds.document_id AS parent_id, `+shipmentCols+`
+		`SELECT ds.document_id AS parent_id, `+db.cols("Shipment")+`
 		 FROM document_shipments ds JOIN shipments s ON s.id = ds.shipment_id
 		 WHERE ds.document_id = ANY($1) AND s.account_id = $2
 		 ORDER BY ds.document_id, s.created_at, s.id`, accountID, documentIDs, linkedShipment.linked)
@@ -64,7 +64,7 @@ func (db *DB) ShipmentsByDocumentIDs(ctx context.Context, accountID string, docu
 
 // ListShipments reads one page of the account's shipments.
 func (db *DB) ListShipments(ctx context.Context, accountID string, f model.ShipmentFilter, p model.PageRequest) (*model.Page[*model.Shipment], error) {
-	st, err := shipmentList.pageQuery(shipmentFilter(accountID, f), p)
+	st, err := shipmentList.pageQuery(shipmentFilter(accountID, f), p, db.cols("Shipment"))
 	if err != nil {
 		return nil, err
 	}

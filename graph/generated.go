@@ -29,22 +29,12 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
-	Container() ContainerResolver
 	ContainerConnection() ContainerConnectionResolver
-	CustomField() CustomFieldResolver
-	CustomFieldDefinition() CustomFieldDefinitionResolver
 	CustomFieldDefinitionConnection() CustomFieldDefinitionConnectionResolver
-	CustomFieldOption() CustomFieldOptionResolver
-	Document() DocumentResolver
 	DocumentConnection() DocumentConnectionResolver
-	EmailSubmission() EmailSubmissionResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
-	RailTerminal() RailTerminalResolver
-	Shipment() ShipmentResolver
 	ShipmentConnection() ShipmentConnectionResolver
-	ShippingLine() ShippingLineResolver
-	Terminal() TerminalResolver
 }
 
 type DirectiveRoot struct {
@@ -68,10 +58,10 @@ type ComplexityRoot struct {
 		EquipmentHeight               func(childComplexity int) int
 		EquipmentLength               func(childComplexity int) int
 		EquipmentType                 func(childComplexity int) int
-		FeesAtPodTerminal             func(childComplexity int) int
+		FeeList                       func(childComplexity int) int
 		FinalDestinationFullOutAt     func(childComplexity int) int
 		FinalDestinationTimezone      func(childComplexity int) int
-		HoldsAtPodTerminal            func(childComplexity int) int
+		HoldList                      func(childComplexity int) int
 		ID                            func(childComplexity int) int
 		ImportDeadlines               func(childComplexity int) int
 		IndAtaAt                      func(childComplexity int) int
@@ -94,7 +84,7 @@ type ComplexityRoot struct {
 		PodRailLoadedAt               func(childComplexity int) int
 		PodTerminal                   func(childComplexity int) int
 		PodTimezone                   func(childComplexity int) int
-		RefNumbers                    func(childComplexity int) int
+		RefNumberList                 func(childComplexity int) int
 		SealNumber                    func(childComplexity int) int
 		Shipment                      func(childComplexity int) int
 		ShipmentLastTrackingRequestAt func(childComplexity int) int
@@ -203,14 +193,14 @@ type ComplexityRoot struct {
 
 	EmailSubmission struct {
 		BodyPreview func(childComplexity int) int
-		Cc          func(childComplexity int) int
+		CcList      func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
-		From        func(childComplexity int) int
+		FromList    func(childComplexity int) int
 		ID          func(childComplexity int) int
 		MessageID   func(childComplexity int) int
 		SentAt      func(childComplexity int) int
 		Subject     func(childComplexity int) int
-		To          func(childComplexity int) int
+		ToList      func(childComplexity int) int
 		UpdatedAt   func(childComplexity int) int
 	}
 
@@ -320,11 +310,11 @@ type ComplexityRoot struct {
 		PortOfLading                func(childComplexity int) int
 		PortOfLadingLocode          func(childComplexity int) int
 		PortOfLadingName            func(childComplexity int) int
-		RefNumbers                  func(childComplexity int) int
+		RefNumberList               func(childComplexity int) int
 		ShippingLineName            func(childComplexity int) int
 		ShippingLineScac            func(childComplexity int) int
 		ShippingLineShortName       func(childComplexity int) int
-		Tags                        func(childComplexity int) int
+		TagList                     func(childComplexity int) int
 	}
 
 	ShipmentConnection struct {
@@ -340,11 +330,11 @@ type ComplexityRoot struct {
 	}
 
 	ShippingLine struct {
-		AlternativeScacs func(childComplexity int) int
-		ID               func(childComplexity int) int
-		Name             func(childComplexity int) int
-		Scac             func(childComplexity int) int
-		ShortName        func(childComplexity int) int
+		AlternativeScacList func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Name                func(childComplexity int) int
+		Scac                func(childComplexity int) int
+		ShortName           func(childComplexity int) int
 	}
 
 	Terminal struct {
@@ -395,49 +385,14 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
-type ContainerResolver interface {
-	RefNumbers(ctx context.Context, obj *model.Container) ([]string, error)
-
-	HoldsAtPodTerminal(ctx context.Context, obj *model.Container) ([]*model.TerminalHold, error)
-	FeesAtPodTerminal(ctx context.Context, obj *model.Container) ([]*model.TerminalFee, error)
-
-	Shipment(ctx context.Context, obj *model.Container) (*model.Shipment, error)
-	PodTerminal(ctx context.Context, obj *model.Container) (*model.Terminal, error)
-	PickupFacility(ctx context.Context, obj *model.Container) (*model.Terminal, error)
-	CustomFields(ctx context.Context, obj *model.Container) ([]*model.CustomField, error)
-	Documents(ctx context.Context, obj *model.Container) ([]*model.Document, error)
-}
 type ContainerConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ContainerConnection) (int, error)
-}
-type CustomFieldResolver interface {
-	Definition(ctx context.Context, obj *model.CustomField) (*model.CustomFieldDefinition, error)
-	Entity(ctx context.Context, obj *model.CustomField) (model.CustomFieldEntity, error)
-}
-type CustomFieldDefinitionResolver interface {
-	Options(ctx context.Context, obj *model.CustomFieldDefinition) ([]*model.CustomFieldOption, error)
 }
 type CustomFieldDefinitionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.CustomFieldDefinitionConnection) (int, error)
 }
-type CustomFieldOptionResolver interface {
-	Definition(ctx context.Context, obj *model.CustomFieldOption) (*model.CustomFieldDefinition, error)
-}
-type DocumentResolver interface {
-	Account(ctx context.Context, obj *model.Document) (*model.Account, error)
-	User(ctx context.Context, obj *model.Document) (*model.User, error)
-	EmailSubmission(ctx context.Context, obj *model.Document) (*model.EmailSubmission, error)
-	LastDocumentRepresentation(ctx context.Context, obj *model.Document) (*model.DocumentRepresentation, error)
-	Shipments(ctx context.Context, obj *model.Document) ([]*model.Shipment, error)
-	Cargos(ctx context.Context, obj *model.Document) ([]*model.Container, error)
-}
 type DocumentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.DocumentConnection) (int, error)
-}
-type EmailSubmissionResolver interface {
-	From(ctx context.Context, obj *model.EmailSubmission) ([]string, error)
-	To(ctx context.Context, obj *model.EmailSubmission) ([]string, error)
-	Cc(ctx context.Context, obj *model.EmailSubmission) ([]string, error)
 }
 type MutationResolver interface {
 	UpdateShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string, value model.JSON) (*model.CustomField, error)
@@ -459,33 +414,8 @@ type QueryResolver interface {
 	CustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error)
 	Node(ctx context.Context, id string) (model.Node, error)
 }
-type RailTerminalResolver interface {
-	Port(ctx context.Context, obj *model.RailTerminal) (*model.Port, error)
-	MetroArea(ctx context.Context, obj *model.RailTerminal) (*model.MetroArea, error)
-}
-type ShipmentResolver interface {
-	RefNumbers(ctx context.Context, obj *model.Shipment) ([]string, error)
-	Tags(ctx context.Context, obj *model.Shipment) ([]string, error)
-
-	Containers(ctx context.Context, obj *model.Shipment) ([]*model.Container, error)
-	PortOfLading(ctx context.Context, obj *model.Shipment) (*model.Port, error)
-	PortOfDischarge(ctx context.Context, obj *model.Shipment) (*model.Port, error)
-	Destination(ctx context.Context, obj *model.Shipment) (model.Destination, error)
-	PodTerminal(ctx context.Context, obj *model.Shipment) (*model.Terminal, error)
-	DestinationTerminal(ctx context.Context, obj *model.Shipment) (model.DestinationTerminal, error)
-	LineTrackingStoppedByUser(ctx context.Context, obj *model.Shipment) (*model.User, error)
-	CustomFields(ctx context.Context, obj *model.Shipment) ([]*model.CustomField, error)
-	CustomField(ctx context.Context, obj *model.Shipment, apiSlug string) (*model.CustomField, error)
-	Documents(ctx context.Context, obj *model.Shipment) ([]*model.Document, error)
-}
 type ShipmentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error)
-}
-type ShippingLineResolver interface {
-	AlternativeScacs(ctx context.Context, obj *model.ShippingLine) ([]string, error)
-}
-type TerminalResolver interface {
-	Port(ctx context.Context, obj *model.Terminal) (*model.Port, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -586,11 +516,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Container.EquipmentType(childComplexity), true
 	case "Container.feesAtPodTerminal":
-		if e.ComplexityRoot.Container.FeesAtPodTerminal == nil {
+		if e.ComplexityRoot.Container.FeeList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Container.FeesAtPodTerminal(childComplexity), true
+		return e.ComplexityRoot.Container.FeeList(childComplexity), true
 	case "Container.finalDestinationFullOutAt":
 		if e.ComplexityRoot.Container.FinalDestinationFullOutAt == nil {
 			break
@@ -604,11 +534,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Container.FinalDestinationTimezone(childComplexity), true
 	case "Container.holdsAtPodTerminal":
-		if e.ComplexityRoot.Container.HoldsAtPodTerminal == nil {
+		if e.ComplexityRoot.Container.HoldList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Container.HoldsAtPodTerminal(childComplexity), true
+		return e.ComplexityRoot.Container.HoldList(childComplexity), true
 	case "Container.id":
 		if e.ComplexityRoot.Container.ID == nil {
 			break
@@ -742,11 +672,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Container.PodTimezone(childComplexity), true
 	case "Container.refNumbers":
-		if e.ComplexityRoot.Container.RefNumbers == nil {
+		if e.ComplexityRoot.Container.RefNumberList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Container.RefNumbers(childComplexity), true
+		return e.ComplexityRoot.Container.RefNumberList(childComplexity), true
 	case "Container.sealNumber":
 		if e.ComplexityRoot.Container.SealNumber == nil {
 			break
@@ -1192,11 +1122,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EmailSubmission.BodyPreview(childComplexity), true
 	case "EmailSubmission.cc":
-		if e.ComplexityRoot.EmailSubmission.Cc == nil {
+		if e.ComplexityRoot.EmailSubmission.CcList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.EmailSubmission.Cc(childComplexity), true
+		return e.ComplexityRoot.EmailSubmission.CcList(childComplexity), true
 	case "EmailSubmission.createdAt":
 		if e.ComplexityRoot.EmailSubmission.CreatedAt == nil {
 			break
@@ -1204,11 +1134,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EmailSubmission.CreatedAt(childComplexity), true
 	case "EmailSubmission.from":
-		if e.ComplexityRoot.EmailSubmission.From == nil {
+		if e.ComplexityRoot.EmailSubmission.FromList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.EmailSubmission.From(childComplexity), true
+		return e.ComplexityRoot.EmailSubmission.FromList(childComplexity), true
 	case "EmailSubmission.id":
 		if e.ComplexityRoot.EmailSubmission.ID == nil {
 			break
@@ -1234,11 +1164,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EmailSubmission.Subject(childComplexity), true
 	case "EmailSubmission.to":
-		if e.ComplexityRoot.EmailSubmission.To == nil {
+		if e.ComplexityRoot.EmailSubmission.ToList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.EmailSubmission.To(childComplexity), true
+		return e.ComplexityRoot.EmailSubmission.ToList(childComplexity), true
 	case "EmailSubmission.updatedAt":
 		if e.ComplexityRoot.EmailSubmission.UpdatedAt == nil {
 			break
@@ -1839,11 +1769,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Shipment.PortOfLadingName(childComplexity), true
 	case "Shipment.refNumbers":
-		if e.ComplexityRoot.Shipment.RefNumbers == nil {
+		if e.ComplexityRoot.Shipment.RefNumberList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Shipment.RefNumbers(childComplexity), true
+		return e.ComplexityRoot.Shipment.RefNumberList(childComplexity), true
 	case "Shipment.shippingLineName":
 		if e.ComplexityRoot.Shipment.ShippingLineName == nil {
 			break
@@ -1863,11 +1793,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Shipment.ShippingLineShortName(childComplexity), true
 	case "Shipment.tags":
-		if e.ComplexityRoot.Shipment.Tags == nil {
+		if e.ComplexityRoot.Shipment.TagList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Shipment.Tags(childComplexity), true
+		return e.ComplexityRoot.Shipment.TagList(childComplexity), true
 
 	case "ShipmentConnection.edges":
 		if e.ComplexityRoot.ShipmentConnection.Edges == nil {
@@ -1908,11 +1838,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.ShipmentEdge.Node(childComplexity), true
 
 	case "ShippingLine.alternativeScacs":
-		if e.ComplexityRoot.ShippingLine.AlternativeScacs == nil {
+		if e.ComplexityRoot.ShippingLine.AlternativeScacList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ShippingLine.AlternativeScacs(childComplexity), true
+		return e.ComplexityRoot.ShippingLine.AlternativeScacList(childComplexity), true
 	case "ShippingLine.id":
 		if e.ComplexityRoot.ShippingLine.ID == nil {
 			break
@@ -4474,7 +4404,7 @@ func (ec *executionContext) _Container_refNumbers(ctx context.Context, field gra
 			return ec.fieldContext_Container_refNumbers(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Container().RefNumbers(ctx, obj)
+			return obj.RefNumberList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -4485,7 +4415,7 @@ func (ec *executionContext) _Container_refNumbers(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Container_refNumbers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Container", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Container", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Container_equipmentType(ctx context.Context, field graphql.CollectedField, obj *model.Container) (ret graphql.Marshaler) {
@@ -4911,7 +4841,7 @@ func (ec *executionContext) _Container_holdsAtPodTerminal(ctx context.Context, f
 			return ec.fieldContext_Container_holdsAtPodTerminal(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Container().HoldsAtPodTerminal(ctx, obj)
+			return obj.HoldList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.TerminalHold) graphql.Marshaler {
@@ -4926,7 +4856,7 @@ func (ec *executionContext) fieldContext_Container_holdsAtPodTerminal(_ context.
 		Object:     "Container",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TerminalHold(ctx, field)
 		},
@@ -4943,7 +4873,7 @@ func (ec *executionContext) _Container_feesAtPodTerminal(ctx context.Context, fi
 			return ec.fieldContext_Container_feesAtPodTerminal(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Container().FeesAtPodTerminal(ctx, obj)
+			return obj.FeeList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.TerminalFee) graphql.Marshaler {
@@ -4958,7 +4888,7 @@ func (ec *executionContext) fieldContext_Container_feesAtPodTerminal(_ context.C
 		Object:     "Container",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TerminalFee(ctx, field)
 		},
@@ -5329,7 +5259,7 @@ func (ec *executionContext) _Container_shipment(ctx context.Context, field graph
 			return ec.fieldContext_Container_shipment(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Container().Shipment(ctx, obj)
+			return obj.Shipment()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Shipment) graphql.Marshaler {
@@ -5344,7 +5274,7 @@ func (ec *executionContext) fieldContext_Container_shipment(_ context.Context, f
 		Object:     "Container",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Shipment(ctx, field)
 		},
@@ -5361,7 +5291,7 @@ func (ec *executionContext) _Container_podTerminal(ctx context.Context, field gr
 			return ec.fieldContext_Container_podTerminal(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Container().PodTerminal(ctx, obj)
+			return obj.PodTerminal(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Terminal) graphql.Marshaler {
@@ -5376,7 +5306,7 @@ func (ec *executionContext) fieldContext_Container_podTerminal(_ context.Context
 		Object:     "Container",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Terminal(ctx, field)
 		},
@@ -5393,7 +5323,7 @@ func (ec *executionContext) _Container_pickupFacility(ctx context.Context, field
 			return ec.fieldContext_Container_pickupFacility(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Container().PickupFacility(ctx, obj)
+			return obj.PickupFacility(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Terminal) graphql.Marshaler {
@@ -5408,7 +5338,7 @@ func (ec *executionContext) fieldContext_Container_pickupFacility(_ context.Cont
 		Object:     "Container",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Terminal(ctx, field)
 		},
@@ -5425,7 +5355,7 @@ func (ec *executionContext) _Container_customFields(ctx context.Context, field g
 			return ec.fieldContext_Container_customFields(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Container().CustomFields(ctx, obj)
+			return obj.CustomFields(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.CustomField) graphql.Marshaler {
@@ -5440,7 +5370,7 @@ func (ec *executionContext) fieldContext_Container_customFields(_ context.Contex
 		Object:     "Container",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CustomField(ctx, field)
 		},
@@ -5457,7 +5387,7 @@ func (ec *executionContext) _Container_documents(ctx context.Context, field grap
 			return ec.fieldContext_Container_documents(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Container().Documents(ctx, obj)
+			return obj.Documents(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Document) graphql.Marshaler {
@@ -5472,7 +5402,7 @@ func (ec *executionContext) fieldContext_Container_documents(_ context.Context, 
 		Object:     "Container",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Document(ctx, field)
 		},
@@ -5801,7 +5731,7 @@ func (ec *executionContext) _CustomField_definition(ctx context.Context, field g
 			return ec.fieldContext_CustomField_definition(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.CustomField().Definition(ctx, obj)
+			return obj.Definition()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldDefinition) graphql.Marshaler {
@@ -5816,7 +5746,7 @@ func (ec *executionContext) fieldContext_CustomField_definition(_ context.Contex
 		Object:     "CustomField",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CustomFieldDefinition(ctx, field)
 		},
@@ -5833,7 +5763,7 @@ func (ec *executionContext) _CustomField_entity(ctx context.Context, field graph
 			return ec.fieldContext_CustomField_entity(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.CustomField().Entity(ctx, obj)
+			return obj.Entity()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v model.CustomFieldEntity) graphql.Marshaler {
@@ -5844,7 +5774,7 @@ func (ec *executionContext) _CustomField_entity(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_CustomField_entity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CustomField", field, true, true, errors.New("field of type CustomFieldEntity does not have child fields"))
+	return graphql.NewScalarFieldContext("CustomField", field, true, false, errors.New("field of type CustomFieldEntity does not have child fields"))
 }
 
 func (ec *executionContext) _CustomFieldDefinition_id(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldDefinition) (ret graphql.Marshaler) {
@@ -6132,7 +6062,7 @@ func (ec *executionContext) _CustomFieldDefinition_options(ctx context.Context, 
 			return ec.fieldContext_CustomFieldDefinition_options(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.CustomFieldDefinition().Options(ctx, obj)
+			return obj.Options(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.CustomFieldOption) graphql.Marshaler {
@@ -6147,7 +6077,7 @@ func (ec *executionContext) fieldContext_CustomFieldDefinition_options(_ context
 		Object:     "CustomFieldDefinition",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CustomFieldOption(ctx, field)
 		},
@@ -6430,7 +6360,7 @@ func (ec *executionContext) _CustomFieldOption_definition(ctx context.Context, f
 			return ec.fieldContext_CustomFieldOption_definition(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.CustomFieldOption().Definition(ctx, obj)
+			return obj.Definition()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldDefinition) graphql.Marshaler {
@@ -6445,7 +6375,7 @@ func (ec *executionContext) fieldContext_CustomFieldOption_definition(_ context.
 		Object:     "CustomFieldOption",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CustomFieldDefinition(ctx, field)
 		},
@@ -6715,7 +6645,7 @@ func (ec *executionContext) _Document_account(ctx context.Context, field graphql
 			return ec.fieldContext_Document_account(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Document().Account(ctx, obj)
+			return obj.Account()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Account) graphql.Marshaler {
@@ -6730,7 +6660,7 @@ func (ec *executionContext) fieldContext_Document_account(_ context.Context, fie
 		Object:     "Document",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Account(ctx, field)
 		},
@@ -6747,7 +6677,7 @@ func (ec *executionContext) _Document_user(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Document_user(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Document().User(ctx, obj)
+			return obj.User(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.User) graphql.Marshaler {
@@ -6762,7 +6692,7 @@ func (ec *executionContext) fieldContext_Document_user(_ context.Context, field 
 		Object:     "Document",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_User(ctx, field)
 		},
@@ -6779,7 +6709,7 @@ func (ec *executionContext) _Document_emailSubmission(ctx context.Context, field
 			return ec.fieldContext_Document_emailSubmission(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Document().EmailSubmission(ctx, obj)
+			return obj.EmailSubmission(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.EmailSubmission) graphql.Marshaler {
@@ -6794,7 +6724,7 @@ func (ec *executionContext) fieldContext_Document_emailSubmission(_ context.Cont
 		Object:     "Document",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_EmailSubmission(ctx, field)
 		},
@@ -6811,7 +6741,7 @@ func (ec *executionContext) _Document_lastDocumentRepresentation(ctx context.Con
 			return ec.fieldContext_Document_lastDocumentRepresentation(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Document().LastDocumentRepresentation(ctx, obj)
+			return obj.LastDocumentRepresentation(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DocumentRepresentation) graphql.Marshaler {
@@ -6826,7 +6756,7 @@ func (ec *executionContext) fieldContext_Document_lastDocumentRepresentation(_ c
 		Object:     "Document",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_DocumentRepresentation(ctx, field)
 		},
@@ -6843,7 +6773,7 @@ func (ec *executionContext) _Document_shipments(ctx context.Context, field graph
 			return ec.fieldContext_Document_shipments(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Document().Shipments(ctx, obj)
+			return obj.Shipments(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Shipment) graphql.Marshaler {
@@ -6858,7 +6788,7 @@ func (ec *executionContext) fieldContext_Document_shipments(_ context.Context, f
 		Object:     "Document",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Shipment(ctx, field)
 		},
@@ -6875,7 +6805,7 @@ func (ec *executionContext) _Document_cargos(ctx context.Context, field graphql.
 			return ec.fieldContext_Document_cargos(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Document().Cargos(ctx, obj)
+			return obj.Cargos(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Container) graphql.Marshaler {
@@ -6890,7 +6820,7 @@ func (ec *executionContext) fieldContext_Document_cargos(_ context.Context, fiel
 		Object:     "Document",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Container(ctx, field)
 		},
@@ -7265,7 +7195,7 @@ func (ec *executionContext) _EmailSubmission_from(ctx context.Context, field gra
 			return ec.fieldContext_EmailSubmission_from(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.EmailSubmission().From(ctx, obj)
+			return obj.FromList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -7276,7 +7206,7 @@ func (ec *executionContext) _EmailSubmission_from(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_EmailSubmission_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EmailSubmission", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("EmailSubmission", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _EmailSubmission_to(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmission) (ret graphql.Marshaler) {
@@ -7288,7 +7218,7 @@ func (ec *executionContext) _EmailSubmission_to(ctx context.Context, field graph
 			return ec.fieldContext_EmailSubmission_to(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.EmailSubmission().To(ctx, obj)
+			return obj.ToList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -7299,7 +7229,7 @@ func (ec *executionContext) _EmailSubmission_to(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_EmailSubmission_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EmailSubmission", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("EmailSubmission", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _EmailSubmission_cc(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmission) (ret graphql.Marshaler) {
@@ -7311,7 +7241,7 @@ func (ec *executionContext) _EmailSubmission_cc(ctx context.Context, field graph
 			return ec.fieldContext_EmailSubmission_cc(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.EmailSubmission().Cc(ctx, obj)
+			return obj.CcList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -7322,7 +7252,7 @@ func (ec *executionContext) _EmailSubmission_cc(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_EmailSubmission_cc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EmailSubmission", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("EmailSubmission", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _EmailSubmission_messageId(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmission) (ret graphql.Marshaler) {
@@ -8838,7 +8768,7 @@ func (ec *executionContext) _RailTerminal_port(ctx context.Context, field graphq
 			return ec.fieldContext_RailTerminal_port(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.RailTerminal().Port(ctx, obj)
+			return obj.Port(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Port) graphql.Marshaler {
@@ -8853,7 +8783,7 @@ func (ec *executionContext) fieldContext_RailTerminal_port(_ context.Context, fi
 		Object:     "RailTerminal",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Port(ctx, field)
 		},
@@ -8870,7 +8800,7 @@ func (ec *executionContext) _RailTerminal_metroArea(ctx context.Context, field g
 			return ec.fieldContext_RailTerminal_metroArea(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.RailTerminal().MetroArea(ctx, obj)
+			return obj.MetroArea(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.MetroArea) graphql.Marshaler {
@@ -8885,7 +8815,7 @@ func (ec *executionContext) fieldContext_RailTerminal_metroArea(_ context.Contex
 		Object:     "RailTerminal",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_MetroArea(ctx, field)
 		},
@@ -8971,7 +8901,7 @@ func (ec *executionContext) _Shipment_refNumbers(ctx context.Context, field grap
 			return ec.fieldContext_Shipment_refNumbers(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Shipment().RefNumbers(ctx, obj)
+			return obj.RefNumberList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -8982,7 +8912,7 @@ func (ec *executionContext) _Shipment_refNumbers(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Shipment_refNumbers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Shipment", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Shipment", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Shipment_tags(ctx context.Context, field graphql.CollectedField, obj *model.Shipment) (ret graphql.Marshaler) {
@@ -8994,7 +8924,7 @@ func (ec *executionContext) _Shipment_tags(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Shipment_tags(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Shipment().Tags(ctx, obj)
+			return obj.TagList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -9005,7 +8935,7 @@ func (ec *executionContext) _Shipment_tags(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Shipment_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Shipment", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Shipment", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Shipment_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Shipment) (ret graphql.Marshaler) {
@@ -9661,7 +9591,7 @@ func (ec *executionContext) _Shipment_containers(ctx context.Context, field grap
 			return ec.fieldContext_Shipment_containers(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Shipment().Containers(ctx, obj)
+			return obj.Containers(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Container) graphql.Marshaler {
@@ -9676,7 +9606,7 @@ func (ec *executionContext) fieldContext_Shipment_containers(_ context.Context, 
 		Object:     "Shipment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Container(ctx, field)
 		},
@@ -9693,7 +9623,7 @@ func (ec *executionContext) _Shipment_portOfLading(ctx context.Context, field gr
 			return ec.fieldContext_Shipment_portOfLading(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Shipment().PortOfLading(ctx, obj)
+			return obj.PortOfLading(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Port) graphql.Marshaler {
@@ -9708,7 +9638,7 @@ func (ec *executionContext) fieldContext_Shipment_portOfLading(_ context.Context
 		Object:     "Shipment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Port(ctx, field)
 		},
@@ -9725,7 +9655,7 @@ func (ec *executionContext) _Shipment_portOfDischarge(ctx context.Context, field
 			return ec.fieldContext_Shipment_portOfDischarge(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Shipment().PortOfDischarge(ctx, obj)
+			return obj.PortOfDischarge(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Port) graphql.Marshaler {
@@ -9740,7 +9670,7 @@ func (ec *executionContext) fieldContext_Shipment_portOfDischarge(_ context.Cont
 		Object:     "Shipment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Port(ctx, field)
 		},
@@ -9757,7 +9687,7 @@ func (ec *executionContext) _Shipment_destination(ctx context.Context, field gra
 			return ec.fieldContext_Shipment_destination(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Shipment().Destination(ctx, obj)
+			return obj.Destination(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v model.Destination) graphql.Marshaler {
@@ -9768,7 +9698,7 @@ func (ec *executionContext) _Shipment_destination(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Shipment_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Shipment", field, true, true, errors.New("field of type Destination does not have child fields"))
+	return graphql.NewScalarFieldContext("Shipment", field, true, false, errors.New("field of type Destination does not have child fields"))
 }
 
 func (ec *executionContext) _Shipment_podTerminal(ctx context.Context, field graphql.CollectedField, obj *model.Shipment) (ret graphql.Marshaler) {
@@ -9780,7 +9710,7 @@ func (ec *executionContext) _Shipment_podTerminal(ctx context.Context, field gra
 			return ec.fieldContext_Shipment_podTerminal(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Shipment().PodTerminal(ctx, obj)
+			return obj.PodTerminal(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Terminal) graphql.Marshaler {
@@ -9795,7 +9725,7 @@ func (ec *executionContext) fieldContext_Shipment_podTerminal(_ context.Context,
 		Object:     "Shipment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Terminal(ctx, field)
 		},
@@ -9812,7 +9742,7 @@ func (ec *executionContext) _Shipment_destinationTerminal(ctx context.Context, f
 			return ec.fieldContext_Shipment_destinationTerminal(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Shipment().DestinationTerminal(ctx, obj)
+			return obj.DestinationTerminal(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v model.DestinationTerminal) graphql.Marshaler {
@@ -9823,7 +9753,7 @@ func (ec *executionContext) _Shipment_destinationTerminal(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_Shipment_destinationTerminal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Shipment", field, true, true, errors.New("field of type DestinationTerminal does not have child fields"))
+	return graphql.NewScalarFieldContext("Shipment", field, true, false, errors.New("field of type DestinationTerminal does not have child fields"))
 }
 
 func (ec *executionContext) _Shipment_lineTrackingStoppedByUser(ctx context.Context, field graphql.CollectedField, obj *model.Shipment) (ret graphql.Marshaler) {
@@ -9835,7 +9765,7 @@ func (ec *executionContext) _Shipment_lineTrackingStoppedByUser(ctx context.Cont
 			return ec.fieldContext_Shipment_lineTrackingStoppedByUser(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Shipment().LineTrackingStoppedByUser(ctx, obj)
+			return obj.LineTrackingStoppedByUser(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.User) graphql.Marshaler {
@@ -9850,7 +9780,7 @@ func (ec *executionContext) fieldContext_Shipment_lineTrackingStoppedByUser(_ co
 		Object:     "Shipment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_User(ctx, field)
 		},
@@ -9867,7 +9797,7 @@ func (ec *executionContext) _Shipment_customFields(ctx context.Context, field gr
 			return ec.fieldContext_Shipment_customFields(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Shipment().CustomFields(ctx, obj)
+			return obj.CustomFields(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.CustomField) graphql.Marshaler {
@@ -9882,7 +9812,7 @@ func (ec *executionContext) fieldContext_Shipment_customFields(_ context.Context
 		Object:     "Shipment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CustomField(ctx, field)
 		},
@@ -9900,7 +9830,7 @@ func (ec *executionContext) _Shipment_customField(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Shipment().CustomField(ctx, obj, fc.Args["apiSlug"].(string))
+			return obj.CustomField(fc.Args["apiSlug"].(string)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
@@ -9915,7 +9845,7 @@ func (ec *executionContext) fieldContext_Shipment_customField(ctx context.Contex
 		Object:     "Shipment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CustomField(ctx, field)
 		},
@@ -9943,7 +9873,7 @@ func (ec *executionContext) _Shipment_documents(ctx context.Context, field graph
 			return ec.fieldContext_Shipment_documents(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Shipment().Documents(ctx, obj)
+			return obj.Documents(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Document) graphql.Marshaler {
@@ -9958,7 +9888,7 @@ func (ec *executionContext) fieldContext_Shipment_documents(_ context.Context, f
 		Object:     "Shipment",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Document(ctx, field)
 		},
@@ -10241,7 +10171,7 @@ func (ec *executionContext) _ShippingLine_alternativeScacs(ctx context.Context, 
 			return ec.fieldContext_ShippingLine_alternativeScacs(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.ShippingLine().AlternativeScacs(ctx, obj)
+			return obj.AlternativeScacList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -10252,7 +10182,7 @@ func (ec *executionContext) _ShippingLine_alternativeScacs(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_ShippingLine_alternativeScacs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ShippingLine", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ShippingLine", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Terminal_id(ctx context.Context, field graphql.CollectedField, obj *model.Terminal) (ret graphql.Marshaler) {
@@ -10540,7 +10470,7 @@ func (ec *executionContext) _Terminal_port(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Terminal_port(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Terminal().Port(ctx, obj)
+			return obj.Port()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Port) graphql.Marshaler {
@@ -10555,7 +10485,7 @@ func (ec *executionContext) fieldContext_Terminal_port(_ context.Context, field 
 		Object:     "Terminal",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Port(ctx, field)
 		},
@@ -12737,482 +12667,218 @@ func (ec *executionContext) _Container(ctx context.Context, sel ast.SelectionSet
 		case "id":
 			out.Values[i] = ec._Container_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "number":
 			out.Values[i] = ec._Container_number(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "refNumbers":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Container_refNumbers(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Container_refNumbers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "equipmentType":
 			out.Values[i] = ec._Container_equipmentType(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "equipmentLength":
 			out.Values[i] = ec._Container_equipmentLength(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "equipmentHeight":
 			out.Values[i] = ec._Container_equipmentHeight(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "weightInLbs":
 			out.Values[i] = ec._Container_weightInLbs(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "createdAt":
 			out.Values[i] = ec._Container_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "sealNumber":
 			out.Values[i] = ec._Container_sealNumber(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pickupLfd":
 			out.Values[i] = ec._Container_pickupLfd(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pickupAppointmentAt":
 			out.Values[i] = ec._Container_pickupAppointmentAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "availabilityKnown":
 			out.Values[i] = ec._Container_availabilityKnown(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "availableForPickup":
 			out.Values[i] = ec._Container_availableForPickup(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podArrivedAt":
 			out.Values[i] = ec._Container_podArrivedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podDischargedAt":
 			out.Values[i] = ec._Container_podDischargedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podFullOutAt":
 			out.Values[i] = ec._Container_podFullOutAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "terminalCheckedAt":
 			out.Values[i] = ec._Container_terminalCheckedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podFullOutChassisNumber":
 			out.Values[i] = ec._Container_podFullOutChassisNumber(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "locationAtPodTerminal":
 			out.Values[i] = ec._Container_locationAtPodTerminal(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "finalDestinationFullOutAt":
 			out.Values[i] = ec._Container_finalDestinationFullOutAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "emptyTerminatedAt":
 			out.Values[i] = ec._Container_emptyTerminatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "holdsAtPodTerminal":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Container_holdsAtPodTerminal(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Container_holdsAtPodTerminal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "feesAtPodTerminal":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Container_feesAtPodTerminal(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Container_feesAtPodTerminal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "podTimezone":
 			out.Values[i] = ec._Container_podTimezone(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "finalDestinationTimezone":
 			out.Values[i] = ec._Container_finalDestinationTimezone(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "emptyTerminatedTimezone":
 			out.Values[i] = ec._Container_emptyTerminatedTimezone(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podRailCarrierScac":
 			out.Values[i] = ec._Container_podRailCarrierScac(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "indRailCarrierScac":
 			out.Values[i] = ec._Container_indRailCarrierScac(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podLastTrackingRequestAt":
 			out.Values[i] = ec._Container_podLastTrackingRequestAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "shipmentLastTrackingRequestAt":
 			out.Values[i] = ec._Container_shipmentLastTrackingRequestAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podRailLoadedAt":
 			out.Values[i] = ec._Container_podRailLoadedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podRailDepartedAt":
 			out.Values[i] = ec._Container_podRailDepartedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "indEtaAt":
 			out.Values[i] = ec._Container_indEtaAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "indAtaAt":
 			out.Values[i] = ec._Container_indAtaAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "indRailUnloadedAt":
 			out.Values[i] = ec._Container_indRailUnloadedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "indFacilityLfdOn":
 			out.Values[i] = ec._Container_indFacilityLfdOn(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "importDeadlines":
 			out.Values[i] = ec._Container_importDeadlines(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "currentStatus":
 			out.Values[i] = ec._Container_currentStatus(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "shipment":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Container_shipment(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Container_shipment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "podTerminal":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Container_podTerminal(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Container_podTerminal(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "pickupFacility":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Container_pickupFacility(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Container_pickupFacility(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "customFields":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Container_customFields(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Container_customFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "documents":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Container_documents(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Container_documents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13378,109 +13044,43 @@ func (ec *executionContext) _CustomField(ctx context.Context, sel ast.SelectionS
 		case "id":
 			out.Values[i] = ec._CustomField_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "apiSlug":
 			out.Values[i] = ec._CustomField_apiSlug(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "value":
 			out.Values[i] = ec._CustomField_value(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "displayValue":
 			out.Values[i] = ec._CustomField_displayValue(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "createdAt":
 			out.Values[i] = ec._CustomField_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "updatedAt":
 			out.Values[i] = ec._CustomField_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "definition":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._CustomField_definition(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._CustomField_definition(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "entity":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._CustomField_entity(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._CustomField_entity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13517,101 +13117,68 @@ func (ec *executionContext) _CustomFieldDefinition(ctx context.Context, sel ast.
 		case "id":
 			out.Values[i] = ec._CustomFieldDefinition_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "entityType":
 			out.Values[i] = ec._CustomFieldDefinition_entityType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "apiSlug":
 			out.Values[i] = ec._CustomFieldDefinition_apiSlug(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "displayName":
 			out.Values[i] = ec._CustomFieldDefinition_displayName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "description":
 			out.Values[i] = ec._CustomFieldDefinition_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "dataType":
 			out.Values[i] = ec._CustomFieldDefinition_dataType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "referenceType":
 			out.Values[i] = ec._CustomFieldDefinition_referenceType(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "validation":
 			out.Values[i] = ec._CustomFieldDefinition_validation(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "defaultFormat":
 			out.Values[i] = ec._CustomFieldDefinition_defaultFormat(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "defaultValue":
 			out.Values[i] = ec._CustomFieldDefinition_defaultValue(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "createdAt":
 			out.Values[i] = ec._CustomFieldDefinition_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "updatedAt":
 			out.Values[i] = ec._CustomFieldDefinition_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "options":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._CustomFieldDefinition_options(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._CustomFieldDefinition_options(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13777,61 +13344,28 @@ func (ec *executionContext) _CustomFieldOption(ctx context.Context, sel ast.Sele
 		case "id":
 			out.Values[i] = ec._CustomFieldOption_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "label":
 			out.Values[i] = ec._CustomFieldOption_label(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "value":
 			out.Values[i] = ec._CustomFieldOption_value(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "position":
 			out.Values[i] = ec._CustomFieldOption_position(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "definition":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._CustomFieldOption_definition(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._CustomFieldOption_definition(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13868,286 +13402,88 @@ func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet,
 		case "id":
 			out.Values[i] = ec._Document_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "name":
 			out.Values[i] = ec._Document_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "documentType":
 			out.Values[i] = ec._Document_documentType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "documentTypeManual":
 			out.Values[i] = ec._Document_documentTypeManual(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "classificationNotes":
 			out.Values[i] = ec._Document_classificationNotes(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "source":
 			out.Values[i] = ec._Document_source(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "fileName":
 			out.Values[i] = ec._Document_fileName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "fileContentType":
 			out.Values[i] = ec._Document_fileContentType(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "fileSizeBytes":
 			out.Values[i] = ec._Document_fileSizeBytes(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "createdAt":
 			out.Values[i] = ec._Document_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "updatedAt":
 			out.Values[i] = ec._Document_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "account":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Document_account(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Document_account(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "user":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Document_user(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Document_user(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "emailSubmission":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Document_emailSubmission(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Document_emailSubmission(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "lastDocumentRepresentation":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Document_lastDocumentRepresentation(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Document_lastDocumentRepresentation(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "shipments":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Document_shipments(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Document_shipments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "cargos":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Document_cargos(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Document_cargos(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14371,151 +13707,52 @@ func (ec *executionContext) _EmailSubmission(ctx context.Context, sel ast.Select
 		case "id":
 			out.Values[i] = ec._EmailSubmission_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "subject":
 			out.Values[i] = ec._EmailSubmission_subject(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "bodyPreview":
 			out.Values[i] = ec._EmailSubmission_bodyPreview(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "from":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._EmailSubmission_from(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._EmailSubmission_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "to":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._EmailSubmission_to(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._EmailSubmission_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "cc":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._EmailSubmission_cc(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._EmailSubmission_cc(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "messageId":
 			out.Values[i] = ec._EmailSubmission_messageId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "sentAt":
 			out.Values[i] = ec._EmailSubmission_sentAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "createdAt":
 			out.Values[i] = ec._EmailSubmission_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "updatedAt":
 			out.Values[i] = ec._EmailSubmission_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -15193,99 +14430,33 @@ func (ec *executionContext) _RailTerminal(ctx context.Context, sel ast.Selection
 		case "id":
 			out.Values[i] = ec._RailTerminal_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "name":
 			out.Values[i] = ec._RailTerminal_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "nickname":
 			out.Values[i] = ec._RailTerminal_nickname(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "firmsCode":
 			out.Values[i] = ec._RailTerminal_firmsCode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "port":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._RailTerminal_port(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._RailTerminal_port(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "metroArea":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._RailTerminal_metroArea(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._RailTerminal_metroArea(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15322,614 +14493,218 @@ func (ec *executionContext) _Shipment(ctx context.Context, sel ast.SelectionSet,
 		case "id":
 			out.Values[i] = ec._Shipment_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "billOfLadingNumber":
 			out.Values[i] = ec._Shipment_billOfLadingNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "normalizedNumber":
 			out.Values[i] = ec._Shipment_normalizedNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "refNumbers":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_refNumbers(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_refNumbers(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tags":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_tags(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "createdAt":
 			out.Values[i] = ec._Shipment_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "portOfLadingLocode":
 			out.Values[i] = ec._Shipment_portOfLadingLocode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "portOfLadingName":
 			out.Values[i] = ec._Shipment_portOfLadingName(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "portOfDischargeLocode":
 			out.Values[i] = ec._Shipment_portOfDischargeLocode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "portOfDischargeName":
 			out.Values[i] = ec._Shipment_portOfDischargeName(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "destinationLocode":
 			out.Values[i] = ec._Shipment_destinationLocode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "destinationName":
 			out.Values[i] = ec._Shipment_destinationName(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "shippingLineScac":
 			out.Values[i] = ec._Shipment_shippingLineScac(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "shippingLineName":
 			out.Values[i] = ec._Shipment_shippingLineName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "shippingLineShortName":
 			out.Values[i] = ec._Shipment_shippingLineShortName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "customerName":
 			out.Values[i] = ec._Shipment_customerName(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podVesselName":
 			out.Values[i] = ec._Shipment_podVesselName(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podVesselImo":
 			out.Values[i] = ec._Shipment_podVesselImo(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podVoyageNumber":
 			out.Values[i] = ec._Shipment_podVoyageNumber(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "polEtdAt":
 			out.Values[i] = ec._Shipment_polEtdAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "polAtdAt":
 			out.Values[i] = ec._Shipment_polAtdAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podEtaAt":
 			out.Values[i] = ec._Shipment_podEtaAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podOriginalEtaAt":
 			out.Values[i] = ec._Shipment_podOriginalEtaAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podAtaAt":
 			out.Values[i] = ec._Shipment_podAtaAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "destinationEtaAt":
 			out.Values[i] = ec._Shipment_destinationEtaAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "destinationAtaAt":
 			out.Values[i] = ec._Shipment_destinationAtaAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "polTimezone":
 			out.Values[i] = ec._Shipment_polTimezone(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "podTimezone":
 			out.Values[i] = ec._Shipment_podTimezone(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "destinationTimezone":
 			out.Values[i] = ec._Shipment_destinationTimezone(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "lineTrackingLastAttemptedAt":
 			out.Values[i] = ec._Shipment_lineTrackingLastAttemptedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "lineTrackingLastSucceededAt":
 			out.Values[i] = ec._Shipment_lineTrackingLastSucceededAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "lineTrackingStoppedAt":
 			out.Values[i] = ec._Shipment_lineTrackingStoppedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "lineTrackingStoppedReason":
 			out.Values[i] = ec._Shipment_lineTrackingStoppedReason(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "containers":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_containers(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_containers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "portOfLading":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_portOfLading(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_portOfLading(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "portOfDischarge":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_portOfDischarge(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_portOfDischarge(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "destination":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_destination(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_destination(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "podTerminal":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_podTerminal(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_podTerminal(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "destinationTerminal":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_destinationTerminal(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_destinationTerminal(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "lineTrackingStoppedByUser":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_lineTrackingStoppedByUser(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_lineTrackingStoppedByUser(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "customFields":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_customFields(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_customFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "customField":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_customField(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_customField(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "documents":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Shipment_documents(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Shipment_documents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16095,61 +14870,28 @@ func (ec *executionContext) _ShippingLine(ctx context.Context, sel ast.Selection
 		case "id":
 			out.Values[i] = ec._ShippingLine_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "scac":
 			out.Values[i] = ec._ShippingLine_scac(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "name":
 			out.Values[i] = ec._ShippingLine_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "shortName":
 			out.Values[i] = ec._ShippingLine_shortName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "alternativeScacs":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._ShippingLine_alternativeScacs(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._ShippingLine_alternativeScacs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16186,101 +14928,68 @@ func (ec *executionContext) _Terminal(ctx context.Context, sel ast.SelectionSet,
 		case "id":
 			out.Values[i] = ec._Terminal_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "name":
 			out.Values[i] = ec._Terminal_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "nickname":
 			out.Values[i] = ec._Terminal_nickname(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "firmsCode":
 			out.Values[i] = ec._Terminal_firmsCode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "smdgCode":
 			out.Values[i] = ec._Terminal_smdgCode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "bicFacilityCode":
 			out.Values[i] = ec._Terminal_bicFacilityCode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "street":
 			out.Values[i] = ec._Terminal_street(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "city":
 			out.Values[i] = ec._Terminal_city(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "state":
 			out.Values[i] = ec._Terminal_state(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "stateAbbr":
 			out.Values[i] = ec._Terminal_stateAbbr(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "zip":
 			out.Values[i] = ec._Terminal_zip(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "country":
 			out.Values[i] = ec._Terminal_country(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "port":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Terminal_port(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Terminal_port(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -166,3 +166,15 @@ func (r *queryResolver) portByCode(ctx context.Context, l *Loaders, code string)
 	l.PortByID.Prime(p.ID, p)
 	return p, nil
 }
+
+// withPlan loads, below a record a root field resolved, what the field
+// selects (plan.go); the record's id came from the client or a write.
+func withPlan[T any](ctx context.Context, v *T, err error) (*T, error) {
+	if v == nil || err != nil {
+		return v, err
+	}
+	if err := Load(ctx, []*T{v}, fieldPlan(ctx)); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

@@ -8,8 +8,8 @@ import (
 )
 
 // Root list resolvers: read a page through the store, prime the by-id
-// loaders with what came back, queue the relationships the operation
-// selects on the page (prefetch.go), and build the connection. totalCount is a
+// loaders with what came back, load the relationships the operation
+// selects on the page (plan.go), and build the connection. totalCount is a
 // separate resolver so it costs a statement only when asked for.
 
 func orderOf[F ~string](field F, dir *model.OrderDirection) model.Order {
@@ -37,7 +37,7 @@ func (r *queryResolver) listShipments(ctx context.Context, a pageArgs, filter *m
 	if empty {
 		return conn, nil
 	}
-	page, err := r.DB.ListShipments(ctx, p.AccountID, f, req)
+	page, err := l.Store(ctx).ListShipments(ctx, p.AccountID, f, req)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,9 @@ func (r *queryResolver) listShipments(ctx context.Context, a pageArgs, filter *m
 		l.ShipmentByID.Prime(s.ID, s)
 		conn.Edges = append(conn.Edges, &model.ShipmentEdge{Cursor: cursors[i], Node: s})
 	}
-	l.prefetchShipments(ctx, connectionNodes(ctx), page.Items)
+	if err := Load(ctx, page.Items, nodesPlan(ctx, "Shipment")); err != nil {
+		return nil, err
+	}
 	return conn, nil
 }
 
@@ -72,7 +74,7 @@ func (r *queryResolver) listContainers(ctx context.Context, a pageArgs, filter *
 	if empty {
 		return conn, nil
 	}
-	page, err := r.DB.ListContainers(ctx, p.AccountID, f, req)
+	page, err := l.Store(ctx).ListContainers(ctx, p.AccountID, f, req)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +84,9 @@ func (r *queryResolver) listContainers(ctx context.Context, a pageArgs, filter *
 		l.ContainerByID.Prime(c.ID, c)
 		conn.Edges = append(conn.Edges, &model.ContainerEdge{Cursor: cursors[i], Node: c})
 	}
-	l.prefetchContainers(ctx, connectionNodes(ctx), page.Items)
+	if err := Load(ctx, page.Items, nodesPlan(ctx, "Container")); err != nil {
+		return nil, err
+	}
 	return conn, nil
 }
 
@@ -107,7 +111,7 @@ func (r *queryResolver) listDocuments(ctx context.Context, a pageArgs, filter *m
 	if empty {
 		return conn, nil
 	}
-	page, err := r.DB.ListDocuments(ctx, p.AccountID, f, req)
+	page, err := l.Store(ctx).ListDocuments(ctx, p.AccountID, f, req)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +121,9 @@ func (r *queryResolver) listDocuments(ctx context.Context, a pageArgs, filter *m
 		l.DocumentByID.Prime(d.ID, d)
 		conn.Edges = append(conn.Edges, &model.DocumentEdge{Cursor: cursors[i], Node: d})
 	}
-	l.prefetchDocuments(ctx, connectionNodes(ctx), page.Items)
+	if err := Load(ctx, page.Items, nodesPlan(ctx, "Document")); err != nil {
+		return nil, err
+	}
 	return conn, nil
 }
 
@@ -139,7 +145,7 @@ func (r *queryResolver) listCustomFieldDefinitions(ctx context.Context, a pageAr
 	if empty {
 		return conn, nil
 	}
-	page, err := r.DB.ListCustomFieldDefinitions(ctx, p.AccountID, f, req)
+	page, err := l.Store(ctx).ListCustomFieldDefinitions(ctx, p.AccountID, f, req)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +155,9 @@ func (r *queryResolver) listCustomFieldDefinitions(ctx context.Context, a pageAr
 		l.DefinitionByID.Prime(d.ID, d)
 		conn.Edges = append(conn.Edges, &model.CustomFieldDefinitionEdge{Cursor: cursors[i], Node: d})
 	}
-	l.prefetchDefinitions(ctx, connectionNodes(ctx), page.Items)
+	if err := Load(ctx, page.Items, nodesPlan(ctx, "CustomFieldDefinition")); err != nil {
+		return nil, err
+	}
 	return conn, nil
 }
 

@@ -3,9 +3,10 @@ package graph
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
-	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/vikstrous/dataloadgen"
 
 	"shipgraph/db"
@@ -37,6 +38,11 @@ type Loaders struct {
 	DocumentsByContainerID *dataloadgen.Loader[string, []*model.Document]
 	OptionsByDefinitionID  *dataloadgen.Loader[string, []*model.CustomFieldOption]
 	CustomFieldsByEntityID *dataloadgen.Loader[string, []*model.CustomField]
+
+	store    *db.DB
+	selOnce  sync.Once
+	narrowed *db.DB     // store narrowed to the request's columns
+	mu       sync.Mutex // held while the plan attaches relationships
 }
 
 // LoaderConfig tunes batching: Wait is how long a batch collects keys after
@@ -54,93 +60,103 @@ var DefaultLoaderConfig = LoaderConfig{Wait: time.Millisecond, MaxBatch: 1000}
 // NewLoaders builds the loaders of one request for one account.
 func NewLoaders(store *db.DB, accountID string, cfg LoaderConfig) *Loaders {
 	opts := []dataloadgen.Option{dataloadgen.WithWait(cfg.Wait), dataloadgen.WithBatchCapacity(cfg.MaxBatch)}
-	l := &Loaders{}
-	// Every batch that reads rows with relationships queues the keys of
-	// the relationships the operation selects on them (prefetch.go).
-	shipments := then(l.prefetchShipments, "Shipment")
-	containers := then(l.prefetchContainers, "Container")
-	documents := then(l.prefetchDocuments, "Document")
-	terminals := then(l.prefetchTerminals, "Terminal")
-	railTerminals := then(l.prefetchRailTerminals, "RailTerminal")
-	definitions := then(l.prefetchDefinitions, "CustomFieldDefinition")
-	options := then(l.prefetchOptions, "CustomFieldOption")
-	customFields := then(l.prefetchCustomFields, "CustomField")
-	*l = Loaders{
-		AccountByID: one(func(ctx context.Context, ids []string) ([]*model.Account, error) {
-			return store.AccountsByIDs(ctx, accountID, ids)
-		}, func(x *model.Account) string { return x.ID }, nil, opts),
-		UserByID: one(func(ctx context.Context, ids []string) ([]*model.User, error) {
-			return store.UsersByIDs(ctx, accountID, ids)
-		}, func(x *model.User) string { return x.ID }, nil, opts),
-		PortByID:         one(store.PortsByIDs, func(x *model.Port) string { return x.ID }, nil, opts),
-		MetroAreaByID:    one(store.MetroAreasByIDs, func(x *model.MetroArea) string { return x.ID }, nil, opts),
-		TerminalByID:     one(store.TerminalsByIDs, func(x *model.Terminal) string { return x.ID }, terminals, opts),
-		RailTerminalByID: one(store.RailTerminalsByIDs, func(x *model.RailTerminal) string { return x.ID }, railTerminals, opts),
-		ShipmentByID: one(func(ctx context.Context, ids []string) ([]*model.Shipment, error) {
-			return store.ShipmentsByIDs(ctx, accountID, ids)
-		}, func(x *model.Shipment) string { return x.ID }, shipments, opts),
-		ContainerByID: one(func(ctx context.Context, ids []string) ([]*model.Container, error) {
-			return store.ContainersByIDs(ctx, accountID, ids)
-		}, func(x *model.Container) string { return x.ID }, containers, opts),
-		DocumentByID: one(func(ctx context.Context, ids []string) ([]*model.Document, error) {
-			return store.DocumentsByIDs(ctx, accountID, ids)
-		}, func(x *model.Document) string { return x.ID }, documents, opts),
-		EmailSubmissionByID: one(func(ctx context.Context, ids []string) ([]*model.EmailSubmission, error) {
-			return store.EmailSubmissionsByIDs(ctx, accountID, ids)
-		}, func(x *model.EmailSubmission) string { return x.ID }, nil, opts),
-		DocumentRepresentationByID: one(func(ctx context.Context, ids []string) ([]*model.DocumentRepresentation, error) {
-			return store.DocumentRepresentationsByIDs(ctx, accountID, ids)
-		}, func(x *model.DocumentRepresentation) string { return x.ID }, nil, opts),
-		DefinitionByID: one(func(ctx context.Context, ids []string) ([]*model.CustomFieldDefinition, error) {
-			return store.CustomFieldDefinitionsByIDs(ctx, accountID, ids)
-		}, func(x *model.CustomFieldDefinition) string { return x.ID }, definitions, opts),
+	l := &Loaders{store: store}
+	// Every read goes through the store narrowed to the columns the
+	// request needs (plan.go), decided before the first read.
+	s := l.Store
+	l.AccountByID = one(func(ctx context.Context, ids []string) ([]*model.Account, error) {
+		return s(ctx).AccountsByIDs(ctx, accountID, ids)
+	}, func(x *model.Account) string { return x.ID }, opts)
+	l.UserByID = one(func(ctx context.Context, ids []string) ([]*model.User, error) {
+		return s(ctx).UsersByIDs(ctx, accountID, ids)
+	}, func(x *model.User) string { return x.ID }, opts)
+	l.PortByID = one(func(ctx context.Context, ids []string) ([]*model.Port, error) {
+		return s(ctx).PortsByIDs(ctx, ids)
+	}, func(x *model.Port) string { return x.ID }, opts)
+	l.MetroAreaByID = one(func(ctx context.Context, ids []string) ([]*model.MetroArea, error) {
+		return s(ctx).MetroAreasByIDs(ctx, ids)
+	}, func(x *model.MetroArea) string { return x.ID }, opts)
+	l.TerminalByID = one(func(ctx context.Context, ids []string) ([]*model.Terminal, error) {
+		return s(ctx).TerminalsByIDs(ctx, ids)
+	}, func(x *model.Terminal) string { return x.ID }, opts)
+	l.RailTerminalByID = one(func(ctx context.Context, ids []string) ([]*model.RailTerminal, error) {
+		return s(ctx).RailTerminalsByIDs(ctx, ids)
+	}, func(x *model.RailTerminal) string { return x.ID }, opts)
+	l.ShipmentByID = one(func(ctx context.Context, ids []string) ([]*model.Shipment, error) {
+		return s(ctx).ShipmentsByIDs(ctx, accountID, ids)
+	}, func(x *model.Shipment) string { return x.ID }, opts)
+	l.ContainerByID = one(func(ctx context.Context, ids []string) ([]*model.Container, error) {
+		return s(ctx).ContainersByIDs(ctx, accountID, ids)
+	}, func(x *model.Container) string { return x.ID }, opts)
+	l.DocumentByID = one(func(ctx context.Context, ids []string) ([]*model.Document, error) {
+		return s(ctx).DocumentsByIDs(ctx, accountID, ids)
+	}, func(x *model.Document) string { return x.ID }, opts)
+	l.EmailSubmissionByID = one(func(ctx context.Context, ids []string) ([]*model.EmailSubmission, error) {
+		return s(ctx).EmailSubmissionsByIDs(ctx, accountID, ids)
+	}, func(x *model.EmailSubmission) string { return x.ID }, opts)
+	l.DocumentRepresentationByID = one(func(ctx context.Context, ids []string) ([]*model.DocumentRepresentation, error) {
+		return s(ctx).DocumentRepresentationsByIDs(ctx, accountID, ids)
+	}, func(x *model.DocumentRepresentation) string { return x.ID }, opts)
+	l.DefinitionByID = one(func(ctx context.Context, ids []string) ([]*model.CustomFieldDefinition, error) {
+		return s(ctx).CustomFieldDefinitionsByIDs(ctx, accountID, ids)
+	}, func(x *model.CustomFieldDefinition) string { return x.ID }, opts)
 
-		ContainersByShipmentID: many(func(ctx context.Context, ids []string) ([]*model.Container, error) {
-			return store.ContainersByShipmentIDs(ctx, accountID, ids)
-		}, func(x *model.Container) string { return x.ShipmentID }, containers, opts),
-		ShipmentsByDocumentID: linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Shipment], error) {
-			return store.ShipmentsByDocumentIDs(ctx, accountID, ids)
-		}, shipments, opts),
-		ContainersByDocumentID: linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Container], error) {
-			return store.ContainersByDocumentIDs(ctx, accountID, ids)
-		}, containers, opts),
-		DocumentsByShipmentID: linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Document], error) {
-			return store.DocumentsByShipmentIDs(ctx, accountID, ids)
-		}, documents, opts),
-		DocumentsByContainerID: linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Document], error) {
-			return store.DocumentsByContainerIDs(ctx, accountID, ids)
-		}, documents, opts),
-		OptionsByDefinitionID: many(func(ctx context.Context, ids []string) ([]*model.CustomFieldOption, error) {
-			return store.CustomFieldOptionsByDefinitionIDs(ctx, accountID, ids)
-		}, func(x *model.CustomFieldOption) string { return x.DefinitionID }, options, opts),
-		CustomFieldsByEntityID: many(func(ctx context.Context, ids []string) ([]*model.CustomField, error) {
-			return store.CustomFieldsByEntityIDs(ctx, accountID, ids)
-		}, func(x *model.CustomField) string { return x.EntityID }, customFields, opts),
-	}
+	l.ContainersByShipmentID = many(func(ctx context.Context, ids []string) ([]*model.Container, error) {
+		return s(ctx).ContainersByShipmentIDs(ctx, accountID, ids)
+	}, func(x *model.Container) string { return x.ShipmentID }, opts)
+	l.ShipmentsByDocumentID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Shipment], error) {
+		return s(ctx).ShipmentsByDocumentIDs(ctx, accountID, ids)
+	}, opts)
+	l.ContainersByDocumentID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Container], error) {
+		return s(ctx).ContainersByDocumentIDs(ctx, accountID, ids)
+	}, opts)
+	l.DocumentsByShipmentID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Document], error) {
+		return s(ctx).DocumentsByShipmentIDs(ctx, accountID, ids)
+	}, opts)
+	l.DocumentsByContainerID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Document], error) {
+		return s(ctx).DocumentsByContainerIDs(ctx, accountID, ids)
+	}, opts)
+	l.OptionsByDefinitionID = many(func(ctx context.Context, ids []string) ([]*model.CustomFieldOption, error) {
+		return s(ctx).CustomFieldOptionsByDefinitionIDs(ctx, accountID, ids)
+	}, func(x *model.CustomFieldOption) string { return x.DefinitionID }, opts)
+	l.CustomFieldsByEntityID = many(func(ctx context.Context, ids []string) ([]*model.CustomField, error) {
+		return s(ctx).CustomFieldsByEntityIDs(ctx, accountID, ids)
+	}, func(x *model.CustomField) string { return x.EntityID }, opts)
 	return l
 }
 
-// then adapts a prefetcher to a batch: it runs on the rows a batch read,
-// with the selection they are read under.
-func then[T any](prefetch func(context.Context, ast.SelectionSet, []T), typ string) func(context.Context, []T) {
-	return func(ctx context.Context, rows []T) {
-		if set := selectionFor(ctx, typ); len(set) > 0 {
-			prefetch(ctx, set, rows)
+// Select decides the columns the request reads, by GraphQL type and field
+// (nil: every column). It takes effect only before the first read of the
+// request, which otherwise decides from its GraphQL operation (or reads
+// every column outside GraphQL), so cached records always have the
+// columns every part of the response needs.
+func (l *Loaders) Select(fields Fields) {
+	l.selOnce.Do(func() {
+		l.narrowed = l.store
+		if fields != nil {
+			l.narrowed = l.store.Select(fields.Selection())
 		}
-	}
+	})
+}
+
+// Store is the store narrowed to the request's columns.
+func (l *Loaders) Store(ctx context.Context) *db.DB {
+	l.selOnce.Do(func() {
+		l.narrowed = l.store
+		if graphql.HasOperationContext(ctx) {
+			l.narrowed = l.store.Select(fieldsOf(graphql.GetOperationContext(ctx)).Selection())
+		}
+	})
+	return l.narrowed
 }
 
 // one builds a to-one loader over a batch read: missing keys become
 // dataloadgen.ErrNotFound (mapped loader), which resolvers turn into null.
-// after, if not nil, sees the rows of every batch.
-func one[T any](fetch func(context.Context, []string) ([]T, error), key func(T) string, after func(context.Context, []T), opts []dataloadgen.Option) *dataloadgen.Loader[string, T] {
+func one[T any](fetch func(context.Context, []string) ([]T, error), key func(T) string, opts []dataloadgen.Option) *dataloadgen.Loader[string, T] {
 	return dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]T, error) {
 		rows, err := fetch(ctx, ids)
 		if err != nil {
 			return nil, err
-		}
-		if after != nil {
-			after(ctx, rows)
 		}
 		m := make(map[string]T, len(rows))
 		for _, r := range rows {
@@ -152,14 +168,11 @@ func one[T any](fetch func(context.Context, []string) ([]T, error), key func(T) 
 
 // many builds a to-many loader: rows are grouped by parent key, and a parent
 // with no rows gets an empty (non-nil) list rather than not-found.
-func many[T any](fetch func(context.Context, []string) ([]T, error), parent func(T) string, after func(context.Context, []T), opts []dataloadgen.Option) *dataloadgen.Loader[string, []T] {
+func many[T any](fetch func(context.Context, []string) ([]T, error), parent func(T) string, opts []dataloadgen.Option) *dataloadgen.Loader[string, []T] {
 	return dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string][]T, error) {
 		rows, err := fetch(ctx, ids)
 		if err != nil {
 			return nil, err
-		}
-		if after != nil {
-			after(ctx, rows)
 		}
 		m := make(map[string][]T, len(ids))
 		for _, id := range ids {
@@ -173,18 +186,11 @@ func many[T any](fetch func(context.Context, []string) ([]T, error), parent func
 }
 
 // linked is many over a join table, whose rows carry the parent key.
-func linked[T any](fetch func(context.Context, []string) ([]db.Linked[T], error), after func(context.Context, []T), opts []dataloadgen.Option) *dataloadgen.Loader[string, []T] {
+func linked[T any](fetch func(context.Context, []string) ([]db.Linked[T], error), opts []dataloadgen.Option) *dataloadgen.Loader[string, []T] {
 	return dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string][]T, error) {
 		rows, err := fetch(ctx, ids)
 		if err != nil {
 			return nil, err
-		}
-		if after != nil {
-			items := make([]T, len(rows))
-			for i, r := range rows {
-				items[i] = r.Item
-			}
-			after(ctx, items)
 		}
 		m := make(map[string][]T, len(ids))
 		for _, id := range ids {

@@ -10,70 +10,6 @@ import (
 	"shipgraph/graph/model"
 )
 
-// RefNumbers is the resolver for the refNumbers field.
-func (r *containerResolver) RefNumbers(ctx context.Context, obj *model.Container) ([]string, error) {
-	return obj.RefNumbers, nil
-}
-
-// HoldsAtPodTerminal is the resolver for the holdsAtPodTerminal field.
-func (r *containerResolver) HoldsAtPodTerminal(ctx context.Context, obj *model.Container) ([]*model.TerminalHold, error) {
-	return ptrs(obj.HoldsAtPodTerminal), nil
-}
-
-// FeesAtPodTerminal is the resolver for the feesAtPodTerminal field.
-func (r *containerResolver) FeesAtPodTerminal(ctx context.Context, obj *model.Container) ([]*model.TerminalFee, error) {
-	return ptrs(obj.FeesAtPodTerminal), nil
-}
-
-// Shipment is the resolver for the shipment field.
-func (r *containerResolver) Shipment(ctx context.Context, obj *model.Container) (*model.Shipment, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s, err := loadOne(ctx, l.ShipmentByID, &obj.ShipmentID)
-	if err == nil && s == nil {
-		err = model.NotFound("shipment")
-	}
-	return s, err
-}
-
-// PodTerminal is the resolver for the podTerminal field.
-func (r *containerResolver) PodTerminal(ctx context.Context, obj *model.Container) (*model.Terminal, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadOne(ctx, l.TerminalByID, obj.PodTerminalID)
-}
-
-// PickupFacility is the resolver for the pickupFacility field.
-func (r *containerResolver) PickupFacility(ctx context.Context, obj *model.Container) (*model.Terminal, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadOne(ctx, l.TerminalByID, obj.PickupFacilityID)
-}
-
-// CustomFields is the resolver for the customFields field.
-func (r *containerResolver) CustomFields(ctx context.Context, obj *model.Container) ([]*model.CustomField, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadMany(ctx, l.CustomFieldsByEntityID, obj.ID)
-}
-
-// Documents is the resolver for the documents field.
-func (r *containerResolver) Documents(ctx context.Context, obj *model.Container) ([]*model.Document, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadMany(ctx, l.DocumentsByContainerID, obj.ID)
-}
-
 // TotalCount is the resolver for the totalCount field.
 func (r *containerConnectionResolver) TotalCount(ctx context.Context, obj *model.ContainerConnection) (int, error) {
 	p, err := model.RequirePrincipal(ctx)
@@ -81,51 +17,6 @@ func (r *containerConnectionResolver) TotalCount(ctx context.Context, obj *model
 		return 0, err
 	}
 	return r.DB.CountContainers(ctx, p.AccountID, obj.Filter)
-}
-
-// Definition is the resolver for the definition field.
-func (r *customFieldResolver) Definition(ctx context.Context, obj *model.CustomField) (*model.CustomFieldDefinition, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	d, err := loadOne(ctx, l.DefinitionByID, &obj.DefinitionID)
-	if err == nil && d == nil {
-		err = model.NotFound("custom field definition")
-	}
-	return d, err
-}
-
-// Entity is the resolver for the entity field.
-func (r *customFieldResolver) Entity(ctx context.Context, obj *model.CustomField) (model.CustomFieldEntity, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if obj.ContainerID != nil {
-		c, err := loadOne(ctx, l.ContainerByID, obj.ContainerID)
-		if err == nil && c == nil {
-			err = model.NotFound("container")
-		}
-		return c, err
-	}
-	s, err := loadOne(ctx, l.ShipmentByID, obj.ShipmentID)
-	if err == nil && s == nil {
-		err = model.NotFound("shipment")
-	}
-	return s, err
-}
-
-// Options is the resolver for the options field.
-func (r *customFieldDefinitionResolver) Options(ctx context.Context, obj *model.CustomFieldDefinition) ([]*model.CustomFieldOption, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !obj.DataType.HasOptions() {
-		return []*model.CustomFieldOption{}, nil
-	}
-	return loadMany(ctx, l.OptionsByDefinitionID, obj.ID)
 }
 
 // TotalCount is the resolver for the totalCount field.
@@ -137,77 +28,6 @@ func (r *customFieldDefinitionConnectionResolver) TotalCount(ctx context.Context
 	return r.DB.CountCustomFieldDefinitions(ctx, p.AccountID, obj.Filter)
 }
 
-// Definition is the resolver for the definition field.
-func (r *customFieldOptionResolver) Definition(ctx context.Context, obj *model.CustomFieldOption) (*model.CustomFieldDefinition, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	d, err := loadOne(ctx, l.DefinitionByID, &obj.DefinitionID)
-	if err == nil && d == nil {
-		err = model.NotFound("custom field definition")
-	}
-	return d, err
-}
-
-// Account is the resolver for the account field.
-func (r *documentResolver) Account(ctx context.Context, obj *model.Document) (*model.Account, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	a, err := loadOne(ctx, l.AccountByID, &obj.AccountID)
-	if err == nil && a == nil {
-		err = model.NotFound("account")
-	}
-	return a, err
-}
-
-// User is the resolver for the user field.
-func (r *documentResolver) User(ctx context.Context, obj *model.Document) (*model.User, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadOne(ctx, l.UserByID, obj.UserID)
-}
-
-// EmailSubmission is the resolver for the emailSubmission field.
-func (r *documentResolver) EmailSubmission(ctx context.Context, obj *model.Document) (*model.EmailSubmission, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadOne(ctx, l.EmailSubmissionByID, obj.EmailSubmissionID)
-}
-
-// LastDocumentRepresentation is the resolver for the lastDocumentRepresentation field.
-func (r *documentResolver) LastDocumentRepresentation(ctx context.Context, obj *model.Document) (*model.DocumentRepresentation, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadOne(ctx, l.DocumentRepresentationByID, obj.LastDocumentRepresentationID)
-}
-
-// Shipments is the resolver for the shipments field.
-func (r *documentResolver) Shipments(ctx context.Context, obj *model.Document) ([]*model.Shipment, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadMany(ctx, l.ShipmentsByDocumentID, obj.ID)
-}
-
-// Cargos is the resolver for the cargos field.
-func (r *documentResolver) Cargos(ctx context.Context, obj *model.Document) ([]*model.Container, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadMany(ctx, l.ContainersByDocumentID, obj.ID)
-}
-
 // TotalCount is the resolver for the totalCount field.
 func (r *documentConnectionResolver) TotalCount(ctx context.Context, obj *model.DocumentConnection) (int, error) {
 	p, err := model.RequirePrincipal(ctx)
@@ -217,39 +37,28 @@ func (r *documentConnectionResolver) TotalCount(ctx context.Context, obj *model.
 	return r.DB.CountDocuments(ctx, p.AccountID, obj.Filter)
 }
 
-// From is the resolver for the from field.
-func (r *emailSubmissionResolver) From(ctx context.Context, obj *model.EmailSubmission) ([]string, error) {
-	return obj.From, nil
-}
-
-// To is the resolver for the to field.
-func (r *emailSubmissionResolver) To(ctx context.Context, obj *model.EmailSubmission) ([]string, error) {
-	return obj.To, nil
-}
-
-// Cc is the resolver for the cc field.
-func (r *emailSubmissionResolver) Cc(ctx context.Context, obj *model.EmailSubmission) ([]string, error) {
-	return obj.Cc, nil
-}
-
 // UpdateShipmentCustomField is the resolver for the updateShipmentCustomField field.
 func (r *mutationResolver) UpdateShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string, value model.JSON) (*model.CustomField, error) {
-	return r.updateShipmentCustomField(ctx, shipmentID, apiSlug, value)
+	v, err := r.updateShipmentCustomField(ctx, shipmentID, apiSlug, value)
+	return withPlan(ctx, v, err)
 }
 
 // CreateCustomFieldOption is the resolver for the createCustomFieldOption field.
 func (r *mutationResolver) CreateCustomFieldOption(ctx context.Context, definitionID string, input model.CustomFieldOptionInput) (*model.CustomFieldOption, error) {
-	return r.createCustomFieldOption(ctx, definitionID, input)
+	v, err := r.createCustomFieldOption(ctx, definitionID, input)
+	return withPlan(ctx, v, err)
 }
 
 // UpdateCustomFieldOption is the resolver for the updateCustomFieldOption field.
 func (r *mutationResolver) UpdateCustomFieldOption(ctx context.Context, definitionID string, optionID string, input model.CustomFieldOptionPatch) (*model.CustomFieldOption, error) {
-	return r.updateCustomFieldOption(ctx, definitionID, optionID, input)
+	v, err := r.updateCustomFieldOption(ctx, definitionID, optionID, input)
+	return withPlan(ctx, v, err)
 }
 
 // DeleteCustomFieldOption is the resolver for the deleteCustomFieldOption field.
 func (r *mutationResolver) DeleteCustomFieldOption(ctx context.Context, definitionID string, optionID string) (*model.CustomFieldOption, error) {
-	return r.deleteCustomFieldOption(ctx, definitionID, optionID)
+	v, err := r.deleteCustomFieldOption(ctx, definitionID, optionID)
+	return withPlan(ctx, v, err)
 }
 
 // Viewer is the resolver for the viewer field.
@@ -283,7 +92,8 @@ func (r *queryResolver) Shipment(ctx context.Context, id string) (*model.Shipmen
 	if err != nil {
 		return nil, err
 	}
-	return loadByID(ctx, l.ShipmentByID, id)
+	v, err := loadByID(ctx, l.ShipmentByID, id)
+	return withPlan(ctx, v, err)
 }
 
 // Containers is the resolver for the containers field.
@@ -297,7 +107,8 @@ func (r *queryResolver) Container(ctx context.Context, id string) (*model.Contai
 	if err != nil {
 		return nil, err
 	}
-	return loadByID(ctx, l.ContainerByID, id)
+	v, err := loadByID(ctx, l.ContainerByID, id)
+	return withPlan(ctx, v, err)
 }
 
 // Documents is the resolver for the documents field.
@@ -311,7 +122,8 @@ func (r *queryResolver) Document(ctx context.Context, id string) (*model.Documen
 	if err != nil {
 		return nil, err
 	}
-	return loadByID(ctx, l.DocumentByID, id)
+	v, err := loadByID(ctx, l.DocumentByID, id)
+	return withPlan(ctx, v, err)
 }
 
 // Terminal is the resolver for the terminal field.
@@ -320,7 +132,8 @@ func (r *queryResolver) Terminal(ctx context.Context, id string) (*model.Termina
 	if err != nil {
 		return nil, err
 	}
-	return loadByID(ctx, l.TerminalByID, id)
+	v, err := loadByID(ctx, l.TerminalByID, id)
+	return withPlan(ctx, v, err)
 }
 
 // Port is the resolver for the port field.
@@ -330,7 +143,8 @@ func (r *queryResolver) Port(ctx context.Context, id string) (*model.Port, error
 		return nil, err
 	}
 	if validID(id) {
-		return loadByID(ctx, l.PortByID, id)
+		v, err := loadByID(ctx, l.PortByID, id)
+	return withPlan(ctx, v, err)
 	}
 	return r.portByCode(ctx, l, id)
 }
@@ -346,161 +160,20 @@ func (r *queryResolver) CustomFieldDefinition(ctx context.Context, id string) (*
 	if err != nil {
 		return nil, err
 	}
-	return loadByID(ctx, l.DefinitionByID, id)
+	v, err := loadByID(ctx, l.DefinitionByID, id)
+	return withPlan(ctx, v, err)
 }
 
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
-	return r.node(ctx, id)
-}
-
-// Port is the resolver for the port field.
-func (r *railTerminalResolver) Port(ctx context.Context, obj *model.RailTerminal) (*model.Port, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
+	n, err := r.node(ctx, id)
+	if n == nil || err != nil {
+		return n, err
+	}
+	if err := Load(ctx, []model.Node{n}, fieldPlan(ctx)); err != nil {
 		return nil, err
 	}
-	return loadOne(ctx, l.PortByID, obj.PortID)
-}
-
-// MetroArea is the resolver for the metroArea field.
-func (r *railTerminalResolver) MetroArea(ctx context.Context, obj *model.RailTerminal) (*model.MetroArea, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadOne(ctx, l.MetroAreaByID, obj.MetroAreaID)
-}
-
-// RefNumbers is the resolver for the refNumbers field.
-func (r *shipmentResolver) RefNumbers(ctx context.Context, obj *model.Shipment) ([]string, error) {
-	return obj.RefNumbers, nil
-}
-
-// Tags is the resolver for the tags field.
-func (r *shipmentResolver) Tags(ctx context.Context, obj *model.Shipment) ([]string, error) {
-	return obj.Tags, nil
-}
-
-// Containers is the resolver for the containers field.
-func (r *shipmentResolver) Containers(ctx context.Context, obj *model.Shipment) ([]*model.Container, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadMany(ctx, l.ContainersByShipmentID, obj.ID)
-}
-
-// PortOfLading is the resolver for the portOfLading field.
-func (r *shipmentResolver) PortOfLading(ctx context.Context, obj *model.Shipment) (*model.Port, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadOne(ctx, l.PortByID, obj.PortOfLadingID)
-}
-
-// PortOfDischarge is the resolver for the portOfDischarge field.
-func (r *shipmentResolver) PortOfDischarge(ctx context.Context, obj *model.Shipment) (*model.Port, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadOne(ctx, l.PortByID, obj.PortOfDischargeID)
-}
-
-// Destination is the resolver for the destination field.
-func (r *shipmentResolver) Destination(ctx context.Context, obj *model.Shipment) (model.Destination, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if obj.DestinationMetroAreaID != nil {
-		m, err := loadOne(ctx, l.MetroAreaByID, obj.DestinationMetroAreaID)
-		if m == nil || err != nil {
-			return nil, err
-		}
-		return m, nil
-	}
-	p, err := loadOne(ctx, l.PortByID, obj.DestinationPortID)
-	if p == nil || err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// PodTerminal is the resolver for the podTerminal field.
-func (r *shipmentResolver) PodTerminal(ctx context.Context, obj *model.Shipment) (*model.Terminal, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadOne(ctx, l.TerminalByID, obj.PodTerminalID)
-}
-
-// DestinationTerminal is the resolver for the destinationTerminal field.
-func (r *shipmentResolver) DestinationTerminal(ctx context.Context, obj *model.Shipment) (model.DestinationTerminal, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if obj.DestinationRailTerminalID != nil {
-		t, err := loadOne(ctx, l.RailTerminalByID, obj.DestinationRailTerminalID)
-		if t == nil || err != nil {
-			return nil, err
-		}
-		return t, nil
-	}
-	t, err := loadOne(ctx, l.TerminalByID, obj.DestinationTerminalID)
-	if t == nil || err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-// LineTrackingStoppedByUser is the resolver for the lineTrackingStoppedByUser field.
-func (r *shipmentResolver) LineTrackingStoppedByUser(ctx context.Context, obj *model.Shipment) (*model.User, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadOne(ctx, l.UserByID, obj.LineTrackingStoppedByUserID)
-}
-
-// CustomFields is the resolver for the customFields field.
-func (r *shipmentResolver) CustomFields(ctx context.Context, obj *model.Shipment) ([]*model.CustomField, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadMany(ctx, l.CustomFieldsByEntityID, obj.ID)
-}
-
-// CustomField is the resolver for the customField field.
-func (r *shipmentResolver) CustomField(ctx context.Context, obj *model.Shipment, apiSlug string) (*model.CustomField, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	fields, err := loadMany(ctx, l.CustomFieldsByEntityID, obj.ID)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range fields {
-		if f.APISlug == apiSlug {
-			return f, nil
-		}
-	}
-	return nil, nil
-}
-
-// Documents is the resolver for the documents field.
-func (r *shipmentResolver) Documents(ctx context.Context, obj *model.Shipment) ([]*model.Document, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return loadMany(ctx, l.DocumentsByShipmentID, obj.ID)
+	return n, nil
 }
 
 // TotalCount is the resolver for the totalCount field.
@@ -512,38 +185,9 @@ func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.
 	return r.DB.CountShipments(ctx, p.AccountID, obj.Filter)
 }
 
-// AlternativeScacs is the resolver for the alternativeScacs field.
-func (r *shippingLineResolver) AlternativeScacs(ctx context.Context, obj *model.ShippingLine) ([]string, error) {
-	return obj.AlternativeScacs, nil
-}
-
-// Port is the resolver for the port field.
-func (r *terminalResolver) Port(ctx context.Context, obj *model.Terminal) (*model.Port, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p, err := loadOne(ctx, l.PortByID, &obj.PortID)
-	if err == nil && p == nil {
-		err = model.NotFound("port")
-	}
-	return p, err
-}
-
-// Container returns ContainerResolver implementation.
-func (r *Resolver) Container() ContainerResolver { return &containerResolver{r} }
-
 // ContainerConnection returns ContainerConnectionResolver implementation.
 func (r *Resolver) ContainerConnection() ContainerConnectionResolver {
 	return &containerConnectionResolver{r}
-}
-
-// CustomField returns CustomFieldResolver implementation.
-func (r *Resolver) CustomField() CustomFieldResolver { return &customFieldResolver{r} }
-
-// CustomFieldDefinition returns CustomFieldDefinitionResolver implementation.
-func (r *Resolver) CustomFieldDefinition() CustomFieldDefinitionResolver {
-	return &customFieldDefinitionResolver{r}
 }
 
 // CustomFieldDefinitionConnection returns CustomFieldDefinitionConnectionResolver implementation.
@@ -551,21 +195,10 @@ func (r *Resolver) CustomFieldDefinitionConnection() CustomFieldDefinitionConnec
 	return &customFieldDefinitionConnectionResolver{r}
 }
 
-// CustomFieldOption returns CustomFieldOptionResolver implementation.
-func (r *Resolver) CustomFieldOption() CustomFieldOptionResolver {
-	return &customFieldOptionResolver{r}
-}
-
-// Document returns DocumentResolver implementation.
-func (r *Resolver) Document() DocumentResolver { return &documentResolver{r} }
-
 // DocumentConnection returns DocumentConnectionResolver implementation.
 func (r *Resolver) DocumentConnection() DocumentConnectionResolver {
 	return &documentConnectionResolver{r}
 }
-
-// EmailSubmission returns EmailSubmissionResolver implementation.
-func (r *Resolver) EmailSubmission() EmailSubmissionResolver { return &emailSubmissionResolver{r} }
 
 // Mutation returns MutationResolver implementation.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
@@ -573,38 +206,16 @@ func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
-// RailTerminal returns RailTerminalResolver implementation.
-func (r *Resolver) RailTerminal() RailTerminalResolver { return &railTerminalResolver{r} }
-
-// Shipment returns ShipmentResolver implementation.
-func (r *Resolver) Shipment() ShipmentResolver { return &shipmentResolver{r} }
-
 // ShipmentConnection returns ShipmentConnectionResolver implementation.
 func (r *Resolver) ShipmentConnection() ShipmentConnectionResolver {
 	return &shipmentConnectionResolver{r}
 }
 
-// ShippingLine returns ShippingLineResolver implementation.
-func (r *Resolver) ShippingLine() ShippingLineResolver { return &shippingLineResolver{r} }
-
-// Terminal returns TerminalResolver implementation.
-func (r *Resolver) Terminal() TerminalResolver { return &terminalResolver{r} }
-
 type (
-	containerResolver                       struct{ *Resolver }
 	containerConnectionResolver             struct{ *Resolver }
-	customFieldResolver                     struct{ *Resolver }
-	customFieldDefinitionResolver           struct{ *Resolver }
 	customFieldDefinitionConnectionResolver struct{ *Resolver }
-	customFieldOptionResolver               struct{ *Resolver }
-	documentResolver                        struct{ *Resolver }
 	documentConnectionResolver              struct{ *Resolver }
-	emailSubmissionResolver                 struct{ *Resolver }
 	mutationResolver                        struct{ *Resolver }
 	queryResolver                           struct{ *Resolver }
-	railTerminalResolver                    struct{ *Resolver }
-	shipmentResolver                        struct{ *Resolver }
 	shipmentConnectionResolver              struct{ *Resolver }
-	shippingLineResolver                    struct{ *Resolver }
-	terminalResolver                        struct{ *Resolver }
 )

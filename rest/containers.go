@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"shipgraph/graph"
 	"shipgraph/graph/model"
 )
 
@@ -60,53 +59,26 @@ func (s *server) getContainer(w http.ResponseWriter, r *http.Request) {
 // needs no statement (foreign keys); an included shipment needs its
 // containers linkage (one statement for all).
 func (b *builder) containers(ctx context.Context, cs []*model.Container, p *params) ([]*Resource, error) {
-	l, err := graph.For(ctx)
-	if err != nil {
-		return nil, err
-	}
-	f := newFanout(ctx)
+	var always []string
 	if p.included("shipment") {
-		warm(f, l.ShipmentByID.LoadAll, keysOf(cs, func(c *model.Container) *string { return &c.ShipmentID }))
+		always = append(always, "shipment.containers")
 	}
-	var terminals []*string
-	for _, c := range cs {
-		if p.included("pod_terminal") {
-			terminals = append(terminals, c.PodTerminalID)
-		}
-		if p.included("pickup_facility") {
-			terminals = append(terminals, c.PickupFacilityID)
-		}
-	}
-	warm(f, l.TerminalByID.LoadAll, keysOf(terminals, func(s *string) *string { return s }))
-	if err := f.wait(); err != nil {
+	if err := load(ctx, cs, p, always...); err != nil {
 		return nil, err
 	}
-
-	cr := b.res.Container()
-	f = newFanout(ctx)
-	ships := each(f, when(p.included("shipment"), cs), cr.Shipment)
-	podTerminals := each(f, when(p.included("pod_terminal"), cs), cr.PodTerminal)
-	pickups := each(f, when(p.included("pickup_facility"), cs), cr.PickupFacility)
-	if err := f.wait(); err != nil {
-		return nil, err
-	}
-	if err := b.loadShipmentLinkage(ctx, ships); err != nil {
-		return nil, err
-	}
-
 	data := make([]*Resource, len(cs))
 	for i, c := range cs {
 		data[i] = b.containerResource(c)
 	}
 	b.setPrimary(data...)
-	for i := range cs {
-		if sh := at(ships, i); sh != nil {
+	for _, c := range cs {
+		if sh := c.Rel.Shipment; sh != nil && p.included("shipment") {
 			b.include(b.shipmentResource(sh))
 		}
-		if t := at(podTerminals, i); t != nil {
+		if t := c.Rel.PodTerminal; t != nil && p.included("pod_terminal") {
 			b.include(b.terminalResource(t))
 		}
-		if t := at(pickups, i); t != nil {
+		if t := c.Rel.PickupFacility; t != nil && p.included("pickup_facility") {
 			b.include(b.terminalResource(t))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"shipgraph/graph"
 	"shipgraph/graph/model"
 )
 
@@ -144,7 +145,10 @@ func (s *server) options(ctx context.Context, definitionID string) ([]*model.Cus
 	if err != nil {
 		return nil, err
 	}
-	return s.res.CustomFieldDefinition().Options(ctx, def)
+	if err := graph.Load(ctx, []*model.CustomFieldDefinition{def}, graph.NewPlan("options")); err != nil {
+		return nil, err
+	}
+	return def.Options(), nil
 }
 
 func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
@@ -277,11 +281,10 @@ func (s *server) listShipmentCustomFields(w http.ResponseWriter, r *http.Request
 		}
 		// The values of one shipment come in one statement (display name
 		// order); pages are cut from that list.
-		all, err := s.res.Shipment().CustomFields(ctx, sh)
-		if err != nil {
+		if err := graph.Load(ctx, []*model.Shipment{sh}, graph.NewPlan("customFields")); err != nil {
 			return listPage[*model.CustomField]{}, err
 		}
-		return memoryPage(all, p.page), nil
+		return memoryPage(sh.CustomFields(), p.page), nil
 	}, plain((*builder).customFieldResource))
 }
 

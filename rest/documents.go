@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"shipgraph/graph"
 	"shipgraph/graph/model"
 )
 
@@ -62,79 +61,38 @@ func (s *server) getDocument(w http.ResponseWriter, r *http.Request) {
 // always needed), one per included to-one relationship, and, when shipments
 // are included, one for their containers linkage.
 func (b *builder) documents(ctx context.Context, docs []*model.Document, p *params) ([]*Resource, error) {
-	l, err := graph.For(ctx)
-	if err != nil {
-		return nil, err
-	}
-	f := newFanout(ctx)
-	docIDs := keysOf(docs, func(d *model.Document) *string { return &d.ID })
-	warm(f, l.ShipmentsByDocumentID.LoadAll, docIDs)
-	warm(f, l.ContainersByDocumentID.LoadAll, docIDs)
-	if p.included("account") {
-		warm(f, l.AccountByID.LoadAll, keysOf(docs, func(d *model.Document) *string { return &d.AccountID }))
-	}
-	if p.included("user") {
-		warm(f, l.UserByID.LoadAll, keysOf(docs, func(d *model.Document) *string { return d.UserID }))
-	}
-	if p.included("email_submission") {
-		warm(f, l.EmailSubmissionByID.LoadAll, keysOf(docs, func(d *model.Document) *string { return d.EmailSubmissionID }))
-	}
-	if p.included("last_document_representation") {
-		warm(f, l.DocumentRepresentationByID.LoadAll, keysOf(docs, func(d *model.Document) *string { return d.LastDocumentRepresentationID }))
-	}
-	if err := f.wait(); err != nil {
-		return nil, err
-	}
-
-	dr := b.res.Document()
-	f = newFanout(ctx)
-	ships := each(f, docs, dr.Shipments)
-	cargos := each(f, docs, dr.Cargos)
-	accounts := each(f, when(p.included("account"), docs), dr.Account)
-	users := each(f, when(p.included("user"), docs), dr.User)
-	emails := each(f, when(p.included("email_submission"), docs), dr.EmailSubmission)
-	reps := each(f, when(p.included("last_document_representation"), docs), dr.LastDocumentRepresentation)
-	if err := f.wait(); err != nil {
-		return nil, err
-	}
-	for i, d := range docs {
-		b.shipmentsOf[d.ID], b.cargosOf[d.ID] = ships[i], cargos[i]
-	}
+	always := []string{"shipments", "cargos"}
 	if p.included("shipments") {
-		var all []*model.Shipment
-		for _, list := range ships {
-			all = append(all, list...)
-		}
-		if err := b.loadShipmentLinkage(ctx, all); err != nil {
-			return nil, err
-		}
+		always = append(always, "shipments.containers")
 	}
-
+	if err := load(ctx, docs, p, always...); err != nil {
+		return nil, err
+	}
 	data := make([]*Resource, len(docs))
 	for i, d := range docs {
 		data[i] = b.documentResource(d)
 	}
 	b.setPrimary(data...)
-	for i := range docs {
-		if a := at(accounts, i); a != nil {
+	for _, d := range docs {
+		if a := d.Rel.Account; a != nil && p.included("account") {
 			b.include(accountResource(a))
 		}
-		if u := at(users, i); u != nil {
+		if u := d.Rel.User; u != nil && p.included("user") {
 			b.include(userResource(u))
 		}
-		if e := at(emails, i); e != nil {
+		if e := d.Rel.EmailSubmission; e != nil && p.included("email_submission") {
 			b.include(emailSubmissionResource(e))
 		}
-		if rep := at(reps, i); rep != nil {
+		if rep := d.Rel.LastDocumentRepresentation; rep != nil && p.included("last_document_representation") {
 			b.include(representationResource(rep))
 		}
 		if p.included("shipments") {
-			for _, s := range ships[i] {
+			for _, s := range d.Rel.Shipments {
 				b.include(b.shipmentResource(s))
 			}
 		}
 		if p.included("cargos") {
-			for _, c := range cargos[i] {
+			for _, c := range d.Rel.Cargos {
 				b.include(b.containerResource(c))
 			}
 		}
@@ -181,8 +139,8 @@ func (b *builder) documentResource(d *model.Document) *Resource {
 			toOne("user", "user", d.UserID),
 			toOne("email_submission", "email_submission", d.EmailSubmissionID),
 			toOne("last_document_representation", "document_representation", d.LastDocumentRepresentationID),
-			toMany("shipments", identifiers("shipment", b.shipmentsOf[d.ID], func(s *model.Shipment) string { return s.ID })),
-			toMany("cargos", identifiers("container", b.cargosOf[d.ID], func(c *model.Container) string { return c.ID })),
+			toMany("shipments", identifiers("shipment", d.Rel.Shipments, func(s *model.Shipment) string { return s.ID })),
+			toMany("cargos", identifiers("container", d.Rel.Cargos, func(c *model.Container) string { return c.ID })),
 		},
 		// The download link is the documented endpoint that hands out a
 		// (presigned) file URL.

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"shipgraph/graph"
 	"shipgraph/graph/model"
 )
 
@@ -57,88 +56,43 @@ func (s *server) getShipment(w http.ResponseWriter, r *http.Request) {
 	serveOne(s, w, r, shipmentItem, "shipment", s.res.Query().Shipment, (*builder).shipments)
 }
 
-// shipments renders shipments with their containers linkage (one
-// statement) and the includes of p (ports, terminals and users: one
-// statement per loader used).
+// shipments renders shipments with their containers linkage and the
+// includes of p: one statement per relationship and level (plan.go).
 func (b *builder) shipments(ctx context.Context, ships []*model.Shipment, p *params) ([]*Resource, error) {
-	l, err := graph.For(ctx)
-	if err != nil {
+	if err := load(ctx, ships, p, "containers"); err != nil {
 		return nil, err
 	}
-	f := newFanout(ctx)
-	// The loaders the included relationships read, with all their keys
-	// (ports and terminals serve several relationships each).
-	var ports, metros, terminals, rails, users []*string
-	for _, s := range ships {
-		if p.included("destination") {
-			ports, metros = append(ports, s.DestinationPortID), append(metros, s.DestinationMetroAreaID)
-		}
-		if p.included("port_of_lading") {
-			ports = append(ports, s.PortOfLadingID)
-		}
-		if p.included("port_of_discharge") {
-			ports = append(ports, s.PortOfDischargeID)
-		}
-		if p.included("pod_terminal") {
-			terminals = append(terminals, s.PodTerminalID)
-		}
-		if p.included("destination_terminal") {
-			terminals, rails = append(terminals, s.DestinationTerminalID), append(rails, s.DestinationRailTerminalID)
-		}
-		if p.included("line_tracking_stopped_by_user") {
-			users = append(users, s.LineTrackingStoppedByUserID)
-		}
-	}
-	id := func(s *string) *string { return s }
-	warm(f, l.PortByID.LoadAll, keysOf(ports, id))
-	warm(f, l.MetroAreaByID.LoadAll, keysOf(metros, id))
-	warm(f, l.TerminalByID.LoadAll, keysOf(terminals, id))
-	warm(f, l.RailTerminalByID.LoadAll, keysOf(rails, id))
-	warm(f, l.UserByID.LoadAll, keysOf(users, id))
-	if err := f.wait(); err != nil {
-		return nil, err
-	}
-
-	sr := b.res.Shipment()
-	f = newFanout(ctx)
-	dests := each(f, when(p.included("destination"), ships), sr.Destination)
-	pols := each(f, when(p.included("port_of_lading"), ships), sr.PortOfLading)
-	pods := each(f, when(p.included("port_of_discharge"), ships), sr.PortOfDischarge)
-	podTerminals := each(f, when(p.included("pod_terminal"), ships), sr.PodTerminal)
-	destTerminals := each(f, when(p.included("destination_terminal"), ships), sr.DestinationTerminal)
-	stoppers := each(f, when(p.included("line_tracking_stopped_by_user"), ships), sr.LineTrackingStoppedByUser)
-	f.do(func(ctx context.Context) error { return b.loadShipmentLinkage(ctx, ships) })
-	if err := f.wait(); err != nil {
-		return nil, err
-	}
-
 	data := make([]*Resource, len(ships))
 	for i, sh := range ships {
 		data[i] = b.shipmentResource(sh)
 	}
 	b.setPrimary(data...)
-	for i, sh := range ships {
-		if d := at(dests, i); d != nil {
-			b.include(b.destinationResource(d))
+	for _, sh := range ships {
+		if p.included("destination") {
+			if d := sh.Destination(); d != nil {
+				b.include(b.destinationResource(d))
+			}
 		}
-		if port := at(pols, i); port != nil {
+		if port := sh.Rel.PortOfLading; port != nil && p.included("port_of_lading") {
 			b.include(b.portResource(port))
 		}
-		if port := at(pods, i); port != nil {
+		if port := sh.Rel.PortOfDischarge; port != nil && p.included("port_of_discharge") {
 			b.include(b.portResource(port))
 		}
 		if p.included("containers") {
-			for _, c := range b.containersOf[sh.ID] {
+			for _, c := range sh.Rel.Containers {
 				b.include(b.containerResource(c))
 			}
 		}
-		if t := at(podTerminals, i); t != nil {
+		if t := sh.Rel.PodTerminal; t != nil && p.included("pod_terminal") {
 			b.include(b.terminalResource(t))
 		}
-		if t := at(destTerminals, i); t != nil {
-			b.include(b.destinationTerminalResource(t))
+		if p.included("destination_terminal") {
+			if t := sh.DestinationTerminal(); t != nil {
+				b.include(b.destinationTerminalResource(t))
+			}
 		}
-		if u := at(stoppers, i); u != nil {
+		if u := sh.Rel.LineTrackingStoppedByUser; u != nil && p.included("line_tracking_stopped_by_user") {
 			b.include(userResource(u))
 		}
 	}
@@ -181,10 +135,10 @@ type shipmentAttributes struct {
 }
 
 // shipmentResource renders a shipment; its containers linkage must have
-// been loaded (loadShipmentLinkage).
+// been loaded (a plan with "containers").
 func (b *builder) shipmentResource(s *model.Shipment) *Resource {
-	containers, ok := b.containersOf[s.ID]
-	if !ok {
+	containers := s.Rel.Containers
+	if containers == nil {
 		panic("rest: containers linkage of shipment " + s.ID + " was not loaded")
 	}
 	// ref_numbers is nullable in the spec (null when never set, as in

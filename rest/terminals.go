@@ -16,21 +16,18 @@ func (s *server) getTerminal(w http.ResponseWriter, r *http.Request) {
 	serveOne(s, w, r, terminalItem, "terminal", s.res.Query().Terminal, (*builder).terminals)
 }
 
-// terminals renders terminals and, when asked for, their ports. Terminals
-// are primary data only of GET /v2/terminals/{id}, one at a time, so the
-// port is read by its resolver without warming the loader first.
+// terminals renders terminals and, when asked for, their ports.
 func (b *builder) terminals(ctx context.Context, ts []*model.Terminal, p *params) ([]*Resource, error) {
+	if err := load(ctx, ts, p); err != nil {
+		return nil, err
+	}
 	data := make([]*Resource, len(ts))
 	for i, t := range ts {
 		data[i] = b.terminalResource(t)
 	}
 	b.setPrimary(data...)
-	if p.included("port") {
-		for _, t := range ts {
-			port, err := b.res.Terminal().Port(ctx, t)
-			if err != nil {
-				return nil, err
-			}
+	for _, t := range ts {
+		if port := t.Rel.Port; port != nil && p.included("port") {
 			b.include(b.portResource(port))
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/lib/pq"
 )
 
-// Relations are kept as foreign-key ids (…ID fields) so gqlgen routes the
-// related objects through resolvers and loaders, never through the struct.
+// Relations are kept as foreign-key ids (…ID fields); the load plan reads
+// the related records and attaches them to Rel (rel.go).
 
 type Account struct {
 	ID          string    `db:"id"`
@@ -85,6 +85,8 @@ type Terminal struct {
 	Zip             *string   `db:"zip"`
 	Country         *string   `db:"country"`
 	CreatedAt       time.Time `db:"created_at"`
+
+	Rel TerminalRel `db:"-"` // relationships attached by the load plan
 }
 
 type RailTerminal struct {
@@ -95,6 +97,8 @@ type RailTerminal struct {
 	Nickname    *string   `db:"nickname"`
 	FirmsCode   *string   `db:"firms_code"`
 	CreatedAt   time.Time `db:"created_at"`
+
+	Rel RailTerminalRel `db:"-"` // relationships attached by the load plan
 }
 
 type ShippingLine struct {
@@ -155,6 +159,8 @@ type Shipment struct {
 	LineTrackingStoppedByUserID *string                    `db:"line_tracking_stopped_by_user_id"`
 	CreatedAt                   time.Time                  `db:"created_at"`
 	UpdatedAt                   time.Time                  `db:"updated_at"`
+
+	Rel ShipmentRel `db:"-"` // relationships attached by the load plan
 }
 
 type Container struct {
@@ -203,6 +209,8 @@ type Container struct {
 	CurrentStatus                 ContainerStatus  `db:"current_status"`
 	CreatedAt                     time.Time        `db:"created_at"`
 	UpdatedAt                     time.Time        `db:"updated_at"`
+
+	Rel ContainerRel `db:"-"` // relationships attached by the load plan
 }
 
 // ImportDeadlines groups the container's last-free-day deadlines; nil when
@@ -287,6 +295,8 @@ type Document struct {
 	FileSizeBytes                *int64         `db:"file_size_bytes"`
 	CreatedAt                    time.Time      `db:"created_at"`
 	UpdatedAt                    time.Time      `db:"updated_at"`
+
+	Rel DocumentRel `db:"-"` // relationships attached by the load plan
 }
 
 type CustomFieldDefinition struct {
@@ -303,6 +313,8 @@ type CustomFieldDefinition struct {
 	DefaultValue  JSON                  `db:"default_value"`
 	CreatedAt     time.Time             `db:"created_at"`
 	UpdatedAt     time.Time             `db:"updated_at"`
+
+	Rel DefinitionRel `db:"-"` // relationships attached by the load plan
 }
 
 type CustomFieldOption struct {
@@ -313,6 +325,8 @@ type CustomFieldOption struct {
 	Position     *int      `db:"position"`
 	CreatedAt    time.Time `db:"created_at"`
 	UpdatedAt    time.Time `db:"updated_at"`
+
+	Rel OptionRel `db:"-"` // relationships attached by the load plan
 }
 
 // CustomField is one value of a definition on one entity (shipment or container).
@@ -332,6 +346,8 @@ type CustomField struct {
 	APISlug      string              `db:"api_slug"`
 	DataType     CustomFieldDataType `db:"data_type"`
 	OptionLabels pq.StringArray      `db:"option_labels"` // labels of the selected options, in value order
+
+	Rel CustomFieldRel `db:"-"` // relationships attached by the load plan
 }
 
 // EntityType returns "shipment" or "container".

@@ -1,0 +1,118 @@
+package db
+
+import (
+	"strings"
+
+	"shipgraph/graph/model"
+)
+
+// Reads select the columns their caller needs. A store narrowed by Select
+// reads, for each type the selection names, only the columns listed there
+// plus the keys every reader of that type relies on (ids, and the parent
+// keys rows are grouped by); a type the selection does not name is read
+// whole. A column that is not read keeps its zero value, so a selection
+// must name every column its caller will look at: the GraphQL and /v2 load
+// plans (graph/plan.go) build it from what a request asks for.
+
+// picker narrows one type's select list.
+type picker struct {
+	all   string            // the whole select list
+	order []string          // output names, in select-list order
+	items map[string]string // output name → select item
+	keys  map[string]bool   // always selected
+}
+
+func newPicker(list string, keys ...string) *picker {
+	p := &picker{all: list, items: map[string]string{}, keys: map[string]bool{}}
+	for _, it := range splitSelect(list) {
+		name := outputName(it)
+		p.order = append(p.order, name)
+		p.items[name] = it
+	}
+	for _, k := range keys {
+		if _, ok := p.items[k]; !ok {
+			panic("db: key " + k + " is not a column of " + list)
+		}
+		p.keys[k] = true
+	}
+	return p
+}
+
+// list returns the select list for the wanted columns (output names);
+// nil wants every column. Unknown names are ignored.
+func (p *picker) list(want []string) string {
+	if want == nil {
+		return p.all
+	}
+	set := make(map[string]bool, len(want))
+	for _, w := range want {
+		set[w] = true
+	}
+	var b strings.Builder
+	for _, name := range p.order {
+		if p.keys[name] || set[name] {
+			if b.Len() > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(p.items[name])
+		}
+	}
+	return b.String()
+}
+
+// pickers are the types whose reads can be narrowed: the ones a dashboard
+// or a /v2 include list reads many rows of.
+var pickers = map[string]*picker{
+	"Shipment":    newPicker(shipmentCols, "id"),
+	"Container":   newPicker(containerCols, "id", "shipment_id"),
+	"Document":    newPicker(documentCols, "id"),
+	"Terminal":    newPicker(terminalCols, "id"),
+	"Port":        newPicker(portCols, "id"),
+	"CustomField": newPicker(customFieldCols, "id", "entity_id", "shipment_id", "container_id", "definition_id", "api_slug"),
+}
+
+// Select returns the store narrowed to sel: its batch and page reads of
+// the types sel names select only those columns (and their keys). It
+// shares the connection pool with db.
+func (db *DB) Select(sel model.Selection) *DB {
+	return &DB{db: db.db, q: db.q, sel: sel}
+}
+
+// cols is the select list of typ under db's selection.
+func (db *DB) cols(typ string) string {
+	p := pickers[typ]
+	want, ok := db.sel[typ]
+	if !ok {
+		return p.all
+	}
+	return p.list(want)
+}
+
+// splitSelect splits a select list at its top-level commas.
+func splitSelect(list string) []string {
+	var items []string
+	depth, start := 0, 0
+	for i, c := range list {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				items = append(items, strings.TrimSpace(list[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(items, strings.TrimSpace(list[start:]))
+}
+
+// outputName is the name a select item is read as: "… AS name" or the
+// column of "alias.column".
+func outputName(item string) string {
+	if j := strings.LastIndex(item, " AS "); j >= 0 {
+		return strings.TrimSpace(item[j+4:])
+	}
+	return item[strings.LastIndex(item, ".")+1:]
+}
