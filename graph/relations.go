@@ -36,7 +36,9 @@ func toOne[P model.Related, C any](bit uint, keyCol string, key func(P) *string,
 			}
 			return ""
 		},
-		fetch:    func(ctx context.Context, l *Loaders, keys []string) (map[string]any, error) { return fetchAll(ctx, loader(l), keys) },
+		fetch: func(ctx context.Context, l *Loaders, keys []string) (map[string]any, error) {
+			return fetchAll(ctx, loader(l), keys)
+		},
 		attach:   func(p, v any) { set(p.(P), v.(C)) },
 		children: func(v any, out []any) []any { return append(out, v) },
 	}
@@ -45,11 +47,13 @@ func toOne[P model.Related, C any](bit uint, keyCol string, key func(P) *string,
 // toMany declares a to-many relationship read by the parent's id.
 func toMany[P model.Related, C any](bit uint, key func(P) string, loader func(*Loaders) *dataloadgen.Loader[string, []C], set func(P, []C)) *relation {
 	return &relation{
-		bit:      bit,
-		keyCol:   "id",
-		loader:   func(l *Loaders) any { return loader(l) },
-		key:      func(p any) string { return key(p.(P)) },
-		fetch:    func(ctx context.Context, l *Loaders, keys []string) (map[string]any, error) { return fetchAll(ctx, loader(l), keys) },
+		bit:    bit,
+		keyCol: "id",
+		loader: func(l *Loaders) any { return loader(l) },
+		key:    func(p any) string { return key(p.(P)) },
+		fetch: func(ctx context.Context, l *Loaders, keys []string) (map[string]any, error) {
+			return fetchAll(ctx, loader(l), keys)
+		},
 		attach:   func(p, v any) { set(p.(P), v.([]C)) },
 		children: func(v any, out []any) []any { return appendAll(out, v.([]C)) },
 	}
@@ -148,7 +152,9 @@ var relations = map[string]map[string][]*relation{
 			func(l *Loaders) *dataloadgen.Loader[string, *model.EmailSubmission] { return l.EmailSubmissionByID },
 			func(d *model.Document, v *model.EmailSubmission) { d.Rel.EmailSubmission = v })},
 		"lastDocumentRepresentation": {toOne(3, "last_document_representation_id", func(d *model.Document) *string { return d.LastDocumentRepresentationID },
-			func(l *Loaders) *dataloadgen.Loader[string, *model.DocumentRepresentation] { return l.DocumentRepresentationByID },
+			func(l *Loaders) *dataloadgen.Loader[string, *model.DocumentRepresentation] {
+				return l.DocumentRepresentationByID
+			},
 			func(d *model.Document, v *model.DocumentRepresentation) { d.Rel.LastDocumentRepresentation = v })},
 		"shipments": {toMany(4, func(d *model.Document) string { return d.ID }, func(l *Loaders) *dataloadgen.Loader[string, []*model.Shipment] { return l.ShipmentsByDocumentID },
 			func(d *model.Document, v []*model.Shipment) { d.Rel.Shipments = v })},
@@ -183,7 +189,9 @@ var relations = map[string]map[string][]*relation{
 				return "" // no options to read; the list is empty
 			}
 			return d.ID
-		}, func(l *Loaders) *dataloadgen.Loader[string, []*model.CustomFieldOption] { return l.OptionsByDefinitionID },
+		}, func(l *Loaders) *dataloadgen.Loader[string, []*model.CustomFieldOption] {
+			return l.OptionsByDefinitionID
+		},
 			func(d *model.CustomFieldDefinition, v []*model.CustomFieldOption) { d.Rel.Options = v })},
 	},
 	"CustomFieldOption": {

@@ -144,7 +144,7 @@ func (r *queryResolver) Port(ctx context.Context, id string) (*model.Port, error
 	}
 	if validID(id) {
 		v, err := loadByID(ctx, l.PortByID, id)
-	return withPlan(ctx, v, err)
+		return withPlan(ctx, v, err)
 	}
 	return r.portByCode(ctx, l, id)
 }
