@@ -19,7 +19,7 @@ func validID(id string) bool {
 
 // loadOne loads a to-one relation: a missing or empty id is null, and so is
 // a record the loader did not find (deleted, or not visible to the account).
-func loadOne[T any](ctx context.Context, l *dataloadgen.Loader[string, *T], id *string) (*T, error) {
+func loadOne[T any](ctx context.Context, l *Loader[*T], id *string) (*T, error) {
 	if id == nil || *id == "" {
 		return nil, nil
 	}
@@ -31,7 +31,7 @@ func loadOne[T any](ctx context.Context, l *dataloadgen.Loader[string, *T], id *
 }
 
 // loadByID is loadOne for root lookups by a client-supplied id.
-func loadByID[T any](ctx context.Context, l *dataloadgen.Loader[string, *T], id string) (*T, error) {
+func loadByID[T any](ctx context.Context, l *Loader[*T], id string) (*T, error) {
 	if !validID(id) {
 		return nil, nil
 	}
@@ -39,7 +39,7 @@ func loadByID[T any](ctx context.Context, l *dataloadgen.Loader[string, *T], id 
 }
 
 // loadMany loads a to-many relation; the loader always has an entry.
-func loadMany[T any](ctx context.Context, l *dataloadgen.Loader[string, []T], id string) ([]T, error) {
+func loadMany[T any](ctx context.Context, l *Loader[[]T], id string) ([]T, error) {
 	v, err := l.Load(ctx, id)
 	if errors.Is(err, dataloadgen.ErrNotFound) {
 		return []T{}, nil

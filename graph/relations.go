@@ -2,9 +2,6 @@ package graph
 
 import (
 	"context"
-	"errors"
-
-	"github.com/vikstrous/dataloadgen"
 
 	"shipgraph/graph/model"
 )
@@ -25,7 +22,7 @@ type relation struct {
 }
 
 // toOne declares a to-one relationship read by id.
-func toOne[P model.Related, C any](bit uint, keyCol string, key func(P) *string, loader func(*Loaders) *dataloadgen.Loader[string, C], set func(P, C)) *relation {
+func toOne[P model.Related, C any](bit uint, keyCol string, key func(P) *string, loader func(*Loaders) *Loader[C], set func(P, C)) *relation {
 	return &relation{
 		bit:    bit,
 		keyCol: keyCol,
@@ -45,7 +42,7 @@ func toOne[P model.Related, C any](bit uint, keyCol string, key func(P) *string,
 }
 
 // toMany declares a to-many relationship read by the parent's id.
-func toMany[P model.Related, C any](bit uint, key func(P) string, loader func(*Loaders) *dataloadgen.Loader[string, []C], set func(P, []C)) *relation {
+func toMany[P model.Related, C any](bit uint, key func(P) string, loader func(*Loaders) *Loader[[]C], set func(P, []C)) *relation {
 	return &relation{
 		bit:    bit,
 		keyCol: "id",
@@ -68,21 +65,14 @@ func appendAll[C any](out []any, xs []C) []any {
 
 // fetchAll reads keys through a loader in one batch; keys it does not find
 // are left out of the result.
-func fetchAll[V any](ctx context.Context, ld *dataloadgen.Loader[string, V], keys []string) (map[string]any, error) {
-	vals, err := ld.LoadAll(ctx, keys)
-	var errs dataloadgen.ErrorSlice
-	if err != nil && !errors.As(err, &errs) {
+func fetchAll[V any](ctx context.Context, ld *Loader[V], keys []string) (map[string]any, error) {
+	got, err := ld.LoadAll(ctx, keys)
+	if err != nil {
 		return nil, err
 	}
-	m := make(map[string]any, len(keys))
-	for i, k := range keys {
-		if i < len(errs) && errs[i] != nil {
-			if errors.Is(errs[i], dataloadgen.ErrNotFound) {
-				continue
-			}
-			return nil, errs[i]
-		}
-		m[k] = vals[i]
+	m := make(map[string]any, len(got))
+	for k, v := range got {
+		m[k] = v
 	}
 	return m, nil
 }
@@ -100,11 +90,11 @@ func unless(other, key *string) *string {
 // name (which /v2 maps its relationship names to).
 var relations = map[string]map[string][]*relation{
 	"Shipment": {
-		"containers": {toMany(0, func(s *model.Shipment) string { return s.ID }, func(l *Loaders) *dataloadgen.Loader[string, []*model.Container] { return l.ContainersByShipmentID },
+		"containers": {toMany(0, func(s *model.Shipment) string { return s.ID }, func(l *Loaders) *Loader[[]*model.Container] { return l.ContainersByShipmentID },
 			func(s *model.Shipment, v []*model.Container) { s.Rel.Containers = v })},
 		"customFields": {shipmentCustomFields},
 		"customField":  {shipmentCustomFields},
-		"documents": {toMany(2, func(s *model.Shipment) string { return s.ID }, func(l *Loaders) *dataloadgen.Loader[string, []*model.Document] { return l.DocumentsByShipmentID },
+		"documents": {toMany(2, func(s *model.Shipment) string { return s.ID }, func(l *Loaders) *Loader[[]*model.Document] { return l.DocumentsByShipmentID },
 			func(s *model.Shipment, v []*model.Document) { s.Rel.Documents = v })},
 		"portOfLading": {toOne(3, "port_of_lading_id", func(s *model.Shipment) *string { return s.PortOfLadingID }, portByID,
 			func(s *model.Shipment, v *model.Port) { s.Rel.PortOfLading = v })},
@@ -120,7 +110,7 @@ var relations = map[string]map[string][]*relation{
 			func(s *model.Shipment, v *model.Terminal) { s.Rel.PodTerminal = v })},
 		"destinationTerminal": {
 			toOne(8, "destination_rail_terminal_id", func(s *model.Shipment) *string { return s.DestinationRailTerminalID },
-				func(l *Loaders) *dataloadgen.Loader[string, *model.RailTerminal] { return l.RailTerminalByID },
+				func(l *Loaders) *Loader[*model.RailTerminal] { return l.RailTerminalByID },
 				func(s *model.Shipment, v *model.RailTerminal) { s.Rel.DestinationRailTerminal = v }),
 			toOne(9, "destination_terminal_id", func(s *model.Shipment) *string {
 				return unless(s.DestinationRailTerminalID, s.DestinationTerminalID)
@@ -131,7 +121,7 @@ var relations = map[string]map[string][]*relation{
 	},
 	"Container": {
 		"shipment": {toOne(0, "shipment_id", func(c *model.Container) *string { return &c.ShipmentID },
-			func(l *Loaders) *dataloadgen.Loader[string, *model.Shipment] { return l.ShipmentByID },
+			func(l *Loaders) *Loader[*model.Shipment] { return l.ShipmentByID },
 			func(c *model.Container, v *model.Shipment) { c.Rel.Shipment = v })},
 		"podTerminal": {toOne(1, "pod_terminal_id", func(c *model.Container) *string { return c.PodTerminalID }, terminalByID,
 			func(c *model.Container, v *model.Terminal) { c.Rel.PodTerminal = v })},
@@ -139,26 +129,26 @@ var relations = map[string]map[string][]*relation{
 			func(c *model.Container, v *model.Terminal) { c.Rel.PickupFacility = v })},
 		"customFields": {toMany(3, func(c *model.Container) string { return c.ID }, customFieldsByEntityID,
 			func(c *model.Container, v []*model.CustomField) { c.Rel.CustomFields = v })},
-		"documents": {toMany(4, func(c *model.Container) string { return c.ID }, func(l *Loaders) *dataloadgen.Loader[string, []*model.Document] { return l.DocumentsByContainerID },
+		"documents": {toMany(4, func(c *model.Container) string { return c.ID }, func(l *Loaders) *Loader[[]*model.Document] { return l.DocumentsByContainerID },
 			func(c *model.Container, v []*model.Document) { c.Rel.Documents = v })},
 	},
 	"Document": {
 		"account": {toOne(0, "account_id", func(d *model.Document) *string { return &d.AccountID },
-			func(l *Loaders) *dataloadgen.Loader[string, *model.Account] { return l.AccountByID },
+			func(l *Loaders) *Loader[*model.Account] { return l.AccountByID },
 			func(d *model.Document, v *model.Account) { d.Rel.Account = v })},
 		"user": {toOne(1, "user_id", func(d *model.Document) *string { return d.UserID }, userByID,
 			func(d *model.Document, v *model.User) { d.Rel.User = v })},
 		"emailSubmission": {toOne(2, "email_submission_id", func(d *model.Document) *string { return d.EmailSubmissionID },
-			func(l *Loaders) *dataloadgen.Loader[string, *model.EmailSubmission] { return l.EmailSubmissionByID },
+			func(l *Loaders) *Loader[*model.EmailSubmission] { return l.EmailSubmissionByID },
 			func(d *model.Document, v *model.EmailSubmission) { d.Rel.EmailSubmission = v })},
 		"lastDocumentRepresentation": {toOne(3, "last_document_representation_id", func(d *model.Document) *string { return d.LastDocumentRepresentationID },
-			func(l *Loaders) *dataloadgen.Loader[string, *model.DocumentRepresentation] {
+			func(l *Loaders) *Loader[*model.DocumentRepresentation] {
 				return l.DocumentRepresentationByID
 			},
 			func(d *model.Document, v *model.DocumentRepresentation) { d.Rel.LastDocumentRepresentation = v })},
-		"shipments": {toMany(4, func(d *model.Document) string { return d.ID }, func(l *Loaders) *dataloadgen.Loader[string, []*model.Shipment] { return l.ShipmentsByDocumentID },
+		"shipments": {toMany(4, func(d *model.Document) string { return d.ID }, func(l *Loaders) *Loader[[]*model.Shipment] { return l.ShipmentsByDocumentID },
 			func(d *model.Document, v []*model.Shipment) { d.Rel.Shipments = v })},
-		"cargos": {toMany(5, func(d *model.Document) string { return d.ID }, func(l *Loaders) *dataloadgen.Loader[string, []*model.Container] { return l.ContainersByDocumentID },
+		"cargos": {toMany(5, func(d *model.Document) string { return d.ID }, func(l *Loaders) *Loader[[]*model.Container] { return l.ContainersByDocumentID },
 			func(d *model.Document, v []*model.Container) { d.Rel.Cargos = v })},
 	},
 	"Terminal": {
@@ -176,10 +166,10 @@ var relations = map[string]map[string][]*relation{
 			func(c *model.CustomField, v *model.CustomFieldDefinition) { c.Rel.Definition = v })},
 		"entity": {
 			toOne(1, "container_id", func(c *model.CustomField) *string { return c.ContainerID },
-				func(l *Loaders) *dataloadgen.Loader[string, *model.Container] { return l.ContainerByID },
+				func(l *Loaders) *Loader[*model.Container] { return l.ContainerByID },
 				func(c *model.CustomField, v *model.Container) { c.Rel.Container = v }),
 			toOne(2, "shipment_id", func(c *model.CustomField) *string { return unless(c.ContainerID, c.ShipmentID) },
-				func(l *Loaders) *dataloadgen.Loader[string, *model.Shipment] { return l.ShipmentByID },
+				func(l *Loaders) *Loader[*model.Shipment] { return l.ShipmentByID },
 				func(c *model.CustomField, v *model.Shipment) { c.Rel.Shipment = v }),
 		},
 	},
@@ -189,7 +179,7 @@ var relations = map[string]map[string][]*relation{
 				return "" // no options to read; the list is empty
 			}
 			return d.ID
-		}, func(l *Loaders) *dataloadgen.Loader[string, []*model.CustomFieldOption] {
+		}, func(l *Loaders) *Loader[[]*model.CustomFieldOption] {
 			return l.OptionsByDefinitionID
 		},
 			func(d *model.CustomFieldDefinition, v []*model.CustomFieldOption) { d.Rel.Options = v })},
@@ -204,14 +194,14 @@ var relations = map[string]map[string][]*relation{
 var shipmentCustomFields = toMany(1, func(s *model.Shipment) string { return s.ID }, customFieldsByEntityID,
 	func(s *model.Shipment, v []*model.CustomField) { s.Rel.CustomFields = v })
 
-func portByID(l *Loaders) *dataloadgen.Loader[string, *model.Port]           { return l.PortByID }
-func metroAreaByID(l *Loaders) *dataloadgen.Loader[string, *model.MetroArea] { return l.MetroAreaByID }
-func terminalByID(l *Loaders) *dataloadgen.Loader[string, *model.Terminal]   { return l.TerminalByID }
-func userByID(l *Loaders) *dataloadgen.Loader[string, *model.User]           { return l.UserByID }
-func definitionByID(l *Loaders) *dataloadgen.Loader[string, *model.CustomFieldDefinition] {
+func portByID(l *Loaders) *Loader[*model.Port]           { return l.PortByID }
+func metroAreaByID(l *Loaders) *Loader[*model.MetroArea] { return l.MetroAreaByID }
+func terminalByID(l *Loaders) *Loader[*model.Terminal]   { return l.TerminalByID }
+func userByID(l *Loaders) *Loader[*model.User]           { return l.UserByID }
+func definitionByID(l *Loaders) *Loader[*model.CustomFieldDefinition] {
 	return l.DefinitionByID
 }
-func customFieldsByEntityID(l *Loaders) *dataloadgen.Loader[string, []*model.CustomField] {
+func customFieldsByEntityID(l *Loaders) *Loader[[]*model.CustomField] {
 	return l.CustomFieldsByEntityID
 }
 
