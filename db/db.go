@@ -100,15 +100,25 @@ func (db *DB) Migrate(ctx context.Context) error { return Migrate(ctx, db.db.DB)
 
 type queryCountKey struct{}
 
+// queryCounter is one counter of a context and the one it was nested in.
+type queryCounter struct {
+	n      *atomic.Int64
+	parent *queryCounter
+}
+
 // WithQueryCounter returns a context whose statements are also counted in n,
-// so a request can report (and a test can assert) what it cost.
+// so a request can report (and a test can assert) what it cost. Counters
+// nest: a statement counts in every counter of its context, so the access
+// log's count and a test's own count of the same request both hold.
 func WithQueryCounter(ctx context.Context, n *atomic.Int64) context.Context {
-	return context.WithValue(ctx, queryCountKey{}, n)
+	parent, _ := ctx.Value(queryCountKey{}).(*queryCounter)
+	return context.WithValue(ctx, queryCountKey{}, &queryCounter{n: n, parent: parent})
 }
 
 func countInContext(ctx context.Context) {
-	if n, ok := ctx.Value(queryCountKey{}).(*atomic.Int64); ok {
-		n.Add(1)
+	c, _ := ctx.Value(queryCountKey{}).(*queryCounter)
+	for ; c != nil; c = c.parent {
+		c.n.Add(1)
 	}
 }
 
