@@ -35,8 +35,9 @@ var QueriesTotal = promauto.NewCounter(prometheus.CounterOpts{
 
 // DB is the store.
 type DB struct {
-	db *sqlx.DB
-	q  counted
+	db  *sqlx.DB
+	q   counted
+	url string // for connections of its own (the token listener)
 }
 
 // Open connects to url and checks the connection.
@@ -54,7 +55,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		_ = sdb.Close()
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	return &DB{db: sdb, q: counted{sdb}}, nil
+	return &DB{db: sdb, q: counted{sdb}, url: url}, nil
 }
 
 // Close closes the connection pool.
