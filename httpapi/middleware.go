@@ -59,9 +59,19 @@ func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 		ctx = db.WithQueryCounter(ctx, &queries)
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		start := time.Now()
+		returned := false
+		defer func() {
+			// A request that panicked is logged too, as the 500 the
+			// recoverer answers.
+			status := sw.status
+			if !returned {
+				status = http.StatusInternalServerError
+			}
+			log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path, "status", status,
+				"bytes", sw.bytes, "ms", float64(time.Since(start).Microseconds())/1000, "queries", queries.Load())
+		}()
 		next.ServeHTTP(sw, r.WithContext(ctx))
-		log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"bytes", sw.bytes, "ms", float64(time.Since(start).Microseconds())/1000, "queries", queries.Load())
+		returned = true
 	})
 }
 
