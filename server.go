@@ -8,7 +8,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,21 +20,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"golang.org/x/time/rate"
-
 	"shipgraph/db"
 	"shipgraph/db/pgembed"
-	"shipgraph/graph"
 	"shipgraph/graph/model"
-	"shipgraph/graph/playground"
-	"shipgraph/rest"
+	"shipgraph/httpapi"
 )
 
 // Config is every setting of the binary. Each comes from an environment
@@ -56,6 +48,7 @@ type Config struct {
 	Tokens         int
 	LoaderWait     time.Duration
 	PlaygroundKey  string
+	KeyCache       int // API keys kept resolved in memory; 0 = off
 	ShutdownPeriod time.Duration
 }
 
@@ -91,18 +84,19 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	if !serve {
 		return
 	}
-	hc := graph.DefaultHandlerConfig
+	hc := httpapi.DefaultConfig.GraphQL
 	fs.StringVar(&c.Addr, "addr", env("ADDR", "127.0.0.1:8080"), "listen address (ADDR)")
 	fs.StringVar(&c.PublicBaseURL, "public-base-url", env("PUBLIC_BASE_URL", ""), "scheme://host for absolute links in /v2 documents; empty: from the request (PUBLIC_BASE_URL)")
-	fs.Int64Var(&c.BodyLimit, "body-limit", int64(envInt("BODY_LIMIT", 1<<20)), "maximum request body in bytes (BODY_LIMIT)")
-	fs.IntVar(&c.RateLimit, "rate-limit", envInt("RATE_LIMIT", 6000), "requests per minute per API key, 0 = off (RATE_LIMIT)")
+	fs.Int64Var(&c.BodyLimit, "body-limit", int64(envInt("BODY_LIMIT", int(httpapi.DefaultConfig.BodyLimit))), "maximum request body in bytes (BODY_LIMIT)")
+	fs.IntVar(&c.RateLimit, "rate-limit", envInt("RATE_LIMIT", httpapi.DefaultConfig.RateLimit), "requests per minute per API key, 0 = off (RATE_LIMIT)")
 	fs.BoolVar(&c.Introspection, "introspection", env("GRAPHQL_INTROSPECTION", "true") == "true", "allow GraphQL introspection (GRAPHQL_INTROSPECTION)")
 	fs.IntVar(&c.Complexity, "complexity-limit", envInt("GRAPHQL_COMPLEXITY_LIMIT", hc.ComplexityLimit), "maximum GraphQL operation complexity (GRAPHQL_COMPLEXITY_LIMIT)")
 	fs.IntVar(&c.Depth, "depth-limit", envInt("GRAPHQL_DEPTH_LIMIT", hc.DepthLimit), "maximum GraphQL selection depth (GRAPHQL_DEPTH_LIMIT)")
 	fs.IntVar(&c.Aliases, "alias-limit", envInt("GRAPHQL_ALIAS_LIMIT", hc.AliasLimit), "maximum aliases in one GraphQL operation (GRAPHQL_ALIAS_LIMIT)")
 	fs.IntVar(&c.Tokens, "token-limit", envInt("GRAPHQL_TOKEN_LIMIT", hc.TokenLimit), "maximum parser tokens of one GraphQL document (GRAPHQL_TOKEN_LIMIT)")
-	fs.DurationVar(&c.LoaderWait, "loader-wait", envDuration("LOADER_WAIT", graph.DefaultLoaderConfig.Wait), "how long a loader batch collects keys (LOADER_WAIT)")
+	fs.DurationVar(&c.LoaderWait, "loader-wait", envDuration("LOADER_WAIT", httpapi.DefaultConfig.Loader.Wait), "how long a loader batch collects keys (LOADER_WAIT)")
 	fs.StringVar(&c.PlaygroundKey, "playground-key", env("PLAYGROUND_API_KEY", ""), "API key prefilled in the playground; for demos only (PLAYGROUND_API_KEY)")
+	fs.IntVar(&c.KeyCache, "key-cache", envInt("KEY_CACHE", httpapi.DefaultConfig.KeyCache), "API keys kept resolved in memory (revocations are pushed by the database); 0 looks every key up (KEY_CACHE)")
 	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
 }
 
@@ -468,8 +462,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := store.Migrate(ctx); err != nil {
 		return err
 	}
+	chain := httpapi.New(store, httpConfig(&c, log))
+	// Deferred after closeStore, so it runs before it and after the
+	// server drained: the key listener stops, the last key uses are
+	// recorded, then the store closes.
+	defer chain.Close()
 	srv := &http.Server{
-		Handler:           NewServer(store, &c, log),
+		Handler:           chain,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
@@ -491,205 +490,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// NewServer wires the HTTP handler: recover → request id + access log →
-// body limit → auth → rate limit → loaders → GraphQL, playground or /v2.
-func NewServer(store *db.DB, c *Config, log *slog.Logger) http.Handler {
-	resolver := &graph.Resolver{DB: store}
-	hc := graph.DefaultHandlerConfig
-	hc.Introspection = c.Introspection
-	hc.ComplexityLimit, hc.DepthLimit, hc.AliasLimit, hc.TokenLimit = c.Complexity, c.Depth, c.Aliases, c.Tokens
-	hc.Logger = log
-	hc.RequestID = requestIDFrom
-	gql := graph.NewHandler(resolver, hc)
-	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
-	lc := graph.DefaultLoaderConfig
+// httpConfig is the HTTP chain's share of the configuration.
+func httpConfig(c *Config, log *slog.Logger) httpapi.Config {
+	hc := httpapi.DefaultConfig
+	hc.BodyLimit, hc.RateLimit = c.BodyLimit, c.RateLimit
+	hc.GraphQL.Introspection = c.Introspection
+	hc.GraphQL.ComplexityLimit, hc.GraphQL.DepthLimit, hc.GraphQL.AliasLimit, hc.GraphQL.TokenLimit = c.Complexity, c.Depth, c.Aliases, c.Tokens
+	hc.GraphQL.Logger = log
 	if c.LoaderWait > 0 {
-		lc.Wait = c.LoaderWait
+		hc.Loader.Wait = c.LoaderWait
 	}
-
-	api := http.NewServeMux()
-	api.Handle("/graphql", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// A browser navigating to /graphql gets the playground.
-		if r.Method == http.MethodGet && r.URL.RawQuery == "" && strings.Contains(r.Header.Get("Accept"), "text/html") {
-			pg.ServeHTTP(w, r)
-			return
-		}
-		gql.ServeHTTP(w, r)
-	}))
-	api.Handle("/v2/", rest.NewHandler(resolver, rest.Config{PublicBaseURL: c.PublicBaseURL}))
-	authed := authenticate(store, log, rateLimit(c.RateLimit, graph.Middleware(store, lc, api)))
-
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = io.WriteString(w, "ok\n")
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if err := store.Ping(ctx); err != nil {
-			log.Warn("readiness check failed", "err", err)
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(w, "database unreachable\n")
-			return
-		}
-		_, _ = io.WriteString(w, "ok\n")
-	})
-	mux.Handle("GET /metrics", promhttp.Handler())
-	mux.Handle("/playground/", pg)
-	mux.Handle("/playground", pg)
-	mux.Handle("/", http.MaxBytesHandler(authed, c.BodyLimit))
-	return recoverer(log, accessLog(log, mux))
-}
-
-// ---------------------------------------------------------------- middleware
-
-type requestIDKey struct{}
-
-func requestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
-
-// accessLog gives every request an id (kept from X-Request-Id when sane),
-// counts the SQL statements it cost and logs one line when it ends.
-func accessLog(log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if len(id) == 0 || len(id) > 64 || strings.ContainsFunc(id, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
-			b := make([]byte, 8)
-			_, _ = rand.Read(b)
-			id = hex.EncodeToString(b)
-		}
-		r.Header.Set("X-Request-Id", id)
-		w.Header().Set("X-Request-Id", id)
-		var queries atomic.Int64
-		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
-		ctx = db.WithQueryCounter(ctx, &queries)
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		start := time.Now()
-		next.ServeHTTP(sw, r.WithContext(ctx))
-		log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"bytes", sw.bytes, "ms", float64(time.Since(start).Microseconds())/1000, "queries", queries.Load())
-	})
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	bytes  int
-	wrote  bool
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if !w.wrote {
-		w.status, w.wrote = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	w.wrote = true
-	n, err := w.ResponseWriter.Write(b)
-	w.bytes += n
-	return n, err
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// recoverer turns a panic into a logged 500 instead of a dropped connection.
-func recoverer(log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if p := recover(); p != nil {
-				if p == http.ErrAbortHandler {
-					panic(p)
-				}
-				log.Error("panic", "id", r.Header.Get("X-Request-Id"), "panic", p)
-				if strings.HasPrefix(r.URL.Path, "/v2/") {
-					rest.WriteError(w, r, fmt.Errorf("panic: %v", p))
-					return
-				}
-				http.Error(w, "internal server error", http.StatusInternalServerError)
-			}
-		}()
-		next.ServeHTTP(w, r)
-	})
-}
-
-// authenticate resolves `Authorization: Token <key>` to a principal. A
-// missing or rejected key leaves the request anonymous: /v2 answers 401 and
-// GraphQL an UNAUTHENTICATED error. A store failure is a 503.
-func authenticate(store *db.DB, log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, key, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-		if ok && (strings.EqualFold(scheme, "Token") || strings.EqualFold(scheme, "Bearer")) {
-			p, err := store.Authenticate(r.Context(), strings.TrimSpace(key))
-			switch {
-			case err == nil:
-				r = r.WithContext(model.WithPrincipal(r.Context(), p))
-			case model.ErrorCode(err) != model.EUNAUTHENTICATED:
-				log.Error("authentication failed", "id", r.Header.Get("X-Request-Id"), "err", err)
-				unavailable(w, r)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func unavailable(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Retry-After", "5")
-	err := model.Errorf(model.EUNAVAILABLE, "the database is unavailable; try again shortly")
-	if strings.HasPrefix(r.URL.Path, "/v2/") {
-		rest.WriteError(w, r, err)
-		return
-	}
-	http.Error(w, err.Message, http.StatusServiceUnavailable)
-}
-
-// rateLimit allows each API key perMinute requests a minute (token bucket,
-// bursts up to a tenth of that), answering 429 with Retry-After beyond it.
-func rateLimit(perMinute int, next http.Handler) http.Handler {
-	if perMinute <= 0 {
-		return next
-	}
-	var mu sync.Mutex
-	limiters := map[string]*rate.Limiter{}
-	every := rate.Every(time.Minute / time.Duration(perMinute))
-	burst := max(perMinute/10, 1)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := model.PrincipalFrom(r.Context())
-		if p == nil {
-			next.ServeHTTP(w, r)
-			return
-		}
-		mu.Lock()
-		l, ok := limiters[p.TokenID]
-		if !ok {
-			l = rate.NewLimiter(every, burst)
-			limiters[p.TokenID] = l
-		}
-		res := l.Reserve()
-		delay := res.Delay()
-		if delay > 0 {
-			res.Cancel()
-		}
-		mu.Unlock()
-		if delay > 0 {
-			secs := int(delay/time.Second) + 1
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
-			err := model.Errorf(model.ERATELIMITED, "rate limit of %d requests per minute exceeded; retry in %d s", perMinute, secs)
-			if strings.HasPrefix(r.URL.Path, "/v2/") {
-				rest.WriteError(w, r, err)
-			} else {
-				w.Header().Set("Content-Type", "application/json; charset=utf-8")
-				w.WriteHeader(http.StatusTooManyRequests)
-				fmt.Fprintf(w, `{"errors":[{"message":%q,"extensions":{"code":"RATE_LIMITED"}}]}`, err.Message)
-			}
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	hc.PlaygroundKey = c.PlaygroundKey
+	hc.PublicBaseURL = c.PublicBaseURL
+	hc.Logger = log
+	hc.KeyCache = c.KeyCache
+	return hc
 }

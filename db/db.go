@@ -38,6 +38,7 @@ type DB struct {
 	db  *sqlx.DB
 	q   counted
 	sel model.Selection // columns to read, by type (Select); nil reads every column
+	url string          // for connections of its own (the token listener)
 }
 
 // Open connects to url and checks the connection.
@@ -55,7 +56,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		_ = sdb.Close()
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	return &DB{db: sdb, q: counted{sdb}}, nil
+	return &DB{db: sdb, q: counted{sdb}, url: url}, nil
 }
 
 // Close closes the connection pool.
@@ -101,15 +102,25 @@ func (db *DB) Migrate(ctx context.Context) error { return Migrate(ctx, db.db.DB)
 
 type queryCountKey struct{}
 
+// queryCounter is one counter of a context and the one it was nested in.
+type queryCounter struct {
+	n      *atomic.Int64
+	parent *queryCounter
+}
+
 // WithQueryCounter returns a context whose statements are also counted in n,
-// so a request can report (and a test can assert) what it cost.
+// so a request can report (and a test can assert) what it cost. Counters
+// nest: a statement counts in every counter of its context, so the access
+// log's count and a test's own count of the same request both hold.
 func WithQueryCounter(ctx context.Context, n *atomic.Int64) context.Context {
-	return context.WithValue(ctx, queryCountKey{}, n)
+	parent, _ := ctx.Value(queryCountKey{}).(*queryCounter)
+	return context.WithValue(ctx, queryCountKey{}, &queryCounter{n: n, parent: parent})
 }
 
 func countInContext(ctx context.Context) {
-	if n, ok := ctx.Value(queryCountKey{}).(*atomic.Int64); ok {
-		n.Add(1)
+	c, _ := ctx.Value(queryCountKey{}).(*queryCounter)
+	for ; c != nil; c = c.parent {
+		c.n.Add(1)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"shipgraph/graph/model"
 )
@@ -149,4 +150,19 @@ SELECT id, account_id, user_id, role FROM t`
 		return nil, mapErr(err)
 	}
 	return &model.Principal{TokenID: row.ID, AccountID: row.AccountID, UserID: row.UserID, Role: row.Role}, nil
+}
+
+// TouchTokens records that the keys were used: last_used_at becomes now for
+// those not bumped in the last minute (and not revoked). Servers that answer
+// from their key cache call it off the request path, at most once a minute
+// per key, so last_used_at stays as fresh as Authenticate keeps it.
+func (db *DB) TouchTokens(ctx context.Context, ids []string) error {
+	ids = validUUIDs(ids)
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := db.q.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = now()
+WHERE id = ANY($1) AND revoked_at IS NULL
+  AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, pq.Array(ids))
+	return mapErr(err)
 }

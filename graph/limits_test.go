@@ -49,7 +49,7 @@ func measureComplexity(t *testing.T, e *graphtest.Env, k, query string, vars gra
 	t.Helper()
 	hc := graph.DefaultHandlerConfig
 	hc.ComplexityLimit = 1
-	m := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(e.Store, hc, graph.DefaultLoaderConfig)}
+	m := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, graph.DefaultLoaderConfig)}
 	res := m.Do(t, k, query, vars)
 	if len(res.Errors) != 1 {
 		t.Fatalf("complexity probe: %s", res)
@@ -63,7 +63,7 @@ func measureComplexity(t *testing.T, e *graphtest.Env, k, query string, vars gra
 }
 
 // refused checks that a request was answered with exactly one error of the
-// code, no data, and no statement but the API key lookup.
+// code, no data, and no statement after authentication.
 func refused(t *testing.T, what string, res *graphtest.Result, code string) {
 	t.Helper()
 	if !codesEqual(res.Codes(), code) {
@@ -73,8 +73,8 @@ func refused(t *testing.T, what string, res *graphtest.Result, code string) {
 	if d := string(res.Data); d != "null" && d != "" {
 		t.Errorf("%s: data %s; want none", what, d)
 	}
-	if res.Statements != 1 {
-		t.Errorf("%s: %d statements; want 1 (the key lookup): the limit must refuse before resolvers run", what, res.Statements)
+	if res.AfterAuth != 0 {
+		t.Errorf("%s: %d statements after the key lookup; want none: the limit must refuse before resolvers run", what, res.AfterAuth)
 	}
 	if strings.TrimSpace(res.Errors[0].Message) == "" {
 		t.Errorf("%s: empty message", what)
@@ -136,8 +136,8 @@ func testLimits(t *testing.T, e *graphtest.Env) {
 	t.Run("ParserTokens", func(t *testing.T) {
 		q := "{ viewer { " + strings.Repeat("role ", hc.TokenLimit) + "} }"
 		res := e.Do(t, k, q, nil)
-		if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "token") || res.Statements != 1 {
-			t.Errorf("%d tokens: %s (%d statements); want one error about the token limit and no SQL", hc.TokenLimit+6, res, res.Statements)
+		if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "token") || res.AfterAuth != 0 {
+			t.Errorf("%d tokens: %s (%d statements after the key lookup); want one error about the token limit and no SQL", hc.TokenLimit+6, res, res.AfterAuth)
 		}
 		if len(res.Errors) == 1 && res.Errors[0].Code() == "" {
 			t.Errorf("token limit error without a code: %s", res)
@@ -185,8 +185,8 @@ func testNoSuggestions(t *testing.T, e *graphtest.Env) {
 				t.Errorf("%s: error without extensions.code: %+v", q, er)
 			}
 		}
-		if res.Statements != 1 {
-			t.Errorf("%s: %d statements, want only the key lookup", q, res.Statements)
+		if res.AfterAuth != 0 {
+			t.Errorf("%s: %d statements after the key lookup, want none", q, res.AfterAuth)
 		}
 	}
 	// Variables of the wrong enum value.

@@ -217,7 +217,7 @@ func TestTransport(t *testing.T) {
 		}
 		hc := graph.DefaultHandlerConfig
 		hc.Introspection = false
-		off := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(e.Store, hc, graph.DefaultLoaderConfig)}
+		off := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, graph.DefaultLoaderConfig)}
 		for _, q := range []string{`{ __schema { queryType { name } } }`, `{ __type(name: "Shipment") { name } }`,
 			`{ viewer { role } __schema { types { name } } }`} {
 			res := off.Do(t, k, q, nil)

@@ -22,12 +22,13 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/graph"
-	"shipgraph/graph/model"
+	"shipgraph/graph/graphtest"
 	"shipgraph/rest"
 )
 
-// The tests drive the real handler chain (body limit → auth → loaders →
-// /v2 and /graphql) over HTTP against a seeded database of their own:
+// The tests drive the server's handler chain (package httpapi: body limit →
+// auth → loaders → /v2 and /graphql) over HTTP against a seeded database of
+// their own:
 // the seed is fixed (seed 1, fixed "now"), so ids, keys and values — and
 // the golden files — are the same on every run.
 
@@ -84,41 +85,20 @@ func newEnv(t testing.TB, o envOptions) *env {
 	for _, tok := range tokens {
 		e.keys[tok.Account+"/"+tok.Role] = tok.Key
 	}
-	cfg := rest.Config{PublicBaseURL: publicBase}
+	c := graphtest.Config(graph.DefaultHandlerConfig, graph.DefaultLoaderConfig)
+	c.BodyLimit = testBodyLimit
+	c.PublicBaseURL = publicBase
 	if o.requestBase {
-		cfg.PublicBaseURL = ""
+		c.PublicBaseURL = ""
 	}
-	res := &graph.Resolver{DB: store}
-	mux := http.NewServeMux()
-	mux.Handle("/v2/", rest.NewHandler(res, cfg))
-	mux.Handle("/graphql", graph.NewHandler(res, graph.DefaultHandlerConfig))
-	var h http.Handler = graph.Middleware(store, graph.DefaultLoaderConfig, mux)
-	h = e.counting(h)
-	h = authenticate(store, h)
-	h = http.MaxBytesHandler(h, testBodyLimit)
-	e.srv = httptest.NewServer(h)
+	c.Wrap = e.counting
+	e.srv = httptest.NewServer(graphtest.Start(t, store, c))
 	t.Cleanup(e.srv.Close)
 	return e
 }
 
-// authenticate is the server's auth middleware: a valid key puts its
-// principal in the context; anything else leaves the request anonymous.
-func authenticate(store *db.DB, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, key, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-		if ok && strings.EqualFold(scheme, "Token") {
-			if p, err := store.Authenticate(r.Context(), strings.TrimSpace(key)); err == nil {
-				r = r.WithContext(model.WithPrincipal(r.Context(), p))
-			} else if model.ErrorCode(err) != model.EUNAUTHENTICATED {
-				http.Error(w, err.Error(), http.StatusServiceUnavailable)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// counting records how many statements each request cost after auth.
+// counting records how many statements each request cost after auth (the
+// chain's hook after authentication).
 func (e *env) counting(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var n atomic.Int64

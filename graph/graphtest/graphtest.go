@@ -1,11 +1,7 @@
 // Package graphtest runs the GraphQL handler the way the server does, for
-// tests: a migrated, seeded database of the test's own and the /graphql
-// handler chain of server.go (body limit → auth → loaders → gqlgen), with
-// every request's SQL statements counted.
-//
-// The chain is rebuilt here rather than imported because server.go is
-// package main; Chain follows NewServer step by step: keep the two in sync
-// when the wiring changes.
+// tests: a migrated, seeded database of the test's own behind the server's
+// own HTTP chain (package httpapi: body limit → auth with the key cache →
+// loaders → gqlgen), with every request's SQL statements counted.
 package graphtest
 
 import (
@@ -29,7 +25,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/graph"
-	"shipgraph/graph/model"
+	"shipgraph/httpapi"
 )
 
 // SeedNow is "today" of the seeded data, so ids, keys and values are the
@@ -37,7 +33,7 @@ import (
 var SeedNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 
 // BodyLimit is the server's default request body limit (BODY_LIMIT).
-const BodyLimit = 1 << 20
+var BodyLimit = int(httpapi.DefaultConfig.BodyLimit)
 
 // Options say what database and handler a test gets. Zero values are the
 // server's defaults.
@@ -49,7 +45,7 @@ type Options struct {
 	Loader    *graph.LoaderConfig
 }
 
-// Env is a seeded database behind the /graphql handler chain.
+// Env is a seeded database behind the server's handler chain.
 type Env struct {
 	Store   *db.DB
 	Handler http.Handler
@@ -91,7 +87,7 @@ func New(tb testing.TB, o Options) *Env {
 	if o.Loader != nil {
 		lc = *o.Loader
 	}
-	e.Handler = Chain(store, hc, lc)
+	e.Handler = Chain(tb, store, hc, lc)
 	tb.Cleanup(func() {
 		if e.srv != nil {
 			e.srv.Close()
@@ -100,32 +96,65 @@ func New(tb testing.TB, o Options) *Env {
 	return e
 }
 
-// Chain is the /graphql part of server.go's NewServer: the body limit,
-// authentication (`Authorization: Token|Bearer <key>`; a store failure is a
-// 503), the per-request loaders and the gqlgen handler. Rate limiting and
-// the access log are left out: neither sends SQL nor changes a response
-// below its limit.
-func Chain(store *db.DB, hc graph.HandlerConfig, lc graph.LoaderConfig) http.Handler {
-	res := &graph.Resolver{DB: store}
-	gql := graph.NewHandler(res, hc)
-	h := authenticate(store, graph.Middleware(store, lc, gql))
-	return http.MaxBytesHandler(h, BodyLimit)
+// Config is the chain configuration of Chain: the server's defaults with
+// these GraphQL and loader settings, no rate limit (it sends no SQL and
+// changes no response below its limit), the key cache on with its
+// listener pinged every second rather than every 250 ms, so that a slow
+// moment of a busy test machine does not switch the cache off in the middle
+// of a statement count; and the count of statements after authentication
+// (Result.AfterAuth).
+func Config(hc graph.HandlerConfig, lc graph.LoaderConfig) httpapi.Config {
+	c := httpapi.DefaultConfig
+	c.GraphQL, c.Loader = hc, lc
+	c.RateLimit = 0
+	c.KeyCachePing = time.Second
+	c.Wrap = countAfterAuth
+	return c
 }
 
-// authenticate is server.go's auth middleware.
-func authenticate(store *db.DB, next http.Handler) http.Handler {
+// Chain is the server's HTTP chain (httpapi.New) over store, configured
+// by Config, closed when tb ends. It returns once the key cache is live,
+// so that statement counts do not depend on when its listener connected.
+func Chain(tb testing.TB, store *db.DB, hc graph.HandlerConfig, lc graph.LoaderConfig) http.Handler {
+	tb.Helper()
+	return Start(tb, store, Config(hc, lc))
+}
+
+// Start builds the chain with c over store, closes it when tb ends and
+// waits until its key cache is live (when it has one).
+func Start(tb testing.TB, store *db.DB, c httpapi.Config) *httpapi.Handler {
+	tb.Helper()
+	h := httpapi.New(store, c)
+	tb.Cleanup(h.Close)
+	if c.KeyCache > 0 {
+		WaitFor(tb, 10*time.Second, "the key cache to listen", h.KeyCacheLive)
+	}
+	return h
+}
+
+// WaitFor polls cond every few milliseconds until it holds, failing tb
+// after timeout, and returns how long it took.
+func WaitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool) time.Duration {
+	tb.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > timeout {
+			tb.Fatalf("waited %v for %s", timeout, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+type afterAuthKey struct{}
+
+// countAfterAuth counts, for a request sent by Do, the statements sent
+// after authentication (the key lookup, when the key was not cached, is
+// before).
+func countAfterAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, key, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-		if ok && (strings.EqualFold(scheme, "Token") || strings.EqualFold(scheme, "Bearer")) {
-			p, err := store.Authenticate(r.Context(), strings.TrimSpace(key))
-			switch {
-			case err == nil:
-				r = r.WithContext(model.WithPrincipal(r.Context(), p))
-			case model.ErrorCode(err) != model.EUNAUTHENTICATED:
-				w.Header().Set("Retry-After", "5")
-				http.Error(w, "the database is unavailable; try again shortly", http.StatusServiceUnavailable)
-				return
-			}
+		if n, ok := r.Context().Value(afterAuthKey{}).(*atomic.Int64); ok {
+			r = r.WithContext(db.WithQueryCounter(r.Context(), n))
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -134,11 +163,7 @@ func authenticate(store *db.DB, next http.Handler) http.Handler {
 // URL starts (once) a real HTTP server on 127.0.0.1:0 in front of the
 // handler and returns the URL of its /graphql endpoint.
 func (e *Env) URL() string {
-	e.srvOnce.Do(func() {
-		mux := http.NewServeMux()
-		mux.Handle("/graphql", e.Handler)
-		e.srv = httptest.NewServer(mux)
-	})
+	e.srvOnce.Do(func() { e.srv = httptest.NewServer(e.Handler) })
 	return e.srv.URL + "/graphql"
 }
 
@@ -161,8 +186,11 @@ type Result struct {
 	Errors     []Error
 	Extensions map[string]any
 	// Statements is the number of SQL statements the request sent,
-	// the API key lookup included.
+	// the API key lookup included (when the key was not cached).
 	Statements int64
+	// AfterAuth is the number of those sent after authentication: what
+	// the request itself cost. Counted through Chain only.
+	AfterAuth int64
 }
 
 // Decode unmarshals data into v.
@@ -197,6 +225,7 @@ func (e *Env) Client(key string) *client.Client {
 	if key != "" {
 		opts = append(opts, client.AddHeader("Authorization", "Token "+key))
 	}
+	opts = append(opts, client.Path("/graphql"))
 	return client.New(e.Handler, opts...)
 }
 
@@ -204,9 +233,10 @@ func (e *Env) Client(key string) *client.Client {
 // whole chain, counting its statements. vars may be nil.
 func (e *Env) Do(tb testing.TB, key, query string, vars map[string]any, opts ...client.Option) *Result {
 	tb.Helper()
-	var n atomic.Int64
+	var n, after atomic.Int64
 	all := []client.Option{func(r *client.Request) {
-		r.HTTP = r.HTTP.WithContext(db.WithQueryCounter(r.HTTP.Context(), &n))
+		ctx := db.WithQueryCounter(r.HTTP.Context(), &n)
+		r.HTTP = r.HTTP.WithContext(context.WithValue(ctx, afterAuthKey{}, &after))
 	}}
 	for k, v := range vars {
 		all = append(all, client.Var(k, v))
@@ -216,7 +246,7 @@ func (e *Env) Do(tb testing.TB, key, query string, vars map[string]any, opts ...
 	if err != nil {
 		tb.Fatalf("graphql request: %v", err)
 	}
-	res := &Result{Extensions: raw.Extensions, Statements: n.Load()}
+	res := &Result{Extensions: raw.Extensions, Statements: n.Load(), AfterAuth: after.Load()}
 	if res.Data, err = json.Marshal(raw.Data); err != nil {
 		tb.Fatal(err)
 	}

@@ -1,0 +1,162 @@
+// Package httpapi is Shipgraph's HTTP chain: recover → request id + access
+// log → body-size limit → authentication (API key → principal, cached,
+// revocations pushed by PostgreSQL NOTIFY) → per-key rate limit →
+// per-request loaders → the GraphQL handler (or the playground) on
+// /graphql and the JSON:API router on /v2, beside /healthz, /readyz,
+// /metrics and /playground.
+//
+// server.go builds it from its configuration; the tests of graph/, rest/
+// and this package build the very same chain, so there is one of it.
+package httpapi
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"shipgraph/db"
+	"shipgraph/graph"
+	"shipgraph/graph/playground"
+	"shipgraph/rest"
+)
+
+// Config is what the chain needs besides the store. Start from
+// DefaultConfig: a zero BodyLimit refuses every body.
+type Config struct {
+	// BodyLimit is the largest request body in bytes (413 beyond).
+	BodyLimit int64
+	// RateLimit is requests per minute per API key (bursts of a tenth);
+	// 0 turns the limit off.
+	RateLimit int
+	// GraphQL holds the GraphQL limits and switches (introspection,
+	// complexity, depth, aliases, parser tokens, caches). Its Logger
+	// defaults to Logger; RequestID is set by New.
+	GraphQL graph.HandlerConfig
+	// Loader configures the per-request loaders.
+	Loader graph.LoaderConfig
+	// PlaygroundKey is the API key prefilled in the playground (demos).
+	PlaygroundKey string
+	// PublicBaseURL is the scheme and host of absolute links in /v2
+	// documents; empty takes them from the request.
+	PublicBaseURL string
+	// Logger gets the access log and errors; nil discards them.
+	Logger *slog.Logger
+	// KeyCache is how many API keys (by hash) the chain keeps resolved in
+	// memory, least recently used first out; 0 looks every key up in the
+	// database. Unknown keys are never cached.
+	KeyCache int
+	// KeyCachePing is how often the connection that listens for changed
+	// keys is pinged: cached keys are trusted only while a ping was
+	// answered within the last four intervals, so a connection that dies
+	// without a word turns the cache off within that time. 0 means
+	// DefaultKeyCachePing.
+	KeyCachePing time.Duration
+	// Wrap, when set, wraps the routes after authentication and the rate
+	// limit (before the loaders): tests count a request's statements
+	// after its key lookup, or inject faults, there.
+	Wrap func(http.Handler) http.Handler
+}
+
+// DefaultKeyCachePing pings the key listener four times a second: a
+// silently dead listener stops the cache within a second.
+const DefaultKeyCachePing = 250 * time.Millisecond
+
+// DefaultConfig is the server's defaults.
+var DefaultConfig = Config{
+	BodyLimit: 1 << 20,
+	RateLimit: 6000,
+	GraphQL:   graph.DefaultHandlerConfig,
+	Loader:    graph.DefaultLoaderConfig,
+	KeyCache:  10000,
+}
+
+// Handler is the chain. Close it after the HTTP server has drained: it
+// stops the key listener.
+type Handler struct {
+	h    http.Handler
+	keys *keyCache
+}
+
+// New builds the chain over store. With a key cache it starts listening
+// for changed keys at once; until the listener is up, keys are looked up
+// in the database.
+func New(store *db.DB, c Config) *Handler {
+	log := c.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if c.KeyCachePing <= 0 {
+		c.KeyCachePing = DefaultKeyCachePing
+	}
+	hc := c.GraphQL
+	if hc.Logger == nil {
+		hc.Logger = log
+	}
+	hc.RequestID = requestIDFrom
+	resolver := &graph.Resolver{DB: store}
+	gql := graph.NewHandler(resolver, hc)
+	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
+
+	api := http.NewServeMux()
+	api.Handle("/graphql", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A browser navigating to /graphql gets the playground.
+		if r.Method == http.MethodGet && r.URL.RawQuery == "" && strings.Contains(r.Header.Get("Accept"), "text/html") {
+			pg.ServeHTTP(w, r)
+			return
+		}
+		gql.ServeHTTP(w, r)
+	}))
+	api.Handle("/v2/", rest.NewHandler(resolver, rest.Config{PublicBaseURL: c.PublicBaseURL}))
+
+	keys := newKeyCache(store, log, c.KeyCache, c.KeyCachePing)
+	routes := loaders(store, c.Loader, api)
+	if c.Wrap != nil {
+		routes = c.Wrap(routes)
+	}
+	authed := authenticate(keys, log, rateLimit(c.RateLimit, routes))
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if err := store.Ping(ctx); err != nil {
+			log.Warn("readiness check failed", "err", err)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "database unreachable\n")
+			return
+		}
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.Handle("GET /metrics", promhttp.Handler())
+	mux.Handle("/playground/", pg)
+	mux.Handle("/playground", pg)
+	mux.Handle("/", http.MaxBytesHandler(authed, c.BodyLimit))
+	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys}
+}
+
+// loaders is the per-request loaders step, the one place the chain calls
+// graph's middleware (its signature may change with the loaders).
+func loaders(store *db.DB, lc graph.LoaderConfig, next http.Handler) http.Handler {
+	return graph.Middleware(store, lc, next)
+}
+
+// ServeHTTP serves one request through the chain.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.h.ServeHTTP(w, r) }
+
+// Close stops the key listener and records the last uses of cached keys.
+// Requests still served after it look their keys up in the database.
+func (h *Handler) Close() { h.keys.close() }
+
+// KeyCacheLive reports whether keys are served from the cache now: the
+// cache is on, its listener is listening and was heard from lately.
+func (h *Handler) KeyCacheLive() bool { return h.keys.isLive() }

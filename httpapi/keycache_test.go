@@ -1,0 +1,227 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"net/http"
+	"testing"
+	"time"
+
+	"shipgraph/db"
+	"shipgraph/graph/graphtest"
+	"shipgraph/httpapi"
+)
+
+// TestKeyCacheStatements: a request with a key the chain already knows
+// costs one statement less than the first one — the key lookup — as the
+// access log and shipgraph_db_queries_total both count it; without the
+// cache both cost the same. (Not parallel: it reads the process-wide
+// counter.)
+func TestKeyCacheStatements(t *testing.T) {
+	url, keys := seeded(t)
+	k := keys["acme/admin"]
+	const query = `{ viewer { role } shipments(first: 5) { totalCount nodes { id containers { number } } } }`
+	for _, tc := range []struct {
+		name  string
+		cache int
+		saved int
+	}{{"cached", httpapi.DefaultConfig.KeyCache, 1}, {"uncached", 0, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := httpapi.DefaultConfig
+			c.KeyCache = tc.cache
+			in := start(t, url, &c)
+			var logged, scraped []int
+			for range 3 {
+				before := queriesTotal(t)
+				r := in.gql(t, k, query)
+				if r.status != http.StatusOK || !json200(r) {
+					t.Fatalf("%d %s", r.status, r.body)
+				}
+				logged = append(logged, r.statements)
+				scraped = append(scraped, int(queriesTotal(t)-before))
+			}
+			t.Logf("statements per request, access log: %v; /metrics: %v", logged, scraped)
+			for i := range logged {
+				if logged[i] != scraped[i] {
+					t.Errorf("request %d: access log %d statements, /metrics %d", i, logged[i], scraped[i])
+				}
+			}
+			if logged[0]-logged[1] != tc.saved || logged[1] != logged[2] {
+				t.Errorf("statements %v: want the first to cost %d more than the next ones", logged, tc.saved)
+			}
+		})
+	}
+}
+
+func json200(r *reply) bool {
+	return r.header.Get("Content-Type") == "application/json; charset=utf-8" && !bytes.Contains(r.body, []byte(`"errors"`))
+}
+
+// TestRevocationReachesEveryInstance: two servers on one database, each
+// with its own key cache and listener. A key works on both (cached), is
+// revoked — through one server's store, or by plain SQL, or deleted — and
+// both refuse it within a second. A key created after an unknown one was
+// refused works at once (misses are not cached).
+func TestRevocationReachesEveryInstance(t *testing.T) {
+	url, _ := seeded(t)
+	a, b := start(t, url, nil), start(t, url, nil)
+	ctx := context.Background()
+	var acme string
+	if err := a.store.SQL().QueryRowContext(ctx, `SELECT id FROM accounts WHERE slug = 'acme'`).Scan(&acme); err != nil {
+		t.Fatal(err)
+	}
+	newKey := func(t *testing.T) (string, string) {
+		t.Helper()
+		k, err := db.NewAPIKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := a.store.CreateToken(ctx, db.TokenInput{AccountID: acme, Role: "member", Key: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k, tok.ID
+	}
+	// cached checks that k works on both servers and that each answers it
+	// from its cache.
+	cached := func(t *testing.T, k string) {
+		t.Helper()
+		for name, in := range map[string]*instance{"a": a, "b": b} {
+			if !in.authorized(t, k) {
+				t.Fatalf("server %s refuses a valid key", name)
+			}
+			first := in.do(t, http.MethodGet, "/v2/shipments?page[size]=1", k, "")
+			again := in.do(t, http.MethodGet, "/v2/shipments?page[size]=1", k, "")
+			if first.status != 200 || again.status != 200 || first.statements != again.statements {
+				t.Fatalf("server %s: %d then %d, %d then %d statements; want the key cached", name, first.status, again.status, first.statements, again.statements)
+			}
+		}
+	}
+	refusedEverywhere := func(t *testing.T, how string, k string) {
+		t.Helper()
+		start := time.Now()
+		for name, in := range map[string]*instance{"a": a, "b": b} {
+			graphtest.WaitFor(t, time.Second-time.Since(start), "server "+name+" to refuse the key", func() bool {
+				return !in.authorized(t, k)
+			})
+		}
+		took := time.Since(start)
+		t.Logf("%s: refused by both servers %v after the commit", how, took)
+		if took > time.Second {
+			t.Errorf("%s: refused after %v; want within 1s", how, took)
+		}
+		// And it stays refused (nothing cached it back).
+		for name, in := range map[string]*instance{"a": a, "b": b} {
+			if in.authorized(t, k) {
+				t.Errorf("%s: server %s accepts the key again", how, name)
+			}
+		}
+	}
+
+	t.Run("RevokeToken", func(t *testing.T) {
+		k, id := newKey(t)
+		cached(t, k)
+		if err := a.store.RevokeToken(ctx, acme, id); err != nil {
+			t.Fatal(err)
+		}
+		refusedEverywhere(t, "RevokeToken through server a", k)
+	})
+	t.Run("PlainSQL", func(t *testing.T) {
+		k, id := newKey(t)
+		cached(t, k)
+		admin := open(t, url) // neither server's
+		if _, err := admin.SQL().ExecContext(ctx, `UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+		refusedEverywhere(t, "UPDATE by plain SQL", k)
+	})
+	t.Run("Delete", func(t *testing.T) {
+		k, id := newKey(t)
+		cached(t, k)
+		if _, err := b.store.SQL().ExecContext(ctx, `DELETE FROM api_tokens WHERE id = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+		refusedEverywhere(t, "DELETE", k)
+	})
+	t.Run("RoleChange", func(t *testing.T) {
+		k, id := newKey(t)
+		cached(t, k)
+		if _, err := b.store.SQL().ExecContext(ctx, `UPDATE api_tokens SET role = 'viewer' WHERE id = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+		for name, in := range map[string]*instance{"a": a, "b": b} {
+			graphtest.WaitFor(t, time.Second, "server "+name+" to see the new role", func() bool {
+				r := in.gql(t, k, `{ viewer { role } }`)
+				return bytes.Contains(r.body, []byte(`"VIEWER"`))
+			})
+		}
+	})
+	t.Run("UnknownThenCreated", func(t *testing.T) {
+		k, err := db.NewAPIKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.authorized(t, k) || b.authorized(t, k) {
+			t.Fatal("an unknown key is accepted")
+		}
+		if _, err := a.store.CreateToken(ctx, db.TokenInput{AccountID: acme, Role: "member", Key: k}); err != nil {
+			t.Fatal(err)
+		}
+		if !a.authorized(t, k) || !b.authorized(t, k) {
+			t.Fatal("a key refused while unknown is still refused once created")
+		}
+	})
+}
+
+// TestReconnectFlushesKeyCache: changes made while the listener was deaf
+// are not announced to it, so after it reconnects nothing cached before
+// may be served. The revocation is made silent by switching the trigger
+// off; the control shows the stale key still served from the cache; then
+// the listener's connection is killed, and after its reconnection the key
+// is refused.
+func TestReconnectFlushesKeyCache(t *testing.T) {
+	url, keys := seeded(t)
+	in := start(t, url, nil)
+	k := keys["globex/member"]
+	ctx := context.Background()
+	for range 2 { // looked up, then cached
+		if !in.authorized(t, k) {
+			t.Fatal("valid key refused")
+		}
+	}
+	admin := open(t, url)
+	if _, err := admin.SQL().ExecContext(ctx, `ALTER TABLE api_tokens DISABLE TRIGGER api_tokens_notify_change`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.SQL().ExecContext(ctx, `UPDATE api_tokens SET revoked_at = now() WHERE prefix = left($1, 10)`, k); err != nil {
+		t.Fatal(err)
+	}
+	// Not a wait for the result under test: time for a notification, had
+	// one been sent, to arrive and spoil the control.
+	time.Sleep(300 * time.Millisecond)
+	if !in.authorized(t, k) {
+		t.Fatal("control: the silently revoked key is refused before the reconnection; the test would prove nothing")
+	}
+	// The listener's connection is the one that runs nothing but LISTEN
+	// and empty pings.
+	var killed int
+	if err := admin.SQL().QueryRowContext(ctx, `SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND (query LIKE 'LISTEN%' OR query = '')`).Scan(&killed); err != nil {
+		t.Fatal(err)
+	}
+	if killed != 1 {
+		t.Fatalf("terminated %d listener connections, want 1", killed)
+	}
+	took := graphtest.WaitFor(t, 5*time.Second, "the key to be refused after the reconnection", func() bool {
+		return !in.authorized(t, k)
+	})
+	t.Logf("refused %v after the listener's connection was killed", took)
+	graphtest.WaitFor(t, 5*time.Second, "the cache to be live again", in.h.KeyCacheLive)
+	if in.authorized(t, k) {
+		t.Error("the revoked key is accepted again after the reconnection")
+	}
+	if !in.authorized(t, keys["globex/admin"]) {
+		t.Error("a valid key is refused after the reconnection")
+	}
+}

@@ -1,0 +1,205 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"shipgraph/db"
+	"shipgraph/db/dbtest"
+	"shipgraph/graph/graphtest"
+	"shipgraph/httpapi"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+
+// instance is one server: a store of its own (its own pool and key
+// listener) on a shared test database, the chain, a real listener on
+// 127.0.0.1:0, and the chain's log.
+type instance struct {
+	store *db.DB
+	h     *httpapi.Handler
+	url   string
+	log   *logBuffer
+}
+
+// seeded gives the test a database with demo data; it returns its URL and
+// the demo keys by "account/role".
+func seeded(t *testing.T) (string, map[string]string) {
+	t.Helper()
+	url := dbtest.NewDB(t)
+	store := open(t, url)
+	tokens, _, err := store.Seed(context.Background(), db.SeedOptions{Shipments: 3, Seed: 1, Now: graphtest.SeedNow})
+	if err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	keys := map[string]string{}
+	for _, k := range tokens {
+		keys[k.Account+"/"+k.Role] = k.Key
+	}
+	return url, keys
+}
+
+func open(t *testing.T, url string) *db.DB {
+	t.Helper()
+	store, err := db.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	return store
+}
+
+// start runs the chain with c (the server's defaults when nil) over a store
+// of its own on url, behind a real HTTP listener.
+func start(t *testing.T, url string, c *httpapi.Config) *instance {
+	t.Helper()
+	cfg := httpapi.DefaultConfig
+	if c != nil {
+		cfg = *c
+	}
+	in := &instance{store: open(t, url), log: &logBuffer{}}
+	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
+	in.h = graphtest.Start(t, in.store, cfg)
+	srv := httptest.NewServer(in.h)
+	t.Cleanup(srv.Close)
+	in.url = srv.URL
+	return in
+}
+
+// reply is what a request got, and the statements the access log says it
+// cost.
+type reply struct {
+	status     int
+	header     http.Header
+	body       []byte
+	statements int
+}
+
+var seq sync.Map
+
+// do sends a request with key ("" for none) and extra header pairs.
+func (in *instance) do(t *testing.T, method, path, key, body string, header ...string) *reply {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, in.url+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Token "+key)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	n, _ := seq.LoadOrStore(t.Name(), new(int))
+	*n.(*int)++
+	id := fmt.Sprintf("%s-%d", strings.ReplaceAll(t.Name(), "/", "."), *n.(*int))
+	req.Header.Set("X-Request-Id", id)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &reply{status: res.StatusCode, header: res.Header, body: b, statements: in.log.statements(t, id)}
+}
+
+// gql posts a GraphQL query.
+func (in *instance) gql(t *testing.T, key, query string, header ...string) *reply {
+	t.Helper()
+	b, _ := json.Marshal(map[string]string{"query": query})
+	return in.do(t, http.MethodPost, "/graphql", key, string(b), header...)
+}
+
+// authorized reports whether key is accepted on /v2 (200) or refused
+// (401); anything else fails the test.
+func (in *instance) authorized(t *testing.T, key string) bool {
+	t.Helper()
+	r := in.do(t, http.MethodGet, "/v2/shipments?page[size]=1", key, "")
+	switch r.status {
+	case http.StatusOK:
+		return true
+	case http.StatusUnauthorized:
+		return false
+	}
+	t.Fatalf("GET /v2/shipments: %d %s", r.status, r.body)
+	return false
+}
+
+// logBuffer collects the chain's JSON log lines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// statements reads the access-log line of request id: its SQL statement
+// count. The line is written before the response ends, so it is there.
+func (l *logBuffer) statements(t *testing.T, id string) int {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(l.String()))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var line struct {
+			Msg     string
+			ID      string
+			Queries int
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "request" && line.ID == id {
+			return line.Queries
+		}
+	}
+	t.Fatalf("no access-log line for request %s in:\n%s", id, l.String())
+	return 0
+}
+
+// queriesTotal scrapes shipgraph_db_queries_total from /metrics.
+func queriesTotal(t *testing.T) float64 {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	promhttp.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	for line := range strings.SplitSeq(rec.Body.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, "shipgraph_db_queries_total "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	t.Fatal("no shipgraph_db_queries_total on /metrics")
+	return 0
+}
