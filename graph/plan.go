@@ -62,6 +62,19 @@ func (p *Plan) merge(q *Plan) {
 	}
 }
 
+// Prepare decides, before its first read, which fields of each type the
+// request reads (nil: all of them); the store then reads only their
+// columns. /v2 calls it with its sparse fieldsets; GraphQL decides from
+// its operation.
+func Prepare(ctx context.Context, fields Fields) error {
+	l, err := For(ctx)
+	if err != nil {
+		return err
+	}
+	l.Select(fields)
+	return nil
+}
+
 // Load attaches to rows the relationships plan names, and theirs below
 // them. rows are records of the model (*model.Shipment, …); records of a
 // type without relationships are left alone. Load may be called several

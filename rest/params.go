@@ -15,9 +15,9 @@ import (
 // value is a 400 naming the parameter (source.parameter).
 //
 // Unknown filter[…] and page[…] members are refused too (a misspelled
-// filter that was silently ignored would answer with the wrong records);
-// other unknown parameters (cache busters, fields[…] sparse fieldsets,
-// which we do not implement) are ignored.
+// filter that was silently ignored would answer with the wrong records), as
+// are fields[…] naming an unknown type or member (fields.go); other unknown
+// parameters (cache busters) are ignored.
 
 // maxPageNumber bounds page[number] so the offset stays reasonable.
 const maxPageNumber = 1_000_000_000 / model.MaxPageSize
@@ -50,6 +50,9 @@ type params struct {
 	sort    *sortParam
 	page    model.PageInput
 	filters map[string]string
+	// fields are the sparse fieldsets by resource type (fields.go); nil
+	// when none was given.
+	fields map[string]map[string]bool
 }
 
 type sortParam struct {
@@ -108,6 +111,13 @@ func parseParams(r *http.Request, e endpoint) (*params, error) {
 				p.page.Number = n
 			} else {
 				p.page.Size = n
+			}
+		case strings.HasPrefix(k, "fields[") && strings.HasSuffix(k, "]"):
+			if len(values[k]) > 1 {
+				return nil, badParam(k, "%s is given more than once", k)
+			}
+			if err := p.parseFields(k, k[len("fields["):len(k)-1], v); err != nil {
+				return nil, err
 			}
 		case slices.Contains(e.filters, k):
 			p.filters[k] = strings.TrimSpace(v)

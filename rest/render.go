@@ -15,6 +15,8 @@ type builder struct {
 	res  *graph.Resolver
 	base string
 
+	fields map[string]map[string]bool // sparse fieldsets by type
+
 	primary  map[Identifier]bool
 	included []*Resource
 	seen     map[Identifier]bool
@@ -30,6 +32,7 @@ func (s *server) newBuilder(base string, p *params) *builder {
 		primary:      map[Identifier]bool{},
 		seen:         map[Identifier]bool{},
 		withIncluded: p != nil && len(p.include) > 0,
+		fields:       fieldsOf(p),
 	}
 }
 
@@ -52,6 +55,13 @@ func (b *builder) include(r *Resource) {
 
 // document assembles the top-level document.
 func (b *builder) document(data any, links *Links, meta *Meta) *Document {
+	switch v := data.(type) {
+	case []*Resource:
+		b.sparse(v)
+	case *Resource:
+		b.sparse([]*Resource{v})
+	}
+	b.sparse(b.included)
 	d := &Document{Data: data, Links: links, Meta: meta}
 	if b.withIncluded {
 		d.Included = b.included
@@ -60,6 +70,13 @@ func (b *builder) document(data any, links *Links, meta *Meta) *Document {
 		}
 	}
 	return d
+}
+
+func fieldsOf(p *params) map[string]map[string]bool {
+	if p == nil {
+		return nil
+	}
+	return p.fields
 }
 
 // load attaches to rows, through the graph's load plan, the relationships

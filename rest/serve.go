@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"shipgraph/graph"
 	"shipgraph/graph/model"
 )
 
@@ -55,6 +56,9 @@ func memoryPage[T any](all []T, p model.PageInput) listPage[T] {
 func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoint, read func(context.Context, *params) (listPage[T], error), render renderer[T]) {
 	ctx := r.Context()
 	p, err := parseParams(r, e)
+	if err == nil {
+		err = graph.Prepare(ctx, p.graphFields())
+	}
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -85,6 +89,9 @@ func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpo
 func serveOne[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoint, what string, get func(context.Context, string) (*T, error), render renderer[*T]) {
 	ctx := r.Context()
 	p, err := parseParams(r, e)
+	if err == nil {
+		err = graph.Prepare(ctx, p.graphFields())
+	}
 	if err != nil {
 		WriteError(w, r, err)
 		return
