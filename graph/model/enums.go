@@ -15,18 +15,22 @@ type enumSet struct {
 	name    string
 	values  []string
 	byGraph map[string]string
+	quoted  map[string]string // API value → its GraphQL name as a JSON string
 }
 
 func newEnumSet(name string, values ...string) *enumSet {
-	s := &enumSet{name: name, values: values, byGraph: map[string]string{}}
+	s := &enumSet{name: name, values: values, byGraph: map[string]string{}, quoted: map[string]string{}}
 	for _, v := range values {
 		s.byGraph[graphName(v)] = v
+		s.quoted[v] = strconv.Quote(graphName(v))
 	}
 	return s
 }
 
+var graphNames = strings.NewReplacer(" ", "_", "-", "_")
+
 func graphName(v string) string {
-	return strings.ToUpper(strings.NewReplacer(" ", "_", "-", "_").Replace(v))
+	return strings.ToUpper(graphNames.Replace(v))
 }
 
 func (s *enumSet) unmarshal(v any) (string, error) {
@@ -41,7 +45,11 @@ func (s *enumSet) unmarshal(v any) (string, error) {
 }
 
 func (s *enumSet) marshal(w io.Writer, v string) {
-	_, _ = io.WriteString(w, strconv.Quote(graphName(v)))
+	q, ok := s.quoted[v]
+	if !ok {
+		q = strconv.Quote(graphName(v)) // a value the database allows but the list lacks
+	}
+	_, _ = io.WriteString(w, q)
 }
 
 // Values returns the API values of an enumeration, in declared order.
