@@ -36,7 +36,7 @@ audit:
 	$(GO) test -count=1 -tags browser -run 'BrowserGraphQLHTTPAudit' -v .
 
 generate:
-	$(GO) tool gqlgen generate
+	scripts/generate.sh
 
 check-generate: generate
 	@git diff --exit-code -- . || (echo "generated code is stale: run 'make generate' and commit" >&2; exit 1)

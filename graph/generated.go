@@ -15637,7 +15637,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 }
 
 func (ec *executionContext) marshalNContainer2ᚕᚖshipgraphᚋgraphᚋmodelᚐContainerᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Container) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNContainer2ᚖshipgraphᚋgraphᚋmodelᚐContainer(ctx, sel, v[i])
@@ -15673,7 +15673,7 @@ func (ec *executionContext) marshalNContainerConnection2ᚖshipgraphᚋgraphᚋm
 }
 
 func (ec *executionContext) marshalNContainerEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐContainerEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ContainerEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNContainerEdge2ᚖshipgraphᚋgraphᚋmodelᚐContainerEdge(ctx, sel, v[i])
@@ -15719,7 +15719,7 @@ func (ec *executionContext) marshalNContainerStatus2shipgraphᚋgraphᚋmodelᚐ
 }
 
 func (ec *executionContext) marshalNCustomField2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CustomField) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, sel, v[i])
@@ -15755,7 +15755,7 @@ func (ec *executionContext) marshalNCustomFieldDataType2shipgraphᚋgraphᚋmode
 }
 
 func (ec *executionContext) marshalNCustomFieldDefinition2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CustomFieldDefinition) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCustomFieldDefinition2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldDefinition(ctx, sel, v[i])
@@ -15791,7 +15791,7 @@ func (ec *executionContext) marshalNCustomFieldDefinitionConnection2ᚖshipgraph
 }
 
 func (ec *executionContext) marshalNCustomFieldDefinitionEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CustomFieldDefinitionEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCustomFieldDefinitionEdge2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionEdge(ctx, sel, v[i])
@@ -15837,7 +15837,7 @@ func (ec *executionContext) marshalNCustomFieldEntityType2shipgraphᚋgraphᚋmo
 }
 
 func (ec *executionContext) marshalNCustomFieldOption2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldOptionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CustomFieldOption) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCustomFieldOption2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldOption(ctx, sel, v[i])
@@ -15889,7 +15889,7 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 }
 
 func (ec *executionContext) marshalNDocument2ᚕᚖshipgraphᚋgraphᚋmodelᚐDocumentᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Document) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDocument2ᚖshipgraphᚋgraphᚋmodelᚐDocument(ctx, sel, v[i])
@@ -15925,7 +15925,7 @@ func (ec *executionContext) marshalNDocumentConnection2ᚖshipgraphᚋgraphᚋmo
 }
 
 func (ec *executionContext) marshalNDocumentEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐDocumentEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DocumentEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDocumentEdge2ᚖshipgraphᚋgraphᚋmodelᚐDocumentEdge(ctx, sel, v[i])
@@ -16085,7 +16085,7 @@ func (ec *executionContext) marshalNRole2shipgraphᚋgraphᚋmodelᚐRole(ctx co
 }
 
 func (ec *executionContext) marshalNShipment2ᚕᚖshipgraphᚋgraphᚋmodelᚐShipmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Shipment) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNShipment2ᚖshipgraphᚋgraphᚋmodelᚐShipment(ctx, sel, v[i])
@@ -16121,7 +16121,7 @@ func (ec *executionContext) marshalNShipmentConnection2ᚖshipgraphᚋgraphᚋmo
 }
 
 func (ec *executionContext) marshalNShipmentEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐShipmentEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ShipmentEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNShipmentEdge2ᚖshipgraphᚋgraphᚋmodelᚐShipmentEdge(ctx, sel, v[i])
@@ -16202,7 +16202,7 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 }
 
 func (ec *executionContext) marshalNTerminalFee2ᚕᚖshipgraphᚋgraphᚋmodelᚐTerminalFeeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TerminalFee) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTerminalFee2ᚖshipgraphᚋgraphᚋmodelᚐTerminalFee(ctx, sel, v[i])
@@ -16228,7 +16228,7 @@ func (ec *executionContext) marshalNTerminalFee2ᚖshipgraphᚋgraphᚋmodelᚐT
 }
 
 func (ec *executionContext) marshalNTerminalHold2ᚕᚖshipgraphᚋgraphᚋmodelᚐTerminalHoldᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TerminalHold) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTerminalHold2ᚖshipgraphᚋgraphᚋmodelᚐTerminalHold(ctx, sel, v[i])
@@ -16268,7 +16268,7 @@ func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlge
 }
 
 func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Directive) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx, sel, v[i])
@@ -16314,7 +16314,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx conte
 }
 
 func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__DirectiveLocation2string(ctx, sel, v[i])
@@ -16342,7 +16342,7 @@ func (ec *executionContext) marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlg
 }
 
 func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -16362,7 +16362,7 @@ func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋg
 }
 
 func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
@@ -16477,7 +16477,7 @@ func (ec *executionContext) marshalOContainerStatus2ᚕshipgraphᚋgraphᚋmodel
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNContainerStatus2shipgraphᚋgraphᚋmodelᚐContainerStatus(ctx, sel, v[i])
@@ -16925,7 +16925,7 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__EnumValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValue(ctx, sel, v[i])
@@ -16944,7 +16944,7 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Field2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐField(ctx, sel, v[i])
@@ -16963,7 +16963,7 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -16989,7 +16989,7 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])

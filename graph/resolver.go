@@ -8,7 +8,7 @@ import (
 // gqlgen through the generated executor, the /v2 adapter by calling the
 // query, mutation and field resolvers directly.
 //
-//go:generate go tool gqlgen generate
+//go:generate ../scripts/generate.sh
 type Resolver struct {
 	DB *db.DB
 }
