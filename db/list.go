@@ -184,6 +184,9 @@ type listSpec struct {
 	alias  string
 	cols   string
 	orders map[string]sortSpec
+	// counted names the list in list_counts, where triggers keep each
+	// account's row count (migration 00002); "" = always count(*).
+	counted string
 }
 
 // pageMeta is scanned with every list row: the cursor key as text, the raw
@@ -395,9 +398,18 @@ func readPage[R any, T any](ctx context.Context, q sqlx.QueryerContext, st *page
 	return page, nil
 }
 
-// count runs SELECT count(*) over a list's filter.
-func count(ctx context.Context, q sqlx.QueryerContext, from string, filter *conds) (int, error) {
+// count returns the number of rows of a list that match filter. The
+// unfiltered total of a counted list (the filter is the account alone, its
+// first clause) is read from list_counts: one index lookup instead of a
+// scan of every row of the account. Anything else runs SELECT count(*).
+func count(ctx context.Context, q sqlx.QueryerContext, s *listSpec, filter *conds) (int, error) {
 	var n int
-	err := sqlx.GetContext(ctx, q, &n, "SELECT count(*) FROM "+from+" WHERE "+filter.sql(), filter.args...)
+	var err error
+	if s.counted != "" && len(filter.where) == 1 {
+		err = sqlx.GetContext(ctx, q, &n,
+			"SELECT coalesce((SELECT n FROM list_counts WHERE account_id = $1 AND list = $2), 0)", filter.args[0], s.counted)
+	} else {
+		err = sqlx.GetContext(ctx, q, &n, "SELECT count(*) FROM "+s.from+" WHERE "+filter.sql(), filter.args...)
+	}
 	return n, mapErr(err)
 }
