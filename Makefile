@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/shipgraph
 export CGO_ENABLED ?= 0
 
-.PHONY: all build assets run test test-browser audit generate check-generate lint bench clean
+.PHONY: all build assets run test test-browser audit generate check-generate lint bench bench-scale clean
 
 all: build
 
@@ -48,8 +48,17 @@ lint:
 	$(GO) vet -tags browser ./...
 	$(GO) tool staticcheck ./...
 
+# Go benchmarks, then the list latencies at 20,000 and 1,000,000 shipments
+# (bench-scale; SCALE=0 skips it).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./...
+	@if [ "$(SCALE)" != 0 ]; then $(MAKE) --no-print-directory bench-scale; fi
+
+# One request at a time against a private PostgreSQL under SCALE_DIR
+# (default /var/tmp/shipgraph-scale), seeded once per size (a 1 M seed
+# takes ~3 minutes) and reused; prints medians. See scripts/bench-scale.sh.
+bench-scale: build
+	@BIN=$(BIN) scripts/bench-scale.sh
 
 clean:
 	rm -rf bin

@@ -26,6 +26,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/pgembed"
+	"shipgraph/db/seed"
 	"shipgraph/graph/model"
 	"shipgraph/httpapi"
 )
@@ -314,7 +315,7 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("shipgraph seed", flag.ContinueOnError)
 	bindConfig(fs, &c, false)
 	shipments := fs.Int("shipments", envInt("SEED_SHIPMENTS", 200), "number of demo shipments (SEED_SHIPMENTS)")
-	seed := fs.Int64("seed", int64(envInt("SEED", 1)), "random seed: the same seed gives the same data and keys (SEED)")
+	seedN := fs.Int64("seed", int64(envInt("SEED", 1)), "random seed: the same seed gives the same data and keys (SEED)")
 	force := fs.Bool("force", false, "replace the data of a non-empty database")
 	ifEmpty := fs.Bool("if-empty", false, "do nothing (and succeed) when the database already has data")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -345,11 +346,11 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return nil
 		}
 	}
-	opts := db.SeedOptions{Shipments: *shipments, Seed: *seed, Force: *force}
+	opts := seed.Options{Shipments: *shipments, Seed: *seedN, Force: *force}
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
 		opts.Progress = stderr
 	}
-	tokens, stats, err := store.Seed(ctx, opts)
+	tokens, stats, err := seed.Run(ctx, store, opts)
 	if err != nil {
 		return err
 	}

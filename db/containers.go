@@ -21,10 +21,11 @@ const containerCols = `c.id, c.account_id, c.shipment_id, c.number, c.ref_number
 	c.pickup_lfd_line, c.pickup_lfd, c.current_status, c.created_at, c.updated_at`
 
 var containerList = &listSpec{
-	plural: "containers",
-	from:   "containers c",
-	alias:  "c",
-	cols:   containerCols,
+	plural:  "containers",
+	counted: "containers",
+	from:    "containers c",
+	alias:   "c",
+	cols:    containerCols,
 	orders: map[string]sortSpec{
 		"created_at": {expr: "c.created_at", typ: "timestamptz"},
 		"pickup_lfd": {expr: "coalesce(c.pickup_lfd, 'infinity'::timestamptz)", typ: "timestamptz"},
@@ -81,7 +82,7 @@ func (db *DB) ListContainers(ctx context.Context, accountID string, f model.Cont
 
 // CountContainers counts the account's containers that match f.
 func (db *DB) CountContainers(ctx context.Context, accountID string, f model.ContainerFilter) (int, error) {
-	return count(ctx, db.q, containerList.from, containerFilter(accountID, f))
+	return count(ctx, db.q, containerList, containerFilter(accountID, f))
 }
 
 func containerFilter(accountID string, f model.ContainerFilter) *conds {

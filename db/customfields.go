@@ -124,7 +124,7 @@ func (db *DB) ListCustomFieldDefinitions(ctx context.Context, accountID string, 
 
 // CountCustomFieldDefinitions counts the account's definitions that match f.
 func (db *DB) CountCustomFieldDefinitions(ctx context.Context, accountID string, f model.CustomFieldDefinitionFilter) (int, error) {
-	return count(ctx, db.q, customFieldDefinitionList.from, customFieldDefinitionFilter(accountID, f))
+	return count(ctx, db.q, customFieldDefinitionList, customFieldDefinitionFilter(accountID, f))
 }
 
 func customFieldDefinitionFilter(accountID string, f model.CustomFieldDefinitionFilter) *conds {

@@ -19,10 +19,11 @@ const (
 )
 
 var documentList = &listSpec{
-	plural: "documents",
-	from:   "documents d",
-	alias:  "d",
-	cols:   documentCols,
+	plural:  "documents",
+	counted: "documents",
+	from:    "documents d",
+	alias:   "d",
+	cols:    documentCols,
 	orders: map[string]sortSpec{
 		"created_at":    {expr: "d.created_at", typ: "timestamptz"},
 		"document_type": {expr: "d.document_type", typ: "text"},
@@ -95,7 +96,7 @@ func (db *DB) ListDocuments(ctx context.Context, accountID string, f model.Docum
 
 // CountDocuments counts the account's documents that match f.
 func (db *DB) CountDocuments(ctx context.Context, accountID string, f model.DocumentFilter) (int, error) {
-	return count(ctx, db.q, documentList.from, documentFilter(accountID, f))
+	return count(ctx, db.q, documentList, documentFilter(accountID, f))
 }
 
 func documentFilter(accountID string, f model.DocumentFilter) *conds {

@@ -184,6 +184,9 @@ type listSpec struct {
 	alias  string
 	cols   string
 	orders map[string]sortSpec
+	// counted names the list in list_counts, where triggers keep each
+	// account's row count (migration 00003); "" = always count(*).
+	counted string
 }
 
 // pageMeta is scanned with every list row: the cursor key as text, the raw
@@ -234,8 +237,8 @@ func checkPage(p model.PageRequest) error {
 	if p.Limit < 1 || p.Limit > model.MaxPageSize {
 		return model.Errorf(model.EINVALID, "page size must be between 1 and %d", model.MaxPageSize)
 	}
-	if p.Offset < 0 {
-		return model.Errorf(model.EINVALID, "page offset must not be negative")
+	if p.Offset < 0 || p.Offset > model.MaxPageOffset {
+		return model.Errorf(model.EINVALID, "page offset must be between 0 and %d", model.MaxPageOffset)
 	}
 	if p.Offset > 0 && (p.After != nil || p.Before != nil || p.FromEnd) {
 		return model.Errorf(model.EINVALID, "a numbered page cannot be combined with cursors")
@@ -340,6 +343,19 @@ func (s *listSpec) pageQuery(filter *conds, p model.PageRequest, cols string) (*
 		limit += " OFFSET " + c.arg(p.Offset)
 	}
 	parts := []string{branch(partPage, where, p.Order.Desc != reverse, limit)}
+	if p.Offset > 0 {
+		// A numbered page skips its offset in the list's (account, sort,
+		// id) index alone — index-only where the sort is a column — and
+		// reads the full rows of the page only: skipping whole rows cost
+		// a heap fetch each (EXPLAIN: 360 ms for 150,000 skipped documents
+		// against 35 ms in the index). model.MaxPageOffset bounds the skip.
+		d := dir(p.Order.Desc != reverse)
+		parts[0] = fmt.Sprintf("(SELECT %s, %s AS sort_key, %s AS sort_val, %d AS page_part FROM %s WHERE %s.id IN "+
+			"(SELECT %s.id FROM %s WHERE %s ORDER BY %s %s, %s.id %s LIMIT %s) ORDER BY %s %s, %s.id %s)",
+			cols, sortKey, spec.expr, partPage, s.from, s.alias,
+			s.alias, s.from, where, spec.expr, d, s.alias, d, limit,
+			spec.expr, d, s.alias, d)
+	}
 	for _, pr := range probes {
 		parts = append(parts, branch(pr.part, c.sql()+" AND "+pr.cond, pr.desc, "1"))
 	}
@@ -398,9 +414,18 @@ func readPage[R any, T any](ctx context.Context, q sqlx.QueryerContext, st *page
 	return page, nil
 }
 
-// count runs SELECT count(*) over a list's filter.
-func count(ctx context.Context, q sqlx.QueryerContext, from string, filter *conds) (int, error) {
+// count returns the number of rows of a list that match filter. The
+// unfiltered total of a counted list (the filter is the account alone, its
+// first clause) is read from list_counts: one index lookup instead of a
+// scan of every row of the account. Anything else runs SELECT count(*).
+func count(ctx context.Context, q sqlx.QueryerContext, s *listSpec, filter *conds) (int, error) {
 	var n int
-	err := sqlx.GetContext(ctx, q, &n, "SELECT count(*) FROM "+from+" WHERE "+filter.sql(), filter.args...)
+	var err error
+	if s.counted != "" && len(filter.where) == 1 {
+		err = sqlx.GetContext(ctx, q, &n,
+			"SELECT coalesce((SELECT n FROM list_counts WHERE account_id = $1 AND list = $2), 0)", filter.args[0], s.counted)
+	} else {
+		err = sqlx.GetContext(ctx, q, &n, "SELECT count(*) FROM "+s.from+" WHERE "+filter.sql(), filter.args...)
+	}
 	return n, mapErr(err)
 }

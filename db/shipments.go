@@ -21,10 +21,11 @@ const shipmentCols = `s.id, s.account_id, s.bill_of_lading_number, s.normalized_
 	s.line_tracking_stopped_by_user_id, s.created_at, s.updated_at`
 
 var shipmentList = &listSpec{
-	plural: "shipments",
-	from:   "shipments s",
-	alias:  "s",
-	cols:   shipmentCols,
+	plural:  "shipments",
+	counted: "shipments",
+	from:    "shipments s",
+	alias:   "s",
+	cols:    shipmentCols,
 	orders: map[string]sortSpec{
 		"created_at":            {expr: "s.created_at", typ: "timestamptz"},
 		"pod_eta_at":            {expr: "coalesce(s.pod_eta_at, 'infinity'::timestamptz)", typ: "timestamptz"},
@@ -73,7 +74,7 @@ func (db *DB) ListShipments(ctx context.Context, accountID string, f model.Shipm
 
 // CountShipments counts the account's shipments that match f.
 func (db *DB) CountShipments(ctx context.Context, accountID string, f model.ShipmentFilter) (int, error) {
-	return count(ctx, db.q, shipmentList.from, shipmentFilter(accountID, f))
+	return count(ctx, db.q, shipmentList, shipmentFilter(accountID, f))
 }
 
 // shipmentFilter maps a filter to SQL. Tracked numbers are compared

@@ -11,6 +11,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
+	"shipgraph/db/seed"
 	"shipgraph/graph"
 	"shipgraph/graph/graphtest"
 	"shipgraph/graph/model"
@@ -46,7 +47,7 @@ func TestInternalErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = auth.Close() })
-	tokens, _, err := auth.Seed(ctx, db.SeedOptions{Shipments: 4, Seed: 1, Now: graphtest.SeedNow})
+	tokens, _, err := seed.Run(ctx, auth, seed.Options{Shipments: 4, Seed: 1, Now: graphtest.SeedNow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,8 +87,9 @@ func pageRequest(a pageArgs, order model.Order) (req model.PageRequest, empty bo
 		if a.Page.Size < 1 || a.Page.Size > model.MaxPageSize {
 			return bad("page[size]", "page size must be between 1 and %d", model.MaxPageSize)
 		}
-		if a.Page.Number > 1_000_000_000/a.Page.Size {
-			return bad("page[number]", "page number is too large")
+		if a.Page.Number-1 > model.MaxPageOffset/a.Page.Size {
+			return bad("page[number]", "page number is too large: a numbered page may start at most %d rows into the list (page %d at size %d); use first/after cursors to read further",
+				model.MaxPageOffset, model.MaxPageOffset/a.Page.Size+1, a.Page.Size)
 		}
 		req.Limit = a.Page.Size
 		req.Offset = (a.Page.Number - 1) * a.Page.Size

@@ -270,6 +270,8 @@ func testPaginationArguments(t *testing.T, e *graphtest.Env) {
 		{"page size 101", "page: {number: 1, size: 101}", "page[size]"},
 		{"page number 0", "page: {number: 0, size: 10}", "page[number]"},
 		{"huge page number", "page: {number: 2000000000, size: 100}", "page[number]"},
+		{"page beyond the numbered bound", "page: {number: 2002, size: 50}", "page[number]"},
+		{"deep page of one", "page: {number: 100002, size: 1}", "page[number]"},
 		{"garbage cursor", `first: 5, after: "garbage"`, ""},
 		{"forged cursor key", `first: 5, after: "` + forged + `"`, ""},
 		{"cursor of another order", `first: 5, after: "` + cursor + `", orderBy: {field: BILL_OF_LADING_NUMBER}`, ""},

@@ -9,6 +9,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
+	"shipgraph/db/seed"
 )
 
 // TestCachedKeyKeepsLastUsed: a key answered from the cache still has its
@@ -21,7 +22,7 @@ func TestCachedKeyKeepsLastUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	tokens, _, err := store.Seed(ctx, db.SeedOptions{Shipments: 1, Seed: 1})
+	tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: 1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
+	"shipgraph/db/seed"
 	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
 )
@@ -41,7 +42,7 @@ func seeded(t *testing.T) (string, map[string]string) {
 	t.Helper()
 	url := dbtest.NewDB(t)
 	store := open(t, url)
-	tokens, _, err := store.Seed(context.Background(), db.SeedOptions{Shipments: 3, Seed: 1, Now: graphtest.SeedNow})
+	tokens, _, err := seed.Run(context.Background(), store, seed.Options{Shipments: 3, Seed: 1, Now: graphtest.SeedNow})
 	if err != nil {
 		t.Fatalf("seed: %v", err)
 	}

@@ -32,6 +32,7 @@ var (
 		// parameter refers clients to.
 		filters: []string{"filter[number]"},
 		paged:   true,
+		cursors: true,
 	}
 	containerItem = endpoint{serializer: "V2::ContainerSerializer", includes: containerIncludes}
 )
@@ -43,9 +44,10 @@ func (s *server) listContainers(w http.ResponseWriter, r *http.Request) {
 		if p.sort != nil {
 			order = &model.ContainerOrder{Field: model.ContainerOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
 		}
-		conn, err := s.res.Query().Containers(ctx, nil, nil, nil, nil, &p.page, filter, order)
+		first, after, last, before, page := p.pageArgs()
+		conn, err := s.res.Query().Containers(ctx, first, after, last, before, page, filter, order)
 		if err != nil {
-			return listPage[*model.Container]{}, err
+			return listPage[*model.Container]{}, p.cursorError(err)
 		}
 		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.ContainerConnection().TotalCount), nil
 	}, (*builder).containers)

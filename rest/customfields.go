@@ -33,6 +33,7 @@ var (
 		serializer: "V2::CustomFieldDefinitionSerializer",
 		filters:    []string{"filter[entity_type]", "filter[data_type]", "filter[display_name]"},
 		paged:      true,
+		cursors:    true,
 	}
 	definitionItem = endpoint{serializer: "V2::CustomFieldDefinitionSerializer"}
 	optionList     = endpoint{serializer: "V2::CustomFieldOptionSerializer", paged: true}
@@ -55,7 +56,8 @@ func (s *server) listDefinitions(w http.ResponseWriter, r *http.Request) {
 			return none, err
 		}
 		filter := &model.CustomFieldDefinitionFilter{DisplayName: p.filter("filter[display_name]"), EntityType: entityType, DataType: dataType}
-		conn, err := s.res.Query().CustomFieldDefinitions(ctx, nil, nil, nil, nil, &p.page, filter)
+		first, after, last, before, page := p.pageArgs()
+		conn, err := s.res.Query().CustomFieldDefinitions(ctx, first, after, last, before, page, filter)
 		if err != nil {
 			return none, err
 		}
@@ -109,7 +111,7 @@ func (s *server) listOptions(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, optionList, func(ctx context.Context, p *params) (listPage[*model.CustomFieldOption], error) {
 		all, err := s.options(ctx, r.PathValue("definition_id"))
 		if err != nil {
-			return listPage[*model.CustomFieldOption]{}, err
+			return listPage[*model.CustomFieldOption]{}, p.cursorError(err)
 		}
 		return memoryPage(all, p.page), nil
 	}, plain((*builder).optionResource))

@@ -27,6 +27,7 @@ var (
 		sorts:      []string{"document_type", "added_by", "created_at"},
 		filters:    []string{"filter[filename]", "filter[reference]", "filter[document_types]"},
 		paged:      true,
+		cursors:    true,
 	}
 	documentItem = endpoint{serializer: "V2::DocumentSerializer", includes: documentIncludes}
 )
@@ -44,9 +45,10 @@ func (s *server) listDocuments(w http.ResponseWriter, r *http.Request) {
 		if p.sort != nil {
 			order = &model.DocumentOrder{Field: model.DocumentOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
 		}
-		conn, err := s.res.Query().Documents(ctx, nil, nil, nil, nil, &p.page, filter, order)
+		first, after, last, before, page := p.pageArgs()
+		conn, err := s.res.Query().Documents(ctx, first, after, last, before, page, filter, order)
 		if err != nil {
-			return listPage[*model.Document]{}, err
+			return listPage[*model.Document]{}, p.cursorError(err)
 		}
 		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.DocumentConnection().TotalCount), nil
 	}, (*builder).documents)

@@ -21,6 +21,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
+	"shipgraph/db/seed"
 	"shipgraph/graph"
 	"shipgraph/graph/graphtest"
 	"shipgraph/rest"
@@ -77,7 +78,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	tokens, _, err := store.Seed(ctx, db.SeedOptions{Shipments: o.shipments, Seed: 1, Now: seedNow})
+	tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: o.shipments, Seed: 1, Now: seedNow})
 	if err != nil {
 		t.Fatalf("seed: %v", err)
 	}

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -19,8 +20,9 @@ import (
 // are fields[…] naming an unknown type or member (fields.go); other unknown
 // parameters (cache busters) are ignored.
 
-// maxPageNumber bounds page[number] so the offset stays reasonable.
-const maxPageNumber = 1_000_000_000 / model.MaxPageSize
+// maxPageNumber bounds page[number] before page[size] is known; with it,
+// a numbered page may skip at most model.MaxPageOffset rows (checkDepth).
+const maxPageNumber = model.MaxPageOffset + 1
 
 // endpoint describes what the query string of one endpoint may hold.
 type endpoint struct {
@@ -38,6 +40,9 @@ type endpoint struct {
 	filters []string
 	// paged lists take page[number] and page[size].
 	paged bool
+	// cursors: the list also takes page[after] and page[before], the
+	// keyset positions its links carry (store-backed lists only).
+	cursors bool
 }
 
 // params is a parsed, validated query string.
@@ -49,7 +54,11 @@ type params struct {
 	include map[string]bool
 	sort    *sortParam
 	page    model.PageInput
-	filters map[string]string
+	// after and before are the opaque keyset cursors of page[after] and
+	// page[before] (at most one is set): the page is read from there, and
+	// page[number] only numbers it for the links.
+	after, before string
+	filters       map[string]string
 	// fields are the sparse fieldsets by resource type (fields.go); nil
 	// when none was given.
 	fields map[string]map[string]bool
@@ -112,6 +121,15 @@ func parseParams(r *http.Request, e endpoint) (*params, error) {
 			} else {
 				p.page.Size = n
 			}
+		case (k == "page[after]" || k == "page[before]") && e.cursors:
+			if strings.TrimSpace(v) == "" {
+				return nil, badParam(k, "%s must not be empty", k)
+			}
+			if k == "page[after]" {
+				p.after = v
+			} else {
+				p.before = v
+			}
 		case strings.HasPrefix(k, "fields[") && strings.HasSuffix(k, "]"):
 			if len(values[k]) > 1 {
 				return nil, badParam(k, "%s is given more than once", k)
@@ -125,7 +143,55 @@ func parseParams(r *http.Request, e endpoint) (*params, error) {
 			return nil, badParam(k, "%s is not a supported parameter%s", k, supported(e))
 		}
 	}
+	if p.after != "" && p.before != "" {
+		return nil, badParam("page[before]", "page[after] and page[before] cannot be combined")
+	}
+	if err := p.checkDepth(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkDepth bounds a numbered page (one without a cursor) to
+// model.MaxPageOffset skipped rows: the skip costs an index walk as long as
+// itself. Pages beyond are reached through links.next, whose cursor makes
+// every page cost what the first does.
+func (p *params) checkDepth() error {
+	if p.after != "" || p.before != "" {
+		return nil
+	}
+	if p.page.Number-1 > model.MaxPageOffset/p.page.Size {
+		return badParam("page[number]", "page[number] must be at most %d at page[size]=%d (a numbered page may start at most %d records into the list); follow links.next, which carries a cursor, to read further",
+			model.MaxPageOffset/p.page.Size+1, p.page.Size, model.MaxPageOffset)
+	}
+	return nil
+}
+
+// pageArgs returns the pagination arguments of the list's query resolver:
+// a numbered page, or page[size] records after (before) a cursor.
+func (p *params) pageArgs() (first *int, after *string, last *int, before *string, page *model.PageInput) {
+	size := p.page.Size
+	switch {
+	case p.after != "":
+		return &size, &p.after, nil, nil, nil
+	case p.before != "":
+		return nil, nil, &size, &p.before, nil
+	}
+	return nil, nil, nil, nil, &p.page
+}
+
+// cursorError names the cursor parameter in a resolver's refusal of it
+// (malformed, or taken with another sort).
+func (p *params) cursorError(err error) error {
+	var e *model.Error
+	if p.after == "" && p.before == "" || !errors.As(err, &e) || e.Code != model.EINVALID || e.Parameter != "" {
+		return err
+	}
+	name := "page[after]"
+	if p.before != "" {
+		name = "page[before]"
+	}
+	return e.AtParameter(name)
 }
 
 // queryError describes a url.ParseQuery failure without echoing internals.

@@ -31,6 +31,11 @@ func plain[T any](render func(*builder, T) *Resource) renderer[T] {
 type listPage[T any] struct {
 	nodes   []T
 	hasNext bool
+	// hasPrev says whether records precede the page (known for keyset
+	// reads); start and end are the cursors of its first and last
+	// records, "" for lists read whole.
+	hasPrev    bool
+	start, end string
 	// count reads the number of records of the whole (filtered) list.
 	count func(context.Context) (int, error)
 }
@@ -38,7 +43,12 @@ type listPage[T any] struct {
 // connectionPage is the page a query resolver returned; count is the
 // connection's totalCount resolver.
 func connectionPage[T, C any](nodes []T, info *model.PageInfo, conn C, count func(context.Context, C) (int, error)) listPage[T] {
-	return listPage[T]{nodes: nodes, hasNext: info.HasNextPage, count: func(ctx context.Context) (int, error) { return count(ctx, conn) }}
+	pg := listPage[T]{nodes: nodes, hasNext: info.HasNextPage, hasPrev: info.HasPreviousPage,
+		count: func(ctx context.Context) (int, error) { return count(ctx, conn) }}
+	if info.StartCursor != nil && info.EndCursor != nil {
+		pg.start, pg.end = *info.StartCursor, *info.EndCursor
+	}
+	return pg
 }
 
 // memoryPage slices a list read whole (a definition's options, a
@@ -81,7 +91,7 @@ func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpo
 		WriteError(w, r, err)
 		return
 	}
-	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(b.base, r, p, n, pg.hasNext), &Meta{Size: p.page.Size, Total: n}))
+	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(b.base, r, p, n, pg.hasNext, pg.hasPrev, pg.start, pg.end), &Meta{Size: p.page.Size, Total: n}))
 }
 
 // serveOne answers GET of one record: get reads it by the {id} of the

@@ -29,6 +29,7 @@ var (
 		sorts:   []string{"created_at", "pod_eta_at", "bill_of_lading_number"},
 		filters: []string{"q", "number", "filter[tracking_stopped]"},
 		paged:   true,
+		cursors: true,
 	}
 	shipmentItem = endpoint{serializer: "V2::ShipmentSerializer", includes: shipmentIncludes}
 )
@@ -44,9 +45,10 @@ func (s *server) listShipments(w http.ResponseWriter, r *http.Request) {
 		if p.sort != nil {
 			order = &model.ShipmentOrder{Field: model.ShipmentOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
 		}
-		conn, err := s.res.Query().Shipments(ctx, nil, nil, nil, nil, &p.page, filter, order)
+		first, after, last, before, page := p.pageArgs()
+		conn, err := s.res.Query().Shipments(ctx, first, after, last, before, page, filter, order)
 		if err != nil {
-			return listPage[*model.Shipment]{}, err
+			return listPage[*model.Shipment]{}, p.cursorError(err)
 		}
 		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.ShipmentConnection().TotalCount), nil
 	}, (*builder).shipments)

@@ -24,6 +24,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
+	"shipgraph/db/seed"
 	"shipgraph/graph"
 	"shipgraph/httpapi"
 )
@@ -72,7 +73,7 @@ func New(tb testing.TB, o Options) *Env {
 		if n == 0 {
 			n = 150
 		}
-		tokens, _, err := store.Seed(ctx, db.SeedOptions{Shipments: n, Seed: 1, Now: SeedNow})
+		tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: n, Seed: 1, Now: SeedNow})
 		if err != nil {
 			tb.Fatalf("seed: %v", err)
 		}

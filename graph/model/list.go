@@ -10,6 +10,12 @@ import (
 const (
 	DefaultPageSize = 30
 	MaxPageSize     = 100
+	// MaxPageOffset is how many rows a numbered page may skip (page
+	// number × size, less one page): the skip is an index walk whose cost
+	// grows with it, so it is bounded (~25 ms at the bound); keyset
+	// cursors (GraphQL after/before, /v2 links.next) reach any depth at the
+	// cost of page 1.
+	MaxPageOffset = 100_000
 )
 
 // Cursor is a keyset position: the sort key of a row (as text) and its id,

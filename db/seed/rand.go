@@ -1,4 +1,4 @@
-package db
+package seed
 
 import (
 	"encoding/hex"

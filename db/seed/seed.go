@@ -1,4 +1,9 @@
-package db
+// Package seed builds Shipgraph's deterministic demo data set: reference
+// data, two accounts with a user and an API key per role, custom field
+// definitions and any number of shipments with their containers, documents
+// and custom field values, written with COPY in one transaction. It is
+// tooling beside the store (package db), not part of it.
+package seed
 
 import (
 	"cmp"
@@ -14,10 +19,12 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 	"github.com/schollz/progressbar/v3"
+
+	"shipgraph/db"
 )
 
-// SeedOptions says what data set Seed builds.
-type SeedOptions struct {
+// Options says what data set Seed builds.
+type Options struct {
 	Shipments int       // shipments per data set (split across the demo accounts), default 200 if 0
 	Seed      int64     // RNG seed: same seed => same ids, keys, numbers
 	Force     bool      // allow seeding a non-empty database: wipe all data first (TRUNCATE … CASCADE), in the same transaction
@@ -25,17 +32,17 @@ type SeedOptions struct {
 	Now       time.Time // "today" for ETAs etc.; zero = time.Now() truncated to the day (UTC)
 }
 
-// SeedToken is an API key created by Seed. Account is the account slug.
-type SeedToken struct{ Account, Role, Key string }
+// Token is an API key created by Run. Account is the account slug.
+type Token struct{ Account, Role, Key string }
 
-// SeedStats reports what Seed wrote.
-type SeedStats struct {
+// Stats reports what Run wrote.
+type Stats struct {
 	Rows     int64
 	Duration time.Duration
 }
 
-// ErrNotEmpty is returned by Seed when the database already has accounts
-// and SeedOptions.Force is not set.
+// ErrNotEmpty is returned by Run when the database already has accounts
+// and Options.Force is not set.
 var ErrNotEmpty = errors.New("database is not empty: use --force to replace its data")
 
 // seedChunkSize is how many shipments are generated and copied at a time:
@@ -43,7 +50,7 @@ var ErrNotEmpty = errors.New("database is not empty: use --force to replace its 
 // memory flat (a chunk is ~20 MB of rows) however large the data set.
 const seedChunkSize = 5000
 
-// Seed fills the database with a realistic, deterministic demo data set:
+// Run fills the database of store with a realistic, deterministic demo data set:
 // the reference data, the accounts acme and globex with a user and an API
 // key per role, custom field definitions, and o.Shipments shipments with
 // their containers, documents and custom field values. It returns the API
@@ -52,10 +59,10 @@ const seedChunkSize = 5000
 //
 // Everything happens in one transaction: a failure or a cancelled ctx
 // leaves the database as it was.
-func (db *DB) Seed(ctx context.Context, o SeedOptions) ([]SeedToken, SeedStats, error) {
+func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	start := time.Now()
 	if o.Shipments < 0 {
-		return nil, SeedStats{}, fmt.Errorf("seed: shipments must not be negative, got %d", o.Shipments)
+		return nil, Stats{}, fmt.Errorf("seed: shipments must not be negative, got %d", o.Shipments)
 	}
 	if o.Shipments == 0 {
 		o.Shipments = 200
@@ -67,7 +74,7 @@ func (db *DB) Seed(ctx context.Context, o SeedOptions) ([]SeedToken, SeedStats, 
 
 	ref, err := seedBuildReference(newSeedRand(o.Seed, seedStreamReference))
 	if err != nil {
-		return nil, SeedStats{}, err
+		return nil, Stats{}, err
 	}
 	accounts := seedBuildAccounts(newSeedRand(o.Seed, seedStreamAccounts), newSeedRand(o.Seed, seedStreamFields))
 	accountRows, tokens := seedAccountRows(newSeedRand(o.Seed, seedStreamKeys), accounts, now)
@@ -75,9 +82,9 @@ func (db *DB) Seed(ctx context.Context, o SeedOptions) ([]SeedToken, SeedStats, 
 
 	// A connection of our own: COPY streams through the driver connection
 	// under the transaction (see seedCopyStream).
-	conn, err := db.db.Connx(ctx)
+	conn, err := sqlx.NewDb(store.SQL(), "postgres").Connx(ctx)
 	if err != nil {
-		return nil, SeedStats{}, fmt.Errorf("seed: %w", err)
+		return nil, Stats{}, fmt.Errorf("seed: %w", err)
 	}
 	defer conn.Close()
 	// READ COMMITTED whatever the server's default: COPY FREEZE refuses
@@ -85,24 +92,24 @@ func (db *DB) Seed(ctx context.Context, o SeedOptions) ([]SeedToken, SeedStats, 
 	seedCount(ctx) // BEGIN
 	tx, err := conn.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
-		return nil, SeedStats{}, fmt.Errorf("seed: %w", err)
+		return nil, Stats{}, fmt.Errorf("seed: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	s := &seeder{ctx: ctx, conn: conn, q: counted{tx}}
 
 	if err := s.prepare(o.Force); err != nil {
-		return nil, SeedStats{}, err
+		return nil, Stats{}, err
 	}
 	ddl, err := s.dropForLoad()
 	if err != nil {
-		return nil, SeedStats{}, err
+		return nil, Stats{}, err
 	}
 
 	for _, rows := range []map[*seedTable][][]any{seedReferenceRows(ref, now), accountRows} {
 		for _, t := range []*seedTable{seedPortsTable, seedMetrosTable, seedTerminalsTable, seedRailTable, seedLinesTable,
 			seedAccountsTable, seedUsersTable, seedTokensTable, seedDefsTable, seedOptionsTable} {
 			if err := s.copyRows(t, rows[t]); err != nil {
-				return nil, SeedStats{}, err
+				return nil, Stats{}, err
 			}
 		}
 	}
@@ -127,34 +134,34 @@ func (db *DB) Seed(ctx context.Context, o SeedOptions) ([]SeedToken, SeedStats, 
 		defer fmt.Fprintln(o.Progress)
 	}
 	if err := s.copyShipments(gen, o.Shipments, bar); err != nil {
-		return nil, SeedStats{}, err
+		return nil, Stats{}, err
 	}
 
 	if bar != nil {
 		bar.Describe("indexing")
 	}
 	if err := s.restore(ddl); err != nil {
-		return nil, SeedStats{}, err
+		return nil, Stats{}, err
 	}
 	// Fresh statistics, so the first queries after a big seed plan as
 	// well as they will once autovacuum gets to the tables.
 	if _, err := s.q.ExecContext(ctx, "ANALYZE "+strings.Join(seedAllTables, ", ")); err != nil {
-		return nil, SeedStats{}, fmt.Errorf("seed: analyze: %w", err)
+		return nil, Stats{}, fmt.Errorf("seed: analyze: %w", err)
 	}
 	seedCount(ctx) // COMMIT
 	if err := tx.Commit(); err != nil {
-		return nil, SeedStats{}, fmt.Errorf("seed: commit: %w", err)
+		return nil, Stats{}, fmt.Errorf("seed: commit: %w", err)
 	}
 	if bar != nil {
 		bar.Describe("seeded")
 		_ = bar.Finish()
 	}
 
-	slices.SortStableFunc(tokens, func(a, b SeedToken) int {
+	slices.SortStableFunc(tokens, func(a, b Token) int {
 		return cmp.Or(cmp.Compare(a.Account, b.Account),
 			cmp.Compare(slices.Index(seedRoles[:], a.Role), slices.Index(seedRoles[:], b.Role)))
 	})
-	return tokens, SeedStats{Rows: s.rows, Duration: time.Since(start)}, nil
+	return tokens, Stats{Rows: s.rows, Duration: time.Since(start)}, nil
 }
 
 // seeder runs the statements of one seed in its transaction.
@@ -167,9 +174,26 @@ type seeder struct {
 
 // seedCount counts a statement that does not go through counted (BEGIN,
 // COMMIT, COPY), as inTx does.
-func seedCount(ctx context.Context) {
-	QueriesTotal.Inc()
-	countInContext(ctx)
+func seedCount(ctx context.Context) { db.CountStatement(ctx) }
+
+// counted wraps the transaction and counts every statement, as the
+// store's own methods do, so /metrics and a context's counter see the
+// seed's round trips too.
+type counted struct{ *sqlx.Tx }
+
+func (c counted) QueryxContext(ctx context.Context, q string, args ...any) (*sqlx.Rows, error) {
+	db.CountStatement(ctx)
+	return c.Tx.QueryxContext(ctx, q, args...)
+}
+
+func (c counted) QueryRowxContext(ctx context.Context, q string, args ...any) *sqlx.Row {
+	db.CountStatement(ctx)
+	return c.Tx.QueryRowxContext(ctx, q, args...)
+}
+
+func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	db.CountStatement(ctx)
+	return c.Tx.ExecContext(ctx, q, args...)
 }
 
 // prepare refuses a database that has accounts (unless force), then

@@ -1,4 +1,4 @@
-package db_test
+package seed_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
+	"shipgraph/db/seed"
 	"shipgraph/graph/model"
 )
 
@@ -39,12 +40,12 @@ func openSeedDB(t *testing.T) *db.DB {
 	return d
 }
 
-func seed(t *testing.T, d *db.DB, o db.SeedOptions) ([]db.SeedToken, db.SeedStats) {
+func mustSeed(t *testing.T, d *db.DB, o seed.Options) ([]seed.Token, seed.Stats) {
 	t.Helper()
 	if o.Now.IsZero() {
 		o.Now = seedNow
 	}
-	tokens, stats, err := d.Seed(context.Background(), o)
+	tokens, stats, err := seed.Run(context.Background(), d, o)
 	if err != nil {
 		t.Fatalf("Seed: %v", err)
 	}
@@ -143,7 +144,7 @@ func TestSeedDataSet(t *testing.T) {
 
 	var n atomic.Int64
 	ctx := db.WithQueryCounter(context.Background(), &n)
-	tokens, stats, err := d.Seed(ctx, db.SeedOptions{Shipments: 60, Seed: 1, Now: seedNow})
+	tokens, stats, err := seed.Run(ctx, d, seed.Options{Shipments: 60, Seed: 1, Now: seedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,9 +398,9 @@ func jsonEqual(a, b any) bool {
 func TestSeedDeterministic(t *testing.T) {
 	t.Parallel()
 	d1, d2, d3 := openSeedDB(t), openSeedDB(t), openSeedDB(t)
-	tok1, _ := seed(t, d1, db.SeedOptions{Shipments: 40, Seed: 42})
-	tok2, _ := seed(t, d2, db.SeedOptions{Shipments: 40, Seed: 42})
-	tok3, _ := seed(t, d3, db.SeedOptions{Shipments: 40, Seed: 43})
+	tok1, _ := mustSeed(t, d1, seed.Options{Shipments: 40, Seed: 42})
+	tok2, _ := mustSeed(t, d2, seed.Options{Shipments: 40, Seed: 42})
+	tok3, _ := mustSeed(t, d3, seed.Options{Shipments: 40, Seed: 43})
 
 	if !slices.Equal(tok1, tok2) {
 		t.Errorf("same seed, different keys:\n%v\n%v", tok1, tok2)
@@ -427,7 +428,7 @@ func TestSeedDeterministic(t *testing.T) {
 	}
 	// Keys don't depend on the size of the data set.
 	d4 := openSeedDB(t)
-	if tok4, _ := seed(t, d4, db.SeedOptions{Shipments: 5, Seed: 42}); !slices.Equal(tok1, tok4) {
+	if tok4, _ := mustSeed(t, d4, seed.Options{Shipments: 5, Seed: 42}); !slices.Equal(tok1, tok4) {
 		t.Errorf("keys changed with the number of shipments")
 	}
 }
@@ -436,11 +437,11 @@ func TestSeedNotEmptyAndForce(t *testing.T) {
 	t.Parallel()
 	d := openSeedDB(t)
 	q := d.SQL()
-	first, _ := seed(t, d, db.SeedOptions{Shipments: 30, Seed: 7})
+	first, _ := mustSeed(t, d, seed.Options{Shipments: 30, Seed: 7})
 	before := digest(t, q)
 
-	_, _, err := d.Seed(context.Background(), db.SeedOptions{Shipments: 10, Seed: 8, Now: seedNow})
-	if !errors.Is(err, db.ErrNotEmpty) {
+	_, _, err := seed.Run(context.Background(), d, seed.Options{Shipments: 10, Seed: 8, Now: seedNow})
+	if !errors.Is(err, seed.ErrNotEmpty) {
 		t.Fatalf("second seed without Force: err = %v, want ErrNotEmpty", err)
 	}
 	if after := digest(t, q); !mapsEqual(before, after) {
@@ -448,7 +449,7 @@ func TestSeedNotEmptyAndForce(t *testing.T) {
 	}
 
 	// Force replaces everything; Shipments 0 means the default, 200.
-	second, _ := seed(t, d, db.SeedOptions{Seed: 8, Force: true})
+	second, _ := mustSeed(t, d, seed.Options{Seed: 8, Force: true})
 	if got := queryInt(t, q, `SELECT count(*) FROM shipments`); got != 200 {
 		t.Errorf("%d shipments after a forced default seed, want 200", got)
 	}
@@ -500,7 +501,7 @@ func TestSeedCancelledLeavesNothing(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, _, err := d.Seed(ctx, db.SeedOptions{Shipments: 12000, Seed: 1, Now: seedNow, Progress: cancelOnProgress{cancel}})
+	_, _, err := seed.Run(ctx, d, seed.Options{Shipments: 12000, Seed: 1, Now: seedNow, Progress: cancelOnProgress{cancel}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Seed with a cancelled context: err = %v, want context.Canceled", err)
 	}
@@ -513,5 +514,5 @@ func TestSeedCancelledLeavesNothing(t *testing.T) {
 		t.Error("indexes or constraints changed by a cancelled seed")
 	}
 	// And the database is still usable for a seed.
-	seed(t, d, db.SeedOptions{Shipments: 5, Seed: 1})
+	mustSeed(t, d, seed.Options{Shipments: 5, Seed: 1})
 }

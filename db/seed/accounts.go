@@ -1,4 +1,4 @@
-package db
+package seed
 
 import (
 	"crypto/sha256"
@@ -97,7 +97,7 @@ func seedKey(r *seedRand) string { return "sg_" + r.hex(40) }
 
 // seedAccountRows returns the rows of accounts, users, api_tokens,
 // custom_field_definitions and custom_field_options, and the API keys.
-func seedAccountRows(r *seedRand, accounts []*seedAccount, now time.Time) (rows map[*seedTable][][]any, tokens []SeedToken) {
+func seedAccountRows(r *seedRand, accounts []*seedAccount, now time.Time) (rows map[*seedTable][][]any, tokens []Token) {
 	rows = map[*seedTable][][]any{}
 	created := now.Add(-400 * 24 * time.Hour)
 	for _, a := range accounts {
@@ -112,7 +112,7 @@ func seedAccountRows(r *seedRand, accounts []*seedAccount, now time.Time) (rows 
 			at := created.Add(time.Duration(i+1)*time.Hour + time.Minute)
 			rows[seedTokensTable] = append(rows[seedTokensTable],
 				[]any{r.uuid(), a.id, u.id, u.role, sum[:], key[:10], "seed " + u.role + " key", at})
-			tokens = append(tokens, SeedToken{Account: a.slug, Role: u.role, Key: key})
+			tokens = append(tokens, Token{Account: a.slug, Role: u.role, Key: key})
 		}
 		defs := append(append([]*seedFieldDef(nil), a.shipmentDefs...), a.containerDefs...)
 		for i, d := range defs {

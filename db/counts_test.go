@@ -1,0 +1,79 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+
+	"shipgraph/graph/model"
+)
+
+// TestUnfilteredCountsStayExact: the unfiltered totals come from list_counts
+// (kept by triggers), and must equal count(*) after inserts, multi-row and
+// multi-account deletes, a move between accounts and a TRUNCATE; filtered
+// totals are still counted.
+func TestUnfilteredCountsStayExact(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	check := func(step string) {
+		t.Helper()
+		for _, a := range []string{f.A.Account, f.B.Account} {
+			for _, c := range []struct {
+				list  string
+				count func() (int, error)
+			}{
+				{"shipments", func() (int, error) { return f.DB.CountShipments(ctx, a, model.ShipmentFilter{}) }},
+				{"containers", func() (int, error) { return f.DB.CountContainers(ctx, a, model.ContainerFilter{}) }},
+				{"documents", func() (int, error) { return f.DB.CountDocuments(ctx, a, model.DocumentFilter{}) }},
+			} {
+				got, err := c.count()
+				if err != nil {
+					t.Fatalf("%s: %s: %v", step, c.list, err)
+				}
+				var want int
+				if err := f.SQL.QueryRow(`SELECT count(*) FROM `+c.list+` WHERE account_id = $1`, a).Scan(&want); err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Errorf("%s: %s of %s: total %d, count(*) %d", step, c.list, a, got, want)
+				}
+			}
+		}
+	}
+	check("fixture")
+
+	// The counter is what is read: a count that scanned would pass the
+	// checks above without the triggers.
+	var stored int
+	if err := f.SQL.QueryRow(`SELECT n FROM list_counts WHERE account_id = $1 AND list = 'shipments'`, f.A.Account).Scan(&stored); err != nil {
+		t.Fatalf("no list_counts row for the fixture's shipments: %v", err)
+	}
+	if stored != nShipmentsA {
+		t.Fatalf("list_counts says %d shipments, want %d", stored, nShipmentsA)
+	}
+	f.exec(t, `UPDATE list_counts SET n = n + 1000 WHERE account_id = $1 AND list = 'shipments'`, f.A.Account)
+	if n, err := f.DB.CountShipments(ctx, f.A.Account, model.ShipmentFilter{}); err != nil || n != nShipmentsA+1000 {
+		t.Fatalf("unfiltered total = %d, %v; want the stored %d", n, err, nShipmentsA+1000)
+	}
+	if n, err := f.DB.CountShipments(ctx, f.A.Account, model.ShipmentFilter{ShippingLineScacs: []string{"MAEU", "MSCU"}}); err != nil || n != nShipmentsA {
+		t.Fatalf("filtered total = %d, %v; want the counted %d", n, err, nShipmentsA)
+	}
+	f.exec(t, `UPDATE list_counts SET n = n - 1000 WHERE account_id = $1 AND list = 'shipments'`, f.A.Account)
+
+	f.exec(t, `INSERT INTO shipments (account_id, bill_of_lading_number, normalized_number,
+			shipping_line_id, shipping_line_scac, shipping_line_name, shipping_line_short_name)
+		SELECT account_id, 'NEW' || bill_of_lading_number, 'NEW' || normalized_number,
+			shipping_line_id, shipping_line_scac, shipping_line_name, shipping_line_short_name
+		FROM shipments WHERE account_id = $1 LIMIT 5`, f.A.Account)
+	f.exec(t, `INSERT INTO containers (account_id, shipment_id, number)
+		SELECT account_id, id, 'NEWU' || lpad(row_number() OVER ()::text, 7, '0') FROM shipments WHERE bill_of_lading_number LIKE 'NEW%'`)
+	check("insert")
+	f.exec(t, `DELETE FROM containers WHERE number LIKE 'NEWU%'`)
+	f.exec(t, `DELETE FROM shipments WHERE bill_of_lading_number LIKE 'NEW%' OR id = $1`, f.B.Shipments[0])
+	check("delete across accounts")
+	f.exec(t, `UPDATE documents SET account_id = $1 WHERE id = $2`, f.B.Account, f.A.Documents[0])
+	check("move")
+	f.exec(t, `TRUNCATE documents CASCADE`)
+	check("truncate")
+	f.exec(t, `INSERT INTO documents (account_id, name, document_type, source, file_name) VALUES ($1, 'again', 'other', 'upload', 'again.pdf')`, f.A.Account)
+	check("insert after truncate")
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# make bench-scale: list latencies at 20,000 and 1,000,000 shipments, one
+# request at a time (see README "Scale"). Seeds each size once into a private
+# PostgreSQL cluster kept under $SCALE_DIR (default /var/tmp/shipgraph-scale)
+# and reuses it on later runs; prints the median of $ROUNDS timed requests
+# per endpoint and size. Never part of make test.
+#
+#   SCALE_DIR   where the cluster lives (default /var/tmp/shipgraph-scale)
+#   SIZES       shipment counts to compare (default "20000 1000000")
+#   ROUNDS      timed requests per endpoint (default 15, after 2 warm-ups)
+#   BIN         the binary (default bin/shipgraph; make bench-scale builds it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SCALE_DIR=${SCALE_DIR:-/var/tmp/shipgraph-scale}
+SIZES=${SIZES:-"20000 1000000"}
+ROUNDS=${ROUNDS:-15}
+BIN=${BIN:-bin/shipgraph}
+PORT=${SCALE_PG_PORT:-55433}
+BIN=$(realpath "$BIN")
+
+pgbin=$(dirname "$(command -v pg_ctl || ls /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1)")
+# PostgreSQL refuses to run as root: run the cluster as postgres then.
+as_pg() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi; }
+
+data=$SCALE_DIR/data
+mkdir -p "$SCALE_DIR"
+[ "$(id -u)" = 0 ] && chown postgres "$SCALE_DIR"
+if [ ! -f "$data/PG_VERSION" ]; then
+	as_pg "$pgbin/initdb -D $data -A trust -U postgres" >"$SCALE_DIR/initdb.log"
+	cat >>"$data/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $PORT
+unix_socket_directories = '$SCALE_DIR'
+shared_buffers = '1GB'
+maintenance_work_mem = '512MB'
+max_wal_size = '4GB'
+CONF
+fi
+started=
+if ! as_pg "$pgbin/pg_ctl -D $data status" >/dev/null 2>&1; then
+	as_pg "$pgbin/pg_ctl -D $data -l $SCALE_DIR/postgres.log -w start" >/dev/null
+	started=1
+fi
+srv=
+cleanup() {
+	[ -n "$srv" ] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
+	[ -n "$started" ] && as_pg "$pgbin/pg_ctl -D $data -m fast stop" >/dev/null
+	true
+}
+trap cleanup EXIT
+
+admin="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"
+median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m*1000}'; }
+
+for n in $SIZES; do
+	dbname=sg_$n
+	url="postgres://postgres@127.0.0.1:$PORT/$dbname?sslmode=disable"
+	if ! psql -Atqc "SELECT 1 FROM pg_database WHERE datname = '$dbname'" "$admin" | grep -q 1; then
+		psql -qc "CREATE DATABASE $dbname" "$admin"
+	fi
+	keys=$SCALE_DIR/$dbname.keys
+	if [ ! -s "$keys" ]; then
+		echo "seeding $n shipments into $dbname (once; reused later)..." >&2
+		DATABASE_URL=$url "$BIN" seed --shipments "$n" --seed 42 --force >"$keys.tmp"
+		mv "$keys.tmp" "$keys"
+	fi
+	# The binary migrates on start; make sure a reused database is current.
+	DATABASE_URL=$url "$BIN" migrate >/dev/null
+	key=$(awk '$2 == "acme" && $3 == "admin" {print $4}' "$keys")
+	addr=127.0.0.1:$((PORT + 100))
+	DATABASE_URL=$url ADDR=$addr LOG_LEVEL=error RATE_LIMIT=0 "$BIN" serve >"$SCALE_DIR/serve.log" 2>&1 &
+	srv=$!
+	for _ in $(seq 100); do curl -fs "http://$addr/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+
+	get() { curl -gfsS -o /dev/null -w '%{time_total}\n' -H "Authorization: Token $key" "http://$addr$1"; }
+	gql() { curl -gfsS -o /dev/null -w '%{time_total}\n' -H "Authorization: Token $key" -H 'Content-Type: application/json' \
+		--data "{\"query\":\"$1\"}" "http://$addr/graphql"; }
+	run() { # name, then a command printing one duration per call
+		local name=$1; shift
+		"$@" >/dev/null; "$@" >/dev/null
+		printf '%-9s %-58s %8s ms\n' "$n" "$name" "$(for _ in $(seq "$ROUNDS"); do "$@"; done | median)"
+	}
+	# next link of page k, following links.next from page 1 (keyset) —
+	# measures the cost of one page deep in the walk.
+	deep_next() {
+		local path=$1 pages=$2 next="http://$addr$1"
+		for _ in $(seq "$pages"); do
+			next=$(curl -gfsS -H "Authorization: Token $key" "$next" | sed -n 's/.*"next":"\([^"]*\)".*/\1/p')
+			[ -n "$next" ] || break
+		done
+		echo "$next"
+	}
+	run "/v2/documents?include=shipments,cargos&page[size]=100" get '/v2/documents?include=shipments,cargos&page%5Bsize%5D=100'
+	run "/v2/documents" get '/v2/documents'
+	run "/v2/documents?filter[filename]=bl" get '/v2/documents?filter%5Bfilename%5D=bl'
+	run "/v2/shipments" get '/v2/shipments'
+	run "/v2/containers" get '/v2/containers'
+	run "/v2/custom_field_definitions" get '/v2/custom_field_definitions'
+	run "/v2/documents?page[number]=300" get '/v2/documents?page%5Bnumber%5D=300'
+	run "/v2/documents?page[number]=3334 (the deepest numbered page)" get '/v2/documents?page%5Bnumber%5D=3334'
+	run "/v2/shipments?page[size]=100 links.next of page 1" get "$(deep_next '/v2/shipments?page%5Bsize%5D=100' 1 | sed "s#^http://$addr##")"
+	# DEEP=5000 walks 5,000 pages first (minutes at 1,000,000 shipments).
+	run "/v2/shipments?page[size]=100 links.next of page ${DEEP:-100}" get "$(deep_next '/v2/shipments?page%5Bsize%5D=100' "${DEEP:-100}" | sed "s#^http://$addr##")"
+	run "graphql shipments(first: 50) { totalCount nodes { id } }" gql '{ shipments(first: 50) { totalCount nodes { id } } }'
+	run "graphql containers(first: 50) { totalCount nodes { id } }" gql '{ containers(first: 50) { totalCount nodes { id } } }'
+	run "graphql documents(first: 50) { totalCount nodes { id } }" gql '{ documents(first: 50) { totalCount nodes { id } } }'
+	run "graphql shipments(page: {number: 200, size: 50})" gql '{ shipments(page: {number: 200, size: 50}) { nodes { id } } }'
+	run "graphql shipments(page: {number: 2001, size: 50}) (deepest)" gql '{ shipments(page: {number: 2001, size: 50}) { nodes { id } } }'
+	kill "$srv"; wait "$srv" 2>/dev/null || true; srv=
+done
