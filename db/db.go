@@ -57,7 +57,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		_ = sdb.Close()
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	return &DB{db: sdb, q: counted{sdb}, url: url}, nil
+	return &DB{db: sdb, q: counted{newPrepared(sdb)}, url: url}, nil
 }
 
 // Close closes the connection pool.

@@ -1,0 +1,78 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// prepared runs the pool's reads as prepared statements. lib/pq sends an
+// unprepared statement with arguments in two round trips (parse and
+// describe, then bind and execute), and PostgreSQL plans it anew each time;
+// a prepared statement is one round trip and a cached plan. database/sql
+// prepares a statement on each connection the first time it runs there.
+//
+// Statements are keyed by their text. The texts are bounded (column lists
+// come from the allow-listed pickers, values are always parameters), but a
+// cap keeps a pathological mix from growing the cache: beyond it reads run
+// unprepared. Writes and everything in a transaction run unprepared.
+type prepared struct {
+	*sqlx.DB
+	mu    sync.Mutex
+	stmts map[string]*sqlx.Stmt
+}
+
+// maxPrepared caps the statements kept prepared.
+const maxPrepared = 1000
+
+func newPrepared(db *sqlx.DB) *prepared {
+	return &prepared{DB: db, stmts: map[string]*sqlx.Stmt{}}
+}
+
+// stmt returns the prepared statement of query, preparing it the first
+// time; nil when it cannot (the cache is full, or preparing failed: the
+// unprepared run then reports the error).
+func (p *prepared) stmt(ctx context.Context, query string) *sqlx.Stmt {
+	p.mu.Lock()
+	s, ok := p.stmts[query]
+	full := len(p.stmts) >= maxPrepared
+	p.mu.Unlock()
+	if ok || full {
+		return s
+	}
+	s, err := p.DB.PreparexContext(ctx, query)
+	if err != nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if old, ok := p.stmts[query]; ok {
+		_ = s.Close()
+		return old
+	}
+	p.stmts[query] = s
+	return s
+}
+
+func (p *prepared) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s := p.stmt(ctx, query); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
+	return p.DB.QueryContext(ctx, query, args...)
+}
+
+func (p *prepared) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
+	if s := p.stmt(ctx, query); s != nil {
+		return s.QueryxContext(ctx, args...)
+	}
+	return p.DB.QueryxContext(ctx, query, args...)
+}
+
+func (p *prepared) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	if s := p.stmt(ctx, query); s != nil {
+		return s.QueryRowxContext(ctx, args...)
+	}
+	return p.DB.QueryRowxContext(ctx, query, args...)
+}
