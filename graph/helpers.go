@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/vikstrous/dataloadgen"
 
@@ -132,17 +133,42 @@ func pageRequest(a pageArgs, order model.Order) (req model.PageRequest, empty bo
 }
 
 // pageInfo builds the cursors and PageInfo of a page.
-func pageInfo[T any](p *model.Page[T], order model.Order, id func(T) string) ([]string, *model.PageInfo) {
-	cursors := make([]string, len(p.Items))
-	for i, it := range p.Items {
-		cursors[i] = p.Cursor(i, order, id(it)).Encode()
-	}
+//
+// The cursor of every row (edges) is built only when edges is true: a
+// dashboard reading nodes needs none, and each costs an encoding.
+func pageInfo[T any](p *model.Page[T], order model.Order, id func(T) string, edges bool) ([]string, *model.PageInfo) {
 	info := &model.PageInfo{HasNextPage: p.HasNext, HasPreviousPage: p.HasPrevious}
-	if len(cursors) > 0 {
-		info.StartCursor = &cursors[0]
-		info.EndCursor = &cursors[len(cursors)-1]
+	n := len(p.Items)
+	if n == 0 {
+		return nil, info
 	}
-	return cursors, info
+	var cursors []string
+	if edges {
+		cursors = make([]string, n)
+		for i, it := range p.Items {
+			cursors[i] = p.Cursor(i, order, id(it)).Encode()
+		}
+		info.StartCursor, info.EndCursor = &cursors[0], &cursors[n-1]
+		return cursors, info
+	}
+	start, end := p.Cursor(0, order, id(p.Items[0])).Encode(), p.Cursor(n-1, order, id(p.Items[n-1])).Encode()
+	info.StartCursor, info.EndCursor = &start, &end
+	return nil, info
+}
+
+// selectsEdges reports whether the connection field being resolved selects
+// its edges (GraphQL); outside GraphQL nothing reads them.
+func selectsEdges(ctx context.Context) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil || !graphql.HasOperationContext(ctx) {
+		return false
+	}
+	for _, f := range graphql.CollectFields(graphql.GetOperationContext(ctx), fc.Field.Selections, []string{fc.Field.Definition.Type.Name()}) {
+		if f.Name == "edges" {
+			return true
+		}
+	}
+	return false
 }
 
 // order maps a GraphQL order input to an allow-listed store order; nil means

@@ -41,11 +41,13 @@ func (r *queryResolver) listShipments(ctx context.Context, a pageArgs, filter *m
 	if err != nil {
 		return nil, err
 	}
-	cursors, info := pageInfo(page, o, func(s *model.Shipment) string { return s.ID })
+	cursors, info := pageInfo(page, o, func(s *model.Shipment) string { return s.ID }, selectsEdges(ctx))
 	conn.PageInfo, conn.Nodes = info, page.Items
 	for i, s := range page.Items {
 		l.ShipmentByID.Prime(s.ID, s)
-		conn.Edges = append(conn.Edges, &model.ShipmentEdge{Cursor: cursors[i], Node: s})
+		if cursors != nil {
+			conn.Edges = append(conn.Edges, &model.ShipmentEdge{Cursor: cursors[i], Node: s})
+		}
 	}
 	if err := Load(ctx, page.Items, nodesPlan(ctx, "Shipment")); err != nil {
 		return nil, err
@@ -78,11 +80,13 @@ func (r *queryResolver) listContainers(ctx context.Context, a pageArgs, filter *
 	if err != nil {
 		return nil, err
 	}
-	cursors, info := pageInfo(page, o, func(c *model.Container) string { return c.ID })
+	cursors, info := pageInfo(page, o, func(c *model.Container) string { return c.ID }, selectsEdges(ctx))
 	conn.PageInfo, conn.Nodes = info, page.Items
 	for i, c := range page.Items {
 		l.ContainerByID.Prime(c.ID, c)
-		conn.Edges = append(conn.Edges, &model.ContainerEdge{Cursor: cursors[i], Node: c})
+		if cursors != nil {
+			conn.Edges = append(conn.Edges, &model.ContainerEdge{Cursor: cursors[i], Node: c})
+		}
 	}
 	if err := Load(ctx, page.Items, nodesPlan(ctx, "Container")); err != nil {
 		return nil, err
@@ -115,11 +119,13 @@ func (r *queryResolver) listDocuments(ctx context.Context, a pageArgs, filter *m
 	if err != nil {
 		return nil, err
 	}
-	cursors, info := pageInfo(page, o, func(d *model.Document) string { return d.ID })
+	cursors, info := pageInfo(page, o, func(d *model.Document) string { return d.ID }, selectsEdges(ctx))
 	conn.PageInfo, conn.Nodes = info, page.Items
 	for i, d := range page.Items {
 		l.DocumentByID.Prime(d.ID, d)
-		conn.Edges = append(conn.Edges, &model.DocumentEdge{Cursor: cursors[i], Node: d})
+		if cursors != nil {
+			conn.Edges = append(conn.Edges, &model.DocumentEdge{Cursor: cursors[i], Node: d})
+		}
 	}
 	if err := Load(ctx, page.Items, nodesPlan(ctx, "Document")); err != nil {
 		return nil, err
@@ -149,11 +155,13 @@ func (r *queryResolver) listCustomFieldDefinitions(ctx context.Context, a pageAr
 	if err != nil {
 		return nil, err
 	}
-	cursors, info := pageInfo(page, o, func(d *model.CustomFieldDefinition) string { return d.ID })
+	cursors, info := pageInfo(page, o, func(d *model.CustomFieldDefinition) string { return d.ID }, selectsEdges(ctx))
 	conn.PageInfo, conn.Nodes = info, page.Items
 	for i, d := range page.Items {
 		l.DefinitionByID.Prime(d.ID, d)
-		conn.Edges = append(conn.Edges, &model.CustomFieldDefinitionEdge{Cursor: cursors[i], Node: d})
+		if cursors != nil {
+			conn.Edges = append(conn.Edges, &model.CustomFieldDefinitionEdge{Cursor: cursors[i], Node: d})
+		}
 	}
 	if err := Load(ctx, page.Items, nodesPlan(ctx, "CustomFieldDefinition")); err != nil {
 		return nil, err

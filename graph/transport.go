@@ -251,7 +251,7 @@ type requestError struct {
 }
 
 func writeResponse(w http.ResponseWriter, media string, status int, resp *graphql.Response) {
-	if len(resp.Errors) == 0 && resp.Extensions == nil && resp.Label == "" && resp.Path == nil && resp.HasNext == nil && resp.Data != nil {
+	if len(resp.Errors) == 0 && len(resp.Extensions) == 0 && resp.Label == "" && resp.Path == nil && resp.HasNext == nil && resp.Data != nil {
 		// The common answer is the data gqlgen already wrote as JSON:
 		// sent as it is, not validated and copied again by json.Marshal.
 		w.Header().Set("Content-Type", media+"; charset=utf-8")
