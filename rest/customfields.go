@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/99designs/gqlgen/graphql"
-
 	"shipgraph/graph"
 	"shipgraph/graph/model"
 )
@@ -253,7 +251,7 @@ func optionPatch(attrs attributes) (p model.CustomFieldOptionPatch, err error) {
 	}
 	// An explicit null clears the position; an absent one keeps it.
 	if pos != nil || null {
-		p.Position = graphql.OmittableOf(pos)
+		p.SetPosition(pos)
 	}
 	return p, nil
 }

@@ -103,21 +103,3 @@ func camel(s string) string {
 	}
 	return strings.Join(parts, "")
 }
-
-// async starts fn (a count, say) alongside the rest of the request; the
-// returned function waits for its result.
-func async[T any](ctx context.Context, fn func(context.Context) (T, error)) func() (T, error) {
-	var (
-		v    T
-		err  error
-		done = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		v, err = fn(ctx)
-	}()
-	return func() (T, error) {
-		<-done
-		return v, err
-	}
-}

@@ -78,14 +78,12 @@ func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpo
 		WriteError(w, r, err)
 		return
 	}
-	// Counting a connection is a statement of its own that needs nothing
-	// the rendering reads: it runs alongside.
-	total := async(ctx, pg.count)
 	b := s.newBuilder(s.baseURL(r), p)
 	data, err := render(b, ctx, pg.nodes, p)
-	n, cerr := total()
+	var n int
 	if err == nil {
-		err = cerr
+		// The unfiltered total is a counter row, a filtered one a count.
+		n, err = pg.count(ctx)
 	}
 	if err != nil {
 		WriteError(w, r, err)

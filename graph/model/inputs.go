@@ -11,3 +11,7 @@ type CustomFieldOptionPatch struct {
 	Value    *string
 	Position graphql.Omittable[*int]
 }
+
+// SetPosition sets the position to v, or clears it when v is nil (an
+// omitted position keeps the current one).
+func (p *CustomFieldOptionPatch) SetPosition(v *int) { p.Position = graphql.OmittableOf(v) }
