@@ -117,8 +117,12 @@ type Meta struct {
 // when there are any), whatever the location the driver gave it.
 type timestamp time.Time
 
-func (t timestamp) MarshalJSON() ([]byte, error) {
-	return json.Marshal(time.Time(t).UTC().Format(time.RFC3339Nano))
+//
+// It is a TextMarshaler rather than a json.Marshaler: encoding/json quotes
+// text as it writes it, while a MarshalJSON result is parsed again to be
+// checked and compacted (a /v2 page of containers has thousands of times).
+func (t timestamp) MarshalText() ([]byte, error) {
+	return time.Time(t).UTC().AppendFormat(make([]byte, 0, 32), time.RFC3339Nano), nil
 }
 
 func ts(t time.Time) timestamp { return timestamp(t) }
