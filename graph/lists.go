@@ -160,12 +160,3 @@ func (r *queryResolver) listCustomFieldDefinitions(ctx context.Context, a pageAr
 	}
 	return conn, nil
 }
-
-// ptrs turns a slice of values into a slice of pointers (gqlgen's list shape).
-func ptrs[T any](in []T) []*T {
-	out := make([]*T, len(in))
-	for i := range in {
-		out[i] = &in[i]
-	}
-	return out
-}
