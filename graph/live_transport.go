@@ -10,6 +10,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"shipgraph/graph/model"
 )
@@ -120,9 +121,11 @@ func addLiveTransports(srv *handler.Server, r *Resolver, cfg HandlerConfig) {
 		PingPongInterval:      keepAlive,
 		PayloadReadLimit:      ptr(int64(64 << 10)),
 	}})
-	// Operations on a WebSocket get loaders of their own.
+	// Queries and mutations on a WebSocket get loaders of their own
+	// (subscriptions build theirs per event).
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		if liveConnFrom(ctx).websocket() != nil {
+		op := graphql.GetOperationContext(ctx)
+		if liveConnFrom(ctx).websocket() != nil && op.Operation != nil && op.Operation.Operation != ast.Subscription {
 			if p := model.PrincipalFrom(ctx); p != nil {
 				ctx = WithLoaders(ctx, NewLoaders(r.DB, p.AccountID, r.LoaderConfig))
 			}

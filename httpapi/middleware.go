@@ -98,6 +98,13 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// Flush lets streaming responses (GraphQL over SSE) through: gqlgen's SSE
+// transport asks for an http.Flusher directly.
+func (w *statusWriter) Flush() {
+	w.wrote = true
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
 // recoverer turns a panic into a logged 500 in the shape of the API
 // (rather than a dropped connection). When the response had already begun,
 // a second one cannot follow: the connection is aborted instead, so the
