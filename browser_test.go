@@ -4,12 +4,15 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/lib/pq"
 
 	"shipgraph/db/dbtest"
 	"shipgraph/graph/playground"
@@ -47,6 +50,45 @@ func TestBrowserPlaygroundDashboard(t *testing.T) {
 		if err := browsertest.Screenshot(ctx, base+"/playground", png); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestBrowserPlaygroundSubscription runs a subscription in the playground
+// (over a WebSocket, the key in connection_init) while plain SQL changes a
+// container, and sees the event in the result pane.
+func TestBrowserPlaygroundSubscription(t *testing.T) {
+	if !playground.Embedded() {
+		t.Fatal("playground assets are not embedded: run `make assets` (the browser test proves the offline page)")
+	}
+	url := dbtest.NewDB(t)
+	keys := seedKeys(t, url, "5")
+	base := serve(t, "--database-url", url, "--playground-key", keys["acme viewer"])
+	conn, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var number string
+	if err := conn.QueryRow(`SELECT c.number FROM containers c JOIN accounts a ON a.id = c.account_id
+		WHERE a.slug = 'acme' ORDER BY c.id LIMIT 1`).Scan(&number); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := browsertest.RunSubscription(ctx, base+"/playground",
+		`subscription { containerUpdated { operation changedFields container { number currentStatus } } }`,
+		`"GROUNDED"`, func() error {
+			_, err := conn.Exec(`UPDATE containers SET current_status = 'grounded', seal_number = md5(random()::text) WHERE number = $1`, number)
+			return err
+		})
+	if err != nil {
+		t.Fatalf("%v\nconsole errors: %v", err, res.ConsoleErrors)
+	}
+	if !strings.Contains(res.Text, number) || !strings.Contains(res.Text, `"UPDATE"`) {
+		t.Errorf("result pane:\n%.2000s", res.Text)
+	}
+	if len(res.Blocked) > 0 {
+		t.Errorf("page tried to reach non-loopback hosts: %v", res.Blocked)
 	}
 }
 
