@@ -524,3 +524,78 @@ func TestLiveBurst(t *testing.T) {
 	}
 	c.none(200 * time.Millisecond)
 }
+
+// shipmentUpdated and customFieldChanged: a change by Shipgraph's own
+// mutation is heard like any other, with the record's relationships.
+func TestLiveShipmentAndCustomField(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	_, shipment := d.container(t, "acme", 0)
+	var slug string
+	if err := d.sql.QueryRow(`SELECT d.api_slug FROM custom_field_definitions d JOIN accounts a ON a.id = d.account_id
+		WHERE a.slug = 'acme' AND d.entity_type = 'Shipment' AND d.data_type = 'short_text' ORDER BY d.id LIMIT 1`).Scan(&slug); err != nil {
+		t.Fatal(err)
+	}
+	c, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("s", `subscription($id: ID!) { shipmentUpdated(id: $id) { operation id changedFields shipment { id customerName containers { id } } } }`,
+		map[string]any{"id": shipment})
+	c.subscribe("cf", `subscription($id: ID!) { customFieldChanged(entityId: $id) { operation entityId customField { apiSlug value definition { apiSlug } entity { ... on Shipment { id } } } } }`,
+		map[string]any{"id": shipment})
+	c.subscribe("all", `subscription { changes { operation type id parentId changedFields } }`, nil)
+	graphtest.WaitFor(t, 5*time.Second, "three subscriptions", func() bool { return in.h.Subscriptions() == 3 })
+
+	d.exec(t, `UPDATE shipments SET customer_name = 'Live Ltd' WHERE id = $1`, shipment)
+	got := map[string]string{}
+	for range 2 {
+		m := c.next(5 * time.Second)
+		got[m.ID] = string(m.Payload)
+	}
+	if !strings.Contains(got["s"], `"customerName":"Live Ltd"`) || !strings.Contains(got["s"], `"changedFields":["customerName"`) ||
+		!strings.Contains(got["s"], `"containers":[{"id"`) {
+		t.Errorf("shipmentUpdated: %s", got["s"])
+	}
+	if !strings.Contains(got["all"], `"type":"SHIPMENT"`) {
+		t.Errorf("changes: %s", got["all"])
+	}
+
+	r := in.gql(t, d.keys["acme/admin"], fmt.Sprintf(`mutation { updateShipmentCustomField(shipmentId: %q, apiSlug: %q, value: "live value") { id } }`, shipment, slug))
+	if r.status != 200 || strings.Contains(string(r.body), "errors") {
+		t.Fatalf("mutation: %d %s", r.status, r.body)
+	}
+	got = map[string]string{}
+	for range 2 {
+		m := c.next(5 * time.Second)
+		got[m.ID] = string(m.Payload)
+	}
+	for _, want := range []string{`"value":"live value"`, `"definition":{"apiSlug":"` + slug + `"}`, `"entity":{"id":"` + shipment + `"}`, `"entityId":"` + shipment + `"`} {
+		if !strings.Contains(got["cf"], want) {
+			t.Errorf("customFieldChanged has no %s: %s", want, got["cf"])
+		}
+	}
+	if !strings.Contains(got["all"], `"type":"CUSTOM_FIELD"`) || !strings.Contains(got["all"], `"parentId":"`+shipment+`"`) {
+		t.Errorf("changes: %s", got["all"])
+	}
+	c.none(300 * time.Millisecond)
+}
+
+// A revoked key's SSE stream completes.
+func TestLiveSSERevoked(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	events, stop := sseSubscribe(t, in.url, d.keys["globex/viewer"], `subscription { changes { operation } }`)
+	defer stop()
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = (
+		SELECT t.id FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE a.slug = 'globex' AND t.role = 'viewer' LIMIT 1)`)
+	select {
+	case _, ok := <-events:
+		if ok {
+			t.Fatal("an event instead of the end")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream did not end")
+	}
+}
