@@ -3326,7 +3326,11 @@ type ContainerEvent {
   id: ID
   "The container after the change; null when deleted (or for RESYNC)."
   container: Container
-  "The fields an UPDATE changed (by GraphQL name; database columns without a field keep their name); empty otherwise."
+  """
+  The fields an UPDATE changed, by GraphQL name (currentStatus, podTerminal;
+  a column without a field of its own is named the same way, e.g. hasHolds);
+  empty otherwise.
+  """
   changedFields: [String!]!
 }
 

@@ -599,3 +599,49 @@ func TestLiveSSERevoked(t *testing.T) {
 		t.Fatal("the stream did not end")
 	}
 }
+
+// An SSE client that does not read is cut off once its subscription falls
+// a queue behind.
+func TestLiveSSESlowConsumer(t *testing.T) {
+	d := newLiveDB(t)
+	cfg := httpapi.DefaultConfig
+	cfg.Live.Queue = 16
+	in := start(t, d.url, &cfg)
+	body, _ := json.Marshal(map[string]any{"query": containerSub})
+	req, _ := http.NewRequest("POST", in.url+"/graphql", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Token "+d.keys["acme/viewer"])
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	id, _ := d.container(t, "acme", 0)
+	for i := range 1000 {
+		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("Q", i))
+	}
+	graphtest.WaitFor(t, 10*time.Second, "the slow subscription to end", func() bool { return in.h.Subscriptions() == 0 })
+	// The stream ends (cut, or completed) rather than carrying 1,000 events.
+	done := make(chan int)
+	go func() {
+		n := 0
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "event: next") {
+				n++
+			}
+		}
+		done <- n
+	}()
+	select {
+	case n := <-done:
+		if n >= 1000 {
+			t.Fatalf("got all %d events", n)
+		}
+		t.Logf("the stream ended after %d events", n)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream did not end")
+	}
+}

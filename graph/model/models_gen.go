@@ -51,7 +51,9 @@ type ContainerEvent struct {
 	ID *string `json:"id,omitempty"`
 	// The container after the change; null when deleted (or for RESYNC).
 	Container *Container `json:"container,omitempty"`
-	// The fields an UPDATE changed (by GraphQL name; database columns without a field keep their name); empty otherwise.
+	// The fields an UPDATE changed, by GraphQL name (currentStatus, podTerminal;
+	// a column without a field of its own is named the same way, e.g. hasHolds);
+	// empty otherwise.
 	ChangedFields []string `json:"changedFields"`
 }
 
