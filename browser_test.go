@@ -92,6 +92,40 @@ func TestBrowserPlaygroundSubscription(t *testing.T) {
 	}
 }
 
+// TestBrowserGraphQLWSLibrary subscribes with the graphql-ws npm library's
+// own client to the real server, whose demo activity moves containers:
+// three events arrive. A wrong key is refused with 4401.
+func TestBrowserGraphQLWSLibrary(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Fatal("npm is needed for the graphql-ws client")
+	}
+	url := dbtest.NewDB(t)
+	keys := seedKeys(t, url, "5")
+	base := serve(t, "--database-url", url, "--demo-activity", "200ms")
+	ws := "ws" + strings.TrimPrefix(base, "http") + "/graphql"
+	query := `subscription { containerUpdated { operation changedFields container { number currentStatus podTerminal { name } } } }`
+	client := func(key string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, filepath.Join("scripts", "graphql-ws-client.sh"), ws, query, "3")
+		cmd.Env = append(os.Environ(), "GRAPHQL_WS_AUTHORIZATION=Token "+key)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := client(keys["acme viewer"])
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("graphql-ws client: %v", err)
+	}
+	if n := strings.Count(out, `next {"data":{"containerUpdated":{"operation":"UPDATE"`); n != 3 || !strings.Contains(out, `"currentStatus"`) {
+		t.Fatalf("want 3 container events, got %d", n)
+	}
+	out, err = client("sg_wrong")
+	if err == nil || !strings.Contains(out, "closed 4401") {
+		t.Fatalf("wrong key: %v\n%s", err, out)
+	}
+}
+
 // TestBrowserGraphQLHTTPAudit runs the graphql-http audit suite (npm) against
 // the real server: no failed MUST and no SHOULD warning.
 func TestBrowserGraphQLHTTPAudit(t *testing.T) {
