@@ -11,6 +11,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"shipgraph/graph/model"
 )
@@ -30,9 +31,11 @@ import (
 // it: a WebSocket closes with a code and reason; an SSE stream whose
 // client stopped reading has its writes cut off.
 type liveConn struct {
-	w  http.ResponseWriter
-	mu sync.Mutex
-	ws transport.WebsocketConn
+	w      http.ResponseWriter
+	header http.Header // of the upgrade request
+	mu     sync.Mutex
+	ws     transport.WebsocketConn
+	key    string // the WebSocket's API key, checked again by every operation
 }
 
 type liveConnKey struct{}
@@ -78,7 +81,7 @@ func endConnection(ctx context.Context, r endReason) {
 type liveWebsocket struct{ transport.Websocket }
 
 func (t liveWebsocket) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	c := &liveConn{w: w}
+	c := &liveConn{w: w, header: r.Header}
 	t.Websocket.Do(w, r.WithContext(context.WithValue(r.Context(), liveConnKey{}, c)), exec)
 }
 
@@ -121,14 +124,35 @@ func addLiveTransports(srv *handler.Server, r *Resolver, cfg HandlerConfig) {
 		PingPongInterval:      keepAlive,
 		PayloadReadLimit:      ptr(int64(64 << 10)),
 	}})
-	// Queries and mutations on a WebSocket get loaders of their own
-	// (subscriptions build theirs per event).
+	// Every operation on a WebSocket checks the connection's key again (a
+	// key revoked since connection_init ends the connection), and queries
+	// and mutations get loaders of their own (subscriptions build theirs
+	// per event).
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		op := graphql.GetOperationContext(ctx)
-		if liveConnFrom(ctx).websocket() != nil && op.Operation != nil && op.Operation.Operation != ast.Subscription {
-			if p := model.PrincipalFrom(ctx); p != nil {
-				ctx = WithLoaders(ctx, NewLoaders(r.DB, p.AccountID, r.LoaderConfig))
+		c := liveConnFrom(ctx)
+		ws := c.websocket()
+		if ws == nil {
+			return next(ctx)
+		}
+		c.mu.Lock()
+		key := c.key
+		c.mu.Unlock()
+		if key != "" && cfg.Authenticate != nil {
+			p, err := cfg.Authenticate(ctx, key)
+			if err != nil {
+				if model.ErrorCode(err) == model.EUNAUTHENTICATED {
+					endConnection(ctx, endRevoked)
+				}
+				return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{{
+					Message:    model.ErrorMessage(err),
+					Extensions: map[string]any{"code": gqlCodes[model.ErrorCode(err)]},
+				}}})
 			}
+			ctx = model.WithPrincipal(ctx, p)
+		}
+		op := graphql.GetOperationContext(ctx)
+		if p := model.PrincipalFrom(ctx); p != nil && op.Operation != nil && op.Operation.Operation != ast.Subscription {
+			ctx = WithLoaders(ctx, NewLoaders(r.DB, p.AccountID, r.LoaderConfig))
 		}
 		return next(ctx)
 	})
@@ -160,9 +184,19 @@ func wsInit(cfg HandlerConfig) transport.WebsocketInitFunc {
 				key = strings.TrimSpace(p.GetString(name))
 			}
 		}
+		c := liveConnFrom(ctx)
 		if key == "" {
 			if model.PrincipalFrom(ctx) == nil {
 				return refuse(ctx, 4401, "Unauthorized: send the API key in connection_init as {\"Authorization\": \"Token <key>\"}")
+			}
+			// The upgrade request's header authenticated the connection.
+			if c != nil {
+				scheme, k, _ := strings.Cut(strings.TrimSpace(c.header.Get("Authorization")), " ")
+				if strings.EqualFold(scheme, "Token") || strings.EqualFold(scheme, "Bearer") {
+					c.mu.Lock()
+					c.key = strings.TrimSpace(k)
+					c.mu.Unlock()
+				}
 			}
 			return ctx, nil, nil
 		}
@@ -176,6 +210,11 @@ func wsInit(cfg HandlerConfig) transport.WebsocketInitFunc {
 			}
 			cfg.Logger.Error("websocket authentication failed", "err", err)
 			return refuse(ctx, 1013, "the database is unavailable; try again shortly")
+		}
+		if c != nil {
+			c.mu.Lock()
+			c.key = key
+			c.mu.Unlock()
 		}
 		return model.WithPrincipal(ctx, pr), nil, nil
 	}

@@ -375,8 +375,19 @@ func TestLiveAuth(t *testing.T) {
 		t.Fatalf("deep subscription: %s %s", m.Type, m.Payload)
 	}
 
+	// A second connection of the key, without subscriptions.
+	q, err := dialWS(t, in.url, auth(d.keys["acme/member"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = (
 		SELECT t.id FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE a.slug = 'acme' AND t.role = 'member' LIMIT 1)`)
+	// Its next operation finds the key revoked and ends the connection.
+	graphtest.WaitFor(t, 5*time.Second, "the key to be refused", func() bool { return !in.authorized(t, d.keys["acme/member"]) })
+	q.subscribe("q", `{ viewer { role } }`, nil)
+	if code, reason := q.closed(5 * time.Second); code != 4403 || !strings.Contains(reason, "revoked") {
+		t.Fatalf("query after revocation: %d %q", code, reason)
+	}
 	code, reason := c.closed(5 * time.Second)
 	if code != 4403 || !strings.Contains(reason, "revoked") {
 		t.Fatalf("after revocation: %d %q", code, reason)
