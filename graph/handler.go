@@ -34,6 +34,10 @@ type HandlerConfig struct {
 	// Authenticate resolves an API key sent in a WebSocket's
 	// connection_init payload (the chain's key cache).
 	Authenticate func(ctx context.Context, key string) (*model.Principal, error)
+	// RateLimit, when set, takes one request of the principal's rate
+	// limit for an operation sent on a WebSocket (HTTP requests are
+	// limited by the chain); an error refuses the operation.
+	RateLimit func(ctx context.Context, p *model.Principal) error
 }
 
 // DefaultHandlerConfig: the dashboard query at first: 100 (complexity 11,701

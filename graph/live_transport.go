@@ -150,6 +150,14 @@ func addLiveTransports(srv *handler.Server, r *Resolver, cfg HandlerConfig) {
 			}
 			ctx = model.WithPrincipal(ctx, p)
 		}
+		if cfg.RateLimit != nil {
+			if err := cfg.RateLimit(ctx, model.PrincipalFrom(ctx)); err != nil {
+				return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{{
+					Message:    model.ErrorMessage(err),
+					Extensions: map[string]any{"code": gqlCodes[model.ErrorCode(err)]},
+				}}})
+			}
+		}
 		op := graphql.GetOperationContext(ctx)
 		if p := model.PrincipalFrom(ctx); p != nil && op.Operation != nil && op.Operation.Operation != ast.Subscription {
 			ctx = WithLoaders(ctx, NewLoaders(r.DB, p.AccountID, r.LoaderConfig))

@@ -104,6 +104,8 @@ func New(store *db.DB, c Config) *Handler {
 	hc.RequestID = requestIDFrom
 	keys := newKeyCache(store, log, c.KeyCache, c.KeyCachePing)
 	hc.Authenticate = keys.authenticate
+	limits := newLimiter(c.RateLimit)
+	hc.RateLimit = limits.allowOperation
 	live := graph.NewLive(store, c.Live, log)
 	resolver := &graph.Resolver{DB: store, Live: live, LoaderConfig: c.Loader}
 	gql := graph.NewHandler(resolver, hc)
@@ -124,7 +126,7 @@ func New(store *db.DB, c Config) *Handler {
 	if c.Wrap != nil {
 		routes = c.Wrap(routes)
 	}
-	authed := authenticate(keys, log, rateLimit(c.RateLimit, routes))
+	authed := authenticate(keys, log, rateLimit(limits, routes))
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -71,6 +71,7 @@ func TestLiveIdleMemory(t *testing.T) {
 	d := newLiveDB(t)
 	cfg := httpapi.DefaultConfig
 	cfg.Live.MaxPerKey = 0
+	cfg.RateLimit = 0 // 1,000 subscriptions in a second are a burst beyond it
 	in := start(t, d.url, &cfg)
 	heap := func() (uint64, uint64, int) {
 		for range 3 {

@@ -656,3 +656,30 @@ func TestLiveSSESlowConsumer(t *testing.T) {
 		t.Fatal("the stream did not end")
 	}
 }
+
+// Operations on a WebSocket count against the key's rate limit like HTTP
+// requests do.
+func TestLiveRateLimit(t *testing.T) {
+	d := newLiveDB(t)
+	cfg := httpapi.DefaultConfig
+	cfg.RateLimit = 10 // bursts of 1
+	in := start(t, d.url, &cfg)
+	c, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var payloads []string
+	for i := range 2 {
+		c.subscribe(fmt.Sprint(i), `{ viewer { role } }`, nil)
+		for {
+			m := c.next(5 * time.Second)
+			if m.Type == "complete" {
+				break
+			}
+			payloads = append(payloads, string(m.Payload))
+		}
+	}
+	if len(payloads) != 2 || !strings.Contains(payloads[0], `"role":"VIEWER"`) || !strings.Contains(payloads[1], "RATE_LIMITED") {
+		t.Fatalf("answers: %v", payloads)
+	}
+}
