@@ -52,6 +52,10 @@ type Config struct {
 	PlaygroundKey  string
 	KeyCache       int // API keys kept resolved in memory; 0 = off
 	ShutdownPeriod time.Duration
+	SubLimit       int           // concurrent subscriptions per API key; 0 = no limit
+	SubQueue       int           // events a subscription may fall behind
+	KeepAlive      time.Duration // WebSocket/SSE keep-alive interval
+	DemoActivity   time.Duration // move demo containers this often; 0 = off
 }
 
 // env returns the value of an environment variable or a default.
@@ -99,6 +103,11 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.DurationVar(&c.LoaderWait, "loader-wait", envDuration("LOADER_WAIT", httpapi.DefaultConfig.Loader.Wait), "how long a loader batch collects keys (LOADER_WAIT)")
 	fs.StringVar(&c.PlaygroundKey, "playground-key", env("PLAYGROUND_API_KEY", ""), "API key prefilled in the playground; for demos only (PLAYGROUND_API_KEY)")
 	fs.IntVar(&c.KeyCache, "key-cache", envInt("KEY_CACHE", httpapi.DefaultConfig.KeyCache), "API keys kept resolved in memory (revocations are pushed by the database); 0 looks every key up (KEY_CACHE)")
+	lc := httpapi.DefaultConfig.Live
+	fs.IntVar(&c.SubLimit, "subscription-limit", envInt("SUBSCRIPTION_LIMIT", lc.MaxPerKey), "concurrent GraphQL subscriptions per API key, 0 = no limit (SUBSCRIPTION_LIMIT)")
+	fs.IntVar(&c.SubQueue, "subscription-queue", envInt("SUBSCRIPTION_QUEUE", lc.Queue), "events a subscription may fall behind before it is ended as a slow consumer (SUBSCRIPTION_QUEUE)")
+	fs.DurationVar(&c.KeepAlive, "keepalive", envDuration("SUBSCRIPTION_KEEPALIVE", lc.KeepAlive), "keep-alive interval of WebSocket and SSE connections (SUBSCRIPTION_KEEPALIVE)")
+	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
 	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
 }
 
@@ -497,6 +506,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
+	// Subscriptions never drain by themselves: end them when the
+	// shutdown begins.
+	srv.RegisterOnShutdown(chain.EndSubscriptions)
+	if c.DemoActivity > 0 {
+		go demoActivity(ctx, store, c.DemoActivity, log)
+	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "shipgraph listening on %s\n  GraphQL:    %s/graphql\n  playground: %s/playground\n  REST:       %s/v2/documents\n", base, base, base, base)
 	errc := make(chan error, 1)
@@ -529,5 +544,37 @@ func httpConfig(c *Config, log *slog.Logger) httpapi.Config {
 	hc.PublicBaseURL = c.PublicBaseURL
 	hc.Logger = log
 	hc.KeyCache = c.KeyCache
+	hc.Live.MaxPerKey, hc.Live.Queue = c.SubLimit, c.SubQueue
+	if c.KeepAlive > 0 {
+		hc.Live.KeepAlive = c.KeepAlive
+	}
 	return hc
+}
+
+// demoActivity moves a few demo containers one step along a realistic
+// journey (on ship → discharged with holds → available → picked up →
+// empty returned, then round again) every interval, through the store, so
+// subscribers of the demo data see events arrive. Only for demos: it
+// changes data. Off unless --demo-activity (make run sets it).
+func demoActivity(ctx context.Context, store *db.DB, every time.Duration, log *slog.Logger) {
+	log.Info("demo activity: moving demo containers", "every", every)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		moved, err := store.DemoActivity(ctx, 3)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("demo activity", "err", err)
+			}
+			continue
+		}
+		for _, m := range moved {
+			log.Info("demo activity", "container", m.Number, "status", m.Status)
+		}
+	}
 }

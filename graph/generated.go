@@ -35,6 +35,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Query() QueryResolver
 	ShipmentConnection() ShipmentConnectionResolver
+	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
@@ -44,6 +45,14 @@ type ComplexityRoot struct {
 	Account struct {
 		CompanyName func(childComplexity int) int
 		ID          func(childComplexity int) int
+	}
+
+	ChangeEvent struct {
+		ChangedFields func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Operation     func(childComplexity int) int
+		ParentID      func(childComplexity int) int
+		Type          func(childComplexity int) int
 	}
 
 	Container struct {
@@ -104,6 +113,13 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ContainerEvent struct {
+		ChangedFields func(childComplexity int) int
+		Container     func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Operation     func(childComplexity int) int
+	}
+
 	CustomField struct {
 		APISlug      func(childComplexity int) int
 		CreatedAt    func(childComplexity int) int
@@ -141,6 +157,14 @@ type ComplexityRoot struct {
 	CustomFieldDefinitionEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	CustomFieldEvent struct {
+		ChangedFields func(childComplexity int) int
+		CustomField   func(childComplexity int) int
+		EntityID      func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Operation     func(childComplexity int) int
 	}
 
 	CustomFieldOption struct {
@@ -329,12 +353,26 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ShipmentEvent struct {
+		ChangedFields func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Operation     func(childComplexity int) int
+		Shipment      func(childComplexity int) int
+	}
+
 	ShippingLine struct {
 		AlternativeScacList func(childComplexity int) int
 		ID                  func(childComplexity int) int
 		Name                func(childComplexity int) int
 		Scac                func(childComplexity int) int
 		ShortName           func(childComplexity int) int
+	}
+
+	Subscription struct {
+		Changes            func(childComplexity int) int
+		ContainerUpdated   func(childComplexity int, filter *model.ContainerSubscriptionFilter) int
+		CustomFieldChanged func(childComplexity int, entityID string) int
+		ShipmentUpdated    func(childComplexity int, id string) int
 	}
 
 	Terminal struct {
@@ -417,6 +455,12 @@ type QueryResolver interface {
 type ShipmentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error)
 }
+type SubscriptionResolver interface {
+	ContainerUpdated(ctx context.Context, filter *model.ContainerSubscriptionFilter) (<-chan *model.ContainerEvent, error)
+	ShipmentUpdated(ctx context.Context, id string) (<-chan *model.ShipmentEvent, error)
+	CustomFieldChanged(ctx context.Context, entityID string) (<-chan *model.CustomFieldEvent, error)
+	Changes(ctx context.Context) (<-chan *model.ChangeEvent, error)
+}
 
 // endregion ************************** generated!.gotpl **************************
 
@@ -448,6 +492,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Account.ID(childComplexity), true
+
+	case "ChangeEvent.changedFields":
+		if e.ComplexityRoot.ChangeEvent.ChangedFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeEvent.ChangedFields(childComplexity), true
+	case "ChangeEvent.id":
+		if e.ComplexityRoot.ChangeEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeEvent.ID(childComplexity), true
+	case "ChangeEvent.operation":
+		if e.ComplexityRoot.ChangeEvent.Operation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeEvent.Operation(childComplexity), true
+	case "ChangeEvent.parentId":
+		if e.ComplexityRoot.ChangeEvent.ParentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeEvent.ParentID(childComplexity), true
+	case "ChangeEvent.type":
+		if e.ComplexityRoot.ChangeEvent.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeEvent.Type(childComplexity), true
 
 	case "Container.availabilityKnown":
 		if e.ComplexityRoot.Container.AvailabilityKnown == nil {
@@ -746,6 +821,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ContainerEdge.Node(childComplexity), true
 
+	case "ContainerEvent.changedFields":
+		if e.ComplexityRoot.ContainerEvent.ChangedFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerEvent.ChangedFields(childComplexity), true
+	case "ContainerEvent.container":
+		if e.ComplexityRoot.ContainerEvent.Container == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerEvent.Container(childComplexity), true
+	case "ContainerEvent.id":
+		if e.ComplexityRoot.ContainerEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerEvent.ID(childComplexity), true
+	case "ContainerEvent.operation":
+		if e.ComplexityRoot.ContainerEvent.Operation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerEvent.Operation(childComplexity), true
+
 	case "CustomField.apiSlug":
 		if e.ComplexityRoot.CustomField.APISlug == nil {
 			break
@@ -911,6 +1011,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CustomFieldDefinitionEdge.Node(childComplexity), true
+
+	case "CustomFieldEvent.changedFields":
+		if e.ComplexityRoot.CustomFieldEvent.ChangedFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldEvent.ChangedFields(childComplexity), true
+	case "CustomFieldEvent.customField":
+		if e.ComplexityRoot.CustomFieldEvent.CustomField == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldEvent.CustomField(childComplexity), true
+	case "CustomFieldEvent.entityId":
+		if e.ComplexityRoot.CustomFieldEvent.EntityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldEvent.EntityID(childComplexity), true
+	case "CustomFieldEvent.id":
+		if e.ComplexityRoot.CustomFieldEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldEvent.ID(childComplexity), true
+	case "CustomFieldEvent.operation":
+		if e.ComplexityRoot.CustomFieldEvent.Operation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldEvent.Operation(childComplexity), true
 
 	case "CustomFieldOption.definition":
 		if e.ComplexityRoot.CustomFieldOption.Definition == nil {
@@ -1837,6 +1968,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ShipmentEdge.Node(childComplexity), true
 
+	case "ShipmentEvent.changedFields":
+		if e.ComplexityRoot.ShipmentEvent.ChangedFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentEvent.ChangedFields(childComplexity), true
+	case "ShipmentEvent.id":
+		if e.ComplexityRoot.ShipmentEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentEvent.ID(childComplexity), true
+	case "ShipmentEvent.operation":
+		if e.ComplexityRoot.ShipmentEvent.Operation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentEvent.Operation(childComplexity), true
+	case "ShipmentEvent.shipment":
+		if e.ComplexityRoot.ShipmentEvent.Shipment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentEvent.Shipment(childComplexity), true
+
 	case "ShippingLine.alternativeScacs":
 		if e.ComplexityRoot.ShippingLine.AlternativeScacList == nil {
 			break
@@ -1867,6 +2023,46 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ShippingLine.ShortName(childComplexity), true
+
+	case "Subscription.changes":
+		if e.ComplexityRoot.Subscription.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.Changes(childComplexity), true
+	case "Subscription.containerUpdated":
+		if e.ComplexityRoot.Subscription.ContainerUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_containerUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ContainerUpdated(childComplexity, args["filter"].(*model.ContainerSubscriptionFilter)), true
+	case "Subscription.customFieldChanged":
+		if e.ComplexityRoot.Subscription.CustomFieldChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_customFieldChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CustomFieldChanged(childComplexity, args["entityId"].(string)), true
+	case "Subscription.shipmentUpdated":
+		if e.ComplexityRoot.Subscription.ShipmentUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_shipmentUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ShipmentUpdated(childComplexity, args["id"].(string)), true
 
 	case "Terminal.bicFacilityCode":
 		if e.ComplexityRoot.Terminal.BicFacilityCode == nil {
@@ -2051,6 +2247,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputContainerFilter,
 		ec.unmarshalInputContainerOrder,
+		ec.unmarshalInputContainerSubscriptionFilter,
 		ec.unmarshalInputCustomFieldDefinitionFilter,
 		ec.unmarshalInputCustomFieldOptionInput,
 		ec.unmarshalInputCustomFieldOptionPatch,
@@ -2108,6 +2305,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -2144,6 +2358,7 @@ shipping lines), which all accounts share.
 schema {
   query: Query
   mutation: Mutation
+  subscription: Subscription
 }
 
 "An RFC 3339 timestamp, e.g. ` + "`" + `2026-11-22T08:00:00Z` + "`" + `."
@@ -3049,6 +3264,122 @@ type CustomFieldDefinitionEdge {
   cursor: String!
   node: CustomFieldDefinition!
 }
+
+# ---------------------------------------------------------------- subscriptions
+
+"""
+Live updates of the account's records, over WebSocket (graphql-transport-ws)
+or Server-Sent Events. Every change committed to the database — by Shipgraph,
+/v2 or any other writer — is announced; each event carries the record as it
+is after the change, read like a query reads it (select fields exactly as in
+a query), or only its id when it was deleted.
+"""
+type Subscription {
+  "Containers of the account that changed; all given filters must match."
+  containerUpdated(filter: ContainerSubscriptionFilter): ContainerEvent!
+  "Changes of one shipment."
+  shipmentUpdated(id: ID!): ShipmentEvent!
+  "Custom field values set, changed or cleared on one shipment or container."
+  customFieldChanged(entityId: ID!): CustomFieldEvent!
+  """
+  Every change of the account (shipments, containers, custom fields, custom
+  field definitions and options, documents), as type, id and changed fields.
+  """
+  changes: ChangeEvent!
+}
+
+"What happened to the record of an event."
+enum ChangeOperation {
+  "The record was created."
+  INSERT
+  "The record changed."
+  UPDATE
+  "The record was deleted: only its id is given."
+  DELETE
+  """
+  The server lost its connection to the database and is listening again:
+  changes in between may have been missed, so re-read what you show. The
+  event names no record.
+  """
+  RESYNC
+}
+
+"""
+Which container changes a containerUpdated subscription wants. A change
+matches when the container matches before or after it (a container that
+leaves the filter, say picked up from an AVAILABLE filter, is reported one
+last time). Deleted containers match on shipmentId only.
+"""
+input ContainerSubscriptionFilter {
+  "Only containers of this shipment."
+  shipmentId: ID
+  "Only containers at this terminal at the port of discharge."
+  podTerminalId: ID
+  "Only containers in one of these statuses."
+  statuses: [ContainerStatus!]
+}
+
+"A container that changed."
+type ContainerEvent {
+  operation: ChangeOperation!
+  "The container's id (null for RESYNC)."
+  id: ID
+  "The container after the change; null when deleted (or for RESYNC)."
+  container: Container
+  """
+  The fields an UPDATE changed, by GraphQL name (currentStatus, podTerminal;
+  a column without a field of its own is named the same way, e.g. hasHolds);
+  empty otherwise.
+  """
+  changedFields: [String!]!
+}
+
+"A shipment that changed."
+type ShipmentEvent {
+  operation: ChangeOperation!
+  "The shipment's id (null for RESYNC)."
+  id: ID
+  "The shipment after the change; null when deleted (or for RESYNC)."
+  shipment: Shipment
+  "The fields an UPDATE changed; empty otherwise."
+  changedFields: [String!]!
+}
+
+"A custom field value that was set, changed or cleared."
+type CustomFieldEvent {
+  operation: ChangeOperation!
+  "The custom field value's id (null for RESYNC)."
+  id: ID
+  "The shipment or container it is set on."
+  entityId: ID
+  "The value after the change; null when deleted (or for RESYNC)."
+  customField: CustomField
+  "The fields an UPDATE changed; empty otherwise."
+  changedFields: [String!]!
+}
+
+"Kinds of record a ChangeEvent is about."
+enum ChangeRecordType {
+  SHIPMENT
+  CONTAINER
+  CUSTOM_FIELD
+  CUSTOM_FIELD_DEFINITION
+  CUSTOM_FIELD_OPTION
+  DOCUMENT
+}
+
+"One change of the account: what changed, not the record (query it by id)."
+type ChangeEvent {
+  operation: ChangeOperation!
+  "Null for RESYNC."
+  type: ChangeRecordType
+  "Null for RESYNC."
+  id: ID
+  "The shipment of a container, the entity of a custom field, the definition of an option."
+  parentId: ID
+  "The fields an UPDATE changed; empty otherwise."
+  changedFields: [String!]!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3065,6 +3396,22 @@ func (ec *executionContext) childFields_Account(ctx context.Context, field graph
 		return ec.fieldContext_Account_companyName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
+}
+
+func (ec *executionContext) childFields_ChangeEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "operation":
+		return ec.fieldContext_ChangeEvent_operation(ctx, field)
+	case "type":
+		return ec.fieldContext_ChangeEvent_type(ctx, field)
+	case "id":
+		return ec.fieldContext_ChangeEvent_id(ctx, field)
+	case "parentId":
+		return ec.fieldContext_ChangeEvent_parentId(ctx, field)
+	case "changedFields":
+		return ec.fieldContext_ChangeEvent_changedFields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChangeEvent", field.Name)
 }
 
 func (ec *executionContext) childFields_Container(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3183,6 +3530,20 @@ func (ec *executionContext) childFields_ContainerEdge(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type ContainerEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_ContainerEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "operation":
+		return ec.fieldContext_ContainerEvent_operation(ctx, field)
+	case "id":
+		return ec.fieldContext_ContainerEvent_id(ctx, field)
+	case "container":
+		return ec.fieldContext_ContainerEvent_container(ctx, field)
+	case "changedFields":
+		return ec.fieldContext_ContainerEvent_changedFields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContainerEvent", field.Name)
+}
+
 func (ec *executionContext) childFields_CustomField(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3259,6 +3620,22 @@ func (ec *executionContext) childFields_CustomFieldDefinitionEdge(ctx context.Co
 		return ec.fieldContext_CustomFieldDefinitionEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CustomFieldDefinitionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CustomFieldEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "operation":
+		return ec.fieldContext_CustomFieldEvent_operation(ctx, field)
+	case "id":
+		return ec.fieldContext_CustomFieldEvent_id(ctx, field)
+	case "entityId":
+		return ec.fieldContext_CustomFieldEvent_entityId(ctx, field)
+	case "customField":
+		return ec.fieldContext_CustomFieldEvent_customField(ctx, field)
+	case "changedFields":
+		return ec.fieldContext_CustomFieldEvent_changedFields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CustomFieldEvent", field.Name)
 }
 
 func (ec *executionContext) childFields_CustomFieldOption(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3569,6 +3946,20 @@ func (ec *executionContext) childFields_ShipmentEdge(ctx context.Context, field 
 		return ec.fieldContext_ShipmentEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ShipmentEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ShipmentEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "operation":
+		return ec.fieldContext_ShipmentEvent_operation(ctx, field)
+	case "id":
+		return ec.fieldContext_ShipmentEvent_id(ctx, field)
+	case "shipment":
+		return ec.fieldContext_ShipmentEvent_shipment(ctx, field)
+	case "changedFields":
+		return ec.fieldContext_ShipmentEvent_changedFields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShipmentEvent", field.Name)
 }
 
 func (ec *executionContext) childFields_Terminal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4243,6 +4634,48 @@ func (ec *executionContext) field_Shipment_customField_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_containerUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.ContainerSubscriptionFilter, error) {
+			return ec.unmarshalOContainerSubscriptionFilter2ᚖshipgraphᚋgraphᚋmodelᚐContainerSubscriptionFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_customFieldChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "entityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["entityId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_shipmentUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4347,6 +4780,121 @@ func (ec *executionContext) _Account_companyName(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Account_companyName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Account", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChangeEvent_operation(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeEvent_operation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Operation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ChangeOperation) graphql.Marshaler {
+			return ec.marshalNChangeOperation2shipgraphᚋgraphᚋmodelᚐChangeOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeEvent_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangeEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
+}
+
+func (ec *executionContext) _ChangeEvent_type(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeEvent_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChangeRecordType) graphql.Marshaler {
+			return ec.marshalOChangeRecordType2ᚖshipgraphᚋgraphᚋmodelᚐChangeRecordType(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeEvent_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangeEvent", field, false, false, errors.New("field of type ChangeRecordType does not have child fields"))
+}
+
+func (ec *executionContext) _ChangeEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangeEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ChangeEvent_parentId(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeEvent_parentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeEvent_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangeEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ChangeEvent_changedFields(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeEvent_changedFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedFields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeEvent_changedFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangeEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Container_id(ctx context.Context, field graphql.CollectedField, obj *model.Container) (ret graphql.Marshaler) {
@@ -5584,6 +6132,107 @@ func (ec *executionContext) fieldContext_ContainerEdge_node(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _ContainerEvent_operation(ctx context.Context, field graphql.CollectedField, obj *model.ContainerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerEvent_operation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Operation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ChangeOperation) graphql.Marshaler {
+			return ec.marshalNChangeOperation2shipgraphᚋgraphᚋmodelᚐChangeOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerEvent_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.ContainerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerEvent_container(ctx context.Context, field graphql.CollectedField, obj *model.ContainerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerEvent_container(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Container, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Container) graphql.Marshaler {
+			return ec.marshalOContainer2ᚖshipgraphᚋgraphᚋmodelᚐContainer(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerEvent_container(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContainerEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Container(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContainerEvent_changedFields(ctx context.Context, field graphql.CollectedField, obj *model.ContainerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerEvent_changedFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedFields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerEvent_changedFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CustomField_id(ctx context.Context, field graphql.CollectedField, obj *model.CustomField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6257,6 +6906,130 @@ func (ec *executionContext) fieldContext_CustomFieldDefinitionEdge_node(_ contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CustomFieldEvent_operation(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldEvent_operation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Operation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ChangeOperation) graphql.Marshaler {
+			return ec.marshalNChangeOperation2shipgraphᚋgraphᚋmodelᚐChangeOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldEvent_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomFieldEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
+}
+
+func (ec *executionContext) _CustomFieldEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomFieldEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CustomFieldEvent_entityId(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldEvent_entityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldEvent_entityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomFieldEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CustomFieldEvent_customField(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldEvent_customField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CustomField, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalOCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldEvent_customField(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomFieldEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomFieldEvent_changedFields(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldEvent_changedFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedFields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldEvent_changedFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomFieldEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CustomFieldOption_id(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldOption) (ret graphql.Marshaler) {
@@ -10070,6 +10843,107 @@ func (ec *executionContext) fieldContext_ShipmentEdge_node(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _ShipmentEvent_operation(ctx context.Context, field graphql.CollectedField, obj *model.ShipmentEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentEvent_operation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Operation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ChangeOperation) graphql.Marshaler {
+			return ec.marshalNChangeOperation2shipgraphᚋgraphᚋmodelᚐChangeOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentEvent_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShipmentEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
+}
+
+func (ec *executionContext) _ShipmentEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.ShipmentEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShipmentEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ShipmentEvent_shipment(ctx context.Context, field graphql.CollectedField, obj *model.ShipmentEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentEvent_shipment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shipment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Shipment) graphql.Marshaler {
+			return ec.marshalOShipment2ᚖshipgraphᚋgraphᚋmodelᚐShipment(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentEvent_shipment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShipmentEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Shipment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShipmentEvent_changedFields(ctx context.Context, field graphql.CollectedField, obj *model.ShipmentEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentEvent_changedFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedFields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentEvent_changedFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShipmentEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _ShippingLine_id(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10183,6 +11057,170 @@ func (ec *executionContext) _ShippingLine_alternativeScacs(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_ShippingLine_alternativeScacs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ShippingLine", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Subscription_containerUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_containerUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().ContainerUpdated(ctx, fc.Args["filter"].(*model.ContainerSubscriptionFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ContainerEvent) graphql.Marshaler {
+			return ec.marshalNContainerEvent2ᚖshipgraphᚋgraphᚋmodelᚐContainerEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_containerUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContainerEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_containerUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_shipmentUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_shipmentUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().ShipmentUpdated(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ShipmentEvent) graphql.Marshaler {
+			return ec.marshalNShipmentEvent2ᚖshipgraphᚋgraphᚋmodelᚐShipmentEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_shipmentUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShipmentEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_shipmentUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_customFieldChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_customFieldChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().CustomFieldChanged(ctx, fc.Args["entityId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldEvent) graphql.Marshaler {
+			return ec.marshalNCustomFieldEvent2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_customFieldChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_customFieldChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_changes(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().Changes(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChangeEvent) graphql.Marshaler {
+			return ec.marshalNChangeEvent2ᚖshipgraphᚋgraphᚋmodelᚐChangeEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChangeEvent(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Terminal_id(ctx context.Context, field graphql.CollectedField, obj *model.Terminal) (ret graphql.Marshaler) {
@@ -12028,6 +13066,50 @@ func (ec *executionContext) unmarshalInputContainerOrder(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputContainerSubscriptionFilter(ctx context.Context, obj any) (model.ContainerSubscriptionFilter, error) {
+	var it model.ContainerSubscriptionFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"shipmentId", "podTerminalId", "statuses"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "shipmentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shipmentId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShipmentID = data
+		case "podTerminalId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("podTerminalId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PodTerminalID = data
+		case "statuses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statuses"))
+			data, err := ec.unmarshalOContainerStatus2ᚕshipgraphᚋgraphᚋmodelᚐContainerStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Statuses = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCustomFieldDefinitionFilter(ctx context.Context, obj any) (model.CustomFieldDefinitionFilter, error) {
 	var it model.CustomFieldDefinitionFilter
 	if obj == nil {
@@ -12652,6 +13734,64 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var changeEventImplementors = []string{"ChangeEvent"}
+
+func (ec *executionContext) _ChangeEvent(ctx context.Context, sel ast.SelectionSet, obj *model.ChangeEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, changeEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChangeEvent")
+		case "operation":
+			out.Values[i] = ec._ChangeEvent_operation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._ChangeEvent_type(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "id":
+			out.Values[i] = ec._ChangeEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "parentId":
+			out.Values[i] = ec._ChangeEvent_parentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "changedFields":
+			out.Values[i] = ec._ChangeEvent_changedFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var containerImplementors = []string{"Container", "Node", "CustomFieldEntity"}
 
 func (ec *executionContext) _Container(ctx context.Context, sel ast.SelectionSet, obj *model.Container) graphql.Marshaler {
@@ -13029,6 +14169,59 @@ func (ec *executionContext) _ContainerEdge(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var containerEventImplementors = []string{"ContainerEvent"}
+
+func (ec *executionContext) _ContainerEvent(ctx context.Context, sel ast.SelectionSet, obj *model.ContainerEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, containerEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContainerEvent")
+		case "operation":
+			out.Values[i] = ec._ContainerEvent_operation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "id":
+			out.Values[i] = ec._ContainerEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "container":
+			out.Values[i] = ec._ContainerEvent_container(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "changedFields":
+			out.Values[i] = ec._ContainerEvent_changedFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var customFieldImplementors = []string{"CustomField", "Node"}
 
 func (ec *executionContext) _CustomField(ctx context.Context, sel ast.SelectionSet, obj *model.CustomField) graphql.Marshaler {
@@ -13305,6 +14498,64 @@ func (ec *executionContext) _CustomFieldDefinitionEdge(ctx context.Context, sel 
 			}
 		case "node":
 			out.Values[i] = ec._CustomFieldDefinitionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var customFieldEventImplementors = []string{"CustomFieldEvent"}
+
+func (ec *executionContext) _CustomFieldEvent(ctx context.Context, sel ast.SelectionSet, obj *model.CustomFieldEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, customFieldEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CustomFieldEvent")
+		case "operation":
+			out.Values[i] = ec._CustomFieldEvent_operation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "id":
+			out.Values[i] = ec._CustomFieldEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "entityId":
+			out.Values[i] = ec._CustomFieldEvent_entityId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "customField":
+			out.Values[i] = ec._CustomFieldEvent_customField(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "changedFields":
+			out.Values[i] = ec._CustomFieldEvent_changedFields(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -14855,6 +16106,59 @@ func (ec *executionContext) _ShipmentEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var shipmentEventImplementors = []string{"ShipmentEvent"}
+
+func (ec *executionContext) _ShipmentEvent(ctx context.Context, sel ast.SelectionSet, obj *model.ShipmentEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shipmentEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShipmentEvent")
+		case "operation":
+			out.Values[i] = ec._ShipmentEvent_operation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "id":
+			out.Values[i] = ec._ShipmentEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "shipment":
+			out.Values[i] = ec._ShipmentEvent_shipment(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "changedFields":
+			out.Values[i] = ec._ShipmentEvent_changedFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var shippingLineImplementors = []string{"ShippingLine", "Node"}
 
 func (ec *executionContext) _ShippingLine(ctx context.Context, sel ast.SelectionSet, obj *model.ShippingLine) graphql.Marshaler {
@@ -14911,6 +16215,32 @@ func (ec *executionContext) _ShippingLine(ctx context.Context, sel ast.Selection
 	})
 
 	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "containerUpdated":
+		return ec._Subscription_containerUpdated(ctx, fields[0])
+	case "shipmentUpdated":
+		return ec._Subscription_shipmentUpdated(ctx, fields[0])
+	case "customFieldChanged":
+		return ec._Subscription_customFieldChanged(ctx, fields[0])
+	case "changes":
+		return ec._Subscription_changes(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
 }
 
 var terminalImplementors = []string{"Terminal", "DestinationTerminal", "Node"}
@@ -15636,6 +16966,26 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNChangeEvent2ᚖshipgraphᚋgraphᚋmodelᚐChangeEvent(ctx context.Context, sel ast.SelectionSet, v *model.ChangeEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChangeEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChangeOperation2shipgraphᚋgraphᚋmodelᚐChangeOperation(ctx context.Context, v any) (model.ChangeOperation, error) {
+	var res model.ChangeOperation
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChangeOperation2shipgraphᚋgraphᚋmodelᚐChangeOperation(ctx context.Context, sel ast.SelectionSet, v model.ChangeOperation) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNContainer2ᚕᚖshipgraphᚋgraphᚋmodelᚐContainerᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Container) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -15696,6 +17046,16 @@ func (ec *executionContext) marshalNContainerEdge2ᚖshipgraphᚋgraphᚋmodel�
 		return graphql.Null
 	}
 	return ec._ContainerEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNContainerEvent2ᚖshipgraphᚋgraphᚋmodelᚐContainerEvent(ctx context.Context, sel ast.SelectionSet, v *model.ContainerEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ContainerEvent(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNContainerOrderField2shipgraphᚋgraphᚋmodelᚐContainerOrderField(ctx context.Context, v any) (model.ContainerOrderField, error) {
@@ -15834,6 +17194,16 @@ func (ec *executionContext) unmarshalNCustomFieldEntityType2shipgraphᚋgraphᚋ
 
 func (ec *executionContext) marshalNCustomFieldEntityType2shipgraphᚋgraphᚋmodelᚐCustomFieldEntityType(ctx context.Context, sel ast.SelectionSet, v model.CustomFieldEntityType) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNCustomFieldEvent2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEvent(ctx context.Context, sel ast.SelectionSet, v *model.CustomFieldEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CustomFieldEvent(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNCustomFieldOption2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldOptionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CustomFieldOption) graphql.Marshaler {
@@ -16146,6 +17516,16 @@ func (ec *executionContext) marshalNShipmentEdge2ᚖshipgraphᚋgraphᚋmodelᚐ
 	return ec._ShipmentEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNShipmentEvent2ᚖshipgraphᚋgraphᚋmodelᚐShipmentEvent(ctx context.Context, sel ast.SelectionSet, v *model.ShipmentEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ShipmentEvent(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNShipmentOrderField2shipgraphᚋgraphᚋmodelᚐShipmentOrderField(ctx context.Context, v any) (model.ShipmentOrderField, error) {
 	var res model.ShipmentOrderField
 	err := res.UnmarshalGQL(v)
@@ -16433,6 +17813,22 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOChangeRecordType2ᚖshipgraphᚋgraphᚋmodelᚐChangeRecordType(ctx context.Context, v any) (*model.ChangeRecordType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.ChangeRecordType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOChangeRecordType2ᚖshipgraphᚋgraphᚋmodelᚐChangeRecordType(ctx context.Context, sel ast.SelectionSet, v *model.ChangeRecordType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOContainer2ᚖshipgraphᚋgraphᚋmodelᚐContainer(ctx context.Context, sel ast.SelectionSet, v *model.Container) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -16490,6 +17886,14 @@ func (ec *executionContext) marshalOContainerStatus2ᚕshipgraphᚋgraphᚋmodel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalOContainerSubscriptionFilter2ᚖshipgraphᚋgraphᚋmodelᚐContainerSubscriptionFilter(ctx context.Context, v any) (*model.ContainerSubscriptionFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputContainerSubscriptionFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx context.Context, sel ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
@@ -16697,6 +18101,24 @@ func (ec *executionContext) marshalOID2ᚕstringᚄ(ctx context.Context, sel ast
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalID(*v)
+	return res
 }
 
 func (ec *executionContext) marshalOImportDeadlines2ᚖshipgraphᚋgraphᚋmodelᚐImportDeadlines(ctx context.Context, sel ast.SelectionSet, v *model.ImportDeadlines) graphql.Marshaler {

@@ -31,6 +31,13 @@ type HandlerConfig struct {
 	Logger          *slog.Logger
 	// RequestID returns the id of the request in ctx, for error logs.
 	RequestID func(context.Context) string
+	// Authenticate resolves an API key sent in a WebSocket's
+	// connection_init payload (the chain's key cache).
+	Authenticate func(ctx context.Context, key string) (*model.Principal, error)
+	// RateLimit, when set, takes one request of the principal's rate
+	// limit for an operation sent on a WebSocket (HTTP requests are
+	// limited by the chain); an error refuses the operation.
+	RateLimit func(ctx context.Context, p *model.Principal) error
 }
 
 // DefaultHandlerConfig: the dashboard query at first: 100 (complexity 11,701
@@ -61,6 +68,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 		cfg.RequestID = func(context.Context) string { return "" }
 	}
 	srv := handler.New(NewExecutableSchema(execConfig(r)))
+	addLiveTransports(srv, r, cfg) // live_transport.go
 	srv.AddTransport(Transport{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](cfg.QueryCacheSize))
 	srv.SetParserTokenLimit(cfg.TokenLimit)

@@ -11,4 +11,9 @@ import (
 //go:generate ../scripts/generate.sh
 type Resolver struct {
 	DB *db.DB
+	// Live fans database changes out to subscriptions (live.go); nil
+	// refuses subscriptions.
+	Live *Live
+	// LoaderConfig configures the loaders each subscription event builds.
+	LoaderConfig LoaderConfig
 }

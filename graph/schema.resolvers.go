@@ -185,6 +185,26 @@ func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.
 	return r.DB.CountShipments(ctx, p.AccountID, obj.Filter)
 }
 
+// ContainerUpdated is the resolver for the containerUpdated field.
+func (r *subscriptionResolver) ContainerUpdated(ctx context.Context, filter *model.ContainerSubscriptionFilter) (<-chan *model.ContainerEvent, error) {
+	return subscribe(r.Resolver, ctx, r.containerEvents(ctx, filter))
+}
+
+// ShipmentUpdated is the resolver for the shipmentUpdated field.
+func (r *subscriptionResolver) ShipmentUpdated(ctx context.Context, id string) (<-chan *model.ShipmentEvent, error) {
+	return subscribe(r.Resolver, ctx, r.shipmentEvents(ctx, id))
+}
+
+// CustomFieldChanged is the resolver for the customFieldChanged field.
+func (r *subscriptionResolver) CustomFieldChanged(ctx context.Context, entityID string) (<-chan *model.CustomFieldEvent, error) {
+	return subscribe(r.Resolver, ctx, r.customFieldEvents(ctx, entityID))
+}
+
+// Changes is the resolver for the changes field.
+func (r *subscriptionResolver) Changes(ctx context.Context) (<-chan *model.ChangeEvent, error) {
+	return subscribe(r.Resolver, ctx, r.changeEvents())
+}
+
 // ContainerConnection returns ContainerConnectionResolver implementation.
 func (r *Resolver) ContainerConnection() ContainerConnectionResolver {
 	return &containerConnectionResolver{r}
@@ -211,6 +231,9 @@ func (r *Resolver) ShipmentConnection() ShipmentConnectionResolver {
 	return &shipmentConnectionResolver{r}
 }
 
+// Subscription returns SubscriptionResolver implementation.
+func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
+
 type (
 	containerConnectionResolver             struct{ *Resolver }
 	customFieldDefinitionConnectionResolver struct{ *Resolver }
@@ -218,4 +241,5 @@ type (
 	mutationResolver                        struct{ *Resolver }
 	queryResolver                           struct{ *Resolver }
 	shipmentConnectionResolver              struct{ *Resolver }
+	subscriptionResolver                    struct{ *Resolver }
 )

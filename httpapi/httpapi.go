@@ -56,6 +56,8 @@ type Config struct {
 	// without a word turns the cache off within that time. 0 means
 	// DefaultKeyCachePing.
 	KeyCachePing time.Duration
+	// Live configures subscriptions (limits, queue, keep-alive).
+	Live graph.LiveConfig
 	// Wrap, when set, wraps the routes after authentication and the rate
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
@@ -73,6 +75,7 @@ var DefaultConfig = Config{
 	GraphQL:   graph.DefaultHandlerConfig,
 	Loader:    graph.DefaultLoaderConfig,
 	KeyCache:  10000,
+	Live:      graph.DefaultLiveConfig,
 }
 
 // Handler is the chain. Close it after the HTTP server has drained: it
@@ -80,6 +83,7 @@ var DefaultConfig = Config{
 type Handler struct {
 	h    http.Handler
 	keys *keyCache
+	live *graph.Live
 }
 
 // New builds the chain over store. With a key cache it starts listening
@@ -98,7 +102,12 @@ func New(store *db.DB, c Config) *Handler {
 		hc.Logger = log
 	}
 	hc.RequestID = requestIDFrom
-	resolver := &graph.Resolver{DB: store}
+	keys := newKeyCache(store, log, c.KeyCache, c.KeyCachePing)
+	hc.Authenticate = keys.authenticate
+	limits := newLimiter(c.RateLimit)
+	hc.RateLimit = limits.allowOperation
+	live := graph.NewLive(store, c.Live, log)
+	resolver := &graph.Resolver{DB: store, Live: live, LoaderConfig: c.Loader}
 	gql := graph.NewHandler(resolver, hc)
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
 
@@ -113,12 +122,11 @@ func New(store *db.DB, c Config) *Handler {
 	}))
 	api.Handle("/v2/", rest.NewHandler(resolver, rest.Config{PublicBaseURL: c.PublicBaseURL}))
 
-	keys := newKeyCache(store, log, c.KeyCache, c.KeyCachePing)
 	routes := loaders(store, c.Loader, api)
 	if c.Wrap != nil {
 		routes = c.Wrap(routes)
 	}
-	authed := authenticate(keys, log, rateLimit(c.RateLimit, routes))
+	authed := authenticate(keys, log, rateLimit(limits, routes))
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -141,7 +149,7 @@ func New(store *db.DB, c Config) *Handler {
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
 	mux.Handle("/", http.MaxBytesHandler(authed, c.BodyLimit))
-	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys}
+	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live}
 }
 
 // loaders is the per-request loaders step, the one place the chain calls
@@ -155,7 +163,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.h.ServeH
 
 // Close stops the key listener and records the last uses of cached keys.
 // Requests still served after it look their keys up in the database.
-func (h *Handler) Close() { h.keys.close() }
+func (h *Handler) Close() {
+	h.live.Close()
+	h.keys.close()
+}
+
+// EndSubscriptions ends every subscription (WebSockets close with 1001
+// "server shutting down", SSE streams complete) and refuses new ones: call
+// it when a shutdown begins, or the server would wait for them to drain.
+func (h *Handler) EndSubscriptions() { h.live.EndAll() }
+
+// Subscriptions is the number of subscriptions open.
+func (h *Handler) Subscriptions() int { return h.live.Count() }
 
 // KeyCacheLive reports whether keys are served from the cache now: the
 // cache is on, its listener is listening and was heard from lately.

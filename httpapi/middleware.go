@@ -98,6 +98,13 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// Flush lets streaming responses (GraphQL over SSE) through: gqlgen's SSE
+// transport asks for an http.Flusher directly.
+func (w *statusWriter) Flush() {
+	w.wrote = true
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
 // recoverer turns a panic into a logged 500 in the shape of the API
 // (rather than a dropped connection). When the response had already begun,
 // a second one cannot follow: the connection is aborted instead, so the
@@ -149,39 +156,83 @@ func authenticate(keys *keyCache, log *slog.Logger, next http.Handler) http.Hand
 
 // rateLimit allows each API key perMinute requests a minute (token bucket,
 // bursts up to a tenth of that), answering 429 with Retry-After beyond it.
-func rateLimit(perMinute int, next http.Handler) http.Handler {
-	if perMinute <= 0 {
+func rateLimit(l *limiter, next http.Handler) http.Handler {
+	if l == nil {
 		return next
 	}
-	var mu sync.Mutex
-	limiters := map[string]*rate.Limiter{}
-	every := rate.Every(time.Minute / time.Duration(perMinute))
-	burst := max(perMinute/10, 1)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := model.PrincipalFrom(r.Context())
 		if p == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
-		mu.Lock()
-		l, ok := limiters[p.TokenID]
-		if !ok {
-			l = rate.NewLimiter(every, burst)
-			limiters[p.TokenID] = l
-		}
-		res := l.Reserve()
-		delay := res.Delay()
-		if delay > 0 {
-			res.Cancel()
-		}
-		mu.Unlock()
-		if delay > 0 {
-			secs := int(delay/time.Second) + 1
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
-			writeError(w, r, http.StatusTooManyRequests,
-				model.Errorf(model.ERATELIMITED, "rate limit of %d requests per minute exceeded; retry in %d s", perMinute, secs))
+		if err := l.allow(p.TokenID); err != nil {
+			w.Header().Set("Retry-After", strconv.Itoa(err.retryAfter))
+			writeError(w, r, http.StatusTooManyRequests, err.err)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// limiter is the per-key token buckets of the rate limit, shared by HTTP
+// requests and the operations sent on a WebSocket.
+type limiter struct {
+	perMinute int
+	every     rate.Limit
+	burst     int
+	mu        sync.Mutex
+	limiters  map[string]*rate.Limiter
+}
+
+// newLimiter returns the limiter of perMinute requests a minute per key;
+// nil (no limit) when perMinute is not positive.
+func newLimiter(perMinute int) *limiter {
+	if perMinute <= 0 {
+		return nil
+	}
+	return &limiter{
+		perMinute: perMinute,
+		every:     rate.Every(time.Minute / time.Duration(perMinute)),
+		burst:     max(perMinute/10, 1),
+		limiters:  map[string]*rate.Limiter{},
+	}
+}
+
+type limited struct {
+	err        *model.Error
+	retryAfter int // seconds
+}
+
+// allow takes one request of tokenID from its bucket, or says how long to
+// wait.
+func (l *limiter) allow(tokenID string) *limited {
+	l.mu.Lock()
+	b, ok := l.limiters[tokenID]
+	if !ok {
+		b = rate.NewLimiter(l.every, l.burst)
+		l.limiters[tokenID] = b
+	}
+	res := b.Reserve()
+	delay := res.Delay()
+	if delay > 0 {
+		res.Cancel()
+	}
+	l.mu.Unlock()
+	if delay <= 0 {
+		return nil
+	}
+	secs := int(delay/time.Second) + 1
+	return &limited{model.Errorf(model.ERATELIMITED, "rate limit of %d requests per minute exceeded; retry in %d s", l.perMinute, secs), secs}
+}
+
+// allowOperation is the limit of an operation on a WebSocket.
+func (l *limiter) allowOperation(_ context.Context, p *model.Principal) error {
+	if l == nil || p == nil {
+		return nil
+	}
+	if lim := l.allow(p.TokenID); lim != nil {
+		return lim.err
+	}
+	return nil
 }

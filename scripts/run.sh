@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make run: seed the demo data when the database is empty (keeping the demo
 # keys in $DATA_DIR/demo-keys.txt so later runs can show them), print the
-# keys, then serve with the acme admin key prefilled in the playground.
+# keys, then serve with the acme admin key prefilled in the playground and
+# the demo activity on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=bin/shipgraph
@@ -27,4 +28,7 @@ echo "Try:  curl -H \"Authorization: Token ${key:-<key>}\" http://${ADDR:-127.0.
 echo "Playground: http://${ADDR:-127.0.0.1:8080}/playground"
 [ -z "${DATABASE_URL:-}" ] && echo "psql:  $BIN psql   (the embedded database has no TCP port; only you and root can use its socket)"
 echo
-exec "$BIN" serve --playground-key "$key"
+# Demo activity: a few demo containers change status every few seconds, so
+# a subscription in the playground sees events arrive (DEMO_ACTIVITY=0 stops it).
+echo "Live: a few demo containers change status every ${DEMO_ACTIVITY:-4s}; try 'subscription { containerUpdated { operation container { number currentStatus } } }' in the playground"
+exec "$BIN" serve --playground-key "$key" --demo-activity "${DEMO_ACTIVITY:-4s}"

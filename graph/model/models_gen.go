@@ -31,10 +31,62 @@ type Node interface {
 	GetID() string
 }
 
+// One change of the account: what changed, not the record (query it by id).
+type ChangeEvent struct {
+	Operation ChangeOperation `json:"operation"`
+	// Null for RESYNC.
+	Type *ChangeRecordType `json:"type,omitempty"`
+	// Null for RESYNC.
+	ID *string `json:"id,omitempty"`
+	// The shipment of a container, the entity of a custom field, the definition of an option.
+	ParentID *string `json:"parentId,omitempty"`
+	// The fields an UPDATE changed; empty otherwise.
+	ChangedFields []string `json:"changedFields"`
+}
+
+// A container that changed.
+type ContainerEvent struct {
+	Operation ChangeOperation `json:"operation"`
+	// The container's id (null for RESYNC).
+	ID *string `json:"id,omitempty"`
+	// The container after the change; null when deleted (or for RESYNC).
+	Container *Container `json:"container,omitempty"`
+	// The fields an UPDATE changed, by GraphQL name (currentStatus, podTerminal;
+	// a column without a field of its own is named the same way, e.g. hasHolds);
+	// empty otherwise.
+	ChangedFields []string `json:"changedFields"`
+}
+
 // Container ordering; ties are broken by id. Unknown last free days sort last ascending.
 type ContainerOrder struct {
 	Field     ContainerOrderField `json:"field"`
 	Direction *OrderDirection     `json:"direction,omitempty"`
+}
+
+// Which container changes a containerUpdated subscription wants. A change
+// matches when the container matches before or after it (a container that
+// leaves the filter, say picked up from an AVAILABLE filter, is reported one
+// last time). Deleted containers match on shipmentId only.
+type ContainerSubscriptionFilter struct {
+	// Only containers of this shipment.
+	ShipmentID *string `json:"shipmentId,omitempty"`
+	// Only containers at this terminal at the port of discharge.
+	PodTerminalID *string `json:"podTerminalId,omitempty"`
+	// Only containers in one of these statuses.
+	Statuses []ContainerStatus `json:"statuses,omitempty"`
+}
+
+// A custom field value that was set, changed or cleared.
+type CustomFieldEvent struct {
+	Operation ChangeOperation `json:"operation"`
+	// The custom field value's id (null for RESYNC).
+	ID *string `json:"id,omitempty"`
+	// The shipment or container it is set on.
+	EntityID *string `json:"entityId,omitempty"`
+	// The value after the change; null when deleted (or for RESYNC).
+	CustomField *CustomField `json:"customField,omitempty"`
+	// The fields an UPDATE changed; empty otherwise.
+	ChangedFields []string `json:"changedFields"`
 }
 
 // A new custom field option.
@@ -79,10 +131,29 @@ type PageInput struct {
 type Query struct {
 }
 
+// A shipment that changed.
+type ShipmentEvent struct {
+	Operation ChangeOperation `json:"operation"`
+	// The shipment's id (null for RESYNC).
+	ID *string `json:"id,omitempty"`
+	// The shipment after the change; null when deleted (or for RESYNC).
+	Shipment *Shipment `json:"shipment,omitempty"`
+	// The fields an UPDATE changed; empty otherwise.
+	ChangedFields []string `json:"changedFields"`
+}
+
 // Shipment ordering; ties are broken by id. Unknown ETAs sort last ascending.
 type ShipmentOrder struct {
 	Field     ShipmentOrderField `json:"field"`
 	Direction *OrderDirection    `json:"direction,omitempty"`
+}
+
+// Live updates of the account's records, over WebSocket (graphql-transport-ws)
+// or Server-Sent Events. Every change committed to the database — by Shipgraph,
+// /v2 or any other writer — is announced; each event carries the record as it
+// is after the change, read like a query reads it (select fields exactly as in
+// a query), or only its id when it was deleted.
+type Subscription struct {
 }
 
 // Who is asking: the account and, when the key belongs to one, the user.
@@ -93,6 +164,136 @@ type Viewer struct {
 	User *User `json:"user,omitempty"`
 	// The role of the API key: admins and members may change data, viewers only read.
 	Role Role `json:"role"`
+}
+
+// What happened to the record of an event.
+type ChangeOperation string
+
+const (
+	// The record was created.
+	ChangeOperationInsert ChangeOperation = "INSERT"
+	// The record changed.
+	ChangeOperationUpdate ChangeOperation = "UPDATE"
+	// The record was deleted: only its id is given.
+	ChangeOperationDelete ChangeOperation = "DELETE"
+	// The server lost its connection to the database and is listening again:
+	// changes in between may have been missed, so re-read what you show. The
+	// event names no record.
+	ChangeOperationResync ChangeOperation = "RESYNC"
+)
+
+var AllChangeOperation = []ChangeOperation{
+	ChangeOperationInsert,
+	ChangeOperationUpdate,
+	ChangeOperationDelete,
+	ChangeOperationResync,
+}
+
+func (e ChangeOperation) IsValid() bool {
+	switch e {
+	case ChangeOperationInsert, ChangeOperationUpdate, ChangeOperationDelete, ChangeOperationResync:
+		return true
+	}
+	return false
+}
+
+func (e ChangeOperation) String() string {
+	return string(e)
+}
+
+func (e *ChangeOperation) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ChangeOperation(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ChangeOperation", str)
+	}
+	return nil
+}
+
+func (e ChangeOperation) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ChangeOperation) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ChangeOperation) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Kinds of record a ChangeEvent is about.
+type ChangeRecordType string
+
+const (
+	ChangeRecordTypeShipment              ChangeRecordType = "SHIPMENT"
+	ChangeRecordTypeContainer             ChangeRecordType = "CONTAINER"
+	ChangeRecordTypeCustomField           ChangeRecordType = "CUSTOM_FIELD"
+	ChangeRecordTypeCustomFieldDefinition ChangeRecordType = "CUSTOM_FIELD_DEFINITION"
+	ChangeRecordTypeCustomFieldOption     ChangeRecordType = "CUSTOM_FIELD_OPTION"
+	ChangeRecordTypeDocument              ChangeRecordType = "DOCUMENT"
+)
+
+var AllChangeRecordType = []ChangeRecordType{
+	ChangeRecordTypeShipment,
+	ChangeRecordTypeContainer,
+	ChangeRecordTypeCustomField,
+	ChangeRecordTypeCustomFieldDefinition,
+	ChangeRecordTypeCustomFieldOption,
+	ChangeRecordTypeDocument,
+}
+
+func (e ChangeRecordType) IsValid() bool {
+	switch e {
+	case ChangeRecordTypeShipment, ChangeRecordTypeContainer, ChangeRecordTypeCustomField, ChangeRecordTypeCustomFieldDefinition, ChangeRecordTypeCustomFieldOption, ChangeRecordTypeDocument:
+		return true
+	}
+	return false
+}
+
+func (e ChangeRecordType) String() string {
+	return string(e)
+}
+
+func (e *ChangeRecordType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ChangeRecordType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ChangeRecordType", str)
+	}
+	return nil
+}
+
+func (e ChangeRecordType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ChangeRecordType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ChangeRecordType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // Sortable container fields.

@@ -64,6 +64,7 @@
 
   function makeFetcher() {
     return async function fetcher(params, opts) {
+      if (isSubscription(params, opts)) return subscribe(params, opts);
       track(1);
       try {
         return await send(params, opts);
@@ -101,6 +102,109 @@
       // GraphQL-style error instead of an opaque parse failure.
       return { errors: [{ message: 'HTTP ' + res.status + ' ' + res.statusText + ': ' + text.slice(0, 2000) }] };
     }
+  }
+
+  // isSubscription reports whether the operation to run is a subscription:
+  // from the parsed document GraphiQL hands over, else from the text.
+  function isSubscription(params, opts) {
+    var doc = opts && opts.documentAST;
+    if (doc && doc.definitions) {
+      var ops = doc.definitions.filter(function (d) { return d.kind === 'OperationDefinition'; });
+      var op = ops.filter(function (d) { return d.name && d.name.value === params.operationName; })[0] || ops[0];
+      return !!op && op.operation === 'subscription';
+    }
+    var text = String(params.query || '').replace(/#[^\n]*/g, '');
+    return /^\s*subscription\b/.test(text);
+  }
+
+  // The WebSocket endpoint: the GraphQL endpoint with ws: or wss:.
+  function wsEndpoint() {
+    var u = new URL(config.endpoint, window.location.href);
+    u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+    return u.toString();
+  }
+
+  // subscribe runs a subscription over a WebSocket with the
+  // graphql-transport-ws protocol (the graphql-ws library's) and returns
+  // its results as an async iterable, which GraphiQL shows one by one. A
+  // browser cannot set headers on a WebSocket: the key travels in the
+  // connection_init payload.
+  function subscribe(params, opts) {
+    var queue = [], waiting = null, done = false;
+    function push(v) {
+      if (done) return;
+      if (waiting) { var w = waiting; waiting = null; w({ value: v, done: false }); }
+      else queue.push(v);
+    }
+    function finish() {
+      if (done) return;
+      done = true;
+      if (waiting) { var w = waiting; waiting = null; w({ value: undefined, done: true }); }
+    }
+    var payload = {};
+    var key = input.value.trim();
+    if (key) payload.Authorization = 'Token ' + key;
+    var extra = (opts && opts.headers) || {};
+    Object.keys(extra).forEach(function (name) {
+      if (name.toLowerCase() === 'authorization') payload.Authorization = String(extra[name]);
+    });
+    var ws = new WebSocket(wsEndpoint(), 'graphql-transport-ws');
+    document.body.setAttribute('data-sg-subscription', 'connecting');
+    ws.onopen = function () {
+      ws.send(JSON.stringify({ type: 'connection_init', payload: payload }));
+    };
+    ws.onmessage = function (ev) {
+      var m;
+      try { m = JSON.parse(ev.data); } catch (e) { return; }
+      switch (m.type) {
+        case 'connection_ack':
+          ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: params }));
+          document.body.setAttribute('data-sg-subscription', 'subscribed');
+          break;
+        case 'ping':
+          ws.send(JSON.stringify({ type: 'pong' }));
+          break;
+        case 'next':
+          push(m.payload);
+          break;
+        case 'error':
+          push({ errors: m.payload });
+          finish();
+          ws.close(1000);
+          break;
+        case 'complete':
+          finish();
+          ws.close(1000);
+          break;
+      }
+    };
+    ws.onclose = function (ev) {
+      document.body.setAttribute('data-sg-subscription', 'closed');
+      if (!done && ev.code !== 1000) {
+        push({ errors: [{ message: 'subscription closed by the server: ' + ev.code + (ev.reason ? ' ' + ev.reason : '') }] });
+      }
+      finish();
+    };
+    var it = {
+      next: function () {
+        if (queue.length) return Promise.resolve({ value: queue.shift(), done: false });
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise(function (resolve) { waiting = resolve; });
+      },
+      // GraphiQL calls return when the user stops the subscription.
+      return: function () {
+        if (ws.readyState === WebSocket.OPEN) {
+          ws.send(JSON.stringify({ id: '1', type: 'complete' }));
+          ws.close(1000);
+        } else if (ws.readyState === WebSocket.CONNECTING) {
+          ws.close();
+        }
+        finish();
+        return Promise.resolve({ value: undefined, done: true });
+      }
+    };
+    it[Symbol.asyncIterator] = function () { return it; };
+    return it;
   }
 
   var root = ReactDOM.createRoot(mount);

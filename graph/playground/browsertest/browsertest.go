@@ -400,3 +400,59 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// queryEditorJS sets the query editor's text (GraphiQL 3's CodeMirror 5
+// instance), returning false when the editor is not found.
+const queryEditorJS = `((q) => {
+  const cm = document.querySelector(".graphiql-query-editor .CodeMirror");
+  if (!cm || !cm.CodeMirror) return false;
+  cm.CodeMirror.setValue(q);
+  return true;
+})(%s)`
+
+// RunSubscription opens pageURL, replaces the operation in the editor with
+// query (a subscription), runs it, and then calls trigger (which should
+// cause an event) every half second until the result pane shows
+// wantSubstring. It returns what the run observed, the pane's text in
+// Result.Text.
+func RunSubscription(ctx context.Context, pageURL, query, wantSubstring string, trigger func() error) (Result, error) {
+	return session(ctx, pageURL, Options{}, func(ctx context.Context, wait time.Duration) (string, error) {
+		var settled bool
+		_ = chromedp.Run(ctx, chromedp.Poll(settledJS, &settled,
+			chromedp.WithPollingInterval(50*time.Millisecond),
+			chromedp.WithPollingTimeout(min(settleWait, wait/2))))
+		q, _ := json.Marshal(query)
+		var ok bool
+		if err := chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(queryEditorJS, q), &ok)); err != nil || !ok {
+			return "", fmt.Errorf("set the query in the editor: found %v, %v", ok, err)
+		}
+		// GraphiQL parses the edited document (and picks the operation
+		// name) after a debounce; a click before would run the old one.
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(time.Second):
+		}
+		if err := chromedp.Run(ctx, chromedp.Click(ExecuteButtonSelector, chromedp.ByQuery)); err != nil {
+			return "", fmt.Errorf("click run button: %w", err)
+		}
+		var shown string
+		for deadline := time.Now().Add(wait); time.Now().Before(deadline); {
+			if err := trigger(); err != nil {
+				return shown, err
+			}
+			if err := chromedp.Run(ctx, chromedp.Evaluate(resultTextJS, &shown)); err != nil {
+				return shown, err
+			}
+			if strings.Contains(shown, wantSubstring) {
+				return shown, nil
+			}
+			select {
+			case <-ctx.Done():
+				return shown, ctx.Err()
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+		return shown, fmt.Errorf("result pane did not show %q within %s (it shows %q)", wantSubstring, wait, shown)
+	})
+}

@@ -1,0 +1,229 @@
+package graph
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"shipgraph/graph/model"
+)
+
+// Subscriptions (and any operation) also travel over WebSocket — the
+// graphql-transport-ws protocol of the graphql-ws library, and the older
+// graphql-ws (subscriptions-transport-ws) one — and over Server-Sent
+// Events (a POST with Accept: text/event-stream).
+//
+// A WebSocket carries its API key in the connection_init payload
+// ({"Authorization": "Token <key>"}; browsers cannot set headers on a
+// WebSocket) or in the upgrade request's Authorization header. The
+// connection's principal is the key's; every operation on it gets fresh
+// loaders (the request's would live as long as the connection).
+
+// liveConn is the connection a subscription travels on, so the hub can end
+// it: a WebSocket closes with a code and reason; an SSE stream whose
+// client stopped reading has its writes cut off.
+type liveConn struct {
+	w      http.ResponseWriter
+	header http.Header // of the upgrade request
+	mu     sync.Mutex
+	ws     transport.WebsocketConn
+	key    string // the WebSocket's API key, checked again by every operation
+}
+
+type liveConnKey struct{}
+
+func liveConnFrom(ctx context.Context) *liveConn {
+	c, _ := ctx.Value(liveConnKey{}).(*liveConn)
+	return c
+}
+
+func (c *liveConn) websocket() transport.WebsocketConn {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ws
+}
+
+// endConnection ends the connection of a subscription the hub ended.
+func endConnection(ctx context.Context, r endReason) {
+	c := liveConnFrom(ctx)
+	if c == nil {
+		return
+	}
+	if ws := c.websocket(); ws != nil {
+		// Closing waits (a while) for a writer stuck on a slow peer.
+		go func() {
+			_ = ws.WriteClose(r.code, r.text)
+			_ = ws.Close()
+		}()
+		return
+	}
+	if r == endSlow && c.w != nil {
+		// The SSE writer is blocked on a client that does not read: cut
+		// its writes off; the stream ends.
+		_ = http.NewResponseController(c.w).SetWriteDeadline(time.Now())
+	}
+	// Otherwise closing the event channel completes the SSE stream.
+}
+
+// liveWebsocket is gqlgen's WebSocket transport with the connection
+// remembered for endConnection.
+type liveWebsocket struct{ transport.Websocket }
+
+func (t liveWebsocket) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	c := &liveConn{w: w, header: r.Header}
+	t.Websocket.Do(w, r.WithContext(context.WithValue(r.Context(), liveConnKey{}, c)), exec)
+}
+
+// liveAccept accepts with coder/websocket (gqlgen's default) and records
+// the connection.
+type liveAccept struct {
+	transport.CoderWebsocketImplementation
+}
+
+func (i liveAccept) Accept(w http.ResponseWriter, r *http.Request, o transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
+	ws, err := i.CoderWebsocketImplementation.Accept(w, r, o)
+	if c := liveConnFrom(r.Context()); err == nil && c != nil {
+		c.mu.Lock()
+		c.ws = ws
+		c.mu.Unlock()
+	}
+	return ws, err
+}
+
+// liveSSE is gqlgen's SSE transport with the response remembered.
+type liveSSE struct{ transport.SSE }
+
+func (t liveSSE) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	t.SSE.Do(w, r.WithContext(context.WithValue(r.Context(), liveConnKey{}, &liveConn{w: w})), exec)
+}
+
+// addLiveTransports adds the WebSocket and SSE transports. They go before
+// the GET/POST transport: an SSE request is a POST too.
+func addLiveTransports(srv *handler.Server, r *Resolver, cfg HandlerConfig) {
+	keepAlive := DefaultLiveConfig.KeepAlive
+	if r.Live != nil && r.Live.cfg.KeepAlive > 0 {
+		keepAlive = r.Live.cfg.KeepAlive
+	}
+	srv.AddTransport(liveSSE{transport.SSE{KeepAlivePingInterval: keepAlive}})
+	srv.AddTransport(liveWebsocket{transport.Websocket{
+		Implementation:        liveAccept{},
+		InitFunc:              wsInit(cfg),
+		InitTimeout:           10 * time.Second,
+		KeepAlivePingInterval: keepAlive,
+		PingPongInterval:      keepAlive,
+		PayloadReadLimit:      ptr(int64(64 << 10)),
+	}})
+	// Every operation on a WebSocket checks the connection's key again (a
+	// key revoked since connection_init ends the connection), and queries
+	// and mutations get loaders of their own (subscriptions build theirs
+	// per event).
+	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		c := liveConnFrom(ctx)
+		ws := c.websocket()
+		if ws == nil {
+			return next(ctx)
+		}
+		c.mu.Lock()
+		key := c.key
+		c.mu.Unlock()
+		if key != "" && cfg.Authenticate != nil {
+			p, err := cfg.Authenticate(ctx, key)
+			if err != nil {
+				if model.ErrorCode(err) == model.EUNAUTHENTICATED {
+					endConnection(ctx, endRevoked)
+				}
+				return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{{
+					Message:    model.ErrorMessage(err),
+					Extensions: map[string]any{"code": gqlCodes[model.ErrorCode(err)]},
+				}}})
+			}
+			ctx = model.WithPrincipal(ctx, p)
+		}
+		if cfg.RateLimit != nil {
+			if err := cfg.RateLimit(ctx, model.PrincipalFrom(ctx)); err != nil {
+				return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{{
+					Message:    model.ErrorMessage(err),
+					Extensions: map[string]any{"code": gqlCodes[model.ErrorCode(err)]},
+				}}})
+			}
+		}
+		op := graphql.GetOperationContext(ctx)
+		if p := model.PrincipalFrom(ctx); p != nil && op.Operation != nil && op.Operation.Operation != ast.Subscription {
+			ctx = WithLoaders(ctx, NewLoaders(r.DB, p.AccountID, r.LoaderConfig))
+		}
+		return next(ctx)
+	})
+}
+
+// wsInit authenticates a WebSocket from its connection_init payload: the
+// Authorization member ("Token <key>" or "Bearer <key>"), or apiKey or
+// token with the bare key. Without one, the upgrade request's principal
+// (from its Authorization header) stands; with neither the connection is
+// refused with 4401.
+func wsInit(cfg HandlerConfig) transport.WebsocketInitFunc {
+	refuse := func(ctx context.Context, code int, msg string) (context.Context, *transport.InitPayload, error) {
+		ctx = transport.WithWebsocketCloseCode(ctx, code)
+		ctx = transport.AppendCloseReason(ctx, msg)
+		return ctx, nil, model.Errorf(model.EUNAUTHENTICATED, "%s", msg)
+	}
+	return func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+		key := ""
+		if auth := strings.TrimSpace(p.Authorization()); auth != "" {
+			scheme, k, ok := strings.Cut(auth, " ")
+			if ok && (strings.EqualFold(scheme, "Token") || strings.EqualFold(scheme, "Bearer")) {
+				key = strings.TrimSpace(k)
+			} else {
+				key = auth
+			}
+		}
+		for _, name := range []string{"apiKey", "token"} {
+			if key == "" {
+				key = strings.TrimSpace(p.GetString(name))
+			}
+		}
+		c := liveConnFrom(ctx)
+		if key == "" {
+			if model.PrincipalFrom(ctx) == nil {
+				return refuse(ctx, 4401, "Unauthorized: send the API key in connection_init as {\"Authorization\": \"Token <key>\"}")
+			}
+			// The upgrade request's header authenticated the connection.
+			if c != nil {
+				scheme, k, _ := strings.Cut(strings.TrimSpace(c.header.Get("Authorization")), " ")
+				if strings.EqualFold(scheme, "Token") || strings.EqualFold(scheme, "Bearer") {
+					c.mu.Lock()
+					c.key = strings.TrimSpace(k)
+					c.mu.Unlock()
+				}
+			}
+			return ctx, nil, nil
+		}
+		if cfg.Authenticate == nil {
+			return refuse(ctx, 4500, "authentication is not configured")
+		}
+		pr, err := cfg.Authenticate(ctx, key)
+		if err != nil {
+			if model.ErrorCode(err) == model.EUNAUTHENTICATED {
+				return refuse(ctx, 4401, "Unauthorized: the API key is unknown or revoked")
+			}
+			cfg.Logger.Error("websocket authentication failed", "err", err)
+			return refuse(ctx, 1013, "the database is unavailable; try again shortly")
+		}
+		if c != nil {
+			c.mu.Lock()
+			c.key = key
+			c.mu.Unlock()
+		}
+		return model.WithPrincipal(ctx, pr), nil, nil
+	}
+}

@@ -1,0 +1,336 @@
+package graph
+
+import (
+	"context"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"shipgraph/db"
+	"shipgraph/graph/model"
+)
+
+// A subscription resolver registers with the hub and returns a channel fed
+// by a goroutine of its own: for each change of the account that concerns
+// it, the goroutine builds fresh loaders (a long-lived loader cache would
+// serve stale records), reads the record through them — scoped to the
+// account, narrowed to the columns the operation selects — runs the load
+// plan of the event's record field on it, and sends the event. gqlgen
+// writes each event to the connection; the hub never waits for that.
+
+// eventSource is what one subscription needs to turn changes into events.
+type eventSource[E any] struct {
+	// match reports cheaply, from the change alone, whether it may concern
+	// the subscription.
+	match func(*db.Change) bool
+	// resolve reads the record in ctx (fresh loaders) and builds the event;
+	// nil skips the change.
+	resolve func(ctx context.Context, c *db.Change) (*E, error)
+	// resync is the RESYNC event.
+	resync func() *E
+	// fields are the columns to read, beyond what the operation selects
+	// (what match and resolve look at).
+	fields map[string][]string
+}
+
+// subscribe starts a subscription of the principal's account.
+func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E]) (<-chan *E, error) {
+	p, err := model.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.Live == nil {
+		return nil, model.Errorf(model.EUNAVAILABLE, "live updates are not enabled on this server")
+	}
+	fields := Fields{}
+	if graphql.HasOperationContext(ctx) {
+		fields = fieldsOf(graphql.GetOperationContext(ctx))
+	}
+	for typ, fs := range src.fields {
+		if fields[typ] == nil {
+			fields[typ] = map[string]bool{}
+		}
+		for _, f := range fs {
+			fields[typ][f] = true
+		}
+	}
+	s, err := r.Live.subscribe(p)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan *E)
+	go func() {
+		defer close(out)
+		defer r.Live.unsubscribe(s)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.end:
+				endConnection(ctx, s.reason)
+				return
+			case <-s.ready:
+			}
+			for _, ev := range s.take() {
+				e := event(r, ctx, p, fields, src, ev)
+				if e == nil {
+					continue
+				}
+				select {
+				case out <- e:
+				case <-ctx.Done():
+					return
+				case <-s.end:
+					endConnection(ctx, s.reason)
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// event turns one queued change into the subscription's event, or nil.
+func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields Fields, src eventSource[E], ev liveEvent) *E {
+	if ev.change == nil {
+		return src.resync()
+	}
+	if !src.match(ev.change) {
+		return nil
+	}
+	l := NewLoaders(r.DB, p.AccountID, r.LoaderConfig)
+	l.Select(fields)
+	e, err := src.resolve(WithLoaders(ctx, l), ev.change)
+	if err != nil {
+		// The record could not be read (the database is failing): the
+		// subscriber must re-read.
+		r.Live.log.Warn("live updates: reading a changed record", "type", ev.change.Type, "id", ev.change.ID, "err", err)
+		return src.resync()
+	}
+	return e
+}
+
+// eventPlan is the load plan of the record field (container, shipment …)
+// of the event type the subscription field being resolved returns.
+func eventPlan(ctx context.Context, field string) *Plan {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil || !graphql.HasOperationContext(ctx) {
+		return nil
+	}
+	op := graphql.GetOperationContext(ctx)
+	p := &Plan{}
+	for _, f := range graphql.CollectFields(op, fc.Field.Selections, []string{fc.Field.Definition.Type.Name()}) {
+		if f.Name == field && f.Definition != nil {
+			p.merge(buildPlan(op, f.Definition.Type.Name(), f.Selections))
+		}
+	}
+	return p
+}
+
+func operation(c *db.Change) model.ChangeOperation {
+	switch c.Op {
+	case "INSERT":
+		return model.ChangeOperationInsert
+	case "DELETE":
+		return model.ChangeOperationDelete
+	}
+	return model.ChangeOperationUpdate
+}
+
+// changedFields names the changed columns by GraphQL field:
+// current_status → currentStatus, pod_terminal_id → podTerminal.
+func changedFields(c *db.Change) []string {
+	out := make([]string, 0, len(c.Columns))
+	for _, col := range c.Columns {
+		out = append(out, camel(strings.TrimSuffix(col, "_id")))
+	}
+	return out
+}
+
+// camel converts a column to a GraphQL field name: pod_eta_at → podEtaAt.
+func camel(s string) string {
+	var b strings.Builder
+	up := false
+	for _, r := range s {
+		switch {
+		case r == '_':
+			up = true
+		case up && 'a' <= r && r <= 'z':
+			b.WriteRune(r - 'a' + 'A')
+			up = false
+		default:
+			b.WriteRune(r)
+			up = false
+		}
+	}
+	return b.String()
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// containerEvents turns container changes into events for filter.
+func (r *subscriptionResolver) containerEvents(ctx context.Context, filter *model.ContainerSubscriptionFilter) eventSource[model.ContainerEvent] {
+	if filter == nil {
+		filter = &model.ContainerSubscriptionFilter{}
+	}
+	plan := eventPlan(ctx, "container")
+	// Before and after the change, from the change's previous values and
+	// the record read.
+	matches := func(shipment string, terminal *string, status string) bool {
+		if filter.ShipmentID != nil && *filter.ShipmentID != shipment {
+			return false
+		}
+		if filter.PodTerminalID != nil && (terminal == nil || *terminal != *filter.PodTerminalID) {
+			return false
+		}
+		if len(filter.Statuses) > 0 {
+			found := false
+			for _, s := range filter.Statuses {
+				found = found || string(s) == status
+			}
+			return found
+		}
+		return true
+	}
+	return eventSource[model.ContainerEvent]{
+		fields: map[string][]string{"Container": {"shipment", "podTerminal", "currentStatus"}},
+		match: func(c *db.Change) bool {
+			if c.Type != "container" {
+				return false
+			}
+			if filter.ShipmentID == nil {
+				return true
+			}
+			was := c.Was["shipment_id"]
+			return c.Parent == *filter.ShipmentID || (was != nil && *was == *filter.ShipmentID)
+		},
+		resolve: func(ctx context.Context, c *db.Change) (*model.ContainerEvent, error) {
+			e := &model.ContainerEvent{Operation: operation(c), ID: ptr(c.ID), ChangedFields: changedFields(c)}
+			if c.Op == "DELETE" {
+				return e, nil // matched on its shipment alone
+			}
+			l, err := For(ctx)
+			if err != nil {
+				return nil, err
+			}
+			v, err := loadOne(ctx, l.ContainerByID, &c.ID)
+			if err != nil || v == nil {
+				return nil, err // gone since: its DELETE follows
+			}
+			after := matches(v.ShipmentID, v.PodTerminalID, string(v.CurrentStatus))
+			before := after
+			if c.Op == "UPDATE" && len(c.Was) > 0 {
+				shipment, terminal, status := v.ShipmentID, v.PodTerminalID, string(v.CurrentStatus)
+				if w, ok := c.Was["shipment_id"]; ok && w != nil {
+					shipment = *w
+				}
+				if w, ok := c.Was["pod_terminal_id"]; ok {
+					terminal = w
+				}
+				if w, ok := c.Was["current_status"]; ok && w != nil {
+					status = *w
+				}
+				before = matches(shipment, terminal, status)
+			}
+			if !after && !before {
+				return nil, nil
+			}
+			if err := Load(ctx, []*model.Container{v}, plan); err != nil {
+				return nil, err
+			}
+			e.Container = v
+			return e, nil
+		},
+		resync: func() *model.ContainerEvent {
+			return &model.ContainerEvent{Operation: model.ChangeOperationResync, ChangedFields: []string{}}
+		},
+	}
+}
+
+func (r *subscriptionResolver) shipmentEvents(ctx context.Context, id string) eventSource[model.ShipmentEvent] {
+	plan := eventPlan(ctx, "shipment")
+	return eventSource[model.ShipmentEvent]{
+		match: func(c *db.Change) bool { return c.Type == "shipment" && c.ID == id },
+		resolve: func(ctx context.Context, c *db.Change) (*model.ShipmentEvent, error) {
+			e := &model.ShipmentEvent{Operation: operation(c), ID: ptr(c.ID), ChangedFields: changedFields(c)}
+			if c.Op == "DELETE" {
+				return e, nil
+			}
+			l, err := For(ctx)
+			if err != nil {
+				return nil, err
+			}
+			v, err := loadOne(ctx, l.ShipmentByID, &c.ID)
+			if err != nil || v == nil {
+				return nil, err
+			}
+			if err := Load(ctx, []*model.Shipment{v}, plan); err != nil {
+				return nil, err
+			}
+			e.Shipment = v
+			return e, nil
+		},
+		resync: func() *model.ShipmentEvent {
+			return &model.ShipmentEvent{Operation: model.ChangeOperationResync, ChangedFields: []string{}}
+		},
+	}
+}
+
+func (r *subscriptionResolver) customFieldEvents(ctx context.Context, entityID string) eventSource[model.CustomFieldEvent] {
+	plan := eventPlan(ctx, "customField")
+	return eventSource[model.CustomFieldEvent]{
+		match: func(c *db.Change) bool { return c.Type == "custom_field" && c.Parent == entityID },
+		resolve: func(ctx context.Context, c *db.Change) (*model.CustomFieldEvent, error) {
+			e := &model.CustomFieldEvent{Operation: operation(c), ID: ptr(c.ID), EntityID: ptr(c.Parent), ChangedFields: changedFields(c)}
+			if c.Op == "DELETE" {
+				return e, nil
+			}
+			l, err := For(ctx)
+			if err != nil {
+				return nil, err
+			}
+			all, err := loadMany(ctx, l.CustomFieldsByEntityID, c.Parent)
+			if err != nil {
+				return nil, err
+			}
+			for _, v := range all {
+				if v.ID == c.ID {
+					if err := Load(ctx, []*model.CustomField{v}, plan); err != nil {
+						return nil, err
+					}
+					e.CustomField = v
+					return e, nil
+				}
+			}
+			return nil, nil
+		},
+		resync: func() *model.CustomFieldEvent {
+			return &model.CustomFieldEvent{Operation: model.ChangeOperationResync, ChangedFields: []string{}}
+		},
+	}
+}
+
+var recordTypes = map[string]model.ChangeRecordType{
+	"shipment":                model.ChangeRecordTypeShipment,
+	"container":               model.ChangeRecordTypeContainer,
+	"custom_field":            model.ChangeRecordTypeCustomField,
+	"custom_field_definition": model.ChangeRecordTypeCustomFieldDefinition,
+	"custom_field_option":     model.ChangeRecordTypeCustomFieldOption,
+	"document":                model.ChangeRecordTypeDocument,
+}
+
+func (r *subscriptionResolver) changeEvents() eventSource[model.ChangeEvent] {
+	return eventSource[model.ChangeEvent]{
+		match: func(c *db.Change) bool { _, ok := recordTypes[c.Type]; return ok },
+		resolve: func(_ context.Context, c *db.Change) (*model.ChangeEvent, error) {
+			e := &model.ChangeEvent{Operation: operation(c), Type: ptr(recordTypes[c.Type]), ID: ptr(c.ID), ChangedFields: changedFields(c)}
+			if c.Parent != "" {
+				e.ParentID = ptr(c.Parent)
+			}
+			return e, nil
+		},
+		resync: func() *model.ChangeEvent {
+			return &model.ChangeEvent{Operation: model.ChangeOperationResync, ChangedFields: []string{}}
+		},
+	}
+}

@@ -1,0 +1,124 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"testing"
+	"time"
+
+	"shipgraph/graph/graphtest"
+	"shipgraph/httpapi"
+)
+
+// Latency from a plain SQL UPDATE's commit to the event at a graphql-ws
+// client and an SSE client, over 200 changes: reported, not asserted
+// (timing depends on the machine).
+func TestLiveLatency(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	ws, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.subscribe("1", containerSub, nil)
+	sse, stop := sseSubscribe(t, in.url, d.keys["acme/viewer"], containerSub)
+	defer stop()
+	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	id, _ := d.container(t, "acme", 0)
+	const n = 200
+	var wsLat, sseLat []time.Duration
+	for i := range n {
+		start := time.Now()
+		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("L", i))
+		for got := 0; got < 2; got++ {
+			select {
+			case m := <-ws.msgs:
+				var e containerEvent
+				event(t, m, &e)
+				wsLat = append(wsLat, time.Since(start))
+			case data := <-sse:
+				var r struct{ Data containerEvent }
+				if err := json.Unmarshal(data, &r); err != nil {
+					t.Fatal(err)
+				}
+				sseLat = append(sseLat, time.Since(start))
+			case <-time.After(5 * time.Second):
+				t.Fatalf("change %d: no event", i)
+			}
+		}
+	}
+	for name, l := range map[string][]time.Duration{"graphql-ws": wsLat, "SSE": sseLat} {
+		if len(l) != n {
+			t.Fatalf("%s: %d events, want %d", name, len(l), n)
+		}
+		slices.Sort(l)
+		t.Logf("%s: %d changes, UPDATE commit → event: p50 %v, p99 %v, max %v", name, n,
+			l[n/2].Round(10*time.Microsecond), l[n*99/100-1].Round(10*time.Microsecond), l[n-1].Round(10*time.Microsecond))
+	}
+}
+
+// Memory of idle subscriptions, measured in this process (server and Go
+// clients together, so an upper bound of the server's share): reported,
+// not asserted.
+func TestLiveIdleMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 1,000 subscriptions")
+	}
+	d := newLiveDB(t)
+	cfg := httpapi.DefaultConfig
+	cfg.Live.MaxPerKey = 0
+	cfg.RateLimit = 0 // 1,000 subscriptions in a second are a burst beyond it
+	in := start(t, d.url, &cfg)
+	heap := func() (uint64, uint64, int) {
+		for range 3 {
+			runtime.GC()
+		}
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc, m.StackInuse, runtime.NumGoroutine()
+	}
+	measure := func(conns, perConn int) {
+		before, s0, g0 := heap()
+		var clients []*wsClient
+		for range conns {
+			c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clients = append(clients, c)
+		}
+		for _, c := range clients {
+			for j := range perConn {
+				c.subscribe(fmt.Sprint(j), containerSub, nil)
+			}
+		}
+		total := conns * perConn
+		graphtest.WaitFor(t, 30*time.Second, "the subscriptions", func() bool { return in.h.Subscriptions() == total })
+		after, s1, g1 := heap()
+		if f := os.Getenv("LIVE_HEAP_PROFILE"); f != "" && perConn > 1 {
+			out, _ := os.Create(f)
+			_ = pprof.WriteHeapProfile(out)
+			_ = out.Close()
+		}
+		t.Logf("%d idle subscriptions on %d WebSocket connections: heap +%.1f MiB, stacks +%.1f MiB: %.1f KiB a subscription; goroutines +%d",
+			total, conns, float64(after-before)/(1<<20), float64(s1-s0)/(1<<20), float64(after-before+s1-s0)/1024/float64(total), g1-g0)
+		// One change reaches every one of them.
+		id, _ := d.container(t, "acme", 0)
+		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("M", time.Now().UnixNano()))
+		for _, c := range clients {
+			for range perConn {
+				if m := c.next(20 * time.Second); m.Type != "next" {
+					t.Fatalf("got %s", m.Type)
+				}
+			}
+			_ = c.c.CloseNow()
+		}
+		graphtest.WaitFor(t, 30*time.Second, "the subscriptions to end", func() bool { return in.h.Subscriptions() == 0 })
+	}
+	measure(20, 50)
+	measure(1000, 1)
+}

@@ -1,0 +1,685 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
+	_ "github.com/lib/pq"
+
+	"shipgraph/db"
+	"shipgraph/graph/graphtest"
+	"shipgraph/httpapi"
+)
+
+// wsClient is a graphql-transport-ws client (the protocol of the graphql-ws
+// library) over coder/websocket: it answers the server's pings and hands
+// every other message to the reader.
+type wsClient struct {
+	t    testing.TB
+	c    *websocket.Conn
+	msgs chan wsMsg
+	err  chan error // the connection's end (a websocket.CloseError when closed)
+}
+
+// wsClientQueue is how many messages a client holds unread; small, so
+// that memory measured in this process is mostly the server's.
+var wsClientQueue = 64
+
+type wsMsg struct {
+	ID      string          `json:"id,omitempty"`
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// dialWS connects to the server at base (http://…) and sends
+// connection_init with payload; it returns once the server acknowledged,
+// or the error that ended the connection.
+func dialWS(t testing.TB, base string, payload any, header http.Header) (*wsClient, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/graphql", &websocket.DialOptions{
+		Subprotocols: []string{"graphql-transport-ws"},
+		HTTPHeader:   header,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.SetReadLimit(1 << 24)
+	w := &wsClient{t: t, c: c, msgs: make(chan wsMsg, wsClientQueue), err: make(chan error, 1)}
+	t.Cleanup(func() { _ = c.CloseNow() })
+	if err := wsjson.Write(ctx, c, map[string]any{"type": "connection_init", "payload": payload}); err != nil {
+		return nil, err
+	}
+	go w.read()
+	select {
+	case m := <-w.msgs:
+		if m.Type != "connection_ack" {
+			return nil, fmt.Errorf("got %s before connection_ack", m.Type)
+		}
+		return w, nil
+	case err := <-w.err:
+		return nil, err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (w *wsClient) read() {
+	for {
+		var m wsMsg
+		if err := wsjson.Read(context.Background(), w.c, &m); err != nil {
+			w.err <- err
+			return
+		}
+		if m.Type == "ping" {
+			_ = wsjson.Write(context.Background(), w.c, map[string]any{"type": "pong"})
+			continue
+		}
+		w.msgs <- m
+	}
+}
+
+func (w *wsClient) subscribe(id, query string, vars map[string]any) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := wsjson.Write(ctx, w.c, map[string]any{"id": id, "type": "subscribe",
+		"payload": map[string]any{"query": query, "variables": vars}}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// next returns the next message, or fails after timeout.
+func (w *wsClient) next(timeout time.Duration) wsMsg {
+	w.t.Helper()
+	select {
+	case m := <-w.msgs:
+		return m
+	case err := <-w.err:
+		w.t.Fatalf("connection ended: %v", err)
+	case <-time.After(timeout):
+		w.t.Fatalf("no message within %s", timeout)
+	}
+	return wsMsg{}
+}
+
+// none checks that no message arrives within d.
+func (w *wsClient) none(d time.Duration) {
+	w.t.Helper()
+	select {
+	case m := <-w.msgs:
+		w.t.Fatalf("unexpected message %s %s", m.Type, m.Payload)
+	case <-time.After(d):
+	}
+}
+
+// closed waits for the connection to end and returns its close status and
+// reason.
+func (w *wsClient) closed(timeout time.Duration) (websocket.StatusCode, string) {
+	w.t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case <-w.msgs:
+		case err := <-w.err:
+			var ce websocket.CloseError
+			if errors.As(err, &ce) {
+				return ce.Code, ce.Reason
+			}
+			return -1, err.Error()
+		case <-deadline:
+			w.t.Fatalf("connection still open after %s", timeout)
+		}
+	}
+}
+
+// event decodes the data of a next message.
+func event(t testing.TB, m wsMsg, into any) {
+	t.Helper()
+	if m.Type != "next" {
+		t.Fatalf("got %s %s, want next", m.Type, m.Payload)
+	}
+	var r struct {
+		Data   json.RawMessage `json:"data"`
+		Errors []any           `json:"errors"`
+	}
+	if err := json.Unmarshal(m.Payload, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Errors) > 0 {
+		t.Fatalf("errors: %s", m.Payload)
+	}
+	if err := json.Unmarshal(r.Data, into); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type containerEvent struct {
+	ContainerUpdated struct {
+		Operation     string   `json:"operation"`
+		ID            *string  `json:"id"`
+		ChangedFields []string `json:"changedFields"`
+		Container     *struct {
+			ID            string `json:"id"`
+			Number        string `json:"number"`
+			CurrentStatus string `json:"currentStatus"`
+			Shipment      struct {
+				ID         string `json:"id"`
+				Containers []struct {
+					ID string `json:"id"`
+				} `json:"containers"`
+			} `json:"shipment"`
+		} `json:"container"`
+	} `json:"containerUpdated"`
+}
+
+const containerSub = `subscription($f: ContainerSubscriptionFilter) { containerUpdated(filter: $f) {
+  operation id changedFields
+  container { id number currentStatus shipment { id containers { id } } }
+} }`
+
+// liveDB is a seeded database with a plain SQL connection beside the
+// server, as another writer of the database would have.
+type liveDB struct {
+	url  string
+	keys map[string]string
+	sql  *sql.DB
+}
+
+func newLiveDB(t *testing.T) *liveDB {
+	url, keys := seeded(t)
+	s, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return &liveDB{url: url, keys: keys, sql: s}
+}
+
+// container returns a container of the account (by slug): id, shipment.
+func (d *liveDB) container(t testing.TB, account string, n int) (string, string) {
+	t.Helper()
+	var id, shipment string
+	if err := d.sql.QueryRow(`SELECT c.id, c.shipment_id FROM containers c JOIN accounts a ON a.id = c.account_id
+		WHERE a.slug = $1 ORDER BY c.id OFFSET $2 LIMIT 1`, account, n).Scan(&id, &shipment); err != nil {
+		t.Fatal(err)
+	}
+	return id, shipment
+}
+
+func (d *liveDB) exec(t testing.TB, q string, args ...any) {
+	t.Helper()
+	if _, err := d.sql.Exec(q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+func auth(key string) map[string]any { return map[string]any{"Authorization": "Token " + key} }
+
+// A plain SQL UPDATE reaches the account's subscriber with the record read
+// through the loaders (nested relationships included), and only the
+// account's subscriber.
+func TestLiveWebSocketTenantIsolation(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	acme, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	globex, err := dialWS(t, in.url, auth(d.keys["globex/admin"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, shipment := d.container(t, "acme", 0)
+	d.exec(t, `UPDATE containers SET current_status = 'on_ship', available_for_pickup = false WHERE id = $1`, id)
+	acme.subscribe("1", containerSub, nil)
+	globex.subscribe("1", containerSub, nil)
+	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+
+	d.exec(t, `UPDATE containers SET current_status = 'available', available_for_pickup = true WHERE id = $1`, id)
+	var e containerEvent
+	select {
+	case m := <-acme.msgs:
+		event(t, m, &e)
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no event; log: %s", in.log.String())
+	}
+	got := e.ContainerUpdated
+	if got.Operation != "UPDATE" || got.ID == nil || *got.ID != id || got.Container == nil ||
+		got.Container.CurrentStatus != "AVAILABLE" || got.Container.Shipment.ID != shipment || len(got.Container.Shipment.Containers) == 0 {
+		t.Fatalf("event: %+v", got)
+	}
+	if strings.Join(got.ChangedFields, ",") != "availableForPickup,currentStatus" {
+		t.Errorf("changedFields %v", got.ChangedFields)
+	}
+	globex.none(500 * time.Millisecond)
+
+	// Globex hears its own change, and acme nothing of it.
+	gid, _ := d.container(t, "globex", 0)
+	d.exec(t, `UPDATE containers SET seal_number = 'S1' WHERE id = $1`, gid)
+	event(t, globex.next(5*time.Second), &e)
+	if e.ContainerUpdated.Container == nil || e.ContainerUpdated.Container.ID != gid {
+		t.Fatalf("globex event: %+v", e.ContainerUpdated)
+	}
+	acme.none(500 * time.Millisecond)
+
+	// A delete delivers the id alone.
+	d.exec(t, `DELETE FROM containers WHERE id = $1`, id)
+	event(t, acme.next(5*time.Second), &e)
+	if e.ContainerUpdated.Operation != "DELETE" || *e.ContainerUpdated.ID != id || e.ContainerUpdated.Container != nil {
+		t.Fatalf("delete event: %+v", e.ContainerUpdated)
+	}
+}
+
+// Filters: by shipment, terminal and status; a container leaving the
+// status filter is reported one last time.
+func TestLiveContainerFilter(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, shipment := d.container(t, "acme", 0)
+	other, otherShipment := d.container(t, "acme", 1)
+	for n := 2; otherShipment == shipment; n++ {
+		other, otherShipment = d.container(t, "acme", n)
+	}
+	d.exec(t, `UPDATE containers SET current_status = 'on_ship' WHERE id IN ($1, $2)`, id, other)
+	c.subscribe("ship", containerSub, map[string]any{"f": map[string]any{"shipmentId": shipment}})
+	c.subscribe("avail", containerSub, map[string]any{"f": map[string]any{"statuses": []string{"AVAILABLE"}}})
+	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+
+	d.exec(t, `UPDATE containers SET seal_number = 'X' WHERE id = $1`, other) // neither
+	d.exec(t, `UPDATE containers SET current_status = 'available' WHERE id = $1`, id)
+	seen := map[string]int{}
+	for range 2 {
+		m := c.next(5 * time.Second)
+		var e containerEvent
+		event(t, m, &e)
+		if *e.ContainerUpdated.ID != id {
+			t.Fatalf("%s got container %s", m.ID, *e.ContainerUpdated.ID)
+		}
+		seen[m.ID]++
+	}
+	d.exec(t, `UPDATE containers SET current_status = 'picked_up' WHERE id = $1`, id) // leaves AVAILABLE
+	for range 2 {
+		seen[c.next(5*time.Second).ID]++
+	}
+	if seen["ship"] != 2 || seen["avail"] != 2 {
+		t.Fatalf("events by subscription: %v", seen)
+	}
+	d.exec(t, `UPDATE containers SET seal_number = 'Y' WHERE id = $1`, id) // only the shipment's
+	if m := c.next(5 * time.Second); m.ID != "ship" {
+		t.Fatalf("got %s", m.ID)
+	}
+	c.none(300 * time.Millisecond)
+}
+
+// Keys: in connection_init or the Authorization header; none or a bad one
+// closes with 4401; a revoked key's subscriptions end with 4403; the
+// per-key limit is enforced.
+func TestLiveAuth(t *testing.T) {
+	d := newLiveDB(t)
+	cfg := httpapi.DefaultConfig
+	cfg.Live.MaxPerKey = 2
+	in := start(t, d.url, &cfg)
+
+	for name, payload := range map[string]any{"none": map[string]any{}, "unknown": auth("sg_nope")} {
+		_, err := dialWS(t, in.url, payload, nil)
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != 4401 {
+			t.Errorf("%s: %v, want close 4401", name, err)
+		}
+	}
+	hdr := http.Header{"Authorization": {"Token " + d.keys["acme/member"]}}
+	c, err := dialWS(t, in.url, map[string]any{}, hdr)
+	if err != nil {
+		t.Fatalf("header auth: %v", err)
+	}
+	// A query on the socket reads with loaders of its own.
+	c.subscribe("q", `{ viewer { role } containers(first: 1) { nodes { id shipment { id } } } }`, nil)
+	if m := c.next(5 * time.Second); m.Type != "next" || !strings.Contains(string(m.Payload), `"role":"MEMBER"`) || !strings.Contains(string(m.Payload), `"shipment":{"id"`) {
+		t.Fatalf("query over the socket: %s %s", m.Type, m.Payload)
+	}
+	if m := c.next(5 * time.Second); m.Type != "complete" {
+		t.Fatalf("query over the socket: %s %s", m.Type, m.Payload)
+	}
+	c.subscribe("1", `subscription { changes { operation type id } }`, nil)
+	c.subscribe("2", `subscription { changes { operation } }`, nil)
+	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	c.subscribe("3", `subscription { changes { operation } }`, nil)
+	m := c.next(5 * time.Second)
+	if m.Type != "next" || m.ID != "3" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
+		t.Fatalf("third subscription: %s %s %s", m.Type, m.ID, m.Payload)
+	}
+
+	// Depth limit applies to subscriptions.
+	deep := `subscription { containerUpdated { container { shipment { containers { shipment { containers { shipment { containers { shipment { containers { shipment { containers { id } } } } } } } } } } } } }`
+	if m := c.next(5 * time.Second); m.Type != "complete" || m.ID != "3" {
+		t.Fatalf("after the refused subscription: %s %s", m.Type, m.ID)
+	}
+	c.subscribe("4", deep, nil)
+	if m := c.next(5 * time.Second); !strings.Contains(string(m.Payload), "DEPTH_LIMIT_EXCEEDED") {
+		t.Fatalf("deep subscription: %s %s", m.Type, m.Payload)
+	}
+
+	// A second connection of the key, without subscriptions.
+	q, err := dialWS(t, in.url, auth(d.keys["acme/member"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = (
+		SELECT t.id FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE a.slug = 'acme' AND t.role = 'member' LIMIT 1)`)
+	// Its next operation finds the key revoked and ends the connection.
+	graphtest.WaitFor(t, 5*time.Second, "the key to be refused", func() bool { return !in.authorized(t, d.keys["acme/member"]) })
+	q.subscribe("q", `{ viewer { role } }`, nil)
+	if code, reason := q.closed(5 * time.Second); code != 4403 || !strings.Contains(reason, "revoked") {
+		t.Fatalf("query after revocation: %d %q", code, reason)
+	}
+	code, reason := c.closed(5 * time.Second)
+	if code != 4403 || !strings.Contains(reason, "revoked") {
+		t.Fatalf("after revocation: %d %q", code, reason)
+	}
+	graphtest.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+}
+
+// sseClient subscribes over Server-Sent Events and delivers the data of
+// each "next" event.
+func sseSubscribe(t testing.TB, base, key, query string) (<-chan json.RawMessage, func()) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/graphql", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Token "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := res.Header.Get("Content-Type"); res.StatusCode != 200 || !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("SSE answer %d %s", res.StatusCode, ct)
+	}
+	out := make(chan json.RawMessage, 100000)
+	go func() {
+		defer close(out)
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		ev := ""
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				ev = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: ") && ev == "next":
+				out <- json.RawMessage(strings.TrimPrefix(line, "data: "))
+			}
+		}
+	}()
+	return out, cancel
+}
+
+func TestLiveSSE(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	acme, stop := sseSubscribe(t, in.url, d.keys["acme/viewer"], containerSub)
+	defer stop()
+	globex, stop2 := sseSubscribe(t, in.url, d.keys["globex/viewer"], containerSub)
+	defer stop2()
+	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	id, _ := d.container(t, "acme", 0)
+	d.exec(t, `UPDATE containers SET current_status = 'grounded' WHERE id = $1`, id)
+	select {
+	case data := <-acme:
+		var r struct{ Data containerEvent }
+		if err := json.Unmarshal(data, &r); err != nil || r.Data.ContainerUpdated.Container == nil ||
+			r.Data.ContainerUpdated.Container.CurrentStatus != "GROUNDED" {
+			t.Fatalf("SSE event %s (%v)", data, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no SSE event")
+	}
+	select {
+	case data := <-globex:
+		t.Fatalf("globex got %s", data)
+	case <-time.After(500 * time.Millisecond):
+	}
+	stop()
+	graphtest.WaitFor(t, 5*time.Second, "the SSE subscription to end", func() bool { return in.h.Subscriptions() == 1 })
+}
+
+// The listener's connection killed: it reconnects, subscribers get a
+// RESYNC event, and later changes are delivered.
+func TestLiveReconnect(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("1", containerSub, nil)
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	var killed int
+	if err := d.sql.QueryRow(`SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
+		WHERE datname = current_database() AND application_name = $1`, db.FeedApplicationName).Scan(&killed); err != nil || killed != 1 {
+		t.Fatalf("terminated %d feed connections (%v), want 1", killed, err)
+	}
+	var e containerEvent
+	event(t, c.next(10*time.Second), &e)
+	if e.ContainerUpdated.Operation != "RESYNC" || e.ContainerUpdated.ID != nil {
+		t.Fatalf("after reconnect: %+v", e.ContainerUpdated)
+	}
+	id, _ := d.container(t, "acme", 0)
+	d.exec(t, `UPDATE containers SET seal_number = 'after' WHERE id = $1`, id)
+	event(t, c.next(5*time.Second), &e)
+	if e.ContainerUpdated.Operation != "UPDATE" || *e.ContainerUpdated.ID != id {
+		t.Fatalf("after recovery: %+v", e.ContainerUpdated)
+	}
+}
+
+// A subscriber that does not read is disconnected with a clear reason once
+// its queue is full; memory does not grow with the backlog.
+func TestLiveSlowConsumer(t *testing.T) {
+	d := newLiveDB(t)
+	cfg := httpapi.DefaultConfig
+	cfg.Live.Queue = 16
+	in := start(t, d.url, &cfg)
+	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("1", containerSub, nil)
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	id, _ := d.container(t, "acme", 0)
+	for i := range 1000 {
+		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("S", i))
+	}
+	code, reason := c.closed(15 * time.Second)
+	if code != 1008 || !strings.Contains(reason, "slow consumer") {
+		t.Fatalf("closed with %d %q", code, reason)
+	}
+	graphtest.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+}
+
+// A burst of 1,000 changes reaches a subscriber that keeps up, none lost.
+func TestLiveBurst(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("1", `subscription { changes { operation type id changedFields } }`, nil)
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	id, _ := d.container(t, "acme", 0)
+	for i := range 1000 {
+		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("B", i))
+	}
+	for i := range 1000 {
+		if m := c.next(10 * time.Second); m.Type != "next" {
+			t.Fatalf("event %d: %s %s", i, m.Type, m.Payload)
+		}
+	}
+	c.none(200 * time.Millisecond)
+}
+
+// shipmentUpdated and customFieldChanged: a change by Shipgraph's own
+// mutation is heard like any other, with the record's relationships.
+func TestLiveShipmentAndCustomField(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	_, shipment := d.container(t, "acme", 0)
+	var slug string
+	if err := d.sql.QueryRow(`SELECT d.api_slug FROM custom_field_definitions d JOIN accounts a ON a.id = d.account_id
+		WHERE a.slug = 'acme' AND d.entity_type = 'Shipment' AND d.data_type = 'short_text' ORDER BY d.id LIMIT 1`).Scan(&slug); err != nil {
+		t.Fatal(err)
+	}
+	c, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("s", `subscription($id: ID!) { shipmentUpdated(id: $id) { operation id changedFields shipment { id customerName containers { id } } } }`,
+		map[string]any{"id": shipment})
+	c.subscribe("cf", `subscription($id: ID!) { customFieldChanged(entityId: $id) { operation entityId customField { apiSlug value definition { apiSlug } entity { ... on Shipment { id } } } } }`,
+		map[string]any{"id": shipment})
+	c.subscribe("all", `subscription { changes { operation type id parentId changedFields } }`, nil)
+	graphtest.WaitFor(t, 5*time.Second, "three subscriptions", func() bool { return in.h.Subscriptions() == 3 })
+
+	d.exec(t, `UPDATE shipments SET customer_name = 'Live Ltd' WHERE id = $1`, shipment)
+	got := map[string]string{}
+	for range 2 {
+		m := c.next(5 * time.Second)
+		got[m.ID] = string(m.Payload)
+	}
+	if !strings.Contains(got["s"], `"customerName":"Live Ltd"`) || !strings.Contains(got["s"], `"changedFields":["customerName"`) ||
+		!strings.Contains(got["s"], `"containers":[{"id"`) {
+		t.Errorf("shipmentUpdated: %s", got["s"])
+	}
+	if !strings.Contains(got["all"], `"type":"SHIPMENT"`) {
+		t.Errorf("changes: %s", got["all"])
+	}
+
+	r := in.gql(t, d.keys["acme/admin"], fmt.Sprintf(`mutation { updateShipmentCustomField(shipmentId: %q, apiSlug: %q, value: "live value") { id } }`, shipment, slug))
+	if r.status != 200 || strings.Contains(string(r.body), "errors") {
+		t.Fatalf("mutation: %d %s", r.status, r.body)
+	}
+	got = map[string]string{}
+	for range 2 {
+		m := c.next(5 * time.Second)
+		got[m.ID] = string(m.Payload)
+	}
+	for _, want := range []string{`"value":"live value"`, `"definition":{"apiSlug":"` + slug + `"}`, `"entity":{"id":"` + shipment + `"}`, `"entityId":"` + shipment + `"`} {
+		if !strings.Contains(got["cf"], want) {
+			t.Errorf("customFieldChanged has no %s: %s", want, got["cf"])
+		}
+	}
+	if !strings.Contains(got["all"], `"type":"CUSTOM_FIELD"`) || !strings.Contains(got["all"], `"parentId":"`+shipment+`"`) {
+		t.Errorf("changes: %s", got["all"])
+	}
+	c.none(300 * time.Millisecond)
+}
+
+// A revoked key's SSE stream completes.
+func TestLiveSSERevoked(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	events, stop := sseSubscribe(t, in.url, d.keys["globex/viewer"], `subscription { changes { operation } }`)
+	defer stop()
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = (
+		SELECT t.id FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE a.slug = 'globex' AND t.role = 'viewer' LIMIT 1)`)
+	select {
+	case _, ok := <-events:
+		if ok {
+			t.Fatal("an event instead of the end")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream did not end")
+	}
+}
+
+// An SSE client that does not read is cut off once its subscription falls
+// a queue behind.
+func TestLiveSSESlowConsumer(t *testing.T) {
+	d := newLiveDB(t)
+	cfg := httpapi.DefaultConfig
+	cfg.Live.Queue = 16
+	in := start(t, d.url, &cfg)
+	body, _ := json.Marshal(map[string]any{"query": containerSub})
+	req, _ := http.NewRequest("POST", in.url+"/graphql", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Token "+d.keys["acme/viewer"])
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	id, _ := d.container(t, "acme", 0)
+	for i := range 1000 {
+		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("Q", i))
+	}
+	graphtest.WaitFor(t, 10*time.Second, "the slow subscription to end", func() bool { return in.h.Subscriptions() == 0 })
+	// The stream ends (cut, or completed) rather than carrying 1,000 events.
+	done := make(chan int)
+	go func() {
+		n := 0
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "event: next") {
+				n++
+			}
+		}
+		done <- n
+	}()
+	select {
+	case n := <-done:
+		if n >= 1000 {
+			t.Fatalf("got all %d events", n)
+		}
+		t.Logf("the stream ended after %d events", n)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream did not end")
+	}
+}
+
+// Operations on a WebSocket count against the key's rate limit like HTTP
+// requests do.
+func TestLiveRateLimit(t *testing.T) {
+	d := newLiveDB(t)
+	cfg := httpapi.DefaultConfig
+	cfg.RateLimit = 10 // bursts of 1
+	in := start(t, d.url, &cfg)
+	c, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var payloads []string
+	for i := range 2 {
+		c.subscribe(fmt.Sprint(i), `{ viewer { role } }`, nil)
+		for {
+			m := c.next(5 * time.Second)
+			if m.Type == "complete" {
+				break
+			}
+			payloads = append(payloads, string(m.Payload))
+		}
+	}
+	if len(payloads) != 2 || !strings.Contains(payloads[0], `"role":"VIEWER"`) || !strings.Contains(payloads[1], "RATE_LIMITED") {
+		t.Fatalf("answers: %v", payloads)
+	}
+}
