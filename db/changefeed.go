@@ -14,7 +14,7 @@ import (
 )
 
 // changeChannelPrefix starts the NOTIFY channel of each account's changes
-// (migration 00003); the account id follows without dashes, which keeps the
+// (migration 00004); the account id follows without dashes, which keeps the
 // name within PostgreSQL's 63-byte identifiers.
 const changeChannelPrefix = "shipgraph_changes_"
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"shipgraph/db"
+	"shipgraph/db/seed"
 )
 
 // The demo activity moves containers along their journey, and the change
@@ -13,7 +14,7 @@ import (
 func TestDemoActivityAndFeed(t *testing.T) {
 	store := openDB(t)
 	ctx := context.Background()
-	if _, _, err := store.Seed(ctx, db.SeedOptions{Shipments: 3, Seed: 1}); err != nil {
+	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 3, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	feed := store.ListenChanges(time.Second)

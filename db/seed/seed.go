@@ -96,10 +96,10 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	}
 	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	// A bulk load is no news to live subscribers: one notification per
-	// row would fill PostgreSQL's notification queue (migration 00003).
+	// row would fill PostgreSQL's notification queue (migration 00004).
 	seedCount(ctx)
 	if _, err := tx.ExecContext(ctx, "SET LOCAL shipgraph.notify = 'off'"); err != nil {
-		return nil, SeedStats{}, fmt.Errorf("seed: %w", err)
+		return nil, Stats{}, fmt.Errorf("seed: %w", err)
 	}
 	s := &seeder{ctx: ctx, conn: conn, q: counted{tx}}
 
