@@ -117,7 +117,6 @@ type Meta struct {
 // when there are any), whatever the location the driver gave it.
 type timestamp time.Time
 
-//
 // It is a TextMarshaler rather than a json.Marshaler: encoding/json quotes
 // text as it writes it, while a MarshalJSON result is parsed again to be
 // checked and compacted (a /v2 page of containers has thousands of times).
