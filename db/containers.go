@@ -62,6 +62,22 @@ func (db *DB) ContainersByShipmentIDs(ctx context.Context, accountID string, shi
 		 ORDER BY c.shipment_id, c.created_at, c.id`, shipmentIDs, accountID)
 }
 
+// ContainerIDsByShipmentIDs reads only which containers each shipment has
+// (JSON:API linkage), in the order of ContainersByShipmentIDs.
+func (db *DB) ContainerIDsByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]Linked[string], error) {
+	return byParentIDs(ctx, db.q,
+		`SELECT c.shipment_id AS parent_id, c.id FROM containers c WHERE c.shipment_id = ANY($1) AND c.account_id = $2
+		 ORDER BY c.shipment_id, c.created_at, c.id`, accountID, shipmentIDs, linkedID.linked)
+}
+
+// linkedID is an id with the parent it belongs to.
+type linkedID struct {
+	ParentID string `db:"parent_id"`
+	ID       string `db:"id"`
+}
+
+func (r linkedID) linked() Linked[string] { return Linked[string]{ParentID: r.ParentID, Item: r.ID} }
+
 // ContainersByDocumentIDs reads the containers linked to documents.
 func (db *DB) ContainersByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Container], error) {
 	return byParentIDs(ctx, db.q,

@@ -33,6 +33,7 @@ type Loaders struct {
 	DefinitionByID             *Loader[*model.CustomFieldDefinition]
 
 	ContainersByShipmentID *Loader[[]*model.Container]
+	ContainerIDsByShipment *Loader[[]string] // linkage alone
 	ShipmentsByDocumentID  *Loader[[]*model.Shipment]
 	ContainersByDocumentID *Loader[[]*model.Container]
 	DocumentsByShipmentID  *Loader[[]*model.Document]
@@ -105,6 +106,9 @@ func NewLoaders(store *db.DB, accountID string, cfg LoaderConfig) *Loaders {
 	l.ContainersByShipmentID = many(func(ctx context.Context, ids []string) ([]*model.Container, error) {
 		return s(ctx).ContainersByShipmentIDs(ctx, accountID, ids)
 	}, func(x *model.Container) string { return x.ShipmentID }, cfg)
+	l.ContainerIDsByShipment = linked(func(ctx context.Context, ids []string) ([]db.Linked[string], error) {
+		return s(ctx).ContainerIDsByShipmentIDs(ctx, accountID, ids)
+	}, cfg)
 	l.ShipmentsByDocumentID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Shipment], error) {
 		return s(ctx).ShipmentsByDocumentIDs(ctx, accountID, ids)
 	}, cfg)

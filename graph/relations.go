@@ -92,6 +92,10 @@ var relations = map[string]map[string][]*relation{
 	"Shipment": {
 		"containers": {toMany(0, func(s *model.Shipment) string { return s.ID }, func(l *Loaders) *Loader[[]*model.Container] { return l.ContainersByShipmentID },
 			func(s *model.Shipment, v []*model.Container) { s.Rel.Containers = v })},
+		// The ids of the containers alone, for /v2 linkage: not a GraphQL
+		// field, and no container is read whole for it.
+		"containerIDs": {toMany(11, func(s *model.Shipment) string { return s.ID }, func(l *Loaders) *Loader[[]string] { return l.ContainerIDsByShipment },
+			func(s *model.Shipment, v []string) { s.Rel.ContainerIDs = v })},
 		"customFields": {shipmentCustomFields},
 		"customField":  {shipmentCustomFields},
 		"documents": {toMany(2, func(s *model.Shipment) string { return s.ID }, func(l *Loaders) *Loader[[]*model.Document] { return l.DocumentsByShipmentID },

@@ -63,7 +63,7 @@ func (s *server) getContainer(w http.ResponseWriter, r *http.Request) {
 func (b *builder) containers(ctx context.Context, cs []*model.Container, p *params) ([]*Resource, error) {
 	var always []string
 	if p.included("shipment") {
-		always = append(always, "shipment.containers")
+		always = append(always, "shipment.containerIDs")
 	}
 	if err := load(ctx, cs, p, always...); err != nil {
 		return nil, err

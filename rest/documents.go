@@ -65,7 +65,7 @@ func (s *server) getDocument(w http.ResponseWriter, r *http.Request) {
 func (b *builder) documents(ctx context.Context, docs []*model.Document, p *params) ([]*Resource, error) {
 	always := []string{"shipments", "cargos"}
 	if p.included("shipments") {
-		always = append(always, "shipments.containers")
+		always = append(always, "shipments.containerIDs")
 	}
 	if err := load(ctx, docs, p, always...); err != nil {
 		return nil, err

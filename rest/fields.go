@@ -149,6 +149,33 @@ type sparseAttributes struct {
 	keep map[string]bool
 }
 
+// attrField is one member of an attributes struct.
+type attrField struct {
+	name  string
+	omit  bool // omitempty or omitzero: left out when zero
+	index []int
+}
+
+// attrFields are the members of attributes structs, by type (reflection
+// once per type, not per resource).
+var attrFields sync.Map // reflect.Type → []attrField
+
+func fieldsOfType(t reflect.Type) []attrField {
+	if v, ok := attrFields.Load(t); ok {
+		return v.([]attrField)
+	}
+	var out []attrField
+	for _, f := range reflect.VisibleFields(t) {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		out = append(out, attrField{name, strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero"), f.Index})
+	}
+	attrFields.Store(t, out)
+	return out
+}
+
 // member is one attribute a sparse fieldset keeps.
 type member struct {
 	name  string
@@ -160,38 +187,36 @@ type member struct {
 func (s sparseAttributes) members() []member {
 	v := reflect.Indirect(reflect.ValueOf(s.v))
 	var out []member
-	for _, f := range reflect.VisibleFields(v.Type()) {
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !s.keep[name] {
+	for _, f := range fieldsOfType(v.Type()) {
+		if !s.keep[f.name] {
 			continue
 		}
-		fv := v.FieldByIndex(f.Index)
-		if (strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")) && fv.IsZero() {
+		fv := v.FieldByIndex(f.index)
+		if f.omit && fv.IsZero() {
 			continue
 		}
-		out = append(out, member{name, fv})
+		out = append(out, member{f.name, fv})
 	}
 	return out
 }
 
 func (s sparseAttributes) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	b.WriteByte('{')
-	first := true
-	for _, m := range s.members() {
-		name, fv := m.name, m.value
-		val, err := json.Marshal(fv.Interface())
-		if err != nil {
-			return nil, err
-		}
-		if !first {
+	for i, m := range s.members() {
+		if i > 0 {
 			b.WriteByte(',')
 		}
-		first = false
-		key, _ := json.Marshal(name)
-		b.Write(key)
+		if err := enc.Encode(m.name); err != nil {
+			return nil, err
+		}
+		b.Truncate(b.Len() - 1) // Encode ends with a newline
 		b.WriteByte(':')
-		b.Write(val)
+		if err := enc.Encode(m.value.Interface()); err != nil {
+			return nil, err
+		}
+		b.Truncate(b.Len() - 1)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

@@ -61,7 +61,11 @@ func (s *server) getShipment(w http.ResponseWriter, r *http.Request) {
 // shipments renders shipments with their containers linkage and the
 // includes of p: one statement per relationship and level (plan.go).
 func (b *builder) shipments(ctx context.Context, ships []*model.Shipment, p *params) ([]*Resource, error) {
-	if err := load(ctx, ships, p, "containers"); err != nil {
+	linkage := "containerIDs"
+	if p.included("containers") {
+		linkage = "containers"
+	}
+	if err := load(ctx, ships, p, linkage); err != nil {
 		return nil, err
 	}
 	data := make([]*Resource, len(ships))
@@ -137,10 +141,15 @@ type shipmentAttributes struct {
 }
 
 // shipmentResource renders a shipment; its containers linkage must have
-// been loaded (a plan with "containers").
+// been loaded (a plan with "containers" or "containerIDs").
 func (b *builder) shipmentResource(s *model.Shipment) *Resource {
-	containers := s.Rel.Containers
-	if containers == nil {
+	var containers []Identifier
+	switch {
+	case s.Rel.Containers != nil:
+		containers = identifiers("container", s.Rel.Containers, func(c *model.Container) string { return c.ID })
+	case s.Rel.ContainerIDs != nil:
+		containers = identifiers("container", s.Rel.ContainerIDs, func(id string) string { return id })
+	default:
 		panic("rest: containers linkage of shipment " + s.ID + " was not loaded")
 	}
 	// ref_numbers is nullable in the spec (null when never set, as in
@@ -190,7 +199,7 @@ func (b *builder) shipmentResource(s *model.Shipment) *Resource {
 			destinationLinkage(s),
 			toOne("port_of_lading", "port", s.PortOfLadingID),
 			toOne("port_of_discharge", "port", s.PortOfDischargeID),
-			toMany("containers", identifiers("container", containers, func(c *model.Container) string { return c.ID })),
+			toMany("containers", containers),
 			toOne("pod_terminal", "terminal", s.PodTerminalID),
 			destinationTerminalLinkage(s),
 			toOne("line_tracking_stopped_by_user", "user", s.LineTrackingStoppedByUserID),

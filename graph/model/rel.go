@@ -29,6 +29,7 @@ type Related interface{ Loads() *Loaded }
 type ShipmentRel struct {
 	Loaded
 	Containers                []*Container
+	ContainerIDs              []string // the containers' ids alone (linkage)
 	CustomFields              []*CustomField
 	Documents                 []*Document
 	PortOfLading              *Port
