@@ -1,0 +1,73 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// Document.encode writes the document encoding/json writes for the same
+// struct (the same JSON values, members in the same order), including
+// strings that need escaping.
+func TestDocumentEncodeMatchesEncodingJSON(t *testing.T) {
+	odd := "a\"b\\c<d>&e\u00e9\u2028\x01"
+	res := func(id string) *Resource {
+		return &Resource{
+			ID: id, Type: "container",
+			Attributes: struct {
+				Name string    `json:"name"`
+				At   timestamp `json:"at"`
+				Nil  *string   `json:"nil"`
+			}{odd, ts(time.Date(2026, 1, 2, 3, 4, 5, 600, time.FixedZone("x", 3600))), nil},
+			Relationships: Relationships{
+				toOne("shipment", "shipment", &id),
+				toOne("pod_terminal", "terminal", nil),
+				toMany("docs", []Identifier{{Type: odd, ID: "1"}, {Type: "document", ID: "2"}}),
+				toMany("raw_events", nil),
+			},
+			Links: &Links{Self: "https://x.test/v2/c?a=1&b=2"},
+		}
+	}
+	for _, doc := range []*Document{
+		{Data: []*Resource{res("1"), res(odd)}, Included: []*Resource{}, Links: &Links{Self: "s", Next: "n&x"}, Meta: &Meta{Size: 30, Total: 1}},
+		{Data: res("1"), Included: []*Resource{res("2")}},
+		{Data: (*Resource)(nil)},
+		{Data: []*Resource{}},
+		{Data: []*Resource{{ID: "x", Type: "port"}}},
+	} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(doc); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := doc.encode(&got); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(tokens(t, got.Bytes()), tokens(t, want.Bytes())) {
+			t.Errorf("encode:\n got %s\nwant %s", got.Bytes(), want.Bytes())
+		}
+	}
+}
+
+// tokens is the token stream of a JSON text: equal streams are the same
+// values with members in the same order, whatever the escaping.
+func tokens(t *testing.T, b []byte) []any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var out []any
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("invalid JSON: %v\n%s", err, b)
+		}
+		out = append(out, tok)
+	}
+}
