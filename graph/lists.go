@@ -132,7 +132,8 @@ func (r *queryResolver) listCustomFieldDefinitions(ctx context.Context, a pageAr
 	if err != nil {
 		return nil, err
 	}
-	o := model.Order{Field: "created_at"}
+	// Newest first, like every other list.
+	o := defaultOrder
 	var f model.CustomFieldDefinitionFilter
 	if filter != nil {
 		f = *filter
@@ -159,13 +160,4 @@ func (r *queryResolver) listCustomFieldDefinitions(ctx context.Context, a pageAr
 		return nil, err
 	}
 	return conn, nil
-}
-
-// ptrs turns a slice of values into a slice of pointers (gqlgen's list shape).
-func ptrs[T any](in []T) []*T {
-	out := make([]*T, len(in))
-	for i := range in {
-		out[i] = &in[i]
-	}
-	return out
 }
