@@ -30,6 +30,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	ContainerConnection() ContainerConnectionResolver
+	CustomFieldConnection() CustomFieldConnectionResolver
 	CustomFieldDefinitionConnection() CustomFieldDefinitionConnectionResolver
 	DocumentConnection() DocumentConnectionResolver
 	Mutation() MutationResolver
@@ -115,6 +116,13 @@ type ComplexityRoot struct {
 		Value        func(childComplexity int) int
 	}
 
+	CustomFieldConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
 	CustomFieldDefinition struct {
 		APISlug       func(childComplexity int) int
 		CreatedAt     func(childComplexity int) int
@@ -139,6 +147,11 @@ type ComplexityRoot struct {
 	}
 
 	CustomFieldDefinitionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CustomFieldEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
 	}
@@ -222,10 +235,16 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateCustomFieldOption   func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
-		DeleteCustomFieldOption   func(childComplexity int, definitionID string, optionID string) int
-		UpdateCustomFieldOption   func(childComplexity int, definitionID string, optionID string, input model.CustomFieldOptionPatch) int
-		UpdateShipmentCustomField func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
+		CreateCustomField          func(childComplexity int, input model.CustomFieldInput) int
+		CreateCustomFieldOption    func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
+		DeleteContainerCustomField func(childComplexity int, containerID string, apiSlug string) int
+		DeleteCustomField          func(childComplexity int, id string) int
+		DeleteCustomFieldOption    func(childComplexity int, definitionID string, optionID string) int
+		DeleteShipmentCustomField  func(childComplexity int, shipmentID string, apiSlug string) int
+		UpdateContainerCustomField func(childComplexity int, containerID string, apiSlug string, value model.JSON) int
+		UpdateCustomField          func(childComplexity int, id string, value model.JSON) int
+		UpdateCustomFieldOption    func(childComplexity int, definitionID string, optionID string, input model.CustomFieldOptionPatch) int
+		UpdateShipmentCustomField  func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
 	}
 
 	PageInfo struct {
@@ -250,8 +269,10 @@ type ComplexityRoot struct {
 	Query struct {
 		Container              func(childComplexity int, id string) int
 		Containers             func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ContainerFilter, orderBy *model.ContainerOrder) int
+		CustomField            func(childComplexity int, id string) int
 		CustomFieldDefinition  func(childComplexity int, id string) int
 		CustomFieldDefinitions func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldDefinitionFilter) int
+		CustomFields           func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) int
 		Document               func(childComplexity int, id string) int
 		Documents              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.DocumentFilter, orderBy *model.DocumentOrder) int
 		Node                   func(childComplexity int, id string) int
@@ -388,6 +409,9 @@ type ComplexityRoot struct {
 type ContainerConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ContainerConnection) (int, error)
 }
+type CustomFieldConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.CustomFieldConnection) (int, error)
+}
 type CustomFieldDefinitionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.CustomFieldDefinitionConnection) (int, error)
 }
@@ -399,6 +423,12 @@ type MutationResolver interface {
 	CreateCustomFieldOption(ctx context.Context, definitionID string, input model.CustomFieldOptionInput) (*model.CustomFieldOption, error)
 	UpdateCustomFieldOption(ctx context.Context, definitionID string, optionID string, input model.CustomFieldOptionPatch) (*model.CustomFieldOption, error)
 	DeleteCustomFieldOption(ctx context.Context, definitionID string, optionID string) (*model.CustomFieldOption, error)
+	CreateCustomField(ctx context.Context, input model.CustomFieldInput) (*model.CustomField, error)
+	UpdateContainerCustomField(ctx context.Context, containerID string, apiSlug string, value model.JSON) (*model.CustomField, error)
+	UpdateCustomField(ctx context.Context, id string, value model.JSON) (*model.CustomField, error)
+	DeleteShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string) (*model.CustomField, error)
+	DeleteContainerCustomField(ctx context.Context, containerID string, apiSlug string) (*model.CustomField, error)
+	DeleteCustomField(ctx context.Context, id string) (*model.CustomField, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -413,6 +443,8 @@ type QueryResolver interface {
 	CustomFieldDefinitions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldDefinitionFilter) (*model.CustomFieldDefinitionConnection, error)
 	CustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error)
 	Node(ctx context.Context, id string) (model.Node, error)
+	CustomField(ctx context.Context, id string) (*model.CustomField, error)
+	CustomFields(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) (*model.CustomFieldConnection, error)
 }
 type ShipmentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error)
@@ -795,6 +827,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CustomField.Value(childComplexity), true
 
+	case "CustomFieldConnection.edges":
+		if e.ComplexityRoot.CustomFieldConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldConnection.Edges(childComplexity), true
+	case "CustomFieldConnection.nodes":
+		if e.ComplexityRoot.CustomFieldConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldConnection.Nodes(childComplexity), true
+	case "CustomFieldConnection.pageInfo":
+		if e.ComplexityRoot.CustomFieldConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldConnection.PageInfo(childComplexity), true
+	case "CustomFieldConnection.totalCount":
+		if e.ComplexityRoot.CustomFieldConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldConnection.TotalCount(childComplexity), true
+
 	case "CustomFieldDefinition.apiSlug":
 		if e.ComplexityRoot.CustomFieldDefinition.APISlug == nil {
 			break
@@ -911,6 +968,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CustomFieldDefinitionEdge.Node(childComplexity), true
+
+	case "CustomFieldEdge.cursor":
+		if e.ComplexityRoot.CustomFieldEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldEdge.Cursor(childComplexity), true
+	case "CustomFieldEdge.node":
+		if e.ComplexityRoot.CustomFieldEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldEdge.Node(childComplexity), true
 
 	case "CustomFieldOption.definition":
 		if e.ComplexityRoot.CustomFieldOption.Definition == nil {
@@ -1244,6 +1314,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MetroArea.TimeZone(childComplexity), true
 
+	case "Mutation.createCustomField":
+		if e.ComplexityRoot.Mutation.CreateCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCustomField(childComplexity, args["input"].(model.CustomFieldInput)), true
 	case "Mutation.createCustomFieldOption":
 		if e.ComplexityRoot.Mutation.CreateCustomFieldOption == nil {
 			break
@@ -1255,6 +1336,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateCustomFieldOption(childComplexity, args["definitionId"].(string), args["input"].(model.CustomFieldOptionInput)), true
+	case "Mutation.deleteContainerCustomField":
+		if e.ComplexityRoot.Mutation.DeleteContainerCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteContainerCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteContainerCustomField(childComplexity, args["containerId"].(string), args["apiSlug"].(string)), true
+	case "Mutation.deleteCustomField":
+		if e.ComplexityRoot.Mutation.DeleteCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCustomField(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteCustomFieldOption":
 		if e.ComplexityRoot.Mutation.DeleteCustomFieldOption == nil {
 			break
@@ -1266,6 +1369,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCustomFieldOption(childComplexity, args["definitionId"].(string), args["optionId"].(string)), true
+	case "Mutation.deleteShipmentCustomField":
+		if e.ComplexityRoot.Mutation.DeleteShipmentCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteShipmentCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteShipmentCustomField(childComplexity, args["shipmentId"].(string), args["apiSlug"].(string)), true
+	case "Mutation.updateContainerCustomField":
+		if e.ComplexityRoot.Mutation.UpdateContainerCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateContainerCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateContainerCustomField(childComplexity, args["containerId"].(string), args["apiSlug"].(string), args["value"].(model.JSON)), true
+	case "Mutation.updateCustomField":
+		if e.ComplexityRoot.Mutation.UpdateCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCustomField(childComplexity, args["id"].(string), args["value"].(model.JSON)), true
 	case "Mutation.updateCustomFieldOption":
 		if e.ComplexityRoot.Mutation.UpdateCustomFieldOption == nil {
 			break
@@ -1391,6 +1527,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Containers(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.ContainerFilter), args["orderBy"].(*model.ContainerOrder)), true
+	case "Query.customField":
+		if e.ComplexityRoot.Query.CustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Query_customField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CustomField(childComplexity, args["id"].(string)), true
 	case "Query.customFieldDefinition":
 		if e.ComplexityRoot.Query.CustomFieldDefinition == nil {
 			break
@@ -1413,6 +1560,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CustomFieldDefinitions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.CustomFieldDefinitionFilter)), true
+	case "Query.customFields":
+		if e.ComplexityRoot.Query.CustomFields == nil {
+			break
+		}
+
+		args, err := ec.field_Query_customFields_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CustomFields(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.CustomFieldFilter)), true
 	case "Query.document":
 		if e.ComplexityRoot.Query.Document == nil {
 			break
@@ -2052,6 +2210,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputContainerFilter,
 		ec.unmarshalInputContainerOrder,
 		ec.unmarshalInputCustomFieldDefinitionFilter,
+		ec.unmarshalInputCustomFieldFilter,
+		ec.unmarshalInputCustomFieldInput,
 		ec.unmarshalInputCustomFieldOptionInput,
 		ec.unmarshalInputCustomFieldOptionPatch,
 		ec.unmarshalInputDocumentFilter,
@@ -2273,11 +2433,12 @@ type Mutation {
   """
   Set the value of a shipment's custom field, located by the definition's
   ` + "`" + `apiSlug` + "`" + `. Creates the value when the shipment has none yet; ` + "`" + `null` + "`" + ` clears
-  it. The value must fit the definition's data type (an enum value must be
-  one of its options' values; enum_multi a list of them). Needs a key with
-  update permission (admin or member).
+  it (deletes the value) and returns null. The value must fit the
+  definition's data type (an enum value must be one of its options' values;
+  enum_multi a list of them). Needs a key with update permission (admin or
+  member).
   """
-  updateShipmentCustomField(shipmentId: ID!, apiSlug: String!, value: JSON): CustomField!
+  updateShipmentCustomField(shipmentId: ID!, apiSlug: String!, value: JSON): CustomField
 
   "Add an option to an enum or enum_multi definition. The value must be unique within the definition."
   createCustomFieldOption(definitionId: ID!, input: CustomFieldOptionInput!): CustomFieldOption!
@@ -2436,7 +2597,7 @@ type Shipment implements Node {
   destinationTerminal: DestinationTerminal
   "The user who stopped tracking, when a user did."
   lineTrackingStoppedByUser: User
-  "Values of the account's shipment custom fields that are set on this shipment."
+  "Values of the account's shipment custom fields that are set on this shipment (a cleared value is deleted, so it is absent)."
   customFields: [CustomField!]!
   "The value of one custom field, by its definition's apiSlug; null when unset."
   customField(apiSlug: String!): CustomField
@@ -3049,6 +3210,83 @@ type CustomFieldDefinitionEdge {
   cursor: String!
   node: CustomFieldDefinition!
 }
+
+# ---------------------------------------------------------------- custom field values (issue 8)
+
+extend type Query {
+  "One custom field value of the account, or null."
+  customField(id: ID!): CustomField
+  "Custom field values of the account, newest first."
+  customFields(
+    first: Int
+    after: String
+    last: Int
+    before: String
+    page: PageInput
+    filter: CustomFieldFilter
+  ): CustomFieldConnection!
+}
+
+extend type Mutation {
+  """
+  Set a custom field on a shipment or container that has no value for it
+  yet (CONFLICT when it has one: update it instead). The definition is
+  named by ` + "`" + `apiSlug` + "`" + `, for the entity's type.
+  """
+  createCustomField(input: CustomFieldInput!): CustomField!
+
+  "Set (or with ` + "`" + `null` + "`" + ` clear, returning null) the value of a container's custom field, as updateShipmentCustomField does for shipments."
+  updateContainerCustomField(containerId: ID!, apiSlug: String!, value: JSON): CustomField
+
+  "Set the value of a custom field by its id; ` + "`" + `null` + "`" + ` clears it (deletes the value) and returns null."
+  updateCustomField(id: ID!, value: JSON): CustomField
+
+  "Delete the value of a shipment's custom field; returns the deleted value (NOT_FOUND when it has none)."
+  deleteShipmentCustomField(shipmentId: ID!, apiSlug: String!): CustomField!
+
+  "Delete the value of a container's custom field; returns the deleted value (NOT_FOUND when it has none)."
+  deleteContainerCustomField(containerId: ID!, apiSlug: String!): CustomField!
+
+  "Delete a custom field value by id; returns the deleted value."
+  deleteCustomField(id: ID!): CustomField!
+}
+
+"A new custom field value."
+input CustomFieldInput {
+  "The shipment or container."
+  entityId: ID!
+  "The entity's type; when given, an entity of the other type is NOT_FOUND."
+  entityType: CustomFieldEntityType
+  "The definition's apiSlug (for the entity's type)."
+  apiSlug: String!
+  "The value; it must fit the definition's data type."
+  value: JSON!
+}
+
+"Custom field value filters; all given filters must match."
+input CustomFieldFilter {
+  "Only values on this entity type."
+  entityType: CustomFieldEntityType
+  "Only values on this shipment or container."
+  entityId: ID
+  "Only values of this definition."
+  definitionId: ID
+}
+
+"A page of custom field values."
+type CustomFieldConnection {
+  edges: [CustomFieldEdge!]!
+  nodes: [CustomField!]!
+  pageInfo: PageInfo!
+  "Number of values matching the filter."
+  totalCount: Int!
+}
+
+"A custom field value and its cursor."
+type CustomFieldEdge {
+  cursor: String!
+  node: CustomField!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3205,6 +3443,20 @@ func (ec *executionContext) childFields_CustomField(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type CustomField", field.Name)
 }
 
+func (ec *executionContext) childFields_CustomFieldConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CustomFieldConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_CustomFieldConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CustomFieldConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CustomFieldConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CustomFieldConnection", field.Name)
+}
+
 func (ec *executionContext) childFields_CustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3259,6 +3511,16 @@ func (ec *executionContext) childFields_CustomFieldDefinitionEdge(ctx context.Co
 		return ec.fieldContext_CustomFieldDefinitionEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CustomFieldDefinitionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CustomFieldEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CustomFieldEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CustomFieldEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CustomFieldEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_CustomFieldOption(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3795,6 +4057,42 @@ func (ec *executionContext) field_Mutation_createCustomFieldOption_args(ctx cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CustomFieldInput, error) {
+			return ec.unmarshalNCustomFieldInput2shipgraphᚋgraphᚋmodelᚐCustomFieldInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteContainerCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "containerId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["containerId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "apiSlug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["apiSlug"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteCustomFieldOption_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3814,6 +4112,72 @@ func (ec *executionContext) field_Mutation_deleteCustomFieldOption_args(ctx cont
 		return nil, err
 	}
 	args["optionId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteShipmentCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "shipmentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["shipmentId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "apiSlug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["apiSlug"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateContainerCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "containerId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["containerId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "apiSlug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["apiSlug"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "value",
+		func(ctx context.Context, v any) (model.JSON, error) {
+			return ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["value"] = arg2
 	return args, nil
 }
 
@@ -3844,6 +4208,28 @@ func (ec *executionContext) field_Mutation_updateCustomFieldOption_args(ctx cont
 		return nil, err
 	}
 	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "value",
+		func(ctx context.Context, v any) (model.JSON, error) {
+			return ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["value"] = arg1
 	return args, nil
 }
 
@@ -4027,6 +4413,74 @@ func (ec *executionContext) field_Query_customFieldDefinitions_args(ctx context.
 	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
 		func(ctx context.Context, v any) (*model.CustomFieldDefinitionFilter, error) {
 			return ec.unmarshalOCustomFieldDefinitionFilter2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_customField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_customFields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*model.PageInput, error) {
+			return ec.unmarshalOPageInput2ᚖshipgraphᚋgraphᚋmodelᚐPageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.CustomFieldFilter, error) {
+			return ec.unmarshalOCustomFieldFilter2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5777,6 +6231,125 @@ func (ec *executionContext) fieldContext_CustomField_entity(_ context.Context, f
 	return graphql.NewScalarFieldContext("CustomField", field, true, false, errors.New("field of type CustomFieldEntity does not have child fields"))
 }
 
+func (ec *executionContext) _CustomFieldConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CustomFieldEdge) graphql.Marshaler {
+			return ec.marshalNCustomFieldEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomFieldConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomFieldConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomFieldConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomFieldConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖshipgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomFieldConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomFieldConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CustomFieldConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomFieldConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _CustomFieldDefinition_id(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldDefinition) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6254,6 +6827,61 @@ func (ec *executionContext) fieldContext_CustomFieldDefinitionEdge_node(_ contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CustomFieldDefinition(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomFieldEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomFieldEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CustomFieldEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomFieldEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
 		},
 	}
 	return fc, nil
@@ -7614,10 +8242,10 @@ func (ec *executionContext) _Mutation_updateShipmentCustomField(ctx context.Cont
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
-			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+			return ec.marshalOCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateShipmentCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7770,6 +8398,270 @@ func (ec *executionContext) fieldContext_Mutation_deleteCustomFieldOption(ctx co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteCustomFieldOption_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCustomField(ctx, fc.Args["input"].(model.CustomFieldInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateContainerCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateContainerCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateContainerCustomField(ctx, fc.Args["containerId"].(string), fc.Args["apiSlug"].(string), fc.Args["value"].(model.JSON))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalOCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateContainerCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateContainerCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCustomField(ctx, fc.Args["id"].(string), fc.Args["value"].(model.JSON))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalOCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteShipmentCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteShipmentCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteShipmentCustomField(ctx, fc.Args["shipmentId"].(string), fc.Args["apiSlug"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteShipmentCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteShipmentCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteContainerCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteContainerCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteContainerCustomField(ctx, fc.Args["containerId"].(string), fc.Args["apiSlug"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteContainerCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteContainerCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCustomField(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -8585,6 +9477,94 @@ func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field g
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_node_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_customField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_customField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CustomField(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalOCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_customField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_customField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_customFields(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_customFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CustomFields(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput), fc.Args["filter"].(*model.CustomFieldFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldConnection) graphql.Marshaler {
+			return ec.marshalNCustomFieldConnection2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_customFields(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_customFields_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -12072,6 +13052,101 @@ func (ec *executionContext) unmarshalInputCustomFieldDefinitionFilter(ctx contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCustomFieldFilter(ctx context.Context, obj any) (model.CustomFieldFilter, error) {
+	var it model.CustomFieldFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"entityType", "entityId", "definitionId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "entityType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityType"))
+			data, err := ec.unmarshalOCustomFieldEntityType2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEntityType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityType = data
+		case "entityId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityID = data
+		case "definitionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("definitionId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefinitionID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCustomFieldInput(ctx context.Context, obj any) (model.CustomFieldInput, error) {
+	var it model.CustomFieldInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"entityId", "entityType", "apiSlug", "value"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "entityId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityID = data
+		case "entityType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityType"))
+			data, err := ec.unmarshalOCustomFieldEntityType2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEntityType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityType = data
+		case "apiSlug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("apiSlug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.APISlug = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCustomFieldOptionInput(ctx context.Context, obj any) (model.CustomFieldOptionInput, error) {
 	var it model.CustomFieldOptionInput
 	if obj == nil {
@@ -13102,6 +14177,92 @@ func (ec *executionContext) _CustomField(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var customFieldConnectionImplementors = []string{"CustomFieldConnection"}
+
+func (ec *executionContext) _CustomFieldConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CustomFieldConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, customFieldConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CustomFieldConnection")
+		case "edges":
+			out.Values[i] = ec._CustomFieldConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._CustomFieldConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CustomFieldConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CustomFieldConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var customFieldDefinitionImplementors = []string{"CustomFieldDefinition", "Node"}
 
 func (ec *executionContext) _CustomFieldDefinition(ctx context.Context, sel ast.SelectionSet, obj *model.CustomFieldDefinition) graphql.Marshaler {
@@ -13305,6 +14466,49 @@ func (ec *executionContext) _CustomFieldDefinitionEdge(ctx context.Context, sel 
 			}
 		case "node":
 			out.Values[i] = ec._CustomFieldDefinitionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var customFieldEdgeImplementors = []string{"CustomFieldEdge"}
+
+func (ec *executionContext) _CustomFieldEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CustomFieldEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, customFieldEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CustomFieldEdge")
+		case "cursor":
+			out.Values[i] = ec._CustomFieldEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._CustomFieldEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -13920,7 +15124,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateShipmentCustomField(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createCustomFieldOption":
@@ -13940,6 +15144,48 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteCustomFieldOption":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCustomFieldOption(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateContainerCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateContainerCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleteShipmentCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteShipmentCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteContainerCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteContainerCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCustomField(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -14369,6 +15615,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_node(ctx, field)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "customField":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_customField(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "customFields":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_customFields(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -15744,6 +17034,16 @@ func (ec *executionContext) marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐC
 	return ec._CustomField(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCustomFieldConnection2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldConnection(ctx context.Context, sel ast.SelectionSet, v *model.CustomFieldConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CustomFieldConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCustomFieldDataType2shipgraphᚋgraphᚋmodelᚐCustomFieldDataType(ctx context.Context, v any) (model.CustomFieldDataType, error) {
 	var res model.CustomFieldDataType
 	err := res.UnmarshalGQL(v)
@@ -15816,6 +17116,32 @@ func (ec *executionContext) marshalNCustomFieldDefinitionEdge2ᚖshipgraphᚋgra
 	return ec._CustomFieldDefinitionEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCustomFieldEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CustomFieldEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCustomFieldEdge2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCustomFieldEdge2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEdge(ctx context.Context, sel ast.SelectionSet, v *model.CustomFieldEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CustomFieldEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCustomFieldEntity2shipgraphᚋgraphᚋmodelᚐCustomFieldEntity(ctx context.Context, sel ast.SelectionSet, v model.CustomFieldEntity) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -15834,6 +17160,11 @@ func (ec *executionContext) unmarshalNCustomFieldEntityType2shipgraphᚋgraphᚋ
 
 func (ec *executionContext) marshalNCustomFieldEntityType2shipgraphᚋgraphᚋmodelᚐCustomFieldEntityType(ctx context.Context, sel ast.SelectionSet, v model.CustomFieldEntityType) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNCustomFieldInput2shipgraphᚋgraphᚋmodelᚐCustomFieldInput(ctx context.Context, v any) (model.CustomFieldInput, error) {
+	res, err := ec.unmarshalInputCustomFieldInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNCustomFieldOption2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldOptionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CustomFieldOption) graphql.Marshaler {
@@ -16007,13 +17338,13 @@ func (ec *executionContext) marshalNHoldStatus2shipgraphᚋgraphᚋmodelᚐHoldS
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalID(v)
+	res, err := model.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalID(v)
+	res := model.MarshalID(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -16546,6 +17877,14 @@ func (ec *executionContext) marshalOCustomFieldEntityType2ᚖshipgraphᚋgraph�
 	return v
 }
 
+func (ec *executionContext) unmarshalOCustomFieldFilter2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldFilter(ctx context.Context, v any) (*model.CustomFieldFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCustomFieldFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalODateTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
 	if v == nil {
 		return nil, nil
@@ -16697,6 +18036,24 @@ func (ec *executionContext) marshalOID2ᚕstringᚄ(ctx context.Context, sel ast
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := model.UnmarshalID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := model.MarshalID(*v)
+	return res
 }
 
 func (ec *executionContext) marshalOImportDeadlines2ᚖshipgraphᚋgraphᚋmodelᚐImportDeadlines(ctx context.Context, sel ast.SelectionSet, v *model.ImportDeadlines) graphql.Marshaler {

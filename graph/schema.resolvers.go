@@ -20,6 +20,15 @@ func (r *containerConnectionResolver) TotalCount(ctx context.Context, obj *model
 }
 
 // TotalCount is the resolver for the totalCount field.
+func (r *customFieldConnectionResolver) TotalCount(ctx context.Context, obj *model.CustomFieldConnection) (int, error) {
+	p, err := model.RequirePrincipal(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return r.DB.CountCustomFields(ctx, p.AccountID, obj.Filter)
+}
+
+// TotalCount is the resolver for the totalCount field.
 func (r *customFieldDefinitionConnectionResolver) TotalCount(ctx context.Context, obj *model.CustomFieldDefinitionConnection) (int, error) {
 	p, err := model.RequirePrincipal(ctx)
 	if err != nil {
@@ -58,6 +67,42 @@ func (r *mutationResolver) UpdateCustomFieldOption(ctx context.Context, definiti
 // DeleteCustomFieldOption is the resolver for the deleteCustomFieldOption field.
 func (r *mutationResolver) DeleteCustomFieldOption(ctx context.Context, definitionID string, optionID string) (*model.CustomFieldOption, error) {
 	v, err := r.deleteCustomFieldOption(ctx, definitionID, optionID)
+	return withPlan(ctx, v, err)
+}
+
+// CreateCustomField is the resolver for the createCustomField field.
+func (r *mutationResolver) CreateCustomField(ctx context.Context, input model.CustomFieldInput) (*model.CustomField, error) {
+	v, err := r.createValue(ctx, input)
+	return withPlan(ctx, v, err)
+}
+
+// UpdateContainerCustomField is the resolver for the updateContainerCustomField field.
+func (r *mutationResolver) UpdateContainerCustomField(ctx context.Context, containerID string, apiSlug string, value model.JSON) (*model.CustomField, error) {
+	v, err := r.setValue(ctx, "Container", containerID, apiSlug, value, false)
+	return withPlan(ctx, v, err)
+}
+
+// UpdateCustomField is the resolver for the updateCustomField field.
+func (r *mutationResolver) UpdateCustomField(ctx context.Context, id string, value model.JSON) (*model.CustomField, error) {
+	v, err := r.updateValue(ctx, id, value)
+	return withPlan(ctx, v, err)
+}
+
+// DeleteShipmentCustomField is the resolver for the deleteShipmentCustomField field.
+func (r *mutationResolver) DeleteShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string) (*model.CustomField, error) {
+	v, err := r.removeValue(ctx, "Shipment", shipmentID, apiSlug)
+	return withPlan(ctx, v, err)
+}
+
+// DeleteContainerCustomField is the resolver for the deleteContainerCustomField field.
+func (r *mutationResolver) DeleteContainerCustomField(ctx context.Context, containerID string, apiSlug string) (*model.CustomField, error) {
+	v, err := r.removeValue(ctx, "Container", containerID, apiSlug)
+	return withPlan(ctx, v, err)
+}
+
+// DeleteCustomField is the resolver for the deleteCustomField field.
+func (r *mutationResolver) DeleteCustomField(ctx context.Context, id string) (*model.CustomField, error) {
+	v, err := r.deleteValue(ctx, id)
 	return withPlan(ctx, v, err)
 }
 
@@ -176,6 +221,17 @@ func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error)
 	return n, nil
 }
 
+// CustomField is the resolver for the customField field.
+func (r *queryResolver) CustomField(ctx context.Context, id string) (*model.CustomField, error) {
+	v, err := r.valueByID(ctx, id)
+	return withPlan(ctx, v, err)
+}
+
+// CustomFields is the resolver for the customFields field.
+func (r *queryResolver) CustomFields(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) (*model.CustomFieldConnection, error) {
+	return r.listCustomFields(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page}, filter)
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error) {
 	p, err := model.RequirePrincipal(ctx)
@@ -188,6 +244,11 @@ func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.
 // ContainerConnection returns ContainerConnectionResolver implementation.
 func (r *Resolver) ContainerConnection() ContainerConnectionResolver {
 	return &containerConnectionResolver{r}
+}
+
+// CustomFieldConnection returns CustomFieldConnectionResolver implementation.
+func (r *Resolver) CustomFieldConnection() CustomFieldConnectionResolver {
+	return &customFieldConnectionResolver{r}
 }
 
 // CustomFieldDefinitionConnection returns CustomFieldDefinitionConnectionResolver implementation.
@@ -213,6 +274,7 @@ func (r *Resolver) ShipmentConnection() ShipmentConnectionResolver {
 
 type (
 	containerConnectionResolver             struct{ *Resolver }
+	customFieldConnectionResolver           struct{ *Resolver }
 	customFieldDefinitionConnectionResolver struct{ *Resolver }
 	documentConnectionResolver              struct{ *Resolver }
 	mutationResolver                        struct{ *Resolver }

@@ -45,7 +45,32 @@ func endpoints(f fixtures) []call {
 		{"GET", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + f.option, nil, false},
 		{"PATCH", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + f.option, optPatch, true},
 		{"DELETE", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + f.option, nil, true},
+		// Custom field values (issue 8).
+		{"POST", "/v2/shipments/" + f.shipment + "/custom_fields", newCF("customer_po", "PO-1"), true},
+		{"GET", "/v2/shipments/" + f.fieldEntity + "/custom_fields/" + f.fieldSlug, nil, false},
+		{"DELETE", "/v2/shipments/" + f.fieldEntity + "/custom_fields/" + f.fieldSlug, nil, true},
+		{"GET", "/v2/containers/" + f.container + "/custom_fields", nil, false},
+		{"POST", "/v2/containers/" + f.container + "/custom_fields", newCF("yard_slot", "A-1"), true},
+		{"PATCH", "/v2/containers/" + f.container + "/custom_fields/yard_slot", cf, true},
+		{"DELETE", "/v2/containers/" + f.container + "/custom_fields/yard_slot", nil, true},
+		{"GET", "/v2/custom_fields", nil, false},
+		{"POST", "/v2/custom_fields", newEntityCF("shipment", f.shipment, "customer_po", "PO-1"), true},
+		{"GET", "/v2/custom_fields/" + f.customField, nil, false},
+		{"PATCH", "/v2/custom_fields/" + f.customField, cf, true},
+		{"DELETE", "/v2/custom_fields/" + f.customField, nil, true},
 	}
+}
+
+// newCF is the body of a new custom field value on the entity of the path.
+func newCF(slug string, value any) map[string]any {
+	return map[string]any{"data": map[string]any{"type": "custom_field", "attributes": map[string]any{"api_slug": slug, "value": value}}}
+}
+
+// newEntityCF is the body of POST /v2/custom_fields.
+func newEntityCF(typ, id, slug string, value any) map[string]any {
+	b := newCF(slug, value)
+	b["data"].(map[string]any)["relationships"] = map[string]any{"entity": map[string]any{"data": map[string]any{"type": typ, "id": id}}}
+	return b
 }
 
 func TestUnauthorized(t *testing.T) {
@@ -243,7 +268,8 @@ func TestMethodNotAllowed(t *testing.T) {
 		{"POST", "/v2/documents", map[string]any{}, true},
 		{"DELETE", "/v2/shipments/" + f.shipment, nil, true},
 		{"PUT", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + f.option, map[string]any{}, true},
-		{"GET", "/v2/shipments/" + f.shipment + "/custom_fields/customer_po", nil, false},
+		{"PUT", "/v2/shipments/" + f.shipment + "/custom_fields/customer_po", map[string]any{}, true},
+		{"PATCH", "/v2/custom_fields", map[string]any{}, true},
 	} {
 		r := e.do("acme/admin", c.method, c.path, c.body)
 		wantError(t, r, http.StatusMethodNotAllowed, "", "")

@@ -22,6 +22,9 @@ type fixtures struct {
 	// number of records linked to it.
 	fileName, docBOL, docContainer         string
 	enumDefinition, textDefinition, option string
+	// A custom field value of a shipment of the account: its id, the
+	// shipment and the definition's slug.
+	customField, fieldEntity, fieldSlug string
 }
 
 func findFixtures(t *testing.T, e *env) fixtures {
@@ -103,6 +106,10 @@ func findFixturesOf(t *testing.T, e *env, account string) fixtures {
 		}
 	}
 	f.option = first("/v2/custom_field_definitions/" + f.enumDefinition + "/options")
+	cf := get("/v2/custom_fields?filter[entity_type]=Shipment&page[size]=1")["data"].([]any)[0]
+	f.customField = cf.(map[string]any)["id"].(string)
+	f.fieldEntity = obj(cf, "relationships", "entity", "data")["id"].(string)
+	f.fieldSlug = obj(cf, "attributes")["api_slug"].(string)
 	for name, v := range map[string]string{"shipment": f.shipment, "terminal": f.terminal, "port": f.port,
 		"metro shipment": f.metroShipment, "rail shipment": f.railShipment, "fields shipment": f.fieldsShipment,
 		"enum definition": f.enumDefinition, "text definition": f.textDefinition,

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func checkIsolation(t *testing.T, e *env, owner, intruder string) {
 	const unknown = "00000000-0000-4000-8000-000000000000"
 	for _, c := range endpoints(f) {
 		shared := strings.HasPrefix(c.path, "/v2/terminals/") || strings.HasPrefix(c.path, "/v2/ports/")
-		isList := strings.Count(c.path, "/") == 2 // /v2/documents
+		isList := !c.write && strings.Count(c.path, "/") == 2 // GET /v2/documents
 		for _, role := range []string{"admin", "member", "viewer"} {
 			who := intruder + "/" + role
 			if c.write && role == "viewer" {
@@ -42,7 +43,7 @@ func checkIsolation(t *testing.T, e *env, owner, intruder string) {
 			default:
 				wantError(t, r, http.StatusNotFound, "", "")
 				// The same answer as for an id that does not exist.
-				other := e.do(who, c.method, replaceIDs(c.path, f, unknown), c.body)
+				other := e.do(who, c.method, replaceIDs(c.path, f, unknown), replaceBodyIDs(c.body, f, unknown))
 				if other.status != http.StatusNotFound || !bytes.Equal(r.body, other.body) {
 					t.Errorf("%s %s %s: another account's record answers\n%s\nan unknown one\n%s", who, c.method, c.path, r.body, other.body)
 				}
@@ -94,9 +95,22 @@ func checkIsolation(t *testing.T, e *env, owner, intruder string) {
 	}
 }
 
+// replaceBodyIDs swaps the owner's ids in a write body for an unknown one
+// (POST /v2/custom_fields names its shipment in the body).
+func replaceBodyIDs(body any, f fixtures, unknown string) any {
+	if body == nil {
+		return nil
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		panic(err)
+	}
+	return replaceIDs(string(b), f, unknown)
+}
+
 // replaceIDs swaps acme's ids in a path for an unknown one.
 func replaceIDs(path string, f fixtures, unknown string) string {
-	for _, id := range []string{f.document, f.shipment, f.container, f.enumDefinition, f.option} {
+	for _, id := range []string{f.document, f.shipment, f.container, f.enumDefinition, f.option, f.customField, f.fieldEntity} {
 		path = strings.ReplaceAll(path, id, unknown)
 	}
 	return path

@@ -37,6 +37,18 @@ type ContainerOrder struct {
 	Direction *OrderDirection     `json:"direction,omitempty"`
 }
 
+// A new custom field value.
+type CustomFieldInput struct {
+	// The shipment or container.
+	EntityID string `json:"entityId"`
+	// The entity's type; when given, an entity of the other type is NOT_FOUND.
+	EntityType *CustomFieldEntityType `json:"entityType,omitempty"`
+	// The definition's apiSlug (for the entity's type).
+	APISlug string `json:"apiSlug"`
+	// The value; it must fit the definition's data type.
+	Value JSON `json:"value"`
+}
+
 // A new custom field option.
 type CustomFieldOptionInput struct {
 	// Label shown to people.

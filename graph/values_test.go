@@ -1,0 +1,136 @@
+package graph_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"shipgraph/graph/graphtest"
+)
+
+// TestCustomFieldValues: the GraphQL side of issue 8's value endpoints:
+// createCustomField, updateContainerCustomField, updateCustomField,
+// deleteShipmentCustomField, deleteContainerCustomField, deleteCustomField,
+// customField(id) and customFields.
+func TestCustomFieldValues(t *testing.T) {
+	e := newWriteEnv(t)
+	f := loadFixture(t, e)
+	k := key(t, e, acmeMember)
+	var cont string
+	e.SQL(t, &cont, `SELECT id FROM containers WHERE account_id = $1 AND NOT EXISTS (
+		SELECT 1 FROM custom_fields cf JOIN custom_field_definitions d ON d.id = cf.definition_id
+		WHERE cf.container_id = containers.id AND d.api_slug = 'yard_slot') ORDER BY id LIMIT 1`, f.acme)
+	e.SQL(t, new(int), `WITH d AS (DELETE FROM custom_fields WHERE shipment_id = $1 AND definition_id = $2 RETURNING 1)
+		SELECT count(*) FROM d`, f.ship, f.customerPO)
+
+	type cf struct {
+		ID, APISlug string
+		Value       json.RawMessage
+		Entity      struct{ ID string }
+	}
+	const fields = `id apiSlug value entity { ... on Shipment { id } ... on Container { id } }`
+
+	// Create, by entity id alone (the type is found) and with the type;
+	// upper-case ids are the same record.
+	var c struct{ CreateCustomField cf }
+	e.Must(t, k, `mutation($e: ID!) { createCustomField(input: {entityId: $e, apiSlug: "customer_po", value: "PO-9"}) { `+fields+` } }`,
+		graphtest.Vars{"e": strings.ToUpper(f.ship)}, &c)
+	if c.CreateCustomField.Entity.ID != f.ship || string(c.CreateCustomField.Value) != `"PO-9"` {
+		t.Fatalf("create: %+v", c.CreateCustomField)
+	}
+	res := e.Do(t, k, `mutation($e: ID!) { createCustomField(input: {entityId: $e, apiSlug: "customer_po", value: "PO-10"}) { id } }`, graphtest.Vars{"e": f.ship})
+	if got := res.Codes(); len(got) != 1 || got[0] != "CONFLICT" {
+		t.Errorf("second create: %s", res)
+	}
+	res = e.Do(t, k, `mutation($e: ID!) { createCustomField(input: {entityId: $e, entityType: CONTAINER, apiSlug: "yard_slot", value: "x"}) { id } }`, graphtest.Vars{"e": f.ship})
+	if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
+		t.Errorf("a shipment as a container: %s", res)
+	}
+	var cc struct{ UpdateContainerCustomField *cf }
+	e.Must(t, k, `mutation($c: ID!) { updateContainerCustomField(containerId: $c, apiSlug: "yard_slot", value: "C-3") { `+fields+` } }`,
+		graphtest.Vars{"c": cont}, &cc)
+	if cc.UpdateContainerCustomField == nil || cc.UpdateContainerCustomField.Entity.ID != cont {
+		t.Fatalf("container value: %+v", cc.UpdateContainerCustomField)
+	}
+
+	// Read by id and in the list.
+	var one struct {
+		CustomField *cf
+		All         struct {
+			TotalCount int
+			Nodes      []cf
+		}
+	}
+	e.Must(t, k, `query($id: ID!, $e: ID!) { customField(id: $id) { `+fields+` }
+		all: customFields(filter: {entityId: $e}) { totalCount nodes { `+fields+` } } }`,
+		graphtest.Vars{"id": c.CreateCustomField.ID, "e": cont}, &one)
+	if one.CustomField == nil || one.CustomField.ID != c.CreateCustomField.ID || one.All.TotalCount != len(one.All.Nodes) {
+		t.Errorf("read: %+v", one)
+	}
+	found := false
+	for _, n := range one.All.Nodes {
+		found = found || n.ID == cc.UpdateContainerCustomField.ID
+		if n.Entity.ID != cont {
+			t.Errorf("customFields(entityId) lists %+v", n)
+		}
+	}
+	if !found {
+		t.Errorf("customFields(entityId) misses the new value: %+v", one.All.Nodes)
+	}
+
+	// Update by id; null clears (null answer, value gone).
+	var u struct{ UpdateCustomField *cf }
+	e.Must(t, k, `mutation($id: ID!) { updateCustomField(id: $id, value: "PO-11") { `+fields+` } }`, graphtest.Vars{"id": c.CreateCustomField.ID}, &u)
+	if u.UpdateCustomField == nil || string(u.UpdateCustomField.Value) != `"PO-11"` {
+		t.Errorf("update: %+v", u.UpdateCustomField)
+	}
+	e.Must(t, k, `mutation($id: ID!) { updateCustomField(id: $id, value: null) { id } }`, graphtest.Vars{"id": c.CreateCustomField.ID}, &u)
+	if u.UpdateCustomField != nil {
+		t.Errorf("clear: %+v", u.UpdateCustomField)
+	}
+	var gone struct{ CustomField *cf }
+	e.Must(t, k, `query($id: ID!) { customField(id: $id) { id } }`, graphtest.Vars{"id": c.CreateCustomField.ID}, &gone)
+	if gone.CustomField != nil {
+		t.Errorf("a cleared value reads %+v", gone.CustomField)
+	}
+
+	// Delete by slug and by id: the deleted value is the answer, once.
+	var d struct{ DeleteContainerCustomField cf }
+	e.Must(t, k, `mutation($c: ID!) { deleteContainerCustomField(containerId: $c, apiSlug: "yard_slot") { `+fields+` } }`, graphtest.Vars{"c": cont}, &d)
+	if d.DeleteContainerCustomField.ID != cc.UpdateContainerCustomField.ID {
+		t.Errorf("delete by slug: %+v", d)
+	}
+	res = e.Do(t, k, `mutation($c: ID!) { deleteContainerCustomField(containerId: $c, apiSlug: "yard_slot") { id } }`, graphtest.Vars{"c": cont})
+	if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
+		t.Errorf("second delete: %s", res)
+	}
+	var someID string
+	e.SQL(t, &someID, `SELECT id FROM custom_fields WHERE account_id = $1 AND shipment_id IS NOT NULL ORDER BY id LIMIT 1`, f.acme)
+	var di struct{ DeleteCustomField cf }
+	e.Must(t, k, `mutation($id: ID!) { deleteCustomField(id: $id) { `+fields+` } }`, graphtest.Vars{"id": someID}, &di)
+	if di.DeleteCustomField.ID != someID {
+		t.Errorf("delete by id: %+v", di)
+	}
+	var n int
+	e.SQL(t, &n, `SELECT count(*) FROM custom_fields WHERE id = $1`, someID)
+	if n != 0 {
+		t.Errorf("deleted value still stored")
+	}
+
+	// Another account's value is NOT_FOUND / null.
+	var theirs string
+	e.SQL(t, &theirs, `SELECT id FROM custom_fields WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
+	e.Must(t, k, `query($id: ID!) { customField(id: $id) { id } }`, graphtest.Vars{"id": theirs}, &gone)
+	if gone.CustomField != nil {
+		t.Errorf("another account's value is visible")
+	}
+	for _, m := range []string{
+		`mutation($id: ID!) { deleteCustomField(id: $id) { id } }`,
+		`mutation($id: ID!) { updateCustomField(id: $id, value: "x") { id } }`,
+	} {
+		res := e.Do(t, k, m, graphtest.Vars{"id": theirs})
+		if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
+			t.Errorf("%s on another account's value: %s", m, res)
+		}
+	}
+}
