@@ -235,16 +235,19 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateCustomField          func(childComplexity int, input model.CustomFieldInput) int
-		CreateCustomFieldOption    func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
-		DeleteContainerCustomField func(childComplexity int, containerID string, apiSlug string) int
-		DeleteCustomField          func(childComplexity int, id string) int
-		DeleteCustomFieldOption    func(childComplexity int, definitionID string, optionID string) int
-		DeleteShipmentCustomField  func(childComplexity int, shipmentID string, apiSlug string) int
-		UpdateContainerCustomField func(childComplexity int, containerID string, apiSlug string, value model.JSON) int
-		UpdateCustomField          func(childComplexity int, id string, value model.JSON) int
-		UpdateCustomFieldOption    func(childComplexity int, definitionID string, optionID string, input model.CustomFieldOptionPatch) int
-		UpdateShipmentCustomField  func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
+		CreateCustomField           func(childComplexity int, input model.CustomFieldInput) int
+		CreateCustomFieldDefinition func(childComplexity int, input model.CustomFieldDefinitionInput) int
+		CreateCustomFieldOption     func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
+		DeleteContainerCustomField  func(childComplexity int, containerID string, apiSlug string) int
+		DeleteCustomField           func(childComplexity int, id string) int
+		DeleteCustomFieldDefinition func(childComplexity int, id string) int
+		DeleteCustomFieldOption     func(childComplexity int, definitionID string, optionID string) int
+		DeleteShipmentCustomField   func(childComplexity int, shipmentID string, apiSlug string) int
+		UpdateContainerCustomField  func(childComplexity int, containerID string, apiSlug string, value model.JSON) int
+		UpdateCustomField           func(childComplexity int, id string, value model.JSON) int
+		UpdateCustomFieldDefinition func(childComplexity int, id string, input model.CustomFieldDefinitionPatch) int
+		UpdateCustomFieldOption     func(childComplexity int, definitionID string, optionID string, input model.CustomFieldOptionPatch) int
+		UpdateShipmentCustomField   func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
 	}
 
 	PageInfo struct {
@@ -429,6 +432,9 @@ type MutationResolver interface {
 	DeleteShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string) (*model.CustomField, error)
 	DeleteContainerCustomField(ctx context.Context, containerID string, apiSlug string) (*model.CustomField, error)
 	DeleteCustomField(ctx context.Context, id string) (*model.CustomField, error)
+	CreateCustomFieldDefinition(ctx context.Context, input model.CustomFieldDefinitionInput) (*model.CustomFieldDefinition, error)
+	UpdateCustomFieldDefinition(ctx context.Context, id string, input model.CustomFieldDefinitionPatch) (*model.CustomFieldDefinition, error)
+	DeleteCustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -1325,6 +1331,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateCustomField(childComplexity, args["input"].(model.CustomFieldInput)), true
+	case "Mutation.createCustomFieldDefinition":
+		if e.ComplexityRoot.Mutation.CreateCustomFieldDefinition == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCustomFieldDefinition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCustomFieldDefinition(childComplexity, args["input"].(model.CustomFieldDefinitionInput)), true
 	case "Mutation.createCustomFieldOption":
 		if e.ComplexityRoot.Mutation.CreateCustomFieldOption == nil {
 			break
@@ -1358,6 +1375,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCustomField(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteCustomFieldDefinition":
+		if e.ComplexityRoot.Mutation.DeleteCustomFieldDefinition == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCustomFieldDefinition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCustomFieldDefinition(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteCustomFieldOption":
 		if e.ComplexityRoot.Mutation.DeleteCustomFieldOption == nil {
 			break
@@ -1402,6 +1430,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateCustomField(childComplexity, args["id"].(string), args["value"].(model.JSON)), true
+	case "Mutation.updateCustomFieldDefinition":
+		if e.ComplexityRoot.Mutation.UpdateCustomFieldDefinition == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCustomFieldDefinition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCustomFieldDefinition(childComplexity, args["id"].(string), args["input"].(model.CustomFieldDefinitionPatch)), true
 	case "Mutation.updateCustomFieldOption":
 		if e.ComplexityRoot.Mutation.UpdateCustomFieldOption == nil {
 			break
@@ -2210,6 +2249,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputContainerFilter,
 		ec.unmarshalInputContainerOrder,
 		ec.unmarshalInputCustomFieldDefinitionFilter,
+		ec.unmarshalInputCustomFieldDefinitionInput,
+		ec.unmarshalInputCustomFieldDefinitionPatch,
 		ec.unmarshalInputCustomFieldFilter,
 		ec.unmarshalInputCustomFieldInput,
 		ec.unmarshalInputCustomFieldOptionInput,
@@ -3287,6 +3328,59 @@ type CustomFieldEdge {
   cursor: String!
   node: CustomField!
 }
+
+# ---------------------------------------------------------------- custom field definitions (issue 8)
+
+extend type Mutation {
+  "Create a custom field definition. apiSlug is unique per account and entity type (CONFLICT otherwise)."
+  createCustomFieldDefinition(input: CustomFieldDefinitionInput!): CustomFieldDefinition!
+
+  """
+  Change a definition's display name, description, validation, default
+  format or default value; omitted fields keep their value, null clears a
+  nullable one. Entity type, apiSlug and data type cannot change.
+  """
+  updateCustomFieldDefinition(id: ID!, input: CustomFieldDefinitionPatch!): CustomFieldDefinition!
+
+  "Delete a definition together with its options and every value set for it. Returns the deleted definition."
+  deleteCustomFieldDefinition(id: ID!): CustomFieldDefinition!
+}
+
+"A new custom field definition."
+input CustomFieldDefinitionInput {
+  "What the field applies to."
+  entityType: CustomFieldEntityType!
+  "Stable key: lower-case letters, digits and underscores, starting with a letter or digit; at most 100 characters."
+  apiSlug: String!
+  "Name shown to people."
+  displayName: String!
+  "What the field is for."
+  description: String
+  "Kind of value."
+  dataType: CustomFieldDataType!
+  "For reference fields, what they refer to."
+  referenceType: String
+  "Extra validation rules (a JSON object)."
+  validation: JSON
+  "Display format hint."
+  defaultFormat: String
+  "Value used when none is set; it must fit the data type (enum definitions have no options yet, so set it later)."
+  defaultValue: JSON
+}
+
+"Changes to a custom field definition; omitted fields keep their value."
+input CustomFieldDefinitionPatch {
+  "Name shown to people."
+  displayName: String
+  "What the field is for; null clears it."
+  description: String
+  "Extra validation rules (a JSON object); null clears them."
+  validation: JSON
+  "Display format hint; null clears it."
+  defaultFormat: String
+  "Value used when none is set; it must fit the data type; null clears it."
+  defaultValue: JSON
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4035,6 +4129,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Mutation_createCustomFieldDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CustomFieldDefinitionInput, error) {
+			return ec.unmarshalNCustomFieldDefinitionInput2shipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createCustomFieldOption_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4090,6 +4198,20 @@ func (ec *executionContext) field_Mutation_deleteContainerCustomField_args(ctx c
 		return nil, err
 	}
 	args["apiSlug"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCustomFieldDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4178,6 +4300,28 @@ func (ec *executionContext) field_Mutation_updateContainerCustomField_args(ctx c
 		return nil, err
 	}
 	args["value"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateCustomFieldDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CustomFieldDefinitionPatch, error) {
+			return ec.unmarshalNCustomFieldDefinitionPatch2shipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionPatch(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -8668,6 +8812,138 @@ func (ec *executionContext) fieldContext_Mutation_deleteCustomField(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCustomFieldDefinition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCustomFieldDefinition(ctx, fc.Args["input"].(model.CustomFieldDefinitionInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldDefinition) graphql.Marshaler {
+			return ec.marshalNCustomFieldDefinition2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldDefinition(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldDefinition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCustomFieldDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCustomFieldDefinition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCustomFieldDefinition(ctx, fc.Args["id"].(string), fc.Args["input"].(model.CustomFieldDefinitionPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldDefinition) graphql.Marshaler {
+			return ec.marshalNCustomFieldDefinition2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldDefinition(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldDefinition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCustomFieldDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCustomFieldDefinition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCustomFieldDefinition(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldDefinition) graphql.Marshaler {
+			return ec.marshalNCustomFieldDefinition2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldDefinition(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldDefinition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCustomFieldDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13052,6 +13328,150 @@ func (ec *executionContext) unmarshalInputCustomFieldDefinitionFilter(ctx contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCustomFieldDefinitionInput(ctx context.Context, obj any) (model.CustomFieldDefinitionInput, error) {
+	var it model.CustomFieldDefinitionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"entityType", "apiSlug", "displayName", "description", "dataType", "referenceType", "validation", "defaultFormat", "defaultValue"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "entityType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityType"))
+			data, err := ec.unmarshalNCustomFieldEntityType2shipgraphᚋgraphᚋmodelᚐCustomFieldEntityType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityType = data
+		case "apiSlug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("apiSlug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.APISlug = data
+		case "displayName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayName = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "dataType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataType"))
+			data, err := ec.unmarshalNCustomFieldDataType2shipgraphᚋgraphᚋmodelᚐCustomFieldDataType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataType = data
+		case "referenceType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceType = data
+		case "validation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validation"))
+			data, err := ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Validation = data
+		case "defaultFormat":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultFormat"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultFormat = data
+		case "defaultValue":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultValue"))
+			data, err := ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultValue = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCustomFieldDefinitionPatch(ctx context.Context, obj any) (model.CustomFieldDefinitionPatch, error) {
+	var it model.CustomFieldDefinitionPatch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"displayName", "description", "validation", "defaultFormat", "defaultValue"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "displayName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayName = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "validation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validation"))
+			data, err := ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Validation = graphql.OmittableOf(data)
+		case "defaultFormat":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultFormat"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultFormat = graphql.OmittableOf(data)
+		case "defaultValue":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultValue"))
+			data, err := ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultValue = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCustomFieldFilter(ctx context.Context, obj any) (model.CustomFieldFilter, error) {
 	var it model.CustomFieldFilter
 	if obj == nil {
@@ -15190,6 +15610,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createCustomFieldDefinition":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCustomFieldDefinition(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCustomFieldDefinition":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCustomFieldDefinition(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCustomFieldDefinition":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCustomFieldDefinition(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17114,6 +17555,16 @@ func (ec *executionContext) marshalNCustomFieldDefinitionEdge2ᚖshipgraphᚋgra
 		return graphql.Null
 	}
 	return ec._CustomFieldDefinitionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCustomFieldDefinitionInput2shipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionInput(ctx context.Context, v any) (model.CustomFieldDefinitionInput, error) {
+	res, err := ec.unmarshalInputCustomFieldDefinitionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCustomFieldDefinitionPatch2shipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionPatch(ctx context.Context, v any) (model.CustomFieldDefinitionPatch, error) {
+	res, err := ec.unmarshalInputCustomFieldDefinitionPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNCustomFieldEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CustomFieldEdge) graphql.Marshaler {

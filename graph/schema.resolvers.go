@@ -106,6 +106,24 @@ func (r *mutationResolver) DeleteCustomField(ctx context.Context, id string) (*m
 	return withPlan(ctx, v, err)
 }
 
+// CreateCustomFieldDefinition is the resolver for the createCustomFieldDefinition field.
+func (r *mutationResolver) CreateCustomFieldDefinition(ctx context.Context, input model.CustomFieldDefinitionInput) (*model.CustomFieldDefinition, error) {
+	v, err := r.createDefinition(ctx, input)
+	return withPlan(ctx, v, err)
+}
+
+// UpdateCustomFieldDefinition is the resolver for the updateCustomFieldDefinition field.
+func (r *mutationResolver) UpdateCustomFieldDefinition(ctx context.Context, id string, input model.CustomFieldDefinitionPatch) (*model.CustomFieldDefinition, error) {
+	v, err := r.updateDefinition(ctx, id, input)
+	return withPlan(ctx, v, err)
+}
+
+// DeleteCustomFieldDefinition is the resolver for the deleteCustomFieldDefinition field.
+func (r *mutationResolver) DeleteCustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error) {
+	v, err := r.deleteDefinition(ctx, id)
+	return withPlan(ctx, v, err)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	p, l, err := principal(ctx)

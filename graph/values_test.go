@@ -134,3 +134,52 @@ func TestCustomFieldValues(t *testing.T) {
 		}
 	}
 }
+
+// TestDefinitionMutations: create, update (an omitted field keeps its
+// value, null clears) and delete (options and values go with it).
+func TestDefinitionMutations(t *testing.T) {
+	e := newWriteEnv(t)
+	f := loadFixture(t, e)
+	k := key(t, e, acmeAdmin)
+	type def struct {
+		ID, APISlug, DisplayName string
+		Description              *string
+		Validation               json.RawMessage
+	}
+	const fields = `id apiSlug displayName description validation`
+	var c struct{ CreateCustomFieldDefinition def }
+	e.Must(t, k, `mutation { createCustomFieldDefinition(input: {entityType: SHIPMENT, apiSlug: "incoterm", displayName: " Incoterm ",
+		description: "Terms", dataType: ENUM, validation: {required: true}}) { `+fields+` } }`, nil, &c)
+	d := c.CreateCustomFieldDefinition
+	if d.DisplayName != "Incoterm" || d.Description == nil || string(d.Validation) != `{"required":true}` {
+		t.Fatalf("create: %+v", d)
+	}
+	res := e.Do(t, k, `mutation { createCustomFieldDefinition(input: {entityType: SHIPMENT, apiSlug: "incoterm", displayName: "X", dataType: ENUM}) { id } }`, nil)
+	if got := res.Codes(); len(got) != 1 || got[0] != "CONFLICT" {
+		t.Errorf("duplicate slug: %s", res)
+	}
+	var u struct{ UpdateCustomFieldDefinition def }
+	e.Must(t, k, `mutation($id: ID!) { updateCustomFieldDefinition(id: $id, input: {description: null}) { `+fields+` } }`, graphtest.Vars{"id": d.ID}, &u)
+	if u.UpdateCustomFieldDefinition.Description != nil || u.UpdateCustomFieldDefinition.DisplayName != "Incoterm" || string(u.UpdateCustomFieldDefinition.Validation) != `{"required":true}` {
+		t.Errorf("update: %+v", u.UpdateCustomFieldDefinition)
+	}
+	e.Must(t, k, `mutation($id: ID!) { createCustomFieldOption(definitionId: $id, input: {label: "FOB", value: "fob"}) { id } }`, graphtest.Vars{"id": d.ID}, nil)
+	e.Must(t, k, `mutation($s: ID!) { updateShipmentCustomField(shipmentId: $s, apiSlug: "incoterm", value: "fob") { id } }`, graphtest.Vars{"s": f.ship}, nil)
+
+	var del struct{ DeleteCustomFieldDefinition def }
+	e.Must(t, k, `mutation($id: ID!) { deleteCustomFieldDefinition(id: $id) { `+fields+` } }`, graphtest.Vars{"id": d.ID}, &del)
+	if del.DeleteCustomFieldDefinition.ID != d.ID {
+		t.Errorf("delete: %+v", del)
+	}
+	var n int
+	e.SQL(t, &n, `SELECT (SELECT count(*) FROM custom_field_definitions WHERE id = $1) + (SELECT count(*) FROM custom_field_options WHERE definition_id = $1)
+		+ (SELECT count(*) FROM custom_fields WHERE definition_id = $1)`, d.ID)
+	if n != 0 {
+		t.Errorf("%d rows of the deleted definition left", n)
+	}
+	// Another account's definition is NOT_FOUND.
+	res = e.Do(t, k, `mutation($id: ID!) { deleteCustomFieldDefinition(id: $id) { id } }`, graphtest.Vars{"id": f.otherPriority})
+	if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
+		t.Errorf("another account's definition: %s", res)
+	}
+}

@@ -27,6 +27,7 @@ func endpoints(f fixtures) []call {
 	cf := map[string]any{"data": map[string]any{"type": "custom_field", "attributes": map[string]any{"value": "PO-1"}}}
 	opt := map[string]any{"data": map[string]any{"type": "custom_field_option", "attributes": map[string]any{"label": "Urgent", "value": "urgent"}}}
 	optPatch := map[string]any{"data": map[string]any{"type": "custom_field_option", "attributes": map[string]any{"label": "Normal!"}}}
+	defPatch := map[string]any{"data": map[string]any{"type": "custom_field_definition", "attributes": map[string]any{"display_name": "Renamed!"}}}
 	return []call{
 		{"GET", "/v2/documents", nil, false},
 		{"GET", "/v2/documents/" + f.document, nil, false},
@@ -58,7 +59,17 @@ func endpoints(f fixtures) []call {
 		{"GET", "/v2/custom_fields/" + f.customField, nil, false},
 		{"PATCH", "/v2/custom_fields/" + f.customField, cf, true},
 		{"DELETE", "/v2/custom_fields/" + f.customField, nil, true},
+		// Definitions (issue 8).
+		{"POST", "/v2/custom_field_definitions", newDefinition("Shipment", "new_field", "short_text"), true},
+		{"PATCH", "/v2/custom_field_definitions/" + f.textDefinition, defPatch, true},
+		{"DELETE", "/v2/custom_field_definitions/" + f.textDefinition, nil, true},
 	}
+}
+
+// newDefinition is the body of POST /v2/custom_field_definitions.
+func newDefinition(entityType, slug, dataType string) map[string]any {
+	return map[string]any{"data": map[string]any{"type": "custom_field_definition", "attributes": map[string]any{
+		"entity_type": entityType, "api_slug": slug, "display_name": "New field", "data_type": dataType}}}
 }
 
 // newCF is the body of a new custom field value on the entity of the path.
@@ -137,6 +148,8 @@ func TestForbiddenForViewers(t *testing.T) {
 		wantError(t, r, http.StatusForbidden, "", "")
 	}
 	// Nothing changed.
+	e.get("/v2/custom_field_definitions/" + f.textDefinition)
+	e.get("/v2/custom_fields/" + f.customField)
 	if got := len(e.get("/v2/custom_field_definitions/" + f.enumDefinition + "/options")["data"].([]any)); got != 4 {
 		t.Errorf("options after refused writes: %d, want 4", got)
 	}

@@ -64,8 +64,12 @@ func NewHandler(r *graph.Resolver, cfg Config) http.Handler {
 	})
 	route("/v2/terminals/{id}", methods{http.MethodGet: s.getTerminal})
 	route("/v2/ports/{id}", methods{http.MethodGet: s.getPort})
-	route("/v2/custom_field_definitions", methods{http.MethodGet: s.listDefinitions})
-	route("/v2/custom_field_definitions/{id}", methods{http.MethodGet: s.getDefinition})
+	route("/v2/custom_field_definitions", methods{http.MethodGet: s.listDefinitions, http.MethodPost: s.createDefinition})
+	route("/v2/custom_field_definitions/{id}", methods{
+		http.MethodGet:    s.getDefinition,
+		http.MethodPatch:  s.updateDefinition,
+		http.MethodDelete: s.deleteDefinition,
+	})
 	route("/v2/custom_field_definitions/{definition_id}/options", methods{
 		http.MethodGet:  s.listOptions,
 		http.MethodPost: s.createOption,

@@ -30,6 +30,9 @@ func checkIsolation(t *testing.T, e *env, owner, intruder string) {
 			if c.write && role == "viewer" {
 				continue // 403 before anything is looked up
 			}
+			if c.method == "POST" && c.path == "/v2/custom_field_definitions" {
+				continue // creates in the caller's own account
+			}
 			r := e.do(who, c.method, c.path, c.body)
 			switch {
 			case shared:
@@ -77,7 +80,13 @@ func checkIsolation(t *testing.T, e *env, owner, intruder string) {
 		}
 	}
 
-	// Nothing was written: the owner still has its option and its value.
+	// Nothing was written: the owner still has its definitions, option,
+	// values and their names.
+	if d := e.getAs(owner+"/viewer", "/v2/custom_field_definitions/"+f.textDefinition); obj(d, "data", "attributes")["display_name"] == "Renamed!" {
+		t.Errorf("%s renamed %s's definition", intruder, owner)
+	}
+	e.getAs(owner+"/viewer", "/v2/custom_fields/"+f.customField)
+	e.getAs(owner+"/viewer", "/v2/shipments/"+f.fieldEntity+"/custom_fields/"+f.fieldSlug)
 	e.getAs(owner+"/viewer", "/v2/custom_field_definitions/"+f.enumDefinition+"/options/"+f.option)
 	opts := e.getAs(owner+"/viewer", "/v2/custom_field_definitions/"+f.enumDefinition+"/options")["data"].([]any)
 	if len(opts) != 4 {
@@ -110,7 +119,7 @@ func replaceBodyIDs(body any, f fixtures, unknown string) any {
 
 // replaceIDs swaps acme's ids in a path for an unknown one.
 func replaceIDs(path string, f fixtures, unknown string) string {
-	for _, id := range []string{f.document, f.shipment, f.container, f.enumDefinition, f.option, f.customField, f.fieldEntity} {
+	for _, id := range []string{f.document, f.shipment, f.container, f.enumDefinition, f.option, f.customField, f.fieldEntity, f.textDefinition} {
 		path = strings.ReplaceAll(path, id, unknown)
 	}
 	return path

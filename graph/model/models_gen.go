@@ -37,6 +37,28 @@ type ContainerOrder struct {
 	Direction *OrderDirection     `json:"direction,omitempty"`
 }
 
+// A new custom field definition.
+type CustomFieldDefinitionInput struct {
+	// What the field applies to.
+	EntityType CustomFieldEntityType `json:"entityType"`
+	// Stable key: lower-case letters, digits and underscores, starting with a letter or digit; at most 100 characters.
+	APISlug string `json:"apiSlug"`
+	// Name shown to people.
+	DisplayName string `json:"displayName"`
+	// What the field is for.
+	Description *string `json:"description,omitempty"`
+	// Kind of value.
+	DataType CustomFieldDataType `json:"dataType"`
+	// For reference fields, what they refer to.
+	ReferenceType *string `json:"referenceType,omitempty"`
+	// Extra validation rules (a JSON object).
+	Validation JSON `json:"validation,omitempty"`
+	// Display format hint.
+	DefaultFormat *string `json:"defaultFormat,omitempty"`
+	// Value used when none is set; it must fit the data type (enum definitions have no options yet, so set it later).
+	DefaultValue JSON `json:"defaultValue,omitempty"`
+}
+
 // A new custom field value.
 type CustomFieldInput struct {
 	// The shipment or container.

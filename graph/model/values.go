@@ -1,5 +1,7 @@
 package model
 
+import "github.com/99designs/gqlgen/graphql"
+
 // CustomFieldConnection is a page of custom field values (Query.customFields,
 // GET /v2/custom_fields).
 type CustomFieldConnection struct {
@@ -20,4 +22,16 @@ type CustomFieldFilter struct {
 	EntityType   *CustomFieldEntityType
 	EntityID     *string
 	DefinitionID *string
+}
+
+// CustomFieldDefinitionPatch is the input of a definition update: omitted
+// fields keep their value; the nullable ones are Omittable so that an
+// explicit null (clear) differs from an omitted field (keep), for GraphQL
+// and /v2 PATCH bodies alike.
+type CustomFieldDefinitionPatch struct {
+	DisplayName   *string
+	Description   graphql.Omittable[*string]
+	Validation    graphql.Omittable[JSON]
+	DefaultFormat graphql.Omittable[*string]
+	DefaultValue  graphql.Omittable[JSON]
 }
