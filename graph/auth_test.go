@@ -80,6 +80,9 @@ func testViewerCannotWrite(t *testing.T, e *graphtest.Env) {
 		"createCustomFieldDefinition": `mutation { createCustomFieldDefinition(input: {entityType: SHIPMENT, apiSlug: "x", displayName: "X", dataType: NUMBER}) { id } }`,
 		"updateCustomFieldDefinition": `mutation($d: ID!) { updateCustomFieldDefinition(id: $d, input: {displayName: "X"}) { id } }`,
 		"deleteCustomFieldDefinition": `mutation($d: ID!) { deleteCustomFieldDefinition(id: $d) { id } }`,
+		"updateShipment":              `mutation($s: ID!) { updateShipment(id: $s, input: {tags: ["x"]}) { id } }`,
+		"stopTrackingShipment":        `mutation($s: ID!) { stopTrackingShipment(id: $s) { id } }`,
+		"resumeTrackingShipment":      `mutation($s: ID!) { resumeTrackingShipment(id: $s) { id } }`,
 	} {
 		// Variables an operation does not declare are ignored.
 		res := e.Do(t, k, m, graphtest.Vars{"s": ship, "c": ship, "d": def, "o": opt})

@@ -243,10 +243,13 @@ type ComplexityRoot struct {
 		DeleteCustomFieldDefinition func(childComplexity int, id string) int
 		DeleteCustomFieldOption     func(childComplexity int, definitionID string, optionID string) int
 		DeleteShipmentCustomField   func(childComplexity int, shipmentID string, apiSlug string) int
+		ResumeTrackingShipment      func(childComplexity int, id string) int
+		StopTrackingShipment        func(childComplexity int, id string) int
 		UpdateContainerCustomField  func(childComplexity int, containerID string, apiSlug string, value model.JSON) int
 		UpdateCustomField           func(childComplexity int, id string, value model.JSON) int
 		UpdateCustomFieldDefinition func(childComplexity int, id string, input model.CustomFieldDefinitionPatch) int
 		UpdateCustomFieldOption     func(childComplexity int, definitionID string, optionID string, input model.CustomFieldOptionPatch) int
+		UpdateShipment              func(childComplexity int, id string, input model.ShipmentPatch) int
 		UpdateShipmentCustomField   func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
 	}
 
@@ -435,6 +438,9 @@ type MutationResolver interface {
 	CreateCustomFieldDefinition(ctx context.Context, input model.CustomFieldDefinitionInput) (*model.CustomFieldDefinition, error)
 	UpdateCustomFieldDefinition(ctx context.Context, id string, input model.CustomFieldDefinitionPatch) (*model.CustomFieldDefinition, error)
 	DeleteCustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error)
+	UpdateShipment(ctx context.Context, id string, input model.ShipmentPatch) (*model.Shipment, error)
+	StopTrackingShipment(ctx context.Context, id string) (*model.Shipment, error)
+	ResumeTrackingShipment(ctx context.Context, id string) (*model.Shipment, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -1408,6 +1414,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteShipmentCustomField(childComplexity, args["shipmentId"].(string), args["apiSlug"].(string)), true
+	case "Mutation.resumeTrackingShipment":
+		if e.ComplexityRoot.Mutation.ResumeTrackingShipment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resumeTrackingShipment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeTrackingShipment(childComplexity, args["id"].(string)), true
+	case "Mutation.stopTrackingShipment":
+		if e.ComplexityRoot.Mutation.StopTrackingShipment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_stopTrackingShipment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StopTrackingShipment(childComplexity, args["id"].(string)), true
 	case "Mutation.updateContainerCustomField":
 		if e.ComplexityRoot.Mutation.UpdateContainerCustomField == nil {
 			break
@@ -1452,6 +1480,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateCustomFieldOption(childComplexity, args["definitionId"].(string), args["optionId"].(string), args["input"].(model.CustomFieldOptionPatch)), true
+	case "Mutation.updateShipment":
+		if e.ComplexityRoot.Mutation.UpdateShipment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateShipment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateShipment(childComplexity, args["id"].(string), args["input"].(model.ShipmentPatch)), true
 	case "Mutation.updateShipmentCustomField":
 		if e.ComplexityRoot.Mutation.UpdateShipmentCustomField == nil {
 			break
@@ -2260,6 +2299,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputPageInput,
 		ec.unmarshalInputShipmentFilter,
 		ec.unmarshalInputShipmentOrder,
+		ec.unmarshalInputShipmentPatch,
 	)
 	first := true
 
@@ -3381,6 +3421,31 @@ input CustomFieldDefinitionPatch {
   "Value used when none is set; it must fit the data type; null clears it."
   defaultValue: JSON
 }
+
+# ---------------------------------------------------------------- shipment writes (issue 8)
+
+extend type Mutation {
+  "Change a shipment's reference numbers or tags; omitted fields keep their value, null clears."
+  updateShipment(id: ID!, input: ShipmentPatch!): Shipment!
+
+  """
+  Stop tracking a shipment at the shipping line: lineTrackingStoppedAt is
+  now, the reason CANCELLED_BY_USER and lineTrackingStoppedByUser the key's
+  user. A shipment whose tracking already stopped keeps when and why.
+  """
+  stopTrackingShipment(id: ID!): Shipment!
+
+  "Resume tracking a shipment: clears lineTrackingStoppedAt, its reason and user."
+  resumeTrackingShipment(id: ID!): Shipment!
+}
+
+"Changes to a shipment; omitted fields keep their value."
+input ShipmentPatch {
+  "The customer's reference numbers; null clears them."
+  refNumbers: [String!]
+  "Free-form labels (duplicates are dropped); null clears them."
+  tags: [String!]
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4273,6 +4338,34 @@ func (ec *executionContext) field_Mutation_deleteShipmentCustomField_args(ctx co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_resumeTrackingShipment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_stopTrackingShipment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateContainerCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4404,6 +4497,28 @@ func (ec *executionContext) field_Mutation_updateShipmentCustomField_args(ctx co
 		return nil, err
 	}
 	args["value"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateShipment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ShipmentPatch, error) {
+			return ec.unmarshalNShipmentPatch2shipgraphᚋgraphᚋmodelᚐShipmentPatch(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -8938,6 +9053,138 @@ func (ec *executionContext) fieldContext_Mutation_deleteCustomFieldDefinition(ct
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteCustomFieldDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateShipment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateShipment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateShipment(ctx, fc.Args["id"].(string), fc.Args["input"].(model.ShipmentPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Shipment) graphql.Marshaler {
+			return ec.marshalNShipment2ᚖshipgraphᚋgraphᚋmodelᚐShipment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateShipment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Shipment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateShipment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_stopTrackingShipment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_stopTrackingShipment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().StopTrackingShipment(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Shipment) graphql.Marshaler {
+			return ec.marshalNShipment2ᚖshipgraphᚋgraphᚋmodelᚐShipment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_stopTrackingShipment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Shipment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_stopTrackingShipment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resumeTrackingShipment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resumeTrackingShipment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResumeTrackingShipment(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Shipment) graphql.Marshaler {
+			return ec.marshalNShipment2ᚖshipgraphᚋgraphᚋmodelᚐShipment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resumeTrackingShipment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Shipment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resumeTrackingShipment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13897,6 +14144,43 @@ func (ec *executionContext) unmarshalInputShipmentOrder(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputShipmentPatch(ctx context.Context, obj any) (model.ShipmentPatch, error) {
+	var it model.ShipmentPatch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"refNumbers", "tags"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "refNumbers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("refNumbers"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RefNumbers = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -15627,6 +15911,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteCustomFieldDefinition":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCustomFieldDefinition(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateShipment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateShipment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stopTrackingShipment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_stopTrackingShipment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resumeTrackingShipment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resumeTrackingShipment(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -17936,6 +18241,11 @@ func (ec *executionContext) unmarshalNShipmentOrderField2shipgraphᚋgraphᚋmod
 
 func (ec *executionContext) marshalNShipmentOrderField2shipgraphᚋgraphᚋmodelᚐShipmentOrderField(ctx context.Context, sel ast.SelectionSet, v model.ShipmentOrderField) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNShipmentPatch2shipgraphᚋgraphᚋmodelᚐShipmentPatch(ctx context.Context, v any) (model.ShipmentPatch, error) {
+	res, err := ec.unmarshalInputShipmentPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {

@@ -124,6 +124,24 @@ func (r *mutationResolver) DeleteCustomFieldDefinition(ctx context.Context, id s
 	return withPlan(ctx, v, err)
 }
 
+// UpdateShipment is the resolver for the updateShipment field.
+func (r *mutationResolver) UpdateShipment(ctx context.Context, id string, input model.ShipmentPatch) (*model.Shipment, error) {
+	v, err := r.updateShipment(ctx, id, input)
+	return withPlan(ctx, v, err)
+}
+
+// StopTrackingShipment is the resolver for the stopTrackingShipment field.
+func (r *mutationResolver) StopTrackingShipment(ctx context.Context, id string) (*model.Shipment, error) {
+	v, err := r.stopTracking(ctx, id)
+	return withPlan(ctx, v, err)
+}
+
+// ResumeTrackingShipment is the resolver for the resumeTrackingShipment field.
+func (r *mutationResolver) ResumeTrackingShipment(ctx context.Context, id string) (*model.Shipment, error) {
+	v, err := r.resumeTracking(ctx, id)
+	return withPlan(ctx, v, err)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	p, l, err := principal(ctx)

@@ -183,3 +183,47 @@ func TestDefinitionMutations(t *testing.T) {
 		t.Errorf("another account's definition: %s", res)
 	}
 }
+
+// TestShipmentMutations: updateShipment, stopTrackingShipment and
+// resumeTrackingShipment.
+func TestShipmentMutations(t *testing.T) {
+	e := newWriteEnv(t)
+	f := loadFixture(t, e)
+	k := key(t, e, acmeMember)
+	e.SQL(t, new(int), `WITH s AS (UPDATE shipments SET line_tracking_stopped_at = NULL, line_tracking_stopped_reason = NULL,
+		line_tracking_stopped_by_user_id = NULL WHERE id = $1 RETURNING 1) SELECT count(*) FROM s`, f.ship)
+	type ship struct {
+		ID                        string
+		RefNumbers                []string
+		Tags                      []string
+		LineTrackingStoppedAt     *string
+		LineTrackingStoppedReason *string
+		LineTrackingStoppedByUser *struct{ ID string }
+	}
+	const fields = `id refNumbers tags lineTrackingStoppedAt lineTrackingStoppedReason lineTrackingStoppedByUser { id }`
+	var u struct{ UpdateShipment ship }
+	e.Must(t, k, `mutation($s: ID!) { updateShipment(id: $s, input: {tags: ["a", "a", "b"], refNumbers: null}) { `+fields+` } }`, graphtest.Vars{"s": f.ship}, &u)
+	if strings.Join(u.UpdateShipment.Tags, ",") != "a,b" || u.UpdateShipment.RefNumbers != nil {
+		t.Errorf("update: %+v", u.UpdateShipment)
+	}
+	var me struct {
+		Viewer struct{ User struct{ ID string } }
+	}
+	e.Must(t, k, `{ viewer { user { id } } }`, nil, &me)
+	var s struct{ StopTrackingShipment ship }
+	e.Must(t, k, `mutation($s: ID!) { stopTrackingShipment(id: $s) { `+fields+` } }`, graphtest.Vars{"s": f.ship}, &s)
+	st := s.StopTrackingShipment
+	if st.LineTrackingStoppedAt == nil || st.LineTrackingStoppedReason == nil || *st.LineTrackingStoppedReason != "CANCELLED_BY_USER" ||
+		st.LineTrackingStoppedByUser == nil || st.LineTrackingStoppedByUser.ID != me.Viewer.User.ID {
+		t.Errorf("stop: %+v", st)
+	}
+	var r struct{ ResumeTrackingShipment ship }
+	e.Must(t, k, `mutation($s: ID!) { resumeTrackingShipment(id: $s) { `+fields+` } }`, graphtest.Vars{"s": f.ship}, &r)
+	if rt := r.ResumeTrackingShipment; rt.LineTrackingStoppedAt != nil || rt.LineTrackingStoppedReason != nil || rt.LineTrackingStoppedByUser != nil {
+		t.Errorf("resume: %+v", rt)
+	}
+	res := e.Do(t, k, `mutation($s: ID!) { stopTrackingShipment(id: $s) { id } }`, graphtest.Vars{"s": f.otherShip})
+	if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
+		t.Errorf("another account's shipment: %s", res)
+	}
+}

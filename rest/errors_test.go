@@ -59,6 +59,10 @@ func endpoints(f fixtures) []call {
 		{"GET", "/v2/custom_fields/" + f.customField, nil, false},
 		{"PATCH", "/v2/custom_fields/" + f.customField, cf, true},
 		{"DELETE", "/v2/custom_fields/" + f.customField, nil, true},
+		// Shipment writes (issue 8).
+		{"PATCH", "/v2/shipments/" + f.shipment, map[string]any{"data": map[string]any{"type": "shipment", "attributes": map[string]any{"tags": []string{"intruder"}}}}, true},
+		{"PATCH", "/v2/shipments/" + f.shipment + "/stop_tracking", nil, true},
+		{"PATCH", "/v2/shipments/" + f.shipment + "/resume_tracking", nil, true},
 		// Definitions (issue 8).
 		{"POST", "/v2/custom_field_definitions", newDefinition("Shipment", "new_field", "short_text"), true},
 		{"PATCH", "/v2/custom_field_definitions/" + f.textDefinition, defPatch, true},

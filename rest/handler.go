@@ -39,7 +39,9 @@ func NewHandler(r *graph.Resolver, cfg Config) http.Handler {
 	route("/v2/documents", methods{http.MethodGet: s.listDocuments})
 	route("/v2/documents/{id}", methods{http.MethodGet: s.getDocument})
 	route("/v2/shipments", methods{http.MethodGet: s.listShipments})
-	route("/v2/shipments/{id}", methods{http.MethodGet: s.getShipment})
+	route("/v2/shipments/{id}", methods{http.MethodGet: s.getShipment, http.MethodPatch: s.updateShipment})
+	route("/v2/shipments/{id}/stop_tracking", methods{http.MethodPatch: s.stopTracking})
+	route("/v2/shipments/{id}/resume_tracking", methods{http.MethodPatch: s.resumeTracking})
 	route("/v2/containers", methods{http.MethodGet: s.listContainers})
 	route("/v2/containers/{id}", methods{http.MethodGet: s.getContainer})
 	for _, e := range []struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -86,6 +87,9 @@ func checkIsolation(t *testing.T, e *env, owner, intruder string) {
 		t.Errorf("%s renamed %s's definition", intruder, owner)
 	}
 	e.getAs(owner+"/viewer", "/v2/custom_fields/"+f.customField)
+	if a := obj(e.getAs(owner+"/viewer", "/v2/shipments/"+f.shipment), "data", "attributes"); a["line_tracking_stopped_reason"] == "cancelled_by_user" || slices.Contains(a["tags"].([]any), any("intruder")) {
+		t.Errorf("%s changed %s's shipment: %v", intruder, owner, a)
+	}
 	e.getAs(owner+"/viewer", "/v2/shipments/"+f.fieldEntity+"/custom_fields/"+f.fieldSlug)
 	e.getAs(owner+"/viewer", "/v2/custom_field_definitions/"+f.enumDefinition+"/options/"+f.option)
 	opts := e.getAs(owner+"/viewer", "/v2/custom_field_definitions/"+f.enumDefinition+"/options")["data"].([]any)

@@ -35,3 +35,10 @@ type CustomFieldDefinitionPatch struct {
 	DefaultFormat graphql.Omittable[*string]
 	DefaultValue  graphql.Omittable[JSON]
 }
+
+// ShipmentPatch is the input of a shipment update: omitted fields keep
+// their value, null clears.
+type ShipmentPatch struct {
+	RefNumbers graphql.Omittable[[]string]
+	Tags       graphql.Omittable[[]string]
+}

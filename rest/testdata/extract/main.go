@@ -71,6 +71,9 @@ var responses = []struct{ name, path, method, status string }{
 	{"patch-custom-field-200", "/custom_fields/{id}", "patch", "200"},
 	{"post-custom-field-definition-201", "/custom_field_definitions", "post", "201"},
 	{"patch-custom-field-definition-200", "/custom_field_definitions/{id}", "patch", "200"},
+	{"patch-shipment-200", "/shipments/{id}", "patch", "200"},
+	{"patch-shipment-stop-tracking-200", "/shipments/{id}/stop_tracking", "patch", "200"},
+	{"patch-shipment-resume-tracking-200", "/shipments/{id}/resume_tracking", "patch", "200"},
 }
 
 type obj = map[string]any
