@@ -83,6 +83,8 @@ func testViewerCannotWrite(t *testing.T, e *graphtest.Env) {
 		"updateShipment":              `mutation($s: ID!) { updateShipment(id: $s, input: {tags: ["x"]}) { id } }`,
 		"stopTrackingShipment":        `mutation($s: ID!) { stopTrackingShipment(id: $s) { id } }`,
 		"resumeTrackingShipment":      `mutation($s: ID!) { resumeTrackingShipment(id: $s) { id } }`,
+		"updateDocument":              `mutation($s: ID!) { updateDocument(id: $s, input: {documentTypeManual: "other"}) { id } }`,
+		"deleteDocument":              `mutation($s: ID!) { deleteDocument(id: $s) { id } }`,
 	} {
 		// Variables an operation does not declare are ignored.
 		res := e.Do(t, k, m, graphtest.Vars{"s": ship, "c": ship, "d": def, "o": opt})

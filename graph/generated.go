@@ -204,6 +204,11 @@ type ComplexityRoot struct {
 		UpdatedAt     func(childComplexity int) int
 	}
 
+	DocumentTypeInfo struct {
+		Code  func(childComplexity int) int
+		Label func(childComplexity int) int
+	}
+
 	EmailSubmission struct {
 		BodyPreview func(childComplexity int) int
 		CcList      func(childComplexity int) int
@@ -242,6 +247,7 @@ type ComplexityRoot struct {
 		DeleteCustomField           func(childComplexity int, id string) int
 		DeleteCustomFieldDefinition func(childComplexity int, id string) int
 		DeleteCustomFieldOption     func(childComplexity int, definitionID string, optionID string) int
+		DeleteDocument              func(childComplexity int, id string) int
 		DeleteShipmentCustomField   func(childComplexity int, shipmentID string, apiSlug string) int
 		ResumeTrackingShipment      func(childComplexity int, id string) int
 		StopTrackingShipment        func(childComplexity int, id string) int
@@ -249,6 +255,7 @@ type ComplexityRoot struct {
 		UpdateCustomField           func(childComplexity int, id string, value model.JSON) int
 		UpdateCustomFieldDefinition func(childComplexity int, id string, input model.CustomFieldDefinitionPatch) int
 		UpdateCustomFieldOption     func(childComplexity int, definitionID string, optionID string, input model.CustomFieldOptionPatch) int
+		UpdateDocument              func(childComplexity int, id string, input model.DocumentPatch) int
 		UpdateShipment              func(childComplexity int, id string, input model.ShipmentPatch) int
 		UpdateShipmentCustomField   func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
 	}
@@ -280,6 +287,7 @@ type ComplexityRoot struct {
 		CustomFieldDefinitions func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldDefinitionFilter) int
 		CustomFields           func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) int
 		Document               func(childComplexity int, id string) int
+		DocumentTypes          func(childComplexity int) int
 		Documents              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.DocumentFilter, orderBy *model.DocumentOrder) int
 		Node                   func(childComplexity int, id string) int
 		Port                   func(childComplexity int, id string) int
@@ -441,6 +449,8 @@ type MutationResolver interface {
 	UpdateShipment(ctx context.Context, id string, input model.ShipmentPatch) (*model.Shipment, error)
 	StopTrackingShipment(ctx context.Context, id string) (*model.Shipment, error)
 	ResumeTrackingShipment(ctx context.Context, id string) (*model.Shipment, error)
+	UpdateDocument(ctx context.Context, id string, input model.DocumentPatch) (*model.Document, error)
+	DeleteDocument(ctx context.Context, id string) (*model.Document, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -457,6 +467,7 @@ type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
 	CustomField(ctx context.Context, id string) (*model.CustomField, error)
 	CustomFields(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) (*model.CustomFieldConnection, error)
+	DocumentTypes(ctx context.Context) ([]*model.DocumentTypeInfo, error)
 }
 type ShipmentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error)
@@ -1197,6 +1208,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DocumentRepresentation.UpdatedAt(childComplexity), true
 
+	case "DocumentTypeInfo.code":
+		if e.ComplexityRoot.DocumentTypeInfo.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentTypeInfo.Code(childComplexity), true
+	case "DocumentTypeInfo.label":
+		if e.ComplexityRoot.DocumentTypeInfo.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentTypeInfo.Label(childComplexity), true
+
 	case "EmailSubmission.bodyPreview":
 		if e.ComplexityRoot.EmailSubmission.BodyPreview == nil {
 			break
@@ -1403,6 +1427,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCustomFieldOption(childComplexity, args["definitionId"].(string), args["optionId"].(string)), true
+	case "Mutation.deleteDocument":
+		if e.ComplexityRoot.Mutation.DeleteDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteDocument(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteShipmentCustomField":
 		if e.ComplexityRoot.Mutation.DeleteShipmentCustomField == nil {
 			break
@@ -1480,6 +1515,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateCustomFieldOption(childComplexity, args["definitionId"].(string), args["optionId"].(string), args["input"].(model.CustomFieldOptionPatch)), true
+	case "Mutation.updateDocument":
+		if e.ComplexityRoot.Mutation.UpdateDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateDocument(childComplexity, args["id"].(string), args["input"].(model.DocumentPatch)), true
 	case "Mutation.updateShipment":
 		if e.ComplexityRoot.Mutation.UpdateShipment == nil {
 			break
@@ -1660,6 +1706,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Document(childComplexity, args["id"].(string)), true
+	case "Query.documentTypes":
+		if e.ComplexityRoot.Query.DocumentTypes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.DocumentTypes(childComplexity), true
 	case "Query.documents":
 		if e.ComplexityRoot.Query.Documents == nil {
 			break
@@ -2296,6 +2348,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCustomFieldOptionPatch,
 		ec.unmarshalInputDocumentFilter,
 		ec.unmarshalInputDocumentOrder,
+		ec.unmarshalInputDocumentPatch,
 		ec.unmarshalInputPageInput,
 		ec.unmarshalInputShipmentFilter,
 		ec.unmarshalInputShipmentOrder,
@@ -3446,6 +3499,35 @@ input ShipmentPatch {
   "Free-form labels (duplicates are dropped); null clears them."
   tags: [String!]
 }
+
+# ---------------------------------------------------------------- document writes (issue 8)
+
+extend type Query {
+  "The document types a document's type can be set to by hand, with their labels."
+  documentTypes: [DocumentTypeInfo!]!
+}
+
+extend type Mutation {
+  "Set (or with null clear) a document's manually set type; it must be one of documentTypes."
+  updateDocument(id: ID!, input: DocumentPatch!): Document!
+
+  "Delete a document with its links to shipments and containers and its representations. Returns the deleted document."
+  deleteDocument(id: ID!): Document!
+}
+
+"A document type: its code and label."
+type DocumentTypeInfo {
+  "The code, e.g. bill_of_lading."
+  code: String!
+  "The label shown to people."
+  label: String!
+}
+
+"Changes to a document; omitted fields keep their value."
+input DocumentPatch {
+  "The type set by hand (one of documentTypes' codes); null clears it."
+  documentTypeManual: String
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3776,6 +3858,16 @@ func (ec *executionContext) childFields_DocumentRepresentation(ctx context.Conte
 		return ec.fieldContext_DocumentRepresentation_updatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DocumentRepresentation", field.Name)
+}
+
+func (ec *executionContext) childFields_DocumentTypeInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "code":
+		return ec.fieldContext_DocumentTypeInfo_code(ctx, field)
+	case "label":
+		return ec.fieldContext_DocumentTypeInfo_label(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DocumentTypeInfo", field.Name)
 }
 
 func (ec *executionContext) childFields_EmailSubmission(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4316,6 +4408,20 @@ func (ec *executionContext) field_Mutation_deleteCustomField_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteShipmentCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4467,6 +4573,28 @@ func (ec *executionContext) field_Mutation_updateCustomField_args(ctx context.Co
 		return nil, err
 	}
 	args["value"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DocumentPatch, error) {
+			return ec.unmarshalNDocumentPatch2shipgraphᚋgraphᚋmodelᚐDocumentPatch(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -8004,6 +8132,52 @@ func (ec *executionContext) fieldContext_DocumentRepresentation_updatedAt(_ cont
 	return graphql.NewScalarFieldContext("DocumentRepresentation", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _DocumentTypeInfo_code(ctx context.Context, field graphql.CollectedField, obj *model.DocumentTypeInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentTypeInfo_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentTypeInfo_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DocumentTypeInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DocumentTypeInfo_label(ctx context.Context, field graphql.CollectedField, obj *model.DocumentTypeInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentTypeInfo_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentTypeInfo_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DocumentTypeInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _EmailSubmission_id(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmission) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9191,6 +9365,94 @@ func (ec *executionContext) fieldContext_Mutation_resumeTrackingShipment(ctx con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_updateDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateDocument(ctx, fc.Args["id"].(string), fc.Args["input"].(model.DocumentPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖshipgraphᚋgraphᚋmodelᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteDocument(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖshipgraphᚋgraphᚋmodelᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10090,6 +10352,38 @@ func (ec *executionContext) fieldContext_Query_customFields(ctx context.Context,
 	if fc.Args, err = ec.field_Query_customFields_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_documentTypes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_documentTypes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().DocumentTypes(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DocumentTypeInfo) graphql.Marshaler {
+			return ec.marshalNDocumentTypeInfo2ᚕᚖshipgraphᚋgraphᚋmodelᚐDocumentTypeInfoᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_documentTypes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DocumentTypeInfo(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -13987,6 +14281,36 @@ func (ec *executionContext) unmarshalInputDocumentOrder(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDocumentPatch(ctx context.Context, obj any) (model.DocumentPatch, error) {
+	var it model.DocumentPatch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"documentTypeManual"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "documentTypeManual":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTypeManual"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DocumentTypeManual = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputPageInput(ctx context.Context, obj any) (model.PageInput, error) {
 	var it model.PageInput
 	if obj == nil {
@@ -15600,6 +15924,49 @@ func (ec *executionContext) _DocumentRepresentation(ctx context.Context, sel ast
 	return out
 }
 
+var documentTypeInfoImplementors = []string{"DocumentTypeInfo"}
+
+func (ec *executionContext) _DocumentTypeInfo(ctx context.Context, sel ast.SelectionSet, obj *model.DocumentTypeInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, documentTypeInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DocumentTypeInfo")
+		case "code":
+			out.Values[i] = ec._DocumentTypeInfo_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._DocumentTypeInfo_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var emailSubmissionImplementors = []string{"EmailSubmission", "Node"}
 
 func (ec *executionContext) _EmailSubmission(ctx context.Context, sel ast.SelectionSet, obj *model.EmailSubmission) graphql.Marshaler {
@@ -15932,6 +16299,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "resumeTrackingShipment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_resumeTrackingShipment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteDocument(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -16404,6 +16785,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_customFields(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "documentTypes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_documentTypes(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -18047,6 +18450,11 @@ func (ec *executionContext) marshalNDocumentOrderField2shipgraphᚋgraphᚋmodel
 	return v
 }
 
+func (ec *executionContext) unmarshalNDocumentPatch2shipgraphᚋgraphᚋmodelᚐDocumentPatch(ctx context.Context, v any) (model.DocumentPatch, error) {
+	res, err := ec.unmarshalInputDocumentPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDocumentSource2shipgraphᚋgraphᚋmodelᚐDocumentSource(ctx context.Context, v any) (model.DocumentSource, error) {
 	var res model.DocumentSource
 	err := res.UnmarshalGQL(v)
@@ -18055,6 +18463,32 @@ func (ec *executionContext) unmarshalNDocumentSource2shipgraphᚋgraphᚋmodel�
 
 func (ec *executionContext) marshalNDocumentSource2shipgraphᚋgraphᚋmodelᚐDocumentSource(ctx context.Context, sel ast.SelectionSet, v model.DocumentSource) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNDocumentTypeInfo2ᚕᚖshipgraphᚋgraphᚋmodelᚐDocumentTypeInfoᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DocumentTypeInfo) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDocumentTypeInfo2ᚖshipgraphᚋgraphᚋmodelᚐDocumentTypeInfo(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDocumentTypeInfo2ᚖshipgraphᚋgraphᚋmodelᚐDocumentTypeInfo(ctx context.Context, sel ast.SelectionSet, v *model.DocumentTypeInfo) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DocumentTypeInfo(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFeeType2shipgraphᚋgraphᚋmodelᚐFeeType(ctx context.Context, v any) (model.FeeType, error) {

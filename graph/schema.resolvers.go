@@ -142,6 +142,18 @@ func (r *mutationResolver) ResumeTrackingShipment(ctx context.Context, id string
 	return withPlan(ctx, v, err)
 }
 
+// UpdateDocument is the resolver for the updateDocument field.
+func (r *mutationResolver) UpdateDocument(ctx context.Context, id string, input model.DocumentPatch) (*model.Document, error) {
+	v, err := r.updateDocument(ctx, id, input)
+	return withPlan(ctx, v, err)
+}
+
+// DeleteDocument is the resolver for the deleteDocument field.
+func (r *mutationResolver) DeleteDocument(ctx context.Context, id string) (*model.Document, error) {
+	v, err := r.deleteDocument(ctx, id)
+	return withPlan(ctx, v, err)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	p, l, err := principal(ctx)
@@ -266,6 +278,14 @@ func (r *queryResolver) CustomField(ctx context.Context, id string) (*model.Cust
 // CustomFields is the resolver for the customFields field.
 func (r *queryResolver) CustomFields(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) (*model.CustomFieldConnection, error) {
 	return r.listCustomFields(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page}, filter)
+}
+
+// DocumentTypes is the resolver for the documentTypes field.
+func (r *queryResolver) DocumentTypes(ctx context.Context) ([]*model.DocumentTypeInfo, error) {
+	if _, err := model.RequirePrincipal(ctx); err != nil {
+		return nil, err
+	}
+	return model.DocumentTypes, nil
 }
 
 // TotalCount is the resolver for the totalCount field.

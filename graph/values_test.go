@@ -227,3 +227,43 @@ func TestShipmentMutations(t *testing.T) {
 		t.Errorf("another account's shipment: %s", res)
 	}
 }
+
+// TestDocumentMutations: documentTypes, updateDocument, deleteDocument.
+func TestDocumentMutations(t *testing.T) {
+	e := newWriteEnv(t)
+	f := loadFixture(t, e)
+	k := key(t, e, acmeMember)
+	var doc, theirs string
+	e.SQL(t, &doc, `SELECT id FROM documents WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
+	e.SQL(t, &theirs, `SELECT id FROM documents WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
+	var types struct {
+		DocumentTypes []struct{ Code, Label string }
+	}
+	e.Must(t, k, `{ documentTypes { code label } }`, nil, &types)
+	if len(types.DocumentTypes) == 0 || types.DocumentTypes[0].Code != "bill_of_lading" {
+		t.Errorf("documentTypes: %+v", types)
+	}
+	var u struct {
+		UpdateDocument struct{ DocumentTypeManual *string }
+	}
+	e.Must(t, k, `mutation($d: ID!) { updateDocument(id: $d, input: {documentTypeManual: "customs_entry"}) { documentTypeManual } }`, graphtest.Vars{"d": doc}, &u)
+	if u.UpdateDocument.DocumentTypeManual == nil || *u.UpdateDocument.DocumentTypeManual != "customs_entry" {
+		t.Errorf("update: %+v", u)
+	}
+	res := e.Do(t, k, `mutation($d: ID!) { updateDocument(id: $d, input: {documentTypeManual: "passport"}) { id } }`, graphtest.Vars{"d": doc})
+	if got := res.Codes(); len(got) != 1 || got[0] != "BAD_USER_INPUT" {
+		t.Errorf("unknown type: %s", res)
+	}
+	var d struct{ DeleteDocument struct{ ID string } }
+	e.Must(t, k, `mutation($d: ID!) { deleteDocument(id: $d) { id } }`, graphtest.Vars{"d": doc}, &d)
+	var n int
+	e.SQL(t, &n, `SELECT (SELECT count(*) FROM documents WHERE id = $1) + (SELECT count(*) FROM document_shipments WHERE document_id = $1)
+		+ (SELECT count(*) FROM document_representations WHERE document_id = $1)`, doc)
+	if d.DeleteDocument.ID != doc || n != 0 {
+		t.Errorf("delete: %+v, %d rows left", d, n)
+	}
+	res = e.Do(t, k, `mutation($d: ID!) { deleteDocument(id: $d) { id } }`, graphtest.Vars{"d": theirs})
+	if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
+		t.Errorf("another account's document: %s", res)
+	}
+}

@@ -63,6 +63,10 @@ func endpoints(f fixtures) []call {
 		{"PATCH", "/v2/shipments/" + f.shipment, map[string]any{"data": map[string]any{"type": "shipment", "attributes": map[string]any{"tags": []string{"intruder"}}}}, true},
 		{"PATCH", "/v2/shipments/" + f.shipment + "/stop_tracking", nil, true},
 		{"PATCH", "/v2/shipments/" + f.shipment + "/resume_tracking", nil, true},
+		// Documents (issue 8).
+		{"PATCH", "/v2/documents/" + f.document, map[string]any{"data": map[string]any{"type": "document", "attributes": map[string]any{"document_type_manual": "other"}}}, true},
+		{"DELETE", "/v2/documents/" + f.document, nil, true},
+		{"GET", "/v2/documents/types", nil, false},
 		// Definitions (issue 8).
 		{"POST", "/v2/custom_field_definitions", newDefinition("Shipment", "new_field", "short_text"), true},
 		{"PATCH", "/v2/custom_field_definitions/" + f.textDefinition, defPatch, true},

@@ -37,7 +37,8 @@ func NewHandler(r *graph.Resolver, cfg Config) http.Handler {
 	route := func(pattern string, m methods) { mux.Handle(pattern, m) }
 
 	route("/v2/documents", methods{http.MethodGet: s.listDocuments})
-	route("/v2/documents/{id}", methods{http.MethodGet: s.getDocument})
+	route("/v2/documents/{id}", methods{http.MethodGet: s.getDocument, http.MethodPatch: s.updateDocument, http.MethodDelete: s.deleteDocument})
+	route("/v2/documents/types", methods{http.MethodGet: s.documentTypes})
 	route("/v2/shipments", methods{http.MethodGet: s.listShipments})
 	route("/v2/shipments/{id}", methods{http.MethodGet: s.getShipment, http.MethodPatch: s.updateShipment})
 	route("/v2/shipments/{id}/stop_tracking", methods{http.MethodPatch: s.stopTracking})

@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -81,7 +82,7 @@ func (s *server) writeShipment(w http.ResponseWriter, r *http.Request, write fun
 // shipmentPatch reads ref_numbers and tags: lists of strings, or null to
 // clear them.
 func shipmentPatch(attrs attributes) (p model.ShipmentPatch, err error) {
-	for name := range attrs {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		if !slices.Contains(shipmentEditable, name) {
 			return p, attrError(name, "%s cannot be changed; a shipment's editable attributes are ref_numbers and tags", name)
 		}

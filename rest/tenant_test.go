@@ -24,7 +24,8 @@ func checkIsolation(t *testing.T, e *env, owner, intruder string) {
 	f := findFixturesOf(t, e, owner)
 	const unknown = "00000000-0000-4000-8000-000000000000"
 	for _, c := range endpoints(f) {
-		shared := strings.HasPrefix(c.path, "/v2/terminals/") || strings.HasPrefix(c.path, "/v2/ports/")
+		shared := strings.HasPrefix(c.path, "/v2/terminals/") || strings.HasPrefix(c.path, "/v2/ports/") ||
+			strings.HasPrefix(c.path, "/v2/shipping_lines") || strings.HasPrefix(c.path, "/v2/metro_areas/") || c.path == "/v2/documents/types"
 		isList := !c.write && strings.Count(c.path, "/") == 2 // GET /v2/documents
 		for _, role := range []string{"admin", "member", "viewer"} {
 			who := intruder + "/" + role
@@ -87,6 +88,9 @@ func checkIsolation(t *testing.T, e *env, owner, intruder string) {
 		t.Errorf("%s renamed %s's definition", intruder, owner)
 	}
 	e.getAs(owner+"/viewer", "/v2/custom_fields/"+f.customField)
+	if a := obj(e.getAs(owner+"/viewer", "/v2/documents/"+f.document), "data", "attributes"); a["document_type_manual"] == "other" {
+		t.Errorf("%s changed %s's document", intruder, owner)
+	}
 	if a := obj(e.getAs(owner+"/viewer", "/v2/shipments/"+f.shipment), "data", "attributes"); a["line_tracking_stopped_reason"] == "cancelled_by_user" || slices.Contains(a["tags"].([]any), any("intruder")) {
 		t.Errorf("%s changed %s's shipment: %v", intruder, owner, a)
 	}

@@ -74,6 +74,8 @@ var responses = []struct{ name, path, method, status string }{
 	{"patch-shipment-200", "/shipments/{id}", "patch", "200"},
 	{"patch-shipment-stop-tracking-200", "/shipments/{id}/stop_tracking", "patch", "200"},
 	{"patch-shipment-resume-tracking-200", "/shipments/{id}/resume_tracking", "patch", "200"},
+	{"patch-document-200", "/documents/{id}", "patch", "200"},
+	{"get-document-types-200", "/documents/types", "get", "200"},
 }
 
 type obj = map[string]any
