@@ -33,6 +33,7 @@ type ResolverRoot interface {
 	CustomFieldConnection() CustomFieldConnectionResolver
 	CustomFieldDefinitionConnection() CustomFieldDefinitionConnectionResolver
 	DocumentConnection() DocumentConnectionResolver
+	EmailSubmissionConnection() EmailSubmissionConnectionResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	ShipmentConnection() ShipmentConnectionResolver
@@ -210,9 +211,11 @@ type ComplexityRoot struct {
 	}
 
 	EmailSubmission struct {
+		Account     func(childComplexity int) int
 		BodyPreview func(childComplexity int) int
 		CcList      func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
+		Documents   func(childComplexity int) int
 		FromList    func(childComplexity int) int
 		ID          func(childComplexity int) int
 		MessageID   func(childComplexity int) int
@@ -220,6 +223,19 @@ type ComplexityRoot struct {
 		Subject     func(childComplexity int) int
 		ToList      func(childComplexity int) int
 		UpdatedAt   func(childComplexity int) int
+		User        func(childComplexity int) int
+	}
+
+	EmailSubmissionConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	EmailSubmissionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	ImportDeadlines struct {
@@ -289,6 +305,8 @@ type ComplexityRoot struct {
 		Document               func(childComplexity int, id string) int
 		DocumentTypes          func(childComplexity int) int
 		Documents              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.DocumentFilter, orderBy *model.DocumentOrder) int
+		EmailSubmission        func(childComplexity int, id string) int
+		EmailSubmissions       func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput) int
 		Node                   func(childComplexity int, id string) int
 		Port                   func(childComplexity int, id string) int
 		Shipment               func(childComplexity int, id string) int
@@ -432,6 +450,9 @@ type CustomFieldDefinitionConnectionResolver interface {
 type DocumentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.DocumentConnection) (int, error)
 }
+type EmailSubmissionConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.EmailSubmissionConnection) (int, error)
+}
 type MutationResolver interface {
 	UpdateShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string, value model.JSON) (*model.CustomField, error)
 	CreateCustomFieldOption(ctx context.Context, definitionID string, input model.CustomFieldOptionInput) (*model.CustomFieldOption, error)
@@ -468,6 +489,8 @@ type QueryResolver interface {
 	CustomField(ctx context.Context, id string) (*model.CustomField, error)
 	CustomFields(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) (*model.CustomFieldConnection, error)
 	DocumentTypes(ctx context.Context) ([]*model.DocumentTypeInfo, error)
+	EmailSubmissions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.EmailSubmissionConnection, error)
+	EmailSubmission(ctx context.Context, id string) (*model.EmailSubmission, error)
 }
 type ShipmentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error)
@@ -1221,6 +1244,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DocumentTypeInfo.Label(childComplexity), true
 
+	case "EmailSubmission.account":
+		if e.ComplexityRoot.EmailSubmission.Account == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmission.Account(childComplexity), true
 	case "EmailSubmission.bodyPreview":
 		if e.ComplexityRoot.EmailSubmission.BodyPreview == nil {
 			break
@@ -1239,6 +1268,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailSubmission.CreatedAt(childComplexity), true
+	case "EmailSubmission.documents":
+		if e.ComplexityRoot.EmailSubmission.Documents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmission.Documents(childComplexity), true
 	case "EmailSubmission.from":
 		if e.ComplexityRoot.EmailSubmission.FromList == nil {
 			break
@@ -1281,6 +1316,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailSubmission.UpdatedAt(childComplexity), true
+	case "EmailSubmission.user":
+		if e.ComplexityRoot.EmailSubmission.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmission.User(childComplexity), true
+
+	case "EmailSubmissionConnection.edges":
+		if e.ComplexityRoot.EmailSubmissionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionConnection.Edges(childComplexity), true
+	case "EmailSubmissionConnection.nodes":
+		if e.ComplexityRoot.EmailSubmissionConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionConnection.Nodes(childComplexity), true
+	case "EmailSubmissionConnection.pageInfo":
+		if e.ComplexityRoot.EmailSubmissionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionConnection.PageInfo(childComplexity), true
+	case "EmailSubmissionConnection.totalCount":
+		if e.ComplexityRoot.EmailSubmissionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionConnection.TotalCount(childComplexity), true
+
+	case "EmailSubmissionEdge.cursor":
+		if e.ComplexityRoot.EmailSubmissionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionEdge.Cursor(childComplexity), true
+	case "EmailSubmissionEdge.node":
+		if e.ComplexityRoot.EmailSubmissionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionEdge.Node(childComplexity), true
 
 	case "ImportDeadlines.pickupLfdLine":
 		if e.ComplexityRoot.ImportDeadlines.PickupLfdLine == nil {
@@ -1723,6 +1802,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Documents(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.DocumentFilter), args["orderBy"].(*model.DocumentOrder)), true
+	case "Query.emailSubmission":
+		if e.ComplexityRoot.Query.EmailSubmission == nil {
+			break
+		}
+
+		args, err := ec.field_Query_emailSubmission_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EmailSubmission(childComplexity, args["id"].(string)), true
+	case "Query.emailSubmissions":
+		if e.ComplexityRoot.Query.EmailSubmissions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_emailSubmissions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EmailSubmissions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput)), true
 
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
@@ -3179,6 +3280,13 @@ type EmailSubmission implements Node {
   createdAt: DateTime!
   "When it last changed."
   updatedAt: DateTime!
+
+  "The account the email came to."
+  account: Account!
+  "The user who sent it, when a user of the account did."
+  user: User
+  "The documents the email brought, oldest first."
+  documents: [Document!]!
 }
 
 "Structured data extracted from a document."
@@ -3527,6 +3635,30 @@ type DocumentTypeInfo {
 input DocumentPatch {
   "The type set by hand (one of documentTypes' codes); null clears it."
   documentTypeManual: String
+}
+
+# ---------------------------------------------------------------- email submissions (issue 8)
+
+extend type Query {
+  "Email submissions of the account, newest first."
+  emailSubmissions(first: Int, after: String, last: Int, before: String, page: PageInput): EmailSubmissionConnection!
+  "One email submission, or null when it does not exist in this account."
+  emailSubmission(id: ID!): EmailSubmission
+}
+
+"A page of email submissions."
+type EmailSubmissionConnection {
+  edges: [EmailSubmissionEdge!]!
+  nodes: [EmailSubmission!]!
+  pageInfo: PageInfo!
+  "Number of email submissions of the account."
+  totalCount: Int!
+}
+
+"An email submission and its cursor."
+type EmailSubmissionEdge {
+  cursor: String!
+  node: EmailSubmission!
 }
 `, BuiltIn: false},
 }
@@ -3892,8 +4024,38 @@ func (ec *executionContext) childFields_EmailSubmission(ctx context.Context, fie
 		return ec.fieldContext_EmailSubmission_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_EmailSubmission_updatedAt(ctx, field)
+	case "account":
+		return ec.fieldContext_EmailSubmission_account(ctx, field)
+	case "user":
+		return ec.fieldContext_EmailSubmission_user(ctx, field)
+	case "documents":
+		return ec.fieldContext_EmailSubmission_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EmailSubmission", field.Name)
+}
+
+func (ec *executionContext) childFields_EmailSubmissionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_EmailSubmissionConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_EmailSubmissionConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_EmailSubmissionConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_EmailSubmissionConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailSubmissionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_EmailSubmissionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_EmailSubmissionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_EmailSubmissionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailSubmissionEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_ImportDeadlines(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4949,6 +5111,66 @@ func (ec *executionContext) field_Query_documents_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["orderBy"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_emailSubmission_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_emailSubmissions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*model.PageInput, error) {
+			return ec.unmarshalOPageInput2ᚖshipgraphᚋgraphᚋmodelᚐPageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg4
 	return args, nil
 }
 
@@ -8408,6 +8630,276 @@ func (ec *executionContext) fieldContext_EmailSubmission_updatedAt(_ context.Con
 	return graphql.NewScalarFieldContext("EmailSubmission", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _EmailSubmission_account(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmission_account(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Account()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Account) graphql.Marshaler {
+			return ec.marshalNAccount2ᚖshipgraphᚋgraphᚋmodelᚐAccount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmission_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmission",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Account(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmission_user(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmission_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.User(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖshipgraphᚋgraphᚋmodelᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmission_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmission",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmission_documents(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmission_documents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Documents(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚕᚖshipgraphᚋgraphᚋmodelᚐDocumentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmission_documents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmission",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmissionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EmailSubmissionEdge) graphql.Marshaler {
+			return ec.marshalNEmailSubmissionEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmissionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSubmissionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmissionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EmailSubmission) graphql.Marshaler {
+			return ec.marshalNEmailSubmission2ᚕᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmissionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSubmission(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmissionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖshipgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmissionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmissionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EmailSubmissionConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailSubmissionConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSubmissionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailSubmissionEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSubmissionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EmailSubmission) graphql.Marshaler {
+			return ec.marshalNEmailSubmission2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmission(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmissionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSubmission(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ImportDeadlines_pickupLfdTerminal(ctx context.Context, field graphql.CollectedField, obj *model.ImportDeadlines) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10384,6 +10876,94 @@ func (ec *executionContext) fieldContext_Query_documentTypes(_ context.Context, 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_DocumentTypeInfo(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_emailSubmissions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_emailSubmissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EmailSubmissions(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EmailSubmissionConnection) graphql.Marshaler {
+			return ec.marshalNEmailSubmissionConnection2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_emailSubmissions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSubmissionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_emailSubmissions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_emailSubmission(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_emailSubmission(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EmailSubmission(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EmailSubmission) graphql.Marshaler {
+			return ec.marshalOEmailSubmission2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmission(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_emailSubmission(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSubmission(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_emailSubmission_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -16029,6 +16609,150 @@ func (ec *executionContext) _EmailSubmission(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "account":
+			out.Values[i] = ec._EmailSubmission_account(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "user":
+			out.Values[i] = ec._EmailSubmission_user(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "documents":
+			out.Values[i] = ec._EmailSubmission_documents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var emailSubmissionConnectionImplementors = []string{"EmailSubmissionConnection"}
+
+func (ec *executionContext) _EmailSubmissionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.EmailSubmissionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emailSubmissionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailSubmissionConnection")
+		case "edges":
+			out.Values[i] = ec._EmailSubmissionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._EmailSubmissionConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._EmailSubmissionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._EmailSubmissionConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var emailSubmissionEdgeImplementors = []string{"EmailSubmissionEdge"}
+
+func (ec *executionContext) _EmailSubmissionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.EmailSubmissionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emailSubmissionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailSubmissionEdge")
+		case "cursor":
+			out.Values[i] = ec._EmailSubmissionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._EmailSubmissionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16808,6 +17532,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_documentTypes(ctx, field)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "emailSubmissions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_emailSubmissions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "emailSubmission":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_emailSubmission(ctx, field)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -18489,6 +19257,68 @@ func (ec *executionContext) marshalNDocumentTypeInfo2ᚖshipgraphᚋgraphᚋmode
 		return graphql.Null
 	}
 	return ec._DocumentTypeInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEmailSubmission2ᚕᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EmailSubmission) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEmailSubmission2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmission(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEmailSubmission2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmission(ctx context.Context, sel ast.SelectionSet, v *model.EmailSubmission) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailSubmission(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEmailSubmissionConnection2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionConnection(ctx context.Context, sel ast.SelectionSet, v *model.EmailSubmissionConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailSubmissionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEmailSubmissionEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EmailSubmissionEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEmailSubmissionEdge2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEmailSubmissionEdge2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionEdge(ctx context.Context, sel ast.SelectionSet, v *model.EmailSubmissionEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailSubmissionEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFeeType2shipgraphᚋgraphᚋmodelᚐFeeType(ctx context.Context, v any) (model.FeeType, error) {

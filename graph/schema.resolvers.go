@@ -46,6 +46,15 @@ func (r *documentConnectionResolver) TotalCount(ctx context.Context, obj *model.
 	return r.DB.CountDocuments(ctx, p.AccountID, obj.Filter)
 }
 
+// TotalCount is the resolver for the totalCount field.
+func (r *emailSubmissionConnectionResolver) TotalCount(ctx context.Context, obj *model.EmailSubmissionConnection) (int, error) {
+	p, err := model.RequirePrincipal(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return r.DB.CountEmailSubmissions(ctx, p.AccountID)
+}
+
 // UpdateShipmentCustomField is the resolver for the updateShipmentCustomField field.
 func (r *mutationResolver) UpdateShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string, value model.JSON) (*model.CustomField, error) {
 	v, err := r.updateShipmentCustomField(ctx, shipmentID, apiSlug, value)
@@ -288,6 +297,21 @@ func (r *queryResolver) DocumentTypes(ctx context.Context) ([]*model.DocumentTyp
 	return model.DocumentTypes, nil
 }
 
+// EmailSubmissions is the resolver for the emailSubmissions field.
+func (r *queryResolver) EmailSubmissions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.EmailSubmissionConnection, error) {
+	return r.listEmailSubmissions(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page})
+}
+
+// EmailSubmission is the resolver for the emailSubmission field.
+func (r *queryResolver) EmailSubmission(ctx context.Context, id string) (*model.EmailSubmission, error) {
+	_, l, err := principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := loadByID(ctx, l.EmailSubmissionByID, id)
+	return withPlan(ctx, v, err)
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error) {
 	p, err := model.RequirePrincipal(ctx)
@@ -317,6 +341,11 @@ func (r *Resolver) DocumentConnection() DocumentConnectionResolver {
 	return &documentConnectionResolver{r}
 }
 
+// EmailSubmissionConnection returns EmailSubmissionConnectionResolver implementation.
+func (r *Resolver) EmailSubmissionConnection() EmailSubmissionConnectionResolver {
+	return &emailSubmissionConnectionResolver{r}
+}
+
 // Mutation returns MutationResolver implementation.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
@@ -333,6 +362,7 @@ type (
 	customFieldConnectionResolver           struct{ *Resolver }
 	customFieldDefinitionConnectionResolver struct{ *Resolver }
 	documentConnectionResolver              struct{ *Resolver }
+	emailSubmissionConnectionResolver       struct{ *Resolver }
 	mutationResolver                        struct{ *Resolver }
 	queryResolver                           struct{ *Resolver }
 	shipmentConnectionResolver              struct{ *Resolver }

@@ -267,3 +267,49 @@ func TestDocumentMutations(t *testing.T) {
 		t.Errorf("another account's document: %s", res)
 	}
 }
+
+// TestEmailSubmissions: the list (newest first, with documents) and one.
+func TestEmailSubmissions(t *testing.T) {
+	e := newWriteEnv(t)
+	f := loadFixture(t, e)
+	k := key(t, e, acmeViewer)
+	var got struct {
+		EmailSubmissions struct {
+			TotalCount int
+			Nodes      []struct {
+				ID        string
+				CreatedAt string
+				Account   struct{ ID string }
+				Documents []struct{ ID string }
+			}
+		}
+	}
+	e.Must(t, k, `{ emailSubmissions(first: 100) { totalCount nodes { id createdAt account { id } documents { id } } } }`, nil, &got)
+	var want int
+	e.SQL(t, &want, `SELECT count(*) FROM email_submissions WHERE account_id = $1`, f.acme)
+	nodes := got.EmailSubmissions.Nodes
+	if got.EmailSubmissions.TotalCount != want || len(nodes) == 0 {
+		t.Fatalf("totalCount %d nodes %d, want %d", got.EmailSubmissions.TotalCount, len(nodes), want)
+	}
+	for i, n := range nodes {
+		if n.Account.ID != f.acme || (i > 0 && n.CreatedAt > nodes[i-1].CreatedAt) {
+			t.Errorf("node %d: %+v", i, n)
+		}
+		var docs int
+		e.SQL(t, &docs, `SELECT count(*) FROM documents WHERE email_submission_id = $1`, n.ID)
+		if docs != len(n.Documents) {
+			t.Errorf("%s: %d documents, want %d", n.ID, len(n.Documents), docs)
+		}
+	}
+	// The owner reads one; globex's keys do not see it.
+	q := `query($id: ID!) { emailSubmission(id: $id) { id } }`
+	var one struct{ EmailSubmission *struct{ ID string } }
+	e.Must(t, k, q, graphtest.Vars{"id": strings.ToUpper(nodes[0].ID)}, &one)
+	if one.EmailSubmission == nil || one.EmailSubmission.ID != nodes[0].ID {
+		t.Errorf("emailSubmission: %+v", one)
+	}
+	e.Must(t, key(t, e, globexViewer), q, graphtest.Vars{"id": nodes[0].ID}, &one)
+	if one.EmailSubmission != nil {
+		t.Errorf("another account's emailSubmission: %+v", one)
+	}
+}

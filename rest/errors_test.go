@@ -67,6 +67,8 @@ func endpoints(f fixtures) []call {
 		{"PATCH", "/v2/documents/" + f.document, map[string]any{"data": map[string]any{"type": "document", "attributes": map[string]any{"document_type_manual": "other"}}}, true},
 		{"DELETE", "/v2/documents/" + f.document, nil, true},
 		{"GET", "/v2/documents/types", nil, false},
+		{"GET", "/v2/email_submissions", nil, false},
+		{"GET", "/v2/email_submissions/" + f.emailSubmission, nil, false},
 		// Definitions (issue 8).
 		{"POST", "/v2/custom_field_definitions", newDefinition("Shipment", "new_field", "short_text"), true},
 		{"PATCH", "/v2/custom_field_definitions/" + f.textDefinition, defPatch, true},

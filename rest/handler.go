@@ -65,6 +65,8 @@ func NewHandler(r *graph.Resolver, cfg Config) http.Handler {
 		http.MethodPatch:  s.patchCustomField,
 		http.MethodDelete: s.deleteCustomField,
 	})
+	route("/v2/email_submissions", methods{http.MethodGet: s.listEmailSubmissions})
+	route("/v2/email_submissions/{id}", methods{http.MethodGet: s.getEmailSubmission})
 	route("/v2/terminals/{id}", methods{http.MethodGet: s.getTerminal})
 	route("/v2/ports/{id}", methods{http.MethodGet: s.getPort})
 	route("/v2/custom_field_definitions", methods{http.MethodGet: s.listDefinitions, http.MethodPost: s.createDefinition})

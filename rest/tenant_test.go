@@ -58,7 +58,7 @@ func checkIsolation(t *testing.T, e *env, owner, intruder string) {
 
 	// Lists show only the caller's records.
 	ownerIDs := map[string]bool{}
-	for _, p := range []string{"/v2/documents?page[size]=100", "/v2/shipments?page[size]=100", "/v2/containers?page[size]=100", "/v2/custom_field_definitions"} {
+	for _, p := range []string{"/v2/email_submissions?page[size]=100", "/v2/custom_fields?page[size]=100", "/v2/documents?page[size]=100", "/v2/shipments?page[size]=100", "/v2/containers?page[size]=100", "/v2/custom_field_definitions"} {
 		for _, d := range e.getAs(owner+"/viewer", p)["data"].([]any) {
 			ownerIDs[d.(map[string]any)["id"].(string)] = true
 		}
@@ -127,7 +127,7 @@ func replaceBodyIDs(body any, f fixtures, unknown string) any {
 
 // replaceIDs swaps acme's ids in a path for an unknown one.
 func replaceIDs(path string, f fixtures, unknown string) string {
-	for _, id := range []string{f.document, f.shipment, f.container, f.enumDefinition, f.option, f.customField, f.fieldEntity, f.textDefinition} {
+	for _, id := range []string{f.document, f.shipment, f.container, f.enumDefinition, f.option, f.customField, f.fieldEntity, f.textDefinition, f.emailSubmission} {
 		path = strings.ReplaceAll(path, id, unknown)
 	}
 	return path

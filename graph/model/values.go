@@ -42,3 +42,15 @@ type ShipmentPatch struct {
 	RefNumbers graphql.Omittable[[]string]
 	Tags       graphql.Omittable[[]string]
 }
+
+// EmailSubmissionConnection is a page of email submissions.
+type EmailSubmissionConnection struct {
+	Edges    []*EmailSubmissionEdge
+	Nodes    []*EmailSubmission
+	PageInfo *PageInfo
+}
+
+type EmailSubmissionEdge struct {
+	Cursor string
+	Node   *EmailSubmission
+}

@@ -76,6 +76,8 @@ var responses = []struct{ name, path, method, status string }{
 	{"patch-shipment-resume-tracking-200", "/shipments/{id}/resume_tracking", "patch", "200"},
 	{"patch-document-200", "/documents/{id}", "patch", "200"},
 	{"get-document-types-200", "/documents/types", "get", "200"},
+	{"get-email-submissions-200", "/email_submissions", "get", "200"},
+	{"get-email-submission-200", "/email_submissions/{id}", "get", "200"},
 }
 
 type obj = map[string]any
