@@ -37,6 +37,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Query() QueryResolver
 	ShipmentConnection() ShipmentConnectionResolver
+	ShippingLineConnection() ShippingLineConnectionResolver
 }
 
 type DirectiveRoot struct {
@@ -307,10 +308,13 @@ type ComplexityRoot struct {
 		Documents              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.DocumentFilter, orderBy *model.DocumentOrder) int
 		EmailSubmission        func(childComplexity int, id string) int
 		EmailSubmissions       func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput) int
+		MetroArea              func(childComplexity int, id string) int
 		Node                   func(childComplexity int, id string) int
 		Port                   func(childComplexity int, id string) int
 		Shipment               func(childComplexity int, id string) int
 		Shipments              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ShipmentFilter, orderBy *model.ShipmentOrder) int
+		ShippingLine           func(childComplexity int, id string) int
+		ShippingLines          func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput) int
 		Terminal               func(childComplexity int, id string) int
 		Viewer                 func(childComplexity int) int
 	}
@@ -388,6 +392,18 @@ type ComplexityRoot struct {
 		Name                func(childComplexity int) int
 		Scac                func(childComplexity int) int
 		ShortName           func(childComplexity int) int
+	}
+
+	ShippingLineConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ShippingLineEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Terminal struct {
@@ -491,9 +507,15 @@ type QueryResolver interface {
 	DocumentTypes(ctx context.Context) ([]*model.DocumentTypeInfo, error)
 	EmailSubmissions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.EmailSubmissionConnection, error)
 	EmailSubmission(ctx context.Context, id string) (*model.EmailSubmission, error)
+	ShippingLines(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.ShippingLineConnection, error)
+	ShippingLine(ctx context.Context, id string) (*model.ShippingLine, error)
+	MetroArea(ctx context.Context, id string) (*model.MetroArea, error)
 }
 type ShipmentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error)
+}
+type ShippingLineConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.ShippingLineConnection) (int, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1825,6 +1847,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.EmailSubmissions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput)), true
 
+	case "Query.metroArea":
+		if e.ComplexityRoot.Query.MetroArea == nil {
+			break
+		}
+
+		args, err := ec.field_Query_metroArea_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MetroArea(childComplexity, args["id"].(string)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -1869,6 +1902,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Shipments(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.ShipmentFilter), args["orderBy"].(*model.ShipmentOrder)), true
+	case "Query.shippingLine":
+		if e.ComplexityRoot.Query.ShippingLine == nil {
+			break
+		}
+
+		args, err := ec.field_Query_shippingLine_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ShippingLine(childComplexity, args["id"].(string)), true
+	case "Query.shippingLines":
+		if e.ComplexityRoot.Query.ShippingLines == nil {
+			break
+		}
+
+		args, err := ec.field_Query_shippingLines_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ShippingLines(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput)), true
 	case "Query.terminal":
 		if e.ComplexityRoot.Query.Terminal == nil {
 			break
@@ -2256,6 +2311,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ShippingLine.ShortName(childComplexity), true
+
+	case "ShippingLineConnection.edges":
+		if e.ComplexityRoot.ShippingLineConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineConnection.Edges(childComplexity), true
+	case "ShippingLineConnection.nodes":
+		if e.ComplexityRoot.ShippingLineConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineConnection.Nodes(childComplexity), true
+	case "ShippingLineConnection.pageInfo":
+		if e.ComplexityRoot.ShippingLineConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineConnection.PageInfo(childComplexity), true
+	case "ShippingLineConnection.totalCount":
+		if e.ComplexityRoot.ShippingLineConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineConnection.TotalCount(childComplexity), true
+
+	case "ShippingLineEdge.cursor":
+		if e.ComplexityRoot.ShippingLineEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineEdge.Cursor(childComplexity), true
+	case "ShippingLineEdge.node":
+		if e.ComplexityRoot.ShippingLineEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineEdge.Node(childComplexity), true
 
 	case "Terminal.bicFacilityCode":
 		if e.ComplexityRoot.Terminal.BicFacilityCode == nil {
@@ -3660,6 +3753,32 @@ type EmailSubmissionEdge {
   cursor: String!
   node: EmailSubmission!
 }
+
+# ---------------------------------------------------------------- reference data (issue 8)
+
+extend type Query {
+  "Shipping lines (reference data), by SCAC."
+  shippingLines(first: Int, after: String, last: Int, before: String, page: PageInput): ShippingLineConnection!
+  "A shipping line (reference data) by id or by SCAC (e.g. MAEU), or null."
+  shippingLine(id: ID!): ShippingLine
+  "A metro area (reference data), or null."
+  metroArea(id: ID!): MetroArea
+}
+
+"A page of shipping lines."
+type ShippingLineConnection {
+  edges: [ShippingLineEdge!]!
+  nodes: [ShippingLine!]!
+  pageInfo: PageInfo!
+  "Number of shipping lines."
+  totalCount: Int!
+}
+
+"A shipping line and its cursor."
+type ShippingLineEdge {
+  cursor: String!
+  node: ShippingLine!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4244,6 +4363,46 @@ func (ec *executionContext) childFields_ShipmentEdge(ctx context.Context, field 
 		return ec.fieldContext_ShipmentEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ShipmentEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ShippingLine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ShippingLine_id(ctx, field)
+	case "scac":
+		return ec.fieldContext_ShippingLine_scac(ctx, field)
+	case "name":
+		return ec.fieldContext_ShippingLine_name(ctx, field)
+	case "shortName":
+		return ec.fieldContext_ShippingLine_shortName(ctx, field)
+	case "alternativeScacs":
+		return ec.fieldContext_ShippingLine_alternativeScacs(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShippingLine", field.Name)
+}
+
+func (ec *executionContext) childFields_ShippingLineConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ShippingLineConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_ShippingLineConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ShippingLineConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ShippingLineConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShippingLineConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ShippingLineEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ShippingLineEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ShippingLineEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShippingLineEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Terminal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5174,6 +5333,20 @@ func (ec *executionContext) field_Query_emailSubmissions_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_metroArea_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5275,6 +5448,66 @@ func (ec *executionContext) field_Query_shipments_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["orderBy"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_shippingLine_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_shippingLines_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*model.PageInput, error) {
+			return ec.unmarshalOPageInput2ᚖshipgraphᚋgraphᚋmodelᚐPageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg4
 	return args, nil
 }
 
@@ -10968,6 +11201,138 @@ func (ec *executionContext) fieldContext_Query_emailSubmission(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_shippingLines(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_shippingLines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ShippingLines(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ShippingLineConnection) graphql.Marshaler {
+			return ec.marshalNShippingLineConnection2ᚖshipgraphᚋgraphᚋmodelᚐShippingLineConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_shippingLines(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLineConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_shippingLines_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_shippingLine(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_shippingLine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ShippingLine(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ShippingLine) graphql.Marshaler {
+			return ec.marshalOShippingLine2ᚖshipgraphᚋgraphᚋmodelᚐShippingLine(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_shippingLine(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLine(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_shippingLine_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_metroArea(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_metroArea(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MetroArea(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MetroArea) graphql.Marshaler {
+			return ec.marshalOMetroArea2ᚖshipgraphᚋgraphᚋmodelᚐMetroArea(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_metroArea(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MetroArea(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_metroArea_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12560,6 +12925,180 @@ func (ec *executionContext) _ShippingLine_alternativeScacs(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_ShippingLine_alternativeScacs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ShippingLine", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShippingLineConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ShippingLineEdge) graphql.Marshaler {
+			return ec.marshalNShippingLineEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐShippingLineEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShippingLineConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLineEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShippingLineConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ShippingLine) graphql.Marshaler {
+			return ec.marshalNShippingLine2ᚕᚖshipgraphᚋgraphᚋmodelᚐShippingLineᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShippingLineConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShippingLineConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖshipgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShippingLineConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShippingLineConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ShippingLineConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShippingLineConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ShippingLineEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShippingLineEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShippingLineEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ShippingLine) graphql.Marshaler {
+			return ec.marshalNShippingLine2ᚖshipgraphᚋgraphᚋmodelᚐShippingLine(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShippingLineEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLine(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Terminal_id(ctx context.Context, field graphql.CollectedField, obj *model.Terminal) (ret graphql.Marshaler) {
@@ -17587,6 +18126,72 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "shippingLines":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_shippingLines(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "shippingLine":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_shippingLine(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "metroArea":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_metroArea(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -18096,6 +18701,135 @@ func (ec *executionContext) _ShippingLine(ctx context.Context, sel ast.Selection
 			}
 		case "alternativeScacs":
 			out.Values[i] = ec._ShippingLine_alternativeScacs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var shippingLineConnectionImplementors = []string{"ShippingLineConnection"}
+
+func (ec *executionContext) _ShippingLineConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ShippingLineConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shippingLineConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShippingLineConnection")
+		case "edges":
+			out.Values[i] = ec._ShippingLineConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._ShippingLineConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ShippingLineConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ShippingLineConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var shippingLineEdgeImplementors = []string{"ShippingLineEdge"}
+
+func (ec *executionContext) _ShippingLineEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ShippingLineEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shippingLineEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShippingLineEdge")
+		case "cursor":
+			out.Values[i] = ec._ShippingLineEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ShippingLineEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19512,6 +20246,68 @@ func (ec *executionContext) unmarshalNShipmentPatch2shipgraphᚋgraphᚋmodelᚐ
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNShippingLine2ᚕᚖshipgraphᚋgraphᚋmodelᚐShippingLineᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ShippingLine) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNShippingLine2ᚖshipgraphᚋgraphᚋmodelᚐShippingLine(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNShippingLine2ᚖshipgraphᚋgraphᚋmodelᚐShippingLine(ctx context.Context, sel ast.SelectionSet, v *model.ShippingLine) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ShippingLine(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNShippingLineConnection2ᚖshipgraphᚋgraphᚋmodelᚐShippingLineConnection(ctx context.Context, sel ast.SelectionSet, v *model.ShippingLineConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ShippingLineConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNShippingLineEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐShippingLineEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ShippingLineEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNShippingLineEdge2ᚖshipgraphᚋgraphᚋmodelᚐShippingLineEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNShippingLineEdge2ᚖshipgraphᚋgraphᚋmodelᚐShippingLineEdge(ctx context.Context, sel ast.SelectionSet, v *model.ShippingLineEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ShippingLineEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -20222,6 +21018,13 @@ func (ec *executionContext) unmarshalOShipmentOrder2ᚖshipgraphᚋgraphᚋmodel
 	}
 	res, err := ec.unmarshalInputShipmentOrder(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOShippingLine2ᚖshipgraphᚋgraphᚋmodelᚐShippingLine(ctx context.Context, sel ast.SelectionSet, v *model.ShippingLine) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ShippingLine(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {

@@ -312,6 +312,25 @@ func (r *queryResolver) EmailSubmission(ctx context.Context, id string) (*model.
 	return withPlan(ctx, v, err)
 }
 
+// ShippingLines is the resolver for the shippingLines field.
+func (r *queryResolver) ShippingLines(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.ShippingLineConnection, error) {
+	return r.listShippingLines(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page})
+}
+
+// ShippingLine is the resolver for the shippingLine field.
+func (r *queryResolver) ShippingLine(ctx context.Context, id string) (*model.ShippingLine, error) {
+	return r.shippingLine(ctx, id)
+}
+
+// MetroArea is the resolver for the metroArea field.
+func (r *queryResolver) MetroArea(ctx context.Context, id string) (*model.MetroArea, error) {
+	_, l, err := principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return loadByID(ctx, l.MetroAreaByID, id)
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error) {
 	p, err := model.RequirePrincipal(ctx)
@@ -319,6 +338,14 @@ func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.
 		return 0, err
 	}
 	return r.DB.CountShipments(ctx, p.AccountID, obj.Filter)
+}
+
+// TotalCount is the resolver for the totalCount field.
+func (r *shippingLineConnectionResolver) TotalCount(ctx context.Context, obj *model.ShippingLineConnection) (int, error) {
+	if _, err := model.RequirePrincipal(ctx); err != nil {
+		return 0, err
+	}
+	return r.DB.CountShippingLines(ctx)
 }
 
 // ContainerConnection returns ContainerConnectionResolver implementation.
@@ -357,6 +384,11 @@ func (r *Resolver) ShipmentConnection() ShipmentConnectionResolver {
 	return &shipmentConnectionResolver{r}
 }
 
+// ShippingLineConnection returns ShippingLineConnectionResolver implementation.
+func (r *Resolver) ShippingLineConnection() ShippingLineConnectionResolver {
+	return &shippingLineConnectionResolver{r}
+}
+
 type (
 	containerConnectionResolver             struct{ *Resolver }
 	customFieldConnectionResolver           struct{ *Resolver }
@@ -366,4 +398,5 @@ type (
 	mutationResolver                        struct{ *Resolver }
 	queryResolver                           struct{ *Resolver }
 	shipmentConnectionResolver              struct{ *Resolver }
+	shippingLineConnectionResolver          struct{ *Resolver }
 )

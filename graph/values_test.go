@@ -313,3 +313,39 @@ func TestEmailSubmissions(t *testing.T) {
 		t.Errorf("another account's emailSubmission: %+v", one)
 	}
 }
+
+// TestReferenceReads: shippingLines (by SCAC), shippingLine by id or SCAC,
+// metroArea.
+func TestReferenceReads(t *testing.T) {
+	e := newWriteEnv(t)
+	k := key(t, e, globexViewer)
+	var got struct {
+		ShippingLines struct {
+			TotalCount int
+			Nodes      []struct{ ID, Scac string }
+		}
+	}
+	e.Must(t, k, `{ shippingLines(first: 100) { totalCount nodes { id scac } } }`, nil, &got)
+	nodes := got.ShippingLines.Nodes
+	if len(nodes) == 0 || got.ShippingLines.TotalCount != len(nodes) {
+		t.Fatalf("shippingLines: %+v", got)
+	}
+	for i := 1; i < len(nodes); i++ {
+		if nodes[i].Scac < nodes[i-1].Scac {
+			t.Errorf("not by SCAC: %s after %s", nodes[i].Scac, nodes[i-1].Scac)
+		}
+	}
+	var metro string
+	e.SQL(t, &metro, `SELECT id FROM metro_areas ORDER BY id LIMIT 1`)
+	var one struct {
+		ByID, ByScac, None *struct{ ID string }
+		MetroArea          *struct{ ID string }
+	}
+	e.Must(t, k, `query($id: ID!, $scac: ID!, $m: ID!) { byID: shippingLine(id: $id) { id } byScac: shippingLine(id: $scac) { id }
+		none: shippingLine(id: "ZZZZ") { id } metroArea(id: $m) { id } }`,
+		graphtest.Vars{"id": strings.ToUpper(nodes[0].ID), "scac": strings.ToLower(nodes[0].Scac), "m": metro}, &one)
+	if one.ByID == nil || one.ByID.ID != nodes[0].ID || one.ByScac == nil || one.ByScac.ID != nodes[0].ID || one.None != nil ||
+		one.MetroArea == nil || one.MetroArea.ID != metro {
+		t.Errorf("%+v", one)
+	}
+}

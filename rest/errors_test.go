@@ -68,6 +68,9 @@ func endpoints(f fixtures) []call {
 		{"DELETE", "/v2/documents/" + f.document, nil, true},
 		{"GET", "/v2/documents/types", nil, false},
 		{"GET", "/v2/email_submissions", nil, false},
+		{"GET", "/v2/shipping_lines", nil, false},
+		{"GET", "/v2/shipping_lines/" + f.shippingLine, nil, false},
+		{"GET", "/v2/metro_areas/" + f.metroArea, nil, false},
 		{"GET", "/v2/email_submissions/" + f.emailSubmission, nil, false},
 		// Definitions (issue 8).
 		{"POST", "/v2/custom_field_definitions", newDefinition("Shipment", "new_field", "short_text"), true},
@@ -249,6 +252,12 @@ func TestNotFound(t *testing.T) {
 			"/v2/custom_field_definitions/" + id + "/options",
 			"/v2/custom_field_definitions/" + id + "/options/" + f.option,
 			"/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + id,
+			"/v2/containers/" + id + "/custom_fields",
+			"/v2/shipments/" + id + "/custom_fields/customer_po",
+			"/v2/custom_fields/" + id,
+			"/v2/email_submissions/" + id,
+			"/v2/shipping_lines/" + id,
+			"/v2/metro_areas/" + id,
 		} {
 			r := e.do("acme/admin", "GET", p, nil)
 			wantError(t, r, http.StatusNotFound, "", "")
@@ -262,6 +271,23 @@ func TestNotFound(t *testing.T) {
 			{"PATCH", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + id, map[string]any{"label": "A"}, true},
 			{"DELETE", "/v2/custom_field_definitions/" + id + "/options/" + f.option, nil, true},
 			{"DELETE", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + id, nil, true},
+			{"POST", "/v2/shipments/" + id + "/custom_fields", map[string]any{"api_slug": "customer_po", "value": "x"}, true},
+			{"POST", "/v2/containers/" + id + "/custom_fields", map[string]any{"nothing": 1}, true},
+			{"DELETE", "/v2/shipments/" + id + "/custom_fields/customer_po", nil, true},
+			{"PATCH", "/v2/containers/" + id + "/custom_fields/yard_slot", map[string]any{"value": "x"}, true},
+			{"PATCH", "/v2/custom_fields/" + id, map[string]any{"value": "x"}, true},
+			{"PATCH", "/v2/custom_fields/" + id, map[string]any{"nothing": "x"}, true},
+			{"DELETE", "/v2/custom_fields/" + id, nil, true},
+			{"PATCH", "/v2/custom_field_definitions/" + id, map[string]any{"display_name": "x"}, true},
+			{"PATCH", "/v2/custom_field_definitions/" + id, map[string]any{"display_name": 5}, true},
+			{"DELETE", "/v2/custom_field_definitions/" + id, nil, true},
+			{"PATCH", "/v2/shipments/" + id, map[string]any{"tags": []string{"x"}}, true},
+			{"PATCH", "/v2/shipments/" + id, map[string]any{"tags": 5}, true},
+			{"PATCH", "/v2/shipments/" + id + "/stop_tracking", nil, true},
+			{"PATCH", "/v2/shipments/" + id + "/resume_tracking", nil, true},
+			{"PATCH", "/v2/documents/" + id, map[string]any{"document_type_manual": "other"}, true},
+			{"PATCH", "/v2/documents/" + id, map[string]any{"document_type_manual": 5}, true},
+			{"DELETE", "/v2/documents/" + id, nil, true},
 		}
 		for _, c := range writes {
 			r := e.do("acme/admin", c.method, c.path, c.body)

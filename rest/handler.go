@@ -68,6 +68,9 @@ func NewHandler(r *graph.Resolver, cfg Config) http.Handler {
 	route("/v2/email_submissions", methods{http.MethodGet: s.listEmailSubmissions})
 	route("/v2/email_submissions/{id}", methods{http.MethodGet: s.getEmailSubmission})
 	route("/v2/terminals/{id}", methods{http.MethodGet: s.getTerminal})
+	route("/v2/shipping_lines", methods{http.MethodGet: s.listShippingLines})
+	route("/v2/shipping_lines/{id}", methods{http.MethodGet: s.getShippingLine})
+	route("/v2/metro_areas/{id}", methods{http.MethodGet: s.getMetroArea})
 	route("/v2/ports/{id}", methods{http.MethodGet: s.getPort})
 	route("/v2/custom_field_definitions", methods{http.MethodGet: s.listDefinitions, http.MethodPost: s.createDefinition})
 	route("/v2/custom_field_definitions/{id}", methods{

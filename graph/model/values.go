@@ -54,3 +54,15 @@ type EmailSubmissionEdge struct {
 	Cursor string
 	Node   *EmailSubmission
 }
+
+// ShippingLineConnection is a page of shipping lines (reference data).
+type ShippingLineConnection struct {
+	Edges    []*ShippingLineEdge
+	Nodes    []*ShippingLine
+	PageInfo *PageInfo
+}
+
+type ShippingLineEdge struct {
+	Cursor string
+	Node   *ShippingLine
+}

@@ -78,6 +78,9 @@ var responses = []struct{ name, path, method, status string }{
 	{"get-document-types-200", "/documents/types", "get", "200"},
 	{"get-email-submissions-200", "/email_submissions", "get", "200"},
 	{"get-email-submission-200", "/email_submissions/{id}", "get", "200"},
+	{"get-shipping-lines-200", "/shipping_lines", "get", "200"},
+	{"get-shipping-line-200", "/shipping_lines/{id}", "get", "200"},
+	{"get-metro-area-200", "/metro_areas/{id}", "get", "200"},
 }
 
 type obj = map[string]any
