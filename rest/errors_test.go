@@ -339,7 +339,12 @@ func TestBadBodies(t *testing.T) {
 	patchCF := "/v2/shipments/" + f.shipment + "/custom_fields/customer_po"
 	options := "/v2/custom_field_definitions/" + f.enumDefinition + "/options"
 	option := options + "/" + f.option
-	targets := []struct{ method, path string }{{"PATCH", patchCF}, {"POST", options}, {"PATCH", option}}
+	targets := []struct{ method, path string }{{"PATCH", patchCF}, {"POST", options}, {"PATCH", option},
+		// Issue 8's writes.
+		{"POST", "/v2/shipments/" + f.shipment + "/custom_fields"}, {"POST", "/v2/containers/" + f.container + "/custom_fields"},
+		{"POST", "/v2/custom_fields"}, {"PATCH", "/v2/custom_fields/" + f.customField},
+		{"POST", "/v2/custom_field_definitions"}, {"PATCH", "/v2/custom_field_definitions/" + f.textDefinition},
+		{"PATCH", "/v2/shipments/" + f.shipment}, {"PATCH", "/v2/documents/" + f.document}}
 
 	for _, tg := range targets {
 		// 415: not JSON.
@@ -369,7 +374,7 @@ func TestBadBodies(t *testing.T) {
 			{`{"data": null}`, "/data"},
 			{`{"data": []}`, "/data"},
 			{`{"data": "x"}`, "/data"},
-			{`{"data": {"type": "shipment", "attributes": {}}}`, "/data/type"},
+			{`{"data": {"type": "vessel", "attributes": {}}}`, "/data/type"},
 			{`{"data": {"type": 5, "attributes": {}}}`, "/data/type"},
 			{`{"data": {"attributes": []}}`, "/data/attributes"},
 			{`{"data": {"attributes": null}}`, "/data/attributes"},
