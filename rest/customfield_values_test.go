@@ -3,8 +3,10 @@ package rest_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -312,4 +314,32 @@ func sameData(t *testing.T, a, b *response) bool {
 	x, _ := json.Marshal(a.json(t)["data"])
 	y, _ := json.Marshal(b.json(t)["data"])
 	return bytes.Equal(x, y)
+}
+
+// TestConcurrentCreates: racing creates of the same value: one is created
+// (201), the others are the conflict (422), never a 5xx; the unique
+// constraint decides.
+func TestConcurrentCreates(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	ship := shipmentWithout(t, e, "customer_po")
+	const n = 8
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses <- e.do("acme/member", "POST", "/v2/shipments/"+ship+"/custom_fields", newCF("customer_po", fmt.Sprint("PO-", i))).status
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	got := map[int]int{}
+	for s := range statuses {
+		got[s]++
+	}
+	if got[http.StatusCreated] != 1 || got[http.StatusUnprocessableEntity] != n-1 {
+		t.Errorf("statuses %v, want one 201 and %d 422", got, n-1)
+	}
 }
