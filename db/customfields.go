@@ -381,6 +381,26 @@ func (db *DB) CustomFieldsByIDs(ctx context.Context, accountID string, ids []str
 //     of their own whose snapshots then include the value written here: the
 //     delete is refused, the rename rewrites this value too.
 func (db *DB) SetCustomField(ctx context.Context, accountID string, def *model.CustomFieldDefinition, entityID string, value model.JSON) (*model.CustomField, error) {
+	return db.setCustomField(ctx, accountID, def, entityID, value, false)
+}
+
+// CreateCustomField is SetCustomField for a value the entity does not have
+// yet: when it has one, nothing is written and the error is ECONFLICT (the
+// unique constraint decides, also between concurrent creates).
+func (db *DB) CreateCustomField(ctx context.Context, accountID string, def *model.CustomFieldDefinition, entityID string, value model.JSON) (*model.CustomField, error) {
+	return db.setCustomField(ctx, accountID, def, entityID, value, true)
+}
+
+func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.CustomFieldDefinition, entityID string, value model.JSON, create bool) (*model.CustomField, error) {
+	if value == nil || string(value) == "null" {
+		// A value is a row only while it is set (issue 8): clearing is
+		// DeleteCustomField.
+		return nil, model.Errorf(model.EINVALID, "value must not be null").AtPointer("/data/attributes/value")
+	}
+	onConflict := "DO UPDATE SET value = EXCLUDED.value, updated_at = now()"
+	if create {
+		onConflict = "DO NOTHING"
+	}
 	var column, table, kind string
 	switch def.EntityType {
 	case "Shipment":
@@ -428,9 +448,9 @@ func (db *DB) SetCustomField(ctx context.Context, accountID string, def *model.C
 			SELECT t.account_id, t.definition_id, t.entity_id, $4::jsonb
 			FROM target t
 			WHERE NOT EXISTS (SELECT 1 FROM missing)
-			ON CONFLICT (definition_id, entity_id) DO UPDATE SET value = EXCLUDED.value, updated_at = now()
+			ON CONFLICT (definition_id, entity_id) `+onConflict+`
 			RETURNING `+customFieldReturning+`)
-		 SELECT m.value AS missing_option, `+customFieldCols+`
+		 SELECT m.value AS missing_option, EXISTS (SELECT 1 FROM target) AS target_found, `+customFieldCols+`
 		 FROM (SELECT) one
 		 LEFT JOIN missing m ON true
 		 LEFT JOIN (cf JOIN custom_field_definitions d ON d.id = cf.definition_id) ON true`,
@@ -441,6 +461,9 @@ func (db *DB) SetCustomField(ctx context.Context, accountID string, def *model.C
 	case r.MissingOption != nil:
 		return nil, model.Errorf(model.EINVALID, "%q is not an option of %s", *r.MissingOption, def.APISlug).
 			AtPointer("/data/attributes/value")
+	case r.ID == nil && r.TargetFound && create:
+		return nil, model.Errorf(model.ECONFLICT, "%s already has a value for %s; PATCH it instead", kind, def.APISlug).
+			AtPointer("/data/attributes/api_slug")
 	case r.ID == nil:
 		return nil, model.NotFound(kind)
 	}
@@ -452,6 +475,7 @@ func (db *DB) SetCustomField(ctx context.Context, accountID string, def *model.C
 // customFieldCols for the row written, all NULL when none was.
 type setCustomFieldRow struct {
 	MissingOption *string                    `db:"missing_option"`
+	TargetFound   bool                       `db:"target_found"`
 	ID            *string                    `db:"id"`
 	AccountID     *string                    `db:"account_id"`
 	DefinitionID  *string                    `db:"definition_id"`

@@ -104,11 +104,19 @@ func TestSetCustomField(t *testing.T) {
 		f.storedValue(t, cf.ID) != `["a"]` {
 		t.Fatalf("updated %+v", cf2)
 	}
-	// Null clears the value.
-	cf3, err := f.DB.SetCustomField(ctx, f.A.Account, flags, f.A.Shipments[1], nil)
-	if err != nil || cf3.ID != cf.ID || cf3.Value != nil || f.storedValue(t, cf.ID) != "NULL" {
-		t.Fatalf("cleared: %+v, %v", cf3, err)
+	// A value is never stored as null: clearing is a delete.
+	_, err = f.DB.SetCustomField(ctx, f.A.Account, flags, f.A.Shipments[1], nil)
+	wantCode(t, err, model.EINVALID)
+	cf3, err := f.DB.DeleteCustomField(ctx, f.A.Account, flags.ID, f.A.Shipments[1])
+	if err != nil || cf3.ID != cf.ID || !slices.Equal(cf3.OptionLabels, []string{"Alpha"}) {
+		t.Fatalf("deleted: %+v, %v", cf3, err)
 	}
+	var left int
+	if err := f.SQL.QueryRow(`SELECT count(*) FROM custom_fields WHERE id = $1`, cf.ID).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("after delete: %d rows, %v", left, err)
+	}
+	_, err = f.DB.DeleteCustomField(ctx, f.A.Account, flags.ID, f.A.Shipments[1])
+	wantCode(t, err, model.ENOTFOUND)
 	// Containers go into container_id.
 	cfc, err := f.DB.SetCustomField(ctx, f.A.Account, note, f.A.Containers[3], model.JSON(`"x"`))
 	if err != nil || cfc.ContainerID == nil || *cfc.ContainerID != f.A.Containers[3] || cfc.ShipmentID != nil || cfc.OptionLabels != nil {

@@ -30,11 +30,14 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	ContainerConnection() ContainerConnectionResolver
+	CustomFieldConnection() CustomFieldConnectionResolver
 	CustomFieldDefinitionConnection() CustomFieldDefinitionConnectionResolver
 	DocumentConnection() DocumentConnectionResolver
+	EmailSubmissionConnection() EmailSubmissionConnectionResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	ShipmentConnection() ShipmentConnectionResolver
+	ShippingLineConnection() ShippingLineConnectionResolver
 	Subscription() SubscriptionResolver
 }
 
@@ -131,6 +134,13 @@ type ComplexityRoot struct {
 		Value        func(childComplexity int) int
 	}
 
+	CustomFieldConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
 	CustomFieldDefinition struct {
 		APISlug       func(childComplexity int) int
 		CreatedAt     func(childComplexity int) int
@@ -155,6 +165,11 @@ type ComplexityRoot struct {
 	}
 
 	CustomFieldDefinitionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CustomFieldEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
 	}
@@ -215,10 +230,17 @@ type ComplexityRoot struct {
 		UpdatedAt     func(childComplexity int) int
 	}
 
+	DocumentTypeInfo struct {
+		Code  func(childComplexity int) int
+		Label func(childComplexity int) int
+	}
+
 	EmailSubmission struct {
+		Account     func(childComplexity int) int
 		BodyPreview func(childComplexity int) int
 		CcList      func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
+		Documents   func(childComplexity int) int
 		FromList    func(childComplexity int) int
 		ID          func(childComplexity int) int
 		MessageID   func(childComplexity int) int
@@ -226,6 +248,19 @@ type ComplexityRoot struct {
 		Subject     func(childComplexity int) int
 		ToList      func(childComplexity int) int
 		UpdatedAt   func(childComplexity int) int
+		User        func(childComplexity int) int
+	}
+
+	EmailSubmissionConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	EmailSubmissionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	ImportDeadlines struct {
@@ -246,10 +281,24 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateCustomFieldOption   func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
-		DeleteCustomFieldOption   func(childComplexity int, definitionID string, optionID string) int
-		UpdateCustomFieldOption   func(childComplexity int, definitionID string, optionID string, input model.CustomFieldOptionPatch) int
-		UpdateShipmentCustomField func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
+		CreateCustomField           func(childComplexity int, input model.CustomFieldInput) int
+		CreateCustomFieldDefinition func(childComplexity int, input model.CustomFieldDefinitionInput) int
+		CreateCustomFieldOption     func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
+		DeleteContainerCustomField  func(childComplexity int, containerID string, apiSlug string) int
+		DeleteCustomField           func(childComplexity int, id string) int
+		DeleteCustomFieldDefinition func(childComplexity int, id string) int
+		DeleteCustomFieldOption     func(childComplexity int, definitionID string, optionID string) int
+		DeleteDocument              func(childComplexity int, id string) int
+		DeleteShipmentCustomField   func(childComplexity int, shipmentID string, apiSlug string) int
+		ResumeTrackingShipment      func(childComplexity int, id string) int
+		StopTrackingShipment        func(childComplexity int, id string) int
+		UpdateContainerCustomField  func(childComplexity int, containerID string, apiSlug string, value model.JSON) int
+		UpdateCustomField           func(childComplexity int, id string, value model.JSON) int
+		UpdateCustomFieldDefinition func(childComplexity int, id string, input model.CustomFieldDefinitionPatch) int
+		UpdateCustomFieldOption     func(childComplexity int, definitionID string, optionID string, input model.CustomFieldOptionPatch) int
+		UpdateDocument              func(childComplexity int, id string, input model.DocumentPatch) int
+		UpdateShipment              func(childComplexity int, id string, input model.ShipmentPatch) int
+		UpdateShipmentCustomField   func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
 	}
 
 	PageInfo struct {
@@ -274,14 +323,22 @@ type ComplexityRoot struct {
 	Query struct {
 		Container              func(childComplexity int, id string) int
 		Containers             func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ContainerFilter, orderBy *model.ContainerOrder) int
+		CustomField            func(childComplexity int, id string) int
 		CustomFieldDefinition  func(childComplexity int, id string) int
 		CustomFieldDefinitions func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldDefinitionFilter) int
+		CustomFields           func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) int
 		Document               func(childComplexity int, id string) int
+		DocumentTypes          func(childComplexity int) int
 		Documents              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.DocumentFilter, orderBy *model.DocumentOrder) int
+		EmailSubmission        func(childComplexity int, id string) int
+		EmailSubmissions       func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput) int
+		MetroArea              func(childComplexity int, id string) int
 		Node                   func(childComplexity int, id string) int
 		Port                   func(childComplexity int, id string) int
 		Shipment               func(childComplexity int, id string) int
 		Shipments              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ShipmentFilter, orderBy *model.ShipmentOrder) int
+		ShippingLine           func(childComplexity int, id string) int
+		ShippingLines          func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput) int
 		Terminal               func(childComplexity int, id string) int
 		Viewer                 func(childComplexity int) int
 	}
@@ -368,6 +425,18 @@ type ComplexityRoot struct {
 		ShortName           func(childComplexity int) int
 	}
 
+	ShippingLineConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ShippingLineEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Subscription struct {
 		Changes            func(childComplexity int) int
 		ContainerUpdated   func(childComplexity int, filter *model.ContainerSubscriptionFilter) int
@@ -426,17 +495,37 @@ type ComplexityRoot struct {
 type ContainerConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ContainerConnection) (int, error)
 }
+type CustomFieldConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.CustomFieldConnection) (int, error)
+}
 type CustomFieldDefinitionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.CustomFieldDefinitionConnection) (int, error)
 }
 type DocumentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.DocumentConnection) (int, error)
 }
+type EmailSubmissionConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.EmailSubmissionConnection) (int, error)
+}
 type MutationResolver interface {
 	UpdateShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string, value model.JSON) (*model.CustomField, error)
 	CreateCustomFieldOption(ctx context.Context, definitionID string, input model.CustomFieldOptionInput) (*model.CustomFieldOption, error)
 	UpdateCustomFieldOption(ctx context.Context, definitionID string, optionID string, input model.CustomFieldOptionPatch) (*model.CustomFieldOption, error)
 	DeleteCustomFieldOption(ctx context.Context, definitionID string, optionID string) (*model.CustomFieldOption, error)
+	CreateCustomField(ctx context.Context, input model.CustomFieldInput) (*model.CustomField, error)
+	UpdateContainerCustomField(ctx context.Context, containerID string, apiSlug string, value model.JSON) (*model.CustomField, error)
+	UpdateCustomField(ctx context.Context, id string, value model.JSON) (*model.CustomField, error)
+	DeleteShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string) (*model.CustomField, error)
+	DeleteContainerCustomField(ctx context.Context, containerID string, apiSlug string) (*model.CustomField, error)
+	DeleteCustomField(ctx context.Context, id string) (*model.CustomField, error)
+	CreateCustomFieldDefinition(ctx context.Context, input model.CustomFieldDefinitionInput) (*model.CustomFieldDefinition, error)
+	UpdateCustomFieldDefinition(ctx context.Context, id string, input model.CustomFieldDefinitionPatch) (*model.CustomFieldDefinition, error)
+	DeleteCustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error)
+	UpdateShipment(ctx context.Context, id string, input model.ShipmentPatch) (*model.Shipment, error)
+	StopTrackingShipment(ctx context.Context, id string) (*model.Shipment, error)
+	ResumeTrackingShipment(ctx context.Context, id string) (*model.Shipment, error)
+	UpdateDocument(ctx context.Context, id string, input model.DocumentPatch) (*model.Document, error)
+	DeleteDocument(ctx context.Context, id string) (*model.Document, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -451,9 +540,20 @@ type QueryResolver interface {
 	CustomFieldDefinitions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldDefinitionFilter) (*model.CustomFieldDefinitionConnection, error)
 	CustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error)
 	Node(ctx context.Context, id string) (model.Node, error)
+	CustomField(ctx context.Context, id string) (*model.CustomField, error)
+	CustomFields(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) (*model.CustomFieldConnection, error)
+	DocumentTypes(ctx context.Context) ([]*model.DocumentTypeInfo, error)
+	EmailSubmissions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.EmailSubmissionConnection, error)
+	EmailSubmission(ctx context.Context, id string) (*model.EmailSubmission, error)
+	ShippingLines(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.ShippingLineConnection, error)
+	ShippingLine(ctx context.Context, id string) (*model.ShippingLine, error)
+	MetroArea(ctx context.Context, id string) (*model.MetroArea, error)
 }
 type ShipmentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error)
+}
+type ShippingLineConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.ShippingLineConnection) (int, error)
 }
 type SubscriptionResolver interface {
 	ContainerUpdated(ctx context.Context, filter *model.ContainerSubscriptionFilter) (<-chan *model.ContainerEvent, error)
@@ -895,6 +995,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CustomField.Value(childComplexity), true
 
+	case "CustomFieldConnection.edges":
+		if e.ComplexityRoot.CustomFieldConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldConnection.Edges(childComplexity), true
+	case "CustomFieldConnection.nodes":
+		if e.ComplexityRoot.CustomFieldConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldConnection.Nodes(childComplexity), true
+	case "CustomFieldConnection.pageInfo":
+		if e.ComplexityRoot.CustomFieldConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldConnection.PageInfo(childComplexity), true
+	case "CustomFieldConnection.totalCount":
+		if e.ComplexityRoot.CustomFieldConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldConnection.TotalCount(childComplexity), true
+
 	case "CustomFieldDefinition.apiSlug":
 		if e.ComplexityRoot.CustomFieldDefinition.APISlug == nil {
 			break
@@ -1011,6 +1136,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CustomFieldDefinitionEdge.Node(childComplexity), true
+
+	case "CustomFieldEdge.cursor":
+		if e.ComplexityRoot.CustomFieldEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldEdge.Cursor(childComplexity), true
+	case "CustomFieldEdge.node":
+		if e.ComplexityRoot.CustomFieldEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldEdge.Node(childComplexity), true
 
 	case "CustomFieldEvent.changedFields":
 		if e.ComplexityRoot.CustomFieldEvent.ChangedFields == nil {
@@ -1246,6 +1384,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DocumentRepresentation.UpdatedAt(childComplexity), true
 
+	case "DocumentTypeInfo.code":
+		if e.ComplexityRoot.DocumentTypeInfo.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentTypeInfo.Code(childComplexity), true
+	case "DocumentTypeInfo.label":
+		if e.ComplexityRoot.DocumentTypeInfo.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentTypeInfo.Label(childComplexity), true
+
+	case "EmailSubmission.account":
+		if e.ComplexityRoot.EmailSubmission.Account == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmission.Account(childComplexity), true
 	case "EmailSubmission.bodyPreview":
 		if e.ComplexityRoot.EmailSubmission.BodyPreview == nil {
 			break
@@ -1264,6 +1421,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailSubmission.CreatedAt(childComplexity), true
+	case "EmailSubmission.documents":
+		if e.ComplexityRoot.EmailSubmission.Documents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmission.Documents(childComplexity), true
 	case "EmailSubmission.from":
 		if e.ComplexityRoot.EmailSubmission.FromList == nil {
 			break
@@ -1306,6 +1469,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailSubmission.UpdatedAt(childComplexity), true
+	case "EmailSubmission.user":
+		if e.ComplexityRoot.EmailSubmission.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmission.User(childComplexity), true
+
+	case "EmailSubmissionConnection.edges":
+		if e.ComplexityRoot.EmailSubmissionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionConnection.Edges(childComplexity), true
+	case "EmailSubmissionConnection.nodes":
+		if e.ComplexityRoot.EmailSubmissionConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionConnection.Nodes(childComplexity), true
+	case "EmailSubmissionConnection.pageInfo":
+		if e.ComplexityRoot.EmailSubmissionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionConnection.PageInfo(childComplexity), true
+	case "EmailSubmissionConnection.totalCount":
+		if e.ComplexityRoot.EmailSubmissionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionConnection.TotalCount(childComplexity), true
+
+	case "EmailSubmissionEdge.cursor":
+		if e.ComplexityRoot.EmailSubmissionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionEdge.Cursor(childComplexity), true
+	case "EmailSubmissionEdge.node":
+		if e.ComplexityRoot.EmailSubmissionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSubmissionEdge.Node(childComplexity), true
 
 	case "ImportDeadlines.pickupLfdLine":
 		if e.ComplexityRoot.ImportDeadlines.PickupLfdLine == nil {
@@ -1375,6 +1582,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MetroArea.TimeZone(childComplexity), true
 
+	case "Mutation.createCustomField":
+		if e.ComplexityRoot.Mutation.CreateCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCustomField(childComplexity, args["input"].(model.CustomFieldInput)), true
+	case "Mutation.createCustomFieldDefinition":
+		if e.ComplexityRoot.Mutation.CreateCustomFieldDefinition == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCustomFieldDefinition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCustomFieldDefinition(childComplexity, args["input"].(model.CustomFieldDefinitionInput)), true
 	case "Mutation.createCustomFieldOption":
 		if e.ComplexityRoot.Mutation.CreateCustomFieldOption == nil {
 			break
@@ -1386,6 +1615,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateCustomFieldOption(childComplexity, args["definitionId"].(string), args["input"].(model.CustomFieldOptionInput)), true
+	case "Mutation.deleteContainerCustomField":
+		if e.ComplexityRoot.Mutation.DeleteContainerCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteContainerCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteContainerCustomField(childComplexity, args["containerId"].(string), args["apiSlug"].(string)), true
+	case "Mutation.deleteCustomField":
+		if e.ComplexityRoot.Mutation.DeleteCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCustomField(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteCustomFieldDefinition":
+		if e.ComplexityRoot.Mutation.DeleteCustomFieldDefinition == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCustomFieldDefinition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCustomFieldDefinition(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteCustomFieldOption":
 		if e.ComplexityRoot.Mutation.DeleteCustomFieldOption == nil {
 			break
@@ -1397,6 +1659,83 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCustomFieldOption(childComplexity, args["definitionId"].(string), args["optionId"].(string)), true
+	case "Mutation.deleteDocument":
+		if e.ComplexityRoot.Mutation.DeleteDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteDocument(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteShipmentCustomField":
+		if e.ComplexityRoot.Mutation.DeleteShipmentCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteShipmentCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteShipmentCustomField(childComplexity, args["shipmentId"].(string), args["apiSlug"].(string)), true
+	case "Mutation.resumeTrackingShipment":
+		if e.ComplexityRoot.Mutation.ResumeTrackingShipment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resumeTrackingShipment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeTrackingShipment(childComplexity, args["id"].(string)), true
+	case "Mutation.stopTrackingShipment":
+		if e.ComplexityRoot.Mutation.StopTrackingShipment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_stopTrackingShipment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StopTrackingShipment(childComplexity, args["id"].(string)), true
+	case "Mutation.updateContainerCustomField":
+		if e.ComplexityRoot.Mutation.UpdateContainerCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateContainerCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateContainerCustomField(childComplexity, args["containerId"].(string), args["apiSlug"].(string), args["value"].(model.JSON)), true
+	case "Mutation.updateCustomField":
+		if e.ComplexityRoot.Mutation.UpdateCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCustomField(childComplexity, args["id"].(string), args["value"].(model.JSON)), true
+	case "Mutation.updateCustomFieldDefinition":
+		if e.ComplexityRoot.Mutation.UpdateCustomFieldDefinition == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCustomFieldDefinition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCustomFieldDefinition(childComplexity, args["id"].(string), args["input"].(model.CustomFieldDefinitionPatch)), true
 	case "Mutation.updateCustomFieldOption":
 		if e.ComplexityRoot.Mutation.UpdateCustomFieldOption == nil {
 			break
@@ -1408,6 +1747,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateCustomFieldOption(childComplexity, args["definitionId"].(string), args["optionId"].(string), args["input"].(model.CustomFieldOptionPatch)), true
+	case "Mutation.updateDocument":
+		if e.ComplexityRoot.Mutation.UpdateDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateDocument(childComplexity, args["id"].(string), args["input"].(model.DocumentPatch)), true
+	case "Mutation.updateShipment":
+		if e.ComplexityRoot.Mutation.UpdateShipment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateShipment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateShipment(childComplexity, args["id"].(string), args["input"].(model.ShipmentPatch)), true
 	case "Mutation.updateShipmentCustomField":
 		if e.ComplexityRoot.Mutation.UpdateShipmentCustomField == nil {
 			break
@@ -1522,6 +1883,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Containers(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.ContainerFilter), args["orderBy"].(*model.ContainerOrder)), true
+	case "Query.customField":
+		if e.ComplexityRoot.Query.CustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Query_customField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CustomField(childComplexity, args["id"].(string)), true
 	case "Query.customFieldDefinition":
 		if e.ComplexityRoot.Query.CustomFieldDefinition == nil {
 			break
@@ -1544,6 +1916,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CustomFieldDefinitions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.CustomFieldDefinitionFilter)), true
+	case "Query.customFields":
+		if e.ComplexityRoot.Query.CustomFields == nil {
+			break
+		}
+
+		args, err := ec.field_Query_customFields_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CustomFields(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.CustomFieldFilter)), true
 	case "Query.document":
 		if e.ComplexityRoot.Query.Document == nil {
 			break
@@ -1555,6 +1938,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Document(childComplexity, args["id"].(string)), true
+	case "Query.documentTypes":
+		if e.ComplexityRoot.Query.DocumentTypes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.DocumentTypes(childComplexity), true
 	case "Query.documents":
 		if e.ComplexityRoot.Query.Documents == nil {
 			break
@@ -1566,7 +1955,40 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Documents(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.DocumentFilter), args["orderBy"].(*model.DocumentOrder)), true
+	case "Query.emailSubmission":
+		if e.ComplexityRoot.Query.EmailSubmission == nil {
+			break
+		}
 
+		args, err := ec.field_Query_emailSubmission_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EmailSubmission(childComplexity, args["id"].(string)), true
+	case "Query.emailSubmissions":
+		if e.ComplexityRoot.Query.EmailSubmissions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_emailSubmissions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EmailSubmissions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput)), true
+
+	case "Query.metroArea":
+		if e.ComplexityRoot.Query.MetroArea == nil {
+			break
+		}
+
+		args, err := ec.field_Query_metroArea_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MetroArea(childComplexity, args["id"].(string)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -1611,6 +2033,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Shipments(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.ShipmentFilter), args["orderBy"].(*model.ShipmentOrder)), true
+	case "Query.shippingLine":
+		if e.ComplexityRoot.Query.ShippingLine == nil {
+			break
+		}
+
+		args, err := ec.field_Query_shippingLine_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ShippingLine(childComplexity, args["id"].(string)), true
+	case "Query.shippingLines":
+		if e.ComplexityRoot.Query.ShippingLines == nil {
+			break
+		}
+
+		args, err := ec.field_Query_shippingLines_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ShippingLines(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput)), true
 	case "Query.terminal":
 		if e.ComplexityRoot.Query.Terminal == nil {
 			break
@@ -2024,6 +2468,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ShippingLine.ShortName(childComplexity), true
 
+	case "ShippingLineConnection.edges":
+		if e.ComplexityRoot.ShippingLineConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineConnection.Edges(childComplexity), true
+	case "ShippingLineConnection.nodes":
+		if e.ComplexityRoot.ShippingLineConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineConnection.Nodes(childComplexity), true
+	case "ShippingLineConnection.pageInfo":
+		if e.ComplexityRoot.ShippingLineConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineConnection.PageInfo(childComplexity), true
+	case "ShippingLineConnection.totalCount":
+		if e.ComplexityRoot.ShippingLineConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineConnection.TotalCount(childComplexity), true
+
+	case "ShippingLineEdge.cursor":
+		if e.ComplexityRoot.ShippingLineEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineEdge.Cursor(childComplexity), true
+	case "ShippingLineEdge.node":
+		if e.ComplexityRoot.ShippingLineEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShippingLineEdge.Node(childComplexity), true
+
 	case "Subscription.changes":
 		if e.ComplexityRoot.Subscription.Changes == nil {
 			break
@@ -2249,13 +2731,19 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputContainerOrder,
 		ec.unmarshalInputContainerSubscriptionFilter,
 		ec.unmarshalInputCustomFieldDefinitionFilter,
+		ec.unmarshalInputCustomFieldDefinitionInput,
+		ec.unmarshalInputCustomFieldDefinitionPatch,
+		ec.unmarshalInputCustomFieldFilter,
+		ec.unmarshalInputCustomFieldInput,
 		ec.unmarshalInputCustomFieldOptionInput,
 		ec.unmarshalInputCustomFieldOptionPatch,
 		ec.unmarshalInputDocumentFilter,
 		ec.unmarshalInputDocumentOrder,
+		ec.unmarshalInputDocumentPatch,
 		ec.unmarshalInputPageInput,
 		ec.unmarshalInputShipmentFilter,
 		ec.unmarshalInputShipmentOrder,
+		ec.unmarshalInputShipmentPatch,
 	)
 	first := true
 
@@ -2488,11 +2976,12 @@ type Mutation {
   """
   Set the value of a shipment's custom field, located by the definition's
   ` + "`" + `apiSlug` + "`" + `. Creates the value when the shipment has none yet; ` + "`" + `null` + "`" + ` clears
-  it. The value must fit the definition's data type (an enum value must be
-  one of its options' values; enum_multi a list of them). Needs a key with
-  update permission (admin or member).
+  it (deletes the value) and returns null. The value must fit the
+  definition's data type (an enum value must be one of its options' values;
+  enum_multi a list of them). Needs a key with update permission (admin or
+  member).
   """
-  updateShipmentCustomField(shipmentId: ID!, apiSlug: String!, value: JSON): CustomField!
+  updateShipmentCustomField(shipmentId: ID!, apiSlug: String!, value: JSON): CustomField
 
   "Add an option to an enum or enum_multi definition. The value must be unique within the definition."
   createCustomFieldOption(definitionId: ID!, input: CustomFieldOptionInput!): CustomFieldOption!
@@ -2651,7 +3140,7 @@ type Shipment implements Node {
   destinationTerminal: DestinationTerminal
   "The user who stopped tracking, when a user did."
   lineTrackingStoppedByUser: User
-  "Values of the account's shipment custom fields that are set on this shipment."
+  "Values of the account's shipment custom fields that are set on this shipment (a cleared value is deleted, so it is absent)."
   customFields: [CustomField!]!
   "The value of one custom field, by its definition's apiSlug; null when unset."
   customField(apiSlug: String!): CustomField
@@ -3099,6 +3588,13 @@ type EmailSubmission implements Node {
   createdAt: DateTime!
   "When it last changed."
   updatedAt: DateTime!
+
+  "The account the email came to."
+  account: Account!
+  "The user who sent it, when a user of the account did."
+  user: User
+  "The documents the email brought, oldest first."
+  documents: [Document!]!
 }
 
 "Structured data extracted from a document."
@@ -3380,6 +3876,240 @@ type ChangeEvent {
   "The fields an UPDATE changed; empty otherwise."
   changedFields: [String!]!
 }
+
+# ---------------------------------------------------------------- custom field values (issue 8)
+
+extend type Query {
+  "One custom field value of the account, or null."
+  customField(id: ID!): CustomField
+  "Custom field values of the account, newest first."
+  customFields(
+    first: Int
+    after: String
+    last: Int
+    before: String
+    page: PageInput
+    filter: CustomFieldFilter
+  ): CustomFieldConnection!
+}
+
+extend type Mutation {
+  """
+  Set a custom field on a shipment or container that has no value for it
+  yet (CONFLICT when it has one: update it instead). The definition is
+  named by ` + "`" + `apiSlug` + "`" + `, for the entity's type.
+  """
+  createCustomField(input: CustomFieldInput!): CustomField!
+
+  "Set (or with ` + "`" + `null` + "`" + ` clear, returning null) the value of a container's custom field, as updateShipmentCustomField does for shipments."
+  updateContainerCustomField(containerId: ID!, apiSlug: String!, value: JSON): CustomField
+
+  "Set the value of a custom field by its id; ` + "`" + `null` + "`" + ` clears it (deletes the value) and returns null."
+  updateCustomField(id: ID!, value: JSON): CustomField
+
+  "Delete the value of a shipment's custom field; returns the deleted value (NOT_FOUND when it has none)."
+  deleteShipmentCustomField(shipmentId: ID!, apiSlug: String!): CustomField!
+
+  "Delete the value of a container's custom field; returns the deleted value (NOT_FOUND when it has none)."
+  deleteContainerCustomField(containerId: ID!, apiSlug: String!): CustomField!
+
+  "Delete a custom field value by id; returns the deleted value."
+  deleteCustomField(id: ID!): CustomField!
+}
+
+"A new custom field value."
+input CustomFieldInput {
+  "The shipment or container."
+  entityId: ID!
+  "The entity's type; when given, an entity of the other type is NOT_FOUND."
+  entityType: CustomFieldEntityType
+  "The definition's apiSlug (for the entity's type)."
+  apiSlug: String!
+  "The value; it must fit the definition's data type."
+  value: JSON!
+}
+
+"Custom field value filters; all given filters must match."
+input CustomFieldFilter {
+  "Only values on this entity type."
+  entityType: CustomFieldEntityType
+  "Only values on this shipment or container."
+  entityId: ID
+  "Only values of this definition."
+  definitionId: ID
+}
+
+"A page of custom field values."
+type CustomFieldConnection {
+  edges: [CustomFieldEdge!]!
+  nodes: [CustomField!]!
+  pageInfo: PageInfo!
+  "Number of values matching the filter."
+  totalCount: Int!
+}
+
+"A custom field value and its cursor."
+type CustomFieldEdge {
+  cursor: String!
+  node: CustomField!
+}
+
+# ---------------------------------------------------------------- custom field definitions (issue 8)
+
+extend type Mutation {
+  "Create a custom field definition. apiSlug is unique per account and entity type (CONFLICT otherwise)."
+  createCustomFieldDefinition(input: CustomFieldDefinitionInput!): CustomFieldDefinition!
+
+  """
+  Change a definition's display name, description, validation, default
+  format or default value; omitted fields keep their value, null clears a
+  nullable one. Entity type, apiSlug and data type cannot change.
+  """
+  updateCustomFieldDefinition(id: ID!, input: CustomFieldDefinitionPatch!): CustomFieldDefinition!
+
+  "Delete a definition together with its options and every value set for it. Returns the deleted definition."
+  deleteCustomFieldDefinition(id: ID!): CustomFieldDefinition!
+}
+
+"A new custom field definition."
+input CustomFieldDefinitionInput {
+  "What the field applies to."
+  entityType: CustomFieldEntityType!
+  "Stable key: lower-case letters, digits and underscores, starting with a letter or digit; at most 100 characters."
+  apiSlug: String!
+  "Name shown to people."
+  displayName: String!
+  "What the field is for."
+  description: String
+  "Kind of value."
+  dataType: CustomFieldDataType!
+  "For reference fields, what they refer to."
+  referenceType: String
+  "Extra validation rules (a JSON object)."
+  validation: JSON
+  "Display format hint."
+  defaultFormat: String
+  "Value used when none is set; it must fit the data type (enum definitions have no options yet, so set it later)."
+  defaultValue: JSON
+}
+
+"Changes to a custom field definition; omitted fields keep their value."
+input CustomFieldDefinitionPatch {
+  "Name shown to people."
+  displayName: String
+  "What the field is for; null clears it."
+  description: String
+  "Extra validation rules (a JSON object); null clears them."
+  validation: JSON
+  "Display format hint; null clears it."
+  defaultFormat: String
+  "Value used when none is set; it must fit the data type; null clears it."
+  defaultValue: JSON
+}
+
+# ---------------------------------------------------------------- shipment writes (issue 8)
+
+extend type Mutation {
+  "Change a shipment's reference numbers or tags; omitted fields keep their value, null clears."
+  updateShipment(id: ID!, input: ShipmentPatch!): Shipment!
+
+  """
+  Stop tracking a shipment at the shipping line: lineTrackingStoppedAt is
+  now, the reason CANCELLED_BY_USER and lineTrackingStoppedByUser the key's
+  user. A shipment whose tracking already stopped keeps when and why.
+  """
+  stopTrackingShipment(id: ID!): Shipment!
+
+  "Resume tracking a shipment: clears lineTrackingStoppedAt, its reason and user."
+  resumeTrackingShipment(id: ID!): Shipment!
+}
+
+"Changes to a shipment; omitted fields keep their value."
+input ShipmentPatch {
+  "The customer's reference numbers; null clears them."
+  refNumbers: [String!]
+  "Free-form labels (duplicates are dropped); null clears them."
+  tags: [String!]
+}
+
+# ---------------------------------------------------------------- document writes (issue 8)
+
+extend type Query {
+  "The document types a document's type can be set to by hand, with their labels."
+  documentTypes: [DocumentTypeInfo!]!
+}
+
+extend type Mutation {
+  "Set (or with null clear) a document's manually set type; it must be one of documentTypes."
+  updateDocument(id: ID!, input: DocumentPatch!): Document!
+
+  "Delete a document with its links to shipments and containers and its representations. Returns the deleted document."
+  deleteDocument(id: ID!): Document!
+}
+
+"A document type: its code and label."
+type DocumentTypeInfo {
+  "The code, e.g. bill_of_lading."
+  code: String!
+  "The label shown to people."
+  label: String!
+}
+
+"Changes to a document; omitted fields keep their value."
+input DocumentPatch {
+  "The type set by hand (one of documentTypes' codes); null clears it."
+  documentTypeManual: String
+}
+
+# ---------------------------------------------------------------- email submissions (issue 8)
+
+extend type Query {
+  "Email submissions of the account, newest first."
+  emailSubmissions(first: Int, after: String, last: Int, before: String, page: PageInput): EmailSubmissionConnection!
+  "One email submission, or null when it does not exist in this account."
+  emailSubmission(id: ID!): EmailSubmission
+}
+
+"A page of email submissions."
+type EmailSubmissionConnection {
+  edges: [EmailSubmissionEdge!]!
+  nodes: [EmailSubmission!]!
+  pageInfo: PageInfo!
+  "Number of email submissions of the account."
+  totalCount: Int!
+}
+
+"An email submission and its cursor."
+type EmailSubmissionEdge {
+  cursor: String!
+  node: EmailSubmission!
+}
+
+# ---------------------------------------------------------------- reference data (issue 8)
+
+extend type Query {
+  "Shipping lines (reference data), by SCAC."
+  shippingLines(first: Int, after: String, last: Int, before: String, page: PageInput): ShippingLineConnection!
+  "A shipping line (reference data) by id or by SCAC (e.g. MAEU), or null."
+  shippingLine(id: ID!): ShippingLine
+  "A metro area (reference data), or null."
+  metroArea(id: ID!): MetroArea
+}
+
+"A page of shipping lines."
+type ShippingLineConnection {
+  edges: [ShippingLineEdge!]!
+  nodes: [ShippingLine!]!
+  pageInfo: PageInfo!
+  "Number of shipping lines."
+  totalCount: Int!
+}
+
+"A shipping line and its cursor."
+type ShippingLineEdge {
+  cursor: String!
+  node: ShippingLine!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3566,6 +4296,20 @@ func (ec *executionContext) childFields_CustomField(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type CustomField", field.Name)
 }
 
+func (ec *executionContext) childFields_CustomFieldConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CustomFieldConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_CustomFieldConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CustomFieldConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CustomFieldConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CustomFieldConnection", field.Name)
+}
+
 func (ec *executionContext) childFields_CustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3620,6 +4364,16 @@ func (ec *executionContext) childFields_CustomFieldDefinitionEdge(ctx context.Co
 		return ec.fieldContext_CustomFieldDefinitionEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CustomFieldDefinitionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CustomFieldEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CustomFieldEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CustomFieldEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CustomFieldEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_CustomFieldEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3734,6 +4488,16 @@ func (ec *executionContext) childFields_DocumentRepresentation(ctx context.Conte
 	return nil, fmt.Errorf("no field named %q was found under type DocumentRepresentation", field.Name)
 }
 
+func (ec *executionContext) childFields_DocumentTypeInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "code":
+		return ec.fieldContext_DocumentTypeInfo_code(ctx, field)
+	case "label":
+		return ec.fieldContext_DocumentTypeInfo_label(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DocumentTypeInfo", field.Name)
+}
+
 func (ec *executionContext) childFields_EmailSubmission(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3756,8 +4520,38 @@ func (ec *executionContext) childFields_EmailSubmission(ctx context.Context, fie
 		return ec.fieldContext_EmailSubmission_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_EmailSubmission_updatedAt(ctx, field)
+	case "account":
+		return ec.fieldContext_EmailSubmission_account(ctx, field)
+	case "user":
+		return ec.fieldContext_EmailSubmission_user(ctx, field)
+	case "documents":
+		return ec.fieldContext_EmailSubmission_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EmailSubmission", field.Name)
+}
+
+func (ec *executionContext) childFields_EmailSubmissionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_EmailSubmissionConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_EmailSubmissionConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_EmailSubmissionConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_EmailSubmissionConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailSubmissionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_EmailSubmissionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_EmailSubmissionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_EmailSubmissionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailSubmissionEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_ImportDeadlines(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3962,6 +4756,46 @@ func (ec *executionContext) childFields_ShipmentEvent(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type ShipmentEvent", field.Name)
 }
 
+func (ec *executionContext) childFields_ShippingLine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ShippingLine_id(ctx, field)
+	case "scac":
+		return ec.fieldContext_ShippingLine_scac(ctx, field)
+	case "name":
+		return ec.fieldContext_ShippingLine_name(ctx, field)
+	case "shortName":
+		return ec.fieldContext_ShippingLine_shortName(ctx, field)
+	case "alternativeScacs":
+		return ec.fieldContext_ShippingLine_alternativeScacs(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShippingLine", field.Name)
+}
+
+func (ec *executionContext) childFields_ShippingLineConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ShippingLineConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_ShippingLineConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ShippingLineConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ShippingLineConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShippingLineConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ShippingLineEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ShippingLineEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ShippingLineEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShippingLineEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Terminal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4164,6 +4998,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Mutation_createCustomFieldDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CustomFieldDefinitionInput, error) {
+			return ec.unmarshalNCustomFieldDefinitionInput2shipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createCustomFieldOption_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4186,6 +5034,56 @@ func (ec *executionContext) field_Mutation_createCustomFieldOption_args(ctx cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CustomFieldInput, error) {
+			return ec.unmarshalNCustomFieldInput2shipgraphᚋgraphᚋmodelᚐCustomFieldInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteContainerCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "containerId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["containerId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "apiSlug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["apiSlug"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCustomFieldDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteCustomFieldOption_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4205,6 +5103,136 @@ func (ec *executionContext) field_Mutation_deleteCustomFieldOption_args(ctx cont
 		return nil, err
 	}
 	args["optionId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteShipmentCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "shipmentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["shipmentId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "apiSlug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["apiSlug"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_resumeTrackingShipment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_stopTrackingShipment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateContainerCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "containerId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["containerId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "apiSlug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["apiSlug"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "value",
+		func(ctx context.Context, v any) (model.JSON, error) {
+			return ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["value"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateCustomFieldDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CustomFieldDefinitionPatch, error) {
+			return ec.unmarshalNCustomFieldDefinitionPatch2shipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionPatch(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -4238,6 +5266,50 @@ func (ec *executionContext) field_Mutation_updateCustomFieldOption_args(ctx cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "value",
+		func(ctx context.Context, v any) (model.JSON, error) {
+			return ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["value"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DocumentPatch, error) {
+			return ec.unmarshalNDocumentPatch2shipgraphᚋgraphᚋmodelᚐDocumentPatch(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateShipmentCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4265,6 +5337,28 @@ func (ec *executionContext) field_Mutation_updateShipmentCustomField_args(ctx co
 		return nil, err
 	}
 	args["value"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateShipment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ShipmentPatch, error) {
+			return ec.unmarshalNShipmentPatch2shipgraphᚋgraphᚋmodelᚐShipmentPatch(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -4426,6 +5520,74 @@ func (ec *executionContext) field_Query_customFieldDefinitions_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_customField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_customFields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*model.PageInput, error) {
+			return ec.unmarshalOPageInput2ᚖshipgraphᚋgraphᚋmodelᚐPageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.CustomFieldFilter, error) {
+			return ec.unmarshalOCustomFieldFilter2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg5
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_document_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4499,6 +5661,80 @@ func (ec *executionContext) field_Query_documents_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["orderBy"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_emailSubmission_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_emailSubmissions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*model.PageInput, error) {
+			return ec.unmarshalOPageInput2ᚖshipgraphᚋgraphᚋmodelᚐPageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_metroArea_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4603,6 +5839,66 @@ func (ec *executionContext) field_Query_shipments_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["orderBy"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_shippingLine_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_shippingLines_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*model.PageInput, error) {
+			return ec.unmarshalOPageInput2ᚖshipgraphᚋgraphᚋmodelᚐPageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg4
 	return args, nil
 }
 
@@ -6426,6 +7722,125 @@ func (ec *executionContext) fieldContext_CustomField_entity(_ context.Context, f
 	return graphql.NewScalarFieldContext("CustomField", field, true, false, errors.New("field of type CustomFieldEntity does not have child fields"))
 }
 
+func (ec *executionContext) _CustomFieldConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CustomFieldEdge) graphql.Marshaler {
+			return ec.marshalNCustomFieldEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomFieldConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomFieldConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomFieldConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomFieldConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖshipgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomFieldConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomFieldConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CustomFieldConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomFieldConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _CustomFieldDefinition_id(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldDefinition) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6903,6 +8318,61 @@ func (ec *executionContext) fieldContext_CustomFieldDefinitionEdge_node(_ contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CustomFieldDefinition(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomFieldEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomFieldEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CustomFieldEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomFieldEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
 		},
 	}
 	return fc, nil
@@ -7890,6 +9360,52 @@ func (ec *executionContext) fieldContext_DocumentRepresentation_updatedAt(_ cont
 	return graphql.NewScalarFieldContext("DocumentRepresentation", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _DocumentTypeInfo_code(ctx context.Context, field graphql.CollectedField, obj *model.DocumentTypeInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentTypeInfo_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentTypeInfo_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DocumentTypeInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DocumentTypeInfo_label(ctx context.Context, field graphql.CollectedField, obj *model.DocumentTypeInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentTypeInfo_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentTypeInfo_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DocumentTypeInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _EmailSubmission_id(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmission) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8118,6 +9634,276 @@ func (ec *executionContext) _EmailSubmission_updatedAt(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_EmailSubmission_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EmailSubmission", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSubmission_account(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmission_account(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Account()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Account) graphql.Marshaler {
+			return ec.marshalNAccount2ᚖshipgraphᚋgraphᚋmodelᚐAccount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmission_account(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmission",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Account(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmission_user(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmission_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.User(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖshipgraphᚋgraphᚋmodelᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmission_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmission",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmission_documents(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmission_documents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Documents(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚕᚖshipgraphᚋgraphᚋmodelᚐDocumentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmission_documents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmission",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmissionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EmailSubmissionEdge) graphql.Marshaler {
+			return ec.marshalNEmailSubmissionEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmissionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSubmissionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmissionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EmailSubmission) graphql.Marshaler {
+			return ec.marshalNEmailSubmission2ᚕᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmissionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSubmission(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmissionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖshipgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmissionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSubmissionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EmailSubmissionConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailSubmissionConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSubmissionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailSubmissionEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSubmissionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.EmailSubmissionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSubmissionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EmailSubmission) graphql.Marshaler {
+			return ec.marshalNEmailSubmission2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmission(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSubmissionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSubmissionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSubmission(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ImportDeadlines_pickupLfdTerminal(ctx context.Context, field graphql.CollectedField, obj *model.ImportDeadlines) (ret graphql.Marshaler) {
@@ -8387,10 +10173,10 @@ func (ec *executionContext) _Mutation_updateShipmentCustomField(ctx context.Cont
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
-			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+			return ec.marshalOCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateShipmentCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8543,6 +10329,622 @@ func (ec *executionContext) fieldContext_Mutation_deleteCustomFieldOption(ctx co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteCustomFieldOption_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCustomField(ctx, fc.Args["input"].(model.CustomFieldInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateContainerCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateContainerCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateContainerCustomField(ctx, fc.Args["containerId"].(string), fc.Args["apiSlug"].(string), fc.Args["value"].(model.JSON))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalOCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateContainerCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateContainerCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCustomField(ctx, fc.Args["id"].(string), fc.Args["value"].(model.JSON))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalOCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteShipmentCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteShipmentCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteShipmentCustomField(ctx, fc.Args["shipmentId"].(string), fc.Args["apiSlug"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteShipmentCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteShipmentCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteContainerCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteContainerCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteContainerCustomField(ctx, fc.Args["containerId"].(string), fc.Args["apiSlug"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteContainerCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteContainerCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCustomField(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCustomFieldDefinition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCustomFieldDefinition(ctx, fc.Args["input"].(model.CustomFieldDefinitionInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldDefinition) graphql.Marshaler {
+			return ec.marshalNCustomFieldDefinition2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldDefinition(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldDefinition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCustomFieldDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCustomFieldDefinition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCustomFieldDefinition(ctx, fc.Args["id"].(string), fc.Args["input"].(model.CustomFieldDefinitionPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldDefinition) graphql.Marshaler {
+			return ec.marshalNCustomFieldDefinition2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldDefinition(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldDefinition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCustomFieldDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCustomFieldDefinition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCustomFieldDefinition(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldDefinition) graphql.Marshaler {
+			return ec.marshalNCustomFieldDefinition2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldDefinition(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCustomFieldDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldDefinition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCustomFieldDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateShipment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateShipment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateShipment(ctx, fc.Args["id"].(string), fc.Args["input"].(model.ShipmentPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Shipment) graphql.Marshaler {
+			return ec.marshalNShipment2ᚖshipgraphᚋgraphᚋmodelᚐShipment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateShipment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Shipment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateShipment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_stopTrackingShipment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_stopTrackingShipment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().StopTrackingShipment(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Shipment) graphql.Marshaler {
+			return ec.marshalNShipment2ᚖshipgraphᚋgraphᚋmodelᚐShipment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_stopTrackingShipment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Shipment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_stopTrackingShipment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resumeTrackingShipment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resumeTrackingShipment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResumeTrackingShipment(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Shipment) graphql.Marshaler {
+			return ec.marshalNShipment2ᚖshipgraphᚋgraphᚋmodelᚐShipment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resumeTrackingShipment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Shipment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resumeTrackingShipment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateDocument(ctx, fc.Args["id"].(string), fc.Args["input"].(model.DocumentPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖshipgraphᚋgraphᚋmodelᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteDocument(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖshipgraphᚋgraphᚋmodelᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -9358,6 +11760,346 @@ func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field g
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_node_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_customField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_customField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CustomField(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalOCustomField2ᚖshipgraphᚋgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_customField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_customField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_customFields(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_customFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CustomFields(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput), fc.Args["filter"].(*model.CustomFieldFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldConnection) graphql.Marshaler {
+			return ec.marshalNCustomFieldConnection2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_customFields(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_customFields_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_documentTypes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_documentTypes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().DocumentTypes(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DocumentTypeInfo) graphql.Marshaler {
+			return ec.marshalNDocumentTypeInfo2ᚕᚖshipgraphᚋgraphᚋmodelᚐDocumentTypeInfoᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_documentTypes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DocumentTypeInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_emailSubmissions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_emailSubmissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EmailSubmissions(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EmailSubmissionConnection) graphql.Marshaler {
+			return ec.marshalNEmailSubmissionConnection2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_emailSubmissions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSubmissionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_emailSubmissions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_emailSubmission(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_emailSubmission(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EmailSubmission(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EmailSubmission) graphql.Marshaler {
+			return ec.marshalOEmailSubmission2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmission(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_emailSubmission(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSubmission(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_emailSubmission_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_shippingLines(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_shippingLines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ShippingLines(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ShippingLineConnection) graphql.Marshaler {
+			return ec.marshalNShippingLineConnection2ᚖshipgraphᚋgraphᚋmodelᚐShippingLineConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_shippingLines(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLineConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_shippingLines_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_shippingLine(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_shippingLine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ShippingLine(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ShippingLine) graphql.Marshaler {
+			return ec.marshalOShippingLine2ᚖshipgraphᚋgraphᚋmodelᚐShippingLine(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_shippingLine(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLine(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_shippingLine_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_metroArea(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_metroArea(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MetroArea(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MetroArea) graphql.Marshaler {
+			return ec.marshalOMetroArea2ᚖshipgraphᚋgraphᚋmodelᚐMetroArea(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_metroArea(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MetroArea(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_metroArea_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11057,6 +13799,180 @@ func (ec *executionContext) _ShippingLine_alternativeScacs(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_ShippingLine_alternativeScacs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ShippingLine", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShippingLineConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ShippingLineEdge) graphql.Marshaler {
+			return ec.marshalNShippingLineEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐShippingLineEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShippingLineConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLineEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShippingLineConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ShippingLine) graphql.Marshaler {
+			return ec.marshalNShippingLine2ᚕᚖshipgraphᚋgraphᚋmodelᚐShippingLineᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShippingLineConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShippingLineConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖshipgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShippingLineConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShippingLineConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ShippingLineConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShippingLineConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ShippingLineEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShippingLineEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShippingLineEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLineEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShippingLineEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ShippingLine) graphql.Marshaler {
+			return ec.marshalNShippingLine2ᚖshipgraphᚋgraphᚋmodelᚐShippingLine(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShippingLineEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShippingLineEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLine(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Subscription_containerUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -13154,6 +16070,245 @@ func (ec *executionContext) unmarshalInputCustomFieldDefinitionFilter(ctx contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCustomFieldDefinitionInput(ctx context.Context, obj any) (model.CustomFieldDefinitionInput, error) {
+	var it model.CustomFieldDefinitionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"entityType", "apiSlug", "displayName", "description", "dataType", "referenceType", "validation", "defaultFormat", "defaultValue"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "entityType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityType"))
+			data, err := ec.unmarshalNCustomFieldEntityType2shipgraphᚋgraphᚋmodelᚐCustomFieldEntityType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityType = data
+		case "apiSlug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("apiSlug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.APISlug = data
+		case "displayName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayName = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "dataType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dataType"))
+			data, err := ec.unmarshalNCustomFieldDataType2shipgraphᚋgraphᚋmodelᚐCustomFieldDataType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DataType = data
+		case "referenceType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceType = data
+		case "validation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validation"))
+			data, err := ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Validation = data
+		case "defaultFormat":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultFormat"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultFormat = data
+		case "defaultValue":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultValue"))
+			data, err := ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultValue = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCustomFieldDefinitionPatch(ctx context.Context, obj any) (model.CustomFieldDefinitionPatch, error) {
+	var it model.CustomFieldDefinitionPatch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"displayName", "description", "validation", "defaultFormat", "defaultValue"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "displayName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayName = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "validation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validation"))
+			data, err := ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Validation = graphql.OmittableOf(data)
+		case "defaultFormat":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultFormat"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultFormat = graphql.OmittableOf(data)
+		case "defaultValue":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultValue"))
+			data, err := ec.unmarshalOJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultValue = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCustomFieldFilter(ctx context.Context, obj any) (model.CustomFieldFilter, error) {
+	var it model.CustomFieldFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"entityType", "entityId", "definitionId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "entityType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityType"))
+			data, err := ec.unmarshalOCustomFieldEntityType2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEntityType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityType = data
+		case "entityId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityID = data
+		case "definitionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("definitionId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefinitionID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCustomFieldInput(ctx context.Context, obj any) (model.CustomFieldInput, error) {
+	var it model.CustomFieldInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"entityId", "entityType", "apiSlug", "value"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "entityId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityID = data
+		case "entityType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityType"))
+			data, err := ec.unmarshalOCustomFieldEntityType2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEntityType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityType = data
+		case "apiSlug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("apiSlug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.APISlug = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNJSON2shipgraphᚋgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCustomFieldOptionInput(ctx context.Context, obj any) (model.CustomFieldOptionInput, error) {
 	var it model.CustomFieldOptionInput
 	if obj == nil {
@@ -13327,6 +16482,36 @@ func (ec *executionContext) unmarshalInputDocumentOrder(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDocumentPatch(ctx context.Context, obj any) (model.DocumentPatch, error) {
+	var it model.DocumentPatch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"documentTypeManual"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "documentTypeManual":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTypeManual"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DocumentTypeManual = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputPageInput(ctx context.Context, obj any) (model.PageInput, error) {
 	var it model.PageInput
 	if obj == nil {
@@ -13479,6 +16664,43 @@ func (ec *executionContext) unmarshalInputShipmentOrder(ctx context.Context, obj
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputShipmentPatch(ctx context.Context, obj any) (model.ShipmentPatch, error) {
+	var it model.ShipmentPatch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"refNumbers", "tags"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "refNumbers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("refNumbers"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RefNumbers = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -14295,6 +17517,92 @@ func (ec *executionContext) _CustomField(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var customFieldConnectionImplementors = []string{"CustomFieldConnection"}
+
+func (ec *executionContext) _CustomFieldConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CustomFieldConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, customFieldConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CustomFieldConnection")
+		case "edges":
+			out.Values[i] = ec._CustomFieldConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._CustomFieldConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CustomFieldConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CustomFieldConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var customFieldDefinitionImplementors = []string{"CustomFieldDefinition", "Node"}
 
 func (ec *executionContext) _CustomFieldDefinition(ctx context.Context, sel ast.SelectionSet, obj *model.CustomFieldDefinition) graphql.Marshaler {
@@ -14498,6 +17806,49 @@ func (ec *executionContext) _CustomFieldDefinitionEdge(ctx context.Context, sel 
 			}
 		case "node":
 			out.Values[i] = ec._CustomFieldDefinitionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var customFieldEdgeImplementors = []string{"CustomFieldEdge"}
+
+func (ec *executionContext) _CustomFieldEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CustomFieldEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, customFieldEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CustomFieldEdge")
+		case "cursor":
+			out.Values[i] = ec._CustomFieldEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._CustomFieldEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -14943,6 +18294,49 @@ func (ec *executionContext) _DocumentRepresentation(ctx context.Context, sel ast
 	return out
 }
 
+var documentTypeInfoImplementors = []string{"DocumentTypeInfo"}
+
+func (ec *executionContext) _DocumentTypeInfo(ctx context.Context, sel ast.SelectionSet, obj *model.DocumentTypeInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, documentTypeInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DocumentTypeInfo")
+		case "code":
+			out.Values[i] = ec._DocumentTypeInfo_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._DocumentTypeInfo_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var emailSubmissionImplementors = []string{"EmailSubmission", "Node"}
 
 func (ec *executionContext) _EmailSubmission(ctx context.Context, sel ast.SelectionSet, obj *model.EmailSubmission) graphql.Marshaler {
@@ -15002,6 +18396,150 @@ func (ec *executionContext) _EmailSubmission(ctx context.Context, sel ast.Select
 			}
 		case "updatedAt":
 			out.Values[i] = ec._EmailSubmission_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "account":
+			out.Values[i] = ec._EmailSubmission_account(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "user":
+			out.Values[i] = ec._EmailSubmission_user(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "documents":
+			out.Values[i] = ec._EmailSubmission_documents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var emailSubmissionConnectionImplementors = []string{"EmailSubmissionConnection"}
+
+func (ec *executionContext) _EmailSubmissionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.EmailSubmissionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emailSubmissionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailSubmissionConnection")
+		case "edges":
+			out.Values[i] = ec._EmailSubmissionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._EmailSubmissionConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._EmailSubmissionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._EmailSubmissionConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var emailSubmissionEdgeImplementors = []string{"EmailSubmissionEdge"}
+
+func (ec *executionContext) _EmailSubmissionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.EmailSubmissionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emailSubmissionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailSubmissionEdge")
+		case "cursor":
+			out.Values[i] = ec._EmailSubmissionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._EmailSubmissionEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -15171,7 +18709,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateShipmentCustomField(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createCustomFieldOption":
@@ -15191,6 +18729,104 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteCustomFieldOption":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCustomFieldOption(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateContainerCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateContainerCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleteShipmentCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteShipmentCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteContainerCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteContainerCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createCustomFieldDefinition":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCustomFieldDefinition(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCustomFieldDefinition":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCustomFieldDefinition(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCustomFieldDefinition":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCustomFieldDefinition(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateShipment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateShipment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stopTrackingShipment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_stopTrackingShipment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resumeTrackingShipment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resumeTrackingShipment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteDocument(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -15619,6 +19255,182 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_node(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "customField":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_customField(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "customFields":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_customFields(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "documentTypes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_documentTypes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "emailSubmissions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_emailSubmissions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "emailSubmission":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_emailSubmission(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "shippingLines":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_shippingLines(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "shippingLine":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_shippingLine(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "metroArea":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_metroArea(ctx, field)
 				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -16193,6 +20005,135 @@ func (ec *executionContext) _ShippingLine(ctx context.Context, sel ast.Selection
 			}
 		case "alternativeScacs":
 			out.Values[i] = ec._ShippingLine_alternativeScacs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var shippingLineConnectionImplementors = []string{"ShippingLineConnection"}
+
+func (ec *executionContext) _ShippingLineConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ShippingLineConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shippingLineConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShippingLineConnection")
+		case "edges":
+			out.Values[i] = ec._ShippingLineConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._ShippingLineConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ShippingLineConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ShippingLineConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var shippingLineEdgeImplementors = []string{"ShippingLineEdge"}
+
+func (ec *executionContext) _ShippingLineEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ShippingLineEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shippingLineEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShippingLineEdge")
+		case "cursor":
+			out.Values[i] = ec._ShippingLineEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ShippingLineEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -17104,6 +21045,16 @@ func (ec *executionContext) marshalNCustomField2ᚖshipgraphᚋgraphᚋmodelᚐC
 	return ec._CustomField(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCustomFieldConnection2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldConnection(ctx context.Context, sel ast.SelectionSet, v *model.CustomFieldConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CustomFieldConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCustomFieldDataType2shipgraphᚋgraphᚋmodelᚐCustomFieldDataType(ctx context.Context, v any) (model.CustomFieldDataType, error) {
 	var res model.CustomFieldDataType
 	err := res.UnmarshalGQL(v)
@@ -17176,6 +21127,42 @@ func (ec *executionContext) marshalNCustomFieldDefinitionEdge2ᚖshipgraphᚋgra
 	return ec._CustomFieldDefinitionEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCustomFieldDefinitionInput2shipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionInput(ctx context.Context, v any) (model.CustomFieldDefinitionInput, error) {
+	res, err := ec.unmarshalInputCustomFieldDefinitionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCustomFieldDefinitionPatch2shipgraphᚋgraphᚋmodelᚐCustomFieldDefinitionPatch(ctx context.Context, v any) (model.CustomFieldDefinitionPatch, error) {
+	res, err := ec.unmarshalInputCustomFieldDefinitionPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCustomFieldEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CustomFieldEdge) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCustomFieldEdge2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCustomFieldEdge2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldEdge(ctx context.Context, sel ast.SelectionSet, v *model.CustomFieldEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CustomFieldEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCustomFieldEntity2shipgraphᚋgraphᚋmodelᚐCustomFieldEntity(ctx context.Context, sel ast.SelectionSet, v model.CustomFieldEntity) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -17204,6 +21191,11 @@ func (ec *executionContext) marshalNCustomFieldEvent2ᚖshipgraphᚋgraphᚋmode
 		return graphql.Null
 	}
 	return ec._CustomFieldEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCustomFieldInput2shipgraphᚋgraphᚋmodelᚐCustomFieldInput(ctx context.Context, v any) (model.CustomFieldInput, error) {
+	res, err := ec.unmarshalInputCustomFieldInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNCustomFieldOption2ᚕᚖshipgraphᚋgraphᚋmodelᚐCustomFieldOptionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CustomFieldOption) graphql.Marshaler {
@@ -17330,6 +21322,11 @@ func (ec *executionContext) marshalNDocumentOrderField2shipgraphᚋgraphᚋmodel
 	return v
 }
 
+func (ec *executionContext) unmarshalNDocumentPatch2shipgraphᚋgraphᚋmodelᚐDocumentPatch(ctx context.Context, v any) (model.DocumentPatch, error) {
+	res, err := ec.unmarshalInputDocumentPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDocumentSource2shipgraphᚋgraphᚋmodelᚐDocumentSource(ctx context.Context, v any) (model.DocumentSource, error) {
 	var res model.DocumentSource
 	err := res.UnmarshalGQL(v)
@@ -17338,6 +21335,94 @@ func (ec *executionContext) unmarshalNDocumentSource2shipgraphᚋgraphᚋmodel�
 
 func (ec *executionContext) marshalNDocumentSource2shipgraphᚋgraphᚋmodelᚐDocumentSource(ctx context.Context, sel ast.SelectionSet, v model.DocumentSource) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNDocumentTypeInfo2ᚕᚖshipgraphᚋgraphᚋmodelᚐDocumentTypeInfoᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DocumentTypeInfo) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDocumentTypeInfo2ᚖshipgraphᚋgraphᚋmodelᚐDocumentTypeInfo(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDocumentTypeInfo2ᚖshipgraphᚋgraphᚋmodelᚐDocumentTypeInfo(ctx context.Context, sel ast.SelectionSet, v *model.DocumentTypeInfo) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DocumentTypeInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEmailSubmission2ᚕᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EmailSubmission) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEmailSubmission2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmission(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEmailSubmission2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmission(ctx context.Context, sel ast.SelectionSet, v *model.EmailSubmission) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailSubmission(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEmailSubmissionConnection2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionConnection(ctx context.Context, sel ast.SelectionSet, v *model.EmailSubmissionConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailSubmissionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEmailSubmissionEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EmailSubmissionEdge) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEmailSubmissionEdge2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEmailSubmissionEdge2ᚖshipgraphᚋgraphᚋmodelᚐEmailSubmissionEdge(ctx context.Context, sel ast.SelectionSet, v *model.EmailSubmissionEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailSubmissionEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFeeType2shipgraphᚋgraphᚋmodelᚐFeeType(ctx context.Context, v any) (model.FeeType, error) {
@@ -17377,13 +21462,13 @@ func (ec *executionContext) marshalNHoldStatus2shipgraphᚋgraphᚋmodelᚐHoldS
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalID(v)
+	res, err := model.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalID(v)
+	res := model.MarshalID(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -17534,6 +21619,73 @@ func (ec *executionContext) unmarshalNShipmentOrderField2shipgraphᚋgraphᚋmod
 
 func (ec *executionContext) marshalNShipmentOrderField2shipgraphᚋgraphᚋmodelᚐShipmentOrderField(ctx context.Context, sel ast.SelectionSet, v model.ShipmentOrderField) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNShipmentPatch2shipgraphᚋgraphᚋmodelᚐShipmentPatch(ctx context.Context, v any) (model.ShipmentPatch, error) {
+	res, err := ec.unmarshalInputShipmentPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNShippingLine2ᚕᚖshipgraphᚋgraphᚋmodelᚐShippingLineᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ShippingLine) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNShippingLine2ᚖshipgraphᚋgraphᚋmodelᚐShippingLine(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNShippingLine2ᚖshipgraphᚋgraphᚋmodelᚐShippingLine(ctx context.Context, sel ast.SelectionSet, v *model.ShippingLine) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ShippingLine(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNShippingLineConnection2ᚖshipgraphᚋgraphᚋmodelᚐShippingLineConnection(ctx context.Context, sel ast.SelectionSet, v *model.ShippingLineConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ShippingLineConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNShippingLineEdge2ᚕᚖshipgraphᚋgraphᚋmodelᚐShippingLineEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ShippingLineEdge) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNShippingLineEdge2ᚖshipgraphᚋgraphᚋmodelᚐShippingLineEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNShippingLineEdge2ᚖshipgraphᚋgraphᚋmodelᚐShippingLineEdge(ctx context.Context, sel ast.SelectionSet, v *model.ShippingLineEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ShippingLineEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -17950,6 +22102,14 @@ func (ec *executionContext) marshalOCustomFieldEntityType2ᚖshipgraphᚋgraph�
 	return v
 }
 
+func (ec *executionContext) unmarshalOCustomFieldFilter2ᚖshipgraphᚋgraphᚋmodelᚐCustomFieldFilter(ctx context.Context, v any) (*model.CustomFieldFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCustomFieldFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalODateTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
 	if v == nil {
 		return nil, nil
@@ -18107,7 +22267,7 @@ func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalID(v)
+	res, err := model.UnmarshalID(v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -18117,7 +22277,7 @@ func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.Se
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalID(*v)
+	res := model.MarshalID(*v)
 	return res
 }
 
@@ -18262,6 +22422,13 @@ func (ec *executionContext) unmarshalOShipmentOrder2ᚖshipgraphᚋgraphᚋmodel
 	}
 	res, err := ec.unmarshalInputShipmentOrder(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOShippingLine2ᚖshipgraphᚋgraphᚋmodelᚐShippingLine(ctx context.Context, sel ast.SelectionSet, v *model.ShippingLine) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ShippingLine(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {

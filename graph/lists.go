@@ -138,7 +138,8 @@ func (r *queryResolver) listCustomFieldDefinitions(ctx context.Context, a pageAr
 	if err != nil {
 		return nil, err
 	}
-	o := model.Order{Field: "created_at"}
+	// Newest first, like every other list.
+	o := defaultOrder
 	var f model.CustomFieldDefinitionFilter
 	if filter != nil {
 		f = *filter

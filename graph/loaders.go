@@ -41,6 +41,9 @@ type Loaders struct {
 	OptionsByDefinitionID  *Loader[[]*model.CustomFieldOption]
 	CustomFieldsByEntityID *Loader[[]*model.CustomField]
 
+	// DocumentsByEmailSubmissionID: the documents an email brought.
+	DocumentsByEmailSubmissionID *Loader[[]*model.Document]
+
 	store    *db.DB
 	selOnce  sync.Once
 	narrowed *db.DB     // store narrowed to the request's columns
@@ -120,6 +123,9 @@ func NewLoaders(store *db.DB, accountID string, cfg LoaderConfig) *Loaders {
 	}, cfg)
 	l.DocumentsByContainerID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Document], error) {
 		return s(ctx).DocumentsByContainerIDs(ctx, accountID, ids)
+	}, cfg)
+	l.DocumentsByEmailSubmissionID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Document], error) {
+		return s(ctx).DocumentsByEmailSubmissionIDs(ctx, accountID, ids)
 	}, cfg)
 	l.OptionsByDefinitionID = many(func(ctx context.Context, ids []string) ([]*model.CustomFieldOption, error) {
 		return s(ctx).CustomFieldOptionsByDefinitionIDs(ctx, accountID, ids)

@@ -13,44 +13,7 @@ import (
 // records stay invisible), then the value; the database decides uniqueness.
 
 func (r *mutationResolver) updateShipmentCustomField(ctx context.Context, shipmentID, apiSlug string, value model.JSON) (*model.CustomField, error) {
-	p, err := model.RequireWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l, err := For(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s, err := loadByID(ctx, l.ShipmentByID, shipmentID)
-	if err != nil {
-		return nil, err
-	}
-	if s == nil {
-		return nil, model.NotFound("shipment")
-	}
-	def, err := r.DB.FindCustomFieldDefinitionBySlug(ctx, p.AccountID, "Shipment", apiSlug)
-	if err != nil {
-		if model.ErrorCode(err) == model.ENOTFOUND {
-			return nil, model.Errorf(model.ENOTFOUND, "custom field %q not found", apiSlug)
-		}
-		return nil, err
-	}
-	var options []*model.CustomFieldOption
-	if def.DataType.HasOptions() {
-		if options, err = loadMany(ctx, l.OptionsByDefinitionID, def.ID); err != nil {
-			return nil, err
-		}
-	}
-	v, err := model.NormalizeCustomFieldValue(def, options, value)
-	if err != nil {
-		return nil, err
-	}
-	cf, err := r.DB.SetCustomField(ctx, p.AccountID, def, s.ID, v)
-	if err != nil {
-		return nil, err
-	}
-	l.CustomFieldsByEntityID.Clear(s.ID)
-	return cf, nil
+	return r.setValue(ctx, "Shipment", shipmentID, apiSlug, value, false)
 }
 
 // optionDefinition returns the definition an option write targets, refusing

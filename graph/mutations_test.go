@@ -133,11 +133,35 @@ func TestUpdateShipmentCustomField(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d priority values on the shipment, want 1", n)
 	}
-	// null clears.
-	var d setResult
-	e.Must(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "priority_level", "v": nil}, &d)
-	if v := string(d.UpdateShipmentCustomField.Value); v != "null" || d.UpdateShipmentCustomField.DisplayValue != nil {
-		t.Errorf("null: value %s display %v", v, ptrStr(d.UpdateShipmentCustomField.DisplayValue))
+	// null clears: the value is deleted, so the mutation answers null,
+	// customField(apiSlug) is null and customFields no longer lists it;
+	// clearing again is the same no-op.
+	for range 2 {
+		var d struct{ UpdateShipmentCustomField *struct{ ID string } }
+		e.Must(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "priority_level", "v": nil}, &d)
+		if d.UpdateShipmentCustomField != nil {
+			t.Errorf("null: got %+v, want null", d.UpdateShipmentCustomField)
+		}
+		var after struct {
+			Shipment struct {
+				CustomField  *struct{ Value json.RawMessage }
+				CustomFields []struct{ APISlug string }
+			}
+		}
+		e.Must(t, k, `query($s: ID!) { shipment(id: $s) { customField(apiSlug: "priority_level") { value } customFields { apiSlug } } }`,
+			graphtest.Vars{"s": f.ship}, &after)
+		if after.Shipment.CustomField != nil {
+			t.Errorf("after a clear customField is %s, want null", after.Shipment.CustomField.Value)
+		}
+		for _, cf := range after.Shipment.CustomFields {
+			if cf.APISlug == "priority_level" {
+				t.Errorf("after a clear customFields still lists priority_level")
+			}
+		}
+	}
+	e.SQL(t, &n, `SELECT count(*) FROM custom_fields WHERE shipment_id = $1 AND definition_id = $2`, f.ship, f.priority)
+	if n != 0 {
+		t.Errorf("%d priority values on the shipment after a clear, want 0", n)
 	}
 
 	bad := []struct {

@@ -41,7 +41,7 @@ var lists = []list{
 		WHERE d.account_id = $1 ORDER BY coalesce(btrim(u.first_name || ' ' || u.last_name), ''), d.id`, 12},
 	{"documents", "{field: ADDED_BY, direction: DESC}", `SELECT d.id FROM documents d LEFT JOIN users u ON u.id = d.user_id
 		WHERE d.account_id = $1 ORDER BY coalesce(btrim(u.first_name || ' ' || u.last_name), '') DESC, d.id DESC`, 12},
-	{"customFieldDefinitions", "", `SELECT id FROM custom_field_definitions WHERE account_id = $1 ORDER BY created_at, id`, 3},
+	{"customFieldDefinitions", "", `SELECT id FROM custom_field_definitions WHERE account_id = $1 ORDER BY created_at DESC, id DESC`, 3},
 }
 
 type connPage struct {

@@ -155,6 +155,16 @@ var relations = map[string]map[string][]*relation{
 		"cargos": {toMany(5, func(d *model.Document) string { return d.ID }, func(l *Loaders) *Loader[[]*model.Container] { return l.ContainersByDocumentID },
 			func(d *model.Document, v []*model.Container) { d.Rel.Cargos = v })},
 	},
+	"EmailSubmission": {
+		"account": {toOne(0, "account_id", func(e *model.EmailSubmission) *string { return &e.AccountID },
+			func(l *Loaders) *Loader[*model.Account] { return l.AccountByID },
+			func(e *model.EmailSubmission, v *model.Account) { e.Rel.Account = v })},
+		"user": {toOne(1, "user_id", func(e *model.EmailSubmission) *string { return e.UserID }, userByID,
+			func(e *model.EmailSubmission, v *model.User) { e.Rel.User = v })},
+		"documents": {toMany(2, func(e *model.EmailSubmission) string { return e.ID },
+			func(l *Loaders) *Loader[[]*model.Document] { return l.DocumentsByEmailSubmissionID },
+			func(e *model.EmailSubmission, v []*model.Document) { e.Rel.Documents = v })},
+	},
 	"Terminal": {
 		"port": {toOne(0, "port_id", func(t *model.Terminal) *string { return &t.PortID }, portByID,
 			func(t *model.Terminal, v *model.Port) { t.Rel.Port = v })},
@@ -218,6 +228,8 @@ func typeName(v any) string {
 		return "Container"
 	case *model.Document:
 		return "Document"
+	case *model.EmailSubmission:
+		return "EmailSubmission"
 	case *model.Terminal:
 		return "Terminal"
 	case *model.RailTerminal:

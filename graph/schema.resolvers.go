@@ -20,6 +20,15 @@ func (r *containerConnectionResolver) TotalCount(ctx context.Context, obj *model
 }
 
 // TotalCount is the resolver for the totalCount field.
+func (r *customFieldConnectionResolver) TotalCount(ctx context.Context, obj *model.CustomFieldConnection) (int, error) {
+	p, err := model.RequirePrincipal(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return r.DB.CountCustomFields(ctx, p.AccountID, obj.Filter)
+}
+
+// TotalCount is the resolver for the totalCount field.
 func (r *customFieldDefinitionConnectionResolver) TotalCount(ctx context.Context, obj *model.CustomFieldDefinitionConnection) (int, error) {
 	p, err := model.RequirePrincipal(ctx)
 	if err != nil {
@@ -35,6 +44,15 @@ func (r *documentConnectionResolver) TotalCount(ctx context.Context, obj *model.
 		return 0, err
 	}
 	return r.DB.CountDocuments(ctx, p.AccountID, obj.Filter)
+}
+
+// TotalCount is the resolver for the totalCount field.
+func (r *emailSubmissionConnectionResolver) TotalCount(ctx context.Context, obj *model.EmailSubmissionConnection) (int, error) {
+	p, err := model.RequirePrincipal(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return r.DB.CountEmailSubmissions(ctx, p.AccountID)
 }
 
 // UpdateShipmentCustomField is the resolver for the updateShipmentCustomField field.
@@ -58,6 +76,90 @@ func (r *mutationResolver) UpdateCustomFieldOption(ctx context.Context, definiti
 // DeleteCustomFieldOption is the resolver for the deleteCustomFieldOption field.
 func (r *mutationResolver) DeleteCustomFieldOption(ctx context.Context, definitionID string, optionID string) (*model.CustomFieldOption, error) {
 	v, err := r.deleteCustomFieldOption(ctx, definitionID, optionID)
+	return withPlan(ctx, v, err)
+}
+
+// CreateCustomField is the resolver for the createCustomField field.
+func (r *mutationResolver) CreateCustomField(ctx context.Context, input model.CustomFieldInput) (*model.CustomField, error) {
+	v, err := r.createValue(ctx, input)
+	return withPlan(ctx, v, err)
+}
+
+// UpdateContainerCustomField is the resolver for the updateContainerCustomField field.
+func (r *mutationResolver) UpdateContainerCustomField(ctx context.Context, containerID string, apiSlug string, value model.JSON) (*model.CustomField, error) {
+	v, err := r.setValue(ctx, "Container", containerID, apiSlug, value, false)
+	return withPlan(ctx, v, err)
+}
+
+// UpdateCustomField is the resolver for the updateCustomField field.
+func (r *mutationResolver) UpdateCustomField(ctx context.Context, id string, value model.JSON) (*model.CustomField, error) {
+	v, err := r.updateValue(ctx, id, value)
+	return withPlan(ctx, v, err)
+}
+
+// DeleteShipmentCustomField is the resolver for the deleteShipmentCustomField field.
+func (r *mutationResolver) DeleteShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string) (*model.CustomField, error) {
+	v, err := r.removeValue(ctx, "Shipment", shipmentID, apiSlug)
+	return withPlan(ctx, v, err)
+}
+
+// DeleteContainerCustomField is the resolver for the deleteContainerCustomField field.
+func (r *mutationResolver) DeleteContainerCustomField(ctx context.Context, containerID string, apiSlug string) (*model.CustomField, error) {
+	v, err := r.removeValue(ctx, "Container", containerID, apiSlug)
+	return withPlan(ctx, v, err)
+}
+
+// DeleteCustomField is the resolver for the deleteCustomField field.
+func (r *mutationResolver) DeleteCustomField(ctx context.Context, id string) (*model.CustomField, error) {
+	v, err := r.deleteValue(ctx, id)
+	return withPlan(ctx, v, err)
+}
+
+// CreateCustomFieldDefinition is the resolver for the createCustomFieldDefinition field.
+func (r *mutationResolver) CreateCustomFieldDefinition(ctx context.Context, input model.CustomFieldDefinitionInput) (*model.CustomFieldDefinition, error) {
+	v, err := r.createDefinition(ctx, input)
+	return withPlan(ctx, v, err)
+}
+
+// UpdateCustomFieldDefinition is the resolver for the updateCustomFieldDefinition field.
+func (r *mutationResolver) UpdateCustomFieldDefinition(ctx context.Context, id string, input model.CustomFieldDefinitionPatch) (*model.CustomFieldDefinition, error) {
+	v, err := r.updateDefinition(ctx, id, input)
+	return withPlan(ctx, v, err)
+}
+
+// DeleteCustomFieldDefinition is the resolver for the deleteCustomFieldDefinition field.
+func (r *mutationResolver) DeleteCustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error) {
+	v, err := r.deleteDefinition(ctx, id)
+	return withPlan(ctx, v, err)
+}
+
+// UpdateShipment is the resolver for the updateShipment field.
+func (r *mutationResolver) UpdateShipment(ctx context.Context, id string, input model.ShipmentPatch) (*model.Shipment, error) {
+	v, err := r.updateShipment(ctx, id, input)
+	return withPlan(ctx, v, err)
+}
+
+// StopTrackingShipment is the resolver for the stopTrackingShipment field.
+func (r *mutationResolver) StopTrackingShipment(ctx context.Context, id string) (*model.Shipment, error) {
+	v, err := r.stopTracking(ctx, id)
+	return withPlan(ctx, v, err)
+}
+
+// ResumeTrackingShipment is the resolver for the resumeTrackingShipment field.
+func (r *mutationResolver) ResumeTrackingShipment(ctx context.Context, id string) (*model.Shipment, error) {
+	v, err := r.resumeTracking(ctx, id)
+	return withPlan(ctx, v, err)
+}
+
+// UpdateDocument is the resolver for the updateDocument field.
+func (r *mutationResolver) UpdateDocument(ctx context.Context, id string, input model.DocumentPatch) (*model.Document, error) {
+	v, err := r.updateDocument(ctx, id, input)
+	return withPlan(ctx, v, err)
+}
+
+// DeleteDocument is the resolver for the deleteDocument field.
+func (r *mutationResolver) DeleteDocument(ctx context.Context, id string) (*model.Document, error) {
+	v, err := r.deleteDocument(ctx, id)
 	return withPlan(ctx, v, err)
 }
 
@@ -176,6 +278,59 @@ func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error)
 	return n, nil
 }
 
+// CustomField is the resolver for the customField field.
+func (r *queryResolver) CustomField(ctx context.Context, id string) (*model.CustomField, error) {
+	v, err := r.valueByID(ctx, id)
+	return withPlan(ctx, v, err)
+}
+
+// CustomFields is the resolver for the customFields field.
+func (r *queryResolver) CustomFields(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) (*model.CustomFieldConnection, error) {
+	return r.listCustomFields(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page}, filter)
+}
+
+// DocumentTypes is the resolver for the documentTypes field.
+func (r *queryResolver) DocumentTypes(ctx context.Context) ([]*model.DocumentTypeInfo, error) {
+	if _, err := model.RequirePrincipal(ctx); err != nil {
+		return nil, err
+	}
+	return model.DocumentTypes, nil
+}
+
+// EmailSubmissions is the resolver for the emailSubmissions field.
+func (r *queryResolver) EmailSubmissions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.EmailSubmissionConnection, error) {
+	return r.listEmailSubmissions(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page})
+}
+
+// EmailSubmission is the resolver for the emailSubmission field.
+func (r *queryResolver) EmailSubmission(ctx context.Context, id string) (*model.EmailSubmission, error) {
+	_, l, err := principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := loadByID(ctx, l.EmailSubmissionByID, id)
+	return withPlan(ctx, v, err)
+}
+
+// ShippingLines is the resolver for the shippingLines field.
+func (r *queryResolver) ShippingLines(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.ShippingLineConnection, error) {
+	return r.listShippingLines(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page})
+}
+
+// ShippingLine is the resolver for the shippingLine field.
+func (r *queryResolver) ShippingLine(ctx context.Context, id string) (*model.ShippingLine, error) {
+	return r.shippingLine(ctx, id)
+}
+
+// MetroArea is the resolver for the metroArea field.
+func (r *queryResolver) MetroArea(ctx context.Context, id string) (*model.MetroArea, error) {
+	_, l, err := principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return loadByID(ctx, l.MetroAreaByID, id)
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error) {
 	p, err := model.RequirePrincipal(ctx)
@@ -183,6 +338,14 @@ func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.
 		return 0, err
 	}
 	return r.DB.CountShipments(ctx, p.AccountID, obj.Filter)
+}
+
+// TotalCount is the resolver for the totalCount field.
+func (r *shippingLineConnectionResolver) TotalCount(ctx context.Context, obj *model.ShippingLineConnection) (int, error) {
+	if _, err := model.RequirePrincipal(ctx); err != nil {
+		return 0, err
+	}
+	return r.DB.CountShippingLines(ctx)
 }
 
 // ContainerUpdated is the resolver for the containerUpdated field.
@@ -210,6 +373,11 @@ func (r *Resolver) ContainerConnection() ContainerConnectionResolver {
 	return &containerConnectionResolver{r}
 }
 
+// CustomFieldConnection returns CustomFieldConnectionResolver implementation.
+func (r *Resolver) CustomFieldConnection() CustomFieldConnectionResolver {
+	return &customFieldConnectionResolver{r}
+}
+
 // CustomFieldDefinitionConnection returns CustomFieldDefinitionConnectionResolver implementation.
 func (r *Resolver) CustomFieldDefinitionConnection() CustomFieldDefinitionConnectionResolver {
 	return &customFieldDefinitionConnectionResolver{r}
@@ -218,6 +386,11 @@ func (r *Resolver) CustomFieldDefinitionConnection() CustomFieldDefinitionConnec
 // DocumentConnection returns DocumentConnectionResolver implementation.
 func (r *Resolver) DocumentConnection() DocumentConnectionResolver {
 	return &documentConnectionResolver{r}
+}
+
+// EmailSubmissionConnection returns EmailSubmissionConnectionResolver implementation.
+func (r *Resolver) EmailSubmissionConnection() EmailSubmissionConnectionResolver {
+	return &emailSubmissionConnectionResolver{r}
 }
 
 // Mutation returns MutationResolver implementation.
@@ -231,15 +404,23 @@ func (r *Resolver) ShipmentConnection() ShipmentConnectionResolver {
 	return &shipmentConnectionResolver{r}
 }
 
+// ShippingLineConnection returns ShippingLineConnectionResolver implementation.
+func (r *Resolver) ShippingLineConnection() ShippingLineConnectionResolver {
+	return &shippingLineConnectionResolver{r}
+}
+
 // Subscription returns SubscriptionResolver implementation.
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
 
 type (
 	containerConnectionResolver             struct{ *Resolver }
+	customFieldConnectionResolver           struct{ *Resolver }
 	customFieldDefinitionConnectionResolver struct{ *Resolver }
 	documentConnectionResolver              struct{ *Resolver }
+	emailSubmissionConnectionResolver       struct{ *Resolver }
 	mutationResolver                        struct{ *Resolver }
 	queryResolver                           struct{ *Resolver }
 	shipmentConnectionResolver              struct{ *Resolver }
+	shippingLineConnectionResolver          struct{ *Resolver }
 	subscriptionResolver                    struct{ *Resolver }
 )

@@ -35,64 +35,89 @@ type attributes map[string]json.RawMessage
 // its size) and returns its attributes; typ is the resource type data.type
 // must name when it is given.
 func readAttributes(r *http.Request, typ string) (attributes, error) {
+	attrs, _, err := readResource(r, typ)
+	return attrs, err
+}
+
+// readResource is readAttributes that also returns the body's
+// relationships (data.relationships, or relationships at the top level of
+// a flat body), by name; nil when there are none.
+func readResource(r *http.Request, typ string) (attributes, map[string]json.RawMessage, error) {
+	attrs, rels, err := readBody(r, typ)
+	if err != nil {
+		return nil, nil, err
+	}
+	var relationships map[string]json.RawMessage
+	if rels != nil && !isNull(rels) {
+		if err := json.Unmarshal(rels, &relationships); err != nil || relationships == nil {
+			return nil, nil, shapeError("/data/relationships", "data.relationships must be an object")
+		}
+	}
+	return attrs, relationships, nil
+}
+
+func readBody(r *http.Request, typ string) (attributes, json.RawMessage, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || (mt != "application/json" && mt != MediaType) {
-		return nil, statusErrorf(http.StatusUnsupportedMediaType, "send the body as application/json or %s", MediaType)
+		return nil, nil, statusErrorf(http.StatusUnsupportedMediaType, "send the body as application/json or %s", MediaType)
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return nil, statusErrorf(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", tooLarge.Limit)
+			return nil, nil, statusErrorf(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", tooLarge.Limit)
 		}
-		return nil, statusErrorf(http.StatusBadRequest, "the request body could not be read")
+		return nil, nil, statusErrorf(http.StatusBadRequest, "the request body could not be read")
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil || top == nil {
-		return nil, shapeError("/", "the request body must be a JSON object")
+		return nil, nil, shapeError("/", "the request body must be a JSON object")
 	}
-	attrs, err := bodyAttributes(top, typ)
+	attrs, rels, err := bodyAttributes(top, typ)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// PostgreSQL text and jsonb cannot hold NUL: refuse it here rather
 	// than let the statement fail.
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		var v any
 		if json.Unmarshal(attrs[name], &v) == nil && hasNUL(v) {
-			return nil, attrError(name, "%s must not contain NUL characters", name)
+			return nil, nil, attrError(name, "%s must not contain NUL characters", name)
 		}
 	}
-	return attrs, nil
+	return attrs, rels, nil
 }
 
 // bodyAttributes finds the attributes in whichever form the body has.
-func bodyAttributes(top map[string]json.RawMessage, typ string) (attributes, error) {
+func bodyAttributes(top map[string]json.RawMessage, typ string) (attributes, json.RawMessage, error) {
 	raw, ok := top["data"]
 	if !ok {
-		return attributes(top), nil
+		rels := top["relationships"]
+		delete(top, "relationships")
+		return attributes(top), rels, nil
 	}
 	var data map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &data); err != nil || data == nil {
-		return nil, shapeError("/data", "data must be an object")
+		return nil, nil, shapeError("/data", "data must be an object")
 	}
 	if t, ok := data["type"]; ok {
 		var s string
 		if err := json.Unmarshal(t, &s); err != nil || s != typ {
-			return nil, shapeError("/data/type", "data.type must be %q", typ)
+			return nil, nil, shapeError("/data/type", "data.type must be %q", typ)
 		}
 	}
+	rels := data["relationships"]
 	if a, ok := data["attributes"]; ok {
 		var attrs map[string]json.RawMessage
 		if err := json.Unmarshal(a, &attrs); err != nil || attrs == nil {
-			return nil, shapeError("/data/attributes", "data.attributes must be an object")
+			return nil, nil, shapeError("/data/attributes", "data.attributes must be an object")
 		}
-		return attrs, nil
+		return attrs, rels, nil
 	}
 	delete(data, "type")
 	delete(data, "id")
 	delete(data, "relationships")
-	return attributes(data), nil
+	return attributes(data), rels, nil
 }
 
 // hasNUL reports whether a decoded JSON value holds a NUL character in a

@@ -19,8 +19,8 @@ import (
 //	GET    /v2/custom_field_definitions/{definition_id}/options/{option_id}
 //	PATCH  /v2/custom_field_definitions/{definition_id}/options/{option_id}
 //	DELETE /v2/custom_field_definitions/{definition_id}/options/{option_id}
-//	GET    /v2/shipments/{shipment_id}/custom_fields
-//	PATCH  /v2/shipments/{shipment_id}/custom_fields/{api_slug}
+//
+// and the rendering of a value (the value endpoints: customfield_values.go).
 //
 // Writes follow the resolvers' order: a viewer key is refused (403) before
 // anything else, an unknown record (or another account's) is 404 before a
@@ -272,55 +272,6 @@ func (b *builder) optionResource(o *model.CustomFieldOption) *Resource {
 }
 
 // ---------------------------------------------------------------- values
-
-func (s *server) listShipmentCustomFields(w http.ResponseWriter, r *http.Request) {
-	serveList(s, w, r, customFieldLst, func(ctx context.Context, p *params) (listPage[*model.CustomField], error) {
-		sh, err := s.shipment(ctx, r.PathValue("shipment_id"))
-		if err != nil {
-			return listPage[*model.CustomField]{}, err
-		}
-		// The values of one shipment come in one statement (display name
-		// order); pages are cut from that list.
-		if err := graph.Load(ctx, []*model.Shipment{sh}, graph.NewPlan("customFields")); err != nil {
-			return listPage[*model.CustomField]{}, err
-		}
-		return memoryPage(sh.CustomFields(), p.page), nil
-	}, plain((*builder).customFieldResource))
-}
-
-// shipment reads a shipment of the account, or answers not found.
-func (s *server) shipment(ctx context.Context, id string) (*model.Shipment, error) {
-	return byID(ctx, s.res.Query().Shipment, id, "shipment")
-}
-
-// patchShipmentCustomField sets (or, with null, clears) the value of a
-// custom field of a shipment; a definition with no value on the shipment
-// yet gets one. The value is checked against the definition's data type.
-func (s *server) patchShipmentCustomField(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	shipmentID, slug := r.PathValue("shipment_id"), r.PathValue("api_slug")
-	attrs, err := writeBody(r, customFieldOne, "custom_field")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	value, ok := attrs["value"]
-	if !ok {
-		if _, err := s.shipment(ctx, shipmentID); err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		WriteError(w, r, attrError("value", "value is required (null clears the field)"))
-		return
-	}
-	cf, err := s.res.Mutation().UpdateShipmentCustomField(ctx, shipmentID, slug, model.JSON(value))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	b.writeOne(w, r, http.StatusOK, b.customFieldResource(cf))
-}
 
 type customFieldAttributes struct {
 	APISlug      string     `json:"api_slug"`

@@ -27,6 +27,7 @@ func endpoints(f fixtures) []call {
 	cf := map[string]any{"data": map[string]any{"type": "custom_field", "attributes": map[string]any{"value": "PO-1"}}}
 	opt := map[string]any{"data": map[string]any{"type": "custom_field_option", "attributes": map[string]any{"label": "Urgent", "value": "urgent"}}}
 	optPatch := map[string]any{"data": map[string]any{"type": "custom_field_option", "attributes": map[string]any{"label": "Normal!"}}}
+	defPatch := map[string]any{"data": map[string]any{"type": "custom_field_definition", "attributes": map[string]any{"display_name": "Renamed!"}}}
 	return []call{
 		{"GET", "/v2/documents", nil, false},
 		{"GET", "/v2/documents/" + f.document, nil, false},
@@ -45,7 +46,55 @@ func endpoints(f fixtures) []call {
 		{"GET", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + f.option, nil, false},
 		{"PATCH", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + f.option, optPatch, true},
 		{"DELETE", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + f.option, nil, true},
+		// Custom field values (issue 8).
+		{"POST", "/v2/shipments/" + f.shipment + "/custom_fields", newCF("customer_po", "PO-1"), true},
+		{"GET", "/v2/shipments/" + f.fieldEntity + "/custom_fields/" + f.fieldSlug, nil, false},
+		{"DELETE", "/v2/shipments/" + f.fieldEntity + "/custom_fields/" + f.fieldSlug, nil, true},
+		{"GET", "/v2/containers/" + f.container + "/custom_fields", nil, false},
+		{"POST", "/v2/containers/" + f.container + "/custom_fields", newCF("yard_slot", "A-1"), true},
+		{"PATCH", "/v2/containers/" + f.container + "/custom_fields/yard_slot", cf, true},
+		{"DELETE", "/v2/containers/" + f.container + "/custom_fields/yard_slot", nil, true},
+		{"GET", "/v2/custom_fields", nil, false},
+		{"POST", "/v2/custom_fields", newEntityCF("shipment", f.shipment, "customer_po", "PO-1"), true},
+		{"GET", "/v2/custom_fields/" + f.customField, nil, false},
+		{"PATCH", "/v2/custom_fields/" + f.customField, cf, true},
+		{"DELETE", "/v2/custom_fields/" + f.customField, nil, true},
+		// Shipment writes (issue 8).
+		{"PATCH", "/v2/shipments/" + f.shipment, map[string]any{"data": map[string]any{"type": "shipment", "attributes": map[string]any{"tags": []string{"intruder"}}}}, true},
+		{"PATCH", "/v2/shipments/" + f.shipment + "/stop_tracking", nil, true},
+		{"PATCH", "/v2/shipments/" + f.shipment + "/resume_tracking", nil, true},
+		// Documents (issue 8).
+		{"PATCH", "/v2/documents/" + f.document, map[string]any{"data": map[string]any{"type": "document", "attributes": map[string]any{"document_type_manual": "other"}}}, true},
+		{"DELETE", "/v2/documents/" + f.document, nil, true},
+		{"GET", "/v2/documents/types", nil, false},
+		{"GET", "/v2/email_submissions", nil, false},
+		{"GET", "/v2/shipping_lines", nil, false},
+		{"GET", "/v2/shipping_lines/" + f.shippingLine, nil, false},
+		{"GET", "/v2/metro_areas/" + f.metroArea, nil, false},
+		{"GET", "/v2/email_submissions/" + f.emailSubmission, nil, false},
+		// Definitions (issue 8).
+		{"POST", "/v2/custom_field_definitions", newDefinition("Shipment", "new_field", "short_text"), true},
+		{"PATCH", "/v2/custom_field_definitions/" + f.textDefinition, defPatch, true},
+		{"DELETE", "/v2/custom_field_definitions/" + f.textDefinition, nil, true},
 	}
+}
+
+// newDefinition is the body of POST /v2/custom_field_definitions.
+func newDefinition(entityType, slug, dataType string) map[string]any {
+	return map[string]any{"data": map[string]any{"type": "custom_field_definition", "attributes": map[string]any{
+		"entity_type": entityType, "api_slug": slug, "display_name": "New field", "data_type": dataType}}}
+}
+
+// newCF is the body of a new custom field value on the entity of the path.
+func newCF(slug string, value any) map[string]any {
+	return map[string]any{"data": map[string]any{"type": "custom_field", "attributes": map[string]any{"api_slug": slug, "value": value}}}
+}
+
+// newEntityCF is the body of POST /v2/custom_fields.
+func newEntityCF(typ, id, slug string, value any) map[string]any {
+	b := newCF(slug, value)
+	b["data"].(map[string]any)["relationships"] = map[string]any{"entity": map[string]any{"data": map[string]any{"type": typ, "id": id}}}
+	return b
 }
 
 func TestUnauthorized(t *testing.T) {
@@ -112,6 +161,8 @@ func TestForbiddenForViewers(t *testing.T) {
 		wantError(t, r, http.StatusForbidden, "", "")
 	}
 	// Nothing changed.
+	e.get("/v2/custom_field_definitions/" + f.textDefinition)
+	e.get("/v2/custom_fields/" + f.customField)
 	if got := len(e.get("/v2/custom_field_definitions/" + f.enumDefinition + "/options")["data"].([]any)); got != 4 {
 		t.Errorf("options after refused writes: %d, want 4", got)
 	}
@@ -201,6 +252,12 @@ func TestNotFound(t *testing.T) {
 			"/v2/custom_field_definitions/" + id + "/options",
 			"/v2/custom_field_definitions/" + id + "/options/" + f.option,
 			"/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + id,
+			"/v2/containers/" + id + "/custom_fields",
+			"/v2/shipments/" + id + "/custom_fields/customer_po",
+			"/v2/custom_fields/" + id,
+			"/v2/email_submissions/" + id,
+			"/v2/shipping_lines/" + id,
+			"/v2/metro_areas/" + id,
 		} {
 			r := e.do("acme/admin", "GET", p, nil)
 			wantError(t, r, http.StatusNotFound, "", "")
@@ -214,6 +271,23 @@ func TestNotFound(t *testing.T) {
 			{"PATCH", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + id, map[string]any{"label": "A"}, true},
 			{"DELETE", "/v2/custom_field_definitions/" + id + "/options/" + f.option, nil, true},
 			{"DELETE", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + id, nil, true},
+			{"POST", "/v2/shipments/" + id + "/custom_fields", map[string]any{"api_slug": "customer_po", "value": "x"}, true},
+			{"POST", "/v2/containers/" + id + "/custom_fields", map[string]any{"nothing": 1}, true},
+			{"DELETE", "/v2/shipments/" + id + "/custom_fields/customer_po", nil, true},
+			{"PATCH", "/v2/containers/" + id + "/custom_fields/yard_slot", map[string]any{"value": "x"}, true},
+			{"PATCH", "/v2/custom_fields/" + id, map[string]any{"value": "x"}, true},
+			{"PATCH", "/v2/custom_fields/" + id, map[string]any{"nothing": "x"}, true},
+			{"DELETE", "/v2/custom_fields/" + id, nil, true},
+			{"PATCH", "/v2/custom_field_definitions/" + id, map[string]any{"display_name": "x"}, true},
+			{"PATCH", "/v2/custom_field_definitions/" + id, map[string]any{"display_name": 5}, true},
+			{"DELETE", "/v2/custom_field_definitions/" + id, nil, true},
+			{"PATCH", "/v2/shipments/" + id, map[string]any{"tags": []string{"x"}}, true},
+			{"PATCH", "/v2/shipments/" + id, map[string]any{"tags": 5}, true},
+			{"PATCH", "/v2/shipments/" + id + "/stop_tracking", nil, true},
+			{"PATCH", "/v2/shipments/" + id + "/resume_tracking", nil, true},
+			{"PATCH", "/v2/documents/" + id, map[string]any{"document_type_manual": "other"}, true},
+			{"PATCH", "/v2/documents/" + id, map[string]any{"document_type_manual": 5}, true},
+			{"DELETE", "/v2/documents/" + id, nil, true},
 		}
 		for _, c := range writes {
 			r := e.do("acme/admin", c.method, c.path, c.body)
@@ -243,7 +317,8 @@ func TestMethodNotAllowed(t *testing.T) {
 		{"POST", "/v2/documents", map[string]any{}, true},
 		{"DELETE", "/v2/shipments/" + f.shipment, nil, true},
 		{"PUT", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + f.option, map[string]any{}, true},
-		{"GET", "/v2/shipments/" + f.shipment + "/custom_fields/customer_po", nil, false},
+		{"PUT", "/v2/shipments/" + f.shipment + "/custom_fields/customer_po", map[string]any{}, true},
+		{"PATCH", "/v2/custom_fields", map[string]any{}, true},
 	} {
 		r := e.do("acme/admin", c.method, c.path, c.body)
 		wantError(t, r, http.StatusMethodNotAllowed, "", "")
@@ -264,7 +339,12 @@ func TestBadBodies(t *testing.T) {
 	patchCF := "/v2/shipments/" + f.shipment + "/custom_fields/customer_po"
 	options := "/v2/custom_field_definitions/" + f.enumDefinition + "/options"
 	option := options + "/" + f.option
-	targets := []struct{ method, path string }{{"PATCH", patchCF}, {"POST", options}, {"PATCH", option}}
+	targets := []struct{ method, path string }{{"PATCH", patchCF}, {"POST", options}, {"PATCH", option},
+		// Issue 8's writes.
+		{"POST", "/v2/shipments/" + f.shipment + "/custom_fields"}, {"POST", "/v2/containers/" + f.container + "/custom_fields"},
+		{"POST", "/v2/custom_fields"}, {"PATCH", "/v2/custom_fields/" + f.customField},
+		{"POST", "/v2/custom_field_definitions"}, {"PATCH", "/v2/custom_field_definitions/" + f.textDefinition},
+		{"PATCH", "/v2/shipments/" + f.shipment}, {"PATCH", "/v2/documents/" + f.document}}
 
 	for _, tg := range targets {
 		// 415: not JSON.
@@ -294,7 +374,7 @@ func TestBadBodies(t *testing.T) {
 			{`{"data": null}`, "/data"},
 			{`{"data": []}`, "/data"},
 			{`{"data": "x"}`, "/data"},
-			{`{"data": {"type": "shipment", "attributes": {}}}`, "/data/type"},
+			{`{"data": {"type": "vessel", "attributes": {}}}`, "/data/type"},
 			{`{"data": {"type": 5, "attributes": {}}}`, "/data/type"},
 			{`{"data": {"attributes": []}}`, "/data/attributes"},
 			{`{"data": {"attributes": null}}`, "/data/attributes"},

@@ -22,6 +22,13 @@ type fixtures struct {
 	// number of records linked to it.
 	fileName, docBOL, docContainer         string
 	enumDefinition, textDefinition, option string
+	// A custom field value of a shipment of the account: its id, the
+	// shipment and the definition's slug.
+	customField, fieldEntity, fieldSlug string
+	// An email submission of the account.
+	emailSubmission string
+	// Reference data: a shipping line (id and SCAC) and a metro area.
+	shippingLine, scac, metroArea string
 }
 
 func findFixtures(t *testing.T, e *env) fixtures {
@@ -103,6 +110,14 @@ func findFixturesOf(t *testing.T, e *env, account string) fixtures {
 		}
 	}
 	f.option = first("/v2/custom_field_definitions/" + f.enumDefinition + "/options")
+	cf := get("/v2/custom_fields?filter[entity_type]=Shipment&page[size]=1")["data"].([]any)[0]
+	f.customField = cf.(map[string]any)["id"].(string)
+	f.fieldEntity = obj(cf, "relationships", "entity", "data")["id"].(string)
+	f.fieldSlug = obj(cf, "attributes")["api_slug"].(string)
+	f.emailSubmission = first("/v2/email_submissions?page[size]=1")
+	line := get("/v2/shipping_lines?page[size]=1")["data"].([]any)[0]
+	f.shippingLine, f.scac = line.(map[string]any)["id"].(string), obj(line, "attributes")["scac"].(string)
+	f.metroArea = obj(get("/v2/shipments/"+f.metroShipment), "data", "relationships", "destination", "data")["id"].(string)
 	for name, v := range map[string]string{"shipment": f.shipment, "terminal": f.terminal, "port": f.port,
 		"metro shipment": f.metroShipment, "rail shipment": f.railShipment, "fields shipment": f.fieldsShipment,
 		"enum definition": f.enumDefinition, "text definition": f.textDefinition,
@@ -177,6 +192,21 @@ func TestGolden(t *testing.T) {
 		{"custom_field_options_not_enum", "/v2/custom_field_definitions/" + f.textDefinition + "/options", "get-custom-field-options-200"},
 		{"custom_field_option", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + f.option, "get-custom-field-option-200"},
 		{"shipment_custom_fields", "/v2/shipments/" + f.fieldsShipment + "/custom_fields", "get-shipment-custom-fields-200"},
+		{"container_custom_fields", "/v2/containers/" + f.container + "/custom_fields", "get-container-custom-fields-200"},
+
+		// Reference data (issue 8).
+		{"shipping_lines", "/v2/shipping_lines?page[size]=5", "get-shipping-lines-200"},
+		{"shipping_lines_page_2", "/v2/shipping_lines?page[size]=5&page[number]=2", "get-shipping-lines-200"},
+		{"shipping_line", "/v2/shipping_lines/" + f.shippingLine, "get-shipping-line-200"},
+		{"shipping_line_by_scac", "/v2/shipping_lines/" + strings.ToLower(f.scac), "get-shipping-line-200"},
+		{"metro_area", "/v2/metro_areas/" + f.metroArea, "get-metro-area-200"},
+
+		// Email submissions (issue 8).
+		{"email_submissions", "/v2/email_submissions?page[size]=2", "get-email-submissions-200"},
+		{"email_submissions_include_empty", "/v2/email_submissions?page[size]=2&include=", "get-email-submissions-200"},
+		{"email_submissions_include_all", "/v2/email_submissions?page[size]=2&include=account,user,documents.last_document_representation", "get-email-submissions-200"},
+		{"email_submission", "/v2/email_submissions/" + f.emailSubmission, "get-email-submission-200"},
+		{"email_submission_include_documents", "/v2/email_submissions/" + f.emailSubmission + "?include=documents", "get-email-submission-200"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -37,17 +37,47 @@ func NewHandler(r *graph.Resolver, cfg Config) http.Handler {
 	route := func(pattern string, m methods) { mux.Handle(pattern, m) }
 
 	route("/v2/documents", methods{http.MethodGet: s.listDocuments})
-	route("/v2/documents/{id}", methods{http.MethodGet: s.getDocument})
+	route("/v2/documents/{id}", methods{http.MethodGet: s.getDocument, http.MethodPatch: s.updateDocument, http.MethodDelete: s.deleteDocument})
+	route("/v2/documents/types", methods{http.MethodGet: s.documentTypes})
 	route("/v2/shipments", methods{http.MethodGet: s.listShipments})
-	route("/v2/shipments/{id}", methods{http.MethodGet: s.getShipment})
-	route("/v2/shipments/{shipment_id}/custom_fields", methods{http.MethodGet: s.listShipmentCustomFields})
-	route("/v2/shipments/{shipment_id}/custom_fields/{api_slug}", methods{http.MethodPatch: s.patchShipmentCustomField})
+	route("/v2/shipments/{id}", methods{http.MethodGet: s.getShipment, http.MethodPatch: s.updateShipment})
+	route("/v2/shipments/{id}/stop_tracking", methods{http.MethodPatch: s.stopTracking})
+	route("/v2/shipments/{id}/resume_tracking", methods{http.MethodPatch: s.resumeTracking})
 	route("/v2/containers", methods{http.MethodGet: s.listContainers})
 	route("/v2/containers/{id}", methods{http.MethodGet: s.getContainer})
+	for _, e := range []struct {
+		prefix string
+		route  entityRoute
+	}{{"/v2/shipments/{shipment_id}", shipmentFields}, {"/v2/containers/{container_id}", containerFields}} {
+		route(e.prefix+"/custom_fields", methods{
+			http.MethodGet:  s.listEntityCustomFields(e.route),
+			http.MethodPost: s.createEntityCustomField(e.route),
+		})
+		route(e.prefix+"/custom_fields/{api_slug}", methods{
+			http.MethodGet:    s.getEntityCustomField(e.route),
+			http.MethodPatch:  s.patchEntityCustomField(e.route),
+			http.MethodDelete: s.deleteEntityCustomField(e.route),
+		})
+	}
+	route("/v2/custom_fields", methods{http.MethodGet: s.listCustomFields, http.MethodPost: s.createCustomField})
+	route("/v2/custom_fields/{id}", methods{
+		http.MethodGet:    s.getCustomField,
+		http.MethodPatch:  s.patchCustomField,
+		http.MethodDelete: s.deleteCustomField,
+	})
+	route("/v2/email_submissions", methods{http.MethodGet: s.listEmailSubmissions})
+	route("/v2/email_submissions/{id}", methods{http.MethodGet: s.getEmailSubmission})
 	route("/v2/terminals/{id}", methods{http.MethodGet: s.getTerminal})
+	route("/v2/shipping_lines", methods{http.MethodGet: s.listShippingLines})
+	route("/v2/shipping_lines/{id}", methods{http.MethodGet: s.getShippingLine})
+	route("/v2/metro_areas/{id}", methods{http.MethodGet: s.getMetroArea})
 	route("/v2/ports/{id}", methods{http.MethodGet: s.getPort})
-	route("/v2/custom_field_definitions", methods{http.MethodGet: s.listDefinitions})
-	route("/v2/custom_field_definitions/{id}", methods{http.MethodGet: s.getDefinition})
+	route("/v2/custom_field_definitions", methods{http.MethodGet: s.listDefinitions, http.MethodPost: s.createDefinition})
+	route("/v2/custom_field_definitions/{id}", methods{
+		http.MethodGet:    s.getDefinition,
+		http.MethodPatch:  s.updateDefinition,
+		http.MethodDelete: s.deleteDefinition,
+	})
 	route("/v2/custom_field_definitions/{definition_id}/options", methods{
 		http.MethodGet:  s.listOptions,
 		http.MethodPost: s.createOption,
@@ -71,6 +101,7 @@ func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		method = http.MethodGet
 	}
 	if h, ok := m[method]; ok {
+		normalizePathIDs(r)
 		h(w, r)
 		return
 	}
@@ -84,6 +115,19 @@ func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	slices.Sort(allowed)
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
 	WriteError(w, r, statusErrorf(http.StatusMethodNotAllowed, "%s is not allowed here; allowed: %s", r.Method, strings.Join(allowed, ", ")))
+}
+
+// pathIDs are the path wildcards that hold ids.
+var pathIDs = []string{"id", "shipment_id", "container_id", "definition_id", "option_id"}
+
+// normalizePathIDs lower-cases the UUIDs of the path, once, before any
+// handler reads them (model.NormalizeID): an upper-case id finds its record.
+func normalizePathIDs(r *http.Request) {
+	for _, name := range pathIDs {
+		if v := r.PathValue(name); v != "" {
+			r.SetPathValue(name, model.NormalizeID(v))
+		}
+	}
 }
 
 // RequireKey answers the JSON:API 401 when the request carries no valid key.

@@ -54,9 +54,9 @@ type metroAreaAttributes struct {
 	Longitude   *float64 `json:"longitude"`
 }
 
-// metroAreaResource renders a metro area (a shipment's destination); /v2
-// has no metro area endpoint, so it has no self link.
-func metroAreaResource(m *model.MetroArea) *Resource {
+// metroAreaResource renders a metro area (a shipment's destination, or
+// GET /v2/metro_areas/{id}).
+func (b *builder) metroAreaResource(m *model.MetroArea) *Resource {
 	return &Resource{
 		ID:   m.ID,
 		Type: "metro_area",
@@ -69,6 +69,7 @@ func metroAreaResource(m *model.MetroArea) *Resource {
 			Latitude:    m.Latitude,
 			Longitude:   m.Longitude,
 		},
+		Links: &Links{Self: b.base + "/v2/metro_areas/" + m.ID},
 	}
 }
 
@@ -78,7 +79,7 @@ func (b *builder) destinationResource(d model.Destination) *Resource {
 	case *model.Port:
 		return b.portResource(v)
 	case *model.MetroArea:
-		return metroAreaResource(v)
+		return b.metroAreaResource(v)
 	}
 	panic("rest: unknown destination type")
 }

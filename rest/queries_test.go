@@ -44,6 +44,14 @@ func TestStatementCounts(t *testing.T) {
 		// the loader).
 		{"/v2/containers?page[size]=%d", 2},
 		{"/v2/containers?include=shipment,pod_terminal,pickup_facility&page[size]=%d", 5},
+		// Issue 8's lists. Values: page, count (slug, data type and
+		// option labels come with the page).
+		{"/v2/custom_fields?page[size]=%d", 2},
+		// page, count, documents (linkage and the default include),
+		// their representations; then accounts and users.
+		{"/v2/email_submissions?page[size]=%d", 4},
+		{"/v2/email_submissions?include=account,user,documents.last_document_representation&page[size]=%d", 6},
+		{"/v2/shipping_lines?page[size]=%d", 2},
 	}
 	for _, c := range cases {
 		small, large := count(fmt.Sprintf(c.path, 10)), count(fmt.Sprintf(c.path, 100))

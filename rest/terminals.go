@@ -34,18 +34,22 @@ func (b *builder) terminals(ctx context.Context, ts []*model.Terminal, p *params
 	return data, nil
 }
 
+// Terminal and rail terminal attributes other than name are optional and
+// typed plain (non-nullable) strings by the OpenAPI document: one the data
+// lacks is omitted, never null, so clients generated from the document
+// accept the response.
 type terminalAttributes struct {
 	Name            string  `json:"name"`
-	Nickname        *string `json:"nickname"`
-	FirmsCode       *string `json:"firms_code"`
-	SmdgCode        *string `json:"smdg_code"`
-	BicFacilityCode *string `json:"bic_facility_code"`
-	Street          *string `json:"street"`
-	City            *string `json:"city"`
-	State           *string `json:"state"`
-	StateAbbr       *string `json:"state_abbr"`
-	Zip             *string `json:"zip"`
-	Country         *string `json:"country"`
+	Nickname        *string `json:"nickname,omitempty"`
+	FirmsCode       *string `json:"firms_code,omitempty"`
+	SmdgCode        *string `json:"smdg_code,omitempty"`
+	BicFacilityCode *string `json:"bic_facility_code,omitempty"`
+	Street          *string `json:"street,omitempty"`
+	City            *string `json:"city,omitempty"`
+	State           *string `json:"state,omitempty"`
+	StateAbbr       *string `json:"state_abbr,omitempty"`
+	Zip             *string `json:"zip,omitempty"`
+	Country         *string `json:"country,omitempty"`
 }
 
 func (b *builder) terminalResource(t *model.Terminal) *Resource {
@@ -72,8 +76,8 @@ func (b *builder) terminalResource(t *model.Terminal) *Resource {
 
 type railTerminalAttributes struct {
 	Name      string  `json:"name"`
-	Nickname  *string `json:"nickname"`
-	FirmsCode *string `json:"firms_code"`
+	Nickname  *string `json:"nickname,omitempty"`
+	FirmsCode *string `json:"firms_code,omitempty"`
 }
 
 // railTerminalResource renders a rail terminal (a shipment's destination

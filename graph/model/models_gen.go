@@ -76,6 +76,28 @@ type ContainerSubscriptionFilter struct {
 	Statuses []ContainerStatus `json:"statuses,omitempty"`
 }
 
+// A new custom field definition.
+type CustomFieldDefinitionInput struct {
+	// What the field applies to.
+	EntityType CustomFieldEntityType `json:"entityType"`
+	// Stable key: lower-case letters, digits and underscores, starting with a letter or digit; at most 100 characters.
+	APISlug string `json:"apiSlug"`
+	// Name shown to people.
+	DisplayName string `json:"displayName"`
+	// What the field is for.
+	Description *string `json:"description,omitempty"`
+	// Kind of value.
+	DataType CustomFieldDataType `json:"dataType"`
+	// For reference fields, what they refer to.
+	ReferenceType *string `json:"referenceType,omitempty"`
+	// Extra validation rules (a JSON object).
+	Validation JSON `json:"validation,omitempty"`
+	// Display format hint.
+	DefaultFormat *string `json:"defaultFormat,omitempty"`
+	// Value used when none is set; it must fit the data type (enum definitions have no options yet, so set it later).
+	DefaultValue JSON `json:"defaultValue,omitempty"`
+}
+
 // A custom field value that was set, changed or cleared.
 type CustomFieldEvent struct {
 	Operation ChangeOperation `json:"operation"`
@@ -87,6 +109,18 @@ type CustomFieldEvent struct {
 	CustomField *CustomField `json:"customField,omitempty"`
 	// The fields an UPDATE changed; empty otherwise.
 	ChangedFields []string `json:"changedFields"`
+}
+
+// A new custom field value.
+type CustomFieldInput struct {
+	// The shipment or container.
+	EntityID string `json:"entityId"`
+	// The entity's type; when given, an entity of the other type is NOT_FOUND.
+	EntityType *CustomFieldEntityType `json:"entityType,omitempty"`
+	// The definition's apiSlug (for the entity's type).
+	APISlug string `json:"apiSlug"`
+	// The value; it must fit the definition's data type.
+	Value JSON `json:"value"`
 }
 
 // A new custom field option.

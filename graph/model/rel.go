@@ -51,6 +51,13 @@ type ContainerRel struct {
 	Documents      []*Document
 }
 
+type EmailSubmissionRel struct {
+	Loaded
+	Account   *Account
+	User      *User
+	Documents []*Document
+}
+
 type DocumentRel struct {
 	Loaded
 	Account                    *Account
@@ -92,6 +99,7 @@ type OptionRel struct {
 func (s *Shipment) Loads() *Loaded              { return &s.Rel.Loaded }
 func (c *Container) Loads() *Loaded             { return &c.Rel.Loaded }
 func (d *Document) Loads() *Loaded              { return &d.Rel.Loaded }
+func (e *EmailSubmission) Loads() *Loaded       { return &e.Rel.Loaded }
 func (t *Terminal) Loads() *Loaded              { return &t.Rel.Loaded }
 func (t *RailTerminal) Loads() *Loaded          { return &t.Rel.Loaded }
 func (c *CustomField) Loads() *Loaded           { return &c.Rel.Loaded }
@@ -248,6 +256,16 @@ func (o *CustomFieldOption) Definition() (*CustomFieldDefinition, error) {
 
 // From, To and Cc lists of an email submission, and a shipping line's
 // alternative SCACs, as GraphQL lists.
+// Account is the submission's account; it always exists.
+func (e *EmailSubmission) Account() (*Account, error) {
+	if e.Rel.Account == nil {
+		return nil, NotFound("account")
+	}
+	return e.Rel.Account, nil
+}
+func (e *EmailSubmission) User() *User            { return e.Rel.User }
+func (e *EmailSubmission) Documents() []*Document { return orEmpty(e.Rel.Documents) }
+
 func (e *EmailSubmission) FromList() []string { return orEmpty([]string(e.From)) }
 func (e *EmailSubmission) ToList() []string   { return orEmpty([]string(e.To)) }
 func (e *EmailSubmission) CcList() []string   { return orEmpty([]string(e.Cc)) }

@@ -267,6 +267,8 @@ type EmailSubmission struct {
 	SentAt      *time.Time     `db:"sent_at"`
 	CreatedAt   time.Time      `db:"created_at"`
 	UpdatedAt   time.Time      `db:"updated_at"`
+
+	Rel EmailSubmissionRel `db:"-"` // relationships attached by the load plan
 }
 
 type DocumentRepresentation struct {

@@ -1,0 +1,54 @@
+package db
+
+import (
+	"context"
+	"strings"
+
+	"shipgraph/graph/model"
+)
+
+// Shipping lines as a list (issue 8): reference data, created together, so
+// listed by SCAC rather than by age.
+
+var shippingLineList = &listSpec{
+	plural: "shipping lines",
+	from:   "shipping_lines l",
+	alias:  "l",
+	cols:   shippingLineCols,
+	orders: map[string]sortSpec{
+		"scac": {expr: "l.scac", typ: "text"},
+	},
+}
+
+type shippingLineRow struct {
+	model.ShippingLine
+	pageMeta
+}
+
+// ListShippingLines reads one page of the shipping lines.
+func (db *DB) ListShippingLines(ctx context.Context, p model.PageRequest) (*model.Page[*model.ShippingLine], error) {
+	st, err := shippingLineList.pageQuery(&conds{}, p, shippingLineList.cols)
+	if err != nil {
+		return nil, err
+	}
+	return readPage(ctx, db.q, st, func(r *shippingLineRow) (*model.ShippingLine, *pageMeta) {
+		return &r.ShippingLine, &r.pageMeta
+	})
+}
+
+// CountShippingLines counts the shipping lines.
+func (db *DB) CountShippingLines(ctx context.Context) (int, error) {
+	return count(ctx, db.q, shippingLineList, &conds{})
+}
+
+// FindShippingLineBySCAC returns the line with a SCAC (case-insensitive),
+// its own or one of its alternatives.
+func (db *DB) FindShippingLineBySCAC(ctx context.Context, scac string) (*model.ShippingLine, error) {
+	scac = strings.ToUpper(strings.TrimSpace(scac))
+	if len(scac) != 4 {
+		return nil, model.NotFound("shipping line")
+	}
+	return getOne[model.ShippingLine](ctx, db.q, "shipping line",
+		`SELECT `+shippingLineCols+` FROM shipping_lines l WHERE l.scac = $1 OR $1 = ANY(l.alternative_scacs)
+		 ORDER BY l.scac = $1 DESC LIMIT 1`, scac)
+}

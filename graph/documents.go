@@ -1,0 +1,86 @@
+package graph
+
+import (
+	"context"
+	"strings"
+
+	"shipgraph/graph/model"
+)
+
+// Document writes (issue 8): the manually set type, and delete. Shipgraph
+// stores no files and keeps no discarded state, so a delete removes the
+// document, its links and its representations.
+
+func (r *mutationResolver) updateDocument(ctx context.Context, id string, in model.DocumentPatch) (*model.Document, error) {
+	p, l, d, err := documentWrite(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	v, set := in.DocumentTypeManual.ValueOK()
+	if !set {
+		return d, nil
+	}
+	if v != nil {
+		code := strings.TrimSpace(*v)
+		if !knownDocumentType(code) {
+			return nil, attrErr("document_type_manual", "document_type_manual must be one of the codes of GET /v2/documents/types")
+		}
+		v = &code
+	}
+	w, err := r.DB.SetDocumentTypeManual(ctx, p.AccountID, d.ID, v)
+	if err != nil {
+		return nil, err
+	}
+	l.DocumentByID.Clear(w.ID)
+	l.DocumentByID.Prime(w.ID, w)
+	// Lists of documents read through shipments and containers hold the
+	// old copy.
+	l.DocumentsByShipmentID.ClearAll()
+	l.DocumentsByContainerID.ClearAll()
+	return w, nil
+}
+
+func (r *mutationResolver) deleteDocument(ctx context.Context, id string) (*model.Document, error) {
+	p, l, d, err := documentWrite(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	w, err := r.DB.DeleteDocument(ctx, p.AccountID, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	l.DocumentByID.Clear(w.ID)
+	l.DocumentsByShipmentID.ClearAll()
+	l.DocumentsByContainerID.ClearAll()
+	return w, nil
+}
+
+// documentWrite checks what every document write checks first: the key
+// may write, the document is the account's.
+func documentWrite(ctx context.Context, id string) (*model.Principal, *Loaders, *model.Document, error) {
+	p, err := model.RequireWrite(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	l, err := For(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	d, err := loadByID(ctx, l.DocumentByID, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if d == nil {
+		return nil, nil, nil, model.NotFound("document")
+	}
+	return p, l, d, nil
+}
+
+func knownDocumentType(code string) bool {
+	for _, t := range model.DocumentTypes {
+		if t.Code == code {
+			return true
+		}
+	}
+	return false
+}

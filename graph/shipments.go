@@ -1,0 +1,108 @@
+package graph
+
+import (
+	"context"
+	"strings"
+
+	"shipgraph/db"
+	"shipgraph/graph/model"
+)
+
+// Shipment writes (issue 8): reference numbers and tags, and stopping and
+// resuming tracking at the shipping line.
+
+// checkStrings trims a list of strings, drops empty and repeated ones, and
+// bounds it (at most 100 items of 255 characters).
+func checkStrings(name string, in []string) ([]string, error) {
+	if in == nil {
+		return nil, nil
+	}
+	out := []string{}
+	seen := map[string]bool{}
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if len(s) > 255 {
+			return nil, attrErr(name, "each of %s must be at most 255 characters", name)
+		}
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	if len(out) > 100 {
+		return nil, attrErr(name, "%s must have at most 100 items", name)
+	}
+	return out, nil
+}
+
+// shipmentWrite checks what every shipment write checks first: the key
+// may write, the shipment is the account's.
+func shipmentWrite(ctx context.Context, id string) (*model.Principal, *Loaders, *model.Shipment, error) {
+	p, err := model.RequireWrite(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	l, err := For(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := loadByID(ctx, l.ShipmentByID, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if s == nil {
+		return nil, nil, nil, model.NotFound("shipment")
+	}
+	return p, l, s, nil
+}
+
+// wroteShipment replaces the loader's copy of a shipment by the written one.
+func wroteShipment(l *Loaders, s *model.Shipment, err error) (*model.Shipment, error) {
+	if err != nil {
+		return nil, err
+	}
+	l.ShipmentByID.Clear(s.ID)
+	l.ShipmentByID.Prime(s.ID, s)
+	return s, nil
+}
+
+func (r *mutationResolver) updateShipment(ctx context.Context, id string, in model.ShipmentPatch) (*model.Shipment, error) {
+	p, l, s, err := shipmentWrite(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var patch db.ShipmentPatch
+	if v, set := in.RefNumbers.ValueOK(); set {
+		if patch.RefNumbers, err = checkStrings("ref_numbers", v); err != nil {
+			return nil, err
+		}
+		patch.SetRefNumbers = true
+	}
+	if v, set := in.Tags.ValueOK(); set {
+		if patch.Tags, err = checkStrings("tags", v); err != nil {
+			return nil, err
+		}
+		patch.SetTags = true
+	}
+	w, err := r.DB.UpdateShipment(ctx, p.AccountID, s.ID, patch)
+	return wroteShipment(l, w, err)
+}
+
+func (r *mutationResolver) stopTracking(ctx context.Context, id string) (*model.Shipment, error) {
+	p, l, s, err := shipmentWrite(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	w, err := r.DB.StopTracking(ctx, p.AccountID, s.ID, p.UserID)
+	return wroteShipment(l, w, err)
+}
+
+func (r *mutationResolver) resumeTracking(ctx context.Context, id string) (*model.Shipment, error) {
+	p, l, s, err := shipmentWrite(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	w, err := r.DB.ResumeTracking(ctx, p.AccountID, s.ID)
+	return wroteShipment(l, w, err)
+}

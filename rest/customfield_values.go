@@ -1,0 +1,395 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"shipgraph/graph"
+	"shipgraph/graph/model"
+)
+
+// Custom field values, on a shipment or container by the definition's
+// api_slug, and as records of their own:
+//
+//	GET    /v2/shipments/{shipment_id}/custom_fields
+//	POST   /v2/shipments/{shipment_id}/custom_fields              201
+//	GET    /v2/shipments/{shipment_id}/custom_fields/{api_slug}   (a value's self link)
+//	PATCH  /v2/shipments/{shipment_id}/custom_fields/{api_slug}   200; null clears: 204
+//	DELETE /v2/shipments/{shipment_id}/custom_fields/{api_slug}   204
+//	… the same under /v2/containers/{container_id}/custom_fields
+//	GET    /v2/custom_fields
+//	POST   /v2/custom_fields                                      201
+//	GET    /v2/custom_fields/{id}
+//	PATCH  /v2/custom_fields/{id}                                 200; null clears: 204
+//	DELETE /v2/custom_fields/{id}                                 200 with the deleted value
+//
+// A value exists only while it is set: a clear (value null) deletes it, so
+// there is nothing to answer with but 204 No Content (JSON:API's answer to
+// an update that leaves nothing to show), and afterwards the value is
+// absent from every list and its self link is a 404.
+
+var customFieldAll = endpoint{
+	serializer: "V2::CustomFieldSerializer",
+	filters:    []string{"filter[entity_type]", "filter[entity_id]", "filter[definition_id]"},
+	paged:      true,
+}
+
+// entityRoute is a shipment or container path with custom fields.
+type entityRoute struct {
+	kind  model.CustomFieldEntityType
+	param string // path wildcard of the entity's id
+	what  string // "shipment", for not found
+}
+
+var (
+	shipmentFields  = entityRoute{kind: "Shipment", param: "shipment_id", what: "shipment"}
+	containerFields = entityRoute{kind: "Container", param: "container_id", what: "container"}
+)
+
+// values reads the values set on the entity of the path (one statement;
+// display name order), or answers not found.
+func (s *server) values(ctx context.Context, e entityRoute, id string) ([]*model.CustomField, error) {
+	switch e.kind {
+	case "Container":
+		c, err := byID(ctx, s.res.Query().Container, id, e.what)
+		if err != nil {
+			return nil, err
+		}
+		if err := graph.Load(ctx, []*model.Container{c}, graph.NewPlan("customFields")); err != nil {
+			return nil, err
+		}
+		return c.CustomFields(), nil
+	default:
+		sh, err := byID(ctx, s.res.Query().Shipment, id, e.what)
+		if err != nil {
+			return nil, err
+		}
+		if err := graph.Load(ctx, []*model.Shipment{sh}, graph.NewPlan("customFields")); err != nil {
+			return nil, err
+		}
+		return sh.CustomFields(), nil
+	}
+}
+
+// exists answers not found unless the entity of the path is the account's.
+func (s *server) exists(ctx context.Context, e entityRoute, id string) error {
+	_, err := s.values(ctx, e, id)
+	return err
+}
+
+func (s *server) listEntityCustomFields(e entityRoute) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		serveList(s, w, r, customFieldLst, func(ctx context.Context, p *params) (listPage[*model.CustomField], error) {
+			all, err := s.values(ctx, e, r.PathValue(e.param))
+			if err != nil {
+				return listPage[*model.CustomField]{}, err
+			}
+			return memoryPage(all, p.page), nil
+		}, plain((*builder).customFieldResource))
+	}
+}
+
+// getEntityCustomField answers a value's self link: the value of the slug
+// on the entity, 404 when it is not set.
+func (s *server) getEntityCustomField(e entityRoute) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		p, err := parseParams(r, customFieldOne)
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		all, err := s.values(r.Context(), e, r.PathValue(e.param))
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		slug := r.PathValue("api_slug")
+		for _, cf := range all {
+			if cf.APISlug == slug {
+				b := s.newBuilder(s.baseURL(r), p)
+				b.writeOne(w, r, http.StatusOK, b.customFieldResource(cf))
+				return
+			}
+		}
+		WriteError(w, r, model.Errorf(model.ENOTFOUND, "custom field %q is not set", slug))
+	}
+}
+
+// createEntityCustomField sets a value the entity does not have yet; the
+// body names the definition by api_slug, as the OpenAPI document shows.
+func (s *server) createEntityCustomField(e entityRoute) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		entityID := r.PathValue(e.param)
+		attrs, err := writeBody(r, customFieldOne, "custom_field")
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		slug, value, err := newValueAttributes(attrs)
+		if err != nil {
+			s.entityFirst(w, r, e, entityID, err)
+			return
+		}
+		kind := e.kind
+		cf, err := s.res.Mutation().CreateCustomField(ctx, model.CustomFieldInput{EntityID: entityID, EntityType: &kind, APISlug: slug, Value: value})
+		s.writeCreated(w, r, cf, err)
+	}
+}
+
+// entityFirst answers an attribute error, unless the entity of the path is
+// not the account's: that is a 404 first, as the resolvers order it.
+func (s *server) entityFirst(w http.ResponseWriter, r *http.Request, e entityRoute, id string, attrErr error) {
+	if err := s.exists(r.Context(), e, id); err != nil {
+		attrErr = err
+	}
+	WriteError(w, r, attrErr)
+}
+
+// newValueAttributes reads api_slug (a required string) and value
+// (required, not null) of a new value.
+func newValueAttributes(attrs attributes) (string, model.JSON, error) {
+	slug, err := attrs.text("api_slug", true)
+	if err != nil {
+		return "", nil, err
+	}
+	value, ok := attrs["value"]
+	if !ok || isNull(value) {
+		return "", nil, attrError("value", "value is required")
+	}
+	return *slug, model.JSON(value), nil
+}
+
+func (s *server) writeCreated(w http.ResponseWriter, r *http.Request, cf *model.CustomField, err error) {
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	data := b.customFieldResource(cf)
+	w.Header().Set("Location", data.Links.Self)
+	b.writeOne(w, r, http.StatusCreated, data)
+}
+
+// patchEntityCustomField sets (or, with null, clears) the value of a
+// custom field of the entity; a definition with no value on it yet gets
+// one. The value is checked against the definition's data type.
+func (s *server) patchEntityCustomField(e entityRoute) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		entityID, slug := r.PathValue(e.param), r.PathValue("api_slug")
+		attrs, err := writeBody(r, customFieldOne, "custom_field")
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		value, ok := attrs["value"]
+		if !ok {
+			s.entityFirst(w, r, e, entityID, attrError("value", "value is required (null clears the field)"))
+			return
+		}
+		var cf *model.CustomField
+		if e.kind == "Container" {
+			cf, err = s.res.Mutation().UpdateContainerCustomField(ctx, entityID, slug, model.JSON(value))
+		} else {
+			cf, err = s.res.Mutation().UpdateShipmentCustomField(ctx, entityID, slug, model.JSON(value))
+		}
+		s.writeUpdated(w, r, cf, err)
+	}
+}
+
+// writeUpdated answers a value update: the value, or 204 after a clear.
+func (s *server) writeUpdated(w http.ResponseWriter, r *http.Request, cf *model.CustomField, err error) {
+	switch {
+	case err != nil:
+		WriteError(w, r, err)
+	case cf == nil:
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		b := s.newBuilder(s.baseURL(r), nil)
+		b.writeOne(w, r, http.StatusOK, b.customFieldResource(cf))
+	}
+}
+
+// deleteEntityCustomField deletes the value of the slug on the entity: 204,
+// as the OpenAPI document says; a value that is not set is a 404.
+func (s *server) deleteEntityCustomField(e entityRoute) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, err := parseParams(r, customFieldOne); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		ctx, entityID, slug := r.Context(), r.PathValue(e.param), r.PathValue("api_slug")
+		var err error
+		if e.kind == "Container" {
+			_, err = s.res.Mutation().DeleteContainerCustomField(ctx, entityID, slug)
+		} else {
+			_, err = s.res.Mutation().DeleteShipmentCustomField(ctx, entityID, slug)
+		}
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// ---------------------------------------------------------------- /v2/custom_fields
+
+func (s *server) listCustomFields(w http.ResponseWriter, r *http.Request) {
+	serveList(s, w, r, customFieldAll, func(ctx context.Context, p *params) (listPage[*model.CustomField], error) {
+		var none listPage[*model.CustomField]
+		entityType, err := enumFilter[model.CustomFieldEntityType](p, "filter[entity_type]", model.EntityTypes.Values())
+		if err != nil {
+			return none, err
+		}
+		f := &model.CustomFieldFilter{EntityType: entityType}
+		if f.EntityID, err = idFilter(p, "filter[entity_id]"); err != nil {
+			return none, err
+		}
+		if f.DefinitionID, err = idFilter(p, "filter[definition_id]"); err != nil {
+			return none, err
+		}
+		conn, err := s.res.Query().CustomFields(ctx, nil, nil, nil, nil, &p.page, f)
+		if err != nil {
+			return none, err
+		}
+		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.CustomFieldConnection().TotalCount), nil
+	}, plain((*builder).customFieldResource))
+}
+
+// idFilter reads a filter that holds one id: a UUID in any case
+// (normalised); anything else is a 400.
+func idFilter(p *params, name string) (*string, error) {
+	v := p.filter(name)
+	if v == "" {
+		return nil, nil
+	}
+	id := model.NormalizeID(v)
+	if !isUUID(id) {
+		return nil, badParam(name, "%s must be a UUID", name)
+	}
+	return &id, nil
+}
+
+// isUUID reports whether id is a UUID in the lower-case form NormalizeID
+// gives one.
+func isUUID(id string) bool {
+	if len(id) != 36 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+		} else if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *server) getCustomField(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, customFieldOne, "custom field", s.res.Query().CustomField, plain((*builder).customFieldResource))
+}
+
+// createCustomField sets a value on the entity of
+// data.relationships.entity (a shipment or container), the definition
+// named by api_slug.
+func (s *server) createCustomField(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, customFieldOne); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if _, err := model.RequireWrite(r.Context()); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	attrs, rels, err := readResource(r, "custom_field")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	kind, entityID, err := entityLinkage(rels)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	slug, value, err := newValueAttributes(attrs)
+	if err != nil {
+		e := shipmentFields
+		if kind == "Container" {
+			e = containerFields
+		}
+		s.entityFirst(w, r, e, entityID, err)
+		return
+	}
+	cf, err := s.res.Mutation().CreateCustomField(r.Context(), model.CustomFieldInput{EntityID: entityID, EntityType: &kind, APISlug: slug, Value: value})
+	s.writeCreated(w, r, cf, err)
+}
+
+// entityLinkage reads relationships.entity.data: {"type": "shipment" or
+// "container", "id": …}. A body without it, or with another shape, is a
+// 400 pointing at it.
+func entityLinkage(rels map[string]json.RawMessage) (model.CustomFieldEntityType, string, error) {
+	const pointer = "/data/relationships/entity/data"
+	var rel struct {
+		Data *struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+		} `json:"data"`
+	}
+	raw, ok := rels["entity"]
+	if !ok {
+		return "", "", shapeError("/data/relationships/entity", "relationships.entity is required: the shipment or container to set the value on")
+	}
+	if err := json.Unmarshal(raw, &rel); err != nil || rel.Data == nil || rel.Data.ID == "" {
+		return "", "", shapeError(pointer, "relationships.entity.data must be {\"type\": \"shipment\" or \"container\", \"id\": …}")
+	}
+	switch rel.Data.Type {
+	case "shipment":
+		return "Shipment", model.NormalizeID(rel.Data.ID), nil
+	case "container":
+		return "Container", model.NormalizeID(rel.Data.ID), nil
+	}
+	return "", "", shapeError(pointer+"/type", "relationships.entity.data.type must be \"shipment\" or \"container\"")
+}
+
+func (s *server) patchCustomField(w http.ResponseWriter, r *http.Request) {
+	ctx, id := r.Context(), r.PathValue("id")
+	attrs, err := writeBody(r, customFieldOne, "custom_field")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	value, ok := attrs["value"]
+	if !ok {
+		if _, err := byID(ctx, s.res.Query().CustomField, id, "custom field"); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		WriteError(w, r, attrError("value", "value is required (null clears the field)"))
+		return
+	}
+	cf, err := s.res.Mutation().UpdateCustomField(ctx, id, model.JSON(value))
+	s.writeUpdated(w, r, cf, err)
+}
+
+// deleteCustomField answers 200 with the deleted value, as an option
+// delete does, so a client sees what went.
+func (s *server) deleteCustomField(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, customFieldOne); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	cf, err := s.res.Mutation().DeleteCustomField(r.Context(), r.PathValue("id"))
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	writeDocument(w, r, http.StatusOK, b.document(b.customFieldResource(cf), nil, nil))
+}

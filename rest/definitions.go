@@ -1,0 +1,191 @@
+package rest
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"shipgraph/graph/model"
+)
+
+// Custom field definition writes (issue 8):
+//
+//	POST   /v2/custom_field_definitions        201
+//	PATCH  /v2/custom_field_definitions/{id}   200
+//	DELETE /v2/custom_field_definitions/{id}   200 with the deleted definition
+//
+// Deleting a definition deletes its options and every value set for it.
+
+func (s *server) createDefinition(w http.ResponseWriter, r *http.Request) {
+	attrs, err := writeBody(r, definitionItem, "custom_field_definition")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in, err := definitionInput(attrs)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	d, err := s.res.Mutation().CreateCustomFieldDefinition(r.Context(), in)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	data := b.definitionResource(d)
+	w.Header().Set("Location", data.Links.Self)
+	b.writeOne(w, r, http.StatusCreated, data)
+}
+
+func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	attrs, err := writeBody(r, definitionItem, "custom_field_definition")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	def, err := s.definition(r.Context(), id)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	patch, err := definitionPatch(attrs, def)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	d, err := s.res.Mutation().UpdateCustomFieldDefinition(r.Context(), id, patch)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	b.writeOne(w, r, http.StatusOK, b.definitionResource(d))
+}
+
+// deleteDefinition answers 200 with the deleted definition, as an option
+// delete does.
+func (s *server) deleteDefinition(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, definitionItem); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	d, err := s.res.Mutation().DeleteCustomFieldDefinition(r.Context(), r.PathValue("id"))
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	writeDocument(w, r, http.StatusOK, b.document(b.definitionResource(d), nil, nil))
+}
+
+// oneOf reads a required string attribute that must be one of values (any
+// case), returned in the values' spelling.
+func (a attributes) oneOf(name string, values []string) (string, error) {
+	v, err := a.text(name, true)
+	if err != nil {
+		return "", err
+	}
+	for _, x := range values {
+		if strings.EqualFold(x, *v) {
+			return x, nil
+		}
+	}
+	return "", attrError(name, "%s must be one of %s", name, strings.Join(values, ", "))
+}
+
+// nullableText reads an optional string attribute that may be null: set
+// reports whether it was given at all.
+func (a attributes) nullableText(name string) (v *string, set bool, err error) {
+	raw, ok := a[name]
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(raw) {
+		return nil, true, nil
+	}
+	v, err = a.text(name, false)
+	return v, true, err
+}
+
+// raw returns a JSON attribute as given (null included); set reports
+// whether it was given.
+func (a attributes) raw(name string) (model.JSON, bool) {
+	v, ok := a[name]
+	return model.JSON(v), ok
+}
+
+func definitionInput(attrs attributes) (in model.CustomFieldDefinitionInput, err error) {
+	et, err := attrs.oneOf("entity_type", model.EntityTypes.Values())
+	if err != nil {
+		return in, err
+	}
+	slug, err := attrs.text("api_slug", true)
+	if err != nil {
+		return in, err
+	}
+	name, err := attrs.text("display_name", true)
+	if err != nil {
+		return in, err
+	}
+	dt, err := attrs.oneOf("data_type", model.DataTypes.Values())
+	if err != nil {
+		return in, err
+	}
+	in = model.CustomFieldDefinitionInput{EntityType: model.CustomFieldEntityType(et), APISlug: *slug, DisplayName: *name, DataType: model.CustomFieldDataType(dt)}
+	if in.Description, _, err = attrs.nullableText("description"); err != nil {
+		return in, err
+	}
+	if in.ReferenceType, _, err = attrs.nullableText("reference_type"); err != nil {
+		return in, err
+	}
+	if in.DefaultFormat, _, err = attrs.nullableText("default_format"); err != nil {
+		return in, err
+	}
+	in.Validation, _ = attrs.raw("validation")
+	in.DefaultValue, _ = attrs.raw("default_value")
+	return in, nil
+}
+
+// definitionPatch reads the editable attributes of a definition update
+// (the OpenAPI document's: display_name, description, validation,
+// default_format, default_value). Entity type, api_slug and data type
+// cannot change: given with another value they are a 422.
+func definitionPatch(attrs attributes, def *model.CustomFieldDefinition) (p model.CustomFieldDefinitionPatch, err error) {
+	for _, f := range []struct{ name, current string }{
+		{"entity_type", string(def.EntityType)}, {"api_slug", def.APISlug}, {"data_type", string(def.DataType)},
+	} {
+		name, current := f.name, f.current
+		if _, ok := attrs[name]; !ok {
+			continue
+		}
+		if v, err := attrs.text(name, false); err != nil || !strings.EqualFold(*v, current) {
+			return p, attrError(name, "%s cannot be changed; create a new definition", name)
+		}
+	}
+	if p.DisplayName, err = attrs.text("display_name", false); err != nil {
+		return p, err
+	}
+	for _, f := range []struct {
+		name string
+		dst  *graphql.Omittable[*string]
+	}{{"description", &p.Description}, {"default_format", &p.DefaultFormat}} {
+		name, dst := f.name, f.dst
+		v, set, err := attrs.nullableText(name)
+		if err != nil {
+			return p, err
+		}
+		if set {
+			*dst = graphql.OmittableOf(v)
+		}
+	}
+	if v, ok := attrs.raw("validation"); ok {
+		p.Validation = graphql.OmittableOf(v)
+	}
+	if v, ok := attrs.raw("default_value"); ok {
+		p.DefaultValue = graphql.OmittableOf(v)
+	}
+	return p, nil
+}

@@ -1,0 +1,104 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"slices"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"shipgraph/graph/model"
+)
+
+// Document writes and the document type list (issue 8):
+//
+//	PATCH  /v2/documents/{id}     document_type_manual; 200 with the document
+//	DELETE /v2/documents/{id}     204
+//	GET    /v2/documents/types    {"document_types": [{"code", "label"}]}
+//
+// The OpenAPI document's PATCH also takes extracted_data_manual; Shipgraph
+// keeps no manual extraction, so it is a 422 rather than silently dropped.
+
+func (s *server) updateDocument(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	attrs, err := writeBody(r, documentItem, "document")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	patch, err := documentPatch(attrs)
+	if err != nil {
+		// 404 before 422, as the resolvers order it.
+		if _, nf := byID(r.Context(), s.res.Query().Document, id, "document"); nf != nil {
+			err = nf
+		}
+		WriteError(w, r, err)
+		return
+	}
+	p, _ := parseParams(r, documentItem) // checked by writeBody
+	d, err := s.res.Mutation().UpdateDocument(r.Context(), id, patch)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data, err := b.documents(r.Context(), []*model.Document{d}, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b.writeOne(w, r, http.StatusOK, data[0])
+}
+
+// documentPatch reads document_type_manual (a string, or null to clear).
+func documentPatch(attrs attributes) (p model.DocumentPatch, err error) {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		switch name {
+		case "document_type_manual":
+		case "extracted_data_manual":
+			return p, attrError(name, "extracted_data_manual is not supported: Shipgraph keeps no manual extraction")
+		default:
+			return p, attrError(name, "%s cannot be changed; a document's editable attribute is document_type_manual", name)
+		}
+	}
+	v, set, err := attrs.nullableText("document_type_manual")
+	if set {
+		p.DocumentTypeManual = graphql.OmittableOf(v)
+	}
+	return p, err
+}
+
+func (s *server) deleteDocument(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, documentItem); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if _, err := s.res.Mutation().DeleteDocument(r.Context(), r.PathValue("id")); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// documentTypes answers the OpenAPI document's shape, which is not a
+// JSON:API document (no data member): application/json.
+func (s *server) documentTypes(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, endpoint{serializer: "V2::DocumentTypeSerializer"}); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	types, err := s.res.Query().DocumentTypes(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(map[string]any{"document_types": types}); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b.Bytes())
+}

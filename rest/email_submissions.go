@@ -1,0 +1,188 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+
+	"shipgraph/graph/model"
+)
+
+// GET /v2/email_submissions and GET /v2/email_submissions/{id} (issue 8).
+//
+// include takes account, user, documents and
+// documents.last_document_representation; without include the OpenAPI
+// document's default applies (documents and their last representations),
+// and an empty include= includes nothing. Included documents have the
+// document's email_submission_document shape (name, source, document_type,
+// timestamps and the last_document_representation relationship).
+
+var emailSubmissionIncludes = map[string]string{
+	"account":                                "account",
+	"user":                                   "user",
+	"documents":                              "documents",
+	"documents.last_document_representation": "documents.last_document_representation",
+}
+
+var (
+	emailSubmissionList = endpoint{serializer: "V2::EmailSubmissionSerializer", includes: emailSubmissionIncludes, paged: true}
+	emailSubmissionItem = endpoint{serializer: "V2::EmailSubmissionSerializer", includes: emailSubmissionIncludes}
+)
+
+// emailSubmissionParams parses the query string and applies the default
+// includes.
+func emailSubmissionParams(r *http.Request, e endpoint) (*params, error) {
+	p, err := parseParams(r, e)
+	if err != nil {
+		return nil, err
+	}
+	if _, given := p.values["include"]; !given {
+		p.include = map[string]bool{"documents": true, "documents.last_document_representation": true}
+	}
+	if p.include["documents.last_document_representation"] {
+		p.include["documents"] = true // the path to it is included too
+	}
+	return p, nil
+}
+
+func (s *server) listEmailSubmissions(w http.ResponseWriter, r *http.Request) {
+	serveList(s, w, r, emailSubmissionList, func(ctx context.Context, _ *params) (listPage[*model.EmailSubmission], error) {
+		p, err := emailSubmissionParams(r, emailSubmissionList)
+		if err != nil {
+			return listPage[*model.EmailSubmission]{}, err
+		}
+		conn, err := s.res.Query().EmailSubmissions(ctx, nil, nil, nil, nil, &p.page)
+		if err != nil {
+			return listPage[*model.EmailSubmission]{}, err
+		}
+		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.EmailSubmissionConnection().TotalCount), nil
+	}, func(b *builder, ctx context.Context, items []*model.EmailSubmission, _ *params) ([]*Resource, error) {
+		p, err := emailSubmissionParams(r, emailSubmissionList)
+		if err != nil {
+			return nil, err
+		}
+		b.withIncluded = p.include != nil // the default includes too
+		return b.emailSubmissions(ctx, items, p)
+	})
+}
+
+func (s *server) getEmailSubmission(w http.ResponseWriter, r *http.Request) {
+	p, err := emailSubmissionParams(r, emailSubmissionItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	e, err := byID(r.Context(), s.res.Query().EmailSubmission, r.PathValue("id"), "email submission")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data, err := b.emailSubmissions(r.Context(), []*model.EmailSubmission{e}, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b.writeOne(w, r, http.StatusOK, data[0])
+}
+
+// emailSubmissions renders submissions with their documents linkage (one
+// statement for the page) and the includes of p.
+func (b *builder) emailSubmissions(ctx context.Context, subs []*model.EmailSubmission, p *params) ([]*Resource, error) {
+	if err := load(ctx, subs, p, "documents"); err != nil {
+		return nil, err
+	}
+	data := make([]*Resource, len(subs))
+	for i, e := range subs {
+		data[i] = b.emailSubmissionPrimary(e)
+	}
+	b.setPrimary(data...)
+	for _, e := range subs {
+		if a := e.Rel.Account; a != nil && p.included("account") {
+			b.include(accountResource(a))
+		}
+		if u := e.Rel.User; u != nil && p.included("user") {
+			b.include(userResource(u))
+		}
+		if !p.included("documents") {
+			continue
+		}
+		for _, d := range e.Documents() {
+			b.include(emailDocumentResource(d))
+			if rep := d.Rel.LastDocumentRepresentation; rep != nil && p.included("documents.last_document_representation") {
+				b.include(representationResource(rep))
+			}
+		}
+	}
+	return data, nil
+}
+
+type emailSubmissionPrimaryAttributes struct {
+	Subject *string  `json:"subject,omitempty"`
+	Body    *string  `json:"body"`
+	From    []string `json:"from"`
+	To      []string `json:"to"`
+	Cc      []string `json:"cc"`
+	// The OpenAPI document's in_reply_to, references and content_type are
+	// headers Shipgraph does not keep: null, [] and null.
+	SentAt         *timestamp `json:"sent_at"`
+	MessageID      *string    `json:"message_id"`
+	InReplyTo      *string    `json:"in_reply_to"`
+	References     []string   `json:"references"`
+	ContentType    *string    `json:"content_type"`
+	DocumentsCount int        `json:"documents_count"`
+	CreatedAt      timestamp  `json:"created_at"`
+	UpdatedAt      timestamp  `json:"updated_at"`
+}
+
+// emailSubmissionPrimary renders a submission as the primary resource of
+// its own endpoints (the email_submission schema; documents embedded in a
+// document's include use emailSubmissionResource).
+func (b *builder) emailSubmissionPrimary(e *model.EmailSubmission) *Resource {
+	docs := e.Documents()
+	return &Resource{
+		ID:   e.ID,
+		Type: "email_submission",
+		Attributes: emailSubmissionPrimaryAttributes{
+			Subject:        e.Subject,
+			Body:           e.Body,
+			From:           strs(e.From),
+			To:             strs(e.To),
+			Cc:             strs(e.Cc),
+			SentAt:         tsp(e.SentAt),
+			MessageID:      e.MessageID,
+			References:     []string{},
+			DocumentsCount: len(docs),
+			CreatedAt:      ts(e.CreatedAt),
+			UpdatedAt:      ts(e.UpdatedAt),
+		},
+		Relationships: Relationships{
+			toOne("account", "account", &e.AccountID),
+			toOne("user", "user", e.UserID),
+			toMany("documents", identifiers("document", docs, func(d *model.Document) string { return d.ID })),
+		},
+		Links: &Links{Self: b.base + "/v2/email_submissions/" + e.ID},
+	}
+}
+
+type emailDocumentAttributes struct {
+	Name         string               `json:"name"`
+	Source       model.DocumentSource `json:"source"`
+	DocumentType string               `json:"document_type"`
+	CreatedAt    timestamp            `json:"created_at"`
+	UpdatedAt    timestamp            `json:"updated_at"`
+}
+
+// emailDocumentResource renders a document included by a submission, in
+// the OpenAPI document's email_submission_document shape.
+func emailDocumentResource(d *model.Document) *Resource {
+	return &Resource{
+		ID:   d.ID,
+		Type: "document",
+		Attributes: emailDocumentAttributes{
+			Name: d.Name, Source: d.Source, DocumentType: d.DocumentType, CreatedAt: ts(d.CreatedAt), UpdatedAt: ts(d.UpdatedAt),
+		},
+		Relationships: Relationships{
+			toOne("last_document_representation", "document_representation", d.LastDocumentRepresentationID),
+		},
+	}
+}

@@ -1,0 +1,65 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+
+	"shipgraph/graph/model"
+)
+
+// Reference data of issue 8, shared by every account:
+//
+//	GET /v2/shipping_lines        by SCAC, paged like every list
+//	GET /v2/shipping_lines/{id}   the id or the SCAC
+//	GET /v2/metro_areas/{id}
+
+var (
+	shippingLineList = endpoint{serializer: "V2::ShippingLineSerializer", paged: true}
+	shippingLineItem = endpoint{serializer: "V2::ShippingLineSerializer"}
+	metroAreaItem    = endpoint{serializer: "V2::MetroAreaSerializer"}
+)
+
+func (s *server) listShippingLines(w http.ResponseWriter, r *http.Request) {
+	serveList(s, w, r, shippingLineList, func(ctx context.Context, p *params) (listPage[*model.ShippingLine], error) {
+		conn, err := s.res.Query().ShippingLines(ctx, nil, nil, nil, nil, &p.page)
+		if err != nil {
+			return listPage[*model.ShippingLine]{}, err
+		}
+		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.ShippingLineConnection().TotalCount), nil
+	}, plain((*builder).shippingLineResource))
+}
+
+func (s *server) getShippingLine(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, shippingLineItem, "shipping line", s.res.Query().ShippingLine, plain((*builder).shippingLineResource))
+}
+
+func (s *server) getMetroArea(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, metroAreaItem, "metro area", s.res.Query().MetroArea, plain((*builder).metroAreaResource))
+}
+
+type shippingLineAttributes struct {
+	Scac                           string   `json:"scac"`
+	Name                           string   `json:"name"`
+	AlternativeScacs               []string `json:"alternative_scacs"`
+	ShortName                      string   `json:"short_name"`
+	BillOfLadingTrackingSupport    bool     `json:"bill_of_lading_tracking_support"`
+	BookingNumberTrackingSupport   bool     `json:"booking_number_tracking_support"`
+	ContainerNumberTrackingSupport bool     `json:"container_number_tracking_support"`
+}
+
+func (b *builder) shippingLineResource(l *model.ShippingLine) *Resource {
+	return &Resource{
+		ID:   l.ID,
+		Type: "shipping_line",
+		Attributes: shippingLineAttributes{
+			Scac:                           l.Scac,
+			Name:                           l.Name,
+			AlternativeScacs:               strs(l.AlternativeScacs),
+			ShortName:                      l.ShortName,
+			BillOfLadingTrackingSupport:    l.BillOfLadingTrackingSupport,
+			BookingNumberTrackingSupport:   l.BookingNumberTrackingSupport,
+			ContainerNumberTrackingSupport: l.ContainerNumberTrackingSupport,
+		},
+		Links: &Links{Self: b.base + "/v2/shipping_lines/" + l.ID},
+	}
+}

@@ -1,0 +1,108 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"slices"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"shipgraph/graph/model"
+)
+
+// Shipment writes (issue 8):
+//
+//	PATCH /v2/shipments/{id}                  ref_numbers, tags
+//	PATCH /v2/shipments/{id}/stop_tracking    no body
+//	PATCH /v2/shipments/{id}/resume_tracking  no body
+//
+// Each answers 200 with the shipment, and takes include like GET.
+
+// shipmentEditable are the attributes PATCH /v2/shipments/{id} may set (the
+// OpenAPI document's); any other is a 422 rather than silently ignored.
+var shipmentEditable = []string{"ref_numbers", "tags"}
+
+func (s *server) updateShipment(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	attrs, err := writeBody(r, shipmentItem, "shipment")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	patch, err := shipmentPatch(attrs)
+	if err != nil {
+		// 404 before 422, as the resolvers order it.
+		if _, nf := byID(r.Context(), s.res.Query().Shipment, id, "shipment"); nf != nil {
+			err = nf
+		}
+		WriteError(w, r, err)
+		return
+	}
+	s.writeShipment(w, r, func(ctx context.Context) (*model.Shipment, error) {
+		return s.res.Mutation().UpdateShipment(ctx, id, patch)
+	})
+}
+
+func (s *server) stopTracking(w http.ResponseWriter, r *http.Request) {
+	s.writeShipment(w, r, func(ctx context.Context) (*model.Shipment, error) {
+		return s.res.Mutation().StopTrackingShipment(ctx, r.PathValue("id"))
+	})
+}
+
+func (s *server) resumeTracking(w http.ResponseWriter, r *http.Request) {
+	s.writeShipment(w, r, func(ctx context.Context) (*model.Shipment, error) {
+		return s.res.Mutation().ResumeTrackingShipment(ctx, r.PathValue("id"))
+	})
+}
+
+// writeShipment runs a shipment write and answers with the shipment and
+// the includes asked for.
+func (s *server) writeShipment(w http.ResponseWriter, r *http.Request, write func(context.Context) (*model.Shipment, error)) {
+	p, err := parseParams(r, shipmentItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	sh, err := write(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data, err := b.shipments(r.Context(), []*model.Shipment{sh}, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b.writeOne(w, r, http.StatusOK, data[0])
+}
+
+// shipmentPatch reads ref_numbers and tags: lists of strings, or null to
+// clear them.
+func shipmentPatch(attrs attributes) (p model.ShipmentPatch, err error) {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		if !slices.Contains(shipmentEditable, name) {
+			return p, attrError(name, "%s cannot be changed; a shipment's editable attributes are ref_numbers and tags", name)
+		}
+	}
+	list := func(name string) (graphql.Omittable[[]string], error) {
+		raw, ok := attrs[name]
+		if !ok {
+			return graphql.Omittable[[]string]{}, nil
+		}
+		var v []string
+		if !isNull(raw) {
+			if err := json.Unmarshal(raw, &v); err != nil || v == nil {
+				return graphql.Omittable[[]string]{}, attrError(name, "%s must be a list of strings or null", name)
+			}
+		}
+		return graphql.OmittableOf(v), nil
+	}
+	if p.RefNumbers, err = list("ref_numbers"); err != nil {
+		return p, err
+	}
+	p.Tags, err = list("tags")
+	return p, err
+}
