@@ -15,6 +15,10 @@
 // temporary directory, started on the first NewDB and stopped when the tests
 // end. Nothing is started for a test run that calls no NewDB (e.g. -run
 // selecting other tests).
+//
+// A test that stops and starts PostgreSQL itself must not do it to that
+// shared server, under the other tests: NewServer gives it a private
+// embedded server of its own, with one migrated database.
 package dbtest
 
 import (
@@ -253,4 +257,117 @@ func withDB(base *url.URL, name string) string {
 	u.Path = "/" + name
 	u.RawPath = ""
 	return u.String()
+}
+
+// Server is a private embedded PostgreSQL server of one test, with one
+// migrated database, for tests that stop and start the server itself: the
+// package's shared server, and every test on it, must not see that. Its
+// data directory and socket stay the same across Stop and Start, so
+// connections made before a restart are made again to the same URL.
+type Server struct {
+	dir string
+	srv *pgembed.Server
+	url string
+}
+
+// serverDB names the database of a Server.
+const serverDB = "shipgraph"
+
+// NewServer starts a private embedded server in a temporary directory of
+// its own (named as the shared one's, so leftovers of a killed run go the
+// same way), creates a database migrated as Main's migrate says, and stops
+// the server and removes its files when tb ends. It needs the PostgreSQL
+// server binaries even when SHIPGRAPH_TEST_DATABASE_URL is set; it skips tb
+// then if they are not installed. Starting one costs an initdb and the
+// migrations (a second or two): use NewDB unless the test restarts the
+// server.
+func NewServer(tb testing.TB) *Server {
+	tb.Helper()
+	migrate := migrateFn.Load()
+	if migrate == nil {
+		tb.Fatal("dbtest: call dbtest.Main(m, migrate) from TestMain in this package before using NewServer")
+		return nil
+	}
+	if _, err := pgembed.FindBinDir(); err != nil && os.Getenv(EnvURL) != "" {
+		tb.Skipf("dbtest: a private server needs the PostgreSQL server binaries: %v", err)
+	}
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", tempPrefix, os.Getpid()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := &Server{dir: dir}
+	tb.Cleanup(func() {
+		if s.srv != nil {
+			if err := s.srv.Stop(); err != nil {
+				tb.Errorf("dbtest: stopping the private server: %v", err)
+			}
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			tb.Errorf("dbtest: %v", err)
+		}
+	})
+	s.Start(tb)
+	s.url = s.srv.URL(serverDB)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	admin, err := sql.Open("postgres", s.srv.URL("postgres"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+serverDB); err != nil {
+		tb.Fatalf("dbtest: creating the private server's database: %v", err)
+	}
+	db, err := sql.Open("postgres", s.url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	if err := (*migrate)(ctx, db); err != nil {
+		tb.Fatalf("dbtest: migrating the private server's database: %v", err)
+	}
+	return s
+}
+
+// URL is the URL of the server's migrated database.
+func (s *Server) URL() string { return s.url }
+
+// Stop shuts the server down (fast shutdown: every connection is ended)
+// and returns once postgres has exited.
+func (s *Server) Stop(tb testing.TB) {
+	tb.Helper()
+	if s.srv == nil {
+		tb.Fatal("dbtest: Stop: the private server is not running")
+	}
+	begin := time.Now()
+	err := s.srv.Stop()
+	s.srv = nil
+	if err != nil {
+		tb.Fatalf("dbtest: stopping the private server: %v", err)
+	}
+	tb.Logf("dbtest: private server stopped in %v", time.Since(begin).Round(time.Millisecond))
+}
+
+// Start starts the server on its data directory and socket again, and
+// returns once it accepts connections.
+func (s *Server) Start(tb testing.TB) {
+	tb.Helper()
+	if s.srv != nil {
+		tb.Fatal("dbtest: Start: the private server is running")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	begin := time.Now()
+	srv, err := pgembed.Start(ctx, pgembed.Options{DataDir: s.dir})
+	if err != nil {
+		tb.Fatalf("dbtest: starting the private server: %v", err)
+	}
+	s.srv = srv
+	if s.url != "" && srv.URL(serverDB) != s.url {
+		// pgembed falls back to a socket directory of a random name
+		// when the usual one's path is too long for a Unix socket.
+		tb.Fatalf("dbtest: the private server came back on %s, not %s (TMPDIR too long?)", srv.URL(serverDB), s.url)
+	}
+	tb.Logf("dbtest: private server ready in %v", time.Since(begin).Round(time.Millisecond))
 }

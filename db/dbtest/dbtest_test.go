@@ -174,3 +174,41 @@ func TestExternalHelper(t *testing.T) {
 		t.Errorf("own template on the external server: %d, %v", tmpl, err)
 	}
 }
+
+// TestNewServer: a private server with a migrated database of its own,
+// restarted on the same data directory and socket: the data is still there,
+// a pool opened before makes new connections to the same URL, and the
+// package's shared server, with its tests' connections, is not disturbed.
+func TestNewServer(t *testing.T) {
+	shared := open(t, dbtest.NewDB(t))
+	var sharedPid int
+	if err := shared.QueryRow("SELECT pg_backend_pid()").Scan(&sharedPid); err != nil {
+		t.Fatal(err)
+	}
+	shared.SetMaxOpenConns(1)
+
+	s := dbtest.NewServer(t)
+	url := s.URL()
+	db := open(t, url)
+	if got := strings.Join(widgets(t, db), ","); got != "seed" {
+		t.Fatalf("private database has %q", got)
+	}
+	if _, err := db.Exec("INSERT INTO widget VALUES (2, 'before restart')"); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop(t)
+	if err := db.Ping(); err == nil {
+		t.Fatal("the stopped server answers")
+	}
+	s.Start(t)
+	if s.URL() != url {
+		t.Fatalf("URL %s after the restart, was %s", s.URL(), url)
+	}
+	if got := strings.Join(widgets(t, db), ","); got != "seed,before restart" {
+		t.Fatalf("after the restart the private database has %q", got)
+	}
+	var pid int
+	if err := shared.QueryRow("SELECT pg_backend_pid()").Scan(&pid); err != nil || pid != sharedPid {
+		t.Fatalf("the shared server's connection: backend %d (%v), was %d", pid, err, sharedPid)
+	}
+}
