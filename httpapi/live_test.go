@@ -17,6 +17,7 @@ import (
 	_ "github.com/lib/pq"
 
 	"shipgraph/db"
+	"shipgraph/db/dbtest"
 	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
 )
@@ -199,6 +200,11 @@ type liveDB struct {
 
 func newLiveDB(t *testing.T) *liveDB {
 	url, keys := seeded(t)
+	return liveDBAt(t, url, keys)
+}
+
+func liveDBAt(t *testing.T, url string, keys map[string]string) *liveDB {
+	t.Helper()
 	s, err := sql.Open("postgres", url)
 	if err != nil {
 		t.Fatal(err)
@@ -487,6 +493,83 @@ func TestLiveReconnect(t *testing.T) {
 	event(t, c.next(5*time.Second), &e)
 	if e.ContainerUpdated.Operation != "UPDATE" || *e.ContainerUpdated.ID != id {
 		t.Fatalf("after recovery: %+v", e.ContainerUpdated)
+	}
+}
+
+// PostgreSQL itself restarted while subscribed (issue 10), on a private
+// server so that the package's other tests, on the shared one, are not
+// disturbed: a fast shutdown, then a start on the same data directory and
+// socket. The change feed reconnects, the subscriber gets RESYNC, and a
+// change committed after recovery is delivered. The HTTP API works again
+// (every pooled connection was ended: database/sql makes new ones), and
+// the key cache, off while its listener was deaf, is on again and hears
+// revocations again.
+func TestLiveRestart(t *testing.T) {
+	srv := dbtest.NewServer(t)
+	d := liveDBAt(t, srv.URL(), seedAt(t, srv.URL()))
+	in := start(t, d.url, nil)
+	admin, viewer := d.keys["acme/admin"], d.keys["acme/viewer"]
+	c, err := dialWS(t, in.url, auth(admin), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("1", containerSub, nil)
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	if !in.authorized(t, admin) || !in.authorized(t, viewer) {
+		t.Fatal("a key is refused before the restart")
+	}
+	const viewerQuery = `{ viewer { role } }`
+	cached := in.gql(t, viewer, viewerQuery) // what it costs with the key cached
+	if !json200(cached) {
+		t.Fatalf("%d %s", cached.status, cached.body)
+	}
+
+	srv.Stop(t)
+	down := time.Now()
+	graphtest.WaitFor(t, 5*time.Second, "the key cache to turn off", func() bool { return !in.h.KeyCacheLive() })
+	// Meanwhile a request fails at once, rather than hang or pass
+	// unchecked.
+	if r := in.do(t, http.MethodGet, "/v2/shipments?page[size]=1", admin, ""); r.status != http.StatusServiceUnavailable {
+		t.Fatalf("with the database down: %d %s", r.status, r.body)
+	}
+	srv.Start(t)
+	up := time.Now()
+
+	var e containerEvent
+	event(t, c.next(15*time.Second), &e)
+	if e.ContainerUpdated.Operation != "RESYNC" || e.ContainerUpdated.ID != nil {
+		t.Fatalf("after the restart: %+v", e.ContainerUpdated)
+	}
+	t.Logf("RESYNC %v after the start (down %v)", time.Since(up).Round(time.Millisecond), up.Sub(down).Round(time.Millisecond))
+	id, _ := d.container(t, "acme", 0)
+	d.exec(t, `UPDATE containers SET seal_number = 'after restart' WHERE id = $1`, id)
+	event(t, c.next(5*time.Second), &e)
+	if e.ContainerUpdated.Operation != "UPDATE" || *e.ContainerUpdated.ID != id || e.ContainerUpdated.Container == nil {
+		t.Fatalf("after recovery: %+v", e.ContainerUpdated)
+	}
+
+	// The HTTP API: the keys are looked up in the database again, and
+	// queries run.
+	if !in.authorized(t, admin) {
+		t.Fatal("the key is refused after the restart")
+	}
+	r := in.gql(t, viewer, `{ viewer { role } containers(first: 1) { nodes { id } } }`)
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"role":"VIEWER"`) || strings.Contains(string(r.body), `"errors"`) {
+		t.Fatalf("GraphQL after the restart: %d %s", r.status, r.body)
+	}
+	// The key cache listens again: it serves keys, and a revocation
+	// evicts the key at once.
+	graphtest.WaitFor(t, 10*time.Second, "the key cache to listen again", in.h.KeyCacheLive)
+	t.Logf("key cache on %v after the start", time.Since(up).Round(time.Millisecond))
+	in.gql(t, viewer, viewerQuery) // cached, if that was not done yet
+	if r := in.gql(t, viewer, viewerQuery); !json200(r) || r.statements != cached.statements {
+		t.Fatalf("with the cache on again: %d statements (%s), want %d as with the key cached before the restart", r.statements, r.body, cached.statements)
+	}
+	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = (
+		SELECT t.id FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE a.slug = 'acme' AND t.role = 'viewer' LIMIT 1)`)
+	graphtest.WaitFor(t, 5*time.Second, "the revoked key to be refused", func() bool { return !in.authorized(t, viewer) })
+	if in.h.Subscriptions() != 1 {
+		t.Fatalf("%d subscriptions, want the admin's one", in.h.Subscriptions())
 	}
 }
 

@@ -41,6 +41,13 @@ type instance struct {
 func seeded(t *testing.T) (string, map[string]string) {
 	t.Helper()
 	url := dbtest.NewDB(t)
+	return url, seedAt(t, url)
+}
+
+// seedAt loads the demo data into the database at url and returns the demo
+// keys by "account/role".
+func seedAt(t *testing.T, url string) map[string]string {
+	t.Helper()
 	store := open(t, url)
 	tokens, _, err := seed.Run(context.Background(), store, seed.Options{Shipments: 3, Seed: 1, Now: graphtest.SeedNow})
 	if err != nil {
@@ -50,7 +57,7 @@ func seeded(t *testing.T) (string, map[string]string) {
 	for _, k := range tokens {
 		keys[k.Account+"/"+k.Role] = k.Key
 	}
-	return url, keys
+	return keys
 }
 
 func open(t *testing.T, url string) *db.DB {
