@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/vikstrous/dataloadgen"
 
@@ -159,11 +158,8 @@ func pageInfo[T any](p *model.Page[T], order model.Order, id func(T) string, edg
 // selectsEdges reports whether the connection field being resolved selects
 // its edges (GraphQL); outside GraphQL nothing reads them.
 func selectsEdges(ctx context.Context) bool {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil || !graphql.HasOperationContext(ctx) {
-		return false
-	}
-	for _, f := range graphql.CollectFields(graphql.GetOperationContext(ctx), fc.Field.Selections, []string{fc.Field.Definition.Type.Name()}) {
+	_, fields := subfields(ctx)
+	for _, f := range fields {
 		if f.Name == "edges" {
 			return true
 		}

@@ -283,16 +283,26 @@ func fieldPlan(ctx context.Context) *Plan {
 	return planOf(ctx, fc.Field.Definition.Type.Name(), fc.Field.Selections)
 }
 
+// subfields are the fields the field being resolved selects (fragments
+// resolved), with the operation; nil outside a GraphQL field.
+func subfields(ctx context.Context) (*graphql.OperationContext, []graphql.CollectedField) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil || !graphql.HasOperationContext(ctx) {
+		return nil, nil
+	}
+	op := graphql.GetOperationContext(ctx)
+	return op, graphql.CollectFields(op, fc.Field.Selections, []string{fc.Field.Definition.Type.Name()})
+}
+
 // nodesPlan is the plan of the nodes of the connection field being
 // resolved: what `nodes { … }` and `edges { node { … } }` select.
 func nodesPlan(ctx context.Context, nodeType string) *Plan {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil || !graphql.HasOperationContext(ctx) {
+	op, fields := subfields(ctx)
+	if op == nil {
 		return nil
 	}
-	op := graphql.GetOperationContext(ctx)
 	p := &Plan{}
-	for _, f := range graphql.CollectFields(op, fc.Field.Selections, []string{fc.Field.Definition.Type.Name()}) {
+	for _, f := range fields {
 		switch f.Name {
 		case "nodes":
 			p.merge(buildPlan(op, nodeType, f.Selections))

@@ -113,13 +113,12 @@ func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields F
 // eventPlan is the load plan of the record field (container, shipment …)
 // of the event type the subscription field being resolved returns.
 func eventPlan(ctx context.Context, field string) *Plan {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil || !graphql.HasOperationContext(ctx) {
+	op, fields := subfields(ctx)
+	if op == nil {
 		return nil
 	}
-	op := graphql.GetOperationContext(ctx)
 	p := &Plan{}
-	for _, f := range graphql.CollectFields(op, fc.Field.Selections, []string{fc.Field.Definition.Type.Name()}) {
+	for _, f := range fields {
 		if f.Name == field && f.Definition != nil {
 			p.merge(buildPlan(op, f.Definition.Type.Name(), f.Selections))
 		}
