@@ -54,5 +54,15 @@ func (db *DB) FindPortByCode(ctx context.Context, code string) (*model.Port, err
 	return getOne[model.Port](ctx, db.q, "port", `SELECT `+db.cols("Port")+` FROM ports p WHERE p.code = $1`, code)
 }
 
+// FindMetroAreaByCode returns the metro area with a UN/LOCODE
+// (case-insensitive), as FindPortByCode does for ports.
+func (db *DB) FindMetroAreaByCode(ctx context.Context, code string) (*model.MetroArea, error) {
+	code = strings.ToUpper(strings.TrimSpace(code))
+	if !locode.MatchString(code) {
+		return nil, model.NotFound("metro area")
+	}
+	return getOne[model.MetroArea](ctx, db.q, "metro area", `SELECT `+metroAreaCols+` FROM metro_areas m WHERE m.code = $1`, code)
+}
+
 // locode is the shape of a UN/LOCODE, as the ports.code CHECK constraint has it.
 var locode = regexp.MustCompile(`^[A-Z]{2}[A-Z0-9]{3}$`)

@@ -4092,7 +4092,7 @@ extend type Query {
   shippingLines(first: Int, after: String, last: Int, before: String, page: PageInput): ShippingLineConnection!
   "A shipping line (reference data) by id or by SCAC (e.g. MAEU), or null."
   shippingLine(id: ID!): ShippingLine
-  "A metro area (reference data), or null."
+  "A metro area (reference data) by id or by UN/LOCODE (e.g. USDAL), or null."
   metroArea(id: ID!): MetroArea
 }
 

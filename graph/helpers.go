@@ -190,6 +190,20 @@ func (r *queryResolver) portByCode(ctx context.Context, l *Loaders, code string)
 	return p, nil
 }
 
+// metroAreaByCode looks a metro area up by UN/LOCODE: the OpenAPI
+// document's /metro_areas/{id} takes "the un/locode or the id", and the
+// SDK's metroAreas.get passes either; not found is null.
+func (r *queryResolver) metroAreaByCode(ctx context.Context, l *Loaders, code string) (*model.MetroArea, error) {
+	m, err := r.DB.FindMetroAreaByCode(ctx, code)
+	if model.ErrorCode(err) == model.ENOTFOUND {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	l.MetroAreaByID.Prime(m.ID, m)
+	return m, nil
+}
+
 // withPlan loads, below a record a root field resolved, what the field
 // selects (plan.go); the record's id came from the client or a write.
 func withPlan[T any](ctx context.Context, v *T, err error) (*T, error) {

@@ -447,6 +447,24 @@ func testReferenceData(t *testing.T, e *graphtest.Env) {
 			t.Errorf("port by code %s: %+v", r[2], d)
 		}
 	}
+	// metroArea(id:) also takes a UN/LOCODE, in any case (the OpenAPI
+	// document's /metro_areas/{id}); an unknown one is null.
+	for _, r := range e.Rows(t, `SELECT id, code FROM metro_areas ORDER BY id LIMIT 3`) {
+		var d struct {
+			ByID, Upper, Lower *struct{ ID, Code string }
+			Unknown            *struct{ ID string }
+		}
+		e.Must(t, k, `query($id: ID!, $c: ID!, $lc: ID!) { byID: metroArea(id: $id) { id code } upper: metroArea(id: $c) { id code } lower: metroArea(id: $lc) { id code } unknown: metroArea(id: "ZZZ99") { id } }`,
+			graphtest.Vars{"id": r[0], "c": r[1], "lc": strings.ToLower(r[1])}, &d)
+		for _, m := range []*struct{ ID, Code string }{d.ByID, d.Upper, d.Lower} {
+			if m == nil || m.ID != r[0] || m.Code != r[1] {
+				t.Errorf("metro area %s: %+v", r[1], d)
+			}
+		}
+		if d.Unknown != nil {
+			t.Errorf("metroArea(id: ZZZ99): %+v", d.Unknown)
+		}
+	}
 	// Rail terminals are reached through node and Shipment.destinationTerminal.
 	for _, r := range e.Rows(t, `SELECT id, coalesce(port_id::text, ''), coalesce(metro_area_id::text, '') FROM rail_terminals ORDER BY id LIMIT 3`) {
 		var d struct {

@@ -328,7 +328,10 @@ func (r *queryResolver) MetroArea(ctx context.Context, id string) (*model.MetroA
 	if err != nil {
 		return nil, err
 	}
-	return loadByID(ctx, l.MetroAreaByID, id)
+	if validID(id) {
+		return loadByID(ctx, l.MetroAreaByID, id)
+	}
+	return r.metroAreaByCode(ctx, l, id)
 }
 
 // TotalCount is the resolver for the totalCount field.

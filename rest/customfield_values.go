@@ -13,7 +13,7 @@ import (
 // api_slug, and as records of their own:
 //
 //	GET    /v2/shipments/{shipment_id}/custom_fields
-//	POST   /v2/shipments/{shipment_id}/custom_fields              201
+//	POST   /v2/shipments/{shipment_id}/custom_fields              201 (create or update)
 //	GET    /v2/shipments/{shipment_id}/custom_fields/{api_slug}   (a value's self link)
 //	PATCH  /v2/shipments/{shipment_id}/custom_fields/{api_slug}   200; null clears: 204
 //	DELETE /v2/shipments/{shipment_id}/custom_fields/{api_slug}   204
@@ -116,8 +116,12 @@ func (s *server) getEntityCustomField(e entityRoute) http.HandlerFunc {
 	}
 }
 
-// createEntityCustomField sets a value the entity does not have yet; the
-// body names the definition by api_slug, as the OpenAPI document shows.
+// createEntityCustomField sets the value of a custom field of the entity,
+// whether or not it has one yet (201 either way); the body names the
+// definition by api_slug, as the OpenAPI document shows. This is the
+// public service's documented create-or-update ("find_or_initialize_by"),
+// which the SDK's setCustomField relies on to change a value; a null value
+// is refused (PATCH or DELETE clears).
 func (s *server) createEntityCustomField(e entityRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
@@ -132,8 +136,15 @@ func (s *server) createEntityCustomField(e entityRoute) http.HandlerFunc {
 			s.entityFirst(w, r, e, entityID, err)
 			return
 		}
-		kind := e.kind
-		cf, err := s.res.Mutation().CreateCustomField(ctx, model.CustomFieldInput{EntityID: entityID, EntityType: &kind, APISlug: slug, Value: value})
+		var cf *model.CustomField
+		if e.kind == "Container" {
+			cf, err = s.res.Mutation().UpdateContainerCustomField(ctx, entityID, slug, value)
+		} else {
+			cf, err = s.res.Mutation().UpdateShipmentCustomField(ctx, entityID, slug, value)
+		}
+		if err == nil && cf == nil { // not reached: a non-null value is never a clear
+			err = attrError("value", "value is required")
+		}
 		s.writeCreated(w, r, cf, err)
 	}
 }

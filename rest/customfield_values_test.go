@@ -68,16 +68,28 @@ func TestEntityCustomFields(t *testing.T) {
 			}
 			validate(t, "get-custom-field-200", g.body)
 
-			// A second create is a conflict: the value exists, PATCH it.
-			wantError(t, e.do("acme/member", "POST", base, newCF(c.slug, c.changed)), http.StatusUnprocessableEntity, "pointer", "/data/attributes/api_slug")
+			// A second POST updates the value it has (the public service's
+			// documented create-or-update; the SDK's setCustomField relies
+			// on it to change a value): 201, the same record, the new value.
+			r = e.do("acme/member", "POST", base, newCF(c.slug, c.changed))
+			if r.status != http.StatusCreated {
+				t.Fatalf("second POST: %d\n%s", r.status, r.body)
+			}
+			validate(t, c.postSchema, r.body)
+			if d := obj(r.json(t), "data"); d["id"] != created || obj(d, "attributes")["value"] != c.changed {
+				t.Errorf("second POST: %v, want id %s and value %v", d, created, c.changed)
+			}
+			if n := countSlug(t, e, base, c.slug); n != 1 {
+				t.Errorf("after the second POST %s is listed %d times", c.slug, n)
+			}
 
 			// Update.
-			r = e.do("acme/member", "PATCH", self, cfBody(c.changed))
+			r = e.do("acme/member", "PATCH", self, cfBody(c.value))
 			if r.status != http.StatusOK {
 				t.Fatalf("PATCH: %d\n%s", r.status, r.body)
 			}
 			validate(t, c.patchSchema, r.body)
-			if a := obj(r.json(t), "data", "attributes"); a["value"] != c.changed {
+			if a := obj(r.json(t), "data", "attributes"); a["value"] != c.value {
 				t.Errorf("PATCH: %v", a)
 			}
 			list := e.do("acme/viewer", "GET", base, nil)
@@ -316,13 +328,22 @@ func sameData(t *testing.T, a, b *response) bool {
 	return bytes.Equal(x, y)
 }
 
-// TestConcurrentCreates: racing creates of the same value: one is created
-// (201), the others are the conflict (422), never a 5xx; the unique
-// constraint decides.
-func TestConcurrentCreates(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, envOptions{})
-	ship := shipmentWithout(t, e, "customer_po")
+// countSlug counts the values of slug listed under base (an entity's
+// custom_fields).
+func countSlug(t *testing.T, e *env, base, slug string) int {
+	t.Helper()
+	n := 0
+	for _, cf := range e.get(base)["data"].([]any) {
+		if obj(cf, "attributes")["api_slug"] == slug {
+			n++
+		}
+	}
+	return n
+}
+
+// racePosts sends n POSTs of customer_po values to path at once and
+// returns how many answered each status.
+func racePosts(e *env, path string, body func(i int) any) map[int]int {
 	const n = 8
 	statuses := make(chan int, n)
 	var wg sync.WaitGroup
@@ -330,7 +351,7 @@ func TestConcurrentCreates(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			statuses <- e.do("acme/member", "POST", "/v2/shipments/"+ship+"/custom_fields", newCF("customer_po", fmt.Sprint("PO-", i))).status
+			statuses <- e.do("acme/member", "POST", path, body(i)).status
 		}()
 	}
 	wg.Wait()
@@ -339,7 +360,35 @@ func TestConcurrentCreates(t *testing.T) {
 	for s := range statuses {
 		got[s]++
 	}
-	if got[http.StatusCreated] != 1 || got[http.StatusUnprocessableEntity] != n-1 {
-		t.Errorf("statuses %v, want one 201 and %d 422", got, n-1)
+	return got
+}
+
+// TestConcurrentCreates: racing creates of the same value by POST
+// /v2/custom_fields (create only): one is created (201), the others are
+// the conflict (422), never a 5xx; the unique constraint decides.
+func TestConcurrentCreates(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	ship := shipmentWithout(t, e, "customer_po")
+	got := racePosts(e, "/v2/custom_fields", func(i int) any { return newEntityCF("shipment", ship, "customer_po", fmt.Sprint("PO-", i)) })
+	if got[http.StatusCreated] != 1 || got[http.StatusUnprocessableEntity] != 7 {
+		t.Errorf("statuses %v, want one 201 and 7 422", got)
+	}
+}
+
+// TestConcurrentEntityPosts: racing POSTs of the same value under the
+// shipment (create or update) all succeed, never a 5xx, and leave one
+// value.
+func TestConcurrentEntityPosts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	ship := shipmentWithout(t, e, "customer_po")
+	base := "/v2/shipments/" + ship + "/custom_fields"
+	got := racePosts(e, base, func(i int) any { return newCF("customer_po", fmt.Sprint("PO-", i)) })
+	if got[http.StatusCreated] != 8 {
+		t.Errorf("statuses %v, want 8 201", got)
+	}
+	if n := countSlug(t, e, base, "customer_po"); n != 1 {
+		t.Errorf("customer_po listed %d times, want 1", n)
 	}
 }

@@ -240,6 +240,8 @@ func TestNotFound(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 	unknown := "00000000-0000-4000-8000-000000000000"
+	// Metro areas also take a UN/LOCODE: one that no metro area has.
+	wantError(t, e.do("acme/admin", "GET", "/v2/metro_areas/ZZZ99", nil), http.StatusNotFound, "", "")
 	for _, id := range []string{unknown, "not-a-uuid", "0", strings.ToUpper(unknown) + "x"} {
 		for _, p := range []string{
 			"/v2/documents/" + id,

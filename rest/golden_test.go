@@ -27,8 +27,9 @@ type fixtures struct {
 	customField, fieldEntity, fieldSlug string
 	// An email submission of the account.
 	emailSubmission string
-	// Reference data: a shipping line (id and SCAC) and a metro area.
-	shippingLine, scac, metroArea string
+	// Reference data: a shipping line (id and SCAC) and a metro area (id
+	// and UN/LOCODE).
+	shippingLine, scac, metroArea, metroCode string
 }
 
 func findFixtures(t *testing.T, e *env) fixtures {
@@ -118,6 +119,7 @@ func findFixturesOf(t *testing.T, e *env, account string) fixtures {
 	line := get("/v2/shipping_lines?page[size]=1")["data"].([]any)[0]
 	f.shippingLine, f.scac = line.(map[string]any)["id"].(string), obj(line, "attributes")["scac"].(string)
 	f.metroArea = obj(get("/v2/shipments/"+f.metroShipment), "data", "relationships", "destination", "data")["id"].(string)
+	f.metroCode = obj(get("/v2/metro_areas/"+f.metroArea), "data", "attributes")["code"].(string)
 	for name, v := range map[string]string{"shipment": f.shipment, "terminal": f.terminal, "port": f.port,
 		"metro shipment": f.metroShipment, "rail shipment": f.railShipment, "fields shipment": f.fieldsShipment,
 		"enum definition": f.enumDefinition, "text definition": f.textDefinition,
@@ -200,6 +202,9 @@ func TestGolden(t *testing.T) {
 		{"shipping_line", "/v2/shipping_lines/" + f.shippingLine, "get-shipping-line-200"},
 		{"shipping_line_by_scac", "/v2/shipping_lines/" + strings.ToLower(f.scac), "get-shipping-line-200"},
 		{"metro_area", "/v2/metro_areas/" + f.metroArea, "get-metro-area-200"},
+		// The OpenAPI document's /metro_areas/{id} takes "the un/locode or
+		// the id"; the SDK's metroAreas.get passes either.
+		{"metro_area_by_locode", "/v2/metro_areas/" + strings.ToLower(f.metroCode), "get-metro-area-200"},
 
 		// Email submissions (issue 8).
 		{"email_submissions", "/v2/email_submissions?page[size]=2", "get-email-submissions-200"},
