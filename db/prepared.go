@@ -3,9 +3,11 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // prepared runs the pool's reads as prepared statements. lib/pq sends an
@@ -56,23 +58,51 @@ func (p *prepared) stmt(ctx context.Context, query string) *sqlx.Stmt {
 	return s
 }
 
+// stale reports whether err says a prepared statement no longer fits the
+// tables (a migration changed a column it reads: "cached plan must not
+// change result type"). The statement is then dropped and the read runs
+// unprepared; the next read prepares it anew.
+func (p *prepared) stale(query string, err error) bool {
+	var pqErr *pq.Error
+	if !errors.As(err, &pqErr) || pqErr.Code != "0A000" {
+		return false
+	}
+	p.mu.Lock()
+	s := p.stmts[query]
+	delete(p.stmts, query)
+	p.mu.Unlock()
+	if s != nil {
+		_ = s.Close()
+	}
+	return true
+}
+
 func (p *prepared) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if s := p.stmt(ctx, query); s != nil {
-		return s.QueryContext(ctx, args...)
+		rows, err := s.QueryContext(ctx, args...)
+		if err == nil || !p.stale(query, err) {
+			return rows, err
+		}
 	}
 	return p.DB.QueryContext(ctx, query, args...)
 }
 
 func (p *prepared) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
 	if s := p.stmt(ctx, query); s != nil {
-		return s.QueryxContext(ctx, args...)
+		rows, err := s.QueryxContext(ctx, args...)
+		if err == nil || !p.stale(query, err) {
+			return rows, err
+		}
 	}
 	return p.DB.QueryxContext(ctx, query, args...)
 }
 
 func (p *prepared) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
 	if s := p.stmt(ctx, query); s != nil {
-		return s.QueryRowxContext(ctx, args...)
+		row := s.QueryRowxContext(ctx, args...)
+		if err := row.Err(); err == nil || !p.stale(query, err) {
+			return row
+		}
 	}
 	return p.DB.QueryRowxContext(ctx, query, args...)
 }
