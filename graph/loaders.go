@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -44,6 +45,10 @@ type Loaders struct {
 	// DocumentsByEmailSubmissionID: the documents an email brought.
 	DocumentsByEmailSubmissionID *Loader[[]*model.Document]
 
+	// gen counts the writes of the request: a loader cleared after a
+	// write starts a new generation, and the plan attaches relationships
+	// again to records it had attached them to before.
+	gen      atomic.Uint32
 	store    *db.DB
 	selOnce  sync.Once
 	narrowed *db.DB     // store narrowed to the request's columns
@@ -55,6 +60,8 @@ type Loaders struct {
 type LoaderConfig struct {
 	Wait     time.Duration
 	MaxBatch int
+
+	gen *atomic.Uint32 // the request's write generation (NewLoaders)
 }
 
 // DefaultLoaderConfig: the wait only serves single loads of root fields (the
@@ -66,6 +73,7 @@ var DefaultLoaderConfig = LoaderConfig{Wait: 250 * time.Microsecond, MaxBatch: 1
 // NewLoaders builds the loaders of one request for one account.
 func NewLoaders(store *db.DB, accountID string, cfg LoaderConfig) *Loaders {
 	l := &Loaders{store: store}
+	cfg.gen = &l.gen
 	// Every read goes through the store narrowed to the columns the
 	// request needs (plan.go), decided before the first read.
 	s := l.Store
@@ -224,6 +232,7 @@ type Loader[V any] struct {
 	*dataloadgen.Loader[string, V]
 	fetch    func(context.Context, []string) (map[string]V, error)
 	maxBatch int
+	gen      *atomic.Uint32
 
 	mu     sync.Mutex
 	seen   map[string]bool // keys read through LoadAll, found or not
@@ -235,6 +244,7 @@ func newLoader[V any](fetch func(context.Context, []string) (map[string]V, error
 		Loader:   dataloadgen.NewMappedLoader(fetch, dataloadgen.WithWait(cfg.Wait), dataloadgen.WithBatchCapacity(cfg.MaxBatch)),
 		fetch:    fetch,
 		maxBatch: max(cfg.MaxBatch, 1),
+		gen:      cfg.gen,
 		seen:     map[string]bool{},
 		absent:   map[string]bool{},
 	}
@@ -283,6 +293,12 @@ func (x *Loader[V]) LoadAll(ctx context.Context, keys []string) (map[string]V, e
 	return out, nil
 }
 
+func (x *Loader[V]) newGeneration() {
+	if x.gen != nil {
+		x.gen.Add(1)
+	}
+}
+
 // Prime caches a value read elsewhere (a root page), so LoadAll does not
 // read it again.
 func (x *Loader[V]) Prime(key string, v V) {
@@ -293,8 +309,10 @@ func (x *Loader[V]) Prime(key string, v V) {
 	x.Loader.Prime(key, v)
 }
 
-// Clear forgets key, after a write changed what it reads.
+// Clear forgets key, after a write changed what it reads; relationships
+// attached before the write are attached again when next asked for.
 func (x *Loader[V]) Clear(key string) {
+	x.newGeneration()
 	x.mu.Lock()
 	delete(x.seen, key)
 	delete(x.absent, key)
@@ -304,6 +322,7 @@ func (x *Loader[V]) Clear(key string) {
 
 // ClearAll forgets every key.
 func (x *Loader[V]) ClearAll() {
+	x.newGeneration()
 	x.mu.Lock()
 	clear(x.seen)
 	clear(x.absent)

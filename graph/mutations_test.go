@@ -493,3 +493,44 @@ func TestDeleteCustomFieldOption(t *testing.T) {
 		t.Errorf("a refused delete deleted")
 	}
 }
+
+// Two writes in one document: the second mutation's answer reads the
+// shipment's custom fields as they are after both, not as the first
+// mutation's answer had loaded them (a write starts a new generation of
+// the request's relationships).
+func TestMutationsInOneDocumentSeeEachOther(t *testing.T) {
+	e := newWriteEnv(t)
+	f := loadFixture(t, e)
+	k := key(t, e, acmeMember)
+	var got struct {
+		A, B struct {
+			Entity struct {
+				CustomFields []struct {
+					APISlug string
+					Value   json.RawMessage
+				}
+			}
+		}
+	}
+	e.Must(t, k, `mutation($s: ID!) {
+  a: updateShipmentCustomField(shipmentId: $s, apiSlug: "customer_po", value: "PO-FIRST") { entity { ... on Shipment { customFields { apiSlug value } } } }
+  b: updateShipmentCustomField(shipmentId: $s, apiSlug: "customer_po", value: "PO-SECOND") { entity { ... on Shipment { customFields { apiSlug value } } } }
+}`, graphtest.Vars{"s": f.ship}, &got)
+	value := func(fields []struct {
+		APISlug string
+		Value   json.RawMessage
+	}) string {
+		for _, cf := range fields {
+			if cf.APISlug == "customer_po" {
+				return string(cf.Value)
+			}
+		}
+		return ""
+	}
+	if v := value(got.A.Entity.CustomFields); v != `"PO-FIRST"` {
+		t.Errorf("first answer: customer_po = %s, want \"PO-FIRST\"", v)
+	}
+	if v := value(got.B.Entity.CustomFields); v != `"PO-SECOND"` {
+		t.Errorf("second answer: customer_po = %s, want \"PO-SECOND\" (stale relationship)", v)
+	}
+}

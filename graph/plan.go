@@ -172,6 +172,7 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 		// Attach, and collect the next level.
 		levels = levels[:0:0]
 		l.mu.Lock()
+		gen := l.gen.Load()
 		for _, s := range steps {
 			b := batches[s.rel.loader(l)]
 			var next []any
@@ -182,7 +183,7 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 				if k == "" || !ok {
 					continue
 				}
-				if p.(model.Related).Loads().Mark(s.rel.bit) {
+				if p.(model.Related).Loads().Mark(gen, s.rel.bit) {
 					s.rel.attach(p, v)
 				}
 				if len(s.plan.Rels) > 0 {

@@ -9,12 +9,20 @@ package model
 // (to-one) or empty (to-many).
 
 // Loaded records which relationships of one record the plan has attached,
-// a bit per relationship. Only the plan reads and writes it, under the
-// lock of the request's loaders.
-type Loaded struct{ bits uint64 }
+// a bit per relationship, for one generation of the request's loaders (a
+// write starts a new one: what was attached before may be stale). Only the
+// plan reads and writes it, under the lock of the request's loaders.
+type Loaded struct {
+	gen  uint32
+	bits uint64
+}
 
-// Mark sets bit and reports whether it was clear before.
-func (l *Loaded) Mark(bit uint) bool {
+// Mark sets bit for generation gen and reports whether it was clear before
+// (always, for a record last marked in an earlier generation).
+func (l *Loaded) Mark(gen uint32, bit uint) bool {
+	if l.gen != gen {
+		l.gen, l.bits = gen, 0
+	}
 	mask := uint64(1) << bit
 	if l.bits&mask != 0 {
 		return false
