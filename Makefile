@@ -50,8 +50,10 @@ lint:
 
 # Go benchmarks, then the list latencies at 20,000 and 1,000,000 shipments
 # (bench-scale; SCALE=0 skips it).
+# ns/op, B/op, allocs/op, statements and goroutines per request through the
+# whole chain (graph/bench_test.go), then the list latencies at scale.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 20x ./...
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200x ./...
 	@if [ "$(SCALE)" != 0 ]; then $(MAKE) --no-print-directory bench-scale; fi
 
 # One request at a time against a private PostgreSQL under SCALE_DIR
