@@ -39,17 +39,7 @@ func (s *server) updateDocument(w http.ResponseWriter, r *http.Request) {
 	}
 	p, _ := parseParams(r, documentItem) // checked by writeBody
 	d, err := s.res.Mutation().UpdateDocument(r.Context(), id, patch)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data, err := b.documents(r.Context(), []*model.Document{d}, p)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b.writeOne(w, r, http.StatusOK, data[0])
+	serveRecord(s, w, r, p, d, err, (*builder).documents)
 }
 
 // documentPatch reads document_type_manual (a string, or null to clear).

@@ -72,17 +72,7 @@ func (s *server) getEmailSubmission(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e, err := byID(r.Context(), s.res.Query().EmailSubmission, r.PathValue("id"), "email submission")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data, err := b.emailSubmissions(r.Context(), []*model.EmailSubmission{e}, p)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b.writeOne(w, r, http.StatusOK, data[0])
+	serveRecord(s, w, r, p, e, err, (*builder).emailSubmissions)
 }
 
 // emailSubmissions renders submissions with their documents linkage (one

@@ -105,17 +105,7 @@ func serveOne[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoi
 		return
 	}
 	v, err := byID(ctx, get, r.PathValue("id"), what)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data, err := render(b, ctx, []*T{v}, p)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b.writeOne(w, r, http.StatusOK, data[0])
+	serveRecord(s, w, r, p, v, err, render)
 }
 
 // byID reads one record of the account through a query resolver, which
@@ -131,6 +121,22 @@ func byID[T any](ctx context.Context, get func(context.Context, string) (*T, err
 
 // writeOne answers a document whose data is one resource, with the
 // resource's self link as the document's.
+// serveRecord answers with one record, read or just written, rendered
+// with the includes p asks for (or with err).
+func serveRecord[T any](s *server, w http.ResponseWriter, r *http.Request, p *params, v *T, err error, render renderer[*T]) {
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data, err := render(b, r.Context(), []*T{v}, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b.writeOne(w, r, http.StatusOK, data[0])
+}
+
 func (b *builder) writeOne(w http.ResponseWriter, r *http.Request, status int, data *Resource) {
 	writeDocument(w, r, status, b.document(data, &Links{Self: data.Links.Self}, nil))
 }

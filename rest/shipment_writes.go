@@ -66,17 +66,7 @@ func (s *server) writeShipment(w http.ResponseWriter, r *http.Request, write fun
 		return
 	}
 	sh, err := write(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data, err := b.shipments(r.Context(), []*model.Shipment{sh}, p)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b.writeOne(w, r, http.StatusOK, data[0])
+	serveRecord(s, w, r, p, sh, err, (*builder).shipments)
 }
 
 // shipmentPatch reads ref_numbers and tags: lists of strings, or null to
