@@ -251,7 +251,7 @@ func optionPatch(attrs attributes) (p model.CustomFieldOptionPatch, err error) {
 	}
 	// An explicit null clears the position; an absent one keeps it.
 	if pos != nil || null {
-		p.SetPosition(pos)
+		p.Position = model.Given(pos)
 	}
 	return p, nil
 }

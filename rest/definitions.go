@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/99designs/gqlgen/graphql"
-
 	"shipgraph/graph/model"
 )
 
@@ -170,7 +168,7 @@ func definitionPatch(attrs attributes, def *model.CustomFieldDefinition) (p mode
 	}
 	for _, f := range []struct {
 		name string
-		dst  *graphql.Omittable[*string]
+		dst  *model.Optional[*string]
 	}{{"description", &p.Description}, {"default_format", &p.DefaultFormat}} {
 		name, dst := f.name, f.dst
 		v, set, err := attrs.nullableText(name)
@@ -178,14 +176,14 @@ func definitionPatch(attrs attributes, def *model.CustomFieldDefinition) (p mode
 			return p, err
 		}
 		if set {
-			*dst = graphql.OmittableOf(v)
+			*dst = model.Given(v)
 		}
 	}
 	if v, ok := attrs.raw("validation"); ok {
-		p.Validation = graphql.OmittableOf(v)
+		p.Validation = model.Given(v)
 	}
 	if v, ok := attrs.raw("default_value"); ok {
-		p.DefaultValue = graphql.OmittableOf(v)
+		p.DefaultValue = model.Given(v)
 	}
 	return p, nil
 }

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/99designs/gqlgen/graphql"
-
 	"shipgraph/graph/model"
 )
 
@@ -55,7 +53,7 @@ func documentPatch(attrs attributes) (p model.DocumentPatch, err error) {
 	}
 	v, set, err := attrs.nullableText("document_type_manual")
 	if set {
-		p.DocumentTypeManual = graphql.OmittableOf(v)
+		p.DocumentTypeManual = model.Given(v)
 	}
 	return p, err
 }

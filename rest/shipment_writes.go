@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/99designs/gqlgen/graphql"
-
 	"shipgraph/graph/model"
 )
 
@@ -77,18 +75,18 @@ func shipmentPatch(attrs attributes) (p model.ShipmentPatch, err error) {
 			return p, attrError(name, "%s cannot be changed; a shipment's editable attributes are ref_numbers and tags", name)
 		}
 	}
-	list := func(name string) (graphql.Omittable[[]string], error) {
+	list := func(name string) (model.Optional[[]string], error) {
 		raw, ok := attrs[name]
 		if !ok {
-			return graphql.Omittable[[]string]{}, nil
+			return model.Optional[[]string]{}, nil
 		}
 		var v []string
 		if !isNull(raw) {
 			if err := json.Unmarshal(raw, &v); err != nil || v == nil {
-				return graphql.Omittable[[]string]{}, attrError(name, "%s must be a list of strings or null", name)
+				return model.Optional[[]string]{}, attrError(name, "%s must be a list of strings or null", name)
 			}
 		}
-		return graphql.OmittableOf(v), nil
+		return model.Given(v), nil
 	}
 	if p.RefNumbers, err = list("ref_numbers"); err != nil {
 		return p, err

@@ -12,6 +12,11 @@ type CustomFieldOptionPatch struct {
 	Position graphql.Omittable[*int]
 }
 
-// SetPosition sets the position to v, or clears it when v is nil (an
-// omitted position keeps the current one).
-func (p *CustomFieldOptionPatch) SetPosition(v *int) { p.Position = graphql.OmittableOf(v) }
+// Optional is an input field that tells an omitted value (keep what is
+// stored) from a given one, null included (clear it): gqlgen's Omittable,
+// which the generated inputs use. Transports other than GraphQL build it
+// with Given and need not know gqlgen.
+type Optional[T any] = graphql.Omittable[T]
+
+// Given is the optional field given v.
+func Given[T any](v T) Optional[T] { return graphql.OmittableOf(v) }
