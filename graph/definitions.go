@@ -64,11 +64,7 @@ func checkDefault(ctx context.Context, l *Loaders, def *model.CustomFieldDefinit
 }
 
 func (r *mutationResolver) createDefinition(ctx context.Context, in model.CustomFieldDefinitionInput) (*model.CustomFieldDefinition, error) {
-	p, err := model.RequireWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l, err := For(ctx)
+	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -107,20 +103,9 @@ func (r *mutationResolver) createDefinition(ctx context.Context, in model.Custom
 }
 
 func (r *mutationResolver) updateDefinition(ctx context.Context, id string, in model.CustomFieldDefinitionPatch) (*model.CustomFieldDefinition, error) {
-	p, err := model.RequireWrite(ctx)
+	p, l, def, err := writeTarget(ctx, func(l *Loaders) *Loader[*model.CustomFieldDefinition] { return l.DefinitionByID }, id, "custom field definition")
 	if err != nil {
 		return nil, err
-	}
-	l, err := For(ctx)
-	if err != nil {
-		return nil, err
-	}
-	def, err := loadByID(ctx, l.DefinitionByID, id)
-	if err != nil {
-		return nil, err
-	}
-	if def == nil {
-		return nil, model.NotFound("custom field definition")
 	}
 	var patch db.DefinitionPatch
 	if patch.DisplayName, err = checkText("display_name", in.DisplayName, true, 255); err != nil {
@@ -160,11 +145,7 @@ func (r *mutationResolver) updateDefinition(ctx context.Context, id string, in m
 }
 
 func (r *mutationResolver) deleteDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error) {
-	p, err := model.RequireWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l, err := For(ctx)
+	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, err
 	}

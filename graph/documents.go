@@ -58,22 +58,7 @@ func (r *mutationResolver) deleteDocument(ctx context.Context, id string) (*mode
 // documentWrite checks what every document write checks first: the key
 // may write, the document is the account's.
 func documentWrite(ctx context.Context, id string) (*model.Principal, *Loaders, *model.Document, error) {
-	p, err := model.RequireWrite(ctx)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	l, err := For(ctx)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	d, err := loadByID(ctx, l.DocumentByID, id)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if d == nil {
-		return nil, nil, nil, model.NotFound("document")
-	}
-	return p, l, d, nil
+	return writeTarget(ctx, func(l *Loaders) *Loader[*model.Document] { return l.DocumentByID }, id, "document")
 }
 
 func knownDocumentType(code string) bool {

@@ -60,6 +60,32 @@ func principal(ctx context.Context) (*model.Principal, *Loaders, error) {
 	return p, l, nil
 }
 
+// writer returns the principal of a request that may write, and its
+// loaders (which writes clear).
+func writer(ctx context.Context) (*model.Principal, *Loaders, error) {
+	if _, err := model.RequireWrite(ctx); err != nil {
+		return nil, nil, err
+	}
+	return principal(ctx)
+}
+
+// writeTarget checks what a write on one record checks first: the key may
+// write, and the record (read through loader) is the account's.
+func writeTarget[T any](ctx context.Context, loader func(*Loaders) *Loader[*T], id, what string) (*model.Principal, *Loaders, *T, error) {
+	p, l, err := writer(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	v, err := loadByID(ctx, loader(l), id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if v == nil {
+		return nil, nil, nil, model.NotFound(what)
+	}
+	return p, l, v, nil
+}
+
 // pageArgs are the pagination arguments every connection field takes.
 type pageArgs struct {
 	First, Last   *int

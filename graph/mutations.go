@@ -50,11 +50,7 @@ func checkOptionText(field, v string) (string, error) {
 }
 
 func (r *mutationResolver) createCustomFieldOption(ctx context.Context, definitionID string, in model.CustomFieldOptionInput) (*model.CustomFieldOption, error) {
-	p, err := model.RequireWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l, err := For(ctx)
+	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +75,7 @@ func (r *mutationResolver) createCustomFieldOption(ctx context.Context, definiti
 }
 
 func (r *mutationResolver) updateCustomFieldOption(ctx context.Context, definitionID, optionID string, in model.CustomFieldOptionPatch) (*model.CustomFieldOption, error) {
-	p, err := model.RequireWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l, err := For(ctx)
+	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -125,11 +117,7 @@ func (r *mutationResolver) updateCustomFieldOption(ctx context.Context, definiti
 }
 
 func (r *mutationResolver) deleteCustomFieldOption(ctx context.Context, definitionID, optionID string) (*model.CustomFieldOption, error) {
-	p, err := model.RequireWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l, err := For(ctx)
+	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -39,22 +39,7 @@ func checkStrings(name string, in []string) ([]string, error) {
 // shipmentWrite checks what every shipment write checks first: the key
 // may write, the shipment is the account's.
 func shipmentWrite(ctx context.Context, id string) (*model.Principal, *Loaders, *model.Shipment, error) {
-	p, err := model.RequireWrite(ctx)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	l, err := For(ctx)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	s, err := loadByID(ctx, l.ShipmentByID, id)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if s == nil {
-		return nil, nil, nil, model.NotFound("shipment")
-	}
-	return p, l, s, nil
+	return writeTarget(ctx, func(l *Loaders) *Loader[*model.Shipment] { return l.ShipmentByID }, id, "shipment")
 }
 
 // wroteShipment replaces the loader's copy of a shipment by the written one.

@@ -79,11 +79,7 @@ func normalizeValue(ctx context.Context, l *Loaders, def *model.CustomFieldDefin
 // null clears it (deletes the value, if any) and returns nil. With create,
 // an entity that has a value already is a conflict and null is refused.
 func (r *mutationResolver) setValue(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string, value model.JSON, create bool) (*model.CustomField, error) {
-	p, err := model.RequireWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l, err := For(ctx)
+	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -117,11 +113,7 @@ func (r *mutationResolver) setValue(ctx context.Context, kind model.CustomFieldE
 // removeValue deletes the value of the definition slug on an entity of
 // kind and returns it; an unset value is not found.
 func (r *mutationResolver) removeValue(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string) (*model.CustomField, error) {
-	p, err := model.RequireWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l, err := For(ctx)
+	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -193,11 +185,7 @@ func (r *mutationResolver) updateValue(ctx context.Context, id string, value mod
 }
 
 func (r *mutationResolver) deleteValue(ctx context.Context, id string) (*model.CustomField, error) {
-	p, err := model.RequireWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l, err := For(ctx)
+	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, err
 	}
