@@ -2,7 +2,6 @@ package rest
 
 import (
 	"bytes"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"sync"
@@ -200,24 +199,20 @@ func (s sparseAttributes) members() []member {
 	return out
 }
 
-func (s sparseAttributes) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+// encode writes the kept members as an object into b, each value through
+// value (the document's encoder).
+func (s sparseAttributes) encode(b *bytes.Buffer, value func(any) error) error {
 	b.WriteByte('{')
 	for i, m := range s.members() {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if err := enc.Encode(m.name); err != nil {
-			return nil, err
-		}
-		b.Truncate(b.Len() - 1) // Encode ends with a newline
+		writeString(b, m.name)
 		b.WriteByte(':')
-		if err := enc.Encode(m.value.Interface()); err != nil {
-			return nil, err
+		if err := value(m.value.Interface()); err != nil {
+			return err
 		}
-		b.Truncate(b.Len() - 1)
 	}
 	b.WriteByte('}')
-	return b.Bytes(), nil
+	return nil
 }

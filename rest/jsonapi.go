@@ -69,13 +69,6 @@ func toMany(name string, ids []Identifier) Relationship {
 // Relationships is the ordered relationships object of a resource.
 type Relationships []Relationship
 
-// MarshalJSON writes the relationships as an object in their order.
-func (rs Relationships) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	rs.appendTo(&b)
-	return b.Bytes(), nil
-}
-
 // appendTo writes the relationships object to b: names and identifiers are
 // plain ASCII (writeString escapes anything else).
 func (rs Relationships) appendTo(b *bytes.Buffer) {
@@ -256,7 +249,13 @@ func (r *Resource) encode(b *bytes.Buffer, value func(any) error) error {
 	writeString(b, r.Type)
 	if r.Attributes != nil {
 		b.WriteString(`,"attributes":`)
-		if err := value(r.Attributes); err != nil {
+		var err error
+		if sa, ok := r.Attributes.(sparseAttributes); ok {
+			err = sa.encode(b, value)
+		} else {
+			err = value(r.Attributes)
+		}
+		if err != nil {
 			return err
 		}
 	}
