@@ -44,6 +44,7 @@ type Config struct {
 	BodyLimit      int64
 	RateLimit      int // requests per minute per API key; 0 = off
 	Introspection  bool
+	FastPath       bool
 	Complexity     int
 	Depth          int
 	Aliases        int
@@ -96,6 +97,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.Int64Var(&c.BodyLimit, "body-limit", int64(envInt("BODY_LIMIT", int(httpapi.DefaultConfig.BodyLimit))), "maximum request body in bytes (BODY_LIMIT)")
 	fs.IntVar(&c.RateLimit, "rate-limit", envInt("RATE_LIMIT", httpapi.DefaultConfig.RateLimit), "requests per minute per API key, 0 = off (RATE_LIMIT)")
 	fs.BoolVar(&c.Introspection, "introspection", env("GRAPHQL_INTROSPECTION", "true") == "true", "allow GraphQL introspection (GRAPHQL_INTROSPECTION)")
+	fs.BoolVar(&c.FastPath, "fast-path", env("GRAPHQL_FAST_PATH", "true") == "true", "write GraphQL queries on the fast path; false runs them on gqlgen's executor alone (GRAPHQL_FAST_PATH)")
 	fs.IntVar(&c.Complexity, "complexity-limit", envInt("GRAPHQL_COMPLEXITY_LIMIT", hc.ComplexityLimit), "maximum GraphQL operation complexity (GRAPHQL_COMPLEXITY_LIMIT)")
 	fs.IntVar(&c.Depth, "depth-limit", envInt("GRAPHQL_DEPTH_LIMIT", hc.DepthLimit), "maximum GraphQL selection depth (GRAPHQL_DEPTH_LIMIT)")
 	fs.IntVar(&c.Aliases, "alias-limit", envInt("GRAPHQL_ALIAS_LIMIT", hc.AliasLimit), "maximum aliases in one GraphQL operation (GRAPHQL_ALIAS_LIMIT)")
@@ -535,6 +537,7 @@ func httpConfig(c *Config, log *slog.Logger) httpapi.Config {
 	hc := httpapi.DefaultConfig
 	hc.BodyLimit, hc.RateLimit = c.BodyLimit, c.RateLimit
 	hc.GraphQL.Introspection = c.Introspection
+	hc.GraphQL.NoFastPath = !c.FastPath
 	hc.GraphQL.ComplexityLimit, hc.GraphQL.DepthLimit, hc.GraphQL.AliasLimit, hc.GraphQL.TokenLimit = c.Complexity, c.Depth, c.Aliases, c.Tokens
 	hc.GraphQL.Logger = log
 	if c.LoaderWait > 0 {

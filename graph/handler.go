@@ -21,7 +21,10 @@ import (
 // HandlerConfig holds the GraphQL limits and switches; every one is configurable
 // from the environment (see server.go and the README).
 type HandlerConfig struct {
-	Introspection   bool
+	Introspection bool
+	// NoFastPath runs every query on gqlgen's executor alone (see
+	// fastpath.go); the default writes queries on the fast path.
+	NoFastPath      bool
 	ComplexityLimit int
 	DepthLimit      int
 	AliasLimit      int
@@ -67,7 +70,8 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	if cfg.RequestID == nil {
 		cfg.RequestID = func(context.Context) string { return "" }
 	}
-	srv := handler.New(NewExecutableSchema(execConfig(r)))
+	es := NewExecutableSchema(execConfig(r))
+	srv := handler.New(es)
 	addLiveTransports(srv, r, cfg) // live_transport.go
 	srv.AddTransport(Transport{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](cfg.QueryCacheSize))
@@ -83,11 +87,18 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	srv.Use(ShapeLimit{MaxDepth: cfg.DepthLimit, MaxAliases: cfg.AliasLimit})
 	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
 	srv.AroundFields(markInternal)
-	srv.SetErrorPresenter(errorPresenter(cfg))
-	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
-		return internalError{fmt.Errorf("panic in resolver: %v", p)}
-	})
+	presenter := errorPresenter(cfg)
+	srv.SetErrorPresenter(presenter)
+	srv.SetRecoverFunc(recoverPanic)
+	if !cfg.NoFastPath {
+		srv.AroundOperations(fastQueries(es.(*executableSchema), presenter, recoverPanic))
+	}
 	return srv
+}
+
+// recoverPanic turns a panic in a resolver into an internal error.
+func recoverPanic(ctx context.Context, p any) error {
+	return internalError{fmt.Errorf("panic in resolver: %v", p)}
 }
 
 // internalError marks an error that came out of resolver code (a store or

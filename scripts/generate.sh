@@ -10,7 +10,7 @@
 # the goroutines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go tool gqlgen generate
+go run ./tools/gqlgen
 f=graph/generated.go
 from='graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {'
 n=$(grep -cF "$from" "$f" || true)
