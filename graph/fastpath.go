@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -60,17 +61,82 @@ func runFast(ctx context.Context, es *executableSchema, oc *graphql.OperationCon
 	ctx = graphql.WithUnmarshalerMap(ctx, ec.fastUnmarshalers())
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Query"})
 	f := fastWriter{ec: ec, ctx: ctx, collected: make(map[fastKey][]graphql.CollectedField, 8)}
-	f.w.b = make([]byte, 0, 4096)
+	out := outputFrom(ctx)
+	f.w.b = out.take()
 	defer func() {
 		// A panic is gqlgen's to recover and report, on its own run.
 		if r := recover(); r != nil {
+			out.give(f.w.b)
 			data, ok = nil, false
 		}
 	}()
 	if !f.query(oc.Operation.SelectionSet) || graphql.GetErrors(ctx) != nil {
+		out.give(f.w.b)
 		return nil, false
 	}
+	out.hold(f.w.b)
 	return f.w.b, true
+}
+
+// output lends the fast path a buffer from a pool for one response, for a
+// transport that knows when the response has been written (Transport.Do
+// releases it then). Without one in the context (gqlgen's SSE and
+// WebSocket transports) buffers are plain allocations.
+type output struct{ p *[]byte }
+
+type outputKey struct{}
+
+var outputs = sync.Pool{New: func() any {
+	b := make([]byte, 0, 16<<10)
+	return &b
+}}
+
+// maxPooled bounds the buffers kept for reuse: a rare huge answer is not
+// kept alive for every later small one.
+const maxPooled = 1 << 20
+
+func withOutput(ctx context.Context) (context.Context, *output) {
+	o := &output{}
+	return context.WithValue(ctx, outputKey{}, o), o
+}
+
+func outputFrom(ctx context.Context) *output {
+	o, _ := ctx.Value(outputKey{}).(*output)
+	return o
+}
+
+// take lends a buffer (once per output).
+func (o *output) take() []byte {
+	if o == nil || o.p != nil {
+		return make([]byte, 0, 4096)
+	}
+	o.p = outputs.Get().(*[]byte)
+	return (*o.p)[:0]
+}
+
+// hold keeps the buffer as it grew, until release.
+func (o *output) hold(b []byte) {
+	if o != nil && o.p != nil {
+		*o.p = b
+	}
+}
+
+// give returns an unused buffer at once.
+func (o *output) give(b []byte) {
+	o.hold(b)
+	o.release()
+}
+
+// release returns the buffer of a written response to the pool.
+func (o *output) release() {
+	if o == nil || o.p == nil {
+		return
+	}
+	if cap(*o.p) <= maxPooled {
+		*o.p = (*o.p)[:0]
+		outputs.Put(o.p)
+	}
+	o.p = nil
 }
 
 // fastWriter holds one operation's output and the fields collected for

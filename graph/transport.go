@@ -105,8 +105,10 @@ func (Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphEx
 			"only queries may be sent with GET; send mutations with POST")
 		return
 	}
+	ctx, out := withOutput(ctx)
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
 	writeResponse(w, media, http.StatusOK, responses(ctx))
+	out.release()
 }
 
 // readParams reads the GraphQL request from the query string (GET) or the
