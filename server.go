@@ -51,7 +51,8 @@ type Config struct {
 	Tokens         int
 	LoaderWait     time.Duration
 	PlaygroundKey  string
-	KeyCache       int // API keys kept resolved in memory; 0 = off
+	KeyCache       int           // API keys kept resolved in memory; 0 = off
+	ReferenceTTL   time.Duration // how long reference rows are kept; 0 = off
 	ShutdownPeriod time.Duration
 	SubLimit       int           // concurrent subscriptions per API key; 0 = no limit
 	SubQueue       int           // events a subscription may fall behind
@@ -104,6 +105,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.IntVar(&c.Tokens, "token-limit", envInt("GRAPHQL_TOKEN_LIMIT", hc.TokenLimit), "maximum parser tokens of one GraphQL document (GRAPHQL_TOKEN_LIMIT)")
 	fs.DurationVar(&c.LoaderWait, "loader-wait", envDuration("LOADER_WAIT", httpapi.DefaultConfig.Loader.Wait), "how long a loader batch collects keys (LOADER_WAIT)")
 	fs.StringVar(&c.PlaygroundKey, "playground-key", env("PLAYGROUND_API_KEY", ""), "API key prefilled in the playground; for demos only (PLAYGROUND_API_KEY)")
+	fs.DurationVar(&c.ReferenceTTL, "reference-cache-ttl", envDuration("REFERENCE_CACHE_TTL", time.Minute), "how long reference rows (ports, terminals, metro areas, rail terminals, shipping lines) are kept in memory; 0 reads them every time (REFERENCE_CACHE_TTL)")
 	fs.IntVar(&c.KeyCache, "key-cache", envInt("KEY_CACHE", httpapi.DefaultConfig.KeyCache), "API keys kept resolved in memory (revocations are pushed by the database); 0 looks every key up (KEY_CACHE)")
 	lc := httpapi.DefaultConfig.Live
 	fs.IntVar(&c.SubLimit, "subscription-limit", envInt("SUBSCRIPTION_LIMIT", lc.MaxPerKey), "concurrent GraphQL subscriptions per API key, 0 = no limit (SUBSCRIPTION_LIMIT)")
@@ -495,6 +497,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer closeStore()
+	store.SetReferenceTTL(c.ReferenceTTL)
 	if err := store.Migrate(ctx); err != nil {
 		return err
 	}

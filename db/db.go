@@ -40,6 +40,7 @@ type DB struct {
 	q   counted
 	sel model.Selection // columns to read, by type (Select); nil reads every column
 	url string          // for connections of its own (the token listener)
+	ref *refCaches      // reference rows kept (refcache.go), shared with Select's stores
 }
 
 // Open connects to url and checks the connection.
@@ -57,7 +58,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		_ = sdb.Close()
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	return &DB{db: sdb, q: counted{newPrepared(sdb)}, url: url}, nil
+	return &DB{db: sdb, q: counted{newPrepared(sdb)}, url: url, ref: &refCaches{}}, nil
 }
 
 // Close closes the connection pool.

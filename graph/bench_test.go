@@ -84,6 +84,7 @@ func benchREST(b *testing.B, path string, minBytes int) {
 
 func bench(b *testing.B, minBytes int, newRequest func(key string) *http.Request) {
 	e := graphtest.New(b, graphtest.Options{Shipments: 400})
+	e.Store.SetReferenceTTL(time.Minute) // as the server does (REFERENCE_CACHE_TTL)
 	k := e.Keys[acmeAdmin]
 	do := func() {
 		w := &sink{header: http.Header{}}
