@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -172,15 +173,32 @@ func execConfig(r *Resolver) Config {
 	c.Complexity.Query.CustomFieldDefinitions = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.CustomFieldDefinitionFilter) int {
 		return conn(child, first, last, page)
 	}
-	c.Complexity.Shipment.Containers = many
-	c.Complexity.Shipment.CustomFields = many
-	c.Complexity.Shipment.Documents = many
-	c.Complexity.Container.CustomFields = many
-	c.Complexity.Container.Documents = many
-	c.Complexity.Document.Shipments = many
-	c.Complexity.Document.Cargos = many
-	c.Complexity.CustomFieldDefinition.Options = many
+	weighRelations(&c.Complexity, many)
 	return c
+}
+
+// weighRelations gives every to-many relationship of relations.go that is
+// a list field without arguments the weight many. Internal relations
+// (containerIDs) have no field; customField(apiSlug) reads the list of
+// custom fields but returns one, and keeps the default weight.
+func weighRelations(root *ComplexityRoot, many func(child int) int) {
+	v := reflect.ValueOf(root).Elem()
+	weight := reflect.ValueOf(many)
+	for typ, fields := range relations {
+		for name, rels := range fields {
+			if !rels[0].many {
+				continue
+			}
+			obj := v.FieldByName(typ)
+			if !obj.IsValid() {
+				panic("weighRelations: no complexity for type " + typ)
+			}
+			f := obj.FieldByName(strings.ToUpper(name[:1]) + name[1:])
+			if f.IsValid() && f.Type() == weight.Type() {
+				f.Set(weight)
+			}
+		}
+	}
 }
 
 // gqlCodes maps application error codes to GraphQL extensions.code.

@@ -19,6 +19,7 @@ type relation struct {
 	fetch    func(ctx context.Context, l *Loaders, keys []string) (map[string]any, error)
 	attach   func(parent, v any)
 	children func(v any, out []any) []any
+	many     bool // to-many: weighs manyWeight times its selection (handler.go)
 }
 
 // toOne declares a to-one relationship read by id.
@@ -53,6 +54,7 @@ func toMany[P model.Related, C any](bit uint, key func(P) string, loader func(*L
 		},
 		attach:   func(p, v any) { set(p.(P), v.([]C)) },
 		children: func(v any, out []any) []any { return appendAll(out, v.([]C)) },
+		many:     true,
 	}
 }
 
