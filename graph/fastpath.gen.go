@@ -35,104 +35,58 @@ func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {
 	)
 }
 
-// query writes the data of a query operation; false hands it to gqlgen.
-func (f *fastWriter) query(sel ast.SelectionSet) bool {
-	fields, ok := f.fields(sel, queryImplementors)
-	if !ok {
-		return false
+// fastQueryRoot is what the query root satisfies, for field collection.
+var fastQueryRoot = queryImplementors
+
+// rootField writes the value of one field of the query root; false
+// hands the operation to gqlgen.
+func (f *fastWriter) rootField(field graphql.CollectedField) bool {
+	switch field.Name {
+	case "__typename":
+		f.str("Query")
+		return true
+	case "viewer":
+		return f.root_Query_viewer(field)
+	case "shipments":
+		return f.root_Query_shipments(field)
+	case "shipment":
+		return f.root_Query_shipment(field)
+	case "containers":
+		return f.root_Query_containers(field)
+	case "container":
+		return f.root_Query_container(field)
+	case "documents":
+		return f.root_Query_documents(field)
+	case "document":
+		return f.root_Query_document(field)
+	case "terminal":
+		return f.root_Query_terminal(field)
+	case "port":
+		return f.root_Query_port(field)
+	case "customFieldDefinitions":
+		return f.root_Query_customFieldDefinitions(field)
+	case "customFieldDefinition":
+		return f.root_Query_customFieldDefinition(field)
+	case "node":
+		return f.root_Query_node(field)
+	case "customField":
+		return f.root_Query_customField(field)
+	case "customFields":
+		return f.root_Query_customFields(field)
+	case "documentTypes":
+		return f.root_Query_documentTypes(field)
+	case "emailSubmissions":
+		return f.root_Query_emailSubmissions(field)
+	case "emailSubmission":
+		return f.root_Query_emailSubmission(field)
+	case "shippingLines":
+		return f.root_Query_shippingLines(field)
+	case "shippingLine":
+		return f.root_Query_shippingLine(field)
+	case "metroArea":
+		return f.root_Query_metroArea(field)
 	}
-	f.w.b = append(f.w.b, '{')
-	for i, field := range fields {
-		f.key(i, field.Alias)
-		switch field.Name {
-		case "__typename":
-			f.str("Query")
-		case "viewer":
-			if !f.root_Query_viewer(field) {
-				return false
-			}
-		case "shipments":
-			if !f.root_Query_shipments(field) {
-				return false
-			}
-		case "shipment":
-			if !f.root_Query_shipment(field) {
-				return false
-			}
-		case "containers":
-			if !f.root_Query_containers(field) {
-				return false
-			}
-		case "container":
-			if !f.root_Query_container(field) {
-				return false
-			}
-		case "documents":
-			if !f.root_Query_documents(field) {
-				return false
-			}
-		case "document":
-			if !f.root_Query_document(field) {
-				return false
-			}
-		case "terminal":
-			if !f.root_Query_terminal(field) {
-				return false
-			}
-		case "port":
-			if !f.root_Query_port(field) {
-				return false
-			}
-		case "customFieldDefinitions":
-			if !f.root_Query_customFieldDefinitions(field) {
-				return false
-			}
-		case "customFieldDefinition":
-			if !f.root_Query_customFieldDefinition(field) {
-				return false
-			}
-		case "node":
-			if !f.root_Query_node(field) {
-				return false
-			}
-		case "customField":
-			if !f.root_Query_customField(field) {
-				return false
-			}
-		case "customFields":
-			if !f.root_Query_customFields(field) {
-				return false
-			}
-		case "documentTypes":
-			if !f.root_Query_documentTypes(field) {
-				return false
-			}
-		case "emailSubmissions":
-			if !f.root_Query_emailSubmissions(field) {
-				return false
-			}
-		case "emailSubmission":
-			if !f.root_Query_emailSubmission(field) {
-				return false
-			}
-		case "shippingLines":
-			if !f.root_Query_shippingLines(field) {
-				return false
-			}
-		case "shippingLine":
-			if !f.root_Query_shippingLine(field) {
-				return false
-			}
-		case "metroArea":
-			if !f.root_Query_metroArea(field) {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	f.w.b = append(f.w.b, '}')
-	return true
+	return false
 }
 
 func (f *fastWriter) root_Query_viewer(field graphql.CollectedField) bool {

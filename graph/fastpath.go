@@ -139,6 +139,55 @@ func (o *output) release() {
 	o.p = nil
 }
 
+// query writes the data of a query operation: its root fields in order.
+// Several root fields are resolved at once, each on a goroutine and into a
+// buffer of its own, as gqlgen's executor resolves them.
+func (f *fastWriter) query(sel ast.SelectionSet) bool {
+	fields, ok := f.fields(sel, fastQueryRoot)
+	if !ok {
+		return false
+	}
+	resolved := 0
+	for _, field := range fields {
+		if field.Name != "__typename" {
+			resolved++
+		}
+	}
+	f.w.b = append(f.w.b, '{')
+	if resolved <= 1 {
+		for i, field := range fields {
+			f.key(i, field.Alias)
+			if !f.rootField(field) {
+				return false
+			}
+		}
+		f.w.b = append(f.w.b, '}')
+		return true
+	}
+	parts := make([]fastWriter, len(fields))
+	done := make([]bool, len(fields))
+	var wg sync.WaitGroup
+	for i, field := range fields {
+		parts[i] = fastWriter{ec: f.ec, ctx: f.ctx, collected: make(map[fastKey][]graphql.CollectedField, 8)}
+		wg.Go(func() {
+			// A panic makes the operation gqlgen's, which recovers and
+			// reports it on its own run.
+			defer func() { _ = recover() }()
+			done[i] = parts[i].rootField(field)
+		})
+	}
+	wg.Wait()
+	for i, field := range fields {
+		if !done[i] {
+			return false
+		}
+		f.key(i, field.Alias)
+		f.w.b = append(f.w.b, parts[i].w.b...)
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 // fastWriter holds one operation's output and the fields collected for
 // each selection set and object type, which are the same for every record
 // of a list (gqlgen collects them again for each).

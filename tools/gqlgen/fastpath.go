@@ -88,23 +88,25 @@ func (g *fastGen) render(*codegen.Data) (string, error) {
 
 	q := g.data.QueryRoot
 	fieldDirectives := len(g.data.AllDirectives.LocationDirectives("FIELD")) > 0
-	g.printf("// query writes the data of a query operation; false hands it to gqlgen.\n")
-	g.printf("func (f *fastWriter) query(sel ast.SelectionSet) bool {\n")
-	if q == nil || fieldDirectives {
+	g.printf("// fastQueryRoot is what the query root satisfies, for field collection.\n")
+	g.printf("var fastQueryRoot = %sImplementors\n\n", templates.LcFirst(q.Name))
+	g.printf("// rootField writes the value of one field of the query root; false\n")
+	g.printf("// hands the operation to gqlgen.\n")
+	g.printf("func (f *fastWriter) rootField(field graphql.CollectedField) bool {\n")
+	if fieldDirectives {
 		g.printf("\treturn false\n}\n")
 		return g.out.String(), nil
 	}
-	g.printf("\tfields, ok := f.fields(sel, %sImplementors)\n\tif !ok {\n\t\treturn false\n\t}\n", templates.LcFirst(q.Name))
-	g.printf("\tf.w.b = append(f.w.b, '{')\n\tfor i, field := range fields {\n\t\tf.key(i, field.Alias)\n\t\tswitch field.Name {\n")
-	g.printf("\t\tcase \"__typename\":\n\t\t\tf.str(%q)\n", q.Name)
+	g.printf("\tswitch field.Name {\n")
+	g.printf("\tcase \"__typename\":\n\t\tf.str(%q)\n\t\treturn true\n", q.Name)
 	var roots []*codegen.Field
 	for _, fl := range q.Fields {
 		if g.supported(fl) {
 			roots = append(roots, fl)
-			g.printf("\t\tcase %q:\n\t\t\tif !f.%s(field) {\n\t\t\t\treturn false\n\t\t\t}\n", fl.Name, rootFunc(fl))
+			g.printf("\tcase %q:\n\t\treturn f.%s(field)\n", fl.Name, rootFunc(fl))
 		}
 	}
-	g.printf("\t\tdefault:\n\t\t\treturn false\n\t\t}\n\t}\n\tf.w.b = append(f.w.b, '}')\n\treturn true\n}\n")
+	g.printf("\t}\n\treturn false\n}\n")
 	for _, fl := range roots {
 		g.rootField(fl)
 	}
