@@ -76,8 +76,10 @@ func (a *attrs) member(name string) bool {
 		a.e.b = append(a.e.b, ',')
 	}
 	a.n++
-	a.e.b = appendString(a.e.b, name)
-	a.e.b = append(a.e.b, ':')
+	// Member names are the writers' constants: plain ASCII.
+	a.e.b = append(a.e.b, '"')
+	a.e.b = append(a.e.b, name...)
+	a.e.b = append(a.e.b, '"', ':')
 	return true
 }
 
@@ -169,8 +171,18 @@ func (a *attrs) float64p(name string, v *float64) {
 // by name), invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	// Most strings (ids, links, codes) need no escaping: skip eight bytes
+	// at a time while none of them does.
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if special(x) {
+			break
+		}
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -220,6 +232,19 @@ func appendString(b []byte, s string) []byte {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// special reports whether any of the eight bytes of x is below 0x20, a
+// quote, a backslash or not ASCII (the bit tricks of "Bit Twiddling
+// Hacks": a byte below n, a zero byte after xor).
+func special(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := (x - 0x20*ones) &^ x
+	quote := x ^ ('"' * ones)
+	quote = (quote - ones) &^ quote
+	backslash := x ^ ('\\' * ones)
+	backslash = (backslash - ones) &^ backslash
+	return (below|quote|backslash|x)&highs != 0
+}
 
 func appendStringp(b []byte, s *string) []byte {
 	if s == nil {

@@ -6,8 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"shipgraph/graph/model"
 )
@@ -187,8 +189,21 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	for _, s := range oddStrings {
 		checkString(t, s)
 	}
+	// Every byte at every position of strings long enough for the
+	// eight-byte scan, and of its tail.
 	for c := range 256 {
-		checkString(t, string([]byte{'a', byte(c), 'b'}))
+		for n := 1; n <= 20; n++ {
+			for pos := range n {
+				s := []byte(strings.Repeat("x", n))
+				s[pos] = byte(c)
+				checkString(t, string(s))
+			}
+		}
+	}
+	for _, r := range []rune{'é', '\u2028', '\u2029', '😀', utf8.RuneError} {
+		for pos := range 17 {
+			checkString(t, strings.Repeat("y", pos)+string(r)+strings.Repeat("z", 9))
+		}
 	}
 }
 
