@@ -68,7 +68,16 @@ func validUUIDs(ids []string) []string {
 // selectAll runs a read through q (the counting pool or a transaction).
 func selectAll[T any](ctx context.Context, q sqlx.QueryerContext, query string, args ...any) ([]*T, error) {
 	var out []*T
-	if err := sqlx.SelectContext(ctx, q, &out, query, args...); err != nil {
+	var err error
+	if isStruct[T]() {
+		err = selectRows(ctx, q, func(v *T) {
+			c := *v
+			out = append(out, &c)
+		}, query, args...)
+	} else {
+		err = sqlx.SelectContext(ctx, q, &out, query, args...)
+	}
+	if err != nil {
 		return nil, mapErr(err)
 	}
 	return out, nil
@@ -112,13 +121,9 @@ func byParentIDs[R any, T any](ctx context.Context, q sqlx.QueryerContext, query
 	if len(valid) == 0 || !validUUID(accountID) {
 		return nil, nil
 	}
-	var rows []R
-	if err := sqlx.SelectContext(ctx, q, &rows, query, pq.Array(valid), accountID); err != nil {
+	out := []Linked[T]{}
+	if err := selectRows(ctx, q, func(r *R) { out = append(out, linked(*r)) }, query, pq.Array(valid), accountID); err != nil {
 		return nil, mapErr(err)
-	}
-	out := make([]Linked[T], len(rows))
-	for i, r := range rows {
-		out[i] = linked(r)
 	}
 	return out, nil
 }
@@ -377,7 +382,10 @@ func (s *listSpec) pageQuery(filter *conds, p model.PageRequest, cols string) (*
 // meta returns the item and the list metadata of a scanned row.
 func readPage[R any, T any](ctx context.Context, q sqlx.QueryerContext, st *pageStmt, meta func(*R) (T, *pageMeta)) (*model.Page[T], error) {
 	var rows []*R
-	if err := sqlx.SelectContext(ctx, q, &rows, st.query, st.args...); err != nil {
+	if err := selectRows(ctx, q, func(r *R) {
+		c := *r
+		rows = append(rows, &c)
+	}, st.query, st.args...); err != nil {
 		return nil, mapErr(err)
 	}
 	page := &model.Page[T]{Items: []T{}, Keys: []*string{}, HasPrevious: st.offset > 0}
