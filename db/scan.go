@@ -166,8 +166,29 @@ var scannerType = reflect.TypeFor[sql.Scanner]()
 
 // colDest stores one column of the current row into its field.
 type colDest struct {
-	col *scanCol
-	p   unsafe.Pointer // the field
+	col   *scanCol
+	p     unsafe.Pointer // the field
+	slabs *slabs
+}
+
+// slabs hand out the values the pointer fields of a result point to, a
+// chunk at a time instead of one allocation each: the rows of a result
+// live and die together (a request's records).
+type slabs struct {
+	strings slab[string]
+	times   slab[time.Time]
+	bools   slab[bool]
+	floats  slab[float64]
+}
+
+type slab[T any] struct{ buf []T }
+
+func (s *slab[T]) new(v T) *T {
+	if len(s.buf) == cap(s.buf) {
+		s.buf = make([]T, 0, min(max(2*cap(s.buf), 16), 256))
+	}
+	s.buf = append(s.buf, v)
+	return &s.buf[len(s.buf)-1]
 }
 
 // Scan implements sql.Scanner for the kinds stored directly.
@@ -185,7 +206,7 @@ func (d *colDest) Scan(src any) error {
 		if d.col.kind == scanBool {
 			*(*bool)(d.p) = v
 		} else {
-			*(**bool)(d.p) = &v
+			*(**bool)(d.p) = d.slabs.bools.new(v)
 		}
 	case scanInt, scanIntPtr:
 		if src == nil && d.col.kind == scanIntPtr {
@@ -209,7 +230,7 @@ func (d *colDest) Scan(src any) error {
 		if d.col.kind == scanFloat {
 			*(*float64)(d.p) = v
 		} else {
-			*(**float64)(d.p) = &v
+			*(**float64)(d.p) = d.slabs.floats.new(v)
 		}
 	case scanStringPtr:
 		var s string
@@ -232,13 +253,13 @@ func (d *colDest) Scan(src any) error {
 		default:
 			return d.err(src, nil)
 		}
-		*(**string)(d.p) = &s
+		*(**string)(d.p) = d.slabs.strings.new(s)
 	case scanTimePtr:
 		switch v := src.(type) {
 		case nil:
 			*(**time.Time)(d.p) = nil
 		case time.Time:
-			*(**time.Time)(d.p) = &v
+			*(**time.Time)(d.p) = d.slabs.times.new(v)
 		default:
 			return d.err(src, nil)
 		}
@@ -339,8 +360,10 @@ func newRowReader[R any](rows *sql.Rows) (*rowReader[R], error) {
 		return nil, err
 	}
 	r := &rowReader[R]{rows: rows, plan: plan, dests: make([]any, len(columns)), cols: make([]colDest, len(columns))}
+	s := new(slabs)
 	for i := range r.cols {
 		r.cols[i].col = &plan.cols[i]
+		r.cols[i].slabs = s
 	}
 	return r, nil
 }

@@ -142,14 +142,8 @@ func (t timestamp) MarshalText() ([]byte, error) {
 
 func ts(t time.Time) timestamp { return timestamp(t) }
 
-// tsp is ts for nullable times.
-func tsp(t *time.Time) *timestamp {
-	if t == nil {
-		return nil
-	}
-	v := timestamp(*t)
-	return &v
-}
+// tsp is ts for nullable times: the same value, not a copy.
+func tsp(t *time.Time) *timestamp { return (*timestamp)(t) }
 
 // strings returns s, or an empty list for nil, for non-nullable arrays.
 func strs(s []string) []string {
