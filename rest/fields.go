@@ -96,13 +96,21 @@ func (p *params) parseFields(param, typ, v string) error {
 // graphFields is what the store must read for the fieldsets of p: the
 // GraphQL fields (and so columns) of each type fields[…] names, plus the
 // relationships of that type the includes follow (their keys).
+//
+// A type without fields[…] shows all its attributes and relationships: the
+// store then reads their columns, not those no resource shows (account_id,
+// updated_at of shipments and containers …).
 func (p *params) graphFields() graph.Fields {
 	if len(p.fields) == 0 {
-		return nil
+		return allGraphFields()
 	}
 	out := graph.Fields{}
-	for typ, names := range p.fields {
-		gt := pascal(typ)
+	for typ := range resourceTypes() {
+		names, ok := p.fields[typ]
+		if !ok {
+			out[pascal(typ)] = allGraphFields()[pascal(typ)]
+			continue
+		}
 		set := map[string]bool{}
 		for n := range names {
 			set[camel(n)] = true
@@ -112,10 +120,24 @@ func (p *params) graphFields() graph.Fields {
 				set[camel(inc)] = true
 			}
 		}
-		out[gt] = set
+		out[pascal(typ)] = set
 	}
 	return out
 }
+
+// allGraphFields are graphFields without fieldsets: every attribute and
+// relationship of every type. Shared by requests, which only read it.
+var allGraphFields = sync.OnceValue(func() graph.Fields {
+	out := graph.Fields{}
+	for typ, names := range resourceTypes() {
+		set := map[string]bool{}
+		for n := range names {
+			set[camel(n)] = true
+		}
+		out[pascal(typ)] = set
+	}
+	return out
+})
 
 // pascal converts a resource type to its GraphQL type: custom_field →
 // CustomField.
