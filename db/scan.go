@@ -60,15 +60,26 @@ type planKey struct {
 	cols string
 }
 
-var scanPlans sync.Map // planKey → *scanPlan
+// scanPlans caches plans. Column lists are bounded (the pickers' subsets)
+// but sparse fieldsets can combine many; past maxScanPlans a plan is made
+// for its read and not kept, as prepared statements are capped.
+var scanPlans struct {
+	sync.RWMutex
+	m map[planKey]*scanPlan
+}
+
+const maxScanPlans = 2000
 
 var timeType = reflect.TypeFor[time.Time]()
 
 // planFor returns the plan of reading columns into t.
 func planFor(t reflect.Type, columns []string) (*scanPlan, error) {
 	key := planKey{t, strings.Join(columns, ",")}
-	if p, ok := scanPlans.Load(key); ok {
-		return p.(*scanPlan), nil
+	scanPlans.RLock()
+	p, ok := scanPlans.m[key]
+	scanPlans.RUnlock()
+	if ok {
+		return p, nil
 	}
 	fields := map[string]reflect.StructField{}
 	for _, f := range reflect.VisibleFields(t) {
@@ -86,7 +97,7 @@ func planFor(t reflect.Type, columns []string) (*scanPlan, error) {
 			fields[name] = f
 		}
 	}
-	p := &scanPlan{cols: make([]scanCol, len(columns))}
+	p = &scanPlan{cols: make([]scanCol, len(columns))}
 	for i, c := range columns {
 		f, ok := fields[c]
 		if !ok {
@@ -98,7 +109,14 @@ func planFor(t reflect.Type, columns []string) (*scanPlan, error) {
 		}
 		p.cols[i] = scanCol{offset: offset, kind: kindOf(f.Type), typ: f.Type}
 	}
-	scanPlans.Store(key, p)
+	scanPlans.Lock()
+	if scanPlans.m == nil {
+		scanPlans.m = map[planKey]*scanPlan{}
+	}
+	if len(scanPlans.m) < maxScanPlans {
+		scanPlans.m[key] = p
+	}
+	scanPlans.Unlock()
 	return p, nil
 }
 
