@@ -197,6 +197,8 @@ type slabs struct {
 	times   slab[time.Time]
 	bools   slab[bool]
 	floats  slab[float64]
+	ints    slab[int]
+	int64s  slab[int64]
 }
 
 type slab[T any] struct{ buf []T }
@@ -297,15 +299,14 @@ func (d *colDest) storeInt(v int64) {
 		if d.col.kind == scanInt {
 			*(*int)(d.p) = int(v)
 		} else {
-			n := int(v)
-			*(**int)(d.p) = &n
+			*(**int)(d.p) = d.slabs.ints.new(int(v))
 		}
 		return
 	}
 	if d.col.kind == scanInt {
 		*(*int64)(d.p) = v
 	} else {
-		*(**int64)(d.p) = &v
+		*(**int64)(d.p) = d.slabs.int64s.new(v)
 	}
 }
 

@@ -51,7 +51,7 @@ func (r *Resource) identifier() Identifier { return Identifier{Type: r.Type, ID:
 type Relationship struct {
 	Name string
 	Many bool
-	One  *Identifier
+	One  Identifier // to-one linkage; null when its ID is empty
 	List []Identifier
 }
 
@@ -60,7 +60,7 @@ func toOne(name, typ string, id *string) Relationship {
 	if id == nil || *id == "" {
 		return Relationship{Name: name}
 	}
-	return Relationship{Name: name, One: &Identifier{Type: typ, ID: *id}}
+	return Relationship{Name: name, One: Identifier{Type: typ, ID: *id}}
 }
 
 // toMany returns a to-many relationship (an empty list renders as []).
@@ -93,7 +93,7 @@ func (rs Relationships) appendJSON(b []byte) []byte {
 				b = id.appendJSON(b)
 			}
 			b = append(b, ']')
-		case r.One != nil:
+		case r.One.ID != "":
 			b = r.One.appendJSON(b)
 		default:
 			b = append(b, "null"...)
