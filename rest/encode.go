@@ -26,6 +26,10 @@ type encoder struct {
 	b   []byte
 	err error
 
+	// attrs writes the attributes of the current resource (here rather
+	// than on the stack: the writers take it through an interface).
+	attrs attrs
+
 	// fallback writes the values that have no writer of their own.
 	fallback    *json.Encoder
 	fallbackBuf bytes.Buffer

@@ -252,9 +252,9 @@ func (r *Resource) encode(e *encoder) {
 		switch {
 		case ok && !reflectAttributes.Load():
 			e.b = append(e.b, '{')
-			a := attrs{e: e, keep: r.keep}
-			w.writeAttributes(&a)
-			if a.n == 0 && r.keep != nil {
+			e.attrs = attrs{e: e, keep: r.keep}
+			w.writeAttributes(&e.attrs)
+			if e.attrs.n == 0 && r.keep != nil {
 				// A sparse fieldset that keeps no attribute leaves the
 				// member out.
 				e.b = e.b[:mark]
