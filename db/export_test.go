@@ -1,5 +1,11 @@
 package db
 
+import (
+	"context"
+
+	"github.com/jmoiron/sqlx"
+)
+
 // Columns exposes the column lists to the external tests, which check them
 // against the model structs' db tags.
 var Columns = map[string]string{
@@ -29,4 +35,16 @@ func OutputNames(list string) []string {
 		names[i] = outputName(it)
 	}
 	return names
+}
+
+// ScanBoth reads query into values of R through the row plans of scan.go
+// and through sqlx, for the tests that compare them.
+func ScanBoth[R any](ctx context.Context, d *DB, query string, args ...any) (plans, viaSqlx []R, err error) {
+	if err := selectRows(ctx, d.q, func(v *R) { plans = append(plans, *v) }, query, args...); err != nil {
+		return nil, nil, err
+	}
+	if err := sqlx.SelectContext(ctx, d.q, &viaSqlx, query, args...); err != nil {
+		return nil, nil, err
+	}
+	return plans, viaSqlx, nil
 }

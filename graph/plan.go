@@ -361,6 +361,10 @@ func fieldsOf(op *graphql.OperationContext) Fields {
 var derivedColumns = map[string]map[string][]string{
 	"Container": {
 		"importDeadlines": {"pickup_lfd_terminal", "pickup_lfd_rail", "pickup_lfd_line"},
+		// /v2's relationships of events Shipgraph does not track: their
+		// linkage is always [], from no column.
+		"transportEvents": nil,
+		"rawEvents":       nil,
 	},
 	"CustomField": {
 		"displayValue": {"value", "data_type", "option_labels"},

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"bytes"
 	"reflect"
 	"strings"
 	"sync"
@@ -19,34 +18,47 @@ import (
 // its relationships.
 var resourceTypes = sync.OnceValue(func() map[string]map[string]bool {
 	types := map[string]map[string]bool{}
-	add := func(typ string, attrs any, rels ...string) {
+	for _, s := range resourceSchemas() {
 		names := map[string]bool{}
-		for _, f := range reflect.VisibleFields(reflect.TypeOf(attrs)) {
+		for _, f := range reflect.VisibleFields(reflect.TypeOf(s.attrs)) {
 			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
 				names[name] = true
 			}
 		}
-		for _, r := range rels {
+		for _, r := range s.rels {
 			names[r] = true
 		}
-		types[typ] = names
+		types[s.typ] = names
 	}
-	add("shipment", shipmentAttributes{}, keys(shipmentIncludes)...)
-	add("container", containerAttributes{}, "shipment", "pod_terminal", "pickup_facility", "transport_events", "raw_events")
-	add("document", documentAttributes{}, keys(documentIncludes)...)
-	add("terminal", terminalAttributes{}, "port")
-	add("rail_terminal", railTerminalAttributes{}, "port", "metro_area")
-	add("port", portAttributes{})
-	add("metro_area", metroAreaAttributes{})
-	add("account", accountAttributes{})
-	add("user", userAttributes{})
-	add("email_submission", emailSubmissionAttributes{})
-	add("document_representation", representationAttributes{})
-	add("custom_field", customFieldAttributes{}, "entity", "definition")
-	add("custom_field_definition", definitionAttributes{})
-	add("custom_field_option", optionAttributes{})
 	return types
 })
+
+// resourceSchema is one resource type: its attributes struct and its
+// relationships.
+type resourceSchema struct {
+	typ   string
+	attrs any
+	rels  []string
+}
+
+func resourceSchemas() []resourceSchema {
+	return []resourceSchema{
+		{"shipment", shipmentAttributes{}, keys(shipmentIncludes)},
+		{"container", containerAttributes{}, []string{"shipment", "pod_terminal", "pickup_facility", "transport_events", "raw_events"}},
+		{"document", documentAttributes{}, keys(documentIncludes)},
+		{"terminal", terminalAttributes{}, []string{"port"}},
+		{"rail_terminal", railTerminalAttributes{}, []string{"port", "metro_area"}},
+		{"port", portAttributes{}, nil},
+		{"metro_area", metroAreaAttributes{}, nil},
+		{"account", accountAttributes{}, nil},
+		{"user", userAttributes{}, nil},
+		{"email_submission", emailSubmissionAttributes{}, nil},
+		{"document_representation", representationAttributes{}, nil},
+		{"custom_field", customFieldAttributes{}, []string{"entity", "definition"}},
+		{"custom_field_definition", definitionAttributes{}, nil},
+		{"custom_field_option", optionAttributes{}, nil},
+	}
+}
 
 func keys(m map[string]string) []string {
 	out := make([]string, 0, len(m))
@@ -84,13 +96,21 @@ func (p *params) parseFields(param, typ, v string) error {
 // graphFields is what the store must read for the fieldsets of p: the
 // GraphQL fields (and so columns) of each type fields[…] names, plus the
 // relationships of that type the includes follow (their keys).
+//
+// A type without fields[…] shows all its attributes and relationships: the
+// store then reads their columns, not those no resource shows (account_id,
+// updated_at of shipments and containers …).
 func (p *params) graphFields() graph.Fields {
 	if len(p.fields) == 0 {
-		return nil
+		return allGraphFields()
 	}
 	out := graph.Fields{}
-	for typ, names := range p.fields {
-		gt := pascal(typ)
+	for typ := range resourceTypes() {
+		names, ok := p.fields[typ]
+		if !ok {
+			out[pascal(typ)] = allGraphFields()[pascal(typ)]
+			continue
+		}
 		set := map[string]bool{}
 		for n := range names {
 			set[camel(n)] = true
@@ -100,10 +120,24 @@ func (p *params) graphFields() graph.Fields {
 				set[camel(inc)] = true
 			}
 		}
-		out[gt] = set
+		out[pascal(typ)] = set
 	}
 	return out
 }
+
+// allGraphFields are graphFields without fieldsets: every attribute and
+// relationship of every type. Shared by requests, which only read it.
+var allGraphFields = sync.OnceValue(func() graph.Fields {
+	out := graph.Fields{}
+	for typ, names := range resourceTypes() {
+		set := map[string]bool{}
+		for n := range names {
+			set[camel(n)] = true
+		}
+		out[pascal(typ)] = set
+	}
+	return out
+})
 
 // pascal converts a resource type to its GraphQL type: custom_field →
 // CustomField.
@@ -125,7 +159,9 @@ func (b *builder) sparse(rs []*Resource) {
 		if !ok {
 			continue
 		}
-		if r.Attributes != nil {
+		if _, ok := r.Attributes.(attributeWriter); ok {
+			r.keep = keep
+		} else if r.Attributes != nil {
 			r.Attributes = sparseAttributes{v: r.Attributes, keep: keep}
 			if len(r.Attributes.(sparseAttributes).members()) == 0 {
 				r.Attributes = nil
@@ -199,20 +235,17 @@ func (s sparseAttributes) members() []member {
 	return out
 }
 
-// encode writes the kept members as an object into b, each value through
-// value (the document's encoder).
-func (s sparseAttributes) encode(b *bytes.Buffer, value func(any) error) error {
-	b.WriteByte('{')
+// encode writes the kept members as an object, each value through
+// encoding/json (attribute structs without a writer of their own).
+func (s sparseAttributes) encode(e *encoder) {
+	e.b = append(e.b, '{')
 	for i, m := range s.members() {
 		if i > 0 {
-			b.WriteByte(',')
+			e.b = append(e.b, ',')
 		}
-		writeString(b, m.name)
-		b.WriteByte(':')
-		if err := value(m.value.Interface()); err != nil {
-			return err
-		}
+		e.b = appendString(e.b, m.name)
+		e.b = append(e.b, ':')
+		e.value(m.value.Interface())
 	}
-	b.WriteByte('}')
-	return nil
+	e.b = append(e.b, '}')
 }

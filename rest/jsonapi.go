@@ -2,8 +2,9 @@ package rest
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +31,10 @@ type Resource struct {
 	Attributes    any           `json:"attributes,omitempty"`
 	Relationships Relationships `json:"relationships,omitzero"`
 	Links         *Links        `json:"links,omitempty"`
+
+	// keep is the sparse fieldset of an attributeWriter's attributes
+	// (nil: every attribute).
+	keep map[string]bool
 }
 
 // Identifier is a resource identifier object (linkage).
@@ -46,7 +51,7 @@ func (r *Resource) identifier() Identifier { return Identifier{Type: r.Type, ID:
 type Relationship struct {
 	Name string
 	Many bool
-	One  *Identifier
+	One  Identifier // to-one linkage; null when its ID is empty
 	List []Identifier
 }
 
@@ -55,7 +60,7 @@ func toOne(name, typ string, id *string) Relationship {
 	if id == nil || *id == "" {
 		return Relationship{Name: name}
 	}
-	return Relationship{Name: name, One: &Identifier{Type: typ, ID: *id}}
+	return Relationship{Name: name, One: Identifier{Type: typ, ID: *id}}
 }
 
 // toMany returns a to-many relationship (an empty list renders as []).
@@ -69,57 +74,41 @@ func toMany(name string, ids []Identifier) Relationship {
 // Relationships is the ordered relationships object of a resource.
 type Relationships []Relationship
 
-// appendTo writes the relationships object to b: names and identifiers are
-// plain ASCII (writeString escapes anything else).
-func (rs Relationships) appendTo(b *bytes.Buffer) {
-	b.WriteByte('{')
+// appendJSON appends the relationships object to b.
+func (rs Relationships) appendJSON(b []byte) []byte {
+	b = append(b, '{')
 	for i, r := range rs {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		writeString(b, r.Name)
-		b.WriteString(`:{"data":`)
+		b = appendString(b, r.Name)
+		b = append(b, `:{"data":`...)
 		switch {
 		case r.Many:
-			b.WriteByte('[')
+			b = append(b, '[')
 			for j, id := range r.List {
 				if j > 0 {
-					b.WriteByte(',')
+					b = append(b, ',')
 				}
-				id.appendTo(b)
+				b = id.appendJSON(b)
 			}
-			b.WriteByte(']')
-		case r.One != nil:
-			r.One.appendTo(b)
+			b = append(b, ']')
+		case r.One.ID != "":
+			b = r.One.appendJSON(b)
 		default:
-			b.WriteString("null")
+			b = append(b, "null"...)
 		}
-		b.WriteByte('}')
+		b = append(b, '}')
 	}
-	b.WriteByte('}')
+	return append(b, '}')
 }
 
-func (id Identifier) appendTo(b *bytes.Buffer) {
-	b.WriteString(`{"type":`)
-	writeString(b, id.Type)
-	b.WriteString(`,"id":`)
-	writeString(b, id.ID)
-	b.WriteByte('}')
-}
-
-// writeString writes s as a JSON string: as it is when it needs no
-// escaping (ids, types, member names), else through encoding/json.
-func writeString(b *bytes.Buffer, s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			v, _ := json.Marshal(s)
-			b.Write(v)
-			return
-		}
-	}
-	b.WriteByte('"')
-	b.WriteString(s)
-	b.WriteByte('"')
+func (id Identifier) appendJSON(b []byte) []byte {
+	b = append(b, `{"type":`...)
+	b = appendString(b, id.Type)
+	b = append(b, `,"id":`...)
+	b = appendString(b, id.ID)
+	return append(b, '}')
 }
 
 // Links is a links object; members without a link are left out.
@@ -153,14 +142,8 @@ func (t timestamp) MarshalText() ([]byte, error) {
 
 func ts(t time.Time) timestamp { return timestamp(t) }
 
-// tsp is ts for nullable times.
-func tsp(t *time.Time) *timestamp {
-	if t == nil {
-		return nil
-	}
-	v := timestamp(*t)
-	return &v
-}
+// tsp is ts for nullable times: the same value, not a copy.
+func tsp(t *time.Time) *timestamp { return (*timestamp)(t) }
 
 // strings returns s, or an empty list for nil, for non-nullable arrays.
 func strs(s []string) []string {
@@ -170,105 +153,135 @@ func strs(s []string) []string {
 	return s
 }
 
+// bufs are the buffers documents are written into, reused: a page of a
+// hundred documents with includes is some 700 KB, and a fresh buffer grown
+// to that size was copied and cleared on every request.
+var bufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBuf is the largest buffer kept for reuse.
+const maxPooledBuf = 8 << 20
+
 // writeDocument answers a JSON:API document.
 func writeDocument(w http.ResponseWriter, r *http.Request, status int, doc *Document) {
-	var b bytes.Buffer
-	if err := doc.encode(&b); err != nil {
-		// Every member is a plain value: only a bug gets here, and it is
-		// logged and answered as a generic 500.
+	buf := bufs.Get().(*[]byte)
+	b, err := doc.appendJSON((*buf)[:0])
+	defer func() {
+		if cap(b) <= maxPooledBuf {
+			*buf = b[:0]
+			bufs.Put(buf)
+		}
+	}()
+	if err != nil {
+		// Every member is a plain value: only a bug (or a value JSON
+		// cannot hold, such as NaN) gets here, and it is logged and
+		// answered as a generic 500.
 		WriteError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", MediaType)
 	w.WriteHeader(status)
-	_, _ = w.Write(b.Bytes())
+	_, _ = w.Write(b)
 }
 
-// encode writes the document as encoding/json would write the struct (with
-// HTML escaping off, so links keep their & literal, and a final newline),
-// the resources and their linkage by hand: a page of a hundred documents
-// with includes has thousands of identifiers, and a MarshalJSON result is
-// parsed again by encoding/json to be checked.
+// encode writes the document into b (see appendJSON).
 func (d *Document) encode(b *bytes.Buffer) error {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	value := func(v any) error {
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		b.Truncate(b.Len() - 1) // Encode ends with a newline
-		return nil
-	}
-	resources := func(rs []*Resource) error {
-		b.WriteByte('[')
-		for i, r := range rs {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := r.encode(b, value); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
-		return nil
-	}
-	b.WriteString(`{"data":`)
-	var err error
-	switch data := d.Data.(type) {
-	case []*Resource:
-		err = resources(data)
-	case *Resource:
-		if data == nil {
-			b.WriteString("null")
-		} else {
-			err = data.encode(b, value)
-		}
-	default:
-		err = value(d.Data)
-	}
-	if err == nil && d.Included != nil {
-		b.WriteString(`,"included":`)
-		err = resources(d.Included)
-	}
-	if err == nil && d.Links != nil {
-		b.WriteString(`,"links":`)
-		err = value(d.Links)
-	}
-	if err == nil && d.Meta != nil {
-		b.WriteString(`,"meta":`)
-		err = value(d.Meta)
-	}
-	b.WriteString("}\n")
+	out, err := d.appendJSON(b.AvailableBuffer())
+	b.Write(out)
 	return err
 }
 
-func (r *Resource) encode(b *bytes.Buffer, value func(any) error) error {
-	b.WriteString(`{"id":`)
-	writeString(b, r.ID)
-	b.WriteString(`,"type":`)
-	writeString(b, r.Type)
-	if r.Attributes != nil {
-		b.WriteString(`,"attributes":`)
-		var err error
-		if sa, ok := r.Attributes.(sparseAttributes); ok {
-			err = sa.encode(b, value)
-		} else {
-			err = value(r.Attributes)
+// appendJSON appends the document as encoding/json would write the struct
+// (with HTML escaping off, so links keep their & literal, and a final
+// newline), the resources, their linkage and their attributes by hand
+// (encode.go): a page of a hundred documents with includes has thousands
+// of identifiers and attribute values.
+func (d *Document) appendJSON(b []byte) ([]byte, error) {
+	e := &encoder{b: b}
+	resources := func(rs []*Resource) {
+		e.b = append(e.b, '[')
+		for i, r := range rs {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			r.encode(e)
 		}
-		if err != nil {
-			return err
+		e.b = append(e.b, ']')
+	}
+	e.b = append(e.b, `{"data":`...)
+	switch data := d.Data.(type) {
+	case []*Resource:
+		resources(data)
+	case *Resource:
+		if data == nil {
+			e.b = append(e.b, "null"...)
+		} else {
+			data.encode(e)
+		}
+	default:
+		e.value(d.Data)
+	}
+	if d.Included != nil {
+		e.b = append(e.b, `,"included":`...)
+		resources(d.Included)
+	}
+	if d.Links != nil {
+		e.b = append(e.b, `,"links":`...)
+		e.b = appendLinks(e.b, d.Links)
+	}
+	if d.Meta != nil {
+		e.b = append(e.b, `,"meta":`...)
+		e.b = appendMeta(e.b, d.Meta)
+	}
+	e.b = append(e.b, "}\n"...)
+	return e.b, e.err
+}
+
+// reflectAttributes, set by tests only, writes every attributes struct
+// through encoding/json: the reference the writers are compared with.
+var reflectAttributes atomic.Bool
+
+func (r *Resource) encode(e *encoder) {
+	e.b = append(e.b, `{"id":`...)
+	e.b = appendString(e.b, r.ID)
+	e.b = append(e.b, `,"type":`...)
+	e.b = appendString(e.b, r.Type)
+	if r.Attributes != nil {
+		mark := len(e.b)
+		e.b = append(e.b, `,"attributes":`...)
+		w, ok := r.Attributes.(attributeWriter)
+		switch {
+		case ok && !reflectAttributes.Load():
+			e.b = append(e.b, '{')
+			e.attrs = attrs{e: e, keep: r.keep}
+			w.writeAttributes(&e.attrs)
+			if e.attrs.n == 0 && r.keep != nil {
+				// A sparse fieldset that keeps no attribute leaves the
+				// member out.
+				e.b = e.b[:mark]
+			} else {
+				e.b = append(e.b, '}')
+			}
+		case r.keep != nil:
+			if s := (sparseAttributes{v: r.Attributes, keep: r.keep}); len(s.members()) > 0 {
+				s.encode(e)
+			} else {
+				e.b = e.b[:mark]
+			}
+		default:
+			if s, ok := r.Attributes.(sparseAttributes); ok {
+				s.encode(e)
+			} else {
+				e.value(r.Attributes)
+			}
 		}
 	}
 	if r.Relationships != nil {
-		b.WriteString(`,"relationships":`)
-		r.Relationships.appendTo(b)
+		e.b = append(e.b, `,"relationships":`...)
+		e.b = r.Relationships.appendJSON(e.b)
 	}
 	if r.Links != nil {
-		b.WriteString(`,"links":`)
-		if err := value(r.Links); err != nil {
-			return err
-		}
+		e.b = append(e.b, `,"links":`...)
+		e.b = appendLinks(e.b, r.Links)
 	}
-	b.WriteByte('}')
-	return nil
+	e.b = append(e.b, '}')
 }

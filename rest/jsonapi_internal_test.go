@@ -96,7 +96,10 @@ func (rs refRels) MarshalJSON() ([]byte, error) {
 		name, _ := json.Marshal(r.Name)
 		b.Write(name)
 		b.WriteString(`:{"data":`)
-		var data any = r.One
+		var data any
+		if r.One.ID != "" {
+			data = r.One
+		}
 		if r.Many {
 			data = r.List
 		}

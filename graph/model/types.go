@@ -244,13 +244,27 @@ type TerminalFee struct {
 // TerminalHolds is the jsonb array column of holds.
 type TerminalHolds []TerminalHold
 
-func (h *TerminalHolds) Scan(src any) error          { return scanJSON(src, h) }
+func (h *TerminalHolds) Scan(src any) error {
+	if emptyArray(src) {
+		*h = TerminalHolds{}
+		return nil
+	}
+	return scanJSON(src, h)
+}
+
 func (h TerminalHolds) Value() (driver.Value, error) { return valueJSON(h, "[]") }
 
 // TerminalFees is the jsonb array column of fees.
 type TerminalFees []TerminalFee
 
-func (f *TerminalFees) Scan(src any) error          { return scanJSON(src, f) }
+func (f *TerminalFees) Scan(src any) error {
+	if emptyArray(src) {
+		*f = TerminalFees{}
+		return nil
+	}
+	return scanJSON(src, f)
+}
+
 func (f TerminalFees) Value() (driver.Value, error) { return valueJSON(f, "[]") }
 
 type EmailSubmission struct {
@@ -420,6 +434,19 @@ func (j *JSON) UnmarshalGQL(v any) error {
 	}
 	*j = b
 	return nil
+}
+
+// emptyArray reports whether src is the jsonb [] most holds and fees
+// columns hold: it is read as an empty list without parsing, as
+// json.Unmarshal would read it.
+func emptyArray(src any) bool {
+	switch v := src.(type) {
+	case []byte:
+		return string(v) == "[]"
+	case string:
+		return v == "[]"
+	}
+	return false
 }
 
 func scanJSON(src any, dst any) error {

@@ -1,0 +1,438 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Rows are read into db-tagged structs as sqlx reads them (a column maps
+// to the field of its name: the db tag, else the lower-cased field name,
+// embedded structs included; a column without a field is an error), but
+// through a plan made once per struct type and column list: each column's
+// field offset and how to store into it. sqlx walks the fields by
+// reflection for every row and allocates a value for every pointer field,
+// NULL or not, which was a third of the server's CPU on /v2 lists with
+// includes (hundreds of rows of forty-odd columns). Fields of the common
+// types (strings, times, booleans, numbers, of any named type, and
+// pointers to them) are stored directly; any other type (sql.Scanner
+// implementations such as pq.StringArray and jsonb columns) is handed to
+// database/sql as sqlx hands it.
+
+// scanPlan says how to store each column of a result into a struct.
+type scanPlan struct {
+	cols []scanCol
+}
+
+type scanCol struct {
+	offset uintptr
+	kind   scanKind
+	typ    reflect.Type // the field's type, for scanOther
+}
+
+type scanKind uint8
+
+const (
+	scanOther     scanKind = iota // through database/sql, as sqlx does
+	scanString                    // a string kind: *string to database/sql
+	scanTime                      // time.Time: *time.Time to database/sql
+	scanAny                       // an interface: *any to database/sql
+	scanBool                      // bool
+	scanInt                       // int, int64
+	scanFloat                     // float64
+	scanStringPtr                 // pointers to the kinds above: NULL is nil
+	scanTimePtr
+	scanBoolPtr
+	scanIntPtr
+	scanFloatPtr
+)
+
+type planKey struct {
+	t    reflect.Type
+	cols string
+}
+
+// scanPlans caches plans. Column lists are bounded (the pickers' subsets)
+// but sparse fieldsets can combine many; past maxScanPlans a plan is made
+// for its read and not kept, as prepared statements are capped.
+var scanPlans struct {
+	sync.RWMutex
+	m map[planKey]*scanPlan
+}
+
+const maxScanPlans = 2000
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// planFor returns the plan of reading columns into t.
+func planFor(t reflect.Type, columns []string) (*scanPlan, error) {
+	key := planKey{t, strings.Join(columns, ",")}
+	scanPlans.RLock()
+	p, ok := scanPlans.m[key]
+	scanPlans.RUnlock()
+	if ok {
+		return p, nil
+	}
+	fields := map[string]reflect.StructField{}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous && f.Type.Kind() == reflect.Struct {
+			continue
+		}
+		name := f.Tag.Get("db")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		if _, dup := fields[name]; !dup { // the shallowest field wins
+			fields[name] = f
+		}
+	}
+	p = &scanPlan{cols: make([]scanCol, len(columns))}
+	for i, c := range columns {
+		f, ok := fields[c]
+		if !ok {
+			return nil, fmt.Errorf("missing destination name %s in %s", c, t)
+		}
+		offset, ok := fieldOffset(t, f.Index)
+		if !ok {
+			return nil, fmt.Errorf("db: field %s of %s is reached through a pointer", f.Name, t)
+		}
+		p.cols[i] = scanCol{offset: offset, kind: kindOf(f.Type), typ: f.Type}
+	}
+	scanPlans.Lock()
+	if scanPlans.m == nil {
+		scanPlans.m = map[planKey]*scanPlan{}
+	}
+	if len(scanPlans.m) < maxScanPlans {
+		scanPlans.m[key] = p
+	}
+	scanPlans.Unlock()
+	return p, nil
+}
+
+// fieldOffset is the offset of the field at index in t, when no pointer
+// lies on the way.
+func fieldOffset(t reflect.Type, index []int) (uintptr, bool) {
+	var off uintptr
+	for i, x := range index {
+		if t.Kind() != reflect.Struct {
+			return 0, false
+		}
+		f := t.Field(x)
+		off += f.Offset
+		t = f.Type
+		if i < len(index)-1 && t.Kind() != reflect.Struct {
+			return 0, false
+		}
+	}
+	return off, true
+}
+
+func kindOf(t reflect.Type) scanKind {
+	if reflect.PointerTo(t).Implements(scannerType) {
+		return scanOther
+	}
+	switch {
+	case t == timeType:
+		return scanTime
+	case t.Kind() == reflect.Pointer && t.Elem() == timeType:
+		return scanTimePtr
+	case t.Kind() == reflect.Pointer:
+		if reflect.PointerTo(t.Elem()).Implements(scannerType) {
+			return scanOther
+		}
+		switch t.Elem().Kind() {
+		case reflect.String:
+			return scanStringPtr
+		case reflect.Bool:
+			return scanBoolPtr
+		case reflect.Int, reflect.Int64:
+			return scanIntPtr
+		case reflect.Float64:
+			return scanFloatPtr
+		}
+		return scanOther
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return scanString
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			return scanAny
+		}
+	case reflect.Bool:
+		return scanBool
+	case reflect.Int, reflect.Int64:
+		return scanInt
+	case reflect.Float64:
+		return scanFloat
+	}
+	return scanOther
+}
+
+var scannerType = reflect.TypeFor[sql.Scanner]()
+
+// colDest stores one column of the current row into its field.
+type colDest struct {
+	col   *scanCol
+	p     unsafe.Pointer // the field
+	slabs *slabs
+}
+
+// slabs hand out the values the pointer fields of a result point to, a
+// chunk at a time instead of one allocation each: the rows of a result
+// live and die together (a request's records).
+type slabs struct {
+	strings slab[string]
+	times   slab[time.Time]
+	bools   slab[bool]
+	floats  slab[float64]
+	ints    slab[int]
+	int64s  slab[int64]
+}
+
+type slab[T any] struct{ buf []T }
+
+func (s *slab[T]) new(v T) *T {
+	if len(s.buf) == cap(s.buf) {
+		s.buf = make([]T, 0, min(max(2*cap(s.buf), 16), 256))
+	}
+	s.buf = append(s.buf, v)
+	return &s.buf[len(s.buf)-1]
+}
+
+// Scan implements sql.Scanner for the kinds stored directly.
+func (d *colDest) Scan(src any) error {
+	switch d.col.kind {
+	case scanBool, scanBoolPtr:
+		if src == nil && d.col.kind == scanBoolPtr {
+			*(**bool)(d.p) = nil
+			return nil
+		}
+		v, err := toBool(src)
+		if err != nil {
+			return d.err(src, err)
+		}
+		if d.col.kind == scanBool {
+			*(*bool)(d.p) = v
+		} else {
+			*(**bool)(d.p) = d.slabs.bools.new(v)
+		}
+	case scanInt, scanIntPtr:
+		if src == nil && d.col.kind == scanIntPtr {
+			storeNilPtr(d)
+			return nil
+		}
+		v, err := toInt(src)
+		if err != nil {
+			return d.err(src, err)
+		}
+		d.storeInt(v)
+	case scanFloat, scanFloatPtr:
+		if src == nil && d.col.kind == scanFloatPtr {
+			*(**float64)(d.p) = nil
+			return nil
+		}
+		v, err := toFloat(src)
+		if err != nil {
+			return d.err(src, err)
+		}
+		if d.col.kind == scanFloat {
+			*(*float64)(d.p) = v
+		} else {
+			*(**float64)(d.p) = d.slabs.floats.new(v)
+		}
+	case scanStringPtr:
+		var s string
+		switch v := src.(type) {
+		case nil:
+			*(**string)(d.p) = nil
+			return nil
+		case string:
+			s = v
+		case []byte:
+			s = string(v)
+		case time.Time:
+			s = v.Format(time.RFC3339Nano)
+		case int64:
+			s = strconv.FormatInt(v, 10)
+		case float64:
+			s = strconv.FormatFloat(v, 'g', -1, 64)
+		case bool:
+			s = strconv.FormatBool(v)
+		default:
+			return d.err(src, nil)
+		}
+		*(**string)(d.p) = d.slabs.strings.new(s)
+	case scanTimePtr:
+		switch v := src.(type) {
+		case nil:
+			*(**time.Time)(d.p) = nil
+		case time.Time:
+			*(**time.Time)(d.p) = d.slabs.times.new(v)
+		default:
+			return d.err(src, nil)
+		}
+	default:
+		return fmt.Errorf("db: colDest of kind %d", d.col.kind)
+	}
+	return nil
+}
+
+// storeInt stores v into an int or int64 field, or a pointer to one.
+func (d *colDest) storeInt(v int64) {
+	t := d.col.typ
+	if d.col.kind == scanIntPtr {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Int {
+		if d.col.kind == scanInt {
+			*(*int)(d.p) = int(v)
+		} else {
+			*(**int)(d.p) = d.slabs.ints.new(int(v))
+		}
+		return
+	}
+	if d.col.kind == scanInt {
+		*(*int64)(d.p) = v
+	} else {
+		*(**int64)(d.p) = d.slabs.int64s.new(v)
+	}
+}
+
+func storeNilPtr(d *colDest) { *(*unsafe.Pointer)(d.p) = nil }
+
+func (d *colDest) err(src any, err error) error {
+	if err != nil {
+		return fmt.Errorf("converting %T to %s: %w", src, d.col.typ, err)
+	}
+	return fmt.Errorf("unsupported Scan, storing driver.Value type %T into type %s", src, d.col.typ)
+}
+
+func toBool(src any) (bool, error) {
+	switch v := src.(type) {
+	case bool:
+		return v, nil
+	case int64:
+		if v == 0 || v == 1 {
+			return v == 1, nil
+		}
+	case string:
+		return strconv.ParseBool(v)
+	case []byte:
+		return strconv.ParseBool(string(v))
+	}
+	return false, fmt.Errorf("not a boolean: %v", src)
+}
+
+func toInt(src any) (int64, error) {
+	switch v := src.(type) {
+	case int64:
+		return v, nil
+	case string:
+		return strconv.ParseInt(v, 10, 64)
+	case []byte:
+		return strconv.ParseInt(string(v), 10, 64)
+	}
+	return 0, fmt.Errorf("not an integer: %v", src)
+}
+
+func toFloat(src any) (float64, error) {
+	switch v := src.(type) {
+	case float64:
+		return v, nil
+	case int64:
+		return float64(v), nil
+	case string:
+		return strconv.ParseFloat(v, 64)
+	case []byte:
+		return strconv.ParseFloat(string(v), 64)
+	}
+	return 0, fmt.Errorf("not a number: %v", src)
+}
+
+// rowReader reads the rows of one result into values of R.
+type rowReader[R any] struct {
+	rows  *sql.Rows
+	plan  *scanPlan
+	dests []any
+	cols  []colDest
+}
+
+func newRowReader[R any](rows *sql.Rows) (*rowReader[R], error) {
+	columns, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	plan, err := planFor(reflect.TypeFor[R](), columns)
+	if err != nil {
+		return nil, err
+	}
+	r := &rowReader[R]{rows: rows, plan: plan, dests: make([]any, len(columns)), cols: make([]colDest, len(columns))}
+	s := new(slabs)
+	for i := range r.cols {
+		r.cols[i].col = &plan.cols[i]
+		r.cols[i].slabs = s
+	}
+	return r, nil
+}
+
+// scan reads the current row into v.
+func (r *rowReader[R]) scan(v *R) error {
+	base := unsafe.Pointer(v)
+	for i := range r.cols {
+		c := &r.cols[i]
+		p := unsafe.Add(base, c.col.offset)
+		switch c.col.kind {
+		case scanString:
+			r.dests[i] = (*string)(p)
+		case scanTime:
+			r.dests[i] = (*time.Time)(p)
+		case scanAny:
+			r.dests[i] = (*any)(p)
+		case scanOther:
+			r.dests[i] = reflect.NewAt(c.col.typ, p).Interface()
+		default:
+			c.p = p
+			r.dests[i] = c
+		}
+	}
+	return r.rows.Scan(r.dests...)
+}
+
+// isStruct reports whether R is read by the plans of this file (sqlx
+// reads anything else: a single column into a scalar).
+func isStruct[R any]() bool { return reflect.TypeFor[R]().Kind() == reflect.Struct }
+
+// selectRows runs query and returns its rows as values of R, each passed
+// through each (which may keep a copy; the value is reused).
+func selectRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), query string, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	rr, err := newRowReader[R](rows)
+	if err != nil {
+		return err
+	}
+	var v, zero R
+	for rows.Next() {
+		v = zero
+		if err := rr.scan(&v); err != nil {
+			return err
+		}
+		each(&v)
+	}
+	return rows.Err()
+}
