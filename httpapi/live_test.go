@@ -587,10 +587,28 @@ func TestLiveSlowConsumer(t *testing.T) {
 	c.subscribe("1", containerSub, nil)
 	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	id, _ := d.container(t, "acme", 0)
-	for i := range 1000 {
-		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("S", i))
-	}
-	code, reason := c.closed(15 * time.Second)
+	// Changes keep coming until the server gives up on the subscriber:
+	// how many the connection's socket buffers absorb before the queue
+	// fills depends on the machine.
+	stop := make(chan struct{})
+	sent := make(chan int, 1)
+	go func() {
+		n := 0
+		defer func() { sent <- n }()
+		for ; n < 50_000; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := d.sql.Exec(`UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("S", n)); err != nil {
+				return
+			}
+		}
+	}()
+	code, reason := c.closed(60 * time.Second)
+	close(stop)
+	t.Logf("disconnected after %d changes", <-sent)
 	if code != 1008 || !strings.Contains(reason, "slow consumer") {
 		t.Fatalf("closed with %d %q", code, reason)
 	}
