@@ -62,6 +62,10 @@ for n in $SIZES; do
 	if [ ! -s "$keys" ]; then
 		echo "seeding $n shipments into $dbname (once; reused later)..." >&2
 		DATABASE_URL=$url "$BIN" seed --shipments "$n" --seed 42 --force >"$keys.tmp"
+		# A database that has been in use has been vacuumed: without its
+		# visibility map, skipping rows in an index (numbered pages) reads
+		# the table too (the deepest /v2 page at 1 M: 74 ms before, 16 after).
+		psql -qc "VACUUM (ANALYZE)" "$url"
 		mv "$keys.tmp" "$keys"
 	fi
 	# The binary migrates on start; make sure a reused database is current.
