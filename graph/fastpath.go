@@ -22,7 +22,7 @@ import (
 // introspection, a panic — makes them give up, and gqlgen's executor runs
 // the operation as before; it alone ever reports errors. A query only
 // reads, so the second run costs time, never correctness.
-// TestFastPathMatchesGqlgen holds the two byte for byte.
+// TestFastPath holds the two byte for byte.
 
 // FastPathTotal counts query operations by how they were answered:
 // "written" on the fast path, or "handed_over" to gqlgen's executor.
