@@ -27,6 +27,9 @@ var Columns = map[string]string{
 	"CustomField":            customFieldCols,
 }
 
+// SelectItems splits a select list into its items, as the pickers do.
+func SelectItems(list string) []string { return splitSelect(list) }
+
 // OutputNames returns the output column names of a select list.
 func OutputNames(list string) []string {
 	items := splitSelect(list)

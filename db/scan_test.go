@@ -66,7 +66,7 @@ func TestRowPlansMatchSqlx(t *testing.T) {
 			if n := check(t, "SELECT "+cols+" FROM "+from[typ]); n == 0 {
 				t.Fatalf("no %s rows", typ)
 			}
-			items := splitTop(cols)
+			items := db.SelectItems(cols)
 			for _, it := range items {
 				check(t, "SELECT "+it+" FROM "+from[typ]+" LIMIT 50")
 			}
@@ -91,26 +91,6 @@ func compareScans[R any](d *db.DB) func(t *testing.T, query string) int {
 		}
 		return len(plans)
 	}
-}
-
-// splitTop splits a select list at its top-level commas.
-func splitTop(list string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, c := range list {
-		switch c {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, strings.TrimSpace(list[start:i]))
-				start = i + 1
-			}
-		}
-	}
-	return append(out, strings.TrimSpace(list[start:]))
 }
 
 // A column no field takes is an error, as with sqlx.
