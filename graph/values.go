@@ -75,18 +75,29 @@ func normalizeValue(ctx context.Context, l *Loaders, def *model.CustomFieldDefin
 	return model.NormalizeCustomFieldValue(def, options, value)
 }
 
+// valueTarget is what a write of the value of the definition slug on an
+// entity of kind needs: the writer, the request's loaders, the entity's id
+// (found in the account) and the definition.
+func (r *mutationResolver) valueTarget(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string) (*model.Principal, *Loaders, string, *model.CustomFieldDefinition, error) {
+	p, l, err := writer(ctx)
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	if entityID, err = entityOf(ctx, l, kind, entityID); err != nil {
+		return nil, nil, "", nil, err
+	}
+	def, err := r.definitionBySlug(ctx, p.AccountID, kind, slug)
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	return p, l, entityID, def, nil
+}
+
 // setValue sets the value of the definition slug on an entity of kind;
 // null clears it (deletes the value, if any) and returns nil. With create,
 // an entity that has a value already is a conflict and null is refused.
 func (r *mutationResolver) setValue(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string, value model.JSON, create bool) (*model.CustomField, error) {
-	p, l, err := writer(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if entityID, err = entityOf(ctx, l, kind, entityID); err != nil {
-		return nil, err
-	}
-	def, err := r.definitionBySlug(ctx, p.AccountID, kind, slug)
+	p, l, entityID, def, err := r.valueTarget(ctx, kind, entityID, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -113,14 +124,7 @@ func (r *mutationResolver) setValue(ctx context.Context, kind model.CustomFieldE
 // removeValue deletes the value of the definition slug on an entity of
 // kind and returns it; an unset value is not found.
 func (r *mutationResolver) removeValue(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string) (*model.CustomField, error) {
-	p, l, err := writer(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if entityID, err = entityOf(ctx, l, kind, entityID); err != nil {
-		return nil, err
-	}
-	def, err := r.definitionBySlug(ctx, p.AccountID, kind, slug)
+	p, l, entityID, def, err := r.valueTarget(ctx, kind, entityID, slug)
 	if err != nil {
 		return nil, err
 	}
