@@ -50,31 +50,31 @@ var (
 // values reads the values set on the entity of the path (one statement;
 // display name order), or answers not found.
 func (s *server) values(ctx context.Context, e entityRoute, id string) ([]*model.CustomField, error) {
-	switch e.kind {
-	case "Container":
-		c, err := byID(ctx, s.res.Query().Container, id, e.what)
-		if err != nil {
-			return nil, err
-		}
-		if err := graph.Load(ctx, []*model.Container{c}, graph.NewPlan("customFields")); err != nil {
-			return nil, err
-		}
-		return c.CustomFields(), nil
-	default:
-		sh, err := byID(ctx, s.res.Query().Shipment, id, e.what)
-		if err != nil {
-			return nil, err
-		}
-		if err := graph.Load(ctx, []*model.Shipment{sh}, graph.NewPlan("customFields")); err != nil {
-			return nil, err
-		}
-		return sh.CustomFields(), nil
+	if e.kind == "Container" {
+		return valuesOf(ctx, s.res.Query().Container, id, e.what, (*model.Container).CustomFields)
 	}
+	return valuesOf(ctx, s.res.Query().Shipment, id, e.what, (*model.Shipment).CustomFields)
+}
+
+func valuesOf[T any](ctx context.Context, get func(context.Context, string) (*T, error), id, what string, fields func(*T) []*model.CustomField) ([]*model.CustomField, error) {
+	rec, err := byID(ctx, get, id, what)
+	if err != nil {
+		return nil, err
+	}
+	if err := graph.Load(ctx, []*T{rec}, graph.NewPlan("customFields")); err != nil {
+		return nil, err
+	}
+	return fields(rec), nil
 }
 
 // exists answers not found unless the entity of the path is the account's.
 func (s *server) exists(ctx context.Context, e entityRoute, id string) error {
-	_, err := s.values(ctx, e, id)
+	var err error
+	if e.kind == "Container" {
+		_, err = byID(ctx, s.res.Query().Container, id, e.what)
+	} else {
+		_, err = byID(ctx, s.res.Query().Shipment, id, e.what)
+	}
 	return err
 }
 
