@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"shipgraph/graph/model"
@@ -23,6 +24,7 @@ import (
 const maxRefRows = 50_000
 
 type refCaches struct {
+	ttl           atomic.Int64 // a time.Duration; 0 keeps nothing
 	ports         refCache[model.Port]
 	metroAreas    refCache[model.MetroArea]
 	terminals     refCache[model.Terminal]
@@ -32,7 +34,7 @@ type refCaches struct {
 
 type refCache[T any] struct {
 	mu   sync.Mutex
-	ttl  time.Duration
+	gen  uint64 // bumped when the rows are dropped, so a read begun before is not kept
 	rows map[string]refRow[T]
 }
 
@@ -42,39 +44,40 @@ type refRow[T any] struct {
 }
 
 // cached says whether reference rows are being kept.
-func (r *refCaches) cached() bool {
-	r.ports.mu.Lock()
-	defer r.ports.mu.Unlock()
-	return r.ports.ttl > 0
-}
+func (r *refCaches) cached() bool { return r.ttl.Load() > 0 }
+
+// ttlNow is how long reference rows read now are kept.
+func (r *refCaches) ttlNow() time.Duration { return time.Duration(r.ttl.Load()) }
 
 // SetReferenceTTL keeps reference rows read by this store, and stores made
-// from it by Select, for ttl; 0 reads them every time.
+// from it by Select, for ttl; 0 reads them every time. What was kept is
+// dropped.
 func (db *DB) SetReferenceTTL(ttl time.Duration) {
-	for _, c := range []interface{ setTTL(time.Duration) }{
-		&db.ref.ports, &db.ref.metroAreas, &db.ref.terminals, &db.ref.railTerminals, &db.ref.shippingLines,
-	} {
-		c.setTTL(ttl)
-	}
+	db.ref.ttl.Store(int64(ttl))
+	db.ref.ports.reset()
+	db.ref.metroAreas.reset()
+	db.ref.terminals.reset()
+	db.ref.railTerminals.reset()
+	db.ref.shippingLines.reset()
 }
 
-func (c *refCache[T]) setTTL(ttl time.Duration) {
+func (c *refCache[T]) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ttl, c.rows = ttl, nil
+	c.gen++
+	c.rows = nil
 }
 
 // byIDs answers ids from the cache and reads the rest with read (every
-// column), keeping what it read.
-func (c *refCache[T]) byIDs(ctx context.Context, ids []string, id func(*T) string, read func(ctx context.Context, ids []string) ([]*T, error)) ([]*T, error) {
-	now := time.Now()
-	c.mu.Lock()
-	if c.ttl <= 0 {
-		c.mu.Unlock()
+// column), keeping what it read for ttl.
+func (c *refCache[T]) byIDs(ctx context.Context, ttl time.Duration, ids []string, id func(*T) string, read func(ctx context.Context, ids []string) ([]*T, error)) ([]*T, error) {
+	if ttl <= 0 {
 		return read(ctx, ids)
 	}
+	now := time.Now()
 	out := make([]*T, 0, len(ids))
 	missing := make([]string, 0, len(ids))
+	c.mu.Lock()
 	for _, k := range ids {
 		if r, ok := c.rows[k]; ok && now.Before(r.until) {
 			rec := r.rec
@@ -83,7 +86,7 @@ func (c *refCache[T]) byIDs(ctx context.Context, ids []string, id func(*T) strin
 			missing = append(missing, k)
 		}
 	}
-	ttl := c.ttl
+	gen := c.gen
 	c.mu.Unlock()
 	if len(missing) == 0 {
 		return out, nil
@@ -93,7 +96,7 @@ func (c *refCache[T]) byIDs(ctx context.Context, ids []string, id func(*T) strin
 		return nil, err
 	}
 	c.mu.Lock()
-	if c.ttl == ttl {
+	if c.gen == gen {
 		if c.rows == nil || len(c.rows)+len(recs) > maxRefRows {
 			c.rows = make(map[string]refRow[T], len(recs))
 		}
