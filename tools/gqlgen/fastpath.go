@@ -78,8 +78,7 @@ func (g *fastGen) render(*codegen.Data) (string, error) {
 	g.printf("// context for argument coercion.\n")
 	g.printf("func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {\n")
 	g.printf("\treturn graphql.BuildUnmarshalerMap(\n")
-	inputs := append(codegen.Objects(nil), g.data.Inputs...)
-	for _, in := range inputs {
+	for _, in := range g.data.Inputs {
 		if !in.HasUnmarshal() {
 			g.printf("\t\tec.unmarshalInput%s,\n", in.Name)
 		}
@@ -124,7 +123,7 @@ func rootFunc(fl *codegen.Field) string { return "root_" + fl.Object.Name + "_" 
 // method or a resolver, with no directive, batching, map or stream.
 func (g *fastGen) supported(fl *codegen.Field) bool {
 	switch {
-	case strings.HasPrefix(fl.Name, "__"), fl.IsReserved(), fl.HasDirectives(), len(fl.ImplDirectives()) > 0,
+	case fl.IsReserved(), fl.HasDirectives(), len(fl.ImplDirectives()) > 0,
 		fl.IsBatch(), fl.IsMap(), fl.Stream, fl.VOkFunc, fl.HasHaser, fl.TypeReference == nil:
 		return false
 	case fl.IsResolver:
