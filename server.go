@@ -28,7 +28,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/pgembed"
 	"shipgraph/db/seed"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 	"shipgraph/httpapi"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // batch is one batch read as seen by a test: it reads ids for account A

@@ -3,7 +3,7 @@ package db
 import (
 	"strings"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Reads select the columns their caller needs. A store narrowed by Select

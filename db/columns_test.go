@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Every db-tagged field of a model is in its column list, and nothing else

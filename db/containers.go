@@ -5,7 +5,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 const containerCols = `c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.equipment_type,

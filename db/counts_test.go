@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // TestUnfilteredCountsStayExact: the unfiltered totals come from list_counts

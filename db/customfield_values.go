@@ -3,7 +3,7 @@ package db
 import (
 	"context"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Custom field values as records of their own: the account-wide list

@@ -7,7 +7,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 const (

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // raceIterations is how many times each race below is run. Which of the

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 func (f *fixture) def(t *testing.T, accountID, id string) *model.CustomFieldDefinition {

@@ -21,7 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 //go:embed migrations/*.sql

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Definition writes beyond create (customfields.go): update and delete.

@@ -3,7 +3,7 @@ package db
 import (
 	"context"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Document writes (issue 8).

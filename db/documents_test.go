@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // The added_by order reads a name the triggers keep in the document row:

@@ -3,7 +3,7 @@ package db
 import (
 	"context"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Email submissions as a list of their own (issue 8), and the documents

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 func ptr[T any](v T) *T { return &v }

@@ -13,7 +13,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Shared machinery of the store: id validation, filter building and the

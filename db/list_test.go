@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // lister reads one page of some list of account A.

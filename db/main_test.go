@@ -12,7 +12,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }

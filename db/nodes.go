@@ -3,7 +3,7 @@ package db
 import (
 	"context"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // nodeTypeQuery finds which table holds an id ($1), in one statement: ids

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 func TestNodeType(t *testing.T) {

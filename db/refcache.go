@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Reference rows (ports, metro areas, terminals, rail terminals, shipping

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // TestReferenceCache: with a TTL, reference rows are read once and served

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Reference data (ports, metro areas, terminals, rail terminals, shipping

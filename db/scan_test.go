@@ -9,7 +9,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/seed"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // The row plans of scan.go read every model type exactly as sqlx reads it:

@@ -7,7 +7,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Shipment writes (issue 8): the attributes a client may edit, and

@@ -5,7 +5,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 const shipmentCols = `s.id, s.account_id, s.bill_of_lading_number, s.normalized_number, s.ref_numbers, s.tags,

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Shipping lines as a list (issue 8): reference data, created together, so

@@ -12,7 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // API keys are "sg_" followed by 40 lowercase base32 characters (25 random

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 func TestNewAPIKey(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Custom field definition writes (issue 8). Deleting a definition deletes

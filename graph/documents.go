@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Document writes (issue 8): the manually set type, and delete. Shipgraph

@@ -3,7 +3,7 @@ package graph
 import (
 	"context"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Email submissions as a list of their own (issue 8).

@@ -14,7 +14,7 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/graph"
 	"shipgraph/graph/graphtest"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // syncBuffer is a log sink safe for concurrent resolvers.

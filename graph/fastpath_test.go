@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"shipgraph/graph"
+	"shipgraph/graph/executor"
 	"shipgraph/graph/graphtest"
 )
 
@@ -133,10 +134,10 @@ func compareFastPath(t *testing.T, fast, gq *graphtest.Env, k string, c fastCase
 		}
 		return res
 	}
-	written, handed := testutil.ToFloat64(graph.FastPathTotal.WithLabelValues("written")), testutil.ToFloat64(graph.FastPathTotal.WithLabelValues("handed_over"))
+	written, handed := testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("written")), testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("handed_over"))
 	got := send(fast)
-	dw := testutil.ToFloat64(graph.FastPathTotal.WithLabelValues("written")) - written
-	dh := testutil.ToFloat64(graph.FastPathTotal.WithLabelValues("handed_over")) - handed
+	dw := testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("written")) - written
+	dh := testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("handed_over")) - handed
 	want := send(gq)
 	if !bytes.Equal(got.Body, want.Body) {
 		t.Errorf("fast path and gqlgen differ\nfast:   %s\ngqlgen: %s", got.Body, want.Body)

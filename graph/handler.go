@@ -16,7 +16,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"shipgraph/graph/model"
+	"shipgraph/graph/executor"
+	"shipgraph/model"
 )
 
 // HandlerConfig holds the GraphQL limits and switches; every one is configurable
@@ -71,7 +72,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	if cfg.RequestID == nil {
 		cfg.RequestID = func(context.Context) string { return "" }
 	}
-	es := NewExecutableSchema(execConfig(r))
+	es := executor.NewExecutableSchema(execConfig(r))
 	srv := handler.New(es)
 	addLiveTransports(srv, r, cfg) // live_transport.go
 	srv.AddTransport(Transport{})
@@ -92,7 +93,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	srv.SetErrorPresenter(presenter)
 	srv.SetRecoverFunc(recoverPanic)
 	if !cfg.NoFastPath {
-		srv.AroundOperations(fastQueries(es.(*executableSchema), presenter, recoverPanic))
+		srv.AroundOperations(executor.FastQueries(es, presenter, recoverPanic))
 	}
 	return srv
 }
@@ -143,8 +144,8 @@ var suggestion = regexp.MustCompile(`\s*Did you mean [^?]*\?`)
 
 // execConfig returns the executable schema config with complexity weights:
 // list fields multiply what they select by the page size asked for.
-func execConfig(r *Resolver) Config {
-	c := Config{Resolvers: r}
+func execConfig(r *Resolver) executor.Config {
+	c := executor.Config{Resolvers: r}
 	conn := func(child int, first, last *int, page *model.PageInput) int {
 		n := model.DefaultPageSize
 		switch {
@@ -181,7 +182,7 @@ func execConfig(r *Resolver) Config {
 // a list field without arguments the weight many. Internal relations
 // (containerIDs) have no field; customField(apiSlug) reads the list of
 // custom fields but returns one, and keeps the default weight.
-func weighRelations(root *ComplexityRoot, many func(child int) int) {
+func weighRelations(root *executor.ComplexityRoot, many func(child int) int) {
 	v := reflect.ValueOf(root).Elem()
 	weight := reflect.ValueOf(many)
 	for typ, fields := range relations {

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/vikstrous/dataloadgen"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // validID reports whether id is a UUID; anything else can never exist, so

@@ -3,7 +3,7 @@ package graph
 import (
 	"net/http"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // WriteRequestError answers a GraphQL request that was refused before it

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Root list resolvers: read a page through the store, prime the by-id

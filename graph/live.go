@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Live fans the database's change feed (db.ChangeFeed: one connection

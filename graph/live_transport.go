@@ -13,7 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Subscriptions (and any operation) also travel over WebSocket — the

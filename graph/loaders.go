@@ -12,7 +12,7 @@ import (
 	"github.com/vikstrous/dataloadgen"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Loaders batch every relationship read of one request: one set per request,

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Writes: the same rules for GraphQL and /v2. Authorization first (viewer

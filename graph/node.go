@@ -3,7 +3,7 @@ package graph
 import (
 	"context"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // node resolves any id: one statement finds which table holds it (scoped to

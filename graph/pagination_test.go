@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"shipgraph/graph/graphtest"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // list describes one connection field for the pagination tests: how to

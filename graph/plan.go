@@ -9,7 +9,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"shipgraph/graph/model"
+	"shipgraph/graph/executor"
+	"shipgraph/model"
 )
 
 // The load plan of a request says what each level of its response needs:
@@ -445,3 +446,6 @@ func snake(s string) string {
 	}
 	return b.String()
 }
+
+// parsedSchema is the schema the executor was generated from.
+var parsedSchema = executor.NewExecutableSchema(executor.Config{}).Schema()

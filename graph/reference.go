@@ -3,7 +3,7 @@ package graph
 import (
 	"context"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Reference data reads of issue 8: shipping lines and metro areas, shared

@@ -3,7 +3,7 @@ package graph
 import (
 	"context"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // relation is one relationship of one concrete type, declared once and used

@@ -7,7 +7,8 @@ package graph
 
 import (
 	"context"
-	"shipgraph/graph/model"
+	"shipgraph/graph/executor"
+	"shipgraph/model"
 )
 
 // TotalCount is the resolver for the totalCount field.
@@ -371,49 +372,49 @@ func (r *subscriptionResolver) Changes(ctx context.Context) (<-chan *model.Chang
 	return subscribe(r.Resolver, ctx, r.changeEvents())
 }
 
-// ContainerConnection returns ContainerConnectionResolver implementation.
-func (r *Resolver) ContainerConnection() ContainerConnectionResolver {
+// ContainerConnection returns executor.ContainerConnectionResolver implementation.
+func (r *Resolver) ContainerConnection() executor.ContainerConnectionResolver {
 	return &containerConnectionResolver{r}
 }
 
-// CustomFieldConnection returns CustomFieldConnectionResolver implementation.
-func (r *Resolver) CustomFieldConnection() CustomFieldConnectionResolver {
+// CustomFieldConnection returns executor.CustomFieldConnectionResolver implementation.
+func (r *Resolver) CustomFieldConnection() executor.CustomFieldConnectionResolver {
 	return &customFieldConnectionResolver{r}
 }
 
-// CustomFieldDefinitionConnection returns CustomFieldDefinitionConnectionResolver implementation.
-func (r *Resolver) CustomFieldDefinitionConnection() CustomFieldDefinitionConnectionResolver {
+// CustomFieldDefinitionConnection returns executor.CustomFieldDefinitionConnectionResolver implementation.
+func (r *Resolver) CustomFieldDefinitionConnection() executor.CustomFieldDefinitionConnectionResolver {
 	return &customFieldDefinitionConnectionResolver{r}
 }
 
-// DocumentConnection returns DocumentConnectionResolver implementation.
-func (r *Resolver) DocumentConnection() DocumentConnectionResolver {
+// DocumentConnection returns executor.DocumentConnectionResolver implementation.
+func (r *Resolver) DocumentConnection() executor.DocumentConnectionResolver {
 	return &documentConnectionResolver{r}
 }
 
-// EmailSubmissionConnection returns EmailSubmissionConnectionResolver implementation.
-func (r *Resolver) EmailSubmissionConnection() EmailSubmissionConnectionResolver {
+// EmailSubmissionConnection returns executor.EmailSubmissionConnectionResolver implementation.
+func (r *Resolver) EmailSubmissionConnection() executor.EmailSubmissionConnectionResolver {
 	return &emailSubmissionConnectionResolver{r}
 }
 
-// Mutation returns MutationResolver implementation.
-func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
+// Mutation returns executor.MutationResolver implementation.
+func (r *Resolver) Mutation() executor.MutationResolver { return &mutationResolver{r} }
 
-// Query returns QueryResolver implementation.
-func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
+// Query returns executor.QueryResolver implementation.
+func (r *Resolver) Query() executor.QueryResolver { return &queryResolver{r} }
 
-// ShipmentConnection returns ShipmentConnectionResolver implementation.
-func (r *Resolver) ShipmentConnection() ShipmentConnectionResolver {
+// ShipmentConnection returns executor.ShipmentConnectionResolver implementation.
+func (r *Resolver) ShipmentConnection() executor.ShipmentConnectionResolver {
 	return &shipmentConnectionResolver{r}
 }
 
-// ShippingLineConnection returns ShippingLineConnectionResolver implementation.
-func (r *Resolver) ShippingLineConnection() ShippingLineConnectionResolver {
+// ShippingLineConnection returns executor.ShippingLineConnectionResolver implementation.
+func (r *Resolver) ShippingLineConnection() executor.ShippingLineConnectionResolver {
 	return &shippingLineConnectionResolver{r}
 }
 
-// Subscription returns SubscriptionResolver implementation.
-func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
+// Subscription returns executor.SubscriptionResolver implementation.
+func (r *Resolver) Subscription() executor.SubscriptionResolver { return &subscriptionResolver{r} }
 
 type (
 	containerConnectionResolver             struct{ *Resolver }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Shipment writes (issue 8): reference numbers and tags, and stopping and

@@ -16,7 +16,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"shipgraph/graph/model"
+	"shipgraph/graph/executor"
+	"shipgraph/model"
 )
 
 // Media types of GraphQL over HTTP.
@@ -105,10 +106,10 @@ func (Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphEx
 			"only queries may be sent with GET; send mutations with POST")
 		return
 	}
-	ctx, out := withOutput(ctx)
+	ctx, out := executor.WithOutput(ctx)
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
 	writeResponse(w, media, http.StatusOK, responses(ctx))
-	out.release()
+	out.Release()
 }
 
 // readParams reads the GraphQL request from the query string (GET) or the

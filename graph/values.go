@@ -3,7 +3,7 @@ package graph
 import (
 	"context"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Custom field values (issue 8): set, create, clear and delete on shipments

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // touchEvery is how stale last_used_at may get: the database's own

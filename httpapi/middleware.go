@@ -17,7 +17,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/graph"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 	"shipgraph/rest"
 )
 

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Write bodies. The JSON:API form of the OpenAPI document is

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // GET /v2/containers and GET /v2/containers/{id}.

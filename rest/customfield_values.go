@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"shipgraph/graph"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Custom field values, on a shipment or container by the definition's

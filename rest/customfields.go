@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"shipgraph/graph"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Custom field definitions, their options, and the custom fields of a

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Custom field definition writes (issue 8):

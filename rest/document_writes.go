@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"slices"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Document writes and the document type list (issue 8):

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // GET /v2/email_submissions and GET /v2/email_submissions/{id} (issue 8).

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // The JSON writer of documents. It appends to a byte slice exactly what

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // The hand-written writers of encode.go must write what encoding/json

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // ErrorObject is a JSON:API error object; status is a string.

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"shipgraph/db"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 	"shipgraph/rest"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"shipgraph/graph"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // MediaType is the JSON:API media type of every response.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Links are absolute: PUBLIC_BASE_URL when configured, else the scheme and

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Query parameters: include, sort, page[number], page[size] and the filters

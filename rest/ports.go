@@ -3,7 +3,7 @@ package rest
 import (
 	"net/http"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // GET /v2/ports/{id}, and the port and metro area resources included by

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Reference data of issue 8, shared by every account:

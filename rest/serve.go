@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"shipgraph/graph"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // The steps the handlers share: parse the query string, read through the

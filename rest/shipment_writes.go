@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"slices"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Shipment writes (issue 8):

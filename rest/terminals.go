@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // GET /v2/terminals/{id}, and the terminal and rail terminal resources

@@ -4,18 +4,18 @@
 # gqlgen marshals every list element in a goroutine of its own
 # (graphql.MarshalSliceConcurrently), for resolvers that block. Shipgraph's
 # list elements never block (the load plan attaches relationships before
-# marshalling; see graph/slices.go), so the generated calls are pointed at
-# graph.marshalSlice, which marshals them in order. The rewrite is checked:
+# marshalling; see graph/executor/slices.go), so the generated calls are pointed at
+# executor.marshalSlice, which marshals them in order. The rewrite is checked:
 # if gqlgen's output changes shape, this fails instead of silently keeping
 # the goroutines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go run ./tools/gqlgen
-f=graph/generated.go
+f=graph/executor/generated.go
 from='graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {'
 n=$(grep -cF "$from" "$f" || true)
 if [ "$n" -eq 0 ]; then
-  echo "generate: $f has no '$from' to rewrite; gqlgen's output changed, update scripts/generate.sh and graph/slices.go" >&2
+  echo "generate: $f has no '$from' to rewrite; gqlgen's output changed, update scripts/generate.sh and graph/executor/slices.go" >&2
   exit 1
 fi
 sed -i 's/graphql\.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context\.Context, i int) graphql\.Marshaler {/marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {/' "$f"

@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"time"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Demo accounts, their users, API keys and custom field definitions.

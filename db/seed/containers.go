@@ -9,7 +9,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Containers of the demo data: numbers, equipment, and milestones,

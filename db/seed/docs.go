@@ -9,7 +9,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Documents of the demo data: what a forwarder collects for a bill of

@@ -18,7 +18,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // seedNow is the seeds' "today", so runs compare equal whatever the date.

@@ -3,7 +3,7 @@ package main
 // The query fast path: a gqlgen plugin that writes, for every object,
 // interface and marshalled type a query can reach, a function that writes
 // the selected fields of a value straight into one JSON buffer
-// (graph/fastpath.gen.go), for graph/fastpath.go to run before gqlgen's
+// (graph/executor/fastpath.gen.go), for graph/executor/fastpath.go to run before gqlgen's
 // executor.
 //
 // gqlgen's executor pays per field: a field context, a context value, a

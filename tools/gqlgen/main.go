@@ -1,6 +1,6 @@
 // Command gqlgen is gqlgen's `generate` with one plugin more: the query
-// fast path (fastpath.go), which writes graph/fastpath.gen.go beside
-// gqlgen's graph/generated.go. `make generate` runs it
+// fast path (fastpath.go), which writes graph/executor/fastpath.gen.go beside
+// gqlgen's graph/executor/generated.go. `make generate` runs it
 // (scripts/generate.sh); it reads gqlgen.yml like gqlgen does.
 package main
 
@@ -23,7 +23,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gqlgen:", err)
 		os.Exit(2)
 	}
-	if err := api.Generate(cfg, api.AddPlugin(fastPath{filename: "graph/fastpath.gen.go"})); err != nil {
+	if err := api.Generate(cfg, api.AddPlugin(fastPath{filename: "graph/executor/fastpath.gen.go"})); err != nil {
 		fmt.Fprintln(os.Stderr, "gqlgen:", err)
 		os.Exit(1)
 	}

@@ -1,4 +1,4 @@
-package graph
+package executor
 
 import (
 	"context"
@@ -36,10 +36,11 @@ var (
 	fastHandedOver = FastPathTotal.WithLabelValues("handed_over")
 )
 
-// fastQueries is the operation middleware that runs queries on the fast
-// path. Registered last, it runs inside the other operation middleware
-// (the live transports' per-operation loaders).
-func fastQueries(es *executableSchema, presenter graphql.ErrorPresenterFunc, recoverFn graphql.RecoverFunc) graphql.OperationMiddleware {
+// FastQueries is the operation middleware that runs queries on the fast
+// path for es (NewExecutableSchema's). Registered last, it runs inside the
+// other operation middleware (the live transports' per-operation loaders).
+func FastQueries(schema graphql.ExecutableSchema, presenter graphql.ErrorPresenterFunc, recoverFn graphql.RecoverFunc) graphql.OperationMiddleware {
+	es := schema.(*executableSchema)
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		oc := graphql.GetOperationContext(ctx)
 		if oc.Operation == nil || oc.Operation.Operation != ast.Query {
@@ -78,11 +79,11 @@ func runFast(ctx context.Context, es *executableSchema, oc *graphql.OperationCon
 	return f.w.b, true
 }
 
-// output lends the fast path a buffer from a pool for one response, for a
+// Output lends the fast path a buffer from a pool for one response, for a
 // transport that knows when the response has been written (Transport.Do
 // releases it then). Without one in the context (gqlgen's SSE and
 // WebSocket transports) buffers are plain allocations.
-type output struct{ p *[]byte }
+type Output struct{ p *[]byte }
 
 type outputKey struct{}
 
@@ -95,18 +96,20 @@ var outputs = sync.Pool{New: func() any {
 // kept alive for every later small one.
 const maxPooled = 1 << 20
 
-func withOutput(ctx context.Context) (context.Context, *output) {
-	o := &output{}
+// WithOutput lends the fast path a pooled buffer for the response of ctx;
+// Release returns it once the response has been written.
+func WithOutput(ctx context.Context) (context.Context, *Output) {
+	o := &Output{}
 	return context.WithValue(ctx, outputKey{}, o), o
 }
 
-func outputFrom(ctx context.Context) *output {
-	o, _ := ctx.Value(outputKey{}).(*output)
+func outputFrom(ctx context.Context) *Output {
+	o, _ := ctx.Value(outputKey{}).(*Output)
 	return o
 }
 
 // take lends a buffer (once per output).
-func (o *output) take() []byte {
+func (o *Output) take() []byte {
 	if o == nil || o.p != nil {
 		return make([]byte, 0, 4096)
 	}
@@ -115,20 +118,20 @@ func (o *output) take() []byte {
 }
 
 // hold keeps the buffer as it grew, until release.
-func (o *output) hold(b []byte) {
+func (o *Output) hold(b []byte) {
 	if o != nil && o.p != nil {
 		*o.p = b
 	}
 }
 
 // give returns an unused buffer at once.
-func (o *output) give(b []byte) {
+func (o *Output) give(b []byte) {
 	o.hold(b)
-	o.release()
+	o.Release()
 }
 
 // release returns the buffer of a written response to the pool.
-func (o *output) release() {
+func (o *Output) Release() {
 	if o == nil || o.p == nil {
 		return
 	}

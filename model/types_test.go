@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"shipgraph/graph/model"
+	"shipgraph/model"
 )
 
 // Holds and fees scan as json.Unmarshal reads them, the empty list (read
