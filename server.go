@@ -28,8 +28,8 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/pgembed"
 	"shipgraph/db/seed"
-	"shipgraph/model"
 	"shipgraph/httpapi"
+	"shipgraph/model"
 )
 
 // Config is every setting of the binary. Each comes from an environment
