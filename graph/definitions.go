@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"shipgraph/db"
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -51,7 +52,7 @@ func checkValidation(v model.JSON) (model.JSON, error) {
 
 // checkDefault checks a default value against the definition like a value
 // (enum values against its options).
-func checkDefault(ctx context.Context, l *Loaders, def *model.CustomFieldDefinition, v model.JSON) (model.JSON, error) {
+func checkDefault(ctx context.Context, l *load.Loaders, def *model.CustomFieldDefinition, v model.JSON) (model.JSON, error) {
 	if v == nil || strings.TrimSpace(string(v)) == "null" {
 		return nil, nil
 	}
@@ -103,7 +104,7 @@ func (r *mutationResolver) createDefinition(ctx context.Context, in model.Custom
 }
 
 func (r *mutationResolver) updateDefinition(ctx context.Context, id string, in model.CustomFieldDefinitionPatch) (*model.CustomFieldDefinition, error) {
-	p, l, def, err := writeTarget(ctx, func(l *Loaders) *Loader[*model.CustomFieldDefinition] { return l.DefinitionByID }, id, "custom field definition")
+	p, l, def, err := writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.CustomFieldDefinition] { return l.DefinitionByID }, id, "custom field definition")
 	if err != nil {
 		return nil, err
 	}

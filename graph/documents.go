@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -57,8 +58,8 @@ func (r *mutationResolver) deleteDocument(ctx context.Context, id string) (*mode
 
 // documentWrite checks what every document write checks first: the key
 // may write, the document is the account's.
-func documentWrite(ctx context.Context, id string) (*model.Principal, *Loaders, *model.Document, error) {
-	return writeTarget(ctx, func(l *Loaders) *Loader[*model.Document] { return l.DocumentByID }, id, "document")
+func documentWrite(ctx context.Context, id string) (*model.Principal, *load.Loaders, *model.Document, error) {
+	return writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.Document] { return l.DocumentByID }, id, "document")
 }
 
 func knownDocumentType(code string) bool {

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -34,7 +35,7 @@ func (r *queryResolver) listEmailSubmissions(ctx context.Context, a pageArgs) (*
 			conn.Edges = append(conn.Edges, &model.EmailSubmissionEdge{Cursor: cursors[i], Node: e})
 		}
 	}
-	if err := Load(ctx, page.Items, nodesPlan(ctx, "EmailSubmission")); err != nil {
+	if err := load.Load(ctx, page.Items, nodesPlan(ctx, "EmailSubmission")); err != nil {
 		return nil, err
 	}
 	return conn, nil

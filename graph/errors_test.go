@@ -14,6 +14,7 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/graph"
 	"shipgraph/graph/graphtest"
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -73,7 +74,7 @@ func TestInternalErrors(t *testing.T) {
 			return
 		}
 		r = r.WithContext(model.WithPrincipal(r.Context(), p))
-		graph.Middleware(broken, graph.DefaultLoaderConfig, gql).ServeHTTP(w, r)
+		load.Middleware(broken, load.DefaultLoaderConfig, gql).ServeHTTP(w, r)
 	}))
 	e := &graphtest.Env{Store: auth, Handler: h}
 

@@ -13,6 +13,7 @@ import (
 	"shipgraph/graph"
 	"shipgraph/graph/executor"
 	"shipgraph/graph/graphtest"
+	"shipgraph/load"
 )
 
 // fastCase is one request of the fast-path comparison and how it must be
@@ -51,9 +52,9 @@ func TestFastPath(t *testing.T) {
 	hc := graph.DefaultHandlerConfig
 	hc.NoFastPath = true
 	hc.ComplexityLimit = 1 << 30
-	gq := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, graph.DefaultLoaderConfig)}
+	gq := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 	hc.NoFastPath = false
-	fast := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, graph.DefaultLoaderConfig)}
+	fast := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 
 	cases := []fastCase{
 		{name: "compare.sh dashboard", query: benchDashboard},

@@ -17,6 +17,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"shipgraph/graph/executor"
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -92,10 +93,20 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	presenter := errorPresenter(cfg)
 	srv.SetErrorPresenter(presenter)
 	srv.SetRecoverFunc(recoverPanic)
+	srv.AroundOperations(selectColumns)
 	if !cfg.NoFastPath {
 		srv.AroundOperations(executor.FastQueries(es, presenter, recoverPanic))
 	}
 	return srv
+}
+
+// selectColumns narrows the store of the operation's loaders to the columns
+// its selection reads, before the first read (load.Loaders.Select).
+func selectColumns(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	if l, err := load.For(ctx); err == nil {
+		l.Select(fieldsOf(graphql.GetOperationContext(ctx)))
+	}
+	return next(ctx)
 }
 
 // recoverPanic turns a panic in a resolver into an internal error.
@@ -185,11 +196,8 @@ func execConfig(r *Resolver) executor.Config {
 func weighRelations(root *executor.ComplexityRoot, many func(child int) int) {
 	v := reflect.ValueOf(root).Elem()
 	weight := reflect.ValueOf(many)
-	for typ, fields := range relations {
-		for name, rels := range fields {
-			if !rels[0].many {
-				continue
-			}
+	for typ, names := range load.ToManyFields() {
+		for _, name := range names {
 			obj := v.FieldByName(typ)
 			if !obj.IsValid() {
 				panic("weighRelations: no complexity for type " + typ)

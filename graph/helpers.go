@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/vikstrous/dataloadgen"
 
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -19,7 +20,7 @@ func validID(id string) bool {
 
 // loadOne loads a to-one relation: a missing or empty id is null, and so is
 // a record the loader did not find (deleted, or not visible to the account).
-func loadOne[T any](ctx context.Context, l *Loader[*T], id *string) (*T, error) {
+func loadOne[T any](ctx context.Context, l *load.Loader[*T], id *string) (*T, error) {
 	if id == nil || *id == "" {
 		return nil, nil
 	}
@@ -31,7 +32,7 @@ func loadOne[T any](ctx context.Context, l *Loader[*T], id *string) (*T, error) 
 }
 
 // loadByID is loadOne for root lookups by a client-supplied id.
-func loadByID[T any](ctx context.Context, l *Loader[*T], id string) (*T, error) {
+func loadByID[T any](ctx context.Context, l *load.Loader[*T], id string) (*T, error) {
 	if !validID(id) {
 		return nil, nil
 	}
@@ -39,7 +40,7 @@ func loadByID[T any](ctx context.Context, l *Loader[*T], id string) (*T, error) 
 }
 
 // loadMany loads a to-many relation; the loader always has an entry.
-func loadMany[T any](ctx context.Context, l *Loader[[]T], id string) ([]T, error) {
+func loadMany[T any](ctx context.Context, l *load.Loader[[]T], id string) ([]T, error) {
 	v, err := l.Load(ctx, id)
 	if errors.Is(err, dataloadgen.ErrNotFound) {
 		return []T{}, nil
@@ -48,12 +49,12 @@ func loadMany[T any](ctx context.Context, l *Loader[[]T], id string) ([]T, error
 }
 
 // principal returns the request's principal and loaders.
-func principal(ctx context.Context) (*model.Principal, *Loaders, error) {
+func principal(ctx context.Context) (*model.Principal, *load.Loaders, error) {
 	p, err := model.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := For(ctx)
+	l, err := load.For(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,7 +63,7 @@ func principal(ctx context.Context) (*model.Principal, *Loaders, error) {
 
 // writer returns the principal of a request that may write, and its
 // loaders (which writes clear).
-func writer(ctx context.Context) (*model.Principal, *Loaders, error) {
+func writer(ctx context.Context) (*model.Principal, *load.Loaders, error) {
 	if _, err := model.RequireWrite(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -71,7 +72,7 @@ func writer(ctx context.Context) (*model.Principal, *Loaders, error) {
 
 // writeTarget checks what a write on one record checks first: the key may
 // write, and the record (read through loader) is the account's.
-func writeTarget[T any](ctx context.Context, loader func(*Loaders) *Loader[*T], id, what string) (*model.Principal, *Loaders, *T, error) {
+func writeTarget[T any](ctx context.Context, loader func(*load.Loaders) *load.Loader[*T], id, what string) (*model.Principal, *load.Loaders, *T, error) {
 	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, nil, nil, err
@@ -205,7 +206,7 @@ var defaultOrder = model.Order{Field: "created_at", Desc: true}
 
 // portByCode looks a port up by UN/LOCODE (clients of /v2/ports/{id} send
 // either); not found is null, like an unknown id.
-func (r *queryResolver) portByCode(ctx context.Context, l *Loaders, code string) (*model.Port, error) {
+func (r *queryResolver) portByCode(ctx context.Context, l *load.Loaders, code string) (*model.Port, error) {
 	p, err := r.DB.FindPortByCode(ctx, code)
 	if model.ErrorCode(err) == model.ENOTFOUND {
 		return nil, nil
@@ -219,7 +220,7 @@ func (r *queryResolver) portByCode(ctx context.Context, l *Loaders, code string)
 // metroAreaByCode looks a metro area up by UN/LOCODE: the OpenAPI
 // document's /metro_areas/{id} takes "the un/locode or the id", and the
 // SDK's metroAreas.get passes either; not found is null.
-func (r *queryResolver) metroAreaByCode(ctx context.Context, l *Loaders, code string) (*model.MetroArea, error) {
+func (r *queryResolver) metroAreaByCode(ctx context.Context, l *load.Loaders, code string) (*model.MetroArea, error) {
 	m, err := r.DB.FindMetroAreaByCode(ctx, code)
 	if model.ErrorCode(err) == model.ENOTFOUND {
 		return nil, nil
@@ -236,7 +237,7 @@ func withPlan[T any](ctx context.Context, v *T, err error) (*T, error) {
 	if v == nil || err != nil {
 		return v, err
 	}
-	if err := Load(ctx, []*T{v}, fieldPlan(ctx)); err != nil {
+	if err := load.Load(ctx, []*T{v}, fieldPlan(ctx)); err != nil {
 		return nil, err
 	}
 	return v, nil

@@ -9,6 +9,7 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/graph/graphtest"
+	"shipgraph/load"
 )
 
 // nested returns a query nested depth levels deep (root field included):
@@ -49,7 +50,7 @@ func measureComplexity(t *testing.T, e *graphtest.Env, k, query string, vars gra
 	t.Helper()
 	hc := graph.DefaultHandlerConfig
 	hc.ComplexityLimit = 1
-	m := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, graph.DefaultLoaderConfig)}
+	m := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 	res := m.Do(t, k, query, vars)
 	if len(res.Errors) != 1 {
 		t.Fatalf("complexity probe: %s", res)

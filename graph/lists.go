@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -49,7 +50,7 @@ func (r *queryResolver) listShipments(ctx context.Context, a pageArgs, filter *m
 			conn.Edges = append(conn.Edges, &model.ShipmentEdge{Cursor: cursors[i], Node: s})
 		}
 	}
-	if err := Load(ctx, page.Items, nodesPlan(ctx, "Shipment")); err != nil {
+	if err := load.Load(ctx, page.Items, nodesPlan(ctx, "Shipment")); err != nil {
 		return nil, err
 	}
 	return conn, nil
@@ -88,7 +89,7 @@ func (r *queryResolver) listContainers(ctx context.Context, a pageArgs, filter *
 			conn.Edges = append(conn.Edges, &model.ContainerEdge{Cursor: cursors[i], Node: c})
 		}
 	}
-	if err := Load(ctx, page.Items, nodesPlan(ctx, "Container")); err != nil {
+	if err := load.Load(ctx, page.Items, nodesPlan(ctx, "Container")); err != nil {
 		return nil, err
 	}
 	return conn, nil
@@ -127,7 +128,7 @@ func (r *queryResolver) listDocuments(ctx context.Context, a pageArgs, filter *m
 			conn.Edges = append(conn.Edges, &model.DocumentEdge{Cursor: cursors[i], Node: d})
 		}
 	}
-	if err := Load(ctx, page.Items, nodesPlan(ctx, "Document")); err != nil {
+	if err := load.Load(ctx, page.Items, nodesPlan(ctx, "Document")); err != nil {
 		return nil, err
 	}
 	return conn, nil
@@ -164,7 +165,7 @@ func (r *queryResolver) listCustomFieldDefinitions(ctx context.Context, a pageAr
 			conn.Edges = append(conn.Edges, &model.CustomFieldDefinitionEdge{Cursor: cursors[i], Node: d})
 		}
 	}
-	if err := Load(ctx, page.Items, nodesPlan(ctx, "CustomFieldDefinition")); err != nil {
+	if err := load.Load(ctx, page.Items, nodesPlan(ctx, "CustomFieldDefinition")); err != nil {
 		return nil, err
 	}
 	return conn, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -160,7 +161,7 @@ func addLiveTransports(srv *handler.Server, r *Resolver, cfg HandlerConfig) {
 		}
 		op := graphql.GetOperationContext(ctx)
 		if p := model.PrincipalFrom(ctx); p != nil && op.Operation != nil && op.Operation.Operation != ast.Subscription {
-			ctx = WithLoaders(ctx, NewLoaders(r.DB, p.AccountID, r.LoaderConfig))
+			ctx = load.WithLoaders(ctx, load.NewLoaders(r.DB, p.AccountID, r.LoaderConfig))
 		}
 		return next(ctx)
 	})

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"shipgraph/db"
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -18,7 +19,7 @@ func (r *mutationResolver) updateShipmentCustomField(ctx context.Context, shipme
 
 // optionDefinition returns the definition an option write targets, refusing
 // definitions that do not own options.
-func (r *mutationResolver) optionDefinition(ctx context.Context, l *Loaders, definitionID string) (*model.CustomFieldDefinition, error) {
+func (r *mutationResolver) optionDefinition(ctx context.Context, l *load.Loaders, definitionID string) (*model.CustomFieldDefinition, error) {
 	def, err := loadByID(ctx, l.DefinitionByID, definitionID)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"shipgraph/db"
+	"shipgraph/load"
 )
 
 // Resolver holds the dependencies of every resolver. Both transports use it:
@@ -15,5 +16,5 @@ type Resolver struct {
 	// refuses subscriptions.
 	Live *Live
 	// LoaderConfig configures the loaders each subscription event builds.
-	LoaderConfig LoaderConfig
+	LoaderConfig load.LoaderConfig
 }

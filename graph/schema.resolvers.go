@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 	"shipgraph/graph/executor"
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -273,7 +274,7 @@ func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error)
 	if n == nil || err != nil {
 		return n, err
 	}
-	if err := Load(ctx, []model.Node{n}, fieldPlan(ctx)); err != nil {
+	if err := load.Load(ctx, []model.Node{n}, fieldPlan(ctx)); err != nil {
 		return nil, err
 	}
 	return n, nil

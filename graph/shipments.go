@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"shipgraph/db"
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -38,12 +39,12 @@ func checkStrings(name string, in []string) ([]string, error) {
 
 // shipmentWrite checks what every shipment write checks first: the key
 // may write, the shipment is the account's.
-func shipmentWrite(ctx context.Context, id string) (*model.Principal, *Loaders, *model.Shipment, error) {
-	return writeTarget(ctx, func(l *Loaders) *Loader[*model.Shipment] { return l.ShipmentByID }, id, "shipment")
+func shipmentWrite(ctx context.Context, id string) (*model.Principal, *load.Loaders, *model.Shipment, error) {
+	return writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.Shipment] { return l.ShipmentByID }, id, "shipment")
 }
 
 // wroteShipment replaces the loader's copy of a shipment by the written one.
-func wroteShipment(l *Loaders, s *model.Shipment, err error) (*model.Shipment, error) {
+func wroteShipment(l *load.Loaders, s *model.Shipment, err error) (*model.Shipment, error) {
 	if err != nil {
 		return nil, err
 	}

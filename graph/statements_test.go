@@ -7,6 +7,7 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/graph/graphtest"
+	"shipgraph/load"
 )
 
 // maxDashboardStatements is what the dashboard may cost at any page size
@@ -121,7 +122,7 @@ func testDashboardStatements(t *testing.T, e *graphtest.Env) {
 	// The control: with one key per batch (loading row by row) the same
 	// request must blow the budget, or the test above proves nothing.
 	t.Run("RowByRowFails", func(t *testing.T) {
-		one := graphtest.Chain(t, e.Store, graph.DefaultHandlerConfig, graph.LoaderConfig{Wait: time.Millisecond, MaxBatch: 1})
+		one := graphtest.Chain(t, e.Store, graph.DefaultHandlerConfig, load.LoaderConfig{Wait: time.Millisecond, MaxBatch: 1})
 		row := &graphtest.Env{Store: e.Store, Handler: one, Keys: e.Keys}
 		res := row.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": 100}, nil)
 		if res.Statements <= 100 {
@@ -198,7 +199,7 @@ func testWideQueryStatements(t *testing.T, e *graphtest.Env) {
 	k := key(t, e, acmeAdmin)
 	hc := graph.DefaultHandlerConfig
 	hc.ComplexityLimit = 1 << 30 // not what this test is about
-	w := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, graph.DefaultLoaderConfig)}
+	w := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 	counts := map[int][]int64{}
 	for _, first := range []int{10, 100} {
 		for range 5 {

@@ -7,6 +7,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"shipgraph/db"
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -42,7 +43,7 @@ func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E]) (<-c
 	if r.Live == nil {
 		return nil, model.Errorf(model.EUNAVAILABLE, "live updates are not enabled on this server")
 	}
-	fields := Fields{}
+	fields := load.Fields{}
 	if graphql.HasOperationContext(ctx) {
 		fields = fieldsOf(graphql.GetOperationContext(ctx))
 	}
@@ -91,16 +92,16 @@ func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E]) (<-c
 }
 
 // event turns one queued change into the subscription's event, or nil.
-func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields Fields, src eventSource[E], ev liveEvent) *E {
+func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields load.Fields, src eventSource[E], ev liveEvent) *E {
 	if ev.change == nil {
 		return src.resync()
 	}
 	if !src.match(ev.change) {
 		return nil
 	}
-	l := NewLoaders(r.DB, p.AccountID, r.LoaderConfig)
+	l := load.NewLoaders(r.DB, p.AccountID, r.LoaderConfig)
 	l.Select(fields)
-	e, err := src.resolve(WithLoaders(ctx, l), ev.change)
+	e, err := src.resolve(load.WithLoaders(ctx, l), ev.change)
 	if err != nil {
 		// The record could not be read (the database is failing): the
 		// subscriber must re-read.
@@ -112,15 +113,15 @@ func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields F
 
 // eventPlan is the load plan of the record field (container, shipment …)
 // of the event type the subscription field being resolved returns.
-func eventPlan(ctx context.Context, field string) *Plan {
+func eventPlan(ctx context.Context, field string) *load.Plan {
 	op, fields := subfields(ctx)
 	if op == nil {
 		return nil
 	}
-	p := &Plan{}
+	p := &load.Plan{}
 	for _, f := range fields {
 		if f.Name == field && f.Definition != nil {
-			p.merge(buildPlan(op, f.Definition.Type.Name(), f.Selections))
+			p.Merge(buildPlan(op, f.Definition.Type.Name(), f.Selections))
 		}
 	}
 	return p
@@ -208,7 +209,7 @@ func (r *subscriptionResolver) containerEvents(ctx context.Context, filter *mode
 			if c.Op == "DELETE" {
 				return e, nil // matched on its shipment alone
 			}
-			l, err := For(ctx)
+			l, err := load.For(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -234,7 +235,7 @@ func (r *subscriptionResolver) containerEvents(ctx context.Context, filter *mode
 			if !after && !before {
 				return nil, nil
 			}
-			if err := Load(ctx, []*model.Container{v}, plan); err != nil {
+			if err := load.Load(ctx, []*model.Container{v}, plan); err != nil {
 				return nil, err
 			}
 			e.Container = v
@@ -255,7 +256,7 @@ func (r *subscriptionResolver) shipmentEvents(ctx context.Context, id string) ev
 			if c.Op == "DELETE" {
 				return e, nil
 			}
-			l, err := For(ctx)
+			l, err := load.For(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -263,7 +264,7 @@ func (r *subscriptionResolver) shipmentEvents(ctx context.Context, id string) ev
 			if err != nil || v == nil {
 				return nil, err
 			}
-			if err := Load(ctx, []*model.Shipment{v}, plan); err != nil {
+			if err := load.Load(ctx, []*model.Shipment{v}, plan); err != nil {
 				return nil, err
 			}
 			e.Shipment = v
@@ -284,7 +285,7 @@ func (r *subscriptionResolver) customFieldEvents(ctx context.Context, entityID s
 			if c.Op == "DELETE" {
 				return e, nil
 			}
-			l, err := For(ctx)
+			l, err := load.For(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -294,7 +295,7 @@ func (r *subscriptionResolver) customFieldEvents(ctx context.Context, entityID s
 			}
 			for _, v := range all {
 				if v.ID == c.ID {
-					if err := Load(ctx, []*model.CustomField{v}, plan); err != nil {
+					if err := load.Load(ctx, []*model.CustomField{v}, plan); err != nil {
 						return nil, err
 					}
 					e.CustomField = v

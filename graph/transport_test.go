@@ -12,6 +12,7 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/graph/graphtest"
+	"shipgraph/load"
 )
 
 // Transport tests go over a real HTTP server (127.0.0.1:0) to check status
@@ -217,7 +218,7 @@ func TestTransport(t *testing.T) {
 		}
 		hc := graph.DefaultHandlerConfig
 		hc.Introspection = false
-		off := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, graph.DefaultLoaderConfig)}
+		off := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 		for _, q := range []string{`{ __schema { queryType { name } } }`, `{ __type(name: "Shipment") { name } }`,
 			`{ viewer { role } __schema { types { name } } }`} {
 			res := off.Do(t, k, q, nil)

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -14,7 +15,7 @@ import (
 
 // entityOf reads a shipment or container of the account, as kind says
 // ("Shipment", "Container"); not found when it is not one.
-func entityOf(ctx context.Context, l *Loaders, kind model.CustomFieldEntityType, id string) (string, error) {
+func entityOf(ctx context.Context, l *load.Loaders, kind model.CustomFieldEntityType, id string) (string, error) {
 	switch kind {
 	case "Shipment":
 		s, err := loadByID(ctx, l.ShipmentByID, id)
@@ -40,7 +41,7 @@ func entityOf(ctx context.Context, l *Loaders, kind model.CustomFieldEntityType,
 
 // entityKind finds which kind of entity id is (a shipment or container of
 // the account); not found when it is neither.
-func entityKind(ctx context.Context, l *Loaders, id string) (model.CustomFieldEntityType, error) {
+func entityKind(ctx context.Context, l *load.Loaders, id string) (model.CustomFieldEntityType, error) {
 	if _, err := entityOf(ctx, l, "Shipment", id); err == nil {
 		return "Shipment", nil
 	} else if model.ErrorCode(err) != model.ENOTFOUND {
@@ -64,7 +65,7 @@ func (r *mutationResolver) definitionBySlug(ctx context.Context, accountID strin
 }
 
 // normalizeValue checks value against def (and its options).
-func normalizeValue(ctx context.Context, l *Loaders, def *model.CustomFieldDefinition, value model.JSON) (model.JSON, error) {
+func normalizeValue(ctx context.Context, l *load.Loaders, def *model.CustomFieldDefinition, value model.JSON) (model.JSON, error) {
 	var options []*model.CustomFieldOption
 	if def.DataType.HasOptions() {
 		var err error
@@ -78,7 +79,7 @@ func normalizeValue(ctx context.Context, l *Loaders, def *model.CustomFieldDefin
 // valueTarget is what a write of the value of the definition slug on an
 // entity of kind needs: the writer, the request's loaders, the entity's id
 // (found in the account) and the definition.
-func (r *mutationResolver) valueTarget(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string) (*model.Principal, *Loaders, string, *model.CustomFieldDefinition, error) {
+func (r *mutationResolver) valueTarget(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string) (*model.Principal, *load.Loaders, string, *model.CustomFieldDefinition, error) {
 	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, nil, "", nil, err
@@ -140,7 +141,7 @@ func (r *mutationResolver) createValue(ctx context.Context, in model.CustomField
 	if _, err := model.RequireWrite(ctx); err != nil {
 		return nil, err
 	}
-	l, err := For(ctx)
+	l, err := load.For(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +234,7 @@ func (r *queryResolver) listCustomFields(ctx context.Context, a pageArgs, filter
 			conn.Edges = append(conn.Edges, &model.CustomFieldEdge{Cursor: cursors[i], Node: c})
 		}
 	}
-	if err := Load(ctx, page.Items, nodesPlan(ctx, "CustomField")); err != nil {
+	if err := load.Load(ctx, page.Items, nodesPlan(ctx, "CustomField")); err != nil {
 		return nil, err
 	}
 	return conn, nil

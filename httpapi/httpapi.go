@@ -22,6 +22,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/graph"
 	"shipgraph/graph/playground"
+	"shipgraph/load"
 	"shipgraph/rest"
 )
 
@@ -38,7 +39,7 @@ type Config struct {
 	// defaults to Logger; RequestID is set by New.
 	GraphQL graph.HandlerConfig
 	// Loader configures the per-request loaders.
-	Loader graph.LoaderConfig
+	Loader load.LoaderConfig
 	// PlaygroundKey is the API key prefilled in the playground (demos).
 	PlaygroundKey string
 	// PublicBaseURL is the scheme and host of absolute links in /v2
@@ -73,7 +74,7 @@ var DefaultConfig = Config{
 	BodyLimit: 1 << 20,
 	RateLimit: 6000,
 	GraphQL:   graph.DefaultHandlerConfig,
-	Loader:    graph.DefaultLoaderConfig,
+	Loader:    load.DefaultLoaderConfig,
 	KeyCache:  10000,
 	Live:      graph.DefaultLiveConfig,
 }
@@ -154,8 +155,8 @@ func New(store *db.DB, c Config) *Handler {
 
 // loaders is the per-request loaders step, the one place the chain calls
 // graph's middleware (its signature may change with the loaders).
-func loaders(store *db.DB, lc graph.LoaderConfig, next http.Handler) http.Handler {
-	return graph.Middleware(store, lc, next)
+func loaders(store *db.DB, lc load.LoaderConfig, next http.Handler) http.Handler {
+	return load.Middleware(store, lc, next)
 }
 
 // ServeHTTP serves one request through the chain.

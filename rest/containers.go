@@ -65,7 +65,7 @@ func (b *builder) containers(ctx context.Context, cs []*model.Container, p *para
 	if p.included("shipment") {
 		always = append(always, "shipment.containerIDs")
 	}
-	if err := load(ctx, cs, p, always...); err != nil {
+	if err := loadIncludes(ctx, cs, p, always...); err != nil {
 		return nil, err
 	}
 	data := make([]*Resource, len(cs))

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"shipgraph/graph"
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -61,7 +61,7 @@ func valuesOf[T any](ctx context.Context, get func(context.Context, string) (*T,
 	if err != nil {
 		return nil, err
 	}
-	if err := graph.Load(ctx, []*T{rec}, graph.NewPlan("customFields")); err != nil {
+	if err := load.Load(ctx, []*T{rec}, load.NewPlan("customFields")); err != nil {
 		return nil, err
 	}
 	return fields(rec), nil

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"shipgraph/graph"
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -145,7 +145,7 @@ func (s *server) options(ctx context.Context, definitionID string) ([]*model.Cus
 	if err != nil {
 		return nil, err
 	}
-	if err := graph.Load(ctx, []*model.CustomFieldDefinition{def}, graph.NewPlan("options")); err != nil {
+	if err := load.Load(ctx, []*model.CustomFieldDefinition{def}, load.NewPlan("options")); err != nil {
 		return nil, err
 	}
 	return def.Options(), nil

@@ -67,7 +67,7 @@ func (b *builder) documents(ctx context.Context, docs []*model.Document, p *para
 	if p.included("shipments") {
 		always = append(always, "shipments.containerIDs")
 	}
-	if err := load(ctx, docs, p, always...); err != nil {
+	if err := loadIncludes(ctx, docs, p, always...); err != nil {
 		return nil, err
 	}
 	data := make([]*Resource, len(docs))

@@ -78,7 +78,7 @@ func (s *server) getEmailSubmission(w http.ResponseWriter, r *http.Request) {
 // emailSubmissions renders submissions with their documents linkage (one
 // statement for the page) and the includes of p.
 func (b *builder) emailSubmissions(ctx context.Context, subs []*model.EmailSubmission, p *params) ([]*Resource, error) {
-	if err := load(ctx, subs, p, "documents"); err != nil {
+	if err := loadIncludes(ctx, subs, p, "documents"); err != nil {
 		return nil, err
 	}
 	data := make([]*Resource, len(subs))

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"sync"
 
-	"shipgraph/graph"
+	"shipgraph/load"
 )
 
 // Sparse fieldsets (JSON:API `fields[TYPE]=a,b`): a resource of TYPE shows
 // only the attributes and relationships named; the store reads only the
-// columns those need (graph.Prepare). A type without fields[…] shows
+// columns those need (load.Prepare). A type without fields[…] shows
 // everything.
 
 // resourceTypes are the resource types fields[…] may name, with what each
@@ -100,11 +100,11 @@ func (p *params) parseFields(param, typ, v string) error {
 // A type without fields[…] shows all its attributes and relationships: the
 // store then reads their columns, not those no resource shows (account_id,
 // updated_at of shipments and containers …).
-func (p *params) graphFields() graph.Fields {
+func (p *params) graphFields() load.Fields {
 	if len(p.fields) == 0 {
 		return allGraphFields()
 	}
-	out := graph.Fields{}
+	out := load.Fields{}
 	for typ := range resourceTypes() {
 		names, ok := p.fields[typ]
 		if !ok {
@@ -127,8 +127,8 @@ func (p *params) graphFields() graph.Fields {
 
 // allGraphFields are graphFields without fieldsets: every attribute and
 // relationship of every type. Shared by requests, which only read it.
-var allGraphFields = sync.OnceValue(func() graph.Fields {
-	out := graph.Fields{}
+var allGraphFields = sync.OnceValue(func() load.Fields {
+	out := load.Fields{}
 	for typ, names := range resourceTypes() {
 		set := map[string]bool{}
 		for n := range names {

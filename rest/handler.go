@@ -30,7 +30,7 @@ type methods map[string]http.HandlerFunc
 
 // NewHandler returns the /v2 router. It expects the server's middleware in
 // front of it: the body-size limit, authentication (the principal in the
-// context) and the per-request loaders (graph.Middleware).
+// context) and the per-request loaders (load.Middleware).
 func NewHandler(r *graph.Resolver, cfg Config) http.Handler {
 	s := &server{res: r, cfg: cfg}
 	mux := http.NewServeMux()

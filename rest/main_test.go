@@ -24,6 +24,7 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/graph"
 	"shipgraph/graph/graphtest"
+	"shipgraph/load"
 	"shipgraph/rest"
 )
 
@@ -86,7 +87,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	for _, tok := range tokens {
 		e.keys[tok.Account+"/"+tok.Role] = tok.Key
 	}
-	c := graphtest.Config(graph.DefaultHandlerConfig, graph.DefaultLoaderConfig)
+	c := graphtest.Config(graph.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.BodyLimit = testBodyLimit
 	c.PublicBaseURL = publicBase
 	if o.requestBase {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"shipgraph/graph"
+	"shipgraph/load"
 )
 
 // builder renders the resources of one response, and the included
@@ -84,12 +85,12 @@ func fieldsOf(p *params) map[string]map[string]bool {
 // snake case of the GraphQL fields) and the linkage paths always needed
 // (GraphQL names). One statement per relationship and level, whatever the
 // page size.
-func load[T any](ctx context.Context, rows []T, p *params, always ...string) error {
+func loadIncludes[T any](ctx context.Context, rows []T, p *params, always ...string) error {
 	paths := always
 	for name := range p.include {
 		paths = append(paths, camel(name))
 	}
-	return graph.Load(ctx, rows, graph.NewPlan(paths...))
+	return load.Load(ctx, rows, load.NewPlan(paths...))
 }
 
 // camel converts a JSON:API relationship name to its GraphQL field:

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"shipgraph/graph"
+	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -67,7 +67,7 @@ func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpo
 	ctx := r.Context()
 	p, err := parseParams(r, e)
 	if err == nil {
-		err = graph.Prepare(ctx, p.graphFields())
+		err = load.Prepare(ctx, p.graphFields())
 	}
 	if err != nil {
 		WriteError(w, r, err)
@@ -98,7 +98,7 @@ func serveOne[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoi
 	ctx := r.Context()
 	p, err := parseParams(r, e)
 	if err == nil {
-		err = graph.Prepare(ctx, p.graphFields())
+		err = load.Prepare(ctx, p.graphFields())
 	}
 	if err != nil {
 		WriteError(w, r, err)

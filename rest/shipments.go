@@ -65,7 +65,7 @@ func (b *builder) shipments(ctx context.Context, ships []*model.Shipment, p *par
 	if p.included("containers") {
 		linkage = "containers"
 	}
-	if err := load(ctx, ships, p, linkage); err != nil {
+	if err := loadIncludes(ctx, ships, p, linkage); err != nil {
 		return nil, err
 	}
 	data := make([]*Resource, len(ships))

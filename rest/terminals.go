@@ -18,7 +18,7 @@ func (s *server) getTerminal(w http.ResponseWriter, r *http.Request) {
 
 // terminals renders terminals and, when asked for, their ports.
 func (b *builder) terminals(ctx context.Context, ts []*model.Terminal, p *params) ([]*Resource, error) {
-	if err := load(ctx, ts, p); err != nil {
+	if err := loadIncludes(ctx, ts, p); err != nil {
 		return nil, err
 	}
 	data := make([]*Resource, len(ts))

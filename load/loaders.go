@@ -1,4 +1,4 @@
-package graph
+package load
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/vikstrous/dataloadgen"
 
 	"shipgraph/db"
@@ -158,14 +157,12 @@ func (l *Loaders) Select(fields Fields) {
 	})
 }
 
-// Store is the store narrowed to the request's columns.
+// Store is the store narrowed to the request's columns: those Select was
+// given (GraphQL selects from its operation as it starts, /v2 from its
+// sparse fieldsets), or every column when nothing selected before the
+// first read.
 func (l *Loaders) Store(ctx context.Context) *db.DB {
-	l.selOnce.Do(func() {
-		l.narrowed = l.store
-		if graphql.HasOperationContext(ctx) {
-			l.narrowed = l.store.Select(fieldsOf(graphql.GetOperationContext(ctx)).Selection())
-		}
-	})
+	l.selOnce.Do(func() { l.narrowed = l.store })
 	return l.narrowed
 }
 

@@ -1,4 +1,4 @@
-package graph
+package load
 
 import (
 	"context"
@@ -244,4 +244,22 @@ func typeName(v any) string {
 		return "CustomFieldOption"
 	}
 	return "" // no relationships
+}
+
+// IsRelation reports whether field of the GraphQL type typ is a
+// relationship the plan loads.
+func IsRelation(typ, field string) bool { return len(relations[typ][field]) > 0 }
+
+// ToManyFields are the to-many relationships of every type, by GraphQL type
+// and field name, for the complexity estimate.
+func ToManyFields() map[string][]string {
+	out := map[string][]string{}
+	for typ, fields := range relations {
+		for name, rels := range fields {
+			if rels[0].many {
+				out[typ] = append(out[typ], name)
+			}
+		}
+	}
+	return out
 }

@@ -1,0 +1,201 @@
+package load
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"shipgraph/model"
+)
+
+// The load plan of a request says what each level of its response needs:
+// which relationships (Plan) and which attributes (the request's column
+// selection). GraphQL builds it from the operation's selections, /v2 from
+// `include` and `fields[type]`. It runs level by level: for every level the
+// keys of every relationship are gathered across all its records, each
+// loader gets its keys in one LoadAll — one statement per relationship and
+// level, whatever the page size — and the results are attached to the
+// records (model.*Rel), which the GraphQL executor and /v2 then read
+// without further loading. Loaders still deduplicate and cache by id
+// within the request.
+
+// Plan is the relationships one level needs, by field name (GraphQL's), each
+// with the plan of the level below it.
+type Plan struct {
+	Rels map[string]*Plan
+}
+
+// NewPlan returns the plan of dotted relationship paths, such as
+// "containers.podTerminal.port"; a path may name a relationship the record
+// type does not have (a plan over several types), which is skipped.
+func NewPlan(paths ...string) *Plan {
+	p := &Plan{}
+	for _, path := range paths {
+		at := p
+		for _, name := range strings.Split(path, ".") {
+			at = at.Child(name)
+		}
+	}
+	return p
+}
+
+func (p *Plan) Child(name string) *Plan {
+	if p.Rels == nil {
+		p.Rels = map[string]*Plan{}
+	}
+	c, ok := p.Rels[name]
+	if !ok {
+		c = &Plan{}
+		p.Rels[name] = c
+	}
+	return c
+}
+
+// Merge adds q's relationships to p.
+func (p *Plan) Merge(q *Plan) {
+	for name, sub := range q.Rels {
+		p.Child(name).Merge(sub)
+	}
+}
+
+// Prepare decides, before its first read, which fields of each type the
+// request reads (nil: all of them); the store then reads only their
+// columns. /v2 calls it with its sparse fieldsets; GraphQL decides from
+// its operation.
+func Prepare(ctx context.Context, fields Fields) error {
+	l, err := For(ctx)
+	if err != nil {
+		return err
+	}
+	l.Select(fields)
+	return nil
+}
+
+// Load attaches to rows the relationships plan names, and theirs below
+// them. rows are records of the model (*model.Shipment, …); records of a
+// type without relationships are left alone. Load may be called several
+// times on the same records: what is attached stays.
+func Load[T any](ctx context.Context, rows []T, plan *Plan) error {
+	if plan == nil || len(plan.Rels) == 0 || len(rows) == 0 {
+		return nil
+	}
+	l, err := For(ctx)
+	if err != nil {
+		return err
+	}
+	recs := make([]any, len(rows))
+	for i, r := range rows {
+		recs[i] = r
+	}
+	return l.run(ctx, recs, plan)
+}
+
+// level is the records of one level that share a plan.
+type level struct {
+	rows []any
+	plan *Plan
+}
+
+// step is one relationship of one level: the relation, the records it
+// applies to, and the plan of the level it leads to.
+type step struct {
+	rel     *relation
+	parents []any
+	plan    *Plan
+}
+
+// run executes plan over rows level by level.
+func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
+	levels := []level{{rows, plan}}
+	for len(levels) > 0 {
+		// Gather every relationship of the level with its keys, by loader.
+		var steps []step
+		type batch struct {
+			fetch func(context.Context, *Loaders, []string) (map[string]any, error)
+			keys  []string
+			seen  map[string]bool
+			got   map[string]any
+		}
+		batches := map[any]*batch{}
+		var order []any
+		for _, lv := range levels {
+			byType := map[string][]any{}
+			for _, r := range lv.rows {
+				t := typeName(r)
+				byType[t] = append(byType[t], r)
+			}
+			for name, sub := range lv.plan.Rels {
+				for t, recs := range byType {
+					for _, rel := range relations[t][name] {
+						steps = append(steps, step{rel, recs, sub})
+						id := rel.loader(l)
+						b, ok := batches[id]
+						if !ok {
+							b = &batch{fetch: rel.fetch, seen: map[string]bool{}}
+							batches[id] = b
+							order = append(order, id)
+						}
+						for _, r := range recs {
+							if k := rel.key(r); k != "" && !b.seen[k] {
+								b.seen[k] = true
+								b.keys = append(b.keys, k)
+							}
+						}
+					}
+				}
+			}
+		}
+		// One LoadAll per loader, all loaders of the level at once.
+		var wg sync.WaitGroup
+		errs := make([]error, len(order))
+		for i, id := range order {
+			b := batches[id]
+			if len(b.keys) == 0 {
+				continue
+			}
+			if len(order) == 1 {
+				b.got, errs[i] = b.fetch(ctx, l, b.keys)
+				continue
+			}
+			wg.Go(func() { b.got, errs[i] = b.fetch(ctx, l, b.keys) })
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		// Attach, and collect the next level.
+		levels = levels[:0:0]
+		l.mu.Lock()
+		gen := l.gen.Load()
+		for _, s := range steps {
+			b := batches[s.rel.loader(l)]
+			var next []any
+			seen := map[any]bool{}
+			for _, p := range s.parents {
+				k := s.rel.key(p)
+				v, ok := b.got[k]
+				if k == "" || !ok {
+					continue
+				}
+				if p.(model.Related).Loads().Mark(gen, s.rel.bit) {
+					s.rel.attach(p, v)
+				}
+				if len(s.plan.Rels) > 0 {
+					for _, c := range s.rel.children(v, nil) {
+						if !seen[c] {
+							seen[c] = true
+							next = append(next, c)
+						}
+					}
+				}
+			}
+			if len(next) > 0 {
+				levels = append(levels, level{next, s.plan})
+			}
+		}
+		l.mu.Unlock()
+	}
+	return nil
+}
