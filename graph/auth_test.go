@@ -95,3 +95,22 @@ func testViewerCannotWrite(t *testing.T, e *graphtest.Env) {
 		refused(t, "viewer "+name, res, "FORBIDDEN")
 	}
 }
+
+// refused checks that a request was answered with exactly one error of the
+// code, no data, and no statement after authentication.
+func refused(t *testing.T, what string, res *graphtest.Result, code string) {
+	t.Helper()
+	if !codesEqual(res.Codes(), code) {
+		t.Errorf("%s: %s; want one %s error", what, res, code)
+		return
+	}
+	if d := string(res.Data); d != "null" && d != "" {
+		t.Errorf("%s: data %s; want none", what, d)
+	}
+	if res.AfterAuth != 0 {
+		t.Errorf("%s: %d statements after the key lookup; want none: the limit must refuse before resolvers run", what, res.AfterAuth)
+	}
+	if strings.TrimSpace(res.Errors[0].Message) == "" {
+		t.Errorf("%s: empty message", what)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
 	"shipgraph/graph"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 	"shipgraph/model"
@@ -63,10 +64,10 @@ func TestInternalErrors(t *testing.T) {
 	}
 
 	var logs syncBuffer
-	hc := graph.DefaultHandlerConfig
+	hc := gqlhttp.DefaultHandlerConfig
 	hc.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	hc.RequestID = func(context.Context) string { return "req-42" }
-	gql := graph.NewHandler(&graph.Resolver{DB: broken}, hc)
+	gql := gqlhttp.NewHandler(&graph.Resolver{DB: broken}, hc)
 	h := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := auth.Authenticate(r.Context(), strings.TrimPrefix(r.Header.Get("Authorization"), "Token "))
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/graph/executor"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 )
@@ -49,7 +50,7 @@ func TestFastPath(t *testing.T) {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	hc := graph.DefaultHandlerConfig
+	hc := gqlhttp.DefaultHandlerConfig
 	hc.NoFastPath = true
 	hc.ComplexityLimit = 1 << 30
 	gq := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}

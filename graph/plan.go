@@ -125,9 +125,9 @@ func nodesPlan(ctx context.Context, nodeType string) *load.Plan {
 	return p
 }
 
-// fieldsOf collects the fields an operation selects on every type, through
+// FieldsOf collects the fields an operation selects on every type, through
 // fragments, connections and abstract types.
-func fieldsOf(op *graphql.OperationContext) load.Fields {
+func FieldsOf(op *graphql.OperationContext) load.Fields {
 	root := "Query"
 	switch op.Operation.Operation {
 	case ast.Mutation:

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"shipgraph/db"
+	"shipgraph/live"
 	"shipgraph/load"
 )
 
@@ -14,7 +15,7 @@ type Resolver struct {
 	DB *db.DB
 	// Live fans database changes out to subscriptions (live.go); nil
 	// refuses subscriptions.
-	Live *Live
+	Live *live.Hub
 	// LoaderConfig configures the loaders each subscription event builds.
 	LoaderConfig load.LoaderConfig
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"shipgraph/graph"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 )
@@ -122,7 +123,7 @@ func testDashboardStatements(t *testing.T, e *graphtest.Env) {
 	// The control: with one key per batch (loading row by row) the same
 	// request must blow the budget, or the test above proves nothing.
 	t.Run("RowByRowFails", func(t *testing.T) {
-		one := graphtest.Chain(t, e.Store, graph.DefaultHandlerConfig, load.LoaderConfig{Wait: time.Millisecond, MaxBatch: 1})
+		one := graphtest.Chain(t, e.Store, gqlhttp.DefaultHandlerConfig, load.LoaderConfig{Wait: time.Millisecond, MaxBatch: 1})
 		row := &graphtest.Env{Store: e.Store, Handler: one, Keys: e.Keys}
 		res := row.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": 100}, nil)
 		if res.Statements <= 100 {
@@ -197,7 +198,7 @@ const wideQueryPaths = 3 + 8 + 14 + 4
 // may not land in one statement, so the count is bounded, not fixed.)
 func testWideQueryStatements(t *testing.T, e *graphtest.Env) {
 	k := key(t, e, acmeAdmin)
-	hc := graph.DefaultHandlerConfig
+	hc := gqlhttp.DefaultHandlerConfig
 	hc.ComplexityLimit = 1 << 30 // not what this test is about
 	w := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 	counts := map[int][]int64{}

@@ -7,6 +7,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"shipgraph/db"
+	"shipgraph/live"
 	"shipgraph/load"
 	"shipgraph/model"
 )
@@ -45,7 +46,7 @@ func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E]) (<-c
 	}
 	fields := load.Fields{}
 	if graphql.HasOperationContext(ctx) {
-		fields = fieldsOf(graphql.GetOperationContext(ctx))
+		fields = FieldsOf(graphql.GetOperationContext(ctx))
 	}
 	for typ, fs := range src.fields {
 		if fields[typ] == nil {
@@ -55,24 +56,24 @@ func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E]) (<-c
 			fields[typ][f] = true
 		}
 	}
-	s, err := r.Live.subscribe(p)
+	s, err := r.Live.Subscribe(p)
 	if err != nil {
 		return nil, err
 	}
 	out := make(chan *E)
 	go func() {
 		defer close(out)
-		defer r.Live.unsubscribe(s)
+		defer r.Live.Unsubscribe(s)
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-s.end:
-				endConnection(ctx, s.reason)
+			case <-s.Done():
+				live.End(ctx, s.Reason())
 				return
-			case <-s.ready:
+			case <-s.Ready():
 			}
-			for _, ev := range s.take() {
+			for _, ev := range s.Take() {
 				e := event(r, ctx, p, fields, src, ev)
 				if e == nil {
 					continue
@@ -81,8 +82,8 @@ func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E]) (<-c
 				case out <- e:
 				case <-ctx.Done():
 					return
-				case <-s.end:
-					endConnection(ctx, s.reason)
+				case <-s.Done():
+					live.End(ctx, s.Reason())
 					return
 				}
 			}
@@ -92,20 +93,20 @@ func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E]) (<-c
 }
 
 // event turns one queued change into the subscription's event, or nil.
-func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields load.Fields, src eventSource[E], ev liveEvent) *E {
-	if ev.change == nil {
+func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields load.Fields, src eventSource[E], ev live.Event) *E {
+	if ev.Change == nil {
 		return src.resync()
 	}
-	if !src.match(ev.change) {
+	if !src.match(ev.Change) {
 		return nil
 	}
 	l := load.NewLoaders(r.DB, p.AccountID, r.LoaderConfig)
 	l.Select(fields)
-	e, err := src.resolve(load.WithLoaders(ctx, l), ev.change)
+	e, err := src.resolve(load.WithLoaders(ctx, l), ev.Change)
 	if err != nil {
 		// The record could not be read (the database is failing): the
 		// subscriber must re-read.
-		r.Live.log.Warn("live updates: reading a changed record", "type", ev.change.Type, "id", ev.change.ID, "err", err)
+		r.Live.Logger().Warn("live updates: reading a changed record", "type", ev.Change.Type, "id", ev.Change.ID, "err", err)
 		return src.resync()
 	}
 	return e

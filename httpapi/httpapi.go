@@ -21,7 +21,9 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/graph"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/playground"
+	"shipgraph/live"
 	"shipgraph/load"
 	"shipgraph/rest"
 )
@@ -37,7 +39,7 @@ type Config struct {
 	// GraphQL holds the GraphQL limits and switches (introspection,
 	// complexity, depth, aliases, parser tokens, caches). Its Logger
 	// defaults to Logger; RequestID is set by New.
-	GraphQL graph.HandlerConfig
+	GraphQL gqlhttp.HandlerConfig
 	// Loader configures the per-request loaders.
 	Loader load.LoaderConfig
 	// PlaygroundKey is the API key prefilled in the playground (demos).
@@ -58,7 +60,7 @@ type Config struct {
 	// DefaultKeyCachePing.
 	KeyCachePing time.Duration
 	// Live configures subscriptions (limits, queue, keep-alive).
-	Live graph.LiveConfig
+	Live live.Config
 	// Wrap, when set, wraps the routes after authentication and the rate
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
@@ -73,10 +75,10 @@ const DefaultKeyCachePing = 250 * time.Millisecond
 var DefaultConfig = Config{
 	BodyLimit: 1 << 20,
 	RateLimit: 6000,
-	GraphQL:   graph.DefaultHandlerConfig,
+	GraphQL:   gqlhttp.DefaultHandlerConfig,
 	Loader:    load.DefaultLoaderConfig,
 	KeyCache:  10000,
-	Live:      graph.DefaultLiveConfig,
+	Live:      live.DefaultConfig,
 }
 
 // Handler is the chain. Close it after the HTTP server has drained: it
@@ -84,7 +86,7 @@ var DefaultConfig = Config{
 type Handler struct {
 	h    http.Handler
 	keys *keyCache
-	live *graph.Live
+	live *live.Hub
 }
 
 // New builds the chain over store. With a key cache it starts listening
@@ -107,9 +109,9 @@ func New(store *db.DB, c Config) *Handler {
 	hc.Authenticate = keys.authenticate
 	limits := newLimiter(c.RateLimit)
 	hc.RateLimit = limits.allowOperation
-	live := graph.NewLive(store, c.Live, log)
+	live := live.New(store, c.Live, log)
 	resolver := &graph.Resolver{DB: store, Live: live, LoaderConfig: c.Loader}
-	gql := graph.NewHandler(resolver, hc)
+	gql := gqlhttp.NewHandler(resolver, hc)
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
 
 	api := http.NewServeMux()

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"shipgraph/db"
-	"shipgraph/graph"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/model"
 	"shipgraph/rest"
 )
@@ -36,7 +36,7 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, err error) {
 	case strings.HasPrefix(r.URL.Path, "/v2/"):
 		rest.WriteError(w, r, err)
 	case r.URL.Path == "/graphql":
-		graph.WriteRequestError(w, r, status, err)
+		gqlhttp.WriteRequestError(w, r, status, err)
 	default:
 		http.Error(w, model.ErrorMessage(err), status)
 	}

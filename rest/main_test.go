@@ -22,7 +22,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
-	"shipgraph/graph"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 	"shipgraph/rest"
@@ -87,7 +87,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	for _, tok := range tokens {
 		e.keys[tok.Account+"/"+tok.Role] = tok.Key
 	}
-	c := graphtest.Config(graph.DefaultHandlerConfig, load.DefaultLoaderConfig)
+	c := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.BodyLimit = testBodyLimit
 	c.PublicBaseURL = publicBase
 	if o.requestBase {

@@ -25,7 +25,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
-	"shipgraph/graph"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/httpapi"
 	"shipgraph/load"
 )
@@ -43,7 +43,7 @@ type Options struct {
 	// Shipments to seed; 0 seeds 150. Negative leaves the database empty
 	// (migrated, no accounts).
 	Shipments int
-	Handler   *graph.HandlerConfig
+	Handler   *gqlhttp.HandlerConfig
 	Loader    *load.LoaderConfig
 }
 
@@ -82,7 +82,7 @@ func New(tb testing.TB, o Options) *Env {
 			e.Keys[t.Account+"/"+t.Role] = t.Key
 		}
 	}
-	hc, lc := graph.DefaultHandlerConfig, load.DefaultLoaderConfig
+	hc, lc := gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig
 	if o.Handler != nil {
 		hc = *o.Handler
 	}
@@ -105,7 +105,7 @@ func New(tb testing.TB, o Options) *Env {
 // moment of a busy test machine does not switch the cache off in the middle
 // of a statement count; and the count of statements after authentication
 // (Result.AfterAuth).
-func Config(hc graph.HandlerConfig, lc load.LoaderConfig) httpapi.Config {
+func Config(hc gqlhttp.HandlerConfig, lc load.LoaderConfig) httpapi.Config {
 	c := httpapi.DefaultConfig
 	c.GraphQL, c.Loader = hc, lc
 	c.RateLimit = 0
@@ -117,7 +117,7 @@ func Config(hc graph.HandlerConfig, lc load.LoaderConfig) httpapi.Config {
 // Chain is the server's HTTP chain (httpapi.New) over store, configured
 // by Config, closed when tb ends. It returns once the key cache is live,
 // so that statement counts do not depend on when its listener connected.
-func Chain(tb testing.TB, store *db.DB, hc graph.HandlerConfig, lc load.LoaderConfig) http.Handler {
+func Chain(tb testing.TB, store *db.DB, hc gqlhttp.HandlerConfig, lc load.LoaderConfig) http.Handler {
 	tb.Helper()
 	return Start(tb, store, Config(hc, lc))
 }

@@ -1,4 +1,4 @@
-package graph_test
+package gqlhttp_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"shipgraph/graph"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 )
@@ -48,7 +49,7 @@ var complexityRe = regexp.MustCompile(`complexity (\d+)`)
 // the complexity from its refusal: the weights are the server's own.
 func measureComplexity(t *testing.T, e *graphtest.Env, k, query string, vars graphtest.Vars) int {
 	t.Helper()
-	hc := graph.DefaultHandlerConfig
+	hc := gqlhttp.DefaultHandlerConfig
 	hc.ComplexityLimit = 1
 	m := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 	res := m.Do(t, k, query, vars)
@@ -86,7 +87,7 @@ func testLimits(t *testing.T, e *graphtest.Env) {
 	k := key(t, e, acmeAdmin)
 	var ship string
 	e.SQL(t, &ship, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id LIMIT 1`)
-	hc := graph.DefaultHandlerConfig
+	hc := gqlhttp.DefaultHandlerConfig
 
 	t.Run("Depth", func(t *testing.T) {
 		e.Must(t, k, nested(hc.DepthLimit), graphtest.Vars{"id": ship}, nil)

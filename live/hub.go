@@ -1,4 +1,4 @@
-package graph
+package live
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"shipgraph/model"
 )
 
-// Live fans the database's change feed (db.ChangeFeed: one connection
+// Hub fans the database's change feed (db.ChangeFeed: one connection
 // listening per process) out to this process' subscriptions. It listens
 // on an account's channel while the account has subscribers. Each
 // subscription has a bounded queue: the feed never waits for a subscriber,
@@ -18,9 +18,9 @@ import (
 // clear reason rather than allowed to grow memory. After the feed
 // reconnects every subscription gets a RESYNC event (changes in between
 // went unheard). A changed or revoked API key ends its subscriptions.
-type Live struct {
+type Hub struct {
 	store *db.DB
-	cfg   LiveConfig
+	cfg   Config
 	log   *slog.Logger
 	feed  *db.ChangeFeed
 	done  chan struct{}
@@ -30,11 +30,11 @@ type Live struct {
 	mu       sync.Mutex
 	closed   bool
 	accounts map[string]*liveAccount
-	byToken  map[string]map[*liveSub]struct{}
+	byToken  map[string]map[*Sub]struct{}
 }
 
-// LiveConfig tunes subscriptions.
-type LiveConfig struct {
+// Config tunes subscriptions.
+type Config struct {
 	// MaxPerKey is how many subscriptions one API key may have open at
 	// once, over every connection to this process; 0 means no limit.
 	MaxPerKey int
@@ -49,47 +49,49 @@ type LiveConfig struct {
 	Ping time.Duration
 }
 
-// DefaultLiveConfig is the server's defaults.
-var DefaultLiveConfig = LiveConfig{MaxPerKey: 100, Queue: 4096, KeepAlive: 25 * time.Second, Ping: 5 * time.Second}
+// DefaultConfig is the server's defaults.
+var DefaultConfig = Config{MaxPerKey: 100, Queue: 4096, KeepAlive: 25 * time.Second, Ping: 5 * time.Second}
 
 type liveAccount struct {
-	subs      map[*liveSub]struct{}
+	subs      map[*Sub]struct{}
 	listening bool
 }
 
 // Why the hub ended a subscription, with the WebSocket close code the
 // connection ends with.
-type endReason struct {
-	code int
-	text string
+type EndReason struct {
+	Code int
+	Text string
 }
 
 var (
-	endSlow     = endReason{1008, "slow consumer: too many events not yet sent; reconnect and re-read"}
-	endRevoked  = endReason{4403, "Forbidden: the API key was revoked or changed"}
-	endShutdown = endReason{1001, "server shutting down"}
+	EndSlow     = EndReason{1008, "slow consumer: too many events not yet sent; reconnect and re-read"}
+	EndRevoked  = EndReason{4403, "Forbidden: the API key was revoked or changed"}
+	EndShutdown = EndReason{1001, "server shutting down"}
 )
 
-// liveSub is one subscription's registration with the hub. Its queue is
+// Sub is one subscription's registration with the hub. Its queue is
 // a slice that grows with the backlog up to its bound (an idle
 // subscription holds no buffer); ready signals that it is not empty.
-type liveSub struct {
+type Sub struct {
 	account, token string
 	max            int
 	qmu            sync.Mutex
-	queue          []liveEvent
+	queue          []Event
 	ready          chan struct{} // capacity 1
 	end            chan struct{} // closed when the hub ends the subscription
-	reason         endReason
+	reason         EndReason
 	once           sync.Once
 	listening      bool // the database listens for it (under Live.mu)
 }
 
-type liveEvent struct {
-	change *db.Change // nil: re-sync
+// Event is one change for a subscription; a nil Change is a re-sync
+// (changes may have been missed).
+type Event struct {
+	Change *db.Change
 }
 
-func (s *liveSub) stop(r endReason) {
+func (s *Sub) stop(r EndReason) {
 	s.once.Do(func() {
 		s.reason = r
 		close(s.end)
@@ -97,11 +99,11 @@ func (s *liveSub) stop(r endReason) {
 }
 
 // offer queues e without waiting; a full queue ends the subscription.
-func (s *liveSub) offer(e liveEvent) {
+func (s *Sub) offer(e Event) {
 	s.qmu.Lock()
 	if len(s.queue) >= s.max {
 		s.qmu.Unlock()
-		s.stop(endSlow)
+		s.stop(EndSlow)
 		return
 	}
 	s.queue = append(s.queue, e)
@@ -112,8 +114,17 @@ func (s *liveSub) offer(e liveEvent) {
 	}
 }
 
-// take returns the queued events (after ready fired).
-func (s *liveSub) take() []liveEvent {
+// Ready fires when events are queued; Take then returns them.
+func (s *Sub) Ready() <-chan struct{} { return s.ready }
+
+// Done is closed when the hub ends the subscription; Reason says why.
+func (s *Sub) Done() <-chan struct{} { return s.end }
+
+// Reason is why the hub ended the subscription (after Done is closed).
+func (s *Sub) Reason() EndReason { return s.reason }
+
+// Take returns the queued events (after Ready fired).
+func (s *Sub) Take() []Event {
 	s.qmu.Lock()
 	defer s.qmu.Unlock()
 	q := s.queue
@@ -121,20 +132,20 @@ func (s *liveSub) take() []liveEvent {
 	return q
 }
 
-// NewLive starts the change feed on store's database.
-func NewLive(store *db.DB, cfg LiveConfig, log *slog.Logger) *Live {
+// New starts the change feed on store's database.
+func New(store *db.DB, cfg Config, log *slog.Logger) *Hub {
 	if cfg.Queue <= 0 {
-		cfg.Queue = DefaultLiveConfig.Queue
+		cfg.Queue = DefaultConfig.Queue
 	}
 	if cfg.Ping <= 0 {
-		cfg.Ping = DefaultLiveConfig.Ping
+		cfg.Ping = DefaultConfig.Ping
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &Live{
+	h := &Hub{
 		store: store, cfg: cfg, log: log, done: make(chan struct{}), up: make(chan struct{}),
-		accounts: map[string]*liveAccount{}, byToken: map[string]map[*liveSub]struct{}{},
+		accounts: map[string]*liveAccount{}, byToken: map[string]map[*Sub]struct{}{},
 	}
 	h.feed = store.ListenChanges(cfg.Ping)
 	go h.run()
@@ -142,9 +153,9 @@ func NewLive(store *db.DB, cfg LiveConfig, log *slog.Logger) *Live {
 }
 
 // Config is the hub's configuration.
-func (h *Live) Config() LiveConfig { return h.cfg }
+func (h *Hub) Config() Config { return h.cfg }
 
-func (h *Live) run() {
+func (h *Hub) run() {
 	defer close(h.done)
 	down, up := false, false
 	for e := range h.feed.Events() {
@@ -153,7 +164,7 @@ func (h *Live) run() {
 			h.mu.Lock()
 			if a := h.accounts[e.Change.AccountID]; a != nil {
 				for s := range a.subs {
-					s.offer(liveEvent{change: e.Change})
+					s.offer(Event{Change: e.Change})
 				}
 			}
 			h.mu.Unlock()
@@ -179,7 +190,7 @@ func (h *Live) run() {
 			for token, subs := range h.byToken {
 				if e.TokenID == "*" || e.TokenID == token {
 					for s := range subs {
-						s.stop(endRevoked)
+						s.stop(EndRevoked)
 					}
 				}
 			}
@@ -190,13 +201,13 @@ func (h *Live) run() {
 
 // resync tells every subscription that changes may have been missed, and
 // ends those whose key was revoked meanwhile (that news was missed too).
-func (h *Live) resync() {
+func (h *Hub) resync() {
 	h.mu.Lock()
 	tokens := make([]string, 0, len(h.byToken))
 	for token, subs := range h.byToken {
 		tokens = append(tokens, token)
 		for s := range subs {
-			s.offer(liveEvent{})
+			s.offer(Event{})
 		}
 	}
 	h.mu.Unlock()
@@ -216,18 +227,18 @@ func (h *Live) resync() {
 		for _, token := range tokens {
 			if !active[token] {
 				for s := range h.byToken[token] {
-					s.stop(endRevoked)
+					s.stop(EndRevoked)
 				}
 			}
 		}
 	}()
 }
 
-// subscribe registers a subscription of p's account and returns once the
+// Subscribe registers a subscription of p's account and returns once the
 // database listens on the account's channel: every change committed after
 // it returns reaches the subscription.
-func (h *Live) subscribe(p *model.Principal) (*liveSub, error) {
-	s := &liveSub{account: p.AccountID, token: p.TokenID, max: h.cfg.Queue, ready: make(chan struct{}, 1), end: make(chan struct{})}
+func (h *Hub) Subscribe(p *model.Principal) (*Sub, error) {
+	s := &Sub{account: p.AccountID, token: p.TokenID, max: h.cfg.Queue, ready: make(chan struct{}, 1), end: make(chan struct{})}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -239,12 +250,12 @@ func (h *Live) subscribe(p *model.Principal) (*liveSub, error) {
 	}
 	a := h.accounts[p.AccountID]
 	if a == nil {
-		a = &liveAccount{subs: map[*liveSub]struct{}{}}
+		a = &liveAccount{subs: map[*Sub]struct{}{}}
 		h.accounts[p.AccountID] = a
 	}
 	a.subs[s] = struct{}{}
 	if h.byToken[p.TokenID] == nil {
-		h.byToken[p.TokenID] = map[*liveSub]struct{}{}
+		h.byToken[p.TokenID] = map[*Sub]struct{}{}
 	}
 	h.byToken[p.TokenID][s] = struct{}{}
 	h.mu.Unlock()
@@ -253,7 +264,7 @@ func (h *Live) subscribe(p *model.Principal) (*liveSub, error) {
 	select {
 	case <-h.up:
 	case <-time.After(10 * time.Second):
-		h.unsubscribe(s)
+		h.Unsubscribe(s)
 		return nil, model.Errorf(model.EUNAVAILABLE, "live updates are unavailable; try again shortly")
 	}
 	h.lmu.Lock()
@@ -263,7 +274,7 @@ func (h *Live) subscribe(p *model.Principal) (*liveSub, error) {
 	h.mu.Unlock()
 	if need {
 		if err := h.feed.Listen(p.AccountID); err != nil {
-			h.unsubscribe(s)
+			h.Unsubscribe(s)
 			h.log.Error("live updates: LISTEN failed", "err", err)
 			return nil, model.Errorf(model.EUNAVAILABLE, "live updates are unavailable; try again shortly")
 		}
@@ -277,9 +288,9 @@ func (h *Live) subscribe(p *model.Principal) (*liveSub, error) {
 	return s, nil
 }
 
-// unsubscribe forgets s; the account's channel is left when it was its
+// Unsubscribe forgets s; the account's channel is left when it was its
 // last subscription.
-func (h *Live) unsubscribe(s *liveSub) {
+func (h *Hub) Unsubscribe(s *Sub) {
 	h.mu.Lock()
 	if subs := h.byToken[s.token]; subs != nil {
 		delete(subs, s)
@@ -317,7 +328,7 @@ func (h *Live) unsubscribe(s *liveSub) {
 
 // Count is the number of subscriptions open and listening: each hears
 // every change committed from now on.
-func (h *Live) Count() int {
+func (h *Hub) Count() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	n := 0
@@ -333,20 +344,23 @@ func (h *Live) Count() int {
 
 // EndAll ends every subscription (server shutdown): WebSocket connections
 // close with 1001, SSE streams complete.
-func (h *Live) EndAll() {
+func (h *Hub) EndAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.closed = true
 	for _, subs := range h.byToken {
 		for s := range subs {
-			s.stop(endShutdown)
+			s.stop(EndShutdown)
 		}
 	}
 }
 
 // Close ends every subscription and stops the feed.
-func (h *Live) Close() {
+func (h *Hub) Close() {
 	h.EndAll()
 	h.feed.Close()
 	<-h.done
 }
+
+// Logger is the hub's logger.
+func (h *Hub) Logger() *slog.Logger { return h.log }

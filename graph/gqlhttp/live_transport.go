@@ -1,4 +1,4 @@
-package graph
+package gqlhttp
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"shipgraph/graph"
+	"shipgraph/live"
 	"shipgraph/load"
 	"shipgraph/model"
 )
@@ -55,21 +57,17 @@ func (c *liveConn) websocket() transport.WebsocketConn {
 	return c.ws
 }
 
-// endConnection ends the connection of a subscription the hub ended.
-func endConnection(ctx context.Context, r endReason) {
-	c := liveConnFrom(ctx)
-	if c == nil {
-		return
-	}
+// End ends the connection of a subscription the hub ended (live.Conn).
+func (c *liveConn) End(r live.EndReason) {
 	if ws := c.websocket(); ws != nil {
 		// Closing waits (a while) for a writer stuck on a slow peer.
 		go func() {
-			_ = ws.WriteClose(r.code, r.text)
+			_ = ws.WriteClose(r.Code, r.Text)
 			_ = ws.Close()
 		}()
 		return
 	}
-	if r == endSlow && c.w != nil {
+	if r == live.EndSlow && c.w != nil {
 		// The SSE writer is blocked on a client that does not read: cut
 		// its writes off; the stream ends.
 		_ = http.NewResponseController(c.w).SetWriteDeadline(time.Now())
@@ -83,7 +81,8 @@ type liveWebsocket struct{ transport.Websocket }
 
 func (t liveWebsocket) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	c := &liveConn{w: w, header: r.Header}
-	t.Websocket.Do(w, r.WithContext(context.WithValue(r.Context(), liveConnKey{}, c)), exec)
+	ctx := live.WithConn(context.WithValue(r.Context(), liveConnKey{}, c), c)
+	t.Websocket.Do(w, r.WithContext(ctx), exec)
 }
 
 // liveAccept accepts with coder/websocket (gqlgen's default) and records
@@ -106,15 +105,17 @@ func (i liveAccept) Accept(w http.ResponseWriter, r *http.Request, o transport.W
 type liveSSE struct{ transport.SSE }
 
 func (t liveSSE) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	t.SSE.Do(w, r.WithContext(context.WithValue(r.Context(), liveConnKey{}, &liveConn{w: w})), exec)
+	c := &liveConn{w: w}
+	ctx := live.WithConn(context.WithValue(r.Context(), liveConnKey{}, c), c)
+	t.SSE.Do(w, r.WithContext(ctx), exec)
 }
 
 // addLiveTransports adds the WebSocket and SSE transports. They go before
 // the GET/POST transport: an SSE request is a POST too.
-func addLiveTransports(srv *handler.Server, r *Resolver, cfg HandlerConfig) {
-	keepAlive := DefaultLiveConfig.KeepAlive
-	if r.Live != nil && r.Live.cfg.KeepAlive > 0 {
-		keepAlive = r.Live.cfg.KeepAlive
+func addLiveTransports(srv *handler.Server, r *graph.Resolver, cfg HandlerConfig) {
+	keepAlive := live.DefaultConfig.KeepAlive
+	if r.Live != nil && r.Live.Config().KeepAlive > 0 {
+		keepAlive = r.Live.Config().KeepAlive
 	}
 	srv.AddTransport(liveSSE{transport.SSE{KeepAlivePingInterval: keepAlive}})
 	srv.AddTransport(liveWebsocket{transport.Websocket{
@@ -142,7 +143,7 @@ func addLiveTransports(srv *handler.Server, r *Resolver, cfg HandlerConfig) {
 			p, err := cfg.Authenticate(ctx, key)
 			if err != nil {
 				if model.ErrorCode(err) == model.EUNAUTHENTICATED {
-					endConnection(ctx, endRevoked)
+					c.End(live.EndRevoked)
 				}
 				return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{{
 					Message:    model.ErrorMessage(err),
@@ -228,3 +229,5 @@ func wsInit(cfg HandlerConfig) transport.WebsocketInitFunc {
 		return model.WithPrincipal(ctx, pr), nil, nil
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package graph_test
+package gqlhttp_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/graph"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 )
@@ -216,7 +216,7 @@ func TestTransport(t *testing.T) {
 		if len(res.Errors) > 0 || !strings.Contains(string(res.Data), "Query") {
 			t.Errorf("introspection on: %s", res)
 		}
-		hc := graph.DefaultHandlerConfig
+		hc := gqlhttp.DefaultHandlerConfig
 		hc.Introspection = false
 		off := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 		for _, q := range []string{`{ __schema { queryType { name } } }`, `{ __type(name: "Shipment") { name } }`,

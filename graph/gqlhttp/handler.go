@@ -1,4 +1,4 @@
-package graph
+package gqlhttp
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"shipgraph/graph"
 	"shipgraph/graph/executor"
 	"shipgraph/load"
 	"shipgraph/model"
@@ -66,7 +67,7 @@ const manyWeight = 5
 // NewHandler builds the gqlgen server with explicit transports, caches,
 // limits and error presentation (gqlgen's NewDefaultServer leaves the
 // limits off and answers validation errors with 422).
-func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
+func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -104,7 +105,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 // its selection reads, before the first read (load.Loaders.Select).
 func selectColumns(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	if l, err := load.For(ctx); err == nil {
-		l.Select(fieldsOf(graphql.GetOperationContext(ctx)))
+		l.Select(graph.FieldsOf(graphql.GetOperationContext(ctx)))
 	}
 	return next(ctx)
 }
@@ -155,7 +156,7 @@ var suggestion = regexp.MustCompile(`\s*Did you mean [^?]*\?`)
 
 // execConfig returns the executable schema config with complexity weights:
 // list fields multiply what they select by the page size asked for.
-func execConfig(r *Resolver) executor.Config {
+func execConfig(r *graph.Resolver) executor.Config {
 	c := executor.Config{Resolvers: r}
 	conn := func(child int, first, last *int, page *model.PageInput) int {
 		n := model.DefaultPageSize

@@ -1,4 +1,4 @@
-package graph
+package gqlhttp
 
 import (
 	"reflect"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"shipgraph/graph"
+	"shipgraph/graph/executor"
 	"shipgraph/load"
 )
 
@@ -15,10 +17,10 @@ import (
 // relationship of relations.go weighs manyWeight times its selection, and
 // no other field is weighed so.
 func TestComplexityFromRelations(t *testing.T) {
-	c := execConfig(&Resolver{}).Complexity
+	c := execConfig(&graph.Resolver{}).Complexity
 	v := reflect.ValueOf(c)
 	weighed := 0
-	for _, def := range parsedSchema.Types {
+	for _, def := range executor.NewExecutableSchema(executor.Config{}).Schema().Types {
 		if def.Kind != ast.Object || def.BuiltIn {
 			continue
 		}

@@ -1,0 +1,46 @@
+package gqlhttp_test
+
+import (
+	"testing"
+
+	"shipgraph/db"
+	"shipgraph/db/dbtest"
+	"shipgraph/graph/graphtest"
+)
+
+// The transport's tests run against the real chain on databases cloned
+// from one migrated template (see dbtest); the limit tests share one
+// seeded database.
+func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+
+const acmeAdmin = "acme/admin"
+
+func TestSeeded(t *testing.T) {
+	e := graphtest.New(t, graphtest.Options{Shipments: 150})
+	t.Run("Limits", func(t *testing.T) { t.Parallel(); testLimits(t, e) })
+	t.Run("NoSuggestions", func(t *testing.T) { t.Parallel(); testNoSuggestions(t, e) })
+}
+
+// key returns the demo key of "account/role".
+func key(t testing.TB, e *graphtest.Env, who string) string {
+	t.Helper()
+	k, ok := e.Keys[who]
+	if !ok {
+		t.Fatalf("no demo key for %s", who)
+	}
+	return k
+}
+
+func codesEqual(got []string, want ...string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+type idObj struct{ ID string }
