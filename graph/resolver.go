@@ -1,17 +1,19 @@
 package graph
 
 import (
-	"shipgraph/db"
 	"shipgraph/load"
+	"shipgraph/resolve"
 )
 
-// Resolver holds the dependencies of every resolver. Both transports use it:
-// gqlgen through the generated executor, the /v2 adapter by calling the
-// query, mutation and field resolvers directly.
+// Resolver holds the dependencies of gqlgen's resolvers, which are thin
+// adapters over the resolver layer (resolve): they turn GraphQL arguments
+// into its queries and commands, build the load plan from the selection
+// (plan.go), and build the connection types.
 //
 //go:generate ../scripts/generate.sh
 type Resolver struct {
-	DB *db.DB
+	// Res is the resolver layer: every read and write.
+	Res *resolve.Resolver
 	// Live fans database changes out to subscriptions (live.go); nil
 	// refuses subscriptions.
 	Live *Live

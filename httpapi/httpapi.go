@@ -23,6 +23,7 @@ import (
 	"shipgraph/graph"
 	"shipgraph/graph/playground"
 	"shipgraph/load"
+	"shipgraph/resolve"
 	"shipgraph/rest"
 )
 
@@ -108,7 +109,8 @@ func New(store *db.DB, c Config) *Handler {
 	limits := newLimiter(c.RateLimit)
 	hc.RateLimit = limits.allowOperation
 	live := graph.NewLive(store, c.Live, log)
-	resolver := &graph.Resolver{DB: store, Live: live, LoaderConfig: c.Loader}
+	res := resolve.New(store)
+	resolver := &graph.Resolver{Res: res, Live: live, LoaderConfig: c.Loader}
 	gql := graph.NewHandler(resolver, hc)
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
 
@@ -121,7 +123,7 @@ func New(store *db.DB, c Config) *Handler {
 		}
 		gql.ServeHTTP(w, r)
 	}))
-	api.Handle("/v2/", rest.NewHandler(resolver, rest.Config{PublicBaseURL: c.PublicBaseURL}))
+	api.Handle("/v2/", rest.NewHandler(res, rest.Config{PublicBaseURL: c.PublicBaseURL}))
 
 	routes := loaders(store, c.Loader, api)
 	if c.Wrap != nil {
