@@ -326,5 +326,3 @@ func (p *params) listFilter(name string) []string {
 	}
 	return out
 }
-
-
