@@ -167,7 +167,7 @@ func (db *DB) CustomFieldOptionsByDefinitionIDs(ctx context.Context, accountID s
 // constraint would, with a message that says which.
 func checkOptionText(field string, s *string) error {
 	if s != nil && strings.TrimSpace(*s) == "" {
-		return model.Errorf(model.EINVALID, "%s must not be empty", field).AtPointer("/data/attributes/" + field)
+		return model.Errorf(model.EINVALID, "%s must not be empty", field).AtField(field)
 	}
 	return nil
 }
@@ -177,7 +177,7 @@ func checkOptionText(field string, s *string) error {
 func optionConflict(err error, value string) error {
 	err = mapErr(err)
 	if model.ErrorCode(err) == model.ECONFLICT {
-		return model.Errorf(model.ECONFLICT, "an option with value %q already exists for this definition", value).AtPointer("/data/attributes/value")
+		return model.Errorf(model.ECONFLICT, "an option with value %q already exists for this definition", value).AtField("value")
 	}
 	return err
 }
@@ -395,7 +395,7 @@ func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.C
 	if value == nil || string(value) == "null" {
 		// A value is a row only while it is set (issue 8): clearing is
 		// DeleteCustomField.
-		return nil, model.Errorf(model.EINVALID, "value must not be null").AtPointer("/data/attributes/value")
+		return nil, model.Errorf(model.EINVALID, "value must not be null").AtField("value")
 	}
 	onConflict := "DO UPDATE SET value = EXCLUDED.value, updated_at = now()"
 	if create {
@@ -460,10 +460,10 @@ func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.C
 		return nil, err
 	case r.MissingOption != nil:
 		return nil, model.Errorf(model.EINVALID, "%q is not an option of %s", *r.MissingOption, def.APISlug).
-			AtPointer("/data/attributes/value")
+			AtField("value")
 	case r.ID == nil && r.TargetFound && create:
 		return nil, model.Errorf(model.ECONFLICT, "%s already has a value for %s; PATCH it instead", kind, def.APISlug).
-			AtPointer("/data/attributes/api_slug")
+			AtField("api_slug")
 	case r.ID == nil:
 		return nil, model.NotFound(kind)
 	}

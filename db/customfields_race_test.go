@@ -88,7 +88,7 @@ func wantMissingOption(t *testing.T, err error, value string) {
 	t.Helper()
 	wantCode(t, err, model.EINVALID)
 	var e *model.Error
-	if !errors.As(err, &e) || e.Pointer != "/data/attributes/value" || !strings.Contains(e.Message, fmt.Sprintf("%q", value)) {
+	if !errors.As(err, &e) || e.Field != "value" || !strings.Contains(e.Message, fmt.Sprintf("%q", value)) {
 		t.Fatalf("error %#v: want a pointer at the value and a message naming %q", err, value)
 	}
 }

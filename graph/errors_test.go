@@ -17,6 +17,7 @@ import (
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // syncBuffer is a log sink safe for concurrent resolvers.
@@ -67,7 +68,7 @@ func TestInternalErrors(t *testing.T) {
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	hc.RequestID = func(context.Context) string { return "req-42" }
-	gql := gqlhttp.NewHandler(&graph.Resolver{DB: broken}, hc)
+	gql := gqlhttp.NewHandler(&graph.Resolver{Res: resolve.New(broken)}, hc)
 	h := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := auth.Authenticate(r.Context(), strings.TrimPrefix(r.Header.Get("Authorization"), "Token "))
 		if err != nil {

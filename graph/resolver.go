@@ -1,19 +1,21 @@
 package graph
 
 import (
-	"shipgraph/db"
 	"shipgraph/live"
 	"shipgraph/load"
+	"shipgraph/resolve"
 )
 
-// Resolver holds the dependencies of every resolver. Both transports use it:
-// gqlgen through the generated executor, the /v2 adapter by calling the
-// query, mutation and field resolvers directly.
+// Resolver holds the dependencies of gqlgen's resolvers, which are thin
+// adapters over the resolver layer (resolve): they turn GraphQL arguments
+// into its queries and commands, build the load plan from the selection
+// (plan.go), and build the connection types.
 //
 //go:generate ../scripts/generate.sh
 type Resolver struct {
-	DB *db.DB
-	// Live fans database changes out to subscriptions (live.go); nil
+	// Res is the resolver layer: every read and write.
+	Res *resolve.Resolver
+	// Live fans database changes out to subscriptions (package live); nil
 	// refuses subscriptions.
 	Live *live.Hub
 	// LoaderConfig configures the loaders each subscription event builds.

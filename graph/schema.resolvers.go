@@ -8,349 +8,327 @@ package graph
 import (
 	"context"
 	"shipgraph/graph/executor"
-	"shipgraph/load"
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // TotalCount is the resolver for the totalCount field.
 func (r *containerConnectionResolver) TotalCount(ctx context.Context, obj *model.ContainerConnection) (int, error) {
-	p, err := model.RequirePrincipal(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return r.DB.CountContainers(ctx, p.AccountID, obj.Filter)
+	return r.Res.CountContainers(ctx, obj.Filter)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *customFieldConnectionResolver) TotalCount(ctx context.Context, obj *model.CustomFieldConnection) (int, error) {
-	p, err := model.RequirePrincipal(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return r.DB.CountCustomFields(ctx, p.AccountID, obj.Filter)
+	return r.Res.CountCustomFields(ctx, obj.Filter)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *customFieldDefinitionConnectionResolver) TotalCount(ctx context.Context, obj *model.CustomFieldDefinitionConnection) (int, error) {
-	p, err := model.RequirePrincipal(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return r.DB.CountCustomFieldDefinitions(ctx, p.AccountID, obj.Filter)
+	return r.Res.CountDefinitions(ctx, obj.Filter)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *documentConnectionResolver) TotalCount(ctx context.Context, obj *model.DocumentConnection) (int, error) {
-	p, err := model.RequirePrincipal(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return r.DB.CountDocuments(ctx, p.AccountID, obj.Filter)
+	return r.Res.CountDocuments(ctx, obj.Filter)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *emailSubmissionConnectionResolver) TotalCount(ctx context.Context, obj *model.EmailSubmissionConnection) (int, error) {
-	p, err := model.RequirePrincipal(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return r.DB.CountEmailSubmissions(ctx, p.AccountID)
+	return r.Res.CountEmailSubmissions(ctx)
 }
 
 // UpdateShipmentCustomField is the resolver for the updateShipmentCustomField field.
 func (r *mutationResolver) UpdateShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string, value model.JSON) (*model.CustomField, error) {
-	v, err := r.updateShipmentCustomField(ctx, shipmentID, apiSlug, value)
+	v, err := r.Res.SetValue(ctx, resolve.SetValue{EntityType: "Shipment", EntityID: shipmentID, APISlug: apiSlug, Value: value})
 	return withPlan(ctx, v, err)
 }
 
 // CreateCustomFieldOption is the resolver for the createCustomFieldOption field.
 func (r *mutationResolver) CreateCustomFieldOption(ctx context.Context, definitionID string, input model.CustomFieldOptionInput) (*model.CustomFieldOption, error) {
-	v, err := r.createCustomFieldOption(ctx, definitionID, input)
+	v, err := r.Res.CreateOption(ctx, resolve.CreateOption{DefinitionID: definitionID, Input: input})
 	return withPlan(ctx, v, err)
 }
 
 // UpdateCustomFieldOption is the resolver for the updateCustomFieldOption field.
 func (r *mutationResolver) UpdateCustomFieldOption(ctx context.Context, definitionID string, optionID string, input model.CustomFieldOptionPatch) (*model.CustomFieldOption, error) {
-	v, err := r.updateCustomFieldOption(ctx, definitionID, optionID, input)
+	v, err := r.Res.UpdateOption(ctx, resolve.UpdateOption{DefinitionID: definitionID, OptionID: optionID, Patch: input})
 	return withPlan(ctx, v, err)
 }
 
 // DeleteCustomFieldOption is the resolver for the deleteCustomFieldOption field.
 func (r *mutationResolver) DeleteCustomFieldOption(ctx context.Context, definitionID string, optionID string) (*model.CustomFieldOption, error) {
-	v, err := r.deleteCustomFieldOption(ctx, definitionID, optionID)
+	v, err := r.Res.DeleteOption(ctx, definitionID, optionID)
 	return withPlan(ctx, v, err)
 }
 
 // CreateCustomField is the resolver for the createCustomField field.
 func (r *mutationResolver) CreateCustomField(ctx context.Context, input model.CustomFieldInput) (*model.CustomField, error) {
-	v, err := r.createValue(ctx, input)
+	v, err := r.Res.CreateValue(ctx, resolve.CreateValue{EntityID: input.EntityID, EntityType: input.EntityType, APISlug: input.APISlug, Value: input.Value})
 	return withPlan(ctx, v, err)
 }
 
 // UpdateContainerCustomField is the resolver for the updateContainerCustomField field.
 func (r *mutationResolver) UpdateContainerCustomField(ctx context.Context, containerID string, apiSlug string, value model.JSON) (*model.CustomField, error) {
-	v, err := r.setValue(ctx, "Container", containerID, apiSlug, value, false)
+	v, err := r.Res.SetValue(ctx, resolve.SetValue{EntityType: "Container", EntityID: containerID, APISlug: apiSlug, Value: value})
 	return withPlan(ctx, v, err)
 }
 
 // UpdateCustomField is the resolver for the updateCustomField field.
 func (r *mutationResolver) UpdateCustomField(ctx context.Context, id string, value model.JSON) (*model.CustomField, error) {
-	v, err := r.updateValue(ctx, id, value)
+	v, err := r.Res.UpdateValue(ctx, resolve.UpdateValue{ID: id, Value: value})
 	return withPlan(ctx, v, err)
 }
 
 // DeleteShipmentCustomField is the resolver for the deleteShipmentCustomField field.
 func (r *mutationResolver) DeleteShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string) (*model.CustomField, error) {
-	v, err := r.removeValue(ctx, "Shipment", shipmentID, apiSlug)
+	v, err := r.Res.RemoveValue(ctx, "Shipment", shipmentID, apiSlug)
 	return withPlan(ctx, v, err)
 }
 
 // DeleteContainerCustomField is the resolver for the deleteContainerCustomField field.
 func (r *mutationResolver) DeleteContainerCustomField(ctx context.Context, containerID string, apiSlug string) (*model.CustomField, error) {
-	v, err := r.removeValue(ctx, "Container", containerID, apiSlug)
+	v, err := r.Res.RemoveValue(ctx, "Container", containerID, apiSlug)
 	return withPlan(ctx, v, err)
 }
 
 // DeleteCustomField is the resolver for the deleteCustomField field.
 func (r *mutationResolver) DeleteCustomField(ctx context.Context, id string) (*model.CustomField, error) {
-	v, err := r.deleteValue(ctx, id)
+	v, err := r.Res.DeleteValue(ctx, id)
 	return withPlan(ctx, v, err)
 }
 
 // CreateCustomFieldDefinition is the resolver for the createCustomFieldDefinition field.
 func (r *mutationResolver) CreateCustomFieldDefinition(ctx context.Context, input model.CustomFieldDefinitionInput) (*model.CustomFieldDefinition, error) {
-	v, err := r.createDefinition(ctx, input)
+	v, err := r.Res.CreateDefinition(ctx, resolve.CreateDefinition{Input: input})
 	return withPlan(ctx, v, err)
 }
 
 // UpdateCustomFieldDefinition is the resolver for the updateCustomFieldDefinition field.
 func (r *mutationResolver) UpdateCustomFieldDefinition(ctx context.Context, id string, input model.CustomFieldDefinitionPatch) (*model.CustomFieldDefinition, error) {
-	v, err := r.updateDefinition(ctx, id, input)
+	v, err := r.Res.UpdateDefinition(ctx, resolve.UpdateDefinition{ID: id, Patch: input})
 	return withPlan(ctx, v, err)
 }
 
 // DeleteCustomFieldDefinition is the resolver for the deleteCustomFieldDefinition field.
 func (r *mutationResolver) DeleteCustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error) {
-	v, err := r.deleteDefinition(ctx, id)
+	v, err := r.Res.DeleteDefinition(ctx, id)
 	return withPlan(ctx, v, err)
 }
 
 // UpdateShipment is the resolver for the updateShipment field.
 func (r *mutationResolver) UpdateShipment(ctx context.Context, id string, input model.ShipmentPatch) (*model.Shipment, error) {
-	v, err := r.updateShipment(ctx, id, input)
+	v, err := r.Res.UpdateShipment(ctx, resolve.UpdateShipment{ID: id, RefNumbers: input.RefNumbers, Tags: input.Tags})
 	return withPlan(ctx, v, err)
 }
 
 // StopTrackingShipment is the resolver for the stopTrackingShipment field.
 func (r *mutationResolver) StopTrackingShipment(ctx context.Context, id string) (*model.Shipment, error) {
-	v, err := r.stopTracking(ctx, id)
+	v, err := r.Res.StopTracking(ctx, id)
 	return withPlan(ctx, v, err)
 }
 
 // ResumeTrackingShipment is the resolver for the resumeTrackingShipment field.
 func (r *mutationResolver) ResumeTrackingShipment(ctx context.Context, id string) (*model.Shipment, error) {
-	v, err := r.resumeTracking(ctx, id)
+	v, err := r.Res.ResumeTracking(ctx, id)
 	return withPlan(ctx, v, err)
 }
 
 // UpdateDocument is the resolver for the updateDocument field.
 func (r *mutationResolver) UpdateDocument(ctx context.Context, id string, input model.DocumentPatch) (*model.Document, error) {
-	v, err := r.updateDocument(ctx, id, input)
+	v, err := r.Res.UpdateDocument(ctx, resolve.UpdateDocument{ID: id, DocumentTypeManual: input.DocumentTypeManual})
 	return withPlan(ctx, v, err)
 }
 
 // DeleteDocument is the resolver for the deleteDocument field.
 func (r *mutationResolver) DeleteDocument(ctx context.Context, id string) (*model.Document, error) {
-	v, err := r.deleteDocument(ctx, id)
+	v, err := r.Res.DeleteDocument(ctx, id)
 	return withPlan(ctx, v, err)
 }
 
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
-	p, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	a, err := loadOne(ctx, l.AccountByID, &p.AccountID)
-	if err != nil {
-		return nil, err
-	}
-	if a == nil {
-		return nil, model.Errorf(model.EUNAUTHENTICATED, "the account of this API key no longer exists")
-	}
-	u, err := loadOne(ctx, l.UserByID, p.UserID)
-	if err != nil {
-		return nil, err
-	}
-	return &model.Viewer{Account: a, User: u, Role: model.Role(p.Role)}, nil
+	return r.Res.Viewer(ctx)
 }
 
 // Shipments is the resolver for the shipments field.
 func (r *queryResolver) Shipments(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ShipmentFilter, orderBy *model.ShipmentOrder) (*model.ShipmentConnection, error) {
-	return r.listShipments(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page}, filter, orderBy)
+	q := resolve.Query[model.ShipmentFilter]{Filter: valueOf(filter), Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "Shipment"), Cursors: selectsEdges(ctx)}
+	if orderBy != nil {
+		q.Order = orderOf(orderBy.Field, orderBy.Direction)
+	}
+	pg, err := r.Res.Shipments(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c := &model.ShipmentConnection{Filter: q.Filter}
+	c.Nodes, c.Edges, c.PageInfo = connection(pg, func(cursor string, n *model.Shipment) *model.ShipmentEdge {
+		return &model.ShipmentEdge{Cursor: cursor, Node: n}
+	})
+	return c, nil
 }
 
 // Shipment is the resolver for the shipment field.
 func (r *queryResolver) Shipment(ctx context.Context, id string) (*model.Shipment, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := loadByID(ctx, l.ShipmentByID, id)
-	return withPlan(ctx, v, err)
+	return orNull(r.Res.Shipment(ctx, id, fieldPlan(ctx)))
 }
 
 // Containers is the resolver for the containers field.
 func (r *queryResolver) Containers(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ContainerFilter, orderBy *model.ContainerOrder) (*model.ContainerConnection, error) {
-	return r.listContainers(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page}, filter, orderBy)
+	q := resolve.Query[model.ContainerFilter]{Filter: valueOf(filter), Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "Container"), Cursors: selectsEdges(ctx)}
+	if orderBy != nil {
+		q.Order = orderOf(orderBy.Field, orderBy.Direction)
+	}
+	pg, err := r.Res.Containers(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c := &model.ContainerConnection{Filter: q.Filter}
+	c.Nodes, c.Edges, c.PageInfo = connection(pg, func(cursor string, n *model.Container) *model.ContainerEdge {
+		return &model.ContainerEdge{Cursor: cursor, Node: n}
+	})
+	return c, nil
 }
 
 // Container is the resolver for the container field.
 func (r *queryResolver) Container(ctx context.Context, id string) (*model.Container, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := loadByID(ctx, l.ContainerByID, id)
-	return withPlan(ctx, v, err)
+	return orNull(r.Res.Container(ctx, id, fieldPlan(ctx)))
 }
 
 // Documents is the resolver for the documents field.
 func (r *queryResolver) Documents(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.DocumentFilter, orderBy *model.DocumentOrder) (*model.DocumentConnection, error) {
-	return r.listDocuments(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page}, filter, orderBy)
+	q := resolve.Query[model.DocumentFilter]{Filter: valueOf(filter), Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "Document"), Cursors: selectsEdges(ctx)}
+	if orderBy != nil {
+		q.Order = orderOf(orderBy.Field, orderBy.Direction)
+	}
+	pg, err := r.Res.Documents(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c := &model.DocumentConnection{Filter: q.Filter}
+	c.Nodes, c.Edges, c.PageInfo = connection(pg, func(cursor string, n *model.Document) *model.DocumentEdge {
+		return &model.DocumentEdge{Cursor: cursor, Node: n}
+	})
+	return c, nil
 }
 
 // Document is the resolver for the document field.
 func (r *queryResolver) Document(ctx context.Context, id string) (*model.Document, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := loadByID(ctx, l.DocumentByID, id)
-	return withPlan(ctx, v, err)
+	return orNull(r.Res.Document(ctx, id, fieldPlan(ctx)))
 }
 
 // Terminal is the resolver for the terminal field.
 func (r *queryResolver) Terminal(ctx context.Context, id string) (*model.Terminal, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := loadByID(ctx, l.TerminalByID, id)
-	return withPlan(ctx, v, err)
+	return orNull(r.Res.Terminal(ctx, id, fieldPlan(ctx)))
 }
 
 // Port is the resolver for the port field.
 func (r *queryResolver) Port(ctx context.Context, id string) (*model.Port, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if validID(id) {
-		v, err := loadByID(ctx, l.PortByID, id)
-		return withPlan(ctx, v, err)
-	}
-	return r.portByCode(ctx, l, id)
+	return orNull(r.Res.Port(ctx, id, fieldPlan(ctx)))
 }
 
 // CustomFieldDefinitions is the resolver for the customFieldDefinitions field.
 func (r *queryResolver) CustomFieldDefinitions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldDefinitionFilter) (*model.CustomFieldDefinitionConnection, error) {
-	return r.listCustomFieldDefinitions(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page}, filter)
+	q := resolve.Query[model.CustomFieldDefinitionFilter]{Filter: valueOf(filter), Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "CustomFieldDefinition"), Cursors: selectsEdges(ctx)}
+	pg, err := r.Res.Definitions(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c := &model.CustomFieldDefinitionConnection{Filter: q.Filter}
+	c.Nodes, c.Edges, c.PageInfo = connection(pg, func(cursor string, n *model.CustomFieldDefinition) *model.CustomFieldDefinitionEdge {
+		return &model.CustomFieldDefinitionEdge{Cursor: cursor, Node: n}
+	})
+	return c, nil
 }
 
 // CustomFieldDefinition is the resolver for the customFieldDefinition field.
 func (r *queryResolver) CustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := loadByID(ctx, l.DefinitionByID, id)
-	return withPlan(ctx, v, err)
+	return orNull(r.Res.Definition(ctx, id, fieldPlan(ctx)))
 }
 
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
-	n, err := r.node(ctx, id)
-	if n == nil || err != nil {
-		return n, err
+	n, err := r.Res.Node(ctx, id, fieldPlan(ctx))
+	if model.ErrorCode(err) == model.ENOTFOUND {
+		return nil, nil
 	}
-	if err := load.Load(ctx, []model.Node{n}, fieldPlan(ctx)); err != nil {
-		return nil, err
-	}
-	return n, nil
+	return n, err
 }
 
 // CustomField is the resolver for the customField field.
 func (r *queryResolver) CustomField(ctx context.Context, id string) (*model.CustomField, error) {
-	v, err := r.valueByID(ctx, id)
-	return withPlan(ctx, v, err)
+	return orNull(r.Res.CustomField(ctx, id, fieldPlan(ctx)))
 }
 
 // CustomFields is the resolver for the customFields field.
 func (r *queryResolver) CustomFields(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) (*model.CustomFieldConnection, error) {
-	return r.listCustomFields(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page}, filter)
+	q := resolve.Query[model.CustomFieldFilter]{Filter: valueOf(filter), Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "CustomField"), Cursors: selectsEdges(ctx)}
+	pg, err := r.Res.CustomFields(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c := &model.CustomFieldConnection{Filter: q.Filter}
+	c.Nodes, c.Edges, c.PageInfo = connection(pg, func(cursor string, n *model.CustomField) *model.CustomFieldEdge {
+		return &model.CustomFieldEdge{Cursor: cursor, Node: n}
+	})
+	return c, nil
 }
 
 // DocumentTypes is the resolver for the documentTypes field.
 func (r *queryResolver) DocumentTypes(ctx context.Context) ([]*model.DocumentTypeInfo, error) {
-	if _, err := model.RequirePrincipal(ctx); err != nil {
-		return nil, err
-	}
-	return model.DocumentTypes, nil
+	return r.Res.DocumentTypes(ctx)
 }
 
 // EmailSubmissions is the resolver for the emailSubmissions field.
 func (r *queryResolver) EmailSubmissions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.EmailSubmissionConnection, error) {
-	return r.listEmailSubmissions(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page})
+	q := resolve.Query[resolve.NoFilter]{Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "EmailSubmission"), Cursors: selectsEdges(ctx)}
+	pg, err := r.Res.EmailSubmissions(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c := &model.EmailSubmissionConnection{}
+	c.Nodes, c.Edges, c.PageInfo = connection(pg, func(cursor string, n *model.EmailSubmission) *model.EmailSubmissionEdge {
+		return &model.EmailSubmissionEdge{Cursor: cursor, Node: n}
+	})
+	return c, nil
 }
 
 // EmailSubmission is the resolver for the emailSubmission field.
 func (r *queryResolver) EmailSubmission(ctx context.Context, id string) (*model.EmailSubmission, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := loadByID(ctx, l.EmailSubmissionByID, id)
-	return withPlan(ctx, v, err)
+	return orNull(r.Res.EmailSubmission(ctx, id, fieldPlan(ctx)))
 }
 
 // ShippingLines is the resolver for the shippingLines field.
 func (r *queryResolver) ShippingLines(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.ShippingLineConnection, error) {
-	return r.listShippingLines(ctx, pageArgs{First: first, After: after, Last: last, Before: before, Page: page})
+	q := resolve.Query[resolve.NoFilter]{Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "ShippingLine"), Cursors: selectsEdges(ctx)}
+	pg, err := r.Res.ShippingLines(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c := &model.ShippingLineConnection{}
+	c.Nodes, c.Edges, c.PageInfo = connection(pg, func(cursor string, n *model.ShippingLine) *model.ShippingLineEdge {
+		return &model.ShippingLineEdge{Cursor: cursor, Node: n}
+	})
+	return c, nil
 }
 
 // ShippingLine is the resolver for the shippingLine field.
 func (r *queryResolver) ShippingLine(ctx context.Context, id string) (*model.ShippingLine, error) {
-	return r.shippingLine(ctx, id)
+	return orNull(r.Res.ShippingLine(ctx, id))
 }
 
 // MetroArea is the resolver for the metroArea field.
 func (r *queryResolver) MetroArea(ctx context.Context, id string) (*model.MetroArea, error) {
-	_, l, err := principal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if validID(id) {
-		return loadByID(ctx, l.MetroAreaByID, id)
-	}
-	return r.metroAreaByCode(ctx, l, id)
+	return orNull(r.Res.MetroArea(ctx, id, nil))
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error) {
-	p, err := model.RequirePrincipal(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return r.DB.CountShipments(ctx, p.AccountID, obj.Filter)
+	return r.Res.CountShipments(ctx, obj.Filter)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *shippingLineConnectionResolver) TotalCount(ctx context.Context, obj *model.ShippingLineConnection) (int, error) {
-	if _, err := model.RequirePrincipal(ctx); err != nil {
-		return 0, err
-	}
-	return r.DB.CountShippingLines(ctx)
+	return r.Res.CountShippingLines(ctx)
 }
 
 // ContainerUpdated is the resolver for the containerUpdated field.

@@ -10,6 +10,7 @@ import (
 	"shipgraph/live"
 	"shipgraph/load"
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // A subscription resolver registers with the hub and returns a channel fed
@@ -100,7 +101,7 @@ func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields l
 	if !src.match(ev.Change) {
 		return nil
 	}
-	l := load.NewLoaders(r.DB, p.AccountID, r.LoaderConfig)
+	l := load.NewLoaders(r.Res.DB, p.AccountID, r.LoaderConfig)
 	l.Select(fields)
 	e, err := src.resolve(load.WithLoaders(ctx, l), ev.Change)
 	if err != nil {
@@ -210,11 +211,7 @@ func (r *subscriptionResolver) containerEvents(ctx context.Context, filter *mode
 			if c.Op == "DELETE" {
 				return e, nil // matched on its shipment alone
 			}
-			l, err := load.For(ctx)
-			if err != nil {
-				return nil, err
-			}
-			v, err := loadOne(ctx, l.ContainerByID, &c.ID)
+			v, err := orNull(r.Res.Container(ctx, c.ID, nil))
 			if err != nil || v == nil {
 				return nil, err // gone since: its DELETE follows
 			}
@@ -236,7 +233,7 @@ func (r *subscriptionResolver) containerEvents(ctx context.Context, filter *mode
 			if !after && !before {
 				return nil, nil
 			}
-			if err := load.Load(ctx, []*model.Container{v}, plan); err != nil {
+			if err := resolve.Load(ctx, []*model.Container{v}, plan); err != nil {
 				return nil, err
 			}
 			e.Container = v
@@ -257,15 +254,8 @@ func (r *subscriptionResolver) shipmentEvents(ctx context.Context, id string) ev
 			if c.Op == "DELETE" {
 				return e, nil
 			}
-			l, err := load.For(ctx)
-			if err != nil {
-				return nil, err
-			}
-			v, err := loadOne(ctx, l.ShipmentByID, &c.ID)
+			v, err := orNull(r.Res.Shipment(ctx, c.ID, plan))
 			if err != nil || v == nil {
-				return nil, err
-			}
-			if err := load.Load(ctx, []*model.Shipment{v}, plan); err != nil {
 				return nil, err
 			}
 			e.Shipment = v
@@ -286,17 +276,13 @@ func (r *subscriptionResolver) customFieldEvents(ctx context.Context, entityID s
 			if c.Op == "DELETE" {
 				return e, nil
 			}
-			l, err := load.For(ctx)
-			if err != nil {
-				return nil, err
-			}
-			all, err := loadMany(ctx, l.CustomFieldsByEntityID, c.Parent)
+			all, err := r.Res.EntityCustomFields(ctx, c.Parent)
 			if err != nil {
 				return nil, err
 			}
 			for _, v := range all {
 				if v.ID == c.ID {
-					if err := load.Load(ctx, []*model.CustomField{v}, plan); err != nil {
+					if err := resolve.Load(ctx, []*model.CustomField{v}, plan); err != nil {
 						return nil, err
 					}
 					e.CustomField = v

@@ -25,6 +25,7 @@ import (
 	"shipgraph/graph/playground"
 	"shipgraph/live"
 	"shipgraph/load"
+	"shipgraph/resolve"
 	"shipgraph/rest"
 )
 
@@ -110,7 +111,8 @@ func New(store *db.DB, c Config) *Handler {
 	limits := newLimiter(c.RateLimit)
 	hc.RateLimit = limits.allowOperation
 	live := live.New(store, c.Live, log)
-	resolver := &graph.Resolver{DB: store, Live: live, LoaderConfig: c.Loader}
+	res := resolve.New(store)
+	resolver := &graph.Resolver{Res: res, Live: live, LoaderConfig: c.Loader}
 	gql := gqlhttp.NewHandler(resolver, hc)
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
 
@@ -123,7 +125,7 @@ func New(store *db.DB, c Config) *Handler {
 		}
 		gql.ServeHTTP(w, r)
 	}))
-	api.Handle("/v2/", rest.NewHandler(resolver, rest.Config{PublicBaseURL: c.PublicBaseURL}))
+	api.Handle("/v2/", rest.NewHandler(res, rest.Config{PublicBaseURL: c.PublicBaseURL}))
 
 	routes := loaders(store, c.Loader, api)
 	if c.Wrap != nil {

@@ -8,11 +8,9 @@ import (
 	"time"
 )
 
-const valuePointer = "/data/attributes/value"
-
 func invalidValue(format string, args ...any) *Error {
 	e := Errorf(EINVALID, format, args...)
-	e.Pointer = valuePointer
+	e.Field = "value"
 	return e
 }
 

@@ -23,19 +23,37 @@ const (
 type Error struct {
 	Code    string
 	Message string
-	// Pointer is the JSON pointer of the offending request member, relative
-	// to the JSON:API body ("/data/attributes/value"); Field is the GraphQL
-	// argument path ("value"). Either may be empty.
-	Pointer string
-	// Parameter names the offending query parameter (REST only).
+	// Field names the offending member of a write's input neutrally, by
+	// its attribute name ("ref_numbers", "value"), or WholeInput; each
+	// transport renders it in its own syntax (/v2: source.pointer
+	// "/data/attributes/ref_numbers"; GraphQL: extensions.field).
+	Field string
+	// Parameter names the offending argument of a read: a page argument
+	// ("first", "last", "page", "page[number]", "page[size]") or, in /v2,
+	// a query parameter ("sort", "filter[…]").
 	Parameter string
+	// Pointer is the JSON pointer into a /v2 request body whose shape is
+	// wrong ("/data/type"); only the /v2 adapter sets it. The resolver
+	// layer names input members with Field.
+	Pointer string
 }
+
+// WholeInput is the Field of an error about a write's input as a whole
+// rather than one of its members.
+const WholeInput = "."
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
 
 // Errorf returns an *Error with a formatted, client-safe message.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// AtField returns a copy of e that names an input member (Field).
+func (e *Error) AtField(name string) *Error {
+	c := *e
+	c.Field = name
+	return &c
 }
 
 // AtPointer returns a copy of e that points at a request body member.

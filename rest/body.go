@@ -147,7 +147,7 @@ func shapeError(pointer, format string, args ...any) error {
 
 // attrError is the 422 of an attribute value.
 func attrError(name, format string, args ...any) error {
-	return model.Errorf(model.EINVALID, format, args...).AtPointer("/data/attributes/" + name)
+	return model.Errorf(model.EINVALID, format, args...).AtField(name)
 }
 
 func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }

@@ -3,9 +3,9 @@ package rest
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // GET /v2/containers and GET /v2/containers/{id}.
@@ -39,22 +39,17 @@ var (
 
 func (s *server) listContainers(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, containerList, func(ctx context.Context, p *params) (listPage[*model.Container], error) {
-		filter := &model.ContainerFilter{Number: p.filter("filter[number]")}
-		var order *model.ContainerOrder
-		if p.sort != nil {
-			order = &model.ContainerOrder{Field: model.ContainerOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
-		}
-		first, after, last, before, page := p.pageArgs()
-		conn, err := s.res.Query().Containers(ctx, first, after, last, before, page, filter, order)
+		filter := model.ContainerFilter{Number: p.filter("filter[number]")}
+		pg, err := s.res.Containers(ctx, resolve.ContainerQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs()})
 		if err != nil {
 			return listPage[*model.Container]{}, p.cursorError(err)
 		}
-		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.ContainerConnection().TotalCount), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountContainers(ctx, filter) }), nil
 	}, (*builder).containers)
 }
 
 func (s *server) getContainer(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, containerItem, "container", s.res.Query().Container, (*builder).containers)
+	serveOne(s, w, r, containerItem, byID(s.res.Container), (*builder).containers)
 }
 
 // containers renders containers and the includes of p. Their own linkage

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"shipgraph/load"
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // Custom field values, on a shipment or container by the definition's
@@ -50,32 +50,7 @@ var (
 // values reads the values set on the entity of the path (one statement;
 // display name order), or answers not found.
 func (s *server) values(ctx context.Context, e entityRoute, id string) ([]*model.CustomField, error) {
-	if e.kind == "Container" {
-		return valuesOf(ctx, s.res.Query().Container, id, e.what, (*model.Container).CustomFields)
-	}
-	return valuesOf(ctx, s.res.Query().Shipment, id, e.what, (*model.Shipment).CustomFields)
-}
-
-func valuesOf[T any](ctx context.Context, get func(context.Context, string) (*T, error), id, what string, fields func(*T) []*model.CustomField) ([]*model.CustomField, error) {
-	rec, err := byID(ctx, get, id, what)
-	if err != nil {
-		return nil, err
-	}
-	if err := load.Load(ctx, []*T{rec}, load.NewPlan("customFields")); err != nil {
-		return nil, err
-	}
-	return fields(rec), nil
-}
-
-// exists answers not found unless the entity of the path is the account's.
-func (s *server) exists(ctx context.Context, e entityRoute, id string) error {
-	var err error
-	if e.kind == "Container" {
-		_, err = byID(ctx, s.res.Query().Container, id, e.what)
-	} else {
-		_, err = byID(ctx, s.res.Query().Shipment, id, e.what)
-	}
-	return err
+	return s.res.CustomFieldsOf(ctx, e.kind, id)
 }
 
 func (s *server) listEntityCustomFields(e entityRoute) http.HandlerFunc {
@@ -131,31 +106,15 @@ func (s *server) createEntityCustomField(e entityRoute) http.HandlerFunc {
 			WriteError(w, r, err)
 			return
 		}
-		slug, value, err := newValueAttributes(attrs)
-		if err != nil {
-			s.entityFirst(w, r, e, entityID, err)
-			return
-		}
-		var cf *model.CustomField
-		if e.kind == "Container" {
-			cf, err = s.res.Mutation().UpdateContainerCustomField(ctx, entityID, slug, value)
-		} else {
-			cf, err = s.res.Mutation().UpdateShipmentCustomField(ctx, entityID, slug, value)
-		}
+		// An attribute error is answered once the entity is found (404
+		// first), as the resolver layer orders it.
+		slug, value, invalid := newValueAttributes(attrs)
+		cf, err := s.res.SetValue(ctx, resolve.SetValue{EntityType: e.kind, EntityID: entityID, APISlug: slug, Value: value, Invalid: invalid})
 		if err == nil && cf == nil { // not reached: a non-null value is never a clear
 			err = attrError("value", "value is required")
 		}
 		s.writeCreated(w, r, cf, err)
 	}
-}
-
-// entityFirst answers an attribute error, unless the entity of the path is
-// not the account's: that is a 404 first, as the resolvers order it.
-func (s *server) entityFirst(w http.ResponseWriter, r *http.Request, e entityRoute, id string, attrErr error) {
-	if err := s.exists(r.Context(), e, id); err != nil {
-		attrErr = err
-	}
-	WriteError(w, r, attrErr)
 }
 
 // newValueAttributes reads api_slug (a required string) and value
@@ -195,17 +154,13 @@ func (s *server) patchEntityCustomField(e entityRoute) http.HandlerFunc {
 			WriteError(w, r, err)
 			return
 		}
-		value, ok := attrs["value"]
-		if !ok {
-			s.entityFirst(w, r, e, entityID, attrError("value", "value is required (null clears the field)"))
-			return
-		}
-		var cf *model.CustomField
-		if e.kind == "Container" {
-			cf, err = s.res.Mutation().UpdateContainerCustomField(ctx, entityID, slug, model.JSON(value))
+		c := resolve.SetValue{EntityType: e.kind, EntityID: entityID, APISlug: slug}
+		if value, ok := attrs["value"]; ok {
+			c.Value = model.JSON(value)
 		} else {
-			cf, err = s.res.Mutation().UpdateShipmentCustomField(ctx, entityID, slug, model.JSON(value))
+			c.Invalid = attrError("value", "value is required (null clears the field)")
 		}
+		cf, err := s.res.SetValue(ctx, c)
 		s.writeUpdated(w, r, cf, err)
 	}
 }
@@ -232,13 +187,7 @@ func (s *server) deleteEntityCustomField(e entityRoute) http.HandlerFunc {
 			return
 		}
 		ctx, entityID, slug := r.Context(), r.PathValue(e.param), r.PathValue("api_slug")
-		var err error
-		if e.kind == "Container" {
-			_, err = s.res.Mutation().DeleteContainerCustomField(ctx, entityID, slug)
-		} else {
-			_, err = s.res.Mutation().DeleteShipmentCustomField(ctx, entityID, slug)
-		}
-		if err != nil {
+		if _, err := s.res.RemoveValue(ctx, e.kind, entityID, slug); err != nil {
 			WriteError(w, r, err)
 			return
 		}
@@ -255,18 +204,18 @@ func (s *server) listCustomFields(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return none, err
 		}
-		f := &model.CustomFieldFilter{EntityType: entityType}
+		f := model.CustomFieldFilter{EntityType: entityType}
 		if f.EntityID, err = idFilter(p, "filter[entity_id]"); err != nil {
 			return none, err
 		}
 		if f.DefinitionID, err = idFilter(p, "filter[definition_id]"); err != nil {
 			return none, err
 		}
-		conn, err := s.res.Query().CustomFields(ctx, nil, nil, nil, nil, &p.page, f)
+		pg, err := s.res.CustomFields(ctx, resolve.CustomFieldQuery{Filter: f, Page: resolve.PageArgs{Page: &p.page}})
 		if err != nil {
 			return none, err
 		}
-		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.CustomFieldConnection().TotalCount), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountCustomFields(ctx, f) }), nil
 	}, plain((*builder).customFieldResource))
 }
 
@@ -304,7 +253,7 @@ func isUUID(id string) bool {
 }
 
 func (s *server) getCustomField(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, customFieldOne, "custom field", s.res.Query().CustomField, plain((*builder).customFieldResource))
+	serveOne(s, w, r, customFieldOne, byID(s.res.CustomField), plain((*builder).customFieldResource))
 }
 
 // createCustomField sets a value on the entity of
@@ -329,16 +278,8 @@ func (s *server) createCustomField(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	slug, value, err := newValueAttributes(attrs)
-	if err != nil {
-		e := shipmentFields
-		if kind == "Container" {
-			e = containerFields
-		}
-		s.entityFirst(w, r, e, entityID, err)
-		return
-	}
-	cf, err := s.res.Mutation().CreateCustomField(r.Context(), model.CustomFieldInput{EntityID: entityID, EntityType: &kind, APISlug: slug, Value: value})
+	slug, value, invalid := newValueAttributes(attrs)
+	cf, err := s.res.CreateValue(r.Context(), resolve.CreateValue{EntityID: entityID, EntityType: &kind, APISlug: slug, Value: value, Invalid: invalid})
 	s.writeCreated(w, r, cf, err)
 }
 
@@ -376,16 +317,13 @@ func (s *server) patchCustomField(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	value, ok := attrs["value"]
-	if !ok {
-		if _, err := byID(ctx, s.res.Query().CustomField, id, "custom field"); err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		WriteError(w, r, attrError("value", "value is required (null clears the field)"))
-		return
+	c := resolve.UpdateValue{ID: id}
+	if value, ok := attrs["value"]; ok {
+		c.Value = model.JSON(value)
+	} else {
+		c.Invalid = attrError("value", "value is required (null clears the field)")
 	}
-	cf, err := s.res.Mutation().UpdateCustomField(ctx, id, model.JSON(value))
+	cf, err := s.res.UpdateValue(ctx, c)
 	s.writeUpdated(w, r, cf, err)
 }
 
@@ -396,7 +334,7 @@ func (s *server) deleteCustomField(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	cf, err := s.res.Mutation().DeleteCustomField(r.Context(), r.PathValue("id"))
+	cf, err := s.res.DeleteValue(r.Context(), r.PathValue("id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strings"
 
-	"shipgraph/load"
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // Custom field definitions, their options, and the custom fields of a
@@ -22,7 +22,7 @@ import (
 //
 // and the rendering of a value (the value endpoints: customfield_values.go).
 //
-// Writes follow the resolvers' order: a viewer key is refused (403) before
+// Writes follow the resolver layer's order: a viewer key is refused (403) before
 // anything else, an unknown record (or another account's) is 404 before a
 // value is judged (422).
 
@@ -53,23 +53,17 @@ func (s *server) listDefinitions(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return none, err
 		}
-		filter := &model.CustomFieldDefinitionFilter{DisplayName: p.filter("filter[display_name]"), EntityType: entityType, DataType: dataType}
-		first, after, last, before, page := p.pageArgs()
-		conn, err := s.res.Query().CustomFieldDefinitions(ctx, first, after, last, before, page, filter)
+		filter := model.CustomFieldDefinitionFilter{DisplayName: p.filter("filter[display_name]"), EntityType: entityType, DataType: dataType}
+		pg, err := s.res.Definitions(ctx, resolve.DefinitionQuery{Filter: filter, Page: p.pageArgs()})
 		if err != nil {
 			return none, err
 		}
-		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.CustomFieldDefinitionConnection().TotalCount), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountDefinitions(ctx, filter) }), nil
 	}, plain((*builder).definitionResource))
 }
 
 func (s *server) getDefinition(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, definitionItem, "custom field definition", s.res.Query().CustomFieldDefinition, plain((*builder).definitionResource))
-}
-
-// definition reads a definition of the account, or answers not found.
-func (s *server) definition(ctx context.Context, id string) (*model.CustomFieldDefinition, error) {
-	return byID(ctx, s.res.Query().CustomFieldDefinition, id, "custom field definition")
+	serveOne(s, w, r, definitionItem, byID(s.res.Definition), plain((*builder).definitionResource))
 }
 
 type definitionAttributes struct {
@@ -107,7 +101,7 @@ func (b *builder) definitionResource(d *model.CustomFieldDefinition) *Resource {
 
 func (s *server) listOptions(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, optionList, func(ctx context.Context, p *params) (listPage[*model.CustomFieldOption], error) {
-		all, err := s.options(ctx, r.PathValue("definition_id"))
+		all, err := s.res.Options(ctx, r.PathValue("definition_id"))
 		if err != nil {
 			return listPage[*model.CustomFieldOption]{}, p.cursorError(err)
 		}
@@ -121,7 +115,7 @@ func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	all, err := s.options(r.Context(), r.PathValue("definition_id"))
+	all, err := s.res.Options(r.Context(), r.PathValue("definition_id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -137,20 +131,6 @@ func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
 	WriteError(w, r, model.NotFound("custom field option"))
 }
 
-// options reads the options of a definition of the account. They are few
-// (one statement for all, in position order): a page is cut from that
-// list, and one option is found in it.
-func (s *server) options(ctx context.Context, definitionID string) ([]*model.CustomFieldOption, error) {
-	def, err := s.definition(ctx, definitionID)
-	if err != nil {
-		return nil, err
-	}
-	if err := load.Load(ctx, []*model.CustomFieldDefinition{def}, load.NewPlan("options")); err != nil {
-		return nil, err
-	}
-	return def.Options(), nil
-}
-
 func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 	defID := r.PathValue("definition_id")
 	attrs, err := writeBody(r, optionItem, "custom_field_option")
@@ -158,12 +138,10 @@ func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	in, err := optionInput(attrs)
-	if err != nil {
-		s.afterExistence(w, r, defID, err)
-		return
-	}
-	o, err := s.res.Mutation().CreateCustomFieldOption(r.Context(), defID, in)
+	// An attribute error is answered once the definition is found (404
+	// first), as the resolver layer orders it.
+	in, invalid := optionInput(attrs)
+	o, err := s.res.CreateOption(r.Context(), resolve.CreateOption{DefinitionID: defID, Input: in, Invalid: invalid})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -174,16 +152,6 @@ func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 	b.writeOne(w, r, http.StatusCreated, data)
 }
 
-// afterExistence answers an attribute error, unless the definition is not
-// the account's: that is a 404 first, as the resolvers order it.
-func (s *server) afterExistence(w http.ResponseWriter, r *http.Request, definitionID string, attrErr error) {
-	if _, err := s.definition(r.Context(), definitionID); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	WriteError(w, r, attrErr)
-}
-
 func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
 	defID, optID := r.PathValue("definition_id"), r.PathValue("option_id")
 	attrs, err := writeBody(r, optionItem, "custom_field_option")
@@ -191,12 +159,8 @@ func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	patch, err := optionPatch(attrs)
-	if err != nil {
-		s.afterExistence(w, r, defID, err)
-		return
-	}
-	o, err := s.res.Mutation().UpdateCustomFieldOption(r.Context(), defID, optID, patch)
+	patch, invalid := optionPatch(attrs)
+	o, err := s.res.UpdateOption(r.Context(), resolve.UpdateOption{DefinitionID: defID, OptionID: optID, Patch: patch, Invalid: invalid})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -212,7 +176,7 @@ func (s *server) deleteOption(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	o, err := s.res.Mutation().DeleteCustomFieldOption(r.Context(), r.PathValue("definition_id"), r.PathValue("option_id"))
+	o, err := s.res.DeleteOption(r.Context(), r.PathValue("definition_id"), r.PathValue("option_id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return

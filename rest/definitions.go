@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // Custom field definition writes (issue 8):
@@ -26,7 +27,7 @@ func (s *server) createDefinition(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	d, err := s.res.Mutation().CreateCustomFieldDefinition(r.Context(), in)
+	d, err := s.res.CreateDefinition(r.Context(), resolve.CreateDefinition{Input: in})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -44,7 +45,9 @@ func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	def, err := s.definition(r.Context(), id)
+	// The patch is read against the definition: its fixed attributes may
+	// be given only with their current values.
+	def, err := s.res.Definition(r.Context(), id, nil)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -54,7 +57,7 @@ func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	d, err := s.res.Mutation().UpdateCustomFieldDefinition(r.Context(), id, patch)
+	d, err := s.res.UpdateDefinition(r.Context(), resolve.UpdateDefinition{ID: id, Patch: patch})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -70,7 +73,7 @@ func (s *server) deleteDefinition(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	d, err := s.res.Mutation().DeleteCustomFieldDefinition(r.Context(), r.PathValue("id"))
+	d, err := s.res.DeleteDefinition(r.Context(), r.PathValue("id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // Document writes and the document type list (issue 8):
@@ -26,17 +27,11 @@ func (s *server) updateDocument(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	patch, err := documentPatch(attrs)
-	if err != nil {
-		// 404 before 422, as the resolvers order it.
-		if _, nf := byID(r.Context(), s.res.Query().Document, id, "document"); nf != nil {
-			err = nf
-		}
-		WriteError(w, r, err)
-		return
-	}
+	// An attribute error is answered once the document is found (404
+	// first), as the resolver layer orders it.
+	patch, invalid := documentPatch(attrs)
 	p, _ := parseParams(r, documentItem) // checked by writeBody
-	d, err := s.res.Mutation().UpdateDocument(r.Context(), id, patch)
+	d, err := s.res.UpdateDocument(r.Context(), resolve.UpdateDocument{ID: id, DocumentTypeManual: patch.DocumentTypeManual, Invalid: invalid})
 	serveRecord(s, w, r, p, d, err, (*builder).documents)
 }
 
@@ -63,7 +58,7 @@ func (s *server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if _, err := s.res.Mutation().DeleteDocument(r.Context(), r.PathValue("id")); err != nil {
+	if _, err := s.res.DeleteDocument(r.Context(), r.PathValue("id")); err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -77,7 +72,7 @@ func (s *server) documentTypes(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	types, err := s.res.Query().DocumentTypes(r.Context())
+	types, err := s.res.DocumentTypes(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
 		return

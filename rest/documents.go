@@ -3,9 +3,9 @@ package rest
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // GET /v2/documents and GET /v2/documents/{id}.
@@ -34,28 +34,23 @@ var (
 
 func (s *server) listDocuments(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, documentList, func(ctx context.Context, p *params) (listPage[*model.Document], error) {
-		filter := &model.DocumentFilter{
+		filter := model.DocumentFilter{
 			Filename:      p.filter("filter[filename]"),
 			Reference:     p.filter("filter[reference]"),
 			DocumentTypes: p.listFilter("filter[document_types]"),
 		}
-		// Without sort the resolver's default applies: newest first
+		// Without sort the list's default applies: newest first
 		// (-created_at), ties broken by id.
-		var order *model.DocumentOrder
-		if p.sort != nil {
-			order = &model.DocumentOrder{Field: model.DocumentOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
-		}
-		first, after, last, before, page := p.pageArgs()
-		conn, err := s.res.Query().Documents(ctx, first, after, last, before, page, filter, order)
+		pg, err := s.res.Documents(ctx, resolve.DocumentQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs()})
 		if err != nil {
 			return listPage[*model.Document]{}, p.cursorError(err)
 		}
-		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.DocumentConnection().TotalCount), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountDocuments(ctx, filter) }), nil
 	}, (*builder).documents)
 }
 
 func (s *server) getDocument(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, documentItem, "document", s.res.Query().Document, (*builder).documents)
+	serveOne(s, w, r, documentItem, byID(s.res.Document), (*builder).documents)
 }
 
 // documents renders documents with their linkage and the includes of p.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // GET /v2/email_submissions and GET /v2/email_submissions/{id} (issue 8).
@@ -50,11 +51,11 @@ func (s *server) listEmailSubmissions(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return listPage[*model.EmailSubmission]{}, err
 		}
-		conn, err := s.res.Query().EmailSubmissions(ctx, nil, nil, nil, nil, &p.page)
+		pg, err := s.res.EmailSubmissions(ctx, resolve.EmailSubmissionQuery{Page: resolve.PageArgs{Page: &p.page}})
 		if err != nil {
 			return listPage[*model.EmailSubmission]{}, err
 		}
-		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.EmailSubmissionConnection().TotalCount), nil
+		return fromPage(pg, s.res.CountEmailSubmissions), nil
 	}, func(b *builder, ctx context.Context, items []*model.EmailSubmission, _ *params) ([]*Resource, error) {
 		p, err := emailSubmissionParams(r, emailSubmissionList)
 		if err != nil {
@@ -71,7 +72,7 @@ func (s *server) getEmailSubmission(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	e, err := byID(r.Context(), s.res.Query().EmailSubmission, r.PathValue("id"), "email submission")
+	e, err := s.res.EmailSubmission(r.Context(), r.PathValue("id"), nil)
 	serveRecord(s, w, r, p, e, err, (*builder).emailSubmissions)
 }
 

@@ -68,7 +68,7 @@ func StatusOf(err error) int {
 	}
 	// A body that is not the JSON:API shape (malformed, wrong data.type) is
 	// a 400; a well-formed body whose values do not fit is a 422.
-	if e.Code == model.EINVALID && e.Pointer != "" && e.Pointer != "/" && e.Pointer != "/data/type" {
+	if e.Code == model.EINVALID && (e.Field != "" || e.Pointer != "" && e.Pointer != "/" && e.Pointer != "/data/type") {
 		return http.StatusUnprocessableEntity
 	}
 	return statuses[e.Code]
@@ -81,8 +81,8 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	obj := ErrorObject{Status: strconv.Itoa(status), Title: http.StatusText(status)}
 	if e, ok := model.AsError(err); ok && status != http.StatusInternalServerError {
 		obj.Detail = e.Message
-		if e.Pointer != "" || e.Parameter != "" {
-			obj.Source = &ErrorSource{Pointer: e.Pointer, Parameter: e.Parameter}
+		if p := pointer(e); p != "" || e.Parameter != "" {
+			obj.Source = &ErrorSource{Pointer: p, Parameter: e.Parameter}
 		}
 	} else {
 		if r.Context().Err() != nil {
@@ -101,6 +101,18 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("WWW-Authenticate", `Token realm="shipgraph"`)
 	}
 	WriteErrors(w, status, obj)
+}
+
+// pointer is the JSON pointer of the body member an error names: its own
+// (a body of the wrong shape), or the attribute of its input field.
+func pointer(e *model.Error) string {
+	switch e.Field {
+	case "":
+		return e.Pointer
+	case model.WholeInput:
+		return "/data"
+	}
+	return "/data/attributes/" + e.Field
 }
 
 // WriteErrors writes a JSON:API error document with the given status.

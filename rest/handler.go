@@ -5,23 +5,24 @@ import (
 	"slices"
 	"strings"
 
-	"shipgraph/graph"
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // MediaType is the JSON:API media type of every response.
 const MediaType = "application/vnd.api+json"
 
-// Config holds what the adapter needs besides the resolvers.
+// Config holds what the adapter needs besides the resolver layer.
 type Config struct {
 	// PublicBaseURL is the scheme and host for absolute links
 	// (e.g. https://api.example.com); empty means taken from the request.
 	PublicBaseURL string
 }
 
-// server holds the dependencies of the handlers.
+// server holds the dependencies of the handlers: the resolver layer
+// (every read and write) and the configuration.
 type server struct {
-	res *graph.Resolver
+	res *resolve.Resolver
 	cfg Config
 }
 
@@ -31,7 +32,7 @@ type methods map[string]http.HandlerFunc
 // NewHandler returns the /v2 router. It expects the server's middleware in
 // front of it: the body-size limit, authentication (the principal in the
 // context) and the per-request loaders (load.Middleware).
-func NewHandler(r *graph.Resolver, cfg Config) http.Handler {
+func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	s := &server{res: r, cfg: cfg}
 	mux := http.NewServeMux()
 	route := func(pattern string, m methods) { mux.Handle(pattern, m) }

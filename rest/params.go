@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // Query parameters: include, sort, page[number], page[size] and the filters
@@ -167,17 +168,27 @@ func (p *params) checkDepth() error {
 	return nil
 }
 
-// pageArgs returns the pagination arguments of the list's query resolver:
-// a numbered page, or page[size] records after (before) a cursor.
-func (p *params) pageArgs() (first *int, after *string, last *int, before *string, page *model.PageInput) {
+// pageArgs returns the page arguments of the resolver layer's list: a
+// numbered page, or page[size] records after (before) a cursor.
+func (p *params) pageArgs() resolve.PageArgs {
 	size := p.page.Size
 	switch {
 	case p.after != "":
-		return &size, &p.after, nil, nil, nil
+		return resolve.PageArgs{First: &size, After: &p.after}
 	case p.before != "":
-		return nil, nil, &size, &p.before, nil
+		return resolve.PageArgs{Last: &size, Before: &p.before}
 	}
-	return nil, nil, nil, nil, &p.page
+	page := p.page
+	return resolve.PageArgs{Page: &page}
+}
+
+// sortOrder is the store order of the sort parameter (nil: the list's
+// default); parseSort checked the field against the endpoint's sorts.
+func (p *params) sortOrder() *model.Order {
+	if p.sort == nil {
+		return nil
+	}
+	return &model.Order{Field: p.sort.field, Desc: p.sort.desc}
 }
 
 // cursorError names the cursor parameter in a resolver's refusal of it
@@ -314,13 +325,4 @@ func (p *params) listFilter(name string) []string {
 		}
 	}
 	return out
-}
-
-// direction returns the GraphQL order direction of the sort.
-func (s *sortParam) direction() *model.OrderDirection {
-	d := model.OrderDirectionAsc
-	if s.desc {
-		d = model.OrderDirectionDesc
-	}
-	return &d
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // Reference data of issue 8, shared by every account:
@@ -21,20 +22,20 @@ var (
 
 func (s *server) listShippingLines(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, shippingLineList, func(ctx context.Context, p *params) (listPage[*model.ShippingLine], error) {
-		conn, err := s.res.Query().ShippingLines(ctx, nil, nil, nil, nil, &p.page)
+		pg, err := s.res.ShippingLines(ctx, resolve.ShippingLineQuery{Page: resolve.PageArgs{Page: &p.page}})
 		if err != nil {
 			return listPage[*model.ShippingLine]{}, err
 		}
-		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.ShippingLineConnection().TotalCount), nil
+		return fromPage(pg, s.res.CountShippingLines), nil
 	}, plain((*builder).shippingLineResource))
 }
 
 func (s *server) getShippingLine(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, shippingLineItem, "shipping line", s.res.Query().ShippingLine, plain((*builder).shippingLineResource))
+	serveOne(s, w, r, shippingLineItem, s.res.ShippingLine, plain((*builder).shippingLineResource))
 }
 
 func (s *server) getMetroArea(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, metroAreaItem, "metro area", s.res.Query().MetroArea, plain((*builder).metroAreaResource))
+	serveOne(s, w, r, metroAreaItem, byID(s.res.MetroArea), plain((*builder).metroAreaResource))
 }
 
 type shippingLineAttributes struct {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"shipgraph/graph"
 	"shipgraph/load"
+	"shipgraph/resolve"
 )
 
 // builder renders the resources of one response, and the included
@@ -13,7 +13,7 @@ import (
 // the graph's load plan (load), which attaches them to the records: the
 // same relationships, rules and statements as GraphQL.
 type builder struct {
-	res  *graph.Resolver
+	res  *resolve.Resolver
 	base string
 
 	fields map[string]map[string]bool // sparse fieldsets by type

@@ -6,6 +6,7 @@ import (
 
 	"shipgraph/load"
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // The steps the handlers share: parse the query string, read through the
@@ -40,15 +41,10 @@ type listPage[T any] struct {
 	count func(context.Context) (int, error)
 }
 
-// connectionPage is the page a query resolver returned; count is the
-// connection's totalCount resolver.
-func connectionPage[T, C any](nodes []T, info *model.PageInfo, conn C, count func(context.Context, C) (int, error)) listPage[T] {
-	pg := listPage[T]{nodes: nodes, hasNext: info.HasNextPage, hasPrev: info.HasPreviousPage,
-		count: func(ctx context.Context) (int, error) { return count(ctx, conn) }}
-	if info.StartCursor != nil && info.EndCursor != nil {
-		pg.start, pg.end = *info.StartCursor, *info.EndCursor
-	}
-	return pg
+// fromPage is the page the resolver layer read; count counts the whole
+// (filtered) list.
+func fromPage[T any](pg *resolve.Page[T], count func(context.Context) (int, error)) listPage[T] {
+	return listPage[T]{nodes: pg.Items, hasNext: pg.HasNext, hasPrev: pg.HasPrevious, start: pg.Start, end: pg.End, count: count}
 }
 
 // memoryPage slices a list read whole (a definition's options, a
@@ -93,8 +89,9 @@ func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpo
 }
 
 // serveOne answers GET of one record: get reads it by the {id} of the
-// path, render renders it with the includes asked for.
-func serveOne[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoint, what string, get func(context.Context, string) (*T, error), render renderer[*T]) {
+// path (the resolver layer, whose not found covers an unknown, malformed
+// or another account's id), render renders it with the includes asked for.
+func serveOne[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoint, get func(context.Context, string) (*T, error), render renderer[*T]) {
 	ctx := r.Context()
 	p, err := parseParams(r, e)
 	if err == nil {
@@ -104,19 +101,14 @@ func serveOne[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoi
 		WriteError(w, r, err)
 		return
 	}
-	v, err := byID(ctx, get, r.PathValue("id"), what)
+	v, err := get(ctx, r.PathValue("id"))
 	serveRecord(s, w, r, p, v, err, render)
 }
 
-// byID reads one record of the account through a query resolver, which
-// answers nil for an unknown, malformed or another account's id: all are
-// the same not found.
-func byID[T any](ctx context.Context, get func(context.Context, string) (*T, error), id, what string) (*T, error) {
-	v, err := get(ctx, id)
-	if err == nil && v == nil {
-		err = model.NotFound(what)
-	}
-	return v, err
+// byID adapts a get of the resolver layer to serveOne: no plan (the
+// renderers load what the response includes).
+func byID[T any](get func(context.Context, string, *load.Plan) (*T, error)) func(context.Context, string) (*T, error) {
+	return func(ctx context.Context, id string) (*T, error) { return get(ctx, id, nil) }
 }
 
 // writeOne answers a document whose data is one resource, with the
@@ -141,7 +133,7 @@ func (b *builder) writeOne(w http.ResponseWriter, r *http.Request, status int, d
 	writeDocument(w, r, status, b.document(data, &Links{Self: data.Links.Self}, nil))
 }
 
-// writeBody checks what every write checks first, in the resolvers'
+// writeBody checks what every write checks first, in the resolver layer's
 // order: the query string, then the key (a viewer's is refused before the
 // body is read), then the body, whose attributes it returns; typ is the
 // resource type data.type must name.

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // Shipment writes (issue 8):
@@ -29,29 +30,23 @@ func (s *server) updateShipment(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	patch, err := shipmentPatch(attrs)
-	if err != nil {
-		// 404 before 422, as the resolvers order it.
-		if _, nf := byID(r.Context(), s.res.Query().Shipment, id, "shipment"); nf != nil {
-			err = nf
-		}
-		WriteError(w, r, err)
-		return
-	}
+	// An attribute error is answered once the shipment is found (404
+	// first), as the resolver layer orders it.
+	patch, invalid := shipmentPatch(attrs)
 	s.writeShipment(w, r, func(ctx context.Context) (*model.Shipment, error) {
-		return s.res.Mutation().UpdateShipment(ctx, id, patch)
+		return s.res.UpdateShipment(ctx, resolve.UpdateShipment{ID: id, RefNumbers: patch.RefNumbers, Tags: patch.Tags, Invalid: invalid})
 	})
 }
 
 func (s *server) stopTracking(w http.ResponseWriter, r *http.Request) {
 	s.writeShipment(w, r, func(ctx context.Context) (*model.Shipment, error) {
-		return s.res.Mutation().StopTrackingShipment(ctx, r.PathValue("id"))
+		return s.res.StopTracking(ctx, r.PathValue("id"))
 	})
 }
 
 func (s *server) resumeTracking(w http.ResponseWriter, r *http.Request) {
 	s.writeShipment(w, r, func(ctx context.Context) (*model.Shipment, error) {
-		return s.res.Mutation().ResumeTrackingShipment(ctx, r.PathValue("id"))
+		return s.res.ResumeTracking(ctx, r.PathValue("id"))
 	})
 }
 

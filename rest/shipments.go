@@ -3,9 +3,9 @@ package rest
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // GET /v2/shipments and GET /v2/shipments/{id}.
@@ -40,22 +40,17 @@ func (s *server) listShipments(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return listPage[*model.Shipment]{}, err
 		}
-		filter := &model.ShipmentFilter{Search: p.filter("q"), Number: p.filter("number"), TrackingStopped: stopped}
-		var order *model.ShipmentOrder
-		if p.sort != nil {
-			order = &model.ShipmentOrder{Field: model.ShipmentOrderField(strings.ToUpper(p.sort.field)), Direction: p.sort.direction()}
-		}
-		first, after, last, before, page := p.pageArgs()
-		conn, err := s.res.Query().Shipments(ctx, first, after, last, before, page, filter, order)
+		filter := model.ShipmentFilter{Search: p.filter("q"), Number: p.filter("number"), TrackingStopped: stopped}
+		pg, err := s.res.Shipments(ctx, resolve.ShipmentQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs()})
 		if err != nil {
 			return listPage[*model.Shipment]{}, p.cursorError(err)
 		}
-		return connectionPage(conn.Nodes, conn.PageInfo, conn, s.res.ShipmentConnection().TotalCount), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountShipments(ctx, filter) }), nil
 	}, (*builder).shipments)
 }
 
 func (s *server) getShipment(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, shipmentItem, "shipment", s.res.Query().Shipment, (*builder).shipments)
+	serveOne(s, w, r, shipmentItem, byID(s.res.Shipment), (*builder).shipments)
 }
 
 // shipments renders shipments with their containers linkage and the

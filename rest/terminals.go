@@ -13,7 +13,7 @@ import (
 var terminalItem = endpoint{serializer: "V2::TerminalSerializer", includes: map[string]string{"port": "port"}}
 
 func (s *server) getTerminal(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, terminalItem, "terminal", s.res.Query().Terminal, (*builder).terminals)
+	serveOne(s, w, r, terminalItem, byID(s.res.Terminal), (*builder).terminals)
 }
 
 // terminals renders terminals and, when asked for, their ports.

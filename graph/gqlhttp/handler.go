@@ -237,8 +237,12 @@ func errorPresenter(cfg HandlerConfig) graphql.ErrorPresenterFunc {
 			gerr := gqlerror.WrapPath(graphql.GetPath(ctx), err)
 			gerr.Message = appErr.Message
 			gerr.Extensions = map[string]any{"code": gqlCodes[appErr.Code]}
-			if appErr.Pointer != "" {
-				gerr.Extensions["field"] = appErr.Pointer[strings.LastIndex(appErr.Pointer, "/")+1:]
+			switch appErr.Field {
+			case "":
+			case model.WholeInput:
+				gerr.Extensions["field"] = "data"
+			default:
+				gerr.Extensions["field"] = appErr.Field
 			}
 			if appErr.Parameter != "" {
 				gerr.Extensions["argument"] = appErr.Parameter

@@ -162,7 +162,7 @@ func addLiveTransports(srv *handler.Server, r *graph.Resolver, cfg HandlerConfig
 		}
 		op := graphql.GetOperationContext(ctx)
 		if p := model.PrincipalFrom(ctx); p != nil && op.Operation != nil && op.Operation.Operation != ast.Subscription {
-			ctx = load.WithLoaders(ctx, load.NewLoaders(r.DB, p.AccountID, r.LoaderConfig))
+			ctx = load.WithLoaders(ctx, load.NewLoaders(r.Res.DB, p.AccountID, r.LoaderConfig))
 		}
 		return next(ctx)
 	})

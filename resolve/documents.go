@@ -1,4 +1,4 @@
-package graph
+package resolve
 
 import (
 	"context"
@@ -12,19 +12,29 @@ import (
 // stores no files and keeps no discarded state, so a delete removes the
 // document, its links and its representations.
 
-func (r *mutationResolver) updateDocument(ctx context.Context, id string, in model.DocumentPatch) (*model.Document, error) {
-	p, l, d, err := documentWrite(ctx, id)
+// UpdateDocument sets (or with null clears) a document's manual type; an
+// omitted one leaves the document as it is. Invalid is an input error the
+// transport found, reported after the target's checks.
+type UpdateDocument struct {
+	ID                 string
+	DocumentTypeManual model.Optional[*string]
+	Invalid            error
+}
+
+// UpdateDocument runs c and returns the document.
+func (r *Resolver) UpdateDocument(ctx context.Context, c UpdateDocument) (*model.Document, error) {
+	p, l, d, err := documentWrite(ctx, c.ID, c.Invalid)
 	if err != nil {
 		return nil, err
 	}
-	v, set := in.DocumentTypeManual.ValueOK()
+	v, set := c.DocumentTypeManual.ValueOK()
 	if !set {
 		return d, nil
 	}
 	if v != nil {
 		code := strings.TrimSpace(*v)
 		if !knownDocumentType(code) {
-			return nil, attrErr("document_type_manual", "document_type_manual must be one of the codes of GET /v2/documents/types")
+			return nil, invalidField("document_type_manual", "document_type_manual must be one of the codes of GET /v2/documents/types")
 		}
 		v = &code
 	}
@@ -41,8 +51,9 @@ func (r *mutationResolver) updateDocument(ctx context.Context, id string, in mod
 	return w, nil
 }
 
-func (r *mutationResolver) deleteDocument(ctx context.Context, id string) (*model.Document, error) {
-	p, l, d, err := documentWrite(ctx, id)
+// DeleteDocument deletes the document id and returns it.
+func (r *Resolver) DeleteDocument(ctx context.Context, id string) (*model.Document, error) {
+	p, l, d, err := documentWrite(ctx, id, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -58,8 +69,8 @@ func (r *mutationResolver) deleteDocument(ctx context.Context, id string) (*mode
 
 // documentWrite checks what every document write checks first: the key
 // may write, the document is the account's.
-func documentWrite(ctx context.Context, id string) (*model.Principal, *load.Loaders, *model.Document, error) {
-	return writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.Document] { return l.DocumentByID }, id, "document")
+func documentWrite(ctx context.Context, id string, invalid error) (*model.Principal, *load.Loaders, *model.Document, error) {
+	return writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.Document] { return l.DocumentByID }, id, "document", invalid)
 }
 
 func knownDocumentType(code string) bool {

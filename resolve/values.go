@@ -1,4 +1,4 @@
-package graph
+package resolve
 
 import (
 	"context"
@@ -8,13 +8,42 @@ import (
 )
 
 // Custom field values (issue 8): set, create, clear and delete on shipments
-// and containers, by slug or by the value's id, and the account-wide list.
-// The rules are the writes' (mutations.go): the key may write, the entity
-// is the account's (404), then the definition by slug (404), then the
-// value (422). A value exists only while it is set: clearing deletes it.
+// and containers, by slug or by the value's id. The rules are every
+// write's: the key may write, the entity is the account's (404), then the
+// definition by slug (404), then the value (422). A value exists only while
+// it is set: clearing deletes it.
 
-// entityOf reads a shipment or container of the account, as kind says
-// ("Shipment", "Container"); not found when it is not one.
+// SetValue sets the value of the definition APISlug on a shipment or
+// container (EntityType); a null Value clears it. Invalid is an input
+// error the transport found, reported once the entity is found.
+type SetValue struct {
+	EntityType model.CustomFieldEntityType
+	EntityID   string
+	APISlug    string
+	Value      model.JSON
+	Invalid    error
+	create     bool
+}
+
+// CreateValue creates a value on an entity that has none for the
+// definition yet; without EntityType, the entity may be either kind.
+type CreateValue struct {
+	EntityID   string
+	EntityType *model.CustomFieldEntityType
+	APISlug    string
+	Value      model.JSON
+	Invalid    error
+}
+
+// UpdateValue sets (or with a null Value clears) the value ID.
+type UpdateValue struct {
+	ID      string
+	Value   model.JSON
+	Invalid error
+}
+
+// entityOf reads a shipment or container of the account, as kind says;
+// not found when it is not one.
 func entityOf(ctx context.Context, l *load.Loaders, kind model.CustomFieldEntityType, id string) (string, error) {
 	switch kind {
 	case "Shipment":
@@ -56,7 +85,7 @@ func entityKind(ctx context.Context, l *load.Loaders, id string) (model.CustomFi
 }
 
 // definitionBySlug reads the account's definition of slug for kind.
-func (r *mutationResolver) definitionBySlug(ctx context.Context, accountID string, kind model.CustomFieldEntityType, slug string) (*model.CustomFieldDefinition, error) {
+func (r *Resolver) definitionBySlug(ctx context.Context, accountID string, kind model.CustomFieldEntityType, slug string) (*model.CustomFieldDefinition, error) {
 	def, err := r.DB.FindCustomFieldDefinitionBySlug(ctx, accountID, string(kind), slug)
 	if model.ErrorCode(err) == model.ENOTFOUND {
 		return nil, model.Errorf(model.ENOTFOUND, "custom field %q not found", slug)
@@ -79,13 +108,16 @@ func normalizeValue(ctx context.Context, l *load.Loaders, def *model.CustomField
 // valueTarget is what a write of the value of the definition slug on an
 // entity of kind needs: the writer, the request's loaders, the entity's id
 // (found in the account) and the definition.
-func (r *mutationResolver) valueTarget(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string) (*model.Principal, *load.Loaders, string, *model.CustomFieldDefinition, error) {
+func (r *Resolver) valueTarget(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string, invalid error) (*model.Principal, *load.Loaders, string, *model.CustomFieldDefinition, error) {
 	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
 	if entityID, err = entityOf(ctx, l, kind, entityID); err != nil {
 		return nil, nil, "", nil, err
+	}
+	if invalid != nil {
+		return nil, nil, "", nil, invalid
 	}
 	def, err := r.definitionBySlug(ctx, p.AccountID, kind, slug)
 	if err != nil {
@@ -94,38 +126,36 @@ func (r *mutationResolver) valueTarget(ctx context.Context, kind model.CustomFie
 	return p, l, entityID, def, nil
 }
 
-// setValue sets the value of the definition slug on an entity of kind;
-// null clears it (deletes the value, if any) and returns nil. With create,
-// an entity that has a value already is a conflict and null is refused.
-func (r *mutationResolver) setValue(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string, value model.JSON, create bool) (*model.CustomField, error) {
-	p, l, entityID, def, err := r.valueTarget(ctx, kind, entityID, slug)
+// SetValue runs c: the value set, or nil after a clear.
+func (r *Resolver) SetValue(ctx context.Context, c SetValue) (*model.CustomField, error) {
+	p, l, entityID, def, err := r.valueTarget(ctx, c.EntityType, c.EntityID, c.APISlug, c.Invalid)
 	if err != nil {
 		return nil, err
 	}
-	v, err := normalizeValue(ctx, l, def, value)
+	v, err := normalizeValue(ctx, l, def, c.Value)
 	if err != nil {
 		return nil, err
 	}
 	defer l.CustomFieldsByEntityID.Clear(entityID)
 	switch {
-	case v == nil && create:
-		return nil, model.Errorf(model.EINVALID, "value is required").AtPointer("/data/attributes/value")
+	case v == nil && c.create:
+		return nil, invalidField("value", "value is required")
 	case v == nil:
 		_, err := r.DB.DeleteCustomField(ctx, p.AccountID, def.ID, entityID)
 		if model.ErrorCode(err) == model.ENOTFOUND {
 			err = nil // already unset
 		}
 		return nil, err
-	case create:
+	case c.create:
 		return r.DB.CreateCustomField(ctx, p.AccountID, def, entityID, v)
 	}
 	return r.DB.SetCustomField(ctx, p.AccountID, def, entityID, v)
 }
 
-// removeValue deletes the value of the definition slug on an entity of
+// RemoveValue deletes the value of the definition slug on an entity of
 // kind and returns it; an unset value is not found.
-func (r *mutationResolver) removeValue(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string) (*model.CustomField, error) {
-	p, l, entityID, def, err := r.valueTarget(ctx, kind, entityID, slug)
+func (r *Resolver) RemoveValue(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string) (*model.CustomField, error) {
+	p, l, entityID, def, err := r.valueTarget(ctx, kind, entityID, slug, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +167,8 @@ func (r *mutationResolver) removeValue(ctx context.Context, kind model.CustomFie
 	return cf, err
 }
 
-func (r *mutationResolver) createValue(ctx context.Context, in model.CustomFieldInput) (*model.CustomField, error) {
+// CreateValue runs c and returns the value created.
+func (r *Resolver) CreateValue(ctx context.Context, c CreateValue) (*model.CustomField, error) {
 	if _, err := model.RequireWrite(ctx); err != nil {
 		return nil, err
 	}
@@ -146,50 +177,35 @@ func (r *mutationResolver) createValue(ctx context.Context, in model.CustomField
 		return nil, err
 	}
 	kind := model.CustomFieldEntityType("")
-	if in.EntityType != nil {
-		kind = *in.EntityType
-	} else if kind, err = entityKind(ctx, l, in.EntityID); err != nil {
+	if c.EntityType != nil {
+		kind = *c.EntityType
+	} else if kind, err = entityKind(ctx, l, c.EntityID); err != nil {
 		return nil, err
 	}
-	return r.setValue(ctx, kind, in.EntityID, in.APISlug, in.Value, true)
+	return r.SetValue(ctx, SetValue{EntityType: kind, EntityID: c.EntityID, APISlug: c.APISlug, Value: c.Value, Invalid: c.Invalid, create: true})
 }
 
-// valueByID reads one value of the account; nil when there is none.
-func (r *Resolver) valueByID(ctx context.Context, id string) (*model.CustomField, error) {
-	p, err := model.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !validID(id) {
-		return nil, nil
-	}
-	cfs, err := r.DB.CustomFieldsByIDs(ctx, p.AccountID, []string{id})
-	if err != nil || len(cfs) == 0 {
-		return nil, err
-	}
-	return cfs[0], nil
-}
-
-// updateValue sets (or with null clears) a value found by its id.
-func (r *mutationResolver) updateValue(ctx context.Context, id string, value model.JSON) (*model.CustomField, error) {
+// UpdateValue runs c: the value set, or nil after a clear.
+func (r *Resolver) UpdateValue(ctx context.Context, c UpdateValue) (*model.CustomField, error) {
 	if _, err := model.RequireWrite(ctx); err != nil {
 		return nil, err
 	}
-	cf, err := r.valueByID(ctx, id)
+	cf, err := r.CustomField(ctx, c.ID, nil)
 	if err != nil {
 		return nil, err
 	}
-	if cf == nil {
-		return nil, model.NotFound("custom field")
+	if c.Invalid != nil {
+		return nil, c.Invalid
 	}
 	kind := model.CustomFieldEntityType("Shipment")
 	if cf.ContainerID != nil {
 		kind = "Container"
 	}
-	return r.setValue(ctx, kind, cf.EntityID, cf.APISlug, value, false)
+	return r.SetValue(ctx, SetValue{EntityType: kind, EntityID: cf.EntityID, APISlug: cf.APISlug, Value: c.Value})
 }
 
-func (r *mutationResolver) deleteValue(ctx context.Context, id string) (*model.CustomField, error) {
+// DeleteValue deletes the value id and returns it.
+func (r *Resolver) DeleteValue(ctx context.Context, id string) (*model.CustomField, error) {
 	p, l, err := writer(ctx)
 	if err != nil {
 		return nil, err
@@ -203,39 +219,4 @@ func (r *mutationResolver) deleteValue(ctx context.Context, id string) (*model.C
 	}
 	l.CustomFieldsByEntityID.Clear(cf.EntityID)
 	return cf, nil
-}
-
-func (r *queryResolver) listCustomFields(ctx context.Context, a pageArgs, filter *model.CustomFieldFilter) (*model.CustomFieldConnection, error) {
-	p, err := model.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o := defaultOrder
-	var f model.CustomFieldFilter
-	if filter != nil {
-		f = *filter
-	}
-	req, empty, err := pageRequest(a, o)
-	if err != nil {
-		return nil, err
-	}
-	conn := &model.CustomFieldConnection{Filter: f, Edges: []*model.CustomFieldEdge{}, Nodes: []*model.CustomField{}, PageInfo: &model.PageInfo{}}
-	if empty {
-		return conn, nil
-	}
-	page, err := r.DB.ListCustomFields(ctx, p.AccountID, f, req)
-	if err != nil {
-		return nil, err
-	}
-	cursors, info := pageInfo(page, o, func(c *model.CustomField) string { return c.ID }, selectsEdges(ctx))
-	conn.PageInfo, conn.Nodes = info, page.Items
-	for i, c := range page.Items {
-		if cursors != nil {
-			conn.Edges = append(conn.Edges, &model.CustomFieldEdge{Cursor: cursors[i], Node: c})
-		}
-	}
-	if err := load.Load(ctx, page.Items, nodesPlan(ctx, "CustomField")); err != nil {
-		return nil, err
-	}
-	return conn, nil
 }

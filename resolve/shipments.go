@@ -1,4 +1,4 @@
-package graph
+package resolve
 
 import (
 	"context"
@@ -12,6 +12,15 @@ import (
 // Shipment writes (issue 8): reference numbers and tags, and stopping and
 // resuming tracking at the shipping line.
 
+// UpdateShipment sets a shipment's reference numbers and tags; an omitted
+// one is kept, null clears it. Invalid is an input error the transport
+// found decoding the command, reported after the target's checks.
+type UpdateShipment struct {
+	ID               string
+	RefNumbers, Tags model.Optional[[]string]
+	Invalid          error
+}
+
 // checkStrings trims a list of strings, drops empty and repeated ones, and
 // bounds it (at most 100 items of 255 characters).
 func checkStrings(name string, in []string) ([]string, error) {
@@ -23,7 +32,7 @@ func checkStrings(name string, in []string) ([]string, error) {
 	for _, s := range in {
 		s = strings.TrimSpace(s)
 		if len(s) > 255 {
-			return nil, attrErr(name, "each of %s must be at most 255 characters", name)
+			return nil, invalidField(name, "each of %s must be at most 255 characters", name)
 		}
 		if s == "" || seen[s] {
 			continue
@@ -32,15 +41,15 @@ func checkStrings(name string, in []string) ([]string, error) {
 		out = append(out, s)
 	}
 	if len(out) > 100 {
-		return nil, attrErr(name, "%s must have at most 100 items", name)
+		return nil, invalidField(name, "%s must have at most 100 items", name)
 	}
 	return out, nil
 }
 
 // shipmentWrite checks what every shipment write checks first: the key
 // may write, the shipment is the account's.
-func shipmentWrite(ctx context.Context, id string) (*model.Principal, *load.Loaders, *model.Shipment, error) {
-	return writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.Shipment] { return l.ShipmentByID }, id, "shipment")
+func shipmentWrite(ctx context.Context, id string, invalid error) (*model.Principal, *load.Loaders, *model.Shipment, error) {
+	return writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.Shipment] { return l.ShipmentByID }, id, "shipment", invalid)
 }
 
 // wroteShipment replaces the loader's copy of a shipment by the written one.
@@ -53,19 +62,20 @@ func wroteShipment(l *load.Loaders, s *model.Shipment, err error) (*model.Shipme
 	return s, nil
 }
 
-func (r *mutationResolver) updateShipment(ctx context.Context, id string, in model.ShipmentPatch) (*model.Shipment, error) {
-	p, l, s, err := shipmentWrite(ctx, id)
+// UpdateShipment runs c and returns the shipment written.
+func (r *Resolver) UpdateShipment(ctx context.Context, c UpdateShipment) (*model.Shipment, error) {
+	p, l, s, err := shipmentWrite(ctx, c.ID, c.Invalid)
 	if err != nil {
 		return nil, err
 	}
 	var patch db.ShipmentPatch
-	if v, set := in.RefNumbers.ValueOK(); set {
+	if v, set := c.RefNumbers.ValueOK(); set {
 		if patch.RefNumbers, err = checkStrings("ref_numbers", v); err != nil {
 			return nil, err
 		}
 		patch.SetRefNumbers = true
 	}
-	if v, set := in.Tags.ValueOK(); set {
+	if v, set := c.Tags.ValueOK(); set {
 		if patch.Tags, err = checkStrings("tags", v); err != nil {
 			return nil, err
 		}
@@ -75,8 +85,9 @@ func (r *mutationResolver) updateShipment(ctx context.Context, id string, in mod
 	return wroteShipment(l, w, err)
 }
 
-func (r *mutationResolver) stopTracking(ctx context.Context, id string) (*model.Shipment, error) {
-	p, l, s, err := shipmentWrite(ctx, id)
+// StopTracking stops tracking the shipment id at its shipping line.
+func (r *Resolver) StopTracking(ctx context.Context, id string) (*model.Shipment, error) {
+	p, l, s, err := shipmentWrite(ctx, id, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -84,8 +95,9 @@ func (r *mutationResolver) stopTracking(ctx context.Context, id string) (*model.
 	return wroteShipment(l, w, err)
 }
 
-func (r *mutationResolver) resumeTracking(ctx context.Context, id string) (*model.Shipment, error) {
-	p, l, s, err := shipmentWrite(ctx, id)
+// ResumeTracking resumes tracking the shipment id.
+func (r *Resolver) ResumeTracking(ctx context.Context, id string) (*model.Shipment, error) {
+	p, l, s, err := shipmentWrite(ctx, id, nil)
 	if err != nil {
 		return nil, err
 	}

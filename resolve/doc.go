@@ -1,0 +1,18 @@
+// Package resolve is the resolver layer both APIs call: the functions that
+// read and write records, with their rules and error order.
+//
+// Reads: list (filter, order, page → one store page, the by-id loaders
+// primed with it, then the caller's load plan), count, get by id (not found
+// for an unknown, malformed or another account's id), node, viewer. Writes:
+// shipments (update, stop and resume tracking), documents (update, delete),
+// custom field definitions, options and values (create, update, delete).
+// Every write checks, in this order: the key may write (403), the target is
+// the account's (404), the input (422: Invalid, which a transport found
+// while decoding, then the rules here), then the store (conflicts).
+//
+// Functions take plain query and command structs and return records of the
+// model or *model.Error. Errors name the offending input neutrally (Field:
+// an attribute name; Parameter: a page argument); each transport renders
+// them in its own syntax. gqlgen's resolvers (graph) and the /v2 handlers
+// (rest) are thin adapters over this package; it knows neither.
+package resolve

@@ -1,0 +1,114 @@
+package resolve
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+	"github.com/vikstrous/dataloadgen"
+
+	"shipgraph/db"
+	"shipgraph/load"
+	"shipgraph/model"
+)
+
+// Resolver is the handle of the resolver layer: the store. The request's
+// principal and loaders come with the context (model.WithPrincipal,
+// load.Middleware).
+type Resolver struct {
+	DB *db.DB
+}
+
+// New returns the resolver layer over store.
+func New(store *db.DB) *Resolver { return &Resolver{DB: store} }
+
+// Load attaches to rows the relationships plan names (load.Load): what a
+// caller's response shows below the records it read or wrote.
+func Load[T any](ctx context.Context, rows []T, plan *load.Plan) error {
+	return load.Load(ctx, rows, plan)
+}
+
+// validID reports whether id is a UUID; anything else can never exist, so
+// callers answer not-found without a query.
+func validID(id string) bool {
+	_, err := uuid.Parse(id)
+	return err == nil && len(id) == 36
+}
+
+// loadOne loads a to-one relation: a missing or empty id is null, and so is
+// a record the loader did not find (deleted, or not visible to the account).
+func loadOne[T any](ctx context.Context, l *load.Loader[*T], id *string) (*T, error) {
+	if id == nil || *id == "" {
+		return nil, nil
+	}
+	v, err := l.Load(ctx, *id)
+	if errors.Is(err, dataloadgen.ErrNotFound) {
+		return nil, nil
+	}
+	return v, err
+}
+
+// loadByID is loadOne for lookups by a client-supplied id.
+func loadByID[T any](ctx context.Context, l *load.Loader[*T], id string) (*T, error) {
+	if !validID(id) {
+		return nil, nil
+	}
+	return loadOne(ctx, l, &id)
+}
+
+// loadMany loads a to-many relation; the loader always has an entry.
+func loadMany[T any](ctx context.Context, l *load.Loader[[]T], id string) ([]T, error) {
+	v, err := l.Load(ctx, id)
+	if errors.Is(err, dataloadgen.ErrNotFound) {
+		return []T{}, nil
+	}
+	return v, err
+}
+
+// principal returns the request's principal and loaders.
+func principal(ctx context.Context) (*model.Principal, *load.Loaders, error) {
+	p, err := model.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := load.For(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, l, nil
+}
+
+// writer returns the principal of a request that may write, and its
+// loaders (which writes clear).
+func writer(ctx context.Context) (*model.Principal, *load.Loaders, error) {
+	if _, err := model.RequireWrite(ctx); err != nil {
+		return nil, nil, err
+	}
+	return principal(ctx)
+}
+
+// writeTarget checks what a write on one record checks first: the key may
+// write, the record (read through loader) is the account's, and then the
+// input errors the transport found decoding it (invalid).
+func writeTarget[T any](ctx context.Context, loader func(*load.Loaders) *load.Loader[*T], id, what string, invalid error) (*model.Principal, *load.Loaders, *T, error) {
+	p, l, err := writer(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	v, err := loadByID(ctx, loader(l), id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if v == nil {
+		return nil, nil, nil, model.NotFound(what)
+	}
+	if invalid != nil {
+		return nil, nil, nil, invalid
+	}
+	return p, l, v, nil
+}
+
+// invalidField is the 422 of an input member.
+func invalidField(name, format string, args ...any) error {
+	return model.Errorf(model.EINVALID, format, args...).AtField(name)
+}
