@@ -75,7 +75,6 @@ func TestWatchTokens(t *testing.T) {
 	}
 }
 
-
 // TestListenerFanOut: one listener, several subscriptions. A subscriber
 // that does not read never holds up the others: it loses what did not fit
 // its buffer and is then told so (FeedListening with Resync) before
