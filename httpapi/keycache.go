@@ -18,10 +18,12 @@ const touchEvery = time.Minute
 
 // keyCache keeps API key hash → principal for the keys in use, so a request
 // with a known key costs no statement. It is only trusted while its
-// listener (a subscription to the process' db.Listener, which the live
-// hub shares) is listening and was heard from within four pings: every change of a key is then announced by the database, and the
-// key is forgotten at once. Whenever the listener is or may have been
-// deaf — not yet connected, disconnected, reconnected, unanswered pings —
+// listener (its subscription to the process' db.Listener, which the live
+// hub shares) is listening and was heard from within four pings: every
+// change of a key is then announced by the database, and the key is
+// forgotten at once. Whenever the listener is or may have been
+// deaf — not yet connected, disconnected, reconnected, unanswered pings,
+// or the cache fell so far behind that events were dropped for it —
 // everything is forgotten and keys are looked up in the database until it
 // listens again. Unknown keys are not cached: a key works the moment it is
 // created.
