@@ -17,10 +17,11 @@ func TestDemoActivityAndFeed(t *testing.T) {
 	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 3, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
-	feed := store.ListenChanges(time.Second)
+	feed := store.Listen(time.Second)
 	defer feed.Close()
+	events := feed.Subscribe(16, db.FeedChange).Events()
 	select {
-	case e := <-feed.Events():
+	case e := <-events:
 		if e.Kind != db.FeedListening {
 			t.Fatalf("first event %v", e.Kind)
 		}
@@ -43,7 +44,7 @@ func TestDemoActivityAndFeed(t *testing.T) {
 	}
 	for range moved {
 		select {
-		case e := <-feed.Events():
+		case e := <-events:
 			c := e.Change
 			if e.Kind != db.FeedChange || c.Type != "container" || c.Op != "UPDATE" || c.AccountID != account || c.Parent == "" || len(c.Columns) == 0 {
 				t.Fatalf("event %+v %+v", e, c)

@@ -39,7 +39,7 @@ type DB struct {
 	db  *sqlx.DB
 	q   counted
 	sel model.Selection // columns to read, by type (Select); nil reads every column
-	url string          // for connections of its own (the token listener)
+	url string          // for connections of its own (the Listener)
 	ref *refCaches      // reference rows kept (refcache.go), shared with Select's stores
 }
 

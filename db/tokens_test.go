@@ -199,3 +199,41 @@ func TestAccounts(t *testing.T) {
 	_, err = f.DB.FirstUserWithRole(ctx, f.B.Account, "viewer")
 	wantCode(t, err, model.ENOTFOUND)
 }
+
+// TestTouchTokens: last_used_at is bumped for keys not bumped in the last
+// minute and not revoked, in one statement.
+func TestTouchTokens(t *testing.T) {
+	f := newFixture(t)
+	ids := map[string]string{}
+	for _, name := range []string{"stale", "fresh", "never", "revoked"} {
+		k, _ := db.NewAPIKey(rand.Reader)
+		tok, err := f.DB.CreateToken(context.Background(), db.TokenInput{AccountID: f.A.Account, Role: "member", Key: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = tok.ID
+	}
+	if _, err := f.SQL.Exec(`UPDATE api_tokens SET last_used_at = CASE id
+		WHEN $1::uuid THEN now() - interval '2 minutes' WHEN $2::uuid THEN now() - interval '10 seconds'
+		WHEN $3::uuid THEN now() - interval '2 minutes' END,
+		revoked_at = CASE WHEN id = $3::uuid THEN now() END
+		WHERE id IN ($1, $2, $3)`, ids["stale"], ids["fresh"], ids["revoked"]); err != nil {
+		t.Fatal(err)
+	}
+	ctx, n := counting()
+	if err := f.DB.TouchTokens(ctx, []string{ids["stale"], ids["fresh"], ids["never"], ids["revoked"], "not-a-uuid"}); err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 1 {
+		t.Errorf("%d statements, want 1", n.Load())
+	}
+	for name, bumped := range map[string]bool{"stale": true, "fresh": false, "never": true, "revoked": false} {
+		var recent bool
+		if err := f.SQL.QueryRow(`SELECT coalesce(last_used_at > now() - interval '5 seconds', false) FROM api_tokens WHERE id = $1`, ids[name]).Scan(&recent); err != nil {
+			t.Fatal(err)
+		}
+		if recent != bumped {
+			t.Errorf("%s: bumped %v, want %v", name, recent, bumped)
+		}
+	}
+}

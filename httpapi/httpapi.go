@@ -68,7 +68,7 @@ type Config struct {
 	Wrap func(http.Handler) http.Handler
 }
 
-// DefaultKeyCachePing pings the key listener four times a second: a
+// DefaultKeyCachePing pings the listening connection four times a second: a
 // silently dead listener stops the cache within a second.
 const DefaultKeyCachePing = 250 * time.Millisecond
 
@@ -83,11 +83,12 @@ var DefaultConfig = Config{
 }
 
 // Handler is the chain. Close it after the HTTP server has drained: it
-// stops the key listener.
+// closes the listening connection.
 type Handler struct {
-	h    http.Handler
-	keys *keyCache
-	live *live.Hub
+	h      http.Handler
+	keys   *keyCache
+	live   *live.Hub
+	listen *db.Listener
 }
 
 // New builds the chain over store. With a key cache it starts listening
@@ -106,11 +107,13 @@ func New(store *db.DB, c Config) *Handler {
 		hc.Logger = log
 	}
 	hc.RequestID = requestIDFrom
-	keys := newKeyCache(store, log, c.KeyCache, c.KeyCachePing)
+	// One listening connection feeds both the key cache and the live hub.
+	listen := store.Listen(listenPing(c))
+	keys := newKeyCache(store, listen, log, c.KeyCache, c.KeyCachePing)
 	hc.Authenticate = keys.authenticate
 	limits := newLimiter(c.RateLimit)
 	hc.RateLimit = limits.allowOperation
-	live := live.New(store, c.Live, log)
+	live := live.New(store, listen, c.Live, log)
 	res := resolve.New(store)
 	resolver := &graph.Resolver{Res: res, Live: live, LoaderConfig: c.Loader}
 	gql := gqlhttp.NewHandler(resolver, hc)
@@ -154,7 +157,20 @@ func New(store *db.DB, c Config) *Handler {
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
 	mux.Handle("/", http.MaxBytesHandler(authed, c.BodyLimit))
-	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live}
+	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live, listen: listen}
+}
+
+// listenPing is how often the listening connection is pinged: as the
+// key cache asks when it is on, as the live hub asks otherwise.
+func listenPing(c Config) time.Duration {
+	ping := c.Live.Ping
+	if ping <= 0 {
+		ping = live.DefaultConfig.Ping
+	}
+	if c.KeyCache > 0 {
+		ping = min(ping, c.KeyCachePing)
+	}
+	return ping
 }
 
 // loaders is the per-request loaders step, the one place the chain calls
@@ -166,11 +182,13 @@ func loaders(store *db.DB, lc load.LoaderConfig, next http.Handler) http.Handler
 // ServeHTTP serves one request through the chain.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.h.ServeHTTP(w, r) }
 
-// Close stops the key listener and records the last uses of cached keys.
+// Close ends the live hub and the key cache (recording the last uses of
+// cached keys), then closes the listening connection.
 // Requests still served after it look their keys up in the database.
 func (h *Handler) Close() {
 	h.live.Close()
 	h.keys.close()
+	h.listen.Close()
 }
 
 // EndSubscriptions ends every subscription (WebSockets close with 1001

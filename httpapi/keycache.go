@@ -18,10 +18,12 @@ const touchEvery = time.Minute
 
 // keyCache keeps API key hash → principal for the keys in use, so a request
 // with a known key costs no statement. It is only trusted while its
-// listener (db.WatchTokens) is listening and was heard from within four
-// pings: every change of a key is then announced by the database, and the
-// key is forgotten at once. Whenever the listener is or may have been
-// deaf — not yet connected, disconnected, reconnected, unanswered pings —
+// listener (its subscription to the process' db.Listener, which the live
+// hub shares) is listening and was heard from within four pings: every
+// change of a key is then announced by the database, and the key is
+// forgotten at once. Whenever the listener is or may have been
+// deaf — not yet connected, disconnected, reconnected, unanswered pings,
+// or the cache fell so far behind that events were dropped for it —
 // everything is forgotten and keys are looked up in the database until it
 // listens again. Unknown keys are not cached: a key works the moment it is
 // created.
@@ -39,6 +41,7 @@ type keyCache struct {
 	byHash  map[[sha256.Size]byte]*list.Element
 	byToken map[string]*list.Element
 
+	sub    *db.Subscription
 	touch  chan string // token ids whose last_used_at is due
 	cancel context.CancelFunc
 	done   sync.WaitGroup
@@ -50,7 +53,9 @@ type keyEntry struct {
 	touched time.Time // last_used_at was fresh then
 }
 
-func newKeyCache(store *db.DB, log *slog.Logger, size int, ping time.Duration) *keyCache {
+// newKeyCache subscribes to listener, which pings at least every ping (it
+// may be nil when size is 0).
+func newKeyCache(store *db.DB, listener *db.Listener, log *slog.Logger, size int, ping time.Duration) *keyCache {
 	c := &keyCache{store: store, log: log, size: max(size, 0), stale: 4 * ping}
 	if c.size == 0 {
 		return c
@@ -61,9 +66,9 @@ func newKeyCache(store *db.DB, log *slog.Logger, size int, ping time.Duration) *
 	c.touch = make(chan string, 1024)
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
-	events := store.WatchTokens(ctx, ping)
+	c.sub = listener.Subscribe(keyEventBuffer, db.FeedToken, db.FeedAlive)
 	c.done.Add(2)
-	go c.watch(events)
+	go c.watch(c.sub.Events())
 	go c.touchLoop(ctx)
 	return c
 }
@@ -174,21 +179,28 @@ func (c *keyCache) flush() {
 	clear(c.byToken)
 }
 
+// keyEventBuffer is how many key events the cache may fall behind its
+// listener (then it is told to forget everything, as after a reconnection).
+const keyEventBuffer = 256
+
 // watch applies the listener's reports until its channel closes.
-func (c *keyCache) watch(events <-chan db.TokenEvent) {
+func (c *keyCache) watch(events <-chan db.FeedEvent) {
 	defer c.done.Done()
 	// A deaf listener is logged once per outage, not per ping or
 	// reconnection attempt.
 	reported := false
 	for e := range events {
 		switch e.Kind {
-		case db.TokenChanged:
-			c.evict(e.TokenID)
-		case db.TokensReset:
+		case db.FeedToken:
+			if e.TokenID != "*" {
+				c.evict(e.TokenID)
+				break
+			}
+			// Every key may have changed (TRUNCATE).
 			c.mu.Lock()
 			c.flush()
 			c.mu.Unlock()
-		case db.TokensListening:
+		case db.FeedListening:
 			c.mu.Lock()
 			c.flush() // changes made while deaf went unheard
 			c.up, c.heard = true, time.Now()
@@ -197,13 +209,13 @@ func (c *keyCache) watch(events <-chan db.TokenEvent) {
 				c.log.Info("API key cache on: listening for key changes again")
 			}
 			reported = false
-		case db.TokensAlive:
+		case db.FeedAlive:
 			c.mu.Lock()
 			if c.up {
 				c.heard = time.Now()
 			}
 			c.mu.Unlock()
-		case db.TokensDown:
+		case db.FeedDown:
 			c.mu.Lock()
 			c.flush()
 			c.up = false
@@ -257,5 +269,6 @@ func (c *keyCache) close() {
 		return
 	}
 	c.cancel()
+	c.sub.Close()
 	c.done.Wait()
 }

@@ -27,7 +27,9 @@ func TestCachedKeyKeepsLastUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := tokens[0].Key
-	c := newKeyCache(store, slog.New(slog.DiscardHandler), 10, 50*time.Millisecond)
+	listener := store.Listen(50 * time.Millisecond)
+	t.Cleanup(listener.Close)
+	c := newKeyCache(store, listener, slog.New(slog.DiscardHandler), 10, 50*time.Millisecond)
 	t.Cleanup(c.close)
 	for deadline := time.Now().Add(10 * time.Second); !c.isLive(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {

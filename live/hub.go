@@ -10,8 +10,9 @@ import (
 	"shipgraph/model"
 )
 
-// Hub fans the database's change feed (db.ChangeFeed: one connection
-// listening per process) out to this process' subscriptions. It listens
+// Hub fans the database's change feed (a subscription to db.Listener, the
+// one connection listening per process, which the key cache shares) out to
+// this process' subscriptions. It listens
 // on an account's channel while the account has subscribers. Each
 // subscription has a bounded queue: the feed never waits for a subscriber,
 // and one that falls a whole queue behind (a slow consumer) is ended with a
@@ -22,7 +23,8 @@ type Hub struct {
 	store *db.DB
 	cfg   Config
 	log   *slog.Logger
-	feed  *db.ChangeFeed
+	feed  *db.Listener
+	sub   *db.Subscription
 	done  chan struct{}
 	up    chan struct{} // closed once the feed first listens
 
@@ -45,7 +47,9 @@ type Config struct {
 	// keep-alive (a WebSocket peer that does not answer the server's ping
 	// within two of these is dropped).
 	KeepAlive time.Duration
-	// Ping is how often the feed's own database connection is pinged.
+	// Ping is how often the process' listening connection (db.Listener)
+	// is pinged; the wiring that opens it may ping it more often (the key
+	// cache asks for that).
 	Ping time.Duration
 }
 
@@ -132,8 +136,13 @@ func (s *Sub) Take() []Event {
 	return q
 }
 
-// New starts the change feed on store's database.
-func New(store *db.DB, cfg Config, log *slog.Logger) *Hub {
+// feedBuffer is how many events the hub may fall behind the listener
+// (then every subscription gets a RESYNC, as after a reconnection).
+const feedBuffer = 4096
+
+// New starts the hub on listener, the process' listening connection to
+// store's database; closing the hub leaves listener open.
+func New(store *db.DB, listener *db.Listener, cfg Config, log *slog.Logger) *Hub {
 	if cfg.Queue <= 0 {
 		cfg.Queue = DefaultConfig.Queue
 	}
@@ -147,7 +156,8 @@ func New(store *db.DB, cfg Config, log *slog.Logger) *Hub {
 		store: store, cfg: cfg, log: log, done: make(chan struct{}), up: make(chan struct{}),
 		accounts: map[string]*liveAccount{}, byToken: map[string]map[*Sub]struct{}{},
 	}
-	h.feed = store.ListenChanges(cfg.Ping)
+	h.feed = listener
+	h.sub = listener.Subscribe(feedBuffer, db.FeedChange, db.FeedToken)
 	go h.run()
 	return h
 }
@@ -158,7 +168,7 @@ func (h *Hub) Config() Config { return h.cfg }
 func (h *Hub) run() {
 	defer close(h.done)
 	down, up := false, false
-	for e := range h.feed.Events() {
+	for e := range h.sub.Events() {
 		switch e.Kind {
 		case db.FeedChange:
 			h.mu.Lock()
@@ -355,10 +365,10 @@ func (h *Hub) EndAll() {
 	}
 }
 
-// Close ends every subscription and stops the feed.
+// Close ends every subscription and leaves the listener.
 func (h *Hub) Close() {
 	h.EndAll()
-	h.feed.Close()
+	h.sub.Close()
 	<-h.done
 }
 
