@@ -12,7 +12,6 @@ import (
 // over an abstract type (destination, entity, …) has several targets, each
 // keyed only when it applies.
 
-
 // IsRelation reports whether field of the GraphQL type typ is a
 // relationship the plan loads.
 func IsRelation(typ, field string) bool {

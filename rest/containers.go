@@ -161,6 +161,6 @@ func (b *builder) containerResource(c *model.Container) *Resource {
 			CurrentStatus:                 c.CurrentStatus,
 		},
 		Relationships: linkage(c, containerShape.members),
-		Links: &Links{Self: b.base + "/v2/containers/" + c.ID},
+		Links:         &Links{Self: b.base + "/v2/containers/" + c.ID},
 	}
 }

@@ -288,11 +288,11 @@ func (b *builder) customFieldResource(cf *model.CustomField) *Resource {
 		self = b.base + "/v2/containers/" + *cf.ContainerID + "/custom_fields/" + cf.APISlug
 	}
 	return &Resource{
-		ID:         cf.ID,
-		Type:       "custom_field",
-		Attributes: customFieldAttributes{APISlug: cf.APISlug, Value: cf.Value, DisplayValue: cf.DisplayValue()},
+		ID:            cf.ID,
+		Type:          "custom_field",
+		Attributes:    customFieldAttributes{APISlug: cf.APISlug, Value: cf.Value, DisplayValue: cf.DisplayValue()},
 		Relationships: linkage(cf, customFieldShape.members),
-		Links: &Links{Self: self},
+		Links:         &Links{Self: self},
 	}
 }
 

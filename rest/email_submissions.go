@@ -117,7 +117,7 @@ func (b *builder) emailSubmissionPrimary(e *model.EmailSubmission) *Resource {
 			UpdatedAt:      ts(e.UpdatedAt),
 		},
 		Relationships: linkage(e, emailSubmissionPrimaryShape.members),
-		Links: &Links{Self: b.base + "/v2/email_submissions/" + e.ID},
+		Links:         &Links{Self: b.base + "/v2/email_submissions/" + e.ID},
 	}
 }
 

@@ -72,4 +72,3 @@ func (b *builder) metroAreaResource(m *model.MetroArea) *Resource {
 		Links: &Links{Self: b.base + "/v2/metro_areas/" + m.ID},
 	}
 }
-

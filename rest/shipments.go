@@ -139,7 +139,6 @@ func (b *builder) shipmentResource(s *model.Shipment) *Resource {
 			LineTrackingStoppedReason:   s.LineTrackingStoppedReason,
 		},
 		Relationships: linkage(s, shipmentShape.members),
-		Links: &Links{Self: b.base + "/v2/shipments/" + s.ID},
+		Links:         &Links{Self: b.base + "/v2/shipments/" + s.ID},
 	}
 }
-

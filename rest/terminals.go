@@ -72,10 +72,9 @@ type railTerminalAttributes struct {
 // terminal); /v2 has no rail terminal endpoint, so it has no self link.
 func (b *builder) railTerminalResource(t *model.RailTerminal) *Resource {
 	return &Resource{
-		ID:         t.ID,
-		Type:       "rail_terminal",
-		Attributes: railTerminalAttributes{Name: t.Name, Nickname: t.Nickname, FirmsCode: t.FirmsCode},
+		ID:            t.ID,
+		Type:          "rail_terminal",
+		Attributes:    railTerminalAttributes{Name: t.Name, Nickname: t.Nickname, FirmsCode: t.FirmsCode},
 		Relationships: linkage(t, railTerminalShape.members),
 	}
 }
-
