@@ -160,7 +160,7 @@ func (b *builder) containerResource(c *model.Container) *Resource {
 			ImportDeadlines:               deadlines,
 			CurrentStatus:                 c.CurrentStatus,
 		},
-		Relationships: linkage(c, containerShape.members),
+		Relationships: b.linkage(c, containerShape.members),
 		Links:         &Links{Self: b.base + "/v2/containers/" + c.ID},
 	}
 }

@@ -291,7 +291,7 @@ func (b *builder) customFieldResource(cf *model.CustomField) *Resource {
 		ID:            cf.ID,
 		Type:          "custom_field",
 		Attributes:    customFieldAttributes{APISlug: cf.APISlug, Value: cf.Value, DisplayValue: cf.DisplayValue()},
-		Relationships: linkage(cf, customFieldShape.members),
+		Relationships: b.linkage(cf, customFieldShape.members),
 		Links:         &Links{Self: self},
 	}
 }

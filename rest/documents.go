@@ -93,7 +93,7 @@ func (b *builder) documentResource(d *model.Document) *Resource {
 			CreatedAt:           ts(d.CreatedAt),
 			UpdatedAt:           ts(d.UpdatedAt),
 		},
-		Relationships: linkage(d, documentShape.members),
+		Relationships: b.linkage(d, documentShape.members),
 		// The download link is the documented endpoint that hands out a
 		// (presigned) file URL.
 		Links: &Links{Self: self, Download: self + "/download_url"},

@@ -116,7 +116,7 @@ func (b *builder) emailSubmissionPrimary(e *model.EmailSubmission) *Resource {
 			CreatedAt:      ts(e.CreatedAt),
 			UpdatedAt:      ts(e.UpdatedAt),
 		},
-		Relationships: linkage(e, emailSubmissionPrimaryShape.members),
+		Relationships: b.linkage(e, emailSubmissionPrimaryShape.members),
 		Links:         &Links{Self: b.base + "/v2/email_submissions/" + e.ID},
 	}
 }
@@ -138,6 +138,6 @@ func (b *builder) emailDocumentResource(d *model.Document) *Resource {
 		Attributes: emailDocumentAttributes{
 			Name: d.Name, Source: d.Source, DocumentType: d.DocumentType, CreatedAt: ts(d.CreatedAt), UpdatedAt: ts(d.UpdatedAt),
 		},
-		Relationships: linkage(d, emailDocumentShape.members),
+		Relationships: b.linkage(d, emailDocumentShape.members),
 	}
 }

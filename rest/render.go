@@ -22,6 +22,8 @@ type builder struct {
 	primary  map[Identifier]bool
 	included []*Resource
 	seen     map[Identifier]bool
+	ids      []string // scratch of linkage
+
 	// withIncluded is set when the request asked for includes: the
 	// document then has an included member, [] when nothing was reached.
 	withIncluded bool
@@ -121,7 +123,7 @@ func membersOf(res *catalog.Resource, names ...string) []*catalog.Rel {
 // linkage from the record's keys (the first target whose key is set), to-many
 // from what the plan attached (or its linkage-only variant); a
 // relationship of records Shipgraph does not hold is always [].
-func linkage(rec any, members []*catalog.Rel) Relationships {
+func (b *builder) linkage(rec any, members []*catalog.Rel) Relationships {
 	rels := make(Relationships, 0, len(members))
 	for _, rel := range members {
 		if !rel.Many {
@@ -138,10 +140,11 @@ func linkage(rec any, members []*catalog.Rel) Relationships {
 		var list []Identifier
 		if len(rel.Targets) > 0 {
 			t := rel.Targets[0]
-			ids, ok := t.IDs(rec, nil)
+			ids, ok := t.IDs(rec, b.ids[:0])
 			if !ok && rel.Linkage != nil {
-				ids, ok = rel.Linkage.Targets[0].IDs(rec, nil)
+				ids, ok = rel.Linkage.Targets[0].IDs(rec, ids[:0])
 			}
+			b.ids = ids[:0]
 			if !ok {
 				panic("rest: " + rel.JSONAPI + " linkage of " + rel.Owner.JSONAPI + " " + rel.Owner.ID(rec) + " was not loaded")
 			}

@@ -138,7 +138,7 @@ func (b *builder) shipmentResource(s *model.Shipment) *Resource {
 			LineTrackingStoppedAt:       tsp(s.LineTrackingStoppedAt),
 			LineTrackingStoppedReason:   s.LineTrackingStoppedReason,
 		},
-		Relationships: linkage(s, shipmentShape.members),
+		Relationships: b.linkage(s, shipmentShape.members),
 		Links:         &Links{Self: b.base + "/v2/shipments/" + s.ID},
 	}
 }

@@ -57,7 +57,7 @@ func (b *builder) terminalResource(t *model.Terminal) *Resource {
 			Zip:             t.Zip,
 			Country:         t.Country,
 		},
-		Relationships: linkage(t, terminalShape.members),
+		Relationships: b.linkage(t, terminalShape.members),
 		Links:         &Links{Self: b.base + "/v2/terminals/" + t.ID},
 	}
 }
@@ -75,6 +75,6 @@ func (b *builder) railTerminalResource(t *model.RailTerminal) *Resource {
 		ID:            t.ID,
 		Type:          "rail_terminal",
 		Attributes:    railTerminalAttributes{Name: t.Name, Nickname: t.Nickname, FirmsCode: t.FirmsCode},
-		Relationships: linkage(t, railTerminalShape.members),
+		Relationships: b.linkage(t, railTerminalShape.members),
 	}
 }
