@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"shipgraph/catalog"
 	"shipgraph/model"
 )
 
@@ -19,10 +20,6 @@ type Fields map[string]map[string]bool
 var derivedColumns = map[string]map[string][]string{
 	"Container": {
 		"importDeadlines": {"pickup_lfd_terminal", "pickup_lfd_rail", "pickup_lfd_line"},
-		// /v2's relationships of events Shipgraph does not track: their
-		// linkage is always [], from no column.
-		"transportEvents": nil,
-		"rawEvents":       nil,
 	},
 	"CustomField": {
 		"displayValue": {"value", "data_type", "option_labels"},
@@ -65,9 +62,9 @@ func (fs Fields) Selection() model.Selection {
 			if f == "__typename" || f == "id" {
 				continue
 			}
-			if rels := relations[typ][f]; len(rels) > 0 {
-				for _, r := range rels {
-					want = append(want, r.keyCol)
+			if rel := catalog.ByGraphQL(typ).Rel(f); rel != nil {
+				for _, t := range rel.Targets {
+					want = append(want, t.KeyCol)
 				}
 				continue
 			}

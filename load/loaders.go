@@ -10,6 +10,7 @@ import (
 
 	"github.com/vikstrous/dataloadgen"
 
+	"shipgraph/catalog"
 	"shipgraph/db"
 	"shipgraph/model"
 )
@@ -44,6 +45,8 @@ type Loaders struct {
 	// DocumentsByEmailSubmissionID: the documents an email brought.
 	DocumentsByEmailSubmissionID *Loader[[]*model.Document]
 
+	reads []anyLoader // by catalog.Read.Index
+
 	// gen counts the writes of the request: a loader cleared after a
 	// write starts a new generation, and the plan attaches relationships
 	// again to records it had attached them to before.
@@ -69,78 +72,55 @@ type LoaderConfig struct {
 // ANY($1) arrays reasonable.
 var DefaultLoaderConfig = LoaderConfig{Wait: 250 * time.Microsecond, MaxBatch: 1000}
 
-// NewLoaders builds the loaders of one request for one account.
+// NewLoaders builds the loaders of one request for one account: one per
+// batch read of the catalogue (catalog.Reads), each reading through the
+// store narrowed to the request's columns (plan.go), decided before the
+// first read.
 func NewLoaders(store *db.DB, accountID string, cfg LoaderConfig) *Loaders {
-	l := &Loaders{store: store}
+	l := &Loaders{store: store, reads: make([]anyLoader, len(catalog.Reads()))}
 	cfg.gen = &l.gen
-	// Every read goes through the store narrowed to the columns the
-	// request needs (plan.go), decided before the first read.
-	s := l.Store
-	l.AccountByID = one(func(ctx context.Context, ids []string) ([]*model.Account, error) {
-		return s(ctx).AccountsByIDs(ctx, accountID, ids)
-	}, func(x *model.Account) string { return x.ID }, cfg)
-	l.UserByID = one(func(ctx context.Context, ids []string) ([]*model.User, error) {
-		return s(ctx).UsersByIDs(ctx, accountID, ids)
-	}, func(x *model.User) string { return x.ID }, cfg)
-	l.PortByID = one(func(ctx context.Context, ids []string) ([]*model.Port, error) {
-		return s(ctx).PortsByIDs(ctx, ids)
-	}, func(x *model.Port) string { return x.ID }, cfg)
-	l.MetroAreaByID = one(func(ctx context.Context, ids []string) ([]*model.MetroArea, error) {
-		return s(ctx).MetroAreasByIDs(ctx, ids)
-	}, func(x *model.MetroArea) string { return x.ID }, cfg)
-	l.TerminalByID = one(func(ctx context.Context, ids []string) ([]*model.Terminal, error) {
-		return s(ctx).TerminalsByIDs(ctx, ids)
-	}, func(x *model.Terminal) string { return x.ID }, cfg)
-	l.RailTerminalByID = one(func(ctx context.Context, ids []string) ([]*model.RailTerminal, error) {
-		return s(ctx).RailTerminalsByIDs(ctx, ids)
-	}, func(x *model.RailTerminal) string { return x.ID }, cfg)
-	l.ShipmentByID = one(func(ctx context.Context, ids []string) ([]*model.Shipment, error) {
-		return s(ctx).ShipmentsByIDs(ctx, accountID, ids)
-	}, func(x *model.Shipment) string { return x.ID }, cfg)
-	l.ContainerByID = one(func(ctx context.Context, ids []string) ([]*model.Container, error) {
-		return s(ctx).ContainersByIDs(ctx, accountID, ids)
-	}, func(x *model.Container) string { return x.ID }, cfg)
-	l.DocumentByID = one(func(ctx context.Context, ids []string) ([]*model.Document, error) {
-		return s(ctx).DocumentsByIDs(ctx, accountID, ids)
-	}, func(x *model.Document) string { return x.ID }, cfg)
-	l.EmailSubmissionByID = one(func(ctx context.Context, ids []string) ([]*model.EmailSubmission, error) {
-		return s(ctx).EmailSubmissionsByIDs(ctx, accountID, ids)
-	}, func(x *model.EmailSubmission) string { return x.ID }, cfg)
-	l.DocumentRepresentationByID = one(func(ctx context.Context, ids []string) ([]*model.DocumentRepresentation, error) {
-		return s(ctx).DocumentRepresentationsByIDs(ctx, accountID, ids)
-	}, func(x *model.DocumentRepresentation) string { return x.ID }, cfg)
-	l.DefinitionByID = one(func(ctx context.Context, ids []string) ([]*model.CustomFieldDefinition, error) {
-		return s(ctx).CustomFieldDefinitionsByIDs(ctx, accountID, ids)
-	}, func(x *model.CustomFieldDefinition) string { return x.ID }, cfg)
-
-	l.ContainersByShipmentID = many(func(ctx context.Context, ids []string) ([]*model.Container, error) {
-		return s(ctx).ContainersByShipmentIDs(ctx, accountID, ids)
-	}, func(x *model.Container) string { return x.ShipmentID }, cfg)
-	l.ContainerIDsByShipment = linked(func(ctx context.Context, ids []string) ([]db.Linked[string], error) {
-		return s(ctx).ContainerIDsByShipmentIDs(ctx, accountID, ids)
-	}, cfg)
-	l.ShipmentsByDocumentID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Shipment], error) {
-		return s(ctx).ShipmentsByDocumentIDs(ctx, accountID, ids)
-	}, cfg)
-	l.ContainersByDocumentID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Container], error) {
-		return s(ctx).ContainersByDocumentIDs(ctx, accountID, ids)
-	}, cfg)
-	l.DocumentsByShipmentID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Document], error) {
-		return s(ctx).DocumentsByShipmentIDs(ctx, accountID, ids)
-	}, cfg)
-	l.DocumentsByContainerID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Document], error) {
-		return s(ctx).DocumentsByContainerIDs(ctx, accountID, ids)
-	}, cfg)
-	l.DocumentsByEmailSubmissionID = linked(func(ctx context.Context, ids []string) ([]db.Linked[*model.Document], error) {
-		return s(ctx).DocumentsByEmailSubmissionIDs(ctx, accountID, ids)
-	}, cfg)
-	l.OptionsByDefinitionID = many(func(ctx context.Context, ids []string) ([]*model.CustomFieldOption, error) {
-		return s(ctx).CustomFieldOptionsByDefinitionIDs(ctx, accountID, ids)
-	}, func(x *model.CustomFieldOption) string { return x.DefinitionID }, cfg)
-	l.CustomFieldsByEntityID = many(func(ctx context.Context, ids []string) ([]*model.CustomField, error) {
-		return s(ctx).CustomFieldsByEntityIDs(ctx, accountID, ids)
-	}, func(x *model.CustomField) string { return x.EntityID }, cfg)
+	for _, b := range bindings {
+		b(l, accountID, cfg)
+	}
 	return l
+}
+
+// bindings fill the typed fields of Loaders, one per read of the catalogue
+// (TestEveryReadHasALoader).
+var bindings = []func(*Loaders, string, LoaderConfig){
+	bind(catalog.AccountByID, func(l *Loaders) **Loader[*model.Account] { return &l.AccountByID }),
+	bind(catalog.UserByID, func(l *Loaders) **Loader[*model.User] { return &l.UserByID }),
+	bind(catalog.PortByID, func(l *Loaders) **Loader[*model.Port] { return &l.PortByID }),
+	bind(catalog.MetroAreaByID, func(l *Loaders) **Loader[*model.MetroArea] { return &l.MetroAreaByID }),
+	bind(catalog.TerminalByID, func(l *Loaders) **Loader[*model.Terminal] { return &l.TerminalByID }),
+	bind(catalog.RailTerminalByID, func(l *Loaders) **Loader[*model.RailTerminal] { return &l.RailTerminalByID }),
+	bind(catalog.ShipmentByID, func(l *Loaders) **Loader[*model.Shipment] { return &l.ShipmentByID }),
+	bind(catalog.ContainerByID, func(l *Loaders) **Loader[*model.Container] { return &l.ContainerByID }),
+	bind(catalog.DocumentByID, func(l *Loaders) **Loader[*model.Document] { return &l.DocumentByID }),
+	bind(catalog.EmailSubmissionByID, func(l *Loaders) **Loader[*model.EmailSubmission] { return &l.EmailSubmissionByID }),
+	bind(catalog.DocumentRepresentationByID, func(l *Loaders) **Loader[*model.DocumentRepresentation] { return &l.DocumentRepresentationByID }),
+	bind(catalog.DefinitionByID, func(l *Loaders) **Loader[*model.CustomFieldDefinition] { return &l.DefinitionByID }),
+	bind(catalog.ContainersByShipmentID, func(l *Loaders) **Loader[[]*model.Container] { return &l.ContainersByShipmentID }),
+	bind(catalog.ContainerIDsByShipment, func(l *Loaders) **Loader[[]string] { return &l.ContainerIDsByShipment }),
+	bind(catalog.ShipmentsByDocumentID, func(l *Loaders) **Loader[[]*model.Shipment] { return &l.ShipmentsByDocumentID }),
+	bind(catalog.ContainersByDocumentID, func(l *Loaders) **Loader[[]*model.Container] { return &l.ContainersByDocumentID }),
+	bind(catalog.DocumentsByShipmentID, func(l *Loaders) **Loader[[]*model.Document] { return &l.DocumentsByShipmentID }),
+	bind(catalog.DocumentsByContainerID, func(l *Loaders) **Loader[[]*model.Document] { return &l.DocumentsByContainerID }),
+	bind(catalog.OptionsByDefinitionID, func(l *Loaders) **Loader[[]*model.CustomFieldOption] { return &l.OptionsByDefinitionID }),
+	bind(catalog.CustomFieldsByEntityID, func(l *Loaders) **Loader[[]*model.CustomField] { return &l.CustomFieldsByEntityID }),
+	bind(catalog.DocumentsByEmailSubmissionID, func(l *Loaders) **Loader[[]*model.Document] { return &l.DocumentsByEmailSubmissionID }),
+}
+
+// bind is the one loader constructor: the loader of read, stored in its
+// typed field and by the read's index (which the plan uses).
+func bind[V any](read *catalog.ReadOf[V], field func(*Loaders) **Loader[V]) func(*Loaders, string, LoaderConfig) {
+	return func(l *Loaders, accountID string, cfg LoaderConfig) {
+		ld := newLoader(func(ctx context.Context, ids []string) (map[string]V, error) {
+			return read.Fetch(ctx, l.Store(ctx), accountID, ids)
+		}, cfg)
+		*field(l) = ld
+		l.reads[read.Index()] = ld
+	}
 }
 
 // Select decides the columns the request reads, by GraphQL type and field
@@ -164,59 +144,6 @@ func (l *Loaders) Select(fields Fields) {
 func (l *Loaders) Store(ctx context.Context) *db.DB {
 	l.selOnce.Do(func() { l.narrowed = l.store })
 	return l.narrowed
-}
-
-// one builds a to-one loader over a batch read: missing keys become
-// dataloadgen.ErrNotFound (mapped loader), which resolvers turn into null.
-func one[T any](fetch func(context.Context, []string) ([]T, error), key func(T) string, cfg LoaderConfig) *Loader[T] {
-	return newLoader(func(ctx context.Context, ids []string) (map[string]T, error) {
-		rows, err := fetch(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		m := make(map[string]T, len(rows))
-		for _, r := range rows {
-			m[key(r)] = r
-		}
-		return m, nil
-	}, cfg)
-}
-
-// many builds a to-many loader: rows are grouped by parent key, and a parent
-// with no rows gets an empty (non-nil) list rather than not-found.
-func many[T any](fetch func(context.Context, []string) ([]T, error), parent func(T) string, cfg LoaderConfig) *Loader[[]T] {
-	return newLoader(func(ctx context.Context, ids []string) (map[string][]T, error) {
-		rows, err := fetch(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		m := make(map[string][]T, len(ids))
-		for _, id := range ids {
-			m[id] = []T{}
-		}
-		for _, r := range rows {
-			m[parent(r)] = append(m[parent(r)], r)
-		}
-		return m, nil
-	}, cfg)
-}
-
-// linked is many over a join table, whose rows carry the parent key.
-func linked[T any](fetch func(context.Context, []string) ([]db.Linked[T], error), cfg LoaderConfig) *Loader[[]T] {
-	return newLoader(func(ctx context.Context, ids []string) (map[string][]T, error) {
-		rows, err := fetch(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		m := make(map[string][]T, len(ids))
-		for _, id := range ids {
-			m[id] = []T{}
-		}
-		for _, r := range rows {
-			m[r.ParentID] = append(m[r.ParentID], r.Item)
-		}
-		return m, nil
-	}, cfg)
 }
 
 // Loader is a dataloadgen loader of one relationship or record type, with

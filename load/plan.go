@@ -2,9 +2,11 @@ package load
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"sync"
 
+	"shipgraph/catalog"
 	"shipgraph/model"
 )
 
@@ -96,10 +98,10 @@ type level struct {
 	plan *Plan
 }
 
-// step is one relationship of one level: the relation, the records it
-// applies to, and the plan of the level it leads to.
+// step is one target of one relationship of one level: the target, the
+// records it applies to, and the plan of the level it leads to.
 type step struct {
-	rel     *relation
+	target  *catalog.Target
 	parents []any
 	plan    *Plan
 }
@@ -111,32 +113,42 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 		// Gather every relationship of the level with its keys, by loader.
 		var steps []step
 		type batch struct {
-			fetch func(context.Context, *Loaders, []string) (map[string]any, error)
-			keys  []string
-			seen  map[string]bool
-			got   map[string]any
+			ld   anyLoader
+			keys []string
+			seen map[string]bool
+			got  map[string]any
 		}
-		batches := map[any]*batch{}
-		var order []any
+		batches := map[int]*batch{}
+		var order []int
 		for _, lv := range levels {
-			byType := map[string][]any{}
+			byType := map[*catalog.Resource][]any{}
+			var last *catalog.Resource
+			var lastType reflect.Type
 			for _, r := range lv.rows {
-				t := typeName(r)
-				byType[t] = append(byType[t], r)
+				if t := reflect.TypeOf(r); t != lastType || last == nil {
+					lastType, last = t, catalog.Of(r)
+				}
+				if last != nil {
+					byType[last] = append(byType[last], r)
+				}
 			}
 			for name, sub := range lv.plan.Rels {
-				for t, recs := range byType {
-					for _, rel := range relations[t][name] {
-						steps = append(steps, step{rel, recs, sub})
-						id := rel.loader(l)
+				for res, recs := range byType {
+					rel := res.Rel(name)
+					if rel == nil {
+						continue
+					}
+					for _, t := range rel.Targets {
+						steps = append(steps, step{t, recs, sub})
+						id := t.Read.Index()
 						b, ok := batches[id]
 						if !ok {
-							b = &batch{fetch: rel.fetch, seen: map[string]bool{}}
+							b = &batch{ld: l.reads[id], seen: map[string]bool{}}
 							batches[id] = b
 							order = append(order, id)
 						}
 						for _, r := range recs {
-							if k := rel.key(r); k != "" && !b.seen[k] {
+							if k := t.Key(r); k != "" && !b.seen[k] {
 								b.seen[k] = true
 								b.keys = append(b.keys, k)
 							}
@@ -154,10 +166,10 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 				continue
 			}
 			if len(order) == 1 {
-				b.got, errs[i] = b.fetch(ctx, l, b.keys)
+				b.got, errs[i] = b.ld.loadAny(ctx, b.keys)
 				continue
 			}
-			wg.Go(func() { b.got, errs[i] = b.fetch(ctx, l, b.keys) })
+			wg.Go(func() { b.got, errs[i] = b.ld.loadAny(ctx, b.keys) })
 		}
 		wg.Wait()
 		for _, err := range errs {
@@ -170,20 +182,20 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 		l.mu.Lock()
 		gen := l.gen.Load()
 		for _, s := range steps {
-			b := batches[s.rel.loader(l)]
+			b := batches[s.target.Read.Index()]
 			var next []any
 			seen := map[any]bool{}
 			for _, p := range s.parents {
-				k := s.rel.key(p)
+				k := s.target.Key(p)
 				v, ok := b.got[k]
 				if k == "" || !ok {
 					continue
 				}
-				if p.(model.Related).Loads().Mark(gen, s.rel.bit) {
-					s.rel.attach(p, v)
+				if p.(model.Related).Loads().Mark(gen, s.target.Bit) {
+					s.target.Attach(p, v)
 				}
 				if len(s.plan.Rels) > 0 {
-					for _, c := range s.rel.children(v, nil) {
+					for _, c := range s.target.Children(v, nil) {
 						if !seen[c] {
 							seen[c] = true
 							next = append(next, c)

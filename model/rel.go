@@ -1,9 +1,9 @@
 package model
 
-// Relationships are attached to the records by the load plan (graph/plan.go)
+// Relationships are attached to the records by the load plan (load/plan.go)
 // before a response is written: one statement per relationship and level
 // reads them for a whole page, and the plan stores what it read in the
-// record's Rel. The GraphQL executor reads them through the methods below,
+// record's Rel, in the slot the catalogue (catalog/resources.go) names. The GraphQL executor reads them through the methods below,
 // which take no context and so need no resolver goroutine per record; /v2
 // reads Rel directly. A relationship the plan did not load reads as null
 // (to-one) or empty (to-many).

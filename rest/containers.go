@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
 )
@@ -14,13 +15,7 @@ import (
 // transport_events and raw_events are relationships of the spec whose
 // records Shipgraph does not hold: they are accepted, their linkage is
 // always [] and they add nothing to included.
-var containerIncludes = map[string]string{
-	"shipment":         "shipment",
-	"pod_terminal":     "pod_terminal",
-	"pickup_facility":  "pickup_facility",
-	"transport_events": "transport_events",
-	"raw_events":       "raw_events",
-}
+var containerIncludes = includes(catalog.Container)
 
 var (
 	containerList = endpoint{
@@ -56,30 +51,7 @@ func (s *server) getContainer(w http.ResponseWriter, r *http.Request) {
 // needs no statement (foreign keys); an included shipment needs its
 // containers linkage (one statement for all).
 func (b *builder) containers(ctx context.Context, cs []*model.Container, p *params) ([]*Resource, error) {
-	var always []string
-	if p.included("shipment") {
-		always = append(always, "shipment.containerIDs")
-	}
-	if err := loadIncludes(ctx, cs, p, always...); err != nil {
-		return nil, err
-	}
-	data := make([]*Resource, len(cs))
-	for i, c := range cs {
-		data[i] = b.containerResource(c)
-	}
-	b.setPrimary(data...)
-	for _, c := range cs {
-		if sh := c.Rel.Shipment; sh != nil && p.included("shipment") {
-			b.include(b.shipmentResource(sh))
-		}
-		if t := c.Rel.PodTerminal; t != nil && p.included("pod_terminal") {
-			b.include(b.terminalResource(t))
-		}
-		if t := c.Rel.PickupFacility; t != nil && p.included("pickup_facility") {
-			b.include(b.terminalResource(t))
-		}
-	}
-	return data, nil
+	return renderAll(b, ctx, cs, p, containerShape)
 }
 
 type containerAttributes struct {
@@ -183,13 +155,7 @@ func (b *builder) containerResource(c *model.Container) *Resource {
 			ImportDeadlines:               deadlines,
 			CurrentStatus:                 c.CurrentStatus,
 		},
-		Relationships: Relationships{
-			toOne("shipment", "shipment", &c.ShipmentID),
-			toOne("pod_terminal", "terminal", c.PodTerminalID),
-			toOne("pickup_facility", "terminal", c.PickupFacilityID),
-			toMany("transport_events", nil),
-			toMany("raw_events", nil),
-		},
-		Links: &Links{Self: b.base + "/v2/containers/" + c.ID},
+		Relationships: b.linkage(c, containerShape.members),
+		Links:         &Links{Self: b.base + "/v2/containers/" + c.ID},
 	}
 }

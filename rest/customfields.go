@@ -247,21 +247,16 @@ type customFieldAttributes struct {
 // type (string, number, boolean, list of strings), display_value the human
 // form (an enum's label, a formatted date).
 func (b *builder) customFieldResource(cf *model.CustomField) *Resource {
-	entity := toOne("entity", "shipment", cf.ShipmentID)
 	self := b.base + "/v2/shipments/" + deref(cf.ShipmentID) + "/custom_fields/" + cf.APISlug
 	if cf.ContainerID != nil {
-		entity = toOne("entity", "container", cf.ContainerID)
 		self = b.base + "/v2/containers/" + *cf.ContainerID + "/custom_fields/" + cf.APISlug
 	}
 	return &Resource{
-		ID:         cf.ID,
-		Type:       "custom_field",
-		Attributes: customFieldAttributes{APISlug: cf.APISlug, Value: cf.Value, DisplayValue: cf.DisplayValue()},
-		Relationships: Relationships{
-			entity,
-			toOne("definition", "custom_field_definition", &cf.DefinitionID),
-		},
-		Links: &Links{Self: self},
+		ID:            cf.ID,
+		Type:          "custom_field",
+		Attributes:    customFieldAttributes{APISlug: cf.APISlug, Value: cf.Value, DisplayValue: cf.DisplayValue()},
+		Relationships: b.linkage(cf, customFieldShape.members),
+		Links:         &Links{Self: self},
 	}
 }
 

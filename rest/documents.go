@@ -4,21 +4,14 @@ import (
 	"context"
 	"net/http"
 
+	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
 )
 
 // GET /v2/documents and GET /v2/documents/{id}.
 
-var documentIncludes = map[string]string{
-	"shipments":                    "shipments",
-	"cargos":                       "cargos",
-	"account":                      "account",
-	"user":                         "user",
-	"last_document_representation": "last_document_representation",
-	"current_extraction":           "last_document_representation", // alias
-	"email_submission":             "email_submission",
-}
+var documentIncludes = includes(catalog.Document)
 
 var (
 	documentList = endpoint{
@@ -58,43 +51,7 @@ func (s *server) getDocument(w http.ResponseWriter, r *http.Request) {
 // always needed), one per included to-one relationship, and, when shipments
 // are included, one for their containers linkage.
 func (b *builder) documents(ctx context.Context, docs []*model.Document, p *params) ([]*Resource, error) {
-	always := []string{"shipments", "cargos"}
-	if p.included("shipments") {
-		always = append(always, "shipments.containerIDs")
-	}
-	if err := loadIncludes(ctx, docs, p, always...); err != nil {
-		return nil, err
-	}
-	data := make([]*Resource, len(docs))
-	for i, d := range docs {
-		data[i] = b.documentResource(d)
-	}
-	b.setPrimary(data...)
-	for _, d := range docs {
-		if a := d.Rel.Account; a != nil && p.included("account") {
-			b.include(accountResource(a))
-		}
-		if u := d.Rel.User; u != nil && p.included("user") {
-			b.include(userResource(u))
-		}
-		if e := d.Rel.EmailSubmission; e != nil && p.included("email_submission") {
-			b.include(emailSubmissionResource(e))
-		}
-		if rep := d.Rel.LastDocumentRepresentation; rep != nil && p.included("last_document_representation") {
-			b.include(representationResource(rep))
-		}
-		if p.included("shipments") {
-			for _, s := range d.Rel.Shipments {
-				b.include(b.shipmentResource(s))
-			}
-		}
-		if p.included("cargos") {
-			for _, c := range d.Rel.Cargos {
-				b.include(b.containerResource(c))
-			}
-		}
-	}
-	return data, nil
+	return renderAll(b, ctx, docs, p, documentShape)
 }
 
 type documentAttributes struct {
@@ -131,26 +88,11 @@ func (b *builder) documentResource(d *model.Document) *Resource {
 			CreatedAt:           ts(d.CreatedAt),
 			UpdatedAt:           ts(d.UpdatedAt),
 		},
-		Relationships: Relationships{
-			toOne("account", "account", &d.AccountID),
-			toOne("user", "user", d.UserID),
-			toOne("email_submission", "email_submission", d.EmailSubmissionID),
-			toOne("last_document_representation", "document_representation", d.LastDocumentRepresentationID),
-			toMany("shipments", identifiers("shipment", d.Rel.Shipments, func(s *model.Shipment) string { return s.ID })),
-			toMany("cargos", identifiers("container", d.Rel.Cargos, func(c *model.Container) string { return c.ID })),
-		},
+		Relationships: b.linkage(d, documentShape.members),
 		// The download link is the documented endpoint that hands out a
 		// (presigned) file URL.
 		Links: &Links{Self: self, Download: self + "/download_url"},
 	}
-}
-
-func identifiers[T any](typ string, items []T, id func(T) string) []Identifier {
-	out := make([]Identifier, len(items))
-	for i, it := range items {
-		out[i] = Identifier{Type: typ, ID: id(it)}
-	}
-	return out
 }
 
 type accountAttributes struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
 )
@@ -17,12 +18,7 @@ import (
 // document's email_submission_document shape (name, source, document_type,
 // timestamps and the last_document_representation relationship).
 
-var emailSubmissionIncludes = map[string]string{
-	"account":                                "account",
-	"user":                                   "user",
-	"documents":                              "documents",
-	"documents.last_document_representation": "documents.last_document_representation",
-}
+var emailSubmissionIncludes = includes(catalog.EmailSubmission, "documents.last_document_representation")
 
 var (
 	emailSubmissionList = endpoint{serializer: "V2::EmailSubmissionSerializer", includes: emailSubmissionIncludes, paged: true}
@@ -79,32 +75,7 @@ func (s *server) getEmailSubmission(w http.ResponseWriter, r *http.Request) {
 // emailSubmissions renders submissions with their documents linkage (one
 // statement for the page) and the includes of p.
 func (b *builder) emailSubmissions(ctx context.Context, subs []*model.EmailSubmission, p *params) ([]*Resource, error) {
-	if err := loadIncludes(ctx, subs, p, "documents"); err != nil {
-		return nil, err
-	}
-	data := make([]*Resource, len(subs))
-	for i, e := range subs {
-		data[i] = b.emailSubmissionPrimary(e)
-	}
-	b.setPrimary(data...)
-	for _, e := range subs {
-		if a := e.Rel.Account; a != nil && p.included("account") {
-			b.include(accountResource(a))
-		}
-		if u := e.Rel.User; u != nil && p.included("user") {
-			b.include(userResource(u))
-		}
-		if !p.included("documents") {
-			continue
-		}
-		for _, d := range e.Documents() {
-			b.include(emailDocumentResource(d))
-			if rep := d.Rel.LastDocumentRepresentation; rep != nil && p.included("documents.last_document_representation") {
-				b.include(representationResource(rep))
-			}
-		}
-	}
-	return data, nil
+	return renderAll(b, ctx, subs, p, emailSubmissionPrimaryShape)
 }
 
 type emailSubmissionPrimaryAttributes struct {
@@ -146,12 +117,8 @@ func (b *builder) emailSubmissionPrimary(e *model.EmailSubmission) *Resource {
 			CreatedAt:      ts(e.CreatedAt),
 			UpdatedAt:      ts(e.UpdatedAt),
 		},
-		Relationships: Relationships{
-			toOne("account", "account", &e.AccountID),
-			toOne("user", "user", e.UserID),
-			toMany("documents", identifiers("document", docs, func(d *model.Document) string { return d.ID })),
-		},
-		Links: &Links{Self: b.base + "/v2/email_submissions/" + e.ID},
+		Relationships: b.linkage(e, emailSubmissionPrimaryShape.members),
+		Links:         &Links{Self: b.base + "/v2/email_submissions/" + e.ID},
 	}
 }
 
@@ -165,15 +132,13 @@ type emailDocumentAttributes struct {
 
 // emailDocumentResource renders a document included by a submission, in
 // the OpenAPI document's email_submission_document shape.
-func emailDocumentResource(d *model.Document) *Resource {
+func (b *builder) emailDocumentResource(d *model.Document) *Resource {
 	return &Resource{
 		ID:   d.ID,
 		Type: "document",
 		Attributes: emailDocumentAttributes{
 			Name: d.Name, Source: d.Source, DocumentType: d.DocumentType, CreatedAt: ts(d.CreatedAt), UpdatedAt: ts(d.UpdatedAt),
 		},
-		Relationships: Relationships{
-			toOne("last_document_representation", "document_representation", d.LastDocumentRepresentationID),
-		},
+		Relationships: b.linkage(d, emailDocumentShape.members),
 	}
 }

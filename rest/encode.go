@@ -16,9 +16,9 @@ import (
 // of a hundred documents with their shipments and containers has some
 // fifteen thousand attribute values, and encoding/json's reflection over
 // the attribute structs was a quarter of the server's CPU on such a page.
-// Attribute structs of the resource types a list renders in bulk implement
-// attributeWriter; the others go through encoding/json (value). The tests
-// (encode_internal_test.go) compare both writers byte for byte.
+// Attribute structs implement attributeWriter with writers generated from
+// their fields and json tags (attributes_gen.go, attrgen_test.go); the
+// tests compare them with encoding/json byte for byte.
 
 // encoder appends one document to b; err is the first value that cannot
 // be written (a NaN, say), as encoding/json would refuse it.
@@ -137,6 +137,19 @@ func (a *attrs) boolp(name string, v *bool) {
 		} else {
 			a.e.b = strconv.AppendBool(a.e.b, *v)
 		}
+	}
+}
+
+func (a *attrs) integer(name string, v int) {
+	if a.member(name) {
+		a.e.b = strconv.AppendInt(a.e.b, int64(v), 10)
+	}
+}
+
+// json writes a JSON value as encoding/json does (compacted, checked).
+func (a *attrs) json(name string, v model.JSON) {
+	if a.member(name) {
+		a.e.value(v)
 	}
 }
 
@@ -344,115 +357,6 @@ func appendMeta(b []byte, m *Meta) []byte {
 	return append(b, '}')
 }
 
-// The writers of the attribute structs. Each writes every member of its
-// struct in order, with the struct's json name.
-
-func (v documentAttributes) writeAttributes(a *attrs) {
-	a.str("id", v.ID)
-	a.str("name", v.Name)
-	a.str("document_type", v.DocumentType)
-	a.strp("document_type_manual", v.DocumentTypeManual)
-	a.strp("classification_notes", v.ClassificationNotes)
-	a.str("source", string(v.Source))
-	a.str("file_name", v.FileName)
-	a.strp("file_content_type", v.FileContentType)
-	a.int64p("file_size_bytes", v.FileSizeBytes)
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
-}
-
-func (v accountAttributes) writeAttributes(a *attrs) {
-	a.str("company_name", v.CompanyName)
-}
-
-func (v userAttributes) writeAttributes(a *attrs) {
-	a.str("email", v.Email)
-	a.str("first_name", v.FirstName)
-	a.str("last_name", v.LastName)
-	a.time("created_at", v.CreatedAt)
-}
-
-func (v shipmentAttributes) writeAttributes(a *attrs) {
-	a.str("bill_of_lading_number", v.BillOfLadingNumber)
-	a.str("normalized_number", v.NormalizedNumber)
-	a.strs("ref_numbers", v.RefNumbers)
-	a.time("created_at", v.CreatedAt)
-	a.strs("tags", v.Tags)
-	a.strp("port_of_lading_locode", v.PortOfLadingLocode)
-	a.strp("port_of_lading_name", v.PortOfLadingName)
-	a.strp("port_of_discharge_locode", v.PortOfDischargeLocode)
-	a.strp("port_of_discharge_name", v.PortOfDischargeName)
-	a.strp("destination_locode", v.DestinationLocode)
-	a.strp("destination_name", v.DestinationName)
-	a.str("shipping_line_scac", v.ShippingLineScac)
-	a.str("shipping_line_name", v.ShippingLineName)
-	a.str("shipping_line_short_name", v.ShippingLineShortName)
-	a.strp("customer_name", v.CustomerName)
-	a.strp("pod_vessel_name", v.PodVesselName)
-	a.strp("pod_vessel_imo", v.PodVesselImo)
-	a.strp("pod_voyage_number", v.PodVoyageNumber)
-	a.timep("pol_etd_at", v.PolEtdAt)
-	a.timep("pol_atd_at", v.PolAtdAt)
-	a.timep("pod_eta_at", v.PodEtaAt)
-	a.timep("pod_original_eta_at", v.PodOriginalEtaAt)
-	a.timep("pod_ata_at", v.PodAtaAt)
-	a.timep("destination_eta_at", v.DestinationEtaAt)
-	a.timep("destination_ata_at", v.DestinationAtaAt)
-	a.strp("pol_timezone", v.PolTimezone)
-	a.strp("pod_timezone", v.PodTimezone)
-	a.strp("destination_timezone", v.DestinationTimezone)
-	a.timep("line_tracking_last_attempted_at", v.LineTrackingLastAttemptedAt)
-	a.timep("line_tracking_last_succeeded_at", v.LineTrackingLastSucceededAt)
-	a.timep("line_tracking_stopped_at", v.LineTrackingStoppedAt)
-	a.strp("line_tracking_stopped_reason", (*string)(v.LineTrackingStoppedReason))
-}
-
-func (v containerAttributes) writeAttributes(a *attrs) {
-	a.str("number", v.Number)
-	a.strs("ref_numbers", v.RefNumbers)
-	a.strp("equipment_type", (*string)(v.EquipmentType))
-	a.intp("equipment_length", v.EquipmentLength)
-	a.strp("equipment_height", (*string)(v.EquipmentHeight))
-	a.float64p("weight_in_lbs", v.WeightInLbs)
-	a.time("created_at", v.CreatedAt)
-	a.strp("seal_number", v.SealNumber)
-	a.timep("pickup_lfd", v.PickupLfd)
-	a.timep("pickup_appointment_at", v.PickupAppointmentAt)
-	a.boolean("availability_known", v.AvailabilityKnown)
-	a.boolp("available_for_pickup", v.AvailableForPickup)
-	a.timep("pod_arrived_at", v.PodArrivedAt)
-	a.timep("pod_discharged_at", v.PodDischargedAt)
-	a.timep("pod_full_out_at", v.PodFullOutAt)
-	a.timep("terminal_checked_at", v.TerminalCheckedAt)
-	a.strp("pod_full_out_chassis_number", v.PodFullOutChassisNumber)
-	a.strp("location_at_pod_terminal", v.LocationAtPodTerminal)
-	a.timep("final_destination_full_out_at", v.FinalDestinationFullOutAt)
-	a.timep("empty_terminated_at", v.EmptyTerminatedAt)
-	if a.member("holds_at_pod_terminal") {
-		a.e.b = appendHolds(a.e.b, v.HoldsAtPodTerminal)
-	}
-	if a.member("fees_at_pod_terminal") {
-		a.e.b = a.e.appendFees(a.e.b, v.FeesAtPodTerminal)
-	}
-	a.strp("pod_timezone", v.PodTimezone)
-	a.strp("final_destination_timezone", v.FinalDestinationTimezone)
-	a.strp("empty_terminated_timezone", v.EmptyTerminatedTimezone)
-	a.strp("pod_rail_carrier_scac", v.PodRailCarrierScac)
-	a.strp("ind_rail_carrier_scac", v.IndRailCarrierScac)
-	a.timep("pod_last_tracking_request_at", v.PodLastTrackingRequestAt)
-	a.timep("shipment_last_tracking_request_at", v.ShipmentLastTrackingRequestAt)
-	a.timep("pod_rail_loaded_at", v.PodRailLoadedAt)
-	a.timep("pod_rail_departed_at", v.PodRailDepartedAt)
-	a.timep("ind_eta_at", v.IndEtaAt)
-	a.timep("ind_ata_at", v.IndAtaAt)
-	a.timep("ind_rail_unloaded_at", v.IndRailUnloadedAt)
-	a.timep("ind_facility_lfd_on", v.IndFacilityLfdOn)
-	if a.member("import_deadlines") {
-		a.e.b = appendDeadlines(a.e.b, v.ImportDeadlines)
-	}
-	a.str("current_status", string(v.CurrentStatus))
-}
-
 // appendHolds writes holds as encoding/json writes []model.TerminalHold.
 func appendHolds(b []byte, holds []model.TerminalHold) []byte {
 	if holds == nil {
@@ -506,29 +410,4 @@ func appendDeadlines(b []byte, d *importDeadlines) []byte {
 	b = append(b, `,"pickup_lfd_line":`...)
 	b = appendTimep(b, d.PickupLfdLine)
 	return append(b, '}')
-}
-
-func (v terminalAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.strpOmit("nickname", v.Nickname)
-	a.strpOmit("firms_code", v.FirmsCode)
-	a.strpOmit("smdg_code", v.SmdgCode)
-	a.strpOmit("bic_facility_code", v.BicFacilityCode)
-	a.strpOmit("street", v.Street)
-	a.strpOmit("city", v.City)
-	a.strpOmit("state", v.State)
-	a.strpOmit("state_abbr", v.StateAbbr)
-	a.strpOmit("zip", v.Zip)
-	a.strpOmit("country", v.Country)
-}
-
-func (v portAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.str("code", v.Code)
-	a.strp("state_abbr", v.StateAbbr)
-	a.strp("city", v.City)
-	a.str("country_code", v.CountryCode)
-	a.str("time_zone", v.TimeZone)
-	a.float64p("latitude", v.Latitude)
-	a.float64p("longitude", v.Longitude)
 }

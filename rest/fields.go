@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"shipgraph/catalog"
 	"shipgraph/load"
 )
 
@@ -15,7 +16,7 @@ import (
 
 // resourceTypes are the resource types fields[…] may name, with what each
 // shows: its attributes (from the json names of its attribute struct) and
-// its relationships.
+// its relationships (the catalogue's, with their include aliases).
 var resourceTypes = sync.OnceValue(func() map[string]map[string]bool {
 	types := map[string]map[string]bool{}
 	for _, s := range resourceSchemas() {
@@ -25,47 +26,40 @@ var resourceTypes = sync.OnceValue(func() map[string]map[string]bool {
 				names[name] = true
 			}
 		}
-		for _, r := range s.rels {
-			names[r] = true
+		for _, r := range s.res.Members() {
+			names[r.JSONAPI] = true
+			for _, a := range r.Aliases {
+				names[a] = true
+			}
 		}
-		types[s.typ] = names
+		types[s.res.JSONAPI] = names
 	}
 	return types
 })
 
-// resourceSchema is one resource type: its attributes struct and its
-// relationships.
+// resourceSchema is one resource type and its attributes struct.
 type resourceSchema struct {
-	typ   string
+	res   *catalog.Resource
 	attrs any
-	rels  []string
 }
 
 func resourceSchemas() []resourceSchema {
 	return []resourceSchema{
-		{"shipment", shipmentAttributes{}, keys(shipmentIncludes)},
-		{"container", containerAttributes{}, []string{"shipment", "pod_terminal", "pickup_facility", "transport_events", "raw_events"}},
-		{"document", documentAttributes{}, keys(documentIncludes)},
-		{"terminal", terminalAttributes{}, []string{"port"}},
-		{"rail_terminal", railTerminalAttributes{}, []string{"port", "metro_area"}},
-		{"port", portAttributes{}, nil},
-		{"metro_area", metroAreaAttributes{}, nil},
-		{"account", accountAttributes{}, nil},
-		{"user", userAttributes{}, nil},
-		{"email_submission", emailSubmissionAttributes{}, nil},
-		{"document_representation", representationAttributes{}, nil},
-		{"custom_field", customFieldAttributes{}, []string{"entity", "definition"}},
-		{"custom_field_definition", definitionAttributes{}, nil},
-		{"custom_field_option", optionAttributes{}, nil},
+		{catalog.Shipment, shipmentAttributes{}},
+		{catalog.Container, containerAttributes{}},
+		{catalog.Document, documentAttributes{}},
+		{catalog.Terminal, terminalAttributes{}},
+		{catalog.RailTerminal, railTerminalAttributes{}},
+		{catalog.Port, portAttributes{}},
+		{catalog.MetroArea, metroAreaAttributes{}},
+		{catalog.Account, accountAttributes{}},
+		{catalog.User, userAttributes{}},
+		{catalog.EmailSubmission, emailSubmissionAttributes{}},
+		{catalog.DocumentRepresentation, representationAttributes{}},
+		{catalog.CustomField, customFieldAttributes{}},
+		{catalog.CustomFieldDefinition, definitionAttributes{}},
+		{catalog.CustomFieldOption, optionAttributes{}},
 	}
-}
-
-func keys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // parseFields reads fields[typ]=v: every name must be an attribute or
@@ -106,23 +100,38 @@ func (p *params) graphFields() load.Fields {
 	}
 	out := load.Fields{}
 	for typ := range resourceTypes() {
+		res := catalog.ByJSONAPI(typ)
 		names, ok := p.fields[typ]
 		if !ok {
-			out[pascal(typ)] = allGraphFields()[pascal(typ)]
+			out[res.GraphQL] = allGraphFields()[res.GraphQL]
 			continue
 		}
 		set := map[string]bool{}
 		for n := range names {
-			set[camel(n)] = true
+			addGraphField(set, res, n)
 		}
 		for inc := range p.include {
 			if resourceTypes()[typ][inc] {
-				set[camel(inc)] = true
+				addGraphField(set, res, inc)
 			}
 		}
-		out[pascal(typ)] = set
+		out[res.GraphQL] = set
 	}
 	return out
+}
+
+// addGraphField adds to set the GraphQL field of the member name of res: a
+// relationship's from the catalogue (none for one GraphQL lacks, whose
+// linkage needs no column), an attribute's the camel case of its name
+// (load.Fields maps it to its column).
+func addGraphField(set map[string]bool, res *catalog.Resource, name string) {
+	if rel := res.Member(name); rel != nil {
+		if rel.GraphQL != "" {
+			set[rel.GraphQL] = true
+		}
+		return
+	}
+	set[camel(name)] = true
 }
 
 // allGraphFields are graphFields without fieldsets: every attribute and
@@ -130,23 +139,26 @@ func (p *params) graphFields() load.Fields {
 var allGraphFields = sync.OnceValue(func() load.Fields {
 	out := load.Fields{}
 	for typ, names := range resourceTypes() {
+		res := catalog.ByJSONAPI(typ)
 		set := map[string]bool{}
 		for n := range names {
-			set[camel(n)] = true
+			addGraphField(set, res, n)
 		}
-		out[pascal(typ)] = set
+		out[res.GraphQL] = set
 	}
 	return out
 })
 
-// pascal converts a resource type to its GraphQL type: custom_field →
-// CustomField.
-func pascal(s string) string {
-	c := camel(s)
-	if c == "" {
-		return c
+// camel converts an attribute name to its GraphQL field: pod_eta_at →
+// podEtaAt.
+func camel(s string) string {
+	parts := strings.Split(s, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
 	}
-	return strings.ToUpper(c[:1]) + c[1:]
+	return strings.Join(parts, "")
 }
 
 // sparse restricts rs to the fieldsets of the builder's request.

@@ -70,9 +70,6 @@ type sortParam struct {
 	desc  bool
 }
 
-// included reports whether relationship name was asked for.
-func (p *params) included(name string) bool { return p.include[name] }
-
 // badParam is the 400 of a query parameter.
 func badParam(name, format string, args ...any) error {
 	return model.Errorf(model.EINVALID, format, args...).AtParameter(name)

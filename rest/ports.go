@@ -72,14 +72,3 @@ func (b *builder) metroAreaResource(m *model.MetroArea) *Resource {
 		Links: &Links{Self: b.base + "/v2/metro_areas/" + m.ID},
 	}
 }
-
-// destinationResource renders either kind of shipment destination.
-func (b *builder) destinationResource(d model.Destination) *Resource {
-	switch v := d.(type) {
-	case *model.Port:
-		return b.portResource(v)
-	case *model.MetroArea:
-		return b.metroAreaResource(v)
-	}
-	panic("rest: unknown destination type")
-}

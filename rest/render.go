@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"shipgraph/catalog"
 	"shipgraph/load"
 	"shipgraph/resolve"
 )
@@ -21,6 +22,8 @@ type builder struct {
 	primary  map[Identifier]bool
 	included []*Resource
 	seen     map[Identifier]bool
+	ids      []string // scratch of linkage
+
 	// withIncluded is set when the request asked for includes: the
 	// document then has an included member, [] when nothing was reached.
 	withIncluded bool
@@ -80,27 +83,248 @@ func fieldsOf(p *params) map[string]map[string]bool {
 	return p.fields
 }
 
-// load attaches to rows, through the graph's load plan, the relationships
-// the response shows: the included ones (JSON:API names, which are the
-// snake case of the GraphQL fields) and the linkage paths always needed
-// (GraphQL names). One statement per relationship and level, whatever the
-// page size.
-func loadIncludes[T any](ctx context.Context, rows []T, p *params, always ...string) error {
-	paths := always
-	for name := range p.include {
-		paths = append(paths, camel(name))
-	}
-	return load.Load(ctx, rows, load.NewPlan(paths...))
+// ---------------------------------------------------------------- relationships
+
+// A shape is how /v2 renders the records of one resource type: its
+// resource (attributes and links) and the relationships it shows, which
+// the catalogue (catalog/) declares. Linkage, the load plan of a response
+// and its included resources all derive from the shapes and the
+// catalogue.
+type shape struct {
+	res     *catalog.Resource
+	render  func(b *builder, rec any) *Resource
+	members []*catalog.Rel // the relationships shown, in order
 }
 
-// camel converts a JSON:API relationship name to its GraphQL field:
-// pod_terminal → podTerminal.
-func camel(s string) string {
-	parts := strings.Split(s, "_")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] != "" {
-			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+// shapeOf is the shape of res rendered by render, showing every
+// relationship the catalogue gives it /v2 names, or only those named.
+func shapeOf[T any](res *catalog.Resource, render func(*builder, T) *Resource, only ...string) *shape {
+	s := &shape{res: res, render: func(b *builder, rec any) *Resource { return render(b, rec.(T)) }, members: res.Members()}
+	if only != nil {
+		s.members = membersOf(res, only...)
+	}
+	return s
+}
+
+// membersOf are the relationships of res named (JSON:API names).
+func membersOf(res *catalog.Resource, names ...string) []*catalog.Rel {
+	out := []*catalog.Rel{}
+	for _, n := range names {
+		rel := res.Member(n)
+		if rel == nil {
+			panic("rest: " + res.JSONAPI + " has no relationship " + n)
+		}
+		out = append(out, rel)
+	}
+	return out
+}
+
+// linkage is the relationships object of rec showing members: to-one
+// linkage from the record's keys (the first target whose key is set), to-many
+// from what the plan attached (or its linkage-only variant); a
+// relationship of records Shipgraph does not hold is always [].
+func (b *builder) linkage(rec any, members []*catalog.Rel) Relationships {
+	rels := make(Relationships, 0, len(members))
+	for _, rel := range members {
+		if !rel.Many {
+			r := Relationship{Name: rel.JSONAPI}
+			for _, t := range rel.Targets {
+				if k := t.Key(rec); k != "" {
+					r.One = Identifier{Type: t.Resource.JSONAPI, ID: k}
+					break
+				}
+			}
+			rels = append(rels, r)
+			continue
+		}
+		var list []Identifier
+		if len(rel.Targets) > 0 {
+			t := rel.Targets[0]
+			ids, ok := t.IDs(rec, b.ids[:0])
+			if !ok && rel.Linkage != nil {
+				ids, ok = rel.Linkage.Targets[0].IDs(rec, ids[:0])
+			}
+			b.ids = ids[:0]
+			if !ok {
+				panic("rest: " + rel.JSONAPI + " linkage of " + rel.Owner.JSONAPI + " " + rel.Owner.ID(rec) + " was not loaded")
+			}
+			list = make([]Identifier, len(ids))
+			for i, id := range ids {
+				list[i] = Identifier{Type: t.Resource.JSONAPI, ID: id}
+			}
+		}
+		rels = append(rels, toMany(rel.JSONAPI, list))
+	}
+	return rels
+}
+
+// includeTree is the include parameter as a tree of JSON:API names.
+type includeTree map[string]includeTree
+
+func includesOf(p *params) includeTree {
+	t := includeTree{}
+	for path := range p.include {
+		at := t
+		for name := range strings.SplitSeq(path, ".") {
+			next, ok := at[name]
+			if !ok {
+				next = includeTree{}
+				at[name] = next
+			}
+			at = next
 		}
 	}
-	return strings.Join(parts, "")
+	return t
+}
+
+// planPaths are the load plan paths (the catalogue's plan names) of
+// rendering records of s with the includes inc: the included
+// relationships, and the linkage of every to-many relationship a rendered
+// resource shows (its linkage-only variant when it is not included).
+func planPaths(s *shape, inc includeTree, prefix string, out []string) []string {
+	for _, rel := range s.members {
+		if len(rel.Targets) == 0 {
+			continue
+		}
+		sub, included := inc[rel.JSONAPI]
+		switch {
+		case included:
+			out = append(out, prefix+rel.PlanName())
+			for _, t := range rel.Targets {
+				out = planPaths(includedShape(rel, t.Resource), sub, prefix+rel.PlanName()+".", out)
+			}
+		case rel.Many && rel.Linkage != nil:
+			out = append(out, prefix+rel.Linkage.PlanName())
+		case rel.Many:
+			out = append(out, prefix+rel.PlanName())
+		}
+	}
+	return out
+}
+
+// renderAll renders rows as primary data of shape s with the includes of
+// p: one statement per relationship and level (load), whatever the page
+// size, then the resources, then the included ones in relationship order.
+func renderAll[T any](b *builder, ctx context.Context, rows []T, p *params, s *shape) ([]*Resource, error) {
+	inc := includesOf(p)
+	if err := load.Load(ctx, rows, load.NewPlan(planPaths(s, inc, "", nil)...)); err != nil {
+		return nil, err
+	}
+	data := make([]*Resource, len(rows))
+	for i, r := range rows {
+		data[i] = s.render(b, r)
+	}
+	b.setPrimary(data...)
+	if len(inc) > 0 {
+		var buf []any
+		for _, r := range rows {
+			buf = b.includeFrom(s, r, inc, buf)
+		}
+	}
+	return data, nil
+}
+
+// includeFrom adds to included what rec of shape s reaches through inc.
+func (b *builder) includeFrom(s *shape, rec any, inc includeTree, buf []any) []any {
+	for _, rel := range s.members {
+		sub, ok := inc[rel.JSONAPI]
+		if !ok {
+			continue
+		}
+		for _, t := range rel.Targets {
+			start := len(buf)
+			buf = t.Attached(rec, buf)
+			ts := includedShape(rel, t.Resource)
+			for i := start; i < len(buf); i++ {
+				b.include(ts.render(b, buf[i]))
+				if len(sub) > 0 {
+					buf = b.includeFrom(ts, buf[i], sub, buf)
+				}
+			}
+			buf = buf[:start]
+		}
+	}
+	return buf
+}
+
+// includes is the include allow-list of a resource: its relationships'
+// JSON:API names and aliases, and the nested paths given.
+func includes(res *catalog.Resource, nested ...string) map[string]string {
+	out := map[string]string{}
+	for _, rel := range res.Members() {
+		out[rel.JSONAPI] = rel.JSONAPI
+		for _, a := range rel.Aliases {
+			out[a] = rel.JSONAPI
+		}
+	}
+	for _, path := range nested {
+		at := res
+		for name := range strings.SplitSeq(path, ".") {
+			rel := at.Member(name)
+			if rel == nil || len(rel.Targets) != 1 {
+				panic("rest: include path " + path + " is not a path of single-target relationships")
+			}
+			at = rel.Targets[0].Resource
+		}
+		out[path] = path
+	}
+	return out
+}
+
+// The shapes of the resource types /v2 renders with relationships or
+// includes. They are set in init: the resource functions read their
+// shape's members.
+var (
+	shipmentShape, containerShape, documentShape, terminalShape, railTerminalShape *shape
+	// A submission is primary data of its own endpoints with its
+	// relationships, and included by a document without them.
+	emailSubmissionPrimaryShape, emailSubmissionShape *shape
+	// A document included by a submission: the OpenAPI document's
+	// email_submission_document shape.
+	emailDocumentShape *shape
+	customFieldShape   *shape
+	emailDocuments     = catalog.EmailSubmission.Member("documents")
+
+	// includedShapes are the shapes of included resources, by type.
+	includedShapes map[*catalog.Resource]*shape
+)
+
+func init() {
+	shipmentShape = shapeOf(catalog.Shipment, (*builder).shipmentResource)
+	containerShape = shapeOf(catalog.Container, (*builder).containerResource)
+	documentShape = shapeOf(catalog.Document, (*builder).documentResource)
+	terminalShape = shapeOf(catalog.Terminal, (*builder).terminalResource)
+	railTerminalShape = shapeOf(catalog.RailTerminal, (*builder).railTerminalResource)
+	emailSubmissionPrimaryShape = shapeOf(catalog.EmailSubmission, (*builder).emailSubmissionPrimary)
+	emailSubmissionShape = shapeOf(catalog.EmailSubmission, free(emailSubmissionResource), []string{}...)
+	emailDocumentShape = shapeOf(catalog.Document, (*builder).emailDocumentResource, "last_document_representation")
+	customFieldShape = shapeOf(catalog.CustomField, (*builder).customFieldResource)
+	includedShapes = map[*catalog.Resource]*shape{}
+	for _, s := range []*shape{
+		shipmentShape, containerShape, documentShape, terminalShape, railTerminalShape, emailSubmissionShape,
+		shapeOf(catalog.Port, (*builder).portResource),
+		shapeOf(catalog.MetroArea, (*builder).metroAreaResource),
+		shapeOf(catalog.Account, free(accountResource)),
+		shapeOf(catalog.User, free(userResource)),
+		shapeOf(catalog.DocumentRepresentation, free(representationResource)),
+	} {
+		includedShapes[s.res] = s
+	}
+}
+
+// includedShape is the shape of a record of res included through rel.
+func includedShape(rel *catalog.Rel, res *catalog.Resource) *shape {
+	if rel == emailDocuments {
+		return emailDocumentShape
+	}
+	s := includedShapes[res]
+	if s == nil {
+		panic("rest: no shape of included " + res.JSONAPI)
+	}
+	return s
+}
+
+// free adapts a resource function that needs no builder.
+func free[T any](f func(T) *Resource) func(*builder, T) *Resource {
+	return func(_ *builder, v T) *Resource { return f(v) }
 }

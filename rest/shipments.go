@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
 )
@@ -11,15 +12,7 @@ import (
 // GET /v2/shipments and GET /v2/shipments/{id}.
 
 // shipmentIncludes are the relationships of the shipment resource.
-var shipmentIncludes = map[string]string{
-	"destination":                   "destination",
-	"port_of_lading":                "port_of_lading",
-	"port_of_discharge":             "port_of_discharge",
-	"containers":                    "containers",
-	"pod_terminal":                  "pod_terminal",
-	"destination_terminal":          "destination_terminal",
-	"line_tracking_stopped_by_user": "line_tracking_stopped_by_user",
-}
+var shipmentIncludes = includes(catalog.Shipment)
 
 var (
 	shipmentList = endpoint{
@@ -56,48 +49,7 @@ func (s *server) getShipment(w http.ResponseWriter, r *http.Request) {
 // shipments renders shipments with their containers linkage and the
 // includes of p: one statement per relationship and level (plan.go).
 func (b *builder) shipments(ctx context.Context, ships []*model.Shipment, p *params) ([]*Resource, error) {
-	linkage := "containerIDs"
-	if p.included("containers") {
-		linkage = "containers"
-	}
-	if err := loadIncludes(ctx, ships, p, linkage); err != nil {
-		return nil, err
-	}
-	data := make([]*Resource, len(ships))
-	for i, sh := range ships {
-		data[i] = b.shipmentResource(sh)
-	}
-	b.setPrimary(data...)
-	for _, sh := range ships {
-		if p.included("destination") {
-			if d := sh.Destination(); d != nil {
-				b.include(b.destinationResource(d))
-			}
-		}
-		if port := sh.Rel.PortOfLading; port != nil && p.included("port_of_lading") {
-			b.include(b.portResource(port))
-		}
-		if port := sh.Rel.PortOfDischarge; port != nil && p.included("port_of_discharge") {
-			b.include(b.portResource(port))
-		}
-		if p.included("containers") {
-			for _, c := range sh.Rel.Containers {
-				b.include(b.containerResource(c))
-			}
-		}
-		if t := sh.Rel.PodTerminal; t != nil && p.included("pod_terminal") {
-			b.include(b.terminalResource(t))
-		}
-		if p.included("destination_terminal") {
-			if t := sh.DestinationTerminal(); t != nil {
-				b.include(b.destinationTerminalResource(t))
-			}
-		}
-		if u := sh.Rel.LineTrackingStoppedByUser; u != nil && p.included("line_tracking_stopped_by_user") {
-			b.include(userResource(u))
-		}
-	}
-	return data, nil
+	return renderAll(b, ctx, ships, p, shipmentShape)
 }
 
 type shipmentAttributes struct {
@@ -138,15 +90,6 @@ type shipmentAttributes struct {
 // shipmentResource renders a shipment; its containers linkage must have
 // been loaded (a plan with "containers" or "containerIDs").
 func (b *builder) shipmentResource(s *model.Shipment) *Resource {
-	var containers []Identifier
-	switch {
-	case s.Rel.Containers != nil:
-		containers = identifiers("container", s.Rel.Containers, func(c *model.Container) string { return c.ID })
-	case s.Rel.ContainerIDs != nil:
-		containers = identifiers("container", s.Rel.ContainerIDs, func(id string) string { return id })
-	default:
-		panic("rest: containers linkage of shipment " + s.ID + " was not loaded")
-	}
 	// ref_numbers is nullable in the spec (null when never set, as in
 	// GraphQL); tags is not.
 	var refs []string
@@ -190,33 +133,7 @@ func (b *builder) shipmentResource(s *model.Shipment) *Resource {
 			LineTrackingStoppedAt:       tsp(s.LineTrackingStoppedAt),
 			LineTrackingStoppedReason:   s.LineTrackingStoppedReason,
 		},
-		Relationships: Relationships{
-			destinationLinkage(s),
-			toOne("port_of_lading", "port", s.PortOfLadingID),
-			toOne("port_of_discharge", "port", s.PortOfDischargeID),
-			toMany("containers", containers),
-			toOne("pod_terminal", "terminal", s.PodTerminalID),
-			destinationTerminalLinkage(s),
-			toOne("line_tracking_stopped_by_user", "user", s.LineTrackingStoppedByUserID),
-		},
-		Links: &Links{Self: b.base + "/v2/shipments/" + s.ID},
+		Relationships: b.linkage(s, shipmentShape.members),
+		Links:         &Links{Self: b.base + "/v2/shipments/" + s.ID},
 	}
-}
-
-// destinationLinkage mirrors Shipment.destination: a metro area when one
-// is set, else the destination port.
-func destinationLinkage(s *model.Shipment) Relationship {
-	if s.DestinationMetroAreaID != nil {
-		return toOne("destination", "metro_area", s.DestinationMetroAreaID)
-	}
-	return toOne("destination", "port", s.DestinationPortID)
-}
-
-// destinationTerminalLinkage mirrors Shipment.destinationTerminal: a rail
-// terminal when one is set, else the port terminal.
-func destinationTerminalLinkage(s *model.Shipment) Relationship {
-	if s.DestinationRailTerminalID != nil {
-		return toOne("destination_terminal", "rail_terminal", s.DestinationRailTerminalID)
-	}
-	return toOne("destination_terminal", "terminal", s.DestinationTerminalID)
 }

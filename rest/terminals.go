@@ -4,13 +4,14 @@ import (
 	"context"
 	"net/http"
 
+	"shipgraph/catalog"
 	"shipgraph/model"
 )
 
 // GET /v2/terminals/{id}, and the terminal and rail terminal resources
 // included by shipments and containers.
 
-var terminalItem = endpoint{serializer: "V2::TerminalSerializer", includes: map[string]string{"port": "port"}}
+var terminalItem = endpoint{serializer: "V2::TerminalSerializer", includes: includes(catalog.Terminal)}
 
 func (s *server) getTerminal(w http.ResponseWriter, r *http.Request) {
 	serveOne(s, w, r, terminalItem, byID(s.res.Terminal), (*builder).terminals)
@@ -18,20 +19,7 @@ func (s *server) getTerminal(w http.ResponseWriter, r *http.Request) {
 
 // terminals renders terminals and, when asked for, their ports.
 func (b *builder) terminals(ctx context.Context, ts []*model.Terminal, p *params) ([]*Resource, error) {
-	if err := loadIncludes(ctx, ts, p); err != nil {
-		return nil, err
-	}
-	data := make([]*Resource, len(ts))
-	for i, t := range ts {
-		data[i] = b.terminalResource(t)
-	}
-	b.setPrimary(data...)
-	for _, t := range ts {
-		if port := t.Rel.Port; port != nil && p.included("port") {
-			b.include(b.portResource(port))
-		}
-	}
-	return data, nil
+	return renderAll(b, ctx, ts, p, terminalShape)
 }
 
 // Terminal and rail terminal attributes other than name are optional and
@@ -69,7 +57,7 @@ func (b *builder) terminalResource(t *model.Terminal) *Resource {
 			Zip:             t.Zip,
 			Country:         t.Country,
 		},
-		Relationships: Relationships{toOne("port", "port", &t.PortID)},
+		Relationships: b.linkage(t, terminalShape.members),
 		Links:         &Links{Self: b.base + "/v2/terminals/" + t.ID},
 	}
 }
@@ -82,25 +70,11 @@ type railTerminalAttributes struct {
 
 // railTerminalResource renders a rail terminal (a shipment's destination
 // terminal); /v2 has no rail terminal endpoint, so it has no self link.
-func railTerminalResource(t *model.RailTerminal) *Resource {
+func (b *builder) railTerminalResource(t *model.RailTerminal) *Resource {
 	return &Resource{
-		ID:         t.ID,
-		Type:       "rail_terminal",
-		Attributes: railTerminalAttributes{Name: t.Name, Nickname: t.Nickname, FirmsCode: t.FirmsCode},
-		Relationships: Relationships{
-			toOne("port", "port", t.PortID),
-			toOne("metro_area", "metro_area", t.MetroAreaID),
-		},
+		ID:            t.ID,
+		Type:          "rail_terminal",
+		Attributes:    railTerminalAttributes{Name: t.Name, Nickname: t.Nickname, FirmsCode: t.FirmsCode},
+		Relationships: b.linkage(t, railTerminalShape.members),
 	}
-}
-
-// destinationTerminalResource renders either kind of destination terminal.
-func (b *builder) destinationTerminalResource(t model.DestinationTerminal) *Resource {
-	switch v := t.(type) {
-	case *model.Terminal:
-		return b.terminalResource(v)
-	case *model.RailTerminal:
-		return railTerminalResource(v)
-	}
-	panic("rest: unknown destination terminal type")
 }

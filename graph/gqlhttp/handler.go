@@ -190,7 +190,7 @@ func execConfig(r *graph.Resolver) executor.Config {
 	return c
 }
 
-// weighRelations gives every to-many relationship of relations.go that is
+// weighRelations gives every to-many relationship of the catalogue that is
 // a list field without arguments the weight many. Internal relations
 // (containerIDs) have no field; customField(apiSlug) reads the list of
 // custom fields but returns one, and keeps the default weight.

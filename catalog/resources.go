@@ -1,0 +1,214 @@
+package catalog
+
+import (
+	"shipgraph/db"
+	"shipgraph/model"
+)
+
+// The catalogue: every resource type and every relationship, declared once.
+// Resources give their GraphQL type, JSON:API type, Go type (from the id
+// function), id and read by id; relationships their Rel slot, GraphQL
+// field, JSON:API member, target type(s) with key column, key and read,
+// and cardinality. Relationships are listed in the order /v2 shows them.
+
+// The batch reads of the store, one per loader (load.Loaders has a field of
+// each name).
+var (
+	AccountByID                = tenantByID("AccountByID", (*db.DB).AccountsByIDs, func(x *model.Account) string { return x.ID })
+	UserByID                   = tenantByID("UserByID", (*db.DB).UsersByIDs, func(x *model.User) string { return x.ID })
+	PortByID                   = sharedByID("PortByID", (*db.DB).PortsByIDs, func(x *model.Port) string { return x.ID })
+	MetroAreaByID              = sharedByID("MetroAreaByID", (*db.DB).MetroAreasByIDs, func(x *model.MetroArea) string { return x.ID })
+	TerminalByID               = sharedByID("TerminalByID", (*db.DB).TerminalsByIDs, func(x *model.Terminal) string { return x.ID })
+	RailTerminalByID           = sharedByID("RailTerminalByID", (*db.DB).RailTerminalsByIDs, func(x *model.RailTerminal) string { return x.ID })
+	ShipmentByID               = tenantByID("ShipmentByID", (*db.DB).ShipmentsByIDs, func(x *model.Shipment) string { return x.ID })
+	ContainerByID              = tenantByID("ContainerByID", (*db.DB).ContainersByIDs, func(x *model.Container) string { return x.ID })
+	DocumentByID               = tenantByID("DocumentByID", (*db.DB).DocumentsByIDs, func(x *model.Document) string { return x.ID })
+	EmailSubmissionByID        = tenantByID("EmailSubmissionByID", (*db.DB).EmailSubmissionsByIDs, func(x *model.EmailSubmission) string { return x.ID })
+	DocumentRepresentationByID = tenantByID("DocumentRepresentationByID", (*db.DB).DocumentRepresentationsByIDs, func(x *model.DocumentRepresentation) string { return x.ID })
+	DefinitionByID             = tenantByID("DefinitionByID", (*db.DB).CustomFieldDefinitionsByIDs, func(x *model.CustomFieldDefinition) string { return x.ID })
+
+	ContainersByShipmentID       = byParent("ContainersByShipmentID", (*db.DB).ContainersByShipmentIDs, func(x *model.Container) string { return x.ShipmentID })
+	ContainerIDsByShipment       = byLink("ContainerIDsByShipment", (*db.DB).ContainerIDsByShipmentIDs)
+	ShipmentsByDocumentID        = byLink("ShipmentsByDocumentID", (*db.DB).ShipmentsByDocumentIDs)
+	ContainersByDocumentID       = byLink("ContainersByDocumentID", (*db.DB).ContainersByDocumentIDs)
+	DocumentsByShipmentID        = byLink("DocumentsByShipmentID", (*db.DB).DocumentsByShipmentIDs)
+	DocumentsByContainerID       = byLink("DocumentsByContainerID", (*db.DB).DocumentsByContainerIDs)
+	DocumentsByEmailSubmissionID = byLink("DocumentsByEmailSubmissionID", (*db.DB).DocumentsByEmailSubmissionIDs)
+	OptionsByDefinitionID        = byParent("OptionsByDefinitionID", (*db.DB).CustomFieldOptionsByDefinitionIDs, func(x *model.CustomFieldOption) string { return x.DefinitionID })
+	CustomFieldsByEntityID       = byParent("CustomFieldsByEntityID", (*db.DB).CustomFieldsByEntityIDs, func(x *model.CustomField) string { return x.EntityID })
+)
+
+// The resource types.
+var (
+	Account                = resource("Account", "account", func(x *model.Account) string { return x.ID }, AccountByID)
+	User                   = resource("User", "user", func(x *model.User) string { return x.ID }, UserByID)
+	Port                   = resource("Port", "port", func(x *model.Port) string { return x.ID }, PortByID)
+	MetroArea              = resource("MetroArea", "metro_area", func(x *model.MetroArea) string { return x.ID }, MetroAreaByID)
+	Terminal               = resource("Terminal", "terminal", func(x *model.Terminal) string { return x.ID }, TerminalByID)
+	RailTerminal           = resource("RailTerminal", "rail_terminal", func(x *model.RailTerminal) string { return x.ID }, RailTerminalByID)
+	ShippingLine           = resource("ShippingLine", "shipping_line", func(x *model.ShippingLine) string { return x.ID }, nil)
+	Shipment               = resource("Shipment", "shipment", func(x *model.Shipment) string { return x.ID }, ShipmentByID)
+	Container              = resource("Container", "container", func(x *model.Container) string { return x.ID }, ContainerByID)
+	Document               = resource("Document", "document", func(x *model.Document) string { return x.ID }, DocumentByID)
+	EmailSubmission        = resource("EmailSubmission", "email_submission", func(x *model.EmailSubmission) string { return x.ID }, EmailSubmissionByID)
+	DocumentRepresentation = resource("DocumentRepresentation", "document_representation", func(x *model.DocumentRepresentation) string { return x.ID }, DocumentRepresentationByID)
+	CustomField            = resource("CustomField", "custom_field", func(x *model.CustomField) string { return x.ID }, nil)
+	CustomFieldDefinition  = resource("CustomFieldDefinition", "custom_field_definition", func(x *model.CustomFieldDefinition) string { return x.ID }, DefinitionByID)
+	CustomFieldOption      = resource("CustomFieldOption", "custom_field_option", func(x *model.CustomFieldOption) string { return x.ID }, nil)
+)
+
+// The relationships, by owner.
+func init() {
+	// ------------------------------------------------------------ Shipment
+	Shipment.rel(&Rel{GraphQL: "destination", JSONAPI: "destination", Targets: []*Target{
+		one(MetroArea, "destination_metro_area_id", func(s *model.Shipment) *string { return s.DestinationMetroAreaID },
+			"DestinationMetroArea", func(s *model.Shipment) **model.MetroArea { return &s.Rel.DestinationMetroArea }, MetroAreaByID),
+		one(Port, "destination_port_id", func(s *model.Shipment) *string { return unless(s.DestinationMetroAreaID, s.DestinationPortID) },
+			"DestinationPort", func(s *model.Shipment) **model.Port { return &s.Rel.DestinationPort }, PortByID),
+	}})
+	Shipment.rel(&Rel{GraphQL: "portOfLading", JSONAPI: "port_of_lading", Targets: []*Target{
+		one(Port, "port_of_lading_id", func(s *model.Shipment) *string { return s.PortOfLadingID },
+			"PortOfLading", func(s *model.Shipment) **model.Port { return &s.Rel.PortOfLading }, PortByID),
+	}})
+	Shipment.rel(&Rel{GraphQL: "portOfDischarge", JSONAPI: "port_of_discharge", Targets: []*Target{
+		one(Port, "port_of_discharge_id", func(s *model.Shipment) *string { return s.PortOfDischargeID },
+			"PortOfDischarge", func(s *model.Shipment) **model.Port { return &s.Rel.PortOfDischarge }, PortByID),
+	}})
+	Shipment.rel(&Rel{GraphQL: "containers", JSONAPI: "containers", Many: true, Targets: []*Target{
+		many(Container, func(s *model.Shipment) string { return s.ID },
+			"Containers", func(s *model.Shipment) *[]*model.Container { return &s.Rel.Containers }, ContainersByShipmentID),
+	}, Linkage: Shipment.rel(&Rel{Internal: "containerIDs", Many: true, Targets: []*Target{
+		// The ids of the containers alone, for /v2 linkage: no container
+		// is read whole for it.
+		manyIDs(Container, func(s *model.Shipment) string { return s.ID },
+			"ContainerIDs", func(s *model.Shipment) *[]string { return &s.Rel.ContainerIDs }, ContainerIDsByShipment),
+	}})})
+	Shipment.rel(&Rel{GraphQL: "podTerminal", JSONAPI: "pod_terminal", Targets: []*Target{
+		one(Terminal, "pod_terminal_id", func(s *model.Shipment) *string { return s.PodTerminalID },
+			"PodTerminal", func(s *model.Shipment) **model.Terminal { return &s.Rel.PodTerminal }, TerminalByID),
+	}})
+	Shipment.rel(&Rel{GraphQL: "destinationTerminal", JSONAPI: "destination_terminal", Targets: []*Target{
+		one(RailTerminal, "destination_rail_terminal_id", func(s *model.Shipment) *string { return s.DestinationRailTerminalID },
+			"DestinationRailTerminal", func(s *model.Shipment) **model.RailTerminal { return &s.Rel.DestinationRailTerminal }, RailTerminalByID),
+		one(Terminal, "destination_terminal_id", func(s *model.Shipment) *string { return unless(s.DestinationRailTerminalID, s.DestinationTerminalID) },
+			"DestinationTerminal", func(s *model.Shipment) **model.Terminal { return &s.Rel.DestinationTerminal }, TerminalByID),
+	}})
+	Shipment.rel(&Rel{GraphQL: "lineTrackingStoppedByUser", JSONAPI: "line_tracking_stopped_by_user", Targets: []*Target{
+		one(User, "line_tracking_stopped_by_user_id", func(s *model.Shipment) *string { return s.LineTrackingStoppedByUserID },
+			"LineTrackingStoppedByUser", func(s *model.Shipment) **model.User { return &s.Rel.LineTrackingStoppedByUser }, UserByID),
+	}})
+	shipmentCustomFields := Shipment.rel(&Rel{GraphQL: "customFields", Many: true, Targets: []*Target{
+		many(CustomField, func(s *model.Shipment) string { return s.ID },
+			"CustomFields", func(s *model.Shipment) *[]*model.CustomField { return &s.Rel.CustomFields }, CustomFieldsByEntityID),
+	}})
+	// customField(apiSlug) picks one of the custom fields.
+	Shipment.rel(&Rel{GraphQL: "customField", Via: shipmentCustomFields, Targets: shipmentCustomFields.Targets})
+	Shipment.rel(&Rel{GraphQL: "documents", Many: true, Targets: []*Target{
+		many(Document, func(s *model.Shipment) string { return s.ID },
+			"Documents", func(s *model.Shipment) *[]*model.Document { return &s.Rel.Documents }, DocumentsByShipmentID),
+	}})
+
+	// ------------------------------------------------------------ Container
+	Container.rel(&Rel{GraphQL: "shipment", JSONAPI: "shipment", Targets: []*Target{
+		one(Shipment, "shipment_id", func(c *model.Container) *string { return &c.ShipmentID },
+			"Shipment", func(c *model.Container) **model.Shipment { return &c.Rel.Shipment }, ShipmentByID),
+	}})
+	Container.rel(&Rel{GraphQL: "podTerminal", JSONAPI: "pod_terminal", Targets: []*Target{
+		one(Terminal, "pod_terminal_id", func(c *model.Container) *string { return c.PodTerminalID },
+			"PodTerminal", func(c *model.Container) **model.Terminal { return &c.Rel.PodTerminal }, TerminalByID),
+	}})
+	Container.rel(&Rel{GraphQL: "pickupFacility", JSONAPI: "pickup_facility", Targets: []*Target{
+		one(Terminal, "pickup_facility_id", func(c *model.Container) *string { return c.PickupFacilityID },
+			"PickupFacility", func(c *model.Container) **model.Terminal { return &c.Rel.PickupFacility }, TerminalByID),
+	}})
+	// Relationships of the spec whose records Shipgraph does not hold:
+	// accepted by include and fields, linkage always [].
+	Container.rel(&Rel{JSONAPI: "transport_events", Many: true})
+	Container.rel(&Rel{JSONAPI: "raw_events", Many: true})
+	Container.rel(&Rel{GraphQL: "customFields", Many: true, Targets: []*Target{
+		many(CustomField, func(c *model.Container) string { return c.ID },
+			"CustomFields", func(c *model.Container) *[]*model.CustomField { return &c.Rel.CustomFields }, CustomFieldsByEntityID),
+	}})
+	Container.rel(&Rel{GraphQL: "documents", Many: true, Targets: []*Target{
+		many(Document, func(c *model.Container) string { return c.ID },
+			"Documents", func(c *model.Container) *[]*model.Document { return &c.Rel.Documents }, DocumentsByContainerID),
+	}})
+
+	// ------------------------------------------------------------ Document
+	Document.rel(&Rel{GraphQL: "account", JSONAPI: "account", Targets: []*Target{
+		one(Account, "account_id", func(d *model.Document) *string { return &d.AccountID },
+			"Account", func(d *model.Document) **model.Account { return &d.Rel.Account }, AccountByID),
+	}})
+	Document.rel(&Rel{GraphQL: "user", JSONAPI: "user", Targets: []*Target{
+		one(User, "user_id", func(d *model.Document) *string { return d.UserID },
+			"User", func(d *model.Document) **model.User { return &d.Rel.User }, UserByID),
+	}})
+	Document.rel(&Rel{GraphQL: "emailSubmission", JSONAPI: "email_submission", Targets: []*Target{
+		one(EmailSubmission, "email_submission_id", func(d *model.Document) *string { return d.EmailSubmissionID },
+			"EmailSubmission", func(d *model.Document) **model.EmailSubmission { return &d.Rel.EmailSubmission }, EmailSubmissionByID),
+	}})
+	Document.rel(&Rel{GraphQL: "lastDocumentRepresentation", JSONAPI: "last_document_representation", Aliases: []string{"current_extraction"}, Targets: []*Target{
+		one(DocumentRepresentation, "last_document_representation_id", func(d *model.Document) *string { return d.LastDocumentRepresentationID },
+			"LastDocumentRepresentation", func(d *model.Document) **model.DocumentRepresentation { return &d.Rel.LastDocumentRepresentation }, DocumentRepresentationByID),
+	}})
+	Document.rel(&Rel{GraphQL: "shipments", JSONAPI: "shipments", Many: true, Targets: []*Target{
+		many(Shipment, func(d *model.Document) string { return d.ID },
+			"Shipments", func(d *model.Document) *[]*model.Shipment { return &d.Rel.Shipments }, ShipmentsByDocumentID),
+	}})
+	Document.rel(&Rel{GraphQL: "cargos", JSONAPI: "cargos", Many: true, Targets: []*Target{
+		many(Container, func(d *model.Document) string { return d.ID },
+			"Cargos", func(d *model.Document) *[]*model.Container { return &d.Rel.Cargos }, ContainersByDocumentID),
+	}})
+
+	// ------------------------------------------------------------ EmailSubmission
+	EmailSubmission.rel(&Rel{GraphQL: "account", JSONAPI: "account", Targets: []*Target{
+		one(Account, "account_id", func(e *model.EmailSubmission) *string { return &e.AccountID },
+			"Account", func(e *model.EmailSubmission) **model.Account { return &e.Rel.Account }, AccountByID),
+	}})
+	EmailSubmission.rel(&Rel{GraphQL: "user", JSONAPI: "user", Targets: []*Target{
+		one(User, "user_id", func(e *model.EmailSubmission) *string { return e.UserID },
+			"User", func(e *model.EmailSubmission) **model.User { return &e.Rel.User }, UserByID),
+	}})
+	EmailSubmission.rel(&Rel{GraphQL: "documents", JSONAPI: "documents", Many: true, Targets: []*Target{
+		many(Document, func(e *model.EmailSubmission) string { return e.ID },
+			"Documents", func(e *model.EmailSubmission) *[]*model.Document { return &e.Rel.Documents }, DocumentsByEmailSubmissionID),
+	}})
+
+	// ------------------------------------------------------------ terminals
+	Terminal.rel(&Rel{GraphQL: "port", JSONAPI: "port", Targets: []*Target{
+		one(Port, "port_id", func(t *model.Terminal) *string { return &t.PortID },
+			"Port", func(t *model.Terminal) **model.Port { return &t.Rel.Port }, PortByID),
+	}})
+	RailTerminal.rel(&Rel{GraphQL: "port", JSONAPI: "port", Targets: []*Target{
+		one(Port, "port_id", func(t *model.RailTerminal) *string { return t.PortID },
+			"Port", func(t *model.RailTerminal) **model.Port { return &t.Rel.Port }, PortByID),
+	}})
+	RailTerminal.rel(&Rel{GraphQL: "metroArea", JSONAPI: "metro_area", Targets: []*Target{
+		one(MetroArea, "metro_area_id", func(t *model.RailTerminal) *string { return t.MetroAreaID },
+			"MetroArea", func(t *model.RailTerminal) **model.MetroArea { return &t.Rel.MetroArea }, MetroAreaByID),
+	}})
+
+	// ------------------------------------------------------------ custom fields
+	CustomField.rel(&Rel{GraphQL: "entity", JSONAPI: "entity", Targets: []*Target{
+		one(Container, "container_id", func(c *model.CustomField) *string { return c.ContainerID },
+			"Container", func(c *model.CustomField) **model.Container { return &c.Rel.Container }, ContainerByID),
+		one(Shipment, "shipment_id", func(c *model.CustomField) *string { return unless(c.ContainerID, c.ShipmentID) },
+			"Shipment", func(c *model.CustomField) **model.Shipment { return &c.Rel.Shipment }, ShipmentByID),
+	}})
+	CustomField.rel(&Rel{GraphQL: "definition", JSONAPI: "definition", Targets: []*Target{
+		one(CustomFieldDefinition, "definition_id", func(c *model.CustomField) *string { return &c.DefinitionID },
+			"Definition", func(c *model.CustomField) **model.CustomFieldDefinition { return &c.Rel.Definition }, DefinitionByID),
+	}})
+	CustomFieldDefinition.rel(&Rel{GraphQL: "options", Many: true, Targets: []*Target{
+		many(CustomFieldOption, func(d *model.CustomFieldDefinition) string {
+			if !d.DataType.HasOptions() {
+				return "" // no options to read; the list is empty
+			}
+			return d.ID
+		}, "Options", func(d *model.CustomFieldDefinition) *[]*model.CustomFieldOption { return &d.Rel.Options }, OptionsByDefinitionID),
+	}})
+	CustomFieldOption.rel(&Rel{GraphQL: "definition", Targets: []*Target{
+		one(CustomFieldDefinition, "definition_id", func(o *model.CustomFieldOption) *string { return &o.DefinitionID },
+			"Definition", func(o *model.CustomFieldOption) **model.CustomFieldDefinition { return &o.Rel.Definition }, DefinitionByID),
+	}})
+}
