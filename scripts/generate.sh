@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make generate: gqlgen, then list marshalling in the request's goroutine.
+# make generate: gqlgen, then list marshalling in the request's goroutine,
+# then the /v2 attribute writers.
 #
 # gqlgen marshals every list element in a goroutine of its own
 # (graphql.MarshalSliceConcurrently), for resolvers that block. Shipgraph's
@@ -24,3 +25,6 @@ if grep -q 'MarshalSliceConcurrently' "$f"; then
   exit 1
 fi
 gofmt -w "$f"
+# The /v2 attribute writers (rest/attributes_gen.go) are generated from the
+# attribute structs' fields and json tags by a test that can also check them.
+go test -count=1 -run '^TestAttributeWritersGenerated$' ./rest -update-writers >/dev/null
