@@ -22,7 +22,12 @@ import (
 // introspection, a panic — makes them give up, and gqlgen's executor runs
 // the operation as before; it alone ever reports errors. A query only
 // reads, so the second run costs time, never correctness.
-// TestFastPath holds the two byte for byte.
+// TestFastPath and TestFastPathRandom (random queries from the schema) hold
+// the two byte for byte; tools/gqlgen's tests hold the generator.
+//
+// No field middleware runs on the fast path. graph/fieldmiddleware.go
+// registers the handler's field middleware and leaves FastQueries out while
+// any of it is more than errors-only (the fast path reports no errors).
 
 // FastPathTotal counts query operations by how they were answered:
 // "written" on the fast path, or "handed_over" to gqlgen's executor.
