@@ -85,6 +85,8 @@ func TestFastPath(t *testing.T) {
 			vars: graphtest.Vars{"yes": true, "no": false, "n": 7}},
 		{name: "numbered page", query: `{ containers(page: {number: 3, size: 5}) { totalCount nodes { id number weightInLbs pickupLfd availableForPickup } } }`},
 		{name: "documents", query: `{ documents(first: 10) { nodes { id name documentType createdAt shipments { id } cargos { number } user { email } } } }`},
+		{name: "a key selected on a union and on its member", query: `{ customFields(first: 20) { nodes { entity {
+			__typename ... on Shipment { __typename id } ... on Container { __typename number } } } } }`},
 		{name: "definitions", query: `{ customFieldDefinitions(first: 20) { nodes { id apiSlug dataType options { value position } } } }`},
 		{name: "node not found", query: `{ node(id: "00000000-0000-0000-0000-000000000000") { id } shipment(id: "nope") { id } }`},
 		{name: "escapes in arguments and aliases", query: `{ ab_c: shipments(first: 1, filter: {search: "no \"such\" \\ bill\n"}) { nodes { id } totalCount } }`},

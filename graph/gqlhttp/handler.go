@@ -45,6 +45,9 @@ type HandlerConfig struct {
 	// limit for an operation sent on a WebSocket (HTTP requests are
 	// limited by the chain); an error refuses the operation.
 	RateLimit func(ctx context.Context, p *model.Principal) error
+	// FieldMiddleware runs around every field after the handler's own
+	// (fieldmiddleware.go); any that is not ErrorsOnly turns the fast path off.
+	FieldMiddleware []FieldMiddleware
 }
 
 // DefaultHandlerConfig: the dashboard query at first: 100 (complexity 11,701
@@ -90,12 +93,12 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	// list also is.
 	srv.Use(ShapeLimit{MaxDepth: cfg.DepthLimit, MaxAliases: cfg.AliasLimit})
 	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
-	srv.AroundFields(markInternal)
+	fastPathSafe := aroundFields(srv, cfg)
 	presenter := errorPresenter(cfg)
 	srv.SetErrorPresenter(presenter)
 	srv.SetRecoverFunc(recoverPanic)
 	srv.AroundOperations(selectColumns)
-	if !cfg.NoFastPath {
+	if !cfg.NoFastPath && fastPathSafe {
 		srv.AroundOperations(executor.FastQueries(es, presenter, recoverPanic))
 	}
 	return srv
