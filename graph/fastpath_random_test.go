@@ -21,8 +21,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"shipgraph/db"
-	"shipgraph/graph"
 	"shipgraph/graph/executor"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 )
@@ -51,7 +51,7 @@ func TestFastPathRandom(t *testing.T) {
 	e := graphtest.New(t, graphtest.Options{Shipments: 30})
 	k := key(t, e, acmeAdmin)
 	acme := accountID(t, e, "acme")
-	hc := graph.DefaultHandlerConfig
+	hc := gqlhttp.DefaultHandlerConfig
 	hc.NoFastPath = true
 	gq := graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)
 	fast := e.Handler

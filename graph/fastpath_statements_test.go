@@ -5,8 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"shipgraph/graph"
 	"shipgraph/graph/executor"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 )
@@ -25,7 +25,7 @@ import (
 func TestFastPathHandOverStatements(t *testing.T) {
 	e := graphtest.New(t, graphtest.Options{Shipments: 12})
 	k := key(t, e, acmeAdmin)
-	hc := graph.DefaultHandlerConfig
+	hc := gqlhttp.DefaultHandlerConfig
 	hc.NoFastPath = true
 	gq := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 

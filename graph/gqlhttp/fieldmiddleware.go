@@ -1,4 +1,4 @@
-package graph
+package gqlhttp
 
 import (
 	"github.com/99designs/gqlgen/graphql"

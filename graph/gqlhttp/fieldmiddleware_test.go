@@ -1,4 +1,4 @@
-package graph_test
+package gqlhttp_test
 
 import (
 	"bytes"
@@ -16,8 +16,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"shipgraph/graph"
 	"shipgraph/graph/executor"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 )
@@ -64,15 +64,15 @@ func TestFieldMiddleware(t *testing.T) {
 		return res.Body, testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("written")) - w0,
 			testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("handed_over")) - h0
 	}
-	env := func(hc graph.HandlerConfig) *graphtest.Env {
+	env := func(hc gqlhttp.HandlerConfig) *graphtest.Env {
 		return &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 	}
-	off := graph.DefaultHandlerConfig
+	off := gqlhttp.DefaultHandlerConfig
 	off.NoFastPath = true
 	want, _, _ := send(t, env(off))
 
 	t.Run("server default", func(t *testing.T) {
-		got, written, handed := send(t, env(graph.DefaultHandlerConfig))
+		got, written, handed := send(t, env(gqlhttp.DefaultHandlerConfig))
 		if written != 1 || handed != 0 {
 			t.Errorf("written %v, handed over %v: the default configuration must keep the fast path on", written, handed)
 		}
@@ -83,8 +83,8 @@ func TestFieldMiddleware(t *testing.T) {
 
 	t.Run("tracing middleware", func(t *testing.T) {
 		var log fieldLog
-		hc := graph.DefaultHandlerConfig
-		hc.FieldMiddleware = []graph.FieldMiddleware{{Func: log.around}}
+		hc := gqlhttp.DefaultHandlerConfig
+		hc.FieldMiddleware = []gqlhttp.FieldMiddleware{{Func: log.around}}
 		got, written, handed := send(t, env(hc))
 		if written != 0 || handed != 0 {
 			t.Errorf("written %v, handed over %v: a field middleware that is not errors-only must turn the fast path off", written, handed)
@@ -102,8 +102,8 @@ func TestFieldMiddleware(t *testing.T) {
 
 	t.Run("errors-only middleware", func(t *testing.T) {
 		var log fieldLog
-		hc := graph.DefaultHandlerConfig
-		hc.FieldMiddleware = []graph.FieldMiddleware{{Func: log.around, ErrorsOnly: true}}
+		hc := gqlhttp.DefaultHandlerConfig
+		hc.FieldMiddleware = []gqlhttp.FieldMiddleware{{Func: log.around, ErrorsOnly: true}}
 		got, written, handed := send(t, env(hc))
 		if written != 1 || handed != 0 {
 			t.Errorf("written %v, handed over %v: an errors-only middleware must keep the fast path on", written, handed)
@@ -119,11 +119,11 @@ func TestFieldMiddleware(t *testing.T) {
 
 // TestFieldMiddlewareRegisteredHere keeps the fence of fieldmiddleware.go
 // whole: gqlgen's server does not say what field middleware it runs, so no
-// code but graph/fieldmiddleware.go may register any.
+// code but graph/gqlhttp/fieldmiddleware.go may register any.
 func TestFieldMiddlewareRegisteredHere(t *testing.T) {
 	register := regexp.MustCompile(`\.AroundFields\(|graphql\.FieldInterceptor|InterceptField\(`)
-	allowed := filepath.Join("..", "graph", "fieldmiddleware.go")
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+	allowed := filepath.Join("..", "..", "graph", "gqlhttp", "fieldmiddleware.go")
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func TestFieldMiddlewareRegisteredHere(t *testing.T) {
 		}
 		if loc := register.FindIndex(src); loc != nil {
 			line := 1 + bytes.Count(src[:loc[0]], []byte("\n"))
-			t.Errorf("%s:%d registers field middleware outside graph/fieldmiddleware.go (the fast path would not know of it)", path, line)
+			t.Errorf("%s:%d registers field middleware outside graph/gqlhttp/fieldmiddleware.go (the fast path would not know of it)", path, line)
 		}
 		return nil
 	})
