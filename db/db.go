@@ -187,8 +187,8 @@ func (db *DB) inTx(ctx context.Context, fn func(q ext) error) error {
 // ---------------------------------------------------------------- errors
 
 // mapErr turns driver errors into application errors: no rows → not found,
-// unique violation → conflict, foreign key or check violation → invalid.
-// Anything else stays an internal error (logged, never shown).
+// the rest as Classify (errors.go) says. Anything unclassified stays an
+// internal error (logged, never shown).
 func mapErr(err error) error {
 	if err == nil {
 		return nil
@@ -196,18 +196,7 @@ func mapErr(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return model.Errorf(model.ENOTFOUND, "not found")
 	}
-	var pqe *pq.Error
-	if errors.As(err, &pqe) {
-		switch pqe.Code {
-		case "23505":
-			return &model.Error{Code: model.ECONFLICT, Message: "a record with these values already exists"}
-		case "23503":
-			return &model.Error{Code: model.EINVALID, Message: "a referenced record does not exist"}
-		case "23514", "23502", "22P02", "22007", "22008":
-			return &model.Error{Code: model.EINVALID, Message: "a value is not valid"}
-		}
-	}
-	return err
+	return Classify(err)
 }
 
 // EnsureDatabase creates database name on the server of adminURL if it does

@@ -151,7 +151,7 @@ func New(store *db.DB, c Config) *Handler {
 	mux.Handle("GET /metrics", promhttp.Handler())
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
-	mux.Handle("/", http.MaxBytesHandler(authed, c.BodyLimit))
+	mux.Handle("/", validText(http.MaxBytesHandler(authed, c.BodyLimit)))
 	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live}
 }
 

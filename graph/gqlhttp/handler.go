@@ -219,7 +219,7 @@ var gqlCodes = map[string]string{
 	model.ENOTFOUND:        "NOT_FOUND",
 	model.ECONFLICT:        "CONFLICT",
 	model.ERATELIMITED:     "RATE_LIMITED",
-	model.EUNAVAILABLE:     "SERVICE_UNAVAILABLE",
+	model.EUNAVAILABLE:     "UNAVAILABLE",
 	model.EINTERNAL:        "INTERNAL_SERVER_ERROR",
 }
 
