@@ -42,7 +42,8 @@ type Config struct {
 	LogLevel       string
 	LogFormat      string
 	BodyLimit      int64
-	RateLimit      int // requests per minute per API key; 0 = off
+	BodyTimeout    time.Duration // how long a request body may take to arrive
+	RateLimit      int           // requests per minute per API key; 0 = off
 	Introspection  bool
 	FastPath       bool
 	Complexity     int
@@ -96,6 +97,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.StringVar(&c.Addr, "addr", env("ADDR", "127.0.0.1:8080"), "listen address (ADDR)")
 	fs.StringVar(&c.PublicBaseURL, "public-base-url", env("PUBLIC_BASE_URL", ""), "scheme://host for absolute links in /v2 documents; empty: from the request (PUBLIC_BASE_URL)")
 	fs.Int64Var(&c.BodyLimit, "body-limit", int64(envInt("BODY_LIMIT", int(httpapi.DefaultConfig.BodyLimit))), "maximum request body in bytes (BODY_LIMIT)")
+	fs.DurationVar(&c.BodyTimeout, "body-timeout", envDuration("BODY_TIMEOUT", httpapi.DefaultConfig.BodyTimeout), "how long a request body may take to arrive; a client still sending is cut, 0 = no limit (BODY_TIMEOUT)")
 	fs.IntVar(&c.RateLimit, "rate-limit", envInt("RATE_LIMIT", httpapi.DefaultConfig.RateLimit), "requests per minute per API key, 0 = off (RATE_LIMIT)")
 	fs.BoolVar(&c.Introspection, "introspection", env("GRAPHQL_INTROSPECTION", "true") == "true", "allow GraphQL introspection (GRAPHQL_INTROSPECTION)")
 	fs.BoolVar(&c.FastPath, "fast-path", env("GRAPHQL_FAST_PATH", "true") == "true", "write GraphQL queries on the fast path; false runs them on gqlgen's executor alone (GRAPHQL_FAST_PATH)")
@@ -514,6 +516,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Subscriptions never drain by themselves: end them when the
 	// shutdown begins.
 	srv.RegisterOnShutdown(chain.EndSubscriptions)
+	// Nor do bodies a client trickles: cut them.
+	srv.RegisterOnShutdown(chain.CutBodies)
 	if c.DemoActivity > 0 {
 		go demoActivity(ctx, store, c.DemoActivity, log)
 	}
@@ -538,7 +542,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // httpConfig is the HTTP chain's share of the configuration.
 func httpConfig(c *Config, log *slog.Logger) httpapi.Config {
 	hc := httpapi.DefaultConfig
-	hc.BodyLimit, hc.RateLimit = c.BodyLimit, c.RateLimit
+	hc.BodyLimit, hc.BodyTimeout, hc.RateLimit = c.BodyLimit, c.BodyTimeout, c.RateLimit
 	hc.GraphQL.Introspection = c.Introspection
 	hc.GraphQL.NoFastPath = !c.FastPath
 	hc.GraphQL.ComplexityLimit, hc.GraphQL.DepthLimit, hc.GraphQL.AliasLimit, hc.GraphQL.TokenLimit = c.Complexity, c.Depth, c.Aliases, c.Tokens

@@ -31,8 +31,13 @@ import (
 // Config is what the chain needs besides the store. Start from
 // DefaultConfig: a zero BodyLimit refuses every body.
 type Config struct {
-	// BodyLimit is the largest request body in bytes (413 beyond).
+	// BodyLimit is the largest request body in bytes (413 beyond; at
+	// once when the Content-Length announces more).
 	BodyLimit int64
+	// BodyTimeout is how long a request body may take to arrive, from
+	// the end of its headers; a client still sending after it is cut.
+	// 0 = no limit.
+	BodyTimeout time.Duration
 	// RateLimit is requests per minute per API key (bursts of a tenth);
 	// 0 turns the limit off.
 	RateLimit int
@@ -73,20 +78,22 @@ const DefaultKeyCachePing = 250 * time.Millisecond
 
 // DefaultConfig is the server's defaults.
 var DefaultConfig = Config{
-	BodyLimit: 1 << 20,
-	RateLimit: 6000,
-	GraphQL:   gqlhttp.DefaultHandlerConfig,
-	Loader:    load.DefaultLoaderConfig,
-	KeyCache:  10000,
-	Live:      live.DefaultConfig,
+	BodyLimit:   1 << 20,
+	BodyTimeout: 30 * time.Second,
+	RateLimit:   6000,
+	GraphQL:     gqlhttp.DefaultHandlerConfig,
+	Loader:      load.DefaultLoaderConfig,
+	KeyCache:    10000,
+	Live:        live.DefaultConfig,
 }
 
 // Handler is the chain. Close it after the HTTP server has drained: it
 // stops the key listener.
 type Handler struct {
-	h    http.Handler
-	keys *keyCache
-	live *live.Hub
+	h      http.Handler
+	keys   *keyCache
+	live   *live.Hub
+	bodies *bodies
 }
 
 // New builds the chain over store. With a key cache it starts listening
@@ -151,8 +158,9 @@ func New(store *db.DB, c Config) *Handler {
 	mux.Handle("GET /metrics", promhttp.Handler())
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
-	mux.Handle("/", validText(http.MaxBytesHandler(authed, c.BodyLimit)))
-	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live}
+	bodies := newBodies(c.BodyLimit, c.BodyTimeout)
+	mux.Handle("/", validText(bodies.wrap(authed)))
+	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live, bodies: bodies}
 }
 
 // loaders is the per-request loaders step, the one place the chain calls
@@ -175,6 +183,11 @@ func (h *Handler) Close() {
 // "server shutting down", SSE streams complete) and refuses new ones: call
 // it when a shutdown begins, or the server would wait for them to drain.
 func (h *Handler) EndSubscriptions() { h.live.EndAll() }
+
+// CutBodies ends the reads of request bodies still arriving (and refuses
+// time to those to come): call it when a shutdown begins, or the server
+// would wait for slow clients up to their body timeout.
+func (h *Handler) CutBodies() { h.bodies.cut() }
 
 // Subscriptions is the number of subscriptions open.
 func (h *Handler) Subscriptions() int { return h.live.Count() }
