@@ -43,22 +43,29 @@ type Config struct {
 	LogFormat      string
 	BodyLimit      int64
 	BodyTimeout    time.Duration // how long a request body may take to arrive
-	RateLimit      int           // requests per minute per API key; 0 = off
-	Introspection  bool
-	FastPath       bool
-	Complexity     int
-	Depth          int
-	Aliases        int
-	Tokens         int
-	LoaderWait     time.Duration
-	PlaygroundKey  string
-	KeyCache       int           // API keys kept resolved in memory; 0 = off
-	ReferenceTTL   time.Duration // how long reference rows are kept; 0 = off
-	ShutdownPeriod time.Duration
-	SubLimit       int           // concurrent subscriptions per API key; 0 = no limit
-	SubQueue       int           // events a subscription may fall behind
-	KeepAlive      time.Duration // WebSocket/SSE keep-alive interval
-	DemoActivity   time.Duration // move demo containers this often; 0 = off
+	RequestTimeout time.Duration // deadline of one API request; 0 = none
+	// The database's bounds (db.Options): connection with handshake,
+	// statement_timeout (serve only: seeding and migrating are not
+	// bounded), TCP keepalive.
+	DBConnectTimeout   time.Duration
+	DBStatementTimeout time.Duration
+	DBKeepAlive        time.Duration
+	RateLimit          int // requests per minute per API key; 0 = off
+	Introspection      bool
+	FastPath           bool
+	Complexity         int
+	Depth              int
+	Aliases            int
+	Tokens             int
+	LoaderWait         time.Duration
+	PlaygroundKey      string
+	KeyCache           int           // API keys kept resolved in memory; 0 = off
+	ReferenceTTL       time.Duration // how long reference rows are kept; 0 = off
+	ShutdownPeriod     time.Duration
+	SubLimit           int           // concurrent subscriptions per API key; 0 = no limit
+	SubQueue           int           // events a subscription may fall behind
+	KeepAlive          time.Duration // WebSocket/SSE keep-alive interval
+	DemoActivity       time.Duration // move demo containers this often; 0 = off
 }
 
 // env returns the value of an environment variable or a default.
@@ -90,6 +97,8 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./.data"), "directory of the embedded PostgreSQL (DATA_DIR)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "text or json (LOG_FORMAT)")
+	fs.DurationVar(&c.DBConnectTimeout, "db-connect-timeout", envDuration("DB_CONNECT_TIMEOUT", db.DefaultOptions.ConnectTimeout), "how long a new database connection may take, handshake included (DB_CONNECT_TIMEOUT)")
+	fs.DurationVar(&c.DBKeepAlive, "db-keepalive", envDuration("DB_KEEPALIVE", db.DefaultOptions.KeepAlive), "TCP keepalive idle time of database connections; 0 = the system's (DB_KEEPALIVE)")
 	if !serve {
 		return
 	}
@@ -98,6 +107,8 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.StringVar(&c.PublicBaseURL, "public-base-url", env("PUBLIC_BASE_URL", ""), "scheme://host for absolute links in /v2 documents; empty: from the request (PUBLIC_BASE_URL)")
 	fs.Int64Var(&c.BodyLimit, "body-limit", int64(envInt("BODY_LIMIT", int(httpapi.DefaultConfig.BodyLimit))), "maximum request body in bytes (BODY_LIMIT)")
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", envDuration("BODY_TIMEOUT", httpapi.DefaultConfig.BodyTimeout), "how long a request body may take to arrive; a client still sending is cut, 0 = no limit (BODY_TIMEOUT)")
+	fs.DurationVar(&c.RequestTimeout, "request-timeout", envDuration("REQUEST_TIMEOUT", httpapi.DefaultConfig.RequestTimeout), "deadline of one API request (subscriptions excepted); its statements are cancelled and it answers 503; 0 = none (REQUEST_TIMEOUT)")
+	fs.DurationVar(&c.DBStatementTimeout, "db-statement-timeout", envDuration("DB_STATEMENT_TIMEOUT", db.DefaultOptions.StatementTimeout), "statement_timeout of the server's database sessions; 0 = none (DB_STATEMENT_TIMEOUT)")
 	fs.IntVar(&c.RateLimit, "rate-limit", envInt("RATE_LIMIT", httpapi.DefaultConfig.RateLimit), "requests per minute per API key, 0 = off (RATE_LIMIT)")
 	fs.BoolVar(&c.Introspection, "introspection", env("GRAPHQL_INTROSPECTION", "true") == "true", "allow GraphQL introspection (GRAPHQL_INTROSPECTION)")
 	fs.BoolVar(&c.FastPath, "fast-path", env("GRAPHQL_FAST_PATH", "true") == "true", "write GraphQL queries on the fast path; false runs them on gqlgen's executor alone (GRAPHQL_FAST_PATH)")
@@ -259,7 +270,7 @@ func openStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func()
 		url = pg.URL("shipgraph")
 		log.Info("embedded PostgreSQL running", "data_dir", c.DataDir, "cluster", pg.Home(), "socket", pg.SocketDir())
 	}
-	store, err := db.Open(ctx, url)
+	store, err := db.OpenWith(ctx, url, db.Options{ConnectTimeout: c.DBConnectTimeout, StatementTimeout: c.DBStatementTimeout, KeepAlive: c.DBKeepAlive})
 	if err != nil {
 		if pg != nil {
 			_ = pg.Stop()
@@ -543,6 +554,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func httpConfig(c *Config, log *slog.Logger) httpapi.Config {
 	hc := httpapi.DefaultConfig
 	hc.BodyLimit, hc.BodyTimeout, hc.RateLimit = c.BodyLimit, c.BodyTimeout, c.RateLimit
+	hc.RequestTimeout = c.RequestTimeout
 	hc.GraphQL.Introspection = c.Introspection
 	hc.GraphQL.NoFastPath = !c.FastPath
 	hc.GraphQL.ComplexityLimit, hc.GraphQL.DepthLimit, hc.GraphQL.AliasLimit, hc.GraphQL.TokenLimit = c.Complexity, c.Depth, c.Aliases, c.Tokens

@@ -43,12 +43,18 @@ type DB struct {
 	ref *refCaches      // reference rows kept (refcache.go), shared with Select's stores
 }
 
-// Open connects to url and checks the connection.
-func Open(ctx context.Context, url string) (*DB, error) {
-	sdb, err := sqlx.Open("postgres", url)
+// Open connects to url with DefaultOptions and checks the connection.
+func Open(ctx context.Context, url string) (*DB, error) { return OpenWith(ctx, url, DefaultOptions) }
+
+// OpenWith connects to url, bounded as o says (connect.go), and checks the
+// connection.
+func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
+	url = withTimeouts(url, o)
+	c, err := connector(url, o)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
+	sdb := sqlx.NewDb(sql.OpenDB(c), "postgres")
 	sdb.SetMaxOpenConns(20)
 	sdb.SetMaxIdleConns(20)
 	sdb.SetConnMaxIdleTime(5 * time.Minute)

@@ -10,7 +10,6 @@
 package httpapi
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -38,6 +37,9 @@ type Config struct {
 	// the end of its headers; a client still sending after it is cut.
 	// 0 = no limit.
 	BodyTimeout time.Duration
+	// RequestTimeout bounds each API request (subscriptions excepted):
+	// its context ends then, cancelling its statements (503). 0 = none.
+	RequestTimeout time.Duration
 	// RateLimit is requests per minute per API key (bursts of a tenth);
 	// 0 turns the limit off.
 	RateLimit int
@@ -78,13 +80,14 @@ const DefaultKeyCachePing = 250 * time.Millisecond
 
 // DefaultConfig is the server's defaults.
 var DefaultConfig = Config{
-	BodyLimit:   1 << 20,
-	BodyTimeout: 30 * time.Second,
-	RateLimit:   6000,
-	GraphQL:     gqlhttp.DefaultHandlerConfig,
-	Loader:      load.DefaultLoaderConfig,
-	KeyCache:    10000,
-	Live:        live.DefaultConfig,
+	BodyLimit:      1 << 20,
+	BodyTimeout:    30 * time.Second,
+	RequestTimeout: 30 * time.Second,
+	RateLimit:      6000,
+	GraphQL:        gqlhttp.DefaultHandlerConfig,
+	Loader:         load.DefaultLoaderConfig,
+	KeyCache:       10000,
+	Live:           live.DefaultConfig,
 }
 
 // Handler is the chain. Close it after the HTTP server has drained: it
@@ -94,6 +97,7 @@ type Handler struct {
 	keys   *keyCache
 	live   *live.Hub
 	bodies *bodies
+	ready  *readiness
 }
 
 // New builds the chain over store. With a key cache it starts listening
@@ -143,24 +147,14 @@ func New(store *db.DB, c Config) *Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok\n")
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if err := store.Ping(ctx); err != nil {
-			log.Warn("readiness check failed", "err", err)
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(w, "database unreachable\n")
-			return
-		}
-		_, _ = io.WriteString(w, "ok\n")
-	})
+	ready := &readiness{store: store, log: log}
+	mux.Handle("GET /readyz", ready)
 	mux.Handle("GET /metrics", promhttp.Handler())
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
 	bodies := newBodies(c.BodyLimit, c.BodyTimeout)
-	mux.Handle("/", validText(bodies.wrap(authed)))
-	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live, bodies: bodies}
+	mux.Handle("/", validText(bodies.wrap(requestDeadline(c.RequestTimeout, authed))))
+	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live, bodies: bodies, ready: ready}
 }
 
 // loaders is the per-request loaders step, the one place the chain calls
