@@ -62,6 +62,7 @@ type Config struct {
 	KeyCache           int           // API keys kept resolved in memory; 0 = off
 	ReferenceTTL       time.Duration // how long reference rows are kept; 0 = off
 	ShutdownPeriod     time.Duration
+	ShutdownDelay      time.Duration // serve on, not ready, before shutting down
 	SubLimit           int           // concurrent subscriptions per API key; 0 = no limit
 	SubQueue           int           // events a subscription may fall behind
 	KeepAlive          time.Duration // WebSocket/SSE keep-alive interval
@@ -125,6 +126,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.IntVar(&c.SubQueue, "subscription-queue", envInt("SUBSCRIPTION_QUEUE", lc.Queue), "events a subscription may fall behind before it is ended as a slow consumer (SUBSCRIPTION_QUEUE)")
 	fs.DurationVar(&c.KeepAlive, "keepalive", envDuration("SUBSCRIPTION_KEEPALIVE", lc.KeepAlive), "keep-alive interval of WebSocket and SSE connections (SUBSCRIPTION_KEEPALIVE)")
 	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
+	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", envDuration("SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, how long to keep serving (with /readyz 503 and keep-alives off) before shutting down, so load balancers stop sending first (SHUTDOWN_DELAY)")
 	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
 }
 
@@ -540,6 +542,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+	}
+	// The drain: /readyz says 503 so load balancers stop sending, while
+	// requests are still served, each closing its connection; then the
+	// shutdown, which closes only connections left idle all that time.
+	chain.Drain()
+	if c.ShutdownDelay > 0 {
+		log.Info("draining: not ready, serving on", "for", c.ShutdownDelay)
+		select {
+		case err := <-errc:
+			return err
+		case <-time.After(c.ShutdownDelay):
+		}
 	}
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownPeriod)

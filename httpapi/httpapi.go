@@ -164,7 +164,20 @@ func loaders(store *db.DB, lc load.LoaderConfig, next http.Handler) http.Handler
 }
 
 // ServeHTTP serves one request through the chain.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.h.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.ready.draining.Load() {
+		// Draining: every answer closes its connection, so clients
+		// leave the keep-alive connections the shutdown would close
+		// under a request they just sent.
+		w.Header().Set("Connection", "close")
+	}
+	h.h.ServeHTTP(w, r)
+}
+
+// Drain begins a shutdown: /readyz answers 503 (load balancers stop
+// sending), while requests are still served, each closing its connection.
+// Call it, wait SHUTDOWN_DELAY, then shut the server down.
+func (h *Handler) Drain() { h.ready.draining.Store(true) }
 
 // Close stops the key listener and records the last uses of cached keys.
 // Requests still served after it look their keys up in the database.
