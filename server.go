@@ -22,6 +22,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -507,37 +508,43 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("cannot listen on %s: %w", c.Addr, err)
 	}
 	defer ln.Close()
-	store, closeStore, err := openStore(ctx, &c, log)
+	// Serve at once: until the database is there and migrated, /healthz
+	// answers 200 and everything else 503 with Retry-After.
+	var handler swapHandler
+	handler.set(httpapi.Waiting("waiting for the database"))
+	srv := &http.Server{
+		Handler:           &handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	store, closeStore, err := connectStore(ctx, &c, log)
 	if err != nil {
+		_ = srv.Close()
+		if ctx.Err() != nil {
+			return nil // stopped while waiting
+		}
 		return err
 	}
 	defer closeStore()
 	store.SetReferenceTTL(c.ReferenceTTL)
-	if err := store.Migrate(ctx); err != nil {
-		return err
-	}
 	chain := httpapi.New(store, httpConfig(&c, log))
 	// Deferred after closeStore, so it runs before it and after the
 	// server drained: the key listener stops, the last key uses are
 	// recorded, then the store closes.
 	defer chain.Close()
-	srv := &http.Server{
-		Handler:           chain,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
 	// Subscriptions never drain by themselves: end them when the
 	// shutdown begins.
 	srv.RegisterOnShutdown(chain.EndSubscriptions)
 	// Nor do bodies a client trickles: cut them.
 	srv.RegisterOnShutdown(chain.CutBodies)
+	handler.set(chain)
 	if c.DemoActivity > 0 {
 		go demoActivity(ctx, store, c.DemoActivity, log)
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "shipgraph listening on %s\n  GraphQL:    %s/graphql\n  playground: %s/playground\n  REST:       %s/v2/documents\n", base, base, base, base)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return err
@@ -562,6 +569,48 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		log.Warn("shutdown", "err", err)
 	}
 	return nil
+}
+
+// swapHandler serves the handler set last: the waiting answers, then the
+// chain.
+type swapHandler struct{ h atomic.Pointer[http.Handler] }
+
+func (s *swapHandler) set(h http.Handler) { s.h.Store(&h) }
+
+func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.h.Load()).ServeHTTP(w, r)
+}
+
+// connectStore opens the store and migrates it. An external database
+// (DATABASE_URL) that cannot be reached, or cannot be migrated for want of
+// the database, is waited for: retried with backoff (up to 15 s between
+// attempts), each failure logged with what is awaited, until it answers or
+// ctx ends. The embedded PostgreSQL is ours to start: its failure is final.
+func connectStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func(), error) {
+	backoff := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		store, closeStore, err := openStore(ctx, c, log)
+		if err == nil {
+			if err = store.Migrate(ctx); err == nil {
+				if attempt > 1 {
+					log.Info("database reached; serving", "attempts", attempt)
+				}
+				return store, closeStore, nil
+			}
+			closeStore()
+		}
+		if c.DatabaseURL == "" || model.ErrorCode(err) != model.EUNAVAILABLE || ctx.Err() != nil {
+			return nil, nil, err
+		}
+		log.Warn("waiting for the database: answering 503 until it is reachable and migrated",
+			"attempt", attempt, "retry_in", backoff, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 15*time.Second)
+	}
 }
 
 // httpConfig is the HTTP chain's share of the configuration.

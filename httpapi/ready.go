@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"shipgraph/db"
+	"shipgraph/model"
 )
 
 // ReadyTimeout is how long /readyz waits for the database.
@@ -88,4 +89,28 @@ func (rd *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Retry-After", "2")
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = io.WriteString(w, "database unreachable\n")
+}
+
+// Waiting is the server's answer while it has no store yet (the database
+// is not reachable at start): /healthz 200 (the process is alive),
+// /readyz 503, every other request 503 with Retry-After in the shape of
+// its API. server.go serves it from the start and swaps the chain in once
+// the database is there and migrated.
+func Waiting(what string) http.Handler {
+	err := &model.Error{Code: model.EUNAVAILABLE, Message: "the server is starting: " + what + "; try again shortly"}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" && r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = io.WriteString(w, "ok\n")
+			return
+		}
+		w.Header().Set("Retry-After", "2")
+		if r.URL.Path == "/readyz" {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, what+"\n")
+			return
+		}
+		writeError(w, r, http.StatusServiceUnavailable, err)
+	})
 }
