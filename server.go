@@ -39,6 +39,7 @@ type Config struct {
 	DatabaseURL    string
 	Addr           string
 	DataDir        string
+	EmbeddedFast   bool // embedded PostgreSQL without fsync: demos only
 	PublicBaseURL  string
 	LogLevel       string
 	LogFormat      string
@@ -97,6 +98,7 @@ func envDuration(name string, def time.Duration) time.Duration {
 func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL (DATABASE_URL); empty runs a private PostgreSQL under --data-dir")
 	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./.data"), "directory of the embedded PostgreSQL (DATA_DIR)")
+	fs.BoolVar(&c.EmbeddedFast, "embedded-fast", env("EMBEDDED_FAST", "false") == "true", "run the embedded PostgreSQL without fsync, synchronous_commit and full_page_writes: faster writes, but a crash can lose acknowledged writes; for demos only (EMBEDDED_FAST)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "text or json (LOG_FORMAT)")
 	fs.DurationVar(&c.DBConnectTimeout, "db-connect-timeout", envDuration("DB_CONNECT_TIMEOUT", db.DefaultOptions.ConnectTimeout), "how long a new database connection may take, handshake included (DB_CONNECT_TIMEOUT)")
@@ -260,7 +262,7 @@ func openStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func()
 	var pg *pgembed.Server
 	if url == "" {
 		var err error
-		pg, err = pgembed.Start(ctx, pgembed.Options{DataDir: c.DataDir, Logf: func(f string, a ...any) {
+		pg, err = pgembed.Start(ctx, pgembed.Options{DataDir: c.DataDir, Fast: c.EmbeddedFast, Logf: func(f string, a ...any) {
 			log.Info(fmt.Sprintf(f, a...))
 		}})
 		if err != nil {
@@ -345,7 +347,7 @@ func cmdPsql(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if url, ok := pgembed.Running(c.DataDir); ok {
 			target = url("shipgraph")
 		} else {
-			pg, err := pgembed.Start(ctx, pgembed.Options{DataDir: c.DataDir})
+			pg, err := pgembed.Start(ctx, pgembed.Options{DataDir: c.DataDir, Fast: c.EmbeddedFast})
 			if err != nil {
 				return err
 			}
