@@ -59,6 +59,7 @@ type Config struct {
 	Depth              int
 	Aliases            int
 	Tokens             int
+	Fields             int
 	LoaderWait         time.Duration
 	PlaygroundKey      string
 	KeyCache           int           // API keys kept resolved in memory; 0 = off
@@ -119,6 +120,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.IntVar(&c.Complexity, "complexity-limit", envInt("GRAPHQL_COMPLEXITY_LIMIT", hc.ComplexityLimit), "maximum GraphQL operation complexity (GRAPHQL_COMPLEXITY_LIMIT)")
 	fs.IntVar(&c.Depth, "depth-limit", envInt("GRAPHQL_DEPTH_LIMIT", hc.DepthLimit), "maximum GraphQL selection depth (GRAPHQL_DEPTH_LIMIT)")
 	fs.IntVar(&c.Aliases, "alias-limit", envInt("GRAPHQL_ALIAS_LIMIT", hc.AliasLimit), "maximum aliases in one GraphQL operation (GRAPHQL_ALIAS_LIMIT)")
+	fs.IntVar(&c.Fields, "field-limit", envInt("GRAPHQL_FIELD_LIMIT", hc.FieldLimit), "maximum fields of one GraphQL operation once its fragments are expanded, counted before validation (GRAPHQL_FIELD_LIMIT)")
 	fs.IntVar(&c.Tokens, "token-limit", envInt("GRAPHQL_TOKEN_LIMIT", hc.TokenLimit), "maximum parser tokens of one GraphQL document (GRAPHQL_TOKEN_LIMIT)")
 	fs.DurationVar(&c.LoaderWait, "loader-wait", envDuration("LOADER_WAIT", httpapi.DefaultConfig.Loader.Wait), "how long a loader batch collects keys (LOADER_WAIT)")
 	fs.StringVar(&c.PlaygroundKey, "playground-key", env("PLAYGROUND_API_KEY", ""), "API key prefilled in the playground; for demos only (PLAYGROUND_API_KEY)")
@@ -623,6 +625,7 @@ func httpConfig(c *Config, log *slog.Logger) httpapi.Config {
 	hc.GraphQL.Introspection = c.Introspection
 	hc.GraphQL.NoFastPath = !c.FastPath
 	hc.GraphQL.ComplexityLimit, hc.GraphQL.DepthLimit, hc.GraphQL.AliasLimit, hc.GraphQL.TokenLimit = c.Complexity, c.Depth, c.Aliases, c.Tokens
+	hc.GraphQL.FieldLimit = c.Fields
 	hc.GraphQL.Logger = log
 	if c.LoaderWait > 0 {
 		hc.Loader.Wait = c.LoaderWait
