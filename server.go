@@ -46,6 +46,7 @@ type Config struct {
 	BodyLimit      int64
 	BodyTimeout    time.Duration // how long a request body may take to arrive
 	RequestTimeout time.Duration // deadline of one API request; 0 = none
+	ResponseLimit  int64         // bytes of one GraphQL response; 0 = no cap
 	// The database's bounds (db.Options): connection with handshake,
 	// statement_timeout (serve only: seeding and migrating are not
 	// bounded), TCP keepalive.
@@ -120,6 +121,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.IntVar(&c.Complexity, "complexity-limit", envInt("GRAPHQL_COMPLEXITY_LIMIT", hc.ComplexityLimit), "maximum GraphQL operation complexity (GRAPHQL_COMPLEXITY_LIMIT)")
 	fs.IntVar(&c.Depth, "depth-limit", envInt("GRAPHQL_DEPTH_LIMIT", hc.DepthLimit), "maximum GraphQL selection depth (GRAPHQL_DEPTH_LIMIT)")
 	fs.IntVar(&c.Aliases, "alias-limit", envInt("GRAPHQL_ALIAS_LIMIT", hc.AliasLimit), "maximum aliases in one GraphQL operation (GRAPHQL_ALIAS_LIMIT)")
+	fs.Int64Var(&c.ResponseLimit, "response-limit", int64(envInt("GRAPHQL_RESPONSE_LIMIT", int(httpapi.DefaultConfig.ResponseLimit))), "maximum bytes of one GraphQL response; the connection is aborted past it; 0 = no cap (GRAPHQL_RESPONSE_LIMIT)")
 	fs.IntVar(&c.Fields, "field-limit", envInt("GRAPHQL_FIELD_LIMIT", hc.FieldLimit), "maximum fields of one GraphQL operation once its fragments are expanded, counted before validation (GRAPHQL_FIELD_LIMIT)")
 	fs.IntVar(&c.Tokens, "token-limit", envInt("GRAPHQL_TOKEN_LIMIT", hc.TokenLimit), "maximum parser tokens of one GraphQL document (GRAPHQL_TOKEN_LIMIT)")
 	fs.DurationVar(&c.LoaderWait, "loader-wait", envDuration("LOADER_WAIT", httpapi.DefaultConfig.Loader.Wait), "how long a loader batch collects keys (LOADER_WAIT)")
@@ -621,7 +623,7 @@ func connectStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, fun
 func httpConfig(c *Config, log *slog.Logger) httpapi.Config {
 	hc := httpapi.DefaultConfig
 	hc.BodyLimit, hc.BodyTimeout, hc.RateLimit = c.BodyLimit, c.BodyTimeout, c.RateLimit
-	hc.RequestTimeout = c.RequestTimeout
+	hc.RequestTimeout, hc.ResponseLimit = c.RequestTimeout, c.ResponseLimit
 	hc.GraphQL.Introspection = c.Introspection
 	hc.GraphQL.NoFastPath = !c.FastPath
 	hc.GraphQL.ComplexityLimit, hc.GraphQL.DepthLimit, hc.GraphQL.AliasLimit, hc.GraphQL.TokenLimit = c.Complexity, c.Depth, c.Aliases, c.Tokens

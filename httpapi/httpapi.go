@@ -37,6 +37,9 @@ type Config struct {
 	// the end of its headers; a client still sending after it is cut.
 	// 0 = no limit.
 	BodyTimeout time.Duration
+	// ResponseLimit caps the bytes of one GraphQL response (the
+	// connection is aborted past it); 0 = no cap.
+	ResponseLimit int64
 	// RequestTimeout bounds each API request (subscriptions excepted):
 	// its context ends then, cancelling its statements (503). 0 = none.
 	RequestTimeout time.Duration
@@ -83,6 +86,7 @@ var DefaultConfig = Config{
 	BodyLimit:      1 << 20,
 	BodyTimeout:    30 * time.Second,
 	RequestTimeout: 30 * time.Second,
+	ResponseLimit:  32 << 20,
 	RateLimit:      6000,
 	GraphQL:        gqlhttp.DefaultHandlerConfig,
 	Loader:         load.DefaultLoaderConfig,
@@ -126,14 +130,14 @@ func New(store *db.DB, c Config) *Handler {
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
 
 	api := http.NewServeMux()
-	api.Handle("/graphql", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	api.Handle("/graphql", capResponse(c.ResponseLimit, log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// A browser navigating to /graphql gets the playground.
 		if r.Method == http.MethodGet && r.URL.RawQuery == "" && strings.Contains(r.Header.Get("Accept"), "text/html") {
 			pg.ServeHTTP(w, r)
 			return
 		}
 		gql.ServeHTTP(w, r)
-	}))
+	})))
 	api.Handle("/v2/", rest.NewHandler(resolver, rest.Config{PublicBaseURL: c.PublicBaseURL}))
 
 	routes := loaders(store, c.Loader, api)
