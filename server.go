@@ -22,6 +22,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,26 +39,38 @@ type Config struct {
 	DatabaseURL    string
 	Addr           string
 	DataDir        string
+	EmbeddedFast   bool // embedded PostgreSQL without fsync: demos only
 	PublicBaseURL  string
 	LogLevel       string
 	LogFormat      string
 	BodyLimit      int64
-	RateLimit      int // requests per minute per API key; 0 = off
-	Introspection  bool
-	FastPath       bool
-	Complexity     int
-	Depth          int
-	Aliases        int
-	Tokens         int
-	LoaderWait     time.Duration
-	PlaygroundKey  string
-	KeyCache       int           // API keys kept resolved in memory; 0 = off
-	ReferenceTTL   time.Duration // how long reference rows are kept; 0 = off
-	ShutdownPeriod time.Duration
-	SubLimit       int           // concurrent subscriptions per API key; 0 = no limit
-	SubQueue       int           // events a subscription may fall behind
-	KeepAlive      time.Duration // WebSocket/SSE keep-alive interval
-	DemoActivity   time.Duration // move demo containers this often; 0 = off
+	BodyTimeout    time.Duration // how long a request body may take to arrive
+	RequestTimeout time.Duration // deadline of one API request; 0 = none
+	ResponseLimit  int64         // bytes of one GraphQL response; 0 = no cap
+	// The database's bounds (db.Options): connection with handshake,
+	// statement_timeout (serve only: seeding and migrating are not
+	// bounded), TCP keepalive.
+	DBConnectTimeout   time.Duration
+	DBStatementTimeout time.Duration
+	DBKeepAlive        time.Duration
+	RateLimit          int // requests per minute per API key; 0 = off
+	Introspection      bool
+	FastPath           bool
+	Complexity         int
+	Depth              int
+	Aliases            int
+	Tokens             int
+	Fields             int
+	LoaderWait         time.Duration
+	PlaygroundKey      string
+	KeyCache           int           // API keys kept resolved in memory; 0 = off
+	ReferenceTTL       time.Duration // how long reference rows are kept; 0 = off
+	ShutdownPeriod     time.Duration
+	ShutdownDelay      time.Duration // serve on, not ready, before shutting down
+	SubLimit           int           // concurrent subscriptions per API key; 0 = no limit
+	SubQueue           int           // events a subscription may fall behind
+	KeepAlive          time.Duration // WebSocket/SSE keep-alive interval
+	DemoActivity       time.Duration // move demo containers this often; 0 = off
 }
 
 // env returns the value of an environment variable or a default.
@@ -87,8 +100,11 @@ func envDuration(name string, def time.Duration) time.Duration {
 func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL (DATABASE_URL); empty runs a private PostgreSQL under --data-dir")
 	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./.data"), "directory of the embedded PostgreSQL (DATA_DIR)")
+	fs.BoolVar(&c.EmbeddedFast, "embedded-fast", env("EMBEDDED_FAST", "false") == "true", "run the embedded PostgreSQL without fsync, synchronous_commit and full_page_writes: faster writes, but a crash can lose acknowledged writes; for demos only (EMBEDDED_FAST)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "text or json (LOG_FORMAT)")
+	fs.DurationVar(&c.DBConnectTimeout, "db-connect-timeout", envDuration("DB_CONNECT_TIMEOUT", db.DefaultOptions.ConnectTimeout), "how long a new database connection may take, handshake included (DB_CONNECT_TIMEOUT)")
+	fs.DurationVar(&c.DBKeepAlive, "db-keepalive", envDuration("DB_KEEPALIVE", db.DefaultOptions.KeepAlive), "TCP keepalive idle time of database connections; 0 = the system's (DB_KEEPALIVE)")
 	if !serve {
 		return
 	}
@@ -96,12 +112,17 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.StringVar(&c.Addr, "addr", env("ADDR", "127.0.0.1:8080"), "listen address (ADDR)")
 	fs.StringVar(&c.PublicBaseURL, "public-base-url", env("PUBLIC_BASE_URL", ""), "scheme://host for absolute links in /v2 documents; empty: from the request (PUBLIC_BASE_URL)")
 	fs.Int64Var(&c.BodyLimit, "body-limit", int64(envInt("BODY_LIMIT", int(httpapi.DefaultConfig.BodyLimit))), "maximum request body in bytes (BODY_LIMIT)")
+	fs.DurationVar(&c.BodyTimeout, "body-timeout", envDuration("BODY_TIMEOUT", httpapi.DefaultConfig.BodyTimeout), "how long a request body may take to arrive; a client still sending is cut, 0 = no limit (BODY_TIMEOUT)")
+	fs.DurationVar(&c.RequestTimeout, "request-timeout", envDuration("REQUEST_TIMEOUT", httpapi.DefaultConfig.RequestTimeout), "deadline of one API request (subscriptions excepted); its statements are cancelled and it answers 503; 0 = none (REQUEST_TIMEOUT)")
+	fs.DurationVar(&c.DBStatementTimeout, "db-statement-timeout", envDuration("DB_STATEMENT_TIMEOUT", db.DefaultOptions.StatementTimeout), "statement_timeout of the server's database sessions; 0 = none (DB_STATEMENT_TIMEOUT)")
 	fs.IntVar(&c.RateLimit, "rate-limit", envInt("RATE_LIMIT", httpapi.DefaultConfig.RateLimit), "requests per minute per API key, 0 = off (RATE_LIMIT)")
 	fs.BoolVar(&c.Introspection, "introspection", env("GRAPHQL_INTROSPECTION", "true") == "true", "allow GraphQL introspection (GRAPHQL_INTROSPECTION)")
 	fs.BoolVar(&c.FastPath, "fast-path", env("GRAPHQL_FAST_PATH", "true") == "true", "write GraphQL queries on the fast path; false runs them on gqlgen's executor alone (GRAPHQL_FAST_PATH)")
 	fs.IntVar(&c.Complexity, "complexity-limit", envInt("GRAPHQL_COMPLEXITY_LIMIT", hc.ComplexityLimit), "maximum GraphQL operation complexity (GRAPHQL_COMPLEXITY_LIMIT)")
 	fs.IntVar(&c.Depth, "depth-limit", envInt("GRAPHQL_DEPTH_LIMIT", hc.DepthLimit), "maximum GraphQL selection depth (GRAPHQL_DEPTH_LIMIT)")
 	fs.IntVar(&c.Aliases, "alias-limit", envInt("GRAPHQL_ALIAS_LIMIT", hc.AliasLimit), "maximum aliases in one GraphQL operation (GRAPHQL_ALIAS_LIMIT)")
+	fs.Int64Var(&c.ResponseLimit, "response-limit", int64(envInt("GRAPHQL_RESPONSE_LIMIT", int(httpapi.DefaultConfig.ResponseLimit))), "maximum bytes of one GraphQL response; the connection is aborted past it; 0 = no cap (GRAPHQL_RESPONSE_LIMIT)")
+	fs.IntVar(&c.Fields, "field-limit", envInt("GRAPHQL_FIELD_LIMIT", hc.FieldLimit), "maximum fields of one GraphQL operation once its fragments are expanded, counted before validation (GRAPHQL_FIELD_LIMIT)")
 	fs.IntVar(&c.Tokens, "token-limit", envInt("GRAPHQL_TOKEN_LIMIT", hc.TokenLimit), "maximum parser tokens of one GraphQL document (GRAPHQL_TOKEN_LIMIT)")
 	fs.DurationVar(&c.LoaderWait, "loader-wait", envDuration("LOADER_WAIT", httpapi.DefaultConfig.Loader.Wait), "how long a loader batch collects keys (LOADER_WAIT)")
 	fs.StringVar(&c.PlaygroundKey, "playground-key", env("PLAYGROUND_API_KEY", ""), "API key prefilled in the playground; for demos only (PLAYGROUND_API_KEY)")
@@ -112,6 +133,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.IntVar(&c.SubQueue, "subscription-queue", envInt("SUBSCRIPTION_QUEUE", lc.Queue), "events a subscription may fall behind before it is ended as a slow consumer (SUBSCRIPTION_QUEUE)")
 	fs.DurationVar(&c.KeepAlive, "keepalive", envDuration("SUBSCRIPTION_KEEPALIVE", lc.KeepAlive), "keep-alive interval of WebSocket and SSE connections (SUBSCRIPTION_KEEPALIVE)")
 	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
+	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", envDuration("SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, how long to keep serving (with /readyz 503 and keep-alives off) before shutting down, so load balancers stop sending first (SHUTDOWN_DELAY)")
 	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
 }
 
@@ -244,7 +266,7 @@ func openStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func()
 	var pg *pgembed.Server
 	if url == "" {
 		var err error
-		pg, err = pgembed.Start(ctx, pgembed.Options{DataDir: c.DataDir, Logf: func(f string, a ...any) {
+		pg, err = pgembed.Start(ctx, pgembed.Options{DataDir: c.DataDir, Fast: c.EmbeddedFast, Logf: func(f string, a ...any) {
 			log.Info(fmt.Sprintf(f, a...))
 		}})
 		if err != nil {
@@ -257,7 +279,7 @@ func openStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func()
 		url = pg.URL("shipgraph")
 		log.Info("embedded PostgreSQL running", "data_dir", c.DataDir, "cluster", pg.Home(), "socket", pg.SocketDir())
 	}
-	store, err := db.Open(ctx, url)
+	store, err := db.OpenWith(ctx, url, db.Options{ConnectTimeout: c.DBConnectTimeout, StatementTimeout: c.DBStatementTimeout, KeepAlive: c.DBKeepAlive})
 	if err != nil {
 		if pg != nil {
 			_ = pg.Stop()
@@ -329,7 +351,7 @@ func cmdPsql(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if url, ok := pgembed.Running(c.DataDir); ok {
 			target = url("shipgraph")
 		} else {
-			pg, err := pgembed.Start(ctx, pgembed.Options{DataDir: c.DataDir})
+			pg, err := pgembed.Start(ctx, pgembed.Options{DataDir: c.DataDir, Fast: c.EmbeddedFast})
 			if err != nil {
 				return err
 			}
@@ -492,39 +514,59 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("cannot listen on %s: %w", c.Addr, err)
 	}
 	defer ln.Close()
-	store, closeStore, err := openStore(ctx, &c, log)
+	// Serve at once: until the database is there and migrated, /healthz
+	// answers 200 and everything else 503 with Retry-After.
+	var handler swapHandler
+	handler.set(httpapi.Waiting("waiting for the database"))
+	srv := &http.Server{
+		Handler:           &handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	store, closeStore, err := connectStore(ctx, &c, log)
 	if err != nil {
+		_ = srv.Close()
+		if ctx.Err() != nil {
+			return nil // stopped while waiting
+		}
 		return err
 	}
 	defer closeStore()
 	store.SetReferenceTTL(c.ReferenceTTL)
-	if err := store.Migrate(ctx); err != nil {
-		return err
-	}
 	chain := httpapi.New(store, httpConfig(&c, log))
 	// Deferred after closeStore, so it runs before it and after the
 	// server drained: the key listener stops, the last key uses are
 	// recorded, then the store closes.
 	defer chain.Close()
-	srv := &http.Server{
-		Handler:           chain,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
 	// Subscriptions never drain by themselves: end them when the
 	// shutdown begins.
 	srv.RegisterOnShutdown(chain.EndSubscriptions)
+	// Nor do bodies a client trickles: cut them.
+	srv.RegisterOnShutdown(chain.CutBodies)
+	handler.set(chain)
 	if c.DemoActivity > 0 {
 		go demoActivity(ctx, store, c.DemoActivity, log)
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "shipgraph listening on %s\n  GraphQL:    %s/graphql\n  playground: %s/playground\n  REST:       %s/v2/documents\n", base, base, base, base)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+	}
+	// The drain: /readyz says 503 so load balancers stop sending, while
+	// requests are still served, each closing its connection; then the
+	// shutdown, which closes only connections left idle all that time.
+	chain.Drain()
+	if c.ShutdownDelay > 0 {
+		log.Info("draining: not ready, serving on", "for", c.ShutdownDelay)
+		select {
+		case err := <-errc:
+			return err
+		case <-time.After(c.ShutdownDelay):
+		}
 	}
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownPeriod)
@@ -535,13 +577,57 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
+// swapHandler serves the handler set last: the waiting answers, then the
+// chain.
+type swapHandler struct{ h atomic.Pointer[http.Handler] }
+
+func (s *swapHandler) set(h http.Handler) { s.h.Store(&h) }
+
+func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.h.Load()).ServeHTTP(w, r)
+}
+
+// connectStore opens the store and migrates it. An external database
+// (DATABASE_URL) that cannot be reached, or cannot be migrated for want of
+// the database, is waited for: retried with backoff (up to 15 s between
+// attempts), each failure logged with what is awaited, until it answers or
+// ctx ends. The embedded PostgreSQL is ours to start: its failure is final.
+func connectStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func(), error) {
+	backoff := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		store, closeStore, err := openStore(ctx, c, log)
+		if err == nil {
+			if err = store.Migrate(ctx); err == nil {
+				if attempt > 1 {
+					log.Info("database reached; serving", "attempts", attempt)
+				}
+				return store, closeStore, nil
+			}
+			closeStore()
+		}
+		if c.DatabaseURL == "" || model.ErrorCode(err) != model.EUNAVAILABLE || ctx.Err() != nil {
+			return nil, nil, err
+		}
+		log.Warn("waiting for the database: answering 503 until it is reachable and migrated",
+			"attempt", attempt, "retry_in", backoff, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 15*time.Second)
+	}
+}
+
 // httpConfig is the HTTP chain's share of the configuration.
 func httpConfig(c *Config, log *slog.Logger) httpapi.Config {
 	hc := httpapi.DefaultConfig
-	hc.BodyLimit, hc.RateLimit = c.BodyLimit, c.RateLimit
+	hc.BodyLimit, hc.BodyTimeout, hc.RateLimit = c.BodyLimit, c.BodyTimeout, c.RateLimit
+	hc.RequestTimeout, hc.ResponseLimit = c.RequestTimeout, c.ResponseLimit
 	hc.GraphQL.Introspection = c.Introspection
 	hc.GraphQL.NoFastPath = !c.FastPath
 	hc.GraphQL.ComplexityLimit, hc.GraphQL.DepthLimit, hc.GraphQL.AliasLimit, hc.GraphQL.TokenLimit = c.Complexity, c.Depth, c.Aliases, c.Tokens
+	hc.GraphQL.FieldLimit = c.Fields
 	hc.GraphQL.Logger = log
 	if c.LoaderWait > 0 {
 		hc.Loader.Wait = c.LoaderWait

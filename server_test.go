@@ -63,7 +63,7 @@ func serve(t *testing.T, args ...string) string {
 	done := make(chan int, 1)
 	var stderr syncBuffer
 	go func() {
-		code := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), pw, &stderr)
+		code := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn", "--shutdown-delay", "0"}, args...), pw, &stderr)
 		pw.Close()
 		done <- code
 	}()

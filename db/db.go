@@ -43,12 +43,18 @@ type DB struct {
 	ref *refCaches      // reference rows kept (refcache.go), shared with Select's stores
 }
 
-// Open connects to url and checks the connection.
-func Open(ctx context.Context, url string) (*DB, error) {
-	sdb, err := sqlx.Open("postgres", url)
+// Open connects to url with DefaultOptions and checks the connection.
+func Open(ctx context.Context, url string) (*DB, error) { return OpenWith(ctx, url, DefaultOptions) }
+
+// OpenWith connects to url, bounded as o says (connect.go), and checks the
+// connection.
+func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
+	url = withTimeouts(url, o)
+	c, err := connector(url, o)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
+	sdb := sqlx.NewDb(sql.OpenDB(c), "postgres")
 	sdb.SetMaxOpenConns(20)
 	sdb.SetMaxIdleConns(20)
 	sdb.SetConnMaxIdleTime(5 * time.Minute)
@@ -187,8 +193,8 @@ func (db *DB) inTx(ctx context.Context, fn func(q ext) error) error {
 // ---------------------------------------------------------------- errors
 
 // mapErr turns driver errors into application errors: no rows → not found,
-// unique violation → conflict, foreign key or check violation → invalid.
-// Anything else stays an internal error (logged, never shown).
+// the rest as Classify (errors.go) says. Anything unclassified stays an
+// internal error (logged, never shown).
 func mapErr(err error) error {
 	if err == nil {
 		return nil
@@ -196,18 +202,7 @@ func mapErr(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return model.Errorf(model.ENOTFOUND, "not found")
 	}
-	var pqe *pq.Error
-	if errors.As(err, &pqe) {
-		switch pqe.Code {
-		case "23505":
-			return &model.Error{Code: model.ECONFLICT, Message: "a record with these values already exists"}
-		case "23503":
-			return &model.Error{Code: model.EINVALID, Message: "a referenced record does not exist"}
-		case "23514", "23502", "22P02", "22007", "22008":
-			return &model.Error{Code: model.EINVALID, Message: "a value is not valid"}
-		}
-	}
-	return err
+	return Classify(err)
 }
 
 // EnsureDatabase creates database name on the server of adminURL if it does

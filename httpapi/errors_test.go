@@ -93,15 +93,15 @@ func TestStoreFailureShapes(t *testing.T) {
 	}
 	k := keys["acme/admin"]
 	r := in.gql(t, k, `{ viewer { role } }`)
-	wantGraphQLError(t, "503 on /graphql", r, http.StatusServiceUnavailable, "application/json", "SERVICE_UNAVAILABLE")
+	wantGraphQLError(t, "503 on /graphql", r, http.StatusServiceUnavailable, "application/json", "UNAVAILABLE")
 	if r.header.Get("Retry-After") == "" {
 		t.Error("503 without Retry-After")
 	}
 	wantGraphQLError(t, "503 on /graphql, graphql-response+json", in.gql(t, k, `{ viewer { role } }`, "Accept", gqlResponse),
-		http.StatusServiceUnavailable, gqlResponse, "SERVICE_UNAVAILABLE")
+		http.StatusServiceUnavailable, gqlResponse, "UNAVAILABLE")
 	// GET is GraphQL too.
 	wantGraphQLError(t, "503 on GET /graphql", in.do(t, http.MethodGet, "/graphql?query=%7Bviewer%7Brole%7D%7D", k, ""),
-		http.StatusServiceUnavailable, "application/json", "SERVICE_UNAVAILABLE")
+		http.StatusServiceUnavailable, "application/json", "UNAVAILABLE")
 	wantJSONAPIError(t, "503 on /v2", in.do(t, http.MethodGet, "/v2/shipments", k, ""), http.StatusServiceUnavailable)
 }
 

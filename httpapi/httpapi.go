@@ -10,7 +10,6 @@
 package httpapi
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -32,8 +31,19 @@ import (
 // Config is what the chain needs besides the store. Start from
 // DefaultConfig: a zero BodyLimit refuses every body.
 type Config struct {
-	// BodyLimit is the largest request body in bytes (413 beyond).
+	// BodyLimit is the largest request body in bytes (413 beyond; at
+	// once when the Content-Length announces more).
 	BodyLimit int64
+	// BodyTimeout is how long a request body may take to arrive, from
+	// the end of its headers; a client still sending after it is cut.
+	// 0 = no limit.
+	BodyTimeout time.Duration
+	// ResponseLimit caps the bytes of one GraphQL response (the
+	// connection is aborted past it); 0 = no cap.
+	ResponseLimit int64
+	// RequestTimeout bounds each API request (subscriptions excepted):
+	// its context ends then, cancelling its statements (503). 0 = none.
+	RequestTimeout time.Duration
 	// RateLimit is requests per minute per API key (bursts of a tenth);
 	// 0 turns the limit off.
 	RateLimit int
@@ -74,12 +84,15 @@ const DefaultKeyCachePing = 250 * time.Millisecond
 
 // DefaultConfig is the server's defaults.
 var DefaultConfig = Config{
-	BodyLimit: 1 << 20,
-	RateLimit: 6000,
-	GraphQL:   gqlhttp.DefaultHandlerConfig,
-	Loader:    load.DefaultLoaderConfig,
-	KeyCache:  10000,
-	Live:      live.DefaultConfig,
+	BodyLimit:      1 << 20,
+	BodyTimeout:    30 * time.Second,
+	RequestTimeout: 30 * time.Second,
+	ResponseLimit:  32 << 20,
+	RateLimit:      6000,
+	GraphQL:        gqlhttp.DefaultHandlerConfig,
+	Loader:         load.DefaultLoaderConfig,
+	KeyCache:       10000,
+	Live:           live.DefaultConfig,
 }
 
 // Handler is the chain. Close it after the HTTP server has drained: it
@@ -89,6 +102,8 @@ type Handler struct {
 	keys   *keyCache
 	live   *live.Hub
 	listen *db.Listener
+	bodies *bodies
+	ready  *readiness
 }
 
 // New builds the chain over store. With a key cache it starts listening
@@ -120,14 +135,14 @@ func New(store *db.DB, c Config) *Handler {
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
 
 	api := http.NewServeMux()
-	api.Handle("/graphql", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	api.Handle("/graphql", capResponse(c.ResponseLimit, log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// A browser navigating to /graphql gets the playground.
 		if r.Method == http.MethodGet && r.URL.RawQuery == "" && strings.Contains(r.Header.Get("Accept"), "text/html") {
 			pg.ServeHTTP(w, r)
 			return
 		}
 		gql.ServeHTTP(w, r)
-	}))
+	})))
 	api.Handle("/v2/", rest.NewHandler(res, rest.Config{PublicBaseURL: c.PublicBaseURL}))
 
 	routes := loaders(store, c.Loader, api)
@@ -141,23 +156,14 @@ func New(store *db.DB, c Config) *Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok\n")
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if err := store.Ping(ctx); err != nil {
-			log.Warn("readiness check failed", "err", err)
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(w, "database unreachable\n")
-			return
-		}
-		_, _ = io.WriteString(w, "ok\n")
-	})
+	ready := &readiness{store: store, log: log}
+	mux.Handle("GET /readyz", ready)
 	mux.Handle("GET /metrics", promhttp.Handler())
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
-	mux.Handle("/", http.MaxBytesHandler(authed, c.BodyLimit))
-	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live, listen: listen}
+	bodies := newBodies(c.BodyLimit, c.BodyTimeout)
+	mux.Handle("/", validText(bodies.wrap(requestDeadline(c.RequestTimeout, authed))))
+	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live, listen: listen, bodies: bodies, ready: ready}
 }
 
 // listenPing is how often the listening connection is pinged: as the
@@ -180,7 +186,20 @@ func loaders(store *db.DB, lc load.LoaderConfig, next http.Handler) http.Handler
 }
 
 // ServeHTTP serves one request through the chain.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.h.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.ready.draining.Load() {
+		// Draining: every answer closes its connection, so clients
+		// leave the keep-alive connections the shutdown would close
+		// under a request they just sent.
+		w.Header().Set("Connection", "close")
+	}
+	h.h.ServeHTTP(w, r)
+}
+
+// Drain begins a shutdown: /readyz answers 503 (load balancers stop
+// sending), while requests are still served, each closing its connection.
+// Call it, wait SHUTDOWN_DELAY, then shut the server down.
+func (h *Handler) Drain() { h.ready.draining.Store(true) }
 
 // Close ends the live hub and the key cache (recording the last uses of
 // cached keys), then closes the listening connection.
@@ -195,6 +214,11 @@ func (h *Handler) Close() {
 // "server shutting down", SSE streams complete) and refuses new ones: call
 // it when a shutdown begins, or the server would wait for them to drain.
 func (h *Handler) EndSubscriptions() { h.live.EndAll() }
+
+// CutBodies ends the reads of request bodies still arriving (and refuses
+// time to those to come): call it when a shutdown begins, or the server
+// would wait for slow clients up to their body timeout.
+func (h *Handler) CutBodies() { h.bodies.cut() }
 
 // Subscriptions is the number of subscriptions open.
 func (h *Handler) Subscriptions() int { return h.live.Count() }

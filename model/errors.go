@@ -70,13 +70,22 @@ func (e *Error) AtParameter(name string) *Error {
 	return &c
 }
 
-// ErrorCode returns the code of an application error, or EINTERNAL for any
-// other non-nil error.
+// classifier turns an error of a technology below the model (the
+// database driver's) into an application error, or returns nil. The store
+// registers it (db/errors.go), so the model imports nothing.
+var classifier func(error) *Error
+
+// SetClassifier registers the function that gives errors that are not
+// *Error their application error (e.g. a lost database connection →
+// EUNAVAILABLE). Call it from an init function only.
+func SetClassifier(f func(error) *Error) { classifier = f }
+
+// ErrorCode returns the code of an application error (or of a classified
+// one), or EINTERNAL for any other non-nil error.
 func ErrorCode(err error) string {
-	var e *Error
 	if err == nil {
 		return ""
-	} else if errors.As(err, &e) {
+	} else if e, ok := AsError(err); ok {
 		return e.Code
 	}
 	return EINTERNAL
@@ -85,20 +94,27 @@ func ErrorCode(err error) string {
 // ErrorMessage returns the client-safe message of err: the message of an
 // application error, or a generic text for anything else.
 func ErrorMessage(err error) string {
-	var e *Error
 	if err == nil {
 		return ""
-	} else if errors.As(err, &e) {
+	} else if e, ok := AsError(err); ok {
 		return e.Message
 	}
 	return "internal error"
 }
 
-// AsError returns the *Error inside err, if any.
+// AsError returns the *Error inside err, if any, or the one the registered
+// classifier gives it.
 func AsError(err error) (*Error, bool) {
 	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
+	if errors.As(err, &e) {
+		return e, true
+	}
+	if classifier != nil && err != nil {
+		if e = classifier(err); e != nil {
+			return e, true
+		}
+	}
+	return nil, false
 }
 
 // NotFound is the error for a record that does not exist or belongs to

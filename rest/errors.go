@@ -97,8 +97,16 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 			obj.Detail = "internal error (request " + id + ")"
 		}
 	}
-	if status == http.StatusUnauthorized {
+	switch status {
+	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Token realm="shipgraph"`)
+	case http.StatusServiceUnavailable:
+		// The database is down, restarting, out of connections or timed
+		// out: worth trying again shortly.
+		if w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", RetryAfter)
+		}
+		slog.WarnContext(r.Context(), "unavailable", "request_id", RequestID(r), "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	WriteErrors(w, status, obj)
 }
@@ -114,6 +122,10 @@ func pointer(e *model.Error) string {
 	}
 	return "/data/attributes/" + e.Field
 }
+
+// RetryAfter is the Retry-After (seconds) of a 503: a database restart or
+// a burst of connections is usually over within it.
+const RetryAfter = "2"
 
 // WriteErrors writes a JSON:API error document with the given status.
 func WriteErrors(w http.ResponseWriter, status int, errs ...ErrorObject) {

@@ -173,7 +173,7 @@ func (e *environment) setup(migrate func(context.Context, *sql.DB) error) error 
 			return err
 		}
 		e.dir = dir
-		if e.srv, err = pgembed.Start(ctx, pgembed.Options{DataDir: dir}); err != nil {
+		if e.srv, err = pgembed.Start(ctx, pgembed.Options{DataDir: dir, Fast: true}); err != nil {
 			return fmt.Errorf("starting embedded PostgreSQL (set %s to use an existing server): %w", EnvURL, err)
 		}
 		e.adminURL, _ = url.Parse(e.srv.URL("postgres"))
@@ -359,7 +359,7 @@ func (s *Server) Start(tb testing.TB) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	begin := time.Now()
-	srv, err := pgembed.Start(ctx, pgembed.Options{DataDir: s.dir})
+	srv, err := pgembed.Start(ctx, pgembed.Options{DataDir: s.dir, Fast: true})
 	if err != nil {
 		tb.Fatalf("dbtest: starting the private server: %v", err)
 	}

@@ -4,11 +4,12 @@
 // shipgraph, for when no DATABASE_URL is configured (development, tests, small
 // single-machine installs).
 //
-// The server is deliberately tuned for throwaway-ish data: it is initialised
-// without fsync (initdb -N) and runs with fsync, synchronous_commit and
-// full_page_writes off, so an OS crash or power loss can corrupt the cluster.
-// A clean shutdown of shipgraph (or even a SIGKILL of it; see Start) leaves
-// the data intact. Use a real DATABASE_URL for data that must survive crashes.
+// The server is durable by default: fsync, synchronous_commit and
+// full_page_writes are on, so a write it acknowledged survives a crash of
+// a backend, of the server or of the machine. Options.Fast turns the three
+// off (and initialises without fsync, initdb -N) for tests and demos:
+// faster writes, but a crash can lose acknowledged writes, and an OS crash
+// or power loss can corrupt the cluster.
 //
 // It admits no one but its owner: no TCP listener at all
 // (listen_addresses = ”), a Unix socket in a directory only the cluster's
@@ -55,12 +56,17 @@ type Options struct {
 	DataDir string
 	// Logf, if set, receives progress lines (initdb, ready, stop).
 	Logf func(format string, args ...any)
+	// Fast runs without fsync, synchronous_commit and full_page_writes
+	// (and initialises a new cluster without fsync): for tests and
+	// demos, whose data may be lost in a crash. The default is durable.
+	Fast bool
 }
 
 // Server is a running PostgreSQL child process. Its superuser is "postgres";
 // it listens on a private Unix socket only (see the package comment).
 type Server struct {
 	dataDir    string // DataDir, where the lock is
+	fast       bool   // Options.Fast
 	home       string // where the cluster, its log and socket live
 	clusterDir string
 	logPath    string
@@ -211,7 +217,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 
-	s := &Server{dataDir: dataDir, logf: logf}
+	s := &Server{dataDir: dataDir, logf: logf, fast: o.Fast}
 	s.stopOnce = sync.OnceValue(s.stop)
 
 	// The lock serialises shipgraph processes sharing a DataDir, from before
@@ -237,7 +243,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 	binDir = matchingBinDir(s.clusterDir, binDir)
-	if err := ensureCluster(ctx, binDir, dataDir, s.clusterDir, as, logf); err != nil {
+	if err := ensureCluster(ctx, binDir, dataDir, s.clusterDir, as, o.Fast, logf); err != nil {
 		return nil, err
 	}
 	if err := writeAccess(s.clusterDir, as); err != nil {
@@ -329,11 +335,16 @@ func (s *Server) launch(ctx context.Context, binDir string, as runAs) error {
 		"-c", "listen_addresses=",
 		"-c", "unix_socket_directories=" + s.sockDir,
 		"-c", "unix_socket_permissions=0700",
-		"-c", "fsync=off",
-		"-c", "synchronous_commit=off",
-		"-c", "full_page_writes=off",
 		"-c", "max_connections=200",
 		"-c", "shared_buffers=128MB",
+	}
+	durability := "on"
+	if s.fast {
+		durability = "off"
+	}
+	// Set either way: a cluster's postgresql.conf could say otherwise.
+	for _, name := range []string{"fsync", "synchronous_commit", "full_page_writes"} {
+		args = append(args, "-c", name+"="+durability)
 	}
 	cmd := exec.Command(filepath.Join(binDir, "postgres"), args...)
 	cmd.Dir = s.clusterDir
@@ -778,7 +789,7 @@ func postgresServing(pid int, clusterDir string) bool {
 
 // ensureCluster runs initdb if the cluster does not exist yet and makes an
 // existing one usable by the server user.
-func ensureCluster(ctx context.Context, binDir, dataDir, clusterDir string, as runAs, logf func(string, ...any)) error {
+func ensureCluster(ctx context.Context, binDir, dataDir, clusterDir string, as runAs, fast bool, logf func(string, ...any)) error {
 	if _, err := os.Stat(filepath.Join(clusterDir, "PG_VERSION")); err == nil {
 		return fixOwnership(dataDir, clusterDir, as, logf)
 	}
@@ -812,11 +823,14 @@ func ensureCluster(ctx context.Context, binDir, dataDir, clusterDir string, as r
 	}
 	logf("pgembed: initializing a new PostgreSQL cluster in %s", clusterDir)
 	begin := time.Now()
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
+	initArgs := []string{
 		// writeAccess replaces the authentication setup right after.
 		"-D", tmp, "-U", "postgres", "--auth-local=peer", "--auth-host=reject", "-E", "UTF8", "--locale=C",
-		"-N", // no fsync: a dev/test cluster, and several seconds faster
-	)
+	}
+	if fast {
+		initArgs = append(initArgs, "-N") // no fsync: a test/demo cluster, and several seconds faster
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"), initArgs...)
 	cmd.Dir = tmp // our own cwd may be unreadable for the server user
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: as.cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	out, err := runOnLockedThread(cmd)

@@ -14,6 +14,7 @@ import (
 type Options struct {
 	DataDir string
 	Logf    func(format string, args ...any)
+	Fast    bool
 }
 
 // Server is a running PostgreSQL child process (Linux only).

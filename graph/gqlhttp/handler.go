@@ -33,9 +33,12 @@ type HandlerConfig struct {
 	DepthLimit      int
 	AliasLimit      int
 	TokenLimit      int
-	QueryCacheSize  int
-	APQCacheSize    int
-	Logger          *slog.Logger
+	// FieldLimit is the most fields an operation may select once its
+	// fragments are expanded (cost.go); 0 means DefaultFieldLimit.
+	FieldLimit     int
+	QueryCacheSize int
+	APQCacheSize   int
+	Logger         *slog.Logger
 	// RequestID returns the id of the request in ctx, for error logs.
 	RequestID func(context.Context) string
 	// Authenticate resolves an API key sent in a WebSocket's
@@ -59,6 +62,7 @@ var DefaultHandlerConfig = HandlerConfig{
 	DepthLimit:      12,
 	AliasLimit:      15,
 	TokenLimit:      10000,
+	FieldLimit:      DefaultFieldLimit,
 	QueryCacheSize:  1000,
 	APQCacheSize:    1000,
 }
@@ -84,6 +88,7 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](cfg.QueryCacheSize))
 	srv.SetParserTokenLimit(cfg.TokenLimit)
 	srv.SetDisableSuggestion(true)
+	useCost(srv, cfg) // cost.go: the fragment-expansion budget, before validation
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
@@ -222,7 +227,7 @@ var gqlCodes = map[string]string{
 	model.ENOTFOUND:        "NOT_FOUND",
 	model.ECONFLICT:        "CONFLICT",
 	model.ERATELIMITED:     "RATE_LIMITED",
-	model.EUNAVAILABLE:     "SERVICE_UNAVAILABLE",
+	model.EUNAVAILABLE:     "UNAVAILABLE",
 	model.EINTERNAL:        "INTERNAL_SERVER_ERROR",
 }
 
@@ -265,6 +270,9 @@ func errorPresenter(cfg HandlerConfig) graphql.ErrorPresenterFunc {
 			}
 			if _, ok := gerr.Extensions["code"]; !ok {
 				gerr.Extensions["code"] = "BAD_USER_INPUT"
+			}
+			if code := costCode(gerr); code != "" { // cost.go
+				gerr.Extensions["code"] = code
 			}
 			gerr.Message = suggestion.ReplaceAllString(gerr.Message, "")
 			return gerr

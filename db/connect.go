@@ -1,0 +1,99 @@
+package db
+
+import (
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Options bounds what the store waits for from PostgreSQL.
+type Options struct {
+	// ConnectTimeout bounds a new connection, handshake included (lib/pq's
+	// connect_timeout): a server that accepts connections and never
+	// answers fails them instead of hanging. Unless the URL sets its own
+	// connect_timeout. 0 = no bound.
+	ConnectTimeout time.Duration
+	// StatementTimeout is the session's statement_timeout: a statement
+	// running longer is cancelled by the server (57014, answered 503).
+	// Unless the URL sets its own statement_timeout. 0 = none.
+	StatementTimeout time.Duration
+	// KeepAlive is the TCP keepalive idle time (probes every third of it,
+	// three unanswered close the connection): a peer that vanished
+	// without a word is noticed. 0 = the system's default.
+	KeepAlive time.Duration
+}
+
+// DefaultOptions: connections within 5 s, statements within 30 s, a dead
+// peer noticed within a minute or so.
+var DefaultOptions = Options{
+	ConnectTimeout:   5 * time.Second,
+	StatementTimeout: 30 * time.Second,
+	KeepAlive:        30 * time.Second,
+}
+
+// withTimeouts returns dsn with connect_timeout and statement_timeout
+// added where o sets them and dsn does not.
+func withTimeouts(dsn string, o Options) string {
+	params := map[string]string{}
+	if o.ConnectTimeout > 0 {
+		// Whole seconds, at least one: lib/pq's unit.
+		params["connect_timeout"] = strconv.Itoa(max(1, int((o.ConnectTimeout+time.Second-1)/time.Second)))
+	}
+	if o.StatementTimeout > 0 {
+		params["statement_timeout"] = strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
+	}
+	if len(params) == 0 {
+		return dsn
+	}
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return dsn
+		}
+		q := u.Query()
+		for k, v := range params {
+			if !q.Has(k) {
+				q.Set(k, v)
+			}
+		}
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	for k, v := range params {
+		if !strings.Contains(dsn, k+"=") {
+			dsn += " " + k + "=" + v
+		}
+	}
+	return dsn
+}
+
+// connector is lib/pq's connector for dsn, dialling with TCP keepalives.
+func connector(dsn string, o Options) (*pq.Connector, error) {
+	c, err := pq.NewConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	d := dialer{}
+	if o.KeepAlive > 0 {
+		d.KeepAliveConfig = net.KeepAliveConfig{Enable: true, Idle: o.KeepAlive, Interval: max(o.KeepAlive/3, time.Second), Count: 3}
+	}
+	c.Dialer(d)
+	return c, nil
+}
+
+// dialer is a net.Dialer in lib/pq's Dialer shape.
+type dialer struct{ net.Dialer }
+
+func (d dialer) Dial(network, address string) (net.Conn, error) {
+	return d.Dialer.Dial(network, address)
+}
+
+func (d dialer) DialTimeout(network, address string, timeout time.Duration) (net.Conn, error) {
+	nd := d.Dialer
+	nd.Timeout = timeout
+	return nd.Dial(network, address)
+}

@@ -1,0 +1,127 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"net"
+	"syscall"
+
+	"github.com/lib/pq"
+
+	"shipgraph/model"
+)
+
+// The one classification of database errors. A failure of the database
+// (it is down, restarting, out of connections, timed out, or chose this
+// transaction as a serialization or deadlock victim) is EUNAVAILABLE: /v2
+// answers 503 with Retry-After and GraphQL extensions.code UNAVAILABLE,
+// and a client may simply try again. A value PostgreSQL rejects is the
+// client's (EINVALID); a unique violation a conflict. Anything else stays
+// an internal error, logged and never shown.
+//
+// The store maps the errors it returns (mapErr); an error that escapes it
+// unmapped — a connection lost while rows were read, a driver error
+// wrapped on its way up — is still classified by model.ErrorCode and
+// model.AsError, which consult Classify (registered below), so both
+// transports answer it the same.
+
+func init() { model.SetClassifier(classify) }
+
+// Unavailable is the error of a database that cannot answer now (a
+// template: Classify returns copies).
+var Unavailable = &model.Error{Code: model.EUNAVAILABLE, Message: "the database is unavailable; try again shortly"}
+
+var (
+	errInvalidText = &model.Error{Code: model.EINVALID, Message: "a value is not valid text (invalid UTF-8 or a NUL character)"}
+	errOutOfRange  = &model.Error{Code: model.EINVALID, Message: "a number is out of range"}
+	errInvalid     = &model.Error{Code: model.EINVALID, Message: "a value is not valid"}
+	errTooLong     = &model.Error{Code: model.EINVALID, Message: "a value is too long"}
+	errConflict    = &model.Error{Code: model.ECONFLICT, Message: "a record with these values already exists"}
+	errReference   = &model.Error{Code: model.EINVALID, Message: "a referenced record does not exist"}
+)
+
+// Classify returns the application error of a database error: err itself
+// when it already is one or is not a database error, else the *model.Error
+// of its class (wrapping nothing: the driver's text is never shown).
+func Classify(err error) error {
+	if e := classify(err); e != nil {
+		return e
+	}
+	return err
+}
+
+// classify is Classify for errors it knows, nil for the others. It returns
+// a fresh copy: callers may point the error at a member.
+func classify(err error) *model.Error {
+	if err == nil {
+		return nil
+	}
+	var e *model.Error
+	var pqe *pq.Error
+	switch {
+	case errors.As(err, &pqe):
+		e = classifyCode(string(pqe.Code))
+	case isConnectionLoss(err):
+		e = Unavailable
+	}
+	if e == nil {
+		return nil
+	}
+	c := *e
+	return &c
+}
+
+// classifyCode maps a SQLSTATE to its application error.
+func classifyCode(code string) *model.Error {
+	switch code {
+	case "23505": // unique_violation
+		return errConflict
+	case "23503": // foreign_key_violation
+		return errReference
+	case "22021", // character_not_in_repertoire (invalid UTF-8, NUL in text)
+		"22P05": // untranslatable_character (\u0000 in jsonb)
+		return errInvalidText
+	case "22003": // numeric_value_out_of_range
+		return errOutOfRange
+	case "22001": // string_data_right_truncation
+		return errTooLong
+	case "23514", "23502", "22P02", "22007", "22008", "22023", "22004":
+		return errInvalid
+	case "40001", // serialization_failure
+		"40P01", // deadlock_detected
+		"55P03", // lock_not_available
+		"57014", // query_canceled (statement_timeout, cancellation)
+		"57P01", // admin_shutdown
+		"57P02", // crash_shutdown
+		"57P03", // cannot_connect_now (starting up, shutting down)
+		"57P05", // idle_session_timeout
+		"25P03": // idle_in_transaction_session_timeout
+		return Unavailable
+	}
+	if len(code) < 2 {
+		return nil
+	}
+	switch code[:2] {
+	case "08", // connection_exception
+		"53", // insufficient_resources (53300 too_many_connections, out of memory, disk full)
+		"58": // system_error (I/O)
+		return Unavailable
+	}
+	return nil
+}
+
+// isConnectionLoss reports errors of a connection that failed or of a
+// request that ran out of time: the database was not reached, or stopped
+// answering.
+func isConnectionLoss(err error) bool {
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne)
+}
