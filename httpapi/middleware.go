@@ -143,7 +143,7 @@ func authenticate(keys *keyCache, log *slog.Logger, next http.Handler) http.Hand
 			case err == nil:
 				r = r.WithContext(model.WithPrincipal(r.Context(), p))
 			case model.ErrorCode(err) != model.EUNAUTHENTICATED:
-				log.Error("authentication failed", "id", r.Header.Get("X-Request-Id"), "err", err)
+				log.Warn("authentication failed: the database is unavailable", "id", r.Header.Get("X-Request-Id"), "err", err)
 				w.Header().Set("Retry-After", "5")
 				writeError(w, r, http.StatusServiceUnavailable,
 					model.Errorf(model.EUNAVAILABLE, "the database is unavailable; try again shortly"))

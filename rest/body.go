@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"shipgraph/model"
 )
@@ -68,6 +69,11 @@ func readBody(r *http.Request, typ string) (attributes, json.RawMessage, error) 
 			return nil, nil, statusErrorf(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", tooLarge.Limit)
 		}
 		return nil, nil, statusErrorf(http.StatusBadRequest, "the request body could not be read")
+	}
+	// encoding/json would replace invalid UTF-8 by U+FFFD and store that:
+	// refuse it instead, as a query string's is refused.
+	if !utf8.Valid(body) {
+		return nil, nil, statusErrorf(http.StatusBadRequest, "the request body is not valid UTF-8")
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil || top == nil {
@@ -180,8 +186,11 @@ func (a attributes) integer(name string) (v *int, null bool, err error) {
 		return nil, true, nil
 	}
 	var f float64
-	if err := json.Unmarshal(raw, &f); err != nil || f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
+	if err := json.Unmarshal(raw, &f); err != nil || f != math.Trunc(f) {
 		return nil, false, attrError(name, "%s must be an integer", name)
+	}
+	if f < math.MinInt32 || f > math.MaxInt32 {
+		return nil, false, attrError(name, "%s must be between %d and %d", name, math.MinInt32, math.MaxInt32)
 	}
 	n := int(f)
 	return &n, false, nil

@@ -1,14 +1,17 @@
 package rest_test
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"shipgraph/db"
 	"shipgraph/model"
@@ -454,3 +457,74 @@ func TestInternalErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidUTF8Bodies: a body that is not valid UTF-8 is refused with a
+// 400 before anything is decoded; encoding/json would otherwise store
+// U+FFFD in place of the bytes sent.
+func TestInvalidUTF8Bodies(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	f := findFixtures(t, e)
+	n := 0
+	for _, c := range endpoints(f) {
+		if !c.write || c.body == nil {
+			continue // reads and deletes read no body
+		}
+		for _, bad := range []string{"\xff", "\xc3(", "\xed\xa0\x80"} {
+			r := e.do("acme/admin", c.method, c.path, `{"data": {"attributes": {"value": "x`+bad+`", "label": "L`+bad+`"}}}`)
+			if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "UTF-8") {
+				t.Errorf("%s %s with %q: %d\n%s", c.method, c.path, bad, r.status, r.body)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no write endpoint was tried")
+	}
+}
+
+// TestPositionOutOfRange: a position that is an integer but too large
+// for the column says so (not "must be an integer").
+func TestPositionOutOfRange(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	f := findFixtures(t, e)
+	for _, c := range endpoints(f) {
+		if !c.write || c.method != "POST" || !strings.HasSuffix(c.path, "/options") {
+			continue
+		}
+		r := e.do("acme/admin", c.method, c.path, `{"label": "x", "value": "x", "position": 99999999999}`)
+		got := wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/data/attributes/position")
+		if d, _ := got["detail"].(string); !strings.Contains(d, "between") {
+			t.Errorf("detail %q; want the range", d)
+		}
+		return
+	}
+	t.Fatal("no options endpoint among the fixtures")
+}
+
+// TestMethodNotAllowedSlowBody: a 405 is answered at once even while the
+// client is still sending the body it announced (the server closes the
+// connection instead of waiting to drain the body).
+func TestMethodNotAllowedSlowBody(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	k := e.keys["acme/admin"]
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v2/shipments/%s HTTP/1.1\r\nHost: x\r\nAuthorization: Token %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"da", uuidZero, k)
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer while the body is incomplete: %v", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("status %d, want 405", res.StatusCode)
+	}
+}
+
+const uuidZero = "00000000-0000-0000-0000-000000000000"

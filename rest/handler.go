@@ -115,6 +115,11 @@ func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	slices.Sort(allowed)
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	if r.ContentLength != 0 {
+		// The body is not read: close rather than wait for the rest of
+		// a slow one before the connection could be reused.
+		w.Header().Set("Connection", "close")
+	}
 	WriteError(w, r, statusErrorf(http.StatusMethodNotAllowed, "%s is not allowed here; allowed: %s", r.Method, strings.Join(allowed, ", ")))
 }
 

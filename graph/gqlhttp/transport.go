@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -153,6 +154,11 @@ func readParams(r *http.Request) (*graphql.RawParams, int, string) {
 		}
 		if len(bytes.TrimSpace(body)) == 0 {
 			return nil, http.StatusBadRequest, "the request body is empty"
+		}
+		// encoding/json would replace invalid UTF-8 by U+FFFD and the
+		// resolvers would store that: refuse it.
+		if !utf8.Valid(body) {
+			return nil, http.StatusBadRequest, "the request body is not valid UTF-8"
 		}
 		if err := json.Unmarshal(body, &raw); err != nil {
 			return nil, http.StatusBadRequest, "the request body is not a JSON object"

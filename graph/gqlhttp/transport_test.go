@@ -255,3 +255,18 @@ func TestTransport(t *testing.T) {
 		}
 	})
 }
+
+// TestInvalidUTF8Body: a request body that is not valid UTF-8 is a 400,
+// not decoded with U+FFFD in place of the bytes (which a mutation would
+// then store).
+func TestInvalidUTF8Body(t *testing.T) {
+	e := graphtest.New(t, graphtest.Options{Shipments: 1})
+	k := key(t, e, acmeAdmin)
+	for _, bad := range []string{"\xff", "\xc3(", "\xed\xa0\x80"} {
+		raw := []byte(`{"query": "mutation($t: [String!]) { updateShipment(id: \"00000000-0000-0000-0000-000000000000\", input: {tags: $t}) { id } }", "variables": {"t": ["a` + bad + `"]}}`)
+		res := e.HTTP(t, e.NewRequest(t, http.MethodPost, k, "", raw))
+		if res.Status != http.StatusBadRequest || !strings.Contains(string(res.Body), "UTF-8") {
+			t.Errorf("%q: %d %s; want 400 naming UTF-8", bad, res.Status, res.Body)
+		}
+	}
+}
