@@ -199,7 +199,7 @@ func sampleIDs(t *testing.T, e *graphtest.Env, table, acme string, n int) []stri
 }
 
 func testEveryAttribute(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	node := introspect(t, e, k, "Node")
 	if len(node.PossibleTypes) != len(nodeTables) {

@@ -18,19 +18,19 @@ func testAuthentication(t *testing.T, e *graphtest.Env) {
 		"none":    "",
 		"garbage": "Token nope",
 		"unknown": "Token sg_0000000000000000000000000000000000000000",
-		"scheme":  "Basic " + key(t, e, acmeAdmin),
+		"scheme":  "Basic " + e.Key(t, acmeAdmin),
 	} {
 		var opts []client.Option
 		if header != "" {
 			opts = append(opts, client.AddHeader("Authorization", header))
 		}
 		res := e.Do(t, "", `{ viewer { role } shipments { totalCount } }`, nil, opts...)
-		if !codesEqual(res.Codes(), "UNAUTHENTICATED") || (string(res.Data) != "null" && string(res.Data) != "") {
+		if !graphtest.CodesEqual(res.Codes(), "UNAUTHENTICATED") || (string(res.Data) != "null" && string(res.Data) != "") {
 			t.Errorf("%s key: %s; want UNAUTHENTICATED and no data", name, res)
 		}
 	}
 	// Bearer is accepted like Token.
-	res := e.Do(t, "", `{ viewer { role } }`, nil, client.AddHeader("Authorization", "Bearer "+key(t, e, acmeViewer)))
+	res := e.Do(t, "", `{ viewer { role } }`, nil, client.AddHeader("Authorization", "Bearer "+e.Key(t, acmeViewer)))
 	if len(res.Errors) > 0 || !strings.Contains(string(res.Data), "VIEWER") {
 		t.Errorf("Bearer key: %s", res)
 	}
@@ -40,7 +40,7 @@ func testAuthentication(t *testing.T, e *graphtest.Env) {
 // it was cached (the database announces the revocation; see httpapi).
 func TestRevokedKey(t *testing.T) {
 	e := graphtest.New(t, graphtest.Options{Shipments: 3})
-	k := key(t, e, acmeMember)
+	k := e.Key(t, acmeMember)
 	e.Must(t, k, `{ viewer { role } }`, nil, nil)
 	if res := e.Must(t, k, `{ viewer { role } }`, nil, nil); res.Statements != res.AfterAuth {
 		t.Fatalf("a known key cost %d statements to authenticate; want it cached", res.Statements-res.AfterAuth)
@@ -52,7 +52,7 @@ func TestRevokedKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	took := graphtest.WaitFor(t, time.Second, "the revoked key to be refused", func() bool {
-		return codesEqual(e.Do(t, k, `{ viewer { role } }`, nil).Codes(), "UNAUTHENTICATED")
+		return graphtest.CodesEqual(e.Do(t, k, `{ viewer { role } }`, nil).Codes(), "UNAUTHENTICATED")
 	})
 	t.Logf("revoked key refused after %v", took)
 }
@@ -65,7 +65,7 @@ func testViewerCannotWrite(t *testing.T, e *graphtest.Env) {
 	e.SQL(t, &ship, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, acme)
 	e.SQL(t, &def, `SELECT id FROM custom_field_definitions WHERE account_id = $1 AND api_slug = 'priority_level'`, acme)
 	e.SQL(t, &opt, `SELECT id FROM custom_field_options WHERE definition_id = $1 ORDER BY position LIMIT 1`, def)
-	k := key(t, e, acmeViewer)
+	k := e.Key(t, acmeViewer)
 	for name, m := range map[string]string{
 		"updateShipmentCustomField":   `mutation($s: ID!) { updateShipmentCustomField(shipmentId: $s, apiSlug: "priority_level", value: "high") { id } }`,
 		"createCustomFieldOption":     `mutation($d: ID!) { createCustomFieldOption(definitionId: $d, input: {label: "X", value: "x"}) { id } }`,
@@ -92,25 +92,6 @@ func testViewerCannotWrite(t *testing.T, e *graphtest.Env) {
 		if string(res.Data) == `{"`+name+`":null}` {
 			res.Data = []byte("null")
 		}
-		refused(t, "viewer "+name, res, "FORBIDDEN")
-	}
-}
-
-// refused checks that a request was answered with exactly one error of the
-// code, no data, and no statement after authentication.
-func refused(t *testing.T, what string, res *graphtest.Result, code string) {
-	t.Helper()
-	if !codesEqual(res.Codes(), code) {
-		t.Errorf("%s: %s; want one %s error", what, res, code)
-		return
-	}
-	if d := string(res.Data); d != "null" && d != "" {
-		t.Errorf("%s: data %s; want none", what, d)
-	}
-	if res.AfterAuth != 0 {
-		t.Errorf("%s: %d statements after the key lookup; want none: the limit must refuse before resolvers run", what, res.AfterAuth)
-	}
-	if strings.TrimSpace(res.Errors[0].Message) == "" {
-		t.Errorf("%s: empty message", what)
+		graphtest.Refused(t, "viewer "+name, res, "FORBIDDEN")
 	}
 }

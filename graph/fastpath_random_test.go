@@ -49,7 +49,7 @@ func TestFastPathRandom(t *testing.T) {
 	}
 
 	e := graphtest.New(t, graphtest.Options{Shipments: 30})
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.NoFastPath = true

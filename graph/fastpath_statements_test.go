@@ -24,7 +24,7 @@ import (
 // plus what the whole query costs on gqlgen's executor alone.
 func TestFastPathHandOverStatements(t *testing.T) {
 	e := graphtest.New(t, graphtest.Options{Shipments: 12})
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.NoFastPath = true
 	gq := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}

@@ -34,7 +34,7 @@ type fastCase struct {
 // and times with fractions of a second and offsets.
 func TestFastPath(t *testing.T) {
 	e := graphtest.New(t, graphtest.Options{Shipments: 40})
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	for _, stmt := range []string{
 		`UPDATE shipments SET bill_of_lading_number = E'q"uo\\te\n\ttab\r\x01\x1f ü 🚢 <&> \u2028',

@@ -52,7 +52,7 @@ type filterCase struct {
 
 func runFilterCases(t *testing.T, e *graphtest.Env, field, filterType string, cases []filterCase) {
 	t.Helper()
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

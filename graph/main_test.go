@@ -67,34 +67,12 @@ func TestSeeded(t *testing.T) {
 	}
 }
 
-// key returns the demo key of "account/role".
-func key(t testing.TB, e *graphtest.Env, who string) string {
-	t.Helper()
-	k, ok := e.Keys[who]
-	if !ok {
-		t.Fatalf("no demo key for %s", who)
-	}
-	return k
-}
-
 // accountID returns the id of the account with this slug.
 func accountID(t testing.TB, e *graphtest.Env, slug string) string {
 	t.Helper()
 	var id string
 	e.SQL(t, &id, `SELECT id FROM accounts WHERE slug = $1`, slug)
 	return id
-}
-
-func codesEqual(got []string, want ...string) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func body(t *testing.T, v any) []byte {

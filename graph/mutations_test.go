@@ -78,7 +78,7 @@ type setResult struct {
 func TestUpdateShipmentCustomField(t *testing.T) {
 	e := newWriteEnv(t)
 	f := loadFixture(t, e)
-	k := key(t, e, acmeMember) // members may write
+	k := e.Key(t, acmeMember) // members may write
 	ok := []struct {
 		slug    string
 		value   any
@@ -190,7 +190,7 @@ func TestUpdateShipmentCustomField(t *testing.T) {
 	}
 	for _, c := range bad {
 		res := e.Do(t, k, setField, graphtest.Vars{"s": f.ship, "slug": c.slug, "v": c.value})
-		if !codesEqual(res.Codes(), "BAD_USER_INPUT") {
+		if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
 			t.Errorf("%s = %v: %s; want BAD_USER_INPUT", c.slug, c.value, res)
 			continue
 		}
@@ -214,7 +214,7 @@ func TestUpdateShipmentCustomField(t *testing.T) {
 	}
 	for _, c := range notFound {
 		res := e.Do(t, k, setField, graphtest.Vars{"s": c.ship, "slug": c.slug, "v": "x"})
-		if !codesEqual(res.Codes(), "NOT_FOUND") {
+		if !graphtest.CodesEqual(res.Codes(), "NOT_FOUND") {
 			t.Errorf("%s: %s; want NOT_FOUND", c.name, res)
 		}
 	}
@@ -253,7 +253,7 @@ type optionResult struct {
 func TestCreateCustomFieldOption(t *testing.T) {
 	e := newWriteEnv(t)
 	f := loadFixture(t, e)
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 
 	var d struct{ CreateCustomFieldOption optionResult }
 	e.Must(t, k, createOption, graphtest.Vars{"d": f.priority, "in": map[string]any{"label": "  Urgent ", "value": " urgent ", "position": 0}}, &d)
@@ -286,7 +286,7 @@ func TestCreateCustomFieldOption(t *testing.T) {
 	}
 	for _, c := range cases {
 		res := e.Do(t, k, createOption, graphtest.Vars{"d": c.def, "in": c.in})
-		if !codesEqual(res.Codes(), c.code) {
+		if !graphtest.CodesEqual(res.Codes(), c.code) {
 			t.Errorf("%s: %s; want %s", c.name, res, c.code)
 		}
 		if c.code == "CONFLICT" && res.Errors[0].Extensions["field"] != "value" {
@@ -306,7 +306,7 @@ func TestCreateCustomFieldOption(t *testing.T) {
 func TestConcurrentOptionCreates(t *testing.T) {
 	e := newWriteEnv(t)
 	f := loadFixture(t, e)
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	for round := range 5 {
 		value := fmt.Sprintf("race-%d", round)
 		const n = 8
@@ -328,7 +328,7 @@ func TestConcurrentOptionCreates(t *testing.T) {
 			switch {
 			case len(res.Errors) == 0:
 				won++
-			case codesEqual(res.Codes(), "CONFLICT"):
+			case graphtest.CodesEqual(res.Codes(), "CONFLICT"):
 				if !strings.Contains(res.Errors[0].Message, value) {
 					t.Errorf("conflict message %q does not name the value", res.Errors[0].Message)
 				}
@@ -345,7 +345,7 @@ func TestConcurrentOptionCreates(t *testing.T) {
 func TestUpdateCustomFieldOption(t *testing.T) {
 	e := newWriteEnv(t)
 	f := loadFixture(t, e)
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	// A stored enum and enum_multi value that use the options renamed below.
 	e.Must(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "priority_level", "v": "high"}, nil)
 	e.Must(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "handling_requirements", "v": []string{"liftgate", "fragile"}}, nil)
@@ -405,7 +405,7 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 	}
 	for _, c := range cases {
 		res := e.Do(t, k, updateOption, graphtest.Vars{"d": c.def, "o": c.opt, "in": c.in})
-		if !codesEqual(res.Codes(), c.code) {
+		if !graphtest.CodesEqual(res.Codes(), c.code) {
 			t.Errorf("%s: %s; want %s", c.name, res, c.code)
 		}
 	}
@@ -434,7 +434,7 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 		for _, res := range results {
 			if len(res.Errors) == 0 {
 				won++
-			} else if !codesEqual(res.Codes(), "CONFLICT") {
+			} else if !graphtest.CodesEqual(res.Codes(), "CONFLICT") {
 				t.Errorf("concurrent rename: %s", res)
 			}
 		}
@@ -447,7 +447,7 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 func TestDeleteCustomFieldOption(t *testing.T) {
 	e := newWriteEnv(t)
 	f := loadFixture(t, e)
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	// Make sure "high" is in use and "low" is not.
 	e.SQL(t, new(int), `WITH d AS (DELETE FROM custom_fields WHERE definition_id = $1 AND value = '"low"' RETURNING 1) SELECT count(*) FROM d`, f.priority)
 	e.Must(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "priority_level", "v": "high"}, nil)
@@ -468,7 +468,7 @@ func TestDeleteCustomFieldOption(t *testing.T) {
 	}
 	// A deleted value is no longer accepted.
 	res := e.Do(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "priority_level", "v": "low"})
-	if !codesEqual(res.Codes(), "BAD_USER_INPUT") {
+	if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
 		t.Errorf("setting a deleted option: %s", res)
 	}
 
@@ -483,7 +483,7 @@ func TestDeleteCustomFieldOption(t *testing.T) {
 	}
 	for _, c := range cases {
 		res := e.Do(t, k, deleteOption, graphtest.Vars{"d": c.def, "o": c.opt})
-		if !codesEqual(res.Codes(), c.code) {
+		if !graphtest.CodesEqual(res.Codes(), c.code) {
 			t.Errorf("%s: %s; want %s", c.name, res, c.code)
 		}
 	}
@@ -501,7 +501,7 @@ func TestDeleteCustomFieldOption(t *testing.T) {
 func TestMutationsInOneDocumentSeeEachOther(t *testing.T) {
 	e := newWriteEnv(t)
 	f := loadFixture(t, e)
-	k := key(t, e, acmeMember)
+	k := e.Key(t, acmeMember)
 	var got struct {
 		A, B struct {
 			Entity struct {

@@ -110,7 +110,7 @@ func pageIDs(p connPage) []string {
 // first/after and backward with last/before, and compares both walks with
 // the order the database gives: the same rows, each once, in order.
 func testPagination(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	for _, l := range lists {
 		t.Run(l.field+l.order, func(t *testing.T) {
@@ -210,7 +210,7 @@ func testPagination(t *testing.T, e *graphtest.Env) {
 
 // testNumberedPages reads every list page by page with page:{number,size}.
 func testNumberedPages(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	for _, l := range []list{lists[3], lists[9], lists[17], lists[19]} {
 		t.Run(l.field+l.order, func(t *testing.T) {
@@ -238,7 +238,7 @@ func testNumberedPages(t *testing.T, e *graphtest.Env) {
 
 // testPaginationArguments: what is refused, and how.
 func testPaginationArguments(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	var d struct{ Shipments connPage }
 	e.Must(t, k, `{ shipments(first: 3) { totalCount edges { cursor node { id } } nodes { id } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`, nil, &d)
 	cursor := d.Shipments.Edges[0].Cursor
@@ -279,7 +279,7 @@ func testPaginationArguments(t *testing.T, e *graphtest.Env) {
 	}
 	for _, b := range bad {
 		res := e.Do(t, k, `{ shipments(`+b.args+`) { totalCount nodes { id } } }`, nil)
-		if !codesEqual(res.Codes(), "BAD_USER_INPUT") || string(res.Data) != "null" {
+		if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") || string(res.Data) != "null" {
 			t.Errorf("%s: %s; want one BAD_USER_INPUT and no data", b.name, res)
 			continue
 		}
@@ -293,7 +293,7 @@ func testPaginationArguments(t *testing.T, e *graphtest.Env) {
 	}
 	for _, field := range []string{"containers", "documents", "customFieldDefinitions"} {
 		res := e.Do(t, k, `{ `+field+`(first: 101) { nodes { id } } }`, nil)
-		if !codesEqual(res.Codes(), "BAD_USER_INPUT") {
+		if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
 			t.Errorf("%s(first: 101): %s", field, res)
 		}
 	}

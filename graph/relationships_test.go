@@ -45,7 +45,7 @@ func sameSet(got, want []string) bool {
 }
 
 func testShipmentRelationships(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	var d struct {
 		Shipments struct {
@@ -178,7 +178,7 @@ func testShipmentRelationships(t *testing.T, e *graphtest.Env) {
 }
 
 func testContainerRelationships(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	var d struct {
 		Containers struct {
@@ -245,7 +245,7 @@ func testContainerRelationships(t *testing.T, e *graphtest.Env) {
 }
 
 func testDocumentRelationships(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	var d struct {
 		Documents struct {
@@ -306,7 +306,7 @@ func testDocumentRelationships(t *testing.T, e *graphtest.Env) {
 }
 
 func testCustomFieldRelationships(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	var d struct {
 		CustomFieldDefinitions struct {
@@ -419,7 +419,7 @@ func expectedDisplay(t *testing.T, e *graphtest.Env, dataType, defID, raw string
 }
 
 func testReferenceData(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, globexViewer)
+	k := e.Key(t, globexViewer)
 	rows := e.Rows(t, `SELECT t.id, t.port_id, p.code FROM terminals t JOIN ports p ON p.id = t.port_id ORDER BY t.id LIMIT 5`)
 	for _, r := range rows {
 		var d struct {
@@ -497,7 +497,7 @@ func testViewer(t *testing.T, e *graphtest.Env) {
 				Role    string
 			}
 		}
-		e.Must(t, key(t, e, who), `{ viewer { account { id companyName } user { id email role } role } }`, nil, &d)
+		e.Must(t, e.Key(t, who), `{ viewer { account { id companyName } user { id email role } role } }`, nil, &d)
 		slug, role, _ := strings.Cut(who, "/")
 		v := d.Viewer
 		if v.Account.ID != accountID(t, e, slug) || v.Role != strings.ToUpper(role) || v.User == nil ||
@@ -508,7 +508,7 @@ func testViewer(t *testing.T, e *graphtest.Env) {
 }
 
 func testNode(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	for _, id := range []string{"", "nope", "00000000-0000-0000-0000-000000000000", "6ba7b810-9dad-11d1-80b4-00c04fd430c8",
 		"6BA7B810-9DAD-11D1-80B4-00C04FD430C8", "{6ba7b810-9dad-11d1-80b4-00c04fd430c8}"} {
 		res := e.Do(t, k, `query($id: ID!) { node(id: $id) { id } }`, graphtest.Vars{"id": id})
@@ -519,7 +519,7 @@ func testNode(t *testing.T, e *graphtest.Env) {
 }
 
 func testRootByIDMissing(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	for _, id := range []string{"nope", "00000000-0000-0000-0000-000000000000", "'; DROP TABLE shipments; --"} {
 		res := e.Do(t, k, `query($id: ID!) { shipment(id: $id) { id } container(id: $id) { id } document(id: $id) { id }
 			terminal(id: $id) { id } port(id: $id) { id } customFieldDefinition(id: $id) { id } node(id: $id) { id } }`, graphtest.Vars{"id": id})

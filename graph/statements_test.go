@@ -49,7 +49,7 @@ type dashboard struct {
 // times: a loader batch that splits on a busy machine shows up as a count
 // above the first.
 func testDashboardStatements(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	// Warm up: plans, connections and the query cache, so the counts below
 	// are those of a steady server (they are the same cold, but a cold
 	// first request is slow enough to hide a batching problem).
@@ -197,7 +197,7 @@ const wideQueryPaths = 3 + 8 + 14 + 4
 // one loader — ports reached through terminals and rail terminals — may or
 // may not land in one statement, so the count is bounded, not fixed.)
 func testWideQueryStatements(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.ComplexityLimit = 1 << 30 // not what this test is about
 	w := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}

@@ -49,7 +49,7 @@ func testTenantIsolation(t *testing.T, e *graphtest.Env) {
 	for _, who := range []string{"acme/admin", "acme/member", "acme/viewer", "globex/admin", "globex/member", "globex/viewer"} {
 		self, _, _ := strings.Cut(who, "/")
 		other := map[string]string{"acme": "globex", "globex": "acme"}[self]
-		k := key(t, e, who)
+		k := e.Key(t, who)
 		for typ := range accountRecords {
 			for _, owner := range []string{self, other} {
 				id := records[owner][typ]
@@ -117,7 +117,7 @@ func testTenantIsolation(t *testing.T, e *graphtest.Env) {
 	e.SQL(t, &term, `SELECT id FROM terminals ORDER BY id LIMIT 1`)
 	for _, who := range []string{acmeViewer, globexViewer} {
 		var d struct{ Terminal *idObj }
-		e.Must(t, key(t, e, who), `query($id: ID!) { terminal(id: $id) { id } }`, graphtest.Vars{"id": term}, &d)
+		e.Must(t, e.Key(t, who), `query($id: ID!) { terminal(id: $id) { id } }`, graphtest.Vars{"id": term}, &d)
 		if d.Terminal == nil || d.Terminal.ID != term {
 			t.Errorf("%s cannot read the shared terminal %s", who, term)
 		}

@@ -15,7 +15,7 @@ import (
 func TestCustomFieldValues(t *testing.T) {
 	e := newWriteEnv(t)
 	f := loadFixture(t, e)
-	k := key(t, e, acmeMember)
+	k := e.Key(t, acmeMember)
 	var cont string
 	e.SQL(t, &cont, `SELECT id FROM containers WHERE account_id = $1 AND NOT EXISTS (
 		SELECT 1 FROM custom_fields cf JOIN custom_field_definitions d ON d.id = cf.definition_id
@@ -140,7 +140,7 @@ func TestCustomFieldValues(t *testing.T) {
 func TestDefinitionMutations(t *testing.T) {
 	e := newWriteEnv(t)
 	f := loadFixture(t, e)
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	type def struct {
 		ID, APISlug, DisplayName string
 		Description              *string
@@ -189,7 +189,7 @@ func TestDefinitionMutations(t *testing.T) {
 func TestShipmentMutations(t *testing.T) {
 	e := newWriteEnv(t)
 	f := loadFixture(t, e)
-	k := key(t, e, acmeMember)
+	k := e.Key(t, acmeMember)
 	e.SQL(t, new(int), `WITH s AS (UPDATE shipments SET line_tracking_stopped_at = NULL, line_tracking_stopped_reason = NULL,
 		line_tracking_stopped_by_user_id = NULL WHERE id = $1 RETURNING 1) SELECT count(*) FROM s`, f.ship)
 	type ship struct {
@@ -232,7 +232,7 @@ func TestShipmentMutations(t *testing.T) {
 func TestDocumentMutations(t *testing.T) {
 	e := newWriteEnv(t)
 	f := loadFixture(t, e)
-	k := key(t, e, acmeMember)
+	k := e.Key(t, acmeMember)
 	var doc, theirs string
 	e.SQL(t, &doc, `SELECT id FROM documents WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
 	e.SQL(t, &theirs, `SELECT id FROM documents WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
@@ -272,7 +272,7 @@ func TestDocumentMutations(t *testing.T) {
 func TestEmailSubmissions(t *testing.T) {
 	e := newWriteEnv(t)
 	f := loadFixture(t, e)
-	k := key(t, e, acmeViewer)
+	k := e.Key(t, acmeViewer)
 	var got struct {
 		EmailSubmissions struct {
 			TotalCount int
@@ -308,7 +308,7 @@ func TestEmailSubmissions(t *testing.T) {
 	if one.EmailSubmission == nil || one.EmailSubmission.ID != nodes[0].ID {
 		t.Errorf("emailSubmission: %+v", one)
 	}
-	e.Must(t, key(t, e, globexViewer), q, graphtest.Vars{"id": nodes[0].ID}, &one)
+	e.Must(t, e.Key(t, globexViewer), q, graphtest.Vars{"id": nodes[0].ID}, &one)
 	if one.EmailSubmission != nil {
 		t.Errorf("another account's emailSubmission: %+v", one)
 	}
@@ -318,7 +318,7 @@ func TestEmailSubmissions(t *testing.T) {
 // metroArea.
 func TestReferenceReads(t *testing.T) {
 	e := newWriteEnv(t)
-	k := key(t, e, globexViewer)
+	k := e.Key(t, globexViewer)
 	var got struct {
 		ShippingLines struct {
 			TotalCount int

@@ -28,7 +28,7 @@ func fanOut(levels int) string {
 // validation expands it — in milliseconds — and introspection counts.
 func TestCostBudget(t *testing.T) {
 	e := graphtest.New(t, graphtest.Options{Shipments: 3})
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	hc := gqlhttp.DefaultHandlerConfig
 
 	fast := func(what, q string) *graphtest.Result {

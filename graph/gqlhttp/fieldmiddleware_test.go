@@ -50,7 +50,7 @@ func (l *fieldLog) take() []string {
 // reads process-wide counters.
 func TestFieldMiddleware(t *testing.T) {
 	e := graphtest.New(t, graphtest.Options{Shipments: 3})
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	const query = `{ viewer { role account { id } } shipments(first: 2) { nodes { id } } }`
 	body, _ := json.Marshal(map[string]any{"query": query})
 	send := func(t *testing.T, env *graphtest.Env) (out []byte, written, handed float64) {

@@ -64,27 +64,8 @@ func measureComplexity(t *testing.T, e *graphtest.Env, k, query string, vars gra
 	return n
 }
 
-// refused checks that a request was answered with exactly one error of the
-// code, no data, and no statement after authentication.
-func refused(t *testing.T, what string, res *graphtest.Result, code string) {
-	t.Helper()
-	if !codesEqual(res.Codes(), code) {
-		t.Errorf("%s: %s; want one %s error", what, res, code)
-		return
-	}
-	if d := string(res.Data); d != "null" && d != "" {
-		t.Errorf("%s: data %s; want none", what, d)
-	}
-	if res.AfterAuth != 0 {
-		t.Errorf("%s: %d statements after the key lookup; want none: the limit must refuse before resolvers run", what, res.AfterAuth)
-	}
-	if strings.TrimSpace(res.Errors[0].Message) == "" {
-		t.Errorf("%s: empty message", what)
-	}
-}
-
 func testLimits(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	var ship string
 	e.SQL(t, &ship, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id LIMIT 1`)
 	hc := gqlhttp.DefaultHandlerConfig
@@ -92,12 +73,12 @@ func testLimits(t *testing.T, e *graphtest.Env) {
 	t.Run("Depth", func(t *testing.T) {
 		e.Must(t, k, nested(hc.DepthLimit), graphtest.Vars{"id": ship}, nil)
 		res := e.Do(t, k, nested(hc.DepthLimit+1), graphtest.Vars{"id": ship})
-		refused(t, "depth 13", res, "DEPTH_LIMIT_EXCEEDED")
+		graphtest.Refused(t, "depth 13", res, "DEPTH_LIMIT_EXCEEDED")
 		// Fragments do not hide depth.
 		frag := `query($id: ID!) { shipment(id: $id) { ...S } }
 			fragment S on Shipment { containers { shipment { containers { shipment { containers { shipment { ...T } } } } } } }
 			fragment T on Shipment { containers { shipment { containers { shipment { containers { id } } } } } }`
-		refused(t, "depth through fragments", e.Do(t, k, frag, graphtest.Vars{"id": ship}), "DEPTH_LIMIT_EXCEEDED")
+		graphtest.Refused(t, "depth through fragments", e.Do(t, k, frag, graphtest.Vars{"id": ship}), "DEPTH_LIMIT_EXCEEDED")
 		// Introspection nests deeper than the limit and must still work.
 		e.Must(t, k, `{ __schema { types { name fields { type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } } }`, nil, nil)
 	})
@@ -110,10 +91,10 @@ func testLimits(t *testing.T, e *graphtest.Env) {
 			t.Errorf("the limit %d must pass the dashboard (%d) and refuse ten pages of it (%d)", hc.ComplexityLimit, one, ten)
 		}
 		e.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": 100}, nil)
-		refused(t, "ten dashboard pages", e.Do(t, k, dashboardPages(10), nil), "COMPLEXITY_LIMIT_EXCEEDED")
+		graphtest.Refused(t, "ten dashboard pages", e.Do(t, k, dashboardPages(10), nil), "COMPLEXITY_LIMIT_EXCEEDED")
 		// Variables count: the same query asks for 100 rows per page by
 		// default and is refused as such.
-		refused(t, "ten pages by variable", e.Do(t, k, dashboardPages(10), graphtest.Vars{"first": 100}), "COMPLEXITY_LIMIT_EXCEEDED")
+		graphtest.Refused(t, "ten pages by variable", e.Do(t, k, dashboardPages(10), graphtest.Vars{"first": 100}), "COMPLEXITY_LIMIT_EXCEEDED")
 	})
 
 	t.Run("Aliases", func(t *testing.T) {
@@ -126,13 +107,13 @@ func testLimits(t *testing.T, e *graphtest.Env) {
 			return b.String() + "}"
 		}
 		e.Must(t, k, q(hc.AliasLimit), nil, nil)
-		refused(t, "16 aliases", e.Do(t, k, q(hc.AliasLimit+1), nil), "ALIAS_LIMIT_EXCEEDED")
+		graphtest.Refused(t, "16 aliases", e.Do(t, k, q(hc.AliasLimit+1), nil), "ALIAS_LIMIT_EXCEEDED")
 		// Nested aliases count too.
 		nestedAliases := `{ viewer { `
 		for i := range hc.AliasLimit + 1 {
 			nestedAliases += fmt.Sprintf("r%d: role ", i)
 		}
-		refused(t, "16 nested aliases", e.Do(t, k, nestedAliases+"} }", nil), "ALIAS_LIMIT_EXCEEDED")
+		graphtest.Refused(t, "16 nested aliases", e.Do(t, k, nestedAliases+"} }", nil), "ALIAS_LIMIT_EXCEEDED")
 	})
 
 	t.Run("ParserTokens", func(t *testing.T) {
@@ -149,9 +130,9 @@ func testLimits(t *testing.T, e *graphtest.Env) {
 	t.Run("PageSize", func(t *testing.T) {
 		// Nested lists are bounded by the parents' page size; the root
 		// sizes are capped.
-		refused(t, "first 101", e.Do(t, k, `{ shipments(first: 101) { nodes { id } } }`, nil), "BAD_USER_INPUT")
-		refused(t, "last 101", e.Do(t, k, `{ containers(last: 101) { nodes { id } } }`, nil), "BAD_USER_INPUT")
-		refused(t, "page size 101", e.Do(t, k, `{ documents(page: {number: 1, size: 101}) { nodes { id } } }`, nil), "BAD_USER_INPUT")
+		graphtest.Refused(t, "first 101", e.Do(t, k, `{ shipments(first: 101) { nodes { id } } }`, nil), "BAD_USER_INPUT")
+		graphtest.Refused(t, "last 101", e.Do(t, k, `{ containers(last: 101) { nodes { id } } }`, nil), "BAD_USER_INPUT")
+		graphtest.Refused(t, "page size 101", e.Do(t, k, `{ documents(page: {number: 1, size: 101}) { nodes { id } } }`, nil), "BAD_USER_INPUT")
 	})
 }
 
@@ -159,7 +140,7 @@ func testLimits(t *testing.T, e *graphtest.Env) {
 // client did not send ("Did you mean …?"): that would let anyone map the
 // schema with introspection switched off.
 func testNoSuggestions(t *testing.T, e *graphtest.Env) {
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	for _, q := range []string{
 		`{ shipmnts { totalCount } }`,
 		`{ shipments { nodez { id } } }`,

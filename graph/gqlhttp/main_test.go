@@ -21,26 +21,4 @@ func TestSeeded(t *testing.T) {
 	t.Run("NoSuggestions", func(t *testing.T) { t.Parallel(); testNoSuggestions(t, e) })
 }
 
-// key returns the demo key of "account/role".
-func key(t testing.TB, e *graphtest.Env, who string) string {
-	t.Helper()
-	k, ok := e.Keys[who]
-	if !ok {
-		t.Fatalf("no demo key for %s", who)
-	}
-	return k
-}
-
-func codesEqual(got []string, want ...string) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			return false
-		}
-	}
-	return true
-}
-
 type idObj struct{ ID string }

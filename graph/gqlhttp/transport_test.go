@@ -29,7 +29,7 @@ func body(t *testing.T, v any) []byte {
 
 func TestTransport(t *testing.T) {
 	e := graphtest.New(t, graphtest.Options{Shipments: 6})
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	post := func(accept string, v any) *graphtest.HTTPResponse {
 		req := e.NewRequest(t, http.MethodPost, k, "", body(t, v))
 		if accept != "" {
@@ -89,7 +89,7 @@ func TestTransport(t *testing.T) {
 		}
 		// Field errors during execution are 200 with either media type.
 		res = expect("field error", post(gqlResp, map[string]any{"query": `{ shipments(first: 500) { totalCount } }`}), 200, gqlResp)
-		if !codesEqual(res.Codes(), "BAD_USER_INPUT") {
+		if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
 			t.Errorf("field error: %s", res)
 		}
 		// Complexity and depth refusals follow validation.
@@ -100,7 +100,7 @@ func TestTransport(t *testing.T) {
 	t.Run("Unauthenticated", func(t *testing.T) {
 		req := e.NewRequest(t, http.MethodPost, "", "", body(t, query))
 		res := expect("no key, json", e.HTTP(t, req), 200, appJSON)
-		if !codesEqual(res.Codes(), "UNAUTHENTICATED") {
+		if !graphtest.CodesEqual(res.Codes(), "UNAUTHENTICATED") {
 			t.Errorf("no key: %s", res)
 		}
 		req = e.NewRequest(t, http.MethodPost, "", "", body(t, query))
@@ -194,7 +194,7 @@ func TestTransport(t *testing.T) {
 				}
 				return expect("APQ GET", get("", k, p), 200, appJSON)
 			}
-			if res := send(false); !codesEqual(res.Codes(), "PERSISTED_QUERY_NOT_FOUND") {
+			if res := send(false); !graphtest.CodesEqual(res.Codes(), "PERSISTED_QUERY_NOT_FOUND") {
 				t.Errorf("%s hash only, unknown: %s", via, res)
 			}
 			if res := send(true); len(res.Errors) > 0 || !strings.Contains(string(res.Data), "Acme") {
@@ -261,7 +261,7 @@ func TestTransport(t *testing.T) {
 // then store).
 func TestInvalidUTF8Body(t *testing.T) {
 	e := graphtest.New(t, graphtest.Options{Shipments: 1})
-	k := key(t, e, acmeAdmin)
+	k := e.Key(t, acmeAdmin)
 	for _, bad := range []string{"\xff", "\xc3(", "\xed\xa0\x80"} {
 		raw := []byte(`{"query": "mutation($t: [String!]) { updateShipment(id: \"00000000-0000-0000-0000-000000000000\", input: {tags: $t}) { id } }", "variables": {"t": ["a` + bad + `"]}}`)
 		res := e.HTTP(t, e.NewRequest(t, http.MethodPost, k, "", raw))

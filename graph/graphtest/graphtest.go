@@ -435,3 +435,46 @@ func (e *Env) Rows(tb testing.TB, query string, args ...any) [][]string {
 
 // Vars is shorthand for a variables map.
 type Vars = map[string]any
+
+// Key returns the demo key of "account/role" (acme/admin …).
+func (e *Env) Key(tb testing.TB, who string) string {
+	tb.Helper()
+	k, ok := e.Keys[who]
+	if !ok {
+		tb.Fatalf("no demo key for %s", who)
+	}
+	return k
+}
+
+// CodesEqual reports whether the errors' extensions.code are want, in order.
+func CodesEqual(got []string, want ...string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Refused checks that a request was answered with exactly one error of
+// the code, no data, and no statement after authentication: a limit or a
+// role check refused it before any resolver ran.
+func Refused(tb testing.TB, what string, res *Result, code string) {
+	tb.Helper()
+	if !CodesEqual(res.Codes(), code) {
+		tb.Errorf("%s: %s; want one %s error", what, res, code)
+		return
+	}
+	if d := string(res.Data); d != "null" && d != "" {
+		tb.Errorf("%s: data %s; want none", what, d)
+	}
+	if res.AfterAuth != 0 {
+		tb.Errorf("%s: %d statements after the key lookup; want none: the limit must refuse before resolvers run", what, res.AfterAuth)
+	}
+	if strings.TrimSpace(res.Errors[0].Message) == "" {
+		tb.Errorf("%s: empty message", what)
+	}
+}
