@@ -31,6 +31,7 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/httpapi"
 	"shipgraph/model"
+	"shipgraph/sharedlimit"
 )
 
 // Config is every setting of the binary. Each comes from an environment
@@ -71,6 +72,7 @@ type Config struct {
 	SubQueue           int           // events a subscription may fall behind
 	KeepAlive          time.Duration // WebSocket/SSE keep-alive interval
 	DemoActivity       time.Duration // move demo containers this often; 0 = off
+	RedisURL           string        // shared rate and subscription limits; empty = per process
 }
 
 // env returns the value of an environment variable or a default.
@@ -132,6 +134,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.IntVar(&c.SubLimit, "subscription-limit", envInt("SUBSCRIPTION_LIMIT", lc.MaxPerKey), "concurrent GraphQL subscriptions per API key, 0 = no limit (SUBSCRIPTION_LIMIT)")
 	fs.IntVar(&c.SubQueue, "subscription-queue", envInt("SUBSCRIPTION_QUEUE", lc.Queue), "events a subscription may fall behind before it is ended as a slow consumer (SUBSCRIPTION_QUEUE)")
 	fs.DurationVar(&c.KeepAlive, "keepalive", envDuration("SUBSCRIPTION_KEEPALIVE", lc.KeepAlive), "keep-alive interval of WebSocket and SSE connections (SUBSCRIPTION_KEEPALIVE)")
+	fs.StringVar(&c.RedisURL, "redis-url", env("REDIS_URL", ""), "Redis counting the rate and subscription limits over every instance (redis://host:port/db); empty counts them per process; unreachable falls back to per process (REDIS_URL)")
 	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", envDuration("SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, how long to keep serving (with /readyz 503 and keep-alives off) before shutting down, so load balancers stop sending first (SHUTDOWN_DELAY)")
 	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
@@ -508,6 +511,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	slog.SetDefault(log)
+	var shared *sharedlimit.Limits
+	if c.RedisURL != "" {
+		if shared, err = sharedlimit.Open(c.RedisURL, log); err != nil {
+			return err
+		}
+		// Deferred first, so it closes after the chain.
+		defer shared.Close()
+	}
 	// Listen first: a port in use is reported before the database starts.
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
@@ -535,7 +546,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer closeStore()
 	store.SetReferenceTTL(c.ReferenceTTL)
-	chain := httpapi.New(store, httpConfig(&c, log))
+	hc := httpConfig(&c, log)
+	hc.Shared = shared
+	chain := httpapi.New(store, hc)
 	// Deferred after closeStore, so it runs before it and after the
 	// server drained: the key listener stops, the last key uses are
 	// recorded, then the store closes.
