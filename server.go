@@ -38,6 +38,8 @@ import (
 // variable and can be overridden by the flag of the same name.
 type Config struct {
 	DatabaseURL    string
+	DBPooler       string // "pgbouncer": DATABASE_URL is a pooler in transaction mode
+	DBDirectURL    string // PostgreSQL itself, for LISTEN and migrations behind a pooler
 	Addr           string
 	DataDir        string
 	EmbeddedFast   bool // embedded PostgreSQL without fsync: demos only
@@ -101,6 +103,8 @@ func envDuration(name string, def time.Duration) time.Duration {
 // the environment.
 func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL (DATABASE_URL); empty runs a private PostgreSQL under --data-dir")
+	fs.StringVar(&c.DBPooler, "database-pooler", env("DATABASE_POOLER", ""), "pgbouncer: DATABASE_URL goes through PgBouncer in transaction mode (no prepared statements; needs DATABASE_DIRECT_URL); empty: a direct connection (DATABASE_POOLER)")
+	fs.StringVar(&c.DBDirectURL, "database-direct-url", env("DATABASE_DIRECT_URL", ""), "PostgreSQL itself, bypassing the pooler, for LISTEN and migrations; required with DATABASE_POOLER (DATABASE_DIRECT_URL)")
 	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./.data"), "directory of the embedded PostgreSQL (DATA_DIR)")
 	fs.BoolVar(&c.EmbeddedFast, "embedded-fast", env("EMBEDDED_FAST", "false") == "true", "run the embedded PostgreSQL without fsync, synchronous_commit and full_page_writes: faster writes, but a crash can lose acknowledged writes; for demos only (EMBEDDED_FAST)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
@@ -265,6 +269,12 @@ func newLogger(c *Config, w io.Writer) (*slog.Logger, error) {
 // under DATA_DIR when it is empty. The returned close function closes the
 // pool and stops the embedded server; call it exactly once.
 func openStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func(), error) {
+	switch {
+	case c.DBPooler != "" && c.DBPooler != "pgbouncer":
+		return nil, nil, fmt.Errorf("DATABASE_POOLER %q: use pgbouncer, or leave it empty", c.DBPooler)
+	case c.DBPooler != "" && c.DatabaseURL == "":
+		return nil, nil, errors.New("DATABASE_POOLER needs DATABASE_URL (the embedded PostgreSQL has no pooler)")
+	}
 	url := c.DatabaseURL
 	var pg *pgembed.Server
 	if url == "" {
@@ -282,7 +292,9 @@ func openStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func()
 		url = pg.URL("shipgraph")
 		log.Info("embedded PostgreSQL running", "data_dir", c.DataDir, "cluster", pg.Home(), "socket", pg.SocketDir())
 	}
-	store, err := db.OpenWith(ctx, url, db.Options{ConnectTimeout: c.DBConnectTimeout, StatementTimeout: c.DBStatementTimeout, KeepAlive: c.DBKeepAlive})
+	o := db.Options{ConnectTimeout: c.DBConnectTimeout, StatementTimeout: c.DBStatementTimeout, KeepAlive: c.DBKeepAlive}
+	o.Pooler, o.DirectURL = c.DBPooler == "pgbouncer", c.DBDirectURL
+	store, err := db.OpenWith(ctx, url, o)
 	if err != nil {
 		if pg != nil {
 			_ = pg.Stop()
