@@ -31,12 +31,15 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/httpapi"
 	"shipgraph/model"
+	"shipgraph/sharedlimit"
 )
 
 // Config is every setting of the binary. Each comes from an environment
 // variable and can be overridden by the flag of the same name.
 type Config struct {
 	DatabaseURL    string
+	DBPooler       string // "pgbouncer": DATABASE_URL is a pooler in transaction mode
+	DBDirectURL    string // PostgreSQL itself, for LISTEN and migrations behind a pooler
 	Addr           string
 	DataDir        string
 	EmbeddedFast   bool // embedded PostgreSQL without fsync: demos only
@@ -71,6 +74,7 @@ type Config struct {
 	SubQueue           int           // events a subscription may fall behind
 	KeepAlive          time.Duration // WebSocket/SSE keep-alive interval
 	DemoActivity       time.Duration // move demo containers this often; 0 = off
+	RedisURL           string        // shared rate and subscription limits; empty = per process
 }
 
 // env returns the value of an environment variable or a default.
@@ -99,6 +103,8 @@ func envDuration(name string, def time.Duration) time.Duration {
 // the environment.
 func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL (DATABASE_URL); empty runs a private PostgreSQL under --data-dir")
+	fs.StringVar(&c.DBPooler, "database-pooler", env("DATABASE_POOLER", ""), "pgbouncer: DATABASE_URL goes through PgBouncer in transaction mode (no prepared statements; needs DATABASE_DIRECT_URL); empty: a direct connection (DATABASE_POOLER)")
+	fs.StringVar(&c.DBDirectURL, "database-direct-url", env("DATABASE_DIRECT_URL", ""), "PostgreSQL itself, bypassing the pooler, for LISTEN and migrations; required with DATABASE_POOLER (DATABASE_DIRECT_URL)")
 	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./.data"), "directory of the embedded PostgreSQL (DATA_DIR)")
 	fs.BoolVar(&c.EmbeddedFast, "embedded-fast", env("EMBEDDED_FAST", "false") == "true", "run the embedded PostgreSQL without fsync, synchronous_commit and full_page_writes: faster writes, but a crash can lose acknowledged writes; for demos only (EMBEDDED_FAST)")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
@@ -132,6 +138,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.IntVar(&c.SubLimit, "subscription-limit", envInt("SUBSCRIPTION_LIMIT", lc.MaxPerKey), "concurrent GraphQL subscriptions per API key, 0 = no limit (SUBSCRIPTION_LIMIT)")
 	fs.IntVar(&c.SubQueue, "subscription-queue", envInt("SUBSCRIPTION_QUEUE", lc.Queue), "events a subscription may fall behind before it is ended as a slow consumer (SUBSCRIPTION_QUEUE)")
 	fs.DurationVar(&c.KeepAlive, "keepalive", envDuration("SUBSCRIPTION_KEEPALIVE", lc.KeepAlive), "keep-alive interval of WebSocket and SSE connections (SUBSCRIPTION_KEEPALIVE)")
+	fs.StringVar(&c.RedisURL, "redis-url", env("REDIS_URL", ""), "Redis counting the rate and subscription limits over every instance (redis://host:port/db); empty counts them per process; unreachable falls back to per process (REDIS_URL)")
 	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", envDuration("SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, how long to keep serving (with /readyz 503 and keep-alives off) before shutting down, so load balancers stop sending first (SHUTDOWN_DELAY)")
 	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
@@ -262,6 +269,12 @@ func newLogger(c *Config, w io.Writer) (*slog.Logger, error) {
 // under DATA_DIR when it is empty. The returned close function closes the
 // pool and stops the embedded server; call it exactly once.
 func openStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func(), error) {
+	switch {
+	case c.DBPooler != "" && c.DBPooler != "pgbouncer":
+		return nil, nil, fmt.Errorf("DATABASE_POOLER %q: use pgbouncer, or leave it empty", c.DBPooler)
+	case c.DBPooler != "" && c.DatabaseURL == "":
+		return nil, nil, errors.New("DATABASE_POOLER needs DATABASE_URL (the embedded PostgreSQL has no pooler)")
+	}
 	url := c.DatabaseURL
 	var pg *pgembed.Server
 	if url == "" {
@@ -279,7 +292,9 @@ func openStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func()
 		url = pg.URL("shipgraph")
 		log.Info("embedded PostgreSQL running", "data_dir", c.DataDir, "cluster", pg.Home(), "socket", pg.SocketDir())
 	}
-	store, err := db.OpenWith(ctx, url, db.Options{ConnectTimeout: c.DBConnectTimeout, StatementTimeout: c.DBStatementTimeout, KeepAlive: c.DBKeepAlive})
+	o := db.Options{ConnectTimeout: c.DBConnectTimeout, StatementTimeout: c.DBStatementTimeout, KeepAlive: c.DBKeepAlive}
+	o.Pooler, o.DirectURL = c.DBPooler == "pgbouncer", c.DBDirectURL
+	store, err := db.OpenWith(ctx, url, o)
 	if err != nil {
 		if pg != nil {
 			_ = pg.Stop()
@@ -508,6 +523,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	slog.SetDefault(log)
+	var shared *sharedlimit.Limits
+	if c.RedisURL != "" {
+		if shared, err = sharedlimit.Open(c.RedisURL, log); err != nil {
+			return err
+		}
+		// Deferred first, so it closes after the chain.
+		defer shared.Close()
+	}
 	// Listen first: a port in use is reported before the database starts.
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
@@ -535,7 +558,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer closeStore()
 	store.SetReferenceTTL(c.ReferenceTTL)
-	chain := httpapi.New(store, httpConfig(&c, log))
+	hc := httpConfig(&c, log)
+	hc.Shared = shared
+	chain := httpapi.New(store, hc)
 	// Deferred after closeStore, so it runs before it and after the
 	// server drained: the key listener stops, the last key uses are
 	// recorded, then the store closes.

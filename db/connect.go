@@ -25,6 +25,21 @@ type Options struct {
 	// three unanswered close the connection): a peer that vanished
 	// without a word is noticed. 0 = the system's default.
 	KeepAlive time.Duration
+	// Pooler says the URL reaches PostgreSQL through a pooler in
+	// transaction mode (PgBouncer, DATABASE_POOLER=pgbouncer), where a
+	// server connection is the client's only for one transaction: no
+	// statement is prepared per connection (prepared.go), each statement
+	// with parameters goes in one round trip (lib/pq's
+	// binary_parameters: parse, bind and execute before one sync, where a
+	// describe-then-bind pair could land on two server connections), JSON
+	// values travel as text, and statement_timeout is not sent as a
+	// startup parameter (PgBouncer refuses it; set it on the role or the
+	// database instead, docs/scaling.md).
+	Pooler bool
+	// DirectURL reaches PostgreSQL itself, bypassing the pooler: the
+	// session-scoped work goes there (LISTEN on the listening connection,
+	// migrations under their advisory lock). Required with Pooler.
+	DirectURL string
 }
 
 // DefaultOptions: connections within 5 s, statements within 30 s, a dead
@@ -43,8 +58,11 @@ func withTimeouts(dsn string, o Options) string {
 		// Whole seconds, at least one: lib/pq's unit.
 		params["connect_timeout"] = strconv.Itoa(max(1, int((o.ConnectTimeout+time.Second-1)/time.Second)))
 	}
-	if o.StatementTimeout > 0 {
+	if o.StatementTimeout > 0 && !o.Pooler {
 		params["statement_timeout"] = strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
+	}
+	if o.Pooler {
+		params["binary_parameters"] = "yes"
 	}
 	if len(params) == 0 {
 		return dsn

@@ -7,6 +7,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -39,8 +40,11 @@ type DB struct {
 	db  *sqlx.DB
 	q   counted
 	sel model.Selection // columns to read, by type (Select); nil reads every column
-	url string          // for connections of its own (the Listener)
+	url string          // for connections of its own (the Listener), never through a pooler
 	ref *refCaches      // reference rows kept (refcache.go), shared with Select's stores
+	// pooled: the pool goes through a pooler in transaction mode
+	// (Options.Pooler); migrations then run on url.
+	pooled bool
 }
 
 // Open connects to url with DefaultOptions and checks the connection.
@@ -49,7 +53,19 @@ func Open(ctx context.Context, url string) (*DB, error) { return OpenWith(ctx, u
 // OpenWith connects to url, bounded as o says (connect.go), and checks the
 // connection.
 func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
+	direct := url
+	if o.Pooler {
+		if o.DirectURL == "" {
+			return nil, errors.New("database: behind a pooler (DATABASE_POOLER) the direct URL (DATABASE_DIRECT_URL) is required: LISTEN and migrations need a session of their own")
+		}
+		d := o
+		d.Pooler = false
+		direct = withTimeouts(o.DirectURL, d)
+	}
 	url = withTimeouts(url, o)
+	if !o.Pooler {
+		direct = url
+	}
 	c, err := connector(url, o)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
@@ -64,7 +80,10 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 		_ = sdb.Close()
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	return &DB{db: sdb, q: counted{newPrepared(sdb)}, url: url, ref: &refCaches{}}, nil
+	if o.Pooler {
+		return &DB{db: sdb, q: counted{ExtContext: sdb, textJSON: true}, url: direct, pooled: true, ref: &refCaches{}}, nil
+	}
+	return &DB{db: sdb, q: counted{ExtContext: newPrepared(sdb)}, url: direct, ref: &refCaches{}}, nil
 }
 
 // Close closes the connection pool.
@@ -104,7 +123,19 @@ func Migrate(ctx context.Context, sdb *sql.DB) error {
 }
 
 // Migrate applies the embedded migrations to this store's database.
-func (db *DB) Migrate(ctx context.Context) error { return Migrate(ctx, db.db.DB) }
+// Behind a pooler they run on a direct connection: their advisory lock is
+// session-scoped.
+func (db *DB) Migrate(ctx context.Context) error {
+	if !db.pooled {
+		return Migrate(ctx, db.db.DB)
+	}
+	sdb, err := sql.Open("postgres", db.url)
+	if err != nil {
+		return err
+	}
+	defer sdb.Close()
+	return Migrate(ctx, sdb)
+}
 
 // ---------------------------------------------------------------- counting
 
@@ -145,30 +176,68 @@ type ext interface {
 	sqlx.ExtContext
 }
 
-// counted wraps a pool or transaction and counts every statement.
-type counted struct{ sqlx.ExtContext }
+// counted wraps a pool or transaction and counts every statement. With
+// textJSON (behind a pooler, where parameters go in lib/pq's binary mode)
+// JSON values are sent as text: binary mode would send their []byte as
+// binary, which jsonb does not read.
+type counted struct {
+	sqlx.ExtContext
+	textJSON bool
+}
+
+// jsonAsText returns args with the []byte of driver.Valuer arguments (the
+// model's JSON types) as strings; plain []byte (bytea) stays binary.
+func jsonAsText(args []any) []any {
+	out := args
+	for i, a := range args {
+		v, ok := a.(driver.Valuer)
+		if !ok {
+			continue
+		}
+		dv, err := v.Value()
+		if b, isBytes := dv.([]byte); err == nil && isBytes && b != nil {
+			if &out[0] == &args[0] {
+				out = append([]any(nil), args...) // the caller's slice stays as it was
+			}
+			out[i] = string(b)
+		}
+	}
+	return out
+}
 
 func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	QueriesTotal.Inc()
 	countInContext(ctx)
+	if c.textJSON {
+		args = jsonAsText(args)
+	}
 	return c.ExtContext.QueryContext(ctx, q, args...)
 }
 
 func (c counted) QueryxContext(ctx context.Context, q string, args ...any) (*sqlx.Rows, error) {
 	QueriesTotal.Inc()
 	countInContext(ctx)
+	if c.textJSON {
+		args = jsonAsText(args)
+	}
 	return c.ExtContext.QueryxContext(ctx, q, args...)
 }
 
 func (c counted) QueryRowxContext(ctx context.Context, q string, args ...any) *sqlx.Row {
 	QueriesTotal.Inc()
 	countInContext(ctx)
+	if c.textJSON {
+		args = jsonAsText(args)
+	}
 	return c.ExtContext.QueryRowxContext(ctx, q, args...)
 }
 
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	QueriesTotal.Inc()
 	countInContext(ctx)
+	if c.textJSON {
+		args = jsonAsText(args)
+	}
 	return c.ExtContext.ExecContext(ctx, q, args...)
 }
 
@@ -181,7 +250,7 @@ func (db *DB) inTx(ctx context.Context, fn func(q ext) error) error {
 	if err != nil {
 		return mapErr(err)
 	}
-	if err := fn(counted{tx}); err != nil {
+	if err := fn(counted{ExtContext: tx, textJSON: db.pooled}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

@@ -83,5 +83,5 @@ func nullJSON(v model.JSON) any {
 	if v == nil || strings.TrimSpace(string(v)) == "null" {
 		return nil
 	}
-	return []byte(v)
+	return string(v) // text: a []byte would go binary behind a pooler
 }

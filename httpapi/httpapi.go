@@ -26,6 +26,7 @@ import (
 	"shipgraph/load"
 	"shipgraph/resolve"
 	"shipgraph/rest"
+	"shipgraph/sharedlimit"
 )
 
 // Config is what the chain needs besides the store. Start from
@@ -72,6 +73,10 @@ type Config struct {
 	KeyCachePing time.Duration
 	// Live configures subscriptions (limits, queue, keep-alive).
 	Live live.Config
+	// Shared, when set (REDIS_URL), counts the rate limit and the
+	// subscription limit of each key over every instance; nil counts them
+	// in this process. The caller closes it after the chain.
+	Shared *sharedlimit.Limits
 	// Wrap, when set, wraps the routes after authentication and the rate
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
@@ -126,7 +131,10 @@ func New(store *db.DB, c Config) *Handler {
 	listen := store.Listen(listenPing(c))
 	keys := newKeyCache(store, listen, log, c.KeyCache, c.KeyCachePing)
 	hc.Authenticate = keys.authenticate
-	limits := newLimiter(c.RateLimit)
+	limits := newLimiter(c.RateLimit, c.Shared)
+	if c.Shared != nil && c.Live.Shared == nil {
+		c.Live.Shared = c.Shared
+	}
 	hc.RateLimit = limits.allowOperation
 	live := live.New(store, listen, c.Live, log)
 	res := resolve.New(store)

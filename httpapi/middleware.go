@@ -19,6 +19,7 @@ import (
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/model"
 	"shipgraph/rest"
+	"shipgraph/sharedlimit"
 )
 
 type requestIDKey struct{}
@@ -166,7 +167,7 @@ func rateLimit(l *limiter, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if err := l.allow(p.TokenID); err != nil {
+		if err := l.allow(r.Context(), p.TokenID); err != nil {
 			w.Header().Set("Retry-After", strconv.Itoa(err.retryAfter))
 			writeError(w, r, http.StatusTooManyRequests, err.err)
 			return
@@ -176,8 +177,11 @@ func rateLimit(l *limiter, next http.Handler) http.Handler {
 }
 
 // limiter is the per-key token buckets of the rate limit, shared by HTTP
-// requests and the operations sent on a WebSocket.
+// requests and the operations sent on a WebSocket. With shared set (Redis)
+// the buckets are Redis' (GCRA, one per key over every instance), and the
+// per-process ones decide only while Redis does not answer.
 type limiter struct {
+	shared    *sharedlimit.Limits
 	perMinute int
 	every     rate.Limit
 	burst     int
@@ -187,11 +191,12 @@ type limiter struct {
 
 // newLimiter returns the limiter of perMinute requests a minute per key;
 // nil (no limit) when perMinute is not positive.
-func newLimiter(perMinute int) *limiter {
+func newLimiter(perMinute int, shared *sharedlimit.Limits) *limiter {
 	if perMinute <= 0 {
 		return nil
 	}
 	return &limiter{
+		shared:    shared,
 		perMinute: perMinute,
 		every:     rate.Every(time.Minute / time.Duration(perMinute)),
 		burst:     max(perMinute/10, 1),
@@ -206,7 +211,12 @@ type limited struct {
 
 // allow takes one request of tokenID from its bucket, or says how long to
 // wait.
-func (l *limiter) allow(tokenID string) *limited {
+func (l *limiter) allow(ctx context.Context, tokenID string) *limited {
+	if l.shared != nil {
+		if delay, ok := l.shared.Allow(ctx, tokenID, l.perMinute, l.burst); ok {
+			return l.refusal(delay)
+		}
+	}
 	l.mu.Lock()
 	b, ok := l.limiters[tokenID]
 	if !ok {
@@ -219,6 +229,12 @@ func (l *limiter) allow(tokenID string) *limited {
 		res.Cancel()
 	}
 	l.mu.Unlock()
+	return l.refusal(delay)
+}
+
+// refusal is the 429 of a request that must wait delay (nil when it need
+// not).
+func (l *limiter) refusal(delay time.Duration) *limited {
 	if delay <= 0 {
 		return nil
 	}
@@ -227,11 +243,11 @@ func (l *limiter) allow(tokenID string) *limited {
 }
 
 // allowOperation is the limit of an operation on a WebSocket.
-func (l *limiter) allowOperation(_ context.Context, p *model.Principal) error {
+func (l *limiter) allowOperation(ctx context.Context, p *model.Principal) error {
 	if l == nil || p == nil {
 		return nil
 	}
-	if lim := l.allow(p.TokenID); lim != nil {
+	if lim := l.allow(ctx, p.TokenID); lim != nil {
 		return lim.err
 	}
 	return nil

@@ -51,6 +51,16 @@ type Config struct {
 	// is pinged; the wiring that opens it may ping it more often (the key
 	// cache asks for that).
 	Ping time.Duration
+	// Shared, when set, also counts MaxPerKey over every instance
+	// (sharedlimit, in Redis); this process' own count is checked first.
+	Shared SharedCount
+}
+
+// SharedCount counts subscriptions per key beyond this process. Acquire
+// says whether one more of key may open under max, and returns the release
+// to call when it ends; when it cannot tell it allows.
+type SharedCount interface {
+	Acquire(key string, max int) (release func(), allowed bool)
 }
 
 // DefaultConfig is the server's defaults.
@@ -86,7 +96,8 @@ type Sub struct {
 	end            chan struct{} // closed when the hub ends the subscription
 	reason         EndReason
 	once           sync.Once
-	listening      bool // the database listens for it (under Live.mu)
+	listening      bool   // the database listens for it (under Live.mu)
+	release        func() // of its count in Config.Shared (under Live.mu)
 }
 
 // Event is one change for a subscription; a nil Change is a re-sync
@@ -269,6 +280,16 @@ func (h *Hub) Subscribe(p *model.Principal) (*Sub, error) {
 	}
 	h.byToken[p.TokenID][s] = struct{}{}
 	h.mu.Unlock()
+	if h.cfg.MaxPerKey > 0 && h.cfg.Shared != nil {
+		release, ok := h.cfg.Shared.Acquire(p.TokenID, h.cfg.MaxPerKey)
+		if !ok {
+			h.Unsubscribe(s)
+			return nil, model.Errorf(model.ERATELIMITED, "this API key already has %d subscriptions open, the most it may have", h.cfg.MaxPerKey)
+		}
+		h.mu.Lock()
+		s.release = release
+		h.mu.Unlock()
+	}
 
 	// Until the feed's first connection, LISTEN would only be queued.
 	select {
@@ -318,7 +339,12 @@ func (h *Hub) Unsubscribe(s *Sub) {
 		}
 	}
 	closed := h.closed
+	release := s.release
+	s.release = nil
 	h.mu.Unlock()
+	if release != nil {
+		release()
+	}
 	if !emptied || closed {
 		return
 	}

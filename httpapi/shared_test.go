@@ -1,0 +1,228 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"shipgraph/graph/graphtest"
+	"shipgraph/httpapi"
+	"shipgraph/sharedlimit"
+	"shipgraph/sharedlimit/redistest"
+)
+
+// twoInstances starts two chains (stores of their own) over one seeded
+// database, both counting their limits in the Redis at redisURL, as two
+// servers with the same REDIS_URL would.
+// Their shared limits log to sharedLog.
+func twoInstances(t *testing.T, redisURL string, cfg httpapi.Config) (a, b *instance, keys map[string]string, sharedLog *logBuffer) {
+	t.Helper()
+	url, keys := seeded(t)
+	sharedLog = &logBuffer{}
+	for _, in := range []**instance{&a, &b} {
+		shared, err := sharedlimit.Open(redisURL, slog.New(slog.NewJSONHandler(sharedLog, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cfg
+		c.Shared = shared
+		*in = start(t, url, &c)
+		t.Cleanup(shared.Close) // after the chain (cleanups run last first)
+	}
+	return a, b, keys, sharedLog
+}
+
+const cheap = "/v2/shipments?page[size]=1"
+
+// One key's rate limit is counted once over both instances: its burst is
+// spent by requests alternating between them (per process it would be
+// twice that), then both answer 429 with Retry-After.
+func TestSharedRateLimit(t *testing.T) {
+	rs := redistest.Start(t)
+	cfg := httpapi.DefaultConfig
+	cfg.RateLimit = 60 // bursts of 6, then one a second
+	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
+	key := keys["acme/admin"]
+	allowed := 0
+	start := time.Now()
+	for i := range 12 {
+		in := a
+		if i%2 == 1 {
+			in = b
+		}
+		r := in.do(t, http.MethodGet, cheap, key, "")
+		switch r.status {
+		case http.StatusOK:
+			allowed++
+		case http.StatusTooManyRequests:
+			if ra, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || ra < 1 {
+				t.Fatalf("429 with Retry-After %q", r.header.Get("Retry-After"))
+			}
+		default:
+			t.Fatalf("request %d: %d %s", i, r.status, r.body)
+		}
+	}
+	// One more token a second may have come.
+	if most := 6 + int(time.Since(start)/time.Second); allowed < 6 || allowed > most {
+		t.Fatalf("%d of 12 requests allowed over two instances, want 6 (at most %d)", allowed, most)
+	}
+	for name, in := range map[string]*instance{"a": a, "b": b} {
+		if r := in.do(t, http.MethodGet, cheap, key, ""); r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+			t.Errorf("instance %s after the burst: %d, Retry-After %q", name, r.status, r.header.Get("Retry-After"))
+		}
+	}
+	// Another key has a bucket of its own.
+	if r := b.do(t, http.MethodGet, cheap, keys["acme/member"], ""); r.status != http.StatusOK {
+		t.Errorf("another key: %d", r.status)
+	}
+}
+
+// The subscription limit holds over both instances, and a subscription
+// that ends frees its place for either.
+func TestSharedSubscriptionLimit(t *testing.T) {
+	rs := redistest.Start(t)
+	cfg := httpapi.DefaultConfig
+	cfg.RateLimit = 0
+	cfg.Live.MaxPerKey = 2
+	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
+	key := keys["acme/member"]
+	ca, err := dialWS(t, a.url, auth(key), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, err := dialWS(t, b.url, auth(key), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca.subscribe("1", `subscription { changes { operation } }`, nil)
+	graphtest.WaitFor(t, 5*time.Second, "a's subscription", func() bool { return a.h.Subscriptions() == 1 })
+	cb.subscribe("2", `subscription { changes { operation } }`, nil)
+	graphtest.WaitFor(t, 5*time.Second, "b's subscription", func() bool { return b.h.Subscriptions() == 1 })
+	refused := func(c *wsClient, id string) {
+		t.Helper()
+		c.subscribe(id, `subscription { changes { operation } }`, nil)
+		m := c.next(5 * time.Second)
+		if m.Type != "next" || m.ID != id || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
+			t.Fatalf("third subscription (%s): %s %s %s", id, m.Type, m.ID, m.Payload)
+		}
+		if m := c.next(5 * time.Second); m.Type != "complete" || m.ID != id {
+			t.Fatalf("after the refusal: %s %s", m.Type, m.ID)
+		}
+	}
+	refused(ca, "3")
+	refused(cb, "4")
+	// Another key is not counted with this one.
+	other, err := dialWS(t, b.url, auth(keys["acme/viewer"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.subscribe("x", `subscription { changes { operation } }`, nil)
+	graphtest.WaitFor(t, 5*time.Second, "another key's subscription", func() bool { return b.h.Subscriptions() == 2 })
+
+	// a's ends: b may open one more.
+	if err := ca.c.Close(1000, "done"); err != nil {
+		t.Fatal(err)
+	}
+	graphtest.WaitFor(t, 5*time.Second, "a's subscription to end", func() bool { return a.h.Subscriptions() == 0 })
+	cb.subscribe("5", `subscription { changes { operation } }`, nil)
+	graphtest.WaitFor(t, 5*time.Second, "b's second subscription", func() bool { return b.h.Subscriptions() == 3 })
+	cb.none(200 * time.Millisecond)
+}
+
+// Redis killed (and before that hung): both instances serve on their own
+// per-process limits, never a 5xx nor a stall, and say so on /metrics.
+func TestSharedLimitsRedisDown(t *testing.T) {
+	rs := redistest.Start(t)
+	cfg := httpapi.DefaultConfig
+	cfg.RateLimit = 60
+	cfg.Live.MaxPerKey = 1
+	a, b, keys, sharedLog := twoInstances(t, rs.URL, cfg)
+	key := keys["acme/admin"]
+	if r := a.do(t, http.MethodGet, cheap, key, ""); r.status != http.StatusOK {
+		t.Fatalf("with Redis: %d %s", r.status, r.body)
+	}
+	before := fallbacks(t, a, "rate") + fallbacks(t, b, "rate")
+
+	statuses := func(what string, n int) map[int]int {
+		t.Helper()
+		got := map[int]int{}
+		for i := range n {
+			in := a
+			if i%2 == 1 {
+				in = b
+			}
+			start := time.Now()
+			r := in.do(t, http.MethodGet, cheap, key, "")
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("%s: request %d took %s", what, i, d)
+			}
+			if r.status != http.StatusOK && r.status != http.StatusTooManyRequests {
+				t.Fatalf("%s: request %d: %d %s", what, i, r.status, r.body)
+			}
+			got[r.status]++
+		}
+		return got
+	}
+	// A hung Redis: each decision waits at most its timeout, then the
+	// breaker skips Redis.
+	rs.Pause()
+	statuses("hung", 4)
+	rs.Kill()
+	time.Sleep(1100 * time.Millisecond) // past the breaker: Redis is tried (and refused) again
+	// Per process: 6 each (the buckets began full), so 16 alternating
+	// requests get some 429s, and more than one instance's burst through.
+	got := statuses("killed", 16)
+	if got[http.StatusTooManyRequests] == 0 || got[http.StatusOK] <= 6 {
+		t.Errorf("on the per-process fallback: %v, want over 6 allowed and some 429", got)
+	}
+	if after := fallbacks(t, a, "rate") + fallbacks(t, b, "rate"); after < before+16 {
+		t.Errorf("shipgraph_redis_fallback_total{op=rate}: %v → %v, want +20", before, after)
+	}
+	// Logged once per instance (at most once every 10 s each), not per
+	// request.
+	if n := strings.Count(sharedLog.String(), "redis unreachable"); n < 1 || n > 2 {
+		t.Errorf("the fallback logged %d times, want once per instance:\n%s", n, sharedLog.String())
+	}
+
+	// Subscriptions: the per-process limit holds.
+	c, err := dialWS(t, a.url, auth(keys["acme/member"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("1", `subscription { changes { operation } }`, nil)
+	graphtest.WaitFor(t, 5*time.Second, "a subscription on the fallback", func() bool { return a.h.Subscriptions() == 1 })
+	c.subscribe("2", `subscription { changes { operation } }`, nil)
+	if m := c.next(5 * time.Second); m.ID != "2" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
+		t.Fatalf("second subscription on the fallback: %s %s %s", m.Type, m.ID, m.Payload)
+	}
+	if fallbacks(t, a, "subscription") < 1 {
+		t.Error("shipgraph_redis_fallback_total{op=subscription} did not count")
+	}
+}
+
+// fallbacks scrapes shipgraph_redis_fallback_total{op} from in's /metrics.
+func fallbacks(t *testing.T, in *instance, op string) float64 {
+	t.Helper()
+	res, err := http.Get(in.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	prefix := `shipgraph_redis_fallback_total{op="` + op + `"} `
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), prefix); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	return 0
+}
