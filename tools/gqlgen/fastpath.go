@@ -19,8 +19,10 @@ package main
 // Anything they do not handle returns false, and the operation is run by
 // gqlgen's executor instead: errors of any kind (a resolver's, an argument's,
 // null in a non-null position), @defer, introspection, fields with
-// directives, batch resolvers, maps and streams. Queries only read, so
-// running a refused operation again costs time, never correctness.
+// directives, batch resolvers, maps and streams, and federation's _entities
+// and _service (methods of gqlgen's own execution context, federation.go).
+// Queries only read, so running a refused operation again costs time, never
+// correctness.
 
 import (
 	"fmt"
