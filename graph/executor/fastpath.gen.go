@@ -15,11 +15,9 @@ import (
 // context for argument coercion.
 func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {
 	return graphql.BuildUnmarshalerMap(
-		ec.unmarshalInputContainerByIDsInput,
 		ec.unmarshalInputContainerFilter,
 		ec.unmarshalInputContainerOrder,
 		ec.unmarshalInputContainerSubscriptionFilter,
-		ec.unmarshalInputCustomFieldDefinitionByIDsInput,
 		ec.unmarshalInputCustomFieldDefinitionFilter,
 		ec.unmarshalInputCustomFieldDefinitionInput,
 		ec.unmarshalInputCustomFieldDefinitionPatch,
@@ -27,20 +25,13 @@ func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {
 		ec.unmarshalInputCustomFieldInput,
 		ec.unmarshalInputCustomFieldOptionInput,
 		ec.unmarshalInputCustomFieldOptionPatch,
-		ec.unmarshalInputDocumentByIDsInput,
 		ec.unmarshalInputDocumentFilter,
 		ec.unmarshalInputDocumentOrder,
 		ec.unmarshalInputDocumentPatch,
 		ec.unmarshalInputPageInput,
-		ec.unmarshalInputPortByCodesInput,
-		ec.unmarshalInputPortByIDsInput,
-		ec.unmarshalInputShipmentByIDsInput,
 		ec.unmarshalInputShipmentFilter,
 		ec.unmarshalInputShipmentOrder,
 		ec.unmarshalInputShipmentPatch,
-		ec.unmarshalInputShippingLineByIDsInput,
-		ec.unmarshalInputShippingLineByScacsInput,
-		ec.unmarshalInputTerminalByIDsInput,
 	)
 }
 
