@@ -30,6 +30,7 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/httpapi"
 	"shipgraph/model"
+	"shipgraph/tracing"
 )
 
 // Config is every setting of the binary. Each comes from an environment
@@ -501,7 +502,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := store.Migrate(ctx); err != nil {
 		return err
 	}
-	chain := httpapi.New(store, httpConfig(&c, log))
+	// Traces only when the OTEL_* variables ask (docs/tracing.md).
+	tp, err := tracing.FromEnv(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	hcfg := httpConfig(&c, log)
+	hcfg.Tracing = tp.Provider()
+	chain := httpapi.New(store, hcfg)
 	// Deferred after closeStore, so it runs before it and after the
 	// server drained: the key listener stops, the last key uses are
 	// recorded, then the store closes.

@@ -139,31 +139,52 @@ type ext interface {
 	sqlx.ExtContext
 }
 
-// counted wraps a pool or transaction and counts every statement.
+// counted wraps a pool or transaction and counts every statement (and
+// traces it: tracing.go).
 type counted struct{ sqlx.ExtContext }
 
 func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	QueriesTotal.Inc()
 	countInContext(ctx)
-	return c.ExtContext.QueryContext(ctx, q, args...)
+	ctx, sp := startStatement(ctx, q)
+	rows, err := c.ExtContext.QueryContext(ctx, q, args...)
+	endStatement(sp, -1, err)
+	return rows, err
 }
 
 func (c counted) QueryxContext(ctx context.Context, q string, args ...any) (*sqlx.Rows, error) {
 	QueriesTotal.Inc()
 	countInContext(ctx)
-	return c.ExtContext.QueryxContext(ctx, q, args...)
+	ctx, sp := startStatement(ctx, q)
+	rows, err := c.ExtContext.QueryxContext(ctx, q, args...)
+	endStatement(sp, -1, err)
+	return rows, err
 }
 
 func (c counted) QueryRowxContext(ctx context.Context, q string, args ...any) *sqlx.Row {
 	QueriesTotal.Inc()
 	countInContext(ctx)
-	return c.ExtContext.QueryRowxContext(ctx, q, args...)
+	ctx, sp := startStatement(ctx, q)
+	row := c.ExtContext.QueryRowxContext(ctx, q, args...)
+	if sp != nil {
+		endStatement(sp, -1, row.Err())
+	}
+	return row
 }
 
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	QueriesTotal.Inc()
 	countInContext(ctx)
-	return c.ExtContext.ExecContext(ctx, q, args...)
+	ctx, sp := startStatement(ctx, q)
+	res, err := c.ExtContext.ExecContext(ctx, q, args...)
+	if sp != nil {
+		n := int64(-1)
+		if err == nil {
+			n, _ = res.RowsAffected()
+		}
+		endStatement(sp, n, err)
+	}
+	return res, err
 }
 
 // inTx runs fn in a transaction (BEGIN and COMMIT are counted too: they are

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"shipgraph/db"
 	"shipgraph/graph"
@@ -62,6 +63,8 @@ type Config struct {
 	KeyCachePing time.Duration
 	// Live configures subscriptions (limits, queue, keep-alive).
 	Live live.Config
+	// Tracing, when set, traces requests (tracing.go); nil is off.
+	Tracing trace.TracerProvider
 	// Wrap, when set, wraps the routes after authentication and the rate
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
@@ -107,6 +110,7 @@ func New(store *db.DB, c Config) *Handler {
 		hc.Logger = log
 	}
 	hc.RequestID = requestIDFrom
+	hc.Tracing = c.Tracing != nil
 	// One listening connection feeds both the key cache and the live hub.
 	listen := store.Listen(listenPing(c))
 	keys := newKeyCache(store, listen, log, c.KeyCache, c.KeyCachePing)
@@ -157,7 +161,11 @@ func New(store *db.DB, c Config) *Handler {
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
 	mux.Handle("/", http.MaxBytesHandler(authed, c.BodyLimit))
-	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live, listen: listen}
+	h := recoverer(log, accessLog(log, mux))
+	if c.Tracing != nil {
+		h = traced(c.Tracing, h)
+	}
+	return &Handler{h: h, keys: keys, live: live, listen: listen}
 }
 
 // listenPing is how often the listening connection is pinged: as the

@@ -48,6 +48,9 @@ type HandlerConfig struct {
 	// FieldMiddleware runs around every field after the handler's own
 	// (fieldmiddleware.go); any that is not ErrorsOnly turns the fast path off.
 	FieldMiddleware []FieldMiddleware
+	// Tracing gives every operation of a traced request a span
+	// (tracing.go); the chain sets it when tracing is on.
+	Tracing bool
 }
 
 // DefaultHandlerConfig: the dashboard query at first: 100 (complexity 11,701
@@ -97,6 +100,9 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	presenter := errorPresenter(cfg)
 	srv.SetErrorPresenter(presenter)
 	srv.SetRecoverFunc(recoverPanic)
+	if cfg.Tracing {
+		srv.AroundOperations(traceOperation)
+	}
 	srv.AroundOperations(selectColumns)
 	if !cfg.NoFastPath && fastPathSafe {
 		srv.AroundOperations(executor.FastQueries(es, presenter, recoverPanic))
