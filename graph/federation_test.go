@@ -11,6 +11,7 @@ import (
 
 	"shipgraph/catalog"
 	"shipgraph/graph/executor"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 )
 
@@ -274,5 +275,26 @@ func TestEntityKeys(t *testing.T) {
 	}
 	if members := s.Types["_Entity"].Types; len(members) != len(want) {
 		t.Errorf("_Entity = %v", members)
+	}
+}
+
+// TestServiceIntrospectionOff: with introspection off, _service (the
+// schema) is refused too, and _entities still answers.
+func TestServiceIntrospectionOff(t *testing.T) {
+	hc := gqlhttp.DefaultHandlerConfig
+	hc.Introspection = false
+	e := graphtest.New(t, graphtest.Options{Shipments: 3, Handler: &hc})
+	k := key(t, e, acmeAdmin)
+	res := e.Do(t, k, `{ _service { sdl } }`, nil)
+	if !slices.Equal(res.Codes(), []string{"FORBIDDEN"}) || strings.Contains(string(res.Data), "Shipment") {
+		t.Errorf("_service with introspection off: %s", res)
+	}
+	ship := idsOf(t, e, accountRecords["Shipment"], accountID(t, e, "acme"))[0]
+	var d struct {
+		Entities []*entity `json:"_entities"`
+	}
+	e.Must(t, k, entitiesQuery, graphtest.Vars{"representations": reps("Shipment", "id", ship)}, &d)
+	if len(d.Entities) != 1 || d.Entities[0] == nil || d.Entities[0].ID != ship {
+		t.Errorf("_entities with introspection off: %+v", d.Entities)
 	}
 }

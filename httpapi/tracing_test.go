@@ -103,7 +103,8 @@ func TestTraceSpanTree(t *testing.T) {
 	}
 	for _, s := range spans {
 		n, _ := attr(s, "db.response.returned_rows")
-		t.Logf("%s %s parent %s %v rows %s", s.SpanContext().SpanID(), s.Name(), s.Parent().SpanID(), s.EndTime().Sub(s.StartTime()), n.String())
+		q, _ := attr(s, "db.query.text")
+		t.Logf("%s %s parent %s %v rows %s %.90s", s.SpanContext().SpanID(), s.Name(), s.Parent().SpanID(), s.EndTime().Sub(s.StartTime()), n.String(), q.AsString())
 	}
 	if httpSpan == nil || opSpan == nil {
 		t.Fatalf("spans: %v", names(spans))

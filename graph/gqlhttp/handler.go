@@ -136,8 +136,9 @@ func (e internalError) Unwrap() error { return e.err }
 
 // markInternal runs around every field resolver and marks the errors that
 // are neither application errors (*model.Error, shown by code) nor
-// gqlgen's (*gqlerror.Error). Introspection fields are left alone: their
-// only error is gqlgen's "introspection disabled", meant for the client.
+// gqlgen's (*gqlerror.Error). Introspection fields (and federation's
+// _service, the schema) have one error only, gqlgen's "introspection
+// disabled": it becomes a forbidden for the client.
 func markInternal(ctx context.Context, next graphql.Resolver) (any, error) {
 	res, err := next(ctx)
 	if err == nil {
@@ -150,7 +151,7 @@ func markInternal(ctx context.Context, next graphql.Resolver) (any, error) {
 	if errors.As(err, &gerr) {
 		return res, err
 	}
-	if fc := graphql.GetFieldContext(ctx); fc != nil && strings.HasPrefix(fc.Field.Name, "__") {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && (strings.HasPrefix(fc.Field.Name, "__") || fc.Field.Name == "_service") {
 		return res, model.Errorf(model.EFORBIDDEN, "introspection is disabled on this server")
 	}
 	return res, internalError{err}
