@@ -39,7 +39,9 @@ func TestBrowserFederationGateway(t *testing.T) {
 	}
 	var page struct {
 		Data struct {
-			Shipments struct{ Nodes []struct{ ID, BillOfLadingNumber string } }
+			Shipments struct {
+				Nodes []struct{ ID, BillOfLadingNumber string }
+			}
 		}
 	}
 	err = json.NewDecoder(res.Body).Decode(&page)
