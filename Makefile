@@ -25,7 +25,8 @@ test:
 	$(GO) test -count=1 ./...
 
 # The playground in headless Chromium (Debian's chromium package) against
-# the real server with no network beyond loopback.
+# the real server with no network beyond loopback; the npm checks (the
+# graphql-http audit, the Apollo Federation gateway composition) too.
 test-browser: assets
 	@scripts/ensure-chromium.sh
 	$(GO) test -count=1 -tags browser -run Browser -v ./graph/playground/... .

@@ -32,6 +32,7 @@ import (
 	"shipgraph/httpapi"
 	"shipgraph/model"
 	"shipgraph/sharedlimit"
+	"shipgraph/tracing"
 )
 
 // Config is every setting of the binary. Each comes from an environment
@@ -558,8 +559,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer closeStore()
 	store.SetReferenceTTL(c.ReferenceTTL)
+	// Traces only when the OTEL_* variables ask (docs/tracing.md).
+	tp, err := tracing.FromEnv(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tp.Shutdown(context.Background()) }()
 	hc := httpConfig(&c, log)
 	hc.Shared = shared
+	hc.Tracing = tp.Provider()
 	chain := httpapi.New(store, hc)
 	// Deferred after closeStore, so it runs before it and after the
 	// server drained: the key listener stops, the last key uses are

@@ -8,23 +8,17 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"shipgraph/catalog"
+	"shipgraph/graph/executor"
 )
 
+// loadSchema is the schema the executor was generated from:
+// schema.graphqls with the federation directives and types gqlgen adds.
 func loadSchema(t *testing.T) *ast.Schema {
 	t.Helper()
-	src, err := os.ReadFile("../schema.graphqls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gqlparser.LoadSchema(&ast.Source{Name: "schema.graphqls", Input: string(src)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return executor.NewExecutableSchema(executor.Config{}).Schema()
 }
 
 // possible are the object types a GraphQL type may be, sorted.

@@ -176,7 +176,8 @@ type ext interface {
 	sqlx.ExtContext
 }
 
-// counted wraps a pool or transaction and counts every statement. With
+// counted wraps a pool or transaction and counts every statement (and
+// traces it: tracing.go). With
 // textJSON (behind a pooler, where parameters go in lib/pq's binary mode)
 // JSON values are sent as text: binary mode would send their []byte as
 // binary, which jsonb does not read.
@@ -211,7 +212,10 @@ func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
-	return c.ExtContext.QueryContext(ctx, q, args...)
+	ctx, sp := startStatement(ctx, q)
+	rows, err := c.ExtContext.QueryContext(ctx, q, args...)
+	endStatement(sp, -1, err)
+	return rows, err
 }
 
 func (c counted) QueryxContext(ctx context.Context, q string, args ...any) (*sqlx.Rows, error) {
@@ -220,7 +224,10 @@ func (c counted) QueryxContext(ctx context.Context, q string, args ...any) (*sql
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
-	return c.ExtContext.QueryxContext(ctx, q, args...)
+	ctx, sp := startStatement(ctx, q)
+	rows, err := c.ExtContext.QueryxContext(ctx, q, args...)
+	endStatement(sp, -1, err)
+	return rows, err
 }
 
 func (c counted) QueryRowxContext(ctx context.Context, q string, args ...any) *sqlx.Row {
@@ -229,7 +236,12 @@ func (c counted) QueryRowxContext(ctx context.Context, q string, args ...any) *s
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
-	return c.ExtContext.QueryRowxContext(ctx, q, args...)
+	ctx, sp := startStatement(ctx, q)
+	row := c.ExtContext.QueryRowxContext(ctx, q, args...)
+	if sp != nil {
+		endStatement(sp, -1, row.Err())
+	}
+	return row
 }
 
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -238,7 +250,16 @@ func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Re
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
-	return c.ExtContext.ExecContext(ctx, q, args...)
+	ctx, sp := startStatement(ctx, q)
+	res, err := c.ExtContext.ExecContext(ctx, q, args...)
+	if sp != nil {
+		n := int64(-1)
+		if err == nil {
+			n, _ = res.RowsAffected()
+		}
+		endStatement(sp, n, err)
+	}
+	return res, err
 }
 
 // inTx runs fn in a transaction (BEGIN and COMMIT are counted too: they are

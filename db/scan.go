@@ -417,22 +417,31 @@ func isStruct[R any]() bool { return reflect.TypeFor[R]().Kind() == reflect.Stru
 // selectRows runs query and returns its rows as values of R, each passed
 // through each (which may keep a copy; the value is reused).
 func selectRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), query string, args ...any) error {
+	ctx, sp := startStatement(ctx, query) // the span counts the rows (tracing.go)
+	n, err := scanRows(ctx, q, each, query, args...)
+	endStatement(sp, n, err)
+	return err
+}
+
+func scanRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), query string, args ...any) (int64, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return err
+		return -1, err
 	}
 	defer rows.Close()
 	rr, err := newRowReader[R](rows)
 	if err != nil {
-		return err
+		return -1, err
 	}
 	var v, zero R
+	var n int64
 	for rows.Next() {
 		v = zero
 		if err := rr.scan(&v); err != nil {
-			return err
+			return n, err
 		}
 		each(&v)
+		n++
 	}
-	return rows.Err()
+	return n, rows.Err()
 }

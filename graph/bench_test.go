@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -10,8 +11,15 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
 	"shipgraph/graph"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
+	"shipgraph/load"
+	"shipgraph/tracing"
 )
 
 // The benchmarks run requests through the whole handler chain (body limit,
@@ -46,6 +54,24 @@ func BenchmarkDashboardQuery(b *testing.B) {
 func BenchmarkCompareDashboard(b *testing.B) {
 	benchGraphQL(b, benchDashboard, nil, 20_000)
 }
+
+// BenchmarkCompareDashboardTraced is BenchmarkCompareDashboard with
+// tracing on, every request sampled (docs/tracing.md): its spans go through
+// the SDK's batch processor to an exporter that drops them, so the cost is
+// Shipgraph's and the SDK's, without the network.
+func BenchmarkCompareDashboardTraced(b *testing.B) {
+	tp, err := tracing.New(context.Background(), sdktrace.NewBatchSpanProcessor(tracetest.NewNoopExporter()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	benchTracer = tp.Provider()
+	defer func() { benchTracer = nil }()
+	benchGraphQL(b, benchDashboard, nil, 20_000)
+}
+
+// benchTracer, when set, traces the benchmark's chain.
+var benchTracer trace.TracerProvider
 
 // BenchmarkDocumentsInclude is the /v2 list with includes of the issue:
 // 100 documents with their shipments and containers.
@@ -84,6 +110,11 @@ func benchREST(b *testing.B, path string, minBytes int) {
 
 func bench(b *testing.B, minBytes int, newRequest func(key string) *http.Request) {
 	e := graphtest.New(b, graphtest.Options{Shipments: 400})
+	if benchTracer != nil {
+		c := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
+		c.Tracing = benchTracer
+		e.Handler = graphtest.Start(b, e.Store, c)
+	}
 	e.Store.SetReferenceTTL(time.Minute) // as the server does (REFERENCE_CACHE_TTL)
 	k := e.Keys[acmeAdmin]
 	do := func() {

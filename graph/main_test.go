@@ -33,6 +33,7 @@ var seededTests = []struct {
 	fn     func(*testing.T, *graphtest.Env)
 }{
 	{"DashboardStatements", true, testDashboardStatements},
+	{"EntitiesStatements", true, testEntitiesStatements},
 	{"WideQueryStatements", false, testWideQueryStatements},
 	{"Viewer", false, testViewer},
 	{"EveryAttribute", false, testEveryAttribute},
@@ -53,6 +54,8 @@ var seededTests = []struct {
 	{"TenantIsolation", false, testTenantIsolation},
 	{"Authentication", false, testAuthentication},
 	{"ViewerCannotWrite", false, testViewerCannotWrite},
+	{"Entities", false, testEntities},
+	{"Service", false, testService},
 }
 
 func TestSeeded(t *testing.T) {

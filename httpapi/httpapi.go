@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"shipgraph/db"
 	"shipgraph/graph"
@@ -77,6 +78,8 @@ type Config struct {
 	// subscription limit of each key over every instance; nil counts them
 	// in this process. The caller closes it after the chain.
 	Shared *sharedlimit.Limits
+	// Tracing, when set, traces requests (tracing.go); nil is off.
+	Tracing trace.TracerProvider
 	// Wrap, when set, wraps the routes after authentication and the rate
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
@@ -127,6 +130,7 @@ func New(store *db.DB, c Config) *Handler {
 		hc.Logger = log
 	}
 	hc.RequestID = requestIDFrom
+	hc.Tracing = c.Tracing != nil
 	// One listening connection feeds both the key cache and the live hub.
 	listen := store.Listen(listenPing(c))
 	keys := newKeyCache(store, listen, log, c.KeyCache, c.KeyCachePing)
@@ -171,7 +175,11 @@ func New(store *db.DB, c Config) *Handler {
 	mux.Handle("/playground", pg)
 	bodies := newBodies(c.BodyLimit, c.BodyTimeout)
 	mux.Handle("/", validText(bodies.wrap(requestDeadline(c.RequestTimeout, authed))))
-	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live, listen: listen, bodies: bodies, ready: ready}
+	h := recoverer(log, accessLog(log, mux))
+	if c.Tracing != nil {
+		h = traced(c.Tracing, h)
+	}
+	return &Handler{h: h, keys: keys, live: live, listen: listen, bodies: bodies, ready: ready}
 }
 
 // listenPing is how often the listening connection is pinged: as the

@@ -55,6 +55,7 @@ func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 		}
 		r.Header.Set("X-Request-Id", id)
 		w.Header().Set("X-Request-Id", id)
+		spanRequestID(r, id)
 		var queries atomic.Int64
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
 		ctx = db.WithQueryCounter(ctx, &queries)

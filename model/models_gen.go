@@ -44,6 +44,10 @@ type ChangeEvent struct {
 	ChangedFields []string `json:"changedFields"`
 }
 
+type ContainerByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 // A container that changed.
 type ContainerEvent struct {
 	Operation ChangeOperation `json:"operation"`
@@ -74,6 +78,10 @@ type ContainerSubscriptionFilter struct {
 	PodTerminalID *string `json:"podTerminalId,omitempty"`
 	// Only containers in one of these statuses.
 	Statuses []ContainerStatus `json:"statuses,omitempty"`
+}
+
+type CustomFieldDefinitionByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 // A new custom field definition.
@@ -133,6 +141,10 @@ type CustomFieldOptionInput struct {
 	Position *int `json:"position,omitempty"`
 }
 
+type DocumentByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 // Document ordering; ties are broken by id.
 type DocumentOrder struct {
 	Field     DocumentOrderField `json:"field"`
@@ -162,7 +174,19 @@ type PageInput struct {
 	Size int `json:"size"`
 }
 
+type PortByCodesInput struct {
+	Code string `json:"Code"`
+}
+
+type PortByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type Query struct {
+}
+
+type ShipmentByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 // A shipment that changed.
@@ -182,12 +206,24 @@ type ShipmentOrder struct {
 	Direction *OrderDirection    `json:"direction,omitempty"`
 }
 
+type ShippingLineByIDsInput struct {
+	ID string `json:"ID"`
+}
+
+type ShippingLineByScacsInput struct {
+	Scac string `json:"Scac"`
+}
+
 // Live updates of the account's records, over WebSocket (graphql-transport-ws)
 // or Server-Sent Events. Every change committed to the database — by Shipgraph,
 // /v2 or any other writer — is announced; each event carries the record as it
 // is after the change, read like a query reads it (select fields exactly as in
 // a query), or only its id when it was deleted.
 type Subscription struct {
+}
+
+type TerminalByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 // Who is asking: the account and, when the key belongs to one, the user.

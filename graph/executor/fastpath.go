@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/vektah/gqlparser/v2/ast"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // The query fast path. A query operation is first written by the functions
@@ -41,6 +43,10 @@ var (
 	fastHandedOver = FastPathTotal.WithLabelValues("handed_over")
 )
 
+// FastPathAttr says on the span of an operation (graph/gqlhttp/tracing.go)
+// whether the fast path wrote it.
+const FastPathAttr = attribute.Key("shipgraph.graphql.fast_path")
+
 // FastQueries is the operation middleware that runs queries on the fast
 // path for es (NewExecutableSchema's). Registered last, it runs inside the
 // other operation middleware (the live transports' per-operation loaders).
@@ -53,6 +59,9 @@ func FastQueries(schema graphql.ExecutableSchema, presenter graphql.ErrorPresent
 		}
 		if data, ok := runFast(ctx, es, oc, presenter, recoverFn); ok {
 			fastWritten.Inc()
+			if sp := trace.SpanFromContext(ctx); sp.IsRecording() {
+				sp.SetAttributes(FastPathAttr.Bool(true))
+			}
 			return graphql.OneShot(&graphql.Response{Data: data})
 		}
 		fastHandedOver.Inc()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/99designs/gqlgen/plugin/federation/fedruntime"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -34,6 +35,7 @@ type ResolverRoot interface {
 	CustomFieldDefinitionConnection() CustomFieldDefinitionConnectionResolver
 	DocumentConnection() DocumentConnectionResolver
 	EmailSubmissionConnection() EmailSubmissionConnectionResolver
+	Entity() EntityResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	ShipmentConnection() ShipmentConnectionResolver
@@ -263,6 +265,18 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Entity struct {
+		FindManyContainerByIDs             func(childComplexity int, reps []*model.ContainerByIDsInput) int
+		FindManyCustomFieldDefinitionByIDs func(childComplexity int, reps []*model.CustomFieldDefinitionByIDsInput) int
+		FindManyDocumentByIDs              func(childComplexity int, reps []*model.DocumentByIDsInput) int
+		FindManyPortByCodes                func(childComplexity int, reps []*model.PortByCodesInput) int
+		FindManyPortByIDs                  func(childComplexity int, reps []*model.PortByIDsInput) int
+		FindManyShipmentByIDs              func(childComplexity int, reps []*model.ShipmentByIDsInput) int
+		FindManyShippingLineByIDs          func(childComplexity int, reps []*model.ShippingLineByIDsInput) int
+		FindManyShippingLineByScacs        func(childComplexity int, reps []*model.ShippingLineByScacsInput) int
+		FindManyTerminalByIDs              func(childComplexity int, reps []*model.TerminalByIDsInput) int
+	}
+
 	ImportDeadlines struct {
 		PickupLfdLine     func(childComplexity int) int
 		PickupLfdRail     func(childComplexity int) int
@@ -341,6 +355,8 @@ type ComplexityRoot struct {
 		ShippingLines          func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput) int
 		Terminal               func(childComplexity int, id string) int
 		Viewer                 func(childComplexity int) int
+		__resolve__service     func(childComplexity int) int
+		__resolve_entities     func(childComplexity int, representations []map[string]any) int
 	}
 
 	RailTerminal struct {
@@ -486,6 +502,10 @@ type ComplexityRoot struct {
 		Role    func(childComplexity int) int
 		User    func(childComplexity int) int
 	}
+
+	_Service struct {
+		SDL func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -506,6 +526,17 @@ type DocumentConnectionResolver interface {
 }
 type EmailSubmissionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.EmailSubmissionConnection) (int, error)
+}
+type EntityResolver interface {
+	FindManyContainerByIDs(ctx context.Context, reps []*model.ContainerByIDsInput) ([]*model.Container, error)
+	FindManyCustomFieldDefinitionByIDs(ctx context.Context, reps []*model.CustomFieldDefinitionByIDsInput) ([]*model.CustomFieldDefinition, error)
+	FindManyDocumentByIDs(ctx context.Context, reps []*model.DocumentByIDsInput) ([]*model.Document, error)
+	FindManyPortByIDs(ctx context.Context, reps []*model.PortByIDsInput) ([]*model.Port, error)
+	FindManyPortByCodes(ctx context.Context, reps []*model.PortByCodesInput) ([]*model.Port, error)
+	FindManyShipmentByIDs(ctx context.Context, reps []*model.ShipmentByIDsInput) ([]*model.Shipment, error)
+	FindManyShippingLineByIDs(ctx context.Context, reps []*model.ShippingLineByIDsInput) ([]*model.ShippingLine, error)
+	FindManyShippingLineByScacs(ctx context.Context, reps []*model.ShippingLineByScacsInput) ([]*model.ShippingLine, error)
+	FindManyTerminalByIDs(ctx context.Context, reps []*model.TerminalByIDsInput) ([]*model.Terminal, error)
 }
 type MutationResolver interface {
 	UpdateShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string, value model.JSON) (*model.CustomField, error)
@@ -1514,6 +1545,106 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EmailSubmissionEdge.Node(childComplexity), true
 
+	case "Entity.findManyContainerByIDs":
+		if e.ComplexityRoot.Entity.FindManyContainerByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyContainerByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyContainerByIDs(childComplexity, args["reps"].([]*model.ContainerByIDsInput)), true
+	case "Entity.findManyCustomFieldDefinitionByIDs":
+		if e.ComplexityRoot.Entity.FindManyCustomFieldDefinitionByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyCustomFieldDefinitionByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyCustomFieldDefinitionByIDs(childComplexity, args["reps"].([]*model.CustomFieldDefinitionByIDsInput)), true
+	case "Entity.findManyDocumentByIDs":
+		if e.ComplexityRoot.Entity.FindManyDocumentByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyDocumentByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyDocumentByIDs(childComplexity, args["reps"].([]*model.DocumentByIDsInput)), true
+	case "Entity.findManyPortByCodes":
+		if e.ComplexityRoot.Entity.FindManyPortByCodes == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyPortByCodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyPortByCodes(childComplexity, args["reps"].([]*model.PortByCodesInput)), true
+	case "Entity.findManyPortByIDs":
+		if e.ComplexityRoot.Entity.FindManyPortByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyPortByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyPortByIDs(childComplexity, args["reps"].([]*model.PortByIDsInput)), true
+	case "Entity.findManyShipmentByIDs":
+		if e.ComplexityRoot.Entity.FindManyShipmentByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyShipmentByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyShipmentByIDs(childComplexity, args["reps"].([]*model.ShipmentByIDsInput)), true
+	case "Entity.findManyShippingLineByIDs":
+		if e.ComplexityRoot.Entity.FindManyShippingLineByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyShippingLineByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyShippingLineByIDs(childComplexity, args["reps"].([]*model.ShippingLineByIDsInput)), true
+	case "Entity.findManyShippingLineByScacs":
+		if e.ComplexityRoot.Entity.FindManyShippingLineByScacs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyShippingLineByScacs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyShippingLineByScacs(childComplexity, args["reps"].([]*model.ShippingLineByScacsInput)), true
+	case "Entity.findManyTerminalByIDs":
+		if e.ComplexityRoot.Entity.FindManyTerminalByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyTerminalByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyTerminalByIDs(childComplexity, args["reps"].([]*model.TerminalByIDsInput)), true
+
 	case "ImportDeadlines.pickupLfdLine":
 		if e.ComplexityRoot.ImportDeadlines.PickupLfdLine == nil {
 			break
@@ -2072,6 +2203,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
+	case "Query._service":
+		if e.ComplexityRoot.Query.__resolve__service == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.__resolve__service(childComplexity), true
+	case "Query._entities":
+		if e.ComplexityRoot.Query.__resolve_entities == nil {
+			break
+		}
+
+		args, err := ec.field_Query__entities_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.__resolve_entities(childComplexity, args["representations"].([]map[string]any)), true
 
 	case "RailTerminal.firmsCode":
 		if e.ComplexityRoot.RailTerminal.FirmsCode == nil {
@@ -2719,6 +2867,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Viewer.User(childComplexity), true
 
+	case "_Service.sdl":
+		if e.ComplexityRoot._Service.SDL == nil {
+			break
+		}
+
+		return e.ComplexityRoot._Service.SDL(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -2727,9 +2882,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputContainerByIDsInput,
 		ec.unmarshalInputContainerFilter,
 		ec.unmarshalInputContainerOrder,
 		ec.unmarshalInputContainerSubscriptionFilter,
+		ec.unmarshalInputCustomFieldDefinitionByIDsInput,
 		ec.unmarshalInputCustomFieldDefinitionFilter,
 		ec.unmarshalInputCustomFieldDefinitionInput,
 		ec.unmarshalInputCustomFieldDefinitionPatch,
@@ -2737,13 +2894,20 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCustomFieldInput,
 		ec.unmarshalInputCustomFieldOptionInput,
 		ec.unmarshalInputCustomFieldOptionPatch,
+		ec.unmarshalInputDocumentByIDsInput,
 		ec.unmarshalInputDocumentFilter,
 		ec.unmarshalInputDocumentOrder,
 		ec.unmarshalInputDocumentPatch,
 		ec.unmarshalInputPageInput,
+		ec.unmarshalInputPortByCodesInput,
+		ec.unmarshalInputPortByIDsInput,
+		ec.unmarshalInputShipmentByIDsInput,
 		ec.unmarshalInputShipmentFilter,
 		ec.unmarshalInputShipmentOrder,
 		ec.unmarshalInputShipmentPatch,
+		ec.unmarshalInputShippingLineByIDsInput,
+		ec.unmarshalInputShippingLineByScacsInput,
+		ec.unmarshalInputTerminalByIDsInput,
 	)
 	first := true
 
@@ -2848,6 +3012,10 @@ schema {
   mutation: Mutation
   subscription: Subscription
 }
+
+# An Apollo Federation v2 subgraph (docs/federation.md): the entities carry
+# @key; _service and _entities come from gqlgen's federation plugin.
+extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key"])
 
 "An RFC 3339 timestamp, e.g. ` + "`" + `2026-11-22T08:00:00Z` + "`" + `."
 scalar DateTime
@@ -3058,7 +3226,7 @@ union Destination = Port | MetroArea
 union DestinationTerminal = Terminal | RailTerminal
 
 "A shipment tracked by its bill of lading, from the port of lading to its destination."
-type Shipment implements Node {
+type Shipment implements Node @key(fields: "id") {
   "The shipment's UUID."
   id: ID!
   "Master bill of lading number as given by the customer."
@@ -3277,7 +3445,7 @@ type ImportDeadlines {
 }
 
 "A container (equipment) during one journey."
-type Container implements Node {
+type Container implements Node @key(fields: "id") {
   "The container's UUID."
   id: ID!
   "Container number (ISO 6346)."
@@ -3416,7 +3584,7 @@ type ContainerEdge {
 # ---------------------------------------------------------------- reference data
 
 "A sea port, identified by its UN/LOCODE."
-type Port implements Node {
+type Port implements Node @key(fields: "id") @key(fields: "code") {
   "The port's UUID."
   id: ID!
   "UN/LOCODE, e.g. USLAX."
@@ -3458,7 +3626,7 @@ type MetroArea implements Node {
 }
 
 "A marine terminal at a port."
-type Terminal implements Node {
+type Terminal implements Node @key(fields: "id") {
   "The terminal's UUID."
   id: ID!
   "Name."
@@ -3504,7 +3672,7 @@ type RailTerminal implements Node {
 }
 
 "An ocean carrier."
-type ShippingLine implements Node {
+type ShippingLine implements Node @key(fields: "id") @key(fields: "scac") {
   "The shipping line's UUID."
   id: ID!
   "Standard Carrier Alpha Code."
@@ -3528,7 +3696,7 @@ enum DocumentSource {
 }
 
 "A shipping document (bill of lading, arrival notice, invoice …). Beta, like the REST list."
-type Document implements Node {
+type Document implements Node @key(fields: "id") {
   "The document's UUID."
   id: ID!
   "Display name."
@@ -3670,7 +3838,7 @@ enum CustomFieldEntityType {
 }
 
 "An account's own field on shipments or containers."
-type CustomFieldDefinition implements Node {
+type CustomFieldDefinition implements Node @key(fields: "id") {
   "The definition's UUID."
   id: ID!
   "What the field applies to."
@@ -4111,6 +4279,120 @@ type ShippingLineEdge {
   node: ShippingLine!
 }
 `, BuiltIn: false},
+	{Name: "../../federation/directives.graphql", Input: `
+	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
+	directive @composeDirective(name: String!) repeatable on SCHEMA
+	directive @extends on OBJECT | INTERFACE
+	directive @external on OBJECT | FIELD_DEFINITION
+	directive @key(fields: FieldSet!, resolvable: Boolean = true) repeatable on OBJECT | INTERFACE
+	directive @inaccessible on
+	  | ARGUMENT_DEFINITION
+	  | ENUM
+	  | ENUM_VALUE
+	  | FIELD_DEFINITION
+	  | INPUT_FIELD_DEFINITION
+	  | INPUT_OBJECT
+	  | INTERFACE
+	  | OBJECT
+	  | SCALAR
+	  | UNION
+	directive @interfaceObject on OBJECT
+	directive @link(import: [String!], url: String!) repeatable on SCHEMA
+	directive @override(from: String!, label: String) on FIELD_DEFINITION
+	directive @policy(policies: [[federation__Policy!]!]!) on
+	  | FIELD_DEFINITION
+	  | OBJECT
+	  | INTERFACE
+	  | SCALAR
+	  | ENUM
+	directive @provides(fields: FieldSet!) on FIELD_DEFINITION
+	directive @requires(fields: FieldSet!) on FIELD_DEFINITION
+	directive @requiresScopes(scopes: [[federation__Scope!]!]!) on
+	  | FIELD_DEFINITION
+	  | OBJECT
+	  | INTERFACE
+	  | SCALAR
+	  | ENUM
+	directive @shareable repeatable on FIELD_DEFINITION | OBJECT
+	directive @computedRequires on FIELD_DEFINITION
+	directive @tag(name: String!) repeatable on
+	  | ARGUMENT_DEFINITION
+	  | ENUM
+	  | ENUM_VALUE
+	  | FIELD_DEFINITION
+	  | INPUT_FIELD_DEFINITION
+	  | INPUT_OBJECT
+	  | INTERFACE
+	  | OBJECT
+	  | SCALAR
+	  | UNION
+	scalar _Any
+	scalar FieldSet
+	scalar federation__Policy
+	scalar federation__Scope
+`, BuiltIn: true},
+	{Name: "../../federation/entity.graphql", Input: `
+# a union of all types that use the @key directive
+union _Entity = Container | CustomFieldDefinition | Document | Port | Shipment | ShippingLine | Terminal
+
+input ContainerByIDsInput {
+	ID: ID!
+}
+
+input CustomFieldDefinitionByIDsInput {
+	ID: ID!
+}
+
+input DocumentByIDsInput {
+	ID: ID!
+}
+
+input PortByIDsInput {
+	ID: ID!
+}
+
+input PortByCodesInput {
+	Code: String!
+}
+
+input ShipmentByIDsInput {
+	ID: ID!
+}
+
+input ShippingLineByIDsInput {
+	ID: ID!
+}
+
+input ShippingLineByScacsInput {
+	Scac: String!
+}
+
+input TerminalByIDsInput {
+	ID: ID!
+}
+
+# fake type to build resolver interfaces for users to implement
+type Entity {
+	findManyContainerByIDs(reps: [ContainerByIDsInput]!): [Container]
+	findManyCustomFieldDefinitionByIDs(reps: [CustomFieldDefinitionByIDsInput]!): [CustomFieldDefinition]
+	findManyDocumentByIDs(reps: [DocumentByIDsInput]!): [Document]
+	findManyPortByIDs(reps: [PortByIDsInput]!): [Port]
+	findManyPortByCodes(reps: [PortByCodesInput]!): [Port]
+	findManyShipmentByIDs(reps: [ShipmentByIDsInput]!): [Shipment]
+	findManyShippingLineByIDs(reps: [ShippingLineByIDsInput]!): [ShippingLine]
+	findManyShippingLineByScacs(reps: [ShippingLineByScacsInput]!): [ShippingLine]
+	findManyTerminalByIDs(reps: [TerminalByIDsInput]!): [Terminal]
+}
+
+type _Service {
+  sdl: String
+}
+
+extend type Query {
+  _entities(representations: [_Any!]!): [_Entity]!
+  _service: _Service!
+}
+`, BuiltIn: true},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -4882,6 +5164,14 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
 
+func (ec *executionContext) childFields__Service(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sdl":
+		return ec.fieldContext__Service_sdl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type _Service", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -4997,6 +5287,132 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Entity_findManyContainerByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.ContainerByIDsInput, error) {
+			return ec.unmarshalNContainerByIDsInput2ᚕᚖshipgraphᚋmodelᚐContainerByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyCustomFieldDefinitionByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.CustomFieldDefinitionByIDsInput, error) {
+			return ec.unmarshalNCustomFieldDefinitionByIDsInput2ᚕᚖshipgraphᚋmodelᚐCustomFieldDefinitionByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyDocumentByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.DocumentByIDsInput, error) {
+			return ec.unmarshalNDocumentByIDsInput2ᚕᚖshipgraphᚋmodelᚐDocumentByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyPortByCodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.PortByCodesInput, error) {
+			return ec.unmarshalNPortByCodesInput2ᚕᚖshipgraphᚋmodelᚐPortByCodesInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyPortByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.PortByIDsInput, error) {
+			return ec.unmarshalNPortByIDsInput2ᚕᚖshipgraphᚋmodelᚐPortByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyShipmentByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.ShipmentByIDsInput, error) {
+			return ec.unmarshalNShipmentByIDsInput2ᚕᚖshipgraphᚋmodelᚐShipmentByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyShippingLineByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.ShippingLineByIDsInput, error) {
+			return ec.unmarshalNShippingLineByIDsInput2ᚕᚖshipgraphᚋmodelᚐShippingLineByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyShippingLineByScacs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.ShippingLineByScacsInput, error) {
+			return ec.unmarshalNShippingLineByScacsInput2ᚕᚖshipgraphᚋmodelᚐShippingLineByScacsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyTerminalByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.TerminalByIDsInput, error) {
+			return ec.unmarshalNTerminalByIDsInput2ᚕᚖshipgraphᚋmodelᚐTerminalByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_Mutation_createCustomFieldDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -5373,6 +5789,20 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query__entities_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "representations",
+		func(ctx context.Context, v any) ([]map[string]any, error) {
+			return ec.unmarshalN_Any2ᚕmapᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["representations"] = arg0
 	return args, nil
 }
 
@@ -9906,6 +10336,402 @@ func (ec *executionContext) fieldContext_EmailSubmissionEdge_node(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Entity_findManyContainerByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyContainerByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyContainerByIDs(ctx, fc.Args["reps"].([]*model.ContainerByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Container) graphql.Marshaler {
+			return ec.marshalOContainer2ᚕᚖshipgraphᚋmodelᚐContainer(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyContainerByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Container(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyContainerByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyCustomFieldDefinitionByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyCustomFieldDefinitionByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyCustomFieldDefinitionByIDs(ctx, fc.Args["reps"].([]*model.CustomFieldDefinitionByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CustomFieldDefinition) graphql.Marshaler {
+			return ec.marshalOCustomFieldDefinition2ᚕᚖshipgraphᚋmodelᚐCustomFieldDefinition(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyCustomFieldDefinitionByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomFieldDefinition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyCustomFieldDefinitionByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyDocumentByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyDocumentByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyDocumentByIDs(ctx, fc.Args["reps"].([]*model.DocumentByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Document) graphql.Marshaler {
+			return ec.marshalODocument2ᚕᚖshipgraphᚋmodelᚐDocument(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyDocumentByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyDocumentByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyPortByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyPortByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyPortByIDs(ctx, fc.Args["reps"].([]*model.PortByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Port) graphql.Marshaler {
+			return ec.marshalOPort2ᚕᚖshipgraphᚋmodelᚐPort(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyPortByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Port(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyPortByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyPortByCodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyPortByCodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyPortByCodes(ctx, fc.Args["reps"].([]*model.PortByCodesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Port) graphql.Marshaler {
+			return ec.marshalOPort2ᚕᚖshipgraphᚋmodelᚐPort(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyPortByCodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Port(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyPortByCodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyShipmentByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyShipmentByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyShipmentByIDs(ctx, fc.Args["reps"].([]*model.ShipmentByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Shipment) graphql.Marshaler {
+			return ec.marshalOShipment2ᚕᚖshipgraphᚋmodelᚐShipment(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyShipmentByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Shipment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyShipmentByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyShippingLineByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyShippingLineByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyShippingLineByIDs(ctx, fc.Args["reps"].([]*model.ShippingLineByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ShippingLine) graphql.Marshaler {
+			return ec.marshalOShippingLine2ᚕᚖshipgraphᚋmodelᚐShippingLine(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyShippingLineByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLine(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyShippingLineByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyShippingLineByScacs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyShippingLineByScacs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyShippingLineByScacs(ctx, fc.Args["reps"].([]*model.ShippingLineByScacsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ShippingLine) graphql.Marshaler {
+			return ec.marshalOShippingLine2ᚕᚖshipgraphᚋmodelᚐShippingLine(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyShippingLineByScacs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLine(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyShippingLineByScacs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyTerminalByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyTerminalByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyTerminalByIDs(ctx, fc.Args["reps"].([]*model.TerminalByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Terminal) graphql.Marshaler {
+			return ec.marshalOTerminal2ᚕᚖshipgraphᚋmodelᚐTerminal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyTerminalByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Terminal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyTerminalByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ImportDeadlines_pickupLfdTerminal(ctx context.Context, field graphql.CollectedField, obj *model.ImportDeadlines) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12102,6 +12928,82 @@ func (ec *executionContext) fieldContext_Query_metroArea(ctx context.Context, fi
 	if fc.Args, err = ec.field_Query_metroArea_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query__entities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query__entities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.__resolve_entities(ctx, fc.Args["representations"].([]map[string]any)), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []fedruntime.Entity) graphql.Marshaler {
+			return ec.marshalN_Entity2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query__entities(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type _Entity does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query__entities_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query__service(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query__service(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.__resolve__service(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v fedruntime.Service) graphql.Marshaler {
+			return ec.marshalN_Service2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐService(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query__service(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields__Service(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -14810,6 +15712,29 @@ func (ec *executionContext) fieldContext_Viewer_role(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type Role does not have child fields"))
 }
 
+func (ec *executionContext) __Service_sdl(ctx context.Context, field graphql.CollectedField, obj *fedruntime.Service) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext__Service_sdl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SDL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext__Service_sdl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("_Service", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15869,6 +16794,36 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputContainerByIDsInput(ctx context.Context, obj any) (model.ContainerByIDsInput, error) {
+	var it model.ContainerByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputContainerFilter(ctx context.Context, obj any) (model.ContainerFilter, error) {
 	var it model.ContainerFilter
 	if obj == nil {
@@ -16021,6 +16976,36 @@ func (ec *executionContext) unmarshalInputContainerSubscriptionFilter(ctx contex
 				return it, err
 			}
 			it.Statuses = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCustomFieldDefinitionByIDsInput(ctx context.Context, obj any) (model.CustomFieldDefinitionByIDsInput, error) {
+	var it model.CustomFieldDefinitionByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -16397,6 +17382,36 @@ func (ec *executionContext) unmarshalInputCustomFieldOptionPatch(ctx context.Con
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDocumentByIDsInput(ctx context.Context, obj any) (model.DocumentByIDsInput, error) {
+	var it model.DocumentByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputDocumentFilter(ctx context.Context, obj any) (model.DocumentFilter, error) {
 	var it model.DocumentFilter
 	if obj == nil {
@@ -16544,6 +17559,96 @@ func (ec *executionContext) unmarshalInputPageInput(ctx context.Context, obj any
 				return it, err
 			}
 			it.Size = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputPortByCodesInput(ctx context.Context, obj any) (model.PortByCodesInput, error) {
+	var it model.PortByCodesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"Code"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "Code":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("Code"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Code = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputPortByIDsInput(ctx context.Context, obj any) (model.PortByIDsInput, error) {
+	var it model.PortByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputShipmentByIDsInput(ctx context.Context, obj any) (model.ShipmentByIDsInput, error) {
+	var it model.ShipmentByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -16701,6 +17806,96 @@ func (ec *executionContext) unmarshalInputShipmentPatch(ctx context.Context, obj
 				return it, err
 			}
 			it.Tags = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputShippingLineByIDsInput(ctx context.Context, obj any) (model.ShippingLineByIDsInput, error) {
+	var it model.ShippingLineByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputShippingLineByScacsInput(ctx context.Context, obj any) (model.ShippingLineByScacsInput, error) {
+	var it model.ShippingLineByScacsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"Scac"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "Scac":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("Scac"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scac = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTerminalByIDsInput(ctx context.Context, obj any) (model.TerminalByIDsInput, error) {
+	var it model.TerminalByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -16909,6 +18104,68 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 	}
 }
 
+func (ec *executionContext) __Entity(ctx context.Context, sel ast.SelectionSet, obj fedruntime.Entity) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.Terminal:
+		return ec._Terminal(ctx, sel, &obj)
+	case *model.Terminal:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Terminal(ctx, sel, obj)
+	case model.ShippingLine:
+		return ec._ShippingLine(ctx, sel, &obj)
+	case *model.ShippingLine:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ShippingLine(ctx, sel, obj)
+	case model.Shipment:
+		return ec._Shipment(ctx, sel, &obj)
+	case *model.Shipment:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Shipment(ctx, sel, obj)
+	case model.Port:
+		return ec._Port(ctx, sel, &obj)
+	case *model.Port:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Port(ctx, sel, obj)
+	case model.Document:
+		return ec._Document(ctx, sel, &obj)
+	case *model.Document:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Document(ctx, sel, obj)
+	case model.CustomFieldDefinition:
+		return ec._CustomFieldDefinition(ctx, sel, &obj)
+	case *model.CustomFieldDefinition:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CustomFieldDefinition(ctx, sel, obj)
+	case model.Container:
+		return ec._Container(ctx, sel, &obj)
+	case *model.Container:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Container(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of _Entity must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
@@ -17014,7 +18271,7 @@ func (ec *executionContext) _ChangeEvent(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var containerImplementors = []string{"Container", "Node", "CustomFieldEntity"}
+var containerImplementors = []string{"Container", "Node", "CustomFieldEntity", "_Entity"}
 
 func (ec *executionContext) _Container(ctx context.Context, sel ast.SelectionSet, obj *model.Container) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, containerImplementors)
@@ -17603,7 +18860,7 @@ func (ec *executionContext) _CustomFieldConnection(ctx context.Context, sel ast.
 	return out
 }
 
-var customFieldDefinitionImplementors = []string{"CustomFieldDefinition", "Node"}
+var customFieldDefinitionImplementors = []string{"CustomFieldDefinition", "Node", "_Entity"}
 
 func (ec *executionContext) _CustomFieldDefinition(ctx context.Context, sel ast.SelectionSet, obj *model.CustomFieldDefinition) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, customFieldDefinitionImplementors)
@@ -17989,7 +19246,7 @@ func (ec *executionContext) _CustomFieldOption(ctx context.Context, sel ast.Sele
 	return out
 }
 
-var documentImplementors = []string{"Document", "Node"}
+var documentImplementors = []string{"Document", "Node", "_Entity"}
 
 func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet, obj *model.Document) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, documentImplementors)
@@ -18564,6 +19821,245 @@ func (ec *executionContext) _EmailSubmissionEdge(ctx context.Context, sel ast.Se
 	return out
 }
 
+var entityImplementors = []string{"Entity"}
+
+func (ec *executionContext) _Entity(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, entityImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Entity",
+	})
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
+			Object: field.Name,
+			Field:  field,
+		})
+
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Entity")
+		case "findManyContainerByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyContainerByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyCustomFieldDefinitionByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyCustomFieldDefinitionByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyDocumentByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyDocumentByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyPortByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyPortByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyPortByCodes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyPortByCodes(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyShipmentByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyShipmentByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyShippingLineByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyShippingLineByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyShippingLineByScacs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyShippingLineByScacs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyTerminalByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyTerminalByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var importDeadlinesImplementors = []string{"ImportDeadlines"}
 
 func (ec *executionContext) _ImportDeadlines(ctx context.Context, sel ast.SelectionSet, obj *model.ImportDeadlines) graphql.Marshaler {
@@ -18905,7 +20401,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var portImplementors = []string{"Port", "Destination", "Node"}
+var portImplementors = []string{"Port", "Destination", "Node", "_Entity"}
 
 func (ec *executionContext) _Port(ctx context.Context, sel ast.SelectionSet, obj *model.Port) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, portImplementors)
@@ -19443,6 +20939,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "_entities":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query__entities(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "_service":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query__service(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -19541,7 +21081,7 @@ func (ec *executionContext) _RailTerminal(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var shipmentImplementors = []string{"Shipment", "Node", "CustomFieldEntity"}
+var shipmentImplementors = []string{"Shipment", "Node", "CustomFieldEntity", "_Entity"}
 
 func (ec *executionContext) _Shipment(ctx context.Context, sel ast.SelectionSet, obj *model.Shipment) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, shipmentImplementors)
@@ -19971,7 +21511,7 @@ func (ec *executionContext) _ShipmentEvent(ctx context.Context, sel ast.Selectio
 	return out
 }
 
-var shippingLineImplementors = []string{"ShippingLine", "Node"}
+var shippingLineImplementors = []string{"ShippingLine", "Node", "_Entity"}
 
 func (ec *executionContext) _ShippingLine(ctx context.Context, sel ast.SelectionSet, obj *model.ShippingLine) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, shippingLineImplementors)
@@ -20184,7 +21724,7 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	}
 }
 
-var terminalImplementors = []string{"Terminal", "DestinationTerminal", "Node"}
+var terminalImplementors = []string{"Terminal", "DestinationTerminal", "Node", "_Entity"}
 
 func (ec *executionContext) _Terminal(ctx context.Context, sel ast.SelectionSet, obj *model.Terminal) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, terminalImplementors)
@@ -20466,6 +22006,44 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 		case "role":
 			out.Values[i] = ec._Viewer_role(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var _ServiceImplementors = []string{"_Service"}
+
+func (ec *executionContext) __Service(ctx context.Context, sel ast.SelectionSet, obj *fedruntime.Service) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, _ServiceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("_Service")
+		case "sdl":
+			out.Values[i] = ec.__Service_sdl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -20953,6 +22531,20 @@ func (ec *executionContext) marshalNContainer2ᚖshipgraphᚋmodelᚐContainer(c
 	return ec._Container(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNContainerByIDsInput2ᚕᚖshipgraphᚋmodelᚐContainerByIDsInput(ctx context.Context, v any) ([]*model.ContainerByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ContainerByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOContainerByIDsInput2ᚖshipgraphᚋmodelᚐContainerByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNContainerConnection2ᚖshipgraphᚋmodelᚐContainerConnection(ctx context.Context, sel ast.SelectionSet, v *model.ContainerConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -21089,6 +22681,20 @@ func (ec *executionContext) marshalNCustomFieldDefinition2ᚖshipgraphᚋmodel�
 		return graphql.Null
 	}
 	return ec._CustomFieldDefinition(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCustomFieldDefinitionByIDsInput2ᚕᚖshipgraphᚋmodelᚐCustomFieldDefinitionByIDsInput(ctx context.Context, v any) ([]*model.CustomFieldDefinitionByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CustomFieldDefinitionByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOCustomFieldDefinitionByIDsInput2ᚖshipgraphᚋmodelᚐCustomFieldDefinitionByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNCustomFieldDefinitionConnection2ᚖshipgraphᚋmodelᚐCustomFieldDefinitionConnection(ctx context.Context, sel ast.SelectionSet, v *model.CustomFieldDefinitionConnection) graphql.Marshaler {
@@ -21276,6 +22882,20 @@ func (ec *executionContext) marshalNDocument2ᚖshipgraphᚋmodelᚐDocument(ctx
 	return ec._Document(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNDocumentByIDsInput2ᚕᚖshipgraphᚋmodelᚐDocumentByIDsInput(ctx context.Context, v any) ([]*model.DocumentByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.DocumentByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalODocumentByIDsInput2ᚖshipgraphᚋmodelᚐDocumentByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNDocumentConnection2ᚖshipgraphᚋmodelᚐDocumentConnection(ctx context.Context, sel ast.SelectionSet, v *model.DocumentConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -21435,6 +23055,22 @@ func (ec *executionContext) marshalNFeeType2shipgraphᚋmodelᚐFeeType(ctx cont
 	return v
 }
 
+func (ec *executionContext) unmarshalNFieldSet2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFieldSet2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
 	res, err := graphql.UnmarshalFloatContext(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -21529,6 +23165,34 @@ func (ec *executionContext) marshalNPort2ᚖshipgraphᚋmodelᚐPort(ctx context
 	return ec._Port(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNPortByCodesInput2ᚕᚖshipgraphᚋmodelᚐPortByCodesInput(ctx context.Context, v any) ([]*model.PortByCodesInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.PortByCodesInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOPortByCodesInput2ᚖshipgraphᚋmodelᚐPortByCodesInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNPortByIDsInput2ᚕᚖshipgraphᚋmodelᚐPortByIDsInput(ctx context.Context, v any) ([]*model.PortByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.PortByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOPortByIDsInput2ᚖshipgraphᚋmodelᚐPortByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalNRole2shipgraphᚋmodelᚐRole(ctx context.Context, v any) (model.Role, error) {
 	var res model.Role
 	err := res.UnmarshalGQL(v)
@@ -21563,6 +23227,20 @@ func (ec *executionContext) marshalNShipment2ᚖshipgraphᚋmodelᚐShipment(ctx
 		return graphql.Null
 	}
 	return ec._Shipment(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNShipmentByIDsInput2ᚕᚖshipgraphᚋmodelᚐShipmentByIDsInput(ctx context.Context, v any) ([]*model.ShipmentByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ShipmentByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOShipmentByIDsInput2ᚖshipgraphᚋmodelᚐShipmentByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNShipmentConnection2ᚖshipgraphᚋmodelᚐShipmentConnection(ctx context.Context, sel ast.SelectionSet, v *model.ShipmentConnection) graphql.Marshaler {
@@ -21652,6 +23330,34 @@ func (ec *executionContext) marshalNShippingLine2ᚖshipgraphᚋmodelᚐShipping
 	return ec._ShippingLine(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNShippingLineByIDsInput2ᚕᚖshipgraphᚋmodelᚐShippingLineByIDsInput(ctx context.Context, v any) ([]*model.ShippingLineByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ShippingLineByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOShippingLineByIDsInput2ᚖshipgraphᚋmodelᚐShippingLineByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNShippingLineByScacsInput2ᚕᚖshipgraphᚋmodelᚐShippingLineByScacsInput(ctx context.Context, v any) ([]*model.ShippingLineByScacsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ShippingLineByScacsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOShippingLineByScacsInput2ᚖshipgraphᚋmodelᚐShippingLineByScacsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNShippingLineConnection2ᚖshipgraphᚋmodelᚐShippingLineConnection(ctx context.Context, sel ast.SelectionSet, v *model.ShippingLineConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -21733,6 +23439,20 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
+func (ec *executionContext) unmarshalNTerminalByIDsInput2ᚕᚖshipgraphᚋmodelᚐTerminalByIDsInput(ctx context.Context, v any) ([]*model.TerminalByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TerminalByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOTerminalByIDsInput2ᚖshipgraphᚋmodelᚐTerminalByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNTerminalFee2ᚕᚖshipgraphᚋmodelᚐTerminalFeeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TerminalFee) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -21793,6 +23513,71 @@ func (ec *executionContext) marshalNViewer2ᚖshipgraphᚋmodelᚐViewer(ctx con
 		return graphql.Null
 	}
 	return ec._Viewer(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalN_Any2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := graphql.UnmarshalMap(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalN_Any2map(ctx context.Context, sel ast.SelectionSet, v map[string]any) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalMap(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalN_Any2ᚕmapᚄ(ctx context.Context, v any) ([]map[string]any, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]map[string]any, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalN_Any2map(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalN_Any2ᚕmapᚄ(ctx context.Context, sel ast.SelectionSet, v []map[string]any) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalN_Any2map(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalN_Entity2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx context.Context, sel ast.SelectionSet, v []fedruntime.Entity) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalO_Entity2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalN_Service2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐService(ctx context.Context, sel ast.SelectionSet, v fedruntime.Service) graphql.Marshaler {
+	return ec.__Service(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -21935,6 +23720,154 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalNfederation__Policy2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNfederation__Policy2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNfederation__Policy2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Policy2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Policy2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Policy2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNfederation__Policy2ᚕᚕstringᚄ(ctx context.Context, v any) ([][]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([][]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Policy2ᚕstringᚄ(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Policy2ᚕᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v [][]string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Policy2ᚕstringᚄ(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNfederation__Scope2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNfederation__Scope2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNfederation__Scope2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Scope2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Scope2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Scope2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNfederation__Scope2ᚕᚕstringᚄ(ctx context.Context, v any) ([][]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([][]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Scope2ᚕstringᚄ(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Scope2ᚕᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v [][]string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Scope2ᚕstringᚄ(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -21981,11 +23914,32 @@ func (ec *executionContext) marshalOChangeRecordType2ᚖshipgraphᚋmodelᚐChan
 	return v
 }
 
+func (ec *executionContext) marshalOContainer2ᚕᚖshipgraphᚋmodelᚐContainer(ctx context.Context, sel ast.SelectionSet, v []*model.Container) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOContainer2ᚖshipgraphᚋmodelᚐContainer(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOContainer2ᚖshipgraphᚋmodelᚐContainer(ctx context.Context, sel ast.SelectionSet, v *model.Container) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Container(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOContainerByIDsInput2ᚖshipgraphᚋmodelᚐContainerByIDsInput(ctx context.Context, v any) (*model.ContainerByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputContainerByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOContainerFilter2ᚖshipgraphᚋmodelᚐContainerFilter(ctx context.Context, v any) (*model.ContainerFilter, error) {
@@ -22071,11 +24025,32 @@ func (ec *executionContext) marshalOCustomFieldDataType2ᚖshipgraphᚋmodelᚐC
 	return v
 }
 
+func (ec *executionContext) marshalOCustomFieldDefinition2ᚕᚖshipgraphᚋmodelᚐCustomFieldDefinition(ctx context.Context, sel ast.SelectionSet, v []*model.CustomFieldDefinition) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOCustomFieldDefinition2ᚖshipgraphᚋmodelᚐCustomFieldDefinition(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOCustomFieldDefinition2ᚖshipgraphᚋmodelᚐCustomFieldDefinition(ctx context.Context, sel ast.SelectionSet, v *model.CustomFieldDefinition) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._CustomFieldDefinition(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOCustomFieldDefinitionByIDsInput2ᚖshipgraphᚋmodelᚐCustomFieldDefinitionByIDsInput(ctx context.Context, v any) (*model.CustomFieldDefinitionByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCustomFieldDefinitionByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOCustomFieldDefinitionFilter2ᚖshipgraphᚋmodelᚐCustomFieldDefinitionFilter(ctx context.Context, v any) (*model.CustomFieldDefinitionFilter, error) {
@@ -22142,11 +24117,32 @@ func (ec *executionContext) marshalODestinationTerminal2shipgraphᚋmodelᚐDest
 	return ec._DestinationTerminal(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalODocument2ᚕᚖshipgraphᚋmodelᚐDocument(ctx context.Context, sel ast.SelectionSet, v []*model.Document) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalODocument2ᚖshipgraphᚋmodelᚐDocument(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalODocument2ᚖshipgraphᚋmodelᚐDocument(ctx context.Context, sel ast.SelectionSet, v *model.Document) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Document(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODocumentByIDsInput2ᚖshipgraphᚋmodelᚐDocumentByIDsInput(ctx context.Context, v any) (*model.DocumentByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDocumentByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalODocumentFilter2ᚖshipgraphᚋmodelᚐDocumentFilter(ctx context.Context, v any) (*model.DocumentFilter, error) {
@@ -22394,6 +24390,19 @@ func (ec *executionContext) unmarshalOPageInput2ᚖshipgraphᚋmodelᚐPageInput
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOPort2ᚕᚖshipgraphᚋmodelᚐPort(ctx context.Context, sel ast.SelectionSet, v []*model.Port) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOPort2ᚖshipgraphᚋmodelᚐPort(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOPort2ᚖshipgraphᚋmodelᚐPort(ctx context.Context, sel ast.SelectionSet, v *model.Port) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -22401,11 +24410,48 @@ func (ec *executionContext) marshalOPort2ᚖshipgraphᚋmodelᚐPort(ctx context
 	return ec._Port(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOPortByCodesInput2ᚖshipgraphᚋmodelᚐPortByCodesInput(ctx context.Context, v any) (*model.PortByCodesInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputPortByCodesInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOPortByIDsInput2ᚖshipgraphᚋmodelᚐPortByIDsInput(ctx context.Context, v any) (*model.PortByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputPortByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOShipment2ᚕᚖshipgraphᚋmodelᚐShipment(ctx context.Context, sel ast.SelectionSet, v []*model.Shipment) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOShipment2ᚖshipgraphᚋmodelᚐShipment(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOShipment2ᚖshipgraphᚋmodelᚐShipment(ctx context.Context, sel ast.SelectionSet, v *model.Shipment) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Shipment(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOShipmentByIDsInput2ᚖshipgraphᚋmodelᚐShipmentByIDsInput(ctx context.Context, v any) (*model.ShipmentByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputShipmentByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOShipmentFilter2ᚖshipgraphᚋmodelᚐShipmentFilter(ctx context.Context, v any) (*model.ShipmentFilter, error) {
@@ -22424,11 +24470,40 @@ func (ec *executionContext) unmarshalOShipmentOrder2ᚖshipgraphᚋmodelᚐShipm
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOShippingLine2ᚕᚖshipgraphᚋmodelᚐShippingLine(ctx context.Context, sel ast.SelectionSet, v []*model.ShippingLine) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOShippingLine2ᚖshipgraphᚋmodelᚐShippingLine(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOShippingLine2ᚖshipgraphᚋmodelᚐShippingLine(ctx context.Context, sel ast.SelectionSet, v *model.ShippingLine) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._ShippingLine(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOShippingLineByIDsInput2ᚖshipgraphᚋmodelᚐShippingLineByIDsInput(ctx context.Context, v any) (*model.ShippingLineByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputShippingLineByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOShippingLineByScacsInput2ᚖshipgraphᚋmodelᚐShippingLineByScacsInput(ctx context.Context, v any) (*model.ShippingLineByScacsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputShippingLineByScacsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
@@ -22496,6 +24571,19 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) marshalOTerminal2ᚕᚖshipgraphᚋmodelᚐTerminal(ctx context.Context, sel ast.SelectionSet, v []*model.Terminal) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOTerminal2ᚖshipgraphᚋmodelᚐTerminal(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOTerminal2ᚖshipgraphᚋmodelᚐTerminal(ctx context.Context, sel ast.SelectionSet, v *model.Terminal) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -22503,11 +24591,26 @@ func (ec *executionContext) marshalOTerminal2ᚖshipgraphᚋmodelᚐTerminal(ctx
 	return ec._Terminal(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOTerminalByIDsInput2ᚖshipgraphᚋmodelᚐTerminalByIDsInput(ctx context.Context, v any) (*model.TerminalByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTerminalByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOUser2ᚖshipgraphᚋmodelᚐUser(ctx context.Context, sel ast.SelectionSet, v *model.User) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalO_Entity2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx context.Context, sel ast.SelectionSet, v fedruntime.Entity) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec.__Entity(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

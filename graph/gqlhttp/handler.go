@@ -51,6 +51,9 @@ type HandlerConfig struct {
 	// FieldMiddleware runs around every field after the handler's own
 	// (fieldmiddleware.go); any that is not ErrorsOnly turns the fast path off.
 	FieldMiddleware []FieldMiddleware
+	// Tracing gives every operation of a traced request a span
+	// (tracing.go); the chain sets it when tracing is on.
+	Tracing bool
 }
 
 // DefaultHandlerConfig: the dashboard query at first: 100 (complexity 11,701
@@ -102,6 +105,9 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	presenter := errorPresenter(cfg)
 	srv.SetErrorPresenter(presenter)
 	srv.SetRecoverFunc(recoverPanic)
+	if cfg.Tracing {
+		srv.AroundOperations(traceOperation)
+	}
 	srv.AroundOperations(selectColumns)
 	if !cfg.NoFastPath && fastPathSafe {
 		srv.AroundOperations(executor.FastQueries(es, presenter, recoverPanic))
@@ -135,8 +141,9 @@ func (e internalError) Unwrap() error { return e.err }
 
 // markInternal runs around every field resolver and marks the errors that
 // are neither application errors (*model.Error, shown by code) nor
-// gqlgen's (*gqlerror.Error). Introspection fields are left alone: their
-// only error is gqlgen's "introspection disabled", meant for the client.
+// gqlgen's (*gqlerror.Error). Introspection fields (and federation's
+// _service, the schema) have one error only, gqlgen's "introspection
+// disabled": it becomes a forbidden for the client.
 func markInternal(ctx context.Context, next graphql.Resolver) (any, error) {
 	res, err := next(ctx)
 	if err == nil {
@@ -149,7 +156,7 @@ func markInternal(ctx context.Context, next graphql.Resolver) (any, error) {
 	if errors.As(err, &gerr) {
 		return res, err
 	}
-	if fc := graphql.GetFieldContext(ctx); fc != nil && strings.HasPrefix(fc.Field.Name, "__") {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && (strings.HasPrefix(fc.Field.Name, "__") || fc.Field.Name == "_service") {
 		return res, model.Errorf(model.EFORBIDDEN, "introspection is disabled on this server")
 	}
 	return res, internalError{err}

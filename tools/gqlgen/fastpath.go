@@ -19,8 +19,10 @@ package main
 // Anything they do not handle returns false, and the operation is run by
 // gqlgen's executor instead: errors of any kind (a resolver's, an argument's,
 // null in a non-null position), @defer, introspection, fields with
-// directives, batch resolvers, maps and streams. Queries only read, so
-// running a refused operation again costs time, never correctness.
+// directives, batch resolvers, maps and streams, and federation's _entities
+// and _service (methods of gqlgen's own execution context, federation.go).
+// Queries only read, so running a refused operation again costs time, never
+// correctness.
 
 import (
 	"fmt"
@@ -79,7 +81,10 @@ func (g *fastGen) render(*codegen.Data) (string, error) {
 	g.printf("func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {\n")
 	g.printf("\treturn graphql.BuildUnmarshalerMap(\n")
 	for _, in := range g.data.Inputs {
-		if !in.HasUnmarshal() {
+		// The inputs of a built-in source (federation's entity resolver
+		// inputs) are no field's argument: leaving them out keeps the
+		// map, built per operation, as small as the schema's own.
+		if builtIn := in.Definition.Position != nil && in.Definition.Position.Src != nil && in.Definition.Position.Src.BuiltIn; !in.HasUnmarshal() && !builtIn {
 			g.printf("\t\tec.unmarshalInput%s,\n", in.Name)
 		}
 	}
