@@ -58,6 +58,7 @@ type Config struct {
 	SubQueue       int           // events a subscription may fall behind
 	KeepAlive      time.Duration // WebSocket/SSE keep-alive interval
 	DemoActivity   time.Duration // move demo containers this often; 0 = off
+	Files          FilesConfig   // document files (server_files.go)
 }
 
 // env returns the value of an environment variable or a default.
@@ -112,6 +113,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.IntVar(&c.SubQueue, "subscription-queue", envInt("SUBSCRIPTION_QUEUE", lc.Queue), "events a subscription may fall behind before it is ended as a slow consumer (SUBSCRIPTION_QUEUE)")
 	fs.DurationVar(&c.KeepAlive, "keepalive", envDuration("SUBSCRIPTION_KEEPALIVE", lc.KeepAlive), "keep-alive interval of WebSocket and SSE connections (SUBSCRIPTION_KEEPALIVE)")
 	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
+	bindFilesConfig(fs, &c.Files)
 	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
 }
 
@@ -501,7 +503,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := store.Migrate(ctx); err != nil {
 		return err
 	}
-	chain := httpapi.New(store, httpConfig(&c, log))
+	fileStore, err := openFiles(ctx, &c, store, log)
+	if err != nil {
+		return err
+	}
+	defer fileStore.Close()
+	hc := httpConfig(&c, log)
+	hc.Files = fileStore
+	chain := httpapi.New(store, hc)
 	// Deferred after closeStore, so it runs before it and after the
 	// server drained: the key listener stops, the last key uses are
 	// recorded, then the store closes.

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"shipgraph/db"
+	"shipgraph/files"
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/playground"
@@ -62,6 +63,10 @@ type Config struct {
 	KeyCachePing time.Duration
 	// Live configures subscriptions (limits, queue, keep-alive).
 	Live live.Config
+	// Files is the store of document files (issue 16); nil serves no
+	// files. Its signed URLs are served under files.Prefix, outside
+	// authentication and the body limit (a PUT is limited to its signed size).
+	Files *files.Store
 	// Wrap, when set, wraps the routes after authentication and the rate
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
@@ -115,6 +120,7 @@ func New(store *db.DB, c Config) *Handler {
 	hc.RateLimit = limits.allowOperation
 	live := live.New(store, listen, c.Live, log)
 	res := resolve.New(store)
+	res.Files = c.Files
 	resolver := &graph.Resolver{Res: res, Live: live, LoaderConfig: c.Loader}
 	gql := gqlhttp.NewHandler(resolver, hc)
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
@@ -128,9 +134,15 @@ func New(store *db.DB, c Config) *Handler {
 		}
 		gql.ServeHTTP(w, r)
 	}))
-	api.Handle("/v2/", rest.NewHandler(res, rest.Config{PublicBaseURL: c.PublicBaseURL}))
+	v2 := rest.NewHandler(res, rest.Config{PublicBaseURL: c.PublicBaseURL})
+	api.Handle("/v2/", v2)
+	api.Handle("/rails/active_storage/direct_uploads", v2)
 
-	routes := loaders(store, c.Loader, api)
+	var routed http.Handler = api
+	if c.Files != nil && c.PublicBaseURL == "" {
+		routed = withFileBase(api)
+	}
+	routes := loaders(store, c.Loader, routed)
 	if c.Wrap != nil {
 		routes = c.Wrap(routes)
 	}
@@ -157,7 +169,18 @@ func New(store *db.DB, c Config) *Handler {
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
 	mux.Handle("/", http.MaxBytesHandler(authed, c.BodyLimit))
+	if c.Files != nil {
+		mux.Handle(files.Prefix, http.MaxBytesHandler(c.Files.Handler(), c.Files.MaxSize()))
+	}
 	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live, listen: listen}
+}
+
+// withFileBase gives the resolver layer the request's scheme and host for
+// the absolute URLs of files Shipgraph serves itself.
+func withFileBase(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(files.WithBaseURL(r.Context(), files.RequestBaseURL(r))))
+	})
 }
 
 // listenPing is how often the listening connection is pinged: as the
