@@ -84,13 +84,15 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if c.MaxSize <= 0 {
 		c.MaxSize = d.MaxSize
 	}
-	if c.UploadTTL <= 0 {
+	// Zero takes the default; a negative duration signs URLs and ids that
+	// are expired already (tests).
+	if c.UploadTTL == 0 {
 		c.UploadTTL = d.UploadTTL
 	}
-	if c.DownloadTTL <= 0 {
+	if c.DownloadTTL == 0 {
 		c.DownloadTTL = d.DownloadTTL
 	}
-	if c.UploadLifetime <= 0 {
+	if c.UploadLifetime == 0 {
 		c.UploadLifetime = d.UploadLifetime
 	}
 	s := &Store{cfg: c, secret: c.Secret}

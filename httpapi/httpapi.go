@@ -139,7 +139,7 @@ func New(store *db.DB, c Config) *Handler {
 	api.Handle("/rails/active_storage/direct_uploads", v2)
 
 	var routed http.Handler = api
-	if c.Files != nil && c.PublicBaseURL == "" {
+	if c.Files != nil {
 		routed = withFileBase(api)
 	}
 	routes := loaders(store, c.Loader, routed)
