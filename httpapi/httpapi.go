@@ -112,6 +112,9 @@ func New(store *db.DB, c Config) *Handler {
 		hc.Logger = log
 	}
 	hc.RequestID = requestIDFrom
+	if c.Files != nil {
+		hc.MaxUploadSize = c.Files.MaxSize() + c.BodyLimit
+	}
 	// One listening connection feeds both the key cache and the live hub.
 	listen := store.Listen(listenPing(c))
 	keys := newKeyCache(store, listen, log, c.KeyCache, c.KeyCachePing)
@@ -168,11 +171,28 @@ func New(store *db.DB, c Config) *Handler {
 	mux.Handle("GET /metrics", promhttp.Handler())
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
-	mux.Handle("/", http.MaxBytesHandler(authed, c.BodyLimit))
+	mux.Handle("/", bodyLimit(authed, c))
 	if c.Files != nil {
 		mux.Handle(files.Prefix, http.MaxBytesHandler(c.Files.Handler(), c.Files.MaxSize()))
 	}
 	return &Handler{h: recoverer(log, accessLog(log, mux)), keys: keys, live: live, listen: listen}
+}
+
+// bodyLimit caps request bodies at the body limit; with files, a GraphQL
+// multipart request (an upload) may carry a file of the largest size too.
+func bodyLimit(next http.Handler, c Config) http.Handler {
+	limited := http.MaxBytesHandler(next, c.BodyLimit)
+	if c.Files == nil {
+		return limited
+	}
+	upload := http.MaxBytesHandler(next, c.Files.MaxSize()+c.BodyLimit)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/graphql" && strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+			upload.ServeHTTP(w, r)
+			return
+		}
+		limited.ServeHTTP(w, r)
+	})
 }
 
 // withFileBase gives the resolver layer the request's scheme and host for

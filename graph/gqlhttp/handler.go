@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -48,6 +49,8 @@ type HandlerConfig struct {
 	// FieldMiddleware runs around every field after the handler's own
 	// (fieldmiddleware.go); any that is not ErrorsOnly turns the fast path off.
 	FieldMiddleware []FieldMiddleware
+	// MaxUploadSize is the largest multipart request (files) in bytes.
+	MaxUploadSize int64
 }
 
 // DefaultHandlerConfig: the dashboard query at first: 100 (complexity 11,701
@@ -61,6 +64,7 @@ var DefaultHandlerConfig = HandlerConfig{
 	TokenLimit:      10000,
 	QueryCacheSize:  1000,
 	APQCacheSize:    1000,
+	MaxUploadSize:   64 << 20,
 }
 
 // manyWeight is the expected size of a nested to-many relation (containers
@@ -80,6 +84,10 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	es := executor.NewExecutableSchema(execConfig(r))
 	srv := handler.New(es)
 	addLiveTransports(srv, r, cfg) // live_transport.go
+	// The GraphQL multipart request (file uploads, createDocument); the
+	// chain's body limit applies (httpapi raises it to the file size limit
+	// for multipart requests when files are served).
+	srv.AddTransport(transport.MultipartForm{MaxUploadSize: cfg.MaxUploadSize, MaxMemory: 1 << 20})
 	srv.AddTransport(Transport{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](cfg.QueryCacheSize))
 	srv.SetParserTokenLimit(cfg.TokenLimit)
@@ -224,6 +232,7 @@ var gqlCodes = map[string]string{
 	model.ERATELIMITED:     "RATE_LIMITED",
 	model.EUNAVAILABLE:     "SERVICE_UNAVAILABLE",
 	model.EINTERNAL:        "INTERNAL_SERVER_ERROR",
+	model.ETOOLARGE:        "TOO_LARGE",
 }
 
 // errorPresenter gives every error an extensions.code and never leaks
@@ -249,6 +258,10 @@ func errorPresenter(cfg HandlerConfig) graphql.ErrorPresenterFunc {
 			}
 			if appErr.Parameter != "" {
 				gerr.Extensions["argument"] = appErr.Parameter
+			}
+			if dup, ok := errors.AsType[*model.DuplicateDocumentError](err); ok {
+				gerr.Extensions["existingDocumentId"] = dup.ExistingID
+				gerr.Extensions["existingDocumentName"] = dup.ExistingName
 			}
 			if appErr.Code != model.EINTERNAL {
 				return gerr
