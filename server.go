@@ -355,6 +355,7 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	bindConfig(fs, &c, false)
 	shipments := fs.Int("shipments", envInt("SEED_SHIPMENTS", 200), "number of demo shipments (SEED_SHIPMENTS)")
 	seedN := fs.Int64("seed", int64(envInt("SEED", 1)), "random seed: the same seed gives the same data and keys (SEED)")
+	bindFilesConfig(fs, &c.Files)
 	force := fs.Bool("force", false, "replace the data of a non-empty database")
 	ifEmpty := fs.Bool("if-empty", false, "do nothing (and succeed) when the database already has data")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -392,6 +393,9 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	tokens, stats, err := seed.Run(ctx, store, opts)
 	if err != nil {
 		return err
+	}
+	if _, err := seedFiles(ctx, &c, store, log); err != nil {
+		return fmt.Errorf("demo files: %w", err)
 	}
 	for _, t := range tokens {
 		fmt.Fprintf(stdout, "token %s %s %s\n", t.Account, t.Role, t.Key)

@@ -2,13 +2,18 @@ package main
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/base64"
 	"flag"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"shipgraph/db"
+	"shipgraph/db/seed"
 	"shipgraph/files"
+	"shipgraph/model"
 	"shipgraph/resolve"
 )
 
@@ -31,6 +36,16 @@ func bindFilesConfig(fs *flag.FlagSet, c *FilesConfig) {
 // openFiles opens the file store and starts the hourly sweep of uploads
 // that never became documents; it stops with ctx.
 func openFiles(ctx context.Context, c *Config, store *db.DB, log *slog.Logger) (*files.Store, error) {
+	fs, err := openFileStore(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	go sweepUploads(ctx, &resolve.Resolver{DB: store, Files: fs}, time.Hour, log)
+	return fs, nil
+}
+
+// openFileStore opens the store of c.Files.
+func openFileStore(ctx context.Context, c *Config) (*files.Store, error) {
 	secret := []byte(c.Files.Secret)
 	if len(secret) == 0 {
 		var err error
@@ -46,12 +61,7 @@ func openFiles(ctx context.Context, c *Config, store *db.DB, log *slog.Logger) (
 	if c.Files.DownloadTTL > 0 {
 		fc.DownloadTTL = c.Files.DownloadTTL
 	}
-	fs, err := files.Open(ctx, fc)
-	if err != nil {
-		return nil, err
-	}
-	go sweepUploads(ctx, &resolve.Resolver{DB: store, Files: fs}, time.Hour, log)
-	return fs, nil
+	return files.Open(ctx, fc)
 }
 
 // sweepUploads removes stale uploads now and then every interval.
@@ -71,4 +81,40 @@ func sweepUploads(ctx context.Context, res *resolve.Resolver, every time.Duratio
 		case <-t.C:
 		}
 	}
+}
+
+// seedFiles gives a few seeded documents of each account a real small
+// file (PDF or PNG, generated now), so downloads work in the demo.
+func seedFiles(ctx context.Context, c *Config, store *db.DB, log *slog.Logger) (int, error) {
+	fs, err := openFileStore(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	defer fs.Close()
+	docs, err := store.DemoDocumentsWithoutFile(ctx, 6)
+	if err != nil {
+		return 0, err
+	}
+	nth := map[string]int{}
+	for i, d := range docs {
+		name := d.FileName
+		nth[d.AccountID]++
+		if nth[d.AccountID]%3 == 2 {
+			// Every third demo file is an image (a photo of a seal, say).
+			name = strings.TrimSuffix(name, filepath.Ext(name)) + ".png"
+		}
+		data, ct := seed.DemoFile(name, d.Name, "Document "+d.ID, "Shipgraph demo file")
+		sum := md5.Sum(data)
+		u := model.Upload{AccountID: d.AccountID, UserID: d.UserID, Key: files.NewKey(), Filename: d.FileName,
+			ContentType: ct, ByteSize: int64(len(data)), Checksum: base64.StdEncoding.EncodeToString(sum[:])}
+		if err := fs.Put(ctx, u.Key, ct, data); err != nil {
+			return i, err
+		}
+		if err := store.AttachUpload(ctx, d.ID, u); err != nil {
+			_ = fs.Delete(ctx, u.Key)
+			return i, err
+		}
+	}
+	log.Debug("demo files stored", "files", len(docs))
+	return len(docs), nil
 }

@@ -207,3 +207,29 @@ func (db *DB) StaleUploads(ctx context.Context, before time.Time, limit int) ([]
 		 ORDER BY u.created_at LIMIT $2`, before, limit)
 	return out, mapErr(err)
 }
+
+// DemoDocumentsWithoutFile returns up to perAccount documents of each
+// account that have no file, newest first (the demo seeder's list).
+func (db *DB) DemoDocumentsWithoutFile(ctx context.Context, perAccount int) ([]model.Document, error) {
+	var out []model.Document
+	err := sqlx.SelectContext(ctx, db.q, &out,
+		`SELECT `+documentCols+` FROM accounts a
+		 CROSS JOIN LATERAL (
+			SELECT `+documentCols+` FROM documents d
+			WHERE d.account_id = a.id AND d.upload_id IS NULL
+			ORDER BY d.created_at DESC, d.id LIMIT $1) d`, perAccount)
+	return out, mapErr(err)
+}
+
+// AttachUpload records u as an upload of its account and makes it the
+// file of the account's document documentID, in one statement.
+func (db *DB) AttachUpload(ctx context.Context, documentID string, u model.Upload) error {
+	_, err := db.q.ExecContext(ctx,
+		`WITH u AS (
+			INSERT INTO uploads (account_id, user_id, key, filename, content_type, byte_size, checksum)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)
+		 UPDATE documents SET upload_id = (SELECT id FROM u), file_content_type = $5, file_size_bytes = $6
+		 WHERE id = $8 AND account_id = $1`,
+		u.AccountID, u.UserID, u.Key, u.Filename, u.ContentType, u.ByteSize, u.Checksum, documentID)
+	return mapErr(err)
+}
