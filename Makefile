@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/shipgraph
 export CGO_ENABLED ?= 0
 
-.PHONY: all build assets run test test-browser audit generate check-generate lint bench bench-scale clean
+.PHONY: all build assets run test s3server test-browser audit generate check-generate lint bench bench-scale clean
 
 all: build
 
@@ -21,8 +21,13 @@ build: assets
 run: build
 	@scripts/run.sh
 
-test:
+test: s3server
 	$(GO) test -count=1 ./...
+
+# The real S3-compatible server of the file tests (versitygw, pinned in
+# tools/s3server's own go.mod), built into bin/ before the tests need it.
+s3server:
+	cd tools/s3server && $(GO) build -o ../../bin/versitygw github.com/versity/versitygw/cmd/versitygw
 
 # The playground in headless Chromium (Debian's chromium package) against
 # the real server with no network beyond loopback; the npm checks (the

@@ -76,6 +76,7 @@ type Config struct {
 	KeepAlive          time.Duration // WebSocket/SSE keep-alive interval
 	DemoActivity       time.Duration // move demo containers this often; 0 = off
 	RedisURL           string        // shared rate and subscription limits; empty = per process
+	Files              FilesConfig   // document files (server_files.go)
 }
 
 // env returns the value of an environment variable or a default.
@@ -142,6 +143,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.StringVar(&c.RedisURL, "redis-url", env("REDIS_URL", ""), "Redis counting the rate and subscription limits over every instance (redis://host:port/db); empty counts them per process; unreachable falls back to per process (REDIS_URL)")
 	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", envDuration("SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, how long to keep serving (with /readyz 503 and keep-alives off) before shutting down, so load balancers stop sending first (SHUTDOWN_DELAY)")
+	bindFilesConfig(fs, &c.Files)
 	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
 }
 
@@ -391,6 +393,7 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	bindConfig(fs, &c, false)
 	shipments := fs.Int("shipments", envInt("SEED_SHIPMENTS", 200), "number of demo shipments (SEED_SHIPMENTS)")
 	seedN := fs.Int64("seed", int64(envInt("SEED", 1)), "random seed: the same seed gives the same data and keys (SEED)")
+	bindFilesConfig(fs, &c.Files)
 	force := fs.Bool("force", false, "replace the data of a non-empty database")
 	ifEmpty := fs.Bool("if-empty", false, "do nothing (and succeed) when the database already has data")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -428,6 +431,9 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	tokens, stats, err := seed.Run(ctx, store, opts)
 	if err != nil {
 		return err
+	}
+	if _, err := seedFiles(ctx, &c, store, log); err != nil {
+		return fmt.Errorf("demo files: %w", err)
 	}
 	for _, t := range tokens {
 		fmt.Fprintf(stdout, "token %s %s %s\n", t.Account, t.Role, t.Key)
@@ -565,9 +571,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer func() { _ = tp.Shutdown(context.Background()) }()
+	fileStore, err := openFiles(ctx, &c, store, log)
+	if err != nil {
+		return err
+	}
+	defer fileStore.Close()
 	hc := httpConfig(&c, log)
 	hc.Shared = shared
 	hc.Tracing = tp.Provider()
+	hc.Files = fileStore
 	chain := httpapi.New(store, hc)
 	// Deferred after closeStore, so it runs before it and after the
 	// server drained: the key listener stops, the last key uses are

@@ -25,6 +25,11 @@ func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
 func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut strings.Builder
+	if len(args) > 0 && (args[0] == "seed" || args[0] == "serve") {
+		// Demo files and their secret go to a directory of the test's
+		// own (an explicit --data-dir later in args still wins).
+		args = append([]string{args[0], "--data-dir", t.TempDir()}, args[1:]...)
+	}
 	code := run(ctx, args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
@@ -58,12 +63,13 @@ func seedKeys(t *testing.T, url string, shipments string) map[string]string {
 // the server stops (and run returns 0) when the test ends.
 func serve(t *testing.T, args ...string) string {
 	t.Helper()
+	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	var stderr syncBuffer
 	go func() {
-		code := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn", "--shutdown-delay", "0"}, args...), pw, &stderr)
+		code := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn", "--shutdown-delay", "0", "--data-dir", dataDir}, args...), pw, &stderr)
 		pw.Close()
 		done <- code
 	}()

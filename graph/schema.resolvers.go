@@ -27,6 +27,11 @@ func (r *customFieldDefinitionConnectionResolver) TotalCount(ctx context.Context
 	return r.Res.CountDefinitions(ctx, obj.Filter)
 }
 
+// DownloadURL is the resolver for the downloadUrl field.
+func (r *documentResolver) DownloadURL(ctx context.Context, obj *model.Document) (*string, error) {
+	return downloadURL(ctx, r.Res, obj)
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *documentConnectionResolver) TotalCount(ctx context.Context, obj *model.DocumentConnection) (int, error) {
 	return r.Res.CountDocuments(ctx, obj.Filter)
@@ -142,6 +147,12 @@ func (r *mutationResolver) UpdateDocument(ctx context.Context, id string, input 
 // DeleteDocument is the resolver for the deleteDocument field.
 func (r *mutationResolver) DeleteDocument(ctx context.Context, id string) (*model.Document, error) {
 	v, err := r.Res.DeleteDocument(ctx, id)
+	return withPlan(ctx, v, err)
+}
+
+// CreateDocument is the resolver for the createDocument field.
+func (r *mutationResolver) CreateDocument(ctx context.Context, input model.CreateDocumentInput) (*model.Document, error) {
+	v, err := r.Res.CreateDocument(ctx, createDocument(input))
 	return withPlan(ctx, v, err)
 }
 
@@ -366,6 +377,9 @@ func (r *Resolver) CustomFieldDefinitionConnection() executor.CustomFieldDefinit
 	return &customFieldDefinitionConnectionResolver{r}
 }
 
+// Document returns executor.DocumentResolver implementation.
+func (r *Resolver) Document() executor.DocumentResolver { return &documentResolver{r} }
+
 // DocumentConnection returns executor.DocumentConnectionResolver implementation.
 func (r *Resolver) DocumentConnection() executor.DocumentConnectionResolver {
 	return &documentConnectionResolver{r}
@@ -399,6 +413,7 @@ type (
 	containerConnectionResolver             struct{ *Resolver }
 	customFieldConnectionResolver           struct{ *Resolver }
 	customFieldDefinitionConnectionResolver struct{ *Resolver }
+	documentResolver                        struct{ *Resolver }
 	documentConnectionResolver              struct{ *Resolver }
 	emailSubmissionConnectionResolver       struct{ *Resolver }
 	mutationResolver                        struct{ *Resolver }

@@ -22,6 +22,9 @@ import (
 type bodies struct {
 	limit   int64
 	timeout time.Duration
+	// upload, when positive, is the limit of a GraphQL multipart request
+	// (a file upload): the largest file and the body limit.
+	upload int64
 
 	mu       sync.Mutex
 	reading  map[*deadlineBody]struct{}
@@ -32,18 +35,26 @@ func newBodies(limit int64, timeout time.Duration) *bodies {
 	return &bodies{limit: limit, timeout: timeout, reading: map[*deadlineBody]struct{}{}}
 }
 
+// limitOf is the body limit of r.
+func (b *bodies) limitOf(r *http.Request) int64 {
+	if b.upload > 0 && r.URL.Path == "/graphql" && strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		return b.upload
+	}
+	return b.limit
+}
+
 func (b *bodies) wrap(next http.Handler) http.Handler {
-	limited := http.MaxBytesHandler(next, b.limit)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody {
-			limited.ServeHTTP(w, r)
+			next.ServeHTTP(w, r)
 			return
 		}
-		if r.ContentLength > b.limit {
+		limit := b.limitOf(r)
+		if r.ContentLength > limit {
 			// Nothing of the body is read: the connection cannot
 			// carry another request after it.
 			w.Header().Set("Connection", "close")
-			tooLarge(w, r, b.limit)
+			tooLarge(w, r, limit)
 			return
 		}
 		if b.timeout > 0 {
@@ -57,7 +68,8 @@ func (b *bodies) wrap(next http.Handler) http.Handler {
 				r.Body = d
 			}
 		}
-		limited.ServeHTTP(w, r)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"shipgraph/db"
+	"shipgraph/files"
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/playground"
@@ -80,6 +81,10 @@ type Config struct {
 	Shared *sharedlimit.Limits
 	// Tracing, when set, traces requests (tracing.go); nil is off.
 	Tracing trace.TracerProvider
+	// Files is the store of document files (issue 16); nil serves no
+	// files. Its signed URLs are served under files.Prefix, outside
+	// authentication and the body limit (a PUT is limited to its signed size).
+	Files *files.Store
 	// Wrap, when set, wraps the routes after authentication and the rate
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
@@ -131,6 +136,9 @@ func New(store *db.DB, c Config) *Handler {
 	}
 	hc.RequestID = requestIDFrom
 	hc.Tracing = c.Tracing != nil
+	if c.Files != nil {
+		hc.MaxUploadSize = c.Files.MaxSize() + c.BodyLimit
+	}
 	// One listening connection feeds both the key cache and the live hub.
 	listen := store.Listen(listenPing(c))
 	keys := newKeyCache(store, listen, log, c.KeyCache, c.KeyCachePing)
@@ -142,6 +150,7 @@ func New(store *db.DB, c Config) *Handler {
 	hc.RateLimit = limits.allowOperation
 	live := live.New(store, listen, c.Live, log)
 	res := resolve.New(store)
+	res.Files = c.Files
 	resolver := &graph.Resolver{Res: res, Live: live, LoaderConfig: c.Loader}
 	gql := gqlhttp.NewHandler(resolver, hc)
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
@@ -155,9 +164,15 @@ func New(store *db.DB, c Config) *Handler {
 		}
 		gql.ServeHTTP(w, r)
 	})))
-	api.Handle("/v2/", rest.NewHandler(res, rest.Config{PublicBaseURL: c.PublicBaseURL}))
+	v2 := rest.NewHandler(res, rest.Config{PublicBaseURL: c.PublicBaseURL})
+	api.Handle("/v2/", v2)
+	api.Handle("/rails/active_storage/direct_uploads", v2)
 
-	routes := loaders(store, c.Loader, api)
+	var routed http.Handler = api
+	if c.Files != nil {
+		routed = withFileBase(api)
+	}
+	routes := loaders(store, c.Loader, routed)
 	if c.Wrap != nil {
 		routes = c.Wrap(routes)
 	}
@@ -174,12 +189,24 @@ func New(store *db.DB, c Config) *Handler {
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
 	bodies := newBodies(c.BodyLimit, c.BodyTimeout)
+	if c.Files != nil {
+		bodies.upload = c.Files.MaxSize() + c.BodyLimit
+		mux.Handle(files.Prefix, http.MaxBytesHandler(c.Files.Handler(), c.Files.MaxSize()))
+	}
 	mux.Handle("/", validText(bodies.wrap(requestDeadline(c.RequestTimeout, authed))))
 	h := recoverer(log, accessLog(log, mux))
 	if c.Tracing != nil {
 		h = traced(c.Tracing, h)
 	}
 	return &Handler{h: h, keys: keys, live: live, listen: listen, bodies: bodies, ready: ready}
+}
+
+// withFileBase gives the resolver layer the request's scheme and host for
+// the absolute URLs of files Shipgraph serves itself.
+func withFileBase(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(files.WithBaseURL(r.Context(), files.RequestBaseURL(r))))
+	})
 }
 
 // listenPing is how often the listening connection is pinged: as the

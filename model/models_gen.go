@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/99designs/gqlgen/graphql"
 )
 
 // The entity a custom field value is set on.
@@ -78,6 +80,19 @@ type ContainerSubscriptionFilter struct {
 	PodTerminalID *string `json:"podTerminalId,omitempty"`
 	// Only containers in one of these statuses.
 	Statuses []ContainerStatus `json:"statuses,omitempty"`
+}
+
+// A new document: its name, and its file from a direct upload's signed id or as an Upload.
+type CreateDocumentInput struct {
+	Name string `json:"name"`
+	// The signed_id of POST /rails/active_storage/direct_uploads.
+	AttachedDocument *string `json:"attachedDocument,omitempty"`
+	// The file itself (multipart request); give this or attachedDocument.
+	File *graphql.Upload `json:"file,omitempty"`
+	// Shipments of the account the document belongs to.
+	ShipmentIds []string `json:"shipmentIds,omitempty"`
+	// Containers of the account the document belongs to.
+	ContainerIds []string `json:"containerIds,omitempty"`
 }
 
 type CustomFieldDefinitionByIDsInput struct {

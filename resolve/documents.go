@@ -9,8 +9,9 @@ import (
 )
 
 // Document writes (issue 8): the manually set type, and delete. Shipgraph
-// stores no files and keeps no discarded state, so a delete removes the
-// document, its links and its representations.
+// keeps no discarded state, so a delete removes the document, its links,
+// its representations and its file (issue 16; creating a document from a
+// file is in files.go).
 
 // UpdateDocument sets (or with null clears) a document's manual type; an
 // omitted one leaves the document as it is. Invalid is an input error the
@@ -57,9 +58,13 @@ func (r *Resolver) DeleteDocument(ctx context.Context, id string) (*model.Docume
 	if err != nil {
 		return nil, err
 	}
-	w, err := r.DB.DeleteDocument(ctx, p.AccountID, d.ID)
+	w, u, err := r.DB.DeleteDocumentWithFile(ctx, p.AccountID, d.ID)
 	if err != nil {
 		return nil, err
+	}
+	if u != nil && r.Files != nil {
+		// Its file goes with it (the sweep retries a removal that fails).
+		r.removeUpload(context.WithoutCancel(ctx), r.Files, u)
 	}
 	l.DocumentByID.Clear(w.ID)
 	l.DocumentsByShipmentID.ClearAll()

@@ -8,6 +8,7 @@ import (
 	"github.com/vikstrous/dataloadgen"
 
 	"shipgraph/db"
+	"shipgraph/files"
 	"shipgraph/load"
 	"shipgraph/model"
 )
@@ -17,6 +18,9 @@ import (
 // load.Middleware).
 type Resolver struct {
 	DB *db.DB
+	// Files is the store of document files; nil answers file writes and
+	// download URLs as unavailable.
+	Files *files.Store
 }
 
 // New returns the resolver layer over store.

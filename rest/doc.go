@@ -5,8 +5,10 @@
 // Endpoints (all need `Authorization: Token <key>`; the router is
 // NewHandler, and HEAD is served like GET):
 //
-//	GET                 /v2/documents
+//	GET, POST           /v2/documents
 //	GET, PATCH, DELETE  /v2/documents/{id}
+//	GET                 /v2/documents/{id}/download_url
+//	POST                /rails/active_storage/direct_uploads
 //	GET                 /v2/documents/types
 //	GET                 /v2/shipments
 //	GET, PATCH          /v2/shipments/{id}
@@ -32,8 +34,7 @@
 //	GET, POST           /v2/custom_field_definitions/{definition_id}/options
 //	GET, PATCH, DELETE  /v2/custom_field_definitions/{definition_id}/options/{option_id}
 //
-// Any other path is a JSON:API 404 (so is /v2/documents/{id}/download_url:
-// Shipgraph stores no files); another method on a known path is a 405 with
+// Any other path is a JSON:API 404; another method on a known path is a 405 with
 // Allow. docs/v2.md has every rule; the main ones:
 //
 //   - Default order: newest first (-created_at), ties broken by id; sort
@@ -64,7 +65,7 @@
 //   - Links are absolute: PUBLIC_BASE_URL, else the request's host (and
 //     X-Forwarded-Proto). A document's links.download is
 //     /v2/documents/{id}/download_url, the public service's path, which
-//     answers 404.
+//     answers a signed URL of the file (files.go, docs/files.md).
 //   - Writes take the JSON:API body of the OpenAPI document and the flat
 //     forms clients send ({"value": …}, {"data": {"value": …}}).
 //     POST answers 201 with Location; DELETE of an option answers 200 with

@@ -18,6 +18,7 @@ type ErrorObject struct {
 	Detail string       `json:"detail,omitempty"`
 	Code   string       `json:"code,omitempty"`
 	Source *ErrorSource `json:"source,omitempty"`
+	Meta   any          `json:"meta,omitempty"`
 }
 
 // ErrorSource points at the offending part of the request.
@@ -38,6 +39,7 @@ var statuses = map[string]int{
 	model.ERATELIMITED:     http.StatusTooManyRequests,
 	model.EUNAVAILABLE:     http.StatusServiceUnavailable,
 	model.EINTERNAL:        http.StatusInternalServerError,
+	model.ETOOLARGE:        http.StatusRequestEntityTooLarge,
 }
 
 // statusError is an error of the HTTP layer itself, whose status has no
@@ -62,6 +64,10 @@ func StatusOf(err error) int {
 	if errors.As(err, &se) {
 		return se.status
 	}
+	var dup *model.DuplicateDocumentError
+	if errors.As(err, &dup) {
+		return http.StatusConflict
+	}
 	e, ok := model.AsError(err)
 	if !ok {
 		return http.StatusInternalServerError
@@ -84,6 +90,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		if p := pointer(e); p != "" || e.Parameter != "" {
 			obj.Source = &ErrorSource{Pointer: p, Parameter: e.Parameter}
 		}
+		duplicateDocument(err, &obj)
 	} else {
 		if r.Context().Err() != nil {
 			// The client went away mid-request: its statements were

@@ -319,7 +319,7 @@ func TestMethodNotAllowed(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 	for _, c := range []call{
-		{"POST", "/v2/documents", map[string]any{}, true},
+		{"PUT", "/v2/documents", map[string]any{}, true},
 		{"DELETE", "/v2/shipments/" + f.shipment, nil, true},
 		{"PUT", "/v2/custom_field_definitions/" + f.enumDefinition + "/options/" + f.option, map[string]any{}, true},
 		{"PUT", "/v2/shipments/" + f.shipment + "/custom_fields/customer_po", map[string]any{}, true},

@@ -37,7 +37,9 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	route := func(pattern string, m methods) { mux.Handle(pattern, m) }
 
-	route("/v2/documents", methods{http.MethodGet: s.listDocuments})
+	route("/v2/documents", methods{http.MethodGet: s.listDocuments, http.MethodPost: s.createDocument})
+	route("/v2/documents/{id}/download_url", methods{http.MethodGet: s.documentDownloadURL})
+	route(directUploadsPath, methods{http.MethodPost: s.directUpload})
 	route("/v2/documents/{id}", methods{http.MethodGet: s.getDocument, http.MethodPatch: s.updateDocument, http.MethodDelete: s.deleteDocument})
 	route("/v2/documents/types", methods{http.MethodGet: s.documentTypes})
 	route("/v2/shipments", methods{http.MethodGet: s.listShipments})

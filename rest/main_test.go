@@ -22,6 +22,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
+	"shipgraph/files"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
@@ -66,6 +67,8 @@ type envOptions struct {
 	// requestBase leaves PUBLIC_BASE_URL empty: links come from the
 	// request.
 	requestBase bool
+	// files is the store of document files (files_test.go).
+	files *files.Store
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -94,6 +97,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		c.PublicBaseURL = ""
 	}
 	c.Wrap = e.counting
+	c.Files = o.files
 	e.srv = httptest.NewServer(graphtest.Start(t, store, c))
 	t.Cleanup(e.srv.Close)
 	return e

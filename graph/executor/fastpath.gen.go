@@ -18,6 +18,7 @@ func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {
 		ec.unmarshalInputContainerFilter,
 		ec.unmarshalInputContainerOrder,
 		ec.unmarshalInputContainerSubscriptionFilter,
+		ec.unmarshalInputCreateDocumentInput,
 		ec.unmarshalInputCustomFieldDefinitionFilter,
 		ec.unmarshalInputCustomFieldDefinitionInput,
 		ec.unmarshalInputCustomFieldDefinitionPatch,
@@ -1274,6 +1275,19 @@ func (f *fastWriter) o_Document(sel ast.SelectionSet, obj *model.Document) bool 
 		case "cargos":
 			v := obj.Cargos()
 			if !f.fwNContainer2ᚕᚖshipgraphᚋmodelᚐContainerᚄ(field.Selections, v) {
+				return false
+			}
+		case "downloadUrl":
+			fc, err := f.ec.fieldContext_Document_downloadUrl(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			ctx := graphql.WithFieldContext(f.ctx, fc)
+			v, err := f.ec.Resolvers.Document().DownloadURL(ctx, obj)
+			if err != nil {
+				return false
+			}
+			if !f.fwOString2ᚖstring(field.Selections, v) {
 				return false
 			}
 		default:

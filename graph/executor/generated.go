@@ -33,6 +33,7 @@ type ResolverRoot interface {
 	ContainerConnection() ContainerConnectionResolver
 	CustomFieldConnection() CustomFieldConnectionResolver
 	CustomFieldDefinitionConnection() CustomFieldDefinitionConnectionResolver
+	Document() DocumentResolver
 	DocumentConnection() DocumentConnectionResolver
 	EmailSubmissionConnection() EmailSubmissionConnectionResolver
 	Entity() EntityResolver
@@ -199,6 +200,7 @@ type ComplexityRoot struct {
 		CreatedAt                  func(childComplexity int) int
 		DocumentType               func(childComplexity int) int
 		DocumentTypeManual         func(childComplexity int) int
+		DownloadURL                func(childComplexity int) int
 		EmailSubmission            func(childComplexity int) int
 		FileContentType            func(childComplexity int) int
 		FileName                   func(childComplexity int) int
@@ -298,6 +300,7 @@ type ComplexityRoot struct {
 		CreateCustomField           func(childComplexity int, input model.CustomFieldInput) int
 		CreateCustomFieldDefinition func(childComplexity int, input model.CustomFieldDefinitionInput) int
 		CreateCustomFieldOption     func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
+		CreateDocument              func(childComplexity int, input model.CreateDocumentInput) int
 		DeleteContainerCustomField  func(childComplexity int, containerID string, apiSlug string) int
 		DeleteCustomField           func(childComplexity int, id string) int
 		DeleteCustomFieldDefinition func(childComplexity int, id string) int
@@ -521,6 +524,9 @@ type CustomFieldConnectionResolver interface {
 type CustomFieldDefinitionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.CustomFieldDefinitionConnection) (int, error)
 }
+type DocumentResolver interface {
+	DownloadURL(ctx context.Context, obj *model.Document) (*string, error)
+}
 type DocumentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.DocumentConnection) (int, error)
 }
@@ -557,6 +563,7 @@ type MutationResolver interface {
 	ResumeTrackingShipment(ctx context.Context, id string) (*model.Shipment, error)
 	UpdateDocument(ctx context.Context, id string, input model.DocumentPatch) (*model.Document, error)
 	DeleteDocument(ctx context.Context, id string) (*model.Document, error)
+	CreateDocument(ctx context.Context, input model.CreateDocumentInput) (*model.Document, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -1279,6 +1286,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Document.DocumentTypeManual(childComplexity), true
+	case "Document.downloadUrl":
+		if e.ComplexityRoot.Document.DownloadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.DownloadURL(childComplexity), true
 	case "Document.emailSubmission":
 		if e.ComplexityRoot.Document.EmailSubmission == nil {
 			break
@@ -1746,6 +1759,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateCustomFieldOption(childComplexity, args["definitionId"].(string), args["input"].(model.CustomFieldOptionInput)), true
+	case "Mutation.createDocument":
+		if e.ComplexityRoot.Mutation.CreateDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateDocument(childComplexity, args["input"].(model.CreateDocumentInput)), true
 	case "Mutation.deleteContainerCustomField":
 		if e.ComplexityRoot.Mutation.DeleteContainerCustomField == nil {
 			break
@@ -2886,6 +2910,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputContainerFilter,
 		ec.unmarshalInputContainerOrder,
 		ec.unmarshalInputContainerSubscriptionFilter,
+		ec.unmarshalInputCreateDocumentInput,
 		ec.unmarshalInputCustomFieldDefinitionByIDsInput,
 		ec.unmarshalInputCustomFieldDefinitionFilter,
 		ec.unmarshalInputCustomFieldDefinitionInput,
@@ -4278,6 +4303,45 @@ type ShippingLineEdge {
   cursor: String!
   node: ShippingLine!
 }
+
+# ------------------------------------------------------------ document files (issue 16)
+
+"A file of a GraphQL multipart request (the GraphQL multipart request spec, as Apollo's upload clients send it)."
+scalar Upload
+
+extend type Document {
+  """
+  A signed URL serving the document's file (its stored content type, an
+  attachment with its file name), valid for DOWNLOAD_URL_TTL (5 minutes by
+  default); null when the document has no file. One statement per document:
+  ask for it on a single document rather than on a long list.
+  """
+  downloadUrl: String
+}
+
+"A new document: its name, and its file from a direct upload's signed id or as an Upload."
+input CreateDocumentInput {
+  name: String!
+  "The signed_id of POST /rails/active_storage/direct_uploads."
+  attachedDocument: String
+  "The file itself (multipart request); give this or attachedDocument."
+  file: Upload
+  "Shipments of the account the document belongs to."
+  shipmentIds: [ID!]
+  "Containers of the account the document belongs to."
+  containerIds: [ID!]
+}
+
+extend type Mutation {
+  """
+  Create a document from an uploaded file (source api). INVALID for a
+  signed id that is unknown, expired, another account's or already used,
+  or a file of a type not accepted; TOO_LARGE beyond the maximum size;
+  CONFLICT (extensions.existingDocumentId) when the account already has
+  the file as a document.
+  """
+  createDocument(input: CreateDocumentInput!): Document!
+}
 `, BuiltIn: false},
 	{Name: "../../federation/directives.graphql", Input: `
 	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
@@ -4726,6 +4790,8 @@ func (ec *executionContext) childFields_Document(ctx context.Context, field grap
 		return ec.fieldContext_Document_shipments(ctx, field)
 	case "cargos":
 		return ec.fieldContext_Document_cargos(ctx, field)
+	case "downloadUrl":
+		return ec.fieldContext_Document_downloadUrl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Document", field.Name)
 }
@@ -5456,6 +5522,20 @@ func (ec *executionContext) field_Mutation_createCustomField_args(ctx context.Co
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CustomFieldInput, error) {
 			return ec.unmarshalNCustomFieldInput2shipgraphᚋmodelᚐCustomFieldInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateDocumentInput, error) {
+			return ec.unmarshalNCreateDocumentInput2shipgraphᚋmodelᚐCreateDocumentInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9501,6 +9581,29 @@ func (ec *executionContext) fieldContext_Document_cargos(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Document_downloadUrl(ctx context.Context, field graphql.CollectedField, obj *model.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_downloadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Document().DownloadURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Document_downloadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _DocumentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.DocumentConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11771,6 +11874,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteDocument(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateDocument(ctx, fc.Args["input"].(model.CreateDocumentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖshipgraphᚋmodelᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -16981,6 +17128,64 @@ func (ec *executionContext) unmarshalInputContainerSubscriptionFilter(ctx contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateDocumentInput(ctx context.Context, obj any) (model.CreateDocumentInput, error) {
+	var it model.CreateDocumentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "attachedDocument", "file", "shipmentIds", "containerIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "attachedDocument":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachedDocument"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttachedDocument = data
+		case "file":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("file"))
+			data, err := ec.unmarshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.File = data
+		case "shipmentIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shipmentIds"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShipmentIds = data
+		case "containerIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("containerIds"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContainerIds = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCustomFieldDefinitionByIDsInput(ctx context.Context, obj any) (model.CustomFieldDefinitionByIDsInput, error) {
 	var it model.CustomFieldDefinitionByIDsInput
 	if obj == nil {
@@ -19261,88 +19466,126 @@ func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet,
 		case "id":
 			out.Values[i] = ec._Document_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._Document_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "documentType":
 			out.Values[i] = ec._Document_documentType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "documentTypeManual":
 			out.Values[i] = ec._Document_documentTypeManual(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "classificationNotes":
 			out.Values[i] = ec._Document_classificationNotes(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "source":
 			out.Values[i] = ec._Document_source(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "fileName":
 			out.Values[i] = ec._Document_fileName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "fileContentType":
 			out.Values[i] = ec._Document_fileContentType(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "fileSizeBytes":
 			out.Values[i] = ec._Document_fileSizeBytes(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._Document_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._Document_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "account":
 			out.Values[i] = ec._Document_account(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "user":
 			out.Values[i] = ec._Document_user(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "emailSubmission":
 			out.Values[i] = ec._Document_emailSubmission(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "lastDocumentRepresentation":
 			out.Values[i] = ec._Document_lastDocumentRepresentation(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "shipments":
 			out.Values[i] = ec._Document_shipments(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "cargos":
 			out.Values[i] = ec._Document_cargos(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "downloadUrl":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Document_downloadUrl(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20323,6 +20566,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteDocument":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createDocument(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -22611,6 +22861,11 @@ func (ec *executionContext) marshalNContainerStatus2shipgraphᚋmodelᚐContaine
 	return v
 }
 
+func (ec *executionContext) unmarshalNCreateDocumentInput2shipgraphᚋmodelᚐCreateDocumentInput(ctx context.Context, v any) (model.CreateDocumentInput, error) {
+	res, err := ec.unmarshalInputCreateDocumentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNCustomField2ᚕᚖshipgraphᚋmodelᚐCustomFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CustomField) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -24597,6 +24852,24 @@ func (ec *executionContext) unmarshalOTerminalByIDsInput2ᚖshipgraphᚋmodelᚐ
 	}
 	res, err := ec.unmarshalInputTerminalByIDsInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, v any) (*graphql.Upload, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalUpload(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, sel ast.SelectionSet, v *graphql.Upload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalUpload(*v)
+	return res
 }
 
 func (ec *executionContext) marshalOUser2ᚖshipgraphᚋmodelᚐUser(ctx context.Context, sel ast.SelectionSet, v *model.User) graphql.Marshaler {

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -54,6 +55,8 @@ type HandlerConfig struct {
 	// Tracing gives every operation of a traced request a span
 	// (tracing.go); the chain sets it when tracing is on.
 	Tracing bool
+	// MaxUploadSize is the largest multipart request (files) in bytes.
+	MaxUploadSize int64
 }
 
 // DefaultHandlerConfig: the dashboard query at first: 100 (complexity 11,701
@@ -68,6 +71,7 @@ var DefaultHandlerConfig = HandlerConfig{
 	FieldLimit:      DefaultFieldLimit,
 	QueryCacheSize:  1000,
 	APQCacheSize:    1000,
+	MaxUploadSize:   64 << 20,
 }
 
 // manyWeight is the expected size of a nested to-many relation (containers
@@ -87,6 +91,10 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	es := executor.NewExecutableSchema(execConfig(r))
 	srv := handler.New(es)
 	addLiveTransports(srv, r, cfg) // live_transport.go
+	// The GraphQL multipart request (file uploads, createDocument); the
+	// chain's body limit applies (httpapi raises it to the file size limit
+	// for multipart requests when files are served).
+	srv.AddTransport(transport.MultipartForm{MaxUploadSize: cfg.MaxUploadSize, MaxMemory: 1 << 20})
 	srv.AddTransport(Transport{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](cfg.QueryCacheSize))
 	srv.SetParserTokenLimit(cfg.TokenLimit)
@@ -236,6 +244,7 @@ var gqlCodes = map[string]string{
 	model.ERATELIMITED:     "RATE_LIMITED",
 	model.EUNAVAILABLE:     "UNAVAILABLE",
 	model.EINTERNAL:        "INTERNAL_SERVER_ERROR",
+	model.ETOOLARGE:        "TOO_LARGE",
 }
 
 // errorPresenter gives every error an extensions.code and never leaks
@@ -261,6 +270,10 @@ func errorPresenter(cfg HandlerConfig) graphql.ErrorPresenterFunc {
 			}
 			if appErr.Parameter != "" {
 				gerr.Extensions["argument"] = appErr.Parameter
+			}
+			if dup, ok := errors.AsType[*model.DuplicateDocumentError](err); ok {
+				gerr.Extensions["existingDocumentId"] = dup.ExistingID
+				gerr.Extensions["existingDocumentName"] = dup.ExistingName
 			}
 			if appErr.Code != model.EINTERNAL {
 				return gerr
