@@ -274,15 +274,18 @@ func (s *Store) SignID(id string, now time.Time) string {
 // VerifyID returns the upload id of a signed id, or false when it is
 // malformed, tampered with or expired.
 func (s *Store) VerifyID(signed string, now time.Time) (string, bool) {
-	body, sig, ok := strings.Cut(signed, "--")
-	if !ok {
+	// The body is 24 bytes in unpadded base64url, 32 characters, which
+	// may themselves hold "--": split by position, not by the separator.
+	const bodyLen = 32
+	if len(signed) < bodyLen+2 || signed[bodyLen:bodyLen+2] != "--" {
 		return "", false
 	}
-	got, err := base64.RawURLEncoding.DecodeString(sig)
+	body, sig := signed[:bodyLen], signed[bodyLen+2:]
+	got, err := base64.RawURLEncoding.Strict().DecodeString(sig)
 	if err != nil || !hmac.Equal(got, s.mac("id", body)[:20]) {
 		return "", false
 	}
-	b, err := base64.RawURLEncoding.DecodeString(body)
+	b, err := base64.RawURLEncoding.Strict().DecodeString(body)
 	if err != nil || len(b) != 24 {
 		return "", false
 	}
