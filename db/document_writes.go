@@ -22,20 +22,6 @@ func (db *DB) SetDocumentTypeManual(ctx context.Context, accountID, id string, t
 		 SELECT `+documentCols+` FROM d`, id, accountID, typ)
 }
 
-// DeleteDocument deletes one of the account's documents; its links to
-// shipments and containers and its representations go with it (the
-// foreign keys cascade). It returns the document as it was.
-func (db *DB) DeleteDocument(ctx context.Context, accountID, id string) (*model.Document, error) {
-	if !validUUID(accountID) || !validUUID(id) {
-		return nil, model.NotFound("document")
-	}
-	return getOne[model.Document](ctx, db.q, "document",
-		`WITH d AS (
-			DELETE FROM documents WHERE id = $1 AND account_id = $2
-			RETURNING `+documentReturning+`)
-		 SELECT `+documentCols+` FROM d`, id, accountID)
-}
-
 // documentReturning is what a write of documents returns for the outer
 // SELECT to read documentCols from (as the alias d).
 const documentReturning = `id, account_id, user_id, email_submission_id, last_document_representation_id,

@@ -21,19 +21,7 @@ func TestDatabaseTimeoutAnswers503(t *testing.T) {
 	c.KeyCache = 0 // keys are read from a table nobody locks
 	in := start(t, url+"&statement_timeout=300", &c)
 
-	admin, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	tx, err := admin.BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.Exec(`LOCK TABLE shipments IN ACCESS EXCLUSIVE MODE`); err != nil {
-		t.Fatal(err)
-	}
+	tx := lockShipments(t, url)
 	k := keys["acme/admin"]
 	r := in.do(t, http.MethodGet, "/v2/shipments", k, "")
 	wantJSONAPIError(t, "timeout on /v2", r, http.StatusServiceUnavailable)
@@ -125,4 +113,25 @@ func TestBadTextIsTheClients(t *testing.T) {
 			t.Errorf("%s: %s, want BAD_USER_INPUT", c.body, r.body)
 		}
 	}
+}
+
+// lockShipments holds an ACCESS EXCLUSIVE lock on shipments, in a
+// transaction of its own, until the test ends (or tx rolls back): every
+// read of shipments waits.
+func lockShipments(t *testing.T, url string) *sql.Tx {
+	t.Helper()
+	admin, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	tx, err := admin.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+	if _, err := tx.Exec(`LOCK TABLE shipments IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }

@@ -592,25 +592,9 @@ func TestLiveSlowConsumer(t *testing.T) {
 	// Changes keep coming until the server gives up on the subscriber:
 	// how many the connection's socket buffers absorb before the queue
 	// fills depends on the machine.
-	stop := make(chan struct{})
-	sent := make(chan int, 1)
-	go func() {
-		n := 0
-		defer func() { sent <- n }()
-		for ; n < 50_000; n++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if _, err := d.sql.Exec(`UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("S", n)); err != nil {
-				return
-			}
-		}
-	}()
+	stop := keepChanging(d, id, "S")
 	code, reason := c.closed(60 * time.Second)
-	close(stop)
-	t.Logf("disconnected after %d changes", <-sent)
+	t.Logf("disconnected after %d changes", stop())
 	if code != 1008 || !strings.Contains(reason, "slow consumer") {
 		t.Fatalf("closed with %d %q", code, reason)
 	}
@@ -745,25 +729,9 @@ func TestLiveSSESlowConsumer(t *testing.T) {
 	// Changes keep coming until the server gives up on the subscriber:
 	// how many the socket buffers absorb before the queue fills depends
 	// on the machine and its load.
-	stop := make(chan struct{})
-	sent := make(chan int, 1)
-	go func() {
-		n := 0
-		defer func() { sent <- n }()
-		for ; n < 50_000; n++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if _, err := d.sql.Exec(`UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("Q", n)); err != nil {
-				return
-			}
-		}
-	}()
+	stop := keepChanging(d, id, "Q")
 	graphtest.WaitFor(t, 60*time.Second, "the slow subscription to end", func() bool { return in.h.Subscriptions() == 0 })
-	close(stop)
-	n := <-sent
+	n := stop()
 	// The stream ends (cut, or completed) rather than carrying every event.
 	done := make(chan int)
 	go func() {
@@ -811,5 +779,32 @@ func TestLiveRateLimit(t *testing.T) {
 	}
 	if len(payloads) != 2 || !strings.Contains(payloads[0], `"role":"VIEWER"`) || !strings.Contains(payloads[1], "RATE_LIMITED") {
 		t.Fatalf("answers: %v", payloads)
+	}
+}
+
+// keepChanging changes the container id (up to 50,000 times) until the
+// returned stop is called, which returns how many changes were made: how
+// many a subscriber's socket buffers absorb before the server gives up on
+// it depends on the machine and its load.
+func keepChanging(d *liveDB, id, prefix string) (stop func() int) {
+	done := make(chan struct{})
+	sent := make(chan int, 1)
+	go func() {
+		n := 0
+		defer func() { sent <- n }()
+		for ; n < 50_000; n++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if _, err := d.sql.Exec(`UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint(prefix, n)); err != nil {
+				return
+			}
+		}
+	}()
+	return func() int {
+		close(done)
+		return <-sent
 	}
 }

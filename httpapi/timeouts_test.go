@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"database/sql"
 	"net/http"
 	"syscall"
@@ -75,19 +74,7 @@ func TestRequestTimeout(t *testing.T) {
 	c.KeyCache = 0
 	c.RequestTimeout = 300 * time.Millisecond
 	in := start(t, url+"&statement_timeout=0", &c)
-	admin, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	tx, err := admin.BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.Exec(`LOCK TABLE shipments IN ACCESS EXCLUSIVE MODE`); err != nil {
-		t.Fatal(err)
-	}
+	tx := lockShipments(t, url)
 	release := time.AfterFunc(5*time.Second, func() { _ = tx.Rollback() })
 	defer release.Stop()
 	begin := time.Now()

@@ -25,22 +25,6 @@ if [[ $# -lt 2 ]]; then
   awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
   exit 2
 fi
-command -v node >/dev/null || { echo "node is required (apt-get install -y nodejs npm)" >&2; exit 2; }
-command -v npm >/dev/null || { echo "npm is required (apt-get install -y npm)" >&2; exit 2; }
-
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-tmp="$(mktemp -d)"
-trap 'rm -rf "${tmp}"' EXIT
-
-echo '{"private":true,"type":"module"}' >"${tmp}/package.json"
-if ! npm install --prefix "${tmp}" --no-audit --no-fund --ignore-scripts --loglevel=error \
-  "@apollo/gateway@${GATEWAY_VERSION}" "@apollo/server@${SERVER_VERSION}" \
-  "@apollo/subgraph@${SUBGRAPH_VERSION}" "graphql@${GRAPHQL_VERSION}" >"${tmp}/npm.log" 2>&1; then
-  cat "${tmp}/npm.log" >&2
-  exit 2
-fi
-cp "${here}/federation-gateway.mjs" "${tmp}/gateway.mjs"
-
-status=0
-node "${tmp}/gateway.mjs" "$@" || status=$?
-exit "${status}"
+. "$(dirname "${BASH_SOURCE[0]}")/npm-run.sh"
+npm_run federation-gateway.mjs "@apollo/gateway@${GATEWAY_VERSION}" "@apollo/server@${SERVER_VERSION}" \
+  "@apollo/subgraph@${SUBGRAPH_VERSION}" "graphql@${GRAPHQL_VERSION}" -- "$@"

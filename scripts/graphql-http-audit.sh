@@ -44,19 +44,5 @@ command -v npm >/dev/null || { echo "npm is required (apt-get install -y npm)" >
 node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 18 ? 0 : 1)' ||
   { echo "Node.js >= 18 is required, found $(node --version)" >&2; exit 2; }
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-tmp="$(mktemp -d)"
-trap 'rm -rf "${tmp}"' EXIT
-
-echo '{"private":true,"type":"module"}' >"${tmp}/package.json"
-if ! npm install --prefix "${tmp}" --no-audit --no-fund --ignore-scripts --loglevel=error \
-  "graphql-http@${GRAPHQL_HTTP_VERSION}" "graphql@${GRAPHQL_VERSION}" >"${tmp}/npm.log" 2>&1; then
-  cat "${tmp}/npm.log" >&2
-  exit 2
-fi
-cp "${here}/graphql-http-audit.mjs" "${tmp}/audit.mjs"
-
-# Not exec: the EXIT trap must still remove the temp dir.
-status=0
-node "${tmp}/audit.mjs" "$@" || status=$?
-exit "${status}"
+. "$(dirname "${BASH_SOURCE[0]}")/npm-run.sh"
+npm_run graphql-http-audit.mjs "graphql-http@${GRAPHQL_HTTP_VERSION}" "graphql@${GRAPHQL_VERSION}" -- "$@"

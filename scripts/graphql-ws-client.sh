@@ -22,21 +22,5 @@ if [[ $# -ne 3 ]]; then
   awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
   exit 2
 fi
-command -v node >/dev/null || { echo "node is required (apt-get install -y nodejs npm)" >&2; exit 2; }
-command -v npm >/dev/null || { echo "npm is required (apt-get install -y npm)" >&2; exit 2; }
-
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-tmp="$(mktemp -d)"
-trap 'rm -rf "${tmp}"' EXIT
-
-echo '{"private":true,"type":"module"}' >"${tmp}/package.json"
-if ! npm install --prefix "${tmp}" --no-audit --no-fund --ignore-scripts --loglevel=error \
-  "graphql-ws@${GRAPHQL_WS_VERSION}" "ws@${WS_VERSION}" "graphql@${GRAPHQL_VERSION}" >"${tmp}/npm.log" 2>&1; then
-  cat "${tmp}/npm.log" >&2
-  exit 2
-fi
-cp "${here}/graphql-ws-client.mjs" "${tmp}/client.mjs"
-
-status=0
-node "${tmp}/client.mjs" "$@" || status=$?
-exit "${status}"
+. "$(dirname "${BASH_SOURCE[0]}")/npm-run.sh"
+npm_run graphql-ws-client.mjs "graphql-ws@${GRAPHQL_WS_VERSION}" "ws@${WS_VERSION}" "graphql@${GRAPHQL_VERSION}" -- "$@"
