@@ -1,0 +1,195 @@
+package webhook
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+)
+
+// Change is one change_log row as the engine needs it: the columns an
+// UPDATE changed, with their previous (Old) and new (New) values.
+type Change struct {
+	ID        int64
+	AccountID string
+	Type      string // record type: "container", "shipment", …
+	RecordID  string
+	Op        string // INSERT, UPDATE, DELETE
+	Parent    string
+	Changed   []string
+	Old, New  map[string]any
+	LoggedAt  time.Time
+}
+
+// The events Shipgraph raises (docs/webhooks.md, "Delivery").
+const (
+	EventContainerCreated         = "container.created"
+	EventContainerUpdated         = "container.updated"
+	EventPodTerminalChanged       = "container.pod_terminal_changed"
+	EventPickupLFDChanged         = "container.pickup_lfd.changed"
+	EventPickupLFDLineChanged     = "container.pickup_lfd_line.changed"
+	EventPickupLFDTerminalChanged = "container.pickup_lfd_terminal.changed"
+	EventPickupLFDRailChanged     = "container.pickup_lfd_rail.changed"
+	EventPickupAppointmentChanged = "container.pickup_appointment.changed"
+	EventTransportAvailable       = "container.transport.available"
+	EventTransportNotAvailable    = "container.transport.not_available"
+	EventTransportDelivered       = "container.transport.delivered"
+	EventShipmentEstimatedArrival = "shipment.estimated.arrival"
+)
+
+// Events lists every event Derive can raise, in a stable order.
+var Events = []string{
+	EventContainerCreated, EventContainerUpdated, EventPodTerminalChanged,
+	EventPickupLFDChanged, EventPickupLFDLineChanged, EventPickupLFDTerminalChanged,
+	EventPickupLFDRailChanged, EventPickupAppointmentChanged,
+	EventTransportAvailable, EventTransportNotAvailable, EventTransportDelivered,
+	EventShipmentEstimatedArrival,
+}
+
+// Event is one notification-to-be: the public event name, the record it is
+// about and its frozen payload (webhook_notifications.payload):
+//
+//	{"changeset": {"<public attribute>": [old, new], …}, "timestamp": "<logged at>"}
+//
+// The changeset names the attributes that raised the event with their /v2
+// names (pod_terminal_id is "pod_terminal", as in the public changeset).
+type Event struct {
+	Name          string
+	ReferenceType string // "container" or "shipment": the record the event is about
+	ReferenceID   string
+	Payload       json.RawMessage
+}
+
+// updatedAttrs are the container columns whose change raises
+// container.updated, with their public changeset names: the list the
+// public container_updated_event documents as alertable.
+var updatedAttrs = [...]struct{ col, attr string }{
+	{"available_for_pickup", "available_for_pickup"},
+	{"fees_at_pod_terminal", "fees_at_pod_terminal"},
+	{"holds_at_pod_terminal", "holds_at_pod_terminal"},
+	{"pickup_appointment_at", "pickup_appointment_at"},
+	{"pickup_lfd", "pickup_lfd"},
+	{"pod_terminal_id", "pod_terminal"},
+}
+
+// columnEvents are the container columns that each raise an event of their
+// own when they change.
+var columnEvents = [...]struct{ col, attr, event string }{
+	{"pod_terminal_id", "pod_terminal", EventPodTerminalChanged},
+	{"pickup_lfd", "pickup_lfd", EventPickupLFDChanged},
+	{"pickup_lfd_line", "pickup_lfd_line", EventPickupLFDLineChanged},
+	{"pickup_lfd_terminal", "pickup_lfd_terminal", EventPickupLFDTerminalChanged},
+	{"pickup_lfd_rail", "pickup_lfd_rail", EventPickupLFDRailChanged},
+	{"pickup_appointment_at", "pickup_appointment_at", EventPickupAppointmentChanged},
+}
+
+// statusEvents: a container whose current_status becomes the key raises
+// the event, whatever it was before (docs/webhooks.md).
+var statusEvents = map[string]string{
+	"available":     EventTransportAvailable,
+	"not_available": EventTransportNotAvailable,
+	"delivered":     EventTransportDelivered,
+}
+
+// Derive returns the events one logged change raises, in a stable order
+// (the order of Events). It is pure: the log row holds everything needed.
+// DELETEs, custom fields, documents and definitions raise nothing; an
+// INSERT of a container raises container.created only (whatever its
+// status); an UPDATE raises one event per rule that its changed columns
+// meet.
+func Derive(c *Change) []Event {
+	switch c.Type {
+	case "container":
+		switch c.Op {
+		case "INSERT":
+			return []Event{{Name: EventContainerCreated, ReferenceType: "container", ReferenceID: c.RecordID,
+				Payload: payload(c, nil)}}
+		case "UPDATE":
+			return deriveContainerUpdate(c)
+		}
+	case "shipment":
+		if c.Op == "UPDATE" && changed(c, "pod_eta_at") {
+			return []Event{{Name: EventShipmentEstimatedArrival, ReferenceType: "shipment", ReferenceID: c.RecordID,
+				Payload: payload(c, []pair{{"pod_eta_at", "pod_eta_at"}})}}
+		}
+	}
+	return nil
+}
+
+type pair struct{ col, attr string }
+
+func deriveContainerUpdate(c *Change) []Event {
+	var out []Event
+	var set []pair
+	for _, a := range updatedAttrs {
+		if changed(c, a.col) {
+			set = append(set, pair{a.col, a.attr})
+		}
+	}
+	if len(set) > 0 {
+		out = append(out, Event{Name: EventContainerUpdated, ReferenceType: "container", ReferenceID: c.RecordID,
+			Payload: payload(c, set)})
+	}
+	for _, e := range columnEvents {
+		if changed(c, e.col) {
+			out = append(out, Event{Name: e.event, ReferenceType: "container", ReferenceID: c.RecordID,
+				Payload: payload(c, []pair{{e.col, e.attr}})})
+		}
+	}
+	if changed(c, "current_status") {
+		to, _ := c.New["current_status"].(string)
+		from, _ := c.Old["current_status"].(string)
+		if ev, ok := statusEvents[to]; ok && from != to {
+			out = append(out, Event{Name: ev, ReferenceType: "container", ReferenceID: c.RecordID,
+				Payload: payload(c, []pair{{"current_status", "current_status"}})})
+		}
+	}
+	return out
+}
+
+// changed: the UPDATE changed col (it is in Changed and its value differs;
+// a log that lists a column without values still counts).
+func changed(c *Change, col string) bool {
+	if !slices.Contains(c.Changed, col) {
+		return false
+	}
+	o, okO := c.Old[col]
+	n, okN := c.New[col]
+	if okO && okN {
+		return !jsonEqual(o, n)
+	}
+	return true
+}
+
+func jsonEqual(a, b any) bool {
+	ab, err1 := json.Marshal(a)
+	bb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ab) == string(bb)
+}
+
+// payload freezes the changeset of set and the change's time.
+func payload(c *Change, set []pair) json.RawMessage {
+	cs := make(map[string][2]any, len(set))
+	for _, p := range set {
+		cs[p.attr] = [2]any{publicValue(c.Old[p.col]), publicValue(c.New[p.col])}
+	}
+	b, _ := json.Marshal(struct {
+		Changeset map[string][2]any `json:"changeset"`
+		Timestamp string            `json:"timestamp"`
+	}{cs, c.LoggedAt.UTC().Format(time.RFC3339Nano)})
+	return b
+}
+
+// publicValue writes timestamps the way /v2 does (UTC, RFC 3339): the log
+// holds them as PostgreSQL's to_jsonb wrote them ("…+00:00" in the
+// session's zone).
+func publicValue(v any) any {
+	s, ok := v.(string)
+	if !ok || len(s) < 20 || s[4] != '-' || s[10] != 'T' {
+		return v
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return v
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}

@@ -1,0 +1,156 @@
+package webhook
+
+import (
+	"encoding/json"
+	"net/netip"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestDerive(t *testing.T) {
+	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	type want struct {
+		name, ref string
+		changeset map[string][2]any
+	}
+	upd := func(typ string, old, new map[string]any) *Change {
+		c := &Change{ID: 7, AccountID: "a", Type: typ, RecordID: "r", Op: "UPDATE", Old: old, New: new, LoggedAt: at}
+		for k := range new {
+			c.Changed = append(c.Changed, k)
+		}
+		c.Changed = append(c.Changed, "updated_at")
+		return c
+	}
+	cases := []struct {
+		name string
+		c    *Change
+		want []want
+	}{
+		{"container insert", &Change{Type: "container", Op: "INSERT", RecordID: "r", LoggedAt: at},
+			[]want{{EventContainerCreated, "container", map[string][2]any{}}}},
+		{"container delete", &Change{Type: "container", Op: "DELETE", RecordID: "r"}, nil},
+		{"shipment insert", &Change{Type: "shipment", Op: "INSERT", RecordID: "r"}, nil},
+		{"document update", upd("document", map[string]any{"name": "a"}, map[string]any{"name": "b"}), nil},
+		{"only updated_at", upd("container", map[string]any{}, map[string]any{}), nil},
+		{"seal number alone", upd("container", map[string]any{"seal_number": "a"}, map[string]any{"seal_number": "b"}), nil},
+		{"available_for_pickup", upd("container", map[string]any{"available_for_pickup": nil}, map[string]any{"available_for_pickup": true}),
+			[]want{{EventContainerUpdated, "container", map[string][2]any{"available_for_pickup": {nil, true}}}}},
+		{"holds", upd("container", map[string]any{"holds_at_pod_terminal": []any{}}, map[string]any{"holds_at_pod_terminal": []any{map[string]any{"name": "customs"}}}),
+			[]want{{EventContainerUpdated, "container", map[string][2]any{"holds_at_pod_terminal": {[]any{}, []any{map[string]any{"name": "customs"}}}}}}},
+		{"pod terminal", upd("container", map[string]any{"pod_terminal_id": "t1"}, map[string]any{"pod_terminal_id": "t2"}),
+			[]want{
+				{EventContainerUpdated, "container", map[string][2]any{"pod_terminal": {"t1", "t2"}}},
+				{EventPodTerminalChanged, "container", map[string][2]any{"pod_terminal": {"t1", "t2"}}},
+			}},
+		{"line lfd moves the lfd", upd("container",
+			map[string]any{"pickup_lfd_line": nil, "pickup_lfd": "2026-03-01T00:00:00+00:00"},
+			map[string]any{"pickup_lfd_line": "2026-03-05T00:00:00-05:00", "pickup_lfd": "2026-03-05T00:00:00-05:00"}),
+			[]want{
+				{EventContainerUpdated, "container", map[string][2]any{"pickup_lfd": {"2026-03-01T00:00:00Z", "2026-03-05T05:00:00Z"}}},
+				{EventPickupLFDChanged, "container", map[string][2]any{"pickup_lfd": {"2026-03-01T00:00:00Z", "2026-03-05T05:00:00Z"}}},
+				{EventPickupLFDLineChanged, "container", map[string][2]any{"pickup_lfd_line": {nil, "2026-03-05T05:00:00Z"}}},
+			}},
+		{"terminal lfd hidden by the line's", upd("container",
+			map[string]any{"pickup_lfd_terminal": nil}, map[string]any{"pickup_lfd_terminal": "2026-03-05T00:00:00+00:00"}),
+			[]want{{EventPickupLFDTerminalChanged, "container", map[string][2]any{"pickup_lfd_terminal": {nil, "2026-03-05T00:00:00Z"}}}}},
+		{"rail lfd", upd("container", map[string]any{"pickup_lfd_rail": "2026-03-05T00:00:00+00:00"}, map[string]any{"pickup_lfd_rail": nil}),
+			[]want{{EventPickupLFDRailChanged, "container", map[string][2]any{"pickup_lfd_rail": {"2026-03-05T00:00:00Z", nil}}}}},
+		{"appointment", upd("container", map[string]any{"pickup_appointment_at": nil}, map[string]any{"pickup_appointment_at": "2026-03-05T08:30:00+00:00"}),
+			[]want{
+				{EventContainerUpdated, "container", map[string][2]any{"pickup_appointment_at": {nil, "2026-03-05T08:30:00Z"}}},
+				{EventPickupAppointmentChanged, "container", map[string][2]any{"pickup_appointment_at": {nil, "2026-03-05T08:30:00Z"}}},
+			}},
+		{"becomes available", upd("container", map[string]any{"current_status": "not_available"}, map[string]any{"current_status": "available"}),
+			[]want{{EventTransportAvailable, "container", map[string][2]any{"current_status": {"not_available", "available"}}}}},
+		{"grounded to not available", upd("container", map[string]any{"current_status": "grounded"}, map[string]any{"current_status": "not_available"}),
+			[]want{{EventTransportNotAvailable, "container", map[string][2]any{"current_status": {"grounded", "not_available"}}}}},
+		{"delivered", upd("container", map[string]any{"current_status": "picked_up"}, map[string]any{"current_status": "delivered"}),
+			[]want{{EventTransportDelivered, "container", map[string][2]any{"current_status": {"picked_up", "delivered"}}}}},
+		{"on ship to grounded", upd("container", map[string]any{"current_status": "on_ship"}, map[string]any{"current_status": "grounded"}), nil},
+		{"status and availability together", upd("container",
+			map[string]any{"current_status": "grounded", "available_for_pickup": false},
+			map[string]any{"current_status": "available", "available_for_pickup": true}),
+			[]want{
+				{EventContainerUpdated, "container", map[string][2]any{"available_for_pickup": {false, true}}},
+				{EventTransportAvailable, "container", map[string][2]any{"current_status": {"grounded", "available"}}},
+			}},
+		{"eta moved", upd("shipment", map[string]any{"pod_eta_at": "2026-03-10T00:00:00+00:00"}, map[string]any{"pod_eta_at": "2026-03-12T00:00:00+00:00"}),
+			[]want{{EventShipmentEstimatedArrival, "shipment", map[string][2]any{"pod_eta_at": {"2026-03-10T00:00:00Z", "2026-03-12T00:00:00Z"}}}}},
+		{"shipment other column", upd("shipment", map[string]any{"customer_name": "a"}, map[string]any{"customer_name": "b"}), nil},
+		{"listed but equal", &Change{Type: "container", Op: "UPDATE", Changed: []string{"current_status"},
+			Old: map[string]any{"current_status": "available"}, New: map[string]any{"current_status": "available"}}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Derive(tc.c)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d events %+v, want %d", len(got), got, len(tc.want))
+			}
+			for i, w := range tc.want {
+				g := got[i]
+				if g.Name != w.name || g.ReferenceType != w.ref || g.ReferenceID != tc.c.RecordID {
+					t.Errorf("event %d: got %s %s %s, want %s %s", i, g.Name, g.ReferenceType, g.ReferenceID, w.name, w.ref)
+				}
+				var p struct {
+					Changeset map[string][2]any `json:"changeset"`
+					Timestamp string            `json:"timestamp"`
+				}
+				if err := json.Unmarshal(g.Payload, &p); err != nil {
+					t.Fatal(err)
+				}
+				wcs, _ := json.Marshal(w.changeset)
+				var norm map[string][2]any
+				_ = json.Unmarshal(wcs, &norm)
+				if !reflect.DeepEqual(p.Changeset, norm) {
+					t.Errorf("event %d %s: changeset %v, want %v", i, g.Name, p.Changeset, norm)
+				}
+				if p.Timestamp != at.Format(time.RFC3339Nano) {
+					t.Errorf("timestamp %q", p.Timestamp)
+				}
+			}
+		})
+	}
+}
+
+func TestSignVerify(t *testing.T) {
+	body := []byte(`{"data":{"id":"x"}}`)
+	sig := Sign("s3cret", body)
+	// The reference value, computed independently:
+	// printf '%s' '{"data":{"id":"x"}}' | openssl dgst -sha256 -hmac s3cret
+	if sig != "cadbb49d74296c15c1ae4f80d09ca548afbc174af4f8239a4d99a46f5c285990" {
+		t.Fatalf("signature %q", sig)
+	}
+	if !Verify("s3cret", body, sig) {
+		t.Fatal("own signature does not verify")
+	}
+	if Verify("other", body, sig) || Verify("s3cret", append(body, ' '), sig) || Verify("s3cret", body, "zz") {
+		t.Fatal("a wrong secret, body or signature verifies")
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	base := 30 * time.Second
+	for attempt, ceil := range map[int]time.Duration{1: 30 * time.Second, 2: time.Minute, 3: 2 * time.Minute, 12: 30 * time.Second << 11, 40: 24 * time.Hour} {
+		if got := Backoff(base, attempt, 0.999999999); got > ceil || got < ceil*99/100 {
+			t.Errorf("attempt %d: top %v, want about %v", attempt, got, ceil)
+		}
+		if got := Backoff(base, attempt, 0); got != 0 {
+			t.Errorf("attempt %d: bottom %v, want 0 (full jitter)", attempt, got)
+		}
+	}
+}
+
+func TestRefused(t *testing.T) {
+	for _, a := range []string{"127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "::1",
+		"fd00:ec2::254", "fe80::1", "0.0.0.0", "::ffff:127.0.0.1", "100.100.100.200", "224.0.0.1"} {
+		if !Refused(netip.MustParseAddr(a)) {
+			t.Errorf("%s is not refused", a)
+		}
+	}
+	for _, a := range []string{"8.8.8.8", "93.184.216.34", "2606:4700::1111"} {
+		if Refused(netip.MustParseAddr(a)) {
+			t.Errorf("%s is refused", a)
+		}
+	}
+}
