@@ -1,0 +1,260 @@
+package db_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"shipgraph/db"
+	"shipgraph/db/seed"
+)
+
+// logFixture is a seeded database (the seeder logs nothing) and a few of
+// its containers, all of one account.
+type logFixture struct {
+	store      *db.DB
+	sql        *sql.DB
+	account    string
+	other      string // another account
+	containers []string
+}
+
+func newLogFixture(t *testing.T) *logFixture {
+	t.Helper()
+	store := openDB(t)
+	ctx := context.Background()
+	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 6, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	f := &logFixture{store: store, sql: store.SQL()}
+	if err := f.sql.QueryRowContext(ctx, `SELECT id FROM accounts ORDER BY slug LIMIT 1`).Scan(&f.account); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.sql.QueryRowContext(ctx, `SELECT id FROM accounts WHERE id <> $1 ORDER BY slug LIMIT 1`, f.account).Scan(&f.other); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.sql.QueryContext(ctx, `SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 4`, f.account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		f.containers = append(f.containers, id)
+	}
+	if len(f.containers) < 3 {
+		t.Fatalf("fixture: %d containers", len(f.containers))
+	}
+	var n int
+	if err := f.sql.QueryRowContext(ctx, `SELECT count(*) FROM change_log`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the seeder logged %d changes (%v)", n, err)
+	}
+	return f
+}
+
+// readAll reads the account's log after c until nothing is left.
+func (f *logFixture) readAll(t *testing.T, account string, c db.Cursor) ([]db.LoggedChange, db.Cursor) {
+	t.Helper()
+	var all []db.LoggedChange
+	for {
+		got, next, err := f.store.ReadAccountChangeLog(context.Background(), account, c, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, got...)
+		if len(got) == 0 {
+			return all, next
+		}
+		c = next
+	}
+}
+
+func recordIDs(cs []db.LoggedChange) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.RecordID
+	}
+	return out
+}
+
+func begin(t *testing.T, s *sql.DB) *sql.Tx {
+	t.Helper()
+	tx, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+	return tx
+}
+
+func exec(t *testing.T, q interface {
+	Exec(string, ...any) (sql.Result, error)
+}, stmt string, args ...any) {
+	t.Helper()
+	if _, err := q.Exec(stmt, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const touch = `UPDATE containers SET seal_number = coalesce(seal_number, '') || 'x' WHERE id = $1`
+
+// The hard part: ids are taken at INSERT, not at commit. A takes id n, B
+// takes n+1 and commits first; a reader between the two commits must not
+// move past n for ever. Read by id alone (WHERE id > last) this test loses
+// A's change.
+func TestChangeLogInterleaved(t *testing.T) {
+	f := newLogFixture(t)
+	ctx := context.Background()
+	head, err := f.store.ChangeLogHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A writes (and takes its xid and log id) first, B commits first.
+	a, b := begin(t, f.sql), begin(t, f.sql)
+	exec(t, a, touch, f.containers[0])
+	exec(t, b, touch, f.containers[1])
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	page, err := f.store.ReadChangeLogPage(ctx, f.account, head, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Changes) != 0 || !page.Pending || page.Next != head {
+		t.Fatalf("with A open: %d changes, pending %v, next %v (head %v): B's row must be held back", len(page.Changes), page.Pending, page.Next, head)
+	}
+	if err := a.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, c := f.readAll(t, f.account, head)
+	if want := []string{f.containers[0], f.containers[1]}; !slices.Equal(recordIDs(got), want) {
+		t.Fatalf("after both commits read %v, want %v (A's then B's)", recordIDs(got), want)
+	}
+	if got[0].ID >= got[1].ID {
+		t.Fatalf("ids %d, %d: A took its id first", got[0].ID, got[1].ID)
+	}
+
+	// B' takes its xid first (an unlogged write), A' takes the lower log id;
+	// B' commits first and is read at once, A' only after its commit, and
+	// a reader past B' (by id: past A' too) still gets A'.
+	b2, a2 := begin(t, f.sql), begin(t, f.sql)
+	exec(t, b2, `UPDATE accounts SET company_name = company_name WHERE id = $1`, f.account)
+	exec(t, a2, touch, f.containers[2])
+	exec(t, b2, touch, f.containers[1])
+	if err := b2.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, c2 := f.readAll(t, f.account, c)
+	if !slices.Equal(recordIDs(got), []string{f.containers[1]}) {
+		t.Fatalf("with A' open read %v, want B' alone", recordIDs(got))
+	}
+	bID := got[0].ID
+	if err := a2.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = f.readAll(t, f.account, c2)
+	if !slices.Equal(recordIDs(got), []string{f.containers[2]}) || got[0].ID >= bID {
+		t.Fatalf("after A' committed read %+v, want A' (id below %d)", got, bID)
+	}
+}
+
+// What a row says: plain SQL writes are logged with the changed columns'
+// old and new values; no-op updates, rollbacks and notify=off log nothing.
+func TestChangeLogRows(t *testing.T) {
+	f := newLogFixture(t)
+	ctx := context.Background()
+	head, err := f.store.ChangeLogHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c0 := f.containers[0]
+	var status string
+	if err := f.sql.QueryRow(`SELECT current_status FROM containers WHERE id = $1`, c0).Scan(&status); err != nil {
+		t.Fatal(err)
+	}
+	next := "picked_up"
+	if status == next {
+		next = "delivered"
+	}
+	exec(t, f.sql, `UPDATE containers SET current_status = $2, updated_at = updated_at + interval '1 second' WHERE id = $1`, c0, next)
+	exec(t, f.sql, `UPDATE containers SET current_status = current_status WHERE id = $1`, c0) // no change
+
+	tx := begin(t, f.sql)
+	exec(t, tx, touch, c0)
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	tx = begin(t, f.sql)
+	exec(t, tx, `SET LOCAL shipgraph.notify = 'off'`)
+	exec(t, tx, touch, c0)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	got, _ := f.readAll(t, f.account, head)
+	if len(got) != 1 {
+		t.Fatalf("logged %d changes, want the one status change: %+v", len(got), got)
+	}
+	g := got[0]
+	var shipment string
+	if err := f.sql.QueryRow(`SELECT shipment_id FROM containers WHERE id = $1`, c0).Scan(&shipment); err != nil {
+		t.Fatal(err)
+	}
+	if g.Type != "container" || g.Op != "UPDATE" || g.RecordID != c0 || g.AccountID != f.account || g.Parent != shipment || g.LoggedAt.IsZero() {
+		t.Fatalf("row %+v", g)
+	}
+	if !slices.Equal(g.Changed, []string{"current_status", "updated_at"}) {
+		t.Fatalf("changed %v", g.Changed)
+	}
+	var old, cur map[string]any
+	if err := json.Unmarshal(g.Old, &old); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(g.New, &cur); err != nil {
+		t.Fatal(err)
+	}
+	if old["current_status"] != status || cur["current_status"] != next || len(old) != 2 || len(cur) != 2 || old["updated_at"] == cur["updated_at"] {
+		t.Fatalf("old %v new %v", old, cur)
+	}
+
+	// INSERT and DELETE rows carry no values; another account's log is
+	// its own.
+	var doc string
+	if err := f.sql.QueryRow(`INSERT INTO documents (account_id, name, document_type, source, file_name) VALUES ($1, 'n', 'other', 'api', 'f.pdf') RETURNING id`, f.account).Scan(&doc); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, f.sql, `DELETE FROM documents WHERE id = $1`, doc)
+	got, _ = f.readAll(t, f.account, g.Cursor)
+	if len(got) != 2 || got[0].Op != "INSERT" || got[1].Op != "DELETE" || got[0].RecordID != doc || got[0].Type != "document" ||
+		got[0].Old != nil || got[0].New != nil || got[0].Changed != nil {
+		t.Fatalf("insert and delete: %+v", got)
+	}
+	if others, _ := f.readAll(t, f.other, db.Cursor{}); len(others) != 0 {
+		t.Fatalf("the other account's log has %+v", others)
+	}
+	all, _, err := f.store.ReadChangeLog(ctx, db.Cursor{}, 10)
+	if err != nil || len(all) != 3 {
+		t.Fatalf("every account's log: %d rows (%v)", len(all), err)
+	}
+
+	// Positions of public ids.
+	pos, ok, err := f.store.ChangeLogCursor(ctx, got[1].ID)
+	if err != nil || !ok || pos != got[1].Cursor {
+		t.Fatalf("ChangeLogCursor(%d) = %v %v %v, want %v", got[1].ID, pos, ok, err, got[1].Cursor)
+	}
+	if _, ok, err := f.store.AccountChangeLogCursor(ctx, f.other, got[1].ID); ok || err != nil {
+		t.Fatalf("another account's id is known (%v)", err)
+	}
+	if _, ok, err := f.store.ChangeLogCursor(ctx, got[1].ID+1000); ok || err != nil {
+		t.Fatalf("an unknown id is known (%v)", err)
+	}
+	if p, err := db.ParseCursor(pos.String()); err != nil || p != pos {
+		t.Fatalf("ParseCursor(%q) = %v %v", pos.String(), p, err)
+	}
+}
