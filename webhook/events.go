@@ -46,12 +46,26 @@ var Events = []string{
 }
 
 // Event is one notification-to-be: the public event name, the record it is
-// about and its frozen payload (webhook_notifications.payload):
+// about and the frozen attributes of its reference object
+// (webhook_notifications.payload, migration 00009), by the object's type:
 //
-//	{"changeset": {"<public attribute>": [old, new], …}, "timestamp": "<logged at>"}
+//   - container_updated_event (container.created, container.updated,
+//     container.pod_terminal_changed): {"changeset": {"<attribute>": [old,
+//     new], …}, "timestamp", "data_source": "terminal"}; the changeset names
+//     the attributes with their /v2 names (pod_terminal_id is
+//     "pod_terminal", as in the public changeset); container.created's is
+//     empty;
+//   - transport_event (the pickup LFD and appointment events, the
+//     available / not_available / delivered transitions): {"event",
+//     "timestamp", "timezone", "location_locode", "voyage_number",
+//     "data_source", "created_at"};
+//   - estimated_event (shipment.estimated.arrival): {"event",
+//     "estimated_timestamp" (the new POD ETA), "timezone",
+//     "location_locode", "voyage_number", "data_source": "shipping_line",
+//     "created_at"}.
 //
-// The changeset names the attributes that raised the event with their /v2
-// names (pod_terminal_id is "pod_terminal", as in the public changeset).
+// timestamp and created_at are when the change was logged (its commit,
+// to the log's precision).
 type Event struct {
 	Name          string
 	ReferenceType string // "container" or "shipment": the record the event is about
@@ -102,14 +116,14 @@ func Derive(c *Change) []Event {
 		switch c.Op {
 		case "INSERT":
 			return []Event{{Name: EventContainerCreated, ReferenceType: "container", ReferenceID: c.RecordID,
-				Payload: payload(c, nil)}}
+				Payload: updatedPayload(c, nil)}}
 		case "UPDATE":
 			return deriveContainerUpdate(c)
 		}
 	case "shipment":
 		if c.Op == "UPDATE" && changed(c, "pod_eta_at") {
 			return []Event{{Name: EventShipmentEstimatedArrival, ReferenceType: "shipment", ReferenceID: c.RecordID,
-				Payload: payload(c, []pair{{"pod_eta_at", "pod_eta_at"}})}}
+				Payload: estimatedPayload(c)}}
 		}
 	}
 	return nil
@@ -127,12 +141,18 @@ func deriveContainerUpdate(c *Change) []Event {
 	}
 	if len(set) > 0 {
 		out = append(out, Event{Name: EventContainerUpdated, ReferenceType: "container", ReferenceID: c.RecordID,
-			Payload: payload(c, set)})
+			Payload: updatedPayload(c, set)})
 	}
 	for _, e := range columnEvents {
 		if changed(c, e.col) {
-			out = append(out, Event{Name: e.event, ReferenceType: "container", ReferenceID: c.RecordID,
-				Payload: payload(c, []pair{{e.col, e.attr}})})
+			p := transportPayload(c, e.event, "terminal")
+			switch e.event {
+			case EventPodTerminalChanged:
+				p = updatedPayload(c, []pair{{e.col, e.attr}})
+			case EventPickupLFDLineChanged:
+				p = transportPayload(c, e.event, "shipping_line")
+			}
+			out = append(out, Event{Name: e.event, ReferenceType: "container", ReferenceID: c.RecordID, Payload: p})
 		}
 	}
 	if changed(c, "current_status") {
@@ -140,7 +160,7 @@ func deriveContainerUpdate(c *Change) []Event {
 		from, _ := c.Old["current_status"].(string)
 		if ev, ok := statusEvents[to]; ok && from != to {
 			out = append(out, Event{Name: ev, ReferenceType: "container", ReferenceID: c.RecordID,
-				Payload: payload(c, []pair{{"current_status", "current_status"}})})
+				Payload: transportPayload(c, ev, "terminal")})
 		}
 	}
 	return out
@@ -166,18 +186,53 @@ func jsonEqual(a, b any) bool {
 	return err1 == nil && err2 == nil && string(ab) == string(bb)
 }
 
-// payload freezes the changeset of set and the change's time.
-func payload(c *Change, set []pair) json.RawMessage {
+// updatedPayload is a container_updated_event's attributes: the
+// changeset of set.
+func updatedPayload(c *Change, set []pair) json.RawMessage {
 	cs := make(map[string][2]any, len(set))
 	for _, p := range set {
 		cs[p.attr] = [2]any{publicValue(c.Old[p.col]), publicValue(c.New[p.col])}
 	}
 	b, _ := json.Marshal(struct {
-		Changeset map[string][2]any `json:"changeset"`
-		Timestamp string            `json:"timestamp"`
-	}{cs, c.LoggedAt.UTC().Format(time.RFC3339Nano)})
+		Changeset  map[string][2]any `json:"changeset"`
+		Timestamp  string            `json:"timestamp"`
+		DataSource string            `json:"data_source"`
+	}{cs, stamp(c), "terminal"})
 	return b
 }
+
+// transportPayload is a transport_event's attributes. The log knows no
+// location, voyage or time zone of the change: they are null.
+func transportPayload(c *Change, event, source string) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		Event          string  `json:"event"`
+		Timestamp      string  `json:"timestamp"`
+		Timezone       *string `json:"timezone"`
+		LocationLocode *string `json:"location_locode"`
+		VoyageNumber   *string `json:"voyage_number"`
+		DataSource     string  `json:"data_source"`
+		CreatedAt      string  `json:"created_at"`
+	}{Event: event, Timestamp: stamp(c), DataSource: source, CreatedAt: stamp(c)})
+	return b
+}
+
+// estimatedPayload is a shipment.estimated.arrival's estimated_event: the
+// new POD ETA (null when it was cleared).
+func estimatedPayload(c *Change) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		Event              string  `json:"event"`
+		EstimatedTimestamp any     `json:"estimated_timestamp"`
+		Timezone           *string `json:"timezone"`
+		LocationLocode     *string `json:"location_locode"`
+		VoyageNumber       *string `json:"voyage_number"`
+		DataSource         string  `json:"data_source"`
+		CreatedAt          string  `json:"created_at"`
+	}{Event: EventShipmentEstimatedArrival, EstimatedTimestamp: publicValue(c.New["pod_eta_at"]),
+		DataSource: "shipping_line", CreatedAt: stamp(c)})
+	return b
+}
+
+func stamp(c *Change) string { return c.LoggedAt.UTC().Format(time.RFC3339Nano) }
 
 // publicValue writes timestamps the way /v2 does (UTC, RFC 3339): the log
 // holds them as PostgreSQL's to_jsonb wrote them ("…+00:00" in the

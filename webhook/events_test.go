@@ -12,7 +12,14 @@ func TestDerive(t *testing.T) {
 	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	type want struct {
 		name, ref string
-		changeset map[string][2]any
+		attrs     map[string]any // expected members of the payload
+	}
+	cs := func(m map[string][2]any) map[string]any {
+		return map[string]any{"changeset": m, "data_source": "terminal", "timestamp": "2026-03-02T10:00:00Z"}
+	}
+	tr := func(event, source string) map[string]any {
+		return map[string]any{"event": event, "data_source": source, "timestamp": "2026-03-02T10:00:00Z",
+			"created_at": "2026-03-02T10:00:00Z", "timezone": nil, "location_locode": nil, "voyage_number": nil}
 	}
 	upd := func(typ string, old, new map[string]any) *Change {
 		c := &Change{ID: 7, AccountID: "a", Type: typ, RecordID: "r", Op: "UPDATE", Old: old, New: new, LoggedAt: at}
@@ -28,55 +35,55 @@ func TestDerive(t *testing.T) {
 		want []want
 	}{
 		{"container insert", &Change{Type: "container", Op: "INSERT", RecordID: "r", LoggedAt: at},
-			[]want{{EventContainerCreated, "container", map[string][2]any{}}}},
+			[]want{{EventContainerCreated, "container", cs(map[string][2]any{})}}},
 		{"container delete", &Change{Type: "container", Op: "DELETE", RecordID: "r"}, nil},
 		{"shipment insert", &Change{Type: "shipment", Op: "INSERT", RecordID: "r"}, nil},
 		{"document update", upd("document", map[string]any{"name": "a"}, map[string]any{"name": "b"}), nil},
 		{"only updated_at", upd("container", map[string]any{}, map[string]any{}), nil},
 		{"seal number alone", upd("container", map[string]any{"seal_number": "a"}, map[string]any{"seal_number": "b"}), nil},
 		{"available_for_pickup", upd("container", map[string]any{"available_for_pickup": nil}, map[string]any{"available_for_pickup": true}),
-			[]want{{EventContainerUpdated, "container", map[string][2]any{"available_for_pickup": {nil, true}}}}},
+			[]want{{EventContainerUpdated, "container", cs(map[string][2]any{"available_for_pickup": {nil, true}})}}},
 		{"holds", upd("container", map[string]any{"holds_at_pod_terminal": []any{}}, map[string]any{"holds_at_pod_terminal": []any{map[string]any{"name": "customs"}}}),
-			[]want{{EventContainerUpdated, "container", map[string][2]any{"holds_at_pod_terminal": {[]any{}, []any{map[string]any{"name": "customs"}}}}}}},
+			[]want{{EventContainerUpdated, "container", cs(map[string][2]any{"holds_at_pod_terminal": {[]any{}, []any{map[string]any{"name": "customs"}}}})}}},
 		{"pod terminal", upd("container", map[string]any{"pod_terminal_id": "t1"}, map[string]any{"pod_terminal_id": "t2"}),
 			[]want{
-				{EventContainerUpdated, "container", map[string][2]any{"pod_terminal": {"t1", "t2"}}},
-				{EventPodTerminalChanged, "container", map[string][2]any{"pod_terminal": {"t1", "t2"}}},
+				{EventContainerUpdated, "container", cs(map[string][2]any{"pod_terminal": {"t1", "t2"}})},
+				{EventPodTerminalChanged, "container", cs(map[string][2]any{"pod_terminal": {"t1", "t2"}})},
 			}},
 		{"line lfd moves the lfd", upd("container",
 			map[string]any{"pickup_lfd_line": nil, "pickup_lfd": "2026-03-01T00:00:00+00:00"},
 			map[string]any{"pickup_lfd_line": "2026-03-05T00:00:00-05:00", "pickup_lfd": "2026-03-05T00:00:00-05:00"}),
 			[]want{
-				{EventContainerUpdated, "container", map[string][2]any{"pickup_lfd": {"2026-03-01T00:00:00Z", "2026-03-05T05:00:00Z"}}},
-				{EventPickupLFDChanged, "container", map[string][2]any{"pickup_lfd": {"2026-03-01T00:00:00Z", "2026-03-05T05:00:00Z"}}},
-				{EventPickupLFDLineChanged, "container", map[string][2]any{"pickup_lfd_line": {nil, "2026-03-05T05:00:00Z"}}},
+				{EventContainerUpdated, "container", cs(map[string][2]any{"pickup_lfd": {"2026-03-01T00:00:00Z", "2026-03-05T05:00:00Z"}})},
+				{EventPickupLFDChanged, "container", tr(EventPickupLFDChanged, "terminal")},
+				{EventPickupLFDLineChanged, "container", tr(EventPickupLFDLineChanged, "shipping_line")},
 			}},
 		{"terminal lfd hidden by the line's", upd("container",
 			map[string]any{"pickup_lfd_terminal": nil}, map[string]any{"pickup_lfd_terminal": "2026-03-05T00:00:00+00:00"}),
-			[]want{{EventPickupLFDTerminalChanged, "container", map[string][2]any{"pickup_lfd_terminal": {nil, "2026-03-05T00:00:00Z"}}}}},
+			[]want{{EventPickupLFDTerminalChanged, "container", tr(EventPickupLFDTerminalChanged, "terminal")}}},
 		{"rail lfd", upd("container", map[string]any{"pickup_lfd_rail": "2026-03-05T00:00:00+00:00"}, map[string]any{"pickup_lfd_rail": nil}),
-			[]want{{EventPickupLFDRailChanged, "container", map[string][2]any{"pickup_lfd_rail": {"2026-03-05T00:00:00Z", nil}}}}},
+			[]want{{EventPickupLFDRailChanged, "container", tr(EventPickupLFDRailChanged, "terminal")}}},
 		{"appointment", upd("container", map[string]any{"pickup_appointment_at": nil}, map[string]any{"pickup_appointment_at": "2026-03-05T08:30:00+00:00"}),
 			[]want{
-				{EventContainerUpdated, "container", map[string][2]any{"pickup_appointment_at": {nil, "2026-03-05T08:30:00Z"}}},
-				{EventPickupAppointmentChanged, "container", map[string][2]any{"pickup_appointment_at": {nil, "2026-03-05T08:30:00Z"}}},
+				{EventContainerUpdated, "container", cs(map[string][2]any{"pickup_appointment_at": {nil, "2026-03-05T08:30:00Z"}})},
+				{EventPickupAppointmentChanged, "container", tr(EventPickupAppointmentChanged, "terminal")},
 			}},
 		{"becomes available", upd("container", map[string]any{"current_status": "not_available"}, map[string]any{"current_status": "available"}),
-			[]want{{EventTransportAvailable, "container", map[string][2]any{"current_status": {"not_available", "available"}}}}},
+			[]want{{EventTransportAvailable, "container", tr(EventTransportAvailable, "terminal")}}},
 		{"grounded to not available", upd("container", map[string]any{"current_status": "grounded"}, map[string]any{"current_status": "not_available"}),
-			[]want{{EventTransportNotAvailable, "container", map[string][2]any{"current_status": {"grounded", "not_available"}}}}},
+			[]want{{EventTransportNotAvailable, "container", tr(EventTransportNotAvailable, "terminal")}}},
 		{"delivered", upd("container", map[string]any{"current_status": "picked_up"}, map[string]any{"current_status": "delivered"}),
-			[]want{{EventTransportDelivered, "container", map[string][2]any{"current_status": {"picked_up", "delivered"}}}}},
+			[]want{{EventTransportDelivered, "container", tr(EventTransportDelivered, "terminal")}}},
 		{"on ship to grounded", upd("container", map[string]any{"current_status": "on_ship"}, map[string]any{"current_status": "grounded"}), nil},
 		{"status and availability together", upd("container",
 			map[string]any{"current_status": "grounded", "available_for_pickup": false},
 			map[string]any{"current_status": "available", "available_for_pickup": true}),
 			[]want{
-				{EventContainerUpdated, "container", map[string][2]any{"available_for_pickup": {false, true}}},
-				{EventTransportAvailable, "container", map[string][2]any{"current_status": {"grounded", "available"}}},
+				{EventContainerUpdated, "container", cs(map[string][2]any{"available_for_pickup": {false, true}})},
+				{EventTransportAvailable, "container", tr(EventTransportAvailable, "terminal")},
 			}},
 		{"eta moved", upd("shipment", map[string]any{"pod_eta_at": "2026-03-10T00:00:00+00:00"}, map[string]any{"pod_eta_at": "2026-03-12T00:00:00+00:00"}),
-			[]want{{EventShipmentEstimatedArrival, "shipment", map[string][2]any{"pod_eta_at": {"2026-03-10T00:00:00Z", "2026-03-12T00:00:00Z"}}}}},
+			[]want{{EventShipmentEstimatedArrival, "shipment", map[string]any{"event": EventShipmentEstimatedArrival, "estimated_timestamp": "2026-03-12T00:00:00Z", "data_source": "shipping_line", "created_at": "2026-03-02T10:00:00Z"}}}},
 		{"shipment other column", upd("shipment", map[string]any{"customer_name": "a"}, map[string]any{"customer_name": "b"}), nil},
 		{"listed but equal", &Change{Type: "container", Op: "UPDATE", Changed: []string{"current_status"},
 			Old: map[string]any{"current_status": "available"}, New: map[string]any{"current_status": "available"}}, nil},
@@ -92,21 +99,20 @@ func TestDerive(t *testing.T) {
 				if g.Name != w.name || g.ReferenceType != w.ref || g.ReferenceID != tc.c.RecordID {
 					t.Errorf("event %d: got %s %s %s, want %s %s", i, g.Name, g.ReferenceType, g.ReferenceID, w.name, w.ref)
 				}
-				var p struct {
-					Changeset map[string][2]any `json:"changeset"`
-					Timestamp string            `json:"timestamp"`
-				}
+				var p map[string]any
 				if err := json.Unmarshal(g.Payload, &p); err != nil {
 					t.Fatal(err)
 				}
-				wcs, _ := json.Marshal(w.changeset)
-				var norm map[string][2]any
-				_ = json.Unmarshal(wcs, &norm)
-				if !reflect.DeepEqual(p.Changeset, norm) {
-					t.Errorf("event %d %s: changeset %v, want %v", i, g.Name, p.Changeset, norm)
+				wb, _ := json.Marshal(w.attrs)
+				var norm map[string]any
+				_ = json.Unmarshal(wb, &norm)
+				for k, v := range norm {
+					if !reflect.DeepEqual(p[k], v) {
+						t.Errorf("event %d %s: %s = %v, want %v (payload %s)", i, g.Name, k, p[k], v, g.Payload)
+					}
 				}
-				if p.Timestamp != at.Format(time.RFC3339Nano) {
-					t.Errorf("timestamp %q", p.Timestamp)
+				if len(p) != len(norm) && w.name != EventShipmentEstimatedArrival {
+					t.Errorf("event %d %s: payload %s has other members than %v", i, g.Name, g.Payload, norm)
 				}
 			}
 		})

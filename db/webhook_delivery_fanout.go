@@ -1,0 +1,202 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// WebhookEvent is one event a logged change raised (package webhook
+// derives them), to be turned into a notification for every active webhook
+// of its account subscribed to it.
+type WebhookEvent struct {
+	AccountID     string
+	ChangeID      int64     // change_log id
+	LoggedAt      time.Time // webhooks created after the change do not get it
+	Event         string
+	ReferenceType string
+	ReferenceID   string
+	Payload       []byte // JSON object
+}
+
+// WebhookRaise is what one RaiseWebhookNotifications did.
+type WebhookRaise struct {
+	// Moved: the cursor was where the caller read from and is now at
+	// to. False: another process moved it, or holds it (NOWAIT): nothing
+	// was written; read again from WebhookCursor.
+	Moved bool
+	// Queued notifications (pending), and those recorded failed at once
+	// because their account had queueLimit pending ones.
+	Queued, Overflow int
+}
+
+// WebhookCursor is the position in change_log up to which notifications
+// have been raised (zero: the start of the log).
+func (db *DB) WebhookCursor(ctx context.Context) (Cursor, error) {
+	var xid sql.NullString
+	var id sql.NullInt64
+	if err := db.q.QueryRowxContext(ctx, `SELECT log_xid::text, log_id FROM webhook_cursor`).Scan(&xid, &id); err != nil {
+		return Cursor{}, mapErr(err)
+	}
+	return cursorOf(xid, id)
+}
+
+func cursorOf(xid sql.NullString, id sql.NullInt64) (Cursor, error) {
+	if !xid.Valid {
+		return Cursor{}, nil
+	}
+	x, err := strconv.ParseUint(xid.String, 10, 64)
+	if err != nil {
+		return Cursor{}, err
+	}
+	return Cursor{XID: x, ID: id.Int64}, nil
+}
+
+// errCursorMoved: another process advanced the cursor or holds it.
+var errCursorMoved = errors.New("webhook cursor moved")
+
+// RaiseWebhookNotifications inserts the notifications of events (read
+// from change_log between from and to) and advances the cursor from from
+// to to, in one transaction: a crash before the commit raises nothing and
+// leaves the cursor; after it, both are done. The cursor row is locked
+// (NOWAIT) and must still be at from, so two processes never raise the
+// same rows; the unique key (account, webhook, change, event) with ON
+// CONFLICT DO NOTHING makes a repeat harmless anyway.
+//
+// An account with queueLimit pending notifications gets the rest recorded
+// failed, with the reason in last_error (never silently dropped).
+func (db *DB) RaiseWebhookNotifications(ctx context.Context, from, to Cursor, events []WebhookEvent, queueLimit int) (WebhookRaise, error) {
+	var r WebhookRaise
+	err := db.inTx(ctx, func(q ext) error {
+		var xid sql.NullString
+		var id sql.NullInt64
+		if err := q.QueryRowxContext(ctx, `SELECT log_xid::text, log_id FROM webhook_cursor FOR UPDATE NOWAIT`).Scan(&xid, &id); err != nil {
+			var pqe *pq.Error
+			if errors.As(err, &pqe) && pqe.Code == "55P03" {
+				return errCursorMoved
+			}
+			return mapErr(err)
+		}
+		if cur, err := cursorOf(xid, id); err != nil {
+			return err
+		} else if cur != from {
+			return errCursorMoved
+		}
+		if len(events) > 0 {
+			if err := raise(ctx, q, events, queueLimit, &r); err != nil {
+				return err
+			}
+		}
+		_, err := q.ExecContext(ctx, `UPDATE webhook_cursor SET log_xid = $1::text::xid8, log_id = $2, updated_at = now()`,
+			strconv.FormatUint(to.XID, 10), to.ID)
+		return mapErr(err)
+	})
+	if errors.Is(err, errCursorMoved) {
+		return WebhookRaise{}, nil
+	}
+	if err != nil {
+		return WebhookRaise{}, err
+	}
+	r.Moved = true
+	return r, nil
+}
+
+func raise(ctx context.Context, q ext, events []WebhookEvent, queueLimit int, r *WebhookRaise) error {
+	var accounts []string
+	for i := range events {
+		if !slices.Contains(accounts, events[i].AccountID) {
+			accounts = append(accounts, events[i].AccountID)
+		}
+	}
+	type hook struct {
+		account, id string
+		events      []string
+		created     time.Time
+	}
+	rows, err := q.QueryContext(ctx, `SELECT account_id, id, events, created_at FROM webhooks
+WHERE active AND account_id = ANY($1::uuid[]) ORDER BY account_id, created_at, id`, pq.Array(accounts))
+	if err != nil {
+		return mapErr(err)
+	}
+	var hooks []hook
+	for rows.Next() {
+		var h hook
+		if err := rows.Scan(&h.account, &h.id, pq.Array(&h.events), &h.created); err != nil {
+			rows.Close()
+			return mapErr(err)
+		}
+		hooks = append(hooks, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return mapErr(err)
+	}
+	if len(hooks) == 0 {
+		return nil
+	}
+	pending := map[string]int{}
+	rows, err = q.QueryContext(ctx, `SELECT account_id, count(*) FROM webhook_notifications
+WHERE delivery_status = 'pending' AND account_id = ANY($1::uuid[]) GROUP BY account_id`, pq.Array(accounts))
+	if err != nil {
+		return mapErr(err)
+	}
+	for rows.Next() {
+		var a string
+		var n int
+		if err := rows.Scan(&a, &n); err != nil {
+			rows.Close()
+			return mapErr(err)
+		}
+		pending[a] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return mapErr(err)
+	}
+	var acct, hookID, event, refType, refID, payload, status, lastErr []string
+	var change []int64
+	for i := range events {
+		e := &events[i]
+		for j := range hooks {
+			h := &hooks[j]
+			if h.account != e.AccountID || !slices.Contains(h.events, e.Event) || h.created.After(e.LoggedAt) {
+				continue
+			}
+			st, why := "pending", ""
+			if pending[e.AccountID] >= queueLimit {
+				st = "failed"
+				why = "not queued: the account had " + strconv.Itoa(queueLimit) + " pending notifications (WEBHOOK_QUEUE_LIMIT)"
+				r.Overflow++
+			} else {
+				pending[e.AccountID]++
+				r.Queued++
+			}
+			acct = append(acct, e.AccountID)
+			hookID = append(hookID, h.id)
+			event = append(event, e.Event)
+			refType = append(refType, e.ReferenceType)
+			refID = append(refID, e.ReferenceID)
+			payload = append(payload, string(e.Payload))
+			status = append(status, st)
+			lastErr = append(lastErr, why)
+			change = append(change, e.ChangeID)
+		}
+	}
+	if len(acct) == 0 {
+		return nil
+	}
+	_, err = q.ExecContext(ctx, `
+INSERT INTO webhook_notifications (account_id, webhook_id, event, change_id, reference_type, reference_id, payload, delivery_status, last_error)
+SELECT a, w, e, c, rt, ri, p::jsonb, s, nullif(le, '')
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[])
+    AS x(a, w, e, c, rt, ri, p, s, le)
+ON CONFLICT (account_id, webhook_id, change_id, event) DO NOTHING`,
+		pq.Array(acct), pq.Array(hookID), pq.Array(event), pq.Array(change), pq.Array(refType), pq.Array(refID),
+		pq.Array(payload), pq.Array(status), pq.Array(lastErr))
+	return mapErr(err)
+}
