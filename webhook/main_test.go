@@ -1,0 +1,228 @@
+package webhook_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"shipgraph/db"
+	"shipgraph/db/dbtest"
+	"shipgraph/db/seed"
+	"shipgraph/graph/graphtest"
+	"shipgraph/model"
+	"shipgraph/webhook"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+
+// env is a seeded database of the test's own.
+type env struct {
+	url          string
+	Store        *db.DB
+	acme, globex string // account ids
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	e := &env{url: dbtest.NewDB(t)}
+	e.Store = e.open(t)
+	if _, _, err := seed.Run(context.Background(), e.Store, seed.Options{Shipments: 4, Seed: 1, Now: graphtest.SeedNow}); err != nil {
+		t.Fatal(err)
+	}
+	e.one(t, `SELECT id FROM accounts WHERE slug = 'acme'`, &e.acme)
+	e.one(t, `SELECT id FROM accounts WHERE slug = 'globex'`, &e.globex)
+	return e
+}
+
+// open is another process' store on the same database.
+func (e *env) open(t *testing.T) *db.DB {
+	t.Helper()
+	s, err := db.Open(context.Background(), e.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// one reads one row of plain SQL into dest.
+func (e *env) one(t *testing.T, q string, dest ...any) {
+	t.Helper()
+	if err := e.Store.SQL().QueryRowContext(context.Background(), q).Scan(dest...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// count is a count(*) query's answer.
+func (e *env) count(t *testing.T, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := e.Store.SQL().QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// exec runs plain SQL, as another system would.
+func (e *env) exec(t *testing.T, q string, args ...any) {
+	t.Helper()
+	if _, err := e.Store.SQL().ExecContext(context.Background(), q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// webhook creates a webhook of account for events, with secret "secret-<url>".
+func (e *env) webhook(t *testing.T, account, url string, events ...string) string {
+	t.Helper()
+	var id string
+	err := e.Store.SQL().QueryRowContext(context.Background(), `INSERT INTO webhooks (account_id, url, events, secret, headers)
+VALUES ($1, $2, $3, $4, '[{"name":"X-Custom","value":"yes"},{"name":"Content-Type","value":"text/evil"}]') RETURNING id`,
+		account, url, "{"+join(events)+"}", "secret-"+url).Scan(&id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func join(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ","
+		}
+		out += x
+	}
+	return out
+}
+
+// payload renders a small document of the notification (the engine's
+// tests do not depend on the /v2 renderer; server_test covers the wiring).
+func (e *env) payload() webhook.PayloadFunc {
+	return func(ctx context.Context, account, id string) ([]byte, error) {
+		var event string
+		var p []byte
+		err := e.Store.SQL().QueryRowContext(ctx, `SELECT event, coalesce(payload, '{}') FROM webhook_notifications WHERE account_id = $1 AND id = $2`,
+			account, id).Scan(&event, &p)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, model.NotFound("webhook notification")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]any{"data": map[string]any{"id": id, "type": "webhook_notification",
+			"attributes": map[string]any{"event": event}}, "included": []any{map[string]any{"attributes": json.RawMessage(p)}}})
+	}
+}
+
+func (e *env) config(c webhook.Config) webhook.Config {
+	if c.Payload == nil {
+		c.Payload = e.payload()
+	}
+	if c.Poll == 0 {
+		c.Poll = 50 * time.Millisecond
+	}
+	if c.RetryBase == 0 {
+		c.RetryBase = time.Millisecond
+	}
+	c.AllowPrivate = c.AllowPrivate || c.Resolve == nil
+	return c
+}
+
+// start runs a fan-out and a dispatcher until the test ends.
+func (e *env) start(t *testing.T, store *db.DB, c webhook.Config) (*webhook.Dispatcher, context.CancelFunc) {
+	t.Helper()
+	c = e.config(c)
+	d := webhook.NewDispatcher(store, c)
+	f := webhook.NewFanOut(store, c, d.Wake)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); d.Run(ctx) }()
+	go func() { defer wg.Done(); f.Run(ctx) }()
+	stop := func() { cancel(); wg.Wait() }
+	t.Cleanup(stop)
+	return d, stop
+}
+
+// delivery is one request a receiver got.
+type delivery struct {
+	at        time.Time
+	id, event string
+	body      []byte
+	header    http.Header
+}
+
+// receiver is a webhook endpoint on 127.0.0.1.
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	got    []delivery
+	status atomic.Int32
+	hang   atomic.Bool // hold every request until the client gives up
+	seen   chan delivery
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{seen: make(chan delivery, 10000)}
+	r.status.Store(200)
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		var doc struct {
+			Data struct {
+				ID         string `json:"id"`
+				Attributes struct {
+					Event string `json:"event"`
+				} `json:"attributes"`
+			} `json:"data"`
+		}
+		_ = json.Unmarshal(body, &doc)
+		d := delivery{at: time.Now(), id: doc.Data.ID, event: doc.Data.Attributes.Event, body: body, header: req.Header.Clone()}
+		r.mu.Lock()
+		r.got = append(r.got, d)
+		r.mu.Unlock()
+		r.seen <- d
+		if r.hang.Load() {
+			<-req.Context().Done()
+			return
+		}
+		w.WriteHeader(int(r.status.Load()))
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) deliveries() []delivery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]delivery(nil), r.got...)
+}
+
+// wait returns the next delivery, failing after timeout.
+func (r *receiver) wait(t *testing.T, timeout time.Duration) delivery {
+	t.Helper()
+	select {
+	case d := <-r.seen:
+		return d
+	case <-time.After(timeout):
+		t.Fatalf("no delivery within %s", timeout)
+		return delivery{}
+	}
+}
+
+// newRedirector answers every request with a 307 to target.
+func newRedirector(t *testing.T, target string) string {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		http.Redirect(w, req, target, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(s.Close)
+	return s.URL
+}
