@@ -77,6 +77,9 @@ type Config struct {
 	DemoActivity       time.Duration // move demo containers this often; 0 = off
 	RedisURL           string        // shared rate and subscription limits; empty = per process
 	Files              FilesConfig   // document files (server_files.go)
+
+	// Webhook delivery (server_webhooks.go).
+	Webhooks WebhooksConfig
 }
 
 // env returns the value of an environment variable or a default.
@@ -144,6 +147,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", envDuration("SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, how long to keep serving (with /readyz 503 and keep-alives off) before shutting down, so load balancers stop sending first (SHUTDOWN_DELAY)")
 	bindFilesConfig(fs, &c.Files)
+	bindWebhooksConfig(fs, &c.Webhooks)
 	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
 }
 
@@ -594,6 +598,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if c.DemoActivity > 0 {
 		go demoActivity(ctx, store, c.DemoActivity, log)
 	}
+	// Deferred after closeStore: the deliveries in flight finish before
+	// the store closes.
+	defer startWebhooks(ctx, &c, store, chain.Listener(), log)()
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "shipgraph listening on %s\n  GraphQL:    %s/graphql\n  playground: %s/playground\n  REST:       %s/v2/documents\n", base, base, base, base)
 	select {

@@ -266,6 +266,10 @@ func (h *Handler) CutBodies() { h.bodies.cut() }
 // Subscriptions is the number of subscriptions open.
 func (h *Handler) Subscriptions() int { return h.live.Count() }
 
+// Listener is the chain's one listening connection (the webhook fan-out's
+// wake-ups share it).
+func (h *Handler) Listener() *db.Listener { return h.listen }
+
 // KeyCacheLive reports whether keys are served from the cache now: the
 // cache is on, its listener is listening and was heard from lately.
 func (h *Handler) KeyCacheLive() bool { return h.keys.isLive() }
