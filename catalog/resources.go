@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"context"
+
 	"shipgraph/db"
 	"shipgraph/model"
 )
@@ -36,7 +38,29 @@ var (
 	DocumentsByEmailSubmissionID = byLink("DocumentsByEmailSubmissionID", (*db.DB).DocumentsByEmailSubmissionIDs)
 	OptionsByDefinitionID        = byParent("OptionsByDefinitionID", (*db.DB).CustomFieldOptionsByDefinitionIDs, func(x *model.CustomFieldOption) string { return x.DefinitionID })
 	CustomFieldsByEntityID       = byParent("CustomFieldsByEntityID", (*db.DB).CustomFieldsByEntityIDs, func(x *model.CustomField) string { return x.EntityID })
+
+	// Webhooks (issue 17). A notification's reference object is read from
+	// the notification's row (db.WebhookEventsByIDs), one read per type.
+	WebhookByID               = tenantByID("WebhookByID", (*db.DB).WebhooksByIDs, func(x *model.Webhook) string { return x.ID })
+	WebhookNotificationByID   = tenantByID("WebhookNotificationByID", (*db.DB).WebhookNotificationsByIDs, func(x *model.WebhookNotification) string { return x.ID })
+	ContainerUpdatedEventByID = tenantByID("ContainerUpdatedEventByID", eventRead(func(e *model.WebhookEvent) *model.ContainerUpdatedEvent {
+		return &model.ContainerUpdatedEvent{WebhookEvent: *e}
+	}), func(x *model.ContainerUpdatedEvent) string { return x.ID })
+	TransportEventByID = tenantByID("TransportEventByID", eventRead(func(e *model.WebhookEvent) *model.TransportEvent { return &model.TransportEvent{WebhookEvent: *e} }), func(x *model.TransportEvent) string { return x.ID })
+	EstimatedEventByID = tenantByID("EstimatedEventByID", eventRead(func(e *model.WebhookEvent) *model.EstimatedEvent { return &model.EstimatedEvent{WebhookEvent: *e} }), func(x *model.EstimatedEvent) string { return x.ID })
 )
+
+// eventRead is the read of one type of reference object.
+func eventRead[T any](wrap func(*model.WebhookEvent) T) func(*db.DB, context.Context, string, []string) ([]T, error) {
+	return func(s *db.DB, ctx context.Context, acct string, ids []string) ([]T, error) {
+		rows, err := s.WebhookEventsByIDs(ctx, acct, ids)
+		out := make([]T, len(rows))
+		for i, r := range rows {
+			out[i] = wrap(r)
+		}
+		return out, err
+	}
+}
 
 // The resource types.
 var (
@@ -55,6 +79,12 @@ var (
 	CustomField            = resource("CustomField", "custom_field", func(x *model.CustomField) string { return x.ID }, nil)
 	CustomFieldDefinition  = resource("CustomFieldDefinition", "custom_field_definition", func(x *model.CustomFieldDefinition) string { return x.ID }, DefinitionByID)
 	CustomFieldOption      = resource("CustomFieldOption", "custom_field_option", func(x *model.CustomFieldOption) string { return x.ID }, nil)
+
+	Webhook               = resource("Webhook", "webhook", func(x *model.Webhook) string { return x.ID }, WebhookByID)
+	WebhookNotification   = resource("WebhookNotification", "webhook_notification", func(x *model.WebhookNotification) string { return x.ID }, WebhookNotificationByID)
+	ContainerUpdatedEvent = resource("ContainerUpdatedEvent", model.ContainerUpdatedEventType, func(x *model.ContainerUpdatedEvent) string { return x.ID }, ContainerUpdatedEventByID)
+	TransportEvent        = resource("TransportEvent", model.TransportEventType, func(x *model.TransportEvent) string { return x.ID }, TransportEventByID)
+	EstimatedEvent        = resource("EstimatedEvent", model.EstimatedEventType, func(x *model.EstimatedEvent) string { return x.ID }, EstimatedEventByID)
 )
 
 // The relationships, by owner.
@@ -211,4 +241,60 @@ func init() {
 		one(CustomFieldDefinition, "definition_id", func(o *model.CustomFieldOption) *string { return &o.DefinitionID },
 			"Definition", func(o *model.CustomFieldOption) **model.CustomFieldDefinition { return &o.Rel.Definition }, DefinitionByID),
 	}})
+
+	// ------------------------------------------------------------ webhooks
+	WebhookNotification.rel(&Rel{GraphQL: "webhook", JSONAPI: "webhook", Targets: []*Target{
+		one(Webhook, "webhook_id", func(n *model.WebhookNotification) *string { return &n.WebhookID },
+			"Webhook", func(n *model.WebhookNotification) **model.Webhook { return &n.Rel.Webhook }, WebhookByID),
+	}})
+	// The reference object: the event, whose type follows from the
+	// notification's event name (model.WebhookEventObjectType).
+	WebhookNotification.rel(&Rel{GraphQL: "referenceObject", JSONAPI: "reference_object", Targets: []*Target{
+		one(ContainerUpdatedEvent, "event", func(n *model.WebhookNotification) *string { return n.EventKey(model.ContainerUpdatedEventType) },
+			"ContainerUpdatedEvent", func(n *model.WebhookNotification) **model.ContainerUpdatedEvent { return &n.Rel.ContainerUpdatedEvent }, ContainerUpdatedEventByID),
+		one(TransportEvent, "event", func(n *model.WebhookNotification) *string { return n.EventKey(model.TransportEventType) },
+			"TransportEvent", func(n *model.WebhookNotification) **model.TransportEvent { return &n.Rel.TransportEvent }, TransportEventByID),
+		one(EstimatedEvent, "event", func(n *model.WebhookNotification) *string { return n.EventKey(model.EstimatedEventType) },
+			"EstimatedEvent", func(n *model.WebhookNotification) **model.EstimatedEvent { return &n.Rel.EstimatedEvent }, EstimatedEventByID),
+	}})
+	ContainerUpdatedEvent.rel(&Rel{GraphQL: "container", JSONAPI: "container", Targets: []*Target{
+		one(Container, "container_id", func(e *model.ContainerUpdatedEvent) *string { return e.ContainerID },
+			"Container", func(e *model.ContainerUpdatedEvent) **model.Container { return &e.Rel.Container }, ContainerByID),
+	}})
+	ContainerUpdatedEvent.rel(&Rel{GraphQL: "terminal", JSONAPI: "terminal", Targets: []*Target{
+		one(Terminal, "terminal_id", func(e *model.ContainerUpdatedEvent) *string { return e.TerminalID },
+			"Terminal", func(e *model.ContainerUpdatedEvent) **model.Terminal { return &e.Rel.Terminal }, TerminalByID),
+	}})
+	TransportEvent.rel(&Rel{GraphQL: "shipment", JSONAPI: "shipment", Targets: []*Target{
+		one(Shipment, "shipment_id", func(e *model.TransportEvent) *string { return e.ShipmentID },
+			"Shipment", func(e *model.TransportEvent) **model.Shipment { return &e.Rel.Shipment }, ShipmentByID),
+	}})
+	// The location is the shipment's port of discharge (the events
+	// Shipgraph raises happen there); never a metro area.
+	TransportEvent.rel(&Rel{GraphQL: "location", JSONAPI: "location", Targets: []*Target{
+		one(MetroArea, "port_id", func(*model.TransportEvent) *string { return nil },
+			"LocationMetroArea", func(e *model.TransportEvent) **model.MetroArea { return &e.Rel.LocationMetroArea }, MetroAreaByID),
+		one(Port, "port_id", func(e *model.TransportEvent) *string { return e.PortID },
+			"LocationPort", func(e *model.TransportEvent) **model.Port { return &e.Rel.LocationPort }, PortByID),
+	}})
+	TransportEvent.rel(&Rel{JSONAPI: "vessel"}) // no vessel records: null
+	TransportEvent.rel(&Rel{GraphQL: "terminal", JSONAPI: "terminal", Targets: []*Target{
+		one(RailTerminal, "terminal_id", func(*model.TransportEvent) *string { return nil },
+			"TerminalRail", func(e *model.TransportEvent) **model.RailTerminal { return &e.Rel.TerminalRail }, RailTerminalByID),
+		one(Terminal, "terminal_id", func(e *model.TransportEvent) *string { return e.TerminalID },
+			"Terminal", func(e *model.TransportEvent) **model.Terminal { return &e.Rel.Terminal }, TerminalByID),
+	}})
+	TransportEvent.rel(&Rel{GraphQL: "container", JSONAPI: "container", Targets: []*Target{
+		one(Container, "container_id", func(e *model.TransportEvent) *string { return e.ContainerID },
+			"Container", func(e *model.TransportEvent) **model.Container { return &e.Rel.Container }, ContainerByID),
+	}})
+	EstimatedEvent.rel(&Rel{GraphQL: "shipment", JSONAPI: "shipment", Targets: []*Target{
+		one(Shipment, "shipment_id", func(e *model.EstimatedEvent) *string { return e.ShipmentID },
+			"Shipment", func(e *model.EstimatedEvent) **model.Shipment { return &e.Rel.Shipment }, ShipmentByID),
+	}})
+	EstimatedEvent.rel(&Rel{GraphQL: "port", JSONAPI: "port", Targets: []*Target{
+		one(Port, "port_id", func(e *model.EstimatedEvent) *string { return e.PortID },
+			"Port", func(e *model.EstimatedEvent) **model.Port { return &e.Rel.Port }, PortByID),
+	}})
+	EstimatedEvent.rel(&Rel{JSONAPI: "vessel"}) // no vessel records: null
 }

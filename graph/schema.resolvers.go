@@ -7,6 +7,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"shipgraph/graph/executor"
 	"shipgraph/model"
 	"shipgraph/resolve"
@@ -154,6 +155,26 @@ func (r *mutationResolver) DeleteDocument(ctx context.Context, id string) (*mode
 func (r *mutationResolver) CreateDocument(ctx context.Context, input model.CreateDocumentInput) (*model.Document, error) {
 	v, err := r.Res.CreateDocument(ctx, createDocument(input))
 	return withPlan(ctx, v, err)
+}
+
+// CreateWebhook is the resolver for the createWebhook field.
+func (r *mutationResolver) CreateWebhook(ctx context.Context, input model.WebhookInput) (*model.Webhook, error) {
+	panic(fmt.Errorf("not implemented: CreateWebhook - createWebhook"))
+}
+
+// UpdateWebhook is the resolver for the updateWebhook field.
+func (r *mutationResolver) UpdateWebhook(ctx context.Context, id string, input model.WebhookPatch) (*model.Webhook, error) {
+	panic(fmt.Errorf("not implemented: UpdateWebhook - updateWebhook"))
+}
+
+// DeleteWebhook is the resolver for the deleteWebhook field.
+func (r *mutationResolver) DeleteWebhook(ctx context.Context, id string) (*model.Webhook, error) {
+	panic(fmt.Errorf("not implemented: DeleteWebhook - deleteWebhook"))
+}
+
+// RotateWebhookSecret is the resolver for the rotateWebhookSecret field.
+func (r *mutationResolver) RotateWebhookSecret(ctx context.Context, id string) (*model.Webhook, error) {
+	panic(fmt.Errorf("not implemented: RotateWebhookSecret - rotateWebhookSecret"))
 }
 
 // Viewer is the resolver for the viewer field.
@@ -332,6 +353,31 @@ func (r *queryResolver) MetroArea(ctx context.Context, id string) (*model.MetroA
 	return orNull(r.Res.MetroArea(ctx, id, nil))
 }
 
+// Webhooks is the resolver for the webhooks field.
+func (r *queryResolver) Webhooks(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.WebhookConnection, error) {
+	panic(fmt.Errorf("not implemented: Webhooks - webhooks"))
+}
+
+// Webhook is the resolver for the webhook field.
+func (r *queryResolver) Webhook(ctx context.Context, id string) (*model.Webhook, error) {
+	panic(fmt.Errorf("not implemented: Webhook - webhook"))
+}
+
+// WebhookNotifications is the resolver for the webhookNotifications field.
+func (r *queryResolver) WebhookNotifications(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.WebhookNotificationFilter) (*model.WebhookNotificationConnection, error) {
+	panic(fmt.Errorf("not implemented: WebhookNotifications - webhookNotifications"))
+}
+
+// WebhookNotification is the resolver for the webhookNotification field.
+func (r *queryResolver) WebhookNotification(ctx context.Context, id string) (*model.WebhookNotification, error) {
+	panic(fmt.Errorf("not implemented: WebhookNotification - webhookNotification"))
+}
+
+// WebhookEvents is the resolver for the webhookEvents field.
+func (r *queryResolver) WebhookEvents(ctx context.Context) ([]*model.WebhookEventCategory, error) {
+	panic(fmt.Errorf("not implemented: WebhookEvents - webhookEvents"))
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error) {
 	return r.Res.CountShipments(ctx, obj.Filter)
@@ -360,6 +406,16 @@ func (r *subscriptionResolver) CustomFieldChanged(ctx context.Context, entityID 
 // Changes is the resolver for the changes field.
 func (r *subscriptionResolver) Changes(ctx context.Context) (<-chan *model.ChangeEvent, error) {
 	return subscribe(r.Resolver, ctx, r.changeEvents())
+}
+
+// TotalCount is the resolver for the totalCount field.
+func (r *webhookConnectionResolver) TotalCount(ctx context.Context, obj *model.WebhookConnection) (int, error) {
+	panic(fmt.Errorf("not implemented: TotalCount - totalCount"))
+}
+
+// TotalCount is the resolver for the totalCount field.
+func (r *webhookNotificationConnectionResolver) TotalCount(ctx context.Context, obj *model.WebhookNotificationConnection) (int, error) {
+	panic(fmt.Errorf("not implemented: TotalCount - totalCount"))
 }
 
 // ContainerConnection returns executor.ContainerConnectionResolver implementation.
@@ -409,6 +465,16 @@ func (r *Resolver) ShippingLineConnection() executor.ShippingLineConnectionResol
 // Subscription returns executor.SubscriptionResolver implementation.
 func (r *Resolver) Subscription() executor.SubscriptionResolver { return &subscriptionResolver{r} }
 
+// WebhookConnection returns executor.WebhookConnectionResolver implementation.
+func (r *Resolver) WebhookConnection() executor.WebhookConnectionResolver {
+	return &webhookConnectionResolver{r}
+}
+
+// WebhookNotificationConnection returns executor.WebhookNotificationConnectionResolver implementation.
+func (r *Resolver) WebhookNotificationConnection() executor.WebhookNotificationConnectionResolver {
+	return &webhookNotificationConnectionResolver{r}
+}
+
 type (
 	containerConnectionResolver             struct{ *Resolver }
 	customFieldConnectionResolver           struct{ *Resolver }
@@ -421,4 +487,6 @@ type (
 	shipmentConnectionResolver              struct{ *Resolver }
 	shippingLineConnectionResolver          struct{ *Resolver }
 	subscriptionResolver                    struct{ *Resolver }
+	webhookConnectionResolver               struct{ *Resolver }
+	webhookNotificationConnectionResolver   struct{ *Resolver }
 )

@@ -45,6 +45,14 @@ type Loaders struct {
 	// DocumentsByEmailSubmissionID: the documents an email brought.
 	DocumentsByEmailSubmissionID *Loader[[]*model.Document]
 
+	// Webhooks, their notifications and the notifications' reference
+	// objects (issue 17).
+	WebhookByID               *Loader[*model.Webhook]
+	WebhookNotificationByID   *Loader[*model.WebhookNotification]
+	ContainerUpdatedEventByID *Loader[*model.ContainerUpdatedEvent]
+	TransportEventByID        *Loader[*model.TransportEvent]
+	EstimatedEventByID        *Loader[*model.EstimatedEvent]
+
 	reads []anyLoader // by catalog.Read.Index
 
 	// gen counts the writes of the request: a loader cleared after a
@@ -109,6 +117,11 @@ var bindings = []func(*Loaders, string, LoaderConfig){
 	bind(catalog.OptionsByDefinitionID, func(l *Loaders) **Loader[[]*model.CustomFieldOption] { return &l.OptionsByDefinitionID }),
 	bind(catalog.CustomFieldsByEntityID, func(l *Loaders) **Loader[[]*model.CustomField] { return &l.CustomFieldsByEntityID }),
 	bind(catalog.DocumentsByEmailSubmissionID, func(l *Loaders) **Loader[[]*model.Document] { return &l.DocumentsByEmailSubmissionID }),
+	bind(catalog.WebhookByID, func(l *Loaders) **Loader[*model.Webhook] { return &l.WebhookByID }),
+	bind(catalog.WebhookNotificationByID, func(l *Loaders) **Loader[*model.WebhookNotification] { return &l.WebhookNotificationByID }),
+	bind(catalog.ContainerUpdatedEventByID, func(l *Loaders) **Loader[*model.ContainerUpdatedEvent] { return &l.ContainerUpdatedEventByID }),
+	bind(catalog.TransportEventByID, func(l *Loaders) **Loader[*model.TransportEvent] { return &l.TransportEventByID }),
+	bind(catalog.EstimatedEventByID, func(l *Loaders) **Loader[*model.EstimatedEvent] { return &l.EstimatedEventByID }),
 }
 
 // bind is the one loader constructor: the loader of read, stored in its

@@ -33,6 +33,11 @@ type Node interface {
 	GetID() string
 }
 
+// The event a notification is about.
+type WebhookReferenceObject interface {
+	IsWebhookReferenceObject()
+}
+
 // One change of the account: what changed, not the record (query it by id).
 type ChangeEvent struct {
 	Operation ChangeOperation `json:"operation"`

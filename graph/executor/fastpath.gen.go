@@ -33,6 +33,10 @@ func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {
 		ec.unmarshalInputShipmentFilter,
 		ec.unmarshalInputShipmentOrder,
 		ec.unmarshalInputShipmentPatch,
+		ec.unmarshalInputWebhookHeaderInput,
+		ec.unmarshalInputWebhookInput,
+		ec.unmarshalInputWebhookNotificationFilter,
+		ec.unmarshalInputWebhookPatch,
 	)
 }
 
@@ -86,6 +90,16 @@ func (f *fastWriter) rootField(field graphql.CollectedField) bool {
 		return f.root_Query_shippingLine(field)
 	case "metroArea":
 		return f.root_Query_metroArea(field)
+	case "webhooks":
+		return f.root_Query_webhooks(field)
+	case "webhook":
+		return f.root_Query_webhook(field)
+	case "webhookNotifications":
+		return f.root_Query_webhookNotifications(field)
+	case "webhookNotification":
+		return f.root_Query_webhookNotification(field)
+	case "webhookEvents":
+		return f.root_Query_webhookEvents(field)
 	}
 	return false
 }
@@ -370,6 +384,76 @@ func (f *fastWriter) root_Query_metroArea(field graphql.CollectedField) bool {
 	return f.fwOMetroArea2ᚖshipgraphᚋmodelᚐMetroArea(field.Selections, v)
 }
 
+func (f *fastWriter) root_Query_webhooks(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_webhooks(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().Webhooks(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput))
+	if err != nil {
+		return false
+	}
+	return f.fwNWebhookConnection2ᚖshipgraphᚋmodelᚐWebhookConnection(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_webhook(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_webhook(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().Webhook(ctx, fc.Args["id"].(string))
+	if err != nil {
+		return false
+	}
+	return f.fwOWebhook2ᚖshipgraphᚋmodelᚐWebhook(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_webhookNotifications(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_webhookNotifications(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().WebhookNotifications(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput), fc.Args["filter"].(*model.WebhookNotificationFilter))
+	if err != nil {
+		return false
+	}
+	return f.fwNWebhookNotificationConnection2ᚖshipgraphᚋmodelᚐWebhookNotificationConnection(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_webhookNotification(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_webhookNotification(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().WebhookNotification(ctx, fc.Args["id"].(string))
+	if err != nil {
+		return false
+	}
+	return f.fwOWebhookNotification2ᚖshipgraphᚋmodelᚐWebhookNotification(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_webhookEvents(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_webhookEvents(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().WebhookEvents(ctx)
+	if err != nil {
+		return false
+	}
+	return f.fwNWebhookEventCategory2ᚕᚖshipgraphᚋmodelᚐWebhookEventCategoryᚄ(field.Selections, v)
+}
+
 func (f *fastWriter) fwNViewer2ᚖshipgraphᚋmodelᚐViewer(sel ast.SelectionSet, v *model.Viewer) bool {
 	if v == nil {
 		return false
@@ -526,6 +610,50 @@ func (f *fastWriter) fwOMetroArea2ᚖshipgraphᚋmodelᚐMetroArea(sel ast.Selec
 		return true
 	}
 	return f.o_MetroArea(sel, v)
+}
+
+func (f *fastWriter) fwNWebhookConnection2ᚖshipgraphᚋmodelᚐWebhookConnection(sel ast.SelectionSet, v *model.WebhookConnection) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_WebhookConnection(sel, v)
+}
+
+func (f *fastWriter) fwOWebhook2ᚖshipgraphᚋmodelᚐWebhook(sel ast.SelectionSet, v *model.Webhook) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	return f.o_Webhook(sel, v)
+}
+
+func (f *fastWriter) fwNWebhookNotificationConnection2ᚖshipgraphᚋmodelᚐWebhookNotificationConnection(sel ast.SelectionSet, v *model.WebhookNotificationConnection) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_WebhookNotificationConnection(sel, v)
+}
+
+func (f *fastWriter) fwOWebhookNotification2ᚖshipgraphᚋmodelᚐWebhookNotification(sel ast.SelectionSet, v *model.WebhookNotification) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	return f.o_WebhookNotification(sel, v)
+}
+
+func (f *fastWriter) fwNWebhookEventCategory2ᚕᚖshipgraphᚋmodelᚐWebhookEventCategoryᚄ(sel ast.SelectionSet, v []*model.WebhookEventCategory) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNWebhookEventCategory2ᚖshipgraphᚋmodelᚐWebhookEventCategory(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
 }
 
 func (f *fastWriter) o_Viewer(sel ast.SelectionSet, obj *model.Viewer) bool {
@@ -2094,6 +2222,225 @@ func (f *fastWriter) o_MetroArea(sel ast.SelectionSet, obj *model.MetroArea) boo
 	return true
 }
 
+func (f *fastWriter) o_WebhookConnection(sel ast.SelectionSet, obj *model.WebhookConnection) bool {
+	fields, ok := f.fields(sel, webhookConnectionImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("WebhookConnection")
+		case "edges":
+			v := obj.Edges
+			if !f.fwNWebhookEdge2ᚕᚖshipgraphᚋmodelᚐWebhookEdgeᚄ(field.Selections, v) {
+				return false
+			}
+		case "nodes":
+			v := obj.Nodes
+			if !f.fwNWebhook2ᚕᚖshipgraphᚋmodelᚐWebhookᚄ(field.Selections, v) {
+				return false
+			}
+		case "pageInfo":
+			v := obj.PageInfo
+			if !f.fwNPageInfo2ᚖshipgraphᚋmodelᚐPageInfo(field.Selections, v) {
+				return false
+			}
+		case "totalCount":
+			fc, err := f.ec.fieldContext_WebhookConnection_totalCount(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			ctx := graphql.WithFieldContext(f.ctx, fc)
+			v, err := f.ec.Resolvers.WebhookConnection().TotalCount(ctx, obj)
+			if err != nil {
+				return false
+			}
+			if !f.fwNInt2int(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_Webhook(sel ast.SelectionSet, obj *model.Webhook) bool {
+	fields, ok := f.fields(sel, webhookImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("Webhook")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "url":
+			v := obj.URL
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "active":
+			v := obj.Active
+			if !f.fwNBoolean2bool(field.Selections, v) {
+				return false
+			}
+		case "events":
+			v := obj.Events()
+			if !f.fwNString2ᚕstringᚄ(field.Selections, v) {
+				return false
+			}
+		case "secret":
+			v := obj.Secret
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "headers":
+			v := obj.Headers()
+			if !f.fwNWebhookHeader2ᚕᚖshipgraphᚋmodelᚐWebhookHeaderᚄ(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "updatedAt":
+			v := obj.UpdatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_WebhookNotificationConnection(sel ast.SelectionSet, obj *model.WebhookNotificationConnection) bool {
+	fields, ok := f.fields(sel, webhookNotificationConnectionImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("WebhookNotificationConnection")
+		case "edges":
+			v := obj.Edges
+			if !f.fwNWebhookNotificationEdge2ᚕᚖshipgraphᚋmodelᚐWebhookNotificationEdgeᚄ(field.Selections, v) {
+				return false
+			}
+		case "nodes":
+			v := obj.Nodes
+			if !f.fwNWebhookNotification2ᚕᚖshipgraphᚋmodelᚐWebhookNotificationᚄ(field.Selections, v) {
+				return false
+			}
+		case "pageInfo":
+			v := obj.PageInfo
+			if !f.fwNPageInfo2ᚖshipgraphᚋmodelᚐPageInfo(field.Selections, v) {
+				return false
+			}
+		case "totalCount":
+			fc, err := f.ec.fieldContext_WebhookNotificationConnection_totalCount(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			ctx := graphql.WithFieldContext(f.ctx, fc)
+			v, err := f.ec.Resolvers.WebhookNotificationConnection().TotalCount(ctx, obj)
+			if err != nil {
+				return false
+			}
+			if !f.fwNInt2int(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_WebhookNotification(sel ast.SelectionSet, obj *model.WebhookNotification) bool {
+	fields, ok := f.fields(sel, webhookNotificationImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("WebhookNotification")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "event":
+			v := obj.Event
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "deliveryStatus":
+			v := obj.DeliveryStatus
+			if !f.fwNWebhookDeliveryStatus2shipgraphᚋmodelᚐWebhookDeliveryStatus(field.Selections, v) {
+				return false
+			}
+		case "attempts":
+			v := obj.Attempts
+			if !f.fwNInt2int(field.Selections, v) {
+				return false
+			}
+		case "deliveredAt":
+			v := obj.DeliveredAt
+			if !f.fwODateTime2ᚖtimeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "webhook":
+			v := obj.Webhook()
+			if !f.fwOWebhook2ᚖshipgraphᚋmodelᚐWebhook(field.Selections, v) {
+				return false
+			}
+		case "referenceObject":
+			v := obj.ReferenceObject()
+			if !f.fwOWebhookReferenceObject2shipgraphᚋmodelᚐWebhookReferenceObject(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) fwNWebhookEventCategory2ᚖshipgraphᚋmodelᚐWebhookEventCategory(sel ast.SelectionSet, v *model.WebhookEventCategory) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_WebhookEventCategory(sel, v)
+}
+
 func (f *fastWriter) fwNAccount2ᚖshipgraphᚋmodelᚐAccount(sel ast.SelectionSet, v *model.Account) bool {
 	if v == nil {
 		return false
@@ -2843,6 +3190,123 @@ func (f *fastWriter) fwNShippingLine2ᚕᚖshipgraphᚋmodelᚐShippingLineᚄ(s
 	return true
 }
 
+func (f *fastWriter) fwNWebhookEdge2ᚕᚖshipgraphᚋmodelᚐWebhookEdgeᚄ(sel ast.SelectionSet, v []*model.WebhookEdge) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNWebhookEdge2ᚖshipgraphᚋmodelᚐWebhookEdge(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNWebhook2ᚕᚖshipgraphᚋmodelᚐWebhookᚄ(sel ast.SelectionSet, v []*model.Webhook) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNWebhook2ᚖshipgraphᚋmodelᚐWebhook(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNWebhookHeader2ᚕᚖshipgraphᚋmodelᚐWebhookHeaderᚄ(sel ast.SelectionSet, v []*model.WebhookHeader) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNWebhookHeader2ᚖshipgraphᚋmodelᚐWebhookHeader(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNWebhookNotificationEdge2ᚕᚖshipgraphᚋmodelᚐWebhookNotificationEdgeᚄ(sel ast.SelectionSet, v []*model.WebhookNotificationEdge) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNWebhookNotificationEdge2ᚖshipgraphᚋmodelᚐWebhookNotificationEdge(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNWebhookNotification2ᚕᚖshipgraphᚋmodelᚐWebhookNotificationᚄ(sel ast.SelectionSet, v []*model.WebhookNotification) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNWebhookNotification2ᚖshipgraphᚋmodelᚐWebhookNotification(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNWebhookDeliveryStatus2shipgraphᚋmodelᚐWebhookDeliveryStatus(sel ast.SelectionSet, v model.WebhookDeliveryStatus) bool {
+	v.MarshalGQL(&f.w)
+	return true
+}
+
+func (f *fastWriter) fwOWebhookReferenceObject2shipgraphᚋmodelᚐWebhookReferenceObject(sel ast.SelectionSet, v model.WebhookReferenceObject) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	return f.o_WebhookReferenceObject(sel, v)
+}
+
+func (f *fastWriter) o_WebhookEventCategory(sel ast.SelectionSet, obj *model.WebhookEventCategory) bool {
+	fields, ok := f.fields(sel, webhookEventCategoryImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("WebhookEventCategory")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "name":
+			v := obj.Name
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "events":
+			v := obj.Events
+			if !f.fwNWebhookEventInfo2ᚕshipgraphᚋmodelᚐWebhookEventInfoᚄ(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 func (f *fastWriter) fwNShipmentEdge2ᚖshipgraphᚋmodelᚐShipmentEdge(sel ast.SelectionSet, v *model.ShipmentEdge) bool {
 	if v == nil {
 		return false
@@ -3087,6 +3551,82 @@ func (f *fastWriter) fwNShippingLine2ᚖshipgraphᚋmodelᚐShippingLine(sel ast
 		return false
 	}
 	return f.o_ShippingLine(sel, v)
+}
+
+func (f *fastWriter) fwNWebhookEdge2ᚖshipgraphᚋmodelᚐWebhookEdge(sel ast.SelectionSet, v *model.WebhookEdge) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_WebhookEdge(sel, v)
+}
+
+func (f *fastWriter) fwNWebhook2ᚖshipgraphᚋmodelᚐWebhook(sel ast.SelectionSet, v *model.Webhook) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_Webhook(sel, v)
+}
+
+func (f *fastWriter) fwNWebhookHeader2ᚖshipgraphᚋmodelᚐWebhookHeader(sel ast.SelectionSet, v *model.WebhookHeader) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_WebhookHeader(sel, v)
+}
+
+func (f *fastWriter) fwNWebhookNotificationEdge2ᚖshipgraphᚋmodelᚐWebhookNotificationEdge(sel ast.SelectionSet, v *model.WebhookNotificationEdge) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_WebhookNotificationEdge(sel, v)
+}
+
+func (f *fastWriter) fwNWebhookNotification2ᚖshipgraphᚋmodelᚐWebhookNotification(sel ast.SelectionSet, v *model.WebhookNotification) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_WebhookNotification(sel, v)
+}
+
+func (f *fastWriter) o_WebhookReferenceObject(sel ast.SelectionSet, obj model.WebhookReferenceObject) bool {
+	switch obj := (obj).(type) {
+	case model.ContainerUpdatedEvent:
+		return f.o_ContainerUpdatedEvent(sel, &obj)
+	case *model.ContainerUpdatedEvent:
+		if obj == nil {
+			return false
+		}
+		return f.o_ContainerUpdatedEvent(sel, obj)
+	case model.EstimatedEvent:
+		return f.o_EstimatedEvent(sel, &obj)
+	case *model.EstimatedEvent:
+		if obj == nil {
+			return false
+		}
+		return f.o_EstimatedEvent(sel, obj)
+	case model.TransportEvent:
+		return f.o_TransportEvent(sel, &obj)
+	case *model.TransportEvent:
+		if obj == nil {
+			return false
+		}
+		return f.o_TransportEvent(sel, obj)
+	}
+	return false
+}
+
+func (f *fastWriter) fwNWebhookEventInfo2ᚕshipgraphᚋmodelᚐWebhookEventInfoᚄ(sel ast.SelectionSet, v []model.WebhookEventInfo) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNWebhookEventInfo2shipgraphᚋmodelᚐWebhookEventInfo(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
 }
 
 func (f *fastWriter) o_ShipmentEdge(sel ast.SelectionSet, obj *model.ShipmentEdge) bool {
@@ -3360,6 +3900,239 @@ func (f *fastWriter) o_ShippingLineEdge(sel ast.SelectionSet, obj *model.Shippin
 	return true
 }
 
+func (f *fastWriter) o_WebhookEdge(sel ast.SelectionSet, obj *model.WebhookEdge) bool {
+	fields, ok := f.fields(sel, webhookEdgeImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("WebhookEdge")
+		case "cursor":
+			v := obj.Cursor
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "node":
+			v := obj.Node
+			if !f.fwNWebhook2ᚖshipgraphᚋmodelᚐWebhook(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_WebhookHeader(sel ast.SelectionSet, obj *model.WebhookHeader) bool {
+	fields, ok := f.fields(sel, webhookHeaderImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("WebhookHeader")
+		case "name":
+			v := obj.Name
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "value":
+			v := obj.Value
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_WebhookNotificationEdge(sel ast.SelectionSet, obj *model.WebhookNotificationEdge) bool {
+	fields, ok := f.fields(sel, webhookNotificationEdgeImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("WebhookNotificationEdge")
+		case "cursor":
+			v := obj.Cursor
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "node":
+			v := obj.Node
+			if !f.fwNWebhookNotification2ᚖshipgraphᚋmodelᚐWebhookNotification(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_ContainerUpdatedEvent(sel ast.SelectionSet, obj *model.ContainerUpdatedEvent) bool {
+	fields, ok := f.fields(sel, containerUpdatedEventImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("ContainerUpdatedEvent")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "event":
+			v := obj.Event
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "attributes":
+			v := obj.Attributes()
+			if !f.fwNJSON2shipgraphᚋmodelᚐJSON(field.Selections, v) {
+				return false
+			}
+		case "container":
+			v := obj.Container()
+			if !f.fwOContainer2ᚖshipgraphᚋmodelᚐContainer(field.Selections, v) {
+				return false
+			}
+		case "terminal":
+			v := obj.Terminal()
+			if !f.fwOTerminal2ᚖshipgraphᚋmodelᚐTerminal(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_EstimatedEvent(sel ast.SelectionSet, obj *model.EstimatedEvent) bool {
+	fields, ok := f.fields(sel, estimatedEventImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("EstimatedEvent")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "event":
+			v := obj.Event
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "attributes":
+			v := obj.Attributes()
+			if !f.fwNJSON2shipgraphᚋmodelᚐJSON(field.Selections, v) {
+				return false
+			}
+		case "shipment":
+			v := obj.Shipment()
+			if !f.fwOShipment2ᚖshipgraphᚋmodelᚐShipment(field.Selections, v) {
+				return false
+			}
+		case "port":
+			v := obj.Port()
+			if !f.fwOPort2ᚖshipgraphᚋmodelᚐPort(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_TransportEvent(sel ast.SelectionSet, obj *model.TransportEvent) bool {
+	fields, ok := f.fields(sel, transportEventImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("TransportEvent")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "event":
+			v := obj.Event
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "attributes":
+			v := obj.Attributes()
+			if !f.fwNJSON2shipgraphᚋmodelᚐJSON(field.Selections, v) {
+				return false
+			}
+		case "shipment":
+			v := obj.Shipment()
+			if !f.fwOShipment2ᚖshipgraphᚋmodelᚐShipment(field.Selections, v) {
+				return false
+			}
+		case "location":
+			v := obj.Location()
+			if !f.fwODestination2shipgraphᚋmodelᚐDestination(field.Selections, v) {
+				return false
+			}
+		case "terminal":
+			v := obj.Terminal()
+			if !f.fwODestinationTerminal2shipgraphᚋmodelᚐDestinationTerminal(field.Selections, v) {
+				return false
+			}
+		case "container":
+			v := obj.Container()
+			if !f.fwOContainer2ᚖshipgraphᚋmodelᚐContainer(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) fwNWebhookEventInfo2shipgraphᚋmodelᚐWebhookEventInfo(sel ast.SelectionSet, v model.WebhookEventInfo) bool {
+	return f.o_WebhookEventInfo(sel, &v)
+}
+
 func (f *fastWriter) fwNHoldStatus2shipgraphᚋmodelᚐHoldStatus(sel ast.SelectionSet, v model.HoldStatus) bool {
 	v.MarshalGQL(&f.w)
 	return true
@@ -3372,4 +4145,33 @@ func (f *fastWriter) fwNFeeType2shipgraphᚋmodelᚐFeeType(sel ast.SelectionSet
 
 func (f *fastWriter) fwNFloat2float64(sel ast.SelectionSet, v float64) bool {
 	return graphql.MarshalFloatContext(v).MarshalGQLContext(f.ctx, &f.w) == nil
+}
+
+func (f *fastWriter) o_WebhookEventInfo(sel ast.SelectionSet, obj *model.WebhookEventInfo) bool {
+	fields, ok := f.fields(sel, webhookEventInfoImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("WebhookEventInfo")
+		case "name":
+			v := obj.Name
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "description":
+			v := obj.Description
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
 }

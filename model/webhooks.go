@@ -1,0 +1,305 @@
+package model
+
+import (
+	"database/sql/driver"
+	"encoding/hex"
+	"io"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Webhooks (issue 17): an account's endpoints, the notifications raised for
+// them, and the events a notification is about. docs/webhooks.md has the
+// rules.
+
+// WebhookHeader is one extra request header a webhook sends.
+type WebhookHeader struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// WebhookHeaders are a webhook's extra headers: a jsonb array of
+// {"name","value"}.
+type WebhookHeaders []WebhookHeader
+
+func (h *WebhookHeaders) Scan(src any) error {
+	*h = WebhookHeaders{}
+	if emptyArray(src) {
+		return nil
+	}
+	return scanJSON(src, h)
+}
+
+func (h WebhookHeaders) Value() (driver.Value, error) { return valueJSON(h, "[]") }
+
+// Webhook is an endpoint notifications are sent to. Secret is set only
+// where it is shown: in the answer to the create and to a rotation; the
+// store's reads never select it.
+type Webhook struct {
+	ID         string         `db:"id"`
+	AccountID  string         `db:"account_id"`
+	URL        string         `db:"url"`
+	Active     bool           `db:"active"`
+	EventList  pq.StringArray `db:"events"`
+	HeaderList WebhookHeaders `db:"headers"`
+	CreatedAt  time.Time      `db:"created_at"`
+	UpdatedAt  time.Time      `db:"updated_at"`
+
+	Secret *string `db:"-"`
+}
+
+// Events are the events the webhook receives, never nil.
+func (w *Webhook) Events() []string { return orEmpty([]string(w.EventList)) }
+
+// Headers are its extra headers, never nil.
+func (w *Webhook) Headers() []*WebhookHeader { return ptrs(w.HeaderList) }
+
+// The delivery states of a notification.
+const (
+	DeliveryPending   WebhookDeliveryStatus = "pending"
+	DeliverySucceeded WebhookDeliveryStatus = "succeeded"
+	DeliveryFailed    WebhookDeliveryStatus = "failed"
+)
+
+// DeliveryStatuses are the delivery states, in order.
+var DeliveryStatuses = newEnumSet("WebhookDeliveryStatus", "pending", "succeeded", "failed")
+
+// WebhookDeliveryStatus is a notification's delivery state.
+type WebhookDeliveryStatus string
+
+func (e WebhookDeliveryStatus) MarshalGQL(w io.Writer) { DeliveryStatuses.marshal(w, string(e)) }
+func (e *WebhookDeliveryStatus) UnmarshalGQL(v any) error {
+	s, err := DeliveryStatuses.unmarshal(v)
+	*e = WebhookDeliveryStatus(s)
+	return err
+}
+
+// WebhookInput is a new webhook (GraphQL's input; /v2 builds the same).
+type WebhookInput struct {
+	URL     string                `json:"url"`
+	Active  *bool                 `json:"active"`
+	Events  []string              `json:"events"`
+	Headers []*WebhookHeaderInput `json:"headers"`
+}
+
+// WebhookPatch changes a webhook; nil members are unchanged.
+type WebhookPatch struct {
+	URL     *string               `json:"url"`
+	Active  *bool                 `json:"active"`
+	Events  []string              `json:"events"`
+	Headers []*WebhookHeaderInput `json:"headers"`
+}
+
+// WebhookHeaderInput is one header of an input.
+type WebhookHeaderInput struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// WebhookNotificationFilter narrows the notification list.
+type WebhookNotificationFilter struct {
+	WebhookID      *string                `json:"webhookId"`
+	DeliveryStatus *WebhookDeliveryStatus `json:"deliveryStatus"`
+}
+
+type WebhookConnection struct {
+	Edges    []*WebhookEdge
+	Nodes    []*Webhook
+	PageInfo *PageInfo
+}
+
+type WebhookEdge struct {
+	Cursor string
+	Node   *Webhook
+}
+
+type WebhookNotificationConnection struct {
+	Edges    []*WebhookNotificationEdge
+	Nodes    []*WebhookNotification
+	PageInfo *PageInfo
+	Filter   WebhookNotificationFilter
+}
+
+type WebhookNotificationEdge struct {
+	Cursor string
+	Node   *WebhookNotification
+}
+
+// WebhookNotification is one event raised for one webhook. ReferenceType
+// and ReferenceID name the record the event is about ("container" or
+// "shipment"); Payload holds the attributes of its reference object
+// (the event), frozen when it was raised.
+type WebhookNotification struct {
+	ID             string                `db:"id"`
+	AccountID      string                `db:"account_id"`
+	WebhookID      string                `db:"webhook_id"`
+	Event          string                `db:"event"`
+	ReferenceType  string                `db:"reference_type"`
+	ReferenceID    string                `db:"reference_id"`
+	DeliveryStatus WebhookDeliveryStatus `db:"delivery_status"`
+	Attempts       int                   `db:"attempts"`
+	DeliveredAt    *time.Time            `db:"delivered_at"`
+	CreatedAt      time.Time             `db:"created_at"`
+
+	Rel WebhookNotificationRel `db:"-"`
+}
+
+// EventKey is the id of the notification's reference object when it is of
+// JSON:API type typ, nil otherwise (the key of each target of the
+// reference_object relationship).
+func (n *WebhookNotification) EventKey(typ string) *string {
+	if WebhookEventObjectType(n.Event) != typ {
+		return nil
+	}
+	id := WebhookEventID(n.ID)
+	return &id
+}
+
+// WebhookEvent is what the reference object of a notification holds,
+// whichever its type: the notification's event and frozen attributes, and
+// the keys of its related records, read when it is rendered (the container
+// or shipment the event is about, its shipment, terminal and port).
+type WebhookEvent struct {
+	ID             string    `db:"-"` // WebhookEventID(NotificationID)
+	NotificationID string    `db:"id"`
+	AccountID      string    `db:"account_id"`
+	Event          string    `db:"event"`
+	Payload        JSON      `db:"payload"`
+	ContainerID    *string   `db:"container_id"`
+	ShipmentID     *string   `db:"shipment_id"`
+	TerminalID     *string   `db:"terminal_id"`
+	PortID         *string   `db:"port_id"`
+	CreatedAt      time.Time `db:"created_at"`
+}
+
+// Attributes are the frozen attributes, {} when none were kept.
+func (e *WebhookEvent) Attributes() JSON {
+	if len(e.Payload) == 0 || string(e.Payload) == "null" {
+		return JSON("{}")
+	}
+	return e.Payload
+}
+
+// The three reference object types: one Go type each, as the catalogue
+// keys resources by Go type.
+type (
+	ContainerUpdatedEvent struct {
+		WebhookEvent
+		Rel ContainerUpdatedEventRel `db:"-"`
+	}
+	TransportEvent struct {
+		WebhookEvent
+		Rel TransportEventRel `db:"-"`
+	}
+	EstimatedEvent struct {
+		WebhookEvent
+		Rel EstimatedEventRel `db:"-"`
+	}
+)
+
+// The JSON:API types of the reference objects.
+const (
+	ContainerUpdatedEventType = "container_updated_event"
+	TransportEventType        = "transport_event"
+	EstimatedEventType        = "estimated_event"
+)
+
+// WebhookEventCategory is a group of the events Shipgraph raises
+// (/v2/webhooks/events).
+type WebhookEventCategory struct {
+	ID     string
+	Name   string
+	Events []WebhookEventInfo
+}
+
+// WebhookEventInfo is one event a webhook may subscribe to.
+type WebhookEventInfo struct {
+	Name        string
+	Description string
+	// ObjectType is the JSON:API type of its notifications' reference
+	// object.
+	ObjectType string
+}
+
+// WebhookEventCategories are the events Shipgraph can raise: those of the
+// public catalogue its data can tell (issue 17), by category.
+var WebhookEventCategories = []WebhookEventCategory{
+	{ID: "container-events", Name: "Container Events", Events: []WebhookEventInfo{
+		{"container.created", "A container was added to a tracked shipment.", ContainerUpdatedEventType},
+		{"container.updated", "Attributes of a container changed; the changeset has each one's old and new value.", ContainerUpdatedEventType},
+		{"container.pod_terminal_changed", "The container's terminal at the port of discharge changed.", ContainerUpdatedEventType},
+		{"container.pickup_lfd.changed", "The last free day for pickup changed.", TransportEventType},
+		{"container.pickup_lfd_line.changed", "The shipping line's last free day changed.", TransportEventType},
+		{"container.pickup_lfd_terminal.changed", "The terminal's last free day changed.", TransportEventType},
+		{"container.pickup_lfd_rail.changed", "The rail last free day changed.", TransportEventType},
+		{"container.pickup_appointment.changed", "The pickup appointment changed.", TransportEventType},
+	}},
+	{ID: "container-transport-events", Name: "Container Transport Events", Events: []WebhookEventInfo{
+		{"container.transport.available", "The container became available for pickup.", TransportEventType},
+		{"container.transport.not_available", "The container is no longer available for pickup.", TransportEventType},
+		{"container.transport.delivered", "The container was delivered.", TransportEventType},
+	}},
+	{ID: "shipment-events", Name: "Shipment Events", Events: []WebhookEventInfo{
+		{"shipment.estimated.arrival", "The estimated arrival at the port of discharge moved.", EstimatedEventType},
+	}},
+}
+
+var webhookEventTypes = func() map[string]string {
+	m := map[string]string{}
+	for _, c := range WebhookEventCategories {
+		for _, e := range c.Events {
+			m[e.Name] = e.ObjectType
+		}
+	}
+	return m
+}()
+
+// ValidWebhookEvent reports whether Shipgraph raises the event name.
+func ValidWebhookEvent(name string) bool { return webhookEventTypes[name] != "" }
+
+// WebhookEventObjectType is the JSON:API type of the reference object of
+// a notification of event ("" for an event Shipgraph does not raise).
+func WebhookEventObjectType(event string) string { return webhookEventTypes[event] }
+
+// eventIDMask turns a notification id into its reference object's id and
+// back (XOR is its own inverse). It leaves the UUID's version and variant
+// bits alone, so the id is a UUID of the same kind, and differs from the
+// notification's: ids stay unique across types.
+var eventIDMask = [16]byte{0x5a, 0x3c, 0x96, 0x0f, 0xa5, 0xc3, 0x0e, 0x69, 0x1e, 0x78, 0xb4, 0xd2, 0x2d, 0x4b, 0x87, 0xe1}
+
+// WebhookEventID is the id of the reference object of notification id, and
+// the notification id of a reference object's id. An id that is not a UUID
+// is returned as is.
+func WebhookEventID(id string) string {
+	if len(id) != 36 {
+		return id
+	}
+	var raw [16]byte
+	hexs := make([]byte, 0, 32)
+	for i := 0; i < len(id); i++ {
+		if id[i] != '-' {
+			hexs = append(hexs, id[i])
+		}
+	}
+	if len(hexs) != 32 {
+		return id
+	}
+	if _, err := hex.Decode(raw[:], hexs); err != nil {
+		return id
+	}
+	for i := range raw {
+		raw[i] ^= eventIDMask[i]
+	}
+	var out [36]byte
+	hex.Encode(out[0:8], raw[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], raw[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], raw[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], raw[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], raw[10:16])
+	return string(out[:])
+}
