@@ -20,6 +20,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/model"
+	"shipgraph/netguard"
 )
 
 // PayloadFunc renders one notification as the exact body to sign and send
@@ -310,8 +311,9 @@ func (d *Dispatcher) post(ctx context.Context, w *db.WebhookDelivery, body []byt
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		if errors.Is(err, ErrRefusedAddress) {
-			return 0, "", ErrRefusedAddress
+		var refused *netguard.Error
+		if errors.As(err, &refused) {
+			return 0, "", refused // names the address, never the URL
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return 0, "", fmt.Errorf("timeout after %s", d.cfg.Timeout)

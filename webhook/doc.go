@@ -12,7 +12,7 @@
 //     endpoint, POSTs the signed payload, records every attempt and
 //     schedules retries with exponential backoff and full jitter.
 //   - guard.go: the dialer refuses private, loopback, link-local and
-//     metadata addresses at connect time (DNS rebinding).
+//     metadata addresses at connect time (netguard.Control: DNS rebinding).
 //
 // SQL lives in db/ (webhook_delivery.go); the payload document is rendered
 // by the /v2 code, handed in as a function (Config.Payload), so this
