@@ -16,7 +16,7 @@ import (
 )
 
 // containerOf is a container of account (the n-th by id) and its shipment.
-func (e *env) containerOf(t *testing.T, account string, n int) (string, string) {
+func (e *env) containerOf(t testing.TB, account string, n int) (string, string) {
 	t.Helper()
 	var c, s string
 	if err := e.Store.SQL().QueryRowContext(context.Background(),
@@ -27,7 +27,7 @@ func (e *env) containerOf(t *testing.T, account string, n int) (string, string) 
 }
 
 // toggle changes available_for_pickup of container: one container.updated.
-func (e *env) toggle(t *testing.T, container string) {
+func (e *env) toggle(t testing.TB, container string) {
 	t.Helper()
 	e.exec(t, `UPDATE containers SET available_for_pickup = NOT coalesce(available_for_pickup, false) WHERE id = $1`, container)
 }

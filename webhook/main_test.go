@@ -30,7 +30,7 @@ type env struct {
 	acme, globex string // account ids
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	e := &env{url: dbtest.NewDB(t)}
 	e.Store = e.open(t)
@@ -43,7 +43,7 @@ func newEnv(t *testing.T) *env {
 }
 
 // open is another process' store on the same database.
-func (e *env) open(t *testing.T) *db.DB {
+func (e *env) open(t testing.TB) *db.DB {
 	t.Helper()
 	s, err := db.Open(context.Background(), e.url)
 	if err != nil {
@@ -54,7 +54,7 @@ func (e *env) open(t *testing.T) *db.DB {
 }
 
 // one reads one row of plain SQL into dest.
-func (e *env) one(t *testing.T, q string, dest ...any) {
+func (e *env) one(t testing.TB, q string, dest ...any) {
 	t.Helper()
 	if err := e.Store.SQL().QueryRowContext(context.Background(), q).Scan(dest...); err != nil {
 		t.Fatalf("%s: %v", q, err)
@@ -62,7 +62,7 @@ func (e *env) one(t *testing.T, q string, dest ...any) {
 }
 
 // count is a count(*) query's answer.
-func (e *env) count(t *testing.T, q string, args ...any) int {
+func (e *env) count(t testing.TB, q string, args ...any) int {
 	t.Helper()
 	var n int
 	if err := e.Store.SQL().QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
@@ -72,7 +72,7 @@ func (e *env) count(t *testing.T, q string, args ...any) int {
 }
 
 // exec runs plain SQL, as another system would.
-func (e *env) exec(t *testing.T, q string, args ...any) {
+func (e *env) exec(t testing.TB, q string, args ...any) {
 	t.Helper()
 	if _, err := e.Store.SQL().ExecContext(context.Background(), q, args...); err != nil {
 		t.Fatalf("%s: %v", q, err)
@@ -80,7 +80,7 @@ func (e *env) exec(t *testing.T, q string, args ...any) {
 }
 
 // webhook creates a webhook of account for events, with secret "secret-<url>".
-func (e *env) webhook(t *testing.T, account, url string, events ...string) string {
+func (e *env) webhook(t testing.TB, account, url string, events ...string) string {
 	t.Helper()
 	var id string
 	err := e.Store.SQL().QueryRowContext(context.Background(), `INSERT INTO webhooks (account_id, url, events, secret, headers)
@@ -137,7 +137,7 @@ func (e *env) config(c webhook.Config) webhook.Config {
 }
 
 // start runs a fan-out and a dispatcher until the test ends.
-func (e *env) start(t *testing.T, store *db.DB, c webhook.Config) (*webhook.Dispatcher, context.CancelFunc) {
+func (e *env) start(t testing.TB, store *db.DB, c webhook.Config) (*webhook.Dispatcher, context.CancelFunc) {
 	t.Helper()
 	c = e.config(c)
 	d := webhook.NewDispatcher(store, c)
@@ -170,7 +170,7 @@ type receiver struct {
 	seen   chan delivery
 }
 
-func newReceiver(t *testing.T) *receiver {
+func newReceiver(t testing.TB) *receiver {
 	r := &receiver{seen: make(chan delivery, 10000)}
 	r.status.Store(200)
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -207,7 +207,7 @@ func (r *receiver) deliveries() []delivery {
 }
 
 // wait returns the next delivery, failing after timeout.
-func (r *receiver) wait(t *testing.T, timeout time.Duration) delivery {
+func (r *receiver) wait(t testing.TB, timeout time.Duration) delivery {
 	t.Helper()
 	select {
 	case d := <-r.seen:
@@ -219,7 +219,7 @@ func (r *receiver) wait(t *testing.T, timeout time.Duration) delivery {
 }
 
 // newRedirector answers every request with a 307 to target.
-func newRedirector(t *testing.T, target string) string {
+func newRedirector(t testing.TB, target string) string {
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		http.Redirect(w, req, target, http.StatusTemporaryRedirect)
 	}))
