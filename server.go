@@ -77,7 +77,8 @@ type Config struct {
 	DemoActivity       time.Duration // move demo containers this often; 0 = off
 	RedisURL           string        // shared rate and subscription limits; empty = per process
 	Files              FilesConfig   // document files (server_files.go)
-
+	// The webhook API (server_webhooks_api.go).
+	WebhooksAPI WebhooksAPIConfig
 	// Webhook delivery (server_webhooks.go).
 	Webhooks WebhooksConfig
 }
@@ -147,6 +148,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", envDuration("SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, how long to keep serving (with /readyz 503 and keep-alives off) before shutting down, so load balancers stop sending first (SHUTDOWN_DELAY)")
 	bindFilesConfig(fs, &c.Files)
+	bindWebhooksAPIConfig(fs, &c.WebhooksAPI)
 	bindWebhooksConfig(fs, &c.Webhooks)
 	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
 }
@@ -688,6 +690,7 @@ func httpConfig(c *Config, log *slog.Logger) httpapi.Config {
 	hc.PublicBaseURL = c.PublicBaseURL
 	hc.Logger = log
 	hc.KeyCache = c.KeyCache
+	hc.Webhooks = c.WebhooksAPI.webhookConfig()
 	hc.Live.MaxPerKey, hc.Live.Queue = c.SubLimit, c.SubQueue
 	if c.KeepAlive > 0 {
 		hc.Live.KeepAlive = c.KeepAlive

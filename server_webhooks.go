@@ -16,11 +16,10 @@ import (
 // WebhooksConfig is the configuration of webhook delivery (issue 17,
 // package webhook; docs/webhooks.md, "Delivery").
 type WebhooksConfig struct {
-	Workers      int
-	Timeout      time.Duration
-	RetryBase    time.Duration
-	QueueLimit   int
-	AllowPrivate bool
+	Workers    int
+	Timeout    time.Duration
+	RetryBase  time.Duration
+	QueueLimit int
 }
 
 func bindWebhooksConfig(fs *flag.FlagSet, c *WebhooksConfig) {
@@ -29,7 +28,6 @@ func bindWebhooksConfig(fs *flag.FlagSet, c *WebhooksConfig) {
 	fs.DurationVar(&c.Timeout, "webhook-timeout", envDuration("WEBHOOK_TIMEOUT", d.Timeout), "how long one webhook delivery attempt may take (WEBHOOK_TIMEOUT)")
 	fs.DurationVar(&c.RetryBase, "webhook-retry-base", envDuration("WEBHOOK_RETRY_BASE", d.RetryBase), "first webhook retry's longest wait, doubling per attempt, with full jitter, up to 12 attempts (WEBHOOK_RETRY_BASE)")
 	fs.IntVar(&c.QueueLimit, "webhook-queue-limit", envInt("WEBHOOK_QUEUE_LIMIT", d.QueueLimit), "pending webhook notifications per account; beyond, new ones are recorded failed (WEBHOOK_QUEUE_LIMIT)")
-	fs.BoolVar(&c.AllowPrivate, "webhook-allow-private-urls", env("WEBHOOK_ALLOW_PRIVATE_URLS", "false") == "true", "let webhooks reach http and loopback, private and link-local addresses; for tests and local demos only (WEBHOOK_ALLOW_PRIVATE_URLS)")
 }
 
 // startWebhooks runs the webhook fan-out and dispatcher until ctx ends;
@@ -42,7 +40,7 @@ func startWebhooks(ctx context.Context, c *Config, store *db.DB, listen *db.List
 	rc := rest.Config{PublicBaseURL: c.PublicBaseURL}
 	wc := webhook.Config{
 		Workers: c.Webhooks.Workers, Timeout: c.Webhooks.Timeout, RetryBase: c.Webhooks.RetryBase,
-		QueueLimit: c.Webhooks.QueueLimit, AllowPrivate: c.Webhooks.AllowPrivate, Logger: log,
+		QueueLimit: c.Webhooks.QueueLimit, AllowPrivate: c.WebhooksAPI.AllowPrivate, // WEBHOOK_ALLOW_PRIVATE_URLS, at delivery too Logger: log,
 		Payload: func(ctx context.Context, accountID, notificationID string) ([]byte, error) {
 			return rest.NotificationPayload(ctx, res, rc, accountID, notificationID)
 		},

@@ -85,6 +85,9 @@ type Config struct {
 	// files. Its signed URLs are served under files.Prefix, outside
 	// authentication and the body limit (a PUT is limited to its signed size).
 	Files *files.Store
+	// Webhooks are the webhook API's settings (WEBHOOK_LIMIT,
+	// WEBHOOK_ALLOW_PRIVATE_URLS).
+	Webhooks resolve.WebhookConfig
 	// Wrap, when set, wraps the routes after authentication and the rate
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
@@ -106,6 +109,7 @@ var DefaultConfig = Config{
 	Loader:         load.DefaultLoaderConfig,
 	KeyCache:       10000,
 	Live:           live.DefaultConfig,
+	Webhooks:       resolve.WebhookConfig{Limit: resolve.DefaultWebhookLimit},
 }
 
 // Handler is the chain. Close it after the HTTP server has drained: it
@@ -151,6 +155,7 @@ func New(store *db.DB, c Config) *Handler {
 	live := live.New(store, listen, c.Live, log)
 	res := resolve.New(store)
 	res.Files = c.Files
+	res.WebhookConfig = c.Webhooks
 	resolver := &graph.Resolver{Res: res, Live: live, LoaderConfig: c.Loader}
 	gql := gqlhttp.NewHandler(resolver, hc)
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})

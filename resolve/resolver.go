@@ -21,6 +21,8 @@ type Resolver struct {
 	// Files is the store of document files; nil answers file writes and
 	// download URLs as unavailable.
 	Files *files.Store
+	// Webhooks are the webhook settings (webhooks.go).
+	WebhookConfig WebhookConfig
 }
 
 // New returns the resolver layer over store.
