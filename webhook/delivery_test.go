@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -342,5 +343,35 @@ func TestFanOutConcurrentRaisesOnce(t *testing.T) {
 	e.one(t, `SELECT xid::text::bigint, id FROM change_log ORDER BY xid DESC, id DESC LIMIT 1`, &last.XID, &last.ID)
 	if cur != last {
 		t.Errorf("cursor %v, want the log's last row %v", cur, last)
+	}
+}
+
+func TestDrainFinishesDeliveriesInFlight(t *testing.T) {
+	e := newEnv(t)
+	r := newReceiver(t)
+	release := make(chan struct{})
+	inner := r.Config.Handler
+	r.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		<-release
+		inner.ServeHTTP(w, req)
+	})
+	c1, _ := e.containerOf(t, e.acme, 0)
+	hook := e.webhook(t, e.acme, r.URL, webhook.EventContainerUpdated)
+	_, stop := e.start(t, e.Store, webhook.Config{})
+	e.toggle(t, c1)
+	graphtest.WaitFor(t, 10*time.Second, "a claim", func() bool {
+		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE claimed_by IS NOT NULL`) == 1
+	})
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	select {
+	case <-stopped:
+		t.Fatal("the dispatcher stopped with a delivery in flight")
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	<-stopped
+	if e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded' AND claimed_by IS NULL`, hook) != 1 {
+		t.Error("the delivery in flight at the drain was not finished and recorded")
 	}
 }
