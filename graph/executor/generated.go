@@ -56,6 +56,7 @@ type ComplexityRoot struct {
 	ChangeEvent struct {
 		ChangedFields func(childComplexity int) int
 		ID            func(childComplexity int) int
+		LogID         func(childComplexity int) int
 		Operation     func(childComplexity int) int
 		ParentID      func(childComplexity int) int
 		Type          func(childComplexity int) int
@@ -123,6 +124,7 @@ type ComplexityRoot struct {
 		ChangedFields func(childComplexity int) int
 		Container     func(childComplexity int) int
 		ID            func(childComplexity int) int
+		LogID         func(childComplexity int) int
 		Operation     func(childComplexity int) int
 	}
 
@@ -182,6 +184,7 @@ type ComplexityRoot struct {
 		CustomField   func(childComplexity int) int
 		EntityID      func(childComplexity int) int
 		ID            func(childComplexity int) int
+		LogID         func(childComplexity int) int
 		Operation     func(childComplexity int) int
 	}
 
@@ -432,6 +435,7 @@ type ComplexityRoot struct {
 	ShipmentEvent struct {
 		ChangedFields func(childComplexity int) int
 		ID            func(childComplexity int) int
+		LogID         func(childComplexity int) int
 		Operation     func(childComplexity int) int
 		Shipment      func(childComplexity int) int
 	}
@@ -457,10 +461,10 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		Changes            func(childComplexity int) int
-		ContainerUpdated   func(childComplexity int, filter *model.ContainerSubscriptionFilter) int
-		CustomFieldChanged func(childComplexity int, entityID string) int
-		ShipmentUpdated    func(childComplexity int, id string) int
+		Changes            func(childComplexity int, after *string) int
+		ContainerUpdated   func(childComplexity int, filter *model.ContainerSubscriptionFilter, after *string) int
+		CustomFieldChanged func(childComplexity int, entityID string, after *string) int
+		ShipmentUpdated    func(childComplexity int, id string, after *string) int
 	}
 
 	Terminal struct {
@@ -594,10 +598,10 @@ type ShippingLineConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShippingLineConnection) (int, error)
 }
 type SubscriptionResolver interface {
-	ContainerUpdated(ctx context.Context, filter *model.ContainerSubscriptionFilter) (<-chan *model.ContainerEvent, error)
-	ShipmentUpdated(ctx context.Context, id string) (<-chan *model.ShipmentEvent, error)
-	CustomFieldChanged(ctx context.Context, entityID string) (<-chan *model.CustomFieldEvent, error)
-	Changes(ctx context.Context) (<-chan *model.ChangeEvent, error)
+	ContainerUpdated(ctx context.Context, filter *model.ContainerSubscriptionFilter, after *string) (<-chan *model.ContainerEvent, error)
+	ShipmentUpdated(ctx context.Context, id string, after *string) (<-chan *model.ShipmentEvent, error)
+	CustomFieldChanged(ctx context.Context, entityID string, after *string) (<-chan *model.CustomFieldEvent, error)
+	Changes(ctx context.Context, after *string) (<-chan *model.ChangeEvent, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -643,6 +647,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChangeEvent.ID(childComplexity), true
+	case "ChangeEvent.logId":
+		if e.ComplexityRoot.ChangeEvent.LogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeEvent.LogID(childComplexity), true
 	case "ChangeEvent.operation":
 		if e.ComplexityRoot.ChangeEvent.Operation == nil {
 			break
@@ -977,6 +987,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContainerEvent.ID(childComplexity), true
+	case "ContainerEvent.logId":
+		if e.ComplexityRoot.ContainerEvent.LogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerEvent.LogID(childComplexity), true
 	case "ContainerEvent.operation":
 		if e.ComplexityRoot.ContainerEvent.Operation == nil {
 			break
@@ -1212,6 +1228,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CustomFieldEvent.ID(childComplexity), true
+	case "CustomFieldEvent.logId":
+		if e.ComplexityRoot.CustomFieldEvent.LogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldEvent.LogID(childComplexity), true
 	case "CustomFieldEvent.operation":
 		if e.ComplexityRoot.CustomFieldEvent.Operation == nil {
 			break
@@ -2596,6 +2618,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ShipmentEvent.ID(childComplexity), true
+	case "ShipmentEvent.logId":
+		if e.ComplexityRoot.ShipmentEvent.LogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentEvent.LogID(childComplexity), true
 	case "ShipmentEvent.operation":
 		if e.ComplexityRoot.ShipmentEvent.Operation == nil {
 			break
@@ -2683,7 +2711,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Subscription.Changes(childComplexity), true
+		args, err := ec.field_Subscription_changes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Changes(childComplexity, args["after"].(*string)), true
 	case "Subscription.containerUpdated":
 		if e.ComplexityRoot.Subscription.ContainerUpdated == nil {
 			break
@@ -2694,7 +2727,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.ContainerUpdated(childComplexity, args["filter"].(*model.ContainerSubscriptionFilter)), true
+		return e.ComplexityRoot.Subscription.ContainerUpdated(childComplexity, args["filter"].(*model.ContainerSubscriptionFilter), args["after"].(*string)), true
 	case "Subscription.customFieldChanged":
 		if e.ComplexityRoot.Subscription.CustomFieldChanged == nil {
 			break
@@ -2705,7 +2738,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.CustomFieldChanged(childComplexity, args["entityId"].(string)), true
+		return e.ComplexityRoot.Subscription.CustomFieldChanged(childComplexity, args["entityId"].(string), args["after"].(*string)), true
 	case "Subscription.shipmentUpdated":
 		if e.ComplexityRoot.Subscription.ShipmentUpdated == nil {
 			break
@@ -2716,7 +2749,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.ShipmentUpdated(childComplexity, args["id"].(string)), true
+		return e.ComplexityRoot.Subscription.ShipmentUpdated(childComplexity, args["id"].(string), args["after"].(*string)), true
 
 	case "Terminal.bicFacilityCode":
 		if e.ComplexityRoot.Terminal.BicFacilityCode == nil {
@@ -3965,16 +3998,16 @@ a query), or only its id when it was deleted.
 """
 type Subscription {
   "Containers of the account that changed; all given filters must match."
-  containerUpdated(filter: ContainerSubscriptionFilter): ContainerEvent!
+  containerUpdated(filter: ContainerSubscriptionFilter, after: ID): ContainerEvent!
   "Changes of one shipment."
-  shipmentUpdated(id: ID!): ShipmentEvent!
+  shipmentUpdated(id: ID!, after: ID): ShipmentEvent!
   "Custom field values set, changed or cleared on one shipment or container."
-  customFieldChanged(entityId: ID!): CustomFieldEvent!
+  customFieldChanged(entityId: ID!, after: ID): CustomFieldEvent!
   """
   Every change of the account (shipments, containers, custom fields, custom
   field definitions and options, documents), as type, id and changed fields.
   """
-  changes: ChangeEvent!
+  changes(after: ID): ChangeEvent!
 }
 
 "What happened to the record of an event."
@@ -3986,9 +4019,9 @@ enum ChangeOperation {
   "The record was deleted: only its id is given."
   DELETE
   """
-  The server lost its connection to the database and is listening again:
-  changes in between may have been missed, so re-read what you show. The
-  event names no record.
+  Changes may have been missed, so re-read what you show: the log id given
+  as ` + "`" + `after` + "`" + ` is no longer in the change log (older than its retention), or
+  the server fell behind the log's pruning. The event names no record.
   """
   RESYNC
 }
@@ -4011,6 +4044,13 @@ input ContainerSubscriptionFilter {
 "A container that changed."
 type ContainerEvent {
   operation: ChangeOperation!
+  """
+  The change's log id: pass the last one you saw as the subscription's
+  ` + "`" + `after` + "`" + ` argument (or, over Server-Sent Events, the ` + "`" + `Last-Event-ID` + "`" + ` header,
+  which the event's SSE id sets) to get every change you missed first, while
+  the change log keeps them. Null for RESYNC.
+  """
+  logId: ID
   "The container's id (null for RESYNC)."
   id: ID
   "The container after the change; null when deleted (or for RESYNC)."
@@ -4026,6 +4066,13 @@ type ContainerEvent {
 "A shipment that changed."
 type ShipmentEvent {
   operation: ChangeOperation!
+  """
+  The change's log id: pass the last one you saw as the subscription's
+  ` + "`" + `after` + "`" + ` argument (or, over Server-Sent Events, the ` + "`" + `Last-Event-ID` + "`" + ` header,
+  which the event's SSE id sets) to get every change you missed first, while
+  the change log keeps them. Null for RESYNC.
+  """
+  logId: ID
   "The shipment's id (null for RESYNC)."
   id: ID
   "The shipment after the change; null when deleted (or for RESYNC)."
@@ -4037,6 +4084,13 @@ type ShipmentEvent {
 "A custom field value that was set, changed or cleared."
 type CustomFieldEvent {
   operation: ChangeOperation!
+  """
+  The change's log id: pass the last one you saw as the subscription's
+  ` + "`" + `after` + "`" + ` argument (or, over Server-Sent Events, the ` + "`" + `Last-Event-ID` + "`" + ` header,
+  which the event's SSE id sets) to get every change you missed first, while
+  the change log keeps them. Null for RESYNC.
+  """
+  logId: ID
   "The custom field value's id (null for RESYNC)."
   id: ID
   "The shipment or container it is set on."
@@ -4060,6 +4114,13 @@ enum ChangeRecordType {
 "One change of the account: what changed, not the record (query it by id)."
 type ChangeEvent {
   operation: ChangeOperation!
+  """
+  The change's log id: pass the last one you saw as the subscription's
+  ` + "`" + `after` + "`" + ` argument (or, over Server-Sent Events, the ` + "`" + `Last-Event-ID` + "`" + ` header,
+  which the event's SSE id sets) to get every change you missed first, while
+  the change log keeps them. Null for RESYNC.
+  """
+  logId: ID
   "Null for RESYNC."
   type: ChangeRecordType
   "Null for RESYNC."
@@ -4478,6 +4539,8 @@ func (ec *executionContext) childFields_ChangeEvent(ctx context.Context, field g
 	switch field.Name {
 	case "operation":
 		return ec.fieldContext_ChangeEvent_operation(ctx, field)
+	case "logId":
+		return ec.fieldContext_ChangeEvent_logId(ctx, field)
 	case "type":
 		return ec.fieldContext_ChangeEvent_type(ctx, field)
 	case "id":
@@ -4610,6 +4673,8 @@ func (ec *executionContext) childFields_ContainerEvent(ctx context.Context, fiel
 	switch field.Name {
 	case "operation":
 		return ec.fieldContext_ContainerEvent_operation(ctx, field)
+	case "logId":
+		return ec.fieldContext_ContainerEvent_logId(ctx, field)
 	case "id":
 		return ec.fieldContext_ContainerEvent_id(ctx, field)
 	case "container":
@@ -4726,6 +4791,8 @@ func (ec *executionContext) childFields_CustomFieldEvent(ctx context.Context, fi
 	switch field.Name {
 	case "operation":
 		return ec.fieldContext_CustomFieldEvent_operation(ctx, field)
+	case "logId":
+		return ec.fieldContext_CustomFieldEvent_logId(ctx, field)
 	case "id":
 		return ec.fieldContext_CustomFieldEvent_id(ctx, field)
 	case "entityId":
@@ -5094,6 +5161,8 @@ func (ec *executionContext) childFields_ShipmentEvent(ctx context.Context, field
 	switch field.Name {
 	case "operation":
 		return ec.fieldContext_ShipmentEvent_operation(ctx, field)
+	case "logId":
+		return ec.fieldContext_ShipmentEvent_logId(ctx, field)
 	case "id":
 		return ec.fieldContext_ShipmentEvent_id(ctx, field)
 	case "shipment":
@@ -6440,6 +6509,20 @@ func (ec *executionContext) field_Shipment_customField_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_changes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Subscription_containerUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6451,6 +6534,14 @@ func (ec *executionContext) field_Subscription_containerUpdated_args(ctx context
 		return nil, err
 	}
 	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -6465,6 +6556,14 @@ func (ec *executionContext) field_Subscription_customFieldChanged_args(ctx conte
 		return nil, err
 	}
 	args["entityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -6479,6 +6578,14 @@ func (ec *executionContext) field_Subscription_shipmentUpdated_args(ctx context.
 		return nil, err
 	}
 	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -6609,6 +6716,29 @@ func (ec *executionContext) _ChangeEvent_operation(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_ChangeEvent_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ChangeEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
+}
+
+func (ec *executionContext) _ChangeEvent_logId(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeEvent_logId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeEvent_logId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangeEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _ChangeEvent_type(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEvent) (ret graphql.Marshaler) {
@@ -7961,6 +8091,29 @@ func (ec *executionContext) fieldContext_ContainerEvent_operation(_ context.Cont
 	return graphql.NewScalarFieldContext("ContainerEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
 }
 
+func (ec *executionContext) _ContainerEvent_logId(ctx context.Context, field graphql.CollectedField, obj *model.ContainerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerEvent_logId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerEvent_logId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _ContainerEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.ContainerEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8909,6 +9062,29 @@ func (ec *executionContext) _CustomFieldEvent_operation(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_CustomFieldEvent_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CustomFieldEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
+}
+
+func (ec *executionContext) _CustomFieldEvent_logId(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldEvent_logId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldEvent_logId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomFieldEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _CustomFieldEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEvent) (ret graphql.Marshaler) {
@@ -14657,6 +14833,29 @@ func (ec *executionContext) fieldContext_ShipmentEvent_operation(_ context.Conte
 	return graphql.NewScalarFieldContext("ShipmentEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
 }
 
+func (ec *executionContext) _ShipmentEvent_logId(ctx context.Context, field graphql.CollectedField, obj *model.ShipmentEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentEvent_logId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentEvent_logId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShipmentEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _ShipmentEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.ShipmentEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15034,7 +15233,7 @@ func (ec *executionContext) _Subscription_containerUpdated(ctx context.Context, 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().ContainerUpdated(ctx, fc.Args["filter"].(*model.ContainerSubscriptionFilter))
+			return ec.Resolvers.Subscription().ContainerUpdated(ctx, fc.Args["filter"].(*model.ContainerSubscriptionFilter), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ContainerEvent) graphql.Marshaler {
@@ -15078,7 +15277,7 @@ func (ec *executionContext) _Subscription_shipmentUpdated(ctx context.Context, f
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().ShipmentUpdated(ctx, fc.Args["id"].(string))
+			return ec.Resolvers.Subscription().ShipmentUpdated(ctx, fc.Args["id"].(string), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ShipmentEvent) graphql.Marshaler {
@@ -15122,7 +15321,7 @@ func (ec *executionContext) _Subscription_customFieldChanged(ctx context.Context
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().CustomFieldChanged(ctx, fc.Args["entityId"].(string))
+			return ec.Resolvers.Subscription().CustomFieldChanged(ctx, fc.Args["entityId"].(string), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldEvent) graphql.Marshaler {
@@ -15165,7 +15364,8 @@ func (ec *executionContext) _Subscription_changes(ctx context.Context, field gra
 			return ec.fieldContext_Subscription_changes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().Changes(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Changes(ctx, fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ChangeEvent) graphql.Marshaler {
@@ -15175,7 +15375,7 @@ func (ec *executionContext) _Subscription_changes(ctx context.Context, field gra
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Subscription_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Subscription_changes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Subscription",
 		Field:      field,
@@ -15184,6 +15384,17 @@ func (ec *executionContext) fieldContext_Subscription_changes(_ context.Context,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ChangeEvent(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_changes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -18435,6 +18646,11 @@ func (ec *executionContext) _ChangeEvent(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "logId":
+			out.Values[i] = ec._ChangeEvent_logId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "type":
 			out.Values[i] = ec._ChangeEvent_type(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -18868,6 +19084,11 @@ func (ec *executionContext) _ContainerEvent(ctx context.Context, sel ast.Selecti
 		case "operation":
 			out.Values[i] = ec._ContainerEvent_operation(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "logId":
+			out.Values[i] = ec._ContainerEvent_logId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "id":
@@ -19350,6 +19571,11 @@ func (ec *executionContext) _CustomFieldEvent(ctx context.Context, sel ast.Selec
 		case "operation":
 			out.Values[i] = ec._CustomFieldEvent_operation(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "logId":
+			out.Values[i] = ec._CustomFieldEvent_logId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "id":
@@ -21723,6 +21949,11 @@ func (ec *executionContext) _ShipmentEvent(ctx context.Context, sel ast.Selectio
 		case "operation":
 			out.Values[i] = ec._ShipmentEvent_operation(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "logId":
+			out.Values[i] = ec._ShipmentEvent_logId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "id":
