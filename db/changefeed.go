@@ -14,9 +14,11 @@ import (
 // name within PostgreSQL's 63-byte identifiers.
 const changeChannelPrefix = "shipgraph_changes_"
 
-// ChangeChannel is the NOTIFY channel on which the database announces the
-// changes of one account's shipments, containers, custom fields, custom
-// field definitions and options, and documents.
+// ChangeChannel is the NOTIFY channel on which the database wakes the
+// readers of one account's change log (changelog.go) when changes of its
+// shipments, containers, custom fields, custom field definitions and
+// options, and documents were logged: once per transaction, with an empty
+// payload. The log is the truth; the wake-up only says "read it".
 func ChangeChannel(accountID string) string {
 	return changeChannelPrefix + strings.ReplaceAll(accountID, "-", "")
 }
@@ -30,9 +32,10 @@ func accountOfChannel(ch string) string {
 	return hex[0:8] + "-" + hex[8:12] + "-" + hex[12:16] + "-" + hex[16:20] + "-" + hex[20:32]
 }
 
-// Change is one change announced by the database: what changed, never the
+// Change is one change as a subscription sees it: what changed, never the
 // row itself. Subscribers read the record through the store, scoped to
-// their account as every read is.
+// their account as every read is. The live hub makes one of each logged
+// change (ChangeOf); a wake-up (FeedChange) carries only AccountID.
 type Change struct {
 	AccountID string `json:"-"`
 	// Type is shipment, container, custom_field, custom_field_definition,
@@ -44,21 +47,63 @@ type Change struct {
 	// Parent is the container's shipment, the custom field's entity (a
 	// shipment or container), the option's definition; "" for the others.
 	Parent string `json:"p,omitempty"`
-	// Columns are the columns an UPDATE changed; nil when the database
-	// could not fit them in the payload.
+	// Columns are the columns an UPDATE changed.
 	Columns []string `json:"c,omitempty"`
 	// Was holds the previous values of the columns a subscription filters
 	// on (a container's current_status, pod_terminal_id, shipment_id) when
 	// the UPDATE changed them.
 	Was map[string]*string `json:"was,omitempty"`
+	// Log is the change's public log id; Cursor its position in the log.
+	Log    int64  `json:"l,omitempty"`
+	Cursor Cursor `json:"-"`
 }
 
-// parseChange reads a notification on an account's change channel; one
-// that is not is dropped.
+// wasColumns are the columns whose previous values Change.Was carries.
+var wasColumns = [...]string{"current_status", "pod_terminal_id", "shipment_id"}
+
+// ChangeOf is the Change of a logged change.
+func ChangeOf(l *LoggedChange) *Change {
+	c := &Change{AccountID: l.AccountID, Type: l.Type, ID: l.RecordID, Op: l.Op, Parent: l.Parent,
+		Columns: l.Changed, Log: l.ID, Cursor: l.Cursor}
+	if l.Type != "container" || len(l.Old) == 0 {
+		return c
+	}
+	var old struct {
+		CurrentStatus json.RawMessage `json:"current_status"`
+		PodTerminalID json.RawMessage `json:"pod_terminal_id"`
+		ShipmentID    json.RawMessage `json:"shipment_id"`
+	}
+	if json.Unmarshal(l.Old, &old) != nil {
+		return c
+	}
+	for i, raw := range [...]json.RawMessage{old.CurrentStatus, old.PodTerminalID, old.ShipmentID} {
+		if raw == nil {
+			continue
+		}
+		if c.Was == nil {
+			c.Was = make(map[string]*string, 3)
+		}
+		var v *string
+		_ = json.Unmarshal(raw, &v)
+		c.Was[wasColumns[i]] = v
+	}
+	return c
+}
+
+// parseChange reads a notification on an account's change channel (or on
+// ChangeLogChannel: a wake-up of every account, AccountID ""); one that is
+// not is dropped. The empty payload is a wake-up; a JSON payload (the
+// trigger of migration 00004, before the log) is read as the change.
 func parseChange(n *pq.Notification) (FeedEvent, bool) {
+	if n.Channel == ChangeLogChannel {
+		return FeedEvent{Kind: FeedChange, Change: &Change{}}, true
+	}
 	account := accountOfChannel(n.Channel)
+	if account == "" {
+		return FeedEvent{}, false
+	}
 	c := &Change{AccountID: account}
-	if account == "" || json.Unmarshal([]byte(n.Extra), c) != nil || c.ID == "" {
+	if n.Extra != "" && (json.Unmarshal([]byte(n.Extra), c) != nil || c.ID == "") {
 		return FeedEvent{}, false
 	}
 	return FeedEvent{Kind: FeedChange, Change: c}, true

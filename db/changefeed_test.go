@@ -9,8 +9,9 @@ import (
 	"shipgraph/db/seed"
 )
 
-// The demo activity moves containers along their journey, and the change
-// feed hears it (the seeder's bulk load, on the other hand, is silent).
+// The demo activity moves containers along their journey: the account's
+// channel wakes its readers once per transaction, and the log has each
+// move (the seeder's bulk load, on the other hand, is silent).
 func TestDemoActivityAndFeed(t *testing.T) {
 	store := openDB(t)
 	ctx := context.Background()
@@ -35,6 +36,13 @@ func TestDemoActivityAndFeed(t *testing.T) {
 	if err := feed.Listen(account); err != nil {
 		t.Fatal(err)
 	}
+	if err := feed.ListenAll(); err != nil {
+		t.Fatal(err)
+	}
+	head, err := store.ChangeLogHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	moved, err := store.DemoActivity(ctx, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -42,18 +50,41 @@ func TestDemoActivityAndFeed(t *testing.T) {
 	if len(moved) == 0 {
 		t.Fatal("nothing moved")
 	}
-	for range moved {
+	// One wake-up on the account's channel, one on every account's.
+	woken := map[string]int{}
+	for range 2 {
 		select {
 		case e := <-events:
-			c := e.Change
-			if e.Kind != db.FeedChange || c.Type != "container" || c.Op != "UPDATE" || c.AccountID != account || c.Parent == "" || len(c.Columns) == 0 {
-				t.Fatalf("event %+v %+v", e, c)
+			if e.Kind != db.FeedChange || e.Change.ID != "" {
+				t.Fatalf("event %+v %+v", e, e.Change)
 			}
-			if _, ok := c.Was["current_status"]; !ok {
-				t.Errorf("no previous status in %+v", c)
-			}
+			woken[e.Change.AccountID]++
 		case <-time.After(5 * time.Second):
-			t.Fatal("no change heard")
+			t.Fatal("no wake-up heard")
+		}
+	}
+	if woken[account] != 1 || woken[""] != 1 {
+		t.Fatalf("wake-ups %v", woken)
+	}
+	select {
+	case e := <-events:
+		t.Fatalf("a third wake-up %+v", e)
+	case <-time.After(200 * time.Millisecond):
+	}
+	logged, _, err := store.ReadAccountChangeLog(ctx, account, head, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logged) != len(moved) {
+		t.Fatalf("%d moved, %d logged", len(moved), len(logged))
+	}
+	for i := range logged {
+		c := db.ChangeOf(&logged[i])
+		if c.Type != "container" || c.Op != "UPDATE" || c.AccountID != account || c.Parent == "" || len(c.Columns) == 0 || c.Log == 0 {
+			t.Fatalf("change %+v", c)
+		}
+		if _, ok := c.Was["current_status"]; !ok {
+			t.Errorf("no previous status in %+v", c)
 		}
 	}
 }

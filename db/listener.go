@@ -55,7 +55,9 @@ const (
 	// FeedAlive: a ping on the connection was answered, so it is still
 	// up: what was committed before the ping was reported.
 	FeedAlive
-	// FeedChange: Change was committed.
+	// FeedChange: changes of Change.AccountID were committed to the
+	// change log (a wake-up: read the log; AccountID "" on
+	// ChangeLogChannel, for every account).
 	FeedChange
 	// FeedToken: the API key TokenID changed (revoked, deleted, changed
 	// what it stands for), or every key may have (TRUNCATE) when TokenID
@@ -83,7 +85,7 @@ func (k FeedEventKind) String() string {
 type FeedEvent struct {
 	Kind    FeedEventKind
 	Resync  bool    // FeedListening after changes went unheard
-	Change  *Change // FeedChange
+	Change  *Change // FeedChange: the account woken
 	TokenID string  // FeedToken
 	Err     error   // FeedDown
 }
@@ -426,4 +428,15 @@ func shutdown(l *pq.Listener) {
 		}
 	}
 	<-closed
+}
+
+// ListenAll starts listening to the wake-ups of every account's change
+// log (ChangeLogChannel), reported as FeedChange with an empty AccountID:
+// the wake-up of cross-account readers (the webhook dispatcher).
+func (l *Listener) ListenAll() error {
+	err := l.l.Listen(ChangeLogChannel)
+	if errors.Is(err, pq.ErrChannelAlreadyOpen) {
+		return nil
+	}
+	return err
 }

@@ -389,23 +389,23 @@ func (r *shippingLineConnectionResolver) TotalCount(ctx context.Context, obj *mo
 }
 
 // ContainerUpdated is the resolver for the containerUpdated field.
-func (r *subscriptionResolver) ContainerUpdated(ctx context.Context, filter *model.ContainerSubscriptionFilter) (<-chan *model.ContainerEvent, error) {
-	return subscribe(r.Resolver, ctx, r.containerEvents(ctx, filter))
+func (r *subscriptionResolver) ContainerUpdated(ctx context.Context, filter *model.ContainerSubscriptionFilter, after *string) (<-chan *model.ContainerEvent, error) {
+	return subscribe(r.Resolver, ctx, r.containerEvents(ctx, filter), after)
 }
 
 // ShipmentUpdated is the resolver for the shipmentUpdated field.
-func (r *subscriptionResolver) ShipmentUpdated(ctx context.Context, id string) (<-chan *model.ShipmentEvent, error) {
-	return subscribe(r.Resolver, ctx, r.shipmentEvents(ctx, id))
+func (r *subscriptionResolver) ShipmentUpdated(ctx context.Context, id string, after *string) (<-chan *model.ShipmentEvent, error) {
+	return subscribe(r.Resolver, ctx, r.shipmentEvents(ctx, id), after)
 }
 
 // CustomFieldChanged is the resolver for the customFieldChanged field.
-func (r *subscriptionResolver) CustomFieldChanged(ctx context.Context, entityID string) (<-chan *model.CustomFieldEvent, error) {
-	return subscribe(r.Resolver, ctx, r.customFieldEvents(ctx, entityID))
+func (r *subscriptionResolver) CustomFieldChanged(ctx context.Context, entityID string, after *string) (<-chan *model.CustomFieldEvent, error) {
+	return subscribe(r.Resolver, ctx, r.customFieldEvents(ctx, entityID), after)
 }
 
 // Changes is the resolver for the changes field.
-func (r *subscriptionResolver) Changes(ctx context.Context) (<-chan *model.ChangeEvent, error) {
-	return subscribe(r.Resolver, ctx, r.changeEvents())
+func (r *subscriptionResolver) Changes(ctx context.Context, after *string) (<-chan *model.ChangeEvent, error) {
+	return subscribe(r.Resolver, ctx, r.changeEvents(), after)
 }
 
 // TotalCount is the resolver for the totalCount field.

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -14,8 +15,10 @@ import (
 )
 
 // A subscription resolver registers with the hub and returns a channel fed
-// by a goroutine of its own: for each change of the account that concerns
-// it, the goroutine builds fresh loaders (a long-lived loader cache would
+// by a goroutine of its own: first the changes the subscriber missed, when
+// it resumes after a log id (the after argument, or an SSE stream's
+// Last-Event-ID), then the live ones; for each change of the account that
+// concerns it, the goroutine builds fresh loaders (a long-lived loader cache would
 // serve stale records), reads the record through them — scoped to the
 // account, narrowed to the columns the operation selects — runs the load
 // plan of the event's record field on it, and sends the event. gqlgen
@@ -36,11 +39,27 @@ type eventSource[E any] struct {
 	fields map[string][]string
 }
 
-// subscribe starts a subscription of the principal's account.
-func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E]) (<-chan *E, error) {
+// subscribe starts a subscription of the principal's account, after the
+// log id after (or the transport's resume point) when given.
+func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E], after *string) (<-chan *E, error) {
 	p, err := model.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if after == nil {
+		if id, ok := live.ResumeFrom(ctx); ok {
+			after = &id
+		}
+	}
+	var resume *int64
+	if after != nil {
+		id, err := strconv.ParseInt(*after, 10, 64)
+		if err != nil || id <= 0 {
+			e := model.Errorf(model.EINVALID, "after: %q is not a log id (the logId of an event)", *after)
+			e.Field = "after"
+			return nil, e
+		}
+		resume = &id
 	}
 	if r.Live == nil {
 		return nil, model.Errorf(model.EUNAVAILABLE, "live updates are not enabled on this server")
@@ -57,14 +76,38 @@ func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E]) (<-c
 			fields[typ][f] = true
 		}
 	}
-	s, err := r.Live.Subscribe(p)
+	s, err := r.Live.Subscribe(ctx, p, resume)
 	if err != nil {
 		return nil, err
 	}
 	out := make(chan *E)
+	// send hands e to gqlgen; false: the subscription ended.
+	send := func(ev live.Event, e *E) bool {
+		var id int64
+		if ev.Change != nil {
+			id = ev.Change.Log
+		}
+		live.Sending(ctx, id)
+		select {
+		case out <- e:
+			return true
+		case <-ctx.Done():
+			return false
+		case <-s.Done():
+			live.End(ctx, s.Reason())
+			return false
+		}
+	}
 	go func() {
 		defer close(out)
 		defer r.Live.Unsubscribe(s)
+		for evs := r.Live.CatchUp(ctx, s); len(evs) > 0; evs = r.Live.CatchUp(ctx, s) {
+			for _, ev := range evs {
+				if e := event(r, ctx, p, fields, src, ev); e != nil && !send(ev, e) {
+					return
+				}
+			}
+		}
 		for {
 			select {
 			case <-ctx.Done():
@@ -75,16 +118,7 @@ func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E]) (<-c
 			case <-s.Ready():
 			}
 			for _, ev := range s.Take() {
-				e := event(r, ctx, p, fields, src, ev)
-				if e == nil {
-					continue
-				}
-				select {
-				case out <- e:
-				case <-ctx.Done():
-					return
-				case <-s.Done():
-					live.End(ctx, s.Reason())
+				if e := event(r, ctx, p, fields, src, ev); e != nil && !send(ev, e) {
 					return
 				}
 			}
@@ -127,6 +161,14 @@ func eventPlan(ctx context.Context, field string) *load.Plan {
 		}
 	}
 	return p
+}
+
+// logID is the change's public log id.
+func logID(c *db.Change) *string {
+	if c.Log == 0 {
+		return nil
+	}
+	return ptr(strconv.FormatInt(c.Log, 10))
 }
 
 func operation(c *db.Change) model.ChangeOperation {
@@ -207,7 +249,7 @@ func (r *subscriptionResolver) containerEvents(ctx context.Context, filter *mode
 			return c.Parent == *filter.ShipmentID || (was != nil && *was == *filter.ShipmentID)
 		},
 		resolve: func(ctx context.Context, c *db.Change) (*model.ContainerEvent, error) {
-			e := &model.ContainerEvent{Operation: operation(c), ID: ptr(c.ID), ChangedFields: changedFields(c)}
+			e := &model.ContainerEvent{Operation: operation(c), LogID: logID(c), ID: ptr(c.ID), ChangedFields: changedFields(c)}
 			if c.Op == "DELETE" {
 				return e, nil // matched on its shipment alone
 			}
@@ -250,7 +292,7 @@ func (r *subscriptionResolver) shipmentEvents(ctx context.Context, id string) ev
 	return eventSource[model.ShipmentEvent]{
 		match: func(c *db.Change) bool { return c.Type == "shipment" && c.ID == id },
 		resolve: func(ctx context.Context, c *db.Change) (*model.ShipmentEvent, error) {
-			e := &model.ShipmentEvent{Operation: operation(c), ID: ptr(c.ID), ChangedFields: changedFields(c)}
+			e := &model.ShipmentEvent{Operation: operation(c), LogID: logID(c), ID: ptr(c.ID), ChangedFields: changedFields(c)}
 			if c.Op == "DELETE" {
 				return e, nil
 			}
@@ -272,7 +314,7 @@ func (r *subscriptionResolver) customFieldEvents(ctx context.Context, entityID s
 	return eventSource[model.CustomFieldEvent]{
 		match: func(c *db.Change) bool { return c.Type == "custom_field" && c.Parent == entityID },
 		resolve: func(ctx context.Context, c *db.Change) (*model.CustomFieldEvent, error) {
-			e := &model.CustomFieldEvent{Operation: operation(c), ID: ptr(c.ID), EntityID: ptr(c.Parent), ChangedFields: changedFields(c)}
+			e := &model.CustomFieldEvent{Operation: operation(c), LogID: logID(c), ID: ptr(c.ID), EntityID: ptr(c.Parent), ChangedFields: changedFields(c)}
 			if c.Op == "DELETE" {
 				return e, nil
 			}
@@ -310,7 +352,7 @@ func (r *subscriptionResolver) changeEvents() eventSource[model.ChangeEvent] {
 	return eventSource[model.ChangeEvent]{
 		match: func(c *db.Change) bool { _, ok := recordTypes[c.Type]; return ok },
 		resolve: func(_ context.Context, c *db.Change) (*model.ChangeEvent, error) {
-			e := &model.ChangeEvent{Operation: operation(c), Type: ptr(recordTypes[c.Type]), ID: ptr(c.ID), ChangedFields: changedFields(c)}
+			e := &model.ChangeEvent{Operation: operation(c), LogID: logID(c), Type: ptr(recordTypes[c.Type]), ID: ptr(c.ID), ChangedFields: changedFields(c)}
 			if c.Parent != "" {
 				e.ParentID = ptr(c.Parent)
 			}

@@ -10,15 +10,20 @@ import (
 	"shipgraph/model"
 )
 
-// Hub fans the database's change feed (a subscription to db.Listener, the
-// one connection listening per process, which the key cache shares) out to
-// this process' subscriptions. It listens
-// on an account's channel while the account has subscribers. Each
-// subscription has a bounded queue: the feed never waits for a subscriber,
-// and one that falls a whole queue behind (a slow consumer) is ended with a
-// clear reason rather than allowed to grow memory. After the feed
-// reconnects every subscription gets a RESYNC event (changes in between
-// went unheard). A changed or revoked API key ends its subscriptions.
+// Hub fans the database's change log (db/changelog.go) out to this
+// process' subscriptions. While an account has subscribers it listens on
+// the account's wake-up channel (a subscription to db.Listener, the one
+// connection listening per process, which the key cache shares), and one
+// reader per account reads the account's log from where it stopped at
+// each wake-up, in log order, so nothing committed is missed — not even
+// across a reconnection of the listener or a restart of PostgreSQL. Each
+// subscription has a bounded queue: the reader never waits for a
+// subscriber, and one that falls a whole queue behind (a slow consumer) is
+// ended with a clear reason rather than allowed to grow memory. A
+// subscription may resume after a log id it saw (CatchUp); one whose id
+// was pruned gets a RESYNC event, as does every subscription of an account
+// whose reader fell behind the pruning. A changed or revoked API key ends
+// its subscriptions.
 type Hub struct {
 	store *db.DB
 	cfg   Config
@@ -26,7 +31,10 @@ type Hub struct {
 	feed  *db.Listener
 	sub   *db.Subscription
 	done  chan struct{}
-	up    chan struct{} // closed once the feed first listens
+	// ctx ends the account readers (Close).
+	ctx    context.Context
+	cancel context.CancelFunc
+	up     chan struct{} // closed once the feed first listens
 
 	lmu      sync.Mutex // serializes LISTEN and UNLISTEN
 	mu       sync.Mutex
@@ -67,8 +75,25 @@ type SharedCount interface {
 var DefaultConfig = Config{MaxPerKey: 100, Queue: 4096, KeepAlive: 25 * time.Second, Ping: 5 * time.Second}
 
 type liveAccount struct {
+	id        string
 	subs      map[*Sub]struct{}
 	listening bool
+	// cursor is where the reader stopped (under Hub.mu, which the fan-out
+	// holds too): every change after it reaches every subscription.
+	cursor db.Cursor
+	// gap: the listener missed wake-ups; the reader checks the log still
+	// reaches back to cursor (under Hub.mu).
+	gap  bool
+	wake chan struct{} // capacity 1
+	stop chan struct{} // closed when the account has no subscribers left
+}
+
+// kick wakes the account's reader without waiting.
+func (a *liveAccount) kick() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
 }
 
 // Why the hub ended a subscription, with the WebSocket close code the
@@ -98,6 +123,14 @@ type Sub struct {
 	once           sync.Once
 	listening      bool   // the database listens for it (under Live.mu)
 	release        func() // of its count in Config.Shared (under Live.mu)
+	// skip: live changes at or before it are dropped, the catch-up
+	// delivers them (under Hub.mu; zero: none).
+	skip db.Cursor
+	// The catch-up (CatchUp's, one goroutine): the changes after from up
+	// to until, after a RESYNC when resync is set.
+	from, until db.Cursor
+	catching    bool
+	resync      bool
 }
 
 // Event is one change for a subscription; a nil Change is a re-sync
@@ -115,6 +148,9 @@ func (s *Sub) stop(r EndReason) {
 
 // offer queues e without waiting; a full queue ends the subscription.
 func (s *Sub) offer(e Event) {
+	if e.Change != nil && !s.skip.IsZero() && !s.skip.Less(e.Change.Cursor) {
+		return // the catch-up's
+	}
 	s.qmu.Lock()
 	if len(s.queue) >= s.max {
 		s.qmu.Unlock()
@@ -167,6 +203,7 @@ func New(store *db.DB, listener *db.Listener, cfg Config, log *slog.Logger) *Hub
 		store: store, cfg: cfg, log: log, done: make(chan struct{}), up: make(chan struct{}),
 		accounts: map[string]*liveAccount{}, byToken: map[string]map[*Sub]struct{}{},
 	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.feed = listener
 	h.sub = listener.Subscribe(feedBuffer, db.FeedChange, db.FeedToken)
 	go h.run()
@@ -183,10 +220,8 @@ func (h *Hub) run() {
 		switch e.Kind {
 		case db.FeedChange:
 			h.mu.Lock()
-			if a := h.accounts[e.Change.AccountID]; a != nil {
-				for s := range a.subs {
-					s.offer(Event{Change: e.Change})
-				}
+			if a := h.accounts[e.Change.AccountID]; a != nil && a.listening {
+				a.kick()
 			}
 			h.mu.Unlock()
 		case db.FeedListening:
@@ -220,16 +255,21 @@ func (h *Hub) run() {
 	}
 }
 
-// resync tells every subscription that changes may have been missed, and
-// ends those whose key was revoked meanwhile (that news was missed too).
+// resync runs after wake-ups went unheard: every account's reader reads
+// what was logged meanwhile (RESYNC only if the log was pruned past it),
+// and subscriptions whose key was revoked meanwhile end (that news was
+// missed too).
 func (h *Hub) resync() {
 	h.mu.Lock()
-	tokens := make([]string, 0, len(h.byToken))
-	for token, subs := range h.byToken {
-		tokens = append(tokens, token)
-		for s := range subs {
-			s.offer(Event{})
+	for _, a := range h.accounts {
+		if a.listening {
+			a.gap = true
+			a.kick()
 		}
+	}
+	tokens := make([]string, 0, len(h.byToken))
+	for token := range h.byToken {
+		tokens = append(tokens, token)
 	}
 	h.mu.Unlock()
 	if len(tokens) == 0 {
@@ -257,8 +297,11 @@ func (h *Hub) resync() {
 
 // Subscribe registers a subscription of p's account and returns once the
 // database listens on the account's channel: every change committed after
-// it returns reaches the subscription.
-func (h *Hub) Subscribe(p *model.Principal) (*Sub, error) {
+// it returns reaches the subscription. With after (a log id the subscriber
+// saw), the changes after it come first, from CatchUp; an id no longer in
+// the account's log (pruned, or never its) makes CatchUp's first event a
+// RESYNC.
+func (h *Hub) Subscribe(ctx context.Context, p *model.Principal, after *int64) (*Sub, error) {
 	s := &Sub{account: p.AccountID, token: p.TokenID, max: h.cfg.Queue, ready: make(chan struct{}, 1), end: make(chan struct{})}
 	h.mu.Lock()
 	if h.closed {
@@ -271,7 +314,7 @@ func (h *Hub) Subscribe(p *model.Principal) (*Sub, error) {
 	}
 	a := h.accounts[p.AccountID]
 	if a == nil {
-		a = &liveAccount{subs: map[*Sub]struct{}{}}
+		a = &liveAccount{id: p.AccountID, subs: map[*Sub]struct{}{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 		h.accounts[p.AccountID] = a
 	}
 	a.subs[s] = struct{}{}
@@ -290,6 +333,19 @@ func (h *Hub) Subscribe(p *model.Principal) (*Sub, error) {
 		s.release = release
 		h.mu.Unlock()
 	}
+	unavailable := func(what string, err error) (*Sub, error) {
+		h.Unsubscribe(s)
+		h.log.Error("live updates: "+what, "err", err)
+		return nil, model.Errorf(model.EUNAVAILABLE, "live updates are unavailable; try again shortly")
+	}
+	var resume db.Cursor
+	found := false
+	if after != nil {
+		var err error
+		if resume, found, err = h.store.AccountChangeLogCursor(ctx, p.AccountID, *after); err != nil {
+			return unavailable("finding the position to resume from", err)
+		}
+	}
 
 	// Until the feed's first connection, LISTEN would only be queued.
 	select {
@@ -305,18 +361,188 @@ func (h *Hub) Subscribe(p *model.Principal) (*Sub, error) {
 	h.mu.Unlock()
 	if need {
 		if err := h.feed.Listen(p.AccountID); err != nil {
-			h.Unsubscribe(s)
-			h.log.Error("live updates: LISTEN failed", "err", err)
-			return nil, model.Errorf(model.EUNAVAILABLE, "live updates are unavailable; try again shortly")
+			return unavailable("LISTEN failed", err)
+		}
+		// Every change committed from now on is after the head, and
+		// wakes the reader.
+		head, err := h.store.ChangeLogHead(ctx)
+		if err != nil {
+			return unavailable("reading the change log's head", err)
 		}
 		h.mu.Lock()
-		a.listening = true
+		a.cursor, a.listening = head, true
 		h.mu.Unlock()
+		go h.read(a)
+		a.kick()
 	}
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	s.listening = true
-	h.mu.Unlock()
+	if after != nil {
+		// The live changes start after the reader's position; the
+		// catch-up reads up to it.
+		s.catching, s.until = true, a.cursor
+		if !found {
+			s.resync, s.from = true, a.cursor
+		} else {
+			s.from, s.skip = resume, a.cursor
+			if a.cursor.Less(resume) {
+				s.skip = resume
+			}
+			s.dropQueued()
+		}
+	}
 	return s, nil
+}
+
+// dropQueued drops the queued changes at or before s.skip (under Hub.mu).
+func (s *Sub) dropQueued() {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	q := s.queue[:0]
+	for _, e := range s.queue {
+		if e.Change == nil || s.skip.Less(e.Change.Cursor) {
+			q = append(q, e)
+		}
+	}
+	clear(s.queue[len(q):])
+	s.queue = q
+}
+
+// catchUpPage is how many changes one CatchUp reads.
+const catchUpPage = 500
+
+// CatchUp returns the next changes a resumed subscription missed (after
+// the log id it gave Subscribe, up to where its live changes start), a
+// RESYNC first when that id is no longer in the account's log, or nothing
+// once it caught up (or when it did not resume). Call it from the one
+// goroutine that serves s, until it returns nothing, before taking live
+// events. A failed read is a RESYNC, and the end of the catch-up.
+func (h *Hub) CatchUp(ctx context.Context, s *Sub) []Event {
+	if !s.catching {
+		return nil
+	}
+	if s.resync {
+		s.resync = false
+		return []Event{{}}
+	}
+	changes, _, err := h.store.ReadAccountChangeLog(ctx, s.account, s.from, catchUpPage)
+	if err != nil {
+		h.log.Warn("live updates: reading the change log to resume", "err", err)
+		s.catching = false
+		return []Event{{}}
+	}
+	if len(changes) < catchUpPage {
+		s.catching = false
+	}
+	out := make([]Event, 0, len(changes))
+	for i := range changes {
+		if s.until.Less(changes[i].Cursor) {
+			s.catching = false
+			break
+		}
+		out = append(out, Event{Change: db.ChangeOf(&changes[i])})
+		s.from = changes[i].Cursor
+	}
+	return out
+}
+
+// readPage is how many changes the reader of an account reads at once.
+const readPage = 1000
+
+// read is the reader of account a's log while it has subscribers: at each
+// wake-up it reads what was logged after its cursor and fans it out. Rows
+// held back by an open transaction are read again shortly (their commit
+// may wake nobody: the transaction holding them back may be another
+// account's); a failing database is retried with a growing delay.
+func (h *Hub) read(a *liveAccount) {
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	var delay time.Duration
+	failing := false
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-h.ctx.Done():
+			return
+		case <-a.wake:
+		case <-retry.C:
+		}
+		pending, err := h.drain(a)
+		switch {
+		case err != nil:
+			if !failing {
+				h.log.Warn("live updates: reading the change log", "err", err)
+			}
+			failing = true
+			delay = min(max(2*delay, 50*time.Millisecond), 2*time.Second)
+		case pending:
+			failing = false
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+		default:
+			failing, delay = false, 0
+			continue
+		}
+		retry.Reset(delay)
+	}
+}
+
+// drain reads a's log after its cursor until nothing is left to read now,
+// fanning the changes out; pending: rows are held back.
+func (h *Hub) drain(a *liveAccount) (pending bool, err error) {
+	ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
+	defer cancel()
+	for {
+		h.mu.Lock()
+		cur, gap := a.cursor, a.gap
+		a.gap = false
+		h.mu.Unlock()
+		if gap {
+			pruned, err := h.store.ChangeLogPruned(ctx)
+			if err != nil {
+				h.mu.Lock()
+				a.gap = true
+				h.mu.Unlock()
+				return false, err
+			}
+			if cur.Less(pruned) {
+				// Changes after the cursor may be gone: RESYNC, then
+				// what is left.
+				h.mu.Lock()
+				a.cursor, cur = pruned, pruned
+				for s := range a.subs {
+					s.offer(Event{})
+				}
+				h.mu.Unlock()
+			}
+		}
+		page, err := h.store.ReadChangeLogPage(ctx, a.id, cur, readPage)
+		if err != nil {
+			h.mu.Lock()
+			a.gap = true // the outage may outlast the retention
+			h.mu.Unlock()
+			return false, err
+		}
+		if len(page.Changes) > 0 {
+			changes := make([]*db.Change, len(page.Changes))
+			for i := range page.Changes {
+				changes[i] = db.ChangeOf(&page.Changes[i])
+			}
+			h.mu.Lock()
+			for _, c := range changes {
+				for s := range a.subs {
+					s.offer(Event{Change: c})
+				}
+			}
+			a.cursor = page.Next
+			h.mu.Unlock()
+		}
+		if !page.More {
+			return page.Pending, nil
+		}
+	}
 }
 
 // Unsubscribe forgets s; the account's channel is left when it was its
@@ -335,6 +561,7 @@ func (h *Hub) Unsubscribe(s *Sub) {
 		delete(a.subs, s)
 		if len(a.subs) == 0 {
 			delete(h.accounts, s.account)
+			close(a.stop)
 			emptied = a.listening
 		}
 	}
@@ -394,6 +621,7 @@ func (h *Hub) EndAll() {
 // Close ends every subscription and leaves the listener.
 func (h *Hub) Close() {
 	h.EndAll()
+	h.cancel()
 	h.sub.Close()
 	<-h.done
 }

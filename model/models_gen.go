@@ -41,6 +41,11 @@ type WebhookReferenceObject interface {
 // One change of the account: what changed, not the record (query it by id).
 type ChangeEvent struct {
 	Operation ChangeOperation `json:"operation"`
+	// The change's log id: pass the last one you saw as the subscription's
+	// `after` argument (or, over Server-Sent Events, the `Last-Event-ID` header,
+	// which the event's SSE id sets) to get every change you missed first, while
+	// the change log keeps them. Null for RESYNC.
+	LogID *string `json:"logId,omitempty"`
 	// Null for RESYNC.
 	Type *ChangeRecordType `json:"type,omitempty"`
 	// Null for RESYNC.
@@ -58,6 +63,11 @@ type ContainerByIDsInput struct {
 // A container that changed.
 type ContainerEvent struct {
 	Operation ChangeOperation `json:"operation"`
+	// The change's log id: pass the last one you saw as the subscription's
+	// `after` argument (or, over Server-Sent Events, the `Last-Event-ID` header,
+	// which the event's SSE id sets) to get every change you missed first, while
+	// the change log keeps them. Null for RESYNC.
+	LogID *string `json:"logId,omitempty"`
 	// The container's id (null for RESYNC).
 	ID *string `json:"id,omitempty"`
 	// The container after the change; null when deleted (or for RESYNC).
@@ -129,6 +139,11 @@ type CustomFieldDefinitionInput struct {
 // A custom field value that was set, changed or cleared.
 type CustomFieldEvent struct {
 	Operation ChangeOperation `json:"operation"`
+	// The change's log id: pass the last one you saw as the subscription's
+	// `after` argument (or, over Server-Sent Events, the `Last-Event-ID` header,
+	// which the event's SSE id sets) to get every change you missed first, while
+	// the change log keeps them. Null for RESYNC.
+	LogID *string `json:"logId,omitempty"`
 	// The custom field value's id (null for RESYNC).
 	ID *string `json:"id,omitempty"`
 	// The shipment or container it is set on.
@@ -212,6 +227,11 @@ type ShipmentByIDsInput struct {
 // A shipment that changed.
 type ShipmentEvent struct {
 	Operation ChangeOperation `json:"operation"`
+	// The change's log id: pass the last one you saw as the subscription's
+	// `after` argument (or, over Server-Sent Events, the `Last-Event-ID` header,
+	// which the event's SSE id sets) to get every change you missed first, while
+	// the change log keeps them. Null for RESYNC.
+	LogID *string `json:"logId,omitempty"`
 	// The shipment's id (null for RESYNC).
 	ID *string `json:"id,omitempty"`
 	// The shipment after the change; null when deleted (or for RESYNC).
@@ -266,9 +286,9 @@ const (
 	ChangeOperationUpdate ChangeOperation = "UPDATE"
 	// The record was deleted: only its id is given.
 	ChangeOperationDelete ChangeOperation = "DELETE"
-	// The server lost its connection to the database and is listening again:
-	// changes in between may have been missed, so re-read what you show. The
-	// event names no record.
+	// Changes may have been missed, so re-read what you show: the log id given
+	// as `after` is no longer in the change log (older than its retention), or
+	// the server fell behind the log's pruning. The event names no record.
 	ChangeOperationResync ChangeOperation = "RESYNC"
 )
 

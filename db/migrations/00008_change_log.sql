@@ -65,10 +65,6 @@ DECLARE
     cols    text[];
     oldv    jsonb;
     newv    jsonb;
-    logid   bigint;
-    was     jsonb := '{}';
-    payload jsonb;
-    i       int;
 BEGIN
     IF current_setting('shipgraph.notify', true) = 'off' THEN
         RETURN NULL;
@@ -103,28 +99,9 @@ BEGIN
         parent := (rec ->> TG_ARGV[1])::uuid;
     END IF;
     INSERT INTO change_log (account_id, record_type, record_id, op, parent_id, changed, old, new)
-    VALUES (account, TG_ARGV[0], (rec ->> 'id')::uuid, TG_OP, parent, cols, oldv, newv)
-    RETURNING id INTO logid;
-    -- Transitional: the live hub still reads the change from the payload.
-    payload := jsonb_build_object('t', TG_ARGV[0], 'id', rec ->> 'id', 'op', TG_OP, 'l', logid);
-    IF parent IS NOT NULL THEN
-        payload := payload || jsonb_build_object('p', parent);
-    END IF;
-    FOR i IN 2 .. coalesce(TG_NARGS, 0) - 1 LOOP
-        IF TG_ARGV[i] = ANY (cols) THEN
-            was := was || jsonb_build_object(TG_ARGV[i], old_rec -> TG_ARGV[i]);
-        END IF;
-    END LOOP;
-    IF was <> '{}' THEN
-        payload := payload || jsonb_build_object('was', was);
-    END IF;
-    IF cols IS NOT NULL THEN
-        payload := payload || jsonb_build_object('c', to_jsonb(cols));
-        IF octet_length(payload::text) > 7900 THEN
-            payload := payload || jsonb_build_object('c', NULL);
-        END IF;
-    END IF;
-    PERFORM pg_notify('shipgraph_changes_' || replace(account::text, '-', ''), payload::text);
+    VALUES (account, TG_ARGV[0], (rec ->> 'id')::uuid, TG_OP, parent, cols, oldv, newv);
+    -- Wake-ups: identical notifications of one transaction are sent once.
+    PERFORM pg_notify('shipgraph_changes_' || replace(account::text, '-', ''), '');
     PERFORM pg_notify('shipgraph_change_log', '');
     RETURN NULL;
 END

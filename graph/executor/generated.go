@@ -58,6 +58,7 @@ type ComplexityRoot struct {
 	ChangeEvent struct {
 		ChangedFields func(childComplexity int) int
 		ID            func(childComplexity int) int
+		LogID         func(childComplexity int) int
 		Operation     func(childComplexity int) int
 		ParentID      func(childComplexity int) int
 		Type          func(childComplexity int) int
@@ -125,6 +126,7 @@ type ComplexityRoot struct {
 		ChangedFields func(childComplexity int) int
 		Container     func(childComplexity int) int
 		ID            func(childComplexity int) int
+		LogID         func(childComplexity int) int
 		Operation     func(childComplexity int) int
 	}
 
@@ -192,6 +194,7 @@ type ComplexityRoot struct {
 		CustomField   func(childComplexity int) int
 		EntityID      func(childComplexity int) int
 		ID            func(childComplexity int) int
+		LogID         func(childComplexity int) int
 		Operation     func(childComplexity int) int
 	}
 
@@ -459,6 +462,7 @@ type ComplexityRoot struct {
 	ShipmentEvent struct {
 		ChangedFields func(childComplexity int) int
 		ID            func(childComplexity int) int
+		LogID         func(childComplexity int) int
 		Operation     func(childComplexity int) int
 		Shipment      func(childComplexity int) int
 	}
@@ -484,10 +488,10 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		Changes            func(childComplexity int) int
-		ContainerUpdated   func(childComplexity int, filter *model.ContainerSubscriptionFilter) int
-		CustomFieldChanged func(childComplexity int, entityID string) int
-		ShipmentUpdated    func(childComplexity int, id string) int
+		Changes            func(childComplexity int, after *string) int
+		ContainerUpdated   func(childComplexity int, filter *model.ContainerSubscriptionFilter, after *string) int
+		CustomFieldChanged func(childComplexity int, entityID string, after *string) int
+		ShipmentUpdated    func(childComplexity int, id string, after *string) int
 	}
 
 	Terminal struct {
@@ -702,10 +706,10 @@ type ShippingLineConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShippingLineConnection) (int, error)
 }
 type SubscriptionResolver interface {
-	ContainerUpdated(ctx context.Context, filter *model.ContainerSubscriptionFilter) (<-chan *model.ContainerEvent, error)
-	ShipmentUpdated(ctx context.Context, id string) (<-chan *model.ShipmentEvent, error)
-	CustomFieldChanged(ctx context.Context, entityID string) (<-chan *model.CustomFieldEvent, error)
-	Changes(ctx context.Context) (<-chan *model.ChangeEvent, error)
+	ContainerUpdated(ctx context.Context, filter *model.ContainerSubscriptionFilter, after *string) (<-chan *model.ContainerEvent, error)
+	ShipmentUpdated(ctx context.Context, id string, after *string) (<-chan *model.ShipmentEvent, error)
+	CustomFieldChanged(ctx context.Context, entityID string, after *string) (<-chan *model.CustomFieldEvent, error)
+	Changes(ctx context.Context, after *string) (<-chan *model.ChangeEvent, error)
 }
 type WebhookConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.WebhookConnection) (int, error)
@@ -757,6 +761,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChangeEvent.ID(childComplexity), true
+	case "ChangeEvent.logId":
+		if e.ComplexityRoot.ChangeEvent.LogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeEvent.LogID(childComplexity), true
 	case "ChangeEvent.operation":
 		if e.ComplexityRoot.ChangeEvent.Operation == nil {
 			break
@@ -1091,6 +1101,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContainerEvent.ID(childComplexity), true
+	case "ContainerEvent.logId":
+		if e.ComplexityRoot.ContainerEvent.LogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerEvent.LogID(childComplexity), true
 	case "ContainerEvent.operation":
 		if e.ComplexityRoot.ContainerEvent.Operation == nil {
 			break
@@ -1357,6 +1373,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CustomFieldEvent.ID(childComplexity), true
+	case "CustomFieldEvent.logId":
+		if e.ComplexityRoot.CustomFieldEvent.LogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomFieldEvent.LogID(childComplexity), true
 	case "CustomFieldEvent.operation":
 		if e.ComplexityRoot.CustomFieldEvent.Operation == nil {
 			break
@@ -2866,6 +2888,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ShipmentEvent.ID(childComplexity), true
+	case "ShipmentEvent.logId":
+		if e.ComplexityRoot.ShipmentEvent.LogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentEvent.LogID(childComplexity), true
 	case "ShipmentEvent.operation":
 		if e.ComplexityRoot.ShipmentEvent.Operation == nil {
 			break
@@ -2953,7 +2981,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Subscription.Changes(childComplexity), true
+		args, err := ec.field_Subscription_changes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Changes(childComplexity, args["after"].(*string)), true
 	case "Subscription.containerUpdated":
 		if e.ComplexityRoot.Subscription.ContainerUpdated == nil {
 			break
@@ -2964,7 +2997,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.ContainerUpdated(childComplexity, args["filter"].(*model.ContainerSubscriptionFilter)), true
+		return e.ComplexityRoot.Subscription.ContainerUpdated(childComplexity, args["filter"].(*model.ContainerSubscriptionFilter), args["after"].(*string)), true
 	case "Subscription.customFieldChanged":
 		if e.ComplexityRoot.Subscription.CustomFieldChanged == nil {
 			break
@@ -2975,7 +3008,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.CustomFieldChanged(childComplexity, args["entityId"].(string)), true
+		return e.ComplexityRoot.Subscription.CustomFieldChanged(childComplexity, args["entityId"].(string), args["after"].(*string)), true
 	case "Subscription.shipmentUpdated":
 		if e.ComplexityRoot.Subscription.ShipmentUpdated == nil {
 			break
@@ -2986,7 +3019,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.ShipmentUpdated(childComplexity, args["id"].(string)), true
+		return e.ComplexityRoot.Subscription.ShipmentUpdated(childComplexity, args["id"].(string), args["after"].(*string)), true
 
 	case "Terminal.bicFacilityCode":
 		if e.ComplexityRoot.Terminal.BicFacilityCode == nil {
@@ -4501,16 +4534,16 @@ a query), or only its id when it was deleted.
 """
 type Subscription {
   "Containers of the account that changed; all given filters must match."
-  containerUpdated(filter: ContainerSubscriptionFilter): ContainerEvent!
+  containerUpdated(filter: ContainerSubscriptionFilter, after: ID): ContainerEvent!
   "Changes of one shipment."
-  shipmentUpdated(id: ID!): ShipmentEvent!
+  shipmentUpdated(id: ID!, after: ID): ShipmentEvent!
   "Custom field values set, changed or cleared on one shipment or container."
-  customFieldChanged(entityId: ID!): CustomFieldEvent!
+  customFieldChanged(entityId: ID!, after: ID): CustomFieldEvent!
   """
   Every change of the account (shipments, containers, custom fields, custom
   field definitions and options, documents), as type, id and changed fields.
   """
-  changes: ChangeEvent!
+  changes(after: ID): ChangeEvent!
 }
 
 "What happened to the record of an event."
@@ -4522,9 +4555,9 @@ enum ChangeOperation {
   "The record was deleted: only its id is given."
   DELETE
   """
-  The server lost its connection to the database and is listening again:
-  changes in between may have been missed, so re-read what you show. The
-  event names no record.
+  Changes may have been missed, so re-read what you show: the log id given
+  as ` + "`" + `after` + "`" + ` is no longer in the change log (older than its retention), or
+  the server fell behind the log's pruning. The event names no record.
   """
   RESYNC
 }
@@ -4547,6 +4580,13 @@ input ContainerSubscriptionFilter {
 "A container that changed."
 type ContainerEvent {
   operation: ChangeOperation!
+  """
+  The change's log id: pass the last one you saw as the subscription's
+  ` + "`" + `after` + "`" + ` argument (or, over Server-Sent Events, the ` + "`" + `Last-Event-ID` + "`" + ` header,
+  which the event's SSE id sets) to get every change you missed first, while
+  the change log keeps them. Null for RESYNC.
+  """
+  logId: ID
   "The container's id (null for RESYNC)."
   id: ID
   "The container after the change; null when deleted (or for RESYNC)."
@@ -4562,6 +4602,13 @@ type ContainerEvent {
 "A shipment that changed."
 type ShipmentEvent {
   operation: ChangeOperation!
+  """
+  The change's log id: pass the last one you saw as the subscription's
+  ` + "`" + `after` + "`" + ` argument (or, over Server-Sent Events, the ` + "`" + `Last-Event-ID` + "`" + ` header,
+  which the event's SSE id sets) to get every change you missed first, while
+  the change log keeps them. Null for RESYNC.
+  """
+  logId: ID
   "The shipment's id (null for RESYNC)."
   id: ID
   "The shipment after the change; null when deleted (or for RESYNC)."
@@ -4573,6 +4620,13 @@ type ShipmentEvent {
 "A custom field value that was set, changed or cleared."
 type CustomFieldEvent {
   operation: ChangeOperation!
+  """
+  The change's log id: pass the last one you saw as the subscription's
+  ` + "`" + `after` + "`" + ` argument (or, over Server-Sent Events, the ` + "`" + `Last-Event-ID` + "`" + ` header,
+  which the event's SSE id sets) to get every change you missed first, while
+  the change log keeps them. Null for RESYNC.
+  """
+  logId: ID
   "The custom field value's id (null for RESYNC)."
   id: ID
   "The shipment or container it is set on."
@@ -4596,6 +4650,13 @@ enum ChangeRecordType {
 "One change of the account: what changed, not the record (query it by id)."
 type ChangeEvent {
   operation: ChangeOperation!
+  """
+  The change's log id: pass the last one you saw as the subscription's
+  ` + "`" + `after` + "`" + ` argument (or, over Server-Sent Events, the ` + "`" + `Last-Event-ID` + "`" + ` header,
+  which the event's SSE id sets) to get every change you missed first, while
+  the change log keeps them. Null for RESYNC.
+  """
+  logId: ID
   "Null for RESYNC."
   type: ChangeRecordType
   "Null for RESYNC."
@@ -5206,6 +5267,8 @@ func (ec *executionContext) childFields_ChangeEvent(ctx context.Context, field g
 	switch field.Name {
 	case "operation":
 		return ec.fieldContext_ChangeEvent_operation(ctx, field)
+	case "logId":
+		return ec.fieldContext_ChangeEvent_logId(ctx, field)
 	case "type":
 		return ec.fieldContext_ChangeEvent_type(ctx, field)
 	case "id":
@@ -5338,6 +5401,8 @@ func (ec *executionContext) childFields_ContainerEvent(ctx context.Context, fiel
 	switch field.Name {
 	case "operation":
 		return ec.fieldContext_ContainerEvent_operation(ctx, field)
+	case "logId":
+		return ec.fieldContext_ContainerEvent_logId(ctx, field)
 	case "id":
 		return ec.fieldContext_ContainerEvent_id(ctx, field)
 	case "container":
@@ -5454,6 +5519,8 @@ func (ec *executionContext) childFields_CustomFieldEvent(ctx context.Context, fi
 	switch field.Name {
 	case "operation":
 		return ec.fieldContext_CustomFieldEvent_operation(ctx, field)
+	case "logId":
+		return ec.fieldContext_CustomFieldEvent_logId(ctx, field)
 	case "id":
 		return ec.fieldContext_CustomFieldEvent_id(ctx, field)
 	case "entityId":
@@ -5822,6 +5889,8 @@ func (ec *executionContext) childFields_ShipmentEvent(ctx context.Context, field
 	switch field.Name {
 	case "operation":
 		return ec.fieldContext_ShipmentEvent_operation(ctx, field)
+	case "logId":
+		return ec.fieldContext_ShipmentEvent_logId(ctx, field)
 	case "id":
 		return ec.fieldContext_ShipmentEvent_id(ctx, field)
 	case "shipment":
@@ -7484,6 +7553,20 @@ func (ec *executionContext) field_Shipment_customField_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_changes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Subscription_containerUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7495,6 +7578,14 @@ func (ec *executionContext) field_Subscription_containerUpdated_args(ctx context
 		return nil, err
 	}
 	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -7509,6 +7600,14 @@ func (ec *executionContext) field_Subscription_customFieldChanged_args(ctx conte
 		return nil, err
 	}
 	args["entityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -7523,6 +7622,14 @@ func (ec *executionContext) field_Subscription_shipmentUpdated_args(ctx context.
 		return nil, err
 	}
 	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -7653,6 +7760,29 @@ func (ec *executionContext) _ChangeEvent_operation(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_ChangeEvent_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ChangeEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
+}
+
+func (ec *executionContext) _ChangeEvent_logId(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeEvent_logId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeEvent_logId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangeEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _ChangeEvent_type(ctx context.Context, field graphql.CollectedField, obj *model.ChangeEvent) (ret graphql.Marshaler) {
@@ -9005,6 +9135,29 @@ func (ec *executionContext) fieldContext_ContainerEvent_operation(_ context.Cont
 	return graphql.NewScalarFieldContext("ContainerEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
 }
 
+func (ec *executionContext) _ContainerEvent_logId(ctx context.Context, field graphql.CollectedField, obj *model.ContainerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerEvent_logId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerEvent_logId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _ContainerEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.ContainerEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10086,6 +10239,29 @@ func (ec *executionContext) _CustomFieldEvent_operation(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_CustomFieldEvent_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CustomFieldEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
+}
+
+func (ec *executionContext) _CustomFieldEvent_logId(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomFieldEvent_logId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CustomFieldEvent_logId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomFieldEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _CustomFieldEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.CustomFieldEvent) (ret graphql.Marshaler) {
@@ -16351,6 +16527,29 @@ func (ec *executionContext) fieldContext_ShipmentEvent_operation(_ context.Conte
 	return graphql.NewScalarFieldContext("ShipmentEvent", field, false, false, errors.New("field of type ChangeOperation does not have child fields"))
 }
 
+func (ec *executionContext) _ShipmentEvent_logId(ctx context.Context, field graphql.CollectedField, obj *model.ShipmentEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentEvent_logId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentEvent_logId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShipmentEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _ShipmentEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.ShipmentEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16728,7 +16927,7 @@ func (ec *executionContext) _Subscription_containerUpdated(ctx context.Context, 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().ContainerUpdated(ctx, fc.Args["filter"].(*model.ContainerSubscriptionFilter))
+			return ec.Resolvers.Subscription().ContainerUpdated(ctx, fc.Args["filter"].(*model.ContainerSubscriptionFilter), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ContainerEvent) graphql.Marshaler {
@@ -16772,7 +16971,7 @@ func (ec *executionContext) _Subscription_shipmentUpdated(ctx context.Context, f
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().ShipmentUpdated(ctx, fc.Args["id"].(string))
+			return ec.Resolvers.Subscription().ShipmentUpdated(ctx, fc.Args["id"].(string), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ShipmentEvent) graphql.Marshaler {
@@ -16816,7 +17015,7 @@ func (ec *executionContext) _Subscription_customFieldChanged(ctx context.Context
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().CustomFieldChanged(ctx, fc.Args["entityId"].(string))
+			return ec.Resolvers.Subscription().CustomFieldChanged(ctx, fc.Args["entityId"].(string), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomFieldEvent) graphql.Marshaler {
@@ -16859,7 +17058,8 @@ func (ec *executionContext) _Subscription_changes(ctx context.Context, field gra
 			return ec.fieldContext_Subscription_changes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().Changes(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Changes(ctx, fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ChangeEvent) graphql.Marshaler {
@@ -16869,7 +17069,7 @@ func (ec *executionContext) _Subscription_changes(ctx context.Context, field gra
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Subscription_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Subscription_changes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Subscription",
 		Field:      field,
@@ -16878,6 +17078,17 @@ func (ec *executionContext) fieldContext_Subscription_changes(_ context.Context,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ChangeEvent(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_changes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -21426,6 +21637,11 @@ func (ec *executionContext) _ChangeEvent(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "logId":
+			out.Values[i] = ec._ChangeEvent_logId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "type":
 			out.Values[i] = ec._ChangeEvent_type(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -21859,6 +22075,11 @@ func (ec *executionContext) _ContainerEvent(ctx context.Context, sel ast.Selecti
 		case "operation":
 			out.Values[i] = ec._ContainerEvent_operation(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "logId":
+			out.Values[i] = ec._ContainerEvent_logId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "id":
@@ -22399,6 +22620,11 @@ func (ec *executionContext) _CustomFieldEvent(ctx context.Context, sel ast.Selec
 		case "operation":
 			out.Values[i] = ec._CustomFieldEvent_operation(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "logId":
+			out.Values[i] = ec._CustomFieldEvent_logId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "id":
@@ -24968,6 +25194,11 @@ func (ec *executionContext) _ShipmentEvent(ctx context.Context, sel ast.Selectio
 		case "operation":
 			out.Values[i] = ec._ShipmentEvent_operation(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "logId":
+			out.Values[i] = ec._ShipmentEvent_logId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "id":

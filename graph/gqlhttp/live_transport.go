@@ -1,8 +1,10 @@
 package gqlhttp
 
 import (
+	"bytes"
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,7 +41,63 @@ type liveConn struct {
 	mu     sync.Mutex
 	ws     transport.WebsocketConn
 	key    string // the WebSocket's API key, checked again by every operation
+	// sse: the connection is an SSE stream; ids are the log ids of the
+	// events handed to gqlgen and not yet written (live.EventIDs).
+	sse bool
+	ids []int64
 }
+
+// Sending queues the log id of the next event (live.EventIDs): an SSE
+// stream writes it as the event's id.
+func (c *liveConn) Sending(logID int64) {
+	if c == nil || !c.sse {
+		return
+	}
+	c.mu.Lock()
+	c.ids = append(c.ids, logID)
+	c.mu.Unlock()
+}
+
+// nextID is the log id of the event being written (0: none).
+func (c *liveConn) nextID() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.ids) == 0 {
+		return 0
+	}
+	id := c.ids[0]
+	c.ids = c.ids[1:]
+	return id
+}
+
+// sseIDs writes each event's log id as its SSE id: gqlgen's SSE transport
+// writes an event ("event: next\ndata: …\n\n") in one Write, one per
+// event handed to it, in order, so the ids queued by Sending pair with
+// the events it writes. A client that reconnects sends the last one as
+// Last-Event-ID and resumes after it.
+type sseIDs struct {
+	http.ResponseWriter
+	c *liveConn
+}
+
+var sseNext = []byte("event: next\n")
+
+func (w sseIDs) Write(b []byte) (int, error) {
+	if bytes.HasPrefix(b, sseNext) {
+		if id := w.c.nextID(); id > 0 {
+			var buf [32]byte
+			line := append(strconv.AppendInt(append(buf[:0], "id: "...), id, 10), '\n')
+			if _, err := w.ResponseWriter.Write(line); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w sseIDs) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w sseIDs) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 type liveConnKey struct{}
 
@@ -101,13 +159,18 @@ func (i liveAccept) Accept(w http.ResponseWriter, r *http.Request, o transport.W
 	return ws, err
 }
 
-// liveSSE is gqlgen's SSE transport with the response remembered.
+// liveSSE is gqlgen's SSE transport with the response remembered, the
+// events numbered by their log ids, and a reconnecting client's
+// Last-Event-ID passed to its subscription.
 type liveSSE struct{ transport.SSE }
 
 func (t liveSSE) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	c := &liveConn{w: w}
+	c := &liveConn{w: w, sse: true}
 	ctx := live.WithConn(context.WithValue(r.Context(), liveConnKey{}, c), c)
-	t.SSE.Do(w, r.WithContext(ctx), exec)
+	if id := strings.TrimSpace(r.Header.Get("Last-Event-ID")); id != "" {
+		ctx = live.WithResume(ctx, id)
+	}
+	t.SSE.Do(sseIDs{ResponseWriter: w, c: c}, r.WithContext(ctx), exec)
 }
 
 // addLiveTransports adds the WebSocket and SSE transports. They go before

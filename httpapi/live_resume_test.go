@@ -1,0 +1,277 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"shipgraph/graph/graphtest"
+)
+
+// sseEvent is one "next" event of an SSE stream with its id line.
+type sseEvent struct {
+	ID   string
+	Data json.RawMessage
+}
+
+// sseStream subscribes over Server-Sent Events, resuming after lastID when
+// it is not empty (the Last-Event-ID header a reconnecting EventSource
+// sends), and delivers every "next" event with its SSE id.
+func sseStream(t testing.TB, base, key, query, lastID string) (<-chan sseEvent, func()) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/graphql", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Token "+key)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := res.Header.Get("Content-Type"); res.StatusCode != 200 || !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("SSE answer %d %s", res.StatusCode, ct)
+	}
+	out := make(chan sseEvent, 100000)
+	go func() {
+		defer close(out)
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		var ev, id string
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				ev, id = "", ""
+			case strings.HasPrefix(line, "id: "):
+				id = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "event: "):
+				ev = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: ") && ev == "next":
+				out <- sseEvent{ID: id, Data: json.RawMessage(strings.TrimPrefix(line, "data: "))}
+			}
+		}
+	}()
+	return out, cancel
+}
+
+type changeData struct {
+	Data struct {
+		Changes struct {
+			Operation string  `json:"operation"`
+			LogID     *string `json:"logId"`
+			ID        *string `json:"id"`
+		} `json:"changes"`
+	} `json:"data"`
+}
+
+func nextSSE(t *testing.T, events <-chan sseEvent, timeout time.Duration) (sseEvent, changeData) {
+	t.Helper()
+	select {
+	case e, ok := <-events:
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		var d changeData
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			t.Fatalf("%s: %v", e.Data, err)
+		}
+		return e, d
+	case <-time.After(timeout):
+		t.Fatalf("no SSE event within %s", timeout)
+	}
+	return sseEvent{}, changeData{}
+}
+
+// An SSE client that reconnects with Last-Event-ID gets every change it
+// missed — 100 plain SQL writes — in order, then the live ones; another
+// account's changes never.
+func TestLiveSSEResume(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	key := d.keys["acme/viewer"]
+	const q = `subscription { changes { operation logId id } }`
+	id, _ := d.container(t, "acme", 0)
+	other, _ := d.container(t, "globex", 0)
+
+	events, stop := sseStream(t, in.url, key, q, "")
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	d.exec(t, `UPDATE containers SET seal_number = 'first' WHERE id = $1`, id)
+	first, fd := nextSSE(t, events, 5*time.Second)
+	if first.ID == "" || fd.Data.Changes.LogID == nil || *fd.Data.Changes.LogID != first.ID || *fd.Data.Changes.ID != id {
+		t.Fatalf("first event: id %q, %s", first.ID, first.Data)
+	}
+	stop()
+	graphtest.WaitFor(t, 5*time.Second, "the stream to end", func() bool { return in.h.Subscriptions() == 0 })
+
+	for i := range 100 {
+		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("missed ", i))
+		if i%10 == 0 {
+			d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, other, fmt.Sprint("other ", i))
+		}
+	}
+	began := time.Now()
+	events, stop = sseStream(t, in.url, key, q, first.ID)
+	defer stop()
+	last := first.ID
+	for i := range 100 {
+		e, cd := nextSSE(t, events, 10*time.Second)
+		c := cd.Data.Changes
+		if c.Operation != "UPDATE" || c.ID == nil || *c.ID != id || c.LogID == nil || *c.LogID != e.ID {
+			t.Fatalf("missed change %d: id %q %s", i, e.ID, e.Data)
+		}
+		prev, _ := strconv.ParseInt(last, 10, 64)
+		if n, _ := strconv.ParseInt(e.ID, 10, 64); n <= prev {
+			t.Fatalf("missed change %d: log id %s after %s", i, e.ID, last)
+		}
+		last = e.ID
+	}
+	t.Logf("100 missed changes resumed in %v", time.Since(began).Round(time.Millisecond))
+	d.exec(t, `UPDATE containers SET seal_number = 'live' WHERE id = $1`, id)
+	e, cd := nextSSE(t, events, 5*time.Second)
+	if cd.Data.Changes.Operation != "UPDATE" || e.ID <= last && len(e.ID) == len(last) {
+		t.Fatalf("live after the catch-up: id %q (last %s) %s", e.ID, last, e.Data)
+	}
+	select {
+	case e := <-events:
+		t.Fatalf("an extra event %q %s", e.ID, e.Data)
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// A graphql-ws client passes the last log id it saw as the after argument
+// and gets what it missed (that its filter matches), in order, then live
+// changes.
+func TestLiveWebSocketResume(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	key := d.keys["acme/admin"]
+	id, shipment := d.container(t, "acme", 0)
+	const q = `subscription($f: ContainerSubscriptionFilter, $after: ID) { containerUpdated(filter: $f, after: $after) {
+  operation logId id container { id } } }`
+	type ev struct {
+		ContainerUpdated struct {
+			Operation string  `json:"operation"`
+			LogID     *string `json:"logId"`
+			ID        *string `json:"id"`
+		} `json:"containerUpdated"`
+	}
+	filter := map[string]any{"shipmentId": shipment}
+	c, err := dialWS(t, in.url, auth(key), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("1", q, map[string]any{"f": filter})
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	d.exec(t, `UPDATE containers SET seal_number = 'seen' WHERE id = $1`, id)
+	var e ev
+	event(t, c.next(5*time.Second), &e)
+	seen := e.ContainerUpdated.LogID
+	if seen == nil {
+		t.Fatalf("no logId: %+v", e)
+	}
+	_ = c.c.CloseNow()
+	graphtest.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+
+	// Missed: 10 changes of the container, and one of a container of
+	// another shipment, which the filter does not match.
+	var elsewhere string
+	if err := d.sql.QueryRow(`SELECT id FROM containers WHERE account_id = (SELECT account_id FROM containers WHERE id = $1)
+		AND shipment_id <> $2 LIMIT 1`, id, shipment).Scan(&elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("missed ", i))
+		if i == 5 {
+			d.exec(t, `UPDATE containers SET seal_number = 'elsewhere' WHERE id = $1`, elsewhere)
+		}
+	}
+	c, err = dialWS(t, in.url, auth(key), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("2", q, map[string]any{"f": filter, "after": *seen})
+	prev, _ := strconv.ParseInt(*seen, 10, 64)
+	for i := range 10 {
+		event(t, c.next(5*time.Second), &e)
+		n, _ := strconv.ParseInt(*e.ContainerUpdated.LogID, 10, 64)
+		if e.ContainerUpdated.Operation != "UPDATE" || *e.ContainerUpdated.ID != id || n <= prev {
+			t.Fatalf("missed change %d: %+v after %d", i, e.ContainerUpdated, prev)
+		}
+		prev = n
+	}
+	d.exec(t, `UPDATE containers SET seal_number = 'live' WHERE id = $1`, id)
+	event(t, c.next(5*time.Second), &e)
+	if n, _ := strconv.ParseInt(*e.ContainerUpdated.LogID, 10, 64); n <= prev || *e.ContainerUpdated.ID != id {
+		t.Fatalf("live: %+v", e.ContainerUpdated)
+	}
+	c.none(300 * time.Millisecond)
+
+	// A log id no longer in the log (pruned): RESYNC first, then live
+	// changes. Not a log id at all: an error.
+	d.exec(t, `DELETE FROM change_log WHERE id <= $1`, *seen)
+	c.subscribe("3", q, map[string]any{"f": filter, "after": *seen})
+	event(t, c.next(5*time.Second), &e)
+	if e.ContainerUpdated.Operation != "RESYNC" || e.ContainerUpdated.LogID != nil || e.ContainerUpdated.ID != nil {
+		t.Fatalf("resuming after a pruned id: %+v", e.ContainerUpdated)
+	}
+	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	d.exec(t, `UPDATE containers SET seal_number = 'after resync' WHERE id = $1`, id)
+	got := map[string]string{}
+	for range 2 {
+		m := c.next(5 * time.Second)
+		got[m.ID] = string(m.Payload)
+	}
+	if !strings.Contains(got["2"], `"operation":"UPDATE"`) || !strings.Contains(got["3"], `"operation":"UPDATE"`) {
+		t.Fatalf("after the RESYNC: %v", got)
+	}
+	c.subscribe("4", q, map[string]any{"after": "x1"})
+	if m := c.next(5 * time.Second); m.Type != "error" && !strings.Contains(string(m.Payload), "not a log id") {
+		t.Fatalf("after: \"x1\": %s %s", m.Type, m.Payload)
+	}
+}
+
+// Writes through GraphQL and /v2 are logged like plain SQL ones.
+func TestChangeLogOfAPIWrites(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	_, shipment := d.container(t, "acme", 0)
+	var slug string
+	if err := d.sql.QueryRow(`SELECT d.api_slug FROM custom_field_definitions d JOIN accounts a ON a.id = d.account_id
+		WHERE a.slug = 'acme' AND d.entity_type = 'Shipment' AND d.data_type = 'short_text' ORDER BY d.id LIMIT 1`).Scan(&slug); err != nil {
+		t.Fatal(err)
+	}
+	logged := func() (n int, last string) {
+		t.Helper()
+		if err := d.sql.QueryRow(`SELECT count(*), coalesce(max(new::text), '') FROM change_log WHERE record_type = 'custom_field' AND parent_id = $1`, shipment).Scan(&n, &last); err != nil {
+			t.Fatal(err)
+		}
+		return n, last
+	}
+	n0, _ := logged()
+	r := in.gql(t, d.keys["acme/admin"], fmt.Sprintf(`mutation { updateShipmentCustomField(shipmentId: %q, apiSlug: %q, value: "via graphql") { id } }`, shipment, slug))
+	if r.status != 200 || strings.Contains(string(r.body), "errors") {
+		t.Fatalf("mutation: %d %s", r.status, r.body)
+	}
+	if n, _ := logged(); n != n0+1 {
+		t.Fatalf("after the mutation %d rows, want %d", n, n0+1)
+	}
+	path := "/v2/shipments/" + shipment + "/custom_fields/" + slug
+	w := in.do(t, http.MethodPatch, path, d.keys["acme/member"], `{"data":{"type":"custom_field","attributes":{"value":"via v2"}}}`)
+	if w.status != http.StatusOK {
+		t.Fatalf("PATCH %s: %d %s", path, w.status, w.body)
+	}
+	if n, last := logged(); n != n0+2 || !strings.Contains(last, "via v2") {
+		t.Fatalf("after the PATCH %d rows (%s), want %d", n, last, n0+2)
+	}
+}
