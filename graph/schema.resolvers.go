@@ -7,7 +7,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 	"shipgraph/graph/executor"
 	"shipgraph/model"
 	"shipgraph/resolve"
@@ -159,22 +158,26 @@ func (r *mutationResolver) CreateDocument(ctx context.Context, input model.Creat
 
 // CreateWebhook is the resolver for the createWebhook field.
 func (r *mutationResolver) CreateWebhook(ctx context.Context, input model.WebhookInput) (*model.Webhook, error) {
-	panic(fmt.Errorf("not implemented: CreateWebhook - createWebhook"))
+	v, err := r.Res.CreateWebhook(ctx, resolve.CreateWebhook{Input: input})
+	return withPlan(ctx, v, err)
 }
 
 // UpdateWebhook is the resolver for the updateWebhook field.
 func (r *mutationResolver) UpdateWebhook(ctx context.Context, id string, input model.WebhookPatch) (*model.Webhook, error) {
-	panic(fmt.Errorf("not implemented: UpdateWebhook - updateWebhook"))
+	v, err := r.Res.UpdateWebhook(ctx, resolve.UpdateWebhook{ID: id, Patch: input})
+	return withPlan(ctx, v, err)
 }
 
 // DeleteWebhook is the resolver for the deleteWebhook field.
 func (r *mutationResolver) DeleteWebhook(ctx context.Context, id string) (*model.Webhook, error) {
-	panic(fmt.Errorf("not implemented: DeleteWebhook - deleteWebhook"))
+	v, err := r.Res.DeleteWebhook(ctx, id)
+	return withPlan(ctx, v, err)
 }
 
 // RotateWebhookSecret is the resolver for the rotateWebhookSecret field.
 func (r *mutationResolver) RotateWebhookSecret(ctx context.Context, id string) (*model.Webhook, error) {
-	panic(fmt.Errorf("not implemented: RotateWebhookSecret - rotateWebhookSecret"))
+	v, err := r.Res.RotateWebhookSecret(ctx, id)
+	return withPlan(ctx, v, err)
 }
 
 // Viewer is the resolver for the viewer field.
@@ -355,27 +358,27 @@ func (r *queryResolver) MetroArea(ctx context.Context, id string) (*model.MetroA
 
 // Webhooks is the resolver for the webhooks field.
 func (r *queryResolver) Webhooks(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.WebhookConnection, error) {
-	panic(fmt.Errorf("not implemented: Webhooks - webhooks"))
+	return r.webhooks(ctx, first, after, last, before, page)
 }
 
 // Webhook is the resolver for the webhook field.
 func (r *queryResolver) Webhook(ctx context.Context, id string) (*model.Webhook, error) {
-	panic(fmt.Errorf("not implemented: Webhook - webhook"))
+	return orNull(r.Res.Webhook(ctx, id, fieldPlan(ctx)))
 }
 
 // WebhookNotifications is the resolver for the webhookNotifications field.
 func (r *queryResolver) WebhookNotifications(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.WebhookNotificationFilter) (*model.WebhookNotificationConnection, error) {
-	panic(fmt.Errorf("not implemented: WebhookNotifications - webhookNotifications"))
+	return r.webhookNotifications(ctx, first, after, last, before, page, filter)
 }
 
 // WebhookNotification is the resolver for the webhookNotification field.
 func (r *queryResolver) WebhookNotification(ctx context.Context, id string) (*model.WebhookNotification, error) {
-	panic(fmt.Errorf("not implemented: WebhookNotification - webhookNotification"))
+	return orNull(r.Res.WebhookNotification(ctx, id, fieldPlan(ctx)))
 }
 
 // WebhookEvents is the resolver for the webhookEvents field.
 func (r *queryResolver) WebhookEvents(ctx context.Context) ([]*model.WebhookEventCategory, error) {
-	panic(fmt.Errorf("not implemented: WebhookEvents - webhookEvents"))
+	return r.webhookEvents(ctx)
 }
 
 // TotalCount is the resolver for the totalCount field.
@@ -410,12 +413,12 @@ func (r *subscriptionResolver) Changes(ctx context.Context, after *string) (<-ch
 
 // TotalCount is the resolver for the totalCount field.
 func (r *webhookConnectionResolver) TotalCount(ctx context.Context, obj *model.WebhookConnection) (int, error) {
-	panic(fmt.Errorf("not implemented: TotalCount - totalCount"))
+	return r.Res.CountWebhooks(ctx)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *webhookNotificationConnectionResolver) TotalCount(ctx context.Context, obj *model.WebhookNotificationConnection) (int, error) {
-	panic(fmt.Errorf("not implemented: TotalCount - totalCount"))
+	return r.Res.CountWebhookNotifications(ctx, obj.Filter)
 }
 
 // ContainerConnection returns executor.ContainerConnectionResolver implementation.

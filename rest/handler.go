@@ -90,6 +90,11 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 		http.MethodPatch:  s.updateOption,
 		http.MethodDelete: s.deleteOption,
 	})
+	route("/v2/webhooks", methods{http.MethodGet: s.listWebhooks, http.MethodPost: s.createWebhook})
+	route("/v2/webhooks/events", methods{http.MethodGet: s.webhookEvents})
+	route("/v2/webhooks/{id}", methods{http.MethodGet: s.getWebhook, http.MethodPatch: s.updateWebhook, http.MethodDelete: s.deleteWebhook})
+	route("/v2/webhook_notifications", methods{http.MethodGet: s.listNotifications})
+	route("/v2/webhook_notifications/{id}", methods{http.MethodGet: s.getNotification})
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		WriteError(w, req, model.Errorf(model.ENOTFOUND, "no such endpoint: %s", req.URL.Path))
 	})

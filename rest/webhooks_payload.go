@@ -2,17 +2,30 @@ package rest
 
 import (
 	"context"
+	"strings"
 
 	"shipgraph/model"
 	"shipgraph/resolve"
 )
+
+// payloadIncludes are what a webhook payload includes: the reference
+// object and its related records (the container or shipment, the
+// shipment, the terminal and the port).
+var payloadIncludes = map[string]bool{
+	"reference_object":           true,
+	"reference_object.container": true,
+	"reference_object.shipment":  true,
+	"reference_object.terminal":  true,
+	"reference_object.location":  true,
+	"reference_object.port":      true,
+}
 
 // NotificationPayload renders one webhook notification of accountID as the
 // body a webhook delivery sends: a JSON:API document whose primary data is
 // the webhook_notification, with its webhook linkage and reference object
 // (container_updated_event, transport_event or estimated_event) and, in
 // included, the reference object and its related records (the container
-// or shipment, its shipment, terminal, ports), rendered by the same code
+// or shipment, its shipment, terminal, port), rendered by the same code
 // as /v2's other resources. Links are cfg.PublicBaseURL + path, relative
 // (/v2/…) when it is empty, as the public service's payloads are.
 //
@@ -21,5 +34,17 @@ import (
 // The delivery calls it through a func value wired in server.go, so it
 // imports neither rest nor resolve (docs/webhooks.md).
 func NotificationPayload(ctx context.Context, res *resolve.Resolver, cfg Config, accountID, notificationID string) ([]byte, error) {
-	return nil, model.Errorf(model.EUNAVAILABLE, "webhook payloads are not rendered yet")
+	ctx = res.AsAccount(ctx, accountID)
+	n, err := res.WebhookNotification(ctx, model.NormalizeID(notificationID), nil)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{res: res, cfg: cfg}
+	p := &params{include: payloadIncludes}
+	b := s.newBuilder(strings.TrimRight(cfg.PublicBaseURL, "/"), p)
+	data, err := renderAll(b, ctx, []*model.WebhookNotification{n}, p, notificationShape)
+	if err != nil {
+		return nil, err
+	}
+	return b.document(data[0], &Links{Self: data[0].Links.Self}, nil).appendJSON(nil)
 }

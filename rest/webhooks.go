@@ -1,0 +1,386 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"shipgraph/catalog"
+	"shipgraph/model"
+	"shipgraph/resolve"
+)
+
+// Webhooks (issue 17; docs/webhooks.md):
+//
+//	GET, POST           /v2/webhooks
+//	GET, PATCH, DELETE  /v2/webhooks/{id}
+//	GET                 /v2/webhooks/events
+//	GET                 /v2/webhook_notifications
+//	GET                 /v2/webhook_notifications/{id}
+//
+// Admin keys only (403 for members and viewers), but /v2/webhooks/events,
+// which any key may read. A webhook's secret is shown in the answer to the
+// POST, and to a PATCH that rotates it ("secret": null or "rotate"); null
+// in every other answer. DELETE answers 200 with the deleted webhook.
+// Notifications take include=webhook,reference_object and, beyond the
+// OpenAPI document, filter[webhook_id] and filter[delivery_status].
+
+var (
+	webhookList          = endpoint{serializer: "V2::WebhookSerializer", paged: true}
+	webhookItem          = endpoint{serializer: "V2::WebhookSerializer"}
+	webhookEventList     = endpoint{serializer: "V2::WebhookEventCategorySerializer"}
+	notificationIncludes = includes(catalog.WebhookNotification)
+	notificationList     = endpoint{serializer: "V2::WebhookNotificationSerializer", includes: notificationIncludes, paged: true,
+		filters: []string{"filter[webhook_id]", "filter[delivery_status]"}}
+	notificationItem = endpoint{serializer: "V2::WebhookNotificationSerializer", includes: notificationIncludes}
+)
+
+// The shapes of notifications and of what they include.
+var (
+	notificationShape, webhookShape                                      *shape
+	containerUpdatedEventShape, transportEventShape, estimatedEventShape *shape
+)
+
+// init runs after render.go's (files initialise in name order): the
+// included shapes of the webhook types join its map.
+func init() {
+	notificationShape = shapeOf(catalog.WebhookNotification, (*builder).notificationResource)
+	webhookShape = shapeOf(catalog.Webhook, (*builder).webhookResource)
+	containerUpdatedEventShape = shapeOf(catalog.ContainerUpdatedEvent, (*builder).containerUpdatedEventResource)
+	transportEventShape = shapeOf(catalog.TransportEvent, (*builder).transportEventResource)
+	estimatedEventShape = shapeOf(catalog.EstimatedEvent, (*builder).estimatedEventResource)
+	for _, s := range []*shape{webhookShape, containerUpdatedEventShape, transportEventShape, estimatedEventShape} {
+		includedShapes[s.res] = s
+	}
+}
+
+// ---------------------------------------------------------------- webhooks
+
+func (s *server) listWebhooks(w http.ResponseWriter, r *http.Request) {
+	serveList(s, w, r, webhookList, func(ctx context.Context, p *params) (listPage[*model.Webhook], error) {
+		pg, err := s.res.Webhooks(ctx, resolve.WebhookQuery{Page: p.pageArgs()})
+		if err != nil {
+			return listPage[*model.Webhook]{}, err
+		}
+		return fromPage(pg, s.res.CountWebhooks), nil
+	}, plain((*builder).webhookResource))
+}
+
+func (s *server) getWebhook(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, webhookItem, byID(s.res.Webhook), plain((*builder).webhookResource))
+}
+
+func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
+	attrs, err := writeBody(r, webhookItem, "webhook")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in, invalid := webhookInput(attrs)
+	wh, err := s.res.CreateWebhook(r.Context(), resolve.CreateWebhook{Input: in, Invalid: invalid})
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	data := b.webhookResource(wh)
+	w.Header().Set("Location", data.Links.Self)
+	b.writeOne(w, r, http.StatusCreated, data)
+}
+
+func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) {
+	attrs, err := writeBody(r, webhookItem, "webhook")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	c := resolve.UpdateWebhook{ID: r.PathValue("id")}
+	c.Patch, c.RotateSecret, c.Invalid = webhookPatch(attrs)
+	wh, err := s.res.UpdateWebhook(r.Context(), c)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	b.writeOne(w, r, http.StatusOK, b.webhookResource(wh))
+}
+
+func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, webhookItem); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	wh, err := s.res.DeleteWebhook(r.Context(), r.PathValue("id"))
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	writeDocument(w, r, http.StatusOK, b.document(b.webhookResource(wh), nil, nil))
+}
+
+type webhookAttributes struct {
+	URL     string                `json:"url"`
+	Active  bool                  `json:"active"`
+	Events  []string              `json:"events"`
+	Secret  *string               `json:"secret"`
+	Headers []model.WebhookHeader `json:"headers"`
+}
+
+func (b *builder) webhookResource(wh *model.Webhook) *Resource {
+	headers := []model.WebhookHeader(wh.HeaderList)
+	if headers == nil {
+		headers = []model.WebhookHeader{}
+	}
+	return &Resource{
+		ID:         wh.ID,
+		Type:       "webhook",
+		Attributes: webhookAttributes{URL: wh.URL, Active: wh.Active, Events: strs(wh.EventList), Secret: wh.Secret, Headers: headers},
+		Links:      &Links{Self: b.base + "/v2/webhooks/" + wh.ID},
+	}
+}
+
+// webhookInput reads the attributes of a POST; the error is the first
+// attribute of the wrong type (reported after the key's role).
+func webhookInput(attrs attributes) (in model.WebhookInput, err error) {
+	url, err := attrs.text("url", true)
+	if err != nil {
+		return in, err
+	}
+	in.URL = *url
+	if in.Active, err = attrs.boolean("active"); err != nil {
+		return in, err
+	}
+	if in.Events, _, err = attrs.stringList("events"); err != nil {
+		return in, err
+	}
+	if in.Events == nil {
+		in.Events = []string{}
+	}
+	in.Headers, _, err = attrs.headers("headers")
+	return in, err
+}
+
+// webhookPatch reads the attributes of a PATCH. "secret" given as null or
+// "rotate" asks for a new secret; any other value is refused.
+func webhookPatch(attrs attributes) (p model.WebhookPatch, rotate bool, err error) {
+	if _, ok := attrs["url"]; ok {
+		if p.URL, err = attrs.text("url", true); err != nil {
+			return p, false, err
+		}
+	}
+	if p.Active, err = attrs.boolean("active"); err != nil {
+		return p, false, err
+	}
+	var set bool
+	if p.Events, set, err = attrs.stringList("events"); err != nil {
+		return p, false, err
+	}
+	if set && p.Events == nil {
+		p.Events = []string{} // null: refused as no events
+	}
+	if p.Headers, set, err = attrs.headers("headers"); err != nil {
+		return p, false, err
+	}
+	if set && p.Headers == nil {
+		p.Headers = []*model.WebhookHeaderInput{} // null: no headers
+	}
+	if raw, ok := attrs["secret"]; ok {
+		var v *string
+		if json.Unmarshal(raw, &v) != nil || (v != nil && *v != "rotate") {
+			return p, false, attrError("secret", `secret is made by Shipgraph: send "secret": null (or "rotate") to get a new one`)
+		}
+		rotate = true
+	}
+	return p, rotate, nil
+}
+
+// boolean reads an optional boolean attribute (absent: nil).
+func (a attributes) boolean(name string) (*bool, error) {
+	raw, ok := a[name]
+	if !ok {
+		return nil, nil
+	}
+	var v bool
+	if isNull(raw) || json.Unmarshal(raw, &v) != nil {
+		return nil, attrError(name, "%s must be true or false", name)
+	}
+	return &v, nil
+}
+
+// stringList reads an optional list of strings; null is a nil list with
+// set true.
+func (a attributes) stringList(name string) (v []string, set bool, err error) {
+	raw, ok := a[name]
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(raw) {
+		return nil, true, nil
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return nil, true, attrError(name, "%s must be a list of strings", name)
+	}
+	if v == nil {
+		v = []string{}
+	}
+	return v, true, nil
+}
+
+// headers reads an optional list of {"name","value"}.
+func (a attributes) headers(name string) (v []*model.WebhookHeaderInput, set bool, err error) {
+	raw, ok := a[name]
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(raw) {
+		return nil, true, nil
+	}
+	var list []map[string]json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		return nil, true, attrError(name, `%s must be a list of {"name": …, "value": …}`, name)
+	}
+	v = make([]*model.WebhookHeaderInput, 0, len(list))
+	for _, h := range list {
+		var n, val string
+		if json.Unmarshal(h["name"], &n) != nil || json.Unmarshal(h["value"], &val) != nil {
+			return nil, true, attrError(name, `%s must be a list of {"name": …, "value": …} with string names and values`, name)
+		}
+		v = append(v, &model.WebhookHeaderInput{Name: n, Value: val})
+	}
+	return v, true, nil
+}
+
+// ---------------------------------------------------------------- events
+
+type webhookEventCategoryAttributes struct {
+	Name   string             `json:"name"`
+	Events []webhookEventInfo `json:"events"`
+}
+
+type webhookEventInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// webhookEvents answers the events Shipgraph raises, by category (the
+// OpenAPI document's webhook_event_category resources).
+func (s *server) webhookEvents(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, webhookEventList); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	cats, err := s.res.WebhookEvents(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	data := make([]*Resource, len(cats))
+	for i, c := range cats {
+		events := make([]webhookEventInfo, len(c.Events))
+		for j, e := range c.Events {
+			events[j] = webhookEventInfo{Name: e.Name, Description: e.Description}
+		}
+		data[i] = &Resource{ID: c.ID, Type: "webhook_event_category", Attributes: webhookEventCategoryAttributes{Name: c.Name, Events: events}}
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	writeDocument(w, r, http.StatusOK, b.document(data, nil, nil))
+}
+
+// ---------------------------------------------------------------- notifications
+
+func (s *server) listNotifications(w http.ResponseWriter, r *http.Request) {
+	serveList(s, w, r, notificationList, func(ctx context.Context, p *params) (listPage[*model.WebhookNotification], error) {
+		var none listPage[*model.WebhookNotification]
+		var f model.WebhookNotificationFilter
+		if v := p.filter("filter[webhook_id]"); v != "" {
+			id := model.NormalizeID(v)
+			f.WebhookID = &id
+		}
+		status, err := enumFilter[model.WebhookDeliveryStatus](p, "filter[delivery_status]", model.DeliveryStatuses.Values())
+		if err != nil {
+			return none, err
+		}
+		f.DeliveryStatus = status
+		pg, err := s.res.WebhookNotifications(ctx, resolve.WebhookNotificationQuery{Filter: f, Page: p.pageArgs()})
+		if err != nil {
+			return none, err
+		}
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountWebhookNotifications(ctx, f) }), nil
+	}, (*builder).notifications)
+}
+
+func (s *server) getNotification(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, notificationItem, byID(s.res.WebhookNotification), (*builder).notifications)
+}
+
+// notifications renders notifications with the includes of p.
+func (b *builder) notifications(ctx context.Context, ns []*model.WebhookNotification, p *params) ([]*Resource, error) {
+	return renderAll(b, ctx, ns, p, notificationShape)
+}
+
+type notificationAttributes struct {
+	Event          string                      `json:"event"`
+	DeliveryStatus model.WebhookDeliveryStatus `json:"delivery_status"`
+	CreatedAt      timestamp                   `json:"created_at"`
+}
+
+func (b *builder) notificationResource(n *model.WebhookNotification) *Resource {
+	return &Resource{
+		ID:            n.ID,
+		Type:          "webhook_notification",
+		Attributes:    notificationAttributes{Event: n.Event, DeliveryStatus: n.DeliveryStatus, CreatedAt: ts(n.CreatedAt)},
+		Relationships: b.linkage(n, notificationShape.members),
+		Links:         &Links{Self: b.base + "/v2/webhook_notifications/" + n.ID},
+	}
+}
+
+// eventAttributes are a reference object's frozen attributes, with the
+// members its schema requires filled in when the notification did not
+// keep them: the event name and creation time, and for a container update
+// its timestamp and an empty changeset.
+func eventAttributes(e *model.WebhookEvent, typ string) model.JSON {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(e.Attributes(), &m) != nil || m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	created, _ := json.Marshal(ts(e.CreatedAt))
+	def := func(name string, v json.RawMessage) {
+		if _, ok := m[name]; !ok {
+			m[name] = v
+		}
+	}
+	switch typ {
+	case model.ContainerUpdatedEventType:
+		def("changeset", json.RawMessage("{}"))
+		def("timestamp", created)
+	default:
+		ev, _ := json.Marshal(e.Event)
+		def("event", ev)
+		def("created_at", created)
+		if typ == model.EstimatedEventType {
+			def("estimated_timestamp", json.RawMessage("null"))
+		}
+	}
+	out, err := json.Marshal(m) // keys sorted: the same bytes every time
+	if err != nil {
+		return model.JSON("{}")
+	}
+	return model.JSON(strings.TrimSpace(string(out)))
+}
+
+func (b *builder) containerUpdatedEventResource(e *model.ContainerUpdatedEvent) *Resource {
+	return &Resource{ID: e.ID, Type: model.ContainerUpdatedEventType, Attributes: eventAttributes(&e.WebhookEvent, model.ContainerUpdatedEventType),
+		Relationships: b.linkage(e, containerUpdatedEventShape.members)}
+}
+
+func (b *builder) transportEventResource(e *model.TransportEvent) *Resource {
+	return &Resource{ID: e.ID, Type: model.TransportEventType, Attributes: eventAttributes(&e.WebhookEvent, model.TransportEventType),
+		Relationships: b.linkage(e, transportEventShape.members)}
+}
+
+func (b *builder) estimatedEventResource(e *model.EstimatedEvent) *Resource {
+	return &Resource{ID: e.ID, Type: model.EstimatedEventType, Attributes: eventAttributes(&e.WebhookEvent, model.EstimatedEventType),
+		Relationships: b.linkage(e, estimatedEventShape.members)}
+}
