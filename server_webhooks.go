@@ -60,9 +60,36 @@ func startWebhooks(ctx context.Context, c *Config, store *db.DB, listen *db.List
 	return wg.Wait
 }
 
-// wakeOnChanges wakes the fan-out on every change-log wake-up the listener
-// hears, until ctx ends.
+// wakeOnChanges wakes the fan-out on every change-log wake-up the
+// listener hears (db.ChangeLogChannel, every account), and when it
+// (re)connects, until ctx ends.
 func wakeOnChanges(ctx context.Context, listen *db.Listener, wake func(), wg *sync.WaitGroup, log *slog.Logger) {
-	_, _, _, _ = ctx, listen, wake, log
-	_ = wg
+	sub := listen.Subscribe(64, db.FeedChange, db.FeedListening)
+	// ListenAll blocks until the server acknowledged the LISTEN, which a
+	// database that is down delays: not waited for at shutdown (the
+	// listener closes after the engine stopped).
+	go func() {
+		if err := listen.ListenAll(); err != nil && ctx.Err() == nil {
+			log.Warn("webhooks: no change-log wake-ups, polling only", "err", err)
+		}
+		wake()
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer sub.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e, ok := <-sub.Events():
+				if !ok {
+					return
+				}
+				if e.Kind == db.FeedListening || e.Change != nil && e.Change.AccountID == "" {
+					wake()
+				}
+			}
+		}
+	}()
 }
