@@ -89,7 +89,7 @@ func BenchmarkChangeLogBulkUpdate(b *testing.B) {
 	}
 	variants := []struct {
 		name, fn string
-		off  bool
+		off      bool
 	}{{"log", logTrigger(b), false}, {"notify-only", notifyOnlyTrigger(b), false}, {"off", "", true}}
 	took := map[string][]time.Duration{}
 	round := 0
