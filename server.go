@@ -75,6 +75,7 @@ type Config struct {
 	SubQueue           int           // events a subscription may fall behind
 	KeepAlive          time.Duration // WebSocket/SSE keep-alive interval
 	DemoActivity       time.Duration // move demo containers this often; 0 = off
+	ChangeLogRetention time.Duration // how long the change log keeps changes; 0 = for ever
 	RedisURL           string        // shared rate and subscription limits; empty = per process
 	Files              FilesConfig   // document files (server_files.go)
 	// The webhook API (server_webhooks_api.go).
@@ -145,6 +146,7 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.IntVar(&c.SubQueue, "subscription-queue", envInt("SUBSCRIPTION_QUEUE", lc.Queue), "events a subscription may fall behind before it is ended as a slow consumer (SUBSCRIPTION_QUEUE)")
 	fs.DurationVar(&c.KeepAlive, "keepalive", envDuration("SUBSCRIPTION_KEEPALIVE", lc.KeepAlive), "keep-alive interval of WebSocket and SSE connections (SUBSCRIPTION_KEEPALIVE)")
 	fs.StringVar(&c.RedisURL, "redis-url", env("REDIS_URL", ""), "Redis counting the rate and subscription limits over every instance (redis://host:port/db); empty counts them per process; unreachable falls back to per process (REDIS_URL)")
+	fs.DurationVar(&c.ChangeLogRetention, "change-log-retention", envDuration("CHANGE_LOG_RETENTION", 168*time.Hour), "how long the change log keeps changes (subscriptions resume, webhooks read it); older ones are pruned in the background; 0 = never pruned (CHANGE_LOG_RETENTION)")
 	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", envDuration("SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, how long to keep serving (with /readyz 503 and keep-alives off) before shutting down, so load balancers stop sending first (SHUTDOWN_DELAY)")
 	bindFilesConfig(fs, &c.Files)
@@ -600,6 +602,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if c.DemoActivity > 0 {
 		go demoActivity(ctx, store, c.DemoActivity, log)
 	}
+	// One instance prunes at a time (an advisory lock); the others skip.
+	go store.PruneChangeLogLoop(ctx, c.ChangeLogRetention, min(time.Minute, max(c.ChangeLogRetention/10, time.Second)), func(n int64, took time.Duration, err error) {
+		if err != nil {
+			log.Warn("change log pruning", "err", err)
+		} else {
+			log.Info("change log pruning: removed changes older than the retention", "removed", n, "took", took)
+		}
+	})
 	// Deferred after closeStore: the deliveries in flight finish before
 	// the store closes.
 	defer startWebhooks(ctx, &c, store, chain.Listener(), log)()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	"shipgraph/db"
 	"shipgraph/db/seed"
@@ -257,4 +258,78 @@ func TestChangeLogRows(t *testing.T) {
 	if p, err := db.ParseCursor(pos.String()); err != nil || p != pos {
 		t.Fatalf("ParseCursor(%q) = %v %v", pos.String(), p, err)
 	}
+}
+
+// Pruning removes the oldest rows, in log order, only those older than the
+// retention, a batch at a time, and records how far it went; one instance
+// prunes at a time.
+func TestChangeLogPrune(t *testing.T) {
+	f := newLogFixture(t)
+	ctx := context.Background()
+	// 12 old rows, 3 recent ones, then 2 more with old timestamps (a
+	// clock gone back): pruning stops at the first recent row.
+	ins := `INSERT INTO change_log (account_id, record_type, record_id, op, logged_at)
+		SELECT $1, 'container', $2, 'UPDATE', now() - $3::interval FROM generate_series(1, $4)`
+	exec(t, f.sql, ins, f.account, f.containers[0], "10 days", 12)
+	exec(t, f.sql, ins, f.other, f.containers[1], "1 hour", 3)
+	exec(t, f.sql, ins, f.account, f.containers[2], "10 days", 2)
+	all, _, err := f.store.ReadChangeLog(ctx, db.Cursor{}, 100)
+	if err != nil || len(all) != 17 {
+		t.Fatalf("%d rows (%v)", len(all), err)
+	}
+
+	// Another instance prunes: this one does nothing.
+	tx := begin(t, f.sql)
+	exec(t, tx, `SELECT pg_advisory_xact_lock(8315734462695502453)`)
+	if n, locked, err := f.store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), 5); err != nil || locked || n != 0 {
+		t.Fatalf("under another's lock: %d %v %v", n, locked, err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+
+	var total int64
+	for _, want := range []int64{5, 5, 2, 0} {
+		n, locked, err := f.store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), 5)
+		if err != nil || !locked || n != want {
+			t.Fatalf("a batch pruned %d (%v %v), want %d", n, locked, err, want)
+		}
+		total += n
+	}
+	left, _, err := f.store.ReadChangeLog(ctx, db.Cursor{}, 100)
+	if err != nil || len(left) != 5 || left[0].ID != all[12].ID {
+		t.Fatalf("left %d rows, first %d, want 5 from %d (%v)", len(left), left[0].ID, all[12].ID, err)
+	}
+	pruned, err := f.store.ChangeLogPruned(ctx)
+	if err != nil || pruned != all[11].Cursor {
+		t.Fatalf("pruned up to %v (%v), want %v", pruned, err, all[11].Cursor)
+	}
+	if _, ok, err := f.store.ChangeLogCursor(ctx, all[3].ID); ok || err != nil {
+		t.Fatalf("a pruned id is known (%v)", err)
+	}
+
+	// The loop prunes what has aged past the retention, and stops with
+	// its context.
+	ctx2, cancel := context.WithCancel(ctx)
+	rounds := make(chan int64, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.store.PruneChangeLogLoop(ctx2, 30*time.Minute, time.Hour, func(n int64, _ time.Duration, err error) {
+			if err != nil {
+				t.Error(err)
+			}
+			rounds <- n
+		})
+	}()
+	select {
+	case n := <-rounds:
+		if n != 5 {
+			t.Fatalf("the loop pruned %d rows, want 5", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loop pruned nothing")
+	}
+	cancel()
+	<-done
 }

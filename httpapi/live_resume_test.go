@@ -275,3 +275,34 @@ func TestChangeLogOfAPIWrites(t *testing.T) {
 		t.Fatalf("after the PATCH %d rows (%s), want %d", n, last, n0+2)
 	}
 }
+
+// The listener missed wake-ups while the log was pruned past the hub's
+// position (an outage longer than the retention): the log cannot bridge
+// the gap, so subscribers get RESYNC, then the changes that follow.
+func TestLiveResyncAfterPruning(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("1", `subscription { changes { operation logId id } }`, nil)
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	d.exec(t, `UPDATE change_log_pruned SET xid = pg_current_xact_id(), id = 1000000000000, pruned_at = now()`)
+	var killed int
+	if err := d.sql.QueryRow(`SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
+		WHERE datname = current_database() AND application_name = $1`, "shipgraph-live").Scan(&killed); err != nil || killed != 1 {
+		t.Fatalf("terminated %d feed connections (%v), want 1", killed, err)
+	}
+	m := c.next(10 * time.Second)
+	if !strings.Contains(string(m.Payload), `"operation":"RESYNC"`) {
+		t.Fatalf("after the gap: %s", m.Payload)
+	}
+	id, _ := d.container(t, "acme", 0)
+	d.exec(t, `UPDATE containers SET seal_number = 'after the gap' WHERE id = $1`, id)
+	m = c.next(5 * time.Second)
+	if !strings.Contains(string(m.Payload), `"operation":"UPDATE"`) || !strings.Contains(string(m.Payload), id) {
+		t.Fatalf("after the RESYNC: %s", m.Payload)
+	}
+	c.none(300 * time.Millisecond)
+}

@@ -1,0 +1,207 @@
+package db_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"shipgraph/db"
+	"shipgraph/db/dbtest"
+	"shipgraph/db/seed"
+)
+
+// The cost of the change log, measured, never asserted:
+//
+//	go test ./db -run '^$' -bench ChangeLog -benchtime 1x
+//
+// (docs/live.md has the numbers.)
+
+// notifyOnlyTrigger is the change trigger before the log (migration
+// 00004's body, kept in 00008's Down section).
+func notifyOnlyTrigger(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile("migrations/00008_change_log.sql")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, down, _ := strings.Cut(string(b), "-- +goose Down")
+	start := strings.Index(down, "CREATE OR REPLACE FUNCTION")
+	end := strings.Index(down, "-- +goose StatementEnd")
+	if start < 0 || end < start {
+		tb.Fatal("no trigger body in 00008's Down section")
+	}
+	return down[start:end]
+}
+
+func logTrigger(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile("migrations/00008_change_log.sql")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	up, _, _ := strings.Cut(string(b), "-- +goose Down")
+	start := strings.Index(up, "CREATE OR REPLACE FUNCTION")
+	end := strings.Index(up, "-- +goose StatementEnd")
+	return up[start:end]
+}
+
+func benchStore(b *testing.B, shipments int) (*db.DB, *sql.DB) {
+	store, _, s := benchStoreURL(b, shipments)
+	return store, s
+}
+
+func benchStoreURL(b *testing.B, shipments int) (*db.DB, string, *sql.DB) {
+	b.Helper()
+	url := dbtest.NewDB(b)
+	store, err := db.Open(context.Background(), url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	if shipments > 0 {
+		if _, _, err := seed.Run(context.Background(), store, seed.Options{Shipments: shipments, Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return store, url, store.SQL()
+}
+
+func median(d []time.Duration) time.Duration {
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
+// A bulk UPDATE of 10,000 containers in one statement, with the log and
+// with the notify-only trigger (and with the feed off, for reference),
+// interleaved: 5 rounds per b.N.
+func BenchmarkChangeLogBulkUpdate(b *testing.B) {
+	_, s := benchStore(b, 6000)
+	var n int
+	if err := s.QueryRow(`SELECT count(*) FROM containers`).Scan(&n); err != nil || n < 10000 {
+		b.Fatalf("%d containers (%v), want 10,000", n, err)
+	}
+	variants := []struct {
+		name, fn string
+		off      bool
+	}{{"log", logTrigger(b), false}, {"notify-only", notifyOnlyTrigger(b), false}, {"off", "", true}}
+	took := map[string][]time.Duration{}
+	round := 0
+	for b.Loop() {
+		for range 5 {
+			for _, v := range variants {
+				if v.fn != "" {
+					if _, err := s.Exec(v.fn); err != nil {
+						b.Fatal(err)
+					}
+				}
+				round++
+				tx, err := s.Begin()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if v.off {
+					if _, err := tx.Exec(`SET LOCAL shipgraph.notify = 'off'`); err != nil {
+						b.Fatal(err)
+					}
+				}
+				start := time.Now()
+				if _, err := tx.Exec(`UPDATE containers SET seal_number = $1 WHERE id IN (SELECT id FROM containers ORDER BY id LIMIT 10000)`, fmt.Sprint("bulk ", round)); err != nil {
+					b.Fatal(err)
+				}
+				if err := tx.Commit(); err != nil {
+					b.Fatal(err)
+				}
+				took[v.name] = append(took[v.name], time.Since(start))
+			}
+		}
+	}
+	for _, v := range variants {
+		b.ReportMetric(float64(median(took[v.name]).Milliseconds()), "ms/"+v.name)
+	}
+	b.ReportMetric(float64(median(took["log"]))/float64(median(took["notify-only"])), "log/notify-only")
+}
+
+// Pruning 1,000,000 rows older than the retention, in batches, under a
+// concurrent write load (single-container UPDATEs in a loop, each logged):
+// rows pruned per second, and the writers' throughput before and during.
+func BenchmarkChangeLogPrune(b *testing.B) {
+	store, url, _ := benchStoreURL(b, 20)
+	ctx := context.Background()
+	// Without the store's statement timeout: the load takes a while.
+	s, err := sql.Open("postgres", url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var account, container string
+	if err := s.QueryRow(`SELECT account_id, id FROM containers ORDER BY id LIMIT 1`).Scan(&account, &container); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		for range 10 {
+			if _, err := s.Exec(`INSERT INTO change_log (account_id, record_type, record_id, op, parent_id, changed, old, new, logged_at)
+			SELECT $1, 'container', gen_random_uuid(), 'UPDATE', gen_random_uuid(), '{current_status,updated_at}',
+			  '{"current_status":"on_ship","updated_at":"2026-01-01T00:00:00+00:00"}', '{"current_status":"available","updated_at":"2026-01-02T00:00:00+00:00"}',
+			  now() - interval '8 days' FROM generate_series(1, 100000)`, account); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := s.Exec(`VACUUM ANALYZE change_log`); err != nil {
+			b.Fatal(err)
+		}
+		var writes atomic.Int64
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Go(func() {
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if _, err := s.Exec(`UPDATE containers SET seal_number = $2 WHERE id = $1`, container, fmt.Sprint(w, "-", i)); err != nil {
+						b.Error(err)
+						return
+					}
+					writes.Add(1)
+				}
+			})
+		}
+		time.Sleep(3 * time.Second)
+		before := writes.Load()
+		start := time.Now()
+		var pruned int64
+		for {
+			n, _, err := store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), db.DefaultChangeLogPruneBatch)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pruned += n
+			if n < db.DefaultChangeLogPruneBatch {
+				break
+			}
+		}
+		took := time.Since(start)
+		during := writes.Load() - before
+		time.Sleep(3 * time.Second)
+		after := writes.Load() - before - during
+		close(stop)
+		wg.Wait()
+		if pruned != 1000000 {
+			b.Fatalf("pruned %d rows", pruned)
+		}
+		b.ReportMetric(float64(pruned)/took.Seconds(), "rows-pruned/s")
+		b.ReportMetric(took.Seconds(), "s-to-prune-1M")
+		b.ReportMetric(float64(before)/3, "writes/s-before")
+		b.ReportMetric(float64(during)/took.Seconds(), "writes/s-during")
+		b.ReportMetric(float64(after)/3, "writes/s-after")
+	}
+}
