@@ -102,6 +102,9 @@ func TestWebhookGolden(t *testing.T) {
 		{"webhook_notifications_failed", "/v2/webhook_notifications?filter[delivery_status]=failed&filter[webhook_id]=" + w.hook, "get-webhook-notifications-200"},
 		{"webhook_notification", "/v2/webhook_notifications/" + noteEstimated + "?include=webhook,reference_object", "get-webhook-notification-200"},
 		{"webhook_notification_transport", "/v2/webhook_notifications/" + noteAvailable + "?include=reference_object", "get-webhook-notification-200"},
+		{"webhook_notification_examples", "/v2/webhook_notifications/examples", "get-webhook-notification-examples-200"},
+		{"webhook_notification_examples_event", "/v2/webhook_notifications/examples?event=shipment.estimated.arrival", "get-webhook-notification-examples-200"},
+		{"webhook_ips", "/v2/webhooks/ips", "get-webhook-ips-200"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,11 +112,14 @@ func TestWebhookGolden(t *testing.T) {
 			if r.status != http.StatusOK {
 				t.Fatalf("GET %s: %d\n%s", c.path, r.status, r.body)
 			}
-			checkDocument(t, r)
+			if c.name != "webhook_ips" {
+				checkDocument(t, r)
+			}
 			validate(t, c.schema, r.body)
 			golden(t, c.name, r)
 		})
 	}
+	wantError(t, e.do("acme/viewer", "GET", "/v2/webhook_notifications/examples?event=document.extracted", nil), http.StatusBadRequest, "parameter", "event")
 	// Another webhook's filter and an unknown status.
 	if d := e.get("/v2/webhook_notifications?filter[webhook_id]=" + unknownWebhook)["data"].([]any); len(d) != 0 {
 		t.Errorf("another webhook's notifications: %v", d)
@@ -319,14 +325,17 @@ func TestWebhookAccess(t *testing.T) {
 		{"GET", "/v2/webhook_notifications", nil},
 		{"GET", "/v2/webhook_notifications/" + w.note, nil},
 		{"GET", "/v2/webhooks/events", nil},
+		{"GET", "/v2/webhooks/ips", nil},
+		{"GET", "/v2/webhook_notifications/examples", nil},
 	}
 	for _, c := range calls {
 		wantError(t, e.do("", c.method, c.path, c.body), http.StatusUnauthorized, "", "")
 		for _, who := range []string{"acme/member", "acme/viewer"} {
 			r := e.do(who, c.method, c.path, c.body)
-			if c.path == "/v2/webhooks/events" {
+			switch c.path {
+			case "/v2/webhooks/events", "/v2/webhooks/ips", "/v2/webhook_notifications/examples":
 				if r.status != http.StatusOK {
-					t.Errorf("%s GET events: %d", who, r.status)
+					t.Errorf("%s GET %s: %d", who, c.path, r.status)
 				}
 				continue
 			}
