@@ -187,7 +187,8 @@ func (r *Resolver) CreateWebhook(ctx context.Context, c CreateWebhook) (*model.W
 	secret := newWebhookSecret()
 	if err := r.DB.CreateWebhook(ctx, p.AccountID, w, secret, r.WebhookConfig.Limit); err != nil {
 		if model.ErrorCode(err) == model.ECONFLICT {
-			return nil, model.Errorf(model.EINVALID, "%s", model.ErrorMessage(err))
+			// The whole input is refused: a 422 at /data in /v2.
+			return nil, model.Errorf(model.EINVALID, "%s", model.ErrorMessage(err)).AtPointer("/data")
 		}
 		return nil, err
 	}

@@ -33,6 +33,13 @@
 //	GET, PATCH, DELETE  /v2/custom_field_definitions/{id}
 //	GET, POST           /v2/custom_field_definitions/{definition_id}/options
 //	GET, PATCH, DELETE  /v2/custom_field_definitions/{definition_id}/options/{option_id}
+//	GET, POST           /v2/webhooks                          (admin keys; docs/webhooks.md)
+//	GET, PATCH, DELETE  /v2/webhooks/{id}
+//	GET                 /v2/webhooks/events
+//	GET                 /v2/webhooks/ips
+//	GET                 /v2/webhook_notifications
+//	GET                 /v2/webhook_notifications/{id}
+//	GET                 /v2/webhook_notifications/examples
 //
 // Any other path is a JSON:API 404; another method on a known path is a 405 with
 // Allow. docs/v2.md has every rule; the main ones:

@@ -16,11 +16,13 @@ import (
 //	GET, POST           /v2/webhooks
 //	GET, PATCH, DELETE  /v2/webhooks/{id}
 //	GET                 /v2/webhooks/events
+//	GET                 /v2/webhooks/ips                      (webhooks_examples.go)
 //	GET                 /v2/webhook_notifications
 //	GET                 /v2/webhook_notifications/{id}
+//	GET                 /v2/webhook_notifications/examples    (webhooks_examples.go)
 //
-// Admin keys only (403 for members and viewers), but /v2/webhooks/events,
-// which any key may read. A webhook's secret is shown in the answer to the
+// Admin keys only (403 for members and viewers), but the events, the
+// examples and the ips, which any key may read. A webhook's secret is shown in the answer to the
 // POST, and to a PATCH that rotates it ("secret": null or "rotate"); null
 // in every other answer. DELETE answers 200 with the deleted webhook.
 // Notifications take include=webhook,reference_object and, beyond the

@@ -9,15 +9,16 @@ import (
 )
 
 // payloadIncludes are what a webhook payload includes: the reference
-// object and its related records (the container or shipment, the
+// object and its related records (the container and its shipment, or the
 // shipment, the terminal and the port).
 var payloadIncludes = map[string]bool{
-	"reference_object":           true,
-	"reference_object.container": true,
-	"reference_object.shipment":  true,
-	"reference_object.terminal":  true,
-	"reference_object.location":  true,
-	"reference_object.port":      true,
+	"reference_object":                    true,
+	"reference_object.container":          true,
+	"reference_object.container.shipment": true,
+	"reference_object.shipment":           true,
+	"reference_object.terminal":           true,
+	"reference_object.location":           true,
+	"reference_object.port":               true,
 }
 
 // NotificationPayload renders one webhook notification of accountID as the

@@ -13,6 +13,9 @@
 // the way make run does (demo activity on) and removes it all at exit.
 // SHIPGRAPH_BIN overrides the binary (default bin/shipgraph of this repo).
 //
+// The webhook methods (webhooks.*, webhookNotifications.*) need no setting:
+// the webhook URL is a public address literal.
+//
 // The SDK's own methods are used wherever 0.4.0 has one. It has none for
 // documents, email submissions or a single shipping line: those calls go
 // through the SDK's request pipeline (Transport.executeManual: the same
@@ -319,6 +322,49 @@ async function main() {
   }
   else { failures++; console.log('FAIL metroAreas.get(id): no shipment has a metro area destination'); }
   await expectError('metroAreas.get(unknown)', () => admin.metroAreas.get('00000000-0000-4000-8000-000000000000'), sdk.NotFoundError, 404);
+
+  // Webhooks and webhook notifications (issue 17): the SDK's six webhook and
+  // three notification methods. The URL is a public address literal: the
+  // server refuses private ones and needs no DNS for it.
+  const hookBody = (attributes) => ({ data: { type: 'webhook', attributes } });
+  const hook = await check('webhooks.create(payload)', () => admin.webhooks.create(hookBody({ url: 'https://93.184.216.34/sdk-check', active: true, events: ['container.updated', 'container.transport.available'], headers: [{ name: 'x-sdk-check', value: stamp }] })), (d) => {
+    isDoc('webhook')(d);
+    assert(/^[0-9a-f]{64}$/.test(d.data.attributes.secret ?? ''), 'no secret in the create answer');
+  });
+  const hookId = hook?.data?.id;
+  await check('webhooks.list()', () => admin.webhooks.list(), (d) => {
+    isList('webhook')(d);
+    assert(d.data.every((w) => w.attributes.secret === null), 'a listed webhook shows its secret');
+  });
+  if (hookId) {
+    await check('webhooks.get(id)', () => admin.webhooks.get(hookId), isDoc('webhook', hookId));
+    await check('webhooks.update(id, payload)', () => admin.webhooks.update(hookId, hookBody({ active: false })), (d) => {
+      isDoc('webhook', hookId)(d);
+      assert(d.data.attributes.active === false, 'still active');
+    });
+    await expectError('webhooks.get as viewer', () => viewer.webhooks.get(hookId), sdk.AuthorizationError, 403);
+    await expectError('webhooks.get(other account)', () => other.webhooks.get(hookId), sdk.NotFoundError, 404);
+  }
+  await expectError('webhooks.create(private URL)', () => admin.webhooks.create(hookBody({ url: 'https://169.254.169.254/latest', events: ['container.updated'] })), sdk.ValidationError ?? sdk.Terminal49Error, 422);
+  await check('webhooks.ips()', () => admin.webhooks.ips(), (d) => assert(Array.isArray(d?.webhook_notification_ips), 'no webhook_notification_ips'));
+  await check('webhookNotifications.list()', () => admin.webhookNotifications.list(), isList('webhook_notification', 0));
+  await check('webhookNotifications.examples("container.updated")', () => admin.webhookNotifications.examples('container.updated'), (d) => {
+    isList('webhook_notification')(d);
+    assert(d.data[0].attributes.event === 'container.updated', 'example of another event');
+  });
+  // A notification to get: the delivery raises them from changes; the
+  // demo activity changes containers every 4 s. Wait for one, briefly.
+  let noteId;
+  for (let i = 0; i < 20 && !noteId; i++) {
+    noteId = (await admin.webhookNotifications.list().catch(() => undefined))?.data?.[0]?.id;
+    if (!noteId) await new Promise((r) => setTimeout(r, 500));
+  }
+  if (noteId) await check('webhookNotifications.get(id)', () => admin.webhookNotifications.get(noteId), isDoc('webhook_notification', noteId));
+  else console.log('SKIP webhookNotifications.get(id): no notification was raised (no delivery running, or the webhook saw no change)');
+  if (hookId) {
+    await check('webhooks.delete(id)', () => admin.webhooks.delete(hookId));
+    await expectError('webhooks.get(deleted)', () => admin.webhooks.get(hookId), sdk.NotFoundError, 404);
+  }
 
   // Documents and email submissions: no SDK method in 0.4.0.
   const docs = await check('GET /documents (transport)', () => transport.executeManual(v2('/documents?include=shipments&page[size]=5')), isList('document'));

@@ -33,8 +33,9 @@
 //     "container_updated_event";
 //  7. webhook.secret may be null: Shipgraph shows a secret only in the
 //     answers to the create and to a rotation (docs/webhooks.md);
-//  8. included of the notification list can hold container_updated_event
-//     (the single notification's lists it), and the webhook payload
+//  8. included of the notification list and of the examples can hold
+//     container_updated_event (the single notification's lists it), and
+//     the webhook payload
 //     (a single notification) includes the reference object's records:
 //     container, shipment, terminal, port.
 package main
@@ -101,6 +102,8 @@ var responses = []struct{ name, path, method, status string }{
 	{"get-webhook-events-200", "/webhooks/events", "get", "200"},
 	{"get-webhook-notifications-200", "/webhook_notifications", "get", "200"},
 	{"get-webhook-notification-200", "/webhook_notifications/{id}", "get", "200"},
+	{"get-webhook-notification-examples-200", "/webhook_notifications/examples", "get", "200"},
+	{"get-webhook-ips-200", "/webhooks/ips", "get", "200"},
 }
 
 type obj = map[string]any
@@ -172,7 +175,7 @@ func run(in, out string) error {
 			" (5) included of the shipment responses also holds metro_area," +
 			" rail_terminal and user, included of the container list also holds terminal;" +
 			" (6) container_updated_event.type is \"container_updated_event\"; (7) webhook.secret may be null;" +
-			" (8) included of the notification list also holds container_updated_event, of a notification container, shipment, terminal and port.",
+			" (8) included of the notification list and examples also holds container_updated_event, of a notification container, shipment, terminal and port.",
 		"$defs": defs,
 	}
 	b, err = json.MarshalIndent(doc, "", "  ")
@@ -289,6 +292,7 @@ func patch(defs obj) {
 
 	// (8) included of the notifications.
 	addIncluded(defs, "get-webhook-notifications-200", "container_updated_event")
+	addIncluded(defs, "get-webhook-notification-examples-200", "container_updated_event")
 	addIncluded(defs, "get-webhook-notification-200", "container", "shipment", "terminal", "port")
 }
 

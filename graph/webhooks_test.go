@@ -1,0 +1,192 @@
+package graph_test
+
+import (
+	"regexp"
+	"testing"
+
+	"shipgraph/graph/graphtest"
+)
+
+// The webhook admin API over GraphQL: the same rules as /v2 (resolve):
+// admins only, the secret shown at creation and rotation only, the URL and
+// event checks, another account's webhook unknown.
+
+const webhookFields = `id url active events secret headers { name value }`
+
+var hexSecret = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+type gqlWebhook struct {
+	ID, URL string
+	Active  bool
+	Events  []string
+	Secret  *string
+	Headers []struct{ Name, Value string }
+}
+
+func TestWebhookMutations(t *testing.T) {
+	e := newWriteEnv(t)
+	admin := e.Key(t, "acme/admin")
+	var created struct{ CreateWebhook gqlWebhook }
+	e.Must(t, admin, `mutation($in: WebhookInput!) { createWebhook(input: $in) { `+webhookFields+` } }`, graphtest.Vars{
+		"in": map[string]any{"url": "https://93.184.216.34/in", "events": []string{"container.updated"}, "headers": []map[string]string{{"name": "x-a", "value": "b"}}},
+	}, &created)
+	w := created.CreateWebhook
+	if w.Secret == nil || !hexSecret.MatchString(*w.Secret) || !w.Active || len(w.Headers) != 1 || w.Headers[0].Name != "X-A" {
+		t.Fatalf("created %+v", w)
+	}
+
+	var list struct {
+		Webhooks struct {
+			TotalCount int
+			Nodes      []gqlWebhook
+		}
+	}
+	e.Must(t, admin, `{ webhooks(first: 10) { totalCount nodes { `+webhookFields+` } } }`, nil, &list)
+	if list.Webhooks.TotalCount != 1 || len(list.Webhooks.Nodes) != 1 || list.Webhooks.Nodes[0].Secret != nil {
+		t.Errorf("list %+v (the secret is never listed)", list)
+	}
+
+	var updated struct{ UpdateWebhook gqlWebhook }
+	e.Must(t, admin, `mutation($id: ID!) { updateWebhook(id: $id, input: {active: false, events: ["shipment.estimated.arrival", "container.created"]}) { `+webhookFields+` } }`,
+		graphtest.Vars{"id": w.ID}, &updated)
+	if u := updated.UpdateWebhook; u.Active || len(u.Events) != 2 || u.Secret != nil || u.URL != w.URL {
+		t.Errorf("updated %+v", u)
+	}
+
+	var rotated struct{ RotateWebhookSecret gqlWebhook }
+	e.Must(t, admin, `mutation($id: ID!) { rotateWebhookSecret(id: $id) { id secret } }`, graphtest.Vars{"id": w.ID}, &rotated)
+	if s := rotated.RotateWebhookSecret.Secret; s == nil || !hexSecret.MatchString(*s) || *s == *w.Secret {
+		t.Errorf("rotated secret %v", s)
+	}
+
+	// Refused input: INVALID naming the field.
+	for name, in := range map[string]map[string]any{
+		"url":    {"url": "https://127.0.0.1/", "events": []string{"container.updated"}},
+		"events": {"url": "https://93.184.216.34/in", "events": []string{"document.extracted"}},
+	} {
+		res := e.Do(t, admin, `mutation($in: WebhookInput!) { createWebhook(input: $in) { id } }`, graphtest.Vars{"in": in})
+		if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") || res.Errors[0].Extensions["field"] != name {
+			t.Errorf("%s: %s", name, res)
+		}
+	}
+
+	// Another account's webhook is unknown.
+	other := e.Key(t, "globex/admin")
+	var one struct{ Webhook *gqlWebhook }
+	e.Must(t, other, `query($id: ID!) { webhook(id: $id) { id } }`, graphtest.Vars{"id": w.ID}, &one)
+	if one.Webhook != nil {
+		t.Errorf("globex reads acme's webhook")
+	}
+	for _, m := range []string{`updateWebhook(id: $id, input: {active: true}) { id }`, `rotateWebhookSecret(id: $id) { id }`, `deleteWebhook(id: $id) { id }`} {
+		res := e.Do(t, other, `mutation($id: ID!) { `+m+` }`, graphtest.Vars{"id": w.ID})
+		if !graphtest.CodesEqual(res.Codes(), "NOT_FOUND") {
+			t.Errorf("globex %s: %s", m, res)
+		}
+	}
+
+	// Members and viewers: FORBIDDEN, reads included.
+	for _, who := range []string{"acme/member", "acme/viewer"} {
+		key := e.Key(t, who)
+		for _, op := range []string{
+			`{ webhooks { totalCount } }`,
+			`{ webhookNotifications { totalCount } }`,
+			`mutation { createWebhook(input: {url: "https://93.184.216.34/x", events: ["container.updated"]}) { id } }`,
+			`mutation { deleteWebhook(id: "` + w.ID + `") { id } }`,
+		} {
+			if res := e.Do(t, key, op, nil); !graphtest.CodesEqual(res.Codes(), "FORBIDDEN") {
+				t.Errorf("%s %s: %s", who, op, res)
+			}
+		}
+		var ev struct{ WebhookEvents []struct{ ID string } }
+		e.Must(t, key, `{ webhookEvents { id name events { name description } } }`, nil, &ev)
+		if len(ev.WebhookEvents) == 0 {
+			t.Errorf("%s: no webhook events", who)
+		}
+	}
+
+	var deleted struct{ DeleteWebhook struct{ ID string } }
+	e.Must(t, admin, `mutation($id: ID!) { deleteWebhook(id: $id) { id } }`, graphtest.Vars{"id": w.ID}, &deleted)
+	e.Must(t, admin, `query($id: ID!) { webhook(id: $id) { id } }`, graphtest.Vars{"id": w.ID}, &one)
+	if deleted.DeleteWebhook.ID != w.ID || one.Webhook != nil {
+		t.Errorf("deleted %v, then read %v", deleted, one.Webhook)
+	}
+}
+
+// TestWebhookNotificationsQuery reads notifications with their webhook and
+// reference object (a union) through the load plan: a fixed number of
+// statements whatever the page size.
+func TestWebhookNotificationsQuery(t *testing.T) {
+	e := newWriteEnv(t)
+	f := loadFixture(t, e)
+	admin := e.Key(t, "acme/admin")
+	var hook, container string
+	e.SQL(t, &container, `SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
+	e.SQL(t, &hook, `INSERT INTO webhooks (account_id, url, events, secret) VALUES ($1, 'https://93.184.216.34/h', '{container.updated}', 's') RETURNING id`, f.acme)
+	var id string
+	for i, ev := range []string{"container.updated", "container.transport.available", "shipment.estimated.arrival",
+		"container.updated", "container.transport.available", "shipment.estimated.arrival"} {
+		typ, ref := "container", container
+		if ev == "shipment.estimated.arrival" {
+			typ, ref = "shipment", f.ship
+		}
+		e.SQL(t, &id, `INSERT INTO webhook_notifications (account_id, webhook_id, event, change_id, reference_type, reference_id, payload)
+			VALUES ($1, $2, $3, $4, $5, $6, '{"changeset": {"pickup_lfd": [null, "2026-03-05"]}}') RETURNING id`, f.acme, hook, ev, i, typ, ref)
+	}
+	const q = `query($n: Int) { webhookNotifications(first: $n, filter: {deliveryStatus: PENDING}) { totalCount nodes {
+		id event deliveryStatus attempts webhook { id url }
+		referenceObject {
+			__typename
+			... on ContainerUpdatedEvent { id attributes container { id number shipment { id } } terminal { id } }
+			... on TransportEvent { id event container { id } shipment { id } location { __typename } terminal { __typename } }
+			... on EstimatedEvent { id shipment { id billOfLadingNumber } port { id } }
+		}
+	} } }`
+	var got struct {
+		WebhookNotifications struct {
+			TotalCount int
+			Nodes      []struct {
+				ID, Event, DeliveryStatus string
+				Webhook                   struct{ ID string }
+				ReferenceObject           struct {
+					Typename  string `json:"__typename"`
+					ID        string
+					Container *struct{ ID string }
+					Shipment  *struct{ ID string }
+				}
+			}
+		}
+	}
+	res := e.Must(t, admin, q, graphtest.Vars{"n": 10}, &got)
+	nodes := got.WebhookNotifications.Nodes
+	if got.WebhookNotifications.TotalCount != 6 || len(nodes) != 6 {
+		t.Fatalf("%s", res)
+	}
+	types := map[string]string{}
+	for _, n := range nodes {
+		types[n.Event] = n.ReferenceObject.Typename
+		if n.Webhook.ID != hook || n.DeliveryStatus != "PENDING" || n.ReferenceObject.ID == "" || n.ReferenceObject.ID == n.ID {
+			t.Errorf("node %+v", n)
+		}
+		if n.Event != "shipment.estimated.arrival" && (n.ReferenceObject.Container == nil || n.ReferenceObject.Container.ID != container) {
+			t.Errorf("%s: container %+v", n.Event, n.ReferenceObject.Container)
+		}
+		if n.Event == "shipment.estimated.arrival" && (n.ReferenceObject.Shipment == nil || n.ReferenceObject.Shipment.ID != f.ship) {
+			t.Errorf("%s: shipment %+v", n.Event, n.ReferenceObject.Shipment)
+		}
+	}
+	if types["container.updated"] != "ContainerUpdatedEvent" || types["container.transport.available"] != "TransportEvent" || types["shipment.estimated.arrival"] != "EstimatedEvent" {
+		t.Errorf("reference object types %v", types)
+	}
+	// One statement per relationship, target type and level: a page of
+	// the three types costs the same at any size.
+	three := e.Must(t, admin, q, graphtest.Vars{"n": 3}, nil)
+	if res.AfterAuth != three.AfterAuth {
+		t.Errorf("statements: %d for 6 notifications, %d for 3", res.AfterAuth, three.AfterAuth)
+	}
+	// Another account sees none of them.
+	var other struct{ WebhookNotifications struct{ TotalCount int } }
+	e.Must(t, e.Key(t, "globex/admin"), `{ webhookNotifications { totalCount } }`, nil, &other)
+	if other.WebhookNotifications.TotalCount != 0 {
+		t.Errorf("globex counts %d", other.WebhookNotifications.TotalCount)
+	}
+}

@@ -1,0 +1,95 @@
+package rest
+
+import (
+	"net/http"
+	"time"
+
+	"shipgraph/model"
+)
+
+// GET /v2/webhook_notifications/examples?event=… and GET /v2/webhooks/ips:
+// the two remaining webhook paths the official SDK calls
+// (webhookNotifications.examples, webhooks.ips). Any key may read them.
+//
+// An example is the notification document a delivery of the event would
+// send, made up rather than read: a webhook_notification with fixed ids and
+// times, and its reference object (with example attributes) in included;
+// related records are null. Without event, one example per event
+// Shipgraph raises; an event it does not raise is a 400.
+//
+// Shipgraph sends webhooks from wherever it runs and does not know its
+// egress addresses: /v2/webhooks/ips lists none.
+
+var exampleTime = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// exampleIDs are the fixed ids of the examples, by event.
+func exampleID(i int) string {
+	const base = "00000000-0000-4000-8000-0000000000"
+	return base + string(rune('0'+i/10)) + string(rune('0'+i%10))
+}
+
+// exampleAttributes are the reference object's attributes of an example.
+var exampleAttributes = map[string]model.JSON{
+	model.ContainerUpdatedEventType: model.JSON(`{"changeset":{"pickup_lfd":[null,"2026-01-05T00:00:00Z"]},"data_source":"terminal","timestamp":"2026-01-01T12:00:00Z","timezone":"America/Los_Angeles"}`),
+	model.TransportEventType:        model.JSON(`{"created_at":"2026-01-01T12:00:00Z","data_source":"terminal","location_locode":"USLAX","timestamp":"2026-01-01T12:00:00Z","timezone":"America/Los_Angeles","voyage_number":null}`),
+	model.EstimatedEventType:        model.JSON(`{"created_at":"2026-01-01T12:00:00Z","data_source":"shipping_line","estimated_timestamp":"2026-01-09T06:00:00Z","location_locode":"USLAX","timezone":"America/Los_Angeles","voyage_number":null}`),
+}
+
+func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, webhookEventList); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	cats, err := s.res.WebhookEvents(r.Context())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	want := r.URL.Query().Get("event")
+	if want != "" && !model.ValidWebhookEvent(want) {
+		WriteError(w, r, badParam("event", "event: %q is not an event Shipgraph raises (GET /v2/webhooks/events lists them)", want))
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	b.withIncluded = true
+	var data []*Resource
+	i := 0
+	for _, c := range cats {
+		for _, e := range c.Events {
+			i++
+			if want != "" && e.Name != want {
+				continue
+			}
+			n := &model.WebhookNotification{ID: exampleID(i), Event: e.Name, DeliveryStatus: model.DeliveryPending, CreatedAt: exampleTime}
+			ev := model.WebhookEvent{ID: model.WebhookEventID(n.ID), NotificationID: n.ID, Event: e.Name, Payload: exampleAttributes[e.ObjectType], CreatedAt: exampleTime}
+			var ref *Resource
+			switch e.ObjectType {
+			case model.ContainerUpdatedEventType:
+				ref = b.containerUpdatedEventResource(&model.ContainerUpdatedEvent{WebhookEvent: ev})
+			case model.TransportEventType:
+				ref = b.transportEventResource(&model.TransportEvent{WebhookEvent: ev})
+			default:
+				ref = b.estimatedEventResource(&model.EstimatedEvent{WebhookEvent: ev})
+			}
+			res := b.notificationResource(n)
+			res.Links = nil // nothing to fetch
+			data = append(data, res)
+			b.include(ref)
+		}
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data, nil, nil))
+}
+
+// webhookIPs answers the addresses webhooks are sent from: none known.
+func (s *server) webhookIPs(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, webhookEventList); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if _, err := s.res.WebhookEvents(r.Context()); err != nil { // any key
+		WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", MediaType)
+	_, _ = w.Write([]byte(`{"webhook_notification_ips":[]}` + "\n"))
+}
