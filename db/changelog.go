@@ -28,8 +28,10 @@ import (
 //
 // The cost: a transaction that stays open after writing (or a prepared
 // transaction) holds back every row logged by transactions that started
-// writing after it, in every account, until it ends. Readers are delayed,
-// never lose rows. Transactions that only read hold nothing back.
+// writing after it, in every account, until it ends — any writing
+// transaction of the PostgreSQL cluster, whatever its database, since
+// transaction ids are the cluster's. Readers are delayed, never lose
+// rows. Transactions that only read hold nothing back.
 
 // ChangeLogChannel is the NOTIFY channel woken (once per transaction) when
 // changes of any account were logged: the wake-up of cross-account readers

@@ -46,17 +46,18 @@ func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E], afte
 	if err != nil {
 		return nil, err
 	}
+	arg := "after"
 	if after == nil {
 		if id, ok := live.ResumeFrom(ctx); ok {
-			after = &id
+			after, arg = &id, "Last-Event-ID"
 		}
 	}
 	var resume *int64
 	if after != nil {
 		id, err := strconv.ParseInt(*after, 10, 64)
 		if err != nil || id <= 0 {
-			e := model.Errorf(model.EINVALID, "after: %q is not a log id (the logId of an event)", *after)
-			e.Field = "after"
+			e := model.Errorf(model.EINVALID, "%s: %q is not a log id (the logId of an event)", arg, *after)
+			e.Field = arg
 			return nil, e
 		}
 		resume = &id

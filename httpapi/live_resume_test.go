@@ -236,7 +236,7 @@ func TestLiveWebSocketResume(t *testing.T) {
 		t.Fatalf("after the RESYNC: %v", got)
 	}
 	c.subscribe("4", q, map[string]any{"after": "x1"})
-	if m := c.next(5 * time.Second); m.Type != "error" && !strings.Contains(string(m.Payload), "not a log id") {
+	if m := c.next(5 * time.Second); !strings.Contains(string(m.Payload), "after: \\\"x1\\\" is not a log id") {
 		t.Fatalf("after: \"x1\": %s %s", m.Type, m.Payload)
 	}
 }

@@ -1,8 +1,11 @@
-// Package live is the live hub: it fans the database's change feed (one
-// listening connection per process, db.Listener) out to this process'
-// subscriptions, each with a bounded queue, and ends subscriptions whose
-// key was revoked, that fell behind, or that outlive the server. It knows
-// nothing of GraphQL: graph's subscription resolvers turn its events into
-// GraphQL events, and the transports (graph/gqlhttp) give it the
-// connections to end (Conn).
+// Package live is the live hub: it reads each account's change log
+// (db/changelog.go) while the account has subscribers — woken by the
+// process' one listening connection (db.Listener) — and fans the changes
+// out to this process' subscriptions, each with a bounded queue, in log
+// order; a subscription may resume after a log id it saw (CatchUp). It
+// ends subscriptions whose key was revoked, that fell behind, or that
+// outlive the server. It knows nothing of GraphQL: graph's subscription
+// resolvers turn its events into GraphQL events, and the transports
+// (graph/gqlhttp) give it the connections to end (Conn) and number their
+// events (EventIDs).
 package live
