@@ -185,12 +185,26 @@ func TestReplicasManyInstances(t *testing.T) {
 		return g.status == http.StatusOK && strings.Contains(string(g.body), "PO-REPLICA-2") && replicaReads(t) > before
 	})
 
+	// The same through GraphQL, the replica having caught up: a mutation
+	// through B, at once a query through A (a mutation's statements after
+	// its write go to the primary; its answer records the position).
+	m := b.gql(t, member, `mutation { updateShipmentCustomField(shipmentId: "`+list.Data[0].ID+`", apiSlug: "customer_po", value: "PO-GQL-1") { value } }`)
+	if m.status != http.StatusOK || !strings.Contains(string(m.body), "PO-GQL-1") || strings.Contains(string(m.body), `"errors"`) {
+		t.Fatalf("mutation through B: %d %s", m.status, m.body)
+	}
+	if g := a.gql(t, member, `{ shipment(id: "`+list.Data[0].ID+`") { customFields { apiSlug value } } }`); g.status != http.StatusOK || !strings.Contains(string(g.body), "PO-GQL-1") {
+		t.Fatalf("query through A right after the mutation through B: %d %s", g.status, g.body)
+	}
+	if standbyHas(t, standby, "PO-GQL-1") {
+		t.Fatal("the standby applied the mutation at once: the test proves nothing")
+	}
+
 	// A stopped replica: reads still answer 200, from the primary, and
 	// /readyz stays ready, reporting it down.
 	standby.Stop(t)
 	for _, in := range []*instance{a, b} {
 		for range 3 {
-			if g := in.do(t, http.MethodGet, path, member, ""); g.status != http.StatusOK || !strings.Contains(string(g.body), "PO-REPLICA-2") {
+			if g := in.do(t, http.MethodGet, path, member, ""); g.status != http.StatusOK || !strings.Contains(string(g.body), "PO-GQL-1") {
 				t.Fatalf("replica stopped: %d %s", g.status, g.body)
 			}
 			if g := in.gql(t, member, `{ shipments(first: 2) { nodes { id } } }`); g.status != http.StatusOK || strings.Contains(string(g.body), `"errors"`) {

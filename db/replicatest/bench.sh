@@ -90,6 +90,8 @@ for r in $(seq 1 "$REPEAT"); do
   n=$(( $(reqs "$(cat "$TMP/l1")") + $(reqs "$(cat "$TMP/l2")") ))
   rr=$(python3 -c "print(($(stmts "$S1" replica)-$r1)+($(stmts "$S2" replica)-$r2))")
   pp=$(python3 -c "print(($(stmts "$S1" primary)-$q1)+($(stmts "$S2" primary)-$q2))")
+  fb=$(for x in $S1 $S2; do curl -s "http://127.0.0.1:$x/metrics" | awk '$1=="shipgraph_redis_fallback_total{op=\"lsn\"}"{print $2}'; done | paste -sd+ | bc)
+  echo "round $r two: redis lsn fallbacks so far: ${fb:-0}"
   echo "round $r two/A   $(cut -d' ' -f1-8 "$TMP/l1")"
   echo "round $r two/B   $(cut -d' ' -f1-8 "$TMP/l2")"
   echo "round $r two     requests=$n srv_ms=$(ms "$a" "$b" "$n") primary_pg_ms=$(ms "$p" "$pe" "$n") standby_pg_ms=$(ms "$s" "$se" "$n") stmts_replica=$rr stmts_primary=$pp replica_share=$(python3 -c "print('%.3f'%($rr/max($rr+$pp,1)))") backends_primary=$bp backends_standby=$bs"
