@@ -417,6 +417,9 @@ func (r *router) choose(ctx context.Context, account string) *replica {
 	}
 }
 
+// recordTimeout bounds recording a write's position before its answer.
+const recordTimeout = 5 * time.Second
+
 // record raises account's high-water mark to the primary's WAL insert
 // position now (after the write committed).
 func (r *router) record(ctx context.Context, account string) {
@@ -427,8 +430,9 @@ func (r *router) record(ctx context.Context, account string) {
 	countInContext(ctx)
 	lsn, err := currentLSN(ctx, r.primary)
 	if err != nil {
-		// Unknown: later reads of the account cannot be sure; the
-		// lag bound still holds. Take the last sample (below the write).
+		// The primary, which just took the write, did not answer: the
+		// account's mark stays as it was, and its next reads are as
+		// fresh as the lag bound (docs/scaling.md).
 		return
 	}
 	r.local.advance(account, lsn)
@@ -534,7 +538,12 @@ func (db *DB) Acknowledge(ctx context.Context) {
 		return
 	}
 	if s, _ := ctx.Value(sessionKey{}).(*session); s != nil && s.dirty.Swap(false) {
-		db.r.record(context.WithoutCancel(ctx), s.account)
+		// Even when the client has gone: its write is done, and another
+		// request may read it. Bounded: a hung primary does not hold the
+		// answer longer than this.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		db.r.record(rctx, s.account)
+		cancel()
 	}
 }
 
