@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -82,6 +83,13 @@ type Config struct {
 	WebhooksAPI WebhooksAPIConfig
 	// Webhook delivery (server_webhooks.go).
 	Webhooks WebhooksConfig
+
+	// Read replicas (db.Options.Replicas): comma-separated URLs, how long
+	// a read waits for one to replay the account's last write, and the lag
+	// beyond which one is skipped.
+	DBReplicaURLs   string
+	DBReplicaWait   time.Duration
+	DBReplicaMaxLag time.Duration
 }
 
 // env returns the value of an environment variable or a default.
@@ -145,6 +153,9 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.IntVar(&c.SubLimit, "subscription-limit", envInt("SUBSCRIPTION_LIMIT", lc.MaxPerKey), "concurrent GraphQL subscriptions per API key, 0 = no limit (SUBSCRIPTION_LIMIT)")
 	fs.IntVar(&c.SubQueue, "subscription-queue", envInt("SUBSCRIPTION_QUEUE", lc.Queue), "events a subscription may fall behind before it is ended as a slow consumer (SUBSCRIPTION_QUEUE)")
 	fs.DurationVar(&c.KeepAlive, "keepalive", envDuration("SUBSCRIPTION_KEEPALIVE", lc.KeepAlive), "keep-alive interval of WebSocket and SSE connections (SUBSCRIPTION_KEEPALIVE)")
+	fs.StringVar(&c.DBReplicaURLs, "database-replica-urls", env("DATABASE_REPLICA_URLS", ""), "comma-separated PostgreSQL URLs of streaming read replicas: reads go there once the account's last write is replayed; empty reads from the primary (DATABASE_REPLICA_URLS)")
+	fs.DurationVar(&c.DBReplicaWait, "database-replica-wait", envDuration("DATABASE_REPLICA_WAIT", db.DefaultReplicaWait), "how long a read waits for a replica to replay the account's last write before it reads from the primary; 0 = no wait (DATABASE_REPLICA_WAIT)")
+	fs.DurationVar(&c.DBReplicaMaxLag, "database-replica-max-lag", envDuration("DATABASE_REPLICA_MAX_LAG", db.DefaultReplicaMaxLag), "a replica lagging further behind the primary than this is skipped (DATABASE_REPLICA_MAX_LAG)")
 	fs.StringVar(&c.RedisURL, "redis-url", env("REDIS_URL", ""), "Redis counting the rate and subscription limits over every instance (redis://host:port/db); empty counts them per process; unreachable falls back to per process (REDIS_URL)")
 	fs.DurationVar(&c.ChangeLogRetention, "change-log-retention", envDuration("CHANGE_LOG_RETENTION", 168*time.Hour), "how long the change log keeps changes (subscriptions resume, webhooks read it); older ones are pruned in the background; 0 = never pruned (CHANGE_LOG_RETENTION)")
 	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
@@ -305,6 +316,13 @@ func openStore(ctx context.Context, c *Config, log *slog.Logger) (*db.DB, func()
 	}
 	o := db.Options{ConnectTimeout: c.DBConnectTimeout, StatementTimeout: c.DBStatementTimeout, KeepAlive: c.DBKeepAlive}
 	o.Pooler, o.DirectURL = c.DBPooler == "pgbouncer", c.DBDirectURL
+	if c.DBReplicaURLs != "" {
+		o.Replicas = strings.Split(c.DBReplicaURLs, ",")
+		o.ReplicaWait, o.ReplicaMaxLag = c.DBReplicaWait, c.DBReplicaMaxLag
+		if o.ReplicaWait == 0 {
+			o.ReplicaWait = -1 // 0 here means no wait
+		}
+	}
 	store, err := db.OpenWith(ctx, url, o)
 	if err != nil {
 		if pg != nil {

@@ -189,9 +189,9 @@ func TestServeEndToEnd(t *testing.T) {
 
 	// /metrics exposes the statement counter, which the requests above moved.
 	_, metrics := get(t, base+"/metrics", "")
-	m := regexp.MustCompile(`(?m)^shipgraph_db_queries_total (\d+)`).FindSubmatch(metrics)
+	m := regexp.MustCompile(`(?m)^shipgraph_db_queries_total\{target="primary"\} (\d+)`).FindSubmatch(metrics)
 	if m == nil || string(m[1]) == "0" {
-		t.Fatalf("/metrics has no non-zero shipgraph_db_queries_total:\n%s", metrics)
+		t.Fatalf("/metrics has no non-zero shipgraph_db_queries_total{target=\"primary\"}:\n%s", metrics)
 	}
 }
 

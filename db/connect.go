@@ -40,6 +40,22 @@ type Options struct {
 	// session-scoped work goes there (LISTEN on the listening connection,
 	// migrations under their advisory lock). Required with Pooler.
 	DirectURL string
+	// Replicas are the URLs of streaming read replicas
+	// (DATABASE_REPLICA_URLS, replica.go): reads of requests marked with
+	// Reads go there when a replica has replayed the account's last
+	// acknowledged write. Each has a pool of its own, prepared statements
+	// as the primary's (none with Pooler).
+	Replicas []string
+	// ReplicaWait is how long a read waits for a replica to replay the
+	// account's last write before it goes to the primary
+	// (DATABASE_REPLICA_WAIT). 0 = DefaultReplicaWait; negative = no wait.
+	ReplicaWait time.Duration
+	// ReplicaMaxLag is the lag beyond which a replica is skipped
+	// (DATABASE_REPLICA_MAX_LAG). 0 = DefaultReplicaMaxLag.
+	ReplicaMaxLag time.Duration
+	// ReplicaPoll is how often each replica's replay position (and the
+	// primary's WAL position) is read. 0 = DefaultReplicaPoll.
+	ReplicaPoll time.Duration
 }
 
 // DefaultOptions: connections within 5 s, statements within 30 s, a dead

@@ -28,12 +28,18 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// QueriesTotal counts every SQL statement the store sends, so anyone can see
-// on /metrics how many statements a request cost.
-var QueriesTotal = promauto.NewCounter(prometheus.CounterOpts{
+// QueriesTotal counts every SQL statement the store sends, by target
+// ("primary" or "replica", replica.go), so anyone can see on /metrics how
+// many statements a request cost and where reads went.
+var QueriesTotal = promauto.NewCounterVec(prometheus.CounterOpts{
 	Name: "shipgraph_db_queries_total",
-	Help: "SQL statements sent to PostgreSQL by the store.",
-})
+	Help: "SQL statements sent to PostgreSQL by the store, by target (primary or replica).",
+}, []string{"target"})
+
+var (
+	queriesPrimary = QueriesTotal.WithLabelValues("primary")
+	queriesReplica = QueriesTotal.WithLabelValues("replica")
+)
 
 // DB is the store.
 type DB struct {
@@ -45,6 +51,8 @@ type DB struct {
 	// pooled: the pool goes through a pooler in transaction mode
 	// (Options.Pooler); migrations then run on url.
 	pooled bool
+	// r routes reads to replicas (replica.go); nil without them.
+	r *router
 }
 
 // Open connects to url with DefaultOptions and checks the connection.
@@ -80,18 +88,27 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 		_ = sdb.Close()
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	if o.Pooler {
-		return &DB{db: sdb, q: counted{ExtContext: sdb, textJSON: true}, url: direct, pooled: true, ref: &refCaches{}}, nil
+	r, err := openReplicas(sdb, o)
+	if err != nil {
+		_ = sdb.Close()
+		return nil, err
 	}
-	return &DB{db: sdb, q: counted{ExtContext: newPrepared(sdb)}, url: direct, ref: &refCaches{}}, nil
+	if o.Pooler {
+		return &DB{db: sdb, q: counted{ExtContext: sdb, textJSON: true, r: r}, url: direct, pooled: true, ref: &refCaches{}, r: r}, nil
+	}
+	return &DB{db: sdb, q: counted{ExtContext: newPrepared(sdb), r: r}, url: direct, ref: &refCaches{}, r: r}, nil
 }
 
-// Close closes the connection pool.
-func (db *DB) Close() error { return db.db.Close() }
+// Close stops polling the replicas and closes the connection pools.
+func (db *DB) Close() error {
+	db.r.close()
+	return db.db.Close()
+}
 
-// Ping checks that the database answers (readiness).
+// Ping checks that the primary answers (readiness; replicas are reported
+// by Replicas and never fail it).
 func (db *DB) Ping(ctx context.Context) error {
-	QueriesTotal.Inc()
+	queriesPrimary.Inc()
 	countInContext(ctx)
 	return db.db.PingContext(ctx)
 }
@@ -160,7 +177,7 @@ func WithQueryCounter(ctx context.Context, n *atomic.Int64) context.Context {
 // (the demo seeder's COPY, BEGIN and DDL), in QueriesTotal and in ctx's
 // counter, so tooling costs show up where the store's own statements do.
 func CountStatement(ctx context.Context) {
-	QueriesTotal.Inc()
+	queriesPrimary.Inc()
 	countInContext(ctx)
 }
 
@@ -181,9 +198,14 @@ type ext interface {
 // textJSON (behind a pooler, where parameters go in lib/pq's binary mode)
 // JSON values are sent as text: binary mode would send their []byte as
 // binary, which jsonb does not read.
+//
+// With replicas (r set: the pool's, never a transaction's), a read of a
+// session that may use one goes there (replica.go), and is sent again to
+// the primary if it fails there; a write notes itself in the session.
 type counted struct {
 	sqlx.ExtContext
 	textJSON bool
+	r        *router
 }
 
 // jsonAsText returns args with the []byte of driver.Valuer arguments (the
@@ -207,51 +229,95 @@ func jsonAsText(args []any) []any {
 }
 
 func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	QueriesTotal.Inc()
 	countInContext(ctx)
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
 	ctx, sp := startStatement(ctx, q)
+	if c.r != nil {
+		if rep := c.r.replicaFor(ctx, q); rep != nil {
+			queriesReplica.Inc()
+			rows, err := rep.q.QueryContext(ctx, q, args...)
+			if err == nil || !c.r.fallback(ctx, rep, err) {
+				endStatement(sp, -1, err)
+				return rows, err
+			}
+		}
+	}
+	queriesPrimary.Inc()
 	rows, err := c.ExtContext.QueryContext(ctx, q, args...)
+	c.wrote(ctx, q, err)
 	endStatement(sp, -1, err)
 	return rows, err
 }
 
 func (c counted) QueryxContext(ctx context.Context, q string, args ...any) (*sqlx.Rows, error) {
-	QueriesTotal.Inc()
 	countInContext(ctx)
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
 	ctx, sp := startStatement(ctx, q)
+	if c.r != nil {
+		if rep := c.r.replicaFor(ctx, q); rep != nil {
+			queriesReplica.Inc()
+			rows, err := rep.q.QueryxContext(ctx, q, args...)
+			if err == nil || !c.r.fallback(ctx, rep, err) {
+				endStatement(sp, -1, err)
+				return rows, err
+			}
+		}
+	}
+	queriesPrimary.Inc()
 	rows, err := c.ExtContext.QueryxContext(ctx, q, args...)
+	c.wrote(ctx, q, err)
 	endStatement(sp, -1, err)
 	return rows, err
 }
 
 func (c counted) QueryRowxContext(ctx context.Context, q string, args ...any) *sqlx.Row {
-	QueriesTotal.Inc()
 	countInContext(ctx)
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
 	ctx, sp := startStatement(ctx, q)
+	if c.r != nil {
+		if rep := c.r.replicaFor(ctx, q); rep != nil {
+			queriesReplica.Inc()
+			row := rep.q.QueryRowxContext(ctx, q, args...)
+			if err := row.Err(); err == nil || !c.r.fallback(ctx, rep, err) {
+				if sp != nil {
+					endStatement(sp, -1, err)
+				}
+				return row
+			}
+		}
+	}
+	queriesPrimary.Inc()
 	row := c.ExtContext.QueryRowxContext(ctx, q, args...)
+	c.wrote(ctx, q, row.Err())
 	if sp != nil {
 		endStatement(sp, -1, row.Err())
 	}
 	return row
 }
 
+// wrote notes in ctx's session that q, sent to the primary, wrote (when
+// it is not a read and did not fail).
+func (c counted) wrote(ctx context.Context, q string, err error) {
+	if c.r != nil && err == nil && !isRead(q) {
+		c.r.wrote(ctx)
+	}
+}
+
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	QueriesTotal.Inc()
+	queriesPrimary.Inc()
 	countInContext(ctx)
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
 	ctx, sp := startStatement(ctx, q)
 	res, err := c.ExtContext.ExecContext(ctx, q, args...)
+	c.wrote(ctx, q, err)
 	if sp != nil {
 		n := int64(-1)
 		if err == nil {
@@ -265,7 +331,7 @@ func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Re
 // inTx runs fn in a transaction (BEGIN and COMMIT are counted too: they are
 // round trips like any other statement).
 func (db *DB) inTx(ctx context.Context, fn func(q ext) error) error {
-	QueriesTotal.Inc()
+	queriesPrimary.Inc()
 	countInContext(ctx)
 	tx, err := db.db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -275,9 +341,15 @@ func (db *DB) inTx(ctx context.Context, fn func(q ext) error) error {
 		_ = tx.Rollback()
 		return err
 	}
-	QueriesTotal.Inc()
+	queriesPrimary.Inc()
 	countInContext(ctx)
-	return mapErr(tx.Commit())
+	if err := tx.Commit(); err != nil {
+		return mapErr(err)
+	}
+	if db.r != nil {
+		db.r.wrote(ctx)
+	}
+	return nil
 }
 
 // ---------------------------------------------------------------- errors
@@ -304,14 +376,14 @@ func EnsureDatabase(ctx context.Context, adminURL, name string) error {
 	}
 	defer sdb.Close()
 	var exists bool
-	QueriesTotal.Inc()
+	queriesPrimary.Inc()
 	if err := sdb.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
 		return fmt.Errorf("database unreachable: %w", err)
 	}
 	if exists {
 		return nil
 	}
-	QueriesTotal.Inc()
+	queriesPrimary.Inc()
 	_, err = sdb.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(name))
 	var pqe *pq.Error
 	if errors.As(err, &pqe) && pqe.Code == "42P04" { // created concurrently

@@ -152,6 +152,9 @@ func New(store *db.DB, c Config) *Handler {
 		c.Live.Shared = c.Shared
 	}
 	hc.RateLimit = limits.allowOperation
+	if c.Shared != nil {
+		store.ShareLSNs(c.Shared) // read-your-writes over every instance
+	}
 	live := live.New(store, listen, c.Live, log)
 	res := resolve.New(store)
 	res.Files = c.Files
@@ -177,7 +180,7 @@ func New(store *db.DB, c Config) *Handler {
 	if c.Files != nil {
 		routed = withFileBase(api)
 	}
-	routes := loaders(store, c.Loader, routed)
+	routes := sessions(store, loaders(store, c.Loader, routed))
 	if c.Wrap != nil {
 		routes = c.Wrap(routes)
 	}

@@ -10,12 +10,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
@@ -194,20 +191,9 @@ func (l *logBuffer) statements(t *testing.T, id string) int {
 	return 0
 }
 
-// queriesTotal scrapes shipgraph_db_queries_total from /metrics.
+// queriesTotal scrapes shipgraph_db_queries_total from /metrics, summed
+// over its targets (primary, replica).
 func queriesTotal(t *testing.T) float64 {
 	t.Helper()
-	rec := httptest.NewRecorder()
-	promhttp.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
-	for line := range strings.SplitSeq(rec.Body.String(), "\n") {
-		if v, ok := strings.CutPrefix(line, "shipgraph_db_queries_total "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return f
-		}
-	}
-	t.Fatal("no shipgraph_db_queries_total on /metrics")
-	return 0
+	return graphtest.QueriesTotal(t)
 }

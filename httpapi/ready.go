@@ -3,9 +3,11 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,7 +26,8 @@ const pingTimeout = 30 * time.Second
 var errDraining = errors.New("shutting down")
 
 // readiness answers /readyz within ReadyTimeout whatever the database
-// does: one ping runs at a time, in the background, and a probe waits for
+// does (read replicas are listed after the answer's first line, and never
+// fail it): one ping runs at a time, in the background, and a probe waits for
 // it no longer than its timeout (lib/pq does not give up a statement the
 // server never answers when its context ends). A draining server is not
 // ready, whatever the database says.
@@ -77,7 +80,7 @@ func (rd *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	err := rd.check(ctx)
 	switch {
 	case err == nil:
-		_, _ = io.WriteString(w, "ok\n")
+		_, _ = io.WriteString(w, "ok\n"+replicaLines(rd.store))
 		return
 	case errors.Is(err, errDraining):
 		w.Header().Set("Connection", "close")
@@ -88,7 +91,22 @@ func (rd *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rd.log.Warn("readiness check failed", "err", err)
 	w.Header().Set("Retry-After", "2")
 	w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = io.WriteString(w, "database unreachable\n")
+	_, _ = io.WriteString(w, "database unreachable\n"+replicaLines(rd.store))
+}
+
+// replicaLines reports each read replica, one line each ("replica
+// host/db: up, lag 12ms"; "down: why"; "lagging"). Replicas never make the
+// server unready: reads fall back to the primary.
+func replicaLines(store *db.DB) string {
+	var b strings.Builder
+	for _, r := range store.Replicas() {
+		fmt.Fprintf(&b, "replica %s: %s, lag %v", r.Name, r.State, r.Lag.Round(time.Millisecond))
+		if r.Err != "" {
+			fmt.Fprintf(&b, " (%s)", r.Err)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // Waiting is the server's answer while it has no store yet (the database

@@ -29,6 +29,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -268,6 +269,9 @@ type Server struct {
 	dir string
 	srv *pgembed.Server
 	url string
+	// replication: AllowReplication was called; every Start allows it
+	// again (pgembed rewrites pg_hba.conf at each start).
+	replication bool
 }
 
 // serverDB names the database of a Server.
@@ -364,6 +368,9 @@ func (s *Server) Start(tb testing.TB) {
 		tb.Fatalf("dbtest: starting the private server: %v", err)
 	}
 	s.srv = srv
+	if s.replication {
+		s.allowReplication(tb)
+	}
 	if s.url != "" && srv.URL(serverDB) != s.url {
 		// pgembed falls back to a socket directory of a random name
 		// when the usual one's path is too long for a Unix socket.
@@ -371,3 +378,40 @@ func (s *Server) Start(tb testing.TB) {
 	}
 	tb.Logf("dbtest: private server ready in %v", time.Since(begin).Round(time.Millisecond))
 }
+
+// AllowReplication lets the server's OS user (and root) open replication
+// connections on its socket, as pg_basebackup and a standby's walreceiver
+// do (db/replicatest); wal_level and max_wal_senders are PostgreSQL's
+// defaults (replica, 10). Opt-in: other tests' servers stay as they are.
+func (s *Server) AllowReplication(tb testing.TB) {
+	tb.Helper()
+	s.replication = true
+	s.allowReplication(tb)
+}
+
+func (s *Server) allowReplication(tb testing.TB) {
+	tb.Helper()
+	hba := filepath.Join(s.srv.Home(), "postgres", "pg_hba.conf")
+	f, err := os.OpenFile(hba, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		tb.Fatalf("dbtest: allowing replication: %v", err)
+	}
+	_, err = f.WriteString("local replication all peer map=shipgraph\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		tb.Fatalf("dbtest: allowing replication: %v", err)
+	}
+	admin, err := sql.Open("postgres", s.srv.URL("postgres"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec("SELECT pg_reload_conf()"); err != nil {
+		tb.Fatalf("dbtest: reloading pg_hba.conf: %v", err)
+	}
+}
+
+// SocketDir is the directory of the server's Unix socket.
+func (s *Server) SocketDir() string { return s.srv.SocketDir() }

@@ -336,24 +336,41 @@ func (e *Env) NewRequest(tb testing.TB, method, key, rawQuery string, body []byt
 }
 
 // QueriesTotal scrapes shipgraph_db_queries_total the way Prometheus
-// does, from the /metrics handler of the server.
+// does, from the /metrics handler of the server: the statements sent to
+// every target (primary and replicas).
 func QueriesTotal(tb testing.TB) float64 {
+	tb.Helper()
+	return QueriesOn(tb, "")
+}
+
+// QueriesOn scrapes shipgraph_db_queries_total{target=target} ("primary"
+// or "replica"; "" sums every target).
+func QueriesOn(tb testing.TB, target string) float64 {
 	tb.Helper()
 	rec := httptest.NewRecorder()
 	promhttp.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	sc := bufio.NewScanner(rec.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	sum, found := 0.0, false
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "shipgraph_db_queries_total "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				tb.Fatalf("shipgraph_db_queries_total %q: %v", v, err)
-			}
-			return f
+		rest, ok := strings.CutPrefix(sc.Text(), "shipgraph_db_queries_total{")
+		if !ok {
+			continue
 		}
+		labels, v, ok := strings.Cut(rest, "} ")
+		if !ok || (target != "" && !strings.Contains(labels, `target="`+target+`"`)) {
+			continue
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			tb.Fatalf("shipgraph_db_queries_total %q: %v", v, err)
+		}
+		sum, found = sum+f, true
 	}
-	tb.Fatal("shipgraph_db_queries_total is not exported on /metrics")
-	return 0
+	if !found {
+		tb.Fatalf("shipgraph_db_queries_total{target=%q} is not exported on /metrics", target)
+	}
+	return sum
 }
 
 // SQL runs a query directly against the test database, for ground truth

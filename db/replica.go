@@ -1,0 +1,619 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// Read replicas (DATABASE_REPLICA_URLS, docs/scaling.md).
+//
+// Routing. A request's context carries a session (WithSession, set by the
+// HTTP chain after authentication). A statement goes to a replica only when
+// its session allows replica reads, nothing was written in it yet, and the
+// statement is a read (isRead: SELECT, or WITH without a data-modifying
+// part or a row lock). Everything else — writes, transactions, LISTEN,
+// migrations, work without a session — goes to the primary. The session
+// chooses its replica once, at its first read, so one request reads from
+// one place.
+//
+// Read-your-writes. After a session wrote (a statement that is not a read,
+// or a committed transaction), its account's high-water mark is recorded
+// before the answer is acknowledged (Acknowledge, called by the chain at
+// the response's first byte; at once for a streaming session): the
+// primary's WAL insert position, kept per account in this process and, with
+// REDIS_URL, in Redis (SET-if-greater; every instance reads it). A session
+// chooses a replica only when its replayed position
+// (pg_last_wal_replay_lsn, polled every ReplicaPoll, and re-read on demand
+// while a read waits) has reached the account's mark; otherwise it waits up
+// to ReplicaWait for one, then reads from the primary. The rest of a
+// session that wrote reads from the primary.
+//
+// Lag and failures. The primary's WAL position is sampled every ReplicaPoll;
+// a replica's lag is the age of the oldest sample it has not replayed. A
+// replica whose lag exceeds ReplicaMaxLag, whose position could not be read
+// within ReplicaMaxLag, or that is not in recovery, is skipped. A read that
+// fails on a replica is sent again to the primary (a replica never makes a
+// request fail); a connection failure also marks the replica down until
+// its next successful poll.
+
+// Defaults of the replica options.
+const (
+	DefaultReplicaWait   = 50 * time.Millisecond
+	DefaultReplicaMaxLag = 5 * time.Second
+	DefaultReplicaPoll   = 50 * time.Millisecond
+)
+
+// LSNStore keeps each account's high-water WAL position, shared by every
+// instance that uses the same store (sharedlimit.Limits, with REDIS_URL).
+type LSNStore interface {
+	// AccountLSN is the highest position recorded for the account (0:
+	// none). An error sends the session's reads to the primary.
+	AccountLSN(ctx context.Context, accountID string) (uint64, error)
+	// AdvanceAccountLSN raises the account's position to lsn, unless it is
+	// higher already.
+	AdvanceAccountLSN(ctx context.Context, accountID string, lsn uint64) error
+}
+
+// memoryLSNs is the per-process LSNStore: always kept, shared or not.
+type memoryLSNs struct {
+	mu sync.Mutex
+	m  map[string]uint64
+}
+
+func (m *memoryLSNs) get(account string) uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.m[account]
+}
+
+func (m *memoryLSNs) advance(account string, lsn uint64) {
+	m.mu.Lock()
+	if lsn > m.m[account] {
+		m.m[account] = lsn
+	}
+	m.mu.Unlock()
+}
+
+// replica is one read replica and what its poll last saw.
+type replica struct {
+	name string // host (or socket directory) and database, for /readyz and logs
+	pool *sqlx.DB
+	q    sqlx.ExtContext // prepared statements, as the primary's (none behind a pooler)
+
+	up      atomic.Bool
+	replay  atomic.Uint64 // pg_last_wal_replay_lsn at the last poll
+	lag     atomic.Int64  // nanoseconds, at the last poll
+	okAt    atomic.Int64  // unix nanoseconds of the last successful poll
+	lastErr atomic.Pointer[string]
+
+	kick    chan struct{} // a waiting read asks for a poll now
+	mu      sync.Mutex
+	updated chan struct{} // closed after each poll
+}
+
+// router sends reads to replicas; nil when there are none.
+type router struct {
+	primary  *sqlx.DB
+	replicas []*replica
+	wait     time.Duration
+	maxLag   time.Duration
+	poll     time.Duration
+	local    memoryLSNs
+	shared   atomic.Pointer[LSNStore]
+	next     atomic.Uint32
+
+	smu     sync.Mutex
+	samples []walSample // the primary's WAL position over time, oldest first
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+type walSample struct {
+	at  time.Time
+	lsn uint64
+}
+
+// openReplicas connects to the replica URLs with o (no ping: a replica
+// that is down at start is skipped until its poll succeeds) and starts
+// polling them.
+func openReplicas(primary *sqlx.DB, o Options) (*router, error) {
+	if len(o.Replicas) == 0 {
+		return nil, nil
+	}
+	r := &router{primary: primary, wait: o.ReplicaWait, maxLag: o.ReplicaMaxLag, poll: o.ReplicaPoll, stop: make(chan struct{})}
+	r.local.m = map[string]uint64{}
+	if r.wait == 0 {
+		r.wait = DefaultReplicaWait
+	}
+	if r.maxLag <= 0 {
+		r.maxLag = DefaultReplicaMaxLag
+	}
+	if r.poll <= 0 {
+		r.poll = DefaultReplicaPoll
+	}
+	ro := o
+	ro.DirectURL = ""
+	for _, raw := range o.Replicas {
+		raw = strings.TrimSpace(raw)
+		if raw == "" {
+			continue
+		}
+		c, err := connector(withTimeouts(raw, ro), ro)
+		if err != nil {
+			r.close()
+			return nil, fmt.Errorf("database replica %s: %w", redact(raw), err)
+		}
+		pool := sqlx.NewDb(sql.OpenDB(c), "postgres")
+		pool.SetMaxOpenConns(20)
+		pool.SetMaxIdleConns(20)
+		pool.SetConnMaxIdleTime(5 * time.Minute)
+		rep := &replica{name: redact(raw), pool: pool, q: pool, kick: make(chan struct{}, 1), updated: make(chan struct{})}
+		if !o.Pooler {
+			rep.q = newPrepared(pool)
+		}
+		msg := "not polled yet"
+		rep.lastErr.Store(&msg)
+		r.replicas = append(r.replicas, rep)
+	}
+	if len(r.replicas) == 0 {
+		return nil, nil
+	}
+	r.wg.Add(1)
+	go r.sample()
+	for _, rep := range r.replicas {
+		r.wg.Add(1)
+		go r.watch(rep)
+	}
+	return r, nil
+}
+
+// redact is a replica URL without its password or parameters.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		// key=value form: the host and database are enough.
+		var host, name string
+		for _, f := range strings.Fields(raw) {
+			if v, ok := strings.CutPrefix(f, "host="); ok {
+				host = v
+			}
+			if v, ok := strings.CutPrefix(f, "dbname="); ok {
+				name = v
+			}
+		}
+		return host + "/" + name
+	}
+	host := u.Host
+	if h := u.Query().Get("host"); host == "" && h != "" {
+		host = h
+		if p := u.Query().Get("port"); p != "" {
+			host += ":" + p
+		}
+	}
+	return host + u.Path
+}
+
+func (r *router) close() {
+	if r == nil {
+		return
+	}
+	select {
+	case <-r.stop:
+	default:
+		close(r.stop)
+	}
+	r.wg.Wait()
+	for _, rep := range r.replicas {
+		_ = rep.pool.Close()
+	}
+}
+
+// sample records the primary's WAL position every poll (when it moved).
+func (r *router) sample() {
+	defer r.wg.Done()
+	t := time.NewTicker(r.poll)
+	defer t.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), max(time.Second, r.poll))
+		lsn, err := currentLSN(ctx, r.primary)
+		cancel()
+		if err == nil {
+			now := time.Now()
+			r.smu.Lock()
+			if n := len(r.samples); n == 0 || r.samples[n-1].lsn != lsn {
+				r.samples = append(r.samples, walSample{now, lsn})
+			}
+			// Keep one sample older than twice the bound: a replica
+			// behind it is beyond the bound whatever came later.
+			keep := now.Add(-2 * r.maxLag)
+			i := 0
+			for i+1 < len(r.samples) && r.samples[i+1].at.Before(keep) {
+				i++
+			}
+			r.samples = r.samples[i:]
+			r.smu.Unlock()
+		}
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// lagOf is how long ago the primary had WAL beyond replay: the age of the
+// oldest sample past it (0 when it has replayed every sample).
+func (r *router) lagOf(replay uint64, now time.Time) time.Duration {
+	r.smu.Lock()
+	defer r.smu.Unlock()
+	for _, s := range r.samples {
+		if !caughtUp(replay, s.lsn) {
+			return now.Sub(s.at)
+		}
+	}
+	return 0
+}
+
+// watch polls rep every poll, or at once when a waiting read asks.
+func (r *router) watch(rep *replica) {
+	defer r.wg.Done()
+	t := time.NewTicker(r.poll)
+	defer t.Stop()
+	for {
+		r.refresh(rep)
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		case <-rep.kick:
+		}
+	}
+}
+
+// refresh reads rep's replay position and lag.
+func (r *router) refresh(rep *replica) {
+	ctx, cancel := context.WithTimeout(context.Background(), max(time.Second, r.poll))
+	var recovering bool
+	var replay int64
+	err := rep.pool.QueryRowContext(ctx, `SELECT pg_is_in_recovery(), coalesce((pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::int8, 0)`).Scan(&recovering, &replay)
+	cancel()
+	switch {
+	case err != nil:
+		rep.down(err)
+	case !recovering:
+		rep.down(errors.New("not a standby (pg_is_in_recovery() is false)"))
+	default:
+		now := time.Now()
+		rep.replay.Store(uint64(replay))
+		rep.lag.Store(int64(r.lagOf(uint64(replay), now)))
+		rep.okAt.Store(now.UnixNano())
+		rep.lastErr.Store(nil)
+		rep.up.Store(true)
+	}
+	rep.mu.Lock()
+	close(rep.updated)
+	rep.updated = make(chan struct{})
+	rep.mu.Unlock()
+}
+
+func (rep *replica) down(err error) {
+	msg := err.Error()
+	rep.lastErr.Store(&msg)
+	rep.up.Store(false)
+}
+
+// nextPoll returns a channel closed after rep's next poll, and asks for it.
+func (rep *replica) nextPoll() <-chan struct{} {
+	rep.mu.Lock()
+	ch := rep.updated
+	rep.mu.Unlock()
+	select {
+	case rep.kick <- struct{}{}:
+	default:
+	}
+	return ch
+}
+
+// usable reports whether reads may go to rep: it is up, within the lag
+// bound, and was heard from within it.
+func (rep *replica) usable(maxLag time.Duration, now time.Time) bool {
+	return rep.up.Load() && time.Duration(rep.lag.Load()) <= maxLag &&
+		now.Sub(time.Unix(0, rep.okAt.Load())) <= maxLag
+}
+
+// walPageSize and the page header sizes: a position at the start of a WAL
+// page is reported past its header by pg_current_wal_insert_lsn, while a
+// replica that replayed everything before it reports the page's start.
+const (
+	walPageSize    = 8192
+	walSegmentSize = 16 << 20
+	walShortHeader = 24
+	walLongHeader  = 40
+)
+
+// caughtUp reports whether a replica that replayed up to replay has every
+// record before need.
+func caughtUp(replay, need uint64) bool {
+	if replay >= need {
+		return true
+	}
+	switch {
+	case need%walSegmentSize == walLongHeader:
+		return replay >= need-walLongHeader
+	case need%walPageSize == walShortHeader:
+		return replay >= need-walShortHeader
+	}
+	return false
+}
+
+// choose picks the replica a session of account reads from, or nil for
+// the primary: one that is usable and has replayed the account's last
+// acknowledged write, waiting up to r.wait for one.
+func (r *router) choose(ctx context.Context, account string) *replica {
+	var need uint64
+	if account != "" {
+		need = r.local.get(account)
+		if sp := r.shared.Load(); sp != nil {
+			v, err := (*sp).AccountLSN(ctx, account)
+			if err != nil {
+				return nil // the account's position is unknown
+			}
+			need = max(need, v)
+		}
+	}
+	n := len(r.replicas)
+	start := int(r.next.Add(1))
+	var deadline time.Time
+	for {
+		now := time.Now()
+		var behind *replica
+		for i := range n {
+			rep := r.replicas[(start+i)%n]
+			if !rep.usable(r.maxLag, now) {
+				continue
+			}
+			if caughtUp(rep.replay.Load(), need) {
+				return rep
+			}
+			if behind == nil {
+				behind = rep
+			}
+		}
+		if behind == nil || r.wait <= 0 {
+			return nil
+		}
+		if deadline.IsZero() {
+			deadline = now.Add(r.wait)
+		}
+		left := deadline.Sub(now)
+		if left <= 0 {
+			return nil
+		}
+		polled := behind.nextPoll()
+		t := time.NewTimer(left)
+		select {
+		case <-polled:
+			t.Stop()
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		}
+	}
+}
+
+// recordTimeout bounds recording a write's position before its answer.
+const recordTimeout = 5 * time.Second
+
+// record raises account's high-water mark to the primary's WAL insert
+// position now (after the write committed).
+func (r *router) record(ctx context.Context, account string) {
+	if account == "" {
+		return
+	}
+	queriesPrimary.Inc()
+	countInContext(ctx)
+	lsn, err := currentLSN(ctx, r.primary)
+	if err != nil {
+		// The primary, which just took the write, did not answer: the
+		// account's mark stays as it was, and its next reads are as
+		// fresh as the lag bound (docs/scaling.md).
+		return
+	}
+	r.local.advance(account, lsn)
+	if sp := r.shared.Load(); sp != nil {
+		_ = (*sp).AdvanceAccountLSN(ctx, account, lsn)
+	}
+}
+
+func currentLSN(ctx context.Context, q sqlx.QueryerContext) (uint64, error) {
+	var lsn int64
+	err := q.QueryRowxContext(ctx, `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8`).Scan(&lsn)
+	return uint64(lsn), err
+}
+
+// fallback reports whether a read that failed on rep with err is to be
+// sent to the primary: unless the request itself ended. A connection
+// failure also marks rep down until its next successful poll.
+func (r *router) fallback(ctx context.Context, rep *replica, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if connectionFailure(err) {
+		rep.down(err)
+	}
+	return true
+}
+
+// connectionFailure reports whether err says the replica could not be
+// reached or went away (as opposed to refusing one statement).
+func connectionFailure(err error) bool {
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, sql.ErrConnDone) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return pe.Code.Class() == "08" || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+	}
+	return false
+}
+
+// isRead reports whether statement q only reads: it begins with SELECT or
+// WITH and has no INSERT, UPDATE, DELETE or row lock (the store's SQL
+// keywords are upper case). Anything else goes to the primary.
+func isRead(q string) bool {
+	q = strings.TrimLeft(q, " \t\r\n(")
+	if !(len(q) >= 6 && strings.EqualFold(q[:6], "SELECT")) && !(len(q) >= 4 && strings.EqualFold(q[:4], "WITH")) {
+		return false
+	}
+	return !strings.Contains(q, "INSERT ") && !strings.Contains(q, "UPDATE") && !strings.Contains(q, "DELETE ") &&
+		!strings.Contains(q, "FOR SHARE") && !strings.Contains(q, "FOR KEY SHARE") && !strings.Contains(q, "nextval")
+}
+
+// ---------------------------------------------------------------- sessions
+
+type sessionKey struct{}
+
+// session is one request's (or one streamed operation's) routing state.
+type session struct {
+	account   string
+	replicaOK bool // reads may go to a replica
+	stream    bool // no acknowledgement hook: record each write at once
+	wrote     atomic.Bool
+	dirty     atomic.Bool // wrote since the mark was last recorded
+	once      sync.Once
+	rep       *replica
+}
+
+// SessionKind says how a request may use replicas.
+type SessionKind int
+
+const (
+	// ReadsMayUseReplica: a GET of /v2, a GraphQL request (a mutation's
+	// statements go to the primary from its first write on).
+	ReadsMayUseReplica SessionKind = iota
+	// PrimaryOnly: a /v2 write. Its writes are recorded on Acknowledge.
+	PrimaryOnly
+	// Streaming: a subscription or another long-lived request with no
+	// single answer: every read goes to the primary (a change it heard
+	// of may not be on a replica yet), every write is recorded at once.
+	Streaming
+)
+
+// WithSession returns ctx carrying a routing session for the principal's
+// account (account is "" for requests without one). Without replicas it
+// returns ctx as it is.
+func (db *DB) WithSession(ctx context.Context, account string, kind SessionKind) context.Context {
+	if db.r == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, sessionKey{}, &session{account: account, replicaOK: kind == ReadsMayUseReplica, stream: kind == Streaming})
+}
+
+// Acknowledge records the high-water mark of the session's account if the
+// session wrote since it was last recorded; the chain calls it before the
+// first byte of an answer, so a client that saw the answer reads its write
+// on any instance.
+func (db *DB) Acknowledge(ctx context.Context) {
+	if db.r == nil {
+		return
+	}
+	if s, _ := ctx.Value(sessionKey{}).(*session); s != nil && s.dirty.Swap(false) {
+		// Even when the client has gone: its write is done, and another
+		// request may read it. Bounded: a hung primary does not hold the
+		// answer longer than this.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		db.r.record(rctx, s.account)
+		cancel()
+	}
+}
+
+// ShareLSNs makes the store record and read accounts' high-water marks in
+// s as well as in this process (REDIS_URL: read-your-writes over every
+// instance). Without replicas it does nothing.
+func (db *DB) ShareLSNs(s LSNStore) {
+	if db.r != nil && s != nil {
+		db.r.shared.Store(&s)
+	}
+}
+
+// replicaFor is the replica that read statement q of ctx goes to, or nil.
+func (r *router) replicaFor(ctx context.Context, q string) *replica {
+	s, _ := ctx.Value(sessionKey{}).(*session)
+	if s == nil || !s.replicaOK || s.wrote.Load() || !isRead(q) {
+		return nil
+	}
+	s.once.Do(func() { s.rep = r.choose(ctx, s.account) })
+	if s.rep != nil && !s.rep.up.Load() {
+		return nil
+	}
+	return s.rep
+}
+
+// wrote notes a committed write in ctx's session.
+func (r *router) wrote(ctx context.Context) {
+	s, _ := ctx.Value(sessionKey{}).(*session)
+	if s == nil {
+		return
+	}
+	s.wrote.Store(true)
+	if s.stream {
+		r.record(ctx, s.account)
+		return
+	}
+	s.dirty.Store(true)
+}
+
+// ---------------------------------------------------------------- status
+
+// ReplicaStatus is what /readyz reports of one replica.
+type ReplicaStatus struct {
+	Name  string        // host and database
+	State string        // "up", "lagging" (beyond the bound), "down"
+	Lag   time.Duration // at the last poll
+	Err   string        // why it is down
+}
+
+// Replicas reports each replica's state.
+func (db *DB) Replicas() []ReplicaStatus {
+	if db.r == nil {
+		return nil
+	}
+	now := time.Now()
+	out := make([]ReplicaStatus, 0, len(db.r.replicas))
+	for _, rep := range db.r.replicas {
+		st := ReplicaStatus{Name: rep.name, Lag: time.Duration(rep.lag.Load())}
+		switch {
+		case !rep.up.Load():
+			st.State = "down"
+			if e := rep.lastErr.Load(); e != nil {
+				st.Err = *e
+			}
+		case !rep.usable(db.r.maxLag, now):
+			st.State = "lagging"
+		default:
+			st.State = "up"
+		}
+		out = append(out, st)
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+package sharedlimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Read-your-writes over instances (db.LSNStore, docs/scaling.md): each
+// account's high-water WAL position, "<prefix>lsn:<account id>", as 16
+// hexadecimal digits so that Lua compares positions as strings (its
+// numbers are doubles). Raised only (SET-if-greater), expiring LSNTTL after
+// the account's last write: by then every replica that is not skipped for
+// lag has replayed it.
+
+// LSNTTL is how long an account's position is kept after its last write.
+const LSNTTL = 10 * time.Minute
+
+var fallbackLSN = FallbackTotal.WithLabelValues("lsn")
+
+// advanceLSN sets KEYS[1] to ARGV[1] unless it holds a higher position,
+// and renews its expiry (ARGV[2] ms).
+var advanceLSN = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if (not cur) or cur < ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 0
+`)
+
+// AccountLSN returns the highest WAL position recorded for the account by
+// any instance (0: none in the last LSNTTL). An error (Redis down or slow,
+// breaker open) means unknown: the caller reads from the primary.
+func (l *Limits) AccountLSN(ctx context.Context, accountID string) (uint64, error) {
+	if !l.usable() {
+		fallbackLSN.Inc()
+		return 0, errors.New("redis unreachable")
+	}
+	rctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
+	defer cancel()
+	v, err := l.rdb.Get(rctx, l.o.Prefix+"lsn:"+accountID).Result()
+	if errors.Is(err, redis.Nil) {
+		l.ok()
+		return 0, nil
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			l.failed("lsn", err)
+			fallbackLSN.Inc()
+		}
+		return 0, err
+	}
+	l.ok()
+	n, err := strconv.ParseUint(v, 16, 64)
+	if err != nil {
+		return 0, fmt.Errorf("redis: account position %q: %w", v, err)
+	}
+	return n, nil
+}
+
+// AdvanceAccountLSN raises the account's position to lsn.
+func (l *Limits) AdvanceAccountLSN(ctx context.Context, accountID string, lsn uint64) error {
+	if !l.usable() {
+		fallbackLSN.Inc()
+		return errors.New("redis unreachable")
+	}
+	rctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
+	defer cancel()
+	err := advanceLSN.Run(rctx, l.rdb, []string{l.o.Prefix + "lsn:" + accountID}, fmt.Sprintf("%016x", lsn), LSNTTL.Milliseconds()).Err()
+	if err != nil {
+		if ctx.Err() == nil {
+			l.failed("lsn", err)
+			fallbackLSN.Inc()
+		}
+		return err
+	}
+	l.ok()
+	return nil
+}
