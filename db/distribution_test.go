@@ -78,9 +78,9 @@ var kindPattern = regexp.MustCompile(`\bshipgraph:(tenant|reference|global)\b`)
 
 type schemaConstraint struct {
 	table, name, kind string // kind: p, u, f, or i (a unique index without a constraint)
-	cols                  []string
-	refTable              string
-	refCols               []string
+	cols              []string
+	refTable          string
+	refCols           []string
 }
 
 // tableKinds returns every ordinary or partitioned table of the public
@@ -119,7 +119,7 @@ func schemaViolations(ctx context.Context, q *sql.DB) ([]string, error) {
 		return nil, err
 	}
 	accountCol := map[string]bool{} // table → has account_id
-	notNull := map[string]bool{}     // table → account_id NOT NULL
+	notNull := map[string]bool{}    // table → account_id NOT NULL
 	rows, err := q.QueryContext(ctx, `
 		SELECT c.relname, a.attnotnull
 		FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
