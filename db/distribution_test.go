@@ -20,6 +20,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -30,11 +31,13 @@ import (
 	"time"
 
 	_ "github.com/lib/pq"
+	"github.com/pressly/goose/v3"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
+	"shipgraph/db/seed"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/graphtest"
 	"shipgraph/load"
@@ -825,4 +828,105 @@ func TestStatementsFilterByAccount(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Migration 00010 runs in place on existing data: a seeded database taken
+// back below it (its Down) and migrated again keeps every row, gives the
+// link tables and options their parent's account, and passes the rules; a
+// row pointing across accounts stops it with the key that names it.
+func TestDistributionMigrationOnSeededData(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, err := db.Open(ctx, dbtest.NewDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 120, Seed: 7, Now: graphtest.SeedNow}); err != nil {
+		t.Fatal(err)
+	}
+	q := store.SQL()
+	fsys, err := fs.Sub(db.Migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, q, fsys, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the rows say, by table: counts, and who owns each link and option.
+	snapshot := func() map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		for name, query := range map[string]string{
+			"counts": `SELECT (SELECT count(*) FROM shipments) || '/' || (SELECT count(*) FROM containers) || '/' ||
+				(SELECT count(*) FROM documents) || '/' || (SELECT count(*) FROM document_shipments) || '/' ||
+				(SELECT count(*) FROM document_containers) || '/' || (SELECT count(*) FROM custom_field_options) || '/' ||
+				(SELECT count(*) FROM custom_fields) || '/' || (SELECT string_agg(account_id::text || list || n, ',' ORDER BY account_id, list) FROM list_counts)`,
+			"links": `SELECT md5(string_agg(d.account_id::text || ds.document_id::text || ds.shipment_id::text, ',' ORDER BY ds.document_id, ds.shipment_id))
+				FROM document_shipments ds JOIN documents d ON d.id = ds.document_id`,
+			"cargos": `SELECT md5(string_agg(d.account_id::text || dc.document_id::text || dc.container_id::text, ',' ORDER BY dc.document_id, dc.container_id))
+				FROM document_containers dc JOIN documents d ON d.id = dc.document_id`,
+			"options": `SELECT md5(string_agg(d.account_id::text || o.id::text || o.value, ',' ORDER BY o.id))
+				FROM custom_field_options o JOIN custom_field_definitions d ON d.id = o.definition_id`,
+		} {
+			var s string
+			if err := q.QueryRowContext(ctx, query).Scan(&s); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			out[name] = s
+		}
+		return out
+	}
+	before := snapshot()
+	if _, err := p.DownTo(ctx, 9); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	var has bool
+	if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
+		WHERE table_name = 'document_shipments' AND column_name = 'account_id')`).Scan(&has); err != nil || has {
+		t.Fatalf("after the down migration document_shipments.account_id exists = %v (%v)", has, err)
+	}
+	if got := snapshot(); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Fatalf("the down migration changed the data:\n%v\n%v", got, before)
+	}
+
+	// A link from one account's document to another's shipment (plain SQL
+	// could write one before 00010) stops the migration, named.
+	var bad string
+	if err := q.QueryRowContext(ctx, `INSERT INTO document_shipments (document_id, shipment_id)
+		SELECT d.id, s.id FROM documents d JOIN shipments s ON s.account_id <> d.account_id LIMIT 1
+		RETURNING document_id`).Scan(&bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Up(ctx); err == nil || !strings.Contains(err.Error(), "document_shipments_shipment_id_fkey") {
+		t.Fatalf("up over a cross-account link: err = %v, want the violated document_shipments_shipment_id_fkey", err)
+	}
+	if _, err := q.ExecContext(ctx, `DELETE FROM document_shipments ds USING documents d, shipments s
+		WHERE d.id = ds.document_id AND s.id = ds.shipment_id AND s.account_id <> d.account_id`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	if got := snapshot(); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Fatalf("the migration changed the data:\n%v\n%v", got, before)
+	}
+	for _, query := range []string{
+		`SELECT count(*) FROM document_shipments ds JOIN documents d ON d.id = ds.document_id WHERE d.account_id <> ds.account_id`,
+		`SELECT count(*) FROM document_containers dc JOIN documents d ON d.id = dc.document_id WHERE d.account_id <> dc.account_id`,
+		`SELECT count(*) FROM custom_field_options o JOIN custom_field_definitions d ON d.id = o.definition_id WHERE d.account_id <> o.account_id`,
+	} {
+		var n int
+		if err := q.QueryRowContext(ctx, query).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%s = %d (%v), want 0", query, n, err)
+		}
+	}
+	out, err := schemaViolations(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range out {
+		t.Error(v)
+	}
 }
