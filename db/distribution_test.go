@@ -688,6 +688,9 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		"/v2/terminals/" + terminal,
 		"/v2/ports/" + port,
 		"/v2/shipping_lines",
+		"/v2/shipping_lines?page[number]=2&page[size]=3",
+		"/v2/custom_fields?page[number]=2&page[size]=3",
+		"/v2/documents?page[number]=2&page[size]=3&sort=-created_at",
 	} {
 		do(http.MethodGet, p, nil)
 	}
