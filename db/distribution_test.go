@@ -406,11 +406,13 @@ func TestDistributionRules(t *testing.T) {
 				t.Fatalf("%s: %v", ddl, err)
 			}
 		}
-		out, err := schemaViolations(ctx, bq)
+		all, err := schemaViolations(ctx, bq)
 		if err != nil {
 			t.Fatal(err)
 		}
-		all := strings.Join(out, "\n")
+		// This test's tables only: the migrated ones are judged above.
+		out := slices.DeleteFunc(all, func(v string) bool { return !strings.Contains(v, " bad_") })
+		joined := strings.Join(out, "\n")
 		for _, want := range []string{
 			"table bad_unmarked is not marked",
 			"tenant table bad_no_account: account_id is missing",
@@ -423,12 +425,12 @@ func TestDistributionRules(t *testing.T) {
 			"global table bad_global: primary key bad_global_pkey is (id), unique over every account, and not allow-listed",
 			"tenant table bad_no_account: primary key bad_no_account_pkey is (id)",
 		} {
-			if !strings.Contains(all, want) {
-				t.Errorf("no violation %q in:\n%s", want, all)
+			if !strings.Contains(joined, want) {
+				t.Errorf("no violation %q in:\n%s", want, joined)
 			}
 		}
 		if n := len(out); n != 10 {
-			t.Errorf("%d violations, want 10:\n%s", n, all)
+			t.Errorf("%d violations, want 10:\n%s", n, joined)
 		}
 	})
 }
