@@ -82,8 +82,8 @@ func (r linkedID) linked() Linked[string] { return Linked[string]{ParentID: r.Pa
 func (db *DB) ContainersByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Container], error) {
 	return byParentIDs(ctx, db.q,
 		`SELECT dc.document_id AS parent_id, `+db.cols("Container")+`
-		 FROM document_containers dc JOIN containers c ON c.id = dc.container_id
-		 WHERE dc.document_id = ANY($1) AND c.account_id = $2
+		 FROM document_containers dc JOIN containers c ON c.account_id = dc.account_id AND c.id = dc.container_id
+		 WHERE dc.document_id = ANY($1) AND dc.account_id = $2
 		 ORDER BY dc.document_id, c.created_at, c.id`, accountID, documentIDs, linkedContainer.linked)
 }
 

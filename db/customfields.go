@@ -28,7 +28,7 @@ const (
 			WHEN 'array' THEN cf.value
 			WHEN 'string' THEN jsonb_build_array(cf.value)
 			ELSE '[]'::jsonb END) WITH ORDINALITY AS v(value, n)
-		JOIN custom_field_options o ON o.definition_id = cf.definition_id AND o.value = v.value
+		JOIN custom_field_options o ON o.account_id = cf.account_id AND o.definition_id = cf.definition_id AND o.value = v.value
 		ORDER BY v.n) END AS option_labels`
 
 	// customFieldReturning is what an INSERT/UPDATE of custom_fields
@@ -149,8 +149,7 @@ func customFieldDefinitionFilter(accountID string, f model.CustomFieldDefinition
 func (db *DB) CustomFieldOptionsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.CustomFieldOption, error) {
 	return byIDs[model.CustomFieldOption](ctx, db.q,
 		`SELECT `+customFieldOptionCols+` FROM custom_field_options o
-		 JOIN custom_field_definitions d ON d.id = o.definition_id
-		 WHERE o.id = ANY($1) AND d.account_id = $2`, ids, accountID)
+		 WHERE o.id = ANY($1) AND o.account_id = $2`, ids, accountID)
 }
 
 // CustomFieldOptionsByDefinitionIDs reads the options of definitions, in
@@ -158,8 +157,7 @@ func (db *DB) CustomFieldOptionsByIDs(ctx context.Context, accountID string, ids
 func (db *DB) CustomFieldOptionsByDefinitionIDs(ctx context.Context, accountID string, definitionIDs []string) ([]*model.CustomFieldOption, error) {
 	return byIDs[model.CustomFieldOption](ctx, db.q,
 		`SELECT `+customFieldOptionCols+` FROM custom_field_options o
-		 JOIN custom_field_definitions d ON d.id = o.definition_id
-		 WHERE o.definition_id = ANY($1) AND d.account_id = $2
+		 WHERE o.definition_id = ANY($1) AND o.account_id = $2
 		 ORDER BY o.definition_id, o.position NULLS LAST, o.value, o.id`, definitionIDs, accountID)
 }
 
@@ -208,11 +206,11 @@ func (db *DB) CreateCustomFieldOption(ctx context.Context, accountID, definition
 		var err error
 		opt, err = getOne[model.CustomFieldOption](ctx, q, "custom field definition",
 			`WITH o AS (
-				INSERT INTO custom_field_options (definition_id, label, value, position)
-				VALUES ($1, $2, $3, $4)
+				INSERT INTO custom_field_options (account_id, definition_id, label, value, position)
+				VALUES ($5, $1, $2, $3, $4)
 				RETURNING id, definition_id, label, value, position, created_at, updated_at)
 			 SELECT `+customFieldOptionCols+` FROM o`,
-			definitionID, in.Label, in.Value, in.Position)
+			definitionID, in.Label, in.Value, in.Position, accountID)
 		if err != nil {
 			return optionConflict(err, in.Value)
 		}
@@ -231,9 +229,8 @@ func (db *DB) CreateCustomFieldOption(ctx context.Context, accountID, definition
 func lockOption(ctx context.Context, q ext, accountID, definitionID, optionID string) (*model.CustomFieldOption, error) {
 	opt, err := getOne[model.CustomFieldOption](ctx, q, "custom field option",
 		`SELECT `+customFieldOptionCols+` FROM custom_field_options o
-		 JOIN custom_field_definitions d ON d.id = o.definition_id
-		 WHERE o.id = $1 AND o.definition_id = $2 AND d.account_id = $3
-		 FOR UPDATE OF o`, optionID, definitionID, accountID)
+		 WHERE o.id = $1 AND o.definition_id = $2 AND o.account_id = $3
+		 FOR UPDATE`, optionID, definitionID, accountID)
 	if model.ErrorCode(err) != model.ENOTFOUND {
 		return opt, err
 	}
@@ -276,10 +273,10 @@ func (db *DB) UpdateCustomFieldOption(ctx context.Context, accountID, definition
 					value = coalesce($3, value),
 					position = CASE WHEN $4::boolean THEN NULL ELSE coalesce($5::integer, position) END,
 					updated_at = now()
-				WHERE id = $1
+				WHERE id = $1 AND account_id = $6
 				RETURNING id, definition_id, label, value, position, created_at, updated_at)
 			 SELECT `+customFieldOptionCols+` FROM o`,
-			optionID, p.Label, p.Value, p.ClearPosition, p.Position)
+			optionID, p.Label, p.Value, p.ClearPosition, p.Position, accountID)
 		if err != nil {
 			return optionConflict(err, deref(p.Value))
 		}
@@ -317,8 +314,8 @@ func (db *DB) DeleteCustomFieldOption(ctx context.Context, accountID, definition
 			return err
 		}
 		var n int
-		if err := sqlxGet(ctx, q, &n, "", `SELECT count(*) FROM custom_fields cf WHERE `+optionInUse,
-			definitionID, opt.Value); err != nil {
+		if err := sqlxGet(ctx, q, &n, "", `SELECT count(*) FROM custom_fields cf WHERE `+optionInUse+` AND cf.account_id = $3`,
+			definitionID, opt.Value, accountID); err != nil {
 			return err
 		}
 		if n > 0 {
@@ -328,7 +325,7 @@ func (db *DB) DeleteCustomFieldOption(ctx context.Context, accountID, definition
 			}
 			return model.Errorf(model.ECONFLICT, "option is in use by %d %s", n, noun)
 		}
-		_, err = q.ExecContext(ctx, `DELETE FROM custom_field_options WHERE id = $1`, optionID)
+		_, err = q.ExecContext(ctx, `DELETE FROM custom_field_options WHERE id = $1 AND account_id = $2`, optionID, accountID)
 		return mapErr(err)
 	})
 	return opt, err
@@ -342,7 +339,7 @@ func (db *DB) DeleteCustomFieldOption(ctx context.Context, accountID, definition
 func (db *DB) CustomFieldsByEntityIDs(ctx context.Context, accountID string, entityIDs []string) ([]*model.CustomField, error) {
 	return byIDs[model.CustomField](ctx, db.q,
 		`SELECT `+db.cols("CustomField")+` FROM custom_fields cf
-		 JOIN custom_field_definitions d ON d.id = cf.definition_id
+		 JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id
 		 WHERE cf.entity_id = ANY($1) AND cf.account_id = $2
 		 ORDER BY cf.entity_id, d.display_name, cf.id`, entityIDs, accountID)
 }
@@ -352,7 +349,7 @@ func (db *DB) CustomFieldsByEntityIDs(ctx context.Context, accountID string, ent
 func (db *DB) CustomFieldsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.CustomField, error) {
 	return byIDs[model.CustomField](ctx, db.q,
 		`SELECT `+customFieldCols+` FROM custom_fields cf
-		 JOIN custom_field_definitions d ON d.id = cf.definition_id
+		 JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id
 		 WHERE cf.id = ANY($1) AND cf.account_id = $2`, ids, accountID)
 }
 
@@ -437,7 +434,7 @@ func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.C
 			WHERE t.data_type IN ('enum', 'enum_multi')),
 		opt AS (
 			SELECT o.value FROM custom_field_options o
-			WHERE o.definition_id = $2 AND o.value = ANY(ARRAY(SELECT value FROM named))
+			WHERE o.account_id = $1 AND o.definition_id = $2 AND o.value = ANY(ARRAY(SELECT value FROM named))
 			FOR SHARE),
 		missing AS (
 			SELECT coalesce(n.value, 'null') AS value FROM named n
@@ -448,12 +445,12 @@ func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.C
 			SELECT t.account_id, t.definition_id, t.entity_id, $4::jsonb
 			FROM target t
 			WHERE NOT EXISTS (SELECT 1 FROM missing)
-			ON CONFLICT (definition_id, entity_id) `+onConflict+`
+			ON CONFLICT (account_id, definition_id, entity_id) `+onConflict+`
 			RETURNING `+customFieldReturning+`)
 		 SELECT m.value AS missing_option, EXISTS (SELECT 1 FROM target) AS target_found, `+customFieldCols+`
 		 FROM (SELECT) one
 		 LEFT JOIN missing m ON true
-		 LEFT JOIN (cf JOIN custom_field_definitions d ON d.id = cf.definition_id) ON true`,
+		 LEFT JOIN (cf JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id) ON true`,
 		accountID, def.ID, entityID, value, string(def.EntityType))
 	switch {
 	case err != nil:

@@ -55,7 +55,8 @@ func (db *DB) DemoActivity(ctx context.Context, n int) ([]DemoMove, error) {
 			}
 			var m DemoMove
 			if err := sqlx.GetContext(ctx, q, &m, `UPDATE containers SET `+set+`, updated_at = now()
-				WHERE id = $1 RETURNING id, number, current_status`, c.ID); err != nil {
+				WHERE account_id = (SELECT id FROM accounts ORDER BY slug LIMIT 1) AND id = $1
+				RETURNING id, number, current_status`, c.ID); err != nil {
 				return err
 			}
 			moved = append(moved, m)

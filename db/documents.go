@@ -59,8 +59,8 @@ func (db *DB) DocumentsByIDs(ctx context.Context, accountID string, ids []string
 func (db *DB) DocumentsByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]Linked[*model.Document], error) {
 	return byParentIDs(ctx, db.q,
 		`SELECT ds.shipment_id AS parent_id, `+db.cols("Document")+`
-		 FROM document_shipments ds JOIN documents d ON d.id = ds.document_id
-		 WHERE ds.shipment_id = ANY($1) AND d.account_id = $2
+		 FROM document_shipments ds JOIN documents d ON d.account_id = ds.account_id AND d.id = ds.document_id
+		 WHERE ds.shipment_id = ANY($1) AND ds.account_id = $2
 		 ORDER BY ds.shipment_id, d.created_at, d.id`, accountID, shipmentIDs, linkedDocument.linked)
 }
 
@@ -68,8 +68,8 @@ func (db *DB) DocumentsByShipmentIDs(ctx context.Context, accountID string, ship
 func (db *DB) DocumentsByContainerIDs(ctx context.Context, accountID string, containerIDs []string) ([]Linked[*model.Document], error) {
 	return byParentIDs(ctx, db.q,
 		`SELECT dc.container_id AS parent_id, `+db.cols("Document")+`
-		 FROM document_containers dc JOIN documents d ON d.id = dc.document_id
-		 WHERE dc.container_id = ANY($1) AND d.account_id = $2
+		 FROM document_containers dc JOIN documents d ON d.account_id = dc.account_id AND d.id = dc.document_id
+		 WHERE dc.container_id = ANY($1) AND dc.account_id = $2
 		 ORDER BY dc.container_id, d.created_at, d.id`, accountID, containerIDs, linkedDocument.linked)
 }
 
@@ -111,12 +111,12 @@ func documentFilter(accountID string, f model.DocumentFilter) *conds {
 	if t := normalizeNumber(f.Reference); t != "" {
 		// One indexed branch per link table, as for the shipment search.
 		c.add(`d.id IN (
-			SELECT ds.document_id FROM document_shipments ds JOIN shipments s ON s.id = ds.shipment_id
-			WHERE s.account_id = %[1]s AND (upper(s.bill_of_lading_number) = %[2]s::text
+			SELECT ds.document_id FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id
+			WHERE ds.account_id = %[1]s AND (upper(s.bill_of_lading_number) = %[2]s::text
 				OR upper(s.normalized_number) = %[2]s::text OR s.ref_numbers @> ARRAY[%[2]s::text])
 			UNION ALL
-			SELECT dc.document_id FROM document_containers dc JOIN containers c ON c.id = dc.container_id
-			WHERE c.account_id = %[1]s AND (upper(c.number) = %[2]s::text OR c.ref_numbers @> ARRAY[%[2]s::text]))`,
+			SELECT dc.document_id FROM document_containers dc JOIN containers c ON c.account_id = dc.account_id AND c.id = dc.container_id
+			WHERE dc.account_id = %[1]s AND (upper(c.number) = %[2]s::text OR c.ref_numbers @> ARRAY[%[2]s::text]))`,
 			accountID, t)
 	}
 	if len(f.DocumentTypes) > 0 {

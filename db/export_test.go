@@ -51,3 +51,7 @@ func ScanBoth[R any](ctx context.Context, d *DB, query string, args ...any) (pla
 	}
 	return plans, viaSqlx, nil
 }
+
+// Migrations are the embedded migrations, for the test that migrates a
+// seeded database down and up again (distribution_test.go).
+var Migrations = migrations

@@ -98,11 +98,11 @@ func (db *DB) CreateDocument(ctx context.Context, n NewDocument) (*model.Documen
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			RETURNING `+documentReturning+`),
 		 s AS (
-			INSERT INTO document_shipments (document_id, shipment_id)
-			SELECT d.id, x.id FROM d, shipments x WHERE x.account_id = $1 AND x.id = ANY($10)),
+			INSERT INTO document_shipments (account_id, document_id, shipment_id)
+			SELECT d.account_id, d.id, x.id FROM d, shipments x WHERE x.account_id = $1 AND x.id = ANY($10)),
 		 c AS (
-			INSERT INTO document_containers (document_id, container_id)
-			SELECT d.id, x.id FROM d, containers x WHERE x.account_id = $1 AND x.id = ANY($11))
+			INSERT INTO document_containers (account_id, document_id, container_id)
+			SELECT d.account_id, d.id, x.id FROM d, containers x WHERE x.account_id = $1 AND x.id = ANY($11))
 		 SELECT `+documentCols+` FROM d`,
 		n.AccountID, n.UserID, n.Name, n.DocumentType, n.Source, fileName, ct, size, uploadID,
 		pq.Array(validUUIDs(n.ShipmentIDs)), pq.Array(validUUIDs(n.ContainerIDs)))

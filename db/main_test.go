@@ -241,11 +241,11 @@ func (f *fixture) tenant(t *testing.T, slug string, nShipments int) tenant {
 			x.Account, dc.user, x.Email, dc.file, dc.typ, dc.manual, hours(i/2))
 		x.Documents = append(x.Documents, id)
 		for _, s := range dc.shipIdx {
-			f.exec(t, `INSERT INTO document_shipments (document_id, shipment_id) VALUES ($1, $2)`, id, x.Shipments[s])
+			f.exec(t, `INSERT INTO document_shipments (account_id, document_id, shipment_id) VALUES ($1, $2, $3)`, x.Account, id, x.Shipments[s])
 		}
 		for _, c := range dc.cIdx {
 			if c < len(x.Containers) {
-				f.exec(t, `INSERT INTO document_containers (document_id, container_id) VALUES ($1, $2)`, id, x.Containers[c])
+				f.exec(t, `INSERT INTO document_containers (account_id, document_id, container_id) VALUES ($1, $2, $3)`, x.Account, id, x.Containers[c])
 			}
 		}
 	}
@@ -273,8 +273,8 @@ func (f *fixture) tenant(t *testing.T, slug string, nShipments int) tenant {
 	def("Container", "percent", "100% done_x", "boolean", hours(2))
 
 	opt := func(defID, label, value string, pos any) string {
-		return f.id(t, `INSERT INTO custom_field_options (definition_id, label, value, position) VALUES ($1, $2, $3, $4) RETURNING id`,
-			defID, label, value, pos)
+		return f.id(t, `INSERT INTO custom_field_options (account_id, definition_id, label, value, position) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+			x.Account, defID, label, value, pos)
 	}
 	x.OptHigh = opt(x.DefPriority, "High", "high", 1)
 	x.OptMed = opt(x.DefPriority, "Medium", "med", nil)

@@ -18,8 +18,7 @@ UNION ALL SELECT 'document' FROM documents WHERE id = $1 AND account_id = $2
 UNION ALL SELECT 'email_submission' FROM email_submissions WHERE id = $1 AND account_id = $2
 UNION ALL SELECT 'document_representation' FROM document_representations WHERE id = $1 AND account_id = $2
 UNION ALL SELECT 'custom_field_definition' FROM custom_field_definitions WHERE id = $1 AND account_id = $2
-UNION ALL SELECT 'custom_field_option' FROM custom_field_options o
-	JOIN custom_field_definitions d ON d.id = o.definition_id WHERE o.id = $1 AND d.account_id = $2
+UNION ALL SELECT 'custom_field_option' FROM custom_field_options WHERE id = $1 AND account_id = $2
 UNION ALL SELECT 'custom_field' FROM custom_fields WHERE id = $1 AND account_id = $2
 UNION ALL SELECT 'port' FROM ports WHERE id = $1
 UNION ALL SELECT 'metro_area' FROM metro_areas WHERE id = $1

@@ -58,8 +58,8 @@ func (db *DB) ShipmentsByIDs(ctx context.Context, accountID string, ids []string
 func (db *DB) ShipmentsByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Shipment], error) {
 	return byParentIDs(ctx, db.q,
 		`SELECT ds.document_id AS parent_id, `+db.cols("Shipment")+`
-		 FROM document_shipments ds JOIN shipments s ON s.id = ds.shipment_id
-		 WHERE ds.document_id = ANY($1) AND s.account_id = $2
+		 FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id
+		 WHERE ds.document_id = ANY($1) AND ds.account_id = $2
 		 ORDER BY ds.document_id, s.created_at, s.id`, accountID, documentIDs, linkedShipment.linked)
 }
 

@@ -122,7 +122,7 @@ func seedAccountRows(r *seedRand, accounts []*seedAccount, now time.Time) (rows 
 				seedStr(d.defaultValue), at, at})
 			for pos, o := range d.options {
 				rows[seedOptionsTable] = append(rows[seedOptionsTable],
-					[]any{o.id, d.id, o.label, o.value, int64(pos + 1), at, at})
+					[]any{o.id, a.id, d.id, o.label, o.value, int64(pos + 1), at, at})
 			}
 		}
 	}

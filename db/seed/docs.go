@@ -190,20 +190,20 @@ func (g *seedGen) document(c *seedChunk, ships []*seedShip) {
 	c.rows[tDocuments].row([]any{docID, a.id, userID, emailID, lastRep, name, dt.typ, manual,
 		seedStr(notes), source, file, ctype, int64(size), at, repAt})
 	for _, o := range ships {
-		c.rows[tDocShipments].row([]any{docID, o.id})
+		c.rows[tDocShipments].row([]any{a.id, docID, o.id})
 	}
 	// Transport documents name every box; others sometimes a few.
 	switch {
 	case (dt.typ == "bill_of_lading" || dt.typ == "arrival_notice" || dt.typ == "delivery_order") && r.chance(0.8):
 		for _, o := range ships {
 			for _, b := range o.containers {
-				c.rows[tDocContainers].row([]any{docID, b.id})
+				c.rows[tDocContainers].row([]any{a.id, docID, b.id})
 			}
 		}
 	case r.chance(0.4):
 		n := 1 + r.IntN(len(s.containers))
 		for _, b := range s.containers[:n] {
-			c.rows[tDocContainers].row([]any{docID, b.id})
+			c.rows[tDocContainers].row([]any{a.id, docID, b.id})
 		}
 	}
 }

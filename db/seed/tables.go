@@ -180,7 +180,7 @@ var (
 		"id", "account_id", "entity_type", "api_slug", "display_name", "description", "data_type",
 		"reference_type", "validation", "default_format", "default_value", "created_at", "updated_at")
 	seedOptionsTable = newSeedTable("custom_field_options",
-		"id", "definition_id", "label", "value", "position", "created_at", "updated_at")
+		"id", "account_id", "definition_id", "label", "value", "position", "created_at", "updated_at")
 )
 
 // Bulk tables, written per chunk of shipments in this order: parents
@@ -209,8 +209,8 @@ var seedBulkTables = [seedNumBulk]*seedTable{
 		"file_content_type", "file_size_bytes", "created_at", "updated_at"),
 	tReps: newSeedTable("document_representations",
 		"id", "account_id", "document_id", "schema_version", "payload", "created_at", "updated_at"),
-	tDocShipments:  newSeedTable("document_shipments", "document_id", "shipment_id"),
-	tDocContainers: newSeedTable("document_containers", "document_id", "container_id"),
+	tDocShipments:  newSeedTable("document_shipments", "account_id", "document_id", "shipment_id"),
+	tDocContainers: newSeedTable("document_containers", "account_id", "document_id", "container_id"),
 	tCustomFields: newSeedTable("custom_fields",
 		"id", "account_id", "definition_id", "shipment_id", "container_id", "value", "created_at", "updated_at"),
 }
