@@ -306,3 +306,35 @@ func TestLiveResyncAfterPruning(t *testing.T) {
 	}
 	c.none(300 * time.Millisecond)
 }
+
+// A change held back by an older transaction that is still open (here one
+// that writes nothing the log records, so its end wakes nobody) reaches
+// the subscriber once that transaction ends.
+func TestLiveHeldBack(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("1", `subscription { changes { operation id } }`, nil)
+	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	older, err := d.sql.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer older.Rollback()
+	if _, err := older.Exec(`UPDATE accounts SET company_name = company_name WHERE slug = 'globex'`); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := d.container(t, "acme", 0)
+	d.exec(t, `UPDATE containers SET seal_number = 'held back' WHERE id = $1`, id)
+	c.none(300 * time.Millisecond)
+	if err := older.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	m := c.next(5 * time.Second)
+	if !strings.Contains(string(m.Payload), `"operation":"UPDATE"`) || !strings.Contains(string(m.Payload), id) {
+		t.Fatalf("after the older transaction ended: %s", m.Payload)
+	}
+}
