@@ -47,8 +47,10 @@ CREATE TABLE webhooks (
     updated_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (account_id, id)
 );
--- Ids are unique across all types (REST and GraphQL share them).
-CREATE UNIQUE INDEX webhooks_id_idx ON webhooks (id);
+-- Lookups by id whatever the account. Not unique: a distributed table
+-- enforces uniqueness only with account_id (the primary key does); ids are
+-- unique by how they are made (gen_random_uuid()).
+CREATE INDEX webhooks_id_idx ON webhooks (id);
 -- The list, in creation order.
 CREATE INDEX webhooks_account_created_idx ON webhooks (account_id, created_at, id);
 
@@ -73,7 +75,7 @@ CREATE TABLE webhook_notifications (
     FOREIGN KEY (account_id, webhook_id) REFERENCES webhooks (account_id, id) ON DELETE CASCADE,
     UNIQUE (account_id, webhook_id, change_id, event)
 );
-CREATE UNIQUE INDEX webhook_notifications_id_idx ON webhook_notifications (id);
+CREATE INDEX webhook_notifications_id_idx ON webhook_notifications (id);
 -- The dispatcher: what is due, oldest first.
 CREATE INDEX webhook_notifications_due_idx ON webhook_notifications (next_attempt_at)
     WHERE delivery_status = 'pending';
@@ -98,6 +100,11 @@ CREATE TABLE webhook_delivery_attempts (
 );
 CREATE INDEX webhook_delivery_attempts_notification_idx
     ON webhook_delivery_attempts (account_id, notification_id, attempted_at);
+
+-- Account data (db/distribution_test.go judges every table by its mark).
+COMMENT ON TABLE webhooks IS 'shipgraph:tenant';
+COMMENT ON TABLE webhook_notifications IS 'shipgraph:tenant';
+COMMENT ON TABLE webhook_delivery_attempts IS 'shipgraph:tenant';
 
 -- +goose Down
 DROP TABLE webhook_delivery_attempts;

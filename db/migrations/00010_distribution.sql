@@ -242,47 +242,8 @@ COMMENT ON TABLE custom_field_options IS 'shipgraph:tenant';
 COMMENT ON TABLE custom_fields IS 'shipgraph:tenant';
 COMMENT ON TABLE list_counts IS 'shipgraph:tenant';
 COMMENT ON TABLE uploads IS 'shipgraph:tenant';
--- The change log (00008) and the webhooks' tables (00009) are account data
--- built with composite keys; marked here when they exist, and judged by the
--- same rule check as every other table. A later migration marks its own.
--- Their unique indexes on id alone (lookups of a log id or a webhook
--- whatever its account) cannot be enforced on a distributed table: they
--- become plain indexes, the same lookups; the ids stay unique by how they
--- are made (an identity, gen_random_uuid()), and the primary keys
--- (account_id, id) still hold.
--- +goose StatementBegin
-DO $$
-DECLARE
-    t   text;
-    idx record;
-BEGIN
-    FOREACH t IN ARRAY ARRAY['change_log', 'webhooks', 'webhook_notifications', 'webhook_delivery_attempts'] LOOP
-        IF to_regclass('public.' || t) IS NOT NULL THEN
-            EXECUTE format('COMMENT ON TABLE %I IS %L', t, 'shipgraph:tenant');
-            FOR idx IN
-                SELECT i.relname AS name, pg_get_indexdef(x.indexrelid) AS def
-                FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
-                WHERE x.indrelid = to_regclass('public.' || t) AND x.indisunique
-                  AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)
-                  AND NOT EXISTS (SELECT 1 FROM pg_attribute a
-                      WHERE a.attrelid = x.indrelid AND a.attname = 'account_id' AND a.attnum = ANY (x.indkey::int2[]))
-            LOOP
-                EXECUTE format('DROP INDEX %I', idx.name);
-                EXECUTE regexp_replace(idx.def, '^CREATE UNIQUE INDEX', 'CREATE INDEX');
-            END LOOP;
-        END IF;
-    END LOOP;
-    -- The pruner's position in the log: one row for every account (Citus:
-    -- a reference table).
-    IF to_regclass('public.change_log_pruned') IS NOT NULL THEN
-        COMMENT ON TABLE change_log_pruned IS 'shipgraph:reference';
-    END IF;
-END
-$$;
--- +goose StatementEnd
 
 -- +goose Down
--- The later tables' unique indexes on id stay plain indexes.
 -- +goose StatementBegin
 DO $$
 DECLARE
@@ -291,8 +252,7 @@ BEGIN
     FOREACH t IN ARRAY ARRAY['accounts', 'users', 'api_tokens', 'ports', 'metro_areas', 'terminals',
         'rail_terminals', 'shipping_lines', 'shipments', 'containers', 'email_submissions', 'documents',
         'document_representations', 'document_shipments', 'document_containers', 'custom_field_definitions',
-        'custom_field_options', 'custom_fields', 'list_counts', 'uploads', 'change_log', 'webhooks',
-        'webhook_notifications', 'webhook_delivery_attempts', 'change_log_pruned'] LOOP
+        'custom_field_options', 'custom_fields', 'list_counts', 'uploads'] LOOP
         IF to_regclass('public.' || t) IS NOT NULL THEN
             EXECUTE format('COMMENT ON TABLE %I IS NULL', t);
         END IF;
