@@ -17,8 +17,6 @@ type FanOut struct {
 	cfg     Config
 	wake    chan struct{}
 	onRaise func() // the local dispatcher's Wake
-	// Stepped, when set, is called after every step (tests).
-	Stepped func(db.WebhookRaise)
 }
 
 // NewFanOut returns a fan-out over store; onRaise (may be nil) is called
@@ -114,9 +112,6 @@ func (f *FanOut) Step(ctx context.Context) (bool, error) {
 	r, err := f.store.RaiseWebhookNotifications(ctx, from, page.Next, events, f.cfg.QueueLimit)
 	if err != nil {
 		return false, err
-	}
-	if f.Stepped != nil {
-		f.Stepped(r)
 	}
 	if r.Overflow > 0 {
 		queueFull.Add(float64(r.Overflow))
