@@ -23,6 +23,9 @@ CREATE TABLE webhook_cursor (
     updated_at timestamptz NOT NULL DEFAULT now()
 );
 INSERT INTO webhook_cursor DEFAULT VALUES;
+-- One position for every account's log (Citus: a reference table; see
+-- docs/scaling.md for per-worker cursors there).
+COMMENT ON TABLE webhook_cursor IS 'shipgraph:reference';
 
 ALTER TABLE webhook_notifications ADD COLUMN last_error text;
 
