@@ -31,4 +31,9 @@ echo
 # Demo activity: a few demo containers change status every few seconds, so
 # a subscription in the playground sees events arrive (DEMO_ACTIVITY=0 stops it).
 echo "Live: a few demo containers change status every ${DEMO_ACTIVITY:-4s}; try 'subscription { containerUpdated { operation container { number currentStatus } } }' in the playground"
+# Webhooks to a receiver on this machine (docs/webhooks.md): allowed for the
+# demo while it listens on loopback only, unless set otherwise.
+case "${ADDR:-127.0.0.1:8080}" in
+  127.0.0.1:*|localhost:*|\[::1\]:*) export WEBHOOK_ALLOW_PRIVATE_URLS="${WEBHOOK_ALLOW_PRIVATE_URLS:-true}" ;;
+esac
 exec "$BIN" serve --playground-key "$key" --demo-activity "${DEMO_ACTIVITY:-4s}"
