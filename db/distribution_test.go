@@ -443,8 +443,14 @@ func TestDistributionRules(t *testing.T) {
 var crossTenant = []struct{ fragment, reason string }{
 	{"WHERE u.created_at < $1", "the upload sweep (the serve loop's) removes every account's unused uploads by age: " +
 		"an operator job, a fan-out to every shard on a distributed database"},
-	// Also cross-tenant by design, not run here: the change log's reader of
-	// every account (the webhook dispatcher), the seeder's bulk loads,
+	{"FROM change_log l WHERE (l.xid, l.id) > ($1::xid8, $2) ORDER BY", "the change log's reader of every account " +
+		"(the webhook fan-out): on a distributed database one cursor per worker, see docs/scaling.md"},
+	{"SELECT xid::text FROM change_log WHERE id = $1", "a public log id's position whatever its account " +
+		"(ChangeLogCursor; subscriptions use the account's AccountChangeLogCursor)"},
+	{"logged_at < $1 AS old FROM change_log", "pruning every account's log by age: an operator job"},
+	{"FROM webhooks WHERE active AND id > $5::uuid", "the webhook dispatcher claims due notifications of every account"},
+	{"SELECT count(*) FROM webhook_notifications WHERE delivery_status = 'pending'", "the queue-depth gauge over every account"},
+	// Also cross-tenant by design, not run here: the seeder's bulk loads,
 	// migrations and the demo tools' reads of every account.
 }
 
@@ -598,6 +604,7 @@ func TestStatementsFilterByAccount(t *testing.T) {
 	t.Cleanup(func() { _ = tp.Shutdown(ctx) })
 	c := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.Tracing = tp
+	c.Webhooks.AllowPrivate = true // a receiver URL on loopback, no lookup
 	h := graphtest.Start(t, env.Store, c)
 
 	one := func(query string, args ...any) string {
@@ -718,9 +725,44 @@ func TestStatementsFilterByAccount(t *testing.T) {
 	gql(`mutation($s: ID!, $slug: String!) { updateShipmentCustomField(shipmentId: $s, apiSlug: $slug, value: "g") { id } }`,
 		map[string]any{"s": ship, "slug": textSlug})
 
-	// Store calls no request above makes: files and the demo tools.
+	// Webhooks through both APIs.
+	_, hook := do(http.MethodPost, "/v2/webhooks", attrs("webhook", map[string]any{
+		"url": "http://127.0.0.1:9/hook", "events": []string{"container.updated"}}))
+	hookID, _ := hook["data"].(map[string]any)["id"].(string)
+	do(http.MethodGet, "/v2/webhooks", nil)
+	do(http.MethodGet, "/v2/webhooks/"+hookID, nil)
+	do(http.MethodPatch, "/v2/webhooks/"+hookID, attrs("webhook", map[string]any{"active": true}))
+	gql(`{ webhooks(first: 5) { totalCount nodes { id url } } }`, nil)
+
+	// Store calls no request above makes: files, the demo tools, the change
+	// log's readers and the webhook engine.
 	root, span := tp.Tracer("distribution").Start(ctx, "store calls")
 	store := env.Store
+	changes, _, err := store.ReadAccountChangeLog(root, acme, db.Cursor{}, 5)
+	if err != nil || len(changes) == 0 {
+		t.Fatalf("the account's change log: %d rows, %v", len(changes), err)
+	}
+	from, err := store.WebhookCursor(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to, err := store.ChangeLogHead(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.RaiseWebhookNotifications(root, from, to, []db.WebhookEvent{{AccountID: acme, ChangeID: changes[0].ID,
+		LoggedAt: time.Now(), Event: "container.updated", ReferenceType: "container", ReferenceID: box,
+		Payload: []byte(`{"changeset":{}}`)}}, 10); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := store.ClaimWebhookDeliveries(root, "dist", 10, 2, time.Minute, "00000000-0000-0000-0000-000000000000")
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claimed %d notifications, %v; want the one raised", len(claimed), err)
+	}
+	if _, err := store.RecordWebhookAttempt(root, db.WebhookAttempt{AccountID: acme, NotificationID: claimed[0].ID,
+		Owner: "dist", StatusCode: 200, Status: db.WebhookSucceeded}); err != nil {
+		t.Fatal(err)
+	}
 	u, err := store.CreateUpload(root, model.Upload{AccountID: acme, Key: "dist/" + acme, Filename: "d.pdf",
 		ContentType: "application/pdf", ByteSize: 3, Checksum: "abc="})
 	if err != nil {
@@ -742,6 +784,12 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		func() error { _, err := store.DemoActivity(root, 2); return err },
 		func() error { _, err := store.CustomFieldOptionsByIDs(root, acme, []string{optID, field}); return err },
 		func() error { _, err := store.NodeType(root, acme, field); return err },
+		func() error { _, _, err := store.ReadChangeLog(root, db.Cursor{}, 5); return err },
+		func() error { _, _, err := store.ChangeLogCursor(root, changes[0].ID); return err },
+		func() error { _, _, err := store.AccountChangeLogCursor(root, acme, changes[0].ID); return err },
+		func() error { _, err := store.ChangeLogPruned(root); return err },
+		func() error { _, _, err := store.PruneChangeLog(root, time.Now().Add(-time.Hour), 100); return err },
+		func() error { _, err := store.WebhookQueueDepth(root); return err },
 	}
 	for i, step := range steps {
 		if err := step(); err != nil {
@@ -749,6 +797,10 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		}
 	}
 	span.End()
+	do(http.MethodGet, "/v2/webhook_notifications?include=webhook,reference_object", nil)
+	do(http.MethodGet, "/v2/webhook_notifications/"+claimed[0].ID+"?include=webhook,reference_object", nil)
+	gql(`{ webhookNotifications(first: 5) { totalCount nodes { id event deliveryStatus } } }`, nil)
+	do(http.MethodDelete, "/v2/webhooks/"+hookID, nil)
 
 	// Every statement the store sent, once.
 	seen := map[string]bool{}
@@ -800,7 +852,7 @@ func TestStatementsFilterByAccount(t *testing.T) {
 	t.Logf("%d statements explained, %d cross-tenant by design", len(stmts), allowed)
 	for _, table := range []string{"shipments", "containers", "documents", "document_shipments", "document_containers",
 		"document_representations", "email_submissions", "custom_field_definitions", "custom_field_options",
-		"custom_fields", "list_counts", "uploads"} {
+		"custom_fields", "list_counts", "uploads", "change_log", "webhooks", "webhook_notifications"} {
 		if !scanned[table] {
 			t.Errorf("no statement of the run reads %s: the check did not cover it", table)
 		}
