@@ -240,6 +240,9 @@ func (s *seeder) prepare(force bool) error {
 // ALTER TABLE and CREATE INDEX statements in the order to run them.
 type seedLoadDDL struct {
 	keys, indexes, fks []string
+	// comments are the dropped constraints' comments (00012's relationship
+	// names), set again once they are rebuilt.
+	comments []string
 }
 
 // dropForLoad drops the keys, foreign keys and secondary indexes of the
@@ -260,10 +263,11 @@ func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
 	// Foreign keys from or to a bulk table first (a primary key can't go
 	// while something references it), then primary keys and unique
 	// constraints; rebuilt in the opposite order.
-	type con struct{ table, name, def, kind string }
+	type con struct{ table, name, def, kind, comment string }
 	var cons []con
 	rows, err := s.q.QueryxContext(s.ctx, `
-		SELECT conrelid::regclass::text, quote_ident(conname), pg_get_constraintdef(oid), contype::text
+		SELECT conrelid::regclass::text, quote_ident(conname), pg_get_constraintdef(oid), contype::text,
+			coalesce(obj_description(oid, 'pg_constraint'), '')
 		FROM pg_constraint
 		WHERE (contype = 'f' AND (conrelid = ANY ($1::regclass[]) OR confrelid = ANY ($1::regclass[])))
 		   OR (contype IN ('p', 'u') AND conrelid = ANY ($1::regclass[]))
@@ -273,7 +277,7 @@ func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
 	}
 	for rows.Next() {
 		var c con
-		if err := rows.Scan(&c.table, &c.name, &c.def, &c.kind); err != nil {
+		if err := rows.Scan(&c.table, &c.name, &c.def, &c.kind, &c.comment); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("seed: reading constraints: %w", err)
 		}
@@ -319,6 +323,9 @@ func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
 				order = append(order, c.table)
 			}
 			drops[c.table] = append(drops[c.table], "DROP CONSTRAINT "+c.name)
+			if c.comment != "" {
+				ddl.comments = append(ddl.comments, "COMMENT ON CONSTRAINT "+c.name+" ON "+c.table+" IS "+pq.QuoteLiteral(c.comment))
+			}
 			adds[c.table] = append(adds[c.table], "ADD CONSTRAINT "+c.name+" "+c.def)
 		}
 		for _, t := range order {
@@ -343,9 +350,10 @@ func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
 
 // restore rebuilds what dropForLoad dropped: keys, indexes, then foreign
 // keys, which check every row, so a seed with a duplicate id or a dangling
-// reference fails here and leaves nothing behind.
+// reference fails here and leaves nothing behind; then the constraints'
+// comments.
 func (s *seeder) restore(ddl *seedLoadDDL) error {
-	for _, list := range [][]string{ddl.keys, ddl.indexes, ddl.fks} {
+	for _, list := range [][]string{ddl.keys, ddl.indexes, ddl.fks, ddl.comments} {
 		for _, stmt := range list {
 			if _, err := s.q.ExecContext(s.ctx, stmt); err != nil {
 				return fmt.Errorf("seed: %s: %w", stmt, err)

@@ -97,12 +97,13 @@ func digest(t *testing.T, q *sql.DB) map[string]string {
 	return out
 }
 
-// schemaShape lists the indexes and constraints of the seeded tables, to
-// check that a seed leaves them exactly as the migrations made them.
+// schemaShape lists the indexes and constraints of the seeded tables, with
+// the constraints' comments (00012's relationship names), to check that a
+// seed leaves them exactly as the migrations made them.
 func schemaShape(t *testing.T, q *sql.DB) []string {
 	t.Helper()
 	idx := queryStrings(t, q, `SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname`)
-	con := queryStrings(t, q, `SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+	con := queryStrings(t, q, `SELECT conname || ' ' || pg_get_constraintdef(oid) || coalesce(' -- ' || obj_description(oid, 'pg_constraint'), '') FROM pg_constraint
 		WHERE connamespace = 'public'::regnamespace ORDER BY conname`)
 	return append(idx, con...)
 }
