@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -59,7 +60,8 @@ type Change struct {
 	// WAL is a primary WAL position the change's commit is before (0:
 	// unknown): re-reads of its record may use a replica that replayed it
 	// (WithReadAt).
-	WAL uint64 `json:"-"`
+	WAL   uint64    `json:"-"`
+	WALAt time.Time `json:"-"` // when WAL was read
 }
 
 // wasColumns are the columns whose previous values Change.Was carries.
@@ -68,7 +70,7 @@ var wasColumns = [...]string{"current_status", "pod_terminal_id", "shipment_id"}
 // ChangeOf is the Change of a logged change.
 func ChangeOf(l *LoggedChange) *Change {
 	c := &Change{AccountID: l.AccountID, Type: l.Type, ID: l.RecordID, Op: l.Op, Parent: l.Parent,
-		Columns: l.Changed, Log: l.ID, Cursor: l.Cursor, WAL: l.WAL}
+		Columns: l.Changed, Log: l.ID, Cursor: l.Cursor, WAL: l.WAL, WALAt: l.WALAt}
 	if l.Type != "container" || len(l.Old) == 0 {
 		return c
 	}

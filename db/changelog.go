@@ -100,6 +100,9 @@ type LoggedChange struct {
 	// (0: unknown): the change's commit record is before it, so a replica
 	// that replayed up to it has the change (WithReadAt).
 	WAL uint64
+	// WALAt is when WAL was read: a re-read waits for a replica until the
+	// replica wait after it (WithReadAt).
+	WALAt time.Time
 }
 
 // ChangeLogPage is one read of the log.
@@ -170,6 +173,7 @@ ORDER BY l.xid, l.id`, args...)
 	}
 	defer rows.Close()
 	page := ChangeLogPage{Next: after}
+	readAt := time.Now()
 	n := 0
 	for rows.Next() {
 		var (
@@ -206,7 +210,7 @@ ORDER BY l.xid, l.id`, args...)
 			c.New = json.RawMessage(newv)
 		}
 		c.LoggedAt = at.Time
-		c.WAL = uint64(wal)
+		c.WAL, c.WALAt = uint64(wal), readAt
 		page.Changes = append(page.Changes, c)
 		page.Next = c.Cursor
 	}

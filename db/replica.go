@@ -363,8 +363,8 @@ func caughtUp(replay, need uint64) bool {
 // choose picks the replica a session of account reads from, or nil for
 // the primary: one that is usable and has replayed the account's last
 // acknowledged write and need (a position the session must see; 0: none),
-// waiting up to r.wait for one.
-func (r *router) choose(ctx context.Context, account string, need uint64) *replica {
+// waiting for one until r.wait after since (after now when since is zero).
+func (r *router) choose(ctx context.Context, account string, need uint64, since time.Time) *replica {
 	if account != "" {
 		need = max(need, r.local.get(account))
 		if sp := r.shared.Load(); sp != nil {
@@ -398,6 +398,9 @@ func (r *router) choose(ctx context.Context, account string, need uint64) *repli
 		}
 		if deadline.IsZero() {
 			deadline = now.Add(r.wait)
+			if !since.IsZero() {
+				deadline = since.Add(r.wait)
+			}
 		}
 		left := deadline.Sub(now)
 		if left <= 0 {
@@ -496,9 +499,10 @@ type sessionKey struct{}
 // session is one request's (or one streamed operation's) routing state.
 type session struct {
 	account   string
-	replicaOK bool   // reads may go to a replica
-	stream    bool   // no acknowledgement hook: record each write at once
-	need      uint64 // a WAL position its replica must have replayed (WithReadAt)
+	replicaOK bool      // reads may go to a replica
+	stream    bool      // no acknowledgement hook: record each write at once
+	need      uint64    // a WAL position its replica must have replayed (WithReadAt)
+	since     time.Time // the replica wait runs from then (WithReadAt; zero: the first read)
 	wrote     atomic.Bool
 	dirty     atomic.Bool // wrote since the mark was last recorded
 	once      sync.Once
@@ -533,21 +537,23 @@ func (db *DB) WithSession(ctx context.Context, account string, kind SessionKind)
 }
 
 // WithReadAt returns ctx carrying a routing session of its own for the
-// reads that follow a change the change log reported at WAL position lsn
-// (LoggedChange.WAL): a subscription's re-read of the changed record. Its
-// reads may go to a replica that has replayed both lsn and the account's
-// mark, chosen as a request's are (waiting up to the replica wait, then
-// the primary; lagging or down replicas skipped). With lsn 0 (unknown),
-// inside a session that wrote, or without replicas, it returns ctx as it
-// is: those reads stay where ctx sends them.
-func (db *DB) WithReadAt(ctx context.Context, account string, lsn uint64) context.Context {
+// reads that follow a change the change log reported at WAL position lsn,
+// read at time at (LoggedChange.WAL, WALAt): a subscription's re-read of
+// the changed record. Its reads may go to a replica that has replayed both
+// lsn and the account's mark, chosen as a request's are (lagging or down
+// replicas skipped; the primary when none has it), the replica wait
+// running from at: a burst of changes read together waits for a replica
+// once, not once per change. With lsn 0 (unknown), inside a session that
+// wrote, or without replicas, it returns ctx as it is: those reads stay
+// where ctx sends them.
+func (db *DB) WithReadAt(ctx context.Context, account string, lsn uint64, at time.Time) context.Context {
 	if db.r == nil || lsn == 0 {
 		return ctx
 	}
 	if s, _ := ctx.Value(sessionKey{}).(*session); s != nil && s.wrote.Load() {
 		return ctx
 	}
-	return context.WithValue(ctx, sessionKey{}, &session{account: account, replicaOK: true, stream: true, need: lsn})
+	return context.WithValue(ctx, sessionKey{}, &session{account: account, replicaOK: true, stream: true, need: lsn, since: at})
 }
 
 // Acknowledge records the high-water mark of the session's account if the
@@ -583,7 +589,7 @@ func (r *router) replicaFor(ctx context.Context, q string) *replica {
 	if s == nil || !s.replicaOK || s.wrote.Load() || !isRead(q) {
 		return nil
 	}
-	s.once.Do(func() { s.rep = r.choose(ctx, s.account, s.need) })
+	s.once.Do(func() { s.rep = r.choose(ctx, s.account, s.need, s.since) })
 	if s.rep != nil && !s.rep.up.Load() {
 		return nil
 	}

@@ -141,7 +141,7 @@ func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields l
 	l.Select(fields)
 	// The re-read may use a replica that replayed the change (its WAL
 	// position, read with it from the change log on the primary).
-	rctx := r.Res.DB.WithReadAt(ctx, p.AccountID, ev.Change.WAL)
+	rctx := r.Res.DB.WithReadAt(ctx, p.AccountID, ev.Change.WAL, ev.Change.WALAt)
 	e, err := src.resolve(load.WithLoaders(rctx, l), ev.Change)
 	if err != nil {
 		// The record could not be read (the database is failing): the
