@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -56,6 +57,11 @@ type Change struct {
 	// Log is the change's public log id; Cursor its position in the log.
 	Log    int64  `json:"l,omitempty"`
 	Cursor Cursor `json:"-"`
+	// WAL is a primary WAL position the change's commit is before (0:
+	// unknown): re-reads of its record may use a replica that replayed it
+	// (WithReadAt).
+	WAL   uint64    `json:"-"`
+	WALAt time.Time `json:"-"` // when WAL was read
 }
 
 // wasColumns are the columns whose previous values Change.Was carries.
@@ -64,7 +70,7 @@ var wasColumns = [...]string{"current_status", "pod_terminal_id", "shipment_id"}
 // ChangeOf is the Change of a logged change.
 func ChangeOf(l *LoggedChange) *Change {
 	c := &Change{AccountID: l.AccountID, Type: l.Type, ID: l.RecordID, Op: l.Op, Parent: l.Parent,
-		Columns: l.Changed, Log: l.ID, Cursor: l.Cursor}
+		Columns: l.Changed, Log: l.ID, Cursor: l.Cursor, WAL: l.WAL, WALAt: l.WALAt}
 	if l.Type != "container" || len(l.Old) == 0 {
 		return c
 	}

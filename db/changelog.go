@@ -96,6 +96,13 @@ type LoggedChange struct {
 	// values (as to_jsonb writes them); null for INSERT and DELETE.
 	Old, New json.RawMessage
 	LoggedAt time.Time
+	// WAL is the primary's WAL insert position when the change was read
+	// (0: unknown): the change's commit record is before it, so a replica
+	// that replayed up to it has the change (WithReadAt).
+	WAL uint64
+	// WALAt is when WAL was read: a re-read waits for a replica until the
+	// replica wait after it (WithReadAt).
+	WALAt time.Time
 }
 
 // ChangeLogPage is one read of the log.
@@ -149,7 +156,14 @@ func (db *DB) ReadChangeLogPage(ctx context.Context, accountID string, after Cur
 		where = `l.account_id = $4 AND ` + where
 		args = append(args, accountID)
 	}
-	rows, err := db.q.QueryContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text, `+changeLogCols+`
+	// The WAL insert position, read after the statement's snapshot was
+	// taken, is past the commit record of every row returned (each one's
+	// transaction ended before the snapshot): the position a re-read of
+	// those rows' records needs a replica to have replayed. The insert
+	// position, not pg_current_wal_lsn (the written one): with
+	// synchronous_commit off a commit may be inserted and not yet written.
+	rows, err := db.q.QueryContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
+	(pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8, `+changeLogCols+`
 FROM (SELECT 1) one LEFT JOIN LATERAL (
 	SELECT l.* FROM change_log l WHERE `+where+` ORDER BY l.xid, l.id LIMIT $3
 ) l ON true
@@ -159,17 +173,19 @@ ORDER BY l.xid, l.id`, args...)
 	}
 	defer rows.Close()
 	page := ChangeLogPage{Next: after}
+	readAt := time.Now()
 	n := 0
 	for rows.Next() {
 		var (
 			xmin, xid             sql.NullString
+			wal                   int64
 			id                    sql.NullInt64
 			account, typ, rid, op sql.NullString
 			c                     LoggedChange
 			oldv, newv            []byte
 			at                    sql.NullTime
 		)
-		if err := rows.Scan(&xmin, &xid, &id, &account, &typ, &rid, &op, &c.Parent, pq.Array(&c.Changed), &oldv, &newv, &at); err != nil {
+		if err := rows.Scan(&xmin, &wal, &xid, &id, &account, &typ, &rid, &op, &c.Parent, pq.Array(&c.Changed), &oldv, &newv, &at); err != nil {
 			return ChangeLogPage{Next: after}, mapErr(err)
 		}
 		if !xid.Valid {
@@ -194,6 +210,7 @@ ORDER BY l.xid, l.id`, args...)
 			c.New = json.RawMessage(newv)
 		}
 		c.LoggedAt = at.Time
+		c.WAL, c.WALAt = uint64(wal), readAt
 		page.Changes = append(page.Changes, c)
 		page.Next = c.Cursor
 	}

@@ -333,3 +333,36 @@ func TestChangeLogPrune(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// Each change read carries a WAL position at or past its commit: the
+// primary's insert position after the commit, before the read.
+func TestChangeLogWAL(t *testing.T) {
+	f := newLogFixture(t)
+	ctx := context.Background()
+	head, err := f.store.ChangeLogHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.sql.Exec(touch, f.containers[0]); err != nil {
+		t.Fatal(err)
+	}
+	var committed int64
+	if err := f.sql.QueryRow(`SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8`).Scan(&committed); err != nil {
+		t.Fatal(err)
+	}
+	page, err := f.store.ReadChangeLogPage(ctx, f.account, head, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Changes) == 0 {
+		t.Fatal("no change read")
+	}
+	for _, c := range page.Changes {
+		if c.WAL < uint64(committed) {
+			t.Fatalf("change %d: WAL %d, before the position %d its commit had reached", c.ID, c.WAL, committed)
+		}
+		if got := db.ChangeOf(&c).WAL; got != c.WAL {
+			t.Fatalf("ChangeOf: WAL %d, want %d", got, c.WAL)
+		}
+	}
+}

@@ -362,11 +362,11 @@ func caughtUp(replay, need uint64) bool {
 
 // choose picks the replica a session of account reads from, or nil for
 // the primary: one that is usable and has replayed the account's last
-// acknowledged write, waiting up to r.wait for one.
-func (r *router) choose(ctx context.Context, account string) *replica {
-	var need uint64
+// acknowledged write and need (a position the session must see; 0: none),
+// waiting for one until r.wait after since (after now when since is zero).
+func (r *router) choose(ctx context.Context, account string, need uint64, since time.Time) *replica {
 	if account != "" {
-		need = r.local.get(account)
+		need = max(need, r.local.get(account))
 		if sp := r.shared.Load(); sp != nil {
 			v, err := (*sp).AccountLSN(ctx, account)
 			if err != nil {
@@ -398,6 +398,9 @@ func (r *router) choose(ctx context.Context, account string) *replica {
 		}
 		if deadline.IsZero() {
 			deadline = now.Add(r.wait)
+			if !since.IsZero() {
+				deadline = since.Add(r.wait)
+			}
 		}
 		left := deadline.Sub(now)
 		if left <= 0 {
@@ -496,8 +499,10 @@ type sessionKey struct{}
 // session is one request's (or one streamed operation's) routing state.
 type session struct {
 	account   string
-	replicaOK bool // reads may go to a replica
-	stream    bool // no acknowledgement hook: record each write at once
+	replicaOK bool      // reads may go to a replica
+	stream    bool      // no acknowledgement hook: record each write at once
+	need      uint64    // a WAL position its replica must have replayed (WithReadAt)
+	since     time.Time // the replica wait runs from then (WithReadAt; zero: the first read)
 	wrote     atomic.Bool
 	dirty     atomic.Bool // wrote since the mark was last recorded
 	once      sync.Once
@@ -514,8 +519,10 @@ const (
 	// PrimaryOnly: a /v2 write. Its writes are recorded on Acknowledge.
 	PrimaryOnly
 	// Streaming: a subscription or another long-lived request with no
-	// single answer: every read goes to the primary (a change it heard
-	// of may not be on a replica yet), every write is recorded at once.
+	// single answer: its own reads go to the primary (a change it heard
+	// of may not be on a replica yet; the re-read of a change's record
+	// runs in a session of its own, WithReadAt), every write is recorded
+	// at once.
 	Streaming
 )
 
@@ -527,6 +534,26 @@ func (db *DB) WithSession(ctx context.Context, account string, kind SessionKind)
 		return ctx
 	}
 	return context.WithValue(ctx, sessionKey{}, &session{account: account, replicaOK: kind == ReadsMayUseReplica, stream: kind == Streaming})
+}
+
+// WithReadAt returns ctx carrying a routing session of its own for the
+// reads that follow a change the change log reported at WAL position lsn,
+// read at time at (LoggedChange.WAL, WALAt): a subscription's re-read of
+// the changed record. Its reads may go to a replica that has replayed both
+// lsn and the account's mark, chosen as a request's are (lagging or down
+// replicas skipped; the primary when none has it), the replica wait
+// running from at: a burst of changes read together waits for a replica
+// once, not once per change. With lsn 0 (unknown), inside a session that
+// wrote, or without replicas, it returns ctx as it is: those reads stay
+// where ctx sends them.
+func (db *DB) WithReadAt(ctx context.Context, account string, lsn uint64, at time.Time) context.Context {
+	if db.r == nil || lsn == 0 {
+		return ctx
+	}
+	if s, _ := ctx.Value(sessionKey{}).(*session); s != nil && s.wrote.Load() {
+		return ctx
+	}
+	return context.WithValue(ctx, sessionKey{}, &session{account: account, replicaOK: true, stream: true, need: lsn, since: at})
 }
 
 // Acknowledge records the high-water mark of the session's account if the
@@ -562,7 +589,7 @@ func (r *router) replicaFor(ctx context.Context, q string) *replica {
 	if s == nil || !s.replicaOK || s.wrote.Load() || !isRead(q) {
 		return nil
 	}
-	s.once.Do(func() { s.rep = r.choose(ctx, s.account) })
+	s.once.Do(func() { s.rep = r.choose(ctx, s.account, s.need, s.since) })
 	if s.rep != nil && !s.rep.up.Load() {
 		return nil
 	}

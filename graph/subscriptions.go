@@ -19,7 +19,8 @@ import (
 // it resumes after a log id (the after argument, or an SSE stream's
 // Last-Event-ID), then the live ones; for each change of the account that
 // concerns it, the goroutine builds fresh loaders (a long-lived loader cache would
-// serve stale records), reads the record through them — scoped to the
+// serve stale records), reads the record through them — from a replica
+// that replayed the change when there is one (db.WithReadAt), scoped to the
 // account, narrowed to the columns the operation selects — runs the load
 // plan of the event's record field on it, and sends the event. gqlgen
 // writes each event to the connection; the hub never waits for that.
@@ -138,7 +139,10 @@ func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields l
 	}
 	l := load.NewLoaders(r.Res.DB, p.AccountID, r.LoaderConfig)
 	l.Select(fields)
-	e, err := src.resolve(load.WithLoaders(ctx, l), ev.Change)
+	// The re-read may use a replica that replayed the change (its WAL
+	// position, read with it from the change log on the primary).
+	rctx := r.Res.DB.WithReadAt(ctx, p.AccountID, ev.Change.WAL, ev.Change.WALAt)
+	e, err := src.resolve(load.WithLoaders(rctx, l), ev.Change)
 	if err != nil {
 		// The record could not be read (the database is failing): the
 		// subscriber must re-read.

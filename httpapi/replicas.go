@@ -12,8 +12,9 @@ import (
 // store (db/replica.go) when it has read replicas: GETs and GraphQL
 // requests may read from a replica (a mutation goes to the primary from
 // its first write on), other requests (/v2 writes) read from the primary,
-// and subscriptions (WebSocket, SSE) read from the primary and record each
-// write at once. A request that wrote has its account's WAL position
+// and subscriptions (WebSocket, SSE) read from the primary (the re-read
+// of a change's record has a session of its own, db.WithReadAt) and record
+// each write at once. A request that wrote has its account's WAL position
 // recorded before the first byte of its answer (Acknowledge), so that its
 // client's next read, on any instance, sees the write.
 func sessions(store *db.DB, next http.Handler) http.Handler {

@@ -1,0 +1,142 @@
+//go:build linux
+
+package httpapi_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"shipgraph/db"
+	"shipgraph/db/dbtest"
+	"shipgraph/db/replicatest"
+	"shipgraph/graph/graphtest"
+	"shipgraph/httpapi"
+)
+
+// withReplica starts an instance of the real chain on the primary at url
+// that reads from standby, a read waiting up to wait for the replica to
+// replay what it must see.
+func withReplica(t *testing.T, url string, standby *replicatest.Standby, wait time.Duration) *instance {
+	t.Helper()
+	store, err := db.OpenWith(context.Background(), url, db.Options{
+		ConnectTimeout: 2 * time.Second, Replicas: []string{standby.URL()}, ReplicaWait: wait,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	cfg := httpapi.DefaultConfig
+	in := &instance{store: store, log: &logBuffer{}}
+	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
+	in.h = graphtest.Start(t, store, cfg)
+	srv := httptest.NewServer(in.h)
+	t.Cleanup(srv.Close)
+	in.url = srv.URL
+	graphtest.WaitFor(t, 20*time.Second, "the replica to be up", func() bool {
+		status, body := in.readyz(t)
+		return status == http.StatusOK && strings.Contains(body, ": up,")
+	})
+	return in
+}
+
+// standbyStatus is a container's current_status on the standby.
+func standbyStatus(t *testing.T, standby *replicatest.Standby, id string) string {
+	t.Helper()
+	sdb, err := sql.Open("postgres", standby.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	var s string
+	if err := sdb.QueryRow(`SELECT current_status FROM containers WHERE id = $1`, id).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// nextContainerEvent is the next event of an SSE container subscription.
+func nextContainerEvent(t *testing.T, ch <-chan json.RawMessage, timeout time.Duration) containerEvent {
+	t.Helper()
+	select {
+	case data, ok := <-ch:
+		if !ok {
+			t.Fatal("the subscription ended")
+		}
+		var r struct{ Data containerEvent }
+		if err := json.Unmarshal(data, &r); err != nil || r.Data.ContainerUpdated.Container == nil {
+			t.Fatalf("SSE event %s (%v)", data, err)
+		}
+		return r.Data
+	case <-time.After(timeout):
+		t.Fatal("no SSE event")
+	}
+	panic("unreachable")
+}
+
+// A subscription's re-read of a changed record uses a replica only once
+// it replayed the change: with a standby applying WAL two seconds late, an
+// instance that waits 50ms for the replica (the default) re-reads from the
+// primary and an instance that waits longer re-reads from the replica;
+// both send the written value, never the replica's older one.
+func TestReplicaSubscriptionReRead(t *testing.T) {
+	primary := dbtest.NewServer(t)
+	keys := seedAt(t, primary.URL())
+	standby := replicatest.Start(t, primary, replicatest.Options{ApplyDelay: applyDelay})
+	d := liveDBAt(t, primary.URL(), keys)
+
+	short := withReplica(t, primary.URL(), standby, 0) // the default wait
+	long := withReplica(t, primary.URL(), standby, 4*applyDelay)
+	fast, stop := sseSubscribe(t, short.url, keys["acme/viewer"], containerSub)
+	defer stop()
+	slow, stop2 := sseSubscribe(t, long.url, keys["acme/viewer"], containerSub)
+	defer stop2()
+	for _, in := range []*instance{short, long} {
+		graphtest.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
+	}
+
+	id, _ := d.container(t, "acme", 0)
+	graphtest.WaitFor(t, 3*applyDelay, "the standby to have the seed", func() bool { return standbyStatus(t, standby, id) != "" })
+	was := standbyStatus(t, standby, id)
+	status, want := "grounded", "GROUNDED"
+	if was == status {
+		status, want = "picked_up", "PICKED_UP"
+	}
+
+	before := replicaReads(t)
+	d.exec(t, `UPDATE containers SET current_status = $1 WHERE id = $2`, status, id)
+	written := time.Now()
+
+	// The default wait: the replica has not replayed the change, the
+	// re-read goes to the primary and carries the written value.
+	ev := nextContainerEvent(t, fast, 5*time.Second)
+	if got := ev.ContainerUpdated.Container.CurrentStatus; got != want {
+		t.Fatalf("event through the instance with the short wait: status %s, want %s (the replica's was %s)", got, want, strings.ToUpper(was))
+	}
+	if onReplica := standbyStatus(t, standby, id) == status; onReplica && time.Since(written) < applyDelay/2 {
+		t.Fatal("the standby applied the write at once: the apply delay did not hold, the test proves nothing")
+	} else if !onReplica && replicaReads(t) != before {
+		t.Fatal("a re-read went to a replica that has not replayed the change")
+	}
+
+	// The long wait: the re-read waits for the replica to replay the
+	// change, then reads there.
+	before = replicaReads(t)
+	ev = nextContainerEvent(t, slow, 4*applyDelay)
+	if got := ev.ContainerUpdated.Container.CurrentStatus; got != want {
+		t.Fatalf("event through the instance with the long wait: status %s, want %s", got, want)
+	}
+	if took := time.Since(written); took < applyDelay/2 {
+		t.Fatalf("the re-read from the replica came %v after the write, before the standby could apply it", took)
+	}
+	if replicaReads(t) == before {
+		t.Fatal("the re-read did not go to the replica once it replayed the change")
+	}
+
+}
