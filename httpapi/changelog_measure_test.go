@@ -36,11 +36,7 @@ func TestChangeLogPatchThroughput(t *testing.T) {
 	up, down, _ := strings.Cut(string(mig), "-- +goose Down")
 	variants := []struct{ name, fn string }{{"log", body(up)}, {"notify-only", body(down)}}
 
-	var slug string
-	if err := d.sql.QueryRow(`SELECT d.api_slug FROM custom_field_definitions d JOIN accounts a ON a.id = d.account_id
-		WHERE a.slug = 'acme' AND d.entity_type = 'Shipment' AND d.data_type = 'short_text' ORDER BY d.id LIMIT 1`).Scan(&slug); err != nil {
-		t.Fatal(err)
-	}
+	slug := d.shortTextSlug(t, "acme")
 	rows, err := d.sql.Query(`SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id`)
 	if err != nil {
 		t.Fatal(err)

@@ -246,11 +246,7 @@ func TestChangeLogOfAPIWrites(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
 	_, shipment := d.container(t, "acme", 0)
-	var slug string
-	if err := d.sql.QueryRow(`SELECT d.api_slug FROM custom_field_definitions d JOIN accounts a ON a.id = d.account_id
-		WHERE a.slug = 'acme' AND d.entity_type = 'Shipment' AND d.data_type = 'short_text' ORDER BY d.id LIMIT 1`).Scan(&slug); err != nil {
-		t.Fatal(err)
-	}
+	slug := d.shortTextSlug(t, "acme")
 	logged := func() (n int, last string) {
 		t.Helper()
 		if err := d.sql.QueryRow(`SELECT count(*), coalesce(max(new::text), '') FROM change_log WHERE record_type = 'custom_field' AND parent_id = $1`, shipment).Scan(&n, &last); err != nil {

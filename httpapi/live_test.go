@@ -226,6 +226,18 @@ func (d *liveDB) container(t testing.TB, account string, n int) (string, string)
 	return id, shipment
 }
 
+// shortTextSlug is the api_slug of a short_text shipment custom field
+// definition of the account (by slug).
+func (d *liveDB) shortTextSlug(t testing.TB, account string) string {
+	t.Helper()
+	var slug string
+	if err := d.sql.QueryRow(`SELECT d.api_slug FROM custom_field_definitions d JOIN accounts a ON a.id = d.account_id
+		WHERE a.slug = $1 AND d.entity_type = 'Shipment' AND d.data_type = 'short_text' ORDER BY d.id LIMIT 1`, account).Scan(&slug); err != nil {
+		t.Fatal(err)
+	}
+	return slug
+}
+
 func (d *liveDB) exec(t testing.TB, q string, args ...any) {
 	t.Helper()
 	if _, err := d.sql.Exec(q, args...); err != nil {
@@ -627,11 +639,7 @@ func TestLiveShipmentAndCustomField(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
 	_, shipment := d.container(t, "acme", 0)
-	var slug string
-	if err := d.sql.QueryRow(`SELECT d.api_slug FROM custom_field_definitions d JOIN accounts a ON a.id = d.account_id
-		WHERE a.slug = 'acme' AND d.entity_type = 'Shipment' AND d.data_type = 'short_text' ORDER BY d.id LIMIT 1`).Scan(&slug); err != nil {
-		t.Fatal(err)
-	}
+	slug := d.shortTextSlug(t, "acme")
 	c, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -2,10 +2,10 @@ package model
 
 import (
 	"database/sql/driver"
-	"encoding/hex"
 	"io"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/lib/pq"
 )
 
@@ -275,31 +275,12 @@ func WebhookEventID(id string) string {
 	if len(id) != 36 {
 		return id
 	}
-	var raw [16]byte
-	hexs := make([]byte, 0, 32)
-	for i := 0; i < len(id); i++ {
-		if id[i] != '-' {
-			hexs = append(hexs, id[i])
-		}
-	}
-	if len(hexs) != 32 {
+	u, err := uuid.Parse(id)
+	if err != nil {
 		return id
 	}
-	if _, err := hex.Decode(raw[:], hexs); err != nil {
-		return id
+	for i := range u {
+		u[i] ^= eventIDMask[i]
 	}
-	for i := range raw {
-		raw[i] ^= eventIDMask[i]
-	}
-	var out [36]byte
-	hex.Encode(out[0:8], raw[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], raw[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], raw[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], raw[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:36], raw[10:16])
-	return string(out[:])
+	return u.String()
 }

@@ -363,27 +363,11 @@ func (s *Server) launch(ctx context.Context, binDir string, as runAs) error {
 	}
 
 	begin := time.Now()
-	exited := make(chan struct{})
-	s.exited = exited
-	started := make(chan error, 1)
-	go func() {
-		// Pdeathsig fires when the *thread* that forked the child exits,
-		// not the process (go.dev/issue/27505), and the Go runtime does
-		// end threads, e.g. when a goroutine exits while locked to one.
-		// Keep this goroutine on its own thread for the child's lifetime;
-		// it is never unlocked, so the thread ends only after the child.
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		s.waitErr = cmd.Wait()
-		close(exited)
-	}()
-	if err := <-started; err != nil {
+	exited, err := StartPinned(cmd, &s.waitErr)
+	if err != nil {
 		return fmt.Errorf("starting postgres: %w", err)
 	}
+	s.exited = exited
 	s.pid = cmd.Process.Pid
 
 	err = s.waitReady(ctx)
@@ -988,4 +972,31 @@ func Running(dataDir string) (dbURL func(dbname string) string, ok bool) {
 		return func(dbname string) string { return socketURL(sock, dbname) }, true
 	}
 	return nil, false
+}
+
+// StartPinned starts cmd, whose SysProcAttr sets Pdeathsig, and reaps it.
+// Pdeathsig fires when the *thread* that forked the child exits, not the
+// process (go.dev/issue/27505), and the Go runtime does end threads, e.g.
+// when a goroutine exits while locked to one. So the child is started and
+// waited for on a goroutine kept on its own thread for the child's
+// lifetime: never unlocked, the thread ends only after the child. The
+// returned channel is closed once the child has been reaped; *waitErr holds
+// cmd.Wait's result by then.
+func StartPinned(cmd *exec.Cmd, waitErr *error) (chan struct{}, error) {
+	exited := make(chan struct{})
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		*waitErr = cmd.Wait()
+		close(exited)
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return exited, nil
 }

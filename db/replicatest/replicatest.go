@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
@@ -161,20 +160,8 @@ func (s *Standby) Start(tb testing.TB) {
 	cmd.Dir = s.data
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true, Pdeathsig: syscall.SIGINT}
-	started := make(chan error, 1)
-	exited := make(chan struct{})
-	go func() {
-		// Pdeathsig follows the thread that forked (as in pgembed).
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		s.waitErr = cmd.Wait()
-		close(exited)
-	}()
-	if err := <-started; err != nil {
+	exited, err := pgembed.StartPinned(cmd, &s.waitErr)
+	if err != nil {
 		tb.Fatalf("replicatest: starting the standby: %v", err)
 	}
 	s.cmd, s.exited = cmd, exited

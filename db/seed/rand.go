@@ -4,6 +4,8 @@ import (
 	"encoding/hex"
 	"math/rand/v2"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // seedRand is the seeded generator behind every id, key and value of the
@@ -35,17 +37,7 @@ func (r *seedRand) uuid() string {
 	}
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	var s [36]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:], b[10:])
-	return string(s[:])
+	return uuid.UUID(b).String()
 }
 
 // hex returns n random lowercase hex digits.
