@@ -79,9 +79,8 @@ type Config struct {
 	ChangeLogRetention time.Duration // how long the change log keeps changes; 0 = for ever
 	RedisURL           string        // shared rate and subscription limits; empty = per process
 	Files              FilesConfig   // document files (server_files.go)
-	// The webhook API (server_webhooks_api.go).
-	WebhooksAPI WebhooksAPIConfig
-	// Webhook delivery (server_webhooks.go).
+	// Webhooks: the API's limit and address rule, and the delivery
+	// (server_webhooks.go).
 	Webhooks WebhooksConfig
 
 	// Read replicas (db.Options.Replicas): comma-separated URLs, how long
@@ -161,7 +160,6 @@ func bindConfig(fs *flag.FlagSet, c *Config, serve bool) {
 	fs.DurationVar(&c.DemoActivity, "demo-activity", envDuration("DEMO_ACTIVITY", 0), "move a few demo containers through status changes this often, for live demos; 0 = off (DEMO_ACTIVITY)")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", envDuration("SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, how long to keep serving (with /readyz 503 and keep-alives off) before shutting down, so load balancers stop sending first (SHUTDOWN_DELAY)")
 	bindFilesConfig(fs, &c.Files)
-	bindWebhooksAPIConfig(fs, &c.WebhooksAPI)
 	bindWebhooksConfig(fs, &c.Webhooks)
 	fs.DurationVar(&c.ShutdownPeriod, "shutdown-timeout", envDuration("SHUTDOWN_TIMEOUT", 10*time.Second), "how long to drain requests on shutdown (SHUTDOWN_TIMEOUT)")
 }
@@ -718,7 +716,7 @@ func httpConfig(c *Config, log *slog.Logger) httpapi.Config {
 	hc.PublicBaseURL = c.PublicBaseURL
 	hc.Logger = log
 	hc.KeyCache = c.KeyCache
-	hc.Webhooks = c.WebhooksAPI.webhookConfig()
+	hc.Webhooks = c.Webhooks.apiConfig()
 	hc.Live.MaxPerKey, hc.Live.Queue = c.SubLimit, c.SubQueue
 	if c.KeepAlive > 0 {
 		hc.Live.KeepAlive = c.KeepAlive

@@ -13,21 +13,31 @@ import (
 	"shipgraph/webhook"
 )
 
-// WebhooksConfig is the configuration of webhook delivery (issue 17,
-// package webhook; docs/webhooks.md, "Delivery").
+// WebhooksConfig is the configuration of webhooks (issue 17,
+// docs/webhooks.md): the API's per-account limit and address rule, and the
+// delivery (package webhook).
 type WebhooksConfig struct {
-	Workers    int
-	Timeout    time.Duration
-	RetryBase  time.Duration
-	QueueLimit int
+	Limit        int  // most webhooks per account; 0 = no limit
+	AllowPrivate bool // http and private addresses allowed (demos, tests), at save and at delivery
+	Workers      int
+	Timeout      time.Duration
+	RetryBase    time.Duration
+	QueueLimit   int
 }
 
 func bindWebhooksConfig(fs *flag.FlagSet, c *WebhooksConfig) {
+	fs.IntVar(&c.Limit, "webhook-limit", envInt("WEBHOOK_LIMIT", resolve.DefaultWebhookLimit), "most webhooks one account may have; 0 = no limit (WEBHOOK_LIMIT)")
+	fs.BoolVar(&c.AllowPrivate, "webhook-allow-private-urls", env("WEBHOOK_ALLOW_PRIVATE_URLS", "false") == "true", "let webhook URLs be http and point at loopback, private, link-local or metadata addresses; for local demos and tests only (WEBHOOK_ALLOW_PRIVATE_URLS)")
 	d := webhook.Defaults
 	fs.IntVar(&c.Workers, "webhook-workers", envInt("WEBHOOK_WORKERS", d.Workers), "webhook deliveries in flight per process; 0 = no delivery by this process (WEBHOOK_WORKERS)")
 	fs.DurationVar(&c.Timeout, "webhook-timeout", envDuration("WEBHOOK_TIMEOUT", d.Timeout), "how long one webhook delivery attempt may take (WEBHOOK_TIMEOUT)")
 	fs.DurationVar(&c.RetryBase, "webhook-retry-base", envDuration("WEBHOOK_RETRY_BASE", d.RetryBase), "first webhook retry's longest wait, doubling per attempt, with full jitter, up to 12 attempts (WEBHOOK_RETRY_BASE)")
 	fs.IntVar(&c.QueueLimit, "webhook-queue-limit", envInt("WEBHOOK_QUEUE_LIMIT", d.QueueLimit), "pending webhook notifications per account; beyond, new ones are recorded failed (WEBHOOK_QUEUE_LIMIT)")
+}
+
+// apiConfig is the resolver layer's webhook configuration.
+func (c WebhooksConfig) apiConfig() resolve.WebhookConfig {
+	return resolve.WebhookConfig{Limit: c.Limit, AllowPrivate: c.AllowPrivate}
 }
 
 // startWebhooks runs the webhook fan-out and dispatcher until ctx ends;
@@ -40,7 +50,7 @@ func startWebhooks(ctx context.Context, c *Config, store *db.DB, listen *db.List
 	rc := rest.Config{PublicBaseURL: c.PublicBaseURL}
 	wc := webhook.Config{
 		Workers: c.Webhooks.Workers, Timeout: c.Webhooks.Timeout, RetryBase: c.Webhooks.RetryBase,
-		QueueLimit: c.Webhooks.QueueLimit, AllowPrivate: c.WebhooksAPI.AllowPrivate, // WEBHOOK_ALLOW_PRIVATE_URLS, at delivery too Logger: log,
+		QueueLimit: c.Webhooks.QueueLimit, AllowPrivate: c.Webhooks.AllowPrivate, Logger: log,
 		Payload: func(ctx context.Context, accountID, notificationID string) ([]byte, error) {
 			return rest.NotificationPayload(ctx, res, rc, accountID, notificationID)
 		},
