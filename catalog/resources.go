@@ -48,7 +48,25 @@ var (
 	}), func(x *model.ContainerUpdatedEvent) string { return x.ID })
 	TransportEventByID = tenantByID("TransportEventByID", eventRead(func(e *model.WebhookEvent) *model.TransportEvent { return &model.TransportEvent{WebhookEvent: *e} }), func(x *model.TransportEvent) string { return x.ID })
 	EstimatedEventByID = tenantByID("EstimatedEventByID", eventRead(func(e *model.WebhookEvent) *model.EstimatedEvent { return &model.EstimatedEvent{WebhookEvent: *e} }), func(x *model.EstimatedEvent) string { return x.ID })
+	// A tracking request is read from its shipment's row
+	// (model.TrackingRequestOf).
+	TrackingRequestByID = tenantByID("TrackingRequestByID", trackingRequestsByIDs, func(x *model.TrackingRequest) string { return x.ID })
 )
+
+// trackingRequestsByIDs reads the tracking requests of ids: their
+// shipments'.
+func trackingRequestsByIDs(s *db.DB, ctx context.Context, acct string, ids []string) ([]*model.TrackingRequest, error) {
+	shipments := make([]string, len(ids))
+	for i, id := range ids {
+		shipments[i] = model.TrackingRequestID(id)
+	}
+	rows, err := s.ShipmentsByIDs(ctx, acct, shipments)
+	out := make([]*model.TrackingRequest, len(rows))
+	for i, r := range rows {
+		out[i] = model.TrackingRequestOf(r)
+	}
+	return out, err
+}
 
 // eventRead is the read of one type of reference object.
 func eventRead[T any](wrap func(*model.WebhookEvent) T) func(*db.DB, context.Context, string, []string) ([]T, error) {
@@ -85,6 +103,7 @@ var (
 	ContainerUpdatedEvent = resource("ContainerUpdatedEvent", model.ContainerUpdatedEventType, func(x *model.ContainerUpdatedEvent) string { return x.ID }, ContainerUpdatedEventByID)
 	TransportEvent        = resource("TransportEvent", model.TransportEventType, func(x *model.TransportEvent) string { return x.ID }, TransportEventByID)
 	EstimatedEvent        = resource("EstimatedEvent", model.EstimatedEventType, func(x *model.EstimatedEvent) string { return x.ID }, EstimatedEventByID)
+	TrackingRequest       = resource("TrackingRequest", model.TrackingRequestType, func(x *model.TrackingRequest) string { return x.ID }, TrackingRequestByID)
 )
 
 // The relationships, by owner.
@@ -256,6 +275,8 @@ func init() {
 			"TransportEvent", func(n *model.WebhookNotification) **model.TransportEvent { return &n.Rel.TransportEvent }, TransportEventByID),
 		one(EstimatedEvent, "event", func(n *model.WebhookNotification) *string { return n.EventKey(model.EstimatedEventType) },
 			"EstimatedEvent", func(n *model.WebhookNotification) **model.EstimatedEvent { return &n.Rel.EstimatedEvent }, EstimatedEventByID),
+		one(TrackingRequest, "reference_id", func(n *model.WebhookNotification) *string { return n.EventKey(model.TrackingRequestType) },
+			"TrackingRequest", func(n *model.WebhookNotification) **model.TrackingRequest { return &n.Rel.TrackingRequest }, TrackingRequestByID),
 	}})
 	ContainerUpdatedEvent.rel(&Rel{GraphQL: "container", JSONAPI: "container", Targets: []*Target{
 		one(Container, "container_id", func(e *model.ContainerUpdatedEvent) *string { return e.ContainerID },
@@ -297,4 +318,9 @@ func init() {
 			"Port", func(e *model.EstimatedEvent) **model.Port { return &e.Rel.Port }, PortByID),
 	}})
 	EstimatedEvent.rel(&Rel{JSONAPI: "vessel"}) // no vessel records: null
+	TrackingRequest.rel(&Rel{GraphQL: "trackedObject", JSONAPI: "tracked_object", Targets: []*Target{
+		one(Shipment, "shipment_id", func(t *model.TrackingRequest) *string { return &t.ShipmentID },
+			"Shipment", func(t *model.TrackingRequest) **model.Shipment { return &t.Rel.Shipment }, ShipmentByID),
+	}})
+	TrackingRequest.rel(&Rel{JSONAPI: "customer"}) // no parties: null
 }

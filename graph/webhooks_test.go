@@ -2,9 +2,11 @@ package graph_test
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"shipgraph/graph/graphtest"
+	"shipgraph/model"
 )
 
 // The webhook admin API over GraphQL: the same rules as /v2 (resolve):
@@ -123,10 +125,10 @@ func TestWebhookNotificationsQuery(t *testing.T) {
 	e.SQL(t, &container, `SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
 	e.SQL(t, &hook, `INSERT INTO webhooks (account_id, url, events, secret) VALUES ($1, 'https://93.184.216.34/h', '{container.updated}', 's') RETURNING id`, f.acme)
 	var id string
-	for i, ev := range []string{"container.updated", "container.transport.available", "shipment.estimated.arrival",
-		"container.updated", "container.transport.available", "shipment.estimated.arrival"} {
+	for i, ev := range []string{"container.updated", "container.transport.available", "shipment.estimated.arrival", "tracking_request.tracking_stopped",
+		"container.updated", "container.transport.available", "shipment.estimated.arrival", "tracking_request.tracking_stopped"} {
 		typ, ref := "container", container
-		if ev == "shipment.estimated.arrival" {
+		if strings.HasPrefix(ev, "shipment.") || strings.HasPrefix(ev, "tracking_request.") {
 			typ, ref = "shipment", f.ship
 		}
 		e.SQL(t, &id, `INSERT INTO webhook_notifications (account_id, webhook_id, event, change_id, reference_type, reference_id, payload)
@@ -139,6 +141,7 @@ func TestWebhookNotificationsQuery(t *testing.T) {
 			... on ContainerUpdatedEvent { id attributes container { id number shipment { id } } terminal { id } }
 			... on TransportEvent { id event container { id } shipment { id } location { __typename } terminal { __typename } }
 			... on EstimatedEvent { id shipment { id billOfLadingNumber } port { id } }
+			... on TrackingRequest { id requestNumber requestType status shipment: trackedObject { id lineTrackingStoppedAt } }
 		}
 	} } }`
 	var got struct {
@@ -148,17 +151,20 @@ func TestWebhookNotificationsQuery(t *testing.T) {
 				ID, Event, DeliveryStatus string
 				Webhook                   struct{ ID string }
 				ReferenceObject           struct {
-					Typename  string `json:"__typename"`
-					ID        string
-					Container *struct{ ID string }
-					Shipment  *struct{ ID string }
+					Typename      string `json:"__typename"`
+					ID            string
+					Container     *struct{ ID string }
+					Shipment      *struct{ ID string }
+					RequestNumber string
+					RequestType   string
+					Status        string
 				}
 			}
 		}
 	}
 	res := e.Must(t, admin, q, graphtest.Vars{"n": 10}, &got)
 	nodes := got.WebhookNotifications.Nodes
-	if got.WebhookNotifications.TotalCount != 6 || len(nodes) != 6 {
+	if got.WebhookNotifications.TotalCount != 8 || len(nodes) != 8 {
 		t.Fatalf("%s", res)
 	}
 	types := map[string]string{}
@@ -167,21 +173,29 @@ func TestWebhookNotificationsQuery(t *testing.T) {
 		if n.Webhook.ID != hook || n.DeliveryStatus != "PENDING" || n.ReferenceObject.ID == "" || n.ReferenceObject.ID == n.ID {
 			t.Errorf("node %+v", n)
 		}
-		if n.Event != "shipment.estimated.arrival" && (n.ReferenceObject.Container == nil || n.ReferenceObject.Container.ID != container) {
+		onShipment := strings.HasPrefix(n.Event, "shipment.") || strings.HasPrefix(n.Event, "tracking_request.")
+		if !onShipment && (n.ReferenceObject.Container == nil || n.ReferenceObject.Container.ID != container) {
 			t.Errorf("%s: container %+v", n.Event, n.ReferenceObject.Container)
 		}
-		if n.Event == "shipment.estimated.arrival" && (n.ReferenceObject.Shipment == nil || n.ReferenceObject.Shipment.ID != f.ship) {
+		if onShipment && (n.ReferenceObject.Shipment == nil || n.ReferenceObject.Shipment.ID != f.ship) {
 			t.Errorf("%s: shipment %+v", n.Event, n.ReferenceObject.Shipment)
 		}
+		// The tracking request is the shipment's, whichever notification
+		// names it; the shipment is tracked, so it is CREATED.
+		if r := n.ReferenceObject; n.Event == "tracking_request.tracking_stopped" &&
+			(r.ID != model.TrackingRequestID(f.ship) || r.RequestNumber == "" || r.RequestType != "bill_of_lading" || r.Status != "CREATED") {
+			t.Errorf("tracking request %+v", r)
+		}
 	}
-	if types["container.updated"] != "ContainerUpdatedEvent" || types["container.transport.available"] != "TransportEvent" || types["shipment.estimated.arrival"] != "EstimatedEvent" {
+	if types["container.updated"] != "ContainerUpdatedEvent" || types["container.transport.available"] != "TransportEvent" ||
+		types["shipment.estimated.arrival"] != "EstimatedEvent" || types["tracking_request.tracking_stopped"] != "TrackingRequest" {
 		t.Errorf("reference object types %v", types)
 	}
 	// One statement per relationship, target type and level: a page of
-	// the three types costs the same at any size.
-	three := e.Must(t, admin, q, graphtest.Vars{"n": 3}, nil)
-	if res.AfterAuth != three.AfterAuth {
-		t.Errorf("statements: %d for 6 notifications, %d for 3", res.AfterAuth, three.AfterAuth)
+	// the four types costs the same at any size.
+	four := e.Must(t, admin, q, graphtest.Vars{"n": 4}, nil)
+	if res.AfterAuth != four.AfterAuth {
+		t.Errorf("statements: %d for 8 notifications, %d for 4", res.AfterAuth, four.AfterAuth)
 	}
 	// Another account sees none of them.
 	var other struct{ WebhookNotifications struct{ TotalCount int } }

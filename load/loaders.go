@@ -52,6 +52,7 @@ type Loaders struct {
 	ContainerUpdatedEventByID *Loader[*model.ContainerUpdatedEvent]
 	TransportEventByID        *Loader[*model.TransportEvent]
 	EstimatedEventByID        *Loader[*model.EstimatedEvent]
+	TrackingRequestByID       *Loader[*model.TrackingRequest]
 
 	reads []anyLoader // by catalog.Read.Index
 
@@ -122,6 +123,7 @@ var bindings = []func(*Loaders, string, LoaderConfig){
 	bind(catalog.ContainerUpdatedEventByID, func(l *Loaders) **Loader[*model.ContainerUpdatedEvent] { return &l.ContainerUpdatedEventByID }),
 	bind(catalog.TransportEventByID, func(l *Loaders) **Loader[*model.TransportEvent] { return &l.TransportEventByID }),
 	bind(catalog.EstimatedEventByID, func(l *Loaders) **Loader[*model.EstimatedEvent] { return &l.EstimatedEventByID }),
+	bind(catalog.TrackingRequestByID, func(l *Loaders) **Loader[*model.TrackingRequest] { return &l.TrackingRequestByID }),
 }
 
 // bind is the one loader constructor: the loader of read, stored in its

@@ -33,7 +33,7 @@ type Node interface {
 	GetID() string
 }
 
-// The event a notification is about.
+// The event or record a notification is about.
 type WebhookReferenceObject interface {
 	IsWebhookReferenceObject()
 }

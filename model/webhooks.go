@@ -152,7 +152,12 @@ func (n *WebhookNotification) EventKey(typ string) *string {
 	if WebhookEventObjectType(n.Event) != typ {
 		return nil
 	}
-	id := WebhookEventID(n.ID)
+	var id string
+	if typ == TrackingRequestType {
+		id = TrackingRequestID(n.ReferenceID) // the shipment's tracking request
+	} else {
+		id = WebhookEventID(n.ID)
+	}
 	return &id
 }
 
@@ -242,6 +247,10 @@ var WebhookEventCategories = []WebhookEventCategory{
 	}},
 	{ID: "shipment-events", Name: "Shipment Events", Events: []WebhookEventInfo{
 		{"shipment.estimated.arrival", "The estimated arrival at the port of discharge moved.", EstimatedEventType},
+	}},
+	{ID: "tracking-request-events", Name: "Tracking Request Events", Events: []WebhookEventInfo{
+		{"tracking_request.succeeded", "A shipment is now tracked: it was added to the account.", TrackingRequestType},
+		{"tracking_request.tracking_stopped", "Tracking of a shipment stopped: by a user (stop_tracking), or at the shipping line.", TrackingRequestType},
 	}},
 }
 

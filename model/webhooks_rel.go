@@ -9,6 +9,7 @@ type WebhookNotificationRel struct {
 	ContainerUpdatedEvent *ContainerUpdatedEvent
 	TransportEvent        *TransportEvent
 	EstimatedEvent        *EstimatedEvent
+	TrackingRequest       *TrackingRequest
 }
 
 type ContainerUpdatedEventRel struct {
@@ -57,6 +58,8 @@ func (n *WebhookNotification) ReferenceObject() WebhookReferenceObject {
 		return n.Rel.TransportEvent
 	case n.Rel.EstimatedEvent != nil:
 		return n.Rel.EstimatedEvent
+	case n.Rel.TrackingRequest != nil:
+		return n.Rel.TrackingRequest
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package model
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // A reference object's id is its notification's under a mask: its own
 // inverse, a different UUID of the same version and variant.
@@ -28,10 +31,41 @@ func TestWebhookEventObjectType(t *testing.T) {
 	for ev, want := range map[string]string{
 		"container.updated": ContainerUpdatedEventType, "container.created": ContainerUpdatedEventType,
 		"container.pickup_lfd_rail.changed": TransportEventType, "container.transport.delivered": TransportEventType,
-		"shipment.estimated.arrival": EstimatedEventType, "tracking_request.succeeded": "",
+		"shipment.estimated.arrival": EstimatedEventType, "tracking_request.succeeded": TrackingRequestType,
+		"tracking_request.tracking_stopped": TrackingRequestType, "tracking_request.failed": "", "document.extracted": "",
 	} {
 		if got := WebhookEventObjectType(ev); got != want {
 			t.Errorf("%s: %q, want %q", ev, got, want)
 		}
+	}
+}
+
+func TestTrackingRequestOfShipment(t *testing.T) {
+	sid := "0b7f0a4e-5c36-4b8a-9d51-3f0e2a6c9b11"
+	id := TrackingRequestID(sid)
+	if id == sid || id == WebhookEventID(sid) || len(id) != 36 || id[14] != sid[14] || !isHexVariant(id[19]) {
+		t.Fatalf("tracking request id %s of shipment %s", id, sid)
+	}
+	if TrackingRequestID(id) != sid {
+		t.Errorf("%s does not map back to the shipment", id)
+	}
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	s := &Shipment{ID: sid, AccountID: "a", BillOfLadingNumber: "MEDU123", ShippingLineScac: "MSCU", CreatedAt: created, UpdatedAt: created.Add(time.Hour)}
+	tr := TrackingRequestOf(s)
+	if tr.ID != id || tr.ShipmentID != sid || tr.RequestNumber != "MEDU123" || tr.Scac != "MSCU" || tr.Status != TrackingCreated ||
+		!tr.UpdatedAt.Equal(s.UpdatedAt) || tr.Tags == nil || tr.RefNumbers != nil {
+		t.Errorf("tracked: %+v", tr)
+	}
+	stopped := created.Add(48 * time.Hour)
+	s.LineTrackingStoppedAt = &stopped
+	if tr := TrackingRequestOf(s); tr.Status != TrackingStopped || !tr.UpdatedAt.Equal(stopped) {
+		t.Errorf("stopped: %+v", tr)
+	}
+	n := &WebhookNotification{ID: "1d9c1e0a-7b2f-4c1e-8a55-2b6f0c3d4e5f", Event: "tracking_request.tracking_stopped", ReferenceType: "shipment", ReferenceID: sid}
+	if k := n.EventKey(TrackingRequestType); k == nil || *k != id {
+		t.Errorf("reference object key %v, want %s", k, id)
+	}
+	if k := n.EventKey(EstimatedEventType); k != nil {
+		t.Errorf("an estimated_event key %s for a tracking request event", *k)
 	}
 }

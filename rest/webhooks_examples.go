@@ -28,6 +28,13 @@ func exampleID(i int) string {
 	return base + string(rune('0'+i/10)) + string(rune('0'+i%10))
 }
 
+// exampleShipment is the shipment of the i-th example: the tracking
+// request examples' (one each, so that each shows its own status).
+func exampleShipment(i int) *model.Shipment {
+	return &model.Shipment{ID: "00000000-0000-4000-8000-0000000001" + exampleID(i)[34:], BillOfLadingNumber: "MEDUXA123456",
+		ShippingLineScac: "MSCU", CreatedAt: exampleTime.Add(-72 * time.Hour), UpdatedAt: exampleTime}
+}
+
 // exampleAttributes are the reference object's attributes of an example.
 var exampleAttributes = map[string]model.JSON{
 	model.ContainerUpdatedEventType: model.JSON(`{"changeset":{"pickup_lfd":[null,"2026-01-05T00:00:00Z"]},"data_source":"terminal","timestamp":"2026-01-01T12:00:00Z","timezone":"America/Los_Angeles"}`),
@@ -60,7 +67,8 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 			if want != "" && e.Name != want {
 				continue
 			}
-			n := &model.WebhookNotification{ID: exampleID(i), Event: e.Name, DeliveryStatus: model.DeliveryPending, CreatedAt: exampleTime}
+			n := &model.WebhookNotification{ID: exampleID(i), Event: e.Name, DeliveryStatus: model.DeliveryPending, CreatedAt: exampleTime,
+				ReferenceType: "shipment", ReferenceID: exampleShipment(i).ID}
 			ev := model.WebhookEvent{ID: model.WebhookEventID(n.ID), NotificationID: n.ID, Event: e.Name, Payload: exampleAttributes[e.ObjectType], CreatedAt: exampleTime}
 			var ref *Resource
 			switch e.ObjectType {
@@ -68,6 +76,12 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 				ref = b.containerUpdatedEventResource(&model.ContainerUpdatedEvent{WebhookEvent: ev})
 			case model.TransportEventType:
 				ref = b.transportEventResource(&model.TransportEvent{WebhookEvent: ev})
+			case model.TrackingRequestType:
+				sh := exampleShipment(i)
+				if e.Name == "tracking_request.tracking_stopped" {
+					sh.LineTrackingStoppedAt = &exampleTime
+				}
+				ref = b.trackingRequestResource(model.TrackingRequestOf(sh))
 			default:
 				ref = b.estimatedEventResource(&model.EstimatedEvent{WebhookEvent: ev})
 			}

@@ -10,21 +10,25 @@ import (
 
 // payloadIncludes are what a webhook payload includes: the reference
 // object and its related records (the container and its shipment, or the
-// shipment, the terminal and the port).
+// shipment, the terminal and the port; for a tracking request, the
+// shipment it tracks and its containers).
 var payloadIncludes = map[string]bool{
-	"reference_object":                    true,
-	"reference_object.container":          true,
-	"reference_object.container.shipment": true,
-	"reference_object.shipment":           true,
-	"reference_object.terminal":           true,
-	"reference_object.location":           true,
-	"reference_object.port":               true,
+	"reference_object":                           true,
+	"reference_object.container":                 true,
+	"reference_object.container.shipment":        true,
+	"reference_object.shipment":                  true,
+	"reference_object.terminal":                  true,
+	"reference_object.location":                  true,
+	"reference_object.port":                      true,
+	"reference_object.tracked_object":            true,
+	"reference_object.tracked_object.containers": true,
 }
 
 // NotificationPayload renders one webhook notification of accountID as the
 // body a webhook delivery sends: a JSON:API document whose primary data is
 // the webhook_notification, with its webhook linkage and reference object
-// (container_updated_event, transport_event or estimated_event) and, in
+// (container_updated_event, transport_event, estimated_event or
+// tracking_request) and, in
 // included, the reference object and its related records (the container
 // or shipment, its shipment, terminal, port), rendered by the same code
 // as /v2's other resources. Links are cfg.PublicBaseURL + path, relative

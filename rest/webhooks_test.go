@@ -23,6 +23,7 @@ const (
 	noteAvailable  = "6a1f2b3c-4d5e-4f60-8a7b-9c0d1e2f0002"
 	noteEstimated  = "6a1f2b3c-4d5e-4f60-8a7b-9c0d1e2f0003"
 	noteGlobex     = "6a1f2b3c-4d5e-4f60-8a7b-9c0d1e2f0004"
+	noteStopped    = "6a1f2b3c-4d5e-4f60-8a7b-9c0d1e2f0005"
 	publicHookURL  = "https://93.184.216.34/hooks/shipgraph"
 	unknownWebhook = "00000000-0000-4000-8000-000000000000"
 )
@@ -237,7 +238,7 @@ func TestWebhookValidation(t *testing.T) {
 		{"not a url", map[string]any{"url": "hooks"}, "url", "https"},
 		{"missing url", map[string]any{"url": nil}, "url", "url"},
 		{"no events", map[string]any{"events": []any{}}, "events", "at least one"},
-		{"unknown event", map[string]any{"events": []any{"tracking_request.succeeded"}}, "events", "tracking_request.succeeded"},
+		{"unknown event", map[string]any{"events": []any{"tracking_request.failed"}}, "events", "tracking_request.failed"},
 		{"repeated event", map[string]any{"events": []any{"container.updated", "container.updated"}}, "events", "twice"},
 		{"events not strings", map[string]any{"events": "container.updated"}, "events", "list"},
 		{"signature header", map[string]any{"headers": []any{map[string]any{"name": "x-t49-webhook-signature", "value": "x"}}}, "headers", "X-T49-Webhook-Signature"},
@@ -398,10 +399,23 @@ func TestNotificationPayload(t *testing.T) {
 	res := resolve.New(e.store)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// A tracking request's notification: another shipment stopped tracking.
+	var stopped string
+	if err := e.store.SQL().QueryRowContext(ctx, `UPDATE shipments SET line_tracking_stopped_at = '2026-03-01T14:00:00Z',
+		line_tracking_stopped_reason = 'cancelled_by_user'
+		WHERE id = (SELECT id FROM shipments WHERE account_id = $1 AND id <> $2 ORDER BY id LIMIT 1) RETURNING id`, w.acme, w.shipment).Scan(&stopped); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.SQL().ExecContext(ctx, `INSERT INTO webhook_notifications (account_id, id, webhook_id, event, change_id, reference_type, reference_id, payload, delivery_status, created_at)
+		VALUES ($1, $2, $3, 'tracking_request.tracking_stopped', 104, 'shipment', $4, '{}', 'pending', '2026-03-01T14:00:01Z')`,
+		w.acme, noteStopped, hookAcme, stopped); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ name, id string }{
 		{"webhook_payload_container_updated", noteUpdated},
 		{"webhook_payload_transport", noteAvailable},
 		{"webhook_payload_estimated", noteEstimated},
+		{"webhook_payload_tracking_stopped", noteStopped},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			body, err := rest.NotificationPayload(ctx, res, rest.Config{PublicBaseURL: publicBase}, w.acme, c.id)
@@ -425,7 +439,33 @@ func TestNotificationPayload(t *testing.T) {
 			if ref == nil || !types[ref["type"].(string)] || !types["shipment"] {
 				t.Errorf("reference object %v, included types %v", ref, types)
 			}
+			if c.id != noteStopped {
+				return
+			}
+			// The tracking request: the public schema, its shipment's, and
+			// the shipment's containers included.
+			if ref["type"] != "tracking_request" || ref["id"] != model.TrackingRequestID(stopped) || !types["container"] {
+				t.Errorf("reference object %v, included types %v", ref, types)
+			}
+			for _, inc := range doc["included"].([]any) {
+				m := inc.(map[string]any)
+				if m["type"] != "tracking_request" {
+					continue
+				}
+				validate(t, "tracking_request", mustJSON(t, m))
+				a := m["attributes"].(map[string]any)
+				if a["status"] != "tracking_stopped" || a["updated_at"] != "2026-03-01T14:00:00Z" || a["request_type"] != "bill_of_lading" ||
+					obj(m, "relationships", "tracked_object", "data")["id"] != stopped {
+					t.Errorf("tracking request %v", m)
+				}
+			}
 		})
+	}
+	// /v2 renders the same reference object.
+	r := e.do("acme/admin", "GET", "/v2/webhook_notifications/"+noteStopped+"?include=reference_object", nil)
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"type":"tracking_request","id":"`+model.TrackingRequestID(stopped)+`"`) ||
+		!strings.Contains(string(r.body), `"status":"tracking_stopped"`) {
+		t.Errorf("GET the notification: %d %s", r.status, r.body)
 	}
 	// Relative links without a public base URL, as the public service's payloads.
 	body, err := rest.NotificationPayload(ctx, res, rest.Config{}, w.acme, noteUpdated)

@@ -34,6 +34,8 @@ const (
 	EventTransportNotAvailable    = "container.transport.not_available"
 	EventTransportDelivered       = "container.transport.delivered"
 	EventShipmentEstimatedArrival = "shipment.estimated.arrival"
+	EventTrackingSucceeded        = "tracking_request.succeeded"
+	EventTrackingStopped          = "tracking_request.tracking_stopped"
 )
 
 // Events lists every event Derive can raise, in a stable order.
@@ -42,7 +44,7 @@ var Events = []string{
 	EventPickupLFDChanged, EventPickupLFDLineChanged, EventPickupLFDTerminalChanged,
 	EventPickupLFDRailChanged, EventPickupAppointmentChanged,
 	EventTransportAvailable, EventTransportNotAvailable, EventTransportDelivered,
-	EventShipmentEstimatedArrival,
+	EventShipmentEstimatedArrival, EventTrackingSucceeded, EventTrackingStopped,
 }
 
 // Event is one notification-to-be: the public event name, the record it is
@@ -62,7 +64,11 @@ var Events = []string{
 //   - estimated_event (shipment.estimated.arrival): {"event",
 //     "estimated_timestamp" (the new POD ETA), "timezone",
 //     "location_locode", "voyage_number", "data_source": "shipping_line",
-//     "created_at"}.
+//     "created_at"};
+//   - tracking_request (tracking_request.succeeded, .tracking_stopped):
+//     {}: the reference object is the shipment's tracking request, read
+//     from the shipment when the notification is rendered
+//     (model.TrackingRequest), not frozen.
 //
 // timestamp and created_at are when the change was logged (its commit,
 // to the log's precision).
@@ -108,8 +114,12 @@ var statusEvents = map[string]string{
 // (the order of Events). It is pure: the log row holds everything needed.
 // DELETEs, custom fields, documents and definitions raise nothing; an
 // INSERT of a container raises container.created only (whatever its
-// status); an UPDATE raises one event per rule that its changed columns
-// meet.
+// status), of a shipment tracking_request.succeeded (a shipment exists
+// once its tracking succeeded); an UPDATE raises one event per rule that
+// its changed columns meet. A shipment's tracking_request.tracking_stopped
+// is raised when line_tracking_stopped_at goes from null to a time,
+// whoever stopped it (a user's stop_tracking, or the shipping line); a
+// resume raises nothing.
 func Derive(c *Change) []Event {
 	switch c.Type {
 	case "container":
@@ -121,13 +131,27 @@ func Derive(c *Change) []Event {
 			return deriveContainerUpdate(c)
 		}
 	case "shipment":
-		if c.Op == "UPDATE" && changed(c, "pod_eta_at") {
-			return []Event{{Name: EventShipmentEstimatedArrival, ReferenceType: "shipment", ReferenceID: c.RecordID,
-				Payload: estimatedPayload(c)}}
+		switch c.Op {
+		case "INSERT":
+			return []Event{{Name: EventTrackingSucceeded, ReferenceType: "shipment", ReferenceID: c.RecordID, Payload: noPayload}}
+		case "UPDATE":
+			var out []Event
+			if changed(c, "pod_eta_at") {
+				out = append(out, Event{Name: EventShipmentEstimatedArrival, ReferenceType: "shipment", ReferenceID: c.RecordID,
+					Payload: estimatedPayload(c)})
+			}
+			if changed(c, "line_tracking_stopped_at") && c.Old["line_tracking_stopped_at"] == nil && c.New["line_tracking_stopped_at"] != nil {
+				out = append(out, Event{Name: EventTrackingStopped, ReferenceType: "shipment", ReferenceID: c.RecordID, Payload: noPayload})
+			}
+			return out
 		}
 	}
 	return nil
 }
+
+// noPayload is the frozen attributes of a reference object read when it is
+// rendered (a tracking request): none.
+var noPayload = json.RawMessage(`{}`)
 
 type pair struct{ col, attr string }
 

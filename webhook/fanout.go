@@ -130,7 +130,7 @@ func raises(c *db.LoggedChange) bool {
 	case "container":
 		return c.Op == "INSERT" || c.Op == "UPDATE"
 	case "shipment":
-		return c.Op == "UPDATE"
+		return c.Op == "INSERT" || c.Op == "UPDATE"
 	}
 	return false
 }

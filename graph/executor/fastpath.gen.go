@@ -3604,6 +3604,13 @@ func (f *fastWriter) o_WebhookReferenceObject(sel ast.SelectionSet, obj model.We
 			return false
 		}
 		return f.o_EstimatedEvent(sel, obj)
+	case model.TrackingRequest:
+		return f.o_TrackingRequest(sel, &obj)
+	case *model.TrackingRequest:
+		if obj == nil {
+			return false
+		}
+		return f.o_TrackingRequest(sel, obj)
 	case model.TransportEvent:
 		return f.o_TransportEvent(sel, &obj)
 	case *model.TransportEvent:
@@ -4075,6 +4082,75 @@ func (f *fastWriter) o_EstimatedEvent(sel ast.SelectionSet, obj *model.Estimated
 	return true
 }
 
+func (f *fastWriter) o_TrackingRequest(sel ast.SelectionSet, obj *model.TrackingRequest) bool {
+	fields, ok := f.fields(sel, trackingRequestImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("TrackingRequest")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "requestNumber":
+			v := obj.RequestNumber
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "requestType":
+			v := obj.RequestType()
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "scac":
+			v := obj.Scac
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "refNumbers":
+			v := obj.RefNumbers
+			if !f.fwOString2ᚕstringᚄ(field.Selections, v) {
+				return false
+			}
+		case "tags":
+			v := obj.Tags
+			if !f.fwNString2ᚕstringᚄ(field.Selections, v) {
+				return false
+			}
+		case "status":
+			v := obj.Status
+			if !f.fwNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "updatedAt":
+			v := obj.UpdatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "trackedObject":
+			v := obj.TrackedObject()
+			if !f.fwOShipment2ᚖshipgraphᚋmodelᚐShipment(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 func (f *fastWriter) o_TransportEvent(sel ast.SelectionSet, obj *model.TransportEvent) bool {
 	fields, ok := f.fields(sel, transportEventImplementors)
 	if !ok {
@@ -4145,6 +4221,11 @@ func (f *fastWriter) fwNFeeType2shipgraphᚋmodelᚐFeeType(sel ast.SelectionSet
 
 func (f *fastWriter) fwNFloat2float64(sel ast.SelectionSet, v float64) bool {
 	return graphql.MarshalFloatContext(v).MarshalGQLContext(f.ctx, &f.w) == nil
+}
+
+func (f *fastWriter) fwNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(sel ast.SelectionSet, v model.TrackingRequestStatus) bool {
+	v.MarshalGQL(&f.w)
+	return true
 }
 
 func (f *fastWriter) o_WebhookEventInfo(sel ast.SelectionSet, obj *model.WebhookEventInfo) bool {

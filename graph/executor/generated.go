@@ -522,6 +522,19 @@ type ComplexityRoot struct {
 		Status      func(childComplexity int) int
 	}
 
+	TrackingRequest struct {
+		CreatedAt     func(childComplexity int) int
+		ID            func(childComplexity int) int
+		RefNumbers    func(childComplexity int) int
+		RequestNumber func(childComplexity int) int
+		RequestType   func(childComplexity int) int
+		Scac          func(childComplexity int) int
+		Status        func(childComplexity int) int
+		Tags          func(childComplexity int) int
+		TrackedObject func(childComplexity int) int
+		UpdatedAt     func(childComplexity int) int
+	}
+
 	TransportEvent struct {
 		Attributes func(childComplexity int) int
 		Container  func(childComplexity int) int
@@ -3138,6 +3151,67 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TerminalHold.Status(childComplexity), true
 
+	case "TrackingRequest.createdAt":
+		if e.ComplexityRoot.TrackingRequest.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.CreatedAt(childComplexity), true
+	case "TrackingRequest.id":
+		if e.ComplexityRoot.TrackingRequest.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.ID(childComplexity), true
+	case "TrackingRequest.refNumbers":
+		if e.ComplexityRoot.TrackingRequest.RefNumbers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.RefNumbers(childComplexity), true
+	case "TrackingRequest.requestNumber":
+		if e.ComplexityRoot.TrackingRequest.RequestNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.RequestNumber(childComplexity), true
+	case "TrackingRequest.requestType":
+		if e.ComplexityRoot.TrackingRequest.RequestType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.RequestType(childComplexity), true
+	case "TrackingRequest.scac":
+		if e.ComplexityRoot.TrackingRequest.Scac == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.Scac(childComplexity), true
+	case "TrackingRequest.status":
+		if e.ComplexityRoot.TrackingRequest.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.Status(childComplexity), true
+	case "TrackingRequest.tags":
+		if e.ComplexityRoot.TrackingRequest.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.Tags(childComplexity), true
+	case "TrackingRequest.trackedObject":
+		if e.ComplexityRoot.TrackingRequest.TrackedObject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.TrackedObject(childComplexity), true
+	case "TrackingRequest.updatedAt":
+		if e.ComplexityRoot.TrackingRequest.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.UpdatedAt(childComplexity), true
+
 	case "TransportEvent.attributes":
 		if e.ComplexityRoot.TransportEvent.Attributes == nil {
 			break
@@ -5069,8 +5143,8 @@ type WebhookNotification {
   referenceObject: WebhookReferenceObject
 }
 
-"The event a notification is about."
-union WebhookReferenceObject = ContainerUpdatedEvent | TransportEvent | EstimatedEvent
+"The event or record a notification is about."
+union WebhookReferenceObject = ContainerUpdatedEvent | TransportEvent | EstimatedEvent | TrackingRequest
 
 "Attributes of a container changed: changeset has each one's [old, new] value."
 type ContainerUpdatedEvent {
@@ -5102,6 +5176,40 @@ type EstimatedEvent {
   attributes: JSON!
   shipment: Shipment
   port: Port
+}
+
+"""
+The request that tracks a shipment: the reference object of the
+tracking_request.* events. Shipgraph keeps one per shipment, read from the
+shipment (docs/webhooks.md, "Tracking requests").
+"""
+type TrackingRequest {
+  "Stable per shipment, and not the shipment's id."
+  id: ID!
+  "The shipment's bill of lading number."
+  requestNumber: String!
+  "Always bill_of_lading."
+  requestType: String!
+  "The shipping line's SCAC."
+  scac: String!
+  refNumbers: [String!]
+  tags: [String!]!
+  "CREATED while the shipment is tracked, TRACKING_STOPPED once tracking stopped."
+  status: TrackingRequestStatus!
+  createdAt: DateTime!
+  "When tracking stopped, else when the shipment last changed."
+  updatedAt: DateTime!
+  "The shipment it tracks."
+  trackedObject: Shipment
+}
+
+"A tracking request's state (the public values; Shipgraph's are CREATED or TRACKING_STOPPED)."
+enum TrackingRequestStatus {
+  PENDING
+  AWAITING_MANIFEST
+  CREATED
+  FAILED
+  TRACKING_STOPPED
 }
 
 "A page of webhook notifications."
@@ -17539,6 +17647,245 @@ func (ec *executionContext) fieldContext_TerminalHold_description(_ context.Cont
 	return graphql.NewScalarFieldContext("TerminalHold", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _TrackingRequest_id(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequest_requestNumber(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_requestNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_requestNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequest_requestType(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_requestType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestType(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_requestType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequest_scac(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_scac(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scac, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_scac(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequest_refNumbers(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_refNumbers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RefNumbers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalOString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_refNumbers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequest_tags(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequest_status(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.TrackingRequestStatus) graphql.Marshaler {
+			return ec.marshalNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type TrackingRequestStatus does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequest_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequest_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequest_trackedObject(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_trackedObject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackedObject(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Shipment) graphql.Marshaler {
+			return ec.marshalOShipment2ᚖshipgraphᚋmodelᚐShipment(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_trackedObject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingRequest",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Shipment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TransportEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.TransportEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21488,6 +21835,13 @@ func (ec *executionContext) _WebhookReferenceObject(ctx context.Context, sel ast
 			return graphql.Null
 		}
 		return ec._TransportEvent(ctx, sel, obj)
+	case model.TrackingRequest:
+		return ec._TrackingRequest(ctx, sel, &obj)
+	case *model.TrackingRequest:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TrackingRequest(ctx, sel, obj)
 	case model.EstimatedEvent:
 		return ec._EstimatedEvent(ctx, sel, &obj)
 	case *model.EstimatedEvent:
@@ -25644,6 +25998,89 @@ func (ec *executionContext) _TerminalHold(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var trackingRequestImplementors = []string{"TrackingRequest", "WebhookReferenceObject"}
+
+func (ec *executionContext) _TrackingRequest(ctx context.Context, sel ast.SelectionSet, obj *model.TrackingRequest) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trackingRequestImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrackingRequest")
+		case "id":
+			out.Values[i] = ec._TrackingRequest_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestNumber":
+			out.Values[i] = ec._TrackingRequest_requestNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestType":
+			out.Values[i] = ec._TrackingRequest_requestType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scac":
+			out.Values[i] = ec._TrackingRequest_scac(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "refNumbers":
+			out.Values[i] = ec._TrackingRequest_refNumbers(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tags":
+			out.Values[i] = ec._TrackingRequest_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._TrackingRequest_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._TrackingRequest_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._TrackingRequest_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trackedObject":
+			out.Values[i] = ec._TrackingRequest_trackedObject(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var transportEventImplementors = []string{"TransportEvent", "WebhookReferenceObject"}
 
 func (ec *executionContext) _TransportEvent(ctx context.Context, sel ast.SelectionSet, obj *model.TransportEvent) graphql.Marshaler {
@@ -27840,6 +28277,16 @@ func (ec *executionContext) marshalNTerminalHold2ᚖshipgraphᚋmodelᚐTerminal
 		return graphql.Null
 	}
 	return ec._TerminalHold(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(ctx context.Context, v any) (model.TrackingRequestStatus, error) {
+	var res model.TrackingRequestStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(ctx context.Context, sel ast.SelectionSet, v model.TrackingRequestStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNViewer2ᚖshipgraphᚋmodelᚐViewer(ctx context.Context, sel ast.SelectionSet, v *model.Viewer) graphql.Marshaler {

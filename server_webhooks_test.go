@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"shipgraph/db/dbtest"
+	"shipgraph/model"
+)
+
+// TestWebhooksFromEveryWriter is issue 17's end-to-end check, through the
+// real server (`shipgraph serve`): a receiver on 127.0.0.1 gets signed,
+// verifiable notifications for changes made through GraphQL, /v2 and
+// plain SQL, and /v2/webhook_notifications reconciles them. The change is
+// the one the APIs can make and a public event names: a shipment's
+// tracking stops (tracking_request.tracking_stopped).
+func TestWebhooksFromEveryWriter(t *testing.T) {
+	url := dbtest.NewDB(t)
+	keys := seedKeys(t, url, "10")
+	base := serve(t, "--database-url", url, "--webhook-allow-private-urls", "--webhook-retry-base", "20ms")
+	sqldb, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sqldb.Close() })
+	ctx := context.Background()
+
+	type delivery struct {
+		body []byte
+		sig  string
+		ct   string
+	}
+	var mu sync.Mutex
+	var got []delivery
+	arrived := make(chan struct{}, 100)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, delivery{b, r.Header.Get("X-T49-Webhook-Signature"), r.Header.Get("Content-Type")})
+		mu.Unlock()
+		arrived <- struct{}{}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(recv.Close)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("globex's endpoint got a delivery of acme's changes")
+	}))
+	t.Cleanup(other.Close)
+
+	call := func(method, path, key, body string) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Token "+key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, b
+	}
+	create := func(key, url string) (id, secret string) {
+		t.Helper()
+		status, body := call(http.MethodPost, "/v2/webhooks", key, `{"data":{"type":"webhook","attributes":{"url":"`+url+
+			`","events":["tracking_request.tracking_stopped"]}}}`)
+		var doc struct {
+			Data struct {
+				ID         string
+				Attributes struct{ Secret string }
+			}
+		}
+		if status != http.StatusCreated || json.Unmarshal(body, &doc) != nil || doc.Data.Attributes.Secret == "" {
+			t.Fatalf("POST /v2/webhooks: %d %s", status, body)
+		}
+		return doc.Data.ID, doc.Data.Attributes.Secret
+	}
+	hook, secret := create(keys["acme admin"], recv.URL+"/t49")
+	create(keys["globex admin"], other.URL)
+
+	var ships []string
+	rows, err := sqldb.QueryContext(ctx, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id
+		WHERE a.slug = 'acme' AND s.line_tracking_stopped_at IS NULL ORDER BY s.id LIMIT 3`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ships = append(ships, id)
+	}
+	if rows.Close(); len(ships) != 3 {
+		t.Fatalf("acme has %d tracked shipments, want 3", len(ships))
+	}
+
+	// GraphQL, /v2 and plain SQL each stop one shipment's tracking.
+	status, body := call(http.MethodPost, "/graphql", keys["acme member"],
+		`{"query":"mutation($id: ID!) { stopTrackingShipment(id: $id) { id lineTrackingStoppedAt } }","variables":{"id":"`+ships[0]+`"}}`)
+	if status != http.StatusOK || strings.Contains(string(body), `"errors"`) {
+		t.Fatalf("GraphQL stopTrackingShipment: %d %s", status, body)
+	}
+	if status, body := call(http.MethodPatch, "/v2/shipments/"+ships[1]+"/stop_tracking", keys["acme member"], ""); status != http.StatusOK {
+		t.Fatalf("PATCH /v2/shipments/{id}/stop_tracking: %d %s", status, body)
+	}
+	if _, err := sqldb.ExecContext(ctx, `UPDATE shipments SET line_tracking_stopped_at = now(),
+		line_tracking_stopped_reason = 'past_arrival_window' WHERE id = $1`, ships[2]); err != nil {
+		t.Fatal(err)
+	}
+	// Stopping a stopped shipment again changes nothing the event watches.
+	if status, _ := call(http.MethodPatch, "/v2/shipments/"+ships[1]+"/stop_tracking", keys["acme member"], ""); status != http.StatusOK {
+		t.Fatalf("second stop_tracking: %d", status)
+	}
+
+	seen := map[string]bool{}
+	deadline := time.After(30 * time.Second)
+	for i := 0; len(seen) < 3; i++ {
+		select {
+		case <-arrived:
+		case <-deadline:
+			var state string
+			_ = sqldb.QueryRowContext(ctx, `SELECT string_agg(event || ' ' || reference_id || ' ' || delivery_status || ' ' || attempts || ' ' || coalesce(last_error, ''), E'\n') FROM webhook_notifications`).Scan(&state)
+			var logged string
+			_ = sqldb.QueryRowContext(ctx, `SELECT string_agg(record_type || ' ' || record_id || ' ' || op || ' ' || array_to_string(changed, ','), E'\n') FROM change_log`).Scan(&logged)
+			t.Logf("notifications:\n%s\nlog:\n%s", state, logged)
+			t.Fatalf("deliveries for %d of 3 shipments within 30s: %v", len(seen), seen)
+		}
+		mu.Lock()
+		d := got[i] // one arrival per delivery, in order
+		mu.Unlock()
+		// The receiver's check: HMAC-SHA256 of the exact body, keyed by
+		// the secret shown at creation.
+		m := hmac.New(sha256.New, []byte(secret))
+		m.Write(d.body)
+		if want := hex.EncodeToString(m.Sum(nil)); d.sig != want {
+			t.Errorf("signature %q, want %q over %s", d.sig, want, d.body)
+		}
+		if d.ct != "application/json" {
+			t.Errorf("Content-Type %q", d.ct)
+		}
+		var doc struct {
+			Data struct {
+				ID         string
+				Type       string
+				Attributes struct{ Event string }
+			}
+			Included []struct {
+				ID            string
+				Type          string
+				Attributes    map[string]any
+				Relationships map[string]struct{ Data json.RawMessage }
+			}
+		}
+		if err := json.Unmarshal(d.body, &doc); err != nil || doc.Data.Type != "webhook_notification" ||
+			doc.Data.Attributes.Event != "tracking_request.tracking_stopped" {
+			t.Fatalf("delivery %v: %s", err, d.body)
+		}
+		var shipment string
+		for _, inc := range doc.Included {
+			var tracked struct{ ID, Type string }
+			if inc.Type == "tracking_request" && json.Unmarshal(inc.Relationships["tracked_object"].Data, &tracked) == nil &&
+				tracked.Type == "shipment" && inc.ID == model.TrackingRequestID(tracked.ID) && inc.Attributes["status"] == "tracking_stopped" {
+				shipment = tracked.ID
+			}
+		}
+		if shipment == "" || !strings.Contains(string(d.body), `"type":"shipment","id":"`+shipment+`"`) {
+			t.Fatalf("no stopped tracking request with its shipment included: %s", d.body)
+		}
+		if seen[shipment] {
+			t.Errorf("shipment %s notified twice", shipment)
+		}
+		seen[shipment] = true
+	}
+	for _, s := range ships {
+		if !seen[s] {
+			t.Errorf("no notification for shipment %s", s)
+		}
+	}
+
+	// Reconciliation: the list has each, delivered.
+	var list struct {
+		Data []struct {
+			Attributes struct {
+				Event          string
+				DeliveryStatus string `json:"delivery_status"`
+			}
+			Relationships map[string]struct{ Data struct{ ID, Type string } }
+		}
+	}
+	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		status, body := call(http.MethodGet, "/v2/webhook_notifications?include=reference_object&filter[webhook_id]="+hook, keys["acme admin"], "")
+		if status != http.StatusOK || json.Unmarshal(body, &list) != nil {
+			t.Fatalf("GET /v2/webhook_notifications: %d %s", status, body)
+		}
+		done := len(list.Data) == 3
+		for _, n := range list.Data {
+			done = done && n.Attributes.DeliveryStatus == "succeeded"
+		}
+		if done {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("notifications not all succeeded: %s", body)
+		}
+	}
+	refs := map[string]bool{}
+	for _, n := range list.Data {
+		r := n.Relationships["reference_object"].Data
+		if r.Type != "tracking_request" {
+			t.Errorf("reference object %+v", r)
+		}
+		refs[model.TrackingRequestID(r.ID)] = true
+	}
+	for _, s := range ships {
+		if !refs[s] {
+			t.Errorf("/v2/webhook_notifications has no notification for shipment %s: %v", s, refs)
+		}
+	}
+	mu.Lock()
+	n := len(got)
+	mu.Unlock()
+	if n != 3 {
+		t.Errorf("%d deliveries, want 3 (one per stop)", n)
+	}
+}
