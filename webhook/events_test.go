@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"shipgraph/model"
 )
 
 func TestDerive(t *testing.T) {
@@ -160,5 +162,26 @@ func TestBackoff(t *testing.T) {
 		if got := Backoff(base, attempt, 0); got != 0 {
 			t.Errorf("attempt %d: bottom %v, want 0 (full jitter)", attempt, got)
 		}
+	}
+}
+
+// Events and the catalogue the API validates against (model) name the same
+// events: a webhook can subscribe to every event Derive raises, and to no
+// other.
+func TestEventsMatchTheAPI(t *testing.T) {
+	api := map[string]bool{}
+	for _, c := range model.WebhookEventCategories {
+		for _, e := range c.Events {
+			api[e.Name] = true
+		}
+	}
+	for _, e := range Events {
+		if !api[e] {
+			t.Errorf("Derive raises %s, which no webhook can subscribe to", e)
+		}
+		delete(api, e)
+	}
+	for e := range api {
+		t.Errorf("webhooks may subscribe to %s, which Derive never raises", e)
 	}
 }
