@@ -628,7 +628,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	})
 	// Deferred after closeStore: the deliveries in flight finish before
 	// the store closes.
-	defer startWebhooks(ctx, &c, store, chain.Listener(), log)()
+	defer startWebhooks(ctx, &c, store, chain.Listener(), log, tp.Provider())()
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "shipgraph listening on %s\n  GraphQL:    %s/graphql\n  playground: %s/playground\n  REST:       %s/v2/documents\n", base, base, base, base)
 	select {

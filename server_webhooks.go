@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"shipgraph/db"
 	"shipgraph/resolve"
 	"shipgraph/rest"
@@ -44,13 +46,14 @@ func (c WebhooksConfig) apiConfig() resolve.WebhookConfig {
 // the returned wait blocks until they stopped: the deliveries in flight
 // finished (each bounded by the timeout) or, if the process dies first,
 // their claims expire and another process delivers them. listen wakes the
-// fan-out when changes are logged; a poll covers missed wake-ups.
-func startWebhooks(ctx context.Context, c *Config, store *db.DB, listen *db.Listener, log *slog.Logger) (wait func()) {
+// fan-out when changes are logged; a poll covers missed wake-ups. tracer
+// (nil: tracing is off) traces every delivery attempt.
+func startWebhooks(ctx context.Context, c *Config, store *db.DB, listen *db.Listener, log *slog.Logger, tracer trace.TracerProvider) (wait func()) {
 	res := resolve.New(store)
 	rc := rest.Config{PublicBaseURL: c.PublicBaseURL}
 	wc := webhook.Config{
 		Workers: c.Webhooks.Workers, Timeout: c.Webhooks.Timeout, RetryBase: c.Webhooks.RetryBase,
-		QueueLimit: c.Webhooks.QueueLimit, AllowPrivate: c.Webhooks.AllowPrivate, Logger: log,
+		QueueLimit: c.Webhooks.QueueLimit, AllowPrivate: c.Webhooks.AllowPrivate, Logger: log, Tracer: tracer,
 		Payload: func(ctx context.Context, accountID, notificationID string) ([]byte, error) {
 			return rest.NotificationPayload(ctx, res, rc, accountID, notificationID)
 		},

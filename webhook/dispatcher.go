@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"shipgraph/db"
 	"shipgraph/model"
 	"shipgraph/netguard"
@@ -48,6 +50,9 @@ type Config struct {
 	// Abort, when cancelled, abandons deliveries in flight without
 	// recording them (tests: a process killed mid-delivery). Default: never.
 	Abort context.Context
+	// Tracer, when set (tracing is on, docs/tracing.md), gives every
+	// attempt a span (tracing.go); nil: none, at no cost.
+	Tracer trace.TracerProvider
 }
 
 // Defaults are Config's zero values' meaning.
@@ -229,6 +234,8 @@ func (d *Dispatcher) deliver(w *db.WebhookDelivery) {
 	defer cancel()
 	start := time.Now()
 	a := db.WebhookAttempt{AccountID: w.AccountID, NotificationID: w.ID, Owner: d.cfg.Owner}
+	ctx, sp := d.startSpan(ctx, w)
+	defer func() { endSpan(sp, &a) }()
 	body, err := d.cfg.Payload(ctx, w.AccountID, w.ID)
 	if err != nil {
 		if model.ErrorCode(err) == model.ENOTFOUND {
@@ -266,6 +273,9 @@ func (d *Dispatcher) deliver(w *db.WebhookDelivery) {
 	// Recording gets a moment of its own, past the attempt's deadline.
 	rctx, rcancel := context.WithTimeout(abort, 10*time.Second)
 	defer rcancel()
+	if sp != nil {
+		rctx = trace.ContextWithSpan(rctx, sp) // its statements belong to the attempt's trace
+	}
 	held, err := d.store.RecordWebhookAttempt(rctx, a)
 	if err != nil {
 		if abort.Err() == nil {
@@ -305,7 +315,9 @@ func (d *Dispatcher) post(ctx context.Context, w *db.WebhookDelivery, body []byt
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Shipgraph-Webhooks/1")
 	req.Header.Set(SignatureHeader, Sign(w.Secret, body))
+	sp := d.startHTTPSpan(ctx, req)
 	resp, err := d.client.Do(req)
+	endHTTPSpan(sp, resp, err)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
