@@ -12,8 +12,7 @@ import (
 
 // Page arguments are checked against the limits before any SQL, and a
 // refusal names the argument in Parameter, as both APIs call it.
-func TestPageBounds(t *testing.T) {
-	e := newEnv(t)
+func testPageBounds(t *testing.T, e *env) {
 	ctx := e.as("acme/viewer")
 	page := func(n, size int) *model.PageInput { return &model.PageInput{Number: n, Size: size} }
 	lastRowPage := model.MaxPageOffset/model.MaxPageSize + 1 // starts MaxPageOffset rows in
@@ -66,8 +65,7 @@ func TestPageBounds(t *testing.T) {
 // cursorError fills Parameter only when it is empty). Malformed ids in a
 // filter match nothing — as a malformed id is not found — rather than
 // failing in SQL.
-func TestListFilters(t *testing.T) {
-	e := newEnv(t)
+func testListFilters(t *testing.T, e *env) {
 	ctx := e.as("acme/admin")
 	first := must[*resolve.Page[*model.Shipment]](t, "shipments")(e.r.Shipments(ctx, resolve.ShipmentQuery{}))
 	if first.End == "" {
@@ -137,10 +135,7 @@ func rows[T any](p *resolve.Page[T], err error) (int, error) {
 // filtered), and walking it a few rows at a time — forward by cursor,
 // backward by cursor, by numbered page — gives the same rows in the same
 // order, each once.
-func TestCountMatchesList(t *testing.T) {
-	e := newEnv(t)
-	globex := e.recordsOf("globex")
-	acme := e.recordsOf("acme") // email submissions: globex has none
+func testCountMatchesList(t *testing.T, e *env, acme, globex *records) {
 	gctx := func() context.Context { return e.as("globex/admin") }
 	actx := func() context.Context { return e.as("acme/admin") }
 	shipmentKind, containerKind := model.CustomFieldEntityType("Shipment"), model.CustomFieldEntityType("Container")

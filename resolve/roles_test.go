@@ -13,9 +13,7 @@ import (
 // admins' alone. A refusal is FORBIDDEN — what /v2 answers 403 and GraphQL
 // names in extensions.code — before anything else is looked at, and
 // changes nothing. Without a principal everything is UNAUTHENTICATED.
-func TestRoles(t *testing.T) {
-	e := newEnv(t)
-	acme := e.recordsOf("acme")
+func testRoles(t *testing.T, e *env, acme *records) {
 	r := e.r
 	tags := model.Given([]string{"role-test"})
 	shipmentKind := model.CustomFieldEntityType("Shipment")
@@ -105,6 +103,7 @@ func TestRoles(t *testing.T) {
 		"DeleteWebhook":       func(ctx context.Context) error { _, err := r.DeleteWebhook(ctx, acme.webhook); return err },
 	}
 	shipment := must[*model.Shipment](t, "shipment")(r.Shipment(e.as("acme/viewer"), acme.shipment, nil))
+	hooks := must[int](t, "count webhooks")(r.CountWebhooks(e.as("acme/admin")))
 
 	for name, w := range writes {
 		wantErr(t, "viewer "+name, w(e.as("acme/viewer")), model.EFORBIDDEN, "", "")
@@ -120,9 +119,8 @@ func TestRoles(t *testing.T) {
 	if !after.UpdatedAt.Equal(shipment.UpdatedAt) {
 		t.Errorf("the refused writes changed the shipment: updated at %v, was %v", after.UpdatedAt, shipment.UpdatedAt)
 	}
-	hooks := must[int](t, "count webhooks")(r.CountWebhooks(e.as("acme/admin")))
-	if hooks != 1 {
-		t.Errorf("%d webhooks after refused creates, want 1", hooks)
+	if n := must[int](t, "count webhooks")(r.CountWebhooks(e.as("acme/admin"))); n != hooks {
+		t.Errorf("%d webhooks after refused creates, want %d", n, hooks)
 	}
 	// Reads are every key's; the list of webhook events too.
 	if _, err := r.Shipments(e.as("acme/viewer"), resolve.ShipmentQuery{}); err != nil {

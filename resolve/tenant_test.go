@@ -14,9 +14,7 @@ import (
 // account's id is the same NOT FOUND as an unknown or malformed one, never
 // the record, and a list never holds another account's rows. Reference
 // data is every account's.
-func TestTenantIsolation(t *testing.T) {
-	e := newEnv(t)
-	acme, globex := e.recordsOf("acme"), e.recordsOf("globex")
+func testTenantIsolation(t *testing.T, e *env, acme, globex *records) {
 	if acme.emailSubmission == "" {
 		t.Fatal("seed: acme has no email submission")
 	}

@@ -18,9 +18,7 @@ var decodeErr = model.Errorf(model.EINVALID, "a transport's decoding error").AtF
 // the account's (404: another account's or an unknown id, even when the
 // body is invalid too), then the input (422: the transport's Invalid, then
 // the rules here, naming the member neutrally in Field), then the store.
-func TestWriteErrorOrder(t *testing.T) {
-	e := newEnv(t)
-	acme, globex := e.recordsOf("acme"), e.recordsOf("globex")
+func testWriteErrorOrder(t *testing.T, e *env, acme, globex *records) {
 	r := e.r
 	long := strings.Repeat("x", 256)
 	blank := "  "
@@ -205,9 +203,7 @@ func TestWriteErrorOrder(t *testing.T) {
 
 // Creates have no target: the key's role, then the transport's error, then
 // the input's rules, then the store's conflicts (named by Field too).
-func TestCreateErrors(t *testing.T) {
-	e := newEnv(t)
-	acme := e.recordsOf("acme")
+func testCreateErrors(t *testing.T, e *env, acme *records) {
 	r := e.r
 	def := func(slug, name string) resolve.CreateDefinition {
 		return resolve.CreateDefinition{Input: model.CustomFieldDefinitionInput{EntityType: "Shipment", APISlug: slug, DisplayName: name, DataType: "short_text"}}
