@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"shipgraph/model"
 )
 
 // changeChannelPrefix starts the NOTIFY channel of each account's changes
@@ -33,44 +34,15 @@ func accountOfChannel(ch string) string {
 	return hex[0:8] + "-" + hex[8:12] + "-" + hex[12:16] + "-" + hex[16:20] + "-" + hex[20:32]
 }
 
-// Change is one change as a subscription sees it: what changed, never the
-// row itself. Subscribers read the record through the store, scoped to
-// their account as every read is. The live hub makes one of each logged
-// change (ChangeOf); a wake-up (FeedChange) carries only AccountID.
-type Change struct {
-	AccountID string `json:"-"`
-	// Type is shipment, container, custom_field, custom_field_definition,
-	// custom_field_option or document.
-	Type string `json:"t"`
-	ID   string `json:"id"`
-	// Op is INSERT, UPDATE or DELETE.
-	Op string `json:"op"`
-	// Parent is the container's shipment, the custom field's entity (a
-	// shipment or container), the option's definition; "" for the others.
-	Parent string `json:"p,omitempty"`
-	// Columns are the columns an UPDATE changed.
-	Columns []string `json:"c,omitempty"`
-	// Was holds the previous values of the columns a subscription filters
-	// on (a container's current_status, pod_terminal_id, shipment_id) when
-	// the UPDATE changed them.
-	Was map[string]*string `json:"was,omitempty"`
-	// Log is the change's public log id; Cursor its position in the log.
-	Log    int64  `json:"l,omitempty"`
-	Cursor Cursor `json:"-"`
-	// WAL is a primary WAL position the change's commit is before (0:
-	// unknown): re-reads of its record may use a replica that replayed it
-	// (WithReadAt).
-	WAL   uint64    `json:"-"`
-	WALAt time.Time `json:"-"` // when WAL was read
-}
-
-// wasColumns are the columns whose previous values Change.Was carries.
+// wasColumns are the columns whose previous values model.Change.Was
+// carries.
 var wasColumns = [...]string{"current_status", "pod_terminal_id", "shipment_id"}
 
-// ChangeOf is the Change of a logged change.
-func ChangeOf(l *LoggedChange) *Change {
-	c := &Change{AccountID: l.AccountID, Type: l.Type, ID: l.RecordID, Op: l.Op, Parent: l.Parent,
-		Columns: l.Changed, Log: l.ID, Cursor: l.Cursor, WAL: l.WAL, WALAt: l.WALAt}
+// ChangeOf is the change a subscription sees of a logged change (its
+// position in the log stays with l.Cursor).
+func ChangeOf(l *LoggedChange) *model.Change {
+	c := &model.Change{AccountID: l.AccountID, Type: l.Type, ID: l.RecordID, Op: l.Op, Parent: l.Parent,
+		Columns: l.Changed, Log: l.ID, WAL: l.WAL, WALAt: l.WALAt}
 	if l.Type != "container" || len(l.Old) == 0 {
 		return c
 	}
@@ -102,13 +74,13 @@ func ChangeOf(l *LoggedChange) *Change {
 // trigger of migration 00004, before the log) is read as the change.
 func parseChange(n *pq.Notification) (FeedEvent, bool) {
 	if n.Channel == ChangeLogChannel {
-		return FeedEvent{Kind: FeedChange, Change: &Change{}}, true
+		return FeedEvent{Kind: FeedChange, Change: &model.Change{}}, true
 	}
 	account := accountOfChannel(n.Channel)
 	if account == "" {
 		return FeedEvent{}, false
 	}
-	c := &Change{AccountID: account}
+	c := &model.Change{AccountID: account}
 	if n.Extra != "" && (json.Unmarshal([]byte(n.Extra), c) != nil || c.ID == "") {
 		return FeedEvent{}, false
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"shipgraph/model"
 )
 
 // TokenChannel is the NOTIFY channel on which the database announces changed
@@ -84,10 +86,10 @@ func (k FeedEventKind) String() string {
 // FeedEvent is one report of a Listener.
 type FeedEvent struct {
 	Kind    FeedEventKind
-	Resync  bool    // FeedListening after changes went unheard
-	Change  *Change // FeedChange: the account woken
-	TokenID string  // FeedToken
-	Err     error   // FeedDown
+	Resync  bool          // FeedListening after changes went unheard
+	Change  *model.Change // FeedChange: the account woken
+	TokenID string        // FeedToken
+	Err     error         // FeedDown
 }
 
 // ErrFeedDropped is the Err of the FeedDown a subscription gets when it fell

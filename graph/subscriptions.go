@@ -7,7 +7,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"shipgraph/db"
 	"shipgraph/live"
 	"shipgraph/load"
 	"shipgraph/model"
@@ -29,10 +28,10 @@ import (
 type eventSource[E any] struct {
 	// match reports cheaply, from the change alone, whether it may concern
 	// the subscription.
-	match func(*db.Change) bool
+	match func(*model.Change) bool
 	// resolve reads the record in ctx (fresh loaders) and builds the event;
 	// nil skips the change.
-	resolve func(ctx context.Context, c *db.Change) (*E, error)
+	resolve func(ctx context.Context, c *model.Change) (*E, error)
 	// resync is the RESYNC event.
 	resync func() *E
 	// fields are the columns to read, beyond what the operation selects
@@ -169,14 +168,14 @@ func eventPlan(ctx context.Context, field string) *load.Plan {
 }
 
 // logID is the change's public log id.
-func logID(c *db.Change) *string {
+func logID(c *model.Change) *string {
 	if c.Log == 0 {
 		return nil
 	}
 	return ptr(strconv.FormatInt(c.Log, 10))
 }
 
-func operation(c *db.Change) model.ChangeOperation {
+func operation(c *model.Change) model.ChangeOperation {
 	switch c.Op {
 	case "INSERT":
 		return model.ChangeOperationInsert
@@ -188,7 +187,7 @@ func operation(c *db.Change) model.ChangeOperation {
 
 // changedFields names the changed columns by GraphQL field:
 // current_status → currentStatus, pod_terminal_id → podTerminal.
-func changedFields(c *db.Change) []string {
+func changedFields(c *model.Change) []string {
 	out := make([]string, 0, len(c.Columns))
 	for _, col := range c.Columns {
 		out = append(out, camel(strings.TrimSuffix(col, "_id")))
@@ -243,7 +242,7 @@ func (r *subscriptionResolver) containerEvents(ctx context.Context, filter *mode
 	}
 	return eventSource[model.ContainerEvent]{
 		fields: map[string][]string{"Container": {"shipment", "podTerminal", "currentStatus"}},
-		match: func(c *db.Change) bool {
+		match: func(c *model.Change) bool {
 			if c.Type != "container" {
 				return false
 			}
@@ -253,7 +252,7 @@ func (r *subscriptionResolver) containerEvents(ctx context.Context, filter *mode
 			was := c.Was["shipment_id"]
 			return c.Parent == *filter.ShipmentID || (was != nil && *was == *filter.ShipmentID)
 		},
-		resolve: func(ctx context.Context, c *db.Change) (*model.ContainerEvent, error) {
+		resolve: func(ctx context.Context, c *model.Change) (*model.ContainerEvent, error) {
 			e := &model.ContainerEvent{Operation: operation(c), LogID: logID(c), ID: ptr(c.ID), ChangedFields: changedFields(c)}
 			if c.Op == "DELETE" {
 				return e, nil // matched on its shipment alone
@@ -295,8 +294,8 @@ func (r *subscriptionResolver) containerEvents(ctx context.Context, filter *mode
 func (r *subscriptionResolver) shipmentEvents(ctx context.Context, id string) eventSource[model.ShipmentEvent] {
 	plan := eventPlan(ctx, "shipment")
 	return eventSource[model.ShipmentEvent]{
-		match: func(c *db.Change) bool { return c.Type == "shipment" && c.ID == id },
-		resolve: func(ctx context.Context, c *db.Change) (*model.ShipmentEvent, error) {
+		match: func(c *model.Change) bool { return c.Type == "shipment" && c.ID == id },
+		resolve: func(ctx context.Context, c *model.Change) (*model.ShipmentEvent, error) {
 			e := &model.ShipmentEvent{Operation: operation(c), LogID: logID(c), ID: ptr(c.ID), ChangedFields: changedFields(c)}
 			if c.Op == "DELETE" {
 				return e, nil
@@ -317,8 +316,8 @@ func (r *subscriptionResolver) shipmentEvents(ctx context.Context, id string) ev
 func (r *subscriptionResolver) customFieldEvents(ctx context.Context, entityID string) eventSource[model.CustomFieldEvent] {
 	plan := eventPlan(ctx, "customField")
 	return eventSource[model.CustomFieldEvent]{
-		match: func(c *db.Change) bool { return c.Type == "custom_field" && c.Parent == entityID },
-		resolve: func(ctx context.Context, c *db.Change) (*model.CustomFieldEvent, error) {
+		match: func(c *model.Change) bool { return c.Type == "custom_field" && c.Parent == entityID },
+		resolve: func(ctx context.Context, c *model.Change) (*model.CustomFieldEvent, error) {
 			e := &model.CustomFieldEvent{Operation: operation(c), LogID: logID(c), ID: ptr(c.ID), EntityID: ptr(c.Parent), ChangedFields: changedFields(c)}
 			if c.Op == "DELETE" {
 				return e, nil
@@ -355,8 +354,8 @@ var recordTypes = map[string]model.ChangeRecordType{
 
 func (r *subscriptionResolver) changeEvents() eventSource[model.ChangeEvent] {
 	return eventSource[model.ChangeEvent]{
-		match: func(c *db.Change) bool { _, ok := recordTypes[c.Type]; return ok },
-		resolve: func(_ context.Context, c *db.Change) (*model.ChangeEvent, error) {
+		match: func(c *model.Change) bool { _, ok := recordTypes[c.Type]; return ok },
+		resolve: func(_ context.Context, c *model.Change) (*model.ChangeEvent, error) {
 			e := &model.ChangeEvent{Operation: operation(c), LogID: logID(c), Type: ptr(recordTypes[c.Type]), ID: ptr(c.ID), ChangedFields: changedFields(c)}
 			if c.Parent != "" {
 				e.ParentID = ptr(c.Parent)

@@ -136,7 +136,10 @@ type Sub struct {
 // Event is one change for a subscription; a nil Change is a re-sync
 // (changes may have been missed).
 type Event struct {
-	Change *db.Change
+	Change *model.Change
+	// at is the change's position in the log (the hub's bookkeeping: the
+	// catch-up and the live changes meet there).
+	at db.Cursor
 }
 
 func (s *Sub) stop(r EndReason) {
@@ -148,7 +151,7 @@ func (s *Sub) stop(r EndReason) {
 
 // offer queues e without waiting; a full queue ends the subscription.
 func (s *Sub) offer(e Event) {
-	if e.Change != nil && !s.skip.IsZero() && !s.skip.Less(e.Change.Cursor) {
+	if e.Change != nil && !s.skip.IsZero() && !s.skip.Less(e.at) {
 		return // the catch-up's
 	}
 	s.qmu.Lock()
@@ -401,7 +404,7 @@ func (s *Sub) dropQueued() {
 	defer s.qmu.Unlock()
 	q := s.queue[:0]
 	for _, e := range s.queue {
-		if e.Change == nil || s.skip.Less(e.Change.Cursor) {
+		if e.Change == nil || s.skip.Less(e.at) {
 			q = append(q, e)
 		}
 	}
@@ -441,7 +444,7 @@ func (h *Hub) CatchUp(ctx context.Context, s *Sub) []Event {
 			s.catching = false
 			break
 		}
-		out = append(out, Event{Change: db.ChangeOf(&changes[i])})
+		out = append(out, Event{Change: db.ChangeOf(&changes[i]), at: changes[i].Cursor})
 		s.from = changes[i].Cursor
 	}
 	return out
@@ -526,14 +529,14 @@ func (h *Hub) drain(a *liveAccount) (pending bool, err error) {
 			return false, err
 		}
 		if len(page.Changes) > 0 {
-			changes := make([]*db.Change, len(page.Changes))
+			events := make([]Event, len(page.Changes))
 			for i := range page.Changes {
-				changes[i] = db.ChangeOf(&page.Changes[i])
+				events[i] = Event{Change: db.ChangeOf(&page.Changes[i]), at: page.Changes[i].Cursor}
 			}
 			h.mu.Lock()
-			for _, c := range changes {
+			for _, e := range events {
 				for s := range a.subs {
-					s.offer(Event{Change: c})
+					s.offer(e)
 				}
 			}
 			a.cursor = page.Next

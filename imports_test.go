@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportRules holds the house's package rules (DESIGN.md) against the
+// imports of the code as it builds (go list; test files aside): the model
+// is a leaf, rest/ imports neither db/ nor graph/, graph/ does not import
+// db/ (only the resolver layer and the wiring touch the store), and the
+// layers below the adapters know neither adapter.
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "shipgraph/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		imports[f[0]] = f[1:]
+	}
+	// under reports whether pkg is root or below it.
+	under := func(pkg, root string) bool { return pkg == root || strings.HasPrefix(pkg, root+"/") }
+	rules := []struct {
+		pkg    string   // the package and those below it
+		except []string // packages below pkg the rule spares (test harnesses)
+		never  []string // what none of them may import (and what is below it)
+	}{
+		{pkg: "shipgraph/model", never: []string{"shipgraph"}},
+		{pkg: "shipgraph/rest", never: []string{"shipgraph/db", "shipgraph/graph"}},
+		{pkg: "shipgraph/graph", except: []string{"shipgraph/graph/graphtest"}, never: []string{"shipgraph/db", "shipgraph/rest"}},
+		{pkg: "shipgraph/resolve", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/httpapi"}},
+		{pkg: "shipgraph/load", never: []string{"shipgraph/resolve", "shipgraph/graph", "shipgraph/rest"}},
+		{pkg: "shipgraph/live", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/resolve"}},
+		{pkg: "shipgraph/webhook", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/resolve"}},
+	}
+	for _, r := range rules {
+		seen := false
+	pkgs:
+		for pkg, imps := range imports {
+			if !under(pkg, r.pkg) {
+				continue
+			}
+			for _, e := range r.except {
+				if under(pkg, e) {
+					continue pkgs
+				}
+			}
+			seen = true
+			for _, imp := range imps {
+				for _, n := range r.never {
+					if imp == n || strings.HasPrefix(imp, n+"/") {
+						t.Errorf("%s imports %s: %s never may", pkg, imp, r.pkg)
+					}
+				}
+			}
+		}
+		if !seen {
+			t.Errorf("no package %s: the rule checks nothing", r.pkg)
+		}
+	}
+}
