@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"shipgraph/live"
 	"shipgraph/load"
@@ -138,10 +141,12 @@ func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields l
 	}
 	l := load.NewLoaders(r.Res.DB, p.AccountID, r.LoaderConfig)
 	l.Select(fields)
+	ctx, sp := traceEvent(ctx, ev.Change)
 	// The re-read may use a replica that replayed the change (its WAL
 	// position, read with it from the change log on the primary).
 	rctx := r.Res.DB.WithReadAt(ctx, p.AccountID, ev.Change.WAL, ev.Change.WALAt)
 	e, err := src.resolve(load.WithLoaders(rctx, l), ev.Change)
+	endEventTrace(sp, err)
 	if err != nil {
 		// The record could not be read (the database is failing): the
 		// subscriber must re-read.
@@ -366,4 +371,42 @@ func (r *subscriptionResolver) changeEvents() eventSource[model.ChangeEvent] {
 			return &model.ChangeEvent{Operation: model.ChangeOperationResync, ChangedFields: []string{}}
 		},
 	}
+}
+
+// traceEvent starts the span of one subscription event when the
+// subscription's request is traced (docs/tracing.md): a trace of its own
+// (a subscription lives for hours; one trace per event keeps each small),
+// linked to the request's span, with the re-read's statements as
+// children. Untraced (no span in ctx): ctx and nil, at the cost of one
+// context lookup.
+func traceEvent(ctx context.Context, c *model.Change) (context.Context, trace.Span) {
+	parent := trace.SpanFromContext(ctx)
+	if !parent.SpanContext().IsValid() {
+		return ctx, nil
+	}
+	attrs := []attribute.KeyValue{
+		attribute.String("shipgraph.change.type", c.Type),
+		attribute.String("shipgraph.change.operation", c.Op),
+		attribute.String("shipgraph.change.record_id", c.ID),
+		attribute.Int64("shipgraph.change.log_id", c.Log),
+	}
+	if graphql.HasOperationContext(ctx) {
+		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Name != "" {
+			attrs = append(attrs, attribute.String("graphql.operation.name", oc.Operation.Name))
+		}
+	}
+	return parent.TracerProvider().Tracer("shipgraph/graph").Start(ctx, "subscription event "+c.Type,
+		trace.WithNewRoot(), trace.WithLinks(trace.Link{SpanContext: parent.SpanContext()}), trace.WithAttributes(attrs...))
+}
+
+// endEventTrace ends an event's span; an error (the record could not be
+// read: the subscriber gets RESYNC) is its status.
+func endEventTrace(sp trace.Span, err error) {
+	if sp == nil {
+		return
+	}
+	if err != nil {
+		sp.SetStatus(codes.Error, "reading the changed record")
+	}
+	sp.End()
 }

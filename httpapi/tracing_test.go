@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -291,4 +292,81 @@ func uuidLike(s string) bool {
 		}
 	}
 	return false
+}
+
+// TestTraceSubscriptionEvents: an SSE subscription over a traced request
+// gets one trace per event (named for the changed record's type, linked to
+// the request's span), with the statements re-reading the record as its
+// children; the request's own trace holds no event.
+func TestTraceSubscriptionEvents(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp, err := tracing.New(context.Background(), sdktrace.NewSimpleSpanProcessor(exp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	url, keys := seeded(t)
+	c := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
+	c.Tracing = tp
+	in := start(t, url, &c)
+	var id string
+	if err := in.store.SQL().QueryRowContext(context.Background(),
+		`SELECT c.id FROM containers c JOIN accounts a ON a.id = c.account_id WHERE a.slug = 'acme' ORDER BY c.id LIMIT 1`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	events, cancel := sseStream(t, in.url, keys["acme/viewer"],
+		`subscription Watch { containerUpdated { operation id container { id number shipment { id } } } }`, "")
+	graphtest.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
+	if _, err := in.store.SQL().ExecContext(context.Background(), `UPDATE containers SET seal_number = 'TRACED' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-events:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+	}
+	cancel()
+	var ev sdktrace.ReadOnlySpan
+	var server sdktrace.ReadOnlySpan
+	graphtest.WaitFor(t, 10*time.Second, "the event's and the request's spans", func() bool {
+		for _, s := range exp.GetSpans().Snapshots() {
+			switch {
+			case s.Name() == "subscription event container":
+				ev = s
+			case s.SpanKind() == trace.SpanKindServer:
+				server = s
+			}
+		}
+		return ev != nil && server != nil
+	})
+	if ev.Parent().IsValid() || ev.SpanContext().TraceID() == server.SpanContext().TraceID() {
+		t.Errorf("the event is not a trace of its own: parent %v", ev.Parent())
+	}
+	if l := ev.Links(); len(l) != 1 || l[0].SpanContext.SpanID() != server.SpanContext().SpanID() {
+		t.Errorf("event links %v, want the request's span %v", l, server.SpanContext().SpanID())
+	}
+	for k, want := range map[string]string{"shipgraph.change.type": "container", "shipgraph.change.operation": "UPDATE",
+		"shipgraph.change.record_id": id, "graphql.operation.name": "Watch"} {
+		if v, _ := attr(ev, k); v.Emit() != want {
+			t.Errorf("event span %s = %q, want %q", k, v.Emit(), want)
+		}
+	}
+	if v, _ := attr(ev, "shipgraph.change.log_id"); v.AsInt64() <= 0 {
+		t.Errorf("event span log id %v", v)
+	}
+	children := 0
+	for _, s := range exp.GetSpans().Snapshots() {
+		if s.Parent().SpanID() == ev.SpanContext().SpanID() {
+			children++
+			if v, _ := attr(s, "db.query.text"); !strings.Contains(v.Emit(), "$1") || strings.Contains(v.Emit(), id) {
+				t.Errorf("statement span %q: placeholders, never the id", v.Emit())
+			}
+		}
+		if s.SpanContext().TraceID() == server.SpanContext().TraceID() && strings.HasPrefix(s.Name(), "subscription event") {
+			t.Errorf("an event span in the request's trace")
+		}
+	}
+	if children < 2 { // the container, then its shipment
+		t.Errorf("%d statement spans under the event", children)
+	}
 }
