@@ -347,8 +347,8 @@ func TestTraceSubscriptionEvents(t *testing.T) {
 	}
 	for k, want := range map[string]string{"shipgraph.change.type": "container", "shipgraph.change.operation": "UPDATE",
 		"shipgraph.change.record_id": id, "graphql.operation.name": "Watch"} {
-		if v, _ := attr(ev, k); v.Emit() != want {
-			t.Errorf("event span %s = %q, want %q", k, v.Emit(), want)
+		if v, _ := attr(ev, k); v.String() != want {
+			t.Errorf("event span %s = %q, want %q", k, v.String(), want)
 		}
 	}
 	if v, _ := attr(ev, "shipgraph.change.log_id"); v.AsInt64() <= 0 {
@@ -358,8 +358,8 @@ func TestTraceSubscriptionEvents(t *testing.T) {
 	for _, s := range exp.GetSpans().Snapshots() {
 		if s.Parent().SpanID() == ev.SpanContext().SpanID() {
 			children++
-			if v, _ := attr(s, "db.query.text"); !strings.Contains(v.Emit(), "$1") || strings.Contains(v.Emit(), id) {
-				t.Errorf("statement span %q: placeholders, never the id", v.Emit())
+			if v, _ := attr(s, "db.query.text"); !strings.Contains(v.String(), "$1") || strings.Contains(v.String(), id) {
+				t.Errorf("statement span %q: placeholders, never the id", v.String())
 			}
 		}
 		if s.SpanContext().TraceID() == server.SpanContext().TraceID() && strings.HasPrefix(s.Name(), "subscription event") {
