@@ -281,8 +281,8 @@ func TestChangeLogPrune(t *testing.T) {
 	// Another instance prunes: this one does nothing.
 	tx := begin(t, f.sql)
 	exec(t, tx, `SELECT pg_advisory_xact_lock(8315734462695502453)`)
-	if n, locked, err := f.store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), 5); err != nil || locked || n != 0 {
-		t.Fatalf("under another's lock: %d %v %v", n, locked, err)
+	if p, locked, err := f.store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), time.Time{}, 5); err != nil || locked || p.Pruned != 0 {
+		t.Fatalf("under another's lock: %d %v %v", p.Pruned, locked, err)
 	}
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
@@ -290,11 +290,11 @@ func TestChangeLogPrune(t *testing.T) {
 
 	var total int64
 	for _, want := range []int64{5, 5, 2, 0} {
-		n, locked, err := f.store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), 5)
-		if err != nil || !locked || n != want {
-			t.Fatalf("a batch pruned %d (%v %v), want %d", n, locked, err, want)
+		p, locked, err := f.store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), time.Time{}, 5)
+		if err != nil || !locked || p.Pruned != want || p.Unread != 0 || p.HeldBack {
+			t.Fatalf("a batch pruned %+v (%v %v), want %d", p, locked, err, want)
 		}
-		total += n
+		total += p.Pruned
 	}
 	left, _, err := f.store.ReadChangeLog(ctx, db.Cursor{}, 100)
 	if err != nil || len(left) != 5 || left[0].ID != all[12].ID {
@@ -315,11 +315,11 @@ func TestChangeLogPrune(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		f.store.PruneChangeLogLoop(ctx2, 30*time.Minute, time.Hour, func(n int64, _ time.Duration, err error) {
-			if err != nil {
-				t.Error(err)
+		f.store.PruneChangeLogLoop(ctx2, 30*time.Minute, 0, time.Hour, func(p db.ChangeLogPruning) {
+			if p.Err != nil {
+				t.Error(p.Err)
 			}
-			rounds <- n
+			rounds <- p.Pruned
 		})
 	}()
 	select {

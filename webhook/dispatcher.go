@@ -48,6 +48,9 @@ type Config struct {
 	// Abort, when cancelled, abandons deliveries in flight without
 	// recording them (tests: a process killed mid-delivery). Default: never.
 	Abort context.Context
+	// ChangeLogRetention is CHANGE_LOG_RETENTION: the fan-out warns when
+	// it is behind by more than half of it (0: never).
+	ChangeLogRetention time.Duration
 }
 
 // Defaults are Config's zero values' meaning.
