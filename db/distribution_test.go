@@ -793,6 +793,7 @@ func TestStatementsFilterByAccount(t *testing.T) {
 			return err
 		},
 		func() error { _, err := store.WebhookQueueDepth(root); return err },
+		func() error { _, err := store.ChangeLogLag(root, db.Cursor{}, 10); return err },
 	}
 	for i, step := range steps {
 		if err := step(); err != nil {
