@@ -203,10 +203,21 @@ ON CONFLICT (account_id, webhook_id, change_id, event) DO NOTHING`,
 	if errors.As(err, &pqe) {
 		// The server's reason, for the fan-out's log (never shown to a
 		// client); the classification stays the mapped error's.
-		return fmt.Errorf("%s (SQLSTATE %s): %w", pqe.Message, pqe.Code, mapErr(err))
+		err = fmt.Errorf("%s (SQLSTATE %s): %w", pqe.Message, pqe.Code, mapErr(err))
+		if c := pqe.Code.Class(); c == "22" || c == "23" {
+			return fmt.Errorf("%w: %w", ErrWebhookRefused, err)
+		}
+		return err
 	}
 	return mapErr(err)
 }
+
+// ErrWebhookRefused wraps the error of a RaiseWebhookNotifications whose
+// notifications the database refused: a value of theirs it rejects
+// (SQLSTATE classes 22, data exception, and 23, integrity constraint
+// violation). The same rows would be refused again; a smaller set may not
+// be.
+var ErrWebhookRefused = errors.New("the database refused the webhook notifications")
 
 // ChangeLogLag is the age of the oldest of the next limit changes after
 // the cursor (every account's, in log order: the page the webhook fan-out

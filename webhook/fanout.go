@@ -3,12 +3,12 @@ package webhook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"shipgraph/db"
-	"shipgraph/model"
 )
 
 // FanOut turns change_log rows into webhook notifications. Every process
@@ -114,7 +114,7 @@ func (f *FanOut) CheckLag(ctx context.Context) (time.Duration, error) {
 //
 // A change whose events cannot be derived (its JSON does not decode, or
 // deriving panics), or whose notifications the database refuses (a value
-// it rejects: EINVALID, ECONFLICT), is skipped: logged at ERROR with its
+// it rejects: db.ErrWebhookRefused), is skipped: logged at ERROR with its
 // log id, account and reason, counted in ChangesLost{reason="poison_row"},
 // and the cursor moves past it with the rest of the page raised. Any other
 // error (the database unavailable: 503-class; or internal) skips nothing:
@@ -132,10 +132,11 @@ func (f *FanOut) Step(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	var events []db.WebhookEvent
+	var skips []skipped
 	for i := range page.Changes {
 		lc := &page.Changes[i]
 		if events, err = derive(lc, events); err != nil {
-			f.skip(lc, err)
+			skips = append(skips, skipped{lc, err})
 		}
 	}
 	r, err := f.store.RaiseWebhookNotifications(ctx, from, page.Next, events, f.cfg.QueueLimit)
@@ -145,36 +146,46 @@ func (f *FanOut) Step(ctx context.Context) (bool, error) {
 		}
 		return f.stepEach(ctx, from, &page)
 	}
-	f.raised(r)
+	f.raised(r, skips)
 	return page.More && r.Moved, nil
+}
+
+// skipped is a change the fan-out passes without raising its events, and
+// why.
+type skipped struct {
+	lc  *db.LoggedChange
+	why error
 }
 
 // stepEach raises a page one change at a time, after the database refused
 // the page's notifications as a whole: the change it refuses is skipped,
-// the others are raised. (Changes that cannot be derived were recorded by
-// Step already: they raise nothing here.) Another error stops it; the
-// cursor stays after the last change raised.
+// the others are raised. Another error stops it; the cursor stays after
+// the last change raised.
 func (f *FanOut) stepEach(ctx context.Context, from db.Cursor, page *db.ChangeLogPage) (bool, error) {
 	var events []db.WebhookEvent
+	var skips []skipped // passed by the next move of the cursor
 	for i := range page.Changes {
 		lc := &page.Changes[i]
-		events, _ = derive(lc, events[:0])
+		var err error
+		if events, err = derive(lc, events[:0]); err != nil {
+			skips = append(skips, skipped{lc, err})
+		}
 		if len(events) == 0 {
-			continue // raised with the next change's step, or the last
+			continue // passed by the next change's raise, or the last
 		}
 		r, err := f.store.RaiseWebhookNotifications(ctx, from, lc.Cursor, events, f.cfg.QueueLimit)
 		if err != nil && refused(err) {
-			f.skip(lc, err)
+			skips = append(skips, skipped{lc, err})
 			r, err = f.store.RaiseWebhookNotifications(ctx, from, lc.Cursor, nil, f.cfg.QueueLimit)
 		}
 		if err != nil {
 			return false, err
 		}
-		f.raised(r)
+		f.raised(r, skips)
 		if !r.Moved {
 			return true, nil // another process moved the cursor: read again
 		}
-		from = lc.Cursor
+		from, skips = lc.Cursor, skips[:0]
 	}
 	if from == page.Next {
 		return page.More, nil
@@ -183,22 +194,20 @@ func (f *FanOut) stepEach(ctx context.Context, from db.Cursor, page *db.ChangeLo
 	if err != nil {
 		return false, err
 	}
+	f.raised(r, skips)
 	return page.More || !r.Moved, nil
 }
 
 // refused: the database rejected a value of the notifications (the
 // change's data), not a failure of the database: retrying the same rows
 // would fail the same way.
-func refused(err error) bool {
-	switch model.ErrorCode(err) {
-	case model.EINVALID, model.ECONFLICT:
-		return true
-	}
-	return false
-}
+func refused(err error) bool { return errors.Is(err, db.ErrWebhookRefused) }
 
-// raised counts and reports what one raise did.
-func (f *FanOut) raised(r db.WebhookRaise) {
+// raised counts and reports what one raise did: the notifications not
+// queued, and, when it moved the cursor past them, the changes skipped
+// (recorded once: a raise that failed or found the cursor moved by
+// another process passed nothing).
+func (f *FanOut) raised(r db.WebhookRaise, skips []skipped) {
 	if r.Overflow > 0 {
 		queueFull.Add(float64(r.Overflow))
 		f.cfg.Logger.Warn("webhook notifications not queued: an account's queue is full", "count", r.Overflow, "limit", f.cfg.QueueLimit)
@@ -206,13 +215,14 @@ func (f *FanOut) raised(r db.WebhookRaise) {
 	if r.Queued > 0 && f.onRaise != nil {
 		f.onRaise()
 	}
-}
-
-// skip records a change the fan-out passes without raising its events.
-func (f *FanOut) skip(lc *db.LoggedChange, why error) {
-	lostPoison.Inc()
-	f.cfg.Logger.Error("webhook fan-out: skipped a change it cannot raise; its notifications are lost",
-		"change_id", lc.ID, "account", lc.AccountID, "type", lc.Type, "record", lc.RecordID, "op", lc.Op, "reason", why)
+	if !r.Moved {
+		return
+	}
+	for _, s := range skips {
+		lostPoison.Inc()
+		f.cfg.Logger.Error("webhook fan-out: skipped a change it cannot raise; its notifications are lost",
+			"change_id", s.lc.ID, "account", s.lc.AccountID, "type", s.lc.Type, "record", s.lc.RecordID, "op", s.lc.Op, "reason", s.why)
+	}
 }
 
 // derive appends the events of one logged change to events. On an error

@@ -253,7 +253,8 @@ func TestRefusedRowIsSkipped(t *testing.T) {
 }
 
 // A failure of the database (here a statement cancelled while a lock holds
-// the notifications) skips nothing: the page is raised at the next step.
+// the notifications) skips nothing: the page is raised at the next step,
+// and a poison row in it is recorded once, when the cursor passes it.
 func TestTransientErrorSkipsNothing(t *testing.T) {
 	e := newEnv(t)
 	c1, _ := e.containerOf(t, e.acme, 0)
@@ -261,6 +262,7 @@ func TestTransientErrorSkipsNothing(t *testing.T) {
 	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{}), nil)
 	before := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row")
 	e.toggle(t, c1)
+	e.logChange(t, e.acme, c1, `{"available_for_pickup": false}`, `[]`)
 	e.toggle(t, c1)
 	want := e.lastChange(t)
 
@@ -281,6 +283,9 @@ func TestTransientErrorSkipsNothing(t *testing.T) {
 	if c := e.cursorID(t); c != 0 {
 		t.Fatalf("the cursor moved to %d on a transient error", c)
 	}
+	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 0 {
+		t.Fatalf("poison_row counted %v before the cursor passed it", d)
+	}
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
@@ -288,8 +293,8 @@ func TestTransientErrorSkipsNothing(t *testing.T) {
 	if got := e.notified(t, hook); len(got) != 2 || got[1] != want {
 		t.Errorf("notified for changes %v after the retry, want both", got)
 	}
-	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 0 {
-		t.Errorf("poison_row counted %v on a transient error", d)
+	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 1 {
+		t.Errorf("poison_row counted %v, want 1: the poison row once, nothing for the transient error", d)
 	}
 }
 
