@@ -84,7 +84,8 @@ const lagWarnEvery = 5 * time.Minute
 // when caught up), sets FanOutLag, and warns when it is more than half of
 // ChangeLogRetention: past the retention, pruning holds the unread rows
 // back only up to its ceiling (docs/webhooks.md). Run calls it every few
-// seconds.
+// seconds; it is not to be called concurrently with Run (it keeps when it
+// last warned).
 func (f *FanOut) CheckLag(ctx context.Context) (time.Duration, error) {
 	from, err := f.store.WebhookCursor(ctx)
 	if err != nil {
