@@ -34,6 +34,7 @@ import (
 	"shipgraph/model"
 	"shipgraph/sharedlimit"
 	"shipgraph/tracing"
+	"shipgraph/webhook"
 )
 
 // Config is every setting of the binary. Each comes from an environment
@@ -619,13 +620,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		go demoActivity(ctx, store, c.DemoActivity, log)
 	}
 	// One instance prunes at a time (an advisory lock); the others skip.
-	go store.PruneChangeLogLoop(ctx, c.ChangeLogRetention, min(time.Minute, max(c.ChangeLogRetention/10, time.Second)), func(n int64, took time.Duration, err error) {
-		if err != nil {
-			log.Warn("change log pruning", "err", err)
-		} else {
-			log.Info("change log pruning: removed changes older than the retention", "removed", n, "took", took)
-		}
-	})
+	go store.PruneChangeLogLoop(ctx, c.ChangeLogRetention, c.Webhooks.LogCeiling, min(time.Minute, max(c.ChangeLogRetention/10, time.Second)), webhook.PruneReport(log))
 	// Deferred after closeStore: the deliveries in flight finish before
 	// the store closes.
 	defer startWebhooks(ctx, &c, store, chain.Listener(), log, tp.Provider())()

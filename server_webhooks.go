@@ -25,6 +25,7 @@ type WebhooksConfig struct {
 	Timeout      time.Duration
 	RetryBase    time.Duration
 	QueueLimit   int
+	LogCeiling   time.Duration // unread change-log rows kept at most this long; 0 = 4 × CHANGE_LOG_RETENTION
 }
 
 func bindWebhooksConfig(fs *flag.FlagSet, c *WebhooksConfig) {
@@ -35,6 +36,7 @@ func bindWebhooksConfig(fs *flag.FlagSet, c *WebhooksConfig) {
 	fs.DurationVar(&c.Timeout, "webhook-timeout", envDuration("WEBHOOK_TIMEOUT", d.Timeout), "how long one webhook delivery attempt may take (WEBHOOK_TIMEOUT)")
 	fs.DurationVar(&c.RetryBase, "webhook-retry-base", envDuration("WEBHOOK_RETRY_BASE", d.RetryBase), "first webhook retry's longest wait, doubling per attempt, with full jitter, up to 12 attempts (WEBHOOK_RETRY_BASE)")
 	fs.IntVar(&c.QueueLimit, "webhook-queue-limit", envInt("WEBHOOK_QUEUE_LIMIT", d.QueueLimit), "pending webhook notifications per account; beyond, new ones are recorded failed (WEBHOOK_QUEUE_LIMIT)")
+	fs.DurationVar(&c.LogCeiling, "change-log-webhook-ceiling", envDuration("CHANGE_LOG_WEBHOOK_CEILING", 0), "how long the change log keeps changes the webhook fan-out has not read yet (pruning waits for it past CHANGE_LOG_RETENTION up to this age, then prunes them anyway: logged at ERROR, counted); 0 = 4 × CHANGE_LOG_RETENTION (CHANGE_LOG_WEBHOOK_CEILING)")
 }
 
 // apiConfig is the resolver layer's webhook configuration.
@@ -54,6 +56,7 @@ func startWebhooks(ctx context.Context, c *Config, store *db.DB, listen *db.List
 	wc := webhook.Config{
 		Workers: c.Webhooks.Workers, Timeout: c.Webhooks.Timeout, RetryBase: c.Webhooks.RetryBase,
 		QueueLimit: c.Webhooks.QueueLimit, AllowPrivate: c.Webhooks.AllowPrivate, Logger: log, Tracer: tracer,
+		ChangeLogRetention: c.ChangeLogRetention,
 		Payload: func(ctx context.Context, accountID, notificationID string) ([]byte, error) {
 			return rest.NotificationPayload(ctx, res, rc, accountID, notificationID)
 		},

@@ -180,7 +180,8 @@ func BenchmarkChangeLogPrune(b *testing.B) {
 		start := time.Now()
 		var pruned int64
 		for {
-			n, _, err := store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), db.DefaultChangeLogPruneBatch)
+			p, _, err := store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), time.Time{}, db.DefaultChangeLogPruneBatch)
+			n := p.Pruned
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -281,8 +282,8 @@ func TestChangeLogPrune(t *testing.T) {
 	// Another instance prunes: this one does nothing.
 	tx := begin(t, f.sql)
 	exec(t, tx, `SELECT pg_advisory_xact_lock(8315734462695502453)`)
-	if n, locked, err := f.store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), 5); err != nil || locked || n != 0 {
-		t.Fatalf("under another's lock: %d %v %v", n, locked, err)
+	if p, locked, err := f.store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), time.Time{}, 5); err != nil || locked || p.Pruned != 0 {
+		t.Fatalf("under another's lock: %d %v %v", p.Pruned, locked, err)
 	}
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
@@ -290,11 +291,11 @@ func TestChangeLogPrune(t *testing.T) {
 
 	var total int64
 	for _, want := range []int64{5, 5, 2, 0} {
-		n, locked, err := f.store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), 5)
-		if err != nil || !locked || n != want {
-			t.Fatalf("a batch pruned %d (%v %v), want %d", n, locked, err, want)
+		p, locked, err := f.store.PruneChangeLog(ctx, time.Now().Add(-168*time.Hour), time.Time{}, 5)
+		if err != nil || !locked || p.Pruned != want || p.Unread != 0 || p.HeldBack {
+			t.Fatalf("a batch pruned %+v (%v %v), want %d", p, locked, err, want)
 		}
-		total += n
+		total += p.Pruned
 	}
 	left, _, err := f.store.ReadChangeLog(ctx, db.Cursor{}, 100)
 	if err != nil || len(left) != 5 || left[0].ID != all[12].ID {
@@ -315,17 +316,122 @@ func TestChangeLogPrune(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		f.store.PruneChangeLogLoop(ctx2, 30*time.Minute, time.Hour, func(n int64, _ time.Duration, err error) {
-			if err != nil {
-				t.Error(err)
+		f.store.PruneChangeLogLoop(ctx2, 30*time.Minute, 0, time.Hour, func(p db.ChangeLogPruning) {
+			if p.Err != nil {
+				t.Error(p.Err)
 			}
-			rounds <- n
+			rounds <- p.Pruned
 		})
 	}()
 	select {
 	case n := <-rounds:
 		if n != 5 {
 			t.Fatalf("the loop pruned %d rows, want 5", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loop pruned nothing")
+	}
+	cancel()
+	<-done
+}
+
+// Pruning holds back at the webhook cursor: rows older than the retention
+// that the fan-out has not read are kept while a webhook could be owed
+// them, up to the ceiling; past it they go, counted by account. Without
+// the hold, the first prune takes every old row.
+func TestChangeLogPruneHoldsForWebhookCursor(t *testing.T) {
+	f := newLogFixture(t)
+	ctx := context.Background()
+	ins := `INSERT INTO change_log (account_id, record_type, record_id, op, logged_at)
+		SELECT $1, 'container', $2, 'UPDATE', now() - $3::interval FROM generate_series(1, $4)`
+	exec(t, f.sql, ins, f.account, f.containers[0], "40 days", 3) // past the ceiling
+	exec(t, f.sql, ins, f.other, f.containers[1], "40 days", 2)   // past the ceiling
+	exec(t, f.sql, ins, f.account, f.containers[2], "10 days", 4) // past the retention
+	exec(t, f.sql, ins, f.account, f.containers[2], "1 hour", 2)  // recent
+	all, _, err := f.store.ReadChangeLog(ctx, db.Cursor{}, 100)
+	if err != nil || len(all) != 11 {
+		t.Fatalf("%d rows (%v)", len(all), err)
+	}
+	// A webhook older than every row, and the fan-out has read one row.
+	exec(t, f.sql, `INSERT INTO webhooks (account_id, url, events, secret, created_at)
+		VALUES ($1, 'https://hooks.example.com/', '{container.updated}', 's', now() - interval '60 days')`, f.other)
+	setCursor := func(c db.Cursor) {
+		t.Helper()
+		exec(t, f.sql, `UPDATE webhook_cursor SET log_xid = $1::text::xid8, log_id = $2`, fmt.Sprint(c.XID), c.ID)
+	}
+	setCursor(all[0].Cursor)
+	retention := time.Now().Add(-168 * time.Hour)
+	ceiling := time.Now().Add(-30 * 24 * time.Hour)
+	left := func() int {
+		t.Helper()
+		var n int
+		if err := f.sql.QueryRowContext(ctx, `SELECT count(*) FROM change_log`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	prune := func(ceiling time.Time) db.ChangeLogPruning {
+		t.Helper()
+		p, locked, err := f.store.PruneChangeLog(ctx, retention, ceiling, 100)
+		if err != nil || !locked {
+			t.Fatalf("prune: %v %v", locked, err)
+		}
+		return p
+	}
+
+	// No ceiling: only the row the cursor passed goes.
+	if p := prune(time.Time{}); p.Pruned != 1 || p.Unread != 0 || !p.HeldBack {
+		t.Fatalf("with a lagging cursor: %+v, want 1 pruned, held back", p)
+	}
+	if n := left(); n != 10 {
+		t.Fatalf("%d rows left, want the 10 the fan-out has not read", n)
+	}
+	if p := prune(time.Time{}); p.Pruned != 0 || !p.HeldBack {
+		t.Fatalf("again: %+v, want nothing pruned", p)
+	}
+
+	// The ceiling: the unread rows older than it go, counted by account;
+	// the ones younger stay.
+	p := prune(ceiling)
+	if p.Pruned != 4 || p.Unread != 4 || !p.HeldBack ||
+		p.UnreadAccounts[f.account] != 2 || p.UnreadAccounts[f.other] != 2 || len(p.UnreadAccounts) != 2 {
+		t.Fatalf("past the ceiling: %+v, want 4 unread pruned (2 of each account), held back after", p)
+	}
+	if pruned, err := f.store.ChangeLogPruned(ctx); err != nil || pruned != all[4].Cursor {
+		t.Fatalf("pruned up to %v (%v), want %v", pruned, err, all[4].Cursor)
+	}
+
+	// The fan-out moves on: what it passed goes, no more.
+	setCursor(all[6].Cursor)
+	if p := prune(ceiling); p.Pruned != 2 || p.Unread != 0 || !p.HeldBack {
+		t.Fatalf("after the cursor moved: %+v, want 2 read rows pruned", p)
+	}
+
+	// A row logged before the oldest webhook was created is owed to none:
+	// not held back (nor is any row with no webhook at all).
+	exec(t, f.sql, `UPDATE webhooks SET created_at = now()`)
+	if p := prune(ceiling); p.Pruned != 2 || p.Unread != 0 || p.HeldBack {
+		t.Fatalf("rows older than every webhook: %+v, want the 2 old ones pruned, not held back", p)
+	}
+	if n := left(); n != 2 {
+		t.Fatalf("%d rows left, want the 2 recent ones", n)
+	}
+
+	// The loop passes the ceiling on: a row past it goes and is reported.
+	exec(t, f.sql, `UPDATE webhooks SET created_at = now() - interval '60 days'`)
+	exec(t, f.sql, ins, f.account, f.containers[0], "40 days", 1)
+	exec(t, f.sql, `DELETE FROM change_log WHERE logged_at > now() - interval '1 day'`)
+	ctx2, cancel := context.WithCancel(ctx)
+	rounds := make(chan db.ChangeLogPruning, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.store.PruneChangeLogLoop(ctx2, 168*time.Hour, 720*time.Hour, time.Hour, func(p db.ChangeLogPruning) { rounds <- p })
+	}()
+	select {
+	case p := <-rounds:
+		if p.Err != nil || p.Pruned != 1 || p.Unread != 1 || p.UnreadAccounts[f.account] != 1 {
+			t.Fatalf("the loop: %+v, want the one unread row past the ceiling", p)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the loop pruned nothing")

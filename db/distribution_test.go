@@ -788,8 +788,12 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		func() error { _, _, err := store.ChangeLogCursor(root, changes[0].ID); return err },
 		func() error { _, _, err := store.AccountChangeLogCursor(root, acme, changes[0].ID); return err },
 		func() error { _, err := store.ChangeLogPruned(root); return err },
-		func() error { _, _, err := store.PruneChangeLog(root, time.Now().Add(-time.Hour), 100); return err },
+		func() error {
+			_, _, err := store.PruneChangeLog(root, time.Now().Add(-time.Hour), time.Time{}, 100)
+			return err
+		},
 		func() error { _, err := store.WebhookQueueDepth(root); return err },
+		func() error { _, err := store.ChangeLogLag(root, db.Cursor{}, 10); return err },
 	}
 	for i, step := range steps {
 		if err := step(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -198,5 +199,41 @@ FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::uu
 ON CONFLICT (account_id, webhook_id, change_id, event) DO NOTHING`,
 		pq.Array(acct), pq.Array(hookID), pq.Array(event), pq.Array(change), pq.Array(refType), pq.Array(refID),
 		pq.Array(payload), pq.Array(status), pq.Array(lastErr))
+	var pqe *pq.Error
+	if errors.As(err, &pqe) {
+		// The server's reason, for the fan-out's log (never shown to a
+		// client); the classification stays the mapped error's.
+		err = fmt.Errorf("%s (SQLSTATE %s): %w", pqe.Message, pqe.Code, mapErr(err))
+		if c := pqe.Code.Class(); c == "22" || c == "23" {
+			return fmt.Errorf("%w: %w", ErrWebhookRefused, err)
+		}
+		return err
+	}
 	return mapErr(err)
+}
+
+// ErrWebhookRefused wraps the error of a RaiseWebhookNotifications whose
+// notifications the database refused: a value of theirs it rejects
+// (SQLSTATE classes 22, data exception, and 23, integrity constraint
+// violation). The same rows would be refused again; a smaller set may not
+// be.
+var ErrWebhookRefused = errors.New("the database refused the webhook notifications")
+
+// ChangeLogLag is the age of the oldest of the next limit changes after
+// the cursor (every account's, in log order: the page the webhook fan-out
+// reads next), 0 when there is none: how far the fan-out is behind. The
+// next page, not the whole unread log: a fan-out far behind is measured
+// at the cost of one page's index scan.
+func (db *DB) ChangeLogLag(ctx context.Context, after Cursor, limit int) (time.Duration, error) {
+	if limit <= 0 {
+		limit = DefaultChangeLogPage
+	}
+	var secs float64
+	err := db.q.QueryRowxContext(ctx, `SELECT coalesce(extract(epoch FROM now() - min(l.logged_at)), 0)::float8 FROM (
+	SELECT l.logged_at FROM change_log l WHERE (l.xid, l.id) > ($1::xid8, $2) ORDER BY l.xid, l.id LIMIT $3
+) l`, strconv.FormatUint(after.XID, 10), after.ID, limit).Scan(&secs)
+	if err != nil {
+		return 0, mapErr(err)
+	}
+	return time.Duration(max(secs, 0) * float64(time.Second)), nil
 }

@@ -53,6 +53,9 @@ type Config struct {
 	// Tracer, when set (tracing is on, docs/tracing.md), gives every
 	// attempt a span (tracing.go); nil: none, at no cost.
 	Tracer trace.TracerProvider
+	// ChangeLogRetention is CHANGE_LOG_RETENTION: the fan-out warns when
+	// it is behind by more than half of it (0: never).
+	ChangeLogRetention time.Duration
 }
 
 // Defaults are Config's zero values' meaning.

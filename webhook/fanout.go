@@ -3,6 +3,9 @@ package webhook
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
 	"time"
 
 	"shipgraph/db"
@@ -16,7 +19,8 @@ type FanOut struct {
 	store   *db.DB
 	cfg     Config
 	wake    chan struct{}
-	onRaise func() // the local dispatcher's Wake
+	onRaise func()    // the local dispatcher's Wake
+	warned  time.Time // the last lag warning (CheckLag)
 }
 
 // NewFanOut returns a fan-out over store; onRaise (may be nil) is called
@@ -65,14 +69,57 @@ func (f *FanOut) Run(ctx context.Context) {
 			if n, err := f.store.WebhookQueueDepth(ctx); err == nil {
 				QueueDepth.Set(float64(n))
 			}
+			_, _ = f.CheckLag(ctx)
 		}
 		t.Reset(f.cfg.Poll)
 	}
 }
 
+// lagWarnEvery is how often a fan-out lagging by more than half the
+// retention warns again.
+const lagWarnEvery = 5 * time.Minute
+
+// CheckLag measures how far the fan-out is behind (db.ChangeLogLag: the
+// age of the oldest change of the next page the cursor has not passed, 0
+// when caught up), sets FanOutLag, and warns when it is more than half of
+// ChangeLogRetention: past the retention, pruning holds the unread rows
+// back only up to its ceiling (docs/webhooks.md). Run calls it every few
+// seconds; it is not to be called concurrently with Run (it keeps when it
+// last warned).
+func (f *FanOut) CheckLag(ctx context.Context) (time.Duration, error) {
+	from, err := f.store.WebhookCursor(ctx)
+	if err != nil {
+		return 0, err
+	}
+	lag, err := f.store.ChangeLogLag(ctx, from, f.cfg.Batch)
+	if err != nil {
+		return 0, err
+	}
+	FanOutLag.Set(lag.Seconds())
+	if r := f.cfg.ChangeLogRetention; r > 0 && lag > r/2 {
+		if now := time.Now(); now.Sub(f.warned) >= lagWarnEvery {
+			f.warned = now
+			f.cfg.Logger.Warn("webhook fan-out: behind the change log by more than half its retention; "+
+				"changes it has not read are pruned once older than the ceiling (CHANGE_LOG_WEBHOOK_CEILING)",
+				"lag", lag.Round(time.Second), "retention", r, "cursor", from.String())
+		}
+	} else {
+		f.warned = time.Time{}
+	}
+	return lag, nil
+}
+
 // Step raises the notifications of one page of the log and reports whether
 // to step again at once (the page was full, or another process moved the
 // cursor meanwhile).
+//
+// A change whose events cannot be derived (its JSON does not decode, or
+// deriving panics), or whose notifications the database refuses (a value
+// it rejects: db.ErrWebhookRefused), is skipped: logged at ERROR with its
+// log id, account and reason, counted in ChangesLost{reason="poison_row"},
+// and the cursor moves past it with the rest of the page raised. Any other
+// error (the database unavailable: 503-class; or internal) skips nothing:
+// the page is read again at the next step.
 func (f *FanOut) Step(ctx context.Context) (bool, error) {
 	from, err := f.store.WebhookCursor(ctx)
 	if err != nil {
@@ -86,33 +133,82 @@ func (f *FanOut) Step(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	var events []db.WebhookEvent
-	var c Change
+	var skips []skipped
 	for i := range page.Changes {
 		lc := &page.Changes[i]
-		if !raises(lc) {
-			continue
-		}
-		c = Change{ID: lc.ID, AccountID: lc.AccountID, Type: lc.Type, RecordID: lc.RecordID, Op: lc.Op,
-			Parent: lc.Parent, Changed: lc.Changed, LoggedAt: lc.LoggedAt}
-		if len(lc.Old) > 0 {
-			if err := json.Unmarshal(lc.Old, &c.Old); err != nil {
-				return false, err
-			}
-		}
-		if len(lc.New) > 0 {
-			if err := json.Unmarshal(lc.New, &c.New); err != nil {
-				return false, err
-			}
-		}
-		for _, e := range Derive(&c) {
-			events = append(events, db.WebhookEvent{AccountID: lc.AccountID, ChangeID: lc.ID, LoggedAt: lc.LoggedAt,
-				Event: e.Name, ReferenceType: e.ReferenceType, ReferenceID: e.ReferenceID, Payload: e.Payload})
+		if events, err = derive(lc, events); err != nil {
+			skips = append(skips, skipped{lc, err})
 		}
 	}
 	r, err := f.store.RaiseWebhookNotifications(ctx, from, page.Next, events, f.cfg.QueueLimit)
 	if err != nil {
+		if !refused(err) {
+			return false, err
+		}
+		return f.stepEach(ctx, from, &page)
+	}
+	f.raised(r, skips)
+	return page.More && r.Moved, nil
+}
+
+// skipped is a change the fan-out passes without raising its events, and
+// why.
+type skipped struct {
+	lc  *db.LoggedChange
+	why error
+}
+
+// stepEach raises a page one change at a time, after the database refused
+// the page's notifications as a whole: the change it refuses is skipped,
+// the others are raised. Another error stops it; the cursor stays after
+// the last change raised.
+func (f *FanOut) stepEach(ctx context.Context, from db.Cursor, page *db.ChangeLogPage) (bool, error) {
+	var events []db.WebhookEvent
+	var skips []skipped // passed by the next move of the cursor
+	for i := range page.Changes {
+		lc := &page.Changes[i]
+		var err error
+		if events, err = derive(lc, events[:0]); err != nil {
+			skips = append(skips, skipped{lc, err})
+		}
+		if len(events) == 0 {
+			continue // passed by the next change's raise, or the last
+		}
+		r, err := f.store.RaiseWebhookNotifications(ctx, from, lc.Cursor, events, f.cfg.QueueLimit)
+		if err != nil && refused(err) {
+			skips = append(skips, skipped{lc, err})
+			r, err = f.store.RaiseWebhookNotifications(ctx, from, lc.Cursor, nil, f.cfg.QueueLimit)
+		}
+		if err != nil {
+			return false, err
+		}
+		f.raised(r, skips)
+		if !r.Moved {
+			return true, nil // another process moved the cursor: read again
+		}
+		from, skips = lc.Cursor, skips[:0]
+	}
+	if from == page.Next {
+		return page.More, nil
+	}
+	r, err := f.store.RaiseWebhookNotifications(ctx, from, page.Next, nil, f.cfg.QueueLimit)
+	if err != nil {
 		return false, err
 	}
+	f.raised(r, skips)
+	return page.More || !r.Moved, nil
+}
+
+// refused: the database rejected a value of the notifications (the
+// change's data), not a failure of the database: retrying the same rows
+// would fail the same way.
+func refused(err error) bool { return errors.Is(err, db.ErrWebhookRefused) }
+
+// raised counts and reports what one raise did: the notifications not
+// queued, and, when it moved the cursor past them, the changes skipped
+// (recorded once: a raise that failed or found the cursor moved by
+// another process passed nothing).
+func (f *FanOut) raised(r db.WebhookRaise, skips []skipped) {
 	if r.Overflow > 0 {
 		queueFull.Add(float64(r.Overflow))
 		f.cfg.Logger.Warn("webhook notifications not queued: an account's queue is full", "count", r.Overflow, "limit", f.cfg.QueueLimit)
@@ -120,7 +216,46 @@ func (f *FanOut) Step(ctx context.Context) (bool, error) {
 	if r.Queued > 0 && f.onRaise != nil {
 		f.onRaise()
 	}
-	return page.More && r.Moved, nil
+	if !r.Moved {
+		return
+	}
+	for _, s := range skips {
+		lostPoison.Inc()
+		f.cfg.Logger.Error("webhook fan-out: skipped a change it cannot raise; its notifications are lost",
+			"change_id", s.lc.ID, "account", s.lc.AccountID, "type", s.lc.Type, "record", s.lc.RecordID, "op", s.lc.Op, "reason", s.why)
+	}
+}
+
+// derive appends the events of one logged change to events. On an error
+// (its JSON does not decode, or Derive panicked) it returns events as they
+// were.
+func derive(lc *db.LoggedChange, events []db.WebhookEvent) (out []db.WebhookEvent, err error) {
+	if !raises(lc) {
+		return events, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = events, fmt.Errorf("deriving its events panicked: %v", p)
+		}
+	}()
+	c := Change{ID: lc.ID, AccountID: lc.AccountID, Type: lc.Type, RecordID: lc.RecordID, Op: lc.Op,
+		Parent: lc.Parent, Changed: lc.Changed, LoggedAt: lc.LoggedAt}
+	if len(lc.Old) > 0 {
+		if err := json.Unmarshal(lc.Old, &c.Old); err != nil {
+			return events, fmt.Errorf("old: %w", err)
+		}
+	}
+	if len(lc.New) > 0 {
+		if err := json.Unmarshal(lc.New, &c.New); err != nil {
+			return events, fmt.Errorf("new: %w", err)
+		}
+	}
+	out = events
+	for _, e := range Derive(&c) {
+		out = append(out, db.WebhookEvent{AccountID: lc.AccountID, ChangeID: lc.ID, LoggedAt: lc.LoggedAt,
+			Event: e.Name, ReferenceType: e.ReferenceType, ReferenceID: e.ReferenceID, Payload: e.Payload})
+	}
+	return out, nil
 }
 
 // raises: only container and shipment changes can raise an event; the
@@ -133,4 +268,30 @@ func raises(c *db.LoggedChange) bool {
 		return c.Op == "INSERT" || c.Op == "UPDATE"
 	}
 	return false
+}
+
+// PruneReport returns the report of the change log's pruning loop
+// (db.PruneChangeLogLoop): each round is logged, and rows it deleted before
+// the fan-out read them (older than CHANGE_LOG_WEBHOOK_CEILING) are logged
+// at ERROR with their accounts and counted in
+// ChangesLost{reason="pruned_unread"}: their notifications are never
+// raised.
+func PruneReport(log *slog.Logger) func(db.ChangeLogPruning) {
+	return func(p db.ChangeLogPruning) {
+		if p.Unread > 0 {
+			lostPruned.Add(float64(p.Unread))
+			log.Error("change log pruning: removed changes the webhook fan-out had not read, past the ceiling "+
+				"(CHANGE_LOG_WEBHOOK_CEILING); their notifications are lost",
+				"unread", p.Unread, "accounts", p.UnreadAccounts)
+		}
+		switch {
+		case p.Err != nil:
+			log.Warn("change log pruning", "err", p.Err, "removed", p.Pruned)
+		case p.HeldBack:
+			log.Info("change log pruning: removed changes older than the retention, held back at the webhook fan-out's cursor",
+				"removed", p.Pruned, "took", p.Took)
+		default:
+			log.Info("change log pruning: removed changes older than the retention", "removed", p.Pruned, "took", p.Took)
+		}
+	}
 }

@@ -26,6 +26,26 @@ var (
 		Help: "Pending webhook notifications (all accounts), as last counted.",
 	})
 
+	// FanOutLag is the age of the oldest change_log row the webhook
+	// cursor has not passed (among the next page's), 0 when the fan-out
+	// is caught up, as last measured (FanOut.CheckLag, every few seconds).
+	FanOutLag = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "shipgraph_webhook_fanout_lag_seconds",
+		Help: "Age of the oldest change-log row the webhook fan-out has not read yet; 0 when caught up.",
+	})
+
+	// ChangesLost counts logged changes whose notifications were never
+	// raised, by reason: poison_row (the fan-out could not derive or
+	// insert them and skipped the row), pruned_unread (pruning passed
+	// the ceiling, CHANGE_LOG_WEBHOOK_CEILING, and deleted rows the
+	// fan-out had not read). Each is also logged at ERROR.
+	ChangesLost = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "shipgraph_webhook_changes_lost_total",
+		Help: "Change-log rows whose webhook notifications were never raised: poison_row (skipped by the fan-out), pruned_unread (pruned before the fan-out read them).",
+	}, []string{"reason"})
+	lostPoison = ChangesLost.WithLabelValues("poison_row")
+	lostPruned = ChangesLost.WithLabelValues("pruned_unread")
+
 	// AttemptSeconds is the duration of one HTTP attempt.
 	AttemptSeconds = promauto.NewHistogram(prometheus.HistogramOpts{
 		Name:    "shipgraph_webhook_attempt_seconds",

@@ -1,0 +1,390 @@
+package webhook_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"shipgraph/db"
+	"shipgraph/webhook"
+)
+
+// logs is a slog handler's output, one JSON record a line.
+type logs struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logs) logger() *slog.Logger {
+	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// records are the records at level whose message contains msg.
+func (l *logs) records(t testing.TB, level, msg string) []map[string]any {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for line := range strings.Lines(l.buf.String()) {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if r["level"] == level && strings.Contains(r["msg"].(string), msg) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// metric is the value of a counter or gauge of the default registry
+// (labels: the series' label pairs, all of them).
+func metric(t testing.TB, name string, labels ...string) float64 {
+	t.Helper()
+	mfs, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			for i := 0; i+1 < len(labels); i += 2 {
+				found := false
+				for _, lp := range m.GetLabel() {
+					found = found || lp.GetName() == labels[i] && lp.GetValue() == labels[i+1]
+				}
+				if !found {
+					continue series
+				}
+			}
+			if c := m.GetCounter(); c != nil {
+				return c.GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	return 0
+}
+
+// drain steps the fan-out until it has nothing more to do at once.
+func drain(t testing.TB, f *webhook.FanOut) {
+	t.Helper()
+	for range 100 {
+		more, err := f.Step(context.Background())
+		if err != nil {
+			t.Fatalf("step: %v", err)
+		}
+		if !more {
+			return
+		}
+	}
+	t.Fatal("the fan-out never finished")
+}
+
+// logChange writes a change_log row by hand, with the change triggers off
+// (another system's bad write, a restore, a bug): old and new are JSON.
+func (e *env) logChange(t testing.TB, account, container, old, new string) int64 {
+	t.Helper()
+	tx, err := e.Store.SQL().Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.Exec(`SET LOCAL shipgraph.notify = 'off'`); err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	if err := tx.QueryRow(`INSERT INTO change_log (account_id, record_type, record_id, op, parent_id, changed, old, new)
+SELECT account_id, 'container', id, 'UPDATE', shipment_id, '{available_for_pickup}', $3::jsonb, $4::jsonb
+FROM containers WHERE account_id = $1 AND id = $2 RETURNING id`, account, container, old, new).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// notified are the change ids of the container.updated notifications of
+// the webhook, in order.
+func (e *env) notified(t testing.TB, hook string) []int64 {
+	t.Helper()
+	rows, err := e.Store.SQL().Query(`SELECT change_id FROM webhook_notifications WHERE webhook_id = $1 AND event = $2 ORDER BY change_id`,
+		hook, webhook.EventContainerUpdated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+func (e *env) lastChange(t testing.TB) int64 {
+	t.Helper()
+	var id int64
+	e.one(t, `SELECT id FROM change_log ORDER BY xid DESC, id DESC LIMIT 1`, &id)
+	return id
+}
+
+func (e *env) cursorID(t testing.TB) int64 {
+	t.Helper()
+	c, err := e.Store.WebhookCursor(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
+}
+
+func equal(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// A row whose old/new JSON does not decode into the change's attributes
+// is skipped and recorded; the changes around it, in the same page and in
+// the next, are raised. Before, Step failed on it for ever.
+func TestPoisonRowDoesNotStopTheFanOut(t *testing.T) {
+	e := newEnv(t)
+	c1, _ := e.containerOf(t, e.acme, 0)
+	hook := e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventContainerUpdated)
+	var l logs
+	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{Logger: l.logger(), Batch: 3}), nil)
+	before := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row")
+
+	e.toggle(t, c1)
+	first := e.lastChange(t)
+	badOld := e.logChange(t, e.acme, c1, `[1, 2]`, `{"available_for_pickup": true}`)
+	badNew := e.logChange(t, e.acme, c1, `{"available_for_pickup": false}`, `"broken"`)
+	e.toggle(t, c1)
+	second := e.lastChange(t)
+	drain(t, f)
+	e.toggle(t, c1) // a later change, later page
+	third := e.lastChange(t)
+	drain(t, f)
+
+	if got, want := e.notified(t, hook), []int64{first, second, third}; !equal(got, want) {
+		t.Errorf("notified for changes %v, want %v (the rows around the poison ones)", got, want)
+	}
+	if c := e.cursorID(t); c != third {
+		t.Errorf("cursor at change %d, want %d (the last)", c, third)
+	}
+	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 2 {
+		t.Errorf("poison_row counted %v, want 2", d)
+	}
+	recs := l.records(t, "ERROR", "skipped a change")
+	if len(recs) != 2 {
+		t.Fatalf("%d ERROR records of a skipped change, want 2: %s", len(recs), l.buf.String())
+	}
+	for i, want := range []int64{badOld, badNew} {
+		r := recs[i]
+		if r["change_id"] != float64(want) || r["account"] != e.acme || !strings.Contains(r["reason"].(string), "json") {
+			t.Errorf("record %d: %v, want change %d of %s with the JSON error", i, r, want, e.acme)
+		}
+	}
+}
+
+// A change whose notifications the database refuses (here a constraint
+// added for the test refuses one container's) is skipped and recorded;
+// the rest of its page is raised.
+func TestRefusedRowIsSkipped(t *testing.T) {
+	e := newEnv(t)
+	c1, _ := e.containerOf(t, e.acme, 0)
+	c2, _ := e.containerOf(t, e.acme, 1)
+	hook := e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventContainerUpdated)
+	e.exec(t, `ALTER TABLE webhook_notifications ADD CONSTRAINT test_refused CHECK (reference_id <> '`+c2+`')`)
+	var l logs
+	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{Logger: l.logger()}), nil)
+	before := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row")
+
+	e.toggle(t, c1)
+	first := e.lastChange(t)
+	e.toggle(t, c2)
+	refused := e.lastChange(t)
+	e.exec(t, `UPDATE containers SET seal_number = 'raises nothing' WHERE id = $1`, c1)
+	e.toggle(t, c1)
+	second := e.lastChange(t)
+	e.exec(t, `UPDATE containers SET seal_number = 'raises nothing either' WHERE id = $1`, c1)
+	last := e.lastChange(t)
+	drain(t, f)
+
+	if got, want := e.notified(t, hook), []int64{first, second}; !equal(got, want) {
+		t.Errorf("notified for changes %v, want %v", got, want)
+	}
+	if c := e.cursorID(t); c != last {
+		t.Errorf("cursor at change %d, want %d (the last)", c, last)
+	}
+	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 1 {
+		t.Errorf("poison_row counted %v, want 1", d)
+	}
+	recs := l.records(t, "ERROR", "skipped a change")
+	if len(recs) != 1 || recs[0]["change_id"] != float64(refused) || !strings.Contains(recs[0]["reason"].(string), "test_refused") {
+		t.Errorf("ERROR records %v, want one of change %d naming the constraint", recs, refused)
+	}
+}
+
+// A failure of the database (here a statement cancelled while a lock holds
+// the notifications) skips nothing: the page is raised at the next step,
+// and a poison row in it is recorded once, when the cursor passes it.
+func TestTransientErrorSkipsNothing(t *testing.T) {
+	e := newEnv(t)
+	c1, _ := e.containerOf(t, e.acme, 0)
+	hook := e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventContainerUpdated)
+	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{}), nil)
+	before := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row")
+	e.toggle(t, c1)
+	e.logChange(t, e.acme, c1, `{"available_for_pickup": false}`, `[]`)
+	e.toggle(t, c1)
+	want := e.lastChange(t)
+
+	tx, err := e.Store.SQL().Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.Exec(`LOCK TABLE webhook_notifications IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	_, err = f.Step(ctx)
+	cancel()
+	if err == nil {
+		t.Fatal("a step under the lock succeeded")
+	}
+	if c := e.cursorID(t); c != 0 {
+		t.Fatalf("the cursor moved to %d on a transient error", c)
+	}
+	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 0 {
+		t.Fatalf("poison_row counted %v before the cursor passed it", d)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, f)
+	if got := e.notified(t, hook); len(got) != 2 || got[1] != want {
+		t.Errorf("notified for changes %v after the retry, want both", got)
+	}
+	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 1 {
+		t.Errorf("poison_row counted %v, want 1: the poison row once, nothing for the transient error", d)
+	}
+}
+
+// The lag gauge reads the age of the oldest row the cursor has not
+// passed, warns past half the retention, and reads 0 once caught up.
+func TestFanOutLag(t *testing.T) {
+	e := newEnv(t)
+	c1, _ := e.containerOf(t, e.acme, 0)
+	var l logs
+	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{Logger: l.logger(), ChangeLogRetention: 3 * time.Hour}), nil)
+	ctx := context.Background()
+
+	if lag, err := f.CheckLag(ctx); err != nil || lag != 0 || metric(t, "shipgraph_webhook_fanout_lag_seconds") != 0 {
+		t.Fatalf("an empty log: lag %v (%v), gauge %v", lag, err, metric(t, "shipgraph_webhook_fanout_lag_seconds"))
+	}
+	// Two hours behind: logged then (a fan-out that was down), and now.
+	e.exec(t, `INSERT INTO change_log (account_id, record_type, record_id, op, logged_at)
+		VALUES ($1, 'container', $2, 'UPDATE', now() - interval '2 hours')`, e.acme, c1)
+	e.toggle(t, c1)
+	lag, err := f.CheckLag(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := metric(t, "shipgraph_webhook_fanout_lag_seconds")
+	if lag < 2*time.Hour || lag > 2*time.Hour+time.Minute || g != lag.Seconds() {
+		t.Errorf("lag %v, gauge %vs; want about 2h", lag, g)
+	}
+	if recs := l.records(t, "WARN", "behind the change log"); len(recs) != 1 {
+		t.Errorf("%d warnings at 2h behind with a 3h retention, want 1: %s", len(recs), l.buf.String())
+	}
+	if _, err := f.CheckLag(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if recs := l.records(t, "WARN", "behind the change log"); len(recs) != 1 {
+		t.Errorf("%d warnings after a second check at once, want 1 (not every few seconds)", len(recs))
+	}
+
+	drain(t, f)
+	if lag, err := f.CheckLag(ctx); err != nil || lag != 0 || metric(t, "shipgraph_webhook_fanout_lag_seconds") != 0 {
+		t.Errorf("caught up: lag %v (%v), gauge %v; want 0", lag, err, metric(t, "shipgraph_webhook_fanout_lag_seconds"))
+	}
+}
+
+// The pruning loop, reported as the server wires it: rows the fan-out has
+// not read are kept up to the ceiling, then dropped, counted and logged at
+// ERROR with their accounts.
+func TestPruningPastTheCeilingIsReported(t *testing.T) {
+	e := newEnv(t)
+	c1, _ := e.containerOf(t, e.acme, 0)
+	g1, _ := e.containerOf(t, e.globex, 0)
+	e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventContainerUpdated)
+	e.exec(t, `UPDATE webhooks SET created_at = now() - interval '90 days'`)
+	ins := `INSERT INTO change_log (account_id, record_type, record_id, op, logged_at)
+		SELECT $1, 'container', $2, 'UPDATE', now() - $3::interval FROM generate_series(1, $4)`
+	e.exec(t, ins, e.acme, c1, "50 days", 3)
+	e.exec(t, ins, e.globex, g1, "45 days", 2)
+	e.exec(t, ins, e.acme, c1, "10 days", 4) // older than the retention, younger than the ceiling
+	var l logs
+	before := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "pruned_unread")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	rounds := make(chan db.ChangeLogPruning, 1)
+	done := make(chan struct{})
+	report := webhook.PruneReport(l.logger())
+	go func() {
+		defer close(done)
+		e.Store.PruneChangeLogLoop(ctx, 168*time.Hour, 0, time.Hour, func(p db.ChangeLogPruning) { report(p); rounds <- p })
+	}()
+	select {
+	case p := <-rounds:
+		if p.Pruned != 5 || p.Unread != 5 || !p.HeldBack {
+			t.Errorf("round %+v, want the 5 rows past 4 × 168h pruned unread, held back after", p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loop pruned nothing")
+	}
+	cancel()
+	<-done
+	if n := e.count(t, `SELECT count(*) FROM change_log`); n != 4 {
+		t.Errorf("%d rows left, want the 4 unread within the ceiling", n)
+	}
+	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "pruned_unread") - before; d != 5 {
+		t.Errorf("pruned_unread counted %v, want 5", d)
+	}
+	recs := l.records(t, "ERROR", "had not read")
+	if len(recs) != 1 {
+		t.Fatalf("%d ERROR records, want 1: %s", len(recs), l.buf.String())
+	}
+	accounts, _ := recs[0]["accounts"].(map[string]any)
+	if recs[0]["unread"] != float64(5) || accounts[e.acme] != float64(3) || accounts[e.globex] != float64(2) {
+		t.Errorf("ERROR record %v, want 5 unread: 3 of acme, 2 of globex", recs[0])
+	}
+}
