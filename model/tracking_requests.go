@@ -3,8 +3,6 @@ package model
 import (
 	"io"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // TrackingRequestType is the JSON:API type of tracking requests.
@@ -83,19 +81,7 @@ var trackingRequestIDMask = [16]byte{0x3b, 0xe4, 0x71, 0xc9, 0x52, 0x0d, 0x0a, 0
 // TrackingRequestID is the id of the tracking request of shipment id, and
 // the shipment id of a tracking request's id. An id that is not a UUID is
 // returned as is.
-func TrackingRequestID(id string) string {
-	if len(id) != 36 {
-		return id
-	}
-	u, err := uuid.Parse(id)
-	if err != nil {
-		return id
-	}
-	for i := range u {
-		u[i] ^= trackingRequestIDMask[i]
-	}
-	return u.String()
-}
+func TrackingRequestID(id string) string { return maskID(id, &trackingRequestIDMask) }
 
 // TrackingRequestStatus is a tracking request's state (the public values;
 // Shipgraph's requests are only ever created or tracking_stopped).

@@ -280,7 +280,11 @@ var eventIDMask = [16]byte{0x5a, 0x3c, 0x96, 0x0f, 0xa5, 0xc3, 0x0e, 0x69, 0x1e,
 // WebhookEventID is the id of the reference object of notification id, and
 // the notification id of a reference object's id. An id that is not a UUID
 // is returned as is.
-func WebhookEventID(id string) string {
+func WebhookEventID(id string) string { return maskID(id, &eventIDMask) }
+
+// maskID XORs the UUID id with mask (its own inverse); an id that is not
+// a UUID is returned as is. The masks keep the version and variant bits.
+func maskID(id string, mask *[16]byte) string {
 	if len(id) != 36 {
 		return id
 	}
@@ -289,7 +293,7 @@ func WebhookEventID(id string) string {
 		return id
 	}
 	for i := range u {
-		u[i] ^= eventIDMask[i]
+		u[i] ^= mask[i]
 	}
 	return u.String()
 }
