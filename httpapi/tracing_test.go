@@ -40,6 +40,19 @@ func tracedChain(t *testing.T, tp trace.TracerProvider) (http.Handler, map[strin
 	return graphtest.Start(t, open(t, url), c), keys
 }
 
+// inMemoryTracing installs a tracer provider whose spans the returned
+// exporter keeps, shut down when t ends.
+func inMemoryTracing(t *testing.T) (*tracetest.InMemoryExporter, *tracing.Provider) {
+	t.Helper()
+	exp := tracetest.NewInMemoryExporter()
+	tp, err := tracing.New(context.Background(), sdktrace.NewSimpleSpanProcessor(exp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	return exp, tp
+}
+
 func post(t *testing.T, h http.Handler, key, query string, vars map[string]any, traceparent bool) *httptest.ResponseRecorder {
 	t.Helper()
 	b, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
@@ -72,12 +85,7 @@ func attr(s sdktrace.ReadOnlySpan, key string) (attribute.Value, bool) {
 // written on the fast path), under that one span per SQL statement with
 // its text and row count and never a bound value.
 func TestTraceSpanTree(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	tp, err := tracing.New(context.Background(), sdktrace.NewSimpleSpanProcessor(exp))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tp.Shutdown(context.Background()) }()
+	exp, tp := inMemoryTracing(t)
 	h, keys := tracedChain(t, tp.Provider())
 	k := keys["acme/admin"]
 	post(t, h, k, graph.DashboardQuery, map[string]any{"first": 2}, false) // warm: the key cache
@@ -182,12 +190,7 @@ func TestTraceSpanTree(t *testing.T) {
 // TestTraceOff: without a tracer provider the chain makes no span, even
 // for a request with a traceparent while a provider is installed globally.
 func TestTraceOff(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	tp, err := tracing.New(context.Background(), sdktrace.NewSimpleSpanProcessor(exp))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tp.Shutdown(context.Background()) }()
+	exp, _ := inMemoryTracing(t)
 	h, keys := tracedChain(t, nil)
 	post(t, h, keys["acme/admin"], graph.DashboardQuery, map[string]any{"first": 2}, true)
 	if spans := exp.GetSpans(); len(spans) != 0 {
@@ -299,12 +302,7 @@ func uuidLike(s string) bool {
 // the request's span), with the statements re-reading the record as its
 // children; the request's own trace holds no event.
 func TestTraceSubscriptionEvents(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	tp, err := tracing.New(context.Background(), sdktrace.NewSimpleSpanProcessor(exp))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tp.Shutdown(context.Background()) }()
+	exp, tp := inMemoryTracing(t)
 	url, keys := seeded(t)
 	c := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.Tracing = tp
