@@ -13,15 +13,15 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	_ "github.com/lib/pq" // the driver
+
+	"shipgraph/db/pgembed"
 )
 
 // Binary is the pgbouncer path, or "" when it is not installed.
@@ -83,17 +83,13 @@ func Start(t testing.TB, adminURL string, poolSize int) *Pooler {
 	dir := t.TempDir()
 	// PgBouncer will not run as root: run it as the test server's OS user
 	// (which may enter the server's socket directory).
-	var cred *syscall.Credential
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			t.Skipf("pgbouncer refuses to run as root and there is no postgres user: %v", err)
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
+	cred, err := pgembed.ServerCredential()
+	if err != nil {
+		t.Skipf("pgbouncer: %v", err)
+	}
+	if cred != nil {
 		for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()) && d != os.TempDir(); d = filepath.Dir(d) {
-			_ = os.Chown(d, uid, gid)
+			_ = os.Chown(d, int(cred.Uid), int(cred.Gid))
 		}
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -509,6 +509,15 @@ func serverUser() (runAs, error) {
 	return runAs{name: "postgres", uid: uint32(uid), gid: uint32(gid), cred: cred}, nil
 }
 
+// ServerCredential is who a PostgreSQL (or PgBouncer) child runs as: nil
+// (ourselves) unless we are root, then the unprivileged "postgres" user,
+// with no supplementary groups. The test harnesses that start servers of
+// their own (db/replicatest, db/pgbouncertest) use it, as Start does.
+func ServerCredential() (*syscall.Credential, error) {
+	as, err := serverUser()
+	return as.cred, err
+}
+
 // prepareHome returns the directory the cluster, its log and socket live
 // in: dataDir itself, unless shipgraph runs as root and the server user
 // cannot walk down to dataDir (a checkout in root's 0700 home). Then it is

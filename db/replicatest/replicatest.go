@@ -18,9 +18,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -82,18 +80,12 @@ func Start(tb testing.TB, primary *dbtest.Server, o Options) *Standby {
 		}
 		_ = os.RemoveAll(dir)
 	})
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			tb.Skipf("replicatest: PostgreSQL refuses to run as root and there is no postgres user: %v", err)
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
-		if err := os.Chown(dir, uid, gid); err != nil {
-			tb.Fatal(err)
-		}
+	cred, err := pgembed.ServerCredential()
+	if err != nil {
+		tb.Skipf("replicatest: %v", err)
 	}
+	s.cred = cred
+	s.own(tb, dir)
 	if err := os.Mkdir(s.sock, 0o700); err != nil {
 		tb.Fatal(err)
 	}
