@@ -266,16 +266,28 @@ type webhookEventInfo struct {
 	Description string `json:"description"`
 }
 
-// webhookEvents answers the events Shipgraph raises, by category (the
-// OpenAPI document's webhook_event_category resources).
-func (s *server) webhookEvents(w http.ResponseWriter, r *http.Request) {
+// eventCategories is the start of the three paths any key may read
+// (webhookEvents, notificationExamples, webhookIPs): their parameters
+// checked and the caller authenticated, with the events Shipgraph raises;
+// false when it answered an error.
+func (s *server) eventCategories(w http.ResponseWriter, r *http.Request) ([]model.WebhookEventCategory, bool) {
 	if _, err := parseParams(r, webhookEventList); err != nil {
 		WriteError(w, r, err)
-		return
+		return nil, false
 	}
 	cats, err := s.res.WebhookEvents(r.Context())
 	if err != nil {
 		WriteError(w, r, err)
+		return nil, false
+	}
+	return cats, true
+}
+
+// webhookEvents answers the events Shipgraph raises, by category (the
+// OpenAPI document's webhook_event_category resources).
+func (s *server) webhookEvents(w http.ResponseWriter, r *http.Request) {
+	cats, ok := s.eventCategories(w, r)
+	if !ok {
 		return
 	}
 	data := make([]*Resource, len(cats))

@@ -43,13 +43,8 @@ var exampleAttributes = map[string]model.JSON{
 }
 
 func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseParams(r, webhookEventList); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	cats, err := s.res.WebhookEvents(r.Context())
-	if err != nil {
-		WriteError(w, r, err)
+	cats, ok := s.eventCategories(w, r)
+	if !ok {
 		return
 	}
 	want := r.URL.Query().Get("event")
@@ -67,8 +62,7 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 			if want != "" && e.Name != want {
 				continue
 			}
-			n := &model.WebhookNotification{ID: exampleID(i), Event: e.Name, DeliveryStatus: model.DeliveryPending, CreatedAt: exampleTime,
-				ReferenceType: "shipment", ReferenceID: exampleShipment(i).ID}
+			n := &model.WebhookNotification{ID: exampleID(i), Event: e.Name, DeliveryStatus: model.DeliveryPending, CreatedAt: exampleTime}
 			ev := model.WebhookEvent{ID: model.WebhookEventID(n.ID), NotificationID: n.ID, Event: e.Name, Payload: exampleAttributes[e.ObjectType], CreatedAt: exampleTime}
 			var ref *Resource
 			switch e.ObjectType {
@@ -78,6 +72,7 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 				ref = b.transportEventResource(&model.TransportEvent{WebhookEvent: ev})
 			case model.TrackingRequestType:
 				sh := exampleShipment(i)
+				n.ReferenceType, n.ReferenceID = "shipment", sh.ID // the request's key
 				if e.Name == "tracking_request.tracking_stopped" {
 					sh.LineTrackingStoppedAt = &exampleTime
 				}
@@ -96,12 +91,7 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 
 // webhookIPs answers the addresses webhooks are sent from: none known.
 func (s *server) webhookIPs(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseParams(r, webhookEventList); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if _, err := s.res.WebhookEvents(r.Context()); err != nil { // any key
-		WriteError(w, r, err)
+	if _, ok := s.eventCategories(w, r); !ok { // any key
 		return
 	}
 	w.Header().Set("Content-Type", MediaType)

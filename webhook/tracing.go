@@ -67,7 +67,10 @@ func (d *Dispatcher) startHTTPSpan(ctx context.Context, req *http.Request) trace
 	}
 	host, port := req.URL.Hostname(), req.URL.Port()
 	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[req.URL.Scheme]
+		port = "443"
+		if req.URL.Scheme == "http" {
+			port = "80"
+		}
 	}
 	p, _ := strconv.Atoi(port)
 	ctx, sp := d.cfg.Tracer.Tracer(tracerName).Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
