@@ -319,7 +319,7 @@ func init() {
 	}})
 	EstimatedEvent.rel(&Rel{JSONAPI: "vessel"}) // no vessel records: null
 	TrackingRequest.rel(&Rel{GraphQL: "trackedObject", JSONAPI: "tracked_object", Targets: []*Target{
-		one(Shipment, "shipment_id", func(t *model.TrackingRequest) *string { return &t.ShipmentID },
+		one(Shipment, "shipment_id", func(t *model.TrackingRequest) *string { return t.ShipmentID },
 			"Shipment", func(t *model.TrackingRequest) **model.Shipment { return &t.Rel.Shipment }, ShipmentByID),
 	}})
 	TrackingRequest.rel(&Rel{JSONAPI: "customer"}) // no parties: null

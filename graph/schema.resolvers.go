@@ -7,6 +7,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"shipgraph/graph/executor"
 	"shipgraph/model"
 	"shipgraph/resolve"
@@ -411,6 +412,16 @@ func (r *subscriptionResolver) Changes(ctx context.Context, after *string) (<-ch
 	return subscribe(r.Resolver, ctx, r.changeEvents(), after)
 }
 
+// RefNumbers is the resolver for the refNumbers field.
+func (r *trackingRequestResolver) RefNumbers(ctx context.Context, obj *model.TrackingRequest) ([]string, error) {
+	panic(fmt.Errorf("not implemented: RefNumbers - refNumbers"))
+}
+
+// Tags is the resolver for the tags field.
+func (r *trackingRequestResolver) Tags(ctx context.Context, obj *model.TrackingRequest) ([]string, error) {
+	panic(fmt.Errorf("not implemented: Tags - tags"))
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *webhookConnectionResolver) TotalCount(ctx context.Context, obj *model.WebhookConnection) (int, error) {
 	return r.Res.CountWebhooks(ctx)
@@ -468,6 +479,11 @@ func (r *Resolver) ShippingLineConnection() executor.ShippingLineConnectionResol
 // Subscription returns executor.SubscriptionResolver implementation.
 func (r *Resolver) Subscription() executor.SubscriptionResolver { return &subscriptionResolver{r} }
 
+// TrackingRequest returns executor.TrackingRequestResolver implementation.
+func (r *Resolver) TrackingRequest() executor.TrackingRequestResolver {
+	return &trackingRequestResolver{r}
+}
+
 // WebhookConnection returns executor.WebhookConnectionResolver implementation.
 func (r *Resolver) WebhookConnection() executor.WebhookConnectionResolver {
 	return &webhookConnectionResolver{r}
@@ -490,6 +506,7 @@ type (
 	shipmentConnectionResolver              struct{ *Resolver }
 	shippingLineConnectionResolver          struct{ *Resolver }
 	subscriptionResolver                    struct{ *Resolver }
+	trackingRequestResolver                 struct{ *Resolver }
 	webhookConnectionResolver               struct{ *Resolver }
 	webhookNotificationConnectionResolver   struct{ *Resolver }
 )

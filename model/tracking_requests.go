@@ -3,38 +3,42 @@ package model
 import (
 	"io"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // TrackingRequestType is the JSON:API type of tracking requests.
 const TrackingRequestType = "tracking_request"
 
-// TrackingRequest is the request that tracks a shipment: the reference
-// object of the tracking_request.* webhook events (docs/webhooks.md,
-// "Tracking requests"). Shipgraph stores no tracking requests of its own;
-// every shipment is tracked by exactly one, read from the shipment's row:
+// TrackingRequest is a number an account asked to track (migration
+// 00013): its lifecycle is pending → created (TrackedObject the shipment
+// it created or found) | awaiting_manifest | failed (FailedReason) |
+// tracking_stopped. It is also the reference object of the
+// tracking_request.* webhook events.
 //
-//   - its id is TrackingRequestID(shipment id): stable, so every
-//     notification about one shipment's tracking names the same request,
-//     and distinct from the shipment's;
-//   - request_number is the bill of lading number, request_type
-//     "bill_of_lading", scac the shipping line's;
-//   - status is "tracking_stopped" while the shipment's tracking is
-//     stopped, "created" otherwise (the shipment exists, so the request
-//     succeeded); updated_at is when tracking stopped, else the shipment's
-//     updated_at.
+// Shipments tracked before requests were records each got one created
+// request whose id is TrackingRequestID(shipment id), the id webhook
+// payloads had already used for it.
 type TrackingRequest struct {
-	ID            string
-	AccountID     string
-	ShipmentID    string
-	RequestNumber string
-	Scac          string
-	RefNumbers    []string
-	Tags          []string
-	Status        TrackingRequestStatus
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	ID            string                `db:"id"`
+	AccountID     string                `db:"account_id"`
+	RequestType   string                `db:"request_type"` // bill_of_lading, booking_number, container
+	RequestNumber string                `db:"request_number"`
+	Scac          string                `db:"scac"`
+	RefNumbers    pq.StringArray        `db:"ref_numbers"`
+	Tags          pq.StringArray        `db:"tags"`
+	Status        TrackingRequestStatus `db:"status"`
+	FailedReason  *string               `db:"failed_reason"`
+	IsRetrying    bool                  `db:"is_retrying"`
+	RetryCount    int                   `db:"retry_count"`
+	ShipmentID    *string               `db:"shipment_id"`
+	UserID        *string               `db:"user_id"`
+	LastPolledAt  *time.Time            `db:"last_polled_at"`
+	NextPollAt    *time.Time            `db:"next_poll_at"`
+	CreatedAt     time.Time             `db:"created_at"`
+	UpdatedAt     time.Time             `db:"updated_at"`
 
-	Rel TrackingRequestRel
+	Rel TrackingRequestRel `db:"-"`
 }
 
 // TrackingRequestRel holds the tracking request's relationships.
@@ -56,11 +60,12 @@ func TrackingRequestOf(s *Shipment) *TrackingRequest {
 	t := &TrackingRequest{
 		ID:            TrackingRequestID(s.ID),
 		AccountID:     s.AccountID,
-		ShipmentID:    s.ID,
+		RequestType:   "bill_of_lading",
+		ShipmentID:    &s.ID,
 		RequestNumber: s.BillOfLadingNumber,
 		Scac:          s.ShippingLineScac,
 		RefNumbers:    s.RefNumbers,
-		Tags:          orEmpty([]string(s.Tags)),
+		Tags:          pq.StringArray(orEmpty([]string(s.Tags))),
 		Status:        TrackingCreated,
 		CreatedAt:     s.CreatedAt,
 		UpdatedAt:     s.UpdatedAt,
@@ -101,7 +106,3 @@ func (e *TrackingRequestStatus) UnmarshalGQL(v any) error {
 	*e = TrackingRequestStatus(s)
 	return err
 }
-
-// RequestType is always "bill_of_lading": shipments are tracked by their
-// bill of lading.
-func (t *TrackingRequest) RequestType() string { return "bill_of_lading" }

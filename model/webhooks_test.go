@@ -52,7 +52,7 @@ func TestTrackingRequestOfShipment(t *testing.T) {
 	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	s := &Shipment{ID: sid, AccountID: "a", BillOfLadingNumber: "MEDU123", ShippingLineScac: "MSCU", CreatedAt: created, UpdatedAt: created.Add(time.Hour)}
 	tr := TrackingRequestOf(s)
-	if tr.ID != id || tr.ShipmentID != sid || tr.RequestNumber != "MEDU123" || tr.Scac != "MSCU" || tr.Status != TrackingCreated ||
+	if tr.ID != id || tr.ShipmentID == nil || *tr.ShipmentID != sid || tr.RequestNumber != "MEDU123" || tr.Scac != "MSCU" || tr.Status != TrackingCreated ||
 		!tr.UpdatedAt.Equal(s.UpdatedAt) || tr.Tags == nil || tr.RefNumbers != nil {
 		t.Errorf("tracked: %+v", tr)
 	}

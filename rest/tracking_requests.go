@@ -40,7 +40,7 @@ func (b *builder) trackingRequestResource(t *model.TrackingRequest) *Resource {
 		Type: model.TrackingRequestType,
 		Attributes: trackingRequestAttributes{
 			RequestNumber: t.RequestNumber, RefNumbers: t.RefNumbers, Tags: strs(t.Tags), Status: t.Status,
-			RequestType: t.RequestType(), Scac: t.Scac, CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt),
+			RequestType: t.RequestType, Scac: t.Scac, CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt),
 		},
 		Relationships: b.linkage(t, trackingRequestShape.members),
 	}

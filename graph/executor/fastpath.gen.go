@@ -4104,7 +4104,7 @@ func (f *fastWriter) o_TrackingRequest(sel ast.SelectionSet, obj *model.Tracking
 				return false
 			}
 		case "requestType":
-			v := obj.RequestType()
+			v := obj.RequestType
 			if !f.fwNString2string(field.Selections, v) {
 				return false
 			}
@@ -4114,12 +4114,28 @@ func (f *fastWriter) o_TrackingRequest(sel ast.SelectionSet, obj *model.Tracking
 				return false
 			}
 		case "refNumbers":
-			v := obj.RefNumbers
+			fc, err := f.ec.fieldContext_TrackingRequest_refNumbers(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			ctx := graphql.WithFieldContext(f.ctx, fc)
+			v, err := f.ec.Resolvers.TrackingRequest().RefNumbers(ctx, obj)
+			if err != nil {
+				return false
+			}
 			if !f.fwOString2ᚕstringᚄ(field.Selections, v) {
 				return false
 			}
 		case "tags":
-			v := obj.Tags
+			fc, err := f.ec.fieldContext_TrackingRequest_tags(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			ctx := graphql.WithFieldContext(f.ctx, fc)
+			v, err := f.ec.Resolvers.TrackingRequest().Tags(ctx, obj)
+			if err != nil {
+				return false
+			}
 			if !f.fwNString2ᚕstringᚄ(field.Selections, v) {
 				return false
 			}

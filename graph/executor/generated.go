@@ -42,6 +42,7 @@ type ResolverRoot interface {
 	ShipmentConnection() ShipmentConnectionResolver
 	ShippingLineConnection() ShippingLineConnectionResolver
 	Subscription() SubscriptionResolver
+	TrackingRequest() TrackingRequestResolver
 	WebhookConnection() WebhookConnectionResolver
 	WebhookNotificationConnection() WebhookNotificationConnectionResolver
 }
@@ -723,6 +724,10 @@ type SubscriptionResolver interface {
 	ShipmentUpdated(ctx context.Context, id string, after *string) (<-chan *model.ShipmentEvent, error)
 	CustomFieldChanged(ctx context.Context, entityID string, after *string) (<-chan *model.CustomFieldEvent, error)
 	Changes(ctx context.Context, after *string) (<-chan *model.ChangeEvent, error)
+}
+type TrackingRequestResolver interface {
+	RefNumbers(ctx context.Context, obj *model.TrackingRequest) ([]string, error)
+	Tags(ctx context.Context, obj *model.TrackingRequest) ([]string, error)
 }
 type WebhookConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.WebhookConnection) (int, error)
@@ -17702,7 +17707,7 @@ func (ec *executionContext) _TrackingRequest_requestType(ctx context.Context, fi
 			return ec.fieldContext_TrackingRequest_requestType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.RequestType(), nil
+			return obj.RequestType, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -17713,7 +17718,7 @@ func (ec *executionContext) _TrackingRequest_requestType(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_TrackingRequest_requestType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TrackingRequest", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TrackingRequest_scac(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
@@ -17748,7 +17753,7 @@ func (ec *executionContext) _TrackingRequest_refNumbers(ctx context.Context, fie
 			return ec.fieldContext_TrackingRequest_refNumbers(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.RefNumbers, nil
+			return ec.Resolvers.TrackingRequest().RefNumbers(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -17759,7 +17764,7 @@ func (ec *executionContext) _TrackingRequest_refNumbers(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_TrackingRequest_refNumbers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("TrackingRequest", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TrackingRequest_tags(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
@@ -17771,7 +17776,7 @@ func (ec *executionContext) _TrackingRequest_tags(ctx context.Context, field gra
 			return ec.fieldContext_TrackingRequest_tags(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Tags, nil
+			return ec.Resolvers.TrackingRequest().Tags(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -17782,7 +17787,7 @@ func (ec *executionContext) _TrackingRequest_tags(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_TrackingRequest_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("TrackingRequest", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TrackingRequest_status(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
@@ -26013,52 +26018,118 @@ func (ec *executionContext) _TrackingRequest(ctx context.Context, sel ast.Select
 		case "id":
 			out.Values[i] = ec._TrackingRequest_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "requestNumber":
 			out.Values[i] = ec._TrackingRequest_requestNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "requestType":
 			out.Values[i] = ec._TrackingRequest_requestType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "scac":
 			out.Values[i] = ec._TrackingRequest_scac(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "refNumbers":
-			out.Values[i] = ec._TrackingRequest_refNumbers(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TrackingRequest_refNumbers(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tags":
-			out.Values[i] = ec._TrackingRequest_tags(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TrackingRequest_tags(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "status":
 			out.Values[i] = ec._TrackingRequest_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._TrackingRequest_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._TrackingRequest_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "trackedObject":
 			out.Values[i] = ec._TrackingRequest_trackedObject(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
