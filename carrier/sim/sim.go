@@ -141,9 +141,13 @@ func (s *Sim) Numbers() []Number {
 	return out
 }
 
-func (s *Sim) numbers(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.Numbers()) }
+func (s *Sim) numbers(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.Numbers())
+}
 
-func (s *Sim) getFaults(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.Faults()) }
+func (s *Sim) getFaults(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.Faults())
+}
 
 // postFaults replaces the faults in force with the JSON array of the body.
 func (s *Sim) postFaults(w http.ResponseWriter, r *http.Request) {
