@@ -466,6 +466,7 @@ func (s *Sim) events(w http.ResponseWriter, r *http.Request) {
 	body.WriteByte(']')
 	w.Header().Set("API-Version", "2.2.0")
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(body.Len()))
 	_, _ = w.Write(body.Bytes())
 }
 
