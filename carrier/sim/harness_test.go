@@ -42,7 +42,7 @@ type server struct {
 	clock *clock
 }
 
-func start(t *testing.T, o sim.Options) *server {
+func start(t testing.TB, o sim.Options) *server {
 	t.Helper()
 	c := &clock{t: epoch}
 	if o.Now == nil {
