@@ -336,3 +336,19 @@ func TestNextPageStaysOnHost(t *testing.T) {
 		t.Fatalf("%v, want Unrecognized", err)
 	}
 }
+
+// TestRejected: a 400 with the DCSA error object is Rejected, with the
+// carrier's reason in the error.
+func TestRejected(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v2/events", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"httpMethod":"GET","requestUri":"/v2/events","statusCode":400,"statusCodeText":"Bad Request","errorDateTime":"2026-03-01T00:00:00Z","errors":[{"reason":"invalidInput","message":"equipmentReference too long"}]}`))
+	})
+	_, err := client(t, dcsa.Config{BaseURL: serve(t, mux)}).Events(context.Background(), dcsa.Query{EquipmentReference: "X"})
+	var e *dcsa.Error
+	if !errors.As(err, &e) || e.Kind != dcsa.Rejected || e.Status != 400 || !strings.Contains(e.Detail, "equipmentReference too long") {
+		t.Fatalf("%v, want Rejected with the carrier's reason", err)
+	}
+}

@@ -343,6 +343,9 @@ func (s *Sim) find(scac string, q query, asOf time.Time) []*event {
 		}
 		sh = found
 	}
+	if sh == nil {
+		return nil
+	}
 	if q.BL != "" && sh.issued.After(asOf) {
 		return nil
 	}
@@ -420,7 +423,7 @@ func (s *Sim) events(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			err = json.Unmarshal(b, &c)
 		}
-		if err != nil || c.Offset < 0 || c.Q.Limit < 1 {
+		if err != nil || c.Offset < 0 || c.Q.Limit < 1 || len(c.Q.refs()) == 0 {
 			qerr = errors.New("cursor: not one this server gave")
 		}
 	} else {

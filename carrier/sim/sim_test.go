@@ -56,7 +56,7 @@ func TestAnswersAreDCSA(t *testing.T) {
 		}
 	}
 	// Errors are the standard's error object.
-	for _, u := range []string{"/MAEU/v2/events", "/MAEU/v2/events?transportDocumentReference=X&limit=0", "/XXXX/v2/events?carrierBookingReference=1", "/MAEU/v2/events?cursor=nope"} {
+	for _, u := range []string{"/MAEU/v2/events", "/MAEU/v2/events?transportDocumentReference=X&limit=0", "/XXXX/v2/events?carrierBookingReference=1", "/MAEU/v2/events?cursor=nope", "/MAEU/v2/events?cursor=eyJxIjp7ImxpbWl0IjoxfX0"} {
 		res, b := get(t, s.URL+u)
 		if res.StatusCode != http.StatusBadRequest && res.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: %s, want 400 or 404", u, res.Status)
