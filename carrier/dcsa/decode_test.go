@@ -63,3 +63,14 @@ func TestDecodePage(t *testing.T) {
 		}
 	}
 }
+
+func TestDocumentReference(t *testing.T) {
+	e := Event{EventType: EventTypeTransport, DocumentReferences: []DocumentReference{{DocumentReferenceBooking, "B1"}, {DocumentReferenceTransportDocument, "T1"}}}
+	if e.DocumentReference(DocumentReferenceBooking) != "B1" || e.DocumentReference(DocumentReferenceTransportDocument) != "T1" {
+		t.Fatalf("%+v", e)
+	}
+	s := Event{EventType: EventTypeShipment, DocumentTypeCode: DocumentTransportDocument, DocumentID: "T2"}
+	if s.DocumentReference(DocumentReferenceTransportDocument) != "T2" || s.DocumentReference(DocumentReferenceBooking) != "" {
+		t.Fatalf("%+v", s)
+	}
+}
