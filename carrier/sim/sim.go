@@ -426,6 +426,8 @@ func (s *Sim) events(w http.ResponseWriter, r *http.Request) {
 		if err != nil || c.Offset < 0 || c.Q.Limit < 1 || len(c.Q.refs()) == 0 {
 			qerr = errors.New("cursor: not one this server gave")
 		}
+		c.Q.Limit = min(c.Q.Limit, 1000) // a forged cursor's numbers must not overflow the page bounds
+		c.Offset = min(c.Offset, 1<<30)
 	} else {
 		c.Q, qerr = parseQuery(v)
 		c.AsOf = s.o.Now()

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -316,6 +317,19 @@ func TestPages(t *testing.T) {
 			}
 			ids[paged[k].EventID] = true
 		}
+	}
+	// A forged cursor with numbers that would overflow the page bounds is
+	// served an empty page, not a panic.
+	var booking sim.Number
+	for _, n := range s.Numbers() {
+		if n.RequestType == "booking_number" {
+			booking = n
+			break
+		}
+	}
+	forged := base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, `{"q":{"bkg":%q,"limit":9223372036854775807},"t":"2026-04-01T00:00:00Z","o":9223372036854775000}`, booking.RequestNumber))
+	if res, b := get(t, s.URL+"/"+booking.SCAC+"/v2/events?cursor="+forged); res.StatusCode != 200 || string(b) != "[]" {
+		t.Fatalf("forged cursor: %s %s", res.Status, b)
 	}
 	// eventType and code filters.
 	n := s.Numbers()[0]
