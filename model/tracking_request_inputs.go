@@ -90,3 +90,19 @@ type ScacCandidate struct {
 	Name       string
 	Confidence float64
 }
+
+func (TrackingRequest) IsNode()         {}
+func (t TrackingRequest) GetID() string { return t.ID }
+
+// TrackingRequestConnection is a page of tracking requests.
+type TrackingRequestConnection struct {
+	Edges    []*TrackingRequestEdge
+	Nodes    []*TrackingRequest
+	PageInfo *PageInfo
+	Filter   TrackingRequestFilter
+}
+
+type TrackingRequestEdge struct {
+	Cursor string
+	Node   *TrackingRequest
+}
