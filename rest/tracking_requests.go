@@ -304,6 +304,12 @@ func (s *server) inferNumber(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.res.InferTrackingNumber(r.Context(), *number)
+	if e, ok := model.AsError(err); ok && e.Field == "number" {
+		// The body is {"number": …}, not a JSON:API resource.
+		c := *e
+		c.Field = ""
+		err = c.AtPointer("/number")
+	}
 	if err != nil {
 		WriteError(w, r, err)
 		return
