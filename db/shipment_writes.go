@@ -53,14 +53,13 @@ func (db *DB) UpdateShipment(ctx context.Context, accountID, id string, p Shipme
 // StopTracking stops tracking one of the account's shipments at the
 // shipping line, as cancelled by the user of the key (nil for a key of no
 // user). A shipment whose tracking already stopped keeps when and why. Its
-// live tracking requests stop in the same statement (their change raises
-// tracking_request.tracking_stopped).
+// live tracking requests stop with it (a trigger, migration 00014), which
+// raises tracking_request.tracking_stopped.
 func (db *DB) StopTracking(ctx context.Context, accountID, id string, userID *string) (*model.Shipment, error) {
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, model.NotFound("shipment")
 	}
-	return writeShipmentRequests(ctx, db, `status = 'tracking_stopped', is_retrying = false, next_poll_at = NULL, updated_at = now()`,
-		`status IN ('pending', 'awaiting_manifest', 'created')`, `
+	return writeShipment(ctx, db, `
 		line_tracking_stopped_by_user_id = CASE WHEN line_tracking_stopped_at IS NULL THEN $3::uuid ELSE line_tracking_stopped_by_user_id END,
 		line_tracking_stopped_reason = CASE WHEN line_tracking_stopped_at IS NULL THEN 'cancelled_by_user' ELSE line_tracking_stopped_reason END,
 		line_tracking_stopped_at = coalesce(line_tracking_stopped_at, now()),
@@ -68,12 +67,12 @@ func (db *DB) StopTracking(ctx context.Context, accountID, id string, userID *st
 }
 
 // ResumeTracking clears the stop of one of the account's shipments; its
-// stopped tracking requests are created again.
+// stopped tracking requests are created again (the same trigger).
 func (db *DB) ResumeTracking(ctx context.Context, accountID, id string) (*model.Shipment, error) {
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, model.NotFound("shipment")
 	}
-	return writeShipmentRequests(ctx, db, `status = 'created', updated_at = now()`, `status = 'tracking_stopped'`, `line_tracking_stopped_at = NULL, line_tracking_stopped_reason = NULL,
+	return writeShipment(ctx, db, `line_tracking_stopped_at = NULL, line_tracking_stopped_reason = NULL,
 		line_tracking_stopped_by_user_id = NULL, updated_at = now()`, id, accountID)
 }
 
@@ -84,19 +83,5 @@ func writeShipment(ctx context.Context, db *DB, set string, args ...any) (*model
 			UPDATE shipments SET `+set+`
 			WHERE id = $1 AND account_id = $2
 			RETURNING `+shipmentReturning+`)
-		 SELECT `+shipmentCols+` FROM s`, args...)
-}
-
-// writeShipmentRequests is writeShipment that also sets reqSet on the
-// shipment's tracking requests that reqWhere keeps, in the same statement.
-func writeShipmentRequests(ctx context.Context, db *DB, reqSet, reqWhere, set string, args ...any) (*model.Shipment, error) {
-	return getOne[model.Shipment](ctx, db.q, "shipment",
-		`WITH s AS (
-			UPDATE shipments SET `+set+`
-			WHERE id = $1 AND account_id = $2
-			RETURNING `+shipmentReturning+`),
-		 r AS (
-			UPDATE tracking_requests SET `+reqSet+`
-			WHERE account_id = $2 AND shipment_id = $1 AND `+reqWhere+` AND EXISTS (SELECT 1 FROM s))
 		 SELECT `+shipmentCols+` FROM s`, args...)
 }

@@ -132,9 +132,9 @@ var statusEvents = map[string]string{
 // awaiting_manifest or tracking_stopped raises that event; a request is
 // inserted pending, which raises nothing (the log keeps no values of an
 // INSERT). Stopping a shipment's tracking (stop_tracking, or the shipping
-// line) stops its requests in the same statement, which raises
-// tracking_stopped; a resume makes them created again, which raises
-// succeeded.
+// line's stop written by any system) stops its requests in the same
+// transaction (a trigger, migration 00014), which raises tracking_stopped;
+// a resume makes them created again, which raises succeeded.
 func Derive(c *Change) []Event {
 	switch c.Type {
 	case "container":

@@ -11,8 +11,9 @@ import (
 // TestTrackingRequestEvents: each transition of a tracking request's
 // status, written to its row, raises its event through the change log and
 // the fan-out, with the request as the reference; stopping a shipment's
-// tracking through the store stops its request in the same statement,
-// which raises tracking_stopped (and a resume, succeeded).
+// tracking (through the store, or plain SQL) stops its request in the
+// same transaction, which raises tracking_stopped (and a resume,
+// succeeded).
 func TestTrackingRequestEvents(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -93,4 +94,9 @@ func TestTrackingRequestEvents(t *testing.T) {
 	}
 	raised(webhook.EventTrackingAwaitingManifest, webhook.EventTrackingFailed, webhook.EventTrackingSucceeded, webhook.EventTrackingStopped,
 		webhook.EventTrackingSucceeded)
+	// The shipping line's stop written with plain SQL: the same rule.
+	e.exec(t, `UPDATE shipments SET line_tracking_stopped_at = now(), line_tracking_stopped_reason = 'past_arrival_window'
+		WHERE account_id = $1 AND id = $2`, e.acme, ship)
+	raised(webhook.EventTrackingAwaitingManifest, webhook.EventTrackingFailed, webhook.EventTrackingSucceeded, webhook.EventTrackingStopped,
+		webhook.EventTrackingSucceeded, webhook.EventTrackingStopped)
 }
