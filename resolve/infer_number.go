@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"shipgraph/carrier/numbers"
 	"shipgraph/model"
 )
 
@@ -47,9 +48,9 @@ func (r *Resolver) InferTrackingNumber(ctx context.Context, number string) (*mod
 		}
 		out.Candidates = append(out.Candidates, &model.ScacCandidate{Scac: l.Scac, Name: l.Name, Confidence: confidence})
 	}
-	if isContainerNumber(n) {
+	if numbers.ContainerShape(n) {
 		out.NumberType = "container"
-		passed := validContainerNumber(n)
+		passed := numbers.ValidContainer(n)
 		out.Validation = model.NumberValidation{IsValid: &passed, Type: "container", CheckDigitPassed: &passed}
 		if !passed {
 			reason := "the check digit does not match (ISO 6346)"

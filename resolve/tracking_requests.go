@@ -7,6 +7,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/load"
+	"shipgraph/carrier/numbers"
 	"shipgraph/model"
 )
 
@@ -90,10 +91,10 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, c CreateTrackingRe
 		return nil, invalidField("request_number", "Request number can't be blank")
 	case len(t.RequestNumber) > 64:
 		return nil, invalidField("request_number", "Request number is too long (at most 64 characters)")
-	case t.RequestType == "container" && !isContainerNumber(t.RequestNumber):
+	case t.RequestType == "container" && !numbers.ContainerShape(t.RequestNumber):
 		return nil, invalidField("request_number", "Request number '%s' is not a container number: four letters (the owner code and U, J or Z) and seven digits", t.RequestNumber)
-	case t.RequestType == "container" && !validContainerNumber(t.RequestNumber):
-		return nil, invalidField("request_number", "Request number '%s' is not a valid container number: its check digit should be %d", t.RequestNumber, containerCheckDigit(t.RequestNumber))
+	case t.RequestType == "container" && !numbers.ValidContainer(t.RequestNumber):
+		return nil, invalidField("request_number", "Request number '%s' is not a valid container number: its check digit should be %d", t.RequestNumber, checkDigit(t.RequestNumber))
 	}
 	if t.Scac, err = r.checkScac(ctx, in.Scac, t.RequestType); err != nil {
 		return nil, err
