@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"shipgraph/carrier/numbers"
 	"shipgraph/db"
 	"shipgraph/load"
-	"shipgraph/carrier/numbers"
 	"shipgraph/model"
 )
 
