@@ -45,7 +45,7 @@ var (
 		Meaning: "Most parser tokens in one document."})
 	LoaderWait = declare(Setting{Env: "LOADER_WAIT", Flag: "loader-wait", Kind: Duration, Default: "250µs", Verbs: Serve,
 		Meaning: "How long a loader batch collects keys of single root loads (`shipment(id:)`, `node`); the load plan never waits."})
-	PlaygroundApiKey = declare(Setting{Env: "PLAYGROUND_API_KEY", Flag: "playground-key", Kind: String, Default: "", Verbs: Serve,
+	PlaygroundAPIKey = declare(Setting{Env: "PLAYGROUND_API_KEY", Flag: "playground-key", Kind: String, Default: "", Verbs: Serve,
 		Meaning: "Key prefilled in the playground (`make run` sets the demo admin key)."})
 	ReferenceCacheTTL = declare(Setting{Env: "REFERENCE_CACHE_TTL", Flag: "reference-cache-ttl", Kind: Duration, Default: "1m", Verbs: Serve,
 		Meaning: "How long reference rows (ports, metro areas, terminals, rail terminals, shipping lines) stay in memory; `0` reads them every time."})
