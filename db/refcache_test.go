@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,7 +34,13 @@ func TestReferenceCache(t *testing.T) {
 	read(1, "no TTL")
 	read(1, "no TTL again")
 
-	f.DB.SetReferenceTTL(200 * time.Millisecond)
+	// The caches read an injected clock: time passes only when the test
+	// moves it, so "within the TTL" holds however slow the machine is.
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixNano())
+	f.DB.SetReferenceClock(func() time.Time { return time.Unix(0, clock.Load()) })
+	const ttl = 200 * time.Millisecond
+	f.DB.SetReferenceTTL(ttl)
 	first := read(1, "first read")
 	for _, term := range first {
 		if term.PortID == "" || term.FirmsCode == nil {
@@ -54,7 +61,9 @@ func TestReferenceCache(t *testing.T) {
 	// An edit shows once the TTL has passed.
 	f.exec(t, `UPDATE terminals SET name = 'Pier 400 (renamed)' WHERE id = $1`, f.TermLA)
 	stale := read(0, "edited, within the TTL")
-	time.Sleep(250 * time.Millisecond)
+	clock.Add(int64(ttl - time.Nanosecond))
+	stale = read(0, "edited, the TTL all but passed")
+	clock.Add(int64(time.Nanosecond))
 	fresh := read(1, "after the TTL")
 	name := func(ts []*model.Terminal, id string) string {
 		for _, term := range ts {
