@@ -206,7 +206,19 @@ func bind(fs *flag.FlagSet, verb Verb, lookup func(string) (string, bool)) *Valu
 	fs.Usage = func() {
 		out := fs.Output()
 		fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
-		fs.PrintDefaults()
+		fs.VisitAll(func(f *flag.Flag) {
+			v, ok := f.Value.(*value)
+			if !ok { // a verb's own argument
+				fmt.Fprintf(out, "  --%s\n    \t%s\n", f.Name, f.Usage)
+				return
+			}
+			kind := [...]string{String: " string", Bool: "", Int: " int", Duration: " duration"}[v.s.Kind]
+			def := ""
+			if f.DefValue != "" && !(v.s.Kind == Bool && f.DefValue == "false") {
+				def = fmt.Sprintf(" (default %s)", f.DefValue)
+			}
+			fmt.Fprintf(out, "  --%s%s\n    \t%s%s\n", f.Name, kind, f.Usage, def)
+		})
 		if len(envOnly) > 0 {
 			fmt.Fprintf(out, "\nRead from the environment only:\n")
 			for _, s := range envOnly {
@@ -284,13 +296,14 @@ func name(s *Setting) string {
 }
 
 var (
+	mdRef  = regexp.MustCompile(`\s*\(\[[^\]]*\]\([^)]*\)\)`) // " ([scale](docs/scale.md))"
 	mdLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 	mdMark = strings.NewReplacer("`", "", "**", "", "*", "")
 )
 
 // Help is s's meaning as plain text, with its variable: a flag's help.
 func Help(s *Setting) string {
-	text := mdMark.Replace(mdLink.ReplaceAllString(s.Meaning, "$1"))
+	text := mdMark.Replace(mdLink.ReplaceAllString(mdRef.ReplaceAllString(s.Meaning, ""), "$1"))
 	return fmt.Sprintf("%s (%s)", text, name(s))
 }
 
