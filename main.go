@@ -50,7 +50,7 @@ func usage() string {
 func main() {
 	app.GCDefaults()
 	// SIGTERM cancels ctx and the server drains (SHUTDOWN_DELAY); SIGINT
-	// (Ctrl-C) cancels it with app.Interrupted: it stops at once after the
+	// (Ctrl-C) cancels it with app.ErrInterrupted: it stops at once after the
 	// requests in flight. The embedded PostgreSQL stops, a seed in
 	// progress rolls back. Signals stay caught until the verb returns (a
 	// Ctrl-C in psql belongs to psql).
@@ -60,7 +60,7 @@ func main() {
 	go func() {
 		for s := range sigs {
 			if s == os.Interrupt {
-				cancel(app.Interrupted)
+				cancel(app.ErrInterrupted)
 			} else {
 				cancel(errors.New("terminated"))
 			}

@@ -23,7 +23,7 @@ import (
 // sent until the load balancer (here: the load itself) saw /readyz say 503
 // all get their answer.
 //
-// SIGTERM is a cancelled context here (any cause but app.Interrupted);
+// SIGTERM is a cancelled context here (any cause but app.ErrInterrupted);
 // TestInterruptSkipsDelay holds Ctrl-C's way.
 func TestDrainOnShutdown(t *testing.T) {
 	url := dbtest.NewDB(t)
@@ -141,7 +141,7 @@ func TestDrainOnShutdown(t *testing.T) {
 }
 
 // TestInterruptSkipsDelay: Ctrl-C at a terminal (SIGINT: the context
-// cancelled with app.Interrupted) stops serve after the requests in
+// cancelled with app.ErrInterrupted) stops serve after the requests in
 // flight, without the SHUTDOWN_DELAY meant for load balancers — here an
 // hour, which a drain would wait out.
 func TestInterruptSkipsDelay(t *testing.T) {
@@ -171,7 +171,7 @@ func TestInterruptSkipsDelay(t *testing.T) {
 	if res, err := http.Get(base + "/healthz"); err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("/healthz: %v %v", res, err)
 	}
-	cancel(app.Interrupted) // Ctrl-C
+	cancel(app.ErrInterrupted) // Ctrl-C
 	select {
 	case code := <-done:
 		if code != 0 {

@@ -20,10 +20,10 @@ import (
 	"shipgraph/tracing"
 )
 
-// Interrupted is the cause a context is cancelled with on Ctrl-C (SIGINT):
+// ErrInterrupted is the cause a context is cancelled with on Ctrl-C (SIGINT):
 // serve stops at once after the requests in flight, without the
 // SHUTDOWN_DELAY a load balancer needs on SIGTERM. Any other cause drains.
-var Interrupted = errors.New("interrupted")
+var ErrInterrupted = errors.New("interrupted")
 
 // process is the serving process, built once by Serve.
 type process struct {
@@ -143,11 +143,11 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 		return err
 	case <-ctx.Done():
 	}
-	return p.shutdown(srv, errc, errors.Is(context.Cause(ctx), Interrupted))
+	return p.shutdown(srv, errc, errors.Is(context.Cause(ctx), ErrInterrupted))
 }
 
 // shutdown drains and shuts the server down. On SIGTERM (any cause but
-// Interrupted) /readyz says 503 so load balancers stop sending, while
+// ErrInterrupted) /readyz says 503 so load balancers stop sending, while
 // requests are still served for SHUTDOWN_DELAY, each closing its
 // connection; then the shutdown, which closes only connections left idle
 // all that time, ends subscriptions and waits up to SHUTDOWN_TIMEOUT for

@@ -58,13 +58,6 @@ func TestReferenceCache(t *testing.T) {
 		t.Errorf("two reads share a record")
 	}
 
-	// An edit shows once the TTL has passed.
-	f.exec(t, `UPDATE terminals SET name = 'Pier 400 (renamed)' WHERE id = $1`, f.TermLA)
-	stale := read(0, "edited, within the TTL")
-	clock.Add(int64(ttl - time.Nanosecond))
-	stale = read(0, "edited, the TTL all but passed")
-	clock.Add(int64(time.Nanosecond))
-	fresh := read(1, "after the TTL")
 	name := func(ts []*model.Terminal, id string) string {
 		for _, term := range ts {
 			if term.ID == id {
@@ -73,6 +66,15 @@ func TestReferenceCache(t *testing.T) {
 		}
 		return ""
 	}
+	// An edit shows once the TTL has passed.
+	f.exec(t, `UPDATE terminals SET name = 'Pier 400 (renamed)' WHERE id = $1`, f.TermLA)
+	stale := read(0, "edited, within the TTL")
+	clock.Add(int64(ttl - time.Nanosecond))
+	if got := name(read(0, "edited, the TTL all but passed"), f.TermLA); got != "Pier 400" {
+		t.Errorf("the TTL all but passed: %q, want the cached name", got)
+	}
+	clock.Add(int64(time.Nanosecond))
+	fresh := read(1, "after the TTL")
 	if name(stale, f.TermLA) != "Pier 400" || name(fresh, f.TermLA) != "Pier 400 (renamed)" {
 		t.Errorf("names within and after the TTL: %q, %q", name(stale, f.TermLA), name(fresh, f.TermLA))
 	}
