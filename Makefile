@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/shipgraph
 export CGO_ENABLED ?= 0
 
-.PHONY: all build assets run test s3server test-browser audit generate check-generate lint bench bench-scale clean
+.PHONY: all build assets run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress
 
 all: build
 
@@ -21,8 +21,24 @@ build: assets
 run: build
 	@scripts/run.sh
 
+# The playground's assets are fetched first: with npm there (CI installs
+# it) they must arrive and TestEmbeddedAssets must run (it fails rather
+# than skips under SHIPGRAPH_REQUIRE_ASSETS=1); without npm it skips, saying why.
 test: s3server
-	$(GO) test -count=1 ./...
+	@if command -v npm >/dev/null; then scripts/fetch-playground-assets.sh; fi
+	@if command -v npm >/dev/null; then export SHIPGRAPH_REQUIRE_ASSETS=1; fi; $(GO) test -count=1 ./...
+
+# The README's configuration table, rewritten from config/settings.go (a
+# test fails when they differ).
+settings:
+	$(GO) run ./config/readme README.md
+
+# The timing-sensitive tests, 20 times each under -race, with the CPU kept
+# busy (stress-ng, or two busy loops without it), one package at a time.
+# Not in CI: it takes minutes. STRESS_COUNT=5 for a quicker round.
+STRESS_COUNT ?= 20
+stress:
+	@scripts/stress.sh $(STRESS_COUNT)
 
 # The real S3-compatible server of the file tests (versitygw, pinned in
 # tools/s3server's own go.mod), built into bin/ before the tests need it.

@@ -6,7 +6,9 @@ import (
 	"testing"
 )
 
-// TestImportRules holds the house's package rules (DESIGN.md) against the
+// TestImportRules holds the house's package rules (the design notes kept
+// beside the repository, ../shared/DESIGN.md: "rest/ never imports db/. The
+// model imports nothing of ours"; "one composition root") against the
 // imports of the code as it builds (go list; test files aside): the model
 // is a leaf, rest/ imports neither db/ nor graph/, graph/ does not import
 // db/ (only the resolver layer and the wiring touch the store), and the
@@ -29,6 +31,14 @@ func TestImportRules(t *testing.T) {
 		never  []string // what none of them may import (and what is below it)
 	}{
 		{pkg: "shipgraph/model", never: []string{"shipgraph"}},
+		// The declaration of settings is read by every layer: it reads none.
+		{pkg: "shipgraph/config", except: []string{"shipgraph/config/readme"}, never: []string{"shipgraph"}},
+		// The composition root builds the process; the verbs call it; only
+		// main picks a verb. Nothing they build knows them (no arrow back up).
+		{pkg: "shipgraph/app", never: []string{"shipgraph/verb"}},
+		{pkg: "shipgraph/httpapi", never: []string{"shipgraph/app", "shipgraph/verb"}},
+		{pkg: "shipgraph/webhook", never: []string{"shipgraph/app", "shipgraph/verb", "shipgraph/httpapi"}},
+		{pkg: "shipgraph/db", never: []string{"shipgraph/app", "shipgraph/verb", "shipgraph/httpapi", "shipgraph/config"}},
 		{pkg: "shipgraph/rest", never: []string{"shipgraph/db", "shipgraph/graph"}},
 		{pkg: "shipgraph/graph", except: []string{"shipgraph/graph/graphtest"}, never: []string{"shipgraph/db", "shipgraph/rest"}},
 		{pkg: "shipgraph/resolve", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/httpapi"}},

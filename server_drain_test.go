@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"shipgraph/app"
 	"shipgraph/db/dbtest"
+	"shipgraph/graph/graphtest"
 )
 
 // TestDrainOnShutdown: on the signal, /readyz answers 503 at once while
@@ -20,6 +22,9 @@ import (
 // connections, no request fails: those in flight at the signal and those
 // sent until the load balancer (here: the load itself) saw /readyz say 503
 // all get their answer.
+//
+// SIGTERM is a cancelled context here (any cause but app.ErrInterrupted);
+// TestInterruptSkipsDelay holds Ctrl-C's way.
 func TestDrainOnShutdown(t *testing.T) {
 	url := dbtest.NewDB(t)
 	keys := seedKeys(t, url, "3")
@@ -48,20 +53,25 @@ func TestDrainOnShutdown(t *testing.T) {
 	}
 
 	// Load: POSTs (never retried by the client) over keep-alive
-	// connections, until the load balancer takes the server out.
+	// connections. Each worker is its own load balancer: it takes the
+	// server out when an answer closes its connection (the drain has
+	// begun), so the test waits for events — load running, /readyz 503,
+	// every worker answered during the drain — never for a sleep that the
+	// 1.5 s delay could outrun under load.
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	const workers = 8
 	var (
 		ok, failed, closedConns atomic.Int64
-		deregistered            atomic.Bool
+		signalled               atomic.Bool
 		mu                      sync.Mutex
 		failures                []string
 		wg                      sync.WaitGroup
 	)
-	for range 8 {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for !deregistered.Load() {
+			for {
 				req, _ := http.NewRequest(http.MethodPost, base+"/graphql", strings.NewReader(`{"query":"{ viewer { role } }"}`))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Authorization", "Token "+key)
@@ -71,7 +81,7 @@ func TestDrainOnShutdown(t *testing.T) {
 					mu.Lock()
 					failures = append(failures, err.Error())
 					mu.Unlock()
-					continue
+					return
 				}
 				_, _ = io.Copy(io.Discard, res.Body)
 				res.Body.Close()
@@ -80,34 +90,39 @@ func TestDrainOnShutdown(t *testing.T) {
 					mu.Lock()
 					failures = append(failures, res.Status)
 					mu.Unlock()
-					continue
-				}
-				if res.Close {
-					closedConns.Add(1)
+					return
 				}
 				ok.Add(1)
+				if res.Close {
+					if !signalled.Load() {
+						t.Error("an answer closed its connection before the signal")
+					}
+					closedConns.Add(1)
+					return // taken out: the drain was seen
+				}
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	graphtest.WaitFor(t, 30*time.Second, "the load to run", func() bool { return ok.Load() >= 50 })
+	signalled.Store(true)
 	cancel() // SIGTERM
-	time.Sleep(200 * time.Millisecond)
-	res, err := http.Get(base + "/readyz")
-	if err != nil {
-		t.Fatalf("/readyz while draining: %v", err)
+	ready := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	graphtest.WaitFor(t, 10*time.Second, "/readyz to answer 503 while draining", func() bool {
+		res, err := ready.Get(base + "/readyz")
+		if err != nil {
+			t.Fatalf("/readyz while draining: %v", err)
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusServiceUnavailable
+	})
+	// Every worker got an answer during the drain, closing its connection.
+	waited := make(chan struct{})
+	go func() { wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the load did not see the drain")
 	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("/readyz while draining: %d, want 503", res.StatusCode)
-	}
-	before := ok.Load()
-	time.Sleep(500 * time.Millisecond)
-	if ok.Load() == before {
-		t.Error("the API stopped answering during the drain delay")
-	}
-	// The load balancer has taken the server out (within the delay).
-	deregistered.Store(true)
-	wg.Wait()
 	select {
 	case code := <-done:
 		if code != 0 {
@@ -119,8 +134,50 @@ func TestDrainOnShutdown(t *testing.T) {
 	if failed.Load() != 0 {
 		t.Errorf("%d requests failed in flight (%d answered): %v", failed.Load(), ok.Load(), failures[:min(5, len(failures))])
 	}
-	if closedConns.Load() == 0 {
-		t.Error("no answer closed its connection during the drain")
+	if closedConns.Load() != workers {
+		t.Errorf("%d of %d workers got an answer closing its connection during the drain", closedConns.Load(), workers)
 	}
 	t.Logf("%d answered, %d with Connection: close, 0 failed", ok.Load(), closedConns.Load())
+}
+
+// TestInterruptSkipsDelay: Ctrl-C at a terminal (SIGINT: the context
+// cancelled with app.ErrInterrupted) stops serve after the requests in
+// flight, without the SHUTDOWN_DELAY meant for load balancers — here an
+// hour, which a drain would wait out.
+func TestInterruptSkipsDelay(t *testing.T) {
+	url := dbtest.NewDB(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var stderr syncBuffer
+	go func() {
+		code := run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn", "--database-url", url, "--shutdown-delay", "1h"}, pw, &stderr)
+		pw.Close()
+		done <- code
+	}()
+	var base string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "shipgraph listening on "); ok {
+			base = rest
+			go func() { _, _ = io.Copy(io.Discard, pr) }()
+			break
+		}
+	}
+	if base == "" {
+		t.Fatalf("serve exited before listening: %s", stderr.String())
+	}
+	if res, err := http.Get(base + "/healthz"); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz: %v %v", res, err)
+	}
+	cancel(app.ErrInterrupted) // Ctrl-C
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited %d: %s", code, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve waited for SHUTDOWN_DELAY after Ctrl-C")
+	}
 }

@@ -48,24 +48,16 @@ var (
 	}), func(x *model.ContainerUpdatedEvent) string { return x.ID })
 	TransportEventByID = tenantByID("TransportEventByID", eventRead(func(e *model.WebhookEvent) *model.TransportEvent { return &model.TransportEvent{WebhookEvent: *e} }), func(x *model.TransportEvent) string { return x.ID })
 	EstimatedEventByID = tenantByID("EstimatedEventByID", eventRead(func(e *model.WebhookEvent) *model.EstimatedEvent { return &model.EstimatedEvent{WebhookEvent: *e} }), func(x *model.EstimatedEvent) string { return x.ID })
-	// A tracking request is read from its shipment's row
-	// (model.TrackingRequestOf).
-	TrackingRequestByID = tenantByID("TrackingRequestByID", trackingRequestsByIDs, func(x *model.TrackingRequest) string { return x.ID })
+	// Tracking requests (migration 00013, issue 27): records of their own.
+	TrackingRequestByID          = tenantByID("TrackingRequestByID", (*db.DB).TrackingRequestsByIDs, func(x *model.TrackingRequest) string { return x.ID })
+	TrackingRequestsByShipmentID = byParent("TrackingRequestsByShipmentID", (*db.DB).TrackingRequestsByShipmentIDs, func(x *model.TrackingRequest) string { return deref(x.ShipmentID) })
 )
 
-// trackingRequestsByIDs reads the tracking requests of ids: their
-// shipments'.
-func trackingRequestsByIDs(s *db.DB, ctx context.Context, acct string, ids []string) ([]*model.TrackingRequest, error) {
-	shipments := make([]string, len(ids))
-	for i, id := range ids {
-		shipments[i] = model.TrackingRequestID(id)
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	rows, err := s.ShipmentsByIDs(ctx, acct, shipments)
-	out := make([]*model.TrackingRequest, len(rows))
-	for i, r := range rows {
-		out[i] = model.TrackingRequestOf(r)
-	}
-	return out, err
+	return *s
 }
 
 // eventRead is the read of one type of reference object.
@@ -155,6 +147,10 @@ func init() {
 	Shipment.rel(&Rel{GraphQL: "documents", Many: true, Targets: []*Target{
 		many(Document, func(s *model.Shipment) string { return s.ID },
 			"Documents", func(s *model.Shipment) *[]*model.Document { return &s.Rel.Documents }, DocumentsByShipmentID),
+	}})
+	Shipment.rel(&Rel{GraphQL: "trackingRequests", Many: true, Targets: []*Target{
+		many(TrackingRequest, func(s *model.Shipment) string { return s.ID },
+			"TrackingRequests", func(s *model.Shipment) *[]*model.TrackingRequest { return &s.Rel.TrackingRequests }, TrackingRequestsByShipmentID),
 	}})
 
 	// ------------------------------------------------------------ Container

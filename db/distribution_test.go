@@ -725,6 +725,17 @@ func TestStatementsFilterByAccount(t *testing.T) {
 	gql(`mutation($s: ID!, $slug: String!) { updateShipmentCustomField(shipmentId: $s, apiSlug: $slug, value: "g") { id } }`,
 		map[string]any{"s": ship, "slug": textSlug})
 
+	// Tracking requests through both APIs (issue 27).
+	_, tr := do(http.MethodPost, "/v2/tracking_requests", attrs("tracking_request", map[string]any{
+		"request_type": "bill_of_lading", "request_number": "MEDUDIST01", "scac": "MSCU"}))
+	trID, _ := tr["data"].(map[string]any)["id"].(string)
+	do(http.MethodGet, "/v2/tracking_requests?include=tracked_object&filter[status]=pending,created&filter[scac]=MSCU&q=MEDU&page[size]=5", nil)
+	do(http.MethodGet, "/v2/tracking_requests/"+trID+"?include=tracked_object", nil)
+	do(http.MethodPatch, "/v2/tracking_requests/"+trID, attrs("tracking_request", map[string]any{"tags": []string{"dist"}}))
+	do(http.MethodPost, "/v2/tracking_requests/infer_number", map[string]any{"number": "MSCU1234566"})
+	gql(`query($id: ID!, $s: ID!) { trackingRequests(first: 5, filter: {statuses: [PENDING]}) { totalCount nodes { id trackedObject { id } } }
+		node(id: $id) { id } shipment(id: $s) { trackingRequests { id } } }`, map[string]any{"id": trID, "s": ship})
+
 	// Webhooks through both APIs.
 	_, hook := do(http.MethodPost, "/v2/webhooks", attrs("webhook", map[string]any{
 		"url": "http://127.0.0.1:9/hook", "events": []string{"container.updated"}}))

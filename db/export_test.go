@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -55,3 +56,19 @@ func ScanBoth[R any](ctx context.Context, d *DB, query string, args ...any) (pla
 // Migrations are the embedded migrations, for the test that migrates a
 // seeded database down and up again (distribution_test.go).
 var Migrations = migrations
+
+// SetReferenceClock makes the reference caches read the time from now
+// instead of time.Now: a test moves it past the TTL instead of sleeping.
+func (db *DB) SetReferenceClock(now func() time.Time) {
+	setClock(&db.ref.ports, now)
+	setClock(&db.ref.metroAreas, now)
+	setClock(&db.ref.terminals, now)
+	setClock(&db.ref.railTerminals, now)
+	setClock(&db.ref.shippingLines, now)
+}
+
+func setClock[T any](c *refCache[T], now func() time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clock = now
+}

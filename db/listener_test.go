@@ -118,6 +118,14 @@ func TestListenerFanOut(t *testing.T) {
 	if _, ok := <-late.Events(); ok {
 		t.Fatal("a closed subscription's channel is open")
 	}
+	// The listener hands each event to its subscriptions in the order they
+	// subscribed, under one lock: when barrier (subscribed after slow) has
+	// an event, slow was offered it. Reading fast alone raced that: slow
+	// drained before the last event was offered to it had room for it.
+	barrier := listener.Subscribe(64, db.FeedToken)
+	if e := next(barrier); e.Kind != db.FeedListening {
+		t.Fatalf("barrier's first event %v", e.Kind)
+	}
 	revoke := func() string {
 		t.Helper()
 		k, _ := db.NewAPIKey(rand.Reader)
@@ -138,6 +146,9 @@ func TestListenerFanOut(t *testing.T) {
 		if e := next(fast); e.Kind != db.FeedToken || e.TokenID != id {
 			t.Fatalf("fast subscriber, event %d: %v %q, want token %q", i, e.Kind, e.TokenID, id)
 		}
+		if e := next(barrier); e.Kind != db.FeedToken || e.TokenID != id {
+			t.Fatalf("barrier, event %d: %v %q, want token %q", i, e.Kind, e.TokenID, id)
+		}
 	}
 	if e := next(slow); e.Kind != db.FeedListening || e.Resync {
 		t.Fatalf("slow subscriber's first event %v (resync %v)", e.Kind, e.Resync)
@@ -154,7 +165,7 @@ func TestListenerFanOut(t *testing.T) {
 		t.Fatalf("fast subscriber: %v %q, want token %q", e.Kind, e.TokenID, id)
 	}
 	listener.Close()
-	for _, s := range []*db.Subscription{fast, slow} {
+	for _, s := range []*db.Subscription{fast, slow, barrier} {
 		for range s.Events() { // closed with the listener
 		}
 	}

@@ -20,6 +20,7 @@ UNION ALL SELECT 'document_representation' FROM document_representations WHERE i
 UNION ALL SELECT 'custom_field_definition' FROM custom_field_definitions WHERE id = $1 AND account_id = $2
 UNION ALL SELECT 'custom_field_option' FROM custom_field_options WHERE id = $1 AND account_id = $2
 UNION ALL SELECT 'custom_field' FROM custom_fields WHERE id = $1 AND account_id = $2
+UNION ALL SELECT 'tracking_request' FROM tracking_requests WHERE id = $1 AND account_id = $2
 UNION ALL SELECT 'port' FROM ports WHERE id = $1
 UNION ALL SELECT 'metro_area' FROM metro_areas WHERE id = $1
 UNION ALL SELECT 'terminal' FROM terminals WHERE id = $1
@@ -30,7 +31,8 @@ LIMIT 1`
 // NodeType returns the type of the record with this id (account, user,
 // shipment, container, port, metro_area, terminal, rail_terminal,
 // shipping_line, document, email_submission, document_representation,
-// custom_field_definition, custom_field_option, custom_field), for
+// custom_field_definition, custom_field_option, custom_field,
+// tracking_request), for
 // Query.node. Another account's record is not found.
 func (db *DB) NodeType(ctx context.Context, accountID, id string) (string, error) {
 	if !validUUID(id) || !validUUID(accountID) {

@@ -36,6 +36,9 @@ type refCache[T any] struct {
 	mu   sync.Mutex
 	gen  uint64 // bumped when the rows are dropped, so a read begun before is not kept
 	rows map[string]refRow[T]
+	// clock, when set (tests: export_test.go), is the time instead of
+	// time.Now, so a test passes the TTL without sleeping.
+	clock func() time.Time
 }
 
 type refRow[T any] struct {
@@ -74,10 +77,13 @@ func (c *refCache[T]) byIDs(ctx context.Context, ttl time.Duration, ids []string
 	if ttl <= 0 {
 		return read(ctx, ids)
 	}
-	now := time.Now()
 	out := make([]*T, 0, len(ids))
 	missing := make([]string, 0, len(ids))
 	c.mu.Lock()
+	now := time.Now()
+	if c.clock != nil {
+		now = c.clock()
+	}
 	for _, k := range ids {
 		if r, ok := c.rows[k]; ok && now.Before(r.until) {
 			rec := r.rec

@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,7 +34,13 @@ func TestReferenceCache(t *testing.T) {
 	read(1, "no TTL")
 	read(1, "no TTL again")
 
-	f.DB.SetReferenceTTL(200 * time.Millisecond)
+	// The caches read an injected clock: time passes only when the test
+	// moves it, so "within the TTL" holds however slow the machine is.
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixNano())
+	f.DB.SetReferenceClock(func() time.Time { return time.Unix(0, clock.Load()) })
+	const ttl = 200 * time.Millisecond
+	f.DB.SetReferenceTTL(ttl)
 	first := read(1, "first read")
 	for _, term := range first {
 		if term.PortID == "" || term.FirmsCode == nil {
@@ -51,11 +58,6 @@ func TestReferenceCache(t *testing.T) {
 		t.Errorf("two reads share a record")
 	}
 
-	// An edit shows once the TTL has passed.
-	f.exec(t, `UPDATE terminals SET name = 'Pier 400 (renamed)' WHERE id = $1`, f.TermLA)
-	stale := read(0, "edited, within the TTL")
-	time.Sleep(250 * time.Millisecond)
-	fresh := read(1, "after the TTL")
 	name := func(ts []*model.Terminal, id string) string {
 		for _, term := range ts {
 			if term.ID == id {
@@ -64,6 +66,15 @@ func TestReferenceCache(t *testing.T) {
 		}
 		return ""
 	}
+	// An edit shows once the TTL has passed.
+	f.exec(t, `UPDATE terminals SET name = 'Pier 400 (renamed)' WHERE id = $1`, f.TermLA)
+	stale := read(0, "edited, within the TTL")
+	clock.Add(int64(ttl - time.Nanosecond))
+	if got := name(read(0, "edited, the TTL all but passed"), f.TermLA); got != "Pier 400" {
+		t.Errorf("the TTL all but passed: %q, want the cached name", got)
+	}
+	clock.Add(int64(time.Nanosecond))
+	fresh := read(1, "after the TTL")
 	if name(stale, f.TermLA) != "Pier 400" || name(fresh, f.TermLA) != "Pier 400 (renamed)" {
 		t.Errorf("names within and after the TTL: %q, %q", name(stale, f.TermLA), name(fresh, f.TermLA))
 	}

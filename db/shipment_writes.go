@@ -52,7 +52,9 @@ func (db *DB) UpdateShipment(ctx context.Context, accountID, id string, p Shipme
 
 // StopTracking stops tracking one of the account's shipments at the
 // shipping line, as cancelled by the user of the key (nil for a key of no
-// user). A shipment whose tracking already stopped keeps when and why.
+// user). A shipment whose tracking already stopped keeps when and why. Its
+// live tracking requests stop with it (a trigger, migration 00014), which
+// raises tracking_request.tracking_stopped.
 func (db *DB) StopTracking(ctx context.Context, accountID, id string, userID *string) (*model.Shipment, error) {
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, model.NotFound("shipment")
@@ -64,7 +66,8 @@ func (db *DB) StopTracking(ctx context.Context, accountID, id string, userID *st
 		updated_at = now()`, id, accountID, userID)
 }
 
-// ResumeTracking clears the stop of one of the account's shipments.
+// ResumeTracking clears the stop of one of the account's shipments; its
+// stopped tracking requests are created again (the same trigger).
 func (db *DB) ResumeTracking(ctx context.Context, accountID, id string) (*model.Shipment, error) {
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, model.NotFound("shipment")

@@ -52,3 +52,20 @@ func (db *DB) FindShippingLineBySCAC(ctx context.Context, scac string) (*model.S
 		`SELECT `+shippingLineCols+` FROM shipping_lines l WHERE l.scac = $1 OR $1 = ANY(l.alternative_scacs)
 		 ORDER BY l.scac = $1 DESC LIMIT 1`, scac)
 }
+
+// ShippingLinesForNumber reads the lines a tracking number may belong to
+// (infer_number): those whose SCAC, an alternative SCAC or bill of lading
+// prefix starts the number, and those whose SCAC shares the number's first
+// three letters (a container owner code's). number is normalised (upper
+// case, no spaces).
+func (db *DB) ShippingLinesForNumber(ctx context.Context, number string) ([]*model.ShippingLine, error) {
+	if number == "" {
+		return nil, nil
+	}
+	return selectAll[model.ShippingLine](ctx, db.q,
+		`SELECT `+shippingLineCols+` FROM shipping_lines l
+		 WHERE left($1, 4) = l.scac OR left($1, 4) = ANY(l.alternative_scacs)
+		    OR (l.bill_of_lading_prefix <> '' AND left($1, length(l.bill_of_lading_prefix)) = l.bill_of_lading_prefix)
+		    OR left(l.scac, 3) = left($1, 3)
+		 ORDER BY l.scac`, number)
+}

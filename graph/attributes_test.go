@@ -37,6 +37,7 @@ var nodeTables = map[string]string{
 	"CustomFieldDefinition":  "custom_field_definitions",
 	"CustomFieldOption":      "custom_field_options",
 	"CustomField":            "custom_fields",
+	"TrackingRequest":        "tracking_requests",
 }
 
 // columnOf names the column of fields whose name is not their column's.
@@ -50,10 +51,11 @@ var columnOf = map[string]string{
 // toOneColumn names the foreign key behind to-one relationships whose
 // column is not <field>_id; unions list one column per member type.
 var toOneColumn = map[string]map[string]string{
-	"Shipment.destination":         {"Port": "destination_port_id", "MetroArea": "destination_metro_area_id"},
-	"Shipment.destinationTerminal": {"Terminal": "destination_terminal_id", "RailTerminal": "destination_rail_terminal_id"},
-	"CustomField.entity":           {"Shipment": "shipment_id", "Container": "container_id"},
-	"Container.pickupFacility":     {"Terminal": "pickup_facility_id"},
+	"Shipment.destination":          {"Port": "destination_port_id", "MetroArea": "destination_metro_area_id"},
+	"Shipment.destinationTerminal":  {"Terminal": "destination_terminal_id", "RailTerminal": "destination_rail_terminal_id"},
+	"CustomField.entity":            {"Shipment": "shipment_id", "Container": "container_id"},
+	"Container.pickupFacility":      {"Terminal": "pickup_facility_id"},
+	"TrackingRequest.trackedObject": {"Shipment": "shipment_id"},
 }
 
 // checkedElsewhere are fields with no column of their own, and the test

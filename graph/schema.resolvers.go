@@ -7,7 +7,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 	"shipgraph/graph/executor"
 	"shipgraph/model"
 	"shipgraph/resolve"
@@ -179,6 +178,16 @@ func (r *mutationResolver) DeleteWebhook(ctx context.Context, id string) (*model
 func (r *mutationResolver) RotateWebhookSecret(ctx context.Context, id string) (*model.Webhook, error) {
 	v, err := r.Res.RotateWebhookSecret(ctx, id)
 	return withPlan(ctx, v, err)
+}
+
+// CreateTrackingRequest is the resolver for the createTrackingRequest field.
+func (r *mutationResolver) CreateTrackingRequest(ctx context.Context, input model.TrackingRequestInput) (*model.TrackingRequest, error) {
+	return r.createTrackingRequest(ctx, input)
+}
+
+// UpdateTrackingRequest is the resolver for the updateTrackingRequest field.
+func (r *mutationResolver) UpdateTrackingRequest(ctx context.Context, id string, input model.TrackingRequestPatch) (*model.TrackingRequest, error) {
+	return r.updateTrackingRequest(ctx, id, input)
 }
 
 // Viewer is the resolver for the viewer field.
@@ -382,6 +391,21 @@ func (r *queryResolver) WebhookEvents(ctx context.Context) ([]*model.WebhookEven
 	return r.webhookEvents(ctx)
 }
 
+// TrackingRequests is the resolver for the trackingRequests field.
+func (r *queryResolver) TrackingRequests(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.TrackingRequestFilter, orderBy *model.TrackingRequestOrder) (*model.TrackingRequestConnection, error) {
+	return r.trackingRequests(ctx, first, after, last, before, page, filter, orderBy)
+}
+
+// TrackingRequest is the resolver for the trackingRequest field.
+func (r *queryResolver) TrackingRequest(ctx context.Context, id string) (*model.TrackingRequest, error) {
+	return orNull(r.Res.TrackingRequest(ctx, id, fieldPlan(ctx)))
+}
+
+// InferTrackingNumber is the resolver for the inferTrackingNumber field.
+func (r *queryResolver) InferTrackingNumber(ctx context.Context, number string) (*model.InferredNumber, error) {
+	return r.Res.InferTrackingNumber(ctx, number)
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error) {
 	return r.Res.CountShipments(ctx, obj.Filter)
@@ -414,12 +438,17 @@ func (r *subscriptionResolver) Changes(ctx context.Context, after *string) (<-ch
 
 // RefNumbers is the resolver for the refNumbers field.
 func (r *trackingRequestResolver) RefNumbers(ctx context.Context, obj *model.TrackingRequest) ([]string, error) {
-	panic(fmt.Errorf("not implemented: RefNumbers - refNumbers"))
+	return obj.RefNumbers, nil
 }
 
 // Tags is the resolver for the tags field.
 func (r *trackingRequestResolver) Tags(ctx context.Context, obj *model.TrackingRequest) ([]string, error) {
-	panic(fmt.Errorf("not implemented: Tags - tags"))
+	return orEmptyList(obj.Tags), nil
+}
+
+// TotalCount is the resolver for the totalCount field.
+func (r *trackingRequestConnectionResolver) TotalCount(ctx context.Context, obj *model.TrackingRequestConnection) (int, error) {
+	return r.Res.CountTrackingRequests(ctx, obj.Filter)
 }
 
 // TotalCount is the resolver for the totalCount field.
@@ -484,6 +513,11 @@ func (r *Resolver) TrackingRequest() executor.TrackingRequestResolver {
 	return &trackingRequestResolver{r}
 }
 
+// TrackingRequestConnection returns executor.TrackingRequestConnectionResolver implementation.
+func (r *Resolver) TrackingRequestConnection() executor.TrackingRequestConnectionResolver {
+	return &trackingRequestConnectionResolver{r}
+}
+
 // WebhookConnection returns executor.WebhookConnectionResolver implementation.
 func (r *Resolver) WebhookConnection() executor.WebhookConnectionResolver {
 	return &webhookConnectionResolver{r}
@@ -507,6 +541,7 @@ type (
 	shippingLineConnectionResolver          struct{ *Resolver }
 	subscriptionResolver                    struct{ *Resolver }
 	trackingRequestResolver                 struct{ *Resolver }
+	trackingRequestConnectionResolver       struct{ *Resolver }
 	webhookConnectionResolver               struct{ *Resolver }
 	webhookNotificationConnectionResolver   struct{ *Resolver }
 )

@@ -5,7 +5,7 @@
 // /graphql and the JSON:API router on /v2, beside /healthz, /readyz,
 // /metrics and /playground.
 //
-// server.go builds it from its configuration; the tests of graph/, rest/
+// The composition root (package app) builds it from the configuration; the tests of graph/, rest/
 // and this package build the very same chain, so there is one of it.
 package httpapi
 
@@ -88,6 +88,16 @@ type Config struct {
 	// Webhooks are the webhook API's settings (WEBHOOK_LIMIT,
 	// WEBHOOK_ALLOW_PRIVATE_URLS).
 	Webhooks resolve.WebhookConfig
+	// Resolver, when set, is the process' resolver layer (the
+	// composition root, package app, builds one for the chain and the
+	// webhook engine alike); nil builds one over the store with Files and
+	// Webhooks.
+	Resolver *resolve.Resolver
+	// Listener, when set, is the process' one listening connection,
+	// opened with ListenPing (the composition root shares it with the
+	// webhook engine and closes it after the chain); nil: the chain opens
+	// its own and closes it.
+	Listener *db.Listener
 	// Wrap, when set, wraps the routes after authentication and the rate
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
@@ -119,6 +129,7 @@ type Handler struct {
 	keys   *keyCache
 	live   *live.Hub
 	listen *db.Listener
+	owned  bool // listen was opened by New: Close closes it
 	bodies *bodies
 	ready  *readiness
 }
@@ -144,7 +155,10 @@ func New(store *db.DB, c Config) *Handler {
 		hc.MaxUploadSize = c.Files.MaxSize() + c.BodyLimit
 	}
 	// One listening connection feeds both the key cache and the live hub.
-	listen := store.Listen(listenPing(c))
+	listen, owned := c.Listener, false
+	if listen == nil {
+		listen, owned = store.Listen(ListenPing(c)), true
+	}
 	keys := newKeyCache(store, listen, log, c.KeyCache, c.KeyCachePing)
 	hc.Authenticate = keys.authenticate
 	limits := newLimiter(c.RateLimit, c.Shared)
@@ -156,9 +170,12 @@ func New(store *db.DB, c Config) *Handler {
 		store.ShareLSNs(c.Shared) // read-your-writes over every instance
 	}
 	live := live.New(store, listen, c.Live, log)
-	res := resolve.New(store)
-	res.Files = c.Files
-	res.WebhookConfig = c.Webhooks
+	res := c.Resolver
+	if res == nil {
+		res = resolve.New(store)
+		res.Files = c.Files
+		res.WebhookConfig = c.Webhooks
+	}
 	resolver := &graph.Resolver{Res: res, Live: live, LoaderConfig: c.Loader}
 	gql := gqlhttp.NewHandler(resolver, hc)
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
@@ -206,7 +223,7 @@ func New(store *db.DB, c Config) *Handler {
 	if c.Tracing != nil {
 		h = traced(c.Tracing, h)
 	}
-	return &Handler{h: h, keys: keys, live: live, listen: listen, bodies: bodies, ready: ready}
+	return &Handler{h: h, keys: keys, live: live, listen: listen, owned: owned, bodies: bodies, ready: ready}
 }
 
 // withFileBase gives the resolver layer the request's scheme and host for
@@ -217,15 +234,19 @@ func withFileBase(next http.Handler) http.Handler {
 	})
 }
 
-// listenPing is how often the listening connection is pinged: as the
+// ListenPing is how often the listening connection is pinged: as the
 // key cache asks when it is on, as the live hub asks otherwise.
-func listenPing(c Config) time.Duration {
+func ListenPing(c Config) time.Duration {
 	ping := c.Live.Ping
 	if ping <= 0 {
 		ping = live.DefaultConfig.Ping
 	}
 	if c.KeyCache > 0 {
-		ping = min(ping, c.KeyCachePing)
+		keyPing := c.KeyCachePing
+		if keyPing <= 0 {
+			keyPing = DefaultKeyCachePing
+		}
+		ping = min(ping, keyPing)
 	}
 	return ping
 }
@@ -253,12 +274,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) Drain() { h.ready.draining.Store(true) }
 
 // Close ends the live hub and the key cache (recording the last uses of
-// cached keys), then closes the listening connection.
+// cached keys), then closes the listening connection if New opened it.
 // Requests still served after it look their keys up in the database.
 func (h *Handler) Close() {
 	h.live.Close()
 	h.keys.close()
-	h.listen.Close()
+	if h.owned {
+		h.listen.Close()
+	}
 }
 
 // EndSubscriptions ends every subscription (WebSockets close with 1001

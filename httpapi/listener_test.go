@@ -12,7 +12,7 @@ import (
 	"shipgraph/graph/graphtest"
 )
 
-// TestOneListeningConnection: the chain (httpapi.New, as server.go builds
+// TestOneListeningConnection: the chain (httpapi.New, as app/serve.go builds
 // it) holds exactly one listening connection to the database while its
 // key cache is live and a subscription is open, and that one connection
 // serves both: a key revoked by plain SQL is evicted from the cache (the

@@ -7,10 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
+	"os"
 	"strings"
-	"syscall"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -706,39 +707,53 @@ func TestLiveSSERevoked(t *testing.T) {
 
 // An SSE client that does not read is cut off once its subscription falls
 // a queue behind.
+//
+// The client that does not read is played by the response writer: once
+// the stream is open, its writes block, as a write to a peer whose buffers
+// are full does, until the server cuts them off (SetWriteDeadline, what
+// the hub's slow-consumer end does to an SSE stream). The socket buffers'
+// size, which made the number of changes needed depend on the machine and
+// its load, no longer enters: the queue fills after some sixteen changes.
 func TestLiveSSESlowConsumer(t *testing.T) {
 	d := newLiveDB(t)
 	cfg := httpapi.DefaultConfig
 	cfg.Live.Queue = 16
+	var stall atomic.Bool
+	stalled := &stalledWriters{}
+	cfg.Wrap = func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			next.ServeHTTP(stalled.wrap(w, &stall), r)
+		})
+	}
 	in := start(t, d.url, &cfg)
+	t.Cleanup(stalled.release) // a failing test leaves no writer blocked
 	body, _ := json.Marshal(map[string]any{"query": containerSub})
 	req, _ := http.NewRequest("POST", in.url+"/graphql", strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Authorization", "Token "+d.keys["acme/viewer"])
-	// A client that does not read, with a small receive buffer, so the
-	// server's writes block sooner.
-	client := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{
-		Control: func(_, _ string, c syscall.RawConn) error {
-			var serr error
-			err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
-			return errors.Join(err, serr)
-		},
-	}).DialContext}}
-	res, err := client.Do(req)
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("SSE subscription: %d", res.StatusCode)
+	}
 	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	stall.Store(true) // the client stops reading
 	id, _ := d.container(t, "acme", 0)
-	// Changes keep coming until the server gives up on the subscriber:
-	// how many the socket buffers absorb before the queue fills depends
-	// on the machine and its load.
 	stop := keepChanging(d, id, "Q")
 	graphtest.WaitFor(t, 60*time.Second, "the slow subscription to end", func() bool { return in.h.Subscriptions() == 0 })
 	n := stop()
-	// The stream ends (cut, or completed) rather than carrying every event.
+	if !stalled.cut() {
+		t.Error("the subscription ended without its writes being cut off")
+	}
+	// The stream ends (cut) rather than carrying every event.
 	done := make(chan int)
 	go func() {
 		got := 0
@@ -760,6 +775,75 @@ func TestLiveSSESlowConsumer(t *testing.T) {
 		t.Fatal("the stream did not end")
 	}
 }
+
+// stalledWriters makes response writers whose writes block while stall is
+// set, until their write deadline is set to a time already past.
+type stalledWriters struct {
+	mu sync.Mutex
+	ws []*stalledWriter
+}
+
+func (s *stalledWriters) wrap(w http.ResponseWriter, stall *atomic.Bool) http.ResponseWriter {
+	sw := &stalledWriter{ResponseWriter: w, stall: stall, cutc: make(chan struct{})}
+	s.mu.Lock()
+	s.ws = append(s.ws, sw)
+	s.mu.Unlock()
+	return sw
+}
+
+// cut reports whether a writer's writes were cut off.
+func (s *stalledWriters) cut() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, w := range s.ws {
+		select {
+		case <-w.cutc:
+			return true
+		default:
+		}
+	}
+	return false
+}
+
+func (s *stalledWriters) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, w := range s.ws {
+		w.once.Do(func() { close(w.cutc) })
+	}
+}
+
+type stalledWriter struct {
+	http.ResponseWriter
+	stall *atomic.Bool
+	cutc  chan struct{}
+	once  sync.Once
+}
+
+func (w *stalledWriter) Write(b []byte) (int, error) {
+	if w.stall.Load() {
+		<-w.cutc
+		return 0, os.ErrDeadlineExceeded
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *stalledWriter) Flush() {
+	if !w.stall.Load() {
+		_ = http.NewResponseController(w.ResponseWriter).Flush()
+	}
+}
+
+// SetWriteDeadline with a time already past cuts the blocked writes off,
+// as it cuts a write blocked on a socket.
+func (w *stalledWriter) SetWriteDeadline(t time.Time) error {
+	if !t.IsZero() && !t.After(time.Now()) {
+		w.once.Do(func() { close(w.cutc) })
+	}
+	return http.NewResponseController(w.ResponseWriter).SetWriteDeadline(t)
+}
+
+func (w *stalledWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Operations on a WebSocket count against the key's rate limit like HTTP
 // requests do.

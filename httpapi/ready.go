@@ -112,7 +112,7 @@ func replicaLines(store *db.DB) string {
 // Waiting is the server's answer while it has no store yet (the database
 // is not reachable at start): /healthz 200 (the process is alive),
 // /readyz 503, every other request 503 with Retry-After in the shape of
-// its API. server.go serves it from the start and swaps the chain in once
+// its API. app/serve.go serves it from the start and swaps the chain in once
 // the database is there and migrated.
 func Waiting(what string) http.Handler {
 	err := &model.Error{Code: model.EUNAVAILABLE, Message: "the server is starting: " + what + "; try again shortly"}

@@ -53,6 +53,8 @@ type Loaders struct {
 	TransportEventByID        *Loader[*model.TransportEvent]
 	EstimatedEventByID        *Loader[*model.EstimatedEvent]
 	TrackingRequestByID       *Loader[*model.TrackingRequest]
+	// TrackingRequestsByShipmentID: a shipment's tracking requests.
+	TrackingRequestsByShipmentID *Loader[[]*model.TrackingRequest]
 
 	reads []anyLoader // by catalog.Read.Index
 
@@ -124,6 +126,9 @@ var bindings = []func(*Loaders, string, LoaderConfig){
 	bind(catalog.TransportEventByID, func(l *Loaders) **Loader[*model.TransportEvent] { return &l.TransportEventByID }),
 	bind(catalog.EstimatedEventByID, func(l *Loaders) **Loader[*model.EstimatedEvent] { return &l.EstimatedEventByID }),
 	bind(catalog.TrackingRequestByID, func(l *Loaders) **Loader[*model.TrackingRequest] { return &l.TrackingRequestByID }),
+	bind(catalog.TrackingRequestsByShipmentID, func(l *Loaders) **Loader[[]*model.TrackingRequest] {
+		return &l.TrackingRequestsByShipmentID
+	}),
 }
 
 // bind is the one loader constructor: the loader of read, stored in its

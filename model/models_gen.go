@@ -266,6 +266,12 @@ type TerminalByIDsInput struct {
 	ID string `json:"ID"`
 }
 
+// Tracking request ordering; ties are broken by id.
+type TrackingRequestOrder struct {
+	Field     TrackingRequestOrderField `json:"field"`
+	Direction *OrderDirection           `json:"direction,omitempty"`
+}
+
 // Who is asking: the account and, when the key belongs to one, the user.
 type Viewer struct {
 	// The account the API key belongs to.
@@ -631,6 +637,62 @@ func (e *ShipmentOrderField) UnmarshalJSON(b []byte) error {
 }
 
 func (e ShipmentOrderField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Sortable tracking request fields.
+type TrackingRequestOrderField string
+
+const (
+	TrackingRequestOrderFieldCreatedAt TrackingRequestOrderField = "CREATED_AT"
+	TrackingRequestOrderFieldUpdatedAt TrackingRequestOrderField = "UPDATED_AT"
+)
+
+var AllTrackingRequestOrderField = []TrackingRequestOrderField{
+	TrackingRequestOrderFieldCreatedAt,
+	TrackingRequestOrderFieldUpdatedAt,
+}
+
+func (e TrackingRequestOrderField) IsValid() bool {
+	switch e {
+	case TrackingRequestOrderFieldCreatedAt, TrackingRequestOrderFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e TrackingRequestOrderField) String() string {
+	return string(e)
+}
+
+func (e *TrackingRequestOrderField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TrackingRequestOrderField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TrackingRequestOrderField", str)
+	}
+	return nil
+}
+
+func (e TrackingRequestOrderField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TrackingRequestOrderField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TrackingRequestOrderField) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -48,6 +48,7 @@ type ShipmentRel struct {
 	DestinationTerminal       *Terminal
 	DestinationRailTerminal   *RailTerminal
 	LineTrackingStoppedByUser *User
+	TrackingRequests          []*TrackingRequest
 }
 
 type ContainerRel struct {
@@ -126,9 +127,12 @@ func orEmpty[T any](xs []T) []T {
 func (s *Shipment) Containers() []*Container     { return orEmpty(s.Rel.Containers) }
 func (s *Shipment) CustomFields() []*CustomField { return orEmpty(s.Rel.CustomFields) }
 func (s *Shipment) Documents() []*Document       { return orEmpty(s.Rel.Documents) }
-func (s *Shipment) PortOfLading() *Port          { return s.Rel.PortOfLading }
-func (s *Shipment) PortOfDischarge() *Port       { return s.Rel.PortOfDischarge }
-func (s *Shipment) PodTerminal() *Terminal       { return s.Rel.PodTerminal }
+func (s *Shipment) TrackingRequests() []*TrackingRequest {
+	return orEmpty(s.Rel.TrackingRequests)
+}
+func (s *Shipment) PortOfLading() *Port    { return s.Rel.PortOfLading }
+func (s *Shipment) PortOfDischarge() *Port { return s.Rel.PortOfDischarge }
+func (s *Shipment) PodTerminal() *Terminal { return s.Rel.PodTerminal }
 func (s *Shipment) LineTrackingStoppedByUser() *User {
 	return s.Rel.LineTrackingStoppedByUser
 }

@@ -153,9 +153,14 @@ func (n *WebhookNotification) EventKey(typ string) *string {
 		return nil
 	}
 	var id string
-	if typ == TrackingRequestType {
-		id = TrackingRequestID(n.ReferenceID) // the shipment's tracking request
-	} else {
+	switch {
+	case typ == TrackingRequestType && n.ReferenceType == TrackingRequestType:
+		id = n.ReferenceID // raised from the request's own row
+	case typ == TrackingRequestType:
+		// Raised from its shipment's row before requests were records: the
+		// backfilled request of the shipment (migration 00013).
+		id = TrackingRequestID(n.ReferenceID)
+	default:
 		id = WebhookEventID(n.ID)
 	}
 	return &id
@@ -249,8 +254,10 @@ var WebhookEventCategories = []WebhookEventCategory{
 		{"shipment.estimated.arrival", "The estimated arrival at the port of discharge moved.", EstimatedEventType},
 	}},
 	{ID: "tracking-request-events", Name: "Tracking Request Events", Events: []WebhookEventInfo{
-		{"tracking_request.succeeded", "A shipment is now tracked: it was added to the account.", TrackingRequestType},
-		{"tracking_request.tracking_stopped", "Tracking of a shipment stopped: by a user (stop_tracking), or at the shipping line.", TrackingRequestType},
+		{"tracking_request.succeeded", "A tracking request succeeded: its shipment is now tracked (status created).", TrackingRequestType},
+		{"tracking_request.failed", "A tracking request failed (status failed; failed_reason says why).", TrackingRequestType},
+		{"tracking_request.awaiting_manifest", "The shipping line knows the number but has no manifest yet (status awaiting_manifest).", TrackingRequestType},
+		{"tracking_request.tracking_stopped", "Tracking stopped: by a user (stop_tracking), or at the shipping line (status tracking_stopped).", TrackingRequestType},
 	}},
 }
 

@@ -32,7 +32,8 @@ func TestWebhookEventObjectType(t *testing.T) {
 		"container.updated": ContainerUpdatedEventType, "container.created": ContainerUpdatedEventType,
 		"container.pickup_lfd_rail.changed": TransportEventType, "container.transport.delivered": TransportEventType,
 		"shipment.estimated.arrival": EstimatedEventType, "tracking_request.succeeded": TrackingRequestType,
-		"tracking_request.tracking_stopped": TrackingRequestType, "tracking_request.failed": "", "document.extracted": "",
+		"tracking_request.tracking_stopped": TrackingRequestType, "tracking_request.failed": TrackingRequestType,
+		"tracking_request.awaiting_manifest": TrackingRequestType, "document.extracted": "",
 	} {
 		if got := WebhookEventObjectType(ev); got != want {
 			t.Errorf("%s: %q, want %q", ev, got, want)
@@ -67,5 +68,11 @@ func TestTrackingRequestOfShipment(t *testing.T) {
 	}
 	if k := n.EventKey(EstimatedEventType); k != nil {
 		t.Errorf("an estimated_event key %s for a tracking request event", *k)
+	}
+	// Raised from the request's own row (issue 27): its id as is.
+	rid := "7e0f3c52-9a1b-4d6e-8f20-31c4b5a6d7e8"
+	n = &WebhookNotification{ID: "1d9c1e0a-7b2f-4c1e-8a55-2b6f0c3d4e5f", Event: "tracking_request.failed", ReferenceType: TrackingRequestType, ReferenceID: rid}
+	if k := n.EventKey(TrackingRequestType); k == nil || *k != rid {
+		t.Errorf("reference object key %v, want %s", k, rid)
 	}
 }

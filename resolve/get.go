@@ -259,6 +259,8 @@ func (r *Resolver) Node(ctx context.Context, id string, plan *load.Plan) (model.
 		n, err = first(r.DB.ShippingLinesByIDs(ctx, []string{id}))
 	case "custom_field_option":
 		n, err = first(r.DB.CustomFieldOptionsByIDs(ctx, p.AccountID, []string{id}))
+	case "tracking_request":
+		n, err = asNode(loadByID(ctx, l.TrackingRequestByID, id))
 	case "custom_field":
 		n, err = first(r.DB.CustomFieldsByIDs(ctx, p.AccountID, []string{id}))
 	}

@@ -90,6 +90,9 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 		http.MethodPatch:  s.updateOption,
 		http.MethodDelete: s.deleteOption,
 	})
+	route("/v2/tracking_requests", methods{http.MethodGet: s.listTrackingRequests, http.MethodPost: s.createTrackingRequest})
+	route("/v2/tracking_requests/infer_number", methods{http.MethodPost: s.inferNumber})
+	route("/v2/tracking_requests/{id}", methods{http.MethodGet: s.getTrackingRequest, http.MethodPatch: s.updateTrackingRequest})
 	route("/v2/webhooks", methods{http.MethodGet: s.listWebhooks, http.MethodPost: s.createWebhook})
 	route("/v2/webhooks/events", methods{http.MethodGet: s.webhookEvents})
 	route("/v2/webhooks/ips", methods{http.MethodGet: s.webhookIPs})

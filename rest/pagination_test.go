@@ -26,6 +26,8 @@ func TestWalkNextLinks(t *testing.T) {
 		"/v2/custom_field_definitions?page[size]=3",
 		"/v2/custom_field_definitions/" + f.enumDefinition + "/options?page[size]=1",
 		"/v2/shipments/" + f.fieldsShipment + "/custom_fields?page[size]=2",
+		"/v2/tracking_requests?page[size]=7",
+		"/v2/tracking_requests?page[size]=5&sort=updated_at&filter[status]=created&include=tracked_object",
 	} {
 		seen := map[string]bool{}
 		next := publicBase + start

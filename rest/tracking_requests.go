@@ -1,21 +1,246 @@
 package rest
 
 import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
 	"shipgraph/catalog"
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
-// Tracking requests are the reference objects of the tracking_request.*
-// webhook events: one per shipment, read from it (model.TrackingRequest,
-// docs/webhooks.md "Tracking requests"). They appear in notifications'
-// included only; Shipgraph serves no /v2/tracking_requests path, so they
-// carry no links.
+// Tracking requests (issue 27), records of their own since migration 00013:
+//
+//	GET, POST   /v2/tracking_requests
+//	GET, PATCH  /v2/tracking_requests/{id}
+//	POST        /v2/tracking_requests/infer_number
+//
+// They are also the reference objects of the tracking_request.* webhook
+// events (in notifications' included). The list takes the OpenAPI
+// document's filters (status, request_type, scac, request_number,
+// created_at and updated_at ranges) and, beyond it, filter[tags] and q;
+// include=tracked_object,customer (customer is always null: Shipgraph has
+// no parties).
 
 var trackingRequestShape *shape
 
 func init() {
 	trackingRequestShape = shapeOf(catalog.TrackingRequest, (*builder).trackingRequestResource)
 	includedShapes[trackingRequestShape.res] = trackingRequestShape
+}
+
+var (
+	trackingRequestIncludes = includes(catalog.TrackingRequest)
+	trackingRequestList     = endpoint{
+		serializer: "V2::TrackingRequestSerializer",
+		includes:   trackingRequestIncludes,
+		sorts:      []string{"created_at", "updated_at"},
+		filters: []string{"q", "filter[status]", "filter[request_type]", "filter[scac]", "filter[request_number]", "filter[tags]",
+			"filter[created_at][start]", "filter[created_at][end]", "filter[updated_at][start]", "filter[updated_at][end]"},
+		paged:   true,
+		cursors: true,
+	}
+	trackingRequestItem = endpoint{serializer: "V2::TrackingRequestSerializer", includes: trackingRequestIncludes}
+	inferNumberItem     = endpoint{serializer: "V2::InferNumberSerializer"}
+)
+
+// trackingRequestEditable are the attributes PATCH may set; any other is a
+// 422 rather than silently ignored. The OpenAPI document's request body
+// names one ref_number (a string); ref_numbers and tags are what the
+// record holds, and ref_number is taken as a list of one.
+var trackingRequestEditable = []string{"ref_number", "ref_numbers", "tags"}
+
+func (s *server) listTrackingRequests(w http.ResponseWriter, r *http.Request) {
+	serveList(s, w, r, trackingRequestList, func(ctx context.Context, p *params) (listPage[*model.TrackingRequest], error) {
+		filter, err := trackingRequestFilter(p)
+		if err != nil {
+			return listPage[*model.TrackingRequest]{}, err
+		}
+		pg, err := s.res.TrackingRequests(ctx, resolve.TrackingRequestQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs()})
+		if err != nil {
+			return listPage[*model.TrackingRequest]{}, p.cursorError(err)
+		}
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountTrackingRequests(ctx, filter) }), nil
+	}, (*builder).trackingRequests)
+}
+
+// trackingRequestFilter reads the list's filters.
+func trackingRequestFilter(p *params) (f model.TrackingRequestFilter, err error) {
+	for _, v := range p.listFilter("filter[status]") {
+		if !slices.Contains(model.TrackingRequestStatuses.Values(), v) {
+			return f, badParam("filter[status]", "filter[status] must be one of %s", strings.Join(model.TrackingRequestStatuses.Values(), ", "))
+		}
+		f.Statuses = append(f.Statuses, model.TrackingRequestStatus(v))
+	}
+	for _, v := range p.listFilter("filter[request_type]") {
+		if !slices.Contains(model.TrackingRequestTypes, v) {
+			return f, badParam("filter[request_type]", "filter[request_type] must be one of %s", strings.Join(model.TrackingRequestTypes, ", "))
+		}
+		f.RequestTypes = append(f.RequestTypes, v)
+	}
+	for _, v := range p.listFilter("filter[scac]") {
+		f.Scacs = append(f.Scacs, strings.ToUpper(v))
+	}
+	f.RequestNumber = p.filter("filter[request_number]")
+	f.Search = p.filter("q")
+	f.Tags = p.listFilter("filter[tags]")
+	for _, t := range []struct {
+		name string
+		to   **time.Time
+	}{
+		{"filter[created_at][start]", &f.CreatedFrom}, {"filter[created_at][end]", &f.CreatedTo},
+		{"filter[updated_at][start]", &f.UpdatedFrom}, {"filter[updated_at][end]", &f.UpdatedTo},
+	} {
+		if *t.to, err = timeFilter(p, t.name); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+// timeFilter parses an ISO 8601 timestamp filter; absent or empty is nil.
+func timeFilter(p *params, name string) (*time.Time, error) {
+	v := p.filter(name)
+	if v == "" {
+		return nil, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return &t, nil
+		}
+	}
+	return nil, badParam(name, "%s must be an ISO 8601 timestamp (2020-04-28T22:59:15Z) or date, not %q", name, v)
+}
+
+func (s *server) getTrackingRequest(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, trackingRequestItem, byID(s.res.TrackingRequest), (*builder).trackingRequests)
+}
+
+func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
+	p, err := parseParams(r, trackingRequestItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	attrs, err := writeBody(r, trackingRequestItem, model.TrackingRequestType)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	in, invalid := trackingRequestInput(attrs)
+	t, err := s.res.CreateTrackingRequest(r.Context(), resolve.CreateTrackingRequest{Input: in, Invalid: invalid})
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data, err := b.trackingRequests(r.Context(), []*model.TrackingRequest{t}, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", data[0].Links.Self)
+	b.writeOne(w, r, http.StatusCreated, data[0])
+}
+
+func (s *server) updateTrackingRequest(w http.ResponseWriter, r *http.Request) {
+	p, err := parseParams(r, trackingRequestItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	attrs, err := writeBody(r, trackingRequestItem, model.TrackingRequestType)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	// An attribute error is answered once the request is found (404
+	// first), as the resolver layer orders it.
+	patch, invalid := trackingRequestPatch(attrs)
+	t, err := s.res.UpdateTrackingRequest(r.Context(), resolve.UpdateTrackingRequest{ID: r.PathValue("id"), Patch: patch, Invalid: invalid})
+	serveRecord(s, w, r, p, t, err, (*builder).trackingRequests)
+}
+
+// trackingRequestInput reads the attributes of a POST. shipment_tags (the
+// OpenAPI document's name) and tags are the same list.
+func trackingRequestInput(attrs attributes) (in model.TrackingRequestInput, err error) {
+	text := func(name string) (string, error) {
+		v, err := attrs.text(name, false)
+		if err != nil || v == nil {
+			return "", err
+		}
+		return *v, nil
+	}
+	if in.RequestType, err = text("request_type"); err != nil {
+		return in, err
+	}
+	if in.RequestNumber, err = text("request_number"); err != nil {
+		return in, err
+	}
+	if in.Scac, err = text("scac"); err != nil {
+		return in, err
+	}
+	if in.RefNumbers, _, err = attrs.stringList("ref_numbers"); err != nil {
+		return in, err
+	}
+	if in.Tags, _, err = attrs.stringList("shipment_tags"); err != nil {
+		return in, err
+	}
+	if _, ok := attrs["tags"]; ok {
+		in.Tags, _, err = attrs.stringList("tags")
+	}
+	return in, err
+}
+
+// trackingRequestPatch reads ref_number (one), ref_numbers and tags: lists
+// of strings, or null to clear them.
+func trackingRequestPatch(attrs attributes) (p model.TrackingRequestPatch, err error) {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		if !slices.Contains(trackingRequestEditable, name) {
+			return p, attrError(name, "%s cannot be changed; a tracking request's editable attributes are ref_numbers (or ref_number) and tags", name)
+		}
+	}
+	list := func(name string) (model.Optional[[]string], error) {
+		raw, ok := attrs[name]
+		if !ok {
+			return model.Optional[[]string]{}, nil
+		}
+		v := []string{}
+		if !isNull(raw) {
+			if err := json.Unmarshal(raw, &v); err != nil || v == nil {
+				return model.Optional[[]string]{}, attrError(name, "%s must be a list of strings or null", name)
+			}
+		}
+		return model.Given(v), nil
+	}
+	if raw, ok := attrs["ref_number"]; ok {
+		var v *string
+		if json.Unmarshal(raw, &v) != nil {
+			return p, attrError("ref_number", "ref_number must be a string or null")
+		}
+		refs := []string{}
+		if v != nil {
+			refs = append(refs, *v)
+		}
+		p.RefNumbers = model.Given(refs)
+	}
+	if _, ok := attrs["ref_numbers"]; ok {
+		if p.RefNumbers, err = list("ref_numbers"); err != nil {
+			return p, err
+		}
+	}
+	p.Tags, err = list("tags")
+	return p, err
+}
+
+// trackingRequests renders tracking requests with the includes of p.
+func (b *builder) trackingRequests(ctx context.Context, ts []*model.TrackingRequest, p *params) ([]*Resource, error) {
+	return renderAll(b, ctx, ts, p, trackingRequestShape)
 }
 
 // trackingRequestAttributes are the public tracking_request attributes,
@@ -35,13 +260,101 @@ type trackingRequestAttributes struct {
 }
 
 func (b *builder) trackingRequestResource(t *model.TrackingRequest) *Resource {
+	retries := t.RetryCount
 	return &Resource{
 		ID:   t.ID,
 		Type: model.TrackingRequestType,
 		Attributes: trackingRequestAttributes{
-			RequestNumber: t.RequestNumber, RefNumbers: t.RefNumbers, Tags: strs(t.Tags), Status: t.Status,
-			RequestType: t.RequestType, Scac: t.Scac, CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt),
+			RequestNumber: t.RequestNumber, RefNumbers: strs(t.RefNumbers), Tags: strs(t.Tags), Status: t.Status,
+			FailedReason: t.FailedReason, RequestType: t.RequestType, Scac: t.Scac, CreatedAt: ts(t.CreatedAt),
+			UpdatedAt: ts(t.UpdatedAt), IsRetrying: t.IsRetrying, RetryCount: &retries,
 		},
 		Relationships: b.linkage(t, trackingRequestShape.members),
+		Links:         &Links{Self: b.base + "/v2/tracking_requests/" + t.ID},
 	}
+}
+
+// ---------------------------------------------------------------- infer_number
+
+// inferNumber answers POST /v2/tracking_requests/infer_number: a body of
+// {"number": "…"} (or the JSON:API shape with data.attributes.number).
+func (s *server) inferNumber(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, inferNumberItem); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var body struct {
+		Number *string `json:"number"`
+		Data   *struct {
+			Attributes struct {
+				Number *string `json:"number"`
+			} `json:"attributes"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		WriteError(w, r, statusErrorf(http.StatusBadRequest, "the body must be a JSON object with a number: {\"number\": \"WHLU1234560\"}"))
+		return
+	}
+	number := body.Number
+	if number == nil && body.Data != nil {
+		number = body.Data.Attributes.Number
+	}
+	if number == nil {
+		WriteError(w, r, model.Errorf(model.EINVALID, "number can't be blank").AtPointer("/number"))
+		return
+	}
+	res, err := s.res.InferTrackingNumber(r.Context(), *number)
+	if e, ok := model.AsError(err); ok && e.Field == "number" {
+		// The body is {"number": …}, not a JSON:API resource.
+		c := *e
+		c.Field = ""
+		err = c.AtPointer("/number")
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeDocument(w, r, http.StatusOK, &Document{Data: &Resource{ID: "req_" + res.Number, Type: "infer_number_results", Attributes: inferAttributes(res)}})
+}
+
+type inferNumberAttributes struct {
+	NumberType   string                `json:"number_type"`
+	Validation   inferValidation       `json:"validation"`
+	ShippingLine inferShippingLineJSON `json:"shipping_line"`
+}
+
+type inferValidation struct {
+	IsValid          *bool   `json:"is_valid"`
+	Type             string  `json:"type"`
+	CheckDigitPassed *bool   `json:"check_digit_passed"`
+	ParsedNumber     *string `json:"parsed_number"`
+	Reason           *string `json:"reason"`
+}
+
+type inferCandidate struct {
+	Scac       string  `json:"scac"`
+	Name       string  `json:"name"`
+	Confidence float64 `json:"confidence"`
+}
+
+type inferShippingLineJSON struct {
+	Decision   string           `json:"decision"`
+	Selected   *inferCandidate  `json:"selected"`
+	Candidates []inferCandidate `json:"candidates"`
+}
+
+func inferAttributes(n *model.InferredNumber) inferNumberAttributes {
+	v := n.Validation
+	out := inferNumberAttributes{
+		NumberType:   n.NumberType,
+		Validation:   inferValidation{IsValid: v.IsValid, Type: v.Type, CheckDigitPassed: v.CheckDigitPassed, ParsedNumber: v.ParsedNumber, Reason: v.Reason},
+		ShippingLine: inferShippingLineJSON{Decision: n.Decision, Candidates: make([]inferCandidate, len(n.Candidates))},
+	}
+	for i, c := range n.Candidates {
+		out.ShippingLine.Candidates[i] = inferCandidate{c.Scac, c.Name, c.Confidence}
+	}
+	if c := n.Selected; c != nil {
+		out.ShippingLine.Selected = &inferCandidate{c.Scac, c.Name, c.Confidence}
+	}
+	return out
 }

@@ -71,12 +71,9 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 			case model.TransportEventType:
 				ref = b.transportEventResource(&model.TransportEvent{WebhookEvent: ev})
 			case model.TrackingRequestType:
-				sh := exampleShipment(i)
-				n.ReferenceType, n.ReferenceID = "shipment", sh.ID // the request's key
-				if e.Name == "tracking_request.tracking_stopped" {
-					sh.LineTrackingStoppedAt = &exampleTime
-				}
-				ref = b.trackingRequestResource(model.TrackingRequestOf(sh))
+				t := exampleTrackingRequest(i, e.Name)
+				n.ReferenceType, n.ReferenceID = model.TrackingRequestType, t.ID
+				ref = b.trackingRequestResource(t)
 			default:
 				ref = b.estimatedEventResource(&model.EstimatedEvent{WebhookEvent: ev})
 			}
@@ -96,4 +93,22 @@ func (s *server) webhookIPs(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", MediaType)
 	_, _ = w.Write([]byte(`{"webhook_notification_ips":[]}` + "\n"))
+}
+
+// exampleTrackingRequest is the request of example i in the state event
+// leaves it in: created (succeeded) or tracking_stopped with its shipment,
+// failed (not found) or awaiting_manifest without one.
+func exampleTrackingRequest(i int, event string) *model.TrackingRequest {
+	t := model.TrackingRequestOf(exampleShipment(i))
+	t.UpdatedAt = exampleTime
+	switch event {
+	case "tracking_request.tracking_stopped":
+		t.Status = model.TrackingStopped
+	case "tracking_request.failed":
+		reason := "not_found"
+		t.Status, t.FailedReason, t.ShipmentID = model.TrackingFailed, &reason, nil
+	case "tracking_request.awaiting_manifest":
+		t.Status, t.ShipmentID = model.TrackingAwaitingManifest, nil
+	}
+	return t
 }

@@ -36,7 +36,7 @@ var payloadIncludes = map[string]bool{
 //
 // It needs no request: it reads as the account's admin with loaders of its
 // own. An unknown notification (its webhook deleted) is model.ENOTFOUND.
-// The delivery calls it through a func value wired in server.go, so it
+// The delivery calls it through a func value wired in app/background.go, so it
 // imports neither rest nor resolve (docs/webhooks.md).
 func NotificationPayload(ctx context.Context, res *resolve.Resolver, cfg Config, accountID, notificationID string) ([]byte, error) {
 	ctx = res.AsAccount(ctx, accountID)

@@ -238,7 +238,7 @@ func TestWebhookValidation(t *testing.T) {
 		{"not a url", map[string]any{"url": "hooks"}, "url", "https"},
 		{"missing url", map[string]any{"url": nil}, "url", "url"},
 		{"no events", map[string]any{"events": []any{}}, "events", "at least one"},
-		{"unknown event", map[string]any{"events": []any{"tracking_request.failed"}}, "events", "tracking_request.failed"},
+		{"unknown event", map[string]any{"events": []any{"document.extracted"}}, "events", "document.extracted"},
 		{"repeated event", map[string]any{"events": []any{"container.updated", "container.updated"}}, "events", "twice"},
 		{"events not strings", map[string]any{"events": "container.updated"}, "events", "list"},
 		{"signature header", map[string]any{"headers": []any{map[string]any{"name": "x-t49-webhook-signature", "value": "x"}}}, "headers", "X-T49-Webhook-Signature"},
@@ -406,6 +406,12 @@ func TestNotificationPayload(t *testing.T) {
 		WHERE id = (SELECT id FROM shipments WHERE account_id = $1 AND id <> $2 ORDER BY id LIMIT 1) RETURNING id`, w.acme, w.shipment).Scan(&stopped); err != nil {
 		t.Fatal(err)
 	}
+	// Its request stopped with it, as stop_tracking does (db.StopTracking).
+	if _, err := e.store.SQL().ExecContext(ctx, `UPDATE tracking_requests SET status = 'tracking_stopped', updated_at = '2026-03-01T14:00:00Z'
+		WHERE account_id = $1 AND shipment_id = $2`, w.acme, stopped); err != nil {
+		t.Fatal(err)
+	}
+
 	if _, err := e.store.SQL().ExecContext(ctx, `INSERT INTO webhook_notifications (account_id, id, webhook_id, event, change_id, reference_type, reference_id, payload, delivery_status, created_at)
 		VALUES ($1, $2, $3, 'tracking_request.tracking_stopped', 104, 'shipment', $4, '{}', 'pending', '2026-03-01T14:00:01Z')`,
 		w.acme, noteStopped, hookAcme, stopped); err != nil {

@@ -74,7 +74,20 @@ for n in $SIZES; do
 	addr=127.0.0.1:$((PORT + 100))
 	DATABASE_URL=$url ADDR=$addr LOG_LEVEL=error RATE_LIMIT=0 "$BIN" serve >"$SCALE_DIR/serve.log" 2>&1 &
 	srv=$!
-	for _ in $(seq 100); do curl -fs "http://$addr/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+	# Readiness, not liveness: /healthz answers 200 while the database is
+	# still connecting (everything else 503); /readyz only once it serves.
+	ready=
+	for _ in $(seq 600); do
+		if curl -fs "http://$addr/readyz" >/dev/null 2>&1; then ready=1; break; fi
+		kill -0 "$srv" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -z "$ready" ]; then
+		echo "bench-scale: the server at $addr never became ready; its log:" >&2
+		cat "$SCALE_DIR/serve.log" >&2
+		kill "$srv" 2>/dev/null || true
+		exit 1
+	fi
 
 	get() { curl -gfsS -o /dev/null -w '%{time_total}\n' -H "Authorization: Token $key" "http://$addr$1"; }
 	gql() { curl -gfsS -o /dev/null -w '%{time_total}\n' -H "Authorization: Token $key" -H 'Content-Type: application/json' \

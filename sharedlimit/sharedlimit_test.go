@@ -9,10 +9,16 @@ import (
 
 // A live instance keeps its subscriptions counted by its heartbeat; one
 // that dies (no release, no heartbeat) stops counting after SubTTL.
+//
+// Every wait is on Redis' own clock, the one the scripts count with: the
+// test reads a's member's expiry and waits until Redis' TIME passes it, it
+// never sleeps a guess. Decisions get a generous timeout: a fail-open
+// answer under load would allow what the test expects refused.
 func TestSubscriptionsExpireWithTheirInstance(t *testing.T) {
 	rs := redistest.Start(t)
 	o := DefaultOptions
-	o.SubTTL = 600 * time.Millisecond
+	o.SubTTL = 900 * time.Millisecond
+	o.Timeout = 10 * time.Second
 	open := func() *Limits {
 		l, err := OpenWith(rs.URL, o, nil)
 		if err != nil {
@@ -25,17 +31,62 @@ func TestSubscriptionsExpireWithTheirInstance(t *testing.T) {
 	if _, ok := a.Acquire("k", 1); !ok {
 		t.Fatal("first subscription refused")
 	}
-	// Three TTLs later a's heartbeat still holds it.
-	time.Sleep(3 * o.SubTTL)
+	set := o.Prefix + "subs:k"
+	a.mu.Lock()
+	var member string
+	for m := range a.subs {
+		member = m
+	}
+	a.mu.Unlock()
+	expiry := func() int64 { // a's member's expiry, Redis milliseconds
+		t.Helper()
+		f, err := a.rdb.ZScore(t.Context(), set, member).Result()
+		if err != nil {
+			t.Fatalf("a's member in Redis: %v", err)
+		}
+		return int64(f)
+	}
+	redisPast := func(ms int64) { // waits until Redis' clock is past ms
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			now, err := a.rdb.Time(t.Context()).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if now.UnixMilli() > ms {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("Redis' clock did not pass %d", ms)
+			}
+			time.Sleep(time.Duration(ms-now.UnixMilli()+1) * time.Millisecond)
+		}
+	}
+	// Past the expiry it was acquired with (and twice more), a's heartbeat
+	// has moved it on: b is refused.
+	first := expiry()
+	redisPast(first + 2*o.SubTTL.Milliseconds())
+	if e := expiry(); e <= first {
+		t.Fatalf("a's heartbeat did not refresh its member (expiry %d, first %d)", e, first)
+	}
 	if _, ok := b.Acquire("k", 1); ok {
 		t.Fatal("b opened a second subscription while a's is live")
 	}
-	// a dies: its heartbeat stops, nothing is released.
+	// a dies: its heartbeat stops, nothing is released. Its member counts
+	// until the expiry its last refresh gave it, not after.
 	a.halt()
-	if _, ok := b.Acquire("k", 1); ok {
-		t.Fatal("a's subscription forgotten before its TTL")
+	last := expiry()
+	now, err := a.rdb.Time(t.Context()).Result()
+	if err != nil {
+		t.Fatal(err)
 	}
-	time.Sleep(o.SubTTL + 100*time.Millisecond)
+	if now.UnixMilli() < last {
+		if _, ok := b.Acquire("k", 1); ok {
+			t.Fatal("a's subscription forgotten before its TTL")
+		}
+	}
+	redisPast(last)
 	release, ok := b.Acquire("k", 1)
 	if !ok {
 		t.Fatal("a's subscription still counted after its TTL")
@@ -50,12 +101,15 @@ func TestSubscriptionsExpireWithTheirInstance(t *testing.T) {
 // GCRA over Redis: burst, then refusals with a wait, shared by two clients.
 func TestAllowShared(t *testing.T) {
 	rs := redistest.Start(t)
-	a, err := Open(rs.URL, nil)
+	// A generous timeout: a fail-open answer under load is not shared.
+	o := DefaultOptions
+	o.Timeout = 10 * time.Second
+	a, err := OpenWith(rs.URL, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := Open(rs.URL, nil)
+	b, err := OpenWith(rs.URL, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,12 +119,14 @@ func TestAllowShared(t *testing.T) {
 		if i%2 == 1 {
 			l = b
 		}
-		if wait, shared := l.Allow(t.Context(), "key", 60, 3); !shared || wait != 0 {
+		// One a minute after a burst of 3: no refill comes between the
+		// requests however slow they are.
+		if wait, shared := l.Allow(t.Context(), "key", 1, 3); !shared || wait != 0 {
 			t.Fatalf("request %d: wait %s, shared %v", i, wait, shared)
 		}
 	}
-	wait, shared := b.Allow(t.Context(), "key", 60, 3)
-	if !shared || wait <= 0 || wait > time.Second {
+	wait, shared := b.Allow(t.Context(), "key", 1, 3)
+	if !shared || wait <= 0 || wait > time.Minute {
 		t.Fatalf("beyond the burst: wait %s, shared %v", wait, shared)
 	}
 }

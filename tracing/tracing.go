@@ -9,7 +9,7 @@
 // traceparent), one per GraphQL operation (graph/gqlhttp) and one per SQL
 // statement (db); the statement and operation spans are made by the tracer
 // provider of the span they are children of, so only this package and
-// server.go know the provider.
+// the composition root (app/serve.go) know the provider.
 package tracing
 
 import (

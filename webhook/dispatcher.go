@@ -26,7 +26,7 @@ import (
 )
 
 // PayloadFunc renders one notification as the exact body to sign and send
-// (server.go wires rest.NotificationPayload).
+// (app/background.go wires rest.NotificationPayload).
 type PayloadFunc func(ctx context.Context, accountID, notificationID string) ([]byte, error)
 
 // Config is the engine's configuration; zero values are the defaults.

@@ -35,6 +35,8 @@ const (
 	EventTransportDelivered       = "container.transport.delivered"
 	EventShipmentEstimatedArrival = "shipment.estimated.arrival"
 	EventTrackingSucceeded        = "tracking_request.succeeded"
+	EventTrackingFailed           = "tracking_request.failed"
+	EventTrackingAwaitingManifest = "tracking_request.awaiting_manifest"
 	EventTrackingStopped          = "tracking_request.tracking_stopped"
 )
 
@@ -44,7 +46,17 @@ var Events = []string{
 	EventPickupLFDChanged, EventPickupLFDLineChanged, EventPickupLFDTerminalChanged,
 	EventPickupLFDRailChanged, EventPickupAppointmentChanged,
 	EventTransportAvailable, EventTransportNotAvailable, EventTransportDelivered,
-	EventShipmentEstimatedArrival, EventTrackingSucceeded, EventTrackingStopped,
+	EventShipmentEstimatedArrival, EventTrackingSucceeded, EventTrackingFailed,
+	EventTrackingAwaitingManifest, EventTrackingStopped,
+}
+
+// trackingEvents: a tracking request whose status becomes the key raises
+// the event (pending raises none: it is where every request starts).
+var trackingEvents = map[string]string{
+	"created":           EventTrackingSucceeded,
+	"failed":            EventTrackingFailed,
+	"awaiting_manifest": EventTrackingAwaitingManifest,
+	"tracking_stopped":  EventTrackingStopped,
 }
 
 // Event is one notification-to-be: the public event name, the record it is
@@ -65,16 +77,16 @@ var Events = []string{
 //     "estimated_timestamp" (the new POD ETA), "timezone",
 //     "location_locode", "voyage_number", "data_source": "shipping_line",
 //     "created_at"};
-//   - tracking_request (tracking_request.succeeded, .tracking_stopped):
-//     {}: the reference object is the shipment's tracking request, read
-//     from the shipment when the notification is rendered
+//   - tracking_request (tracking_request.succeeded, .failed,
+//     .awaiting_manifest, .tracking_stopped): {}: the reference object is
+//     the tracking request record, read when the notification is rendered
 //     (model.TrackingRequest), not frozen.
 //
 // timestamp and created_at are when the change was logged (its commit,
 // to the log's precision).
 type Event struct {
 	Name          string
-	ReferenceType string // "container" or "shipment": the record the event is about
+	ReferenceType string // "container", "shipment" or "tracking_request": the record the event is about
 	ReferenceID   string
 	Payload       json.RawMessage
 }
@@ -114,12 +126,15 @@ var statusEvents = map[string]string{
 // (the order of Events). It is pure: the log row holds everything needed.
 // DELETEs, custom fields, documents and definitions raise nothing; an
 // INSERT of a container raises container.created only (whatever its
-// status), of a shipment tracking_request.succeeded (a shipment exists
-// once its tracking succeeded); an UPDATE raises one event per rule that
-// its changed columns meet. A shipment's tracking_request.tracking_stopped
-// is raised when line_tracking_stopped_at goes from null to a time,
-// whoever stopped it (a user's stop_tracking, or the shipping line); a
-// resume raises nothing.
+// status); an UPDATE raises one event per rule that its changed columns
+// meet. The tracking_request.* events are raised from the requests' rows
+// (issue 27): an UPDATE whose status becomes created (succeeded), failed,
+// awaiting_manifest or tracking_stopped raises that event; a request is
+// inserted pending, which raises nothing (the log keeps no values of an
+// INSERT). Stopping a shipment's tracking (stop_tracking, or the shipping
+// line's stop written by any system) stops its requests in the same
+// transaction (a trigger, migration 00014), which raises tracking_stopped;
+// a resume makes them created again, which raises succeeded.
 func Derive(c *Change) []Event {
 	switch c.Type {
 	case "container":
@@ -131,19 +146,16 @@ func Derive(c *Change) []Event {
 			return deriveContainerUpdate(c)
 		}
 	case "shipment":
-		switch c.Op {
-		case "INSERT":
-			return []Event{{Name: EventTrackingSucceeded, ReferenceType: "shipment", ReferenceID: c.RecordID, Payload: noPayload}}
-		case "UPDATE":
-			var out []Event
-			if changed(c, "pod_eta_at") {
-				out = append(out, Event{Name: EventShipmentEstimatedArrival, ReferenceType: "shipment", ReferenceID: c.RecordID,
-					Payload: estimatedPayload(c)})
+		if c.Op == "UPDATE" && changed(c, "pod_eta_at") {
+			return []Event{{Name: EventShipmentEstimatedArrival, ReferenceType: "shipment", ReferenceID: c.RecordID,
+				Payload: estimatedPayload(c)}}
+		}
+	case "tracking_request":
+		if c.Op == "UPDATE" && changed(c, "status") {
+			to, _ := c.New["status"].(string)
+			if ev, ok := trackingEvents[to]; ok {
+				return []Event{{Name: ev, ReferenceType: "tracking_request", ReferenceID: c.RecordID, Payload: noPayload}}
 			}
-			if changed(c, "line_tracking_stopped_at") && c.Old["line_tracking_stopped_at"] == nil && c.New["line_tracking_stopped_at"] != nil {
-				out = append(out, Event{Name: EventTrackingStopped, ReferenceType: "shipment", ReferenceID: c.RecordID, Payload: noPayload})
-			}
-			return out
 		}
 	}
 	return nil

@@ -60,6 +60,20 @@ func ContainerCheckDigit(first10 string) (digit int, ok bool) {
 	return sum % 11 % 10, true
 }
 
+// ContainerShape reports whether s, as given (normalise it first), has the
+// shape of an ISO 6346 container number — three letters, the category U, J
+// or Z, seven digits — whatever its check digit.
+func ContainerShape(s string) bool {
+	if len(s) != 11 {
+		return false
+	}
+	if c := s[3]; c != 'U' && c != 'J' && c != 'Z' {
+		return false
+	}
+	_, ok := ContainerCheckDigit(s[:10])
+	return ok && s[10] >= '0' && s[10] <= '9'
+}
+
 // ValidContainer reports whether s, as given (normalise it first), is an
 // ISO 6346 container number: a three-letter owner code, the category
 // identifier U (freight container), J (detachable equipment) or Z

@@ -69,3 +69,25 @@ func TestReference(t *testing.T) {
 		}
 	}
 }
+
+func TestContainerShapeAndCheckDigit(t *testing.T) {
+	for _, c := range []struct {
+		number       string
+		shape, valid bool
+	}{
+		{"CSQU3054383", true, true}, // ISO 6346's own example
+		{"MSCU1234566", true, true},
+		{"WHLU1234560", true, true}, // the public OpenAPI document's example
+		{"CSQU3054384", true, false},
+		{"CSQA3054383", false, false}, // category must be U, J or Z
+		{"CSQU305438", false, false},
+		{"1SQU3054383", false, false},
+	} {
+		if got := numbers.ContainerShape(c.number); got != c.shape {
+			t.Errorf("ContainerShape(%s) = %v, want %v", c.number, got, c.shape)
+		}
+		if got := numbers.ValidContainer(c.number); got != c.valid {
+			t.Errorf("ValidContainer(%s) = %v, want %v", c.number, got, c.valid)
+		}
+	}
+}

@@ -149,6 +149,9 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	if err := s.restore(ddl); err != nil {
 		return nil, Stats{}, err
 	}
+	if err := s.trackingRequests(); err != nil {
+		return nil, Stats{}, err
+	}
 	// Fresh statistics, so the first queries after a big seed plan as
 	// well as they will once autovacuum gets to the tables.
 	if _, err := s.q.ExecContext(ctx, "ANALYZE "+strings.Join(seedAllTables, ", ")); err != nil {
@@ -422,4 +425,34 @@ func (s *seeder) copyShipments(gen *seedGen, total int, bar *progressbar.Progres
 	}
 	// The generator stops early only when ctx is done.
 	return s.ctx.Err()
+}
+
+// trackingRequests writes one tracking request per seeded shipment (issue
+// 27), as migration 00013's backfill does for shipments that existed
+// before requests were records: created, or tracking_stopped as its
+// shipment, under the id webhook payloads give it
+// (model.TrackingRequestID). One statement, after the shipments' keys are
+// back.
+func (s *seeder) trackingRequests() error {
+	res, err := s.q.ExecContext(s.ctx, `
+		INSERT INTO tracking_requests (account_id, id, request_type, request_number, scac, ref_numbers, tags, status,
+		                               shipment_id, created_at, updated_at)
+		SELECT s.account_id,
+		       (lpad(to_hex(('x' || substr(h, 1, 16))::bit(64)::bigint # ('x' || '3be471c9520d0a8e')::bit(64)::bigint), 16, '0') ||
+		        lpad(to_hex(('x' || substr(h, 17, 16))::bit(64)::bigint # ('x' || '0f26d8936c174fa2')::bit(64)::bigint), 16, '0'))::uuid,
+		       'bill_of_lading', upper(replace(replace(s.bill_of_lading_number, ' ', ''), '-', '')), s.shipping_line_scac,
+		       coalesce(s.ref_numbers, '{}'), s.tags,
+		       CASE WHEN s.line_tracking_stopped_at IS NULL THEN 'created' ELSE 'tracking_stopped' END,
+		       s.id, s.created_at, coalesce(s.line_tracking_stopped_at, s.updated_at)
+		FROM (SELECT x.account_id, x.id, x.bill_of_lading_number, x.shipping_line_scac, x.ref_numbers, x.tags,
+		             x.line_tracking_stopped_at, x.created_at, x.updated_at, replace(x.id::text, '-', '') AS h
+		      FROM shipments x JOIN accounts a ON a.id = x.account_id) s
+		WHERE length(s.shipping_line_scac) = 4
+		ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return fmt.Errorf("seed: tracking requests: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	s.rows += n
+	return nil
 }

@@ -28,7 +28,7 @@ var seedNow = time.Date(2025, 6, 2, 0, 0, 0, 0, time.UTC)
 var seedTables = []string{"ports", "metro_areas", "terminals", "rail_terminals", "shipping_lines", "accounts",
 	"users", "api_tokens", "custom_field_definitions", "custom_field_options", "shipments", "containers",
 	"email_submissions", "documents", "document_representations", "document_shipments", "document_containers",
-	"custom_fields"}
+	"custom_fields", "tracking_requests"}
 
 func openSeedDB(t *testing.T) *db.DB {
 	t.Helper()
@@ -166,6 +166,11 @@ func TestSeedDataSet(t *testing.T) {
 		}
 		if got := queryInt(t, q, `SELECT count(*) FROM shipments`); got != 60 {
 			t.Errorf("%d shipments, want 60", got)
+		}
+		// One tracking request per shipment, in its state (issue 27).
+		if got := queryInt(t, q, `SELECT count(*) FROM shipments s JOIN tracking_requests r ON r.account_id = s.account_id
+			AND r.shipment_id = s.id AND r.status = CASE WHEN s.line_tracking_stopped_at IS NULL THEN 'created' ELSE 'tracking_stopped' END`); got != 60 {
+			t.Errorf("%d shipments with their tracking request, want 60", got)
 		}
 		// One statement per COPY and per DDL, never per row: a fixed
 		// ~90 (index rebuilds, small tables) plus 8 per chunk.

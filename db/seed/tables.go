@@ -217,7 +217,7 @@ var seedBulkTables = [seedNumBulk]*seedTable{
 
 // seedAllTables is what a seed replaces: every table of the data model.
 var seedAllTables = []string{
-	"custom_fields", "custom_field_options", "custom_field_definitions", "document_containers",
+	"tracking_requests", "custom_fields", "custom_field_options", "custom_field_definitions", "document_containers",
 	"document_shipments", "document_representations", "documents", "email_submissions", "containers",
 	"shipments", "shipping_lines", "rail_terminals", "terminals", "metro_areas", "ports", "api_tokens",
 	"users", "accounts",

@@ -33,6 +33,10 @@ func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {
 		ec.unmarshalInputShipmentFilter,
 		ec.unmarshalInputShipmentOrder,
 		ec.unmarshalInputShipmentPatch,
+		ec.unmarshalInputTrackingRequestFilter,
+		ec.unmarshalInputTrackingRequestInput,
+		ec.unmarshalInputTrackingRequestOrder,
+		ec.unmarshalInputTrackingRequestPatch,
 		ec.unmarshalInputWebhookHeaderInput,
 		ec.unmarshalInputWebhookInput,
 		ec.unmarshalInputWebhookNotificationFilter,
@@ -100,6 +104,12 @@ func (f *fastWriter) rootField(field graphql.CollectedField) bool {
 		return f.root_Query_webhookNotification(field)
 	case "webhookEvents":
 		return f.root_Query_webhookEvents(field)
+	case "trackingRequests":
+		return f.root_Query_trackingRequests(field)
+	case "trackingRequest":
+		return f.root_Query_trackingRequest(field)
+	case "inferTrackingNumber":
+		return f.root_Query_inferTrackingNumber(field)
 	}
 	return false
 }
@@ -454,6 +464,48 @@ func (f *fastWriter) root_Query_webhookEvents(field graphql.CollectedField) bool
 	return f.fwNWebhookEventCategory2ᚕᚖshipgraphᚋmodelᚐWebhookEventCategoryᚄ(field.Selections, v)
 }
 
+func (f *fastWriter) root_Query_trackingRequests(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_trackingRequests(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().TrackingRequests(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput), fc.Args["filter"].(*model.TrackingRequestFilter), fc.Args["orderBy"].(*model.TrackingRequestOrder))
+	if err != nil {
+		return false
+	}
+	return f.fwNTrackingRequestConnection2ᚖshipgraphᚋmodelᚐTrackingRequestConnection(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_trackingRequest(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_trackingRequest(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().TrackingRequest(ctx, fc.Args["id"].(string))
+	if err != nil {
+		return false
+	}
+	return f.fwOTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_inferTrackingNumber(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_inferTrackingNumber(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().InferTrackingNumber(ctx, fc.Args["number"].(string))
+	if err != nil {
+		return false
+	}
+	return f.fwNInferredNumber2ᚖshipgraphᚋmodelᚐInferredNumber(field.Selections, v)
+}
+
 func (f *fastWriter) fwNViewer2ᚖshipgraphᚋmodelᚐViewer(sel ast.SelectionSet, v *model.Viewer) bool {
 	if v == nil {
 		return false
@@ -654,6 +706,28 @@ func (f *fastWriter) fwNWebhookEventCategory2ᚕᚖshipgraphᚋmodelᚐWebhookEv
 	}
 	f.w.b = append(f.w.b, ']')
 	return true
+}
+
+func (f *fastWriter) fwNTrackingRequestConnection2ᚖshipgraphᚋmodelᚐTrackingRequestConnection(sel ast.SelectionSet, v *model.TrackingRequestConnection) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_TrackingRequestConnection(sel, v)
+}
+
+func (f *fastWriter) fwOTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(sel ast.SelectionSet, v *model.TrackingRequest) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	return f.o_TrackingRequest(sel, v)
+}
+
+func (f *fastWriter) fwNInferredNumber2ᚖshipgraphᚋmodelᚐInferredNumber(sel ast.SelectionSet, v *model.InferredNumber) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_InferredNumber(sel, v)
 }
 
 func (f *fastWriter) o_Viewer(sel ast.SelectionSet, obj *model.Viewer) bool {
@@ -965,6 +1039,11 @@ func (f *fastWriter) o_Shipment(sel ast.SelectionSet, obj *model.Shipment) bool 
 		case "documents":
 			v := obj.Documents()
 			if !f.fwNDocument2ᚕᚖshipgraphᚋmodelᚐDocumentᚄ(field.Selections, v) {
+				return false
+			}
+		case "trackingRequests":
+			v := obj.TrackingRequests()
+			if !f.fwNTrackingRequest2ᚕᚖshipgraphᚋmodelᚐTrackingRequestᚄ(field.Selections, v) {
 				return false
 			}
 		default:
@@ -1808,6 +1887,13 @@ func (f *fastWriter) o_Node(sel ast.SelectionSet, obj model.Node) bool {
 			return false
 		}
 		return f.o_Terminal(sel, obj)
+	case model.TrackingRequest:
+		return f.o_TrackingRequest(sel, &obj)
+	case *model.TrackingRequest:
+		if obj == nil {
+			return false
+		}
+		return f.o_TrackingRequest(sel, obj)
 	case model.User:
 		return f.o_User(sel, &obj)
 	case *model.User:
@@ -2441,6 +2527,202 @@ func (f *fastWriter) fwNWebhookEventCategory2ᚖshipgraphᚋmodelᚐWebhookEvent
 	return f.o_WebhookEventCategory(sel, v)
 }
 
+func (f *fastWriter) o_TrackingRequestConnection(sel ast.SelectionSet, obj *model.TrackingRequestConnection) bool {
+	fields, ok := f.fields(sel, trackingRequestConnectionImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("TrackingRequestConnection")
+		case "edges":
+			v := obj.Edges
+			if !f.fwNTrackingRequestEdge2ᚕᚖshipgraphᚋmodelᚐTrackingRequestEdgeᚄ(field.Selections, v) {
+				return false
+			}
+		case "nodes":
+			v := obj.Nodes
+			if !f.fwNTrackingRequest2ᚕᚖshipgraphᚋmodelᚐTrackingRequestᚄ(field.Selections, v) {
+				return false
+			}
+		case "pageInfo":
+			v := obj.PageInfo
+			if !f.fwNPageInfo2ᚖshipgraphᚋmodelᚐPageInfo(field.Selections, v) {
+				return false
+			}
+		case "totalCount":
+			fc, err := f.ec.fieldContext_TrackingRequestConnection_totalCount(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			ctx := graphql.WithFieldContext(f.ctx, fc)
+			v, err := f.ec.Resolvers.TrackingRequestConnection().TotalCount(ctx, obj)
+			if err != nil {
+				return false
+			}
+			if !f.fwNInt2int(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_TrackingRequest(sel ast.SelectionSet, obj *model.TrackingRequest) bool {
+	fields, ok := f.fields(sel, trackingRequestImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("TrackingRequest")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "requestNumber":
+			v := obj.RequestNumber
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "requestType":
+			v := obj.RequestType
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "scac":
+			v := obj.Scac
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "refNumbers":
+			fc, err := f.ec.fieldContext_TrackingRequest_refNumbers(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			ctx := graphql.WithFieldContext(f.ctx, fc)
+			v, err := f.ec.Resolvers.TrackingRequest().RefNumbers(ctx, obj)
+			if err != nil {
+				return false
+			}
+			if !f.fwOString2ᚕstringᚄ(field.Selections, v) {
+				return false
+			}
+		case "tags":
+			fc, err := f.ec.fieldContext_TrackingRequest_tags(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			ctx := graphql.WithFieldContext(f.ctx, fc)
+			v, err := f.ec.Resolvers.TrackingRequest().Tags(ctx, obj)
+			if err != nil {
+				return false
+			}
+			if !f.fwNString2ᚕstringᚄ(field.Selections, v) {
+				return false
+			}
+		case "status":
+			v := obj.Status
+			if !f.fwNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(field.Selections, v) {
+				return false
+			}
+		case "failedReason":
+			v := obj.FailedReason
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "isRetrying":
+			v := obj.IsRetrying
+			if !f.fwNBoolean2bool(field.Selections, v) {
+				return false
+			}
+		case "retryCount":
+			v := obj.RetryCount
+			if !f.fwNInt2int(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "updatedAt":
+			v := obj.UpdatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "trackedObject":
+			v := obj.TrackedObject()
+			if !f.fwOShipment2ᚖshipgraphᚋmodelᚐShipment(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_InferredNumber(sel ast.SelectionSet, obj *model.InferredNumber) bool {
+	fields, ok := f.fields(sel, inferredNumberImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("InferredNumber")
+		case "number":
+			v := obj.Number
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "numberType":
+			v := obj.NumberType
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "validation":
+			v := obj.Validation
+			if !f.fwNNumberValidation2shipgraphᚋmodelᚐNumberValidation(field.Selections, v) {
+				return false
+			}
+		case "decision":
+			v := obj.Decision
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "selected":
+			v := obj.Selected
+			if !f.fwOScacCandidate2ᚖshipgraphᚋmodelᚐScacCandidate(field.Selections, v) {
+				return false
+			}
+		case "candidates":
+			v := obj.Candidates
+			if !f.fwNScacCandidate2ᚕᚖshipgraphᚋmodelᚐScacCandidateᚄ(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 func (f *fastWriter) fwNAccount2ᚖshipgraphᚋmodelᚐAccount(sel ast.SelectionSet, v *model.Account) bool {
 	if v == nil {
 		return false
@@ -2637,6 +2919,20 @@ func (f *fastWriter) fwNDocument2ᚕᚖshipgraphᚋmodelᚐDocumentᚄ(sel ast.S
 			f.w.b = append(f.w.b, ',')
 		}
 		if !f.fwNDocument2ᚖshipgraphᚋmodelᚐDocument(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNTrackingRequest2ᚕᚖshipgraphᚋmodelᚐTrackingRequestᚄ(sel ast.SelectionSet, v []*model.TrackingRequest) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(sel, v[i]) {
 			return false
 		}
 	}
@@ -3307,6 +3603,51 @@ func (f *fastWriter) o_WebhookEventCategory(sel ast.SelectionSet, obj *model.Web
 	return true
 }
 
+func (f *fastWriter) fwNTrackingRequestEdge2ᚕᚖshipgraphᚋmodelᚐTrackingRequestEdgeᚄ(sel ast.SelectionSet, v []*model.TrackingRequestEdge) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNTrackingRequestEdge2ᚖshipgraphᚋmodelᚐTrackingRequestEdge(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(sel ast.SelectionSet, v model.TrackingRequestStatus) bool {
+	v.MarshalGQL(&f.w)
+	return true
+}
+
+func (f *fastWriter) fwNNumberValidation2shipgraphᚋmodelᚐNumberValidation(sel ast.SelectionSet, v model.NumberValidation) bool {
+	return f.o_NumberValidation(sel, &v)
+}
+
+func (f *fastWriter) fwOScacCandidate2ᚖshipgraphᚋmodelᚐScacCandidate(sel ast.SelectionSet, v *model.ScacCandidate) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	return f.o_ScacCandidate(sel, v)
+}
+
+func (f *fastWriter) fwNScacCandidate2ᚕᚖshipgraphᚋmodelᚐScacCandidateᚄ(sel ast.SelectionSet, v []*model.ScacCandidate) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNScacCandidate2ᚖshipgraphᚋmodelᚐScacCandidate(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
 func (f *fastWriter) fwNShipmentEdge2ᚖshipgraphᚋmodelᚐShipmentEdge(sel ast.SelectionSet, v *model.ShipmentEdge) bool {
 	if v == nil {
 		return false
@@ -3412,6 +3753,13 @@ func (f *fastWriter) fwNDocument2ᚖshipgraphᚋmodelᚐDocument(sel ast.Selecti
 		return false
 	}
 	return f.o_Document(sel, v)
+}
+
+func (f *fastWriter) fwNTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(sel ast.SelectionSet, v *model.TrackingRequest) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_TrackingRequest(sel, v)
 }
 
 func (f *fastWriter) fwNContainerEdge2ᚖshipgraphᚋmodelᚐContainerEdge(sel ast.SelectionSet, v *model.ContainerEdge) bool {
@@ -3634,6 +3982,98 @@ func (f *fastWriter) fwNWebhookEventInfo2ᚕshipgraphᚋmodelᚐWebhookEventInfo
 	}
 	f.w.b = append(f.w.b, ']')
 	return true
+}
+
+func (f *fastWriter) fwNTrackingRequestEdge2ᚖshipgraphᚋmodelᚐTrackingRequestEdge(sel ast.SelectionSet, v *model.TrackingRequestEdge) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_TrackingRequestEdge(sel, v)
+}
+
+func (f *fastWriter) o_NumberValidation(sel ast.SelectionSet, obj *model.NumberValidation) bool {
+	fields, ok := f.fields(sel, numberValidationImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("NumberValidation")
+		case "isValid":
+			v := obj.IsValid
+			if !f.fwOBoolean2ᚖbool(field.Selections, v) {
+				return false
+			}
+		case "type":
+			v := obj.Type
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "checkDigitPassed":
+			v := obj.CheckDigitPassed
+			if !f.fwOBoolean2ᚖbool(field.Selections, v) {
+				return false
+			}
+		case "parsedNumber":
+			v := obj.ParsedNumber
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "reason":
+			v := obj.Reason
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_ScacCandidate(sel ast.SelectionSet, obj *model.ScacCandidate) bool {
+	fields, ok := f.fields(sel, scacCandidateImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("ScacCandidate")
+		case "scac":
+			v := obj.Scac
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "name":
+			v := obj.Name
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "confidence":
+			v := obj.Confidence
+			if !f.fwNFloat2float64(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) fwNScacCandidate2ᚖshipgraphᚋmodelᚐScacCandidate(sel ast.SelectionSet, v *model.ScacCandidate) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_ScacCandidate(sel, v)
 }
 
 func (f *fastWriter) o_ShipmentEdge(sel ast.SelectionSet, obj *model.ShipmentEdge) bool {
@@ -4082,91 +4522,6 @@ func (f *fastWriter) o_EstimatedEvent(sel ast.SelectionSet, obj *model.Estimated
 	return true
 }
 
-func (f *fastWriter) o_TrackingRequest(sel ast.SelectionSet, obj *model.TrackingRequest) bool {
-	fields, ok := f.fields(sel, trackingRequestImplementors)
-	if !ok {
-		return false
-	}
-	f.w.b = append(f.w.b, '{')
-	for i, field := range fields {
-		f.key(i, field.Alias)
-		switch field.Name {
-		case "__typename":
-			f.str("TrackingRequest")
-		case "id":
-			v := obj.ID
-			if !f.fwNID2string(field.Selections, v) {
-				return false
-			}
-		case "requestNumber":
-			v := obj.RequestNumber
-			if !f.fwNString2string(field.Selections, v) {
-				return false
-			}
-		case "requestType":
-			v := obj.RequestType
-			if !f.fwNString2string(field.Selections, v) {
-				return false
-			}
-		case "scac":
-			v := obj.Scac
-			if !f.fwNString2string(field.Selections, v) {
-				return false
-			}
-		case "refNumbers":
-			fc, err := f.ec.fieldContext_TrackingRequest_refNumbers(f.ctx, field)
-			if err != nil {
-				return false
-			}
-			ctx := graphql.WithFieldContext(f.ctx, fc)
-			v, err := f.ec.Resolvers.TrackingRequest().RefNumbers(ctx, obj)
-			if err != nil {
-				return false
-			}
-			if !f.fwOString2ᚕstringᚄ(field.Selections, v) {
-				return false
-			}
-		case "tags":
-			fc, err := f.ec.fieldContext_TrackingRequest_tags(f.ctx, field)
-			if err != nil {
-				return false
-			}
-			ctx := graphql.WithFieldContext(f.ctx, fc)
-			v, err := f.ec.Resolvers.TrackingRequest().Tags(ctx, obj)
-			if err != nil {
-				return false
-			}
-			if !f.fwNString2ᚕstringᚄ(field.Selections, v) {
-				return false
-			}
-		case "status":
-			v := obj.Status
-			if !f.fwNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(field.Selections, v) {
-				return false
-			}
-		case "createdAt":
-			v := obj.CreatedAt
-			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
-				return false
-			}
-		case "updatedAt":
-			v := obj.UpdatedAt
-			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
-				return false
-			}
-		case "trackedObject":
-			v := obj.TrackedObject()
-			if !f.fwOShipment2ᚖshipgraphᚋmodelᚐShipment(field.Selections, v) {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	f.w.b = append(f.w.b, '}')
-	return true
-}
-
 func (f *fastWriter) o_TransportEvent(sel ast.SelectionSet, obj *model.TransportEvent) bool {
 	fields, ok := f.fields(sel, transportEventImplementors)
 	if !ok {
@@ -4225,13 +4580,32 @@ func (f *fastWriter) fwNWebhookEventInfo2shipgraphᚋmodelᚐWebhookEventInfo(se
 	return f.o_WebhookEventInfo(sel, &v)
 }
 
-func (f *fastWriter) fwNHoldStatus2shipgraphᚋmodelᚐHoldStatus(sel ast.SelectionSet, v model.HoldStatus) bool {
-	v.MarshalGQL(&f.w)
-	return true
-}
-
-func (f *fastWriter) fwNFeeType2shipgraphᚋmodelᚐFeeType(sel ast.SelectionSet, v model.FeeType) bool {
-	v.MarshalGQL(&f.w)
+func (f *fastWriter) o_TrackingRequestEdge(sel ast.SelectionSet, obj *model.TrackingRequestEdge) bool {
+	fields, ok := f.fields(sel, trackingRequestEdgeImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("TrackingRequestEdge")
+		case "cursor":
+			v := obj.Cursor
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "node":
+			v := obj.Node
+			if !f.fwNTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
 	return true
 }
 
@@ -4239,7 +4613,12 @@ func (f *fastWriter) fwNFloat2float64(sel ast.SelectionSet, v float64) bool {
 	return graphql.MarshalFloatContext(v).MarshalGQLContext(f.ctx, &f.w) == nil
 }
 
-func (f *fastWriter) fwNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(sel ast.SelectionSet, v model.TrackingRequestStatus) bool {
+func (f *fastWriter) fwNHoldStatus2shipgraphᚋmodelᚐHoldStatus(sel ast.SelectionSet, v model.HoldStatus) bool {
+	v.MarshalGQL(&f.w)
+	return true
+}
+
+func (f *fastWriter) fwNFeeType2shipgraphᚋmodelᚐFeeType(sel ast.SelectionSet, v model.FeeType) bool {
 	v.MarshalGQL(&f.w)
 	return true
 }

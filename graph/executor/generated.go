@@ -43,6 +43,7 @@ type ResolverRoot interface {
 	ShippingLineConnection() ShippingLineConnectionResolver
 	Subscription() SubscriptionResolver
 	TrackingRequest() TrackingRequestResolver
+	TrackingRequestConnection() TrackingRequestConnectionResolver
 	WebhookConnection() WebhookConnectionResolver
 	WebhookNotificationConnection() WebhookNotificationConnectionResolver
 }
@@ -307,6 +308,15 @@ type ComplexityRoot struct {
 		PickupLfdTerminal func(childComplexity int) int
 	}
 
+	InferredNumber struct {
+		Candidates func(childComplexity int) int
+		Decision   func(childComplexity int) int
+		Number     func(childComplexity int) int
+		NumberType func(childComplexity int) int
+		Selected   func(childComplexity int) int
+		Validation func(childComplexity int) int
+	}
+
 	MetroArea struct {
 		Code        func(childComplexity int) int
 		CountryCode func(childComplexity int) int
@@ -323,6 +333,7 @@ type ComplexityRoot struct {
 		CreateCustomFieldDefinition func(childComplexity int, input model.CustomFieldDefinitionInput) int
 		CreateCustomFieldOption     func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
 		CreateDocument              func(childComplexity int, input model.CreateDocumentInput) int
+		CreateTrackingRequest       func(childComplexity int, input model.TrackingRequestInput) int
 		CreateWebhook               func(childComplexity int, input model.WebhookInput) int
 		DeleteContainerCustomField  func(childComplexity int, containerID string, apiSlug string) int
 		DeleteCustomField           func(childComplexity int, id string) int
@@ -341,7 +352,16 @@ type ComplexityRoot struct {
 		UpdateDocument              func(childComplexity int, id string, input model.DocumentPatch) int
 		UpdateShipment              func(childComplexity int, id string, input model.ShipmentPatch) int
 		UpdateShipmentCustomField   func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
+		UpdateTrackingRequest       func(childComplexity int, id string, input model.TrackingRequestPatch) int
 		UpdateWebhook               func(childComplexity int, id string, input model.WebhookPatch) int
+	}
+
+	NumberValidation struct {
+		CheckDigitPassed func(childComplexity int) int
+		IsValid          func(childComplexity int) int
+		ParsedNumber     func(childComplexity int) int
+		Reason           func(childComplexity int) int
+		Type             func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -375,6 +395,7 @@ type ComplexityRoot struct {
 		Documents              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.DocumentFilter, orderBy *model.DocumentOrder) int
 		EmailSubmission        func(childComplexity int, id string) int
 		EmailSubmissions       func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput) int
+		InferTrackingNumber    func(childComplexity int, number string) int
 		MetroArea              func(childComplexity int, id string) int
 		Node                   func(childComplexity int, id string) int
 		Port                   func(childComplexity int, id string) int
@@ -383,6 +404,8 @@ type ComplexityRoot struct {
 		ShippingLine           func(childComplexity int, id string) int
 		ShippingLines          func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput) int
 		Terminal               func(childComplexity int, id string) int
+		TrackingRequest        func(childComplexity int, id string) int
+		TrackingRequests       func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.TrackingRequestFilter, orderBy *model.TrackingRequestOrder) int
 		Viewer                 func(childComplexity int) int
 		Webhook                func(childComplexity int, id string) int
 		WebhookEvents          func(childComplexity int) int
@@ -400,6 +423,12 @@ type ComplexityRoot struct {
 		Name      func(childComplexity int) int
 		Nickname  func(childComplexity int) int
 		Port      func(childComplexity int) int
+	}
+
+	ScacCandidate struct {
+		Confidence func(childComplexity int) int
+		Name       func(childComplexity int) int
+		Scac       func(childComplexity int) int
 	}
 
 	Shipment struct {
@@ -446,6 +475,7 @@ type ComplexityRoot struct {
 		ShippingLineScac            func(childComplexity int) int
 		ShippingLineShortName       func(childComplexity int) int
 		TagList                     func(childComplexity int) int
+		TrackingRequests            func(childComplexity int) int
 	}
 
 	ShipmentConnection struct {
@@ -525,15 +555,30 @@ type ComplexityRoot struct {
 
 	TrackingRequest struct {
 		CreatedAt     func(childComplexity int) int
+		FailedReason  func(childComplexity int) int
 		ID            func(childComplexity int) int
+		IsRetrying    func(childComplexity int) int
 		RefNumbers    func(childComplexity int) int
 		RequestNumber func(childComplexity int) int
 		RequestType   func(childComplexity int) int
+		RetryCount    func(childComplexity int) int
 		Scac          func(childComplexity int) int
 		Status        func(childComplexity int) int
 		Tags          func(childComplexity int) int
 		TrackedObject func(childComplexity int) int
 		UpdatedAt     func(childComplexity int) int
+	}
+
+	TrackingRequestConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	TrackingRequestEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	TransportEvent struct {
@@ -685,6 +730,8 @@ type MutationResolver interface {
 	UpdateWebhook(ctx context.Context, id string, input model.WebhookPatch) (*model.Webhook, error)
 	DeleteWebhook(ctx context.Context, id string) (*model.Webhook, error)
 	RotateWebhookSecret(ctx context.Context, id string) (*model.Webhook, error)
+	CreateTrackingRequest(ctx context.Context, input model.TrackingRequestInput) (*model.TrackingRequest, error)
+	UpdateTrackingRequest(ctx context.Context, id string, input model.TrackingRequestPatch) (*model.TrackingRequest, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -712,6 +759,9 @@ type QueryResolver interface {
 	WebhookNotifications(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.WebhookNotificationFilter) (*model.WebhookNotificationConnection, error)
 	WebhookNotification(ctx context.Context, id string) (*model.WebhookNotification, error)
 	WebhookEvents(ctx context.Context) ([]*model.WebhookEventCategory, error)
+	TrackingRequests(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.TrackingRequestFilter, orderBy *model.TrackingRequestOrder) (*model.TrackingRequestConnection, error)
+	TrackingRequest(ctx context.Context, id string) (*model.TrackingRequest, error)
+	InferTrackingNumber(ctx context.Context, number string) (*model.InferredNumber, error)
 }
 type ShipmentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error)
@@ -728,6 +778,9 @@ type SubscriptionResolver interface {
 type TrackingRequestResolver interface {
 	RefNumbers(ctx context.Context, obj *model.TrackingRequest) ([]string, error)
 	Tags(ctx context.Context, obj *model.TrackingRequest) ([]string, error)
+}
+type TrackingRequestConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.TrackingRequestConnection) (int, error)
 }
 type WebhookConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.WebhookConnection) (int, error)
@@ -1893,6 +1946,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ImportDeadlines.PickupLfdTerminal(childComplexity), true
 
+	case "InferredNumber.candidates":
+		if e.ComplexityRoot.InferredNumber.Candidates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InferredNumber.Candidates(childComplexity), true
+	case "InferredNumber.decision":
+		if e.ComplexityRoot.InferredNumber.Decision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InferredNumber.Decision(childComplexity), true
+	case "InferredNumber.number":
+		if e.ComplexityRoot.InferredNumber.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InferredNumber.Number(childComplexity), true
+	case "InferredNumber.numberType":
+		if e.ComplexityRoot.InferredNumber.NumberType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InferredNumber.NumberType(childComplexity), true
+	case "InferredNumber.selected":
+		if e.ComplexityRoot.InferredNumber.Selected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InferredNumber.Selected(childComplexity), true
+	case "InferredNumber.validation":
+		if e.ComplexityRoot.InferredNumber.Validation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InferredNumber.Validation(childComplexity), true
+
 	case "MetroArea.code":
 		if e.ComplexityRoot.MetroArea.Code == nil {
 			break
@@ -1986,6 +2076,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateDocument(childComplexity, args["input"].(model.CreateDocumentInput)), true
+	case "Mutation.createTrackingRequest":
+		if e.ComplexityRoot.Mutation.CreateTrackingRequest == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createTrackingRequest_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateTrackingRequest(childComplexity, args["input"].(model.TrackingRequestInput)), true
 	case "Mutation.createWebhook":
 		if e.ComplexityRoot.Mutation.CreateWebhook == nil {
 			break
@@ -2184,6 +2285,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateShipmentCustomField(childComplexity, args["shipmentId"].(string), args["apiSlug"].(string), args["value"].(model.JSON)), true
+	case "Mutation.updateTrackingRequest":
+		if e.ComplexityRoot.Mutation.UpdateTrackingRequest == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTrackingRequest_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTrackingRequest(childComplexity, args["id"].(string), args["input"].(model.TrackingRequestPatch)), true
 	case "Mutation.updateWebhook":
 		if e.ComplexityRoot.Mutation.UpdateWebhook == nil {
 			break
@@ -2195,6 +2307,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateWebhook(childComplexity, args["id"].(string), args["input"].(model.WebhookPatch)), true
+
+	case "NumberValidation.checkDigitPassed":
+		if e.ComplexityRoot.NumberValidation.CheckDigitPassed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NumberValidation.CheckDigitPassed(childComplexity), true
+	case "NumberValidation.isValid":
+		if e.ComplexityRoot.NumberValidation.IsValid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NumberValidation.IsValid(childComplexity), true
+	case "NumberValidation.parsedNumber":
+		if e.ComplexityRoot.NumberValidation.ParsedNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NumberValidation.ParsedNumber(childComplexity), true
+	case "NumberValidation.reason":
+		if e.ComplexityRoot.NumberValidation.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NumberValidation.Reason(childComplexity), true
+	case "NumberValidation.type":
+		if e.ComplexityRoot.NumberValidation.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NumberValidation.Type(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -2392,6 +2535,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.EmailSubmissions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput)), true
+	case "Query.inferTrackingNumber":
+		if e.ComplexityRoot.Query.InferTrackingNumber == nil {
+			break
+		}
+
+		args, err := ec.field_Query_inferTrackingNumber_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.InferTrackingNumber(childComplexity, args["number"].(string)), true
 
 	case "Query.metroArea":
 		if e.ComplexityRoot.Query.MetroArea == nil {
@@ -2481,6 +2635,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Terminal(childComplexity, args["id"].(string)), true
+	case "Query.trackingRequest":
+		if e.ComplexityRoot.Query.TrackingRequest == nil {
+			break
+		}
+
+		args, err := ec.field_Query_trackingRequest_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TrackingRequest(childComplexity, args["id"].(string)), true
+	case "Query.trackingRequests":
+		if e.ComplexityRoot.Query.TrackingRequests == nil {
+			break
+		}
+
+		args, err := ec.field_Query_trackingRequests_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TrackingRequests(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.TrackingRequestFilter), args["orderBy"].(*model.TrackingRequestOrder)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -2591,6 +2767,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RailTerminal.Port(childComplexity), true
+
+	case "ScacCandidate.confidence":
+		if e.ComplexityRoot.ScacCandidate.Confidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScacCandidate.Confidence(childComplexity), true
+	case "ScacCandidate.name":
+		if e.ComplexityRoot.ScacCandidate.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScacCandidate.Name(childComplexity), true
+	case "ScacCandidate.scac":
+		if e.ComplexityRoot.ScacCandidate.Scac == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScacCandidate.Scac(childComplexity), true
 
 	case "Shipment.billOfLadingNumber":
 		if e.ComplexityRoot.Shipment.BillOfLadingNumber == nil {
@@ -2855,6 +3050,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Shipment.TagList(childComplexity), true
+	case "Shipment.trackingRequests":
+		if e.ComplexityRoot.Shipment.TrackingRequests == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Shipment.TrackingRequests(childComplexity), true
 
 	case "ShipmentConnection.edges":
 		if e.ComplexityRoot.ShipmentConnection.Edges == nil {
@@ -3162,12 +3363,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TrackingRequest.CreatedAt(childComplexity), true
+	case "TrackingRequest.failedReason":
+		if e.ComplexityRoot.TrackingRequest.FailedReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.FailedReason(childComplexity), true
 	case "TrackingRequest.id":
 		if e.ComplexityRoot.TrackingRequest.ID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.TrackingRequest.ID(childComplexity), true
+	case "TrackingRequest.isRetrying":
+		if e.ComplexityRoot.TrackingRequest.IsRetrying == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.IsRetrying(childComplexity), true
 	case "TrackingRequest.refNumbers":
 		if e.ComplexityRoot.TrackingRequest.RefNumbers == nil {
 			break
@@ -3186,6 +3399,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TrackingRequest.RequestType(childComplexity), true
+	case "TrackingRequest.retryCount":
+		if e.ComplexityRoot.TrackingRequest.RetryCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.RetryCount(childComplexity), true
 	case "TrackingRequest.scac":
 		if e.ComplexityRoot.TrackingRequest.Scac == nil {
 			break
@@ -3216,6 +3435,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TrackingRequest.UpdatedAt(childComplexity), true
+
+	case "TrackingRequestConnection.edges":
+		if e.ComplexityRoot.TrackingRequestConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequestConnection.Edges(childComplexity), true
+	case "TrackingRequestConnection.nodes":
+		if e.ComplexityRoot.TrackingRequestConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequestConnection.Nodes(childComplexity), true
+	case "TrackingRequestConnection.pageInfo":
+		if e.ComplexityRoot.TrackingRequestConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequestConnection.PageInfo(childComplexity), true
+	case "TrackingRequestConnection.totalCount":
+		if e.ComplexityRoot.TrackingRequestConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequestConnection.TotalCount(childComplexity), true
+
+	case "TrackingRequestEdge.cursor":
+		if e.ComplexityRoot.TrackingRequestEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequestEdge.Cursor(childComplexity), true
+	case "TrackingRequestEdge.node":
+		if e.ComplexityRoot.TrackingRequestEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequestEdge.Node(childComplexity), true
 
 	case "TransportEvent.attributes":
 		if e.ComplexityRoot.TransportEvent.Attributes == nil {
@@ -3577,6 +3834,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputShippingLineByIDsInput,
 		ec.unmarshalInputShippingLineByScacsInput,
 		ec.unmarshalInputTerminalByIDsInput,
+		ec.unmarshalInputTrackingRequestFilter,
+		ec.unmarshalInputTrackingRequestInput,
+		ec.unmarshalInputTrackingRequestOrder,
+		ec.unmarshalInputTrackingRequestPatch,
 		ec.unmarshalInputWebhookHeaderInput,
 		ec.unmarshalInputWebhookInput,
 		ec.unmarshalInputWebhookNotificationFilter,
@@ -3987,6 +4248,8 @@ type Shipment implements Node @key(fields: "id") {
   customField(apiSlug: String!): CustomField
   "Documents linked to this shipment."
   documents: [Document!]!
+  "The tracking requests that track this shipment, oldest first."
+  trackingRequests: [TrackingRequest!]!
 }
 
 "Shipment filters; all given filters must match."
@@ -5184,31 +5447,37 @@ type EstimatedEvent {
 }
 
 """
-The request that tracks a shipment: the reference object of the
-tracking_request.* events. Shipgraph keeps one per shipment, read from the
-shipment (docs/webhooks.md, "Tracking requests").
+A number an account asked to track (a bill of lading, booking or container
+number at a shipping line), with its lifecycle: PENDING until the shipping
+line answers, then CREATED (trackedObject is the shipment), AWAITING_MANIFEST,
+FAILED (failedReason) or TRACKING_STOPPED. Also the reference object of the
+tracking_request.* webhook events.
 """
-type TrackingRequest {
-  "Stable per shipment, and not the shipment's id."
+type TrackingRequest implements Node {
+  "The record's UUID."
   id: ID!
-  "The shipment's bill of lading number."
+  "The tracked number, normalised (upper case, no spaces or dashes)."
   requestNumber: String!
-  "Always bill_of_lading."
+  "bill_of_lading, booking_number or container (the /v2 values)."
   requestType: String!
   "The shipping line's SCAC."
   scac: String!
   refNumbers: [String!]
   tags: [String!]!
-  "CREATED while the shipment is tracked, TRACKING_STOPPED once tracking stopped."
   status: TrackingRequestStatus!
+  "Why the request failed (not_found, invalid_number, …); null unless FAILED."
+  failedReason: String
+  "Whether a retry of a failed poll is scheduled."
+  isRetrying: Boolean!
+  "Failed polls of the current attempt."
+  retryCount: Int!
   createdAt: DateTime!
-  "When tracking stopped, else when the shipment last changed."
   updatedAt: DateTime!
-  "The shipment it tracks."
+  "The shipment it tracks, once the shipping line answered."
   trackedObject: Shipment
 }
 
-"A tracking request's state (the public values; Shipgraph's are CREATED or TRACKING_STOPPED)."
+"A tracking request's state."
 enum TrackingRequestStatus {
   PENDING
   AWAITING_MANIFEST
@@ -5243,6 +5512,143 @@ type WebhookEventCategory {
 type WebhookEventInfo {
   name: String!
   description: String!
+}
+
+# ------------------------------------------------------------ tracking requests (issue 27)
+
+extend type Query {
+  "The account's tracking requests, newest first unless ordered."
+  trackingRequests(
+    first: Int
+    after: String
+    last: Int
+    before: String
+    page: PageInput
+    filter: TrackingRequestFilter
+    orderBy: TrackingRequestOrder
+  ): TrackingRequestConnection!
+  "One tracking request, or null when it does not exist in this account."
+  trackingRequest(id: ID!): TrackingRequest
+  """
+  What a number is (container, bill of lading, booking) and which shipping
+  lines it may belong to: container numbers by their ISO 6346 owner code and
+  check digit, bills of lading by the lines' prefixes. INVALID for an empty
+  number or one with characters other than letters and digits.
+  """
+  inferTrackingNumber(number: String!): InferredNumber!
+}
+
+extend type Mutation {
+  """
+  Ask to track a number: a PENDING request the poller picks up. INVALID
+  (extensions.field) for a missing or unknown request type, a missing number,
+  a container number whose check digit is wrong, an unknown SCAC or one whose
+  line does not track this type of number, and for a number the account
+  already tracks with the same type and SCAC (a live request: one that did
+  not fail). Viewer keys are FORBIDDEN.
+  """
+  createTrackingRequest(input: TrackingRequestInput!): TrackingRequest!
+  "Change a request's reference numbers and tags; omitted fields are unchanged, null clears."
+  updateTrackingRequest(id: ID!, input: TrackingRequestPatch!): TrackingRequest!
+}
+
+"Tracking request filters; all given filters must match."
+input TrackingRequestFilter {
+  statuses: [TrackingRequestStatus!]
+  "bill_of_lading, booking_number or container."
+  requestTypes: [String!]
+  scacs: [String!]
+  "The number exactly (compared normalised)."
+  requestNumber: String
+  "A request number prefix or a reference number."
+  search: String
+  "Requests that carry all of these tags."
+  tags: [String!]
+  "Requests of these shipments."
+  shipmentIds: [ID!]
+  createdFrom: DateTime
+  createdTo: DateTime
+  updatedFrom: DateTime
+  updatedTo: DateTime
+}
+
+"Sortable tracking request fields."
+enum TrackingRequestOrderField {
+  CREATED_AT
+  UPDATED_AT
+}
+
+"Tracking request ordering; ties are broken by id."
+input TrackingRequestOrder {
+  field: TrackingRequestOrderField!
+  direction: OrderDirection = ASC
+}
+
+"A new tracking request."
+input TrackingRequestInput {
+  "bill_of_lading, booking_number or container."
+  requestType: String!
+  requestNumber: String!
+  "The shipping line's SCAC."
+  scac: String!
+  refNumbers: [String!]
+  "Tags for the shipment (shipment_tags in /v2)."
+  tags: [String!]
+}
+
+"Changes to a tracking request."
+input TrackingRequestPatch {
+  refNumbers: [String!]
+  tags: [String!]
+}
+
+"A page of tracking requests."
+type TrackingRequestConnection {
+  edges: [TrackingRequestEdge!]!
+  nodes: [TrackingRequest!]!
+  pageInfo: PageInfo!
+  "Number of tracking requests matching the filter, across all pages."
+  totalCount: Int!
+}
+
+"A tracking request and its cursor."
+type TrackingRequestEdge {
+  cursor: String!
+  node: TrackingRequest!
+}
+
+"What inferTrackingNumber tells of a number."
+type InferredNumber {
+  "The number, normalised."
+  number: String!
+  "container, bill_of_lading or booking."
+  numberType: String!
+  validation: NumberValidation!
+  "auto_select (one certain line), needs_confirmation or no_prediction."
+  decision: String!
+  "The line chosen when the decision is auto_select."
+  selected: ScacCandidate
+  candidates: [ScacCandidate!]!
+}
+
+"A number's check."
+type NumberValidation {
+  isValid: Boolean
+  "container or shipment."
+  type: String!
+  "A container number's ISO 6346 check digit matched; null for other numbers."
+  checkDigitPassed: Boolean
+  parsedNumber: String
+  "Why the number is not valid."
+  reason: String
+}
+
+"A shipping line a number may belong to."
+type ScacCandidate {
+  scac: String!
+  name: String!
+  "0 to 1."
+  confidence: Float!
 }
 `, BuiltIn: false},
 	{Name: "../../federation/directives.graphql", Input: `
@@ -5822,6 +6228,24 @@ func (ec *executionContext) childFields_ImportDeadlines(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type ImportDeadlines", field.Name)
 }
 
+func (ec *executionContext) childFields_InferredNumber(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "number":
+		return ec.fieldContext_InferredNumber_number(ctx, field)
+	case "numberType":
+		return ec.fieldContext_InferredNumber_numberType(ctx, field)
+	case "validation":
+		return ec.fieldContext_InferredNumber_validation(ctx, field)
+	case "decision":
+		return ec.fieldContext_InferredNumber_decision(ctx, field)
+	case "selected":
+		return ec.fieldContext_InferredNumber_selected(ctx, field)
+	case "candidates":
+		return ec.fieldContext_InferredNumber_candidates(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InferredNumber", field.Name)
+}
+
 func (ec *executionContext) childFields_MetroArea(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5842,6 +6266,22 @@ func (ec *executionContext) childFields_MetroArea(ctx context.Context, field gra
 		return ec.fieldContext_MetroArea_longitude(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MetroArea", field.Name)
+}
+
+func (ec *executionContext) childFields_NumberValidation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "isValid":
+		return ec.fieldContext_NumberValidation_isValid(ctx, field)
+	case "type":
+		return ec.fieldContext_NumberValidation_type(ctx, field)
+	case "checkDigitPassed":
+		return ec.fieldContext_NumberValidation_checkDigitPassed(ctx, field)
+	case "parsedNumber":
+		return ec.fieldContext_NumberValidation_parsedNumber(ctx, field)
+	case "reason":
+		return ec.fieldContext_NumberValidation_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NumberValidation", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5880,6 +6320,18 @@ func (ec *executionContext) childFields_Port(ctx context.Context, field graphql.
 		return ec.fieldContext_Port_longitude(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Port", field.Name)
+}
+
+func (ec *executionContext) childFields_ScacCandidate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "scac":
+		return ec.fieldContext_ScacCandidate_scac(ctx, field)
+	case "name":
+		return ec.fieldContext_ScacCandidate_name(ctx, field)
+	case "confidence":
+		return ec.fieldContext_ScacCandidate_confidence(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScacCandidate", field.Name)
 }
 
 func (ec *executionContext) childFields_Shipment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5970,6 +6422,8 @@ func (ec *executionContext) childFields_Shipment(ctx context.Context, field grap
 		return ec.fieldContext_Shipment_customField(ctx, field)
 	case "documents":
 		return ec.fieldContext_Shipment_documents(ctx, field)
+	case "trackingRequests":
+		return ec.fieldContext_Shipment_trackingRequests(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Shipment", field.Name)
 }
@@ -6108,6 +6562,62 @@ func (ec *executionContext) childFields_TerminalHold(ctx context.Context, field 
 		return ec.fieldContext_TerminalHold_description(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TerminalHold", field.Name)
+}
+
+func (ec *executionContext) childFields_TrackingRequest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_TrackingRequest_id(ctx, field)
+	case "requestNumber":
+		return ec.fieldContext_TrackingRequest_requestNumber(ctx, field)
+	case "requestType":
+		return ec.fieldContext_TrackingRequest_requestType(ctx, field)
+	case "scac":
+		return ec.fieldContext_TrackingRequest_scac(ctx, field)
+	case "refNumbers":
+		return ec.fieldContext_TrackingRequest_refNumbers(ctx, field)
+	case "tags":
+		return ec.fieldContext_TrackingRequest_tags(ctx, field)
+	case "status":
+		return ec.fieldContext_TrackingRequest_status(ctx, field)
+	case "failedReason":
+		return ec.fieldContext_TrackingRequest_failedReason(ctx, field)
+	case "isRetrying":
+		return ec.fieldContext_TrackingRequest_isRetrying(ctx, field)
+	case "retryCount":
+		return ec.fieldContext_TrackingRequest_retryCount(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_TrackingRequest_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_TrackingRequest_updatedAt(ctx, field)
+	case "trackedObject":
+		return ec.fieldContext_TrackingRequest_trackedObject(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrackingRequest", field.Name)
+}
+
+func (ec *executionContext) childFields_TrackingRequestConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_TrackingRequestConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_TrackingRequestConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TrackingRequestConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_TrackingRequestConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrackingRequestConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TrackingRequestEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TrackingRequestEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TrackingRequestEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrackingRequestEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6578,6 +7088,20 @@ func (ec *executionContext) field_Mutation_createDocument_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createTrackingRequest_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.TrackingRequestInput, error) {
+			return ec.unmarshalNTrackingRequestInput2shipgraphᚋmodelᚐTrackingRequestInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6926,6 +7450,28 @@ func (ec *executionContext) field_Mutation_updateShipment_args(ctx context.Conte
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ShipmentPatch, error) {
 			return ec.unmarshalNShipmentPatch2shipgraphᚋmodelᚐShipmentPatch(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateTrackingRequest_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.TrackingRequestPatch, error) {
+			return ec.unmarshalNTrackingRequestPatch2shipgraphᚋmodelᚐTrackingRequestPatch(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7332,6 +7878,20 @@ func (ec *executionContext) field_Query_emailSubmissions_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_inferTrackingNumber_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "number",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["number"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_metroArea_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7521,6 +8081,82 @@ func (ec *executionContext) field_Query_terminal_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_trackingRequest_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_trackingRequests_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*model.PageInput, error) {
+			return ec.unmarshalOPageInput2ᚖshipgraphᚋmodelᚐPageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.TrackingRequestFilter, error) {
+			return ec.unmarshalOTrackingRequestFilter2ᚖshipgraphᚋmodelᚐTrackingRequestFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*model.TrackingRequestOrder, error) {
+			return ec.unmarshalOTrackingRequestOrder2ᚖshipgraphᚋmodelᚐTrackingRequestOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg6
 	return args, nil
 }
 
@@ -12503,6 +13139,171 @@ func (ec *executionContext) fieldContext_ImportDeadlines_pickupLfdLine(_ context
 	return graphql.NewScalarFieldContext("ImportDeadlines", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _InferredNumber_number(ctx context.Context, field graphql.CollectedField, obj *model.InferredNumber) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InferredNumber_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InferredNumber_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InferredNumber", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InferredNumber_numberType(ctx context.Context, field graphql.CollectedField, obj *model.InferredNumber) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InferredNumber_numberType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NumberType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InferredNumber_numberType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InferredNumber", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InferredNumber_validation(ctx context.Context, field graphql.CollectedField, obj *model.InferredNumber) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InferredNumber_validation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Validation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.NumberValidation) graphql.Marshaler {
+			return ec.marshalNNumberValidation2shipgraphᚋmodelᚐNumberValidation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InferredNumber_validation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InferredNumber",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NumberValidation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InferredNumber_decision(ctx context.Context, field graphql.CollectedField, obj *model.InferredNumber) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InferredNumber_decision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Decision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InferredNumber_decision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InferredNumber", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InferredNumber_selected(ctx context.Context, field graphql.CollectedField, obj *model.InferredNumber) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InferredNumber_selected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Selected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ScacCandidate) graphql.Marshaler {
+			return ec.marshalOScacCandidate2ᚖshipgraphᚋmodelᚐScacCandidate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InferredNumber_selected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InferredNumber",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScacCandidate(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InferredNumber_candidates(ctx context.Context, field graphql.CollectedField, obj *model.InferredNumber) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InferredNumber_candidates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Candidates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ScacCandidate) graphql.Marshaler {
+			return ec.marshalNScacCandidate2ᚕᚖshipgraphᚋmodelᚐScacCandidateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InferredNumber_candidates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InferredNumber",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScacCandidate(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MetroArea_id(ctx context.Context, field graphql.CollectedField, obj *model.MetroArea) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13697,6 +14498,209 @@ func (ec *executionContext) fieldContext_Mutation_rotateWebhookSecret(ctx contex
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createTrackingRequest(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createTrackingRequest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateTrackingRequest(ctx, fc.Args["input"].(model.TrackingRequestInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrackingRequest) graphql.Marshaler {
+			return ec.marshalNTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createTrackingRequest(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingRequest(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createTrackingRequest_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTrackingRequest(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTrackingRequest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTrackingRequest(ctx, fc.Args["id"].(string), fc.Args["input"].(model.TrackingRequestPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrackingRequest) graphql.Marshaler {
+			return ec.marshalNTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTrackingRequest(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingRequest(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTrackingRequest_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NumberValidation_isValid(ctx context.Context, field graphql.CollectedField, obj *model.NumberValidation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NumberValidation_isValid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsValid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NumberValidation_isValid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NumberValidation", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _NumberValidation_type(ctx context.Context, field graphql.CollectedField, obj *model.NumberValidation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NumberValidation_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NumberValidation_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NumberValidation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NumberValidation_checkDigitPassed(ctx context.Context, field graphql.CollectedField, obj *model.NumberValidation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NumberValidation_checkDigitPassed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CheckDigitPassed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NumberValidation_checkDigitPassed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NumberValidation", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _NumberValidation_parsedNumber(ctx context.Context, field graphql.CollectedField, obj *model.NumberValidation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NumberValidation_parsedNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParsedNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NumberValidation_parsedNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NumberValidation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NumberValidation_reason(ctx context.Context, field graphql.CollectedField, obj *model.NumberValidation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NumberValidation_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NumberValidation_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NumberValidation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
@@ -15062,6 +16066,138 @@ func (ec *executionContext) fieldContext_Query_webhookEvents(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_trackingRequests(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_trackingRequests(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TrackingRequests(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput), fc.Args["filter"].(*model.TrackingRequestFilter), fc.Args["orderBy"].(*model.TrackingRequestOrder))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrackingRequestConnection) graphql.Marshaler {
+			return ec.marshalNTrackingRequestConnection2ᚖshipgraphᚋmodelᚐTrackingRequestConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_trackingRequests(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingRequestConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_trackingRequests_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_trackingRequest(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_trackingRequest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TrackingRequest(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrackingRequest) graphql.Marshaler {
+			return ec.marshalOTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_trackingRequest(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingRequest(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_trackingRequest_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_inferTrackingNumber(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_inferTrackingNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().InferTrackingNumber(ctx, fc.Args["number"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InferredNumber) graphql.Marshaler {
+			return ec.marshalNInferredNumber2ᚖshipgraphᚋmodelᚐInferredNumber(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_inferTrackingNumber(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InferredNumber(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_inferTrackingNumber_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query__entities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15368,6 +16504,75 @@ func (ec *executionContext) fieldContext_RailTerminal_metroArea(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ScacCandidate_scac(ctx context.Context, field graphql.CollectedField, obj *model.ScacCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScacCandidate_scac(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scac, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScacCandidate_scac(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScacCandidate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScacCandidate_name(ctx context.Context, field graphql.CollectedField, obj *model.ScacCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScacCandidate_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScacCandidate_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScacCandidate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScacCandidate_confidence(ctx context.Context, field graphql.CollectedField, obj *model.ScacCandidate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScacCandidate_confidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Confidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScacCandidate_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScacCandidate", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
 func (ec *executionContext) _Shipment_id(ctx context.Context, field graphql.CollectedField, obj *model.Shipment) (ret graphql.Marshaler) {
@@ -16438,6 +17643,38 @@ func (ec *executionContext) fieldContext_Shipment_documents(_ context.Context, f
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Document(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Shipment_trackingRequests(ctx context.Context, field graphql.CollectedField, obj *model.Shipment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Shipment_trackingRequests(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingRequests(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TrackingRequest) graphql.Marshaler {
+			return ec.marshalNTrackingRequest2ᚕᚖshipgraphᚋmodelᚐTrackingRequestᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Shipment_trackingRequests(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Shipment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingRequest(ctx, field)
 		},
 	}
 	return fc, nil
@@ -17813,6 +19050,75 @@ func (ec *executionContext) fieldContext_TrackingRequest_status(_ context.Contex
 	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type TrackingRequestStatus does not have child fields"))
 }
 
+func (ec *executionContext) _TrackingRequest_failedReason(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_failedReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailedReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_failedReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequest_isRetrying(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_isRetrying(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsRetrying, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_isRetrying(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequest_retryCount(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_retryCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetryCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_retryCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequest", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _TrackingRequest_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17886,6 +19192,180 @@ func (ec *executionContext) fieldContext_TrackingRequest_trackedObject(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Shipment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingRequestConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequestConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequestConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TrackingRequestEdge) graphql.Marshaler {
+			return ec.marshalNTrackingRequestEdge2ᚕᚖshipgraphᚋmodelᚐTrackingRequestEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequestConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingRequestConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingRequestEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingRequestConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequestConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequestConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TrackingRequest) graphql.Marshaler {
+			return ec.marshalNTrackingRequest2ᚕᚖshipgraphᚋmodelᚐTrackingRequestᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequestConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingRequestConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingRequest(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingRequestConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequestConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequestConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖshipgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequestConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingRequestConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingRequestConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequestConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequestConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TrackingRequestConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequestConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequestConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequestEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequestEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequestEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequestEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingRequestEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingRequestEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequestEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequestEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrackingRequest) graphql.Marshaler {
+			return ec.marshalNTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequestEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingRequestEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingRequest(ctx, field)
 		},
 	}
 	return fc, nil
@@ -21446,6 +22926,242 @@ func (ec *executionContext) unmarshalInputTerminalByIDsInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTrackingRequestFilter(ctx context.Context, obj any) (model.TrackingRequestFilter, error) {
+	var it model.TrackingRequestFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"statuses", "requestTypes", "scacs", "requestNumber", "search", "tags", "shipmentIds", "createdFrom", "createdTo", "updatedFrom", "updatedTo"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "statuses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statuses"))
+			data, err := ec.unmarshalOTrackingRequestStatus2ᚕshipgraphᚋmodelᚐTrackingRequestStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Statuses = data
+		case "requestTypes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestTypes"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestTypes = data
+		case "scacs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scacs"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scacs = data
+		case "requestNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestNumber"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestNumber = data
+		case "search":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("search"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Search = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		case "shipmentIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shipmentIds"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShipmentIDs = data
+		case "createdFrom":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdFrom"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedFrom = data
+		case "createdTo":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdTo"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedTo = data
+		case "updatedFrom":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedFrom"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedFrom = data
+		case "updatedTo":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedTo"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedTo = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTrackingRequestInput(ctx context.Context, obj any) (model.TrackingRequestInput, error) {
+	var it model.TrackingRequestInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"requestType", "requestNumber", "scac", "refNumbers", "tags"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "requestType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestType"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestType = data
+		case "requestNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestNumber"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestNumber = data
+		case "scac":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scac"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scac = data
+		case "refNumbers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("refNumbers"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RefNumbers = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTrackingRequestOrder(ctx context.Context, obj any) (model.TrackingRequestOrder, error) {
+	var it model.TrackingRequestOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNTrackingRequestOrderField2shipgraphᚋmodelᚐTrackingRequestOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalOOrderDirection2ᚖshipgraphᚋmodelᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTrackingRequestPatch(ctx context.Context, obj any) (model.TrackingRequestPatch, error) {
+	var it model.TrackingRequestPatch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"refNumbers", "tags"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "refNumbers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("refNumbers"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RefNumbers = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputWebhookHeaderInput(ctx context.Context, obj any) (model.WebhookHeaderInput, error) {
 	var it model.WebhookHeaderInput
 	if obj == nil {
@@ -21722,6 +23438,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._User(ctx, sel, obj)
+	case model.TrackingRequest:
+		return ec._TrackingRequest(ctx, sel, &obj)
+	case *model.TrackingRequest:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TrackingRequest(ctx, sel, obj)
 	case model.Terminal:
 		return ec._Terminal(ctx, sel, &obj)
 	case *model.Terminal:
@@ -21833,13 +23556,6 @@ func (ec *executionContext) _WebhookReferenceObject(ctx context.Context, sel ast
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
-	case model.TransportEvent:
-		return ec._TransportEvent(ctx, sel, &obj)
-	case *model.TransportEvent:
-		if obj == nil {
-			return graphql.Null
-		}
-		return ec._TransportEvent(ctx, sel, obj)
 	case model.TrackingRequest:
 		return ec._TrackingRequest(ctx, sel, &obj)
 	case *model.TrackingRequest:
@@ -21847,6 +23563,13 @@ func (ec *executionContext) _WebhookReferenceObject(ctx context.Context, sel ast
 			return graphql.Null
 		}
 		return ec._TrackingRequest(ctx, sel, obj)
+	case model.TransportEvent:
+		return ec._TransportEvent(ctx, sel, &obj)
+	case *model.TransportEvent:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TransportEvent(ctx, sel, obj)
 	case model.EstimatedEvent:
 		return ec._EstimatedEvent(ctx, sel, &obj)
 	case *model.EstimatedEvent:
@@ -24043,6 +25766,69 @@ func (ec *executionContext) _ImportDeadlines(ctx context.Context, sel ast.Select
 	return out
 }
 
+var inferredNumberImplementors = []string{"InferredNumber"}
+
+func (ec *executionContext) _InferredNumber(ctx context.Context, sel ast.SelectionSet, obj *model.InferredNumber) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, inferredNumberImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InferredNumber")
+		case "number":
+			out.Values[i] = ec._InferredNumber_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "numberType":
+			out.Values[i] = ec._InferredNumber_numberType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "validation":
+			out.Values[i] = ec._InferredNumber_validation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "decision":
+			out.Values[i] = ec._InferredNumber_decision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "selected":
+			out.Values[i] = ec._InferredNumber_selected(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "candidates":
+			out.Values[i] = ec._InferredNumber_candidates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var metroAreaImplementors = []string{"MetroArea", "Destination", "Node"}
 
 func (ec *executionContext) _MetroArea(ctx context.Context, sel ast.SelectionSet, obj *model.MetroArea) graphql.Marshaler {
@@ -24295,6 +26081,78 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 				return ec._Mutation_rotateWebhookSecret(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createTrackingRequest":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createTrackingRequest(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateTrackingRequest":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTrackingRequest(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var numberValidationImplementors = []string{"NumberValidation"}
+
+func (ec *executionContext) _NumberValidation(ctx context.Context, sel ast.SelectionSet, obj *model.NumberValidation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, numberValidationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NumberValidation")
+		case "isValid":
+			out.Values[i] = ec._NumberValidation_isValid(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._NumberValidation_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "checkDigitPassed":
+			out.Values[i] = ec._NumberValidation_checkDigitPassed(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "parsedNumber":
+			out.Values[i] = ec._NumberValidation_parsedNumber(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._NumberValidation_reason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -25019,6 +26877,72 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "trackingRequests":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_trackingRequests(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "trackingRequest":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_trackingRequest(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "inferTrackingNumber":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_inferTrackingNumber(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "_entities":
 			field := field
 
@@ -25138,6 +27062,54 @@ func (ec *executionContext) _RailTerminal(ctx context.Context, sel ast.Selection
 		case "metroArea":
 			out.Values[i] = ec._RailTerminal_metroArea(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var scacCandidateImplementors = []string{"ScacCandidate"}
+
+func (ec *executionContext) _ScacCandidate(ctx context.Context, sel ast.SelectionSet, obj *model.ScacCandidate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, scacCandidateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScacCandidate")
+		case "scac":
+			out.Values[i] = ec._ScacCandidate_scac(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ScacCandidate_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "confidence":
+			out.Values[i] = ec._ScacCandidate_confidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -25385,6 +27357,11 @@ func (ec *executionContext) _Shipment(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "documents":
 			out.Values[i] = ec._Shipment_documents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trackingRequests":
+			out.Values[i] = ec._Shipment_trackingRequests(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -26003,7 +27980,7 @@ func (ec *executionContext) _TerminalHold(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var trackingRequestImplementors = []string{"TrackingRequest", "WebhookReferenceObject"}
+var trackingRequestImplementors = []string{"TrackingRequest", "WebhookReferenceObject", "Node"}
 
 func (ec *executionContext) _TrackingRequest(ctx context.Context, sel ast.SelectionSet, obj *model.TrackingRequest) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trackingRequestImplementors)
@@ -26116,6 +28093,21 @@ func (ec *executionContext) _TrackingRequest(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "failedReason":
+			out.Values[i] = ec._TrackingRequest_failedReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isRetrying":
+			out.Values[i] = ec._TrackingRequest_isRetrying(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "retryCount":
+			out.Values[i] = ec._TrackingRequest_retryCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "createdAt":
 			out.Values[i] = ec._TrackingRequest_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26130,6 +28122,135 @@ func (ec *executionContext) _TrackingRequest(ctx context.Context, sel ast.Select
 			out.Values[i] = ec._TrackingRequest_trackedObject(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trackingRequestConnectionImplementors = []string{"TrackingRequestConnection"}
+
+func (ec *executionContext) _TrackingRequestConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TrackingRequestConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trackingRequestConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrackingRequestConnection")
+		case "edges":
+			out.Values[i] = ec._TrackingRequestConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._TrackingRequestConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TrackingRequestConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TrackingRequestConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trackingRequestEdgeImplementors = []string{"TrackingRequestEdge"}
+
+func (ec *executionContext) _TrackingRequestEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TrackingRequestEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trackingRequestEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrackingRequestEdge")
+		case "cursor":
+			out.Values[i] = ec._TrackingRequestEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TrackingRequestEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -27958,6 +30079,16 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) marshalNInferredNumber2ᚖshipgraphᚋmodelᚐInferredNumber(ctx context.Context, sel ast.SelectionSet, v *model.InferredNumber) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InferredNumber(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
 	res, err := graphql.UnmarshalInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -27988,6 +30119,10 @@ func (ec *executionContext) marshalNJSON2shipgraphᚋmodelᚐJSON(ctx context.Co
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalNNumberValidation2shipgraphᚋmodelᚐNumberValidation(ctx context.Context, sel ast.SelectionSet, v model.NumberValidation) graphql.Marshaler {
+	return ec._NumberValidation(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNPageInfo2ᚖshipgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
@@ -28046,6 +30181,32 @@ func (ec *executionContext) unmarshalNRole2shipgraphᚋmodelᚐRole(ctx context.
 
 func (ec *executionContext) marshalNRole2shipgraphᚋmodelᚐRole(ctx context.Context, sel ast.SelectionSet, v model.Role) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNScacCandidate2ᚕᚖshipgraphᚋmodelᚐScacCandidateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ScacCandidate) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNScacCandidate2ᚖshipgraphᚋmodelᚐScacCandidate(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNScacCandidate2ᚖshipgraphᚋmodelᚐScacCandidate(ctx context.Context, sel ast.SelectionSet, v *model.ScacCandidate) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ScacCandidate(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNShipment2ᚕᚖshipgraphᚋmodelᚐShipmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Shipment) graphql.Marshaler {
@@ -28348,6 +30509,88 @@ func (ec *executionContext) marshalNTerminalHold2ᚖshipgraphᚋmodelᚐTerminal
 		return graphql.Null
 	}
 	return ec._TerminalHold(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrackingRequest2ᚕᚖshipgraphᚋmodelᚐTrackingRequestᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TrackingRequest) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(ctx context.Context, sel ast.SelectionSet, v *model.TrackingRequest) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrackingRequest(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrackingRequestConnection2ᚖshipgraphᚋmodelᚐTrackingRequestConnection(ctx context.Context, sel ast.SelectionSet, v *model.TrackingRequestConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrackingRequestConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrackingRequestEdge2ᚕᚖshipgraphᚋmodelᚐTrackingRequestEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TrackingRequestEdge) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTrackingRequestEdge2ᚖshipgraphᚋmodelᚐTrackingRequestEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTrackingRequestEdge2ᚖshipgraphᚋmodelᚐTrackingRequestEdge(ctx context.Context, sel ast.SelectionSet, v *model.TrackingRequestEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrackingRequestEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTrackingRequestInput2shipgraphᚋmodelᚐTrackingRequestInput(ctx context.Context, v any) (model.TrackingRequestInput, error) {
+	res, err := ec.unmarshalInputTrackingRequestInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNTrackingRequestOrderField2shipgraphᚋmodelᚐTrackingRequestOrderField(ctx context.Context, v any) (model.TrackingRequestOrderField, error) {
+	var res model.TrackingRequestOrderField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTrackingRequestOrderField2shipgraphᚋmodelᚐTrackingRequestOrderField(ctx context.Context, sel ast.SelectionSet, v model.TrackingRequestOrderField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNTrackingRequestPatch2shipgraphᚋmodelᚐTrackingRequestPatch(ctx context.Context, v any) (model.TrackingRequestPatch, error) {
+	res, err := ec.unmarshalInputTrackingRequestPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(ctx context.Context, v any) (model.TrackingRequestStatus, error) {
@@ -29502,6 +31745,13 @@ func (ec *executionContext) unmarshalOPortByIDsInput2ᚖshipgraphᚋmodelᚐPort
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOScacCandidate2ᚖshipgraphᚋmodelᚐScacCandidate(ctx context.Context, sel ast.SelectionSet, v *model.ScacCandidate) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ScacCandidate(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOShipment2ᚕᚖshipgraphᚋmodelᚐShipment(ctx context.Context, sel ast.SelectionSet, v []*model.Shipment) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -29673,6 +31923,65 @@ func (ec *executionContext) unmarshalOTerminalByIDsInput2ᚖshipgraphᚋmodelᚐ
 	}
 	res, err := ec.unmarshalInputTerminalByIDsInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTrackingRequest2ᚖshipgraphᚋmodelᚐTrackingRequest(ctx context.Context, sel ast.SelectionSet, v *model.TrackingRequest) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TrackingRequest(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTrackingRequestFilter2ᚖshipgraphᚋmodelᚐTrackingRequestFilter(ctx context.Context, v any) (*model.TrackingRequestFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTrackingRequestFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTrackingRequestOrder2ᚖshipgraphᚋmodelᚐTrackingRequestOrder(ctx context.Context, v any) (*model.TrackingRequestOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTrackingRequestOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTrackingRequestStatus2ᚕshipgraphᚋmodelᚐTrackingRequestStatusᚄ(ctx context.Context, v any) ([]model.TrackingRequestStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.TrackingRequestStatus, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOTrackingRequestStatus2ᚕshipgraphᚋmodelᚐTrackingRequestStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TrackingRequestStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, v any) (*graphql.Upload, error) {

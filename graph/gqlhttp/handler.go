@@ -24,7 +24,7 @@ import (
 )
 
 // HandlerConfig holds the GraphQL limits and switches; every one is configurable
-// from the environment (see server.go and the README).
+// from the environment (see app/serve.go and the README).
 type HandlerConfig struct {
 	Introspection bool
 	// NoFastPath runs every query on gqlgen's executor alone (see

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -143,6 +144,12 @@ func TestAppScriptAlwaysServed(t *testing.T) {
 
 func TestEmbeddedAssets(t *testing.T) {
 	if !playground.Embedded() {
+		// make test fetches the assets and sets SHIPGRAPH_REQUIRE_ASSETS
+		// when npm is there (CI installs it): a skip there would be a
+		// green check that checked nothing.
+		if os.Getenv("SHIPGRAPH_REQUIRE_ASSETS") == "1" {
+			t.Fatal("assets not embedded although SHIPGRAPH_REQUIRE_ASSETS=1 (make test fetched them): the build did not pick them up")
+		}
 		t.Skip("assets not fetched (run scripts/fetch-playground-assets.sh); CDN fallback covered by TestCDNFallback")
 	}
 	h := playground.Handler(playground.Options{})

@@ -101,3 +101,30 @@ func (s *Server) Kill() {
 	_ = s.cmd.Process.Kill()
 	<-s.done
 }
+
+// SetSizes is the number of members of every sorted set whose key matches
+// pattern (the subscription counts are sets of members: shipgraph:subs:*),
+// by key: a test waits on it for a release to land in Redis.
+func (s *Server) SetSizes(t testing.TB, pattern string) map[string]int64 {
+	t.Helper()
+	opt, err := redis.ParseURL(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	defer c.Close()
+	ctx := context.Background()
+	keys, err := c.Keys(ctx, pattern).Result()
+	if err != nil {
+		t.Fatalf("redis KEYS %s: %v", pattern, err)
+	}
+	out := map[string]int64{}
+	for _, k := range keys {
+		n, err := c.ZCard(ctx, k).Result()
+		if err != nil {
+			t.Fatalf("redis ZCARD %s: %v", k, err)
+		}
+		out[k] = n
+	}
+	return out
+}

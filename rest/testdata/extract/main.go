@@ -104,6 +104,12 @@ var responses = []struct{ name, path, method, status string }{
 	{"get-webhook-notification-200", "/webhook_notifications/{id}", "get", "200"},
 	{"get-webhook-notification-examples-200", "/webhook_notifications/examples", "get", "200"},
 	{"get-webhook-ips-200", "/webhooks/ips", "get", "200"},
+	{"get-tracking-requests-200", "/tracking_requests", "get", "200"},
+	{"post-tracking-requests-201", "/tracking_requests", "post", "201"},
+	{"post-tracking-requests-422", "/tracking_requests", "post", "422"},
+	{"get-tracking-request-200", "/tracking_requests/{id}", "get", "200"},
+	{"patch-tracking-request-200", "/tracking_requests/{id}", "patch", "200"},
+	{"post-tracking-requests-infer-number-200", "/tracking_requests/infer_number", "post", "200"},
 }
 
 type obj = map[string]any

@@ -1,0 +1,73 @@
+package app
+
+import (
+	"flag"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+
+	"shipgraph/config"
+	"shipgraph/db"
+	"shipgraph/files"
+	"shipgraph/httpapi"
+	"shipgraph/resolve"
+	"shipgraph/webhook"
+)
+
+// TestDefaultsAgree holds the declared defaults (config/settings.go, the
+// README's table) equal to the packages' own DefaultConfig values, which
+// their tests use: a default changed in one place fails here.
+func TestDefaultsAgree(t *testing.T) {
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		for _, s := range config.All() {
+			if k == s.Env && s.Flag != "" {
+				t.Setenv(k, "")
+				os.Unsetenv(k)
+			}
+		}
+	}
+	v := config.Bind(flag.NewFlagSet("t", flag.ContinueOnError), config.Serve)
+	hc := httpConfig(v, slog.Default())
+	d := httpapi.DefaultConfig
+	type pair struct {
+		name      string
+		got, want any
+	}
+	for _, p := range []pair{
+		{"BODY_LIMIT", hc.BodyLimit, d.BodyLimit},
+		{"BODY_TIMEOUT", hc.BodyTimeout, d.BodyTimeout},
+		{"REQUEST_TIMEOUT", hc.RequestTimeout, d.RequestTimeout},
+		{"GRAPHQL_RESPONSE_LIMIT", hc.ResponseLimit, d.ResponseLimit},
+		{"RATE_LIMIT", hc.RateLimit, d.RateLimit},
+		{"GRAPHQL_INTROSPECTION", hc.GraphQL.Introspection, d.GraphQL.Introspection},
+		{"GRAPHQL_FAST_PATH", hc.GraphQL.NoFastPath, d.GraphQL.NoFastPath},
+		{"GRAPHQL_COMPLEXITY_LIMIT", hc.GraphQL.ComplexityLimit, d.GraphQL.ComplexityLimit},
+		{"GRAPHQL_DEPTH_LIMIT", hc.GraphQL.DepthLimit, d.GraphQL.DepthLimit},
+		{"GRAPHQL_ALIAS_LIMIT", hc.GraphQL.AliasLimit, d.GraphQL.AliasLimit},
+		{"GRAPHQL_TOKEN_LIMIT", hc.GraphQL.TokenLimit, d.GraphQL.TokenLimit},
+		{"GRAPHQL_FIELD_LIMIT", hc.GraphQL.FieldLimit, d.GraphQL.FieldLimit},
+		{"LOADER_WAIT", hc.Loader.Wait, d.Loader.Wait},
+		{"KEY_CACHE", hc.KeyCache, d.KeyCache},
+		{"SUBSCRIPTION_LIMIT", hc.Live.MaxPerKey, d.Live.MaxPerKey},
+		{"SUBSCRIPTION_QUEUE", hc.Live.Queue, d.Live.Queue},
+		{"SUBSCRIPTION_KEEPALIVE", hc.Live.KeepAlive, d.Live.KeepAlive},
+		{"WEBHOOK_LIMIT", hc.Webhooks.Limit, resolve.DefaultWebhookLimit},
+		{"WEBHOOK_WORKERS", v.Int(config.WebhookWorkers), webhook.Defaults.Workers},
+		{"WEBHOOK_TIMEOUT", v.Duration(config.WebhookTimeout), webhook.Defaults.Timeout},
+		{"WEBHOOK_RETRY_BASE", v.Duration(config.WebhookRetryBase), webhook.Defaults.RetryBase},
+		{"WEBHOOK_QUEUE_LIMIT", v.Int(config.WebhookQueueLimit), webhook.Defaults.QueueLimit},
+		{"FILE_MAX_SIZE", v.Int64(config.FileMaxSize), files.DefaultConfig.MaxSize},
+		{"DOWNLOAD_URL_TTL", v.Duration(config.DownloadURLTTL), files.DefaultConfig.DownloadTTL},
+		{"DB_CONNECT_TIMEOUT", v.Duration(config.DBConnectTimeout), db.DefaultOptions.ConnectTimeout},
+		{"DB_STATEMENT_TIMEOUT", v.Duration(config.DBStatementTimeout), db.DefaultOptions.StatementTimeout},
+		{"DB_KEEPALIVE", v.Duration(config.DBKeepalive), db.DefaultOptions.KeepAlive},
+		{"DATABASE_REPLICA_WAIT", v.Duration(config.DatabaseReplicaWait), db.DefaultReplicaWait},
+		{"DATABASE_REPLICA_MAX_LAG", v.Duration(config.DatabaseReplicaMaxLag), db.DefaultReplicaMaxLag},
+	} {
+		if p.got != p.want {
+			t.Errorf("%s: declared default gives %v, the package's default is %v", p.name, p.got, p.want)
+		}
+	}
+}

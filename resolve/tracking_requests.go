@@ -1,0 +1,169 @@
+package resolve
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"shipgraph/carrier/numbers"
+	"shipgraph/db"
+	"shipgraph/load"
+	"shipgraph/model"
+)
+
+// Tracking requests (issue 27): the numbers an account asked to track, as
+// records. Any key reads them; member and admin keys create and edit them
+// (a viewer key is forbidden, as for every write). The poller moves them
+// through their states; the API creates them pending.
+
+// TrackingRequestQuery is the tracking request list's query.
+type TrackingRequestQuery = Query[model.TrackingRequestFilter]
+
+var trackingRequests = Kind[*model.TrackingRequest, model.TrackingRequestFilter]{
+	order: defaultOrder,
+	list:  (*db.DB).ListTrackingRequests, count: (*db.DB).CountTrackingRequests,
+	id:    func(t *model.TrackingRequest) string { return t.ID },
+	prime: func(l *load.Loaders) *load.Loader[*model.TrackingRequest] { return l.TrackingRequestByID },
+}
+
+// TrackingRequests lists the account's tracking requests, newest first.
+func (r *Resolver) TrackingRequests(ctx context.Context, q TrackingRequestQuery) (*Page[*model.TrackingRequest], error) {
+	return List(ctx, r, &trackingRequests, q)
+}
+
+// CountTrackingRequests counts the account's tracking requests f keeps.
+func (r *Resolver) CountTrackingRequests(ctx context.Context, f model.TrackingRequestFilter) (int, error) {
+	return Count(ctx, r, &trackingRequests, f)
+}
+
+func trackingRequestLoader(l *load.Loaders) *load.Loader[*model.TrackingRequest] {
+	return l.TrackingRequestByID
+}
+
+// TrackingRequest reads one of the account's tracking requests.
+func (r *Resolver) TrackingRequest(ctx context.Context, id string, plan *load.Plan) (*model.TrackingRequest, error) {
+	return get(ctx, trackingRequestLoader, "tracking request", id, plan)
+}
+
+// CreateTrackingRequest is a new tracking request. Invalid is an input
+// error the transport found while decoding, reported after the key's role.
+type CreateTrackingRequest struct {
+	Input   model.TrackingRequestInput
+	Invalid error
+}
+
+// UpdateTrackingRequest changes a tracking request's reference numbers and
+// tags; Invalid as CreateTrackingRequest, reported once the request is
+// found.
+type UpdateTrackingRequest struct {
+	ID      string
+	Patch   model.TrackingRequestPatch
+	Invalid error
+}
+
+// CreateTrackingRequest checks c and stores a pending request: the rules
+// in order are the role, the request type, the number (normalised: upper
+// case, no spaces or dashes; a container number's ISO 6346 check digit),
+// the SCAC (a known shipping line that tracks this type of number), the
+// reference numbers and tags, and last the database's word on duplicates
+// (one live request per number, type and SCAC in an account).
+func (r *Resolver) CreateTrackingRequest(ctx context.Context, c CreateTrackingRequest) (*model.TrackingRequest, error) {
+	p, l, err := writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.Invalid != nil {
+		return nil, c.Invalid
+	}
+	in := c.Input
+	t := &model.TrackingRequest{}
+	switch typ := strings.TrimSpace(in.RequestType); {
+	case typ == "":
+		return nil, invalidField("request_type", "Request type can't be blank")
+	case !slices.Contains(model.TrackingRequestTypes, typ):
+		return nil, invalidField("request_type", "Request type '%s' is not valid; it is one of %s", typ, strings.Join(model.TrackingRequestTypes, ", "))
+	default:
+		t.RequestType = typ
+	}
+	t.RequestNumber = model.NormalizeTrackingNumber(in.RequestNumber)
+	switch {
+	case t.RequestNumber == "":
+		return nil, invalidField("request_number", "Request number can't be blank")
+	case len(t.RequestNumber) > 64:
+		return nil, invalidField("request_number", "Request number is too long (at most 64 characters)")
+	case t.RequestType == "container" && !numbers.ContainerShape(t.RequestNumber):
+		return nil, invalidField("request_number", "Request number '%s' is not a container number: four letters (the owner code and U, J or Z) and seven digits", t.RequestNumber)
+	case t.RequestType == "container" && !numbers.ValidContainer(t.RequestNumber):
+		return nil, invalidField("request_number", "Request number '%s' is not a valid container number: its check digit should be %d", t.RequestNumber, checkDigit(t.RequestNumber))
+	}
+	if t.Scac, err = r.checkScac(ctx, in.Scac, t.RequestType); err != nil {
+		return nil, err
+	}
+	if t.RefNumbers, err = checkStrings("ref_numbers", in.RefNumbers); err != nil {
+		return nil, err
+	}
+	if t.Tags, err = checkStrings("tags", in.Tags); err != nil {
+		return nil, err
+	}
+	if err := r.DB.CreateTrackingRequest(ctx, p.AccountID, t, p.UserID); err != nil {
+		if model.ErrorCode(err) != model.ECONFLICT {
+			return nil, err
+		}
+		return nil, invalidField("request_number", "Request number '%s' is already being tracked with %s (request_type %s); a new request is possible once that one failed",
+			t.RequestNumber, t.Scac, t.RequestType)
+	}
+	l.TrackingRequestByID.Prime(t.ID, t)
+	return t, nil
+}
+
+// checkScac returns the SCAC of a shipping line that tracks numbers of typ.
+func (r *Resolver) checkScac(ctx context.Context, scac, typ string) (string, error) {
+	scac = strings.ToUpper(strings.TrimSpace(scac))
+	if scac == "" {
+		return "", invalidField("scac", "Scac can't be blank")
+	}
+	line, err := r.DB.FindShippingLineBySCAC(ctx, scac)
+	if model.ErrorCode(err) == model.ENOTFOUND {
+		return "", invalidField("scac", "Scac '%s' is not recognized", scac)
+	} else if err != nil {
+		return "", err
+	}
+	supported := map[string]bool{
+		"bill_of_lading": line.BillOfLadingTrackingSupport,
+		"booking_number": line.BookingNumberTrackingSupport,
+		"container":      line.ContainerNumberTrackingSupport,
+	}[typ]
+	if !supported {
+		return "", invalidField("scac", "Scac '%s' is not supported. We do not currently integrate with %s for %s numbers", scac, line.Name, strings.ReplaceAll(typ, "_", " "))
+	}
+	// An alternative SCAC tracks under the line's own.
+	return line.Scac, nil
+}
+
+// UpdateTrackingRequest runs c and returns the request written.
+func (r *Resolver) UpdateTrackingRequest(ctx context.Context, c UpdateTrackingRequest) (*model.TrackingRequest, error) {
+	p, l, t, err := writeTarget(ctx, trackingRequestLoader, c.ID, "tracking request", c.Invalid)
+	if err != nil {
+		return nil, err
+	}
+	var patch db.TrackingRequestPatch
+	if v, set := c.Patch.RefNumbers.ValueOK(); set {
+		if patch.RefNumbers, err = checkStrings("ref_numbers", v); err != nil {
+			return nil, err
+		}
+		patch.SetRefNumbers = true
+	}
+	if v, set := c.Patch.Tags.ValueOK(); set {
+		if patch.Tags, err = checkStrings("tags", v); err != nil {
+			return nil, err
+		}
+		patch.SetTags = true
+	}
+	w, err := r.DB.UpdateTrackingRequest(ctx, p.AccountID, t.ID, patch)
+	if err != nil {
+		return nil, err
+	}
+	l.TrackingRequestByID.Clear(w.ID)
+	l.TrackingRequestByID.Prime(w.ID, w)
+	return w, nil
+}

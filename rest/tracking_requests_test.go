@@ -1,0 +1,312 @@
+package rest_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func trackingBody(attrs map[string]any) map[string]any {
+	return map[string]any{"data": map[string]any{"type": "tracking_request", "attributes": attrs}}
+}
+
+// TestTrackingRequestReads: the seeded requests (one per shipment) listed,
+// filtered, paged and read one by one, in the OpenAPI document's shapes.
+func TestTrackingRequestReads(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	ships := int(obj(e.get("/v2/shipments?page[size]=1"), "meta")["total"].(float64))
+	stopped := int(obj(e.get("/v2/shipments?filter[tracking_stopped]=true&page[size]=1"), "meta")["total"].(float64))
+
+	r := e.do("acme/viewer", "GET", "/v2/tracking_requests?include=tracked_object,customer&page[size]=5", nil)
+	if r.status != http.StatusOK {
+		t.Fatalf("list: %d\n%s", r.status, r.body)
+	}
+	validate(t, "get-tracking-requests-200", r.body)
+	checkDocument(t, r)
+	doc := r.json(t)
+	if total := int(obj(doc, "meta")["total"].(float64)); total != ships {
+		t.Errorf("meta.total %d, want one request per shipment (%d)", total, ships)
+	}
+	data := doc["data"].([]any)
+	if len(data) != 5 || len(doc["included"].([]any)) != 5 {
+		t.Fatalf("5 requests with their shipments, got %d and %d included", len(data), len(doc["included"].([]any)))
+	}
+	first := data[0].(map[string]any)
+	if obj(first, "relationships", "tracked_object", "data")["type"] != "shipment" ||
+		obj(first, "relationships", "customer")["data"] != nil || obj(first, "links")["self"] != publicBase+"/v2/tracking_requests/"+first["id"].(string) {
+		t.Errorf("request resource: %v", first)
+	}
+	// Newest first.
+	for i := 1; i < len(data); i++ {
+		a, b := obj(data[i-1], "attributes")["created_at"].(string), obj(data[i], "attributes")["created_at"].(string)
+		if a < b {
+			t.Errorf("not newest first: %s before %s", a, b)
+		}
+	}
+
+	count := func(query string) int {
+		t.Helper()
+		return int(obj(e.get("/v2/tracking_requests?page[size]=1&"+query), "meta")["total"].(float64))
+	}
+	if n := count("filter[status]=tracking_stopped"); n != stopped {
+		t.Errorf("filter[status]=tracking_stopped: %d, want %d", n, stopped)
+	}
+	if n := count("filter[status]=created,tracking_stopped"); n != ships {
+		t.Errorf("two statuses: %d, want %d", n, ships)
+	}
+	if n := count("filter[status]=pending"); n != 0 {
+		t.Errorf("pending: %d", n)
+	}
+	attrs := obj(first, "attributes")
+	number, scac := attrs["request_number"].(string), attrs["scac"].(string)
+	if n := count("filter[request_number]=" + url.QueryEscape(strings.ToLower(number))); n != 1 {
+		t.Errorf("filter[request_number]=%s: %d", number, n)
+	}
+	if n := count("filter[scac]=" + scac); n < 1 || n > ships {
+		t.Errorf("filter[scac]=%s: %d", scac, n)
+	}
+	if n := count("filter[request_type]=container"); n != 0 {
+		t.Errorf("filter[request_type]=container: %d", n)
+	}
+	if n := count("filter[created_at][start]=2999-01-01T00:00:00Z"); n != 0 {
+		t.Errorf("created in the future: %d", n)
+	}
+	if n := count("filter[created_at][end]=2999-01-01T00:00:00Z&filter[created_at][start]=2000-01-01"); n != ships {
+		t.Errorf("created since 2000: %d", n)
+	}
+	for _, c := range []struct{ query, param string }{
+		{"filter[status]=done", "filter[status]"},
+		{"filter[request_type]=bol", "filter[request_type]"},
+		{"filter[created_at][start]=yesterday", "filter[created_at][start]"},
+		{"sort=request_number", "sort"},
+		{"include=shipment", "include"},
+		{"filter[nope]=1", "filter[nope]"},
+	} {
+		wantError(t, e.do("acme/viewer", "GET", "/v2/tracking_requests?"+c.query, nil), http.StatusBadRequest, "parameter", c.param)
+	}
+
+	// One request, with its shipment; the golden file holds its shape.
+	id := first["id"].(string)
+	r = e.do("acme/viewer", "GET", "/v2/tracking_requests/"+id+"?include=tracked_object", nil)
+	if r.status != http.StatusOK {
+		t.Fatalf("get: %d\n%s", r.status, r.body)
+	}
+	validate(t, "get-tracking-request-200", r.body)
+	golden(t, "get-tracking-request", r)
+	if r := e.do("acme/viewer", "GET", "/v2/tracking_requests/"+strings.ToUpper(id), nil); r.status != http.StatusOK {
+		t.Errorf("an upper-case id: %d", r.status)
+	}
+}
+
+// TestTrackingRequestCreate: the rules of a create, each refused with a 422
+// at its attribute, the duplicate, and the pending request stored for the
+// poller.
+func TestTrackingRequestCreate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	post := func(who string, attrs map[string]any) *response {
+		t.Helper()
+		return e.do(who, "POST", "/v2/tracking_requests", trackingBody(attrs))
+	}
+	r := post("acme/member", map[string]any{"request_type": "bill_of_lading", "request_number": " medu-fr 030802 ", "scac": "mscu",
+		"ref_numbers": []string{"PO1", "PO1", " HBL2 "}, "shipment_tags": []string{"camembert"}})
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d\n%s", r.status, r.body)
+	}
+	validate(t, "post-tracking-requests-201", r.body)
+	checkDocument(t, r)
+	data := obj(r.json(t), "data")
+	id := data["id"].(string)
+	a := obj(data, "attributes")
+	if a["request_number"] != "MEDUFR030802" || a["scac"] != "MSCU" || a["status"] != "pending" || a["failed_reason"] != nil ||
+		!equalList(a["ref_numbers"], "PO1", "HBL2") || !equalList(a["tags"], "camembert") || a["is_retrying"] != false ||
+		obj(data, "relationships", "tracked_object")["data"] != nil {
+		t.Errorf("created: %s", r.body)
+	}
+	if loc := r.header.Get("Location"); loc != publicBase+"/v2/tracking_requests/"+id {
+		t.Errorf("Location %q", loc)
+	}
+	// Stored for the poller: due now, made by the member's user.
+	var due, byUser bool
+	if err := e.store.SQL().QueryRowContext(context.Background(),
+		`SELECT next_poll_at <= now(), user_id IS NOT NULL FROM tracking_requests WHERE id = $1`, id).Scan(&due, &byUser); err != nil || !due || !byUser {
+		t.Errorf("stored request: due %v, by a user %v, %v", due, byUser, err)
+	}
+	if got := obj(e.get("/v2/tracking_requests/"+id), "data", "attributes"); got["status"] != "pending" {
+		t.Errorf("read back: %v", got)
+	}
+
+	// The same number, type and SCAC again (in any spelling): a duplicate.
+	e422 := wantError(t, post("acme/admin", map[string]any{"request_type": "bill_of_lading", "request_number": "MEDUFR030802", "scac": "MSCU"}),
+		http.StatusUnprocessableEntity, "pointer", "/data/attributes/request_number")
+	if !strings.Contains(fmt.Sprint(e422["detail"]), "already being tracked") {
+		t.Errorf("duplicate: %v", e422["detail"])
+	}
+	// Another account may track it.
+	if r := post("globex/admin", map[string]any{"request_type": "bill_of_lading", "request_number": "MEDUFR030802", "scac": "MSCU"}); r.status != http.StatusCreated {
+		t.Errorf("another account's: %d %s", r.status, r.body)
+	}
+	// Once the first failed, the number may be asked again.
+	if _, err := e.store.SQL().ExecContext(context.Background(),
+		`UPDATE tracking_requests SET status = 'failed', failed_reason = 'not_found' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if r := post("acme/admin", map[string]any{"request_type": "bill_of_lading", "request_number": "MEDUFR030802", "scac": "MSCU"}); r.status != http.StatusCreated {
+		t.Errorf("after a failure: %d %s", r.status, r.body)
+	}
+
+	// A valid container number; its check digit wrong is a 422.
+	if r := post("acme/member", map[string]any{"request_type": "container", "request_number": "MSCU 123456-6", "scac": "MSCU"}); r.status != http.StatusCreated {
+		t.Errorf("container: %d %s", r.status, r.body)
+	}
+	for _, c := range []struct {
+		attrs  map[string]any
+		member string
+		detail string
+	}{
+		{map[string]any{"request_number": "X1", "scac": "MSCU"}, "request_type", "Request type can't be blank"},
+		{map[string]any{"request_type": "awb", "request_number": "X1", "scac": "MSCU"}, "request_type", "Request type 'awb' is not valid"},
+		{map[string]any{"request_type": "bill_of_lading", "scac": "MSCU"}, "request_number", "Request number can't be blank"},
+		{map[string]any{"request_type": "bill_of_lading", "request_number": " - ", "scac": "MSCU"}, "request_number", "Request number can't be blank"},
+		{map[string]any{"request_type": "bill_of_lading", "request_number": "X1"}, "scac", "Scac can't be blank"},
+		{map[string]any{"request_type": "bill_of_lading", "request_number": "X1", "scac": "XXXX"}, "scac", "Scac 'XXXX' is not recognized"},
+		{map[string]any{"request_type": "bill_of_lading", "request_number": "X1", "scac": "WHLC"}, "scac", "Scac 'WHLC' is not supported. We do not currently integrate with Wan Hai Lines"},
+		{map[string]any{"request_type": "container", "request_number": "HDMU1234561", "scac": "HDMU"}, "scac", "Scac 'HDMU' is not supported"},
+		{map[string]any{"request_type": "container", "request_number": "MSCU1234567", "scac": "MSCU"}, "request_number", "is not a valid container number: its check digit should be 6"},
+		{map[string]any{"request_type": "container", "request_number": "MEDUFR030802", "scac": "MSCU"}, "request_number", "is not a container number"},
+		{map[string]any{"request_type": "bill_of_lading", "request_number": "X1", "scac": "MSCU", "ref_numbers": "PO1"}, "ref_numbers", "ref_numbers"},
+		{map[string]any{"request_type": 5, "request_number": "X1", "scac": "MSCU"}, "request_type", "request_type"},
+	} {
+		r := post("acme/member", c.attrs)
+		e422 := wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/data/attributes/"+c.member)
+		if !strings.Contains(fmt.Sprint(e422["detail"]), c.detail) {
+			t.Errorf("%v: detail %q, want it to contain %q", c.attrs, e422["detail"], c.detail)
+		}
+		validate(t, "post-tracking-requests-422", r.body)
+	}
+	// The key's role is checked first, then the body's shape.
+	valid := map[string]any{"request_type": "bill_of_lading", "request_number": "MEDUVIEWER1", "scac": "MSCU"}
+	wantError(t, post("acme/viewer", valid), http.StatusForbidden, "", "")
+	wantError(t, post("acme/viewer", map[string]any{}), http.StatusForbidden, "", "")
+	wantError(t, e.do("", "POST", "/v2/tracking_requests", trackingBody(valid)), http.StatusUnauthorized, "", "")
+	wantError(t, e.do("acme/member", "POST", "/v2/tracking_requests", map[string]any{"data": map[string]any{"type": "shipment", "attributes": valid}}),
+		http.StatusBadRequest, "pointer", "/data/type")
+	if n := int(obj(e.get("/v2/tracking_requests?filter[request_number]=MEDUVIEWER1"), "meta")["total"].(float64)); n != 0 {
+		t.Errorf("a refused create stored %d requests", n)
+	}
+}
+
+// TestTrackingRequestUpdate: PATCH ref_numbers (or the OpenAPI document's
+// ref_number) and tags; other attributes are refused.
+func TestTrackingRequestUpdate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	id := e.firstID("/v2/tracking_requests?page[size]=1")
+	self := "/v2/tracking_requests/" + id
+	r := e.do("acme/member", "PATCH", self+"?include=tracked_object", trackingBody(map[string]any{"ref_numbers": []string{"R1", "R2"}, "tags": []string{"hot"}}))
+	if r.status != http.StatusOK {
+		t.Fatalf("PATCH: %d\n%s", r.status, r.body)
+	}
+	validate(t, "patch-tracking-request-200", r.body)
+	doc := r.json(t)
+	if a := obj(doc, "data", "attributes"); !equalList(a["ref_numbers"], "R1", "R2") || !equalList(a["tags"], "hot") || len(doc["included"].([]any)) != 1 {
+		t.Errorf("PATCH: %s", r.body)
+	}
+	r = e.do("acme/member", "PATCH", self, trackingBody(map[string]any{"ref_number": "R9"}))
+	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || !equalList(a["ref_numbers"], "R9") || !equalList(a["tags"], "hot") {
+		t.Errorf("ref_number: %d %s", r.status, r.body)
+	}
+	r = e.do("acme/member", "PATCH", self, trackingBody(map[string]any{"tags": nil}))
+	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || !equalList(a["tags"]) {
+		t.Errorf("clear tags: %d %s", r.status, r.body)
+	}
+	for _, c := range []struct {
+		attrs  map[string]any
+		member string
+	}{
+		{map[string]any{"scac": "MAEU"}, "scac"},
+		{map[string]any{"status": "created"}, "status"},
+		{map[string]any{"tags": "hot"}, "tags"},
+		{map[string]any{"ref_number": 5}, "ref_number"},
+	} {
+		wantError(t, e.do("acme/member", "PATCH", self, trackingBody(c.attrs)), http.StatusUnprocessableEntity, "pointer", "/data/attributes/"+c.member)
+	}
+	wantError(t, e.do("acme/viewer", "PATCH", self, trackingBody(map[string]any{"tags": []string{"x"}})), http.StatusForbidden, "", "")
+	wantError(t, e.do("", "PATCH", self, trackingBody(map[string]any{"tags": []string{"x"}})), http.StatusUnauthorized, "", "")
+	wantError(t, e.do("acme/member", "PATCH", "/v2/tracking_requests/00000000-0000-4000-8000-000000000000", trackingBody(map[string]any{"scac": 1})), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/member", "DELETE", self, nil), http.StatusMethodNotAllowed, "", "")
+}
+
+// TestTrackingRequestTenants: another account's request is not found on
+// every path, and never listed.
+func TestTrackingRequestTenants(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	acme := e.firstID("/v2/tracking_requests?page[size]=1")
+	for _, who := range []string{"globex/admin", "globex/viewer"} {
+		wantError(t, e.do(who, "GET", "/v2/tracking_requests/"+acme, nil), http.StatusNotFound, "", "")
+		wantError(t, e.do(who, "GET", "/v2/tracking_requests/"+acme+"?include=tracked_object", nil), http.StatusNotFound, "", "")
+	}
+	wantError(t, e.do("globex/admin", "PATCH", "/v2/tracking_requests/"+acme, trackingBody(map[string]any{"tags": []string{"x"}})), http.StatusNotFound, "", "")
+	for _, d := range e.getAs("globex/admin", "/v2/tracking_requests?page[size]=100")["data"].([]any) {
+		if d.(map[string]any)["id"] == acme {
+			t.Errorf("globex lists acme's request %s", acme)
+		}
+	}
+	if n := int(obj(e.getAs("globex/admin", "/v2/tracking_requests?filter[request_number]="+
+		obj(e.get("/v2/tracking_requests/"+acme), "data", "attributes")["request_number"].(string)), "meta")["total"].(float64)); n != 0 {
+		t.Errorf("globex finds acme's number: %d", n)
+	}
+	wantError(t, e.do("", "GET", "/v2/tracking_requests", nil), http.StatusUnauthorized, "", "")
+	wantError(t, e.do("", "GET", "/v2/tracking_requests/"+acme, nil), http.StatusUnauthorized, "", "")
+}
+
+// TestInferNumber: container numbers by owner code and check digit, bills
+// of lading by the lines' prefixes, bookings, and the 422 of a number that
+// is not one.
+func TestInferNumber(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	for _, c := range []struct {
+		number, numberType, decision, selected string
+		valid, checkDigit                      any
+		candidates                             []string
+	}{
+		{"MSCU1234566", "container", "auto_select", "MSCU", true, true, []string{"MSCU"}},
+		{"mscu 123456-7", "container", "needs_confirmation", "", false, false, []string{"MSCU"}},
+		{"WHLU1234560", "container", "needs_confirmation", "", true, true, []string{"WHLC"}},
+		{"MEDUFR030802", "bill_of_lading", "auto_select", "MSCU", true, nil, []string{"MSCU"}},
+		{"EGLV084900042045", "bill_of_lading", "auto_select", "EGLV", true, nil, []string{"EGLV"}},
+		{"212157148", "booking", "no_prediction", "", true, nil, []string{}},
+		{"QQQQ99", "bill_of_lading", "no_prediction", "", true, nil, []string{}},
+	} {
+		r := e.do("acme/viewer", "POST", "/v2/tracking_requests/infer_number", map[string]any{"number": c.number})
+		if r.status != http.StatusOK {
+			t.Fatalf("%s: %d %s", c.number, r.status, r.body)
+		}
+		validate(t, "post-tracking-requests-infer-number-200", r.body)
+		data := obj(r.json(t), "data")
+		a := obj(data, "attributes")
+		v, line := obj(a, "validation"), obj(a, "shipping_line")
+		var cands []string
+		for _, x := range line["candidates"].([]any) {
+			cands = append(cands, x.(map[string]any)["scac"].(string))
+		}
+		sel := ""
+		if s, ok := line["selected"].(map[string]any); ok {
+			sel = s["scac"].(string)
+		}
+		if data["type"] != "infer_number_results" || a["number_type"] != c.numberType || line["decision"] != c.decision || sel != c.selected ||
+			v["is_valid"] != c.valid || v["check_digit_passed"] != c.checkDigit || fmt.Sprint(cands) != fmt.Sprint(c.candidates) && len(c.candidates)+len(cands) > 0 {
+			t.Errorf("%s: %s", c.number, r.body)
+		}
+	}
+	for _, body := range []any{map[string]any{"number": ""}, map[string]any{"number": "AB/12"}, map[string]any{}} {
+		wantError(t, e.do("acme/viewer", "POST", "/v2/tracking_requests/infer_number", body), http.StatusUnprocessableEntity, "pointer", "/number")
+	}
+	wantError(t, e.do("", "POST", "/v2/tracking_requests/infer_number", map[string]any{"number": "MSCU1234566"}), http.StatusUnauthorized, "", "")
+}
