@@ -54,6 +54,13 @@ type Loaders struct {
 	EstimatedEventByID        *Loader[*model.EstimatedEvent]
 	TrackingRequestByID       *Loader[*model.TrackingRequest]
 
+	// The journey.
+	VesselByID                   *Loader[*model.Vessel]
+	TransportEventsByContainerID *Loader[[]*model.TransportEvent]
+	RawEventsByContainerID       *Loader[[]*model.RawEvent]
+	TransportEventIDsByContainer *Loader[[]string] // linkage alone
+	RawEventIDsByContainer       *Loader[[]string] // linkage alone
+
 	reads []anyLoader // by catalog.Read.Index
 
 	// gen counts the writes of the request: a loader cleared after a
@@ -124,6 +131,11 @@ var bindings = []func(*Loaders, string, LoaderConfig){
 	bind(catalog.TransportEventByID, func(l *Loaders) **Loader[*model.TransportEvent] { return &l.TransportEventByID }),
 	bind(catalog.EstimatedEventByID, func(l *Loaders) **Loader[*model.EstimatedEvent] { return &l.EstimatedEventByID }),
 	bind(catalog.TrackingRequestByID, func(l *Loaders) **Loader[*model.TrackingRequest] { return &l.TrackingRequestByID }),
+	bind(catalog.VesselByID, func(l *Loaders) **Loader[*model.Vessel] { return &l.VesselByID }),
+	bind(catalog.TransportEventsByContainerID, func(l *Loaders) **Loader[[]*model.TransportEvent] { return &l.TransportEventsByContainerID }),
+	bind(catalog.RawEventsByContainerID, func(l *Loaders) **Loader[[]*model.RawEvent] { return &l.RawEventsByContainerID }),
+	bind(catalog.TransportEventIDsByContainer, func(l *Loaders) **Loader[[]string] { return &l.TransportEventIDsByContainer }),
+	bind(catalog.RawEventIDsByContainer, func(l *Loaders) **Loader[[]string] { return &l.RawEventIDsByContainer }),
 }
 
 // bind is the one loader constructor: the loader of read, stored in its

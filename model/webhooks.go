@@ -166,15 +166,19 @@ func (n *WebhookNotification) EventKey(typ string) *string {
 // the keys of its related records, read when it is rendered (the container
 // or shipment the event is about, its shipment, terminal and port).
 type WebhookEvent struct {
-	ID             string    `db:"-"` // WebhookEventID(NotificationID)
-	NotificationID string    `db:"id"`
-	AccountID      string    `db:"account_id"`
-	Event          string    `db:"event"`
-	Payload        JSON      `db:"payload"`
-	ContainerID    *string   `db:"container_id"`
-	ShipmentID     *string   `db:"shipment_id"`
-	TerminalID     *string   `db:"terminal_id"`
-	PortID         *string   `db:"port_id"`
+	ID             string  `db:"-"` // WebhookEventID(NotificationID)
+	NotificationID string  `db:"id"`
+	AccountID      string  `db:"account_id"`
+	Event          string  `db:"event"`
+	Payload        JSON    `db:"payload"`
+	ContainerID    *string `db:"container_id"`
+	ShipmentID     *string `db:"shipment_id"`
+	TerminalID     *string `db:"terminal_id"`
+	PortID         *string `db:"port_id"`
+	// The keys only a notification raised from a transport event record
+	// has (its rail terminal and vessel).
+	RailTerminalID *string   `db:"rail_terminal_id"`
+	VesselID       *string   `db:"vessel_id"`
 	CreatedAt      time.Time `db:"created_at"`
 }
 
@@ -193,8 +197,14 @@ type (
 		WebhookEvent
 		Rel ContainerUpdatedEventRel `db:"-"`
 	}
+	// TransportEvent is the one transport_event type: a record of the
+	// container's journey (TransportEventOf, Record set) or the frozen
+	// reference object of a notification raised from a container's
+	// change (pickup LFD, availability), whose typed fields are read from
+	// the frozen attributes (docs/decisions.md, "Journeys").
 	TransportEvent struct {
 		WebhookEvent
+		TransportEventFields
 		Rel TransportEventRel `db:"-"`
 	}
 	EstimatedEvent struct {
