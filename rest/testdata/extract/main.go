@@ -104,6 +104,13 @@ var responses = []struct{ name, path, method, status string }{
 	{"get-webhook-notification-200", "/webhook_notifications/{id}", "get", "200"},
 	{"get-webhook-notification-examples-200", "/webhook_notifications/examples", "get", "200"},
 	{"get-webhook-ips-200", "/webhooks/ips", "get", "200"},
+	{"get-container-transport-events-200", "/containers/{id}/transport_events", "get", "200"},
+	{"get-container-raw-events-200", "/containers/{id}/raw_events", "get", "200"},
+	{"get-container-map-geojson-200", "/containers/{id}/map_geojson", "get", "200"},
+	{"get-vessel-200", "/vessels/{id}", "get", "200"},
+	{"get-vessel-by-imo-200", "/vessels/{imo}", "get", "200"},
+	{"get-vessel-future-positions-200", "/vessels/{id}/future_positions", "get", "200"},
+	{"get-vessel-future-positions-with-coordinates-200", "/vessels/{id}/future_positions_with_coordinates", "get", "200"},
 }
 
 type obj = map[string]any
