@@ -57,7 +57,14 @@ legs AS (
 )`
 
 func seedJourneyID(kind string) string {
-	return `md5(l.container_id::text || '/` + kind + `/' || l.n)::uuid`
+	return seedNameUUID(`l.container_id::text || '/` + kind + `/' || l.n`)
+}
+
+// seedNameUUID is the SQL of a name-based UUID of the text expression
+// name: its md5 with the version (4) and variant bits of a random UUID, so
+// it is a well-formed one.
+func seedNameUUID(name string) string {
+	return `overlay(overlay(md5(` + name + `) placing '4' from 13) placing '8' from 17)::uuid`
 }
 
 var seedJourneyStatements = []string{
@@ -66,7 +73,7 @@ var seedJourneyStatements = []string{
 	`WITH chosen AS (SELECT id FROM shipments ORDER BY id LIMIT $2)
 	INSERT INTO vessels (id, imo, name, mmsi, latitude, longitude, nautical_speed_knots, navigational_heading_degrees,
 	                     position_timestamp, created_at, updated_at)
-	SELECT DISTINCT ON (s.pod_vessel_imo) md5('vessel/' || s.pod_vessel_imo)::uuid, s.pod_vessel_imo, s.pod_vessel_name,
+	SELECT DISTINCT ON (s.pod_vessel_imo) ` + seedNameUUID(`'vessel/' || s.pod_vessel_imo`) + `, s.pod_vessel_imo, s.pod_vessel_name,
 	       '2' || substr(s.pod_vessel_imo, 1, 7) || '0',
 	       CASE WHEN sea THEN pol.latitude + (pod.latitude - pol.latitude) * f END,
 	       CASE WHEN sea THEN pol.longitude + (pod.longitude - pol.longitude) * f END,

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"regexp"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
