@@ -103,3 +103,31 @@ func ValidIMO(s string) bool {
 	}
 	return sum%10 == int(s[6]-'0')
 }
+
+// Attributes are the event's attributes as /v2 and webhook payloads show
+// them: a record's own, or the frozen ones of a notification.
+func (e *TransportEvent) Attributes() JSON {
+	if !e.Record {
+		return e.WebhookEvent.Attributes()
+	}
+	utc := func(t *time.Time) *string {
+		if t == nil {
+			return nil
+		}
+		s := t.UTC().Format(time.RFC3339)
+		return &s
+	}
+	b, err := json.Marshal(struct {
+		CreatedAt      *string `json:"created_at"`
+		DataSource     string  `json:"data_source"`
+		Event          string  `json:"event"`
+		LocationLocode *string `json:"location_locode"`
+		Timestamp      *string `json:"timestamp"`
+		Timezone       *string `json:"timezone"`
+		VoyageNumber   *string `json:"voyage_number"`
+	}{utc(&e.CreatedAt), e.DataSource, e.Event, e.LocationLocode, utc(e.EventAt), e.Timezone, e.VoyageNumber})
+	if err != nil {
+		return JSON("{}")
+	}
+	return JSON(b)
+}

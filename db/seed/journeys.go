@@ -8,7 +8,7 @@ import (
 // seedJourneyShipments caps the shipments whose containers get a journey:
 // every one of a demo seed, the first ones (by id) of a bench-scale seed,
 // whose journeys would otherwise be most of its rows and time.
-const seedJourneyShipments = 5000
+const seedJourneyShipments = 2000
 
 // The journeys are written with set-based SQL once the shipments and
 // containers are in and indexed: each container of the first

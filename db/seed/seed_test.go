@@ -194,7 +194,7 @@ func TestSeedDataSet(t *testing.T) {
 				ON re.account_id = te.account_id AND re.id = te.raw_event_id WHERE re.id IS NULL OR re.container_id <> te.container_id`,
 			"event elsewhere than the shipment's ports": `SELECT count(*) FROM transport_events te JOIN shipments s ON s.id = te.shipment_id
 				WHERE te.port_id NOT IN (s.port_of_lading_id, s.port_of_discharge_id) OR te.account_id <> s.account_id`,
-			"actual event in the future": `SELECT count(*) FROM transport_events WHERE event NOT LIKE 'container.transport.estimated.%' AND event_at > $1`,
+			"actual event in the future":    `SELECT count(*) FROM transport_events WHERE event NOT LIKE 'container.transport.estimated.%' AND event_at > $1`,
 			"vessel event without a vessel": `SELECT count(*) FROM transport_events WHERE event ~ 'vessel_(loaded|departed|arrived|discharged)$' AND vessel_id IS NULL`,
 			"vessel position half known": `SELECT count(*) FROM vessels WHERE (latitude IS NULL) <> (longitude IS NULL)
 				OR latitude NOT BETWEEN -90 AND 90 OR longitude NOT BETWEEN -180 AND 180`,
