@@ -14,8 +14,7 @@ import (
 // jobs in tables of its own (river_job, river_leader, river_queue,
 // river_client, river_client_queue, river_migration), created by River's
 // own migrations: they run here, after ours, wherever ours run (the serve
-// and migrate verbs, and every test template database), in one transaction
-// under a transaction-scoped advisory lock so concurrent starts do not race.
+// and migrate verbs, and every test template database), under an advisory lock so concurrent starts do not race.
 // db/distribution_test.go lists River's tables among those left out of the
 // distribution rules, with the reason.
 
@@ -28,17 +27,20 @@ func migrateRiver(ctx context.Context, sdb *sql.DB) error {
 	if err != nil {
 		return fmt.Errorf("river migrations: %w", err)
 	}
-	tx, err := sdb.BeginTx(ctx, nil)
+	// River's migrations add enum values and cannot share one transaction:
+	// a session lock on a connection of its own serialises starts instead.
+	conn, err := sdb.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback() //nolint:errcheck
+	defer conn.Close()
 	queriesPrimary.Inc()
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, riverMigrationLock); err != nil {
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, riverMigrationLock); err != nil {
 		return err
 	}
-	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
+	defer conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, riverMigrationLock) //nolint:errcheck
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("river migrations: %w", err)
 	}
-	return tx.Commit()
+	return nil
 }

@@ -167,7 +167,7 @@ func (db *DB) ApplyTrackingPoll(ctx context.Context, p TrackingPoll, then func(c
 	err := db.inRawTx(ctx, func(q ext, tx *sql.Tx) error {
 		var status string
 		var shipmentID *string
-				err := q.QueryRowxContext(ctx, `SELECT status, shipment_id FROM tracking_requests
+		err := q.QueryRowxContext(ctx, `SELECT status, shipment_id FROM tracking_requests
 			WHERE account_id = $1 AND id = $2 FOR UPDATE SKIP LOCKED`, p.AccountID, p.RequestID).Scan(&status, &shipmentID)
 		if errors.Is(err, sql.ErrNoRows) {
 			// Locked by another poll, or gone: tell them apart.
@@ -296,7 +296,7 @@ func findOrCreateShipment(ctx context.Context, q ext, accountID string, current 
 	}
 	var id string
 	err := q.QueryRowxContext(ctx, `
-WITH lock AS (SELECT pg_advisory_xact_lock(hashtextextended($1::text || ':' || upper($2), 26))),
+WITH lock AS (SELECT pg_advisory_xact_lock(hashtextextended(($1::uuid)::text || ':' || upper($2::text), 26))),
 req AS (SELECT r.scac, r.ref_numbers, r.tags FROM tracking_requests r, lock WHERE r.account_id = $1 AND r.id = $3),
 found AS (
     SELECT s.id FROM shipments s, req
@@ -605,13 +605,13 @@ type TrackingRetry struct {
 func (db *DB) RecordTrackingRetry(ctx context.Context, r TrackingRetry) (status string, retries int, err error) {
 	err = db.q.QueryRowxContext(ctx, `
 UPDATE tracking_requests SET
-    status = CASE WHEN status <> 'created' AND ($6 OR retry_count + 1 >= $4) THEN 'failed' ELSE status END,
-    failed_reason = CASE WHEN status <> 'created' AND ($6 OR retry_count + 1 >= $4) THEN $5 END,
+    status = CASE WHEN status <> 'created' AND ($6::bool OR retry_count + 1 >= $4::int) THEN 'failed' ELSE status END,
+    failed_reason = CASE WHEN status <> 'created' AND ($6 OR retry_count + 1 >= $4) THEN $5::text END,
     is_retrying = NOT ($6 OR retry_count + 1 >= $4),
     retry_count = CASE WHEN status = 'created' AND retry_count + 1 >= $4 THEN 0 ELSE retry_count + 1 END,
     last_polled_at = now(),
     next_poll_at = CASE WHEN status <> 'created' AND ($6 OR retry_count + 1 >= $4) THEN NULL
-                        WHEN retry_count + 1 >= $4 THEN $7 ELSE $3 END,
+                        WHEN retry_count + 1 >= $4 THEN $7::timestamptz ELSE $3::timestamptz END,
     updated_at = now()
 WHERE account_id = $1 AND id = $2 AND status IN ('pending', 'awaiting_manifest', 'created')
 RETURNING status, retry_count`, r.AccountID, r.RequestID, r.NextPollAt, r.MaxRetries, r.FailReason, r.Final, r.Regular).Scan(&status, &retries)
