@@ -84,6 +84,7 @@ var unmarkedTables = map[string]string{
 	"river_client":       "River's clients: local to the coordinator",
 	"river_client_queue": "River's client queues: local to the coordinator",
 	"river_migration":    "River's record of applied migrations: local to the coordinator",
+	"river_notification": "River's notification outbox (unused over lib/pq: no LISTEN): local to the coordinator",
 }
 
 var kindPattern = regexp.MustCompile(`\bshipgraph:(tenant|reference|global)\b`)

@@ -48,6 +48,7 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	route("/v2/shipments/{id}/resume_tracking", methods{http.MethodPatch: s.resumeTracking})
 	route("/v2/containers", methods{http.MethodGet: s.listContainers})
 	route("/v2/containers/{id}", methods{http.MethodGet: s.getContainer})
+	route("/v2/containers/{id}/refresh", methods{http.MethodPatch: s.refreshContainer})
 	for _, e := range []struct {
 		prefix string
 		route  entityRoute

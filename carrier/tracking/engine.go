@@ -68,7 +68,9 @@ type Engine struct {
 	// wait on it.
 	Polled func(PollArgs, rivertype.JobState)
 	unsub  func()
-	subs   sync.WaitGroup
+	// refresh: the per-process refresh limits by key (without Redis).
+	refresh map[string]*rate.Limiter
+	subs    sync.WaitGroup
 }
 
 // limited is a connector behind its carrier's rate and concurrency limits.
@@ -227,26 +229,58 @@ func (e *Engine) EnqueuePollTx(ctx context.Context, tx *sql.Tx, accountID, reque
 }
 
 // RefreshContainer polls at once, first in line, every live request of the
-// container's shipment; found is false when the account has no such
-// container.
-func (e *Engine) RefreshContainer(ctx context.Context, accountID, containerID string) (found bool, err error) {
-	reqs, found, err := e.store.TrackingRequestsOfContainer(ctx, accountID, containerID)
-	if err != nil || !found {
-		return found, err
+// container's shipment, within key's refresh limit (RefreshLimit a minute,
+// over every instance with sharedlimit): retryAfter > 0 when refused. A
+// container of no live request refreshes nothing and answers as done.
+func (e *Engine) RefreshContainer(ctx context.Context, key, accountID, containerID string) (retryAfter time.Duration, err error) {
+	if wait := e.refreshAllowed(ctx, key); wait > 0 {
+		return wait, nil
+	}
+	reqs, _, err := e.store.TrackingRequestsOfContainer(ctx, accountID, containerID)
+	if err != nil {
+		return 0, err
 	}
 	for _, r := range reqs {
 		res, err := e.river.Insert(ctx, PollArgs{AccountID: r.AccountID, RequestID: r.ID}, &river.InsertOpts{Priority: 1})
 		if err != nil {
-			return true, err
+			return 0, err
 		}
-		// A poll waiting for a later time (a retry) runs now.
+		// A poll waiting for a later time (snoozed) runs now.
 		if res.UniqueSkippedAsDuplicate && res.Job.State != rivertype.JobStateRunning && res.Job.ScheduledAt.After(time.Now()) {
 			if _, err := e.river.JobRetry(ctx, res.Job.ID); err != nil {
-				return true, err
+				return 0, err
 			}
 		}
 	}
-	return true, nil
+	return 0, nil
+}
+
+// refreshAllowed takes one refresh of key: the wait when refused.
+func (e *Engine) refreshAllowed(ctx context.Context, key string) time.Duration {
+	if e.c.RefreshLimit <= 0 {
+		return 0
+	}
+	if e.shared != nil {
+		if wait, shared := e.shared.Allow(ctx, "refresh:"+key, e.c.RefreshLimit, e.c.RefreshLimit); shared {
+			return wait
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.refresh == nil {
+		e.refresh = map[string]*rate.Limiter{}
+	}
+	l := e.refresh[key]
+	if l == nil {
+		l = rate.NewLimiter(rate.Limit(float64(e.c.RefreshLimit)/60), e.c.RefreshLimit)
+		e.refresh[key] = l
+	}
+	r := l.Reserve()
+	if d := r.Delay(); d > 0 {
+		r.Cancel()
+		return d
+	}
+	return 0
 }
 
 // schedule is the periodic round: the due requests' polls, enqueued in the

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +29,8 @@ type env struct {
 	url   string
 	acct  string
 
+	clock atomic.Pointer[time.Time] // the simulator's
+
 	mu     sync.Mutex
 	polled map[string]chan rivertype.JobState
 }
@@ -39,13 +43,17 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	s, err := sim.New(sim.Options{Seed: 3})
+	e0 := &env{}
+	start := time.Now().UTC()
+	e0.clock.Store(&start)
+	s, err := sim.New(sim.Options{Seed: 3, Now: func() time.Time { return *e0.clock.Load() }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	e := &env{t: t, store: store, sim: s, url: srv.URL, polled: map[string]chan rivertype.JobState{}}
+	e := e0
+	e.t, e.store, e.sim, e.url, e.polled = t, store, s, srv.URL, map[string]chan rivertype.JobState{}
 	if err := store.SQL().QueryRowContext(ctx, `INSERT INTO accounts (slug, company_name) VALUES ('trk', 'Tracking')
 		RETURNING id`).Scan(&e.acct); err != nil {
 		t.Fatal(err)
@@ -311,5 +319,95 @@ func TestTwoEnginesNeverDouble(t *testing.T) {
 	if got := e.count(`SELECT count(*) FROM (SELECT shipment_id, number FROM containers WHERE account_id = $1
 		GROUP BY 1, 2 HAVING count(*) > 1) d`, e.acct); got != 0 {
 		t.Fatalf("%d containers doubled", got)
+	}
+}
+
+// advance moves the simulator's clock.
+func (e *env) advance(d time.Duration) {
+	t := e.clock.Load().Add(d)
+	e.clock.Store(&t)
+}
+
+// repoll polls the requests again and waits for each poll to end.
+func (e *env) repoll(eng *tracking.Engine, ids ...string) {
+	e.t.Helper()
+	for _, id := range ids {
+		for len(e.ch(id)) > 0 {
+			<-e.ch(id)
+		}
+		if err := eng.EnqueuePoll(context.Background(), e.acct, id); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	for _, id := range ids {
+		select {
+		case <-e.ch(id):
+		case <-time.After(30 * time.Second):
+			e.t.Fatalf("request %s: no poll ended", id)
+		}
+	}
+}
+
+func TestETAMovesThenTrackingStops(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	eng := e.engine(e.config())
+	var ids []string
+	for _, n := range e.sim.Numbers() {
+		if n.State == "tracked" && n.RequestType == "bill_of_lading" && len(ids) < 6 {
+			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
+		}
+	}
+	etas := func() map[string]string {
+		out := map[string]string{}
+		for _, id := range ids {
+			r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+			if r.ShipmentID == nil {
+				t.Fatalf("request %s: %+v", id, r)
+			}
+			var eta, orig string
+			if err := e.store.SQL().QueryRow(`SELECT coalesce(pod_eta_at::text, ''), coalesce(pod_original_eta_at::text, '')
+				FROM shipments WHERE id = $1`, *r.ShipmentID).Scan(&eta, &orig); err != nil {
+				t.Fatal(err)
+			}
+			out[id] = eta + "|" + orig
+		}
+		return out
+	}
+	before := etas()
+	e.advance(9 * 24 * time.Hour)
+	e.repoll(eng, ids...)
+	after := etas()
+	moved := 0
+	for _, id := range ids {
+		b, a := before[id], after[id]
+		if b != a {
+			moved++
+		}
+		if b[strings.Index(b, "|"):] != a[strings.Index(a, "|"):] {
+			t.Errorf("request %s: the original ETA changed: %s → %s", id, b, a)
+		}
+	}
+	if moved == 0 {
+		t.Fatalf("no ETA moved in 9 days of the simulator's clock: %v", after)
+	}
+
+	// Months later every container is back empty: tracking stops.
+	e.advance(150 * 24 * time.Hour)
+	e.repoll(eng, ids...)
+	for _, id := range ids {
+		r := e.row(id)
+		if r.Status != "tracking_stopped" {
+			t.Errorf("request %s: %+v, want tracking_stopped", id, r)
+			continue
+		}
+		if got := e.count(`SELECT count(*) FROM shipments WHERE id = $1 AND line_tracking_stopped_at IS NOT NULL
+			AND line_tracking_stopped_reason = 'all_containers_terminated'`, *r.ShipmentID); got != 1 {
+			t.Errorf("request %s: its shipment's tracking did not stop as all_containers_terminated", id)
+		}
+	}
+	if got := e.count(`SELECT count(*) FROM tracking_requests WHERE account_id = $1 AND next_poll_at IS NOT NULL
+		AND status = 'tracking_stopped'`, e.acct); got != 0 {
+		t.Errorf("%d stopped requests still scheduled", got)
 	}
 }
