@@ -35,6 +35,9 @@ func TestImportRules(t *testing.T) {
 		{pkg: "shipgraph/load", never: []string{"shipgraph/resolve", "shipgraph/graph", "shipgraph/rest"}},
 		{pkg: "shipgraph/live", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/resolve"}},
 		{pkg: "shipgraph/webhook", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/resolve"}},
+		// The connector and the carrier simulator share only the standard (and carrier/numbers).
+		{pkg: "shipgraph/carrier/dcsa", never: []string{"shipgraph/carrier/sim", "shipgraph/db", "shipgraph/model", "shipgraph/resolve"}},
+		{pkg: "shipgraph/carrier/sim", never: []string{"shipgraph/carrier/dcsa", "shipgraph/resolve", "shipgraph/model"}},
 	}
 	for _, r := range rules {
 		seen := false

@@ -3,7 +3,8 @@
 // Client that polls a carrier's GET /v2/events by transport document,
 // booking or equipment reference, follows the Next-Page cursor and
 // classifies every failure for the tracking jobs (ErrNotFound, or an
-// *Error whose Kind says Unreachable, Unrecognized or Unauthorized).
+// *Error whose Kind says Unreachable, Unrecognized, Unauthorized or
+// Rejected; see errors.go and docs/carriers.md).
 //
 // The package knows the standard and nothing else: not our store, not our
 // model, not the carrier simulator (carrier/sim) its tests run against.

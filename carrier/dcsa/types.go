@@ -415,3 +415,19 @@ func (e *Event) Validate() error {
 	}
 	return nil
 }
+
+// DocumentReference returns the value of the event's reference of type t
+// (a booking, BKG, or a transport document, TRD): from documentReferences,
+// or for a shipment event from its documentID when its documentTypeCode is
+// t. Empty when the event carries none.
+func (e *Event) DocumentReference(t DocumentReferenceType) string {
+	for _, r := range e.DocumentReferences {
+		if r.DocumentReferenceType == t {
+			return r.DocumentReferenceValue
+		}
+	}
+	if e.EventType == EventTypeShipment && string(e.DocumentTypeCode) == string(t) {
+		return e.DocumentID
+	}
+	return ""
+}

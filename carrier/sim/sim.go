@@ -343,6 +343,9 @@ func (s *Sim) find(scac string, q query, asOf time.Time) []*event {
 		}
 		sh = found
 	}
+	if sh == nil {
+		return nil
+	}
 	if q.BL != "" && sh.issued.After(asOf) {
 		return nil
 	}
@@ -420,9 +423,11 @@ func (s *Sim) events(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			err = json.Unmarshal(b, &c)
 		}
-		if err != nil || c.Offset < 0 || c.Q.Limit < 1 {
+		if err != nil || c.Offset < 0 || c.Q.Limit < 1 || len(c.Q.refs()) == 0 {
 			qerr = errors.New("cursor: not one this server gave")
 		}
+		c.Q.Limit = min(c.Q.Limit, 1000) // a forged cursor's numbers must not overflow the page bounds
+		c.Offset = min(c.Offset, 1<<30)
 	} else {
 		c.Q, qerr = parseQuery(v)
 		c.AsOf = s.o.Now()
@@ -466,6 +471,7 @@ func (s *Sim) events(w http.ResponseWriter, r *http.Request) {
 	body.WriteByte(']')
 	w.Header().Set("API-Version", "2.2.0")
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(body.Len()))
 	_, _ = w.Write(body.Bytes())
 }
 

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -282,14 +283,11 @@ func (w *world) newShipment(seed int64, r *rand.Rand, l *line, i int, dest []por
 		}
 	}
 	for {
-		n := r.Int64N(1)
-		for d := 0; d < l.bookingDigits; d++ {
+		n := 1 + r.Int64N(9) // no leading zero
+		for d := 1; d < l.bookingDigits; d++ {
 			n = n*10 + r.Int64N(10)
 		}
-		s.booking = fmt.Sprintf("%0*d", l.bookingDigits, n)
-		if s.booking[0] == '0' {
-			s.booking = "1" + s.booking[1:]
-		}
+		s.booking = strconv.FormatInt(n, 10)
 		if w.byBooking[s.booking] == nil && w.byBL[s.booking] == nil {
 			break
 		}
@@ -348,14 +346,16 @@ func (w *world) newShipment(seed int64, r *rand.Rand, l *line, i int, dest []por
 		dir, service = "W", fmt.Sprintf("AE%d", 1+r.IntN(9))
 	}
 	plannedDep, actualDep := depart, depart.Add(hours(pick(r, 0, 0, 0, 4, 12)))
-	seq := 1
+	seq, first := 1, r.IntN(len(l.vessels))
 	for k := 0; k+1 < len(stops); k++ {
 		a, b := stops[k], stops[k+1]
 		transit := 13 + r.IntN(10)
 		if transship && k == 0 {
 			transit = 3 + r.IntN(5)
 		}
-		lg := leg{mode: "VESSEL", vessel: &l.vessels[r.IntN(len(l.vessels))], voyage: fmt.Sprintf("%03d%s", voyage+k, dir), service: service}
+		// A transshipment changes vessel: the next of the fleet.
+		v := (first + k) % len(l.vessels)
+		lg := leg{mode: "VESSEL", vessel: &l.vessels[v], voyage: fmt.Sprintf("%03d%s", voyage+k, dir), service: service}
 		lg.from = call{port: &stops[k], terminal: pickTerminal(r, a)}
 		lg.to = call{port: &stops[k+1], terminal: pickTerminal(r, b)}
 		lg.from.planned, lg.from.actual = plannedDep, actualDep

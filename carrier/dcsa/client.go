@@ -1,0 +1,355 @@
+package dcsa
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+)
+
+// Config says how to reach one carrier's Track & Trace API.
+type Config struct {
+	// BaseURL is the carrier's T&T base, before /v2/events
+	// ("https://api.carrier.example/track-and-trace").
+	BaseURL string
+
+	// An API key sent in header APIKeyHeader (both set), or OAuth2 client
+	// credentials (OAuth2 set), or neither.
+	APIKeyHeader string
+	APIKey       string
+	OAuth2       *OAuth2
+
+	// Timeout bounds each page's request, token fetch included (default 30s).
+	Timeout time.Duration
+	// MaxBodyBytes caps each page's body (default 4 MiB).
+	MaxBodyBytes int64
+	// MaxPages caps the pages of one Events call (default 20).
+	MaxPages int
+	// PageSize is the limit asked per page when the Query sets none
+	// (default 100, the standard's default).
+	PageSize int
+	// HTTPClient, when set, carries the requests (its Transport and
+	// CheckRedirect are kept; the per-page Timeout applies on top).
+	HTTPClient *http.Client
+	// UserAgent of the requests (default "shipgraph-dcsa/2.2").
+	UserAgent string
+}
+
+// OAuth2 are client credentials (RFC 6749 4.4) for a carrier's token URL.
+type OAuth2 struct {
+	TokenURL     string
+	ClientID     string
+	ClientSecret string
+	Scopes       []string
+}
+
+// Query selects the events of exactly one reference, optionally of some
+// event types only, Limit events per page (0: Config.PageSize).
+type Query struct {
+	TransportDocumentReference string
+	CarrierBookingReference    string
+	EquipmentReference         string
+	EventTypes                 []EventType
+	Limit                      int
+}
+
+// Client polls one carrier. It is safe for concurrent use.
+type Client struct {
+	cfg  Config
+	base *url.URL
+	hc   *http.Client
+}
+
+// New checks cfg and builds its client.
+func New(cfg Config) (*Client, error) {
+	base, err := url.Parse(cfg.BaseURL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("dcsa: BaseURL %q: an absolute http(s) URL", cfg.BaseURL)
+	}
+	if (cfg.APIKey == "") != (cfg.APIKeyHeader == "") {
+		return nil, errors.New("dcsa: APIKey and APIKeyHeader go together")
+	}
+	if cfg.APIKey != "" && cfg.OAuth2 != nil {
+		return nil, errors.New("dcsa: an API key or OAuth2 client credentials, not both")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 4 << 20
+	}
+	if cfg.MaxPages <= 0 {
+		cfg.MaxPages = 20
+	}
+	if cfg.PageSize <= 0 {
+		cfg.PageSize = 100
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "shipgraph-dcsa/2.2"
+	}
+	hc := &http.Client{}
+	if cfg.HTTPClient != nil {
+		*hc = *cfg.HTTPClient
+	}
+	if o := cfg.OAuth2; o != nil {
+		if o.TokenURL == "" || o.ClientID == "" {
+			return nil, errors.New("dcsa: OAuth2 needs TokenURL and ClientID")
+		}
+		cc := &clientcredentials.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: o.TokenURL, Scopes: o.Scopes}
+		// Token fetches use the same transport, bounded by the same timeout.
+		tokenClient := &http.Client{Transport: hc.Transport, Timeout: cfg.Timeout}
+		src := cc.TokenSource(context.WithValue(context.Background(), oauth2.HTTPClient, tokenClient))
+		base := hc.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		hc.Transport = &oauth2.Transport{Source: src, Base: base}
+	}
+	return &Client{cfg: cfg, base: base, hc: hc}, nil
+}
+
+func (q Query) check() error {
+	n := 0
+	for _, r := range []string{q.TransportDocumentReference, q.CarrierBookingReference, q.EquipmentReference} {
+		if r != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("%w: exactly one of TransportDocumentReference, CarrierBookingReference, EquipmentReference", ErrInvalidQuery)
+	}
+	for _, t := range q.EventTypes {
+		if !t.Valid() {
+			return fmt.Errorf("%w: event type %q", ErrInvalidQuery, t)
+		}
+	}
+	if q.Limit < 0 {
+		return fmt.Errorf("%w: negative limit", ErrInvalidQuery)
+	}
+	return nil
+}
+
+// Events returns every event of q's reference, following the Next-Page
+// cursor to the last page, oldest page first; an event repeated on a later
+// page (same eventID) is kept once. It fails with ErrInvalidQuery,
+// ErrNotFound, an *Error (see Kind), or ctx's error when ctx ends.
+func (c *Client) Events(ctx context.Context, q Query) ([]Event, error) {
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	u := c.base.JoinPath("v2", "events")
+	v := u.Query()
+	for name, val := range map[string]string{
+		"transportDocumentReference": q.TransportDocumentReference,
+		"carrierBookingReference":    q.CarrierBookingReference,
+		"equipmentReference":         q.EquipmentReference,
+	} {
+		if val != "" {
+			v.Set(name, val)
+		}
+	}
+	if len(q.EventTypes) > 0 {
+		types := make([]string, len(q.EventTypes))
+		for i, t := range q.EventTypes {
+			types[i] = string(t)
+		}
+		v.Set("eventType", strings.Join(types, ","))
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = c.cfg.PageSize
+	}
+	v.Set("limit", strconv.Itoa(limit))
+	u.RawQuery = v.Encode()
+
+	var all []Event
+	seenEvent := map[string]bool{}
+	seenPage := map[string]bool{}
+	for page := 0; ; page++ {
+		if page == c.cfg.MaxPages {
+			return nil, &Error{Kind: Unrecognized, URL: u.String(), Detail: fmt.Sprintf("more than %d pages", c.cfg.MaxPages)}
+		}
+		seenPage[u.String()] = true
+		events, next, err := c.page(ctx, u, page == 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range events {
+			if e.EventID != "" {
+				if seenEvent[e.EventID] {
+					continue
+				}
+				seenEvent[e.EventID] = true
+			}
+			all = append(all, e)
+		}
+		if next == "" {
+			break
+		}
+		nu, err := c.nextURL(u, next)
+		if err != nil {
+			return nil, err
+		}
+		if seenPage[nu.String()] {
+			return nil, &Error{Kind: Unrecognized, URL: u.String(), Detail: "Next-Page points back to a page already read"}
+		}
+		u = nu
+	}
+	if len(all) == 0 && len(q.EventTypes) == 0 {
+		return nil, ErrNotFound
+	}
+	return all, nil
+}
+
+// nextURL resolves a Next-Page link against the page it came with. It must
+// stay on the carrier's host (the credentials go with it) and not drop
+// from https to http.
+func (c *Client) nextURL(cur *url.URL, link string) (*url.URL, error) {
+	ref, err := url.Parse(strings.TrimSpace(link))
+	if err != nil {
+		return nil, &Error{Kind: Unrecognized, URL: cur.String(), Detail: "Next-Page is not a URL", Err: err}
+	}
+	nu := cur.ResolveReference(ref)
+	if nu.Host != c.base.Host || (nu.Scheme != c.base.Scheme && nu.Scheme != "https") {
+		return nil, &Error{Kind: Unrecognized, URL: cur.String(), Detail: fmt.Sprintf("Next-Page %q leaves the carrier's host", link)}
+	}
+	return nu, nil
+}
+
+// page fetches one page: its events and the Next-Page header.
+func (c *Client) page(ctx context.Context, u *url.URL, first bool) ([]Event, string, error) {
+	pctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(pctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, "", &Error{Kind: Unrecognized, URL: u.String(), Err: err}
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("API-Version", "2")
+	req.Header.Set("User-Agent", c.cfg.UserAgent)
+	if c.cfg.APIKey != "" {
+		req.Header.Set(c.cfg.APIKeyHeader, c.cfg.APIKey)
+	}
+	fail := func(kind Kind, status int, detail string, cause error) error {
+		return &Error{Kind: kind, Status: status, URL: u.String(), Detail: detail, Err: cause}
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err() // the caller gave up: not the carrier's fault
+		}
+		var re *oauth2.RetrieveError
+		if errors.As(err, &re) {
+			if re.Response != nil && re.Response.StatusCode < 500 && re.Response.StatusCode != http.StatusTooManyRequests {
+				return nil, "", fail(Unauthorized, re.Response.StatusCode, "token endpoint refused the client credentials", err)
+			}
+			return nil, "", fail(Unreachable, 0, "token endpoint failed", err)
+		}
+		return nil, "", fail(Unreachable, 0, "", err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, c.cfg.MaxBodyBytes+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		return nil, "", fail(Unreachable, res.StatusCode, "reading the body", err)
+	}
+	if int64(len(body)) > c.cfg.MaxBodyBytes {
+		return nil, "", fail(Unrecognized, res.StatusCode, fmt.Sprintf("body over %d bytes", c.cfg.MaxBodyBytes), nil)
+	}
+	status := res.StatusCode
+	switch {
+	case status == http.StatusOK:
+		events, err := decodePage(body)
+		if err != nil {
+			return nil, "", fail(Unrecognized, status, "", err)
+		}
+		return events, res.Header.Get("Next-Page"), nil
+	case status == http.StatusNotFound:
+		detail, isDCSA := errorDetail(body)
+		if !isDCSA {
+			return nil, "", fail(Unrecognized, status, "404 without a DCSA error body: is the base URL right?", nil)
+		}
+		if !first {
+			return nil, "", fail(Unreachable, status, "a later page vanished: "+detail, nil)
+		}
+		return nil, "", fmt.Errorf("%w (404: %s)", ErrNotFound, detail)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		detail, _ := errorDetail(body)
+		return nil, "", fail(Unauthorized, status, detail, nil)
+	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500:
+		detail, _ := errorDetail(body)
+		e := &Error{Kind: Unreachable, Status: status, URL: u.String(), Detail: detail}
+		e.RetryAfter = retryAfter(res.Header.Get("Retry-After"), time.Now())
+		return nil, "", e
+	case status >= 400:
+		detail, _ := errorDetail(body)
+		return nil, "", fail(Rejected, status, detail, nil)
+	default:
+		return nil, "", fail(Unrecognized, status, "unexpected status", nil)
+	}
+}
+
+// decodePage reads a page's body: a JSON array of events that each pass
+// Event.Validate. JSON null is an empty page. NUL characters are refused
+// (PostgreSQL, where the events go, cannot hold them in text).
+func decodePage(body []byte) ([]Event, error) {
+	if bytes.Contains(bytes.ToLower(body), []byte(`\u0000`)) {
+		return nil, errors.New("a string holds a NUL character")
+	}
+	var events []Event
+	if err := json.Unmarshal(body, &events); err != nil {
+		return nil, fmt.Errorf("not a JSON array of DCSA events: %w", err)
+	}
+	for i := range events {
+		if err := events[i].Validate(); err != nil {
+			return nil, fmt.Errorf("event %d (%q): %w", i, events[i].EventID, err)
+		}
+	}
+	return events, nil
+}
+
+// errorDetail reads a DCSA error object's reasons, reporting whether body
+// was one.
+func errorDetail(body []byte) (string, bool) {
+	var e ErrorResponse
+	if json.Unmarshal(body, &e) != nil || e.StatusCode == 0 {
+		return "", false
+	}
+	var parts []string
+	for _, s := range e.Errors {
+		parts = append(parts, strings.TrimSpace(s.Reason+": "+s.Message))
+	}
+	d := strings.Join(parts, "; ")
+	if len(d) > 500 {
+		d = d[:500]
+	}
+	return d, true
+}
+
+// retryAfter reads Retry-After: seconds or an HTTP date; 0 when absent,
+// unreadable or past; at most a day.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	var d time.Duration
+	if n, err := strconv.Atoi(h); err == nil {
+		d = time.Duration(n) * time.Second
+	} else if t, err := http.ParseTime(h); err == nil {
+		d = t.Sub(now)
+	}
+	return min(max(d, 0), 24*time.Hour)
+}

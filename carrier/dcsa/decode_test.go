@@ -1,0 +1,76 @@
+package dcsa
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzDecodePage: no input makes the page decoder (JSON, then Validate on
+// each event) or the error object reader panic, and what it accepts passes
+// Validate. Run longer with: go test -fuzz FuzzDecodePage ./carrier/dcsa/
+func FuzzDecodePage(f *testing.F) {
+	seeds := []string{
+		`[]`, `null`, `{}`, `[null]`, `[{}]`, `"x"`, `[1,2]`, ``, `[`,
+		`[{"eventID":"4a7f0e0e-1b1c-4f45-9d0a-2f2e3b1c9d11","eventType":"SHIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-03-01T00:00:00Z","eventCreatedDateTime":"2026-03-01T00:00:00Z","shipmentEventTypeCode":"CONF","documentTypeCode":"BKG","documentID":"123"}]`,
+		`[{"eventType":"TRANSPORT","eventClassifierCode":"EST","eventDateTime":"2026-03-01T00:00:00+08:30","eventCreatedDateTime":"2026-03-01T00:00:00Z","transportEventTypeCode":"ARRI","transportCall":{"transportCallID":"x","modeOfTransport":"VESSEL","vessel":{"vesselIMONumber":"9321483"},"location":{"latitude":"1"}}}]`,
+		`[{"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-03-01T00:00:00Z","eventCreatedDateTime":"2026-03-01T00:00:00Z","equipmentEventTypeCode":"LOAD","emptyIndicatorCode":"LADEN","seals":[{"sealNumber":"1","sealType":"BLT"}],"transportCall":{"transportCallID":"x","modeOfTransport":"RAIL","vessel":{}}}]`,
+		`[{"eventID":42,"eventType":["EQUIPMENT"],"eventDateTime":1700000000}]`,
+		`[{"eventType":"SHIPMENT","documentID":"\u0000"}]`,
+		`{"httpMethod":"GET","requestUri":"/v2/events","statusCode":404,"statusCodeText":"Not Found","errorDateTime":"x","errors":[{"reason":"notFound","message":"m"}]}`,
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		events, err := decodePage(body)
+		if err == nil {
+			for i := range events {
+				if verr := events[i].Validate(); verr != nil {
+					t.Fatalf("accepted an invalid event: %v", verr)
+				}
+			}
+		}
+		_, _ = errorDetail(body)
+		_ = retryAfter(string(body), time.Unix(0, 0))
+	})
+}
+
+func TestDecodePage(t *testing.T) {
+	ok := `[{"eventID":"a","eventType":"SHIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-03-01T00:00:00Z","eventCreatedDateTime":"2026-03-01T00:00:00Z","shipmentEventTypeCode":"CONF","documentTypeCode":"BKG","documentID":"123"}]`
+	if ev, err := decodePage([]byte(ok)); err != nil || len(ev) != 1 || ev[0].DocumentID != "123" {
+		t.Fatalf("%v %v", ev, err)
+	}
+	for _, bad := range []string{
+		`{}`, `[1]`, `[`,
+		strings.Replace(ok, `"ACT"`, `"NOW"`, 1),
+		strings.Replace(ok, `"documentID":"123"`, `"documentID":"1\u0000"`, 1),
+		strings.Replace(ok, `"2026-03-01T00:00:00Z","shipment`, `"yesterday","shipment`, 1),
+		`[{"eventType":"TRANSPORT","eventClassifierCode":"ACT","eventDateTime":"2026-03-01T00:00:00Z","eventCreatedDateTime":"2026-03-01T00:00:00Z","transportEventTypeCode":"ARRI"}]`,
+		`[{"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-03-01T00:00:00Z","eventCreatedDateTime":"2026-03-01T00:00:00Z","equipmentEventTypeCode":"LOAD"}]`,
+	} {
+		if _, err := decodePage([]byte(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+	if ev, err := decodePage([]byte(`null`)); err != nil || len(ev) != 0 {
+		t.Errorf("null: %v %v", ev, err)
+	}
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for h, want := range map[string]time.Duration{"": 0, "120": 2 * time.Minute, "x": 0, "-5": 0, "Sun, 01 Mar 2026 00:01:00 GMT": time.Minute, "999999999": 24 * time.Hour} {
+		if got := retryAfter(h, now); got != want {
+			t.Errorf("Retry-After %q: %s, want %s", h, got, want)
+		}
+	}
+}
+
+func TestDocumentReference(t *testing.T) {
+	e := Event{EventType: EventTypeTransport, DocumentReferences: []DocumentReference{{DocumentReferenceBooking, "B1"}, {DocumentReferenceTransportDocument, "T1"}}}
+	if e.DocumentReference(DocumentReferenceBooking) != "B1" || e.DocumentReference(DocumentReferenceTransportDocument) != "T1" {
+		t.Fatalf("%+v", e)
+	}
+	s := Event{EventType: EventTypeShipment, DocumentTypeCode: DocumentTransportDocument, DocumentID: "T2"}
+	if s.DocumentReference(DocumentReferenceTransportDocument) != "T2" || s.DocumentReference(DocumentReferenceBooking) != "" {
+		t.Fatalf("%+v", s)
+	}
+}
