@@ -122,7 +122,7 @@ var Settings = []Setting{
 	{"TRACKING_RESCUE_AFTER", "5m", "A poll still running this long (its process died) is run again; more than TRACKING_POLL_TIMEOUT."},
 	{"TRACKING_FETCH_INTERVAL", "1s", "How often a process looks for polls enqueued by others."},
 	{"TRACKING_STOP_AFTER_ARRIVAL", "1080h", "Tracking stops this long after the shipment arrived (past_arrival_window); 0 never."},
-	{"TRACKING_MAX_RESPONSE", "8388608", "Largest carrier answer in bytes (all pages); beyond it the poll writes nothing and is retried."},
+	{"TRACKING_MAX_RESPONSE", "8388608", "Largest carrier answer page in bytes; beyond it the poll writes nothing and is retried."},
 	{"TRACKING_MAX_EVENTS", "5000", "Most events of one answer; beyond it the poll writes nothing and is retried."},
 	{"TRACKING_REFRESH_LIMIT", "10", "Container refreshes a minute per API key (429 beyond)."},
 }

@@ -2,15 +2,8 @@ package tracking
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
-	"strings"
-	"sync"
-	"time"
 
 	"shipgraph/carrier/dcsa"
 )
@@ -68,148 +61,53 @@ func (e *CarrierError) Error() string {
 
 func (e *CarrierError) Unwrap() error { return e.Err }
 
-// httpConnector polls GET {base}/v2/events, following Next-Page.
-type httpConnector struct {
-	c           Carrier
-	client      *http.Client
-	maxBytes    int64
-	maxEvents   int
-	tokMu       sync.Mutex
-	token       string
-	tokenExpiry time.Time
+// dcsaConnector is a carrier's DCSA Track & Trace v2.2 API through
+// carrier/dcsa's client, its failures classified for the engine.
+type dcsaConnector struct {
+	c         *dcsa.Client
+	maxEvents int
 }
 
-func newHTTPConnector(c Carrier, maxBytes int64, maxEvents int) *httpConnector {
-	return &httpConnector{c: c, client: &http.Client{Timeout: c.Timeout}, maxBytes: maxBytes, maxEvents: maxEvents}
+func newDCSAConnector(k Carrier, maxBytes int64, maxEvents int) (*dcsaConnector, error) {
+	cfg := dcsa.Config{BaseURL: k.BaseURL, Timeout: k.Timeout, MaxBodyBytes: maxBytes}
+	if k.APIKey != "" {
+		cfg.APIKey, cfg.APIKeyHeader = k.APIKey, k.APIKeyHeader
+	}
+	if k.ClientID != "" {
+		cfg.OAuth2 = &dcsa.OAuth2{TokenURL: k.TokenURL, ClientID: k.ClientID, ClientSecret: k.ClientSecret}
+	}
+	c, err := dcsa.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("CARRIERS: %s: %w", k.SCAC, err)
+	}
+	return &dcsaConnector{c: c, maxEvents: maxEvents}, nil
 }
 
-func (h *httpConnector) Events(ctx context.Context, q Query) ([]dcsa.Event, error) {
-	v := url.Values{}
+func (d *dcsaConnector) Events(ctx context.Context, q Query) ([]dcsa.Event, error) {
+	events, err := d.c.Events(ctx, dcsa.Query{TransportDocumentReference: q.TransportDocumentReference,
+		CarrierBookingReference: q.CarrierBookingReference, EquipmentReference: q.EquipmentReference})
 	switch {
-	case q.TransportDocumentReference != "":
-		v.Set("transportDocumentReference", q.TransportDocumentReference)
-	case q.CarrierBookingReference != "":
-		v.Set("carrierBookingReference", q.CarrierBookingReference)
-	default:
-		v.Set("equipmentReference", q.EquipmentReference)
-	}
-	v.Set("limit", "500")
-	next := h.c.BaseURL + "/v2/events?" + v.Encode()
-	var all []dcsa.Event
-	budget := h.maxBytes
-	for page := 0; next != ""; page++ {
-		if page > 100 {
-			return nil, &CarrierError{Unrecognized, errors.New("more than 100 pages")}
-		}
-		events, nextURL, n, err := h.page(ctx, next, budget)
-		if err != nil {
-			if errors.Is(err, ErrNotFound) && page > 0 {
-				return nil, &CarrierError{Unrecognized, errors.New("a later page not found")}
-			}
-			return nil, err
-		}
-		budget -= n
-		all = append(all, events...)
-		if len(all) > h.maxEvents {
-			return nil, &CarrierError{Unrecognized, fmt.Errorf("more than %d events", h.maxEvents)}
-		}
-		next = nextURL
-	}
-	if len(all) == 0 {
+	case errors.Is(err, dcsa.ErrNotFound):
 		return nil, ErrNotFound
-	}
-	return all, nil
-}
-
-func (h *httpConnector) page(ctx context.Context, u string, budget int64) ([]dcsa.Event, string, int64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, "", 0, &CarrierError{Unrecognized, err}
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("API-Version", "2")
-	if err := h.authorize(ctx, req); err != nil {
-		return nil, "", 0, err
-	}
-	resp, err := h.client.Do(req)
-	if err != nil {
-		return nil, "", 0, &CarrierError{Unreachable, err}
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, budget+1))
-	if err != nil {
-		return nil, "", 0, &CarrierError{Unreachable, err}
-	}
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return nil, "", 0, ErrNotFound
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		h.tokMu.Lock()
-		h.token = ""
-		h.tokMu.Unlock()
-		return nil, "", 0, &CarrierError{Unauthorized, fmt.Errorf("status %d", resp.StatusCode)}
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return nil, "", 0, &CarrierError{Unreachable, fmt.Errorf("status %d", resp.StatusCode)}
-	case resp.StatusCode != http.StatusOK:
-		return nil, "", 0, &CarrierError{Unrecognized, fmt.Errorf("status %d", resp.StatusCode)}
-	}
-	if int64(len(body)) > budget {
-		return nil, "", 0, &CarrierError{Unrecognized, fmt.Errorf("answer larger than %d bytes", h.maxBytes)}
-	}
-	var events []dcsa.Event
-	if err := json.Unmarshal(body, &events); err != nil {
-		return nil, "", 0, &CarrierError{Unrecognized, err}
+	case err != nil && ctx.Err() != nil:
+		return nil, &CarrierError{Unreachable, err}
+	case err != nil:
+		switch dcsa.KindOf(err) {
+		case dcsa.Unauthorized:
+			return nil, &CarrierError{Unauthorized, err}
+		case dcsa.Unrecognized:
+			return nil, &CarrierError{Unrecognized, err}
+		}
+		return nil, &CarrierError{Unreachable, err}
+	case len(events) == 0:
+		return nil, ErrNotFound
+	case len(events) > d.maxEvents:
+		return nil, &CarrierError{Unrecognized, fmt.Errorf("more than %d events", d.maxEvents)}
 	}
 	for i := range events {
-		if err := events[i].Validate(); err != nil {
-			return nil, "", 0, &CarrierError{Unrecognized, fmt.Errorf("event %d: %w", i, err)}
-		}
 		if events[i].EventID == "" {
-			return nil, "", 0, &CarrierError{Unrecognized, fmt.Errorf("event %d: eventID missing", i)}
+			return nil, &CarrierError{Unrecognized, fmt.Errorf("event %d: eventID missing", i)}
 		}
 	}
-	return events, resp.Header.Get("Next-Page"), int64(len(body)), nil
-}
-
-// authorize adds the carrier's credentials: an API key, or an OAuth2
-// client-credentials bearer token (fetched once, kept until a minute
-// before it expires).
-func (h *httpConnector) authorize(ctx context.Context, req *http.Request) error {
-	if h.c.APIKey != "" {
-		req.Header.Set(h.c.APIKeyHeader, h.c.APIKey)
-		return nil
-	}
-	if h.c.ClientID == "" {
-		return nil
-	}
-	h.tokMu.Lock()
-	defer h.tokMu.Unlock()
-	if h.token == "" || time.Now().After(h.tokenExpiry) {
-		form := url.Values{"grant_type": {"client_credentials"}, "client_id": {h.c.ClientID}, "client_secret": {h.c.ClientSecret}}
-		treq, err := http.NewRequestWithContext(ctx, http.MethodPost, h.c.TokenURL, strings.NewReader(form.Encode()))
-		if err != nil {
-			return &CarrierError{Unauthorized, err}
-		}
-		treq.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		treq.SetBasicAuth(url.QueryEscape(h.c.ClientID), url.QueryEscape(h.c.ClientSecret))
-		resp, err := h.client.Do(treq)
-		if err != nil {
-			return &CarrierError{Unreachable, err}
-		}
-		defer resp.Body.Close()
-		var tok struct {
-			AccessToken string `json:"access_token"`
-			ExpiresIn   int    `json:"expires_in"`
-		}
-		if resp.StatusCode != http.StatusOK {
-			return &CarrierError{Unauthorized, fmt.Errorf("token endpoint: status %d", resp.StatusCode)}
-		}
-		if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&tok); err != nil || tok.AccessToken == "" {
-			return &CarrierError{Unrecognized, fmt.Errorf("token endpoint: %v", err)}
-		}
-		h.token = tok.AccessToken
-		h.tokenExpiry = time.Now().Add(time.Duration(max(tok.ExpiresIn-60, 30)) * time.Second)
-	}
-	req.Header.Set("Authorization", "Bearer "+h.token)
-	return nil
+	return events, nil
 }

@@ -123,7 +123,11 @@ func New(c Config, store *db.DB, log *slog.Logger, opts ...Option) (*Engine, err
 	}
 	e := &Engine{c: c, store: store, log: log, conns: map[string]*limited{}}
 	for _, k := range c.Carriers {
-		e.conns[k.SCAC] = newLimited(k, newHTTPConnector(k, c.MaxResponse, c.MaxEvents))
+		conn, err := newDCSAConnector(k, c.MaxResponse, c.MaxEvents)
+		if err != nil {
+			return nil, err
+		}
+		e.conns[k.SCAC] = newLimited(k, conn)
 	}
 	for _, o := range opts {
 		o(e)
