@@ -27,6 +27,7 @@ type env struct {
 	store *db.DB
 	sim   *sim.Sim
 	url   string
+	dbURL string
 	acct  string
 
 	clock atomic.Pointer[time.Time] // the simulator's
@@ -38,7 +39,8 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
+	url := dbtest.NewDB(t)
+	store, err := db.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func newEnv(t *testing.T) *env {
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	e := e0
-	e.t, e.store, e.sim, e.url, e.polled = t, store, s, srv.URL, map[string]chan rivertype.JobState{}
+	e.t, e.store, e.sim, e.url, e.dbURL, e.polled = t, store, s, srv.URL, url, map[string]chan rivertype.JobState{}
 	if err := store.SQL().QueryRowContext(ctx, `INSERT INTO accounts (slug, company_name) VALUES ('trk', 'Tracking')
 		RETURNING id`).Scan(&e.acct); err != nil {
 		t.Fatal(err)
