@@ -319,6 +319,9 @@ SELECT id FROM found UNION ALL SELECT id FROM ins`, accountID, number, requestID
 
 // upsertVessels inserts the vessels not known yet (by IMO) and refreshes
 // the names, call signs and flags of the known ones where they differ.
+// Not ON CONFLICT DO UPDATE: that locks every known vessel's row until
+// commit, even unchanged, and serialised every poll of the shipments of
+// one vessel (measured: 7 polls/s with 10 workers).
 func upsertVessels(ctx context.Context, q ext, vs []PolledVessel) (int, error) {
 	if len(vs) == 0 {
 		return 0, nil
@@ -340,14 +343,18 @@ func upsertVessels(ctx context.Context, q ext, vs []PolledVessel) (int, error) {
 	err := q.QueryRowxContext(ctx, `
 WITH input AS (SELECT DISTINCT ON (imo) imo, name, call_sign, flag
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(imo, name, call_sign, flag) ORDER BY imo),
-up AS (
+ins AS (
     INSERT INTO vessels (imo, name, call_sign, flag) SELECT imo, name, call_sign, flag FROM input
-    ON CONFLICT (imo) DO UPDATE SET name = excluded.name, call_sign = coalesce(excluded.call_sign, vessels.call_sign),
-        flag = coalesce(excluded.flag, vessels.flag), updated_at = now()
-    WHERE (vessels.name, vessels.call_sign, vessels.flag) IS DISTINCT FROM
-          (excluded.name, coalesce(excluded.call_sign, vessels.call_sign), coalesce(excluded.flag, vessels.flag))
-    RETURNING (xmax = 0) AS inserted)
-SELECT count(*) FILTER (WHERE inserted) FROM up`, pq.StringArray(imo), pq.StringArray(name), pq.Array(call), pq.Array(flag)).Scan(&n)
+    ON CONFLICT (imo) DO NOTHING
+    RETURNING 1),
+upd AS (
+    UPDATE vessels v SET name = i.name, call_sign = coalesce(i.call_sign, v.call_sign),
+        flag = coalesce(i.flag, v.flag), updated_at = now()
+    FROM input i
+    WHERE v.imo = i.imo AND (v.name, v.call_sign, v.flag) IS DISTINCT FROM
+          (i.name, coalesce(i.call_sign, v.call_sign), coalesce(i.flag, v.flag))
+    RETURNING 1)
+SELECT (SELECT count(*) FROM ins) + 0 * (SELECT count(*) FROM upd)`, pq.StringArray(imo), pq.StringArray(name), pq.Array(call), pq.Array(flag)).Scan(&n)
 	return n, err
 }
 

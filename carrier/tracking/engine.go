@@ -395,7 +395,8 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (db.TrackingPollResult, e
 	p.NextPollAt = &next
 	res, err = e.store.ApplyTrackingPoll(ctx, p, nil)
 	if errors.Is(err, db.ErrTrackingBusy) {
-		return res, river.JobSnooze(time.Second)
+		// The schedule's claim holds the row for a moment: look again soon.
+		return res, river.JobSnooze(time.Duration(20+rand.IntN(80)) * time.Millisecond)
 	}
 	return res, err
 }

@@ -23,7 +23,7 @@ import (
 
 // env is one test's database, simulator and engines.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	store *db.DB
 	sim   *sim.Sim
 	url   string
@@ -36,7 +36,7 @@ type env struct {
 	polled map[string]chan rivertype.JobState
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
 	url := dbtest.NewDB(t)
