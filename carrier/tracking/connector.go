@@ -95,7 +95,9 @@ func (d *dcsaConnector) Events(ctx context.Context, q Query) ([]dcsa.Event, erro
 		switch dcsa.KindOf(err) {
 		case dcsa.Unauthorized:
 			return nil, &CarrierError{Unauthorized, err}
-		case dcsa.Unrecognized:
+		case dcsa.Unrecognized, dcsa.Rejected:
+			// Rejected: the carrier refused the request itself (a 4xx);
+			// retried like nonsense, a few times over a day, then failed.
 			return nil, &CarrierError{Unrecognized, err}
 		}
 		return nil, &CarrierError{Unreachable, err}
