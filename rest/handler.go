@@ -55,6 +55,7 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	route("/v2/vessels/{id}", methods{http.MethodGet: s.getVessel})
 	route("/v2/vessels/{id}/future_positions", methods{http.MethodGet: s.vesselFuturePositions})
 	route("/v2/vessels/{id}/future_positions_with_coordinates", methods{http.MethodGet: s.vesselFuturePositionsWithCoordinates})
+	route("/v2/containers/{id}/refresh", methods{http.MethodPatch: s.refreshContainer})
 	for _, e := range []struct {
 		prefix string
 		route  entityRoute
