@@ -101,12 +101,19 @@ func TestSchemaMatchesCatalogue(t *testing.T) {
 }
 
 // notHeld are the OpenAPI targets of relationships whose records Shipgraph
-// does not hold: they have no target in the catalogue. Transport events and
-// tracking requests are held only as webhook notifications' reference
-// objects (referenceOnly): that relationship must name them, no other.
+// does not hold: they have no target in the catalogue. Tracking requests
+// are held only as webhook notifications' reference objects
+// (referenceOnly): that relationship must name them, no other.
 var (
-	notHeld       = map[string]bool{"tracking_request": true, "transport_event": true, "raw_event": true, "vessel": true, "party": true}
-	referenceOnly = map[string]bool{"tracking_request": true, "transport_event": true}
+	notHeld       = map[string]bool{"tracking_request": true, "party": true}
+	referenceOnly = map[string]bool{"tracking_request": true}
+	// misnamed are linkages whose type the OpenAPI document gives under
+	// another key: transport_event.vessel's data has "name": ["vessel"].
+	misnamed = map[string][]string{"transport_event.vessel": {"vessel"}}
+	// narrower are relationships whose catalogue targets are fewer than
+	// the document's, and why: an estimated event names no vessel (null);
+	// a raw event's location is a port (carriers name no metro areas).
+	narrower = map[string][]string{"estimated_event.vessel": {}, "raw_event.location": {"port"}}
 )
 
 // TestOpenAPIMatchesCatalogue: every relationship member the OpenAPI
@@ -175,6 +182,9 @@ func TestOpenAPIMatchesCatalogue(t *testing.T) {
 				continue
 			}
 			want := l.Properties.Data.Properties.Type.Enum
+			if m, ok := misnamed[typ+"."+member]; ok {
+				want = m
+			}
 			if many := l.Properties.Data.Items != nil; many {
 				want = l.Properties.Data.Items.Properties.Type.Enum
 			}
@@ -188,6 +198,9 @@ func TestOpenAPIMatchesCatalogue(t *testing.T) {
 				}
 			}
 			sort.Strings(held)
+			if n, ok := narrower[typ+"."+member]; ok {
+				held = n
+			}
 			if got := targetsOf(rel, func(r *catalog.Resource) string { return r.JSONAPI }); !slices.Equal(got, held) {
 				t.Errorf("%s.%s: catalogue targets %v, OpenAPI %v", typ, member, got, want)
 			}

@@ -46,12 +46,32 @@ var (
 	ContainerUpdatedEventByID = tenantByID("ContainerUpdatedEventByID", eventRead(func(e *model.WebhookEvent) *model.ContainerUpdatedEvent {
 		return &model.ContainerUpdatedEvent{WebhookEvent: *e}
 	}), func(x *model.ContainerUpdatedEvent) string { return x.ID })
-	TransportEventByID = tenantByID("TransportEventByID", eventRead(func(e *model.WebhookEvent) *model.TransportEvent { return &model.TransportEvent{WebhookEvent: *e} }), func(x *model.TransportEvent) string { return x.ID })
+	TransportEventByID = tenantByID("TransportEventByID", eventRead(model.FrozenTransportEvent), func(x *model.TransportEvent) string { return x.ID })
 	EstimatedEventByID = tenantByID("EstimatedEventByID", eventRead(func(e *model.WebhookEvent) *model.EstimatedEvent { return &model.EstimatedEvent{WebhookEvent: *e} }), func(x *model.EstimatedEvent) string { return x.ID })
 	// Tracking requests (migration 00013, issue 27): records of their own.
 	TrackingRequestByID          = tenantByID("TrackingRequestByID", (*db.DB).TrackingRequestsByIDs, func(x *model.TrackingRequest) string { return x.ID })
 	TrackingRequestsByShipmentID = byParent("TrackingRequestsByShipmentID", (*db.DB).TrackingRequestsByShipmentIDs, func(x *model.TrackingRequest) string { return deref(x.ShipmentID) })
+
+	// The journey (migration 00013): a container's transport events (the
+	// records, as the one transport_event type) and raw events, and the
+	// vessels they name (reference data).
+	VesselByID                   = sharedByID("VesselByID", (*db.DB).VesselsByIDs, func(x *model.Vessel) string { return x.ID })
+	TransportEventsByContainerID = byParent("TransportEventsByContainerID", transportEventsByContainerIDs, func(x *model.TransportEvent) string { return *x.ContainerID })
+	RawEventsByContainerID       = byParent("RawEventsByContainerID", (*db.DB).RawEventsByContainerIDs, func(x *model.RawEvent) string { return x.ContainerID })
+	TransportEventIDsByContainer = byLink("TransportEventIDsByContainer", (*db.DB).TransportEventIDsByContainerIDs)
+	RawEventIDsByContainer       = byLink("RawEventIDsByContainer", (*db.DB).RawEventIDsByContainerIDs)
 )
+
+// transportEventsByContainerIDs reads the transport event records of
+// containers, as transport events.
+func transportEventsByContainerIDs(s *db.DB, ctx context.Context, acct string, ids []string) ([]*model.TransportEvent, error) {
+	rows, err := s.TransportEventsByContainerIDs(ctx, acct, ids)
+	out := make([]*model.TransportEvent, len(rows))
+	for i, r := range rows {
+		out[i] = model.TransportEventOf(r)
+	}
+	return out, err
+}
 
 func deref(s *string) string {
 	if s == nil {
@@ -96,6 +116,9 @@ var (
 	TransportEvent        = resource("TransportEvent", model.TransportEventType, func(x *model.TransportEvent) string { return x.ID }, TransportEventByID)
 	EstimatedEvent        = resource("EstimatedEvent", model.EstimatedEventType, func(x *model.EstimatedEvent) string { return x.ID }, EstimatedEventByID)
 	TrackingRequest       = resource("TrackingRequest", model.TrackingRequestType, func(x *model.TrackingRequest) string { return x.ID }, TrackingRequestByID)
+
+	Vessel   = resource("Vessel", model.VesselType, func(x *model.Vessel) string { return x.ID }, VesselByID)
+	RawEvent = resource("RawEvent", model.RawEventType, func(x *model.RawEvent) string { return x.ID }, nil)
 )
 
 // The relationships, by owner.
@@ -166,10 +189,21 @@ func init() {
 		one(Terminal, "pickup_facility_id", func(c *model.Container) *string { return c.PickupFacilityID },
 			"PickupFacility", func(c *model.Container) **model.Terminal { return &c.Rel.PickupFacility }, TerminalByID),
 	}})
-	// Relationships of the spec whose records Shipgraph does not hold:
-	// accepted by include and fields, linkage always [].
-	Container.rel(&Rel{JSONAPI: "transport_events", Many: true})
-	Container.rel(&Rel{JSONAPI: "raw_events", Many: true})
+	// The journey, in time order.
+	Container.rel(&Rel{GraphQL: "transportEvents", JSONAPI: "transport_events", Many: true, Targets: []*Target{
+		many(TransportEvent, func(c *model.Container) string { return c.ID },
+			"TransportEvents", func(c *model.Container) *[]*model.TransportEvent { return &c.Rel.TransportEvents }, TransportEventsByContainerID),
+	}, Linkage: Container.rel(&Rel{Internal: "transportEventIDs", Many: true, Targets: []*Target{
+		manyIDs(TransportEvent, func(c *model.Container) string { return c.ID },
+			"TransportEventIDs", func(c *model.Container) *[]string { return &c.Rel.TransportEventIDs }, TransportEventIDsByContainer),
+	}})})
+	Container.rel(&Rel{GraphQL: "rawEvents", JSONAPI: "raw_events", Many: true, Targets: []*Target{
+		many(RawEvent, func(c *model.Container) string { return c.ID },
+			"RawEvents", func(c *model.Container) *[]*model.RawEvent { return &c.Rel.RawEvents }, RawEventsByContainerID),
+	}, Linkage: Container.rel(&Rel{Internal: "rawEventIDs", Many: true, Targets: []*Target{
+		manyIDs(RawEvent, func(c *model.Container) string { return c.ID },
+			"RawEventIDs", func(c *model.Container) *[]string { return &c.Rel.RawEventIDs }, RawEventIDsByContainer),
+	}})})
 	Container.rel(&Rel{GraphQL: "customFields", Many: true, Targets: []*Target{
 		many(CustomField, func(c *model.Container) string { return c.ID },
 			"CustomFields", func(c *model.Container) *[]*model.CustomField { return &c.Rel.CustomFields }, CustomFieldsByEntityID),
@@ -294,16 +328,28 @@ func init() {
 		one(Port, "port_id", func(e *model.TransportEvent) *string { return e.PortID },
 			"LocationPort", func(e *model.TransportEvent) **model.Port { return &e.Rel.LocationPort }, PortByID),
 	}})
-	TransportEvent.rel(&Rel{JSONAPI: "vessel"}) // no vessel records: null
+	TransportEvent.rel(&Rel{GraphQL: "vessel", JSONAPI: "vessel", Targets: []*Target{
+		one(Vessel, "vessel_id", func(e *model.TransportEvent) *string { return e.VesselID },
+			"Vessel", func(e *model.TransportEvent) **model.Vessel { return &e.Rel.Vessel }, VesselByID),
+	}})
+	// A rail terminal when the event names one, else the terminal.
 	TransportEvent.rel(&Rel{GraphQL: "terminal", JSONAPI: "terminal", Targets: []*Target{
-		one(RailTerminal, "terminal_id", func(*model.TransportEvent) *string { return nil },
+		one(RailTerminal, "rail_terminal_id", func(e *model.TransportEvent) *string { return e.RailTerminalID },
 			"TerminalRail", func(e *model.TransportEvent) **model.RailTerminal { return &e.Rel.TerminalRail }, RailTerminalByID),
-		one(Terminal, "terminal_id", func(e *model.TransportEvent) *string { return e.TerminalID },
+		one(Terminal, "terminal_id", func(e *model.TransportEvent) *string { return unless(e.RailTerminalID, e.TerminalID) },
 			"Terminal", func(e *model.TransportEvent) **model.Terminal { return &e.Rel.Terminal }, TerminalByID),
 	}})
 	TransportEvent.rel(&Rel{GraphQL: "container", JSONAPI: "container", Targets: []*Target{
 		one(Container, "container_id", func(e *model.TransportEvent) *string { return e.ContainerID },
 			"Container", func(e *model.TransportEvent) **model.Container { return &e.Rel.Container }, ContainerByID),
+	}})
+	RawEvent.rel(&Rel{GraphQL: "location", JSONAPI: "location", Targets: []*Target{
+		one(Port, "port_id", func(e *model.RawEvent) *string { return e.PortID },
+			"LocationPort", func(e *model.RawEvent) **model.Port { return &e.Rel.LocationPort }, PortByID),
+	}})
+	RawEvent.rel(&Rel{GraphQL: "vessel", JSONAPI: "vessel", Targets: []*Target{
+		one(Vessel, "vessel_id", func(e *model.RawEvent) *string { return e.VesselID },
+			"Vessel", func(e *model.RawEvent) **model.Vessel { return &e.Rel.Vessel }, VesselByID),
 	}})
 	EstimatedEvent.rel(&Rel{GraphQL: "shipment", JSONAPI: "shipment", Targets: []*Target{
 		one(Shipment, "shipment_id", func(e *model.EstimatedEvent) *string { return e.ShipmentID },

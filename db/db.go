@@ -136,7 +136,7 @@ func Migrate(ctx context.Context, sdb *sql.DB) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	return nil
+	return migrateRiver(ctx, sdb)
 }
 
 // Migrate applies the embedded migrations to this store's database.

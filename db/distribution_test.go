@@ -75,6 +75,16 @@ var globalUniques = map[string]string{
 // unmarkedTables are left out of the rules, and why.
 var unmarkedTables = map[string]string{
 	"goose_db_version": "goose's record of applied migrations (Citus: a table local to the coordinator)",
+	// River's tables (the job engine of tracking polls, carrier/tracking; db/river.go): its queue, not
+	// account data. Jobs name the account in their args only; Citus: tables local to the coordinator,
+	// as River needs its SKIP LOCKED fetch and unique index on one node.
+	"river_job":          "River's job queue (tracking polls): local to the coordinator",
+	"river_leader":       "River's leader election (periodic scheduling): local to the coordinator",
+	"river_queue":        "River's queues: local to the coordinator",
+	"river_client":       "River's clients: local to the coordinator",
+	"river_client_queue": "River's client queues: local to the coordinator",
+	"river_migration":    "River's record of applied migrations: local to the coordinator",
+	"river_notification": "River's notification outbox (unused over lib/pq: no LISTEN): local to the coordinator",
 }
 
 var kindPattern = regexp.MustCompile(`\bshipgraph:(tenant|reference|global)\b`)
@@ -450,6 +460,7 @@ var crossTenant = []struct{ fragment, reason string }{
 	{"logged_at < $1 AS old FROM change_log", "pruning every account's log by age: an operator job"},
 	{"FROM webhooks WHERE active AND id > $5::uuid", "the webhook dispatcher claims due notifications of every account"},
 	{"SELECT count(*) FROM webhook_notifications WHERE delivery_status = 'pending'", "the queue-depth gauge over every account"},
+	{"WHERE next_poll_at <= now() AND status IN", "the tracking schedule claims due polls of every account (carrier/tracking)"},
 	// Also cross-tenant by design, not run here: the seeder's bulk loads,
 	// migrations and the demo tools' reads of every account.
 }

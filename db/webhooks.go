@@ -209,7 +209,8 @@ func (db *DB) CountWebhookNotifications(ctx context.Context, accountID string, f
 // and the keys of their related records as they are now: the container (a
 // container event) and its terminal at the port of discharge, the
 // shipment (the container's, or the event's own) and its port of
-// discharge.
+// discharge; for a notification raised from a transport event record, the
+// record's container, port, terminal, rail terminal and vessel.
 func (db *DB) WebhookEventsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.WebhookEvent, error) {
 	notes := make([]string, len(ids))
 	for i, id := range ids {
@@ -218,10 +219,13 @@ func (db *DB) WebhookEventsByIDs(ctx context.Context, accountID string, ids []st
 	rows, err := byIDs[model.WebhookEvent](ctx, db.q,
 		`SELECT n.id, n.account_id, n.event, n.payload, n.created_at,
 		        c.id AS container_id, s.id AS shipment_id,
-		        coalesce(c.pod_terminal_id, s.pod_terminal_id) AS terminal_id,
-		        s.port_of_discharge_id AS port_id
+		        CASE WHEN te.id IS NULL THEN coalesce(c.pod_terminal_id, s.pod_terminal_id) ELSE te.terminal_id END AS terminal_id,
+		        CASE WHEN te.id IS NULL THEN s.port_of_discharge_id ELSE te.port_id END AS port_id,
+		        te.rail_terminal_id, te.vessel_id
 		 FROM webhook_notifications n
-		 LEFT JOIN containers c ON n.reference_type = 'container' AND c.account_id = n.account_id AND c.id = n.reference_id
+		 LEFT JOIN transport_events te ON n.reference_type = 'transport_event' AND te.account_id = n.account_id AND te.id = n.reference_id
+		 LEFT JOIN containers c ON c.account_id = n.account_id
+		      AND c.id = CASE n.reference_type WHEN 'container' THEN n.reference_id WHEN 'transport_event' THEN te.container_id END
 		 LEFT JOIN shipments s ON s.account_id = n.account_id
 		      AND s.id = CASE WHEN n.reference_type = 'shipment' THEN n.reference_id ELSE c.shipment_id END
 		 WHERE n.id = ANY($1) AND n.account_id = $2`, notes, accountID)

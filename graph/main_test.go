@@ -34,6 +34,8 @@ var seededTests = []struct {
 }{
 	{"DashboardStatements", true, testDashboardStatements},
 	{"EntitiesStatements", true, testEntitiesStatements},
+	{"JourneyStatements", true, testJourneyStatements},
+	{"Journey", false, testJourney},
 	{"WideQueryStatements", false, testWideQueryStatements},
 	{"Viewer", false, testViewer},
 	{"EveryAttribute", false, testEveryAttribute},

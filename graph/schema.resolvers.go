@@ -271,6 +271,11 @@ func (r *queryResolver) Port(ctx context.Context, id string) (*model.Port, error
 	return orNull(r.Res.Port(ctx, id, fieldPlan(ctx)))
 }
 
+// Vessel is the resolver for the vessel field.
+func (r *queryResolver) Vessel(ctx context.Context, id string) (*model.Vessel, error) {
+	return orNull(r.Res.Vessel(ctx, id, fieldPlan(ctx)))
+}
+
 // CustomFieldDefinitions is the resolver for the customFieldDefinitions field.
 func (r *queryResolver) CustomFieldDefinitions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldDefinitionFilter) (*model.CustomFieldDefinitionConnection, error) {
 	q := resolve.Query[model.CustomFieldDefinitionFilter]{Filter: valueOf(filter), Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "CustomFieldDefinition"), Cursors: selectsEdges(ctx)}

@@ -355,6 +355,8 @@ var recordTypes = map[string]model.ChangeRecordType{
 	"custom_field_definition": model.ChangeRecordTypeCustomFieldDefinition,
 	"custom_field_option":     model.ChangeRecordTypeCustomFieldOption,
 	"document":                model.ChangeRecordTypeDocument,
+	// A container's transport events (parent: the container).
+	"transport_event": model.ChangeRecordTypeTransportEvent,
 }
 
 func (r *subscriptionResolver) changeEvents() eventSource[model.ChangeEvent] {

@@ -102,6 +102,9 @@ type Config struct {
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
 	Wrap func(http.Handler) http.Handler
+	// Tracking is the tracking engine (carrier/tracking.Engine): refreshes
+	// and polls enqueued by the API; nil answers refreshes 503.
+	Tracking resolve.Tracker
 }
 
 // DefaultKeyCachePing pings the listening connection four times a second: a
@@ -175,6 +178,7 @@ func New(store *db.DB, c Config) *Handler {
 		res = resolve.New(store)
 		res.Files = c.Files
 		res.WebhookConfig = c.Webhooks
+		res.Tracking = c.Tracking
 	}
 	resolver := &graph.Resolver{Res: res, Live: live, LoaderConfig: c.Loader}
 	gql := gqlhttp.NewHandler(resolver, hc)

@@ -56,6 +56,13 @@ type Loaders struct {
 	// TrackingRequestsByShipmentID: a shipment's tracking requests.
 	TrackingRequestsByShipmentID *Loader[[]*model.TrackingRequest]
 
+	// The journey.
+	VesselByID                   *Loader[*model.Vessel]
+	TransportEventsByContainerID *Loader[[]*model.TransportEvent]
+	RawEventsByContainerID       *Loader[[]*model.RawEvent]
+	TransportEventIDsByContainer *Loader[[]string] // linkage alone
+	RawEventIDsByContainer       *Loader[[]string] // linkage alone
+
 	reads []anyLoader // by catalog.Read.Index
 
 	// gen counts the writes of the request: a loader cleared after a
@@ -129,6 +136,11 @@ var bindings = []func(*Loaders, string, LoaderConfig){
 	bind(catalog.TrackingRequestsByShipmentID, func(l *Loaders) **Loader[[]*model.TrackingRequest] {
 		return &l.TrackingRequestsByShipmentID
 	}),
+	bind(catalog.VesselByID, func(l *Loaders) **Loader[*model.Vessel] { return &l.VesselByID }),
+	bind(catalog.TransportEventsByContainerID, func(l *Loaders) **Loader[[]*model.TransportEvent] { return &l.TransportEventsByContainerID }),
+	bind(catalog.RawEventsByContainerID, func(l *Loaders) **Loader[[]*model.RawEvent] { return &l.RawEventsByContainerID }),
+	bind(catalog.TransportEventIDsByContainer, func(l *Loaders) **Loader[[]string] { return &l.TransportEventIDsByContainer }),
+	bind(catalog.RawEventIDsByContainer, func(l *Loaders) **Loader[[]string] { return &l.RawEventIDsByContainer }),
 }
 
 // bind is the one loader constructor: the loader of read, stored in its

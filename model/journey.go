@@ -58,6 +58,8 @@ type RawEvent struct {
 	Position       int        `db:"position"`
 	Payload        JSON       `db:"payload"`
 	CreatedAt      time.Time  `db:"created_at"`
+
+	Rel RawEventRel `db:"-"`
 }
 
 // TransportEventRecord is a public milestone of a container

@@ -358,6 +358,7 @@ const (
 	ChangeRecordTypeCustomFieldDefinition ChangeRecordType = "CUSTOM_FIELD_DEFINITION"
 	ChangeRecordTypeCustomFieldOption     ChangeRecordType = "CUSTOM_FIELD_OPTION"
 	ChangeRecordTypeDocument              ChangeRecordType = "DOCUMENT"
+	ChangeRecordTypeTransportEvent        ChangeRecordType = "TRANSPORT_EVENT"
 )
 
 var AllChangeRecordType = []ChangeRecordType{
@@ -367,11 +368,12 @@ var AllChangeRecordType = []ChangeRecordType{
 	ChangeRecordTypeCustomFieldDefinition,
 	ChangeRecordTypeCustomFieldOption,
 	ChangeRecordTypeDocument,
+	ChangeRecordTypeTransportEvent,
 }
 
 func (e ChangeRecordType) IsValid() bool {
 	switch e {
-	case ChangeRecordTypeShipment, ChangeRecordTypeContainer, ChangeRecordTypeCustomField, ChangeRecordTypeCustomFieldDefinition, ChangeRecordTypeCustomFieldOption, ChangeRecordTypeDocument:
+	case ChangeRecordTypeShipment, ChangeRecordTypeContainer, ChangeRecordTypeCustomField, ChangeRecordTypeCustomFieldDefinition, ChangeRecordTypeCustomFieldOption, ChangeRecordTypeDocument, ChangeRecordTypeTransportEvent:
 		return true
 	}
 	return false

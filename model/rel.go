@@ -58,6 +58,11 @@ type ContainerRel struct {
 	PickupFacility *Terminal
 	CustomFields   []*CustomField
 	Documents      []*Document
+	// The journey (model/journey_rel.go).
+	TransportEvents   []*TransportEvent
+	RawEvents         []*RawEvent
+	TransportEventIDs []string // the events' ids alone (linkage)
+	RawEventIDs       []string
 }
 
 type EmailSubmissionRel struct {

@@ -171,15 +171,19 @@ func (n *WebhookNotification) EventKey(typ string) *string {
 // the keys of its related records, read when it is rendered (the container
 // or shipment the event is about, its shipment, terminal and port).
 type WebhookEvent struct {
-	ID             string    `db:"-"` // WebhookEventID(NotificationID)
-	NotificationID string    `db:"id"`
-	AccountID      string    `db:"account_id"`
-	Event          string    `db:"event"`
-	Payload        JSON      `db:"payload"`
-	ContainerID    *string   `db:"container_id"`
-	ShipmentID     *string   `db:"shipment_id"`
-	TerminalID     *string   `db:"terminal_id"`
-	PortID         *string   `db:"port_id"`
+	ID             string  `db:"-"` // WebhookEventID(NotificationID)
+	NotificationID string  `db:"id"`
+	AccountID      string  `db:"account_id"`
+	Event          string  `db:"event"`
+	Payload        JSON    `db:"payload"`
+	ContainerID    *string `db:"container_id"`
+	ShipmentID     *string `db:"shipment_id"`
+	TerminalID     *string `db:"terminal_id"`
+	PortID         *string `db:"port_id"`
+	// The keys only a notification raised from a transport event record
+	// has (its rail terminal and vessel).
+	RailTerminalID *string   `db:"rail_terminal_id"`
+	VesselID       *string   `db:"vessel_id"`
 	CreatedAt      time.Time `db:"created_at"`
 }
 
@@ -198,8 +202,14 @@ type (
 		WebhookEvent
 		Rel ContainerUpdatedEventRel `db:"-"`
 	}
+	// TransportEvent is the one transport_event type: a record of the
+	// container's journey (TransportEventOf, Record set) or the frozen
+	// reference object of a notification raised from a container's
+	// change (pickup LFD, availability), whose typed fields are read from
+	// the frozen attributes (docs/decisions.md, "Journeys").
 	TransportEvent struct {
 		WebhookEvent
+		TransportEventFields
 		Rel TransportEventRel `db:"-"`
 	}
 	EstimatedEvent struct {
@@ -245,11 +255,11 @@ var WebhookEventCategories = []WebhookEventCategory{
 		{"container.pickup_lfd_rail.changed", "The rail last free day changed.", TransportEventType},
 		{"container.pickup_appointment.changed", "The pickup appointment changed.", TransportEventType},
 	}},
-	{ID: "container-transport-events", Name: "Container Transport Events", Events: []WebhookEventInfo{
+	{ID: "container-transport-events", Name: "Container Transport Events", Events: append([]WebhookEventInfo{
 		{"container.transport.available", "The container became available for pickup.", TransportEventType},
 		{"container.transport.not_available", "The container is no longer available for pickup.", TransportEventType},
 		{"container.transport.delivered", "The container was delivered.", TransportEventType},
-	}},
+	}, journeyEvents...)},
 	{ID: "shipment-events", Name: "Shipment Events", Events: []WebhookEventInfo{
 		{"shipment.estimated.arrival", "The estimated arrival at the port of discharge moved.", EstimatedEventType},
 	}},
@@ -259,6 +269,36 @@ var WebhookEventCategories = []WebhookEventCategory{
 		{"tracking_request.awaiting_manifest", "The shipping line knows the number but has no manifest yet (status awaiting_manifest).", TrackingRequestType},
 		{"tracking_request.tracking_stopped", "Tracking stopped: by a user (stop_tracking), or at the shipping line (status tracking_stopped).", TrackingRequestType},
 	}},
+}
+
+// journeyEvents are the milestones of a container's journey: each raised
+// when a transport event record of that name is added (webhook/events.go).
+var journeyEvents = []WebhookEventInfo{
+	{"container.transport.empty_out", "The empty container was picked up for loading.", TransportEventType},
+	{"container.transport.full_in", "The loaded container entered the port of lading.", TransportEventType},
+	{"container.transport.vessel_loaded", "The container was loaded on the vessel at the port of lading.", TransportEventType},
+	{"container.transport.vessel_departed", "The vessel left the port of lading.", TransportEventType},
+	{"container.transport.estimated.vessel_departed", "The estimated departure from the port of lading changed.", TransportEventType},
+	{"container.transport.transshipment_arrived", "The vessel arrived at a transshipment port.", TransportEventType},
+	{"container.transport.transshipment_discharged", "The container was discharged at a transshipment port.", TransportEventType},
+	{"container.transport.transshipment_loaded", "The container was loaded at a transshipment port.", TransportEventType},
+	{"container.transport.transshipment_departed", "The vessel left a transshipment port.", TransportEventType},
+	{"container.transport.feeder_arrived", "The feeder vessel arrived.", TransportEventType},
+	{"container.transport.feeder_discharged", "The container was discharged from a feeder vessel.", TransportEventType},
+	{"container.transport.feeder_loaded", "The container was loaded on a feeder vessel.", TransportEventType},
+	{"container.transport.feeder_departed", "The feeder vessel departed.", TransportEventType},
+	{"container.transport.vessel_arrived", "The vessel arrived at the port of discharge.", TransportEventType},
+	{"container.transport.estimated.vessel_arrived", "The estimated arrival at the port of discharge changed.", TransportEventType},
+	{"container.transport.vessel_berthed", "The vessel berthed at the port of discharge.", TransportEventType},
+	{"container.transport.vessel_discharged", "The container was discharged at the port of discharge.", TransportEventType},
+	{"container.transport.rail_loaded", "The container was loaded on rail.", TransportEventType},
+	{"container.transport.rail_departed", "The train departed.", TransportEventType},
+	{"container.transport.rail_arrived", "The train arrived.", TransportEventType},
+	{"container.transport.rail_unloaded", "The container was unloaded from rail.", TransportEventType},
+	{"container.transport.arrived_at_inland_destination", "The container arrived at its inland destination.", TransportEventType},
+	{"container.transport.estimated.arrived_at_inland_destination", "The estimated arrival at the inland destination changed.", TransportEventType},
+	{"container.transport.full_out", "The loaded container left the terminal.", TransportEventType},
+	{"container.transport.empty_in", "The empty container was returned.", TransportEventType},
 }
 
 var webhookEventTypes = func() map[string]string {

@@ -26,6 +26,7 @@ type TransportEventRel struct {
 	Terminal          *Terminal
 	TerminalRail      *RailTerminal
 	Container         *Container
+	Vessel            *Vessel
 }
 
 type EstimatedEventRel struct {

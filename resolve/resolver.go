@@ -23,6 +23,8 @@ type Resolver struct {
 	Files *files.Store
 	// Webhooks are the webhook settings (webhooks.go).
 	WebhookConfig WebhookConfig
+	// Tracking is the tracking engine (tracking_engine.go); nil: none.
+	Tracking Tracker
 }
 
 // New returns the resolver layer over store.

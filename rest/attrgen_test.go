@@ -31,7 +31,8 @@ var attributeStructs = []any{
 	terminalAttributes{}, railTerminalAttributes{}, portAttributes{}, metroAreaAttributes{},
 	emailSubmissionAttributes{}, emailSubmissionPrimaryAttributes{}, emailDocumentAttributes{},
 	representationAttributes{}, shippingLineAttributes{}, customFieldAttributes{}, definitionAttributes{},
-	optionAttributes{},
+	optionAttributes{}, transportEventAttributes{}, rawEventAttributes{}, vesselAttributes{}, vesselPositionsAttributes{},
+	routeAttributes{}, routeLocationAttributes{},
 }
 
 // goType is the Go expression of t in package rest.

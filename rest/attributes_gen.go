@@ -228,3 +228,71 @@ func (v optionAttributes) writeAttributes(a *attrs) {
 	a.str("value", v.Value)
 	a.intp("position", v.Position)
 }
+
+func (v transportEventAttributes) writeAttributes(a *attrs) {
+	a.time("created_at", v.CreatedAt)
+	a.str("data_source", v.DataSource)
+	a.str("event", v.Event)
+	a.strp("location_locode", v.LocationLocode)
+	a.timep("timestamp", v.Timestamp)
+	a.strp("timezone", v.Timezone)
+	a.strp("voyage_number", v.VoyageNumber)
+}
+
+func (v rawEventAttributes) writeAttributes(a *attrs) {
+	a.strp("event", v.Event)
+	a.strpOmit("original_event", v.OriginalEvent)
+	a.timep("timestamp", v.Timestamp)
+	a.boolean("estimated", v.Estimated)
+	a.strp("actual_on", v.ActualOn)
+	a.strp("estimated_on", v.EstimatedOn)
+	a.timep("actual_at", v.ActualAt)
+	a.timep("estimated_at", v.EstimatedAt)
+	a.strp("timezone", v.Timezone)
+	a.time("created_at", v.CreatedAt)
+	a.strpOmit("location_name", v.LocationName)
+	a.strp("location_locode", v.LocationLocode)
+	a.strp("vessel_name", v.VesselName)
+	a.strp("vessel_imo", v.VesselImo)
+	a.integer("index", v.Index)
+	a.strp("voyage_number", v.VoyageNumber)
+}
+
+func (v vesselAttributes) writeAttributes(a *attrs) {
+	a.str("name", v.Name)
+	a.strp("imo", v.Imo)
+	a.strp("mmsi", v.Mmsi)
+	a.float64p("latitude", v.Latitude)
+	a.float64p("longitude", v.Longitude)
+	a.float64p("nautical_speed_knots", v.NauticalSpeedKnots)
+	a.float64p("navigational_heading_degrees", v.NavigationalHeadingDegrees)
+	a.timep("position_timestamp", v.PositionTimestamp)
+}
+
+func (v vesselPositionsAttributes) writeAttributes(a *attrs) {
+	a.str("name", v.Name)
+	a.strp("imo", v.Imo)
+	a.strp("mmsi", v.Mmsi)
+	a.float64p("latitude", v.Latitude)
+	a.float64p("longitude", v.Longitude)
+	a.float64p("nautical_speed_knots", v.NauticalSpeedKnots)
+	a.float64p("navigational_heading_degrees", v.NavigationalHeadingDegrees)
+	a.timep("position_timestamp", v.PositionTimestamp)
+	a.json("positions", v.Positions)
+}
+
+func (v routeAttributes) writeAttributes(a *attrs) {
+	a.time("created_at", v.CreatedAt)
+	a.time("updated_at", v.UpdatedAt)
+}
+
+func (v routeLocationAttributes) writeAttributes(a *attrs) {
+	a.strp("inbound_mode", v.InboundMode)
+	a.strp("inbound_scac", v.InboundScac)
+	a.timep("inbound_eta_at", v.InboundEtaAt)
+	a.timep("inbound_ata_at", v.InboundAtaAt)
+	a.strp("outbound_mode", v.OutboundMode)
+	a.strp("outbound_scac", v.OutboundScac)
+	a.timep("outbound_etd_at", v.OutboundEtdAt)
+	a.timep("outbound_atd_at", v.OutboundAtdAt)
+}

@@ -18,6 +18,7 @@
 //	GET, PATCH, DELETE  /v2/shipments/{shipment_id}/custom_fields/{api_slug}
 //	GET                 /v2/containers
 //	GET                 /v2/containers/{id}
+//	PATCH               /v2/containers/{id}/refresh   (the tracking engine: polls at once; 10 a minute per key)
 //	GET, POST           /v2/containers/{container_id}/custom_fields
 //	GET, PATCH, DELETE  /v2/containers/{container_id}/custom_fields/{api_slug}
 //	GET, POST           /v2/custom_fields

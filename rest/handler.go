@@ -48,6 +48,14 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	route("/v2/shipments/{id}/resume_tracking", methods{http.MethodPatch: s.resumeTracking})
 	route("/v2/containers", methods{http.MethodGet: s.listContainers})
 	route("/v2/containers/{id}", methods{http.MethodGet: s.getContainer})
+	route("/v2/containers/{id}/transport_events", methods{http.MethodGet: s.containerTransportEvents})
+	route("/v2/containers/{id}/raw_events", methods{http.MethodGet: s.containerRawEvents})
+	route("/v2/containers/{id}/route", methods{http.MethodGet: s.containerRoute})
+	route("/v2/containers/{id}/map_geojson", methods{http.MethodGet: s.containerMap})
+	route("/v2/vessels/{id}", methods{http.MethodGet: s.getVessel})
+	route("/v2/vessels/{id}/future_positions", methods{http.MethodGet: s.vesselFuturePositions})
+	route("/v2/vessels/{id}/future_positions_with_coordinates", methods{http.MethodGet: s.vesselFuturePositionsWithCoordinates})
+	route("/v2/containers/{id}/refresh", methods{http.MethodPatch: s.refreshContainer})
 	for _, e := range []struct {
 		prefix string
 		route  entityRoute

@@ -29,21 +29,24 @@ func TestStatementCounts(t *testing.T) {
 		want int64
 	}{
 		// page, count, shipments and cargos linkage, containers linkage
-		// of the included shipments.
-		{"/v2/documents?include=shipments,cargos&page[size]=%d", 5},
+		// of the included shipments, transport and raw events linkage of
+		// the included cargos.
+		{"/v2/documents?include=shipments,cargos&page[size]=%d", 7},
 		// … and accounts, users, e-mails, representations.
-		{"/v2/documents?include=shipments,cargos,account,user,email_submission,last_document_representation&page[size]=%d", 9},
+		{"/v2/documents?include=shipments,cargos,account,user,email_submission,last_document_representation&page[size]=%d", 11},
 		// page, count, containers linkage.
 		{"/v2/documents?page[size]=%d", 4},
 		{"/v2/shipments?page[size]=%d", 3},
 		// … ports (three relationships, one loader), terminals,
 		// metro areas, rail terminals.
-		{"/v2/shipments?include=containers,pod_terminal,port_of_lading,port_of_discharge,destination,destination_terminal&page[size]=%d", 7},
+		// The included containers' transport and raw events linkage.
+		{"/v2/shipments?include=containers,pod_terminal,port_of_lading,port_of_discharge,destination,destination_terminal&page[size]=%d", 9},
 		// page, count; the included shipments with their containers
 		// linkage; terminals (pod_terminal and pickup_facility share
 		// the loader).
-		{"/v2/containers?page[size]=%d", 2},
-		{"/v2/containers?include=shipment,pod_terminal,pickup_facility&page[size]=%d", 5},
+		// … and the transport and raw events linkage (ids only).
+		{"/v2/containers?page[size]=%d", 4},
+		{"/v2/containers?include=shipment,pod_terminal,pickup_facility&page[size]=%d", 7},
 		// Issue 8's lists. Values: page, count (slug, data type and
 		// option labels come with the page).
 		{"/v2/custom_fields?page[size]=%d", 2},

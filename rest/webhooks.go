@@ -389,11 +389,6 @@ func (b *builder) containerUpdatedEventResource(e *model.ContainerUpdatedEvent) 
 		Relationships: b.linkage(e, containerUpdatedEventShape.members)}
 }
 
-func (b *builder) transportEventResource(e *model.TransportEvent) *Resource {
-	return &Resource{ID: e.ID, Type: model.TransportEventType, Attributes: eventAttributes(&e.WebhookEvent, model.TransportEventType),
-		Relationships: b.linkage(e, transportEventShape.members)}
-}
-
 func (b *builder) estimatedEventResource(e *model.EstimatedEvent) *Resource {
 	return &Resource{ID: e.ID, Type: model.EstimatedEventType, Attributes: eventAttributes(&e.WebhookEvent, model.EstimatedEventType),
 		Relationships: b.linkage(e, estimatedEventShape.members)}

@@ -40,15 +40,33 @@ const (
 	EventTrackingStopped          = "tracking_request.tracking_stopped"
 )
 
+// JourneyEvents are the container.transport.* milestones of a container's
+// journey: an INSERT of a transport event record raises the one its event
+// names (deriveTransportEvent).
+var JourneyEvents = []string{
+	"container.transport.empty_out", "container.transport.full_in", "container.transport.vessel_loaded",
+	"container.transport.vessel_departed", "container.transport.estimated.vessel_departed",
+	"container.transport.transshipment_arrived", "container.transport.transshipment_discharged",
+	"container.transport.transshipment_loaded", "container.transport.transshipment_departed",
+	"container.transport.feeder_arrived", "container.transport.feeder_discharged",
+	"container.transport.feeder_loaded", "container.transport.feeder_departed",
+	"container.transport.vessel_arrived", "container.transport.estimated.vessel_arrived",
+	"container.transport.vessel_berthed", "container.transport.vessel_discharged",
+	"container.transport.rail_loaded", "container.transport.rail_departed", "container.transport.rail_arrived",
+	"container.transport.rail_unloaded", "container.transport.arrived_at_inland_destination",
+	"container.transport.estimated.arrived_at_inland_destination",
+	"container.transport.full_out", "container.transport.empty_in",
+}
+
 // Events lists every event Derive can raise, in a stable order.
-var Events = []string{
+var Events = append([]string{
 	EventContainerCreated, EventContainerUpdated, EventPodTerminalChanged,
 	EventPickupLFDChanged, EventPickupLFDLineChanged, EventPickupLFDTerminalChanged,
 	EventPickupLFDRailChanged, EventPickupAppointmentChanged,
 	EventTransportAvailable, EventTransportNotAvailable, EventTransportDelivered,
 	EventShipmentEstimatedArrival, EventTrackingSucceeded, EventTrackingFailed,
 	EventTrackingAwaitingManifest, EventTrackingStopped,
-}
+}, JourneyEvents...)
 
 // trackingEvents: a tracking request whose status becomes the key raises
 // the event (pending raises none: it is where every request starts).
@@ -86,7 +104,7 @@ var trackingEvents = map[string]string{
 // to the log's precision).
 type Event struct {
 	Name          string
-	ReferenceType string // "container", "shipment" or "tracking_request": the record the event is about
+	ReferenceType string // "container", "shipment", "tracking_request" or "transport_event": the record the event is about
 	ReferenceID   string
 	Payload       json.RawMessage
 }
@@ -145,6 +163,10 @@ func Derive(c *Change) []Event {
 		case "UPDATE":
 			return deriveContainerUpdate(c)
 		}
+	case "transport_event":
+		if c.Op == "INSERT" {
+			return deriveTransportEvent(c)
+		}
 	case "shipment":
 		if c.Op == "UPDATE" && changed(c, "pod_eta_at") {
 			return []Event{{Name: EventShipmentEstimatedArrival, ReferenceType: "shipment", ReferenceID: c.RecordID,
@@ -159,6 +181,47 @@ func Derive(c *Change) []Event {
 		}
 	}
 	return nil
+}
+
+// deriveTransportEvent: an INSERT of a transport event record raises the
+// event its row names (container.transport.vessel_departed, …), with the
+// record as reference object (reference type transport_event) and its
+// attributes as inserted (migration 00015 logs them). An event of a name
+// Shipgraph does not list raises nothing; the availability and delivery
+// events are raised by the container's status, not again by a record.
+func deriveTransportEvent(c *Change) []Event {
+	name, _ := c.New["event"].(string)
+	if !slices.Contains(JourneyEvents, name) {
+		return nil
+	}
+	str := func(k string) *string {
+		if v, ok := c.New[k].(string); ok {
+			return &v
+		}
+		return nil
+	}
+	source := "shipping_line"
+	if v := str("data_source"); v != nil {
+		source = *v
+	}
+	created := stamp(c)
+	if v := str("created_at"); v != nil {
+		created, _ = publicValue(*v).(string)
+	}
+	var at any
+	if v := str("event_at"); v != nil {
+		at = publicValue(*v)
+	}
+	b, _ := json.Marshal(struct {
+		CreatedAt      string  `json:"created_at"`
+		DataSource     string  `json:"data_source"`
+		Event          string  `json:"event"`
+		LocationLocode *string `json:"location_locode"`
+		Timestamp      any     `json:"timestamp"`
+		Timezone       *string `json:"timezone"`
+		VoyageNumber   *string `json:"voyage_number"`
+	}{created, source, name, str("location_locode"), at, str("timezone"), str("voyage_number")})
+	return []Event{{Name: name, ReferenceType: "transport_event", ReferenceID: c.RecordID, Payload: b}}
 }
 
 // noPayload is the frozen attributes of a reference object read when it is

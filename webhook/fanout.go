@@ -258,14 +258,17 @@ func derive(lc *db.LoggedChange, events []db.WebhookEvent) (out []db.WebhookEven
 	return out, nil
 }
 
-// raises: only container, shipment and tracking request changes can
-// raise an event; the others are skipped before their JSON is decoded.
+// raises: only container, shipment and tracking request changes, and
+// transport events inserted, can raise an event; the others are skipped
+// before their JSON is decoded.
 func raises(c *db.LoggedChange) bool {
 	switch c.Type {
 	case "container":
 		return c.Op == "INSERT" || c.Op == "UPDATE"
 	case "shipment", "tracking_request":
 		return c.Op == "UPDATE"
+	case "transport_event":
+		return c.Op == "INSERT"
 	}
 	return false
 }

@@ -152,6 +152,9 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	if err := s.trackingRequests(); err != nil {
 		return nil, Stats{}, err
 	}
+	if err := s.copyJourneys(now); err != nil {
+		return nil, Stats{}, err
+	}
 	// Fresh statistics, so the first queries after a big seed plan as
 	// well as they will once autovacuum gets to the tables.
 	if _, err := s.q.ExecContext(ctx, "ANALYZE "+strings.Join(seedAllTables, ", ")); err != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"regexp"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ var seedNow = time.Date(2025, 6, 2, 0, 0, 0, 0, time.UTC)
 var seedTables = []string{"ports", "metro_areas", "terminals", "rail_terminals", "shipping_lines", "accounts",
 	"users", "api_tokens", "custom_field_definitions", "custom_field_options", "shipments", "containers",
 	"email_submissions", "documents", "document_representations", "document_shipments", "document_containers",
-	"custom_fields", "tracking_requests"}
+	"custom_fields", "tracking_requests", "vessels", "raw_events", "transport_events"}
 
 func openSeedDB(t *testing.T) *db.DB {
 	t.Helper()
@@ -179,6 +180,45 @@ func TestSeedDataSet(t *testing.T) {
 		}
 		if stats.Duration <= 0 {
 			t.Error("no duration")
+		}
+	})
+
+	t.Run("journeys", func(t *testing.T) {
+		// Every container of a demo seed has a journey; its transport
+		// events mirror its raw events, at the shipment's ports, in the
+		// account of the container.
+		if got := queryInt(t, q, `SELECT count(*) FROM containers c WHERE NOT EXISTS
+			(SELECT 1 FROM transport_events te WHERE te.account_id = c.account_id AND te.container_id = c.id)`); got != 0 {
+			t.Errorf("%d containers without transport events", got)
+		}
+		if r, te := queryInt(t, q, `SELECT count(*) FROM raw_events`), queryInt(t, q, `SELECT count(*) FROM transport_events`); r != te || r < 3*queryInt(t, q, `SELECT count(*) FROM containers`) {
+			t.Errorf("%d raw events, %d transport events", r, te)
+		}
+		for name, query := range map[string]string{
+			"transport event without its raw event": `SELECT count(*) FROM transport_events te LEFT JOIN raw_events re
+				ON re.account_id = te.account_id AND re.id = te.raw_event_id WHERE re.id IS NULL OR re.container_id <> te.container_id`,
+			"event elsewhere than the shipment's ports": `SELECT count(*) FROM transport_events te JOIN shipments s ON s.id = te.shipment_id
+				WHERE te.port_id NOT IN (s.port_of_lading_id, s.port_of_discharge_id) OR te.account_id <> s.account_id`,
+			"actual event in the future":    `SELECT count(*) FROM transport_events WHERE event NOT LIKE 'container.transport.estimated.%' AND event_at > $1`,
+			"vessel event without a vessel": `SELECT count(*) FROM transport_events WHERE event ~ 'vessel_(loaded|departed|arrived|discharged)$' AND vessel_id IS NULL`,
+			"vessel position half known": `SELECT count(*) FROM vessels WHERE (latitude IS NULL) <> (longitude IS NULL)
+				OR latitude NOT BETWEEN -90 AND 90 OR longitude NOT BETWEEN -180 AND 180`,
+		} {
+			var args []any
+			if strings.Contains(query, "$1") {
+				args = append(args, seedNow)
+			}
+			if got := queryInt(t, q, query, args...); got != 0 {
+				t.Errorf("%s: %d rows", name, got)
+			}
+		}
+		for _, imo := range queryStrings(t, q, `SELECT imo FROM vessels`) {
+			if !model.ValidIMO(imo) {
+				t.Errorf("vessel IMO %s has a wrong check digit", imo)
+			}
+		}
+		if got := queryInt(t, q, `SELECT count(*) FROM vessels WHERE latitude IS NOT NULL`); got == 0 {
+			t.Error("no vessel at sea")
 		}
 	})
 

@@ -220,5 +220,5 @@ var seedAllTables = []string{
 	"tracking_requests", "custom_fields", "custom_field_options", "custom_field_definitions", "document_containers",
 	"document_shipments", "document_representations", "documents", "email_submissions", "containers",
 	"shipments", "shipping_lines", "rail_terminals", "terminals", "metro_areas", "ports", "api_tokens",
-	"users", "accounts",
+	"users", "accounts", "transport_events", "raw_events", "vessels",
 }

@@ -72,6 +72,8 @@ func (f *fastWriter) rootField(field graphql.CollectedField) bool {
 		return f.root_Query_terminal(field)
 	case "port":
 		return f.root_Query_port(field)
+	case "vessel":
+		return f.root_Query_vessel(field)
 	case "customFieldDefinitions":
 		return f.root_Query_customFieldDefinitions(field)
 	case "customFieldDefinition":
@@ -238,6 +240,20 @@ func (f *fastWriter) root_Query_port(field graphql.CollectedField) bool {
 		return false
 	}
 	return f.fwOPort2ᚖshipgraphᚋmodelᚐPort(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_vessel(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_vessel(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().Vessel(ctx, fc.Args["id"].(string))
+	if err != nil {
+		return false
+	}
+	return f.fwOVessel2ᚖshipgraphᚋmodelᚐVessel(field.Selections, v)
 }
 
 func (f *fastWriter) root_Query_customFieldDefinitions(field graphql.CollectedField) bool {
@@ -572,6 +588,14 @@ func (f *fastWriter) fwOPort2ᚖshipgraphᚋmodelᚐPort(sel ast.SelectionSet, v
 		return true
 	}
 	return f.o_Port(sel, v)
+}
+
+func (f *fastWriter) fwOVessel2ᚖshipgraphᚋmodelᚐVessel(sel ast.SelectionSet, v *model.Vessel) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	return f.o_Vessel(sel, v)
 }
 
 func (f *fastWriter) fwNCustomFieldDefinitionConnection2ᚖshipgraphᚋmodelᚐCustomFieldDefinitionConnection(sel ast.SelectionSet, v *model.CustomFieldDefinitionConnection) bool {
@@ -1330,6 +1354,16 @@ func (f *fastWriter) o_Container(sel ast.SelectionSet, obj *model.Container) boo
 			if !f.fwNDocument2ᚕᚖshipgraphᚋmodelᚐDocumentᚄ(field.Selections, v) {
 				return false
 			}
+		case "transportEvents":
+			v := obj.TransportEvents()
+			if !f.fwNTransportEvent2ᚕᚖshipgraphᚋmodelᚐTransportEventᚄ(field.Selections, v) {
+				return false
+			}
+		case "rawEvents":
+			v := obj.RawEvents()
+			if !f.fwNRawEvent2ᚕᚖshipgraphᚋmodelᚐRawEventᚄ(field.Selections, v) {
+				return false
+			}
 		default:
 			return false
 		}
@@ -1646,6 +1680,90 @@ func (f *fastWriter) o_Port(sel ast.SelectionSet, obj *model.Port) bool {
 		case "longitude":
 			v := obj.Longitude
 			if !f.fwOFloat2ᚖfloat64(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_Vessel(sel ast.SelectionSet, obj *model.Vessel) bool {
+	fields, ok := f.fields(sel, vesselImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("Vessel")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "name":
+			v := obj.Name
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "imo":
+			v := obj.IMO
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "mmsi":
+			v := obj.MMSI
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "callSign":
+			v := obj.CallSign
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "flag":
+			v := obj.Flag
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "latitude":
+			v := obj.Latitude
+			if !f.fwOFloat2ᚖfloat64(field.Selections, v) {
+				return false
+			}
+		case "longitude":
+			v := obj.Longitude
+			if !f.fwOFloat2ᚖfloat64(field.Selections, v) {
+				return false
+			}
+		case "nauticalSpeedKnots":
+			v := obj.NauticalSpeedKnots
+			if !f.fwOFloat2ᚖfloat64(field.Selections, v) {
+				return false
+			}
+		case "navigationalHeadingDegrees":
+			v := obj.NavigationalHeadingDegrees
+			if !f.fwOFloat2ᚖfloat64(field.Selections, v) {
+				return false
+			}
+		case "positionTimestamp":
+			v := obj.PositionTimestamp
+			if !f.fwODateTime2ᚖtimeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "updatedAt":
+			v := obj.UpdatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
 				return false
 			}
 		default:
@@ -3051,6 +3169,34 @@ func (f *fastWriter) fwNShipment2ᚖshipgraphᚋmodelᚐShipment(sel ast.Selecti
 	return f.o_Shipment(sel, v)
 }
 
+func (f *fastWriter) fwNTransportEvent2ᚕᚖshipgraphᚋmodelᚐTransportEventᚄ(sel ast.SelectionSet, v []*model.TransportEvent) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNTransportEvent2ᚖshipgraphᚋmodelᚐTransportEvent(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNRawEvent2ᚕᚖshipgraphᚋmodelᚐRawEventᚄ(sel ast.SelectionSet, v []*model.RawEvent) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNRawEvent2ᚖshipgraphᚋmodelᚐRawEvent(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
 func (f *fastWriter) fwNDocumentEdge2ᚕᚖshipgraphᚋmodelᚐDocumentEdgeᚄ(sel ast.SelectionSet, v []*model.DocumentEdge) bool {
 	f.w.b = append(f.w.b, '[')
 	for i := range v {
@@ -3817,6 +3963,20 @@ func (f *fastWriter) o_ImportDeadlines(sel ast.SelectionSet, obj *model.ImportDe
 	return true
 }
 
+func (f *fastWriter) fwNTransportEvent2ᚖshipgraphᚋmodelᚐTransportEvent(sel ast.SelectionSet, v *model.TransportEvent) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_TransportEvent(sel, v)
+}
+
+func (f *fastWriter) fwNRawEvent2ᚖshipgraphᚋmodelᚐRawEvent(sel ast.SelectionSet, v *model.RawEvent) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_RawEvent(sel, v)
+}
+
 func (f *fastWriter) fwNDocumentEdge2ᚖshipgraphᚋmodelᚐDocumentEdge(sel ast.SelectionSet, v *model.DocumentEdge) bool {
 	if v == nil {
 		return false
@@ -4202,6 +4362,189 @@ func (f *fastWriter) o_TerminalFee(sel ast.SelectionSet, obj *model.TerminalFee)
 	return true
 }
 
+func (f *fastWriter) o_TransportEvent(sel ast.SelectionSet, obj *model.TransportEvent) bool {
+	fields, ok := f.fields(sel, transportEventImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("TransportEvent")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "event":
+			v := obj.Event
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "attributes":
+			v := obj.Attributes()
+			if !f.fwNJSON2shipgraphᚋmodelᚐJSON(field.Selections, v) {
+				return false
+			}
+		case "timestamp":
+			v := obj.Timestamp()
+			if !f.fwODateTime2ᚖtimeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "timezone":
+			v := obj.Timezone
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "locationLocode":
+			v := obj.LocationLocode
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "voyageNumber":
+			v := obj.VoyageNumber
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "dataSource":
+			v := obj.DataSource
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "shipment":
+			v := obj.Shipment()
+			if !f.fwOShipment2ᚖshipgraphᚋmodelᚐShipment(field.Selections, v) {
+				return false
+			}
+		case "location":
+			v := obj.Location()
+			if !f.fwODestination2shipgraphᚋmodelᚐDestination(field.Selections, v) {
+				return false
+			}
+		case "terminal":
+			v := obj.Terminal()
+			if !f.fwODestinationTerminal2shipgraphᚋmodelᚐDestinationTerminal(field.Selections, v) {
+				return false
+			}
+		case "container":
+			v := obj.Container()
+			if !f.fwOContainer2ᚖshipgraphᚋmodelᚐContainer(field.Selections, v) {
+				return false
+			}
+		case "vessel":
+			v := obj.Vessel()
+			if !f.fwOVessel2ᚖshipgraphᚋmodelᚐVessel(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_RawEvent(sel ast.SelectionSet, obj *model.RawEvent) bool {
+	fields, ok := f.fields(sel, rawEventImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("RawEvent")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "event":
+			v := obj.Event
+			if !f.fwOString2string(field.Selections, v) {
+				return false
+			}
+		case "originalEvent":
+			v := obj.OriginalEvent
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "estimated":
+			v := obj.Estimated
+			if !f.fwNBoolean2bool(field.Selections, v) {
+				return false
+			}
+		case "timestamp":
+			v := obj.Timestamp()
+			if !f.fwODateTime2ᚖtimeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "timezone":
+			v := obj.Timezone
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "locationName":
+			v := obj.LocationName
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "locationLocode":
+			v := obj.LocationLocode
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "vesselName":
+			v := obj.VesselName
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "vesselImo":
+			v := obj.VesselIMO
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "voyageNumber":
+			v := obj.VoyageNumber
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "position":
+			v := obj.Position
+			if !f.fwNInt2int(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "location":
+			v := obj.Location()
+			if !f.fwOPort2ᚖshipgraphᚋmodelᚐPort(field.Selections, v) {
+				return false
+			}
+		case "vessel":
+			v := obj.Vessel()
+			if !f.fwOVessel2ᚖshipgraphᚋmodelᚐVessel(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 func (f *fastWriter) o_DocumentEdge(sel ast.SelectionSet, obj *model.DocumentEdge) bool {
 	fields, ok := f.fields(sel, documentEdgeImplementors)
 	if !ok {
@@ -4522,60 +4865,6 @@ func (f *fastWriter) o_EstimatedEvent(sel ast.SelectionSet, obj *model.Estimated
 	return true
 }
 
-func (f *fastWriter) o_TransportEvent(sel ast.SelectionSet, obj *model.TransportEvent) bool {
-	fields, ok := f.fields(sel, transportEventImplementors)
-	if !ok {
-		return false
-	}
-	f.w.b = append(f.w.b, '{')
-	for i, field := range fields {
-		f.key(i, field.Alias)
-		switch field.Name {
-		case "__typename":
-			f.str("TransportEvent")
-		case "id":
-			v := obj.ID
-			if !f.fwNID2string(field.Selections, v) {
-				return false
-			}
-		case "event":
-			v := obj.Event
-			if !f.fwNString2string(field.Selections, v) {
-				return false
-			}
-		case "attributes":
-			v := obj.Attributes()
-			if !f.fwNJSON2shipgraphᚋmodelᚐJSON(field.Selections, v) {
-				return false
-			}
-		case "shipment":
-			v := obj.Shipment()
-			if !f.fwOShipment2ᚖshipgraphᚋmodelᚐShipment(field.Selections, v) {
-				return false
-			}
-		case "location":
-			v := obj.Location()
-			if !f.fwODestination2shipgraphᚋmodelᚐDestination(field.Selections, v) {
-				return false
-			}
-		case "terminal":
-			v := obj.Terminal()
-			if !f.fwODestinationTerminal2shipgraphᚋmodelᚐDestinationTerminal(field.Selections, v) {
-				return false
-			}
-		case "container":
-			v := obj.Container()
-			if !f.fwOContainer2ᚖshipgraphᚋmodelᚐContainer(field.Selections, v) {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	f.w.b = append(f.w.b, '}')
-	return true
-}
-
 func (f *fastWriter) fwNWebhookEventInfo2shipgraphᚋmodelᚐWebhookEventInfo(sel ast.SelectionSet, v model.WebhookEventInfo) bool {
 	return f.o_WebhookEventInfo(sel, &v)
 }
@@ -4620,6 +4909,11 @@ func (f *fastWriter) fwNHoldStatus2shipgraphᚋmodelᚐHoldStatus(sel ast.Select
 
 func (f *fastWriter) fwNFeeType2shipgraphᚋmodelᚐFeeType(sel ast.SelectionSet, v model.FeeType) bool {
 	v.MarshalGQL(&f.w)
+	return true
+}
+
+func (f *fastWriter) fwOString2string(sel ast.SelectionSet, v string) bool {
+	f.str(v)
 	return true
 }
 

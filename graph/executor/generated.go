@@ -104,11 +104,13 @@ type ComplexityRoot struct {
 		PodRailLoadedAt               func(childComplexity int) int
 		PodTerminal                   func(childComplexity int) int
 		PodTimezone                   func(childComplexity int) int
+		RawEvents                     func(childComplexity int) int
 		RefNumberList                 func(childComplexity int) int
 		SealNumber                    func(childComplexity int) int
 		Shipment                      func(childComplexity int) int
 		ShipmentLastTrackingRequestAt func(childComplexity int) int
 		TerminalCheckedAt             func(childComplexity int) int
+		TransportEvents               func(childComplexity int) int
 		WeightInLbs                   func(childComplexity int) int
 	}
 
@@ -406,6 +408,7 @@ type ComplexityRoot struct {
 		Terminal               func(childComplexity int, id string) int
 		TrackingRequest        func(childComplexity int, id string) int
 		TrackingRequests       func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.TrackingRequestFilter, orderBy *model.TrackingRequestOrder) int
+		Vessel                 func(childComplexity int, id string) int
 		Viewer                 func(childComplexity int) int
 		Webhook                func(childComplexity int, id string) int
 		WebhookEvents          func(childComplexity int) int
@@ -423,6 +426,24 @@ type ComplexityRoot struct {
 		Name      func(childComplexity int) int
 		Nickname  func(childComplexity int) int
 		Port      func(childComplexity int) int
+	}
+
+	RawEvent struct {
+		CreatedAt      func(childComplexity int) int
+		Estimated      func(childComplexity int) int
+		Event          func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Location       func(childComplexity int) int
+		LocationLocode func(childComplexity int) int
+		LocationName   func(childComplexity int) int
+		OriginalEvent  func(childComplexity int) int
+		Position       func(childComplexity int) int
+		Timestamp      func(childComplexity int) int
+		Timezone       func(childComplexity int) int
+		Vessel         func(childComplexity int) int
+		VesselIMO      func(childComplexity int) int
+		VesselName     func(childComplexity int) int
+		VoyageNumber   func(childComplexity int) int
 	}
 
 	ScacCandidate struct {
@@ -582,13 +603,20 @@ type ComplexityRoot struct {
 	}
 
 	TransportEvent struct {
-		Attributes func(childComplexity int) int
-		Container  func(childComplexity int) int
-		Event      func(childComplexity int) int
-		ID         func(childComplexity int) int
-		Location   func(childComplexity int) int
-		Shipment   func(childComplexity int) int
-		Terminal   func(childComplexity int) int
+		Attributes     func(childComplexity int) int
+		Container      func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		DataSource     func(childComplexity int) int
+		Event          func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Location       func(childComplexity int) int
+		LocationLocode func(childComplexity int) int
+		Shipment       func(childComplexity int) int
+		Terminal       func(childComplexity int) int
+		Timestamp      func(childComplexity int) int
+		Timezone       func(childComplexity int) int
+		Vessel         func(childComplexity int) int
+		VoyageNumber   func(childComplexity int) int
 	}
 
 	User struct {
@@ -598,6 +626,22 @@ type ComplexityRoot struct {
 		ID        func(childComplexity int) int
 		LastName  func(childComplexity int) int
 		Role      func(childComplexity int) int
+	}
+
+	Vessel struct {
+		CallSign                   func(childComplexity int) int
+		CreatedAt                  func(childComplexity int) int
+		Flag                       func(childComplexity int) int
+		ID                         func(childComplexity int) int
+		IMO                        func(childComplexity int) int
+		Latitude                   func(childComplexity int) int
+		Longitude                  func(childComplexity int) int
+		MMSI                       func(childComplexity int) int
+		Name                       func(childComplexity int) int
+		NauticalSpeedKnots         func(childComplexity int) int
+		NavigationalHeadingDegrees func(childComplexity int) int
+		PositionTimestamp          func(childComplexity int) int
+		UpdatedAt                  func(childComplexity int) int
 	}
 
 	Viewer struct {
@@ -743,6 +787,7 @@ type QueryResolver interface {
 	Document(ctx context.Context, id string) (*model.Document, error)
 	Terminal(ctx context.Context, id string) (*model.Terminal, error)
 	Port(ctx context.Context, id string) (*model.Port, error)
+	Vessel(ctx context.Context, id string) (*model.Vessel, error)
 	CustomFieldDefinitions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldDefinitionFilter) (*model.CustomFieldDefinitionConnection, error)
 	CustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error)
 	Node(ctx context.Context, id string) (model.Node, error)
@@ -1079,6 +1124,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Container.PodTimezone(childComplexity), true
+	case "Container.rawEvents":
+		if e.ComplexityRoot.Container.RawEvents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Container.RawEvents(childComplexity), true
 	case "Container.refNumbers":
 		if e.ComplexityRoot.Container.RefNumberList == nil {
 			break
@@ -1109,6 +1160,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Container.TerminalCheckedAt(childComplexity), true
+	case "Container.transportEvents":
+		if e.ComplexityRoot.Container.TransportEvents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Container.TransportEvents(childComplexity), true
 	case "Container.weightInLbs":
 		if e.ComplexityRoot.Container.WeightInLbs == nil {
 			break
@@ -2657,6 +2714,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TrackingRequests(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput), args["filter"].(*model.TrackingRequestFilter), args["orderBy"].(*model.TrackingRequestOrder)), true
+	case "Query.vessel":
+		if e.ComplexityRoot.Query.Vessel == nil {
+			break
+		}
+
+		args, err := ec.field_Query_vessel_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Vessel(childComplexity, args["id"].(string)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -2767,6 +2835,97 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RailTerminal.Port(childComplexity), true
+
+	case "RawEvent.createdAt":
+		if e.ComplexityRoot.RawEvent.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.CreatedAt(childComplexity), true
+	case "RawEvent.estimated":
+		if e.ComplexityRoot.RawEvent.Estimated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.Estimated(childComplexity), true
+	case "RawEvent.event":
+		if e.ComplexityRoot.RawEvent.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.Event(childComplexity), true
+	case "RawEvent.id":
+		if e.ComplexityRoot.RawEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.ID(childComplexity), true
+	case "RawEvent.location":
+		if e.ComplexityRoot.RawEvent.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.Location(childComplexity), true
+	case "RawEvent.locationLocode":
+		if e.ComplexityRoot.RawEvent.LocationLocode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.LocationLocode(childComplexity), true
+	case "RawEvent.locationName":
+		if e.ComplexityRoot.RawEvent.LocationName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.LocationName(childComplexity), true
+	case "RawEvent.originalEvent":
+		if e.ComplexityRoot.RawEvent.OriginalEvent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.OriginalEvent(childComplexity), true
+	case "RawEvent.position":
+		if e.ComplexityRoot.RawEvent.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.Position(childComplexity), true
+	case "RawEvent.timestamp":
+		if e.ComplexityRoot.RawEvent.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.Timestamp(childComplexity), true
+	case "RawEvent.timezone":
+		if e.ComplexityRoot.RawEvent.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.Timezone(childComplexity), true
+	case "RawEvent.vessel":
+		if e.ComplexityRoot.RawEvent.Vessel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.Vessel(childComplexity), true
+	case "RawEvent.vesselImo":
+		if e.ComplexityRoot.RawEvent.VesselIMO == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.VesselIMO(childComplexity), true
+	case "RawEvent.vesselName":
+		if e.ComplexityRoot.RawEvent.VesselName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.VesselName(childComplexity), true
+	case "RawEvent.voyageNumber":
+		if e.ComplexityRoot.RawEvent.VoyageNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RawEvent.VoyageNumber(childComplexity), true
 
 	case "ScacCandidate.confidence":
 		if e.ComplexityRoot.ScacCandidate.Confidence == nil {
@@ -3486,6 +3645,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TransportEvent.Container(childComplexity), true
+	case "TransportEvent.createdAt":
+		if e.ComplexityRoot.TransportEvent.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransportEvent.CreatedAt(childComplexity), true
+	case "TransportEvent.dataSource":
+		if e.ComplexityRoot.TransportEvent.DataSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransportEvent.DataSource(childComplexity), true
 	case "TransportEvent.event":
 		if e.ComplexityRoot.TransportEvent.Event == nil {
 			break
@@ -3504,6 +3675,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TransportEvent.Location(childComplexity), true
+	case "TransportEvent.locationLocode":
+		if e.ComplexityRoot.TransportEvent.LocationLocode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransportEvent.LocationLocode(childComplexity), true
 	case "TransportEvent.shipment":
 		if e.ComplexityRoot.TransportEvent.Shipment == nil {
 			break
@@ -3516,6 +3693,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TransportEvent.Terminal(childComplexity), true
+	case "TransportEvent.timestamp":
+		if e.ComplexityRoot.TransportEvent.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransportEvent.Timestamp(childComplexity), true
+	case "TransportEvent.timezone":
+		if e.ComplexityRoot.TransportEvent.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransportEvent.Timezone(childComplexity), true
+	case "TransportEvent.vessel":
+		if e.ComplexityRoot.TransportEvent.Vessel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransportEvent.Vessel(childComplexity), true
+	case "TransportEvent.voyageNumber":
+		if e.ComplexityRoot.TransportEvent.VoyageNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransportEvent.VoyageNumber(childComplexity), true
 
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
@@ -3553,6 +3754,85 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Role(childComplexity), true
+
+	case "Vessel.callSign":
+		if e.ComplexityRoot.Vessel.CallSign == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.CallSign(childComplexity), true
+	case "Vessel.createdAt":
+		if e.ComplexityRoot.Vessel.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.CreatedAt(childComplexity), true
+	case "Vessel.flag":
+		if e.ComplexityRoot.Vessel.Flag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.Flag(childComplexity), true
+	case "Vessel.id":
+		if e.ComplexityRoot.Vessel.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.ID(childComplexity), true
+	case "Vessel.imo":
+		if e.ComplexityRoot.Vessel.IMO == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.IMO(childComplexity), true
+	case "Vessel.latitude":
+		if e.ComplexityRoot.Vessel.Latitude == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.Latitude(childComplexity), true
+	case "Vessel.longitude":
+		if e.ComplexityRoot.Vessel.Longitude == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.Longitude(childComplexity), true
+	case "Vessel.mmsi":
+		if e.ComplexityRoot.Vessel.MMSI == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.MMSI(childComplexity), true
+	case "Vessel.name":
+		if e.ComplexityRoot.Vessel.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.Name(childComplexity), true
+	case "Vessel.nauticalSpeedKnots":
+		if e.ComplexityRoot.Vessel.NauticalSpeedKnots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.NauticalSpeedKnots(childComplexity), true
+	case "Vessel.navigationalHeadingDegrees":
+		if e.ComplexityRoot.Vessel.NavigationalHeadingDegrees == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.NavigationalHeadingDegrees(childComplexity), true
+	case "Vessel.positionTimestamp":
+		if e.ComplexityRoot.Vessel.PositionTimestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.PositionTimestamp(childComplexity), true
+	case "Vessel.updatedAt":
+		if e.ComplexityRoot.Vessel.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vessel.UpdatedAt(childComplexity), true
 
 	case "Viewer.account":
 		if e.ComplexityRoot.Viewer.Account == nil {
@@ -4038,6 +4318,8 @@ type Query {
   terminal(id: ID!): Terminal
   "A port (reference data) by id or by UN/LOCODE (e.g. USLAX), or null."
   port(id: ID!): Port
+  "A vessel (reference data) by id or by IMO number (7 digits), or null."
+  vessel(id: ID!): Vessel
 
   "Custom field definitions of the account."
   customFieldDefinitions(
@@ -4469,6 +4751,10 @@ type Container implements Node @key(fields: "id") {
   customFields: [CustomField!]!
   "Documents linked to this container."
   documents: [Document!]!
+  "The public milestones of the container's journey, in time order."
+  transportEvents: [TransportEvent!]!
+  "What carriers published about the container, as received, in time order."
+  rawEvents: [RawEvent!]!
 }
 
 "Container filters; all given filters must match."
@@ -4987,6 +5273,7 @@ enum ChangeRecordType {
   CUSTOM_FIELD_DEFINITION
   CUSTOM_FIELD_OPTION
   DOCUMENT
+  TRANSPORT_EVENT
 }
 
 "One change of the account: what changed, not the record (query it by id)."
@@ -5424,16 +5711,75 @@ type ContainerUpdatedEvent {
   terminal: Terminal
 }
 
-"A container's pickup or availability changed."
+"""
+A public milestone of a container's journey (container.transport.vessel_departed, …):
+a record of Container.transportEvents, or the reference object of a container.transport.*
+or pickup notification (its attributes frozen when it was raised).
+"""
 type TransportEvent {
   id: ID!
   event: String!
   "The event's attributes as sent in the payload."
   attributes: JSON!
+  "When it happened, or is planned or estimated to (container.transport.estimated.*)."
+  timestamp: DateTime
+  "IANA time zone of the location."
+  timezone: String
+  "UN/LOCODE of the location."
+  locationLocode: String
+  voyageNumber: String
+  "shipping_line, terminal or ais."
+  dataSource: String!
+  createdAt: DateTime!
   shipment: Shipment
   location: Destination
   terminal: DestinationTerminal
   container: Container
+  "The vessel of a vessel or transshipment event."
+  vessel: Vessel
+}
+
+"An event a carrier published about a container, as received."
+type RawEvent {
+  id: ID!
+  "The normalised event (vessel_loaded, …), null when the carrier's is not one."
+  event: String
+  "The carrier's own name of the event."
+  originalEvent: String
+  "Whether timestamp is an estimate."
+  estimated: Boolean!
+  timestamp: DateTime
+  timezone: String
+  locationName: String
+  locationLocode: String
+  vesselName: String
+  vesselImo: String
+  voyageNumber: String
+  "The carrier's order of the event."
+  position: Int!
+  createdAt: DateTime!
+  "The port of the event's location, when it is one."
+  location: Port
+  vessel: Vessel
+}
+
+"A ship met in carriers' events (reference data)."
+type Vessel {
+  id: ID!
+  name: String!
+  "IMO number (7 digits)."
+  imo: String
+  mmsi: String
+  callSign: String
+  flag: String
+  "Last known position."
+  latitude: Float
+  longitude: Float
+  nauticalSpeedKnots: Float
+  navigationalHeadingDegrees: Float
+  positionTimestamp: DateTime
+  createdAt: DateTime!
+  updatedAt: DateTime!
 }
 
 "A shipment's estimated arrival moved."
@@ -5888,6 +6234,10 @@ func (ec *executionContext) childFields_Container(ctx context.Context, field gra
 		return ec.fieldContext_Container_customFields(ctx, field)
 	case "documents":
 		return ec.fieldContext_Container_documents(ctx, field)
+	case "transportEvents":
+		return ec.fieldContext_Container_transportEvents(ctx, field)
+	case "rawEvents":
+		return ec.fieldContext_Container_rawEvents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Container", field.Name)
 }
@@ -6322,6 +6672,42 @@ func (ec *executionContext) childFields_Port(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type Port", field.Name)
 }
 
+func (ec *executionContext) childFields_RawEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_RawEvent_id(ctx, field)
+	case "event":
+		return ec.fieldContext_RawEvent_event(ctx, field)
+	case "originalEvent":
+		return ec.fieldContext_RawEvent_originalEvent(ctx, field)
+	case "estimated":
+		return ec.fieldContext_RawEvent_estimated(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_RawEvent_timestamp(ctx, field)
+	case "timezone":
+		return ec.fieldContext_RawEvent_timezone(ctx, field)
+	case "locationName":
+		return ec.fieldContext_RawEvent_locationName(ctx, field)
+	case "locationLocode":
+		return ec.fieldContext_RawEvent_locationLocode(ctx, field)
+	case "vesselName":
+		return ec.fieldContext_RawEvent_vesselName(ctx, field)
+	case "vesselImo":
+		return ec.fieldContext_RawEvent_vesselImo(ctx, field)
+	case "voyageNumber":
+		return ec.fieldContext_RawEvent_voyageNumber(ctx, field)
+	case "position":
+		return ec.fieldContext_RawEvent_position(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_RawEvent_createdAt(ctx, field)
+	case "location":
+		return ec.fieldContext_RawEvent_location(ctx, field)
+	case "vessel":
+		return ec.fieldContext_RawEvent_vessel(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RawEvent", field.Name)
+}
+
 func (ec *executionContext) childFields_ScacCandidate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "scac":
@@ -6620,6 +7006,40 @@ func (ec *executionContext) childFields_TrackingRequestEdge(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type TrackingRequestEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_TransportEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_TransportEvent_id(ctx, field)
+	case "event":
+		return ec.fieldContext_TransportEvent_event(ctx, field)
+	case "attributes":
+		return ec.fieldContext_TransportEvent_attributes(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_TransportEvent_timestamp(ctx, field)
+	case "timezone":
+		return ec.fieldContext_TransportEvent_timezone(ctx, field)
+	case "locationLocode":
+		return ec.fieldContext_TransportEvent_locationLocode(ctx, field)
+	case "voyageNumber":
+		return ec.fieldContext_TransportEvent_voyageNumber(ctx, field)
+	case "dataSource":
+		return ec.fieldContext_TransportEvent_dataSource(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_TransportEvent_createdAt(ctx, field)
+	case "shipment":
+		return ec.fieldContext_TransportEvent_shipment(ctx, field)
+	case "location":
+		return ec.fieldContext_TransportEvent_location(ctx, field)
+	case "terminal":
+		return ec.fieldContext_TransportEvent_terminal(ctx, field)
+	case "container":
+		return ec.fieldContext_TransportEvent_container(ctx, field)
+	case "vessel":
+		return ec.fieldContext_TransportEvent_vessel(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransportEvent", field.Name)
+}
+
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6636,6 +7056,38 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_createdAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
+}
+
+func (ec *executionContext) childFields_Vessel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Vessel_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Vessel_name(ctx, field)
+	case "imo":
+		return ec.fieldContext_Vessel_imo(ctx, field)
+	case "mmsi":
+		return ec.fieldContext_Vessel_mmsi(ctx, field)
+	case "callSign":
+		return ec.fieldContext_Vessel_callSign(ctx, field)
+	case "flag":
+		return ec.fieldContext_Vessel_flag(ctx, field)
+	case "latitude":
+		return ec.fieldContext_Vessel_latitude(ctx, field)
+	case "longitude":
+		return ec.fieldContext_Vessel_longitude(ctx, field)
+	case "nauticalSpeedKnots":
+		return ec.fieldContext_Vessel_nauticalSpeedKnots(ctx, field)
+	case "navigationalHeadingDegrees":
+		return ec.fieldContext_Vessel_navigationalHeadingDegrees(ctx, field)
+	case "positionTimestamp":
+		return ec.fieldContext_Vessel_positionTimestamp(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Vessel_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Vessel_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Vessel", field.Name)
 }
 
 func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8157,6 +8609,20 @@ func (ec *executionContext) field_Query_trackingRequests_args(ctx context.Contex
 		return nil, err
 	}
 	args["orderBy"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_vessel_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -9682,6 +10148,70 @@ func (ec *executionContext) fieldContext_Container_documents(_ context.Context, 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Document(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Container_transportEvents(ctx context.Context, field graphql.CollectedField, obj *model.Container) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Container_transportEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TransportEvents(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TransportEvent) graphql.Marshaler {
+			return ec.marshalNTransportEvent2ᚕᚖshipgraphᚋmodelᚐTransportEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Container_transportEvents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Container",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransportEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Container_rawEvents(ctx context.Context, field graphql.CollectedField, obj *model.Container) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Container_rawEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RawEvents(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.RawEvent) graphql.Marshaler {
+			return ec.marshalNRawEvent2ᚕᚖshipgraphᚋmodelᚐRawEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Container_rawEvents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Container",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RawEvent(ctx, field)
 		},
 	}
 	return fc, nil
@@ -15386,6 +15916,50 @@ func (ec *executionContext) fieldContext_Query_port(ctx context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_vessel(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_vessel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Vessel(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Vessel) graphql.Marshaler {
+			return ec.marshalOVessel2ᚖshipgraphᚋmodelᚐVessel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_vessel(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Vessel(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_vessel_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_customFieldDefinitions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16501,6 +17075,369 @@ func (ec *executionContext) fieldContext_RailTerminal_metroArea(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_MetroArea(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RawEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_event(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_event(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Event, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_event(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_originalEvent(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_originalEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OriginalEvent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_originalEvent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_estimated(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_estimated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Estimated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_estimated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_timestamp(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_timezone(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_timezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_timezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_locationName(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_locationName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LocationName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_locationName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_locationLocode(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_locationLocode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LocationLocode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_locationLocode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_vesselName(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_vesselName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VesselName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_vesselName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_vesselImo(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_vesselImo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VesselIMO, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_vesselImo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_voyageNumber(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_voyageNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoyageNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_voyageNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_position(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RawEvent", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _RawEvent_location(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Port) graphql.Marshaler {
+			return ec.marshalOPort2ᚖshipgraphᚋmodelᚐPort(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RawEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Port(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RawEvent_vessel(ctx context.Context, field graphql.CollectedField, obj *model.RawEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RawEvent_vessel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Vessel(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Vessel) graphql.Marshaler {
+			return ec.marshalOVessel2ᚖshipgraphᚋmodelᚐVessel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RawEvent_vessel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RawEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Vessel(ctx, field)
 		},
 	}
 	return fc, nil
@@ -19440,6 +20377,144 @@ func (ec *executionContext) fieldContext_TransportEvent_attributes(_ context.Con
 	return graphql.NewScalarFieldContext("TransportEvent", field, true, false, errors.New("field of type JSON does not have child fields"))
 }
 
+func (ec *executionContext) _TransportEvent_timestamp(ctx context.Context, field graphql.CollectedField, obj *model.TransportEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransportEvent_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TransportEvent_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransportEvent", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TransportEvent_timezone(ctx context.Context, field graphql.CollectedField, obj *model.TransportEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransportEvent_timezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TransportEvent_timezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransportEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TransportEvent_locationLocode(ctx context.Context, field graphql.CollectedField, obj *model.TransportEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransportEvent_locationLocode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LocationLocode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TransportEvent_locationLocode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransportEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TransportEvent_voyageNumber(ctx context.Context, field graphql.CollectedField, obj *model.TransportEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransportEvent_voyageNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VoyageNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TransportEvent_voyageNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransportEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TransportEvent_dataSource(ctx context.Context, field graphql.CollectedField, obj *model.TransportEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransportEvent_dataSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DataSource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransportEvent_dataSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransportEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TransportEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.TransportEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransportEvent_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransportEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransportEvent", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _TransportEvent_shipment(ctx context.Context, field graphql.CollectedField, obj *model.TransportEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19545,6 +20620,38 @@ func (ec *executionContext) fieldContext_TransportEvent_container(_ context.Cont
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Container(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransportEvent_vessel(ctx context.Context, field graphql.CollectedField, obj *model.TransportEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransportEvent_vessel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Vessel(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Vessel) graphql.Marshaler {
+			return ec.marshalOVessel2ᚖshipgraphᚋmodelᚐVessel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TransportEvent_vessel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransportEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Vessel(ctx, field)
 		},
 	}
 	return fc, nil
@@ -19686,6 +20793,305 @@ func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_User_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_id(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_name(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_imo(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_imo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IMO, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_imo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_mmsi(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_mmsi(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MMSI, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_mmsi(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_callSign(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_callSign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CallSign, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_callSign(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_flag(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_flag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Flag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_flag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_latitude(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_latitude(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Latitude, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_latitude(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_longitude(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_longitude(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Longitude, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_longitude(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_nauticalSpeedKnots(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_nauticalSpeedKnots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NauticalSpeedKnots, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_nauticalSpeedKnots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_navigationalHeadingDegrees(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_navigationalHeadingDegrees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NavigationalHeadingDegrees, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_navigationalHeadingDegrees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_positionTimestamp(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_positionTimestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PositionTimestamp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_positionTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Vessel_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Vessel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Vessel_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Vessel_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Vessel", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _Viewer_account(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
@@ -23992,6 +25398,16 @@ func (ec *executionContext) _Container(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "transportEvents":
+			out.Values[i] = ec._Container_transportEvents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rawEvents":
+			out.Values[i] = ec._Container_rawEvents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26525,6 +27941,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "vessel":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_vessel(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "customFieldDefinitions":
 			field := field
 
@@ -27061,6 +28499,114 @@ func (ec *executionContext) _RailTerminal(ctx context.Context, sel ast.Selection
 			}
 		case "metroArea":
 			out.Values[i] = ec._RailTerminal_metroArea(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var rawEventImplementors = []string{"RawEvent"}
+
+func (ec *executionContext) _RawEvent(ctx context.Context, sel ast.SelectionSet, obj *model.RawEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rawEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RawEvent")
+		case "id":
+			out.Values[i] = ec._RawEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "event":
+			out.Values[i] = ec._RawEvent_event(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "originalEvent":
+			out.Values[i] = ec._RawEvent_originalEvent(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "estimated":
+			out.Values[i] = ec._RawEvent_estimated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timestamp":
+			out.Values[i] = ec._RawEvent_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "timezone":
+			out.Values[i] = ec._RawEvent_timezone(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "locationName":
+			out.Values[i] = ec._RawEvent_locationName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "locationLocode":
+			out.Values[i] = ec._RawEvent_locationLocode(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "vesselName":
+			out.Values[i] = ec._RawEvent_vesselName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "vesselImo":
+			out.Values[i] = ec._RawEvent_vesselImo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "voyageNumber":
+			out.Values[i] = ec._RawEvent_voyageNumber(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "position":
+			out.Values[i] = ec._RawEvent_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._RawEvent_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "location":
+			out.Values[i] = ec._RawEvent_location(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "vessel":
+			out.Values[i] = ec._RawEvent_vessel(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -28300,6 +29846,36 @@ func (ec *executionContext) _TransportEvent(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "timestamp":
+			out.Values[i] = ec._TransportEvent_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "timezone":
+			out.Values[i] = ec._TransportEvent_timezone(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "locationLocode":
+			out.Values[i] = ec._TransportEvent_locationLocode(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "voyageNumber":
+			out.Values[i] = ec._TransportEvent_voyageNumber(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dataSource":
+			out.Values[i] = ec._TransportEvent_dataSource(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._TransportEvent_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "shipment":
 			out.Values[i] = ec._TransportEvent_shipment(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -28317,6 +29893,11 @@ func (ec *executionContext) _TransportEvent(ctx context.Context, sel ast.Selecti
 			}
 		case "container":
 			out.Values[i] = ec._TransportEvent_container(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "vessel":
+			out.Values[i] = ec._TransportEvent_vessel(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -28380,6 +29961,104 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "createdAt":
 			out.Values[i] = ec._User_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var vesselImplementors = []string{"Vessel"}
+
+func (ec *executionContext) _Vessel(ctx context.Context, sel ast.SelectionSet, obj *model.Vessel) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, vesselImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Vessel")
+		case "id":
+			out.Values[i] = ec._Vessel_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Vessel_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "imo":
+			out.Values[i] = ec._Vessel_imo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "mmsi":
+			out.Values[i] = ec._Vessel_mmsi(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "callSign":
+			out.Values[i] = ec._Vessel_callSign(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "flag":
+			out.Values[i] = ec._Vessel_flag(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "latitude":
+			out.Values[i] = ec._Vessel_latitude(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "longitude":
+			out.Values[i] = ec._Vessel_longitude(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "nauticalSpeedKnots":
+			out.Values[i] = ec._Vessel_nauticalSpeedKnots(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "navigationalHeadingDegrees":
+			out.Values[i] = ec._Vessel_navigationalHeadingDegrees(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "positionTimestamp":
+			out.Values[i] = ec._Vessel_positionTimestamp(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Vessel_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Vessel_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -30173,6 +31852,32 @@ func (ec *executionContext) unmarshalNPortByIDsInput2ᚕᚖshipgraphᚋmodelᚐP
 	return res, nil
 }
 
+func (ec *executionContext) marshalNRawEvent2ᚕᚖshipgraphᚋmodelᚐRawEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RawEvent) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRawEvent2ᚖshipgraphᚋmodelᚐRawEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRawEvent2ᚖshipgraphᚋmodelᚐRawEvent(ctx context.Context, sel ast.SelectionSet, v *model.RawEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RawEvent(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRole2shipgraphᚋmodelᚐRole(ctx context.Context, v any) (model.Role, error) {
 	var res model.Role
 	err := res.UnmarshalGQL(v)
@@ -30601,6 +32306,32 @@ func (ec *executionContext) unmarshalNTrackingRequestStatus2shipgraphᚋmodelᚐ
 
 func (ec *executionContext) marshalNTrackingRequestStatus2shipgraphᚋmodelᚐTrackingRequestStatus(ctx context.Context, sel ast.SelectionSet, v model.TrackingRequestStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNTransportEvent2ᚕᚖshipgraphᚋmodelᚐTransportEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TransportEvent) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTransportEvent2ᚖshipgraphᚋmodelᚐTransportEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTransportEvent2ᚖshipgraphᚋmodelᚐTransportEvent(ctx context.Context, sel ast.SelectionSet, v *model.TransportEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TransportEvent(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNViewer2ᚖshipgraphᚋmodelᚐViewer(ctx context.Context, sel ast.SelectionSet, v *model.Viewer) graphql.Marshaler {
@@ -32007,6 +33738,13 @@ func (ec *executionContext) marshalOUser2ᚖshipgraphᚋmodelᚐUser(ctx context
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOVessel2ᚖshipgraphᚋmodelᚐVessel(ctx context.Context, sel ast.SelectionSet, v *model.Vessel) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Vessel(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOWebhook2ᚖshipgraphᚋmodelᚐWebhook(ctx context.Context, sel ast.SelectionSet, v *model.Webhook) graphql.Marshaler {

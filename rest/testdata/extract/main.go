@@ -37,7 +37,9 @@
 //     container_updated_event (the single notification's lists it), and
 //     the webhook payload
 //     (a single notification) includes the reference object's records:
-//     container, shipment, terminal, port.
+//     container, shipment, terminal, port;
+//  9. included of the container responses can hold the container's
+//     transport and raw events (the OpenAPI lists neither).
 package main
 
 import (
@@ -110,6 +112,13 @@ var responses = []struct{ name, path, method, status string }{
 	{"get-tracking-request-200", "/tracking_requests/{id}", "get", "200"},
 	{"patch-tracking-request-200", "/tracking_requests/{id}", "patch", "200"},
 	{"post-tracking-requests-infer-number-200", "/tracking_requests/infer_number", "post", "200"},
+	{"get-container-transport-events-200", "/containers/{id}/transport_events", "get", "200"},
+	{"get-container-raw-events-200", "/containers/{id}/raw_events", "get", "200"},
+	{"get-container-map-geojson-200", "/containers/{id}/map_geojson", "get", "200"},
+	{"get-vessel-200", "/vessels/{id}", "get", "200"},
+	{"get-vessel-by-imo-200", "/vessels/{imo}", "get", "200"},
+	{"get-vessel-future-positions-200", "/vessels/{id}/future_positions", "get", "200"},
+	{"get-vessel-future-positions-with-coordinates-200", "/vessels/{id}/future_positions_with_coordinates", "get", "200"},
 }
 
 type obj = map[string]any
@@ -138,7 +147,8 @@ func run(in, out string) error {
 
 	defs := obj{}
 	// The types patch 5 adds to included lists.
-	need := map[string]bool{"metro_area": true, "rail_terminal": true, "terminal": true, "container_updated_event": true, "container": true, "shipment": true, "port": true}
+	need := map[string]bool{"metro_area": true, "rail_terminal": true, "terminal": true, "container_updated_event": true, "container": true, "shipment": true, "port": true,
+		"transport_event": true, "raw_event": true}
 	for _, r := range responses {
 		op, ok := paths[r.path].(obj)[r.method].(obj)
 		if !ok {
@@ -181,7 +191,8 @@ func run(in, out string) error {
 			" (5) included of the shipment responses also holds metro_area," +
 			" rail_terminal and user, included of the container list also holds terminal;" +
 			" (6) container_updated_event.type is \"container_updated_event\"; (7) webhook.secret may be null;" +
-			" (8) included of the notification list and examples also holds container_updated_event, of a notification container, shipment, terminal and port.",
+			" (8) included of the notification list and examples also holds container_updated_event, of a notification container, shipment, terminal and port;" +
+			" (9) included of the container responses also holds transport_event and raw_event.",
 		"$defs": defs,
 	}
 	b, err = json.MarshalIndent(doc, "", "  ")
@@ -288,6 +299,10 @@ func patch(defs obj) {
 	addIncluded(defs, "get-shipments-200", "metro_area", "rail_terminal", "user")
 	addIncluded(defs, "get-shipment-200", "metro_area", "rail_terminal", "user")
 	addIncluded(defs, "get-containers-200", "terminal")
+	// (9) included of the container responses holds the container's
+	// transport and raw events (include=transport_events,raw_events).
+	addIncluded(defs, "get-containers-200", "transport_event", "raw_event")
+	addIncluded(defs, "get-container-200", "transport_event", "raw_event")
 
 	// (6) the container_updated_event type.
 	prop(defs, "container_updated_event", "type")["enum"] = []any{"container_updated_event"}

@@ -1,0 +1,438 @@
+package tracking
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/rivertype"
+	"golang.org/x/time/rate"
+
+	"shipgraph/carrier/dcsa"
+	"shipgraph/db"
+	"shipgraph/sharedlimit"
+)
+
+// Queue is the River queue of the polls.
+const Queue = "tracking"
+
+// PollArgs is one poll of one tracking request.
+type PollArgs struct {
+	AccountID string `json:"account_id"`
+	RequestID string `json:"request_id"`
+}
+
+// Kind names the job in River's tables.
+func (PollArgs) Kind() string { return "tracking_poll" }
+
+// uniqueStates: one poll per request while one waits or runs (River
+// requires pending, scheduled, available and running in the list).
+var uniqueStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+	rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}
+
+// InsertOpts makes polls unique per request.
+func (PollArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Queue, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates}}
+}
+
+// scheduleArgs is the periodic round enqueuing due requests.
+type scheduleArgs struct{}
+
+func (scheduleArgs) Kind() string { return "tracking_schedule" }
+
+func (scheduleArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Queue, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates}}
+}
+
+// Engine polls carriers for tracking requests.
+type Engine struct {
+	c       Config
+	store   *db.DB
+	log     *slog.Logger
+	shared  *sharedlimit.Limits
+	conns   map[string]*limited
+	river   *river.Client[*sql.Tx]
+	mu      sync.Mutex
+	started bool
+
+	// Polled, set before Start, is called once each poll job ended
+	// (completed, failed, snoozed or cancelled in River's tables): tests
+	// wait on it.
+	Polled func(PollArgs, rivertype.JobState)
+	unsub  func()
+	// refresh: the per-process refresh limits by key (without Redis).
+	refresh map[string]*rate.Limiter
+	subs    sync.WaitGroup
+}
+
+// limited is a connector behind its carrier's rate and concurrency limits.
+type limited struct {
+	Connector
+	c    Carrier
+	rate *rate.Limiter // per-process fallback of the rate
+	sem  chan struct{} // per-process fallback of the concurrency
+}
+
+// Option adjusts New.
+type Option func(*Engine)
+
+// WithShared counts the carriers' limits over every instance in Redis.
+func WithShared(l *sharedlimit.Limits) Option { return func(e *Engine) { e.shared = l } }
+
+// WithConnector replaces a carrier's connector (tests; carriers that are
+// not DCSA over HTTP).
+func WithConnector(scac string, c Connector) Option {
+	return func(e *Engine) {
+		k := DefaultCarrier
+		k.SCAC = scac
+		if old := e.conns[scac]; old != nil {
+			k = old.c
+		}
+		e.conns[scac] = newLimited(k, c)
+	}
+}
+
+func newLimited(k Carrier, c Connector) *limited {
+	l := &limited{Connector: c, c: k}
+	if k.RatePerMinute > 0 {
+		l.rate = rate.NewLimiter(rate.Limit(float64(k.RatePerMinute)/60), max(1, k.RatePerMinute/10))
+	}
+	if k.Concurrency > 0 {
+		l.sem = make(chan struct{}, k.Concurrency)
+	}
+	return l
+}
+
+// New builds the engine over store: a River client (workers when
+// c.Workers > 0, the periodic schedule on the leader) and one connector
+// per configured carrier. It starts nothing: Start does.
+func New(c Config, store *db.DB, log *slog.Logger, opts ...Option) (*Engine, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{c: c, store: store, log: log, conns: map[string]*limited{}}
+	for _, k := range c.Carriers {
+		conn, err := newDCSAConnector(k, c.MaxResponse, c.MaxEvents)
+		if err != nil {
+			return nil, err
+		}
+		e.conns[k.SCAC] = newLimited(k, conn)
+	}
+	for _, o := range opts {
+		o(e)
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, river.WorkFunc(e.work))
+	river.AddWorker(workers, river.WorkFunc(e.schedule))
+	rc := &river.Config{
+		Logger:               log,
+		Workers:              workers,
+		JobTimeout:           c.PollTimeout,
+		RescueStuckJobsAfter: c.RescueAfter,
+		FetchPollInterval:    c.FetchInterval,
+		FetchCooldown:        min(c.FetchInterval, river.FetchCooldownDefault),
+		PollOnly:             c.PollOnly,
+		MaxAttempts:          5,
+	}
+	if c.Workers > 0 {
+		rc.Queues = map[string]river.QueueConfig{Queue: {MaxWorkers: c.Workers}}
+		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(c.ScheduleEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return scheduleArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+	}
+	rcl, err := river.NewClient(riverdatabasesql.New(store.SQL()), rc)
+	if err != nil {
+		return nil, fmt.Errorf("tracking: %w", err)
+	}
+	e.river = rcl
+	return e, nil
+}
+
+// Start starts polling (when this process has workers).
+func (e *Engine) Start(ctx context.Context) error {
+	if e.c.Workers == 0 {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.started {
+		return nil
+	}
+	if e.Polled != nil {
+		ch, cancel := e.river.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed,
+			river.EventKindJobSnoozed, river.EventKindJobCancelled)
+		e.unsub = cancel
+		e.subs.Add(1)
+		go func() {
+			defer e.subs.Done()
+			for ev := range ch {
+				var a PollArgs
+				if ev.Job.Kind != a.Kind() || json.Unmarshal(ev.Job.EncodedArgs, &a) != nil {
+					continue
+				}
+				e.Polled(a, ev.Job.State)
+			}
+		}()
+	}
+	if err := e.river.Start(ctx); err != nil {
+		return fmt.Errorf("tracking: %w", err)
+	}
+	e.started = true
+	return nil
+}
+
+// Stop lets running polls finish until ctx ends, then cancels them (a
+// cancelled poll wrote nothing; it runs again later).
+func (e *Engine) Stop(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.started {
+		return nil
+	}
+	e.started = false
+	defer func() {
+		if e.unsub != nil {
+			e.unsub()
+			e.subs.Wait()
+		}
+	}()
+	err := e.river.Stop(ctx)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		hard, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return e.river.StopAndCancel(hard)
+	}
+	return err
+}
+
+// EnqueuePoll asks for a poll of a request now (after the transaction that
+// inserted it committed: the local workers start it at once). A poll
+// already waiting or running for it stands. Losing this call loses
+// nothing: the schedule picks every due request up.
+func (e *Engine) EnqueuePoll(ctx context.Context, accountID, requestID string) error {
+	_, err := e.river.Insert(ctx, PollArgs{AccountID: accountID, RequestID: requestID}, nil)
+	return err
+}
+
+// EnqueuePollTx asks for a poll of a request in tx (River's transactional
+// enqueueing): it exists exactly when tx commits. Other processes' workers
+// see it at their next fetch (TRACKING_FETCH_INTERVAL).
+func (e *Engine) EnqueuePollTx(ctx context.Context, tx *sql.Tx, accountID, requestID string) error {
+	_, err := e.river.InsertTx(ctx, tx, PollArgs{AccountID: accountID, RequestID: requestID}, nil)
+	return err
+}
+
+// RefreshContainer polls at once, first in line, every live request of the
+// container's shipment, within key's refresh limit (RefreshLimit a minute,
+// over every instance with sharedlimit): retryAfter > 0 when refused. A
+// container of no live request refreshes nothing and answers as done.
+func (e *Engine) RefreshContainer(ctx context.Context, key, accountID, containerID string) (retryAfter time.Duration, err error) {
+	if wait := e.refreshAllowed(ctx, key); wait > 0 {
+		return wait, nil
+	}
+	reqs, _, err := e.store.TrackingRequestsOfContainer(ctx, accountID, containerID)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range reqs {
+		res, err := e.river.Insert(ctx, PollArgs{AccountID: r.AccountID, RequestID: r.ID}, &river.InsertOpts{Priority: 1})
+		if err != nil {
+			return 0, err
+		}
+		// A poll waiting for a later time (snoozed) runs now.
+		if res.UniqueSkippedAsDuplicate && res.Job.State != rivertype.JobStateRunning && res.Job.ScheduledAt.After(time.Now()) {
+			if _, err := e.river.JobRetry(ctx, res.Job.ID); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return 0, nil
+}
+
+// refreshAllowed takes one refresh of key: the wait when refused.
+func (e *Engine) refreshAllowed(ctx context.Context, key string) time.Duration {
+	if e.c.RefreshLimit <= 0 {
+		return 0
+	}
+	if e.shared != nil {
+		if wait, shared := e.shared.Allow(ctx, "refresh:"+key, e.c.RefreshLimit, e.c.RefreshLimit); shared {
+			return wait
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.refresh == nil {
+		e.refresh = map[string]*rate.Limiter{}
+	}
+	l := e.refresh[key]
+	if l == nil {
+		l = rate.NewLimiter(rate.Limit(float64(e.c.RefreshLimit)/60), e.c.RefreshLimit)
+		e.refresh[key] = l
+	}
+	r := l.Reserve()
+	if d := r.Delay(); d > 0 {
+		r.Cancel()
+		return d
+	}
+	return 0
+}
+
+// schedule is the periodic round: the due requests' polls, enqueued in the
+// transaction that moves their next_poll_at ahead by a lease.
+func (e *Engine) schedule(ctx context.Context, _ *river.Job[scheduleArgs]) error {
+	lease := e.c.RescueAfter + e.c.PollTimeout
+	for {
+		n, err := e.store.ClaimDueTrackingRequests(ctx, e.c.ScheduleBatch, lease, func(ctx context.Context, tx *sql.Tx, due []db.DueTracking) error {
+			params := make([]river.InsertManyParams, len(due))
+			for i, d := range due {
+				params[i] = river.InsertManyParams{Args: PollArgs{AccountID: d.AccountID, RequestID: d.ID}}
+			}
+			_, err := e.river.InsertManyTx(ctx, tx, params)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if n < e.c.ScheduleBatch {
+			return nil
+		}
+	}
+}
+
+// backoff is the delay before retry n (1-based): RetryBase doubling per
+// failure, with equal jitter.
+func (e *Engine) backoff(n int) time.Duration {
+	d := e.c.RetryBase << min(n-1, 20)
+	return d/2 + rand.N(d/2+1)
+}
+
+// work runs one poll.
+func (e *Engine) work(ctx context.Context, job *river.Job[PollArgs]) error {
+	res, err := e.poll(ctx, job.Args)
+	if err != nil {
+		e.log.Warn("tracking: poll failed", "request", job.Args.RequestID, "err", err)
+	}
+	_ = res
+	return err
+}
+
+var errBusy = errors.New("carrier busy")
+
+func (e *Engine) poll(ctx context.Context, a PollArgs) (db.TrackingPollResult, error) {
+	var res db.TrackingPollResult
+	t, err := e.store.TrackingPollTarget(ctx, a.AccountID, a.RequestID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return res, nil // deleted: nothing to do
+	}
+	if err != nil {
+		return res, err
+	}
+	switch t.Status {
+	case "pending", "awaiting_manifest", "created":
+	default:
+		return res, nil
+	}
+	conn := e.conns[t.Scac]
+	if conn == nil {
+		// No connector for the carrier: it cannot be reached, now or by
+		// retrying.
+		_, _, err := e.store.RecordTrackingRetry(ctx, db.TrackingRetry{AccountID: a.AccountID, RequestID: a.RequestID,
+			NextPollAt: time.Now().Add(e.c.PollInterval), MaxRetries: e.c.MaxAttempts, FailReason: "shipping_line_unreachable",
+			Regular: time.Now().Add(e.c.PollInterval), Final: t.Status != "created"})
+		return res, err
+	}
+	events, err := e.fetch(ctx, conn, queryFor(t.RequestType, t.RequestNumber))
+	if errors.Is(err, errBusy) {
+		return res, river.JobSnooze(time.Second)
+	}
+	now := time.Now()
+	if errors.Is(err, ErrNotFound) {
+		if t.Status == "created" {
+			// Known before: a carrier that forgot a number is a failure
+			// to retry, not the end.
+			err = &CarrierError{Unrecognized, err}
+		} else {
+			reason := "not_found"
+			return e.store.ApplyTrackingPoll(ctx, db.TrackingPoll{AccountID: a.AccountID, RequestID: a.RequestID,
+				Status: "failed", FailedReason: &reason}, nil)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		reason := "retries_exhausted"
+		var ce *CarrierError
+		if errors.As(err, &ce) && ce.Kind == Unauthorized {
+			reason = "shipping_line_unreachable"
+		}
+		n := t.RetryCount + 1
+		_, _, rerr := e.store.RecordTrackingRetry(ctx, db.TrackingRetry{AccountID: a.AccountID, RequestID: a.RequestID,
+			NextPollAt: now.Add(e.backoff(n)), MaxRetries: e.c.MaxAttempts, FailReason: reason,
+			Regular: now.Add(e.c.PollInterval)})
+		e.log.Info("tracking: carrier failed", "scac", t.Scac, "request", a.RequestID, "retry", n, "err", err)
+		return res, rerr
+	}
+	o, _ := mapEvents(t.RequestType, t.RequestNumber, events)
+	p := db.TrackingPoll{AccountID: a.AccountID, RequestID: a.RequestID, Status: o.status,
+		StopAfterArrival: e.c.StopAfterArrival}
+	next := now.Add(e.c.PollInterval)
+	if o.status == "awaiting_manifest" {
+		next = now.Add(e.c.AwaitingInterval)
+	} else {
+		p.Shipment, p.Containers, p.Events, p.Vessels = o.shipment, o.boxes, o.events, o.vessels
+	}
+	p.NextPollAt = &next
+	res, err = e.store.ApplyTrackingPoll(ctx, p, nil)
+	if errors.Is(err, db.ErrTrackingBusy) {
+		// The schedule's claim holds the row for a moment: look again soon.
+		return res, river.JobSnooze(time.Duration(20+rand.IntN(80)) * time.Millisecond)
+	}
+	return res, err
+}
+
+// fetch asks the carrier within its limits: the shared rate and
+// concurrency over every instance when Redis answers, else this process'.
+func (e *Engine) fetch(ctx context.Context, l *limited, q Query) ([]dcsa.Event, error) {
+	if l.c.RatePerMinute > 0 {
+		shared := false
+		if e.shared != nil {
+			var wait time.Duration
+			wait, shared = e.shared.Allow(ctx, "carrier:"+l.c.SCAC, l.c.RatePerMinute, max(1, l.c.RatePerMinute/10))
+			if shared && wait > 0 {
+				return nil, errBusy
+			}
+		}
+		if !shared && !l.rate.Allow() {
+			return nil, errBusy
+		}
+	}
+	if l.c.Concurrency > 0 {
+		if e.shared != nil {
+			release, ok := e.shared.Acquire("carrier:"+l.c.SCAC, l.c.Concurrency)
+			if !ok {
+				return nil, errBusy
+			}
+			defer release()
+		}
+		select {
+		case l.sem <- struct{}{}:
+			defer func() { <-l.sem }()
+		default:
+			return nil, errBusy
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.c.Timeout)
+	defer cancel()
+	return l.Events(ctx, q)
+}

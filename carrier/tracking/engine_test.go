@@ -1,0 +1,420 @@
+package tracking_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river/rivertype"
+
+	"shipgraph/carrier/sim"
+	"shipgraph/carrier/tracking"
+	"shipgraph/db"
+	"shipgraph/db/dbtest"
+)
+
+// env is one test's database, simulator and engines.
+type env struct {
+	t     testing.TB
+	store *db.DB
+	sim   *sim.Sim
+	url   string
+	dbURL string
+	acct  string
+
+	clock atomic.Pointer[time.Time] // the simulator's
+
+	mu     sync.Mutex
+	polled map[string]chan rivertype.JobState
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	ctx := context.Background()
+	url := dbtest.NewDB(t)
+	store, err := db.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	e0 := &env{}
+	start := time.Now().UTC()
+	e0.clock.Store(&start)
+	s, err := sim.New(sim.Options{Seed: 3, Now: func() time.Time { return *e0.clock.Load() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	e := e0
+	e.t, e.store, e.sim, e.url, e.dbURL, e.polled = t, store, s, srv.URL, url, map[string]chan rivertype.JobState{}
+	if err := store.SQL().QueryRowContext(ctx, `INSERT INTO accounts (slug, company_name) VALUES ('trk', 'Tracking')
+		RETURNING id`).Scan(&e.acct); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *env) config() tracking.Config {
+	c := tracking.Default
+	for _, scac := range sim.DefaultSCACs {
+		k := tracking.DefaultCarrier
+		k.SCAC, k.BaseURL, k.Timeout = scac, e.url+"/"+scac, 5*time.Second
+		c.Carriers = append(c.Carriers, k)
+	}
+	c.ScheduleEvery = 50 * time.Millisecond
+	c.FetchInterval = 20 * time.Millisecond
+	c.RetryBase = time.Millisecond
+	c.PollTimeout = 5 * time.Second
+	c.RescueAfter = 6 * time.Second
+	c.MaxAttempts = 4
+	return c
+}
+
+// engine starts an engine whose polls report to the env.
+func (e *env) engine(c tracking.Config) *tracking.Engine {
+	e.t.Helper()
+	eng, err := tracking.New(c, e.store, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	eng.Polled = func(a tracking.PollArgs, s rivertype.JobState) { e.ch(a.RequestID) <- s }
+	if err := eng.Start(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = eng.Stop(ctx)
+	})
+	return eng
+}
+
+func (e *env) ch(id string) chan rivertype.JobState {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := e.polled[id]
+	if c == nil {
+		c = make(chan rivertype.JobState, 1000)
+		e.polled[id] = c
+	}
+	return c
+}
+
+// request inserts a pending request with plain SQL, as any path may.
+func (e *env) request(typ, number, scac string) string {
+	e.t.Helper()
+	var id string
+	if err := e.store.SQL().QueryRow(`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, next_poll_at)
+		VALUES ($1, $2, $3, $4, now()) RETURNING id`, e.acct, typ, number, scac).Scan(&id); err != nil {
+		e.t.Fatal(err)
+	}
+	return id
+}
+
+type reqRow struct {
+	Status     string
+	Reason     *string
+	Retrying   bool
+	Retries    int
+	ShipmentID *string
+}
+
+func (e *env) row(id string) reqRow {
+	e.t.Helper()
+	var r reqRow
+	if err := e.store.SQL().QueryRow(`SELECT status, failed_reason, is_retrying, retry_count, shipment_id::text
+		FROM tracking_requests WHERE id = $1`, id).Scan(&r.Status, &r.Reason, &r.Retrying, &r.Retries, &r.ShipmentID); err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+// waitFor waits for the polls of id until ok holds of its row.
+func (e *env) waitFor(id string, ok func(reqRow) bool) reqRow {
+	e.t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		if r := e.row(id); ok(r) {
+			return r
+		}
+		select {
+		case <-e.ch(id):
+		case <-deadline:
+			e.t.Fatalf("request %s: still %+v", id, e.row(id))
+		}
+	}
+}
+
+func (e *env) count(query string, args ...any) int {
+	e.t.Helper()
+	var n int
+	if err := e.store.SQL().QueryRow(query, args...).Scan(&n); err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+func (e *env) number(typ, state string) sim.Number {
+	e.t.Helper()
+	for _, n := range e.sim.Numbers() {
+		if n.RequestType == typ && n.State == state {
+			return n
+		}
+	}
+	e.t.Fatalf("the simulator has no %s %s", state, typ)
+	return sim.Number{}
+}
+
+func (e *env) faults(fs ...sim.Fault) {
+	e.t.Helper()
+	b, _ := json.Marshal(fs)
+	resp, err := http.Post(e.url+"/sim/faults", "application/json", bytes.NewReader(b))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		e.t.Fatalf("POST /sim/faults: %d", resp.StatusCode)
+	}
+}
+
+// snapshot counts what a poll writes, and the change log's event rows.
+func (e *env) snapshot(shipment string) string {
+	return fmt.Sprint(
+		e.count(`SELECT count(*) FROM containers WHERE shipment_id = $1`, shipment),
+		e.count(`SELECT count(*) FROM raw_events WHERE shipment_id = $1`, shipment),
+		e.count(`SELECT count(*) FROM transport_events WHERE shipment_id = $1`, shipment),
+		e.count(`SELECT count(*) FROM vessels`),
+		e.count(`SELECT count(*) FROM shipments WHERE account_id = $1`, e.acct),
+		e.count(`SELECT count(*) FROM change_log WHERE account_id = $1 AND record_type IN ('shipment', 'container', 'transport_event')`, e.acct),
+	)
+}
+
+func TestPollKnownNumberCreates(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	eng := e.engine(e.config())
+	n := e.number("bill_of_lading", "tracked")
+	id := e.request(n.RequestType, n.RequestNumber, n.SCAC)
+	r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+	if r.Status != "created" || r.ShipmentID == nil {
+		t.Fatalf("request %+v, want created with its shipment", r)
+	}
+	ship := *r.ShipmentID
+	if got := e.count(`SELECT count(*) FROM shipments WHERE id = $1 AND bill_of_lading_number = $2 AND shipping_line_scac = $3`,
+		ship, n.RequestNumber, n.SCAC); got != 1 {
+		t.Fatalf("the shipment of %s: %d rows", n.RequestNumber, got)
+	}
+	for what, q := range map[string]string{
+		"containers with equipment": `SELECT count(*) FROM containers WHERE shipment_id = $1 AND equipment_length IS NOT NULL AND equipment_type IS NOT NULL`,
+		"raw events":                `SELECT count(*) FROM raw_events WHERE shipment_id = $1`,
+		"transport events":          `SELECT count(*) FROM transport_events WHERE shipment_id = $1 AND event LIKE 'container.transport.%'`,
+		"vessels":                   `SELECT count(*) FROM vessels v WHERE EXISTS (SELECT 1 FROM raw_events r WHERE r.shipment_id = $1 AND r.vessel_id = v.id)`,
+		"milestones":                `SELECT count(*) FROM shipments WHERE id = $1 AND pol_atd_at IS NOT NULL AND pod_original_eta_at IS NOT NULL AND pod_vessel_imo IS NOT NULL`,
+	} {
+		if got := e.count(q, ship); got == 0 {
+			t.Errorf("%s: none", what)
+		}
+	}
+	before := e.snapshot(ship)
+
+	// A repeated poll adds nothing.
+	if err := eng.EnqueuePoll(context.Background(), e.acct, id); err != nil {
+		t.Fatal(err)
+	}
+	<-e.ch(id)
+	if after := e.snapshot(ship); after != before {
+		t.Fatalf("a repeated poll wrote: %s → %s", before, after)
+	}
+}
+
+func TestPollUnknownNumberFails(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.engine(e.config())
+	id := e.request("bill_of_lading", "NOSUCHNUMBER1", sim.DefaultSCACs[0])
+	r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+	if r.Status != "failed" || r.Reason == nil || *r.Reason != "not_found" || r.Retries != 0 {
+		t.Fatalf("request %+v, want failed not_found at once", r)
+	}
+}
+
+func TestPollWithoutConnectorFails(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.config()
+	c.Carriers = nil
+	e.engine(c)
+	id := e.request("bill_of_lading", "ABC123", "ZZZZ")
+	r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+	if r.Status != "failed" || *r.Reason != "shipping_line_unreachable" {
+		t.Fatalf("request %+v, want failed shipping_line_unreachable", r)
+	}
+}
+
+func TestCarrierDownRetriesThenRecovers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	n := e.number("bill_of_lading", "tracked")
+	e.faults(sim.Fault{SCAC: n.SCAC, Mode: sim.FaultDown, Count: 2})
+	e.engine(e.config())
+	id := e.request(n.RequestType, n.RequestNumber, n.SCAC)
+	r := e.waitFor(id, func(r reqRow) bool { return r.Retrying })
+	if r.Status != "pending" || r.Retries < 1 {
+		t.Fatalf("request %+v, want pending and retrying", r)
+	}
+	r = e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+	if r.Status != "created" || r.Retrying || r.Retries != 0 {
+		t.Fatalf("request %+v, want created after the carrier recovered", r)
+	}
+}
+
+func TestMalformedWritesNothingThenExhausts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	n := e.number("bill_of_lading", "tracked")
+	e.faults(sim.Fault{SCAC: n.SCAC, Mode: sim.FaultMalformed})
+	e.engine(e.config())
+	id := e.request(n.RequestType, n.RequestNumber, n.SCAC)
+	r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+	if r.Status != "failed" || *r.Reason != "retries_exhausted" {
+		t.Fatalf("request %+v, want failed retries_exhausted", r)
+	}
+	if got := e.count(`SELECT (SELECT count(*) FROM shipments WHERE account_id = $1) + (SELECT count(*) FROM raw_events WHERE account_id = $1)`, e.acct); got != 0 {
+		t.Fatalf("a malformed answer wrote %d rows", got)
+	}
+}
+
+func TestTwoEnginesNeverDouble(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a, b := e.engine(e.config()), e.engine(e.config())
+	var ids []string
+	for _, n := range e.sim.Numbers() {
+		if n.State == "tracked" && n.RequestType == "container" && len(ids) < 6 {
+			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
+		}
+	}
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		for _, id := range ids {
+			_ = a.EnqueuePoll(ctx, e.acct, id)
+			_ = b.EnqueuePoll(ctx, e.acct, id)
+		}
+	}
+	for _, id := range ids {
+		// created, or tracking_stopped for a shipment whose containers
+		// are all back already.
+		r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+		if r.ShipmentID == nil {
+			t.Fatalf("request %s: %+v, want tracked", id, r)
+		}
+	}
+	if got := e.count(`SELECT count(*) FROM (SELECT container_id, carrier_event_id FROM raw_events WHERE account_id = $1
+		GROUP BY 1, 2 HAVING count(*) > 1) d`, e.acct); got != 0 {
+		t.Fatalf("%d events doubled", got)
+	}
+	if got := e.count(`SELECT count(*) FROM (SELECT shipment_id, number FROM containers WHERE account_id = $1
+		GROUP BY 1, 2 HAVING count(*) > 1) d`, e.acct); got != 0 {
+		t.Fatalf("%d containers doubled", got)
+	}
+}
+
+// advance moves the simulator's clock.
+func (e *env) advance(d time.Duration) {
+	t := e.clock.Load().Add(d)
+	e.clock.Store(&t)
+}
+
+// repoll polls the requests again and waits for each poll to end.
+func (e *env) repoll(eng *tracking.Engine, ids ...string) {
+	e.t.Helper()
+	for _, id := range ids {
+		for len(e.ch(id)) > 0 {
+			<-e.ch(id)
+		}
+		if err := eng.EnqueuePoll(context.Background(), e.acct, id); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	for _, id := range ids {
+		select {
+		case <-e.ch(id):
+		case <-time.After(30 * time.Second):
+			e.t.Fatalf("request %s: no poll ended", id)
+		}
+	}
+}
+
+func TestETAMovesThenTrackingStops(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	eng := e.engine(e.config())
+	var ids []string
+	for _, n := range e.sim.Numbers() {
+		if n.State == "tracked" && n.RequestType == "bill_of_lading" && len(ids) < 6 {
+			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
+		}
+	}
+	etas := func() map[string]string {
+		out := map[string]string{}
+		for _, id := range ids {
+			r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+			if r.ShipmentID == nil {
+				t.Fatalf("request %s: %+v", id, r)
+			}
+			var eta, orig string
+			if err := e.store.SQL().QueryRow(`SELECT coalesce(pod_eta_at::text, ''), coalesce(pod_original_eta_at::text, '')
+				FROM shipments WHERE id = $1`, *r.ShipmentID).Scan(&eta, &orig); err != nil {
+				t.Fatal(err)
+			}
+			out[id] = eta + "|" + orig
+		}
+		return out
+	}
+	before := etas()
+	e.advance(9 * 24 * time.Hour)
+	e.repoll(eng, ids...)
+	after := etas()
+	moved := 0
+	for _, id := range ids {
+		b, a := before[id], after[id]
+		if b != a {
+			moved++
+		}
+		if b[strings.Index(b, "|"):] != a[strings.Index(a, "|"):] {
+			t.Errorf("request %s: the original ETA changed: %s → %s", id, b, a)
+		}
+	}
+	if moved == 0 {
+		t.Fatalf("no ETA moved in 9 days of the simulator's clock: %v", after)
+	}
+
+	// Months later every container is back empty: tracking stops.
+	e.advance(150 * 24 * time.Hour)
+	e.repoll(eng, ids...)
+	for _, id := range ids {
+		r := e.row(id)
+		if r.Status != "tracking_stopped" {
+			t.Errorf("request %s: %+v, want tracking_stopped", id, r)
+			continue
+		}
+		if got := e.count(`SELECT count(*) FROM shipments WHERE id = $1 AND line_tracking_stopped_at IS NOT NULL
+			AND line_tracking_stopped_reason = 'all_containers_terminated'`, *r.ShipmentID); got != 1 {
+			t.Errorf("request %s: its shipment's tracking did not stop as all_containers_terminated", id)
+		}
+	}
+	if got := e.count(`SELECT count(*) FROM tracking_requests WHERE account_id = $1 AND next_poll_at IS NOT NULL
+		AND status = 'tracking_stopped'`, e.acct); got != 0 {
+		t.Errorf("%d stopped requests still scheduled", got)
+	}
+}

@@ -1,0 +1,45 @@
+package resolve
+
+import (
+	"context"
+	"time"
+
+	"shipgraph/load"
+	"shipgraph/model"
+)
+
+// Tracker is the tracking engine (carrier/tracking.Engine) as the resolver
+// layer sees it; the composition root sets Resolver.Tracking. Nil answers
+// refreshes as unavailable and enqueues nothing (the engine's schedule
+// still picks every due request up).
+type Tracker interface {
+	// EnqueuePoll polls a request now; call it after the transaction that
+	// created the request committed.
+	EnqueuePoll(ctx context.Context, accountID, requestID string) error
+	// RefreshContainer polls at once every live request of the
+	// container's shipment, within the refresh limit of key: retryAfter
+	// > 0 when refused.
+	RefreshContainer(ctx context.Context, key, accountID, containerID string) (retryAfter time.Duration, err error)
+}
+
+// RefreshContainer schedules the container id to be refreshed from its
+// shipping line at once (PATCH /v2/containers/{id}/refresh,
+// refreshContainer). Over the refresh limit it answers rate_limited with
+// the wait (retryAfter).
+func (r *Resolver) RefreshContainer(ctx context.Context, id string) (retryAfter time.Duration, err error) {
+	p, _, c, err := writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.Container] { return l.ContainerByID }, id, "container", nil)
+	if err != nil {
+		return 0, err
+	}
+	if r.Tracking == nil {
+		return 0, model.Errorf(model.EUNAVAILABLE, "tracking is not running")
+	}
+	wait, err := r.Tracking.RefreshContainer(ctx, p.TokenID, p.AccountID, c.ID)
+	if err != nil {
+		return 0, err
+	}
+	if wait > 0 {
+		return wait, model.Errorf(model.ERATELIMITED, "You've hit the refresh limit. Please try again in a minute.")
+	}
+	return 0, nil
+}

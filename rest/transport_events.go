@@ -1,0 +1,275 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"shipgraph/catalog"
+	"shipgraph/load"
+	"shipgraph/model"
+	"shipgraph/resolve"
+)
+
+// The journey of a container (its transport events, raw events, route and
+// map) and vessels. Every container path reads the container first through
+// the resolver layer: another account's container is 404.
+
+var (
+	transportEventList = endpoint{serializer: "V2::TransportEventSerializer", includes: includes(catalog.TransportEvent), paged: true}
+	rawEventList       = endpoint{serializer: "V2::RawEventSerializer", includes: includes(catalog.RawEvent)}
+	// The route's document always includes its calls, ports and vessels;
+	// the include names the SDK sends are accepted.
+	routeItem  = endpoint{serializer: "V2::RouteSerializer", includes: map[string]string{"port": "port", "vessel": "vessel", "route_location": "route_location", "route_locations": "route_location"}}
+	mapItem    = endpoint{serializer: "V2::MapSerializer"}
+	vesselItem = endpoint{serializer: "V2::VesselSerializer", filters: []string{"show_positions[from_timestamp]", "show_positions[to_timestamp]"}}
+	futureItem = endpoint{serializer: "V2::VesselSerializer", filters: []string{"port_id", "previous_port_id"}}
+	futureAt   = endpoint{serializer: "V2::VesselSerializer", filters: []string{"port_id", "previous_port_id", "latitude", "longitude"}}
+)
+
+var rawEventShape *shape
+
+// init runs after render.go's (files initialise in name order): the journey's shapes join
+// the included ones.
+func init() {
+	rawEventShape = shapeOf(catalog.RawEvent, (*builder).rawEventResource)
+	for _, s := range []*shape{rawEventShape, shapeOf(catalog.Vessel, (*builder).vesselResource)} {
+		includedShapes[s.res] = s
+	}
+}
+
+func (s *server) containerTransportEvents(w http.ResponseWriter, r *http.Request) {
+	serveList(s, w, r, transportEventList, func(ctx context.Context, p *params) (listPage[*model.TransportEvent], error) {
+		all, err := s.res.ContainerTransportEvents(ctx, r.PathValue("id"), nil)
+		if err != nil {
+			return listPage[*model.TransportEvent]{}, err
+		}
+		return pageOf(all, p), nil
+	}, func(b *builder, ctx context.Context, es []*model.TransportEvent, p *params) ([]*Resource, error) {
+		return renderAll(b, ctx, es, p, transportEventShape)
+	})
+}
+
+// pageOf is the page p asks for of a list read whole (a container's events
+// are few).
+func pageOf[T any](all []T, p *params) listPage[T] {
+	from := min((p.page.Number-1)*p.page.Size, len(all))
+	to := min(from+p.page.Size, len(all))
+	n := len(all)
+	return listPage[T]{nodes: all[from:to], hasNext: to < n, hasPrev: from > 0,
+		count: func(context.Context) (int, error) { return n, nil }}
+}
+
+func (s *server) containerRawEvents(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := parseParams(r, rawEventList)
+	if err == nil {
+		err = load.Prepare(ctx, p.graphFields())
+	}
+	var es []*model.RawEvent
+	if err == nil {
+		es, err = s.res.ContainerRawEvents(ctx, r.PathValue("id"), nil)
+	}
+	var data []*Resource
+	b := s.newBuilder(s.baseURL(r), p)
+	if err == nil {
+		data, err = renderAll(b, ctx, es, p, rawEventShape)
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: b.base + r.URL.Path}, nil))
+}
+
+// transportEventAttributes are a transport event record's attributes, in
+// the order of a frozen reference object's (sorted names).
+type transportEventAttributes struct {
+	CreatedAt      timestamp  `json:"created_at"`
+	DataSource     string     `json:"data_source"`
+	Event          string     `json:"event"`
+	LocationLocode *string    `json:"location_locode"`
+	Timestamp      *timestamp `json:"timestamp"`
+	Timezone       *string    `json:"timezone"`
+	VoyageNumber   *string    `json:"voyage_number"`
+}
+
+func (b *builder) transportEventResource(e *model.TransportEvent) *Resource {
+	var attrs any
+	if e.Record {
+		attrs = transportEventAttributes{CreatedAt: ts(e.CreatedAt), DataSource: e.DataSource, Event: e.Event,
+			LocationLocode: e.LocationLocode, Timestamp: tsp(e.EventAt), Timezone: e.Timezone, VoyageNumber: e.VoyageNumber}
+	} else {
+		attrs = eventAttributes(&e.WebhookEvent, model.TransportEventType)
+	}
+	return &Resource{ID: e.ID, Type: model.TransportEventType, Attributes: attrs,
+		Relationships: b.linkage(e, transportEventShape.members)}
+}
+
+// rawEventAttributes are a raw event's attributes. original_event and
+// location_name are plain strings in the OpenAPI document: omitted when
+// unknown. actual_at/estimated_at (deprecated) repeat timestamp by
+// whether it is an estimate; the *_on dates are null (times are known).
+type rawEventAttributes struct {
+	Event          *string    `json:"event"`
+	OriginalEvent  *string    `json:"original_event,omitempty"`
+	Timestamp      *timestamp `json:"timestamp"`
+	Estimated      bool       `json:"estimated"`
+	ActualOn       *string    `json:"actual_on"`
+	EstimatedOn    *string    `json:"estimated_on"`
+	ActualAt       *timestamp `json:"actual_at"`
+	EstimatedAt    *timestamp `json:"estimated_at"`
+	Timezone       *string    `json:"timezone"`
+	CreatedAt      timestamp  `json:"created_at"`
+	LocationName   *string    `json:"location_name,omitempty"`
+	LocationLocode *string    `json:"location_locode"`
+	VesselName     *string    `json:"vessel_name"`
+	VesselImo      *string    `json:"vessel_imo"`
+	Index          int        `json:"index"`
+	VoyageNumber   *string    `json:"voyage_number"`
+}
+
+func (b *builder) rawEventResource(e *model.RawEvent) *Resource {
+	a := rawEventAttributes{OriginalEvent: e.OriginalEvent, Timestamp: tsp(e.EventAt), Estimated: e.Estimated,
+		Timezone: e.Timezone, CreatedAt: ts(e.CreatedAt), LocationName: e.LocationName, LocationLocode: e.LocationLocode,
+		VesselName: e.VesselName, VesselImo: e.VesselIMO, Index: e.Position, VoyageNumber: e.VoyageNumber}
+	if e.Event != "" {
+		a.Event = &e.Event
+	}
+	if e.Estimated {
+		a.EstimatedAt = a.Timestamp
+	} else {
+		a.ActualAt = a.Timestamp
+	}
+	return &Resource{ID: e.ID, Type: model.RawEventType, Attributes: a, Relationships: b.linkage(e, rawEventShape.members)}
+}
+
+// ---------------------------------------------------------------- vessels
+
+type vesselAttributes struct {
+	Name                       string     `json:"name"`
+	Imo                        *string    `json:"imo"`
+	Mmsi                       *string    `json:"mmsi"`
+	Latitude                   *float64   `json:"latitude"`
+	Longitude                  *float64   `json:"longitude"`
+	NauticalSpeedKnots         *float64   `json:"nautical_speed_knots"`
+	NavigationalHeadingDegrees *float64   `json:"navigational_heading_degrees"`
+	PositionTimestamp          *timestamp `json:"position_timestamp"`
+}
+
+// vesselPositionsAttributes are a vessel's with its positions.
+type vesselPositionsAttributes struct {
+	vesselAttributes
+	Positions model.JSON `json:"positions"`
+}
+
+func attributesOfVessel(v *model.Vessel) vesselAttributes {
+	return vesselAttributes{Name: v.Name, Imo: v.IMO, Mmsi: v.MMSI, Latitude: v.Latitude, Longitude: v.Longitude,
+		NauticalSpeedKnots: v.NauticalSpeedKnots, NavigationalHeadingDegrees: v.NavigationalHeadingDegrees,
+		PositionTimestamp: tsp(v.PositionTimestamp)}
+}
+
+func (b *builder) vesselResource(v *model.Vessel) *Resource {
+	return &Resource{ID: v.ID, Type: model.VesselType, Attributes: attributesOfVessel(v),
+		Links: &Links{Self: b.base + "/v2/vessels/" + v.ID}}
+}
+
+// getVessel answers /v2/vessels/{id} for a vessel's id or IMO number. The
+// positions history (show_positions) is not kept: the parameters are
+// accepted and change nothing.
+func (s *server) getVessel(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, vesselItem, byID(s.res.Vessel), plain((*builder).vesselResource))
+}
+
+func (s *server) vesselFuturePositions(w http.ResponseWriter, r *http.Request) {
+	s.serveFuturePositions(w, r, futureItem, false)
+}
+
+func (s *server) vesselFuturePositionsWithCoordinates(w http.ResponseWriter, r *http.Request) {
+	s.serveFuturePositions(w, r, futureAt, true)
+}
+
+// serveFuturePositions answers a vessel with its future positions
+// (resolve.VesselFuturePositions): the account's planned calls, from the
+// given coordinates when withCoords.
+func (s *server) serveFuturePositions(w http.ResponseWriter, r *http.Request, e endpoint, withCoords bool) {
+	ctx := r.Context()
+	p, err := parseParams(r, e)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	q := resolve.FuturePositionsQuery{VesselID: r.PathValue("id"), PortID: model.NormalizeID(p.filters["port_id"])}
+	if withCoords {
+		lat, err1 := coordinate(p, "latitude", 90)
+		lon, err2 := coordinate(p, "longitude", 180)
+		if err = firstErr(err1, err2); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		q.Latitude, q.Longitude = &lat, &lon
+	}
+	v, positions, err := s.res.VesselFuturePositions(ctx, q)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	res := &Resource{ID: v.ID, Type: model.VesselType,
+		Attributes: vesselPositionsAttributes{vesselAttributes: attributesOfVessel(v), Positions: positionsJSON(positions)}}
+	writeDocument(w, r, http.StatusOK, &Document{Data: res, Links: &Links{Self: b.base + r.URL.Path}})
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// coordinate is the required parameter name, a number within ±limit.
+func coordinate(p *params, name string, limit float64) (float64, error) {
+	v, ok := p.filters[name]
+	if !ok || v == "" {
+		return 0, badParam(name, "%s is required", name)
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < -limit || f > limit || f != f {
+		return 0, badParam(name, "%s must be a number between -%g and %g", name, limit, limit)
+	}
+	return f, nil
+}
+
+// positionsJSON writes positions as the OpenAPI document's array.
+func positionsJSON(ps []model.VesselPosition) model.JSON {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"latitude":`)
+		b.WriteString(num(p.Latitude))
+		b.WriteString(`,"longitude":`)
+		b.WriteString(num(p.Longitude))
+		b.WriteString(`,"heading":`)
+		if p.Heading != nil {
+			b.WriteString(num(*p.Heading))
+		} else {
+			b.WriteString("null")
+		}
+		b.WriteString(`,"timestamp":"`)
+		b.WriteString(p.Timestamp.UTC().Format(time.RFC3339))
+		b.WriteString(`","estimated":`)
+		b.WriteString(strconv.FormatBool(p.Estimated))
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	return model.JSON(b.String())
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
