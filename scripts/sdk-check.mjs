@@ -508,8 +508,26 @@ async function trackingCalls({ admin, viewer, other, carrier, stamp }) {
   const known = new Set(all.map((n) => n.request_number));
   const tracked = all.filter((n) => n.state === 'tracked');
   const pick = (type, pred = () => true) => tracked.find((n) => n.request_type === type && pred(n));
-  const bol = pick('bill_of_lading');
-  if (!bol) throw new Error(`the simulator lists no tracked bill of lading (${all.length} numbers)`);
+  // A bill of lading whose voyage is still under way (an event planned or
+  // estimated in the future), and one whose containers all came back empty
+  // (tracking stops at once): the simulator's own events tell.
+  const simEvents = async (scac, query) => {
+    const r = await fetch(`${carrier.base}/${scac}/v2/events?${query}&limit=1000`);
+    return r.ok ? r.json() : [];
+  };
+  const now = Date.now();
+  let bol;
+  let finished;
+  for (const n of tracked.filter((x) => x.request_type === 'bill_of_lading').slice(0, 60)) {
+    const events = await simEvents(n.scac, `transportDocumentReference=${encodeURIComponent(n.request_number)}`);
+    const future = events.some((e) => e.eventClassifierCode !== 'ACT' && Date.parse(e.eventDateTime) > now);
+    const returned = events.filter((e) => e.equipmentEventTypeCode === 'GTIN' && e.emptyIndicatorCode === 'EMPTY').length;
+    const containers = new Set(events.map((e) => e.equipmentReference).filter(Boolean)).size;
+    if (future && !bol) bol = n;
+    if (!future && containers > 0 && returned >= containers && !finished) finished = n;
+    if (bol && finished) break;
+  }
+  if (!bol) throw new Error(`the simulator lists no tracked bill of lading under way (${all.length} numbers)`);
   const booking = pick('booking_number', (n) => n.scac !== bol.scac);
   const awaiting = all.find((n) => n.state === 'awaiting_manifest' && n.request_type === 'booking_number');
   const inferBol = pick('bill_of_lading', (n) => n.scac !== bol.scac && n.scac !== booking?.scac);
@@ -517,8 +535,7 @@ async function trackingCalls({ admin, viewer, other, carrier, stamp }) {
   // events tell (a transport call by RAIL). Any tracked container otherwise.
   let rail;
   for (const n of tracked.filter((x) => x.request_type === 'container').slice(0, 80)) {
-    const r = await fetch(`${carrier.base}/${n.scac}/v2/events?equipmentReference=${encodeURIComponent(n.request_number)}&limit=1000`);
-    const events = r.ok ? await r.json() : [];
+    const events = await simEvents(n.scac, `equipmentReference=${encodeURIComponent(n.request_number)}`);
     if (events.some((e) => e.transportCall?.modeOfTransport === 'RAIL')) { rail = n; break; }
   }
   const container = rail ?? pick('container');
@@ -530,7 +547,7 @@ async function trackingCalls({ admin, viewer, other, carrier, stamp }) {
   // A webhook for the tracking request events, to a receiver here.
   receiver = await startReceiver();
   const hookOf = (events) => () => admin.webhooks.create({ data: { type: 'webhook', attributes: { url: receiver.url, active: true, events } } });
-  let hookEvents = ['tracking_request.succeeded', 'tracking_request.failed', 'tracking_request.awaiting_manifest'];
+  let hookEvents = ['tracking_request.succeeded', 'tracking_request.failed', 'tracking_request.awaiting_manifest', 'tracking_request.tracking_stopped'];
   let hook = await check('webhooks.create(http://127.0.0.1 receiver, tracking_request.*)', hookOf(hookEvents), isDoc('webhook'));
   if (!hook) { // refused: still listen for succeeded
     hookEvents = ['tracking_request.succeeded'];
@@ -562,6 +579,8 @@ async function trackingCalls({ admin, viewer, other, carrier, stamp }) {
     () => admin.createTrackingRequest({ requestType: 'booking_number', requestNumber: booking.request_number, scac: booking.scac }), 'created', booking);
   const awaitReq = awaiting && await create(`createTrackingRequest(booking_number ${awaiting.request_number} ${awaiting.scac}, not yet manifested)`,
     () => admin.createTrackingRequest({ requestType: 'booking_number', requestNumber: awaiting.request_number, scac: awaiting.scac }), 'awaiting_manifest', awaiting);
+  const finishedReq = finished && await create(`createTrackingRequest(bill_of_lading ${finished.request_number} ${finished.scac}, every container returned empty)`,
+    () => admin.createTrackingRequest({ requestType: 'bill_of_lading', requestNumber: finished.request_number, scac: finished.scac }), 'tracking_stopped', finished);
   const unknownNumber = { request_number: unknown, request_type: 'bill_of_lading', scac: bol.scac };
   const unknownReq = await create(`createTrackingRequest(bill_of_lading ${unknown} ${bol.scac}, unknown to the carrier)`,
     () => admin.createTrackingRequest({ requestType: 'bill_of_lading', requestNumber: unknown, scac: bol.scac }), 'failed', unknownNumber);
@@ -603,12 +622,10 @@ async function trackingCalls({ admin, viewer, other, carrier, stamp }) {
       return v;
     }, ({ doc }) => {
       const a = doc.data.attributes;
-      assert(a.status === req.expect, `status ${a.status} (failed_reason ${a.failed_reason}, is_retrying ${a.is_retrying}, retry_count ${a.retry_count}), want ${req.expect}`);
-      if (req.expect === 'created') {
-        const t = doc.data.relationships?.tracked_object?.data;
-        assert(t?.type === 'shipment' && t.id, `tracked_object ${JSON.stringify(t)}`);
-        req.shipmentId = t.id;
-      }
+      const t = doc.data.relationships?.tracked_object?.data;
+      if (t?.type === 'shipment') req.shipmentId = t.id; // the later checks go on with it
+      assert(a.status === req.expect, `status ${a.status} (failed_reason ${a.failed_reason}, is_retrying ${a.is_retrying}, retry_count ${a.retry_count}, tracked_object ${JSON.stringify(t)}), want ${req.expect}`);
+      if (req.expect === 'created' || req.expect === 'tracking_stopped') assert(t?.type === 'shipment' && t.id, `tracked_object ${JSON.stringify(t)}`);
       req.status = a.status;
       if (req.expect === 'failed') assert(a.failed_reason === 'not_found', `failed_reason ${a.failed_reason}, want not_found`);
     }, ({ ms, polls }) => `${secs(ms)}, ${polls} polls`);
@@ -738,7 +755,10 @@ async function trackingCalls({ admin, viewer, other, carrier, stamp }) {
     const secret = hook.data.attributes.secret;
     const heard = (event, reqId) => receiver.got.find((g) => g.doc?.data?.attributes?.event === event &&
       (g.doc.data.relationships?.reference_object?.data?.id === reqId || g.doc.included?.some((i) => i.type === 'tracking_request' && i.id === reqId)));
-    const expected = [['tracking_request.succeeded', bolReq], ['tracking_request.failed', unknownReq], ['tracking_request.awaiting_manifest', awaitReq]].filter(([e, r]) => r && hookEvents.includes(e));
+    // A request whose shipment is over at once still succeeded: the
+    // shipment exists (then tracking_stopped).
+    const expected = [['tracking_request.succeeded', bolReq], ['tracking_request.failed', unknownReq], ['tracking_request.awaiting_manifest', awaitReq],
+      ['tracking_request.succeeded', finishedReq], ['tracking_request.tracking_stopped', finishedReq]].filter(([e, r]) => r && hookEvents.includes(e));
     for (const [event, req] of expected) {
       await check(`webhook delivery: ${event} for ${req.number.request_number}`, async () => {
         const deadline = performance.now() + trackTimeoutMs;
