@@ -115,7 +115,7 @@ func newLimited(k Carrier, c Connector) *limited {
 // c.Workers > 0, the periodic schedule on the leader) and one connector
 // per configured carrier. It starts nothing: Start does.
 func New(c Config, store *db.DB, log *slog.Logger, opts ...Option) (*Engine, error) {
-	if err := c.check(); err != nil {
+	if err := c.Check(); err != nil {
 		return nil, err
 	}
 	if log == nil {
