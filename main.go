@@ -2,7 +2,7 @@
 // (with a GraphiQL playground) and as the /v2 JSON:API of existing clients,
 // from one binary in front of PostgreSQL.
 //
-//	shipgraph serve | migrate | seed | token create | token revoke | psql
+//	shipgraph serve | migrate | seed | token create | token revoke | carrier-sim | psql
 //
 // main parses the command line and hands it to the verb; the verbs live in
 // package verb, the process is built in one place (package app), every
@@ -21,6 +21,7 @@ import (
 	"syscall"
 
 	"shipgraph/app"
+	"shipgraph/carrier/sim"
 	"shipgraph/verb"
 )
 
@@ -34,6 +35,7 @@ var verbs = []struct {
 	{"migrate", "migrate [flags]   apply database migrations (idempotent)", verb.Migrate},
 	{"seed", "seed    [flags]   fill an empty database with demo data; prints the demo API keys", verb.Seed},
 	{"token", "token create --account ID|SLUG --role admin|member|viewer\n                              create an API key and print it once\n  shipgraph token revoke --account ID|SLUG --id TOKEN_ID\n                              revoke an API key", verb.Token},
+	{"carrier-sim", "carrier-sim --addr HOST:PORT --seed N\n                              a carrier simulator speaking DCSA Track & Trace v2.2 (tests, demos: docs/carriers.md)", sim.Main},
 	{"psql", "psql    [flags] [-- PSQL_ARGS]\n                              psql session on the database (the embedded one when DATABASE_URL is unset)", verb.Psql},
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"shipgraph/carrier/tracking"
 	"shipgraph/config"
 	"shipgraph/db"
 	"shipgraph/files"
@@ -30,6 +31,11 @@ func TestDefaultsAgree(t *testing.T) {
 	}
 	v := config.Bind(flag.NewFlagSet("t", flag.ContinueOnError), config.Serve)
 	hc := httpConfig(v, slog.Default())
+	tc, err := trackingConfig(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	td := tracking.Default
 	d := httpapi.DefaultConfig
 	type pair struct {
 		name      string
@@ -65,9 +71,59 @@ func TestDefaultsAgree(t *testing.T) {
 		{"DB_KEEPALIVE", v.Duration(config.DBKeepalive), db.DefaultOptions.KeepAlive},
 		{"DATABASE_REPLICA_WAIT", v.Duration(config.DatabaseReplicaWait), db.DefaultReplicaWait},
 		{"DATABASE_REPLICA_MAX_LAG", v.Duration(config.DatabaseReplicaMaxLag), db.DefaultReplicaMaxLag},
+		{"TRACKING_WORKERS", tc.Workers, td.Workers},
+		{"TRACKING_POLL_INTERVAL", tc.PollInterval, td.PollInterval},
+		{"TRACKING_AWAITING_INTERVAL", tc.AwaitingInterval, td.AwaitingInterval},
+		{"TRACKING_RETRY_BASE", tc.RetryBase, td.RetryBase},
+		{"TRACKING_MAX_ATTEMPTS", tc.MaxAttempts, td.MaxAttempts},
+		{"TRACKING_SCHEDULE_EVERY", tc.ScheduleEvery, td.ScheduleEvery},
+		{"TRACKING_POLL_TIMEOUT", tc.PollTimeout, td.PollTimeout},
+		{"TRACKING_RESCUE_AFTER", tc.RescueAfter, td.RescueAfter},
+		{"TRACKING_FETCH_INTERVAL", tc.FetchInterval, td.FetchInterval},
+		{"TRACKING_STOP_AFTER_ARRIVAL", tc.StopAfterArrival, td.StopAfterArrival},
+		{"TRACKING_MAX_RESPONSE", tc.MaxResponse, td.MaxResponse},
+		{"TRACKING_MAX_EVENTS", tc.MaxEvents, td.MaxEvents},
+		{"TRACKING_REFRESH_LIMIT", tc.RefreshLimit, td.RefreshLimit},
 	} {
 		if p.got != p.want {
 			t.Errorf("%s: declared default gives %v, the package's default is %v", p.name, p.got, p.want)
 		}
+	}
+}
+
+// TestTrackingConfig: CARRIERS and each carrier's CARRIER_<SCAC>_* family
+// members reach the engine's configuration; a bad value is an error that
+// names the setting.
+func TestTrackingConfig(t *testing.T) {
+	t.Setenv("CARRIERS", "maeu=http://127.0.0.1:9/MAEU, MSCU=https://tnt.example/api/")
+	t.Setenv("CARRIER_MAEU_API_KEY", "k1")
+	t.Setenv("CARRIER_MAEU_RATE", "5")
+	t.Setenv("CARRIER_MSCU_CLIENT_ID", "id")
+	t.Setenv("CARRIER_MSCU_CLIENT_SECRET", "secret")
+	t.Setenv("CARRIER_MSCU_TOKEN_URL", "https://tnt.example/token")
+	v := config.Bind(flag.NewFlagSet("t", flag.ContinueOnError), config.Serve)
+	c, err := trackingConfig(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Carriers) != 2 {
+		t.Fatalf("carriers %+v", c.Carriers)
+	}
+	m, s := c.Carriers[0], c.Carriers[1]
+	if m.SCAC != "MAEU" || m.BaseURL != "http://127.0.0.1:9/MAEU" || m.APIKey != "k1" || m.APIKeyHeader != "API-Key" || m.RatePerMinute != 5 ||
+		m.Concurrency != tracking.DefaultCarrier.Concurrency {
+		t.Errorf("MAEU: %+v", m)
+	}
+	if s.SCAC != "MSCU" || s.BaseURL != "https://tnt.example/api" || s.ClientID != "id" || s.ClientSecret != "secret" || s.TokenURL != "https://tnt.example/token" {
+		t.Errorf("MSCU: %+v", s)
+	}
+	for env, val := range map[string]string{"CARRIERS": "MAEU", "CARRIER_MAEU_TIMEOUT": "soon"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, val)
+			v := config.Bind(flag.NewFlagSet("t", flag.ContinueOnError), config.Serve)
+			if _, err := trackingConfig(v); err == nil || !strings.Contains(err.Error(), env) {
+				t.Errorf("%s=%s: err %v, want one naming %s", env, val, err, env)
+			}
+		})
 	}
 }

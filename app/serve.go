@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"shipgraph/carrier/tracking"
 	"shipgraph/config"
 	"shipgraph/db"
 	"shipgraph/httpapi"
@@ -33,8 +34,11 @@ type process struct {
 	store   *db.DB
 	tracing *tracing.Provider
 	res     *resolve.Resolver
-	listen  *db.Listener
-	chain   *httpapi.Handler
+	// tracking polls carriers (carrier/tracking); it runs as a background
+	// component.
+	tracking *tracking.Engine
+	listen   *db.Listener
+	chain    *httpapi.Handler
 
 	closers []func() // run in reverse order by close
 }
@@ -104,8 +108,11 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 
 	hc := httpConfig(v, log)
 	hc.Shared, hc.Tracing, hc.Files = p.shared, p.tracing.Provider(), fileStore
+	if p.tracking, err = newTracking(v, store, p.shared, log); err != nil {
+		return err
+	}
 	p.res = resolve.New(store)
-	p.res.Files, p.res.WebhookConfig = fileStore, hc.Webhooks
+	p.res.Files, p.res.WebhookConfig, p.res.Tracking = fileStore, hc.Webhooks, p.tracking
 	hc.Resolver = p.res
 	// One listening connection: the key cache, the live hub and the
 	// webhook fan-out's wake-ups. It closes after the chain.

@@ -87,6 +87,36 @@ var (
 		Meaning: "Longest wait before the first retry, doubling per attempt (full jitter); the 12th failure is final."})
 	WebhookQueueLimit = declare(Setting{Env: "WEBHOOK_QUEUE_LIMIT", Flag: "webhook-queue-limit", Kind: Int, Default: "10000", Verbs: Serve,
 		Meaning: "Pending webhook notifications per account; beyond it new ones are recorded `failed` with the reason."})
+	Carriers = declare(Setting{Env: "CARRIERS", Flag: "carriers", Kind: String, Default: "", Verbs: Serve,
+		Meaning: "Comma-separated `SCAC=URL`: the carriers tracked, each with the base of its DCSA Track & Trace v2.2 API (before `/v2/events`); a request for a SCAC not listed fails at once (`shipping_line_unreachable`). `make run` points the demo SCACs at the carrier simulator ([tracking](docs/tracking.md), [carriers](docs/carriers.md))."})
+	Carrier = declare(Setting{Env: "CARRIER_", Family: true, Verbs: Serve, Shown: "`CARRIER_<SCAC>_*`", ShownDefault: "*(see meaning)*",
+		Meaning: "Per carrier of `CARRIERS`: `_API_KEY` and `_API_KEY_HEADER` (default `API-Key`), or OAuth2 client credentials `_CLIENT_ID`, `_CLIENT_SECRET`, `_TOKEN_URL`; `_RATE` requests a minute (600) and `_CONCURRENCY` in flight (8), over every instance with `REDIS_URL`; `_TIMEOUT` per request (30s)."})
+	TrackingWorkers = declare(Setting{Env: "TRACKING_WORKERS", Flag: "tracking-workers", Kind: Int, Default: "10", Verbs: Serve,
+		Meaning: "Carrier polls running at once in this process; `0`: this process polls nothing (it still enqueues)."})
+	TrackingPollInterval = declare(Setting{Env: "TRACKING_POLL_INTERVAL", Flag: "tracking-poll-interval", Kind: Duration, Default: "1h", Verbs: Serve,
+		Meaning: "How often a tracked request is polled again, until tracking stops."})
+	TrackingAwaitingInterval = declare(Setting{Env: "TRACKING_AWAITING_INTERVAL", Flag: "tracking-awaiting-interval", Kind: Duration, Default: "30m", Verbs: Serve,
+		Meaning: "How often a request awaiting its manifest is polled again."})
+	TrackingRetryBase = declare(Setting{Env: "TRACKING_RETRY_BASE", Flag: "tracking-retry-base", Kind: Duration, Default: "10s", Verbs: Serve,
+		Meaning: "Delay before the first retry after a carrier failure, doubling per failure (jittered)."})
+	TrackingMaxAttempts = declare(Setting{Env: "TRACKING_MAX_ATTEMPTS", Flag: "tracking-max-attempts", Kind: Int, Default: "14", Verbs: Serve,
+		Meaning: "Failed polls in a row that end a request never tracked (`failed`, `retries_exhausted`): about a day at the default base."})
+	TrackingScheduleEvery = declare(Setting{Env: "TRACKING_SCHEDULE_EVERY", Flag: "tracking-schedule-every", Kind: Duration, Default: "5s", Verbs: Serve,
+		Meaning: "How often one instance (the leader) enqueues the polls of requests due."})
+	TrackingPollTimeout = declare(Setting{Env: "TRACKING_POLL_TIMEOUT", Flag: "tracking-poll-timeout", Kind: Duration, Default: "1m", Verbs: Serve,
+		Meaning: "Deadline of one poll (carrier and database)."})
+	TrackingRescueAfter = declare(Setting{Env: "TRACKING_RESCUE_AFTER", Flag: "tracking-rescue-after", Kind: Duration, Default: "5m", Verbs: Serve,
+		Meaning: "A poll still running this long (its process died) runs again; more than `TRACKING_POLL_TIMEOUT`."})
+	TrackingFetchInterval = declare(Setting{Env: "TRACKING_FETCH_INTERVAL", Flag: "tracking-fetch-interval", Kind: Duration, Default: "1s", Verbs: Serve,
+		Meaning: "How often a process looks for polls enqueued by other instances."})
+	TrackingStopAfterArrival = declare(Setting{Env: "TRACKING_STOP_AFTER_ARRIVAL", Flag: "tracking-stop-after-arrival", Kind: Duration, Default: "1080h", Verbs: Serve,
+		Meaning: "Tracking stops this long after the shipment arrived (`past_arrival_window`); `0` never."})
+	TrackingMaxResponse = declare(Setting{Env: "TRACKING_MAX_RESPONSE", Flag: "tracking-max-response", Kind: Int, Default: "8388608", Verbs: Serve,
+		Meaning: "Largest carrier answer page in bytes; beyond it the poll writes nothing and is retried."})
+	TrackingMaxEvents = declare(Setting{Env: "TRACKING_MAX_EVENTS", Flag: "tracking-max-events", Kind: Int, Default: "5000", Verbs: Serve,
+		Meaning: "Most events of one carrier answer; beyond it the poll writes nothing and is retried."})
+	TrackingRefreshLimit = declare(Setting{Env: "TRACKING_REFRESH_LIMIT", Flag: "tracking-refresh-limit", Kind: Int, Default: "10", Verbs: Serve,
+		Meaning: "Container refreshes (`PATCH /v2/containers/{id}/refresh`) a minute per API key (429 with `Retry-After` beyond), over every instance with `REDIS_URL`."})
 	ShutdownTimeout = declare(Setting{Env: "SHUTDOWN_TIMEOUT", Flag: "shutdown-timeout", Kind: Duration, Default: "10s", Verbs: Serve,
 		Meaning: "How long `serve` drains requests on SIGINT/SIGTERM."})
 	ShutdownDelay = declare(Setting{Env: "SHUTDOWN_DELAY", Flag: "shutdown-delay", Kind: Duration, Default: "5s", Verbs: Serve,

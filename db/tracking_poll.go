@@ -209,6 +209,17 @@ func (db *DB) ApplyTrackingPoll(ctx context.Context, p TrackingPoll, then func(c
 			if res.NewEvents, err = insertEvents(ctx, q, p.AccountID, *shipmentID, p.Events); err != nil {
 				return err
 			}
+			// A request the carrier just answered is created before
+			// anything may stop it, so its receivers hear
+			// tracking_request.succeeded before .tracking_stopped, even
+			// for a voyage that ended long ago.
+			if p.Status == "created" && status != "created" {
+				if _, err := q.ExecContext(ctx, `UPDATE tracking_requests SET status = 'created', failed_reason = NULL,
+					shipment_id = $3, is_retrying = false, retry_count = 0, updated_at = now()
+					WHERE account_id = $1 AND id = $2`, p.AccountID, p.RequestID, *shipmentID); err != nil {
+					return err
+				}
+			}
 			var reason *string
 			if err := q.QueryRowxContext(ctx, `
 WITH stop AS (

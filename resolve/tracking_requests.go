@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -113,6 +114,13 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, c CreateTrackingRe
 			t.RequestNumber, t.Scac, t.RequestType)
 	}
 	l.TrackingRequestByID.Prime(t.ID, t)
+	// Poll at once: the request committed. Should this fail, nothing is
+	// lost: the engine's schedule picks every pending request up.
+	if r.Tracking != nil {
+		if err := r.Tracking.EnqueuePoll(ctx, p.AccountID, t.ID); err != nil {
+			slog.WarnContext(ctx, "tracking request created, its first poll left to the schedule", "request", t.ID, "error", err)
+		}
+	}
 	return t, nil
 }
 

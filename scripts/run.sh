@@ -36,4 +36,31 @@ echo "Live: a few demo containers change status every ${DEMO_ACTIVITY:-4s}; try 
 case "${ADDR:-127.0.0.1:8080}" in
   127.0.0.1:*|localhost:*|\[::1\]:*) export WEBHOOK_ALLOW_PRIVATE_URLS="${WEBHOOK_ALLOW_PRIVATE_URLS:-true}" ;;
 esac
-exec "$BIN" serve --playground-key "$key" --demo-activity "${DEMO_ACTIVITY:-4s}"
+# Tracking, offline: unless CARRIERS says otherwise, the demo SCACs are
+# tracked against the carrier simulator (DCSA Track & Trace v2.2 on a free
+# loopback port, docs/carriers.md), started here and stopped with serve.
+sim_pid=""
+if [ -z "${CARRIERS:-}" ]; then
+  sim_out="$DATA_DIR/carrier-sim.out"
+  : >"$sim_out"
+  "$BIN" carrier-sim --addr 127.0.0.1:0 --seed "${SIM_SEED:-1}" >"$sim_out" 2>&1 &
+  sim_pid=$!
+  for _ in $(seq 1 100); do grep -q '^CARRIERS=' "$sim_out" && break; kill -0 "$sim_pid" 2>/dev/null || break; sleep 0.1; done
+  CARRIERS=$(sed -n 's/^CARRIERS=//p' "$sim_out")
+  [ -n "$CARRIERS" ] || { echo "the carrier simulator did not start:" >&2; cat "$sim_out" >&2; exit 1; }
+  export CARRIERS
+  sim_url=$(sed -n 's/^carrier-sim listening on \([^ ]*\).*/\1/p' "$sim_out")
+  echo "Tracking: the demo carriers are simulated at $sim_url; numbers it knows: curl -s $sim_url/sim/numbers"
+  echo "  e.g. curl -s -H \"Authorization: Token ${key:-<key>}\" -H 'Content-Type: application/json' http://${ADDR:-127.0.0.1:8080}/v2/tracking_requests \\"
+  echo "         -d '{\"data\":{\"type\":\"tracking_request\",\"attributes\":{\"request_type\":\"bill_of_lading\",\"request_number\":\"<number>\",\"scac\":\"<scac>\"}}}'"
+fi
+stop_sim() { [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null; wait 2>/dev/null || true; }
+trap stop_sim EXIT
+trap 'kill -INT "$serve_pid" 2>/dev/null' INT
+trap 'kill -TERM "$serve_pid" 2>/dev/null' TERM
+"$BIN" serve --playground-key "$key" --demo-activity "${DEMO_ACTIVITY:-4s}" &
+serve_pid=$!
+# wait returns early when a trapped signal arrives: wait again for serve.
+status=0
+while kill -0 "$serve_pid" 2>/dev/null; do wait "$serve_pid" || status=$?; done
+exit "$status"

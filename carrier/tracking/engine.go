@@ -115,7 +115,7 @@ func newLimited(k Carrier, c Connector) *limited {
 // c.Workers > 0, the periodic schedule on the leader) and one connector
 // per configured carrier. It starts nothing: Start does.
 func New(c Config, store *db.DB, log *slog.Logger, opts ...Option) (*Engine, error) {
-	if err := c.check(); err != nil {
+	if err := c.Check(); err != nil {
 		return nil, err
 	}
 	if log == nil {
@@ -136,7 +136,7 @@ func New(c Config, store *db.DB, log *slog.Logger, opts ...Option) (*Engine, err
 	river.AddWorker(workers, river.WorkFunc(e.work))
 	river.AddWorker(workers, river.WorkFunc(e.schedule))
 	rc := &river.Config{
-		Logger:               log,
+		Logger:               slog.New(demoted{log.Handler()}),
 		Workers:              workers,
 		JobTimeout:           c.PollTimeout,
 		RescueStuckJobsAfter: c.RescueAfter,
@@ -435,4 +435,28 @@ func (e *Engine) fetch(ctx context.Context, l *limited, q Query) ([]dcsa.Event, 
 	ctx, cancel := context.WithTimeout(ctx, l.c.Timeout)
 	defer cancel()
 	return l.Events(ctx, q)
+}
+
+// demoted hands River's log records on, its informational ones (job
+// counts every few seconds, starts and stops) at debug level: the engine
+// logs what an operator needs itself; LOG_LEVEL=debug shows River's too.
+type demoted struct{ slog.Handler }
+
+func (d demoted) Enabled(ctx context.Context, l slog.Level) bool {
+	return d.Handler.Enabled(ctx, demote(l))
+}
+
+func (d demoted) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = demote(r.Level)
+	return d.Handler.Handle(ctx, r)
+}
+
+func (d demoted) WithAttrs(as []slog.Attr) slog.Handler { return demoted{d.Handler.WithAttrs(as)} }
+func (d demoted) WithGroup(name string) slog.Handler    { return demoted{d.Handler.WithGroup(name)} }
+
+func demote(l slog.Level) slog.Level {
+	if l == slog.LevelInfo {
+		return slog.LevelDebug
+	}
+	return l
 }

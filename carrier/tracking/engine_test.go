@@ -418,3 +418,39 @@ func TestETAMovesThenTrackingStops(t *testing.T) {
 		t.Errorf("%d stopped requests still scheduled", got)
 	}
 }
+
+// TestEndedVoyageSucceedsThenStops: a request for a voyage that ended
+// long ago (every container back empty) is created, then stopped, in the
+// poll that first finds it: the change log holds both transitions, in
+// that order, so webhook receivers hear tracking_request.succeeded before
+// .tracking_stopped.
+func TestEndedVoyageSucceedsThenStops(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.advance(200 * 24 * time.Hour)
+	e.engine(e.config())
+	n := e.number("bill_of_lading", "tracked")
+	id := e.request(n.RequestType, n.RequestNumber, n.SCAC)
+	r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+	if r.Status != "tracking_stopped" {
+		t.Fatalf("request for an ended voyage: %+v, want tracking_stopped", r)
+	}
+	rows, err := e.store.SQL().Query(`SELECT new ->> 'status' FROM change_log
+		WHERE account_id = $1 AND record_type = 'tracking_request' AND record_id = $2 AND op = 'UPDATE' AND changed @> '{status}'
+		ORDER BY xid, id`, e.acct, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if strings.Join(got, ",") != "created,tracking_stopped" {
+		t.Errorf("status changes logged: %v, want created then tracking_stopped", got)
+	}
+}
