@@ -79,9 +79,12 @@ async function stop(p) {
 let cleaned;
 function cleanup() {
   cleaned ??= (async () => {
-    receiver?.srv.close();
-    await Promise.all([stop(server), stop(sim)]);
-    rmSync(dataDir, { recursive: true, force: true });
+    try {
+      receiver?.srv.close();
+      await Promise.all([stop(server), stop(sim)]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   })();
   return cleaned;
 }
