@@ -4,8 +4,15 @@
 # run's demo data (scripts/sdk-check.mjs): every custom field, custom field
 # definition and option, shipment, shipping line and metro area method, and
 # the document and email submission endpoints through the SDK's request
-# pipeline (0.4.0 has no methods for them). Prints one line per call, OK or
-# FAIL with the status and error, and exits non-zero on any failure.
+# pipeline (0.4.0 has no methods for them). Then the tracking half, against
+# the carrier simulator (`shipgraph carrier-sim` on a free 127.0.0.1 port,
+# its CARRIERS passed to serve): tracking requests created for numbers the
+# simulator knows and polled until the poller settles them (the time each
+# took is printed), the shipment, containers, transport and raw events,
+# route, map, vessels, refresh, infer_number, update, a duplicate, an
+# unknown number, and the tracking_request.* webhooks delivered to a
+# receiver on 127.0.0.1. Prints one line per call, OK or FAIL with the
+# status, error and last HTTP answer, and exits non-zero on any failure.
 #
 # Usage: scripts/sdk-check.sh SDK_DIR
 #   SDK_DIR  the SDK's package directory, built (dist/ and node_modules/)
@@ -26,7 +33,11 @@
 # @types/node openapi-fetch jsona` is all `tsc` needs.
 #
 # The server runs as make run's does (demo activity on) on a free
-# 127.0.0.1 port with its own DATA_DIR under $TMPDIR, removed at exit.
+# 127.0.0.1 port with its own DATA_DIR under $TMPDIR, removed at exit; the
+# simulator and the server are stopped at exit (SIGTERM, SIGKILL after 15 s).
+# Environment: SHIPGRAPH_BIN, SHIPGRAPH_SIM_BIN (the binaries, default
+# bin/shipgraph for both), SDK_CHECK_SIM_SEED (default 1),
+# SDK_CHECK_TRACK_TIMEOUT (seconds a request may stay pending, default 60).
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
