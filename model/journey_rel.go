@@ -86,24 +86,6 @@ type VesselPosition struct {
 	Estimated bool
 }
 
-// ValidIMO reports whether s is an IMO ship number: seven digits whose
-// last is the check digit (the first six weighted 7 to 2, summed, mod 10).
-func ValidIMO(s string) bool {
-	if len(s) != 7 {
-		return false
-	}
-	sum := 0
-	for i := 0; i < 7; i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-		if i < 6 {
-			sum += int(s[i]-'0') * (7 - i)
-		}
-	}
-	return sum%10 == int(s[6]-'0')
-}
-
 // Attributes are the event's attributes as /v2 and webhook payloads show
 // them: a record's own, or the frozen ones of a notification.
 func (e *TransportEvent) Attributes() JSON {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lib/pq"
 
+	"shipgraph/carrier/numbers"
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
@@ -213,7 +214,7 @@ func TestSeedDataSet(t *testing.T) {
 			}
 		}
 		for _, imo := range queryStrings(t, q, `SELECT imo FROM vessels`) {
-			if !model.ValidIMO(imo) {
+			if !numbers.ValidIMO(imo) {
 				t.Errorf("vessel IMO %s has a wrong check digit", imo)
 			}
 		}
