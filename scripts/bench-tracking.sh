@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Tracking under load (issue 26's numbers; a benchmark, not a test): N
+# tracking requests POSTed to /v2/tracking_requests over DUR seconds by
+# CONNS clients, against the carrier simulator, then waited for until none
+# is pending. Prints the requests accepted, refused and settled by status,
+# duplicates (must be 0: one request per number), the create → settled
+# latencies (p50, p99: updated_at − created_at, the database's clock), the
+# events written and doubled (must be 0), and serve's RSS at the end.
+#
+#   scripts/bench-tracking.sh [N] [DUR]     (defaults 10000 requests, 60 s; CONNS=16)
+#
+# Everything runs on 127.0.0.1 with a private embedded PostgreSQL under a
+# temporary DATA_DIR (EMBEDDED_FAST), removed at exit. Needs python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-10000}; DUR=${2:-60}; CONNS=${CONNS:-16}
+BIN=${BIN:-bin/shipgraph}
+[ -x "$BIN" ] || make --no-print-directory build >&2
+TMP=$(mktemp -d /tmp/sgtrack.XXXXXX); chmod 755 "$TMP"
+export DATA_DIR=$TMP/data EMBEDDED_FAST=true LOG_LEVEL=warn
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
+trap cleanup EXIT
+fail() { echo "bench-tracking: $*" >&2; for f in "$TMP"/*.out "$TMP"/*.err "$TMP"/*.log; do [ -s "$f" ] && { echo "--- $f" >&2; tail -20 "$f" >&2; }; done; exit 1; }
+free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+
+# Enough numbers: each simulated shipment gives a bill of lading, a booking
+# and its containers' numbers.
+per=$(( N / 8 / 3 + 20 ))
+"$BIN" carrier-sim --addr 127.0.0.1:0 --seed 7 --shipments "$per" >"$TMP/sim.out" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 100); do grep -q '^CARRIERS=' "$TMP/sim.out" && break; sleep 0.1; done
+CARRIERS=$(sed -n 's/^CARRIERS=//p' "$TMP/sim.out"); export CARRIERS
+SIM=$(sed -n 's/^carrier-sim listening on \([^ ]*\).*/\1/p' "$TMP/sim.out")
+
+"$BIN" seed --shipments 1 >"$TMP/keys" 2>"$TMP/seed.err" || fail "seed failed"
+KEY=$(awk '$1=="token" && $2=="acme" && $3=="admin"{print $4}' "$TMP/keys")
+PORT=$(free_port)
+ADDR=127.0.0.1:$PORT RATE_LIMIT=0 "$BIN" serve --shutdown-delay 0 >"$TMP/serve.log" 2>&1 &
+SPID=$!; PIDS+=($SPID)
+for _ in $(seq 1 200); do curl -fs -o /dev/null "http://127.0.0.1:$PORT/readyz" && break; sleep 0.1; done
+
+python3 - "$SIM" "http://127.0.0.1:$PORT" "$KEY" "$N" "$DUR" "$CONNS" <<'PY'
+import json, sys, threading, time, urllib.request, urllib.error
+sim, base, key, n, dur, conns = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
+nums = json.load(urllib.request.urlopen(sim + "/sim/numbers"))
+if len(nums) < n:
+    sys.exit(f"the simulator knows {len(nums)} numbers, fewer than {n}")
+nums = nums[:n]
+status = {}
+lock = threading.Lock()
+start = time.monotonic()
+def post(i):
+    x = nums[i]
+    body = json.dumps({"data": {"type": "tracking_request", "attributes": {
+        "request_type": x["request_type"], "request_number": x["request_number"], "scac": x["scac"]}}}).encode()
+    req = urllib.request.Request(base + "/v2/tracking_requests", data=body, method="POST",
+        headers={"Authorization": "Token " + key, "Content-Type": "application/vnd.api+json"})
+    try:
+        code = urllib.request.urlopen(req, timeout=30).status
+    except urllib.error.HTTPError as e:
+        code = e.code
+    except Exception as e:
+        code = type(e).__name__
+    with lock:
+        status[code] = status.get(code, 0) + 1
+def worker(w):
+    for i in range(w, n, conns):
+        due = start + dur * i / n          # paced: N requests spread over DUR
+        wait = due - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        post(i)
+ts = [threading.Thread(target=worker, args=(w,)) for w in range(conns)]
+[t.start() for t in ts]; [t.join() for t in ts]
+print(f"posted {n} in {time.monotonic() - start:.1f} s: statuses {dict(sorted(status.items(), key=str))}")
+PY
+
+sql() { "$BIN" psql -- -XAtqc "$1"; }
+deadline=$(( $(date +%s) + 600 ))
+while :; do
+  pending=$(sql "SELECT count(*) FROM tracking_requests WHERE status = 'pending'")
+  [ "$pending" = 0 ] && break
+  [ "$(date +%s)" -gt "$deadline" ] && { echo "still $pending pending after 10 minutes"; break; }
+  sleep 1
+done
+echo "settled $(( $(date +%s) - deadline + 600 )) s after the last POST (the seed's one shipment has its own request)"
+sql "SELECT 'requests by status: ' || string_agg(status || ' ' || n, ', ') FROM (SELECT status, count(*) n FROM tracking_requests GROUP BY 1 ORDER BY 1) s"
+sql "SELECT 'duplicate numbers: ' || count(*) FROM (SELECT 1 FROM tracking_requests GROUP BY account_id, request_type, request_number, scac HAVING count(*) > 1) d"
+sql "SELECT 'create → settled: p50 ' || round(percentile_cont(0.5) WITHIN GROUP (ORDER BY s) * 1000) || ' ms, p99 ' || round(percentile_cont(0.99) WITHIN GROUP (ORDER BY s) * 1000) || ' ms' FROM (SELECT extract(epoch FROM updated_at - created_at) s FROM tracking_requests WHERE status <> 'pending') x"
+sql "SELECT 'shipments ' || (SELECT count(*) FROM shipments) || ', containers ' || (SELECT count(*) FROM containers) || ', raw events ' || (SELECT count(*) FROM raw_events) || ', transport events ' || (SELECT count(*) FROM transport_events)"
+sql "SELECT 'doubled events: ' || (SELECT count(*) FROM (SELECT 1 FROM raw_events GROUP BY account_id, container_id, scac, carrier_event_id HAVING count(*) > 1) d)"
+sql "SELECT 'poll jobs: ' || string_agg(state || ' ' || n, ', ') FROM (SELECT state, count(*) n FROM river_job WHERE kind = 'tracking_poll' GROUP BY 1 ORDER BY 1) s"
+echo "serve RSS: $(awk '/VmRSS/{print $2, $3}' /proc/$SPID/status)"
