@@ -377,8 +377,15 @@ func TestTrackingEndToEnd(t *testing.T) {
 		t.Errorf("%s at %s: not one of the container's transport events %v", journey, journey.Timestamp, recorded)
 	}
 	checkSignature(t, secret, journey)
-	// The subscription saw the request's shipment arrive and the
-	// container's transport events.
+	// The subscription saw the request created and succeeding, its
+	// shipment arrive and the container's transport events.
+	live.wait(t, 15*time.Second, "the request "+reqID+" inserted", func(c change) bool {
+		return c.Type == "TRACKING_REQUEST" && c.ID == reqID && c.Operation == "INSERT"
+	})
+	live.wait(t, 15*time.Second, "the request "+reqID+" created", func(c change) bool {
+		return c.Type == "TRACKING_REQUEST" && c.ID == reqID && c.Operation == "UPDATE" && c.ParentID == shipID &&
+			slices.Contains(c.ChangedFields, "status")
+	})
 	live.wait(t, 15*time.Second, "the shipment "+shipID+" inserted", func(c change) bool {
 		return c.Type == "SHIPMENT" && c.ID == shipID && c.Operation == "INSERT"
 	})
