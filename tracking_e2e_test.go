@@ -161,6 +161,9 @@ func TestTrackingEndToEnd(t *testing.T) {
 		if _, heard := live.waitFor(2*time.Second, func(c change) bool {
 			return c.Type == "SHIPMENT" && c.ID == marker && c.Operation == "UPDATE"
 		}); heard {
+			if i > 1 {
+				t.Logf("the subscription heard marker change %d", i)
+			}
 			break
 		}
 		if i == 10 {
