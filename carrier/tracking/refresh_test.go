@@ -31,13 +31,15 @@ func TestRefreshContainer(t *testing.T) {
 	hc.Tracking = eng
 	h := graphtest.Start(t, env.Store, hc)
 	var box, other string
+	// A container of acme and its shipment's request: the seed writes one
+	// request per shipment (created, or tracking_stopped with its shipment);
+	// a live one is taken.
+	var req string
 	env.SQL(t, &box, `SELECT c.id FROM containers c JOIN accounts a ON a.id = c.account_id
+		JOIN tracking_requests r ON r.account_id = c.account_id AND r.shipment_id = c.shipment_id AND r.status = 'created'
 		WHERE a.slug = 'acme' ORDER BY c.id LIMIT 1`)
-	var req string // the container's shipment's request (the seed writes none)
-	env.SQL(t, &req, `INSERT INTO tracking_requests (account_id, request_type, request_number, scac, status, shipment_id)
-		SELECT s.account_id, 'bill_of_lading', upper(s.bill_of_lading_number), s.shipping_line_scac, 'created', s.id
-		FROM shipments s JOIN containers c ON c.account_id = s.account_id AND c.shipment_id = s.id WHERE c.id = $1
-		RETURNING id`, box)
+	env.SQL(t, &req, `SELECT r.id FROM tracking_requests r JOIN containers c ON c.account_id = r.account_id AND c.shipment_id = r.shipment_id
+		WHERE c.id = $1 AND r.status = 'created'`, box)
 	env.SQL(t, &other, `SELECT c.id FROM containers c JOIN accounts a ON a.id = c.account_id WHERE a.slug = 'globex' ORDER BY c.id LIMIT 1`)
 	patch := func(who, id string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodPatch, "/v2/containers/"+id+"/refresh", nil)
