@@ -357,6 +357,9 @@ var recordTypes = map[string]model.ChangeRecordType{
 	"document":                model.ChangeRecordTypeDocument,
 	// A container's transport events (parent: the container).
 	"transport_event": model.ChangeRecordTypeTransportEvent,
+	// Tracking requests (parent: the shipment once there is one): a
+	// request's status moving (pending → created, failed …) is heard live.
+	"tracking_request": model.ChangeRecordTypeTrackingRequest,
 }
 
 func (r *subscriptionResolver) changeEvents() eventSource[model.ChangeEvent] {

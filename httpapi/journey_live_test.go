@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,60 @@ func TestLiveTransportEvent(t *testing.T) {
 	event(t, m, &got)
 	if got.Changes.Operation != "INSERT" || got.Changes.Type != "TRANSPORT_EVENT" || got.Changes.ID != id || got.Changes.ParentID != container {
 		t.Errorf("changes: %s", m.Payload)
+	}
+	if strings.Contains(string(m.Payload), "errors") {
+		t.Errorf("errors: %s", m.Payload)
+	}
+	globex.none(300 * time.Millisecond)
+}
+
+// TestLiveTrackingRequest: a tracking request written with plain SQL (its
+// INSERT, then the poller's status update to created with its shipment)
+// reaches the account's changes subscriber as TRACKING_REQUEST changes,
+// the update with its changed fields and the shipment as parent, and only
+// that account's.
+func TestLiveTrackingRequest(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	_, shipment := d.container(t, "acme", 0)
+	acme, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	globex, err := dialWS(t, in.url, auth(d.keys["globex/admin"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sub = `subscription { changes { operation type id parentId changedFields } }`
+	acme.subscribe("all", sub, nil)
+	globex.subscribe("all", sub, nil)
+	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+
+	var id string
+	if err := d.sql.QueryRow(`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, next_poll_at)
+		SELECT account_id, 'bill_of_lading', 'LIVE123456', 'MAEU', now() FROM shipments WHERE id = $1 RETURNING id`,
+		shipment).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Changes struct {
+			Operation, Type, ID string
+			ParentID            *string
+			ChangedFields       []string
+		}
+	}
+	m := acme.next(5 * time.Second)
+	event(t, m, &got)
+	if got.Changes.Operation != "INSERT" || got.Changes.Type != "TRACKING_REQUEST" || got.Changes.ID != id || got.Changes.ParentID != nil {
+		t.Errorf("insert: %s", m.Payload)
+	}
+	d.exec(t, `UPDATE tracking_requests SET status = 'created', shipment_id = $2 WHERE id = $1`, id, shipment)
+	m = acme.next(5 * time.Second)
+	got.Changes.ChangedFields = nil
+	event(t, m, &got)
+	if got.Changes.Operation != "UPDATE" || got.Changes.Type != "TRACKING_REQUEST" || got.Changes.ID != id ||
+		got.Changes.ParentID == nil || *got.Changes.ParentID != shipment || !slices.Contains(got.Changes.ChangedFields, "status") {
+		t.Errorf("update: %s", m.Payload)
 	}
 	if strings.Contains(string(m.Payload), "errors") {
 		t.Errorf("errors: %s", m.Payload)

@@ -359,6 +359,8 @@ const (
 	ChangeRecordTypeCustomFieldOption     ChangeRecordType = "CUSTOM_FIELD_OPTION"
 	ChangeRecordTypeDocument              ChangeRecordType = "DOCUMENT"
 	ChangeRecordTypeTransportEvent        ChangeRecordType = "TRANSPORT_EVENT"
+	// A tracking request (parent: its shipment, once there is one).
+	ChangeRecordTypeTrackingRequest ChangeRecordType = "TRACKING_REQUEST"
 )
 
 var AllChangeRecordType = []ChangeRecordType{
@@ -369,11 +371,12 @@ var AllChangeRecordType = []ChangeRecordType{
 	ChangeRecordTypeCustomFieldOption,
 	ChangeRecordTypeDocument,
 	ChangeRecordTypeTransportEvent,
+	ChangeRecordTypeTrackingRequest,
 }
 
 func (e ChangeRecordType) IsValid() bool {
 	switch e {
-	case ChangeRecordTypeShipment, ChangeRecordTypeContainer, ChangeRecordTypeCustomField, ChangeRecordTypeCustomFieldDefinition, ChangeRecordTypeCustomFieldOption, ChangeRecordTypeDocument, ChangeRecordTypeTransportEvent:
+	case ChangeRecordTypeShipment, ChangeRecordTypeContainer, ChangeRecordTypeCustomField, ChangeRecordTypeCustomFieldDefinition, ChangeRecordTypeCustomFieldOption, ChangeRecordTypeDocument, ChangeRecordTypeTransportEvent, ChangeRecordTypeTrackingRequest:
 		return true
 	}
 	return false

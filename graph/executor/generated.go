@@ -5169,7 +5169,8 @@ type Subscription {
   customFieldChanged(entityId: ID!, after: ID): CustomFieldEvent!
   """
   Every change of the account (shipments, containers, custom fields, custom
-  field definitions and options, documents), as type, id and changed fields.
+  field definitions and options, documents, transport events, tracking
+  requests), as type, id and changed fields.
   """
   changes(after: ID): ChangeEvent!
 }
@@ -5274,6 +5275,8 @@ enum ChangeRecordType {
   CUSTOM_FIELD_OPTION
   DOCUMENT
   TRANSPORT_EVENT
+  "A tracking request (parent: its shipment, once there is one)."
+  TRACKING_REQUEST
 }
 
 "One change of the account: what changed, not the record (query it by id)."
