@@ -318,11 +318,16 @@ func (e *Engine) backoff(n int) time.Duration {
 
 // work runs one poll.
 func (e *Engine) work(ctx context.Context, job *river.Job[PollArgs]) error {
-	res, err := e.poll(ctx, job.Args)
-	if err != nil {
+	_, err := e.poll(ctx, job.Args)
+	var snooze *river.JobSnoozeError
+	switch {
+	case errors.As(err, &snooze):
+		// Flow control (the carrier's limits, the schedule's claim on
+		// the row), not a failure.
+		e.log.Debug("tracking: poll postponed", "request", job.Args.RequestID, "for", snooze.Duration)
+	case err != nil:
 		e.log.Warn("tracking: poll failed", "request", job.Args.RequestID, "err", err)
 	}
-	_ = res
 	return err
 }
 
