@@ -98,6 +98,8 @@ type CustomFieldRel struct {
 	Definition *CustomFieldDefinition
 	Shipment   *Shipment  // the entity, when it is a shipment
 	Container  *Container // the entity, when it is a container
+
+	TrackingRequest *TrackingRequest // the entity, when it is a tracking request
 }
 
 type DefinitionRel struct {

@@ -59,7 +59,8 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	for _, e := range []struct {
 		prefix string
 		route  entityRoute
-	}{{"/v2/shipments/{shipment_id}", shipmentFields}, {"/v2/containers/{container_id}", containerFields}} {
+	}{{"/v2/shipments/{shipment_id}", shipmentFields}, {"/v2/containers/{container_id}", containerFields},
+		{"/v2/tracking_requests/{tracking_request_id}", requestFields}} {
 		route(e.prefix+"/custom_fields", methods{
 			http.MethodGet:  s.listEntityCustomFields(e.route),
 			http.MethodPost: s.createEntityCustomField(e.route),
