@@ -145,7 +145,7 @@ func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // pathIDs are the path wildcards that hold ids.
-var pathIDs = []string{"id", "shipment_id", "container_id", "definition_id", "option_id"}
+var pathIDs = []string{"id", "shipment_id", "container_id", "definition_id", "option_id", "tracking_request_id"}
 
 // normalizePathIDs lower-cases the UUIDs of the path, once, before any
 // handler reads them (model.NormalizeID): an upper-case id finds its record.
