@@ -273,6 +273,8 @@ func init() {
 			"Container", func(c *model.CustomField) **model.Container { return &c.Rel.Container }, ContainerByID),
 		one(Shipment, "shipment_id", func(c *model.CustomField) *string { return unless(c.ContainerID, c.ShipmentID) },
 			"Shipment", func(c *model.CustomField) **model.Shipment { return &c.Rel.Shipment }, ShipmentByID),
+		one(TrackingRequest, "tracking_request_id", func(c *model.CustomField) *string { return c.TrackingRequestID },
+			"TrackingRequest", func(c *model.CustomField) **model.TrackingRequest { return &c.Rel.TrackingRequest }, TrackingRequestByID),
 	}})
 	CustomField.rel(&Rel{GraphQL: "definition", JSONAPI: "definition", Targets: []*Target{
 		one(CustomFieldDefinition, "definition_id", func(c *model.CustomField) *string { return &c.DefinitionID },
@@ -365,4 +367,10 @@ func init() {
 			"Shipment", func(t *model.TrackingRequest) **model.Shipment { return &t.Rel.Shipment }, ShipmentByID),
 	}})
 	TrackingRequest.rel(&Rel{JSONAPI: "customer"}) // no parties: null
+	trackingRequestCustomFields := TrackingRequest.rel(&Rel{GraphQL: "customFields", Many: true, Targets: []*Target{
+		many(CustomField, func(t *model.TrackingRequest) string { return t.ID },
+			"CustomFields", func(t *model.TrackingRequest) *[]*model.CustomField { return &t.Rel.CustomFields }, CustomFieldsByEntityID),
+	}})
+	// customField(apiSlug) picks one of the custom fields.
+	TrackingRequest.rel(&Rel{GraphQL: "customField", Via: trackingRequestCustomFields, Targets: trackingRequestCustomFields.Targets})
 }

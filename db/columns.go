@@ -68,7 +68,7 @@ var pickers = map[string]*picker{
 	"Document":    newPicker(documentCols, "id"),
 	"Terminal":    newPicker(terminalCols, "id"),
 	"Port":        newPicker(portCols, "id"),
-	"CustomField": newPicker(customFieldCols, "id", "entity_id", "shipment_id", "container_id", "definition_id", "api_slug"),
+	"CustomField": newPicker(customFieldCols, "id", "entity_id", "shipment_id", "container_id", "tracking_request_id", "definition_id", "api_slug"),
 }
 
 // Select returns the store narrowed to sel: its batch and page reads of

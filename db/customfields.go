@@ -20,7 +20,7 @@ const (
 	// slug, the data type and, for enums, the labels of the selected
 	// options in the order of the stored values. A page of values costs one
 	// statement, not one per value for its options.
-	customFieldCols = `cf.id, cf.account_id, cf.definition_id, cf.shipment_id, cf.container_id, cf.entity_id,
+	customFieldCols = `cf.id, cf.account_id, cf.definition_id, cf.shipment_id, cf.container_id, cf.tracking_request_id, cf.entity_id,
 	cf.value, cf.created_at, cf.updated_at, d.api_slug, d.data_type,
 	CASE WHEN d.data_type IN ('enum', 'enum_multi') THEN ARRAY(
 		SELECT o.label
@@ -33,7 +33,7 @@ const (
 
 	// customFieldReturning is what an INSERT/UPDATE of custom_fields
 	// returns so the outer SELECT can read customFieldCols from it.
-	customFieldReturning = `id, account_id, definition_id, shipment_id, container_id, entity_id, value, created_at, updated_at`
+	customFieldReturning = `id, account_id, definition_id, shipment_id, container_id, tracking_request_id, entity_id, value, created_at, updated_at`
 
 	// optionInUse matches the stored values of definition $1 that use the
 	// option value $2, for enum (a JSON string) and enum_multi (an array).
@@ -79,7 +79,7 @@ func (db *DB) CustomFieldDefinitionsByIDs(ctx context.Context, accountID string,
 }
 
 // FindCustomFieldDefinitionBySlug reads a definition by entity type
-// ("Shipment", "Container") and api slug, as the REST paths name them.
+// ("Shipment", "Container", "TrackingRequest") and api slug, as the REST paths name them.
 func (db *DB) FindCustomFieldDefinitionBySlug(ctx context.Context, accountID string, entityType string, apiSlug string) (*model.CustomFieldDefinition, error) {
 	if !validUUID(accountID) {
 		return nil, model.NotFound("custom field definition")
@@ -333,9 +333,9 @@ func (db *DB) DeleteCustomFieldOption(ctx context.Context, accountID, definition
 
 // ---------------------------------------------------------------- values
 
-// CustomFieldsByEntityIDs reads the values set on shipments or containers,
-// with slug, data type and option labels, in one statement; rows come in
-// (entity, definition display name, id) order.
+// CustomFieldsByEntityIDs reads the values set on shipments, containers or
+// tracking requests, with slug, data type and option labels, in one
+// statement; rows come in (entity, definition display name, id) order.
 func (db *DB) CustomFieldsByEntityIDs(ctx context.Context, accountID string, entityIDs []string) ([]*model.CustomField, error) {
 	return byIDs[model.CustomField](ctx, db.q,
 		`SELECT `+db.cols("CustomField")+` FROM custom_fields cf
@@ -404,6 +404,8 @@ func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.C
 		column, table, kind = "shipment_id", "shipments", "shipment"
 	case "Container":
 		column, table, kind = "container_id", "containers", "container"
+	case "TrackingRequest":
+		column, table, kind = "tracking_request_id", "tracking_requests", "tracking request"
 	default:
 		return nil, model.Errorf(model.EINVALID, "custom fields cannot be set on %q", def.EntityType)
 	}
@@ -478,6 +480,7 @@ type setCustomFieldRow struct {
 	DefinitionID  *string                    `db:"definition_id"`
 	ShipmentID    *string                    `db:"shipment_id"`
 	ContainerID   *string                    `db:"container_id"`
+	TrackingReqID *string                    `db:"tracking_request_id"`
 	EntityID      *string                    `db:"entity_id"`
 	Value         model.JSON                 `db:"value"`
 	CreatedAt     *time.Time                 `db:"created_at"`
@@ -490,18 +493,19 @@ type setCustomFieldRow struct {
 // customField is the written row; only for a row whose ID is set.
 func (r *setCustomFieldRow) customField() *model.CustomField {
 	return &model.CustomField{
-		ID:           *r.ID,
-		AccountID:    *r.AccountID,
-		DefinitionID: *r.DefinitionID,
-		ShipmentID:   r.ShipmentID,
-		ContainerID:  r.ContainerID,
-		EntityID:     *r.EntityID,
-		Value:        r.Value,
-		CreatedAt:    *r.CreatedAt,
-		UpdatedAt:    *r.UpdatedAt,
-		APISlug:      *r.APISlug,
-		DataType:     *r.DataType,
-		OptionLabels: r.OptionLabels,
+		ID:                *r.ID,
+		AccountID:         *r.AccountID,
+		DefinitionID:      *r.DefinitionID,
+		ShipmentID:        r.ShipmentID,
+		ContainerID:       r.ContainerID,
+		TrackingRequestID: r.TrackingReqID,
+		EntityID:          *r.EntityID,
+		Value:             r.Value,
+		CreatedAt:         *r.CreatedAt,
+		UpdatedAt:         *r.UpdatedAt,
+		APISlug:           *r.APISlug,
+		DataType:          *r.DataType,
+		OptionLabels:      r.OptionLabels,
 	}
 }
 

@@ -746,6 +746,19 @@ func TestStatementsFilterByAccount(t *testing.T) {
 	do(http.MethodPost, "/v2/tracking_requests/infer_number", map[string]any{"number": "MSCU1234566"})
 	gql(`query($id: ID!, $s: ID!) { trackingRequests(first: 5, filter: {statuses: [PENDING]}) { totalCount nodes { id trackedObject { id } } }
 		node(id: $id) { id } shipment(id: $s) { trackingRequests { id } } }`, map[string]any{"id": trID, "s": ship})
+	// Their custom fields (migration 00016).
+	do(http.MethodPost, "/v2/custom_field_definitions", attrs("custom_field_definition", map[string]any{
+		"entity_type": "TrackingRequest", "api_slug": "dist_tr", "display_name": "Dist TR", "data_type": "short_text"}))
+	trFields := "/v2/tracking_requests/" + trID + "/custom_fields"
+	do(http.MethodPost, trFields, attrs("custom_field", map[string]any{"api_slug": "dist_tr", "value": "a"}))
+	do(http.MethodGet, trFields, nil)
+	do(http.MethodPatch, trFields+"/dist_tr", attrs("custom_field", map[string]any{"value": "b"}))
+	do(http.MethodGet, "/v2/custom_fields?filter[entity_type]=tracking_request", nil)
+	gql(`query($id: ID!) { trackingRequest(id: $id) { customFields { id entity { __typename } } customField(apiSlug: "dist_tr") { value } } }`,
+		map[string]any{"id": trID})
+	gql(`mutation($id: ID!) { updateTrackingRequestCustomField(trackingRequestId: $id, apiSlug: "dist_tr", value: "c") { id } }`,
+		map[string]any{"id": trID})
+	do(http.MethodDelete, trFields+"/dist_tr", nil)
 
 	// Webhooks through both APIs.
 	_, hook := do(http.MethodPost, "/v2/webhooks", attrs("webhook", map[string]any{

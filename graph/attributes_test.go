@@ -42,10 +42,11 @@ var nodeTables = map[string]string{
 
 // columnOf names the column of fields whose name is not their column's.
 var columnOf = map[string]string{
-	"Document.downloadUrl": "", // no column: files_test.go
-	"EmailSubmission.from": "from_addresses",
-	"EmailSubmission.to":   "to_addresses",
-	"EmailSubmission.cc":   "cc_addresses",
+	"Document.downloadUrl":        "", // no column: files_test.go
+	"TrackingRequest.customField": "", // no column: tracking_request_custom_fields_test.go
+	"EmailSubmission.from":        "from_addresses",
+	"EmailSubmission.to":          "to_addresses",
+	"EmailSubmission.cc":          "cc_addresses",
 }
 
 // toOneColumn names the foreign key behind to-one relationships whose
@@ -53,7 +54,7 @@ var columnOf = map[string]string{
 var toOneColumn = map[string]map[string]string{
 	"Shipment.destination":          {"Port": "destination_port_id", "MetroArea": "destination_metro_area_id"},
 	"Shipment.destinationTerminal":  {"Terminal": "destination_terminal_id", "RailTerminal": "destination_rail_terminal_id"},
-	"CustomField.entity":            {"Shipment": "shipment_id", "Container": "container_id"},
+	"CustomField.entity":            {"Shipment": "shipment_id", "Container": "container_id", "TrackingRequest": "tracking_request_id"},
 	"Container.pickupFacility":      {"Terminal": "pickup_facility_id"},
 	"TrackingRequest.trackedObject": {"Shipment": "shipment_id"},
 }
@@ -67,6 +68,7 @@ var checkedElsewhere = map[string]string{
 	"Container.holdsAtPodTerminal":       "below: holds_at_pod_terminal jsonb",
 	"Container.feesAtPodTerminal":        "below: fees_at_pod_terminal jsonb",
 	"Shipment.customField":               "testShipmentRelationships",
+	"TrackingRequest.customField":        "TestTrackingRequestCustomFieldsGraphQL",
 	"DocumentRepresentation.payload":     "below: jsonb equality",
 	"CustomFieldDefinition.validation":   "below: jsonb equality",
 	"CustomFieldDefinition.defaultValue": "below: jsonb equality",

@@ -96,6 +96,18 @@ func (r *mutationResolver) DeleteContainerCustomField(ctx context.Context, conta
 	return withPlan(ctx, v, err)
 }
 
+// UpdateTrackingRequestCustomField is the resolver for the updateTrackingRequestCustomField field.
+func (r *mutationResolver) UpdateTrackingRequestCustomField(ctx context.Context, trackingRequestID string, apiSlug string, value model.JSON) (*model.CustomField, error) {
+	v, err := r.Res.SetValue(ctx, resolve.SetValue{EntityType: "TrackingRequest", EntityID: trackingRequestID, APISlug: apiSlug, Value: value})
+	return withPlan(ctx, v, err)
+}
+
+// DeleteTrackingRequestCustomField is the resolver for the deleteTrackingRequestCustomField field.
+func (r *mutationResolver) DeleteTrackingRequestCustomField(ctx context.Context, trackingRequestID string, apiSlug string) (*model.CustomField, error) {
+	v, err := r.Res.RemoveValue(ctx, "TrackingRequest", trackingRequestID, apiSlug)
+	return withPlan(ctx, v, err)
+}
+
 // DeleteCustomField is the resolver for the deleteCustomField field.
 func (r *mutationResolver) DeleteCustomField(ctx context.Context, id string) (*model.CustomField, error) {
 	v, err := r.Res.DeleteValue(ctx, id)

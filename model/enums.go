@@ -29,8 +29,17 @@ func newEnumSet(name string, values ...string) *enumSet {
 
 var graphNames = strings.NewReplacer(" ", "_", "-", "_")
 
+// graphName is v in UPPER_SNAKE case; a capital that follows a lower-case
+// letter starts a word (TrackingRequest is TRACKING_REQUEST).
 func graphName(v string) string {
-	return strings.ToUpper(graphNames.Replace(v))
+	var b strings.Builder
+	for i, c := range v {
+		if i > 0 && 'A' <= c && c <= 'Z' && 'a' <= v[i-1] && v[i-1] <= 'z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(c)
+	}
+	return strings.ToUpper(graphNames.Replace(b.String()))
 }
 
 func (s *enumSet) unmarshal(v any) (string, error) {
@@ -69,7 +78,7 @@ var (
 	FeeTypes     = newEnumSet("FeeType", "demurrage", "exam", "extended_dwell_time", "other", "total")
 	DataTypes    = newEnumSet("CustomFieldDataType", "short_text", "number", "date", "datetime",
 		"boolean", "enum", "enum_multi", "reference")
-	EntityTypes = newEnumSet("CustomFieldEntityType", "Shipment", "Container")
+	EntityTypes = newEnumSet("CustomFieldEntityType", "Shipment", "Container", "TrackingRequest")
 	Roles       = newEnumSet("Role", RoleAdmin, RoleMember, RoleViewer)
 )
 

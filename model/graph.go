@@ -63,6 +63,7 @@ func (Shipment) IsCustomFieldEntity()          {}
 func (Container) IsNode()                      {}
 func (x Container) GetID() string              { return x.ID }
 func (Container) IsCustomFieldEntity()         {}
+func (TrackingRequest) IsCustomFieldEntity()   {}
 func (Port) IsNode()                           {}
 func (x Port) GetID() string                   { return x.ID }
 func (Port) IsDestination()                    {}

@@ -146,7 +146,7 @@ type CustomFieldEvent struct {
 	LogID *string `json:"logId,omitempty"`
 	// The custom field value's id (null for RESYNC).
 	ID *string `json:"id,omitempty"`
-	// The shipment or container it is set on.
+	// The shipment, container or tracking request it is set on.
 	EntityID *string `json:"entityId,omitempty"`
 	// The value after the change; null when deleted (or for RESYNC).
 	CustomField *CustomField `json:"customField,omitempty"`
@@ -156,7 +156,7 @@ type CustomFieldEvent struct {
 
 // A new custom field value.
 type CustomFieldInput struct {
-	// The shipment or container.
+	// The shipment, container or tracking request.
 	EntityID string `json:"entityId"`
 	// The entity's type; when given, an entity of the other type is NOT_FOUND.
 	EntityType *CustomFieldEntityType `json:"entityType,omitempty"`

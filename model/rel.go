@@ -98,6 +98,8 @@ type CustomFieldRel struct {
 	Definition *CustomFieldDefinition
 	Shipment   *Shipment  // the entity, when it is a shipment
 	Container  *Container // the entity, when it is a container
+
+	TrackingRequest *TrackingRequest // the entity, when it is a tracking request
 }
 
 type DefinitionRel struct {
@@ -245,13 +247,19 @@ func (c *CustomField) Definition() (*CustomFieldDefinition, error) {
 	return c.Rel.Definition, nil
 }
 
-// Entity is the shipment or container the value is set on.
+// Entity is the shipment, container or tracking request the value is set on.
 func (c *CustomField) Entity() (CustomFieldEntity, error) {
 	if c.ContainerID != nil {
 		if c.Rel.Container == nil {
 			return nil, NotFound("container")
 		}
 		return c.Rel.Container, nil
+	}
+	if c.TrackingRequestID != nil {
+		if c.Rel.TrackingRequest == nil {
+			return nil, NotFound("tracking request")
+		}
+		return c.Rel.TrackingRequest, nil
 	}
 	if c.Rel.Shipment == nil {
 		return nil, NotFound("shipment")

@@ -44,7 +44,20 @@ type TrackingRequest struct {
 // TrackingRequestRel holds the tracking request's relationships.
 type TrackingRequestRel struct {
 	Loaded
-	Shipment *Shipment
+	Shipment     *Shipment
+	CustomFields []*CustomField
+}
+
+// CustomFields are the values set on the request, by definition display
+// name; CustomField picks one by its definition's api slug (nil: unset).
+func (t *TrackingRequest) CustomFields() []*CustomField { return orEmpty(t.Rel.CustomFields) }
+func (t *TrackingRequest) CustomField(apiSlug string) *CustomField {
+	for _, f := range t.Rel.CustomFields {
+		if f.APISlug == apiSlug {
+			return f
+		}
+	}
+	return nil
 }
 
 func (t *TrackingRequest) Loads() *Loaded { return &t.Rel.Loaded }

@@ -345,17 +345,19 @@ type CustomFieldOption struct {
 	Rel OptionRel `db:"-"` // relationships attached by the load plan
 }
 
-// CustomField is one value of a definition on one entity (shipment or container).
+// CustomField is one value of a definition on one entity (shipment,
+// container or tracking request).
 type CustomField struct {
-	ID           string    `db:"id"`
-	AccountID    string    `db:"account_id"`
-	DefinitionID string    `db:"definition_id"`
-	ShipmentID   *string   `db:"shipment_id"`
-	ContainerID  *string   `db:"container_id"`
-	EntityID     string    `db:"entity_id"`
-	Value        JSON      `db:"value"`
-	CreatedAt    time.Time `db:"created_at"`
-	UpdatedAt    time.Time `db:"updated_at"`
+	ID                string    `db:"id"`
+	AccountID         string    `db:"account_id"`
+	DefinitionID      string    `db:"definition_id"`
+	ShipmentID        *string   `db:"shipment_id"`
+	ContainerID       *string   `db:"container_id"`
+	TrackingRequestID *string   `db:"tracking_request_id"`
+	EntityID          string    `db:"entity_id"`
+	Value             JSON      `db:"value"`
+	CreatedAt         time.Time `db:"created_at"`
+	UpdatedAt         time.Time `db:"updated_at"`
 
 	// Read with the value (one statement) so a page of custom fields needs
 	// no further query for its slug and display value.
@@ -366,12 +368,27 @@ type CustomField struct {
 	Rel CustomFieldRel `db:"-"` // relationships attached by the load plan
 }
 
-// EntityType returns "shipment" or "container".
+// EntityType returns "shipment", "container" or "tracking_request".
 func (c *CustomField) EntityType() string {
-	if c.ContainerID != nil {
+	switch {
+	case c.ContainerID != nil:
 		return "container"
+	case c.TrackingRequestID != nil:
+		return TrackingRequestType
 	}
 	return "shipment"
+}
+
+// EntityKind is the definition entity type of the entity the value is set
+// on (Shipment, Container or TrackingRequest).
+func (c *CustomField) EntityKind() CustomFieldEntityType {
+	switch {
+	case c.ContainerID != nil:
+		return "Container"
+	case c.TrackingRequestID != nil:
+		return "TrackingRequest"
+	}
+	return "Shipment"
 }
 
 // JSON is a raw JSON value: a jsonb column and the GraphQL JSON scalar.

@@ -148,16 +148,24 @@ func (r *Resolver) CustomField(ctx context.Context, id string, plan *load.Plan) 
 	return withPlan(ctx, cfs[0], plan)
 }
 
-// CustomFieldsOf reads the values set on a shipment or container (kind)
+// CustomFieldsOf reads the values set on a shipment, container or tracking
+// request (kind)
 // of the account, in display name order; not found when it is not one.
 func (r *Resolver) CustomFieldsOf(ctx context.Context, kind model.CustomFieldEntityType, id string) ([]*model.CustomField, error) {
 	plan := load.NewPlan("customFields")
-	if kind == "Container" {
+	switch kind {
+	case "Container":
 		c, err := r.Container(ctx, id, plan)
 		if err != nil {
 			return nil, err
 		}
 		return c.CustomFields(), nil
+	case "TrackingRequest":
+		t, err := r.TrackingRequest(ctx, id, plan)
+		if err != nil {
+			return nil, err
+		}
+		return t.CustomFields(), nil
 	}
 	s, err := r.Shipment(ctx, id, plan)
 	if err != nil {

@@ -7,14 +7,14 @@ import (
 	"shipgraph/model"
 )
 
-// Custom field values (issue 8): set, create, clear and delete on shipments
-// and containers, by slug or by the value's id. The rules are every
+// Custom field values (issue 8): set, create, clear and delete on shipments,
+// containers and tracking requests, by slug or by the value's id. The rules are every
 // write's: the key may write, the entity is the account's (404), then the
 // definition by slug (404), then the value (422). A value exists only while
 // it is set: clearing deletes it.
 
-// SetValue sets the value of the definition APISlug on a shipment or
-// container (EntityType); a null Value clears it. Invalid is an input
+// SetValue sets the value of the definition APISlug on a shipment,
+// container or tracking request (EntityType); a null Value clears it. Invalid is an input
 // error the transport found, reported once the entity is found.
 type SetValue struct {
 	EntityType model.CustomFieldEntityType
@@ -26,7 +26,7 @@ type SetValue struct {
 }
 
 // CreateValue creates a value on an entity that has none for the
-// definition yet; without EntityType, the entity may be either kind.
+// definition yet; without EntityType, the entity may be any kind.
 type CreateValue struct {
 	EntityID   string
 	EntityType *model.CustomFieldEntityType
@@ -42,7 +42,8 @@ type UpdateValue struct {
 	Invalid error
 }
 
-// entityOf reads a shipment or container of the account, as kind says;
+// entityOf reads a shipment, container or tracking request of the
+// account, as kind says;
 // not found when it is not one.
 func entityOf(ctx context.Context, l *load.Loaders, kind model.CustomFieldEntityType, id string) (string, error) {
 	switch kind {
@@ -64,24 +65,30 @@ func entityOf(ctx context.Context, l *load.Loaders, kind model.CustomFieldEntity
 			return c.ID, nil
 		}
 		return "", model.NotFound("container")
+	case "TrackingRequest":
+		t, err := loadByID(ctx, l.TrackingRequestByID, id)
+		if err != nil {
+			return "", err
+		}
+		if t != nil {
+			return t.ID, nil
+		}
+		return "", model.NotFound("tracking request")
 	}
-	return "", model.Errorf(model.EINVALID, "custom fields are set on shipments and containers")
+	return "", model.Errorf(model.EINVALID, "custom fields are set on shipments, containers and tracking requests")
 }
 
-// entityKind finds which kind of entity id is (a shipment or container of
-// the account); not found when it is neither.
+// entityKind finds which kind of entity id is (a shipment, container or
+// tracking request of the account); not found when it is none.
 func entityKind(ctx context.Context, l *load.Loaders, id string) (model.CustomFieldEntityType, error) {
-	if _, err := entityOf(ctx, l, "Shipment", id); err == nil {
-		return "Shipment", nil
-	} else if model.ErrorCode(err) != model.ENOTFOUND {
-		return "", err
+	for _, kind := range model.EntityTypes.Values() {
+		if _, err := entityOf(ctx, l, model.CustomFieldEntityType(kind), id); err == nil {
+			return model.CustomFieldEntityType(kind), nil
+		} else if model.ErrorCode(err) != model.ENOTFOUND {
+			return "", err
+		}
 	}
-	if _, err := entityOf(ctx, l, "Container", id); err == nil {
-		return "Container", nil
-	} else if model.ErrorCode(err) != model.ENOTFOUND {
-		return "", err
-	}
-	return "", model.NotFound("shipment or container")
+	return "", model.NotFound("shipment, container or tracking request")
 }
 
 // definitionBySlug reads the account's definition of slug for kind.
@@ -197,11 +204,7 @@ func (r *Resolver) UpdateValue(ctx context.Context, c UpdateValue) (*model.Custo
 	if c.Invalid != nil {
 		return nil, c.Invalid
 	}
-	kind := model.CustomFieldEntityType("Shipment")
-	if cf.ContainerID != nil {
-		kind = "Container"
-	}
-	return r.SetValue(ctx, SetValue{EntityType: kind, EntityID: cf.EntityID, APISlug: cf.APISlug, Value: c.Value})
+	return r.SetValue(ctx, SetValue{EntityType: cf.EntityKind(), EntityID: cf.EntityID, APISlug: cf.APISlug, Value: c.Value})
 }
 
 // DeleteValue deletes the value id and returns it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"shipgraph/model"
 	"shipgraph/resolve"
@@ -17,7 +18,8 @@ import (
 //	GET    /v2/shipments/{shipment_id}/custom_fields/{api_slug}   (a value's self link)
 //	PATCH  /v2/shipments/{shipment_id}/custom_fields/{api_slug}   200; null clears: 204
 //	DELETE /v2/shipments/{shipment_id}/custom_fields/{api_slug}   204
-//	… the same under /v2/containers/{container_id}/custom_fields
+//	… the same under /v2/containers/{container_id}/custom_fields and
+//	  /v2/tracking_requests/{tracking_request_id}/custom_fields
 //	GET    /v2/custom_fields
 //	POST   /v2/custom_fields                                      201
 //	GET    /v2/custom_fields/{id}
@@ -35,7 +37,8 @@ var customFieldAll = endpoint{
 	paged:      true,
 }
 
-// entityRoute is a shipment or container path with custom fields.
+// entityRoute is a shipment, container or tracking request path with
+// custom fields.
 type entityRoute struct {
 	kind  model.CustomFieldEntityType
 	param string // path wildcard of the entity's id
@@ -45,6 +48,7 @@ type entityRoute struct {
 var (
 	shipmentFields  = entityRoute{kind: "Shipment", param: "shipment_id", what: "shipment"}
 	containerFields = entityRoute{kind: "Container", param: "container_id", what: "container"}
+	requestFields   = entityRoute{kind: "TrackingRequest", param: "tracking_request_id", what: "tracking request"}
 )
 
 // values reads the values set on the entity of the path (one statement;
@@ -200,7 +204,7 @@ func (s *server) deleteEntityCustomField(e entityRoute) http.HandlerFunc {
 func (s *server) listCustomFields(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, customFieldAll, func(ctx context.Context, p *params) (listPage[*model.CustomField], error) {
 		var none listPage[*model.CustomField]
-		entityType, err := enumFilter[model.CustomFieldEntityType](p, "filter[entity_type]", model.EntityTypes.Values())
+		entityType, err := entityTypeFilter(p)
 		if err != nil {
 			return none, err
 		}
@@ -217,6 +221,24 @@ func (s *server) listCustomFields(w http.ResponseWriter, r *http.Request) {
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountCustomFields(ctx, f) }), nil
 	}, plain((*builder).customFieldResource))
+}
+
+// entityTypeFilter reads filter[entity_type]: an entity type as the
+// definitions name it (Shipment, Container, TrackingRequest), in any case,
+// or as relationships type it (shipment, container, tracking_request).
+func entityTypeFilter(p *params) (*model.CustomFieldEntityType, error) {
+	const name = "filter[entity_type]"
+	v := strings.ReplaceAll(p.filter(name), "_", "")
+	if v == "" {
+		return nil, nil
+	}
+	for _, x := range model.EntityTypes.Values() {
+		if strings.EqualFold(x, v) {
+			e := model.CustomFieldEntityType(x)
+			return &e, nil
+		}
+	}
+	return nil, badParam(name, "%s must be one of %s", name, strings.Join(model.EntityTypes.Values(), ", "))
 }
 
 // idFilter reads a filter that holds one id: a UUID in any case
@@ -257,8 +279,8 @@ func (s *server) getCustomField(w http.ResponseWriter, r *http.Request) {
 }
 
 // createCustomField sets a value on the entity of
-// data.relationships.entity (a shipment or container), the definition
-// named by api_slug.
+// data.relationships.entity (a shipment, container or tracking request),
+// the definition named by api_slug.
 func (s *server) createCustomField(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r, customFieldOne); err != nil {
 		WriteError(w, r, err)
@@ -283,8 +305,8 @@ func (s *server) createCustomField(w http.ResponseWriter, r *http.Request) {
 	s.writeCreated(w, r, cf, err)
 }
 
-// entityLinkage reads relationships.entity.data: {"type": "shipment" or
-// "container", "id": …}. A body without it, or with another shape, is a
+// entityLinkage reads relationships.entity.data: {"type": "shipment",
+// "container" or "tracking_request", "id": …}. A body without it, or with another shape, is a
 // 400 pointing at it.
 func entityLinkage(rels map[string]json.RawMessage) (model.CustomFieldEntityType, string, error) {
 	const pointer = "/data/relationships/entity/data"
@@ -296,18 +318,20 @@ func entityLinkage(rels map[string]json.RawMessage) (model.CustomFieldEntityType
 	}
 	raw, ok := rels["entity"]
 	if !ok {
-		return "", "", shapeError("/data/relationships/entity", "relationships.entity is required: the shipment or container to set the value on")
+		return "", "", shapeError("/data/relationships/entity", "relationships.entity is required: the shipment, container or tracking request to set the value on")
 	}
 	if err := json.Unmarshal(raw, &rel); err != nil || rel.Data == nil || rel.Data.ID == "" {
-		return "", "", shapeError(pointer, "relationships.entity.data must be {\"type\": \"shipment\" or \"container\", \"id\": …}")
+		return "", "", shapeError(pointer, "relationships.entity.data must be {\"type\": \"shipment\", \"container\" or \"tracking_request\", \"id\": …}")
 	}
 	switch rel.Data.Type {
 	case "shipment":
 		return "Shipment", model.NormalizeID(rel.Data.ID), nil
 	case "container":
 		return "Container", model.NormalizeID(rel.Data.ID), nil
+	case model.TrackingRequestType:
+		return "TrackingRequest", model.NormalizeID(rel.Data.ID), nil
 	}
-	return "", "", shapeError(pointer+"/type", "relationships.entity.data.type must be \"shipment\" or \"container\"")
+	return "", "", shapeError(pointer+"/type", "relationships.entity.data.type must be \"shipment\", \"container\" or \"tracking_request\"")
 }
 
 func (s *server) patchCustomField(w http.ResponseWriter, r *http.Request) {

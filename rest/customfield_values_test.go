@@ -166,7 +166,7 @@ func TestCustomFieldsResource(t *testing.T) {
 			t.Errorf("filter[definition_id] lists %v", d)
 		}
 	}
-	for _, q := range []string{"filter[entity_id]=x", "filter[definition_id]=1234", "filter[entity_type]=tracking_request", "filter[entity]=x"} {
+	for _, q := range []string{"filter[entity_id]=x", "filter[definition_id]=1234", "filter[entity_type]=vessel", "filter[entity]=x"} {
 		param := q[:strings.Index(q, "=")]
 		wantError(t, e.do("acme/viewer", "GET", "/v2/custom_fields?"+q, nil), http.StatusBadRequest, "parameter", param)
 	}

@@ -45,7 +45,7 @@ var (
 func (s *server) listDefinitions(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, definitionList, func(ctx context.Context, p *params) (listPage[*model.CustomFieldDefinition], error) {
 		var none listPage[*model.CustomFieldDefinition]
-		entityType, err := enumFilter[model.CustomFieldEntityType](p, "filter[entity_type]", model.EntityTypes.Values())
+		entityType, err := entityTypeFilter(p)
 		if err != nil {
 			return none, err
 		}
@@ -248,8 +248,11 @@ type customFieldAttributes struct {
 // form (an enum's label, a formatted date).
 func (b *builder) customFieldResource(cf *model.CustomField) *Resource {
 	self := b.base + "/v2/shipments/" + deref(cf.ShipmentID) + "/custom_fields/" + cf.APISlug
-	if cf.ContainerID != nil {
+	switch {
+	case cf.ContainerID != nil:
 		self = b.base + "/v2/containers/" + *cf.ContainerID + "/custom_fields/" + cf.APISlug
+	case cf.TrackingRequestID != nil:
+		self = b.base + "/v2/tracking_requests/" + *cf.TrackingRequestID + "/custom_fields/" + cf.APISlug
 	}
 	return &Resource{
 		ID:            cf.ID,

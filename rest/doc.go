@@ -21,6 +21,8 @@
 //	PATCH               /v2/containers/{id}/refresh   (the tracking engine: polls at once; 10 a minute per key)
 //	GET, POST           /v2/containers/{container_id}/custom_fields
 //	GET, PATCH, DELETE  /v2/containers/{container_id}/custom_fields/{api_slug}
+//	GET, POST           /v2/tracking_requests/{tracking_request_id}/custom_fields
+//	GET, PATCH, DELETE  /v2/tracking_requests/{tracking_request_id}/custom_fields/{api_slug}
 //	GET, POST           /v2/custom_fields
 //	GET, PATCH, DELETE  /v2/custom_fields/{id}
 //	GET                 /v2/email_submissions

@@ -59,7 +59,8 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	for _, e := range []struct {
 		prefix string
 		route  entityRoute
-	}{{"/v2/shipments/{shipment_id}", shipmentFields}, {"/v2/containers/{container_id}", containerFields}} {
+	}{{"/v2/shipments/{shipment_id}", shipmentFields}, {"/v2/containers/{container_id}", containerFields},
+		{"/v2/tracking_requests/{tracking_request_id}", requestFields}} {
 		route(e.prefix+"/custom_fields", methods{
 			http.MethodGet:  s.listEntityCustomFields(e.route),
 			http.MethodPost: s.createEntityCustomField(e.route),
@@ -144,7 +145,7 @@ func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // pathIDs are the path wildcards that hold ids.
-var pathIDs = []string{"id", "shipment_id", "container_id", "definition_id", "option_id"}
+var pathIDs = []string{"id", "shipment_id", "container_id", "definition_id", "option_id", "tracking_request_id"}
 
 // normalizePathIDs lower-cases the UUIDs of the path, once, before any
 // handler reads them (model.NormalizeID): an upper-case id finds its record.

@@ -2784,6 +2784,20 @@ func (f *fastWriter) o_TrackingRequest(sel ast.SelectionSet, obj *model.Tracking
 			if !f.fwOShipment2ᚖshipgraphᚋmodelᚐShipment(field.Selections, v) {
 				return false
 			}
+		case "customFields":
+			v := obj.CustomFields()
+			if !f.fwNCustomField2ᚕᚖshipgraphᚋmodelᚐCustomFieldᚄ(field.Selections, v) {
+				return false
+			}
+		case "customField":
+			fc, err := f.ec.fieldContext_TrackingRequest_customField(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			v := obj.CustomField(fc.Args["apiSlug"].(string))
+			if !f.fwOCustomField2ᚖshipgraphᚋmodelᚐCustomField(field.Selections, v) {
+				return false
+			}
 		default:
 			return false
 		}
@@ -4022,6 +4036,13 @@ func (f *fastWriter) o_CustomFieldEntity(sel ast.SelectionSet, obj model.CustomF
 			return false
 		}
 		return f.o_Shipment(sel, obj)
+	case model.TrackingRequest:
+		return f.o_TrackingRequest(sel, &obj)
+	case *model.TrackingRequest:
+		if obj == nil {
+			return false
+		}
+		return f.o_TrackingRequest(sel, obj)
 	}
 	return false
 }

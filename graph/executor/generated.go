@@ -331,31 +331,33 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateCustomField           func(childComplexity int, input model.CustomFieldInput) int
-		CreateCustomFieldDefinition func(childComplexity int, input model.CustomFieldDefinitionInput) int
-		CreateCustomFieldOption     func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
-		CreateDocument              func(childComplexity int, input model.CreateDocumentInput) int
-		CreateTrackingRequest       func(childComplexity int, input model.TrackingRequestInput) int
-		CreateWebhook               func(childComplexity int, input model.WebhookInput) int
-		DeleteContainerCustomField  func(childComplexity int, containerID string, apiSlug string) int
-		DeleteCustomField           func(childComplexity int, id string) int
-		DeleteCustomFieldDefinition func(childComplexity int, id string) int
-		DeleteCustomFieldOption     func(childComplexity int, definitionID string, optionID string) int
-		DeleteDocument              func(childComplexity int, id string) int
-		DeleteShipmentCustomField   func(childComplexity int, shipmentID string, apiSlug string) int
-		DeleteWebhook               func(childComplexity int, id string) int
-		ResumeTrackingShipment      func(childComplexity int, id string) int
-		RotateWebhookSecret         func(childComplexity int, id string) int
-		StopTrackingShipment        func(childComplexity int, id string) int
-		UpdateContainerCustomField  func(childComplexity int, containerID string, apiSlug string, value model.JSON) int
-		UpdateCustomField           func(childComplexity int, id string, value model.JSON) int
-		UpdateCustomFieldDefinition func(childComplexity int, id string, input model.CustomFieldDefinitionPatch) int
-		UpdateCustomFieldOption     func(childComplexity int, definitionID string, optionID string, input model.CustomFieldOptionPatch) int
-		UpdateDocument              func(childComplexity int, id string, input model.DocumentPatch) int
-		UpdateShipment              func(childComplexity int, id string, input model.ShipmentPatch) int
-		UpdateShipmentCustomField   func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
-		UpdateTrackingRequest       func(childComplexity int, id string, input model.TrackingRequestPatch) int
-		UpdateWebhook               func(childComplexity int, id string, input model.WebhookPatch) int
+		CreateCustomField                func(childComplexity int, input model.CustomFieldInput) int
+		CreateCustomFieldDefinition      func(childComplexity int, input model.CustomFieldDefinitionInput) int
+		CreateCustomFieldOption          func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
+		CreateDocument                   func(childComplexity int, input model.CreateDocumentInput) int
+		CreateTrackingRequest            func(childComplexity int, input model.TrackingRequestInput) int
+		CreateWebhook                    func(childComplexity int, input model.WebhookInput) int
+		DeleteContainerCustomField       func(childComplexity int, containerID string, apiSlug string) int
+		DeleteCustomField                func(childComplexity int, id string) int
+		DeleteCustomFieldDefinition      func(childComplexity int, id string) int
+		DeleteCustomFieldOption          func(childComplexity int, definitionID string, optionID string) int
+		DeleteDocument                   func(childComplexity int, id string) int
+		DeleteShipmentCustomField        func(childComplexity int, shipmentID string, apiSlug string) int
+		DeleteTrackingRequestCustomField func(childComplexity int, trackingRequestID string, apiSlug string) int
+		DeleteWebhook                    func(childComplexity int, id string) int
+		ResumeTrackingShipment           func(childComplexity int, id string) int
+		RotateWebhookSecret              func(childComplexity int, id string) int
+		StopTrackingShipment             func(childComplexity int, id string) int
+		UpdateContainerCustomField       func(childComplexity int, containerID string, apiSlug string, value model.JSON) int
+		UpdateCustomField                func(childComplexity int, id string, value model.JSON) int
+		UpdateCustomFieldDefinition      func(childComplexity int, id string, input model.CustomFieldDefinitionPatch) int
+		UpdateCustomFieldOption          func(childComplexity int, definitionID string, optionID string, input model.CustomFieldOptionPatch) int
+		UpdateDocument                   func(childComplexity int, id string, input model.DocumentPatch) int
+		UpdateShipment                   func(childComplexity int, id string, input model.ShipmentPatch) int
+		UpdateShipmentCustomField        func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
+		UpdateTrackingRequest            func(childComplexity int, id string, input model.TrackingRequestPatch) int
+		UpdateTrackingRequestCustomField func(childComplexity int, trackingRequestID string, apiSlug string, value model.JSON) int
+		UpdateWebhook                    func(childComplexity int, id string, input model.WebhookPatch) int
 	}
 
 	NumberValidation struct {
@@ -576,6 +578,8 @@ type ComplexityRoot struct {
 
 	TrackingRequest struct {
 		CreatedAt     func(childComplexity int) int
+		CustomField   func(childComplexity int, apiSlug string) int
+		CustomFields  func(childComplexity int) int
 		FailedReason  func(childComplexity int) int
 		ID            func(childComplexity int) int
 		IsRetrying    func(childComplexity int) int
@@ -760,6 +764,8 @@ type MutationResolver interface {
 	UpdateCustomField(ctx context.Context, id string, value model.JSON) (*model.CustomField, error)
 	DeleteShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string) (*model.CustomField, error)
 	DeleteContainerCustomField(ctx context.Context, containerID string, apiSlug string) (*model.CustomField, error)
+	UpdateTrackingRequestCustomField(ctx context.Context, trackingRequestID string, apiSlug string, value model.JSON) (*model.CustomField, error)
+	DeleteTrackingRequestCustomField(ctx context.Context, trackingRequestID string, apiSlug string) (*model.CustomField, error)
 	DeleteCustomField(ctx context.Context, id string) (*model.CustomField, error)
 	CreateCustomFieldDefinition(ctx context.Context, input model.CustomFieldDefinitionInput) (*model.CustomFieldDefinition, error)
 	UpdateCustomFieldDefinition(ctx context.Context, id string, input model.CustomFieldDefinitionPatch) (*model.CustomFieldDefinition, error)
@@ -2221,6 +2227,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteShipmentCustomField(childComplexity, args["shipmentId"].(string), args["apiSlug"].(string)), true
+	case "Mutation.deleteTrackingRequestCustomField":
+		if e.ComplexityRoot.Mutation.DeleteTrackingRequestCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteTrackingRequestCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteTrackingRequestCustomField(childComplexity, args["trackingRequestId"].(string), args["apiSlug"].(string)), true
 	case "Mutation.deleteWebhook":
 		if e.ComplexityRoot.Mutation.DeleteWebhook == nil {
 			break
@@ -2353,6 +2370,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateTrackingRequest(childComplexity, args["id"].(string), args["input"].(model.TrackingRequestPatch)), true
+	case "Mutation.updateTrackingRequestCustomField":
+		if e.ComplexityRoot.Mutation.UpdateTrackingRequestCustomField == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTrackingRequestCustomField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTrackingRequestCustomField(childComplexity, args["trackingRequestId"].(string), args["apiSlug"].(string), args["value"].(model.JSON)), true
 	case "Mutation.updateWebhook":
 		if e.ComplexityRoot.Mutation.UpdateWebhook == nil {
 			break
@@ -3522,6 +3550,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TrackingRequest.CreatedAt(childComplexity), true
+	case "TrackingRequest.customField":
+		if e.ComplexityRoot.TrackingRequest.CustomField == nil {
+			break
+		}
+
+		args, err := ec.field_TrackingRequest_customField_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.TrackingRequest.CustomField(childComplexity, args["apiSlug"].(string)), true
+	case "TrackingRequest.customFields":
+		if e.ComplexityRoot.TrackingRequest.CustomFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.CustomFields(childComplexity), true
 	case "TrackingRequest.failedReason":
 		if e.ComplexityRoot.TrackingRequest.FailedReason == nil {
 			break
@@ -5057,9 +5102,10 @@ enum CustomFieldDataType {
 enum CustomFieldEntityType {
   SHIPMENT
   CONTAINER
+  TRACKING_REQUEST
 }
 
-"An account's own field on shipments or containers."
+"An account's own field on shipments, containers or tracking requests."
 type CustomFieldDefinition implements Node @key(fields: "id") {
   "The definition's UUID."
   id: ID!
@@ -5104,9 +5150,9 @@ type CustomFieldOption implements Node {
 }
 
 "The entity a custom field value is set on."
-union CustomFieldEntity = Shipment | Container
+union CustomFieldEntity = Shipment | Container | TrackingRequest
 
-"A custom field value on a shipment or container."
+"A custom field value on a shipment, container or tracking request."
 type CustomField implements Node {
   "The value's UUID."
   id: ID!
@@ -5122,7 +5168,7 @@ type CustomField implements Node {
   updatedAt: DateTime!
   "The definition of the field."
   definition: CustomFieldDefinition!
-  "The shipment or container the value is set on."
+  "The shipment, container or tracking request the value is set on."
   entity: CustomFieldEntity!
 }
 
@@ -5165,7 +5211,7 @@ type Subscription {
   containerUpdated(filter: ContainerSubscriptionFilter, after: ID): ContainerEvent!
   "Changes of one shipment."
   shipmentUpdated(id: ID!, after: ID): ShipmentEvent!
-  "Custom field values set, changed or cleared on one shipment or container."
+  "Custom field values set, changed or cleared on one shipment, container or tracking request."
   customFieldChanged(entityId: ID!, after: ID): CustomFieldEvent!
   """
   Every change of the account (shipments, containers, custom fields, custom
@@ -5258,7 +5304,7 @@ type CustomFieldEvent {
   logId: ID
   "The custom field value's id (null for RESYNC)."
   id: ID
-  "The shipment or container it is set on."
+  "The shipment, container or tracking request it is set on."
   entityId: ID
   "The value after the change; null when deleted (or for RESYNC)."
   customField: CustomField
@@ -5317,7 +5363,7 @@ extend type Query {
 
 extend type Mutation {
   """
-  Set a custom field on a shipment or container that has no value for it
+  Set a custom field on a shipment, container or tracking request that has no value for it
   yet (CONFLICT when it has one: update it instead). The definition is
   named by ` + "`" + `apiSlug` + "`" + `, for the entity's type.
   """
@@ -5335,13 +5381,19 @@ extend type Mutation {
   "Delete the value of a container's custom field; returns the deleted value (NOT_FOUND when it has none)."
   deleteContainerCustomField(containerId: ID!, apiSlug: String!): CustomField!
 
+  "Set (or with ` + "`" + `null` + "`" + ` clear, returning null) the value of a tracking request's custom field, as updateShipmentCustomField does for shipments."
+  updateTrackingRequestCustomField(trackingRequestId: ID!, apiSlug: String!, value: JSON): CustomField
+
+  "Delete the value of a tracking request's custom field; returns the deleted value (NOT_FOUND when it has none)."
+  deleteTrackingRequestCustomField(trackingRequestId: ID!, apiSlug: String!): CustomField!
+
   "Delete a custom field value by id; returns the deleted value."
   deleteCustomField(id: ID!): CustomField!
 }
 
 "A new custom field value."
 input CustomFieldInput {
-  "The shipment or container."
+  "The shipment, container or tracking request."
   entityId: ID!
   "The entity's type; when given, an entity of the other type is NOT_FOUND."
   entityType: CustomFieldEntityType
@@ -5355,7 +5407,7 @@ input CustomFieldInput {
 input CustomFieldFilter {
   "Only values on this entity type."
   entityType: CustomFieldEntityType
-  "Only values on this shipment or container."
+  "Only values on this shipment, container or tracking request."
   entityId: ID
   "Only values of this definition."
   definitionId: ID
@@ -5824,6 +5876,10 @@ type TrackingRequest implements Node {
   updatedAt: DateTime!
   "The shipment it tracks, once the shipping line answered."
   trackedObject: Shipment
+  "Values of the account's tracking request custom fields that are set on this request (a cleared value is deleted, so it is absent)."
+  customFields: [CustomField!]!
+  "The value of one custom field, by its definition's apiSlug; null when unset."
+  customField(apiSlug: String!): CustomField
 }
 
 "A tracking request's state."
@@ -6981,6 +7037,10 @@ func (ec *executionContext) childFields_TrackingRequest(ctx context.Context, fie
 		return ec.fieldContext_TrackingRequest_updatedAt(ctx, field)
 	case "trackedObject":
 		return ec.fieldContext_TrackingRequest_trackedObject(ctx, field)
+	case "customFields":
+		return ec.fieldContext_TrackingRequest_customFields(ctx, field)
+	case "customField":
+		return ec.fieldContext_TrackingRequest_customField(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TrackingRequest", field.Name)
 }
@@ -7679,6 +7739,28 @@ func (ec *executionContext) field_Mutation_deleteShipmentCustomField_args(ctx co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteTrackingRequestCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "trackingRequestId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["trackingRequestId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "apiSlug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["apiSlug"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7910,6 +7992,36 @@ func (ec *executionContext) field_Mutation_updateShipment_args(ctx context.Conte
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateTrackingRequestCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "trackingRequestId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["trackingRequestId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "apiSlug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["apiSlug"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "value",
+		func(ctx context.Context, v any) (model.JSON, error) {
+			return ec.unmarshalOJSON2shipgraphᚋmodelᚐJSON(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["value"] = arg2
 	return args, nil
 }
 
@@ -8848,6 +8960,20 @@ func (ec *executionContext) field_Subscription_shipmentUpdated_args(ctx context.
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_TrackingRequest_customField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "apiSlug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["apiSlug"] = arg0
 	return args, nil
 }
 
@@ -14411,6 +14537,94 @@ func (ec *executionContext) fieldContext_Mutation_deleteContainerCustomField(ctx
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteContainerCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTrackingRequestCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTrackingRequestCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTrackingRequestCustomField(ctx, fc.Args["trackingRequestId"].(string), fc.Args["apiSlug"].(string), fc.Args["value"].(model.JSON))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalOCustomField2ᚖshipgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTrackingRequestCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTrackingRequestCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteTrackingRequestCustomField(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteTrackingRequestCustomField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteTrackingRequestCustomField(ctx, fc.Args["trackingRequestId"].(string), fc.Args["apiSlug"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚖshipgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteTrackingRequestCustomField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteTrackingRequestCustomField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -20137,6 +20351,82 @@ func (ec *executionContext) fieldContext_TrackingRequest_trackedObject(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _TrackingRequest_customFields(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_customFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CustomFields(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CustomField) graphql.Marshaler {
+			return ec.marshalNCustomField2ᚕᚖshipgraphᚋmodelᚐCustomFieldᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_customFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingRequest",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingRequest_customField(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_customField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.CustomField(fc.Args["apiSlug"].(string)), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomField) graphql.Marshaler {
+			return ec.marshalOCustomField2ᚖshipgraphᚋmodelᚐCustomField(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_customField(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingRequest",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomField(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_TrackingRequest_customField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TrackingRequestConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequestConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24759,6 +25049,13 @@ func (ec *executionContext) _CustomFieldEntity(ctx context.Context, sel ast.Sele
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case model.TrackingRequest:
+		return ec._TrackingRequest(ctx, sel, &obj)
+	case *model.TrackingRequest:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TrackingRequest(ctx, sel, obj)
 	case model.Shipment:
 		return ec._Shipment(ctx, sel, &obj)
 	case *model.Shipment:
@@ -27404,6 +27701,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "updateTrackingRequestCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTrackingRequestCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleteTrackingRequestCustomField":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteTrackingRequestCustomField(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "deleteCustomField":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCustomField(ctx, field)
@@ -29529,7 +29840,7 @@ func (ec *executionContext) _TerminalHold(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var trackingRequestImplementors = []string{"TrackingRequest", "WebhookReferenceObject", "Node"}
+var trackingRequestImplementors = []string{"TrackingRequest", "CustomFieldEntity", "WebhookReferenceObject", "Node"}
 
 func (ec *executionContext) _TrackingRequest(ctx context.Context, sel ast.SelectionSet, obj *model.TrackingRequest) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trackingRequestImplementors)
@@ -29669,6 +29980,16 @@ func (ec *executionContext) _TrackingRequest(ctx context.Context, sel ast.Select
 			}
 		case "trackedObject":
 			out.Values[i] = ec._TrackingRequest_trackedObject(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "customFields":
+			out.Values[i] = ec._TrackingRequest_customFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "customField":
+			out.Values[i] = ec._TrackingRequest_customField(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
