@@ -144,6 +144,14 @@ func (r *mutationResolver) StopTrackingShipment(ctx context.Context, id string) 
 	return withPlan(ctx, v, err)
 }
 
+// RefreshContainer is the resolver for the refreshContainer field.
+func (r *mutationResolver) RefreshContainer(ctx context.Context, id string) (*model.Container, error) {
+	if _, err := r.Res.RefreshContainer(ctx, id); err != nil {
+		return nil, err
+	}
+	return r.Res.Container(ctx, id, fieldPlan(ctx))
+}
+
 // ResumeTrackingShipment is the resolver for the resumeTrackingShipment field.
 func (r *mutationResolver) ResumeTrackingShipment(ctx context.Context, id string) (*model.Shipment, error) {
 	v, err := r.Res.ResumeTracking(ctx, id)

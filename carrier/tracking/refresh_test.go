@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +47,26 @@ func TestRefreshContainer(t *testing.T) {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		return w
+	}
+	// GraphQL's refreshContainer goes the same way: the container back,
+	// FORBIDDEN for a viewer, NOT_FOUND for another account's.
+	mutate := func(who, id string) string {
+		body := `{"query":"mutation($id: ID!) { refreshContainer(id: $id) { id } }","variables":{"id":"` + id + `"}}`
+		req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(body))
+		req.Header.Set("Authorization", "Token "+env.Key(t, who))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w.Body.String()
+	}
+	if got := mutate("acme/member", box); !strings.Contains(got, `"refreshContainer":{"id":"`+box+`"}`) {
+		t.Fatalf("refreshContainer: %s", got)
+	}
+	if got := mutate("acme/viewer", box); !strings.Contains(got, `"FORBIDDEN"`) {
+		t.Fatalf("refreshContainer as a viewer: %s", got)
+	}
+	if got := mutate("acme/member", other); !strings.Contains(got, `"NOT_FOUND"`) {
+		t.Fatalf("refreshContainer of another account's container: %s", got)
 	}
 	if w := patch("acme/member", other); w.Code != http.StatusNotFound {
 		t.Fatalf("another account's container: %d %s", w.Code, w.Body)

@@ -345,6 +345,7 @@ type ComplexityRoot struct {
 		DeleteShipmentCustomField        func(childComplexity int, shipmentID string, apiSlug string) int
 		DeleteTrackingRequestCustomField func(childComplexity int, trackingRequestID string, apiSlug string) int
 		DeleteWebhook                    func(childComplexity int, id string) int
+		RefreshContainer                 func(childComplexity int, id string) int
 		ResumeTrackingShipment           func(childComplexity int, id string) int
 		RotateWebhookSecret              func(childComplexity int, id string) int
 		StopTrackingShipment             func(childComplexity int, id string) int
@@ -772,6 +773,7 @@ type MutationResolver interface {
 	DeleteCustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error)
 	UpdateShipment(ctx context.Context, id string, input model.ShipmentPatch) (*model.Shipment, error)
 	StopTrackingShipment(ctx context.Context, id string) (*model.Shipment, error)
+	RefreshContainer(ctx context.Context, id string) (*model.Container, error)
 	ResumeTrackingShipment(ctx context.Context, id string) (*model.Shipment, error)
 	UpdateDocument(ctx context.Context, id string, input model.DocumentPatch) (*model.Document, error)
 	DeleteDocument(ctx context.Context, id string) (*model.Document, error)
@@ -2249,6 +2251,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhook(childComplexity, args["id"].(string)), true
+	case "Mutation.refreshContainer":
+		if e.ComplexityRoot.Mutation.RefreshContainer == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_refreshContainer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RefreshContainer(childComplexity, args["id"].(string)), true
 	case "Mutation.resumeTrackingShipment":
 		if e.ComplexityRoot.Mutation.ResumeTrackingShipment == nil {
 			break
@@ -5493,6 +5506,14 @@ extend type Mutation {
   user. A shipment whose tracking already stopped keeps when and why.
   """
   stopTrackingShipment(id: ID!): Shipment!
+  """
+  Poll the container's shipping line at once for its shipment's live tracking
+  requests (the /v2 PATCH /containers/{id}/refresh); the answer is the
+  container as stored now — the poll's changes follow through subscriptions
+  and webhooks. At most TRACKING_REFRESH_LIMIT a minute per key
+  (RATE_LIMITED beyond); viewers are FORBIDDEN.
+  """
+  refreshContainer(id: ID!): Container!
 
   "Resume tracking a shipment: clears lineTrackingStoppedAt, its reason and user."
   resumeTrackingShipment(id: ID!): Shipment!
@@ -7762,6 +7783,20 @@ func (ec *executionContext) field_Mutation_deleteTrackingRequestCustomField_args
 }
 
 func (ec *executionContext) field_Mutation_deleteWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_refreshContainer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -14889,6 +14924,50 @@ func (ec *executionContext) fieldContext_Mutation_stopTrackingShipment(ctx conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_stopTrackingShipment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_refreshContainer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_refreshContainer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RefreshContainer(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Container) graphql.Marshaler {
+			return ec.marshalNContainer2ᚖshipgraphᚋmodelᚐContainer(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_refreshContainer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Container(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_refreshContainer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -27753,6 +27832,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "stopTrackingShipment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_stopTrackingShipment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "refreshContainer":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_refreshContainer(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
