@@ -6,64 +6,22 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"shipgraph/carrier/dcsa"
 	"shipgraph/carrier/numbers"
 	"shipgraph/carrier/sim"
+	"shipgraph/carrier/sim/simtest"
 )
 
-var epoch = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+var epoch = simtest.Epoch
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
-type carrier struct {
-	*sim.Sim
-	URL   string // the simulator's root
-	clock *clock
-}
-
-// start runs the simulator on 127.0.0.1:0 over real HTTP.
-func start(t *testing.T, o sim.Options) *carrier {
+// start runs the simulator on 127.0.0.1:0 over real HTTP, its clock 20
+// days past the epoch.
+func start(t *testing.T, o sim.Options) *simtest.Server {
 	t.Helper()
-	c := &clock{t: epoch.Add(20 * 24 * time.Hour)}
-	o.Now, o.Epoch = c.Now, epoch
-	s, err := sim.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return &carrier{Sim: s, URL: "http://" + ln.Addr().String(), clock: c}
-}
-
-func (c *carrier) number(t *testing.T, scac, typ, state string) sim.Number {
-	t.Helper()
-	for _, n := range c.Numbers() {
-		if n.SCAC == scac && n.RequestType == typ && n.State == state {
-			return n
-		}
-	}
-	t.Fatalf("no %s %s of %s", state, typ, scac)
-	return sim.Number{}
+	return simtest.Start(t, o, epoch.Add(20*24*time.Hour))
 }
 
 func query(n sim.Number) dcsa.Query {
@@ -94,7 +52,7 @@ func TestEventsPages(t *testing.T) {
 	ctx := context.Background()
 	kinds := map[dcsa.EventType]int{}
 	for _, typ := range []string{"bill_of_lading", "booking_number", "container"} {
-		n := s.number(t, "MAEU", typ, "tracked")
+		n := s.Number(t, "MAEU", typ, "tracked")
 		paged, err := small.Events(ctx, query(n))
 		if err != nil {
 			t.Fatalf("%s: %v", n.RequestNumber, err)
@@ -120,7 +78,7 @@ func TestEventsPages(t *testing.T) {
 		t.Fatalf("event types read: %v", kinds)
 	}
 	// An event type filter: only those, and an empty answer is no error.
-	n := s.number(t, "MAEU", "bill_of_lading", "tracked")
+	n := s.Number(t, "MAEU", "bill_of_lading", "tracked")
 	q := query(n)
 	q.EventTypes = []dcsa.EventType{dcsa.EventTypeTransport}
 	got, err := small.Events(ctx, q)
@@ -132,10 +90,10 @@ func TestEventsPages(t *testing.T) {
 			t.Fatalf("TRANSPORT only gave %+v", e)
 		}
 	}
-	w := s.number(t, "MAEU", "booking_number", "awaiting_manifest")
+	w := s.Number(t, "MAEU", "booking_number", "awaiting_manifest")
 	q = query(w)
 	q.EventTypes = []dcsa.EventType{dcsa.EventTypeEquipment}
-	s.clock.Set(epoch)
+	s.Clock.Set(epoch)
 	if got, err := small.Events(ctx, q); err != nil || len(got) != 0 {
 		t.Fatalf("equipment of a booking awaiting its manifest: %d events, %v; want none and no error", len(got), err)
 	}
@@ -167,7 +125,7 @@ func TestNotFound(t *testing.T) {
 			t.Errorf("%+v: %v, want ErrNotFound", q, err)
 		}
 	}
-	n := s.number(t, "MSCU", "container", "tracked")
+	n := s.Number(t, "MSCU", "container", "tracked")
 	if err := s.SetFaults([]sim.Fault{{SCAC: "MSCU", Number: n.RequestNumber, Mode: sim.FaultNotFound}}); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +158,7 @@ func serve(t *testing.T, h http.Handler) string {
 // tracking jobs decide on.
 func TestErrorKinds(t *testing.T) {
 	s := start(t, sim.Options{Seed: 1})
-	n := s.number(t, "CMDU", "bill_of_lading", "tracked")
+	n := s.Number(t, "CMDU", "bill_of_lading", "tracked")
 	c := client(t, dcsa.Config{BaseURL: s.URL + "/CMDU", MaxBodyBytes: 64 << 10, Timeout: 200 * time.Millisecond})
 	ctx := context.Background()
 	cases := []struct {
@@ -267,7 +225,7 @@ func TestErrorKinds(t *testing.T) {
 // TestBodyCap: a page exactly at the cap is read, one byte less is refused.
 func TestBodyCap(t *testing.T) {
 	s := start(t, sim.Options{Seed: 1})
-	n := s.number(t, "ONEY", "bill_of_lading", "tracked")
+	n := s.Number(t, "ONEY", "bill_of_lading", "tracked")
 	res, err := http.Get(s.URL + "/ONEY/v2/events?transportDocumentReference=" + n.RequestNumber + "&limit=1000")
 	if err != nil {
 		t.Fatal(err)
@@ -290,7 +248,7 @@ func TestBodyCap(t *testing.T) {
 // against a carrier that wants them, and both are refused when wrong.
 func TestCredentials(t *testing.T) {
 	s := start(t, sim.Options{Seed: 1, APIKeyHeader: "X-Api-Key", APIKey: "k3y", ClientID: "shipgraph", ClientSecret: "s3cret"})
-	n := s.number(t, "EGLV", "container", "tracked")
+	n := s.Number(t, "EGLV", "container", "tracked")
 	base := s.URL + "/EGLV"
 	ctx := context.Background()
 	for name, tc := range map[string]struct {

@@ -22,7 +22,7 @@ func BenchmarkNew(b *testing.B) {
 // of a bill of lading, over real HTTP on loopback.
 func BenchmarkEventsPage(b *testing.B) {
 	s := start(b, sim.Options{Seed: 1})
-	s.clock.Set(epoch.Add(30 * 24 * time.Hour))
+	s.Clock.Set(epoch.Add(30 * 24 * time.Hour))
 	var n sim.Number
 	for _, x := range s.Numbers() {
 		if x.RequestType == "bill_of_lading" {

@@ -217,7 +217,7 @@ func TestAuth(t *testing.T) {
 	if res, _ := get(t, u, "Authorization", "Bearer x"+tok); res.StatusCode != 401 {
 		t.Errorf("made-up token: %s", res.Status)
 	}
-	s.clock.Set(epoch.Add(2 * time.Hour))
+	s.Clock.Set(epoch.Add(2 * time.Hour))
 	if res, _ := get(t, u, "Authorization", "Bearer "+tok); res.StatusCode != 401 {
 		t.Errorf("expired token: %s", res.Status)
 	}

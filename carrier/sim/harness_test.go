@@ -2,14 +2,11 @@ package sim_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,59 +14,17 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"shipgraph/carrier/sim"
+	"shipgraph/carrier/sim/simtest"
 )
 
 // epoch anchors every test's voyages.
-var epoch = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-
-// clock is a simulator clock the test moves.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
+var epoch = simtest.Epoch
 
 // server is a simulator on 127.0.0.1:0 over real HTTP.
-type server struct {
-	*sim.Sim
-	URL   string
-	clock *clock
-}
+type server = simtest.Server
 
-func start(t testing.TB, o sim.Options) *server {
-	t.Helper()
-	c := &clock{t: epoch}
-	if o.Now == nil {
-		o.Now = c.Now
-	}
-	if o.Epoch.IsZero() {
-		o.Epoch = epoch
-	}
-	s, err := sim.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
-	return &server{Sim: s, URL: "http://" + ln.Addr().String(), clock: c}
-}
+// start serves a simulator of o, its clock at the epoch.
+func start(t testing.TB, o sim.Options) *server { return simtest.Start(t, o, time.Time{}) }
 
 // param is the query parameter of a request type of /sim/numbers.
 var param = map[string]string{

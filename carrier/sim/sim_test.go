@@ -27,7 +27,7 @@ func TestAnswersAreDCSA(t *testing.T) {
 	times := []time.Duration{0, -50 * 24 * time.Hour, -10 * 24 * time.Hour, 5 * 24 * time.Hour, 20 * 24 * time.Hour, 90 * 24 * time.Hour}
 	checked, events := 0, 0
 	for ti, d := range times {
-		s.clock.Set(epoch.Add(d))
+		s.Clock.Set(epoch.Add(d))
 		for i, n := range ns {
 			if ti > 0 && i%5 != ti%5 {
 				continue
@@ -112,7 +112,7 @@ func TestNumbers(t *testing.T) {
 
 	// Every vessel of every event has a valid IMO number; containers carry
 	// ISO 6346 numbers.
-	s.clock.Set(epoch.Add(60 * 24 * time.Hour))
+	s.Clock.Set(epoch.Add(60 * 24 * time.Hour))
 	vessels, rail, transship := 0, 0, 0
 	for _, n := range ns {
 		if n.RequestType != "bill_of_lading" {
@@ -211,7 +211,7 @@ func TestClockAdvances(t *testing.T) {
 	prev := map[string]map[string]string{} // number → eventID → JSON
 	moved, actualsAppeared := 0, 0
 	for at := epoch.Add(-30 * 24 * time.Hour); at.Before(epoch.Add(80 * 24 * time.Hour)); at = at.Add(step) {
-		s.clock.Set(at)
+		s.Clock.Set(at)
 		for _, n := range bls[:12] {
 			res, b := get(t, eventsURL(s.URL, n, "&limit=1000"))
 			if res.StatusCode != http.StatusOK {
@@ -256,7 +256,7 @@ func TestClockAdvances(t *testing.T) {
 	t.Logf("%d new arrival estimates, %d actual events appeared", moved, actualsAppeared)
 
 	// Awaiting the manifest: only shipment events at the epoch, equipment later.
-	s.clock.Set(epoch)
+	s.Clock.Set(epoch)
 	n := waiting[0]
 	got, _ := all(t, eventsURL(s.URL, n, ""))
 	if len(got) == 0 {
@@ -267,7 +267,7 @@ func TestClockAdvances(t *testing.T) {
 			t.Fatalf("%s awaiting its manifest: a %s event at the epoch", n.RequestNumber, e.EventType)
 		}
 	}
-	s.clock.Set(epoch.Add(30 * 24 * time.Hour))
+	s.Clock.Set(epoch.Add(30 * 24 * time.Hour))
 	got, _ = all(t, eventsURL(s.URL, n, ""))
 	boxes := 0
 	for _, e := range got {
@@ -284,7 +284,7 @@ func TestClockAdvances(t *testing.T) {
 // does, even when the clock moves between pages; the filters hold.
 func TestPages(t *testing.T) {
 	s := start(t, sim.Options{Seed: 2})
-	s.clock.Set(epoch.Add(40 * 24 * time.Hour))
+	s.Clock.Set(epoch.Add(40 * 24 * time.Hour))
 	for i, n := range s.Numbers() {
 		if i%4 != 0 {
 			continue
@@ -304,9 +304,9 @@ func TestPages(t *testing.T) {
 			}
 			paged = append(paged, page...)
 			u = res.Header.Get("Next-Page")
-			s.clock.Set(s.clock.Now().Add(24 * time.Hour))
+			s.Clock.Set(s.Clock.Now().Add(24 * time.Hour))
 		}
-		s.clock.Set(epoch.Add(40 * 24 * time.Hour))
+		s.Clock.Set(epoch.Add(40 * 24 * time.Hour))
 		if len(paged) != len(whole) {
 			t.Fatalf("%s: %d events over pages, %d in one", n.RequestNumber, len(paged), len(whole))
 		}
