@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -31,26 +30,7 @@ func TestDrainOnShutdown(t *testing.T) {
 	key := keys["acme admin"]
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	var stderr syncBuffer
-	go func() {
-		code := run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn", "--database-url", url, "--shutdown-delay", "1500ms", "--rate-limit", "0"}, pw, &stderr)
-		pw.Close()
-		done <- code
-	}()
-	var base string
-	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "shipgraph listening on "); ok {
-			base = rest
-			go func() { _, _ = io.Copy(io.Discard, pr) }()
-			break
-		}
-	}
-	if base == "" {
-		t.Fatalf("serve exited before listening: %s", stderr.String())
-	}
+	base, done, stderr := startServe(t, ctx, "--database-url", url, "--shutdown-delay", "1500ms", "--rate-limit", "0")
 
 	// Load: POSTs (never retried by the client) over keep-alive
 	// connections. Each worker is its own load balancer: it takes the
@@ -148,26 +128,7 @@ func TestInterruptSkipsDelay(t *testing.T) {
 	url := dbtest.NewDB(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	var stderr syncBuffer
-	go func() {
-		code := run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn", "--database-url", url, "--shutdown-delay", "1h"}, pw, &stderr)
-		pw.Close()
-		done <- code
-	}()
-	var base string
-	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "shipgraph listening on "); ok {
-			base = rest
-			go func() { _, _ = io.Copy(io.Discard, pr) }()
-			break
-		}
-	}
-	if base == "" {
-		t.Fatalf("serve exited before listening: %s", stderr.String())
-	}
+	base, done, stderr := startServe(t, ctx, "--database-url", url, "--shutdown-delay", "1h")
 	if res, err := http.Get(base + "/healthz"); err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("/healthz: %v %v", res, err)
 	}

@@ -63,16 +63,8 @@ func seedKeys(t *testing.T, url string, shipments string) map[string]string {
 // the server stops (and run returns 0) when the test ends.
 func serve(t *testing.T, args ...string) string {
 	t.Helper()
-	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	var stderr syncBuffer
-	go func() {
-		code := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn", "--shutdown-delay", "0", "--data-dir", dataDir}, args...), pw, &stderr)
-		pw.Close()
-		done <- code
-	}()
+	base, done, stderr := startServe(t, ctx, append([]string{"--shutdown-delay", "0", "--data-dir", t.TempDir()}, args...)...)
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -84,15 +76,32 @@ func serve(t *testing.T, args ...string) string {
 			t.Error("serve did not stop within 30s of cancellation")
 		}
 	})
+	return base
+}
+
+// startServe runs `shipgraph serve --addr 127.0.0.1:0 --log-level warn`
+// with args until ctx ends (its cancellation is the signal) and returns its
+// base URL once it listens, the channel run's exit code arrives on, and
+// its stderr.
+func startServe(t *testing.T, ctx context.Context, args ...string) (base string, done <-chan int, stderr *syncBuffer) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	exit := make(chan int, 1)
+	stderr = &syncBuffer{}
+	go func() {
+		code := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), pw, stderr)
+		pw.Close()
+		exit <- code
+	}()
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		if rest, ok := strings.CutPrefix(sc.Text(), "shipgraph listening on "); ok {
 			go func() { _, _ = io.Copy(io.Discard, pr) }()
-			return rest
+			return rest, exit, stderr
 		}
 	}
 	t.Fatalf("serve exited before listening: %s", stderr.String())
-	return ""
+	return "", exit, stderr
 }
 
 // syncBuffer collects a server's stderr for failure messages.
