@@ -46,20 +46,12 @@ func (s *server) containerTransportEvents(w http.ResponseWriter, r *http.Request
 		if err != nil {
 			return listPage[*model.TransportEvent]{}, err
 		}
-		return pageOf(all, p), nil
+		pg := memoryPage(all, p.page)
+		pg.hasPrev = p.page.Number > 1 && len(all) > 0 // a container's events are few: read whole, paged here
+		return pg, nil
 	}, func(b *builder, ctx context.Context, es []*model.TransportEvent, p *params) ([]*Resource, error) {
 		return renderAll(b, ctx, es, p, transportEventShape)
 	})
-}
-
-// pageOf is the page p asks for of a list read whole (a container's events
-// are few).
-func pageOf[T any](all []T, p *params) listPage[T] {
-	from := min((p.page.Number-1)*p.page.Size, len(all))
-	to := min(from+p.page.Size, len(all))
-	n := len(all)
-	return listPage[T]{nodes: all[from:to], hasNext: to < n, hasPrev: from > 0,
-		count: func(context.Context) (int, error) { return n, nil }}
 }
 
 func (s *server) containerRawEvents(w http.ResponseWriter, r *http.Request) {
