@@ -12,7 +12,7 @@ import (
 
 	"shipgraph/app"
 	"shipgraph/db/dbtest"
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // TestDrainOnShutdown: on the signal, /readyz answers 503 at once while
@@ -83,11 +83,11 @@ func TestDrainOnShutdown(t *testing.T) {
 			}
 		}()
 	}
-	graphtest.WaitFor(t, 30*time.Second, "the load to run", func() bool { return ok.Load() >= 50 })
+	testkit.WaitFor(t, 30*time.Second, "the load to run", func() bool { return ok.Load() >= 50 })
 	signalled.Store(true)
 	cancel() // SIGTERM
 	ready := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	graphtest.WaitFor(t, 10*time.Second, "/readyz to answer 503 while draining", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "/readyz to answer 503 while draining", func() bool {
 		res, err := ready.Get(base + "/readyz")
 		if err != nil {
 			t.Fatalf("/readyz while draining: %v", err)

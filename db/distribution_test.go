@@ -39,9 +39,9 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 	"shipgraph/model"
+	"shipgraph/testkit"
 )
 
 // ---------------------------------------------------------------- the rules
@@ -609,14 +609,14 @@ func explainConn(t *testing.T, q *sql.DB) *sql.Conn {
 func TestStatementsFilterByAccount(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	env := graphtest.New(t, graphtest.Options{})
+	env := testkit.New(t, testkit.Options{})
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(ctx) })
-	c := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
+	c := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.Tracing = tp
 	c.Webhooks.AllowPrivate = true // a receiver URL on loopback, no lookup
-	h := graphtest.Start(t, env.Store, c)
+	h := testkit.Start(t, env.Store, c)
 
 	one := func(query string, args ...any) string {
 		t.Helper()
@@ -938,7 +938,7 @@ func TestDistributionMigrationOnSeededData(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 120, Seed: 7, Now: graphtest.SeedNow}); err != nil {
+	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 120, Seed: 7, Now: testkit.SeedNow}); err != nil {
 		t.Fatal(err)
 	}
 	q := store.SQL()

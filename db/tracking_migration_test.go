@@ -10,8 +10,8 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
-	"shipgraph/graph/graphtest"
 	"shipgraph/model"
+	"shipgraph/testkit"
 )
 
 // Migration 00013 backfills one tracking request per existing shipment
@@ -26,7 +26,7 @@ func TestTrackingMigrationBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 60, Seed: 3, Now: graphtest.SeedNow}); err != nil {
+	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 60, Seed: 3, Now: testkit.SeedNow}); err != nil {
 		t.Fatal(err)
 	}
 	q := store.SQL()

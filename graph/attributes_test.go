@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // The attribute test is driven by the schema itself: for every type that
@@ -123,19 +123,19 @@ type introTypeDef struct {
 	Fields        []introField
 }
 
-func introspect(t *testing.T, e *graphtest.Env, k, name string) introTypeDef {
+func introspect(t *testing.T, e *testkit.Env, k, name string) introTypeDef {
 	t.Helper()
 	var d struct {
 		Type introTypeDef `json:"__type"`
 	}
-	e.Must(t, k, typeIntrospection, graphtest.Vars{"name": name}, &d)
+	e.Must(t, k, typeIntrospection, testkit.Vars{"name": name}, &d)
 	return d.Type
 }
 
 // selection selects every field of an object type: leaves by name,
 // relationships by __typename and id, small value objects (holds, fees,
 // deadlines) by all their leaves.
-func selection(t *testing.T, e *graphtest.Env, k string, def introTypeDef) string {
+func selection(t *testing.T, e *testkit.Env, k string, def introTypeDef) string {
 	var b strings.Builder
 	for _, f := range def.Fields {
 		kind, name, _, _ := f.Type.named()
@@ -201,7 +201,7 @@ func snake(s string) string { return strings.ToLower(upperSnake.ReplaceAllString
 // sampleIDs picks records of a table visible to acme: its own rows, or
 // shared reference rows. The sample leans on rows with few NULLs so most
 // nullable attributes are compared with a value at least once.
-func sampleIDs(t *testing.T, e *graphtest.Env, table, acme string, n int) []string {
+func sampleIDs(t *testing.T, e *testkit.Env, table, acme string, n int) []string {
 	var ids []string
 	const density = "(SELECT count(*) FROM jsonb_each(to_jsonb(x)) j WHERE j.value <> 'null'::jsonb)"
 	switch table {
@@ -222,7 +222,7 @@ func sampleIDs(t *testing.T, e *graphtest.Env, table, acme string, n int) []stri
 	return ids
 }
 
-func testEveryAttribute(t *testing.T, e *graphtest.Env) {
+func testEveryAttribute(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	node := introspect(t, e, k, "Node")
@@ -248,7 +248,7 @@ func testEveryAttribute(t *testing.T, e *graphtest.Env) {
 					fmt.Fprintf(&q, "$id%d: ID! ", i)
 				}
 				q.WriteString(") {")
-				vars := graphtest.Vars{}
+				vars := testkit.Vars{}
 				for i, id := range batch {
 					fmt.Fprintf(&q, " n%d: node(id: $id%d) { __typename ... on %s { %s } }", i, i, typ, sel)
 					vars[fmt.Sprintf("id%d", i)] = id

@@ -8,12 +8,12 @@ import (
 
 	"github.com/99designs/gqlgen/client"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // testAuthentication: without a valid key nothing is answered but an
 // UNAUTHENTICATED error (application/json: status 200, see transport).
-func testAuthentication(t *testing.T, e *graphtest.Env) {
+func testAuthentication(t *testing.T, e *testkit.Env) {
 	for name, header := range map[string]string{
 		"none":    "",
 		"garbage": "Token nope",
@@ -25,7 +25,7 @@ func testAuthentication(t *testing.T, e *graphtest.Env) {
 			opts = append(opts, client.AddHeader("Authorization", header))
 		}
 		res := e.Do(t, "", `{ viewer { role } shipments { totalCount } }`, nil, opts...)
-		if !graphtest.CodesEqual(res.Codes(), "UNAUTHENTICATED") || (string(res.Data) != "null" && string(res.Data) != "") {
+		if !testkit.CodesEqual(res.Codes(), "UNAUTHENTICATED") || (string(res.Data) != "null" && string(res.Data) != "") {
 			t.Errorf("%s key: %s; want UNAUTHENTICATED and no data", name, res)
 		}
 	}
@@ -39,7 +39,7 @@ func testAuthentication(t *testing.T, e *graphtest.Env) {
 // TestRevokedKey: a revoked key stops working within a second, although
 // it was cached (the database announces the revocation; see httpapi).
 func TestRevokedKey(t *testing.T) {
-	e := graphtest.New(t, graphtest.Options{Shipments: 3})
+	e := testkit.New(t, testkit.Options{Shipments: 3})
 	k := e.Key(t, acmeMember)
 	e.Must(t, k, `{ viewer { role } }`, nil, nil)
 	if res := e.Must(t, k, `{ viewer { role } }`, nil, nil); res.Statements != res.AfterAuth {
@@ -51,15 +51,15 @@ func TestRevokedKey(t *testing.T) {
 	if err := e.Store.RevokeToken(context.Background(), acme, tokenID); err != nil {
 		t.Fatal(err)
 	}
-	took := graphtest.WaitFor(t, time.Second, "the revoked key to be refused", func() bool {
-		return graphtest.CodesEqual(e.Do(t, k, `{ viewer { role } }`, nil).Codes(), "UNAUTHENTICATED")
+	took := testkit.WaitFor(t, time.Second, "the revoked key to be refused", func() bool {
+		return testkit.CodesEqual(e.Do(t, k, `{ viewer { role } }`, nil).Codes(), "UNAUTHENTICATED")
 	})
 	t.Logf("revoked key refused after %v", took)
 }
 
 // testViewerCannotWrite: viewer keys are refused every mutation with
 // FORBIDDEN, before anything is read or written.
-func testViewerCannotWrite(t *testing.T, e *graphtest.Env) {
+func testViewerCannotWrite(t *testing.T, e *testkit.Env) {
 	acme := accountID(t, e, "acme")
 	var ship, def, opt string
 	e.SQL(t, &ship, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, acme)
@@ -89,11 +89,11 @@ func testViewerCannotWrite(t *testing.T, e *graphtest.Env) {
 		"deleteDocument":                   `mutation($s: ID!) { deleteDocument(id: $s) { id } }`,
 	} {
 		// Variables an operation does not declare are ignored.
-		res := e.Do(t, k, m, graphtest.Vars{"s": ship, "c": ship, "d": def, "o": opt})
+		res := e.Do(t, k, m, testkit.Vars{"s": ship, "c": ship, "d": def, "o": opt})
 		// A nullable mutation field answers null in place of the error.
 		if string(res.Data) == `{"`+name+`":null}` {
 			res.Data = []byte("null")
 		}
-		graphtest.Refused(t, "viewer "+name, res, "FORBIDDEN")
+		testkit.Refused(t, "viewer "+name, res, "FORBIDDEN")
 	}
 }

@@ -17,8 +17,8 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
+	"shipgraph/testkit"
 	"shipgraph/tracing"
 )
 
@@ -109,11 +109,11 @@ func benchREST(b *testing.B, path string, minBytes int) {
 }
 
 func bench(b *testing.B, minBytes int, newRequest func(key string) *http.Request) {
-	e := graphtest.New(b, graphtest.Options{Shipments: 400})
+	e := testkit.New(b, testkit.Options{Shipments: 400})
 	if benchTracer != nil {
-		c := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
+		c := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 		c.Tracing = benchTracer
-		e.Handler = graphtest.Start(b, e.Store, c)
+		e.Handler = testkit.Start(b, e.Store, c)
 	}
 	e.Store.SetReferenceTTL(time.Minute) // as the server does (REFERENCE_CACHE_TTL)
 	k := e.Keys[acmeAdmin]
@@ -126,7 +126,7 @@ func bench(b *testing.B, minBytes int, newRequest func(key string) *http.Request
 	}
 	do() // warm up: the key cache, plans, connections
 	durations := make([]time.Duration, 0, b.N)
-	before := graphtest.QueriesTotal(b)
+	before := testkit.QueriesTotal(b)
 	goroutines := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
 	metrics.Read(goroutines)
 	started := goroutines[0].Value.Uint64()
@@ -147,7 +147,7 @@ func bench(b *testing.B, minBytes int, newRequest func(key string) *http.Request
 	}
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.95), "p95-ms")
-	b.ReportMetric((graphtest.QueriesTotal(b)-before)/float64(requests), "stmts/op")
+	b.ReportMetric((testkit.QueriesTotal(b)-before)/float64(requests), "stmts/op")
 	b.ReportMetric(float64(goroutines[0].Value.Uint64()-started)/float64(requests), "goroutines/op")
 }
 

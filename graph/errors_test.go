@@ -14,10 +14,10 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/testkit"
 )
 
 // syncBuffer is a log sink safe for concurrent resolvers.
@@ -50,7 +50,7 @@ func TestInternalErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = auth.Close() })
-	tokens, _, err := seed.Run(ctx, auth, seed.Options{Shipments: 4, Seed: 1, Now: graphtest.SeedNow})
+	tokens, _, err := seed.Run(ctx, auth, seed.Options{Shipments: 4, Seed: 1, Now: testkit.SeedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,24 +78,24 @@ func TestInternalErrors(t *testing.T) {
 		r = r.WithContext(model.WithPrincipal(r.Context(), p))
 		load.Middleware(broken, load.DefaultLoaderConfig, gql).ServeHTTP(w, r)
 	}))
-	e := &graphtest.Env{Store: auth, Handler: h}
+	e := &testkit.Env{Store: auth, Handler: h}
 
 	// Works while the store is open...
-	e.Must(t, k, `query($id: ID!) { shipment(id: $id) { id containers { id } } }`, graphtest.Vars{"id": ship}, nil)
+	e.Must(t, k, `query($id: ID!) { shipment(id: $id) { id containers { id } } }`, testkit.Vars{"id": ship}, nil)
 	// ...and then the database goes away.
 	if err := broken.Close(); err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct {
 		query string
-		vars  graphtest.Vars
+		vars  testkit.Vars
 	}{
 		"root list":     {`{ shipments { totalCount nodes { id } } }`, nil},
-		"root by id":    {`query($id: ID!) { shipment(id: $id) { id } }`, graphtest.Vars{"id": ship}},
-		"node":          {`query($id: ID!) { node(id: $id) { id } }`, graphtest.Vars{"id": ship}},
+		"root by id":    {`query($id: ID!) { shipment(id: $id) { id } }`, testkit.Vars{"id": ship}},
+		"node":          {`query($id: ID!) { node(id: $id) { id } }`, testkit.Vars{"id": ship}},
 		"viewer":        {`{ viewer { account { companyName } } }`, nil},
 		"count":         {`{ containers(first: 0) { totalCount } }`, nil},
-		"mutation":      {`mutation($id: ID!) { updateShipmentCustomField(shipmentId: $id, apiSlug: "customer_po", value: "x") { id } }`, graphtest.Vars{"id": ship}},
+		"mutation":      {`mutation($id: ID!) { updateShipmentCustomField(shipmentId: $id, apiSlug: "customer_po", value: "x") { id } }`, testkit.Vars{"id": ship}},
 		"create option": {`mutation { createCustomFieldOption(definitionId: "00000000-0000-0000-0000-000000000001", input: {label: "a", value: "a"}) { id } }`, nil},
 	} {
 		res := e.Do(t, k, c.query, c.vars)

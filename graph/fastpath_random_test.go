@@ -23,8 +23,8 @@ import (
 	"shipgraph/db"
 	"shipgraph/graph/executor"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
+	"shipgraph/testkit"
 )
 
 // TestFastPathRandom is a differential test of the fast path: queries
@@ -48,12 +48,12 @@ func TestFastPathRandom(t *testing.T) {
 		n = min(n, 50)
 	}
 
-	e := graphtest.New(t, graphtest.Options{Shipments: 30})
+	e := testkit.New(t, testkit.Options{Shipments: 30})
 	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.NoFastPath = true
-	gq := graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)
+	gq := testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)
 	fast := e.Handler
 
 	g := newQueryGen(executor.NewExecutableSchema(executor.Config{}).Schema(), sampleValues(t, e, acme))
@@ -177,7 +177,7 @@ type samples struct {
 	words map[string][]string // search terms by argument name
 }
 
-func sampleValues(t *testing.T, e *graphtest.Env, acme string) *samples {
+func sampleValues(t *testing.T, e *testkit.Env, acme string) *samples {
 	s := &samples{ids: map[string][]string{}, words: map[string][]string{}}
 	for typ, table := range nodeTables {
 		s.ids[typ] = sampleIDs(t, e, table, acme, 6)

@@ -7,8 +7,8 @@ import (
 
 	"shipgraph/graph/executor"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
+	"shipgraph/testkit"
 )
 
 // TestFastPathHandOverStatements: a query that starts on the fast path and
@@ -23,11 +23,11 @@ import (
 // So the handed-over request must cost what the page costs on the fast path
 // plus what the whole query costs on gqlgen's executor alone.
 func TestFastPathHandOverStatements(t *testing.T) {
-	e := graphtest.New(t, graphtest.Options{Shipments: 12})
+	e := testkit.New(t, testkit.Options{Shipments: 12})
 	k := e.Key(t, acmeAdmin)
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.NoFastPath = true
-	gq := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+	gq := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 
 	const page = `shipments(first: 5, orderBy: {field: BILL_OF_LADING_NUMBER}) { totalCount nodes { id billOfLadingNumber } }`
 	const query = `{ ` + page + ` __type(name: "Shipment") { name } }`
@@ -37,16 +37,16 @@ func TestFastPathHandOverStatements(t *testing.T) {
 		written, handedOver float64
 		data                string
 	}
-	send := func(env *graphtest.Env, q string) run {
+	send := func(env *testkit.Env, q string) run {
 		t.Helper()
 		env.Must(t, k, q, nil, nil) // the key is cached from here on
 		w0 := testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("written"))
 		h0 := testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("handed_over"))
-		before := graphtest.QueriesTotal(t)
+		before := testkit.QueriesTotal(t)
 		res := env.Must(t, k, q, nil, nil)
 		return run{
 			stmts:      res.AfterAuth,
-			scraped:    int64(graphtest.QueriesTotal(t) - before),
+			scraped:    int64(testkit.QueriesTotal(t) - before),
 			written:    testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("written")) - w0,
 			handedOver: testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("handed_over")) - h0,
 			data:       string(res.Data),

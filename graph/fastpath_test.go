@@ -13,8 +13,8 @@ import (
 	"shipgraph/graph"
 	"shipgraph/graph/executor"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
+	"shipgraph/testkit"
 )
 
 // fastCase is one request of the fast-path comparison and how it must be
@@ -22,7 +22,7 @@ import (
 type fastCase struct {
 	name    string
 	query   string
-	vars    graphtest.Vars
+	vars    testkit.Vars
 	handOff bool
 }
 
@@ -33,7 +33,7 @@ type fastCase struct {
 // reads process-wide counters. Its database has values that need escaping
 // and times with fractions of a second and offsets.
 func TestFastPath(t *testing.T) {
-	e := graphtest.New(t, graphtest.Options{Shipments: 40})
+	e := testkit.New(t, testkit.Options{Shipments: 40})
 	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	for _, stmt := range []string{
@@ -53,14 +53,14 @@ func TestFastPath(t *testing.T) {
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.NoFastPath = true
 	hc.ComplexityLimit = 1 << 30
-	gq := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+	gq := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 	hc.NoFastPath = false
-	fast := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+	fast := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 
 	cases := []fastCase{
 		{name: "compare.sh dashboard", query: benchDashboard},
-		{name: "playground dashboard", query: graph.DashboardQuery, vars: graphtest.Vars{"first": 100}},
-		{name: "wide query", query: wideQuery, vars: graphtest.Vars{"first": 40}},
+		{name: "playground dashboard", query: graph.DashboardQuery, vars: testkit.Vars{"first": 100}},
+		{name: "wide query", query: wideQuery, vars: testkit.Vars{"first": 40}},
 		{name: "fragments, aliases, directives", query: `query($yes: Boolean!, $no: Boolean!, $n: Int) {
 			__typename
 			a: shipments(first: $n) { ...page }
@@ -82,7 +82,7 @@ func TestFastPath(t *testing.T) {
 			}
 		}
 		fragment ship on Shipment { id createdAt customFields { __typename apiSlug value displayValue } }`,
-			vars: graphtest.Vars{"yes": true, "no": false, "n": 7}},
+			vars: testkit.Vars{"yes": true, "no": false, "n": 7}},
 		{name: "numbered page", query: `{ containers(page: {number: 3, size: 5}) { totalCount nodes { id number weightInLbs pickupLfd availableForPickup } } }`},
 		{name: "documents", query: `{ documents(first: 10) { nodes { id name documentType createdAt shipments { id } cargos { number } user { email } } } }`},
 		{name: "a key selected on a union and on its member", query: `{ customFields(first: 20) { nodes { entity {
@@ -108,7 +108,7 @@ func TestFastPath(t *testing.T) {
 		sel := selection(t, e, k, introspect(t, e, k, pt.Name))
 		ids := sampleIDs(t, e, nodeTables[pt.Name], acme, 12)
 		var q strings.Builder
-		vars := graphtest.Vars{}
+		vars := testkit.Vars{}
 		q.WriteString("query(")
 		for i := range ids {
 			fmt.Fprintf(&q, "$id%d: ID! ", i)
@@ -125,13 +125,13 @@ func TestFastPath(t *testing.T) {
 	}
 }
 
-func compareFastPath(t *testing.T, fast, gq *graphtest.Env, k string, c fastCase) {
+func compareFastPath(t *testing.T, fast, gq *testkit.Env, k string, c fastCase) {
 	t.Helper()
 	body, err := json.Marshal(map[string]any{"query": c.query, "variables": c.vars})
 	if err != nil {
 		t.Fatal(err)
 	}
-	send := func(env *graphtest.Env) *graphtest.HTTPResponse {
+	send := func(env *testkit.Env) *testkit.HTTPResponse {
 		res := env.HTTP(t, env.NewRequest(t, http.MethodPost, k, "", body))
 		if res.Status != http.StatusOK {
 			t.Fatalf("status %d: %s", res.Status, res.Body)

@@ -12,7 +12,7 @@ import (
 	"shipgraph/catalog"
 	"shipgraph/graph/executor"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // entitiesQuery is what a gateway sends for shipments: the representations
@@ -55,7 +55,7 @@ func reps(typ, key string, values ...string) []map[string]any {
 	return out
 }
 
-func idsOf(t *testing.T, e *graphtest.Env, query string, args ...any) []string {
+func idsOf(t *testing.T, e *testkit.Env, query string, args ...any) []string {
 	t.Helper()
 	var out []string
 	for _, r := range e.Rows(t, query, args...) {
@@ -71,22 +71,22 @@ func idsOf(t *testing.T, e *graphtest.Env, query string, args ...any) []string {
 // (the shipments, then one statement per relationship and level of the
 // selection), and several entity types together one more per type. Serial:
 // it reads the process-wide counter too.
-func testEntitiesStatements(t *testing.T, e *graphtest.Env) {
+func testEntitiesStatements(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	ships := idsOf(t, e, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 100`, accountID(t, e, "acme"))
 	if len(ships) < 100 {
 		t.Fatalf("want 100 shipments, seeded %d", len(ships))
 	}
-	e.Must(t, k, entitiesQuery, graphtest.Vars{"representations": reps("Shipment", "id", ships[:100]...)}, nil) // warm
+	e.Must(t, k, entitiesQuery, testkit.Vars{"representations": reps("Shipment", "id", ships[:100]...)}, nil) // warm
 	counts := map[int][]int64{}
 	for _, n := range []int{1, 10, 100} {
 		for range 5 {
 			var d struct {
 				Entities []*entity `json:"_entities"`
 			}
-			before := graphtest.QueriesTotal(t)
-			res := e.Must(t, k, entitiesQuery, graphtest.Vars{"representations": reps("Shipment", "id", ships[:n]...)}, &d)
-			if scraped := int64(graphtest.QueriesTotal(t) - before); scraped != res.Statements {
+			before := testkit.QueriesTotal(t)
+			res := e.Must(t, k, entitiesQuery, testkit.Vars{"representations": reps("Shipment", "id", ships[:n]...)}, &d)
+			if scraped := int64(testkit.QueriesTotal(t) - before); scraped != res.Statements {
 				t.Errorf("%d representations: /metrics counted %d statements, the request %d", n, scraped, res.Statements)
 			}
 			counts[n] = append(counts[n], res.Statements)
@@ -121,7 +121,7 @@ func testEntitiesStatements(t *testing.T, e *graphtest.Env) {
 // representations; unknown, malformed and another account's keys are null
 // (never the record, never an error), for every entity type of account
 // data.
-func testEntities(t *testing.T, e *graphtest.Env) {
+func testEntities(t *testing.T, e *testkit.Env) {
 	acme, globex := accountID(t, e, "acme"), accountID(t, e, "globex")
 	k := e.Key(t, acmeViewer)
 	for _, typ := range []string{"Shipment", "Container", "Document", "CustomFieldDefinition"} {
@@ -131,7 +131,7 @@ func testEntities(t *testing.T, e *graphtest.Env) {
 		var d struct {
 			Entities []*entity `json:"_entities"`
 		}
-		e.Must(t, k, entitiesQuery, graphtest.Vars{"representations": reps(typ, "id", keys...)}, &d)
+		e.Must(t, k, entitiesQuery, testkit.Vars{"representations": reps(typ, "id", keys...)}, &d)
 		if len(d.Entities) != len(keys) {
 			t.Fatalf("%s: %d entities for %d representations", typ, len(d.Entities), len(keys))
 		}
@@ -174,7 +174,7 @@ func testEntities(t *testing.T, e *graphtest.Env) {
 			var d struct {
 				Entities []*entity `json:"_entities"`
 			}
-			e.Must(t, k, entitiesQuery, graphtest.Vars{"representations": c.reps}, &d)
+			e.Must(t, k, entitiesQuery, testkit.Vars{"representations": c.reps}, &d)
 			if len(d.Entities) != len(c.want) {
 				t.Fatalf("%d entities, want %d", len(d.Entities), len(c.want))
 			}
@@ -192,14 +192,14 @@ func testEntities(t *testing.T, e *graphtest.Env) {
 		var d struct {
 			Entities []*entity `json:"_entities"`
 		}
-		e.Must(t, k, entitiesQuery, graphtest.Vars{"representations": reps("ShippingLine", "scac", alt[0])}, &d)
+		e.Must(t, k, entitiesQuery, testkit.Vars{"representations": reps("ShippingLine", "scac", alt[0])}, &d)
 		if d.Entities[0] == nil || d.Entities[0].ID != alt[1] {
 			t.Errorf("shipping line by alternative SCAC %s: %+v, want %s", alt[0], d.Entities[0], alt[1])
 		}
 	}
 
 	// Without a key, nothing.
-	res := e.Do(t, "", entitiesQuery, graphtest.Vars{"representations": reps("Port", "code", port[1])})
+	res := e.Do(t, "", entitiesQuery, testkit.Vars{"representations": reps("Port", "code", port[1])})
 	if !slices.Contains(res.Codes(), "UNAUTHENTICATED") || strings.Contains(string(res.Data), port[0]) {
 		t.Errorf("without a key: %s", res)
 	}
@@ -207,7 +207,7 @@ func testEntities(t *testing.T, e *graphtest.Env) {
 
 // testService: _service.sdl is the schema a gateway composes, a federation
 // v2 subgraph with the entity keys.
-func testService(t *testing.T, e *graphtest.Env) {
+func testService(t *testing.T, e *testkit.Env) {
 	var d struct {
 		Service struct{ SDL string } `json:"_service"`
 	}
@@ -228,7 +228,7 @@ func testService(t *testing.T, e *graphtest.Env) {
 // gqlgen's executor (their resolvers are gqlgen's own, federation.go), and
 // the answer is gqlgen's.
 func TestEntitiesFastPath(t *testing.T) {
-	e := graphtest.New(t, graphtest.Options{Shipments: 3})
+	e := testkit.New(t, testkit.Options{Shipments: 3})
 	k := e.Key(t, acmeAdmin)
 	ship := idsOf(t, e, accountRecords["Shipment"], accountID(t, e, "acme"))[0]
 	for _, q := range []string{
@@ -283,7 +283,7 @@ func TestEntityKeys(t *testing.T) {
 func TestServiceIntrospectionOff(t *testing.T) {
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.Introspection = false
-	e := graphtest.New(t, graphtest.Options{Shipments: 3, Handler: &hc})
+	e := testkit.New(t, testkit.Options{Shipments: 3, Handler: &hc})
 	k := e.Key(t, acmeAdmin)
 	res := e.Do(t, k, `{ _service { sdl } }`, nil)
 	if !slices.Equal(res.Codes(), []string{"FORBIDDEN"}) || strings.Contains(string(res.Data), "Shipment") {
@@ -293,7 +293,7 @@ func TestServiceIntrospectionOff(t *testing.T) {
 	var d struct {
 		Entities []*entity `json:"_entities"`
 	}
-	e.Must(t, k, entitiesQuery, graphtest.Vars{"representations": reps("Shipment", "id", ship)}, &d)
+	e.Must(t, k, entitiesQuery, testkit.Vars{"representations": reps("Shipment", "id", ship)}, &d)
 	if len(d.Entities) != 1 || d.Entities[0] == nil || d.Entities[0].ID != ship {
 		t.Errorf("_entities with introspection off: %+v", d.Entities)
 	}

@@ -17,8 +17,8 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/files"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
+	"shipgraph/testkit"
 )
 
 // Document files over GraphQL (issue 16): createDocument with a file of a
@@ -41,7 +41,7 @@ func TestDocumentFilesGraphQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: 20, Seed: 1, Now: graphtest.SeedNow})
+	tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: 20, Seed: 1, Now: testkit.SeedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,9 +56,9 @@ func TestDocumentFilesGraphQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = fs.Close() })
-	c := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
+	c := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.Files = fs
-	srv := httptest.NewServer(graphtest.Start(t, store, c))
+	srv := httptest.NewServer(testkit.Start(t, store, c))
 	t.Cleanup(srv.Close)
 
 	var shipment string

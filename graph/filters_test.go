@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // walk reads every row of a filtered list (pages of 100) and returns the
 // ids and the totalCount of the first page.
-func walk(t *testing.T, e *graphtest.Env, k, field, filterType string, filter any) ([]string, int) {
+func walk(t *testing.T, e *testkit.Env, k, field, filterType string, filter any) ([]string, int) {
 	t.Helper()
 	q := fmt.Sprintf(`query($f: %s, $after: String) { c: %s(first: 100, after: $after, filter: $f) {
 		totalCount nodes { id } pageInfo { hasNextPage endCursor } } }`, filterType, field)
@@ -29,7 +29,7 @@ func walk(t *testing.T, e *graphtest.Env, k, field, filterType string, filter an
 				}
 			}
 		}
-		e.Must(t, k, q, graphtest.Vars{"f": filter, "after": after}, &d)
+		e.Must(t, k, q, testkit.Vars{"f": filter, "after": after}, &d)
 		if total < 0 {
 			total = d.C.TotalCount
 		}
@@ -50,7 +50,7 @@ type filterCase struct {
 	args   []any
 }
 
-func runFilterCases(t *testing.T, e *graphtest.Env, field, filterType string, cases []filterCase) {
+func runFilterCases(t *testing.T, e *testkit.Env, field, filterType string, cases []filterCase) {
 	t.Helper()
 	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
@@ -72,7 +72,7 @@ func runFilterCases(t *testing.T, e *graphtest.Env, field, filterType string, ca
 	}
 }
 
-func testShipmentFilters(t *testing.T, e *graphtest.Env) {
+func testShipmentFilters(t *testing.T, e *testkit.Env) {
 	acme := accountID(t, e, "acme")
 	one := func(q string) string {
 		var s string
@@ -89,7 +89,7 @@ func testShipmentFilters(t *testing.T, e *graphtest.Env) {
 	term := one(`SELECT pod_terminal_id FROM shipments WHERE account_id = $1 AND pod_terminal_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)
 	tag := one(`SELECT t FROM shipments, unnest(tags) t WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)
 	tag2 := one(`SELECT t FROM shipments, unnest(tags) t WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 OFFSET 1 LIMIT 1`)
-	from, to := graphtest.SeedNow.AddDate(0, 0, -10), graphtest.SeedNow.AddDate(0, 0, 10)
+	from, to := testkit.SeedNow.AddDate(0, 0, -10), testkit.SeedNow.AddDate(0, 0, 10)
 
 	const base = `SELECT id FROM shipments s WHERE account_id = $1 AND `
 	search := base + `(upper(bill_of_lading_number) LIKE upper($2) || '%' OR upper(normalized_number) = upper($2)
@@ -118,7 +118,7 @@ func testShipmentFilters(t *testing.T, e *graphtest.Env) {
 	})
 }
 
-func testContainerFilters(t *testing.T, e *graphtest.Env) {
+func testContainerFilters(t *testing.T, e *testkit.Env) {
 	acme := accountID(t, e, "acme")
 	one := func(q string) string {
 		var s string
@@ -127,7 +127,7 @@ func testContainerFilters(t *testing.T, e *graphtest.Env) {
 	}
 	term := one(`SELECT pod_terminal_id FROM containers WHERE account_id = $1 AND pod_terminal_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)
 	box := one(`SELECT number FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`)
-	from, to := graphtest.SeedNow.AddDate(0, 0, -5), graphtest.SeedNow.AddDate(0, 0, 5)
+	from, to := testkit.SeedNow.AddDate(0, 0, -5), testkit.SeedNow.AddDate(0, 0, 5)
 	const base = `SELECT id FROM containers WHERE account_id = $1 AND `
 	runFilterCases(t, e, "containers", "ContainerFilter", []filterCase{
 		{"statuses", map[string]any{"statuses": []string{"AVAILABLE", "ON_RAIL", "EMPTY_RETURNED"}}, base + `current_status IN ('available', 'on_rail', 'empty_returned')`, nil},
@@ -144,7 +144,7 @@ func testContainerFilters(t *testing.T, e *graphtest.Env) {
 	})
 }
 
-func testDocumentFilters(t *testing.T, e *graphtest.Env) {
+func testDocumentFilters(t *testing.T, e *testkit.Env) {
 	acme := accountID(t, e, "acme")
 	one := func(q string) string {
 		var s string
@@ -177,7 +177,7 @@ func testDocumentFilters(t *testing.T, e *graphtest.Env) {
 	})
 }
 
-func testDefinitionFilters(t *testing.T, e *graphtest.Env) {
+func testDefinitionFilters(t *testing.T, e *testkit.Env) {
 	const base = `SELECT id FROM custom_field_definitions WHERE account_id = $1 AND `
 	runFilterCases(t, e, "customFieldDefinitions", "CustomFieldDefinitionFilter", []filterCase{
 		{"entityType", map[string]any{"entityType": "CONTAINER"}, base + `entity_type = 'Container'`, nil},

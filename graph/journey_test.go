@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 const journeyQuery = `query($first: Int) { containers(first: $first) { nodes {
@@ -39,13 +39,13 @@ type journeyPage struct {
 // events, each event's location, terminal and vessel, costs the same
 // statements for 10 and for 100 containers (one per relationship and
 // level).
-func testJourneyStatements(t *testing.T, e *graphtest.Env) {
+func testJourneyStatements(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
-	e.Must(t, k, journeyQuery, graphtest.Vars{"first": 100}, nil)
+	e.Must(t, k, journeyQuery, testkit.Vars{"first": 100}, nil)
 	var counts []int64
 	for _, first := range []int{10, 100} {
 		var d journeyPage
-		res := e.Must(t, k, journeyQuery, graphtest.Vars{"first": first}, &d)
+		res := e.Must(t, k, journeyQuery, testkit.Vars{"first": first}, &d)
 		if len(d.Containers.Nodes) != first {
 			t.Fatalf("first %d: %d containers", first, len(d.Containers.Nodes))
 		}
@@ -62,10 +62,10 @@ func testJourneyStatements(t *testing.T, e *graphtest.Env) {
 // testJourney: every container's events are its own, in time order, as the
 // tables hold them; vessels answer by id and by IMO number; another
 // account's vessel events are not a container's.
-func testJourney(t *testing.T, e *graphtest.Env) {
+func testJourney(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	var d journeyPage
-	e.Must(t, k, journeyQuery, graphtest.Vars{"first": 30}, &d)
+	e.Must(t, k, journeyQuery, testkit.Vars{"first": 30}, &d)
 	var vesselID, imo string
 	for _, c := range d.Containers.Nodes {
 		var want []string
@@ -100,21 +100,21 @@ func testJourney(t *testing.T, e *graphtest.Env) {
 	const q = `query($id: ID!) { vessel(id: $id) { id name imo } }`
 	for _, id := range []string{vesselID, imo} {
 		var v struct{ Vessel *struct{ ID, IMO string } }
-		e.Must(t, e.Key(t, globexViewer), q, graphtest.Vars{"id": id}, &v)
+		e.Must(t, e.Key(t, globexViewer), q, testkit.Vars{"id": id}, &v)
 		if v.Vessel == nil || v.Vessel.ID != vesselID || v.Vessel.IMO != imo {
 			t.Errorf("vessel(id: %s) = %+v", id, v.Vessel)
 		}
 	}
 	for _, id := range []string{"nope", "0000000", "00000000-0000-0000-0000-000000000000"} {
 		var v struct{ Vessel *struct{ ID string } }
-		e.Must(t, k, q, graphtest.Vars{"id": id}, &v)
+		e.Must(t, k, q, testkit.Vars{"id": id}, &v)
 		if v.Vessel != nil {
 			t.Errorf("vessel(id: %s) = %+v, want null", id, v.Vessel)
 		}
 	}
 	// globex reads none of acme's containers' events.
 	var g journeyPage
-	e.Must(t, e.Key(t, globexAdmin), journeyQuery, graphtest.Vars{"first": 50}, &g)
+	e.Must(t, e.Key(t, globexAdmin), journeyQuery, testkit.Vars{"first": 50}, &g)
 	for _, c := range g.Containers.Nodes {
 		for _, ev := range c.TransportEvents {
 			var acct string

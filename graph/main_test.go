@@ -6,7 +6,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // Every test package gets its own databases cloned from one migrated
@@ -30,7 +30,7 @@ const (
 var seededTests = []struct {
 	name   string
 	serial bool
-	fn     func(*testing.T, *graphtest.Env)
+	fn     func(*testing.T, *testkit.Env)
 }{
 	{"DashboardStatements", true, testDashboardStatements},
 	{"EntitiesStatements", true, testEntitiesStatements},
@@ -61,7 +61,7 @@ var seededTests = []struct {
 }
 
 func TestSeeded(t *testing.T) {
-	e := graphtest.New(t, graphtest.Options{Shipments: 150})
+	e := testkit.New(t, testkit.Options{Shipments: 150})
 	for _, st := range seededTests {
 		t.Run(st.name, func(t *testing.T) {
 			if !st.serial {
@@ -73,7 +73,7 @@ func TestSeeded(t *testing.T) {
 }
 
 // accountID returns the id of the account with this slug.
-func accountID(t testing.TB, e *graphtest.Env, slug string) string {
+func accountID(t testing.TB, e *testkit.Env, slug string) string {
 	t.Helper()
 	var id string
 	e.SQL(t, &id, `SELECT id FROM accounts WHERE slug = $1`, slug)

@@ -7,14 +7,14 @@ import (
 	"sync"
 	"testing"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // Mutation tests write, so each gets a small database of its own.
 
-func newWriteEnv(t *testing.T) *graphtest.Env {
+func newWriteEnv(t *testing.T) *testkit.Env {
 	t.Helper()
-	return graphtest.New(t, graphtest.Options{Shipments: 12})
+	return testkit.New(t, testkit.Options{Shipments: 12})
 }
 
 // fixture ids of the acme account (and one of globex) in a write database.
@@ -29,7 +29,7 @@ type fixture struct {
 	handlingFragileOptID string
 }
 
-func loadFixture(t *testing.T, e *graphtest.Env) fixture {
+func loadFixture(t *testing.T, e *testkit.Env) fixture {
 	t.Helper()
 	var f fixture
 	f.acme, f.globex = accountID(t, e, "acme"), accountID(t, e, "globex")
@@ -99,7 +99,7 @@ func TestUpdateShipmentCustomField(t *testing.T) {
 	}
 	for _, c := range ok {
 		var d setResult
-		e.Must(t, k, setField, graphtest.Vars{"s": f.ship, "slug": c.slug, "v": c.value}, &d)
+		e.Must(t, k, setField, testkit.Vars{"s": f.ship, "slug": c.slug, "v": c.value}, &d)
 		r := d.UpdateShipmentCustomField
 		if r.APISlug != c.slug || string(r.Value) != c.stored || r.DisplayValue == nil || *r.DisplayValue != c.display || r.Entity.ID != f.ship {
 			t.Errorf("%s = %v: got %s %s %v", c.slug, c.value, r.APISlug, r.Value, ptrStr(r.DisplayValue))
@@ -122,7 +122,7 @@ func TestUpdateShipmentCustomField(t *testing.T) {
 			}
 		}
 		e.Must(t, k, `query($s: ID!, $slug: String!) { shipment(id: $s) { customField(apiSlug: $slug) { value } } }`,
-			graphtest.Vars{"s": f.ship, "slug": c.slug}, &later)
+			testkit.Vars{"s": f.ship, "slug": c.slug}, &later)
 		if later.Shipment.CustomField == nil || string(later.Shipment.CustomField.Value) != c.stored {
 			t.Errorf("%s = %v: read back %+v", c.slug, c.value, later.Shipment.CustomField)
 		}
@@ -138,7 +138,7 @@ func TestUpdateShipmentCustomField(t *testing.T) {
 	// clearing again is the same no-op.
 	for range 2 {
 		var d struct{ UpdateShipmentCustomField *struct{ ID string } }
-		e.Must(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "priority_level", "v": nil}, &d)
+		e.Must(t, k, setField, testkit.Vars{"s": f.ship, "slug": "priority_level", "v": nil}, &d)
 		if d.UpdateShipmentCustomField != nil {
 			t.Errorf("null: got %+v, want null", d.UpdateShipmentCustomField)
 		}
@@ -149,7 +149,7 @@ func TestUpdateShipmentCustomField(t *testing.T) {
 			}
 		}
 		e.Must(t, k, `query($s: ID!) { shipment(id: $s) { customField(apiSlug: "priority_level") { value } customFields { apiSlug } } }`,
-			graphtest.Vars{"s": f.ship}, &after)
+			testkit.Vars{"s": f.ship}, &after)
 		if after.Shipment.CustomField != nil {
 			t.Errorf("after a clear customField is %s, want null", after.Shipment.CustomField.Value)
 		}
@@ -189,8 +189,8 @@ func TestUpdateShipmentCustomField(t *testing.T) {
 		{"account_manager", map[string]any{"id": "x"}},
 	}
 	for _, c := range bad {
-		res := e.Do(t, k, setField, graphtest.Vars{"s": f.ship, "slug": c.slug, "v": c.value})
-		if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
+		res := e.Do(t, k, setField, testkit.Vars{"s": f.ship, "slug": c.slug, "v": c.value})
+		if !testkit.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
 			t.Errorf("%s = %v: %s; want BAD_USER_INPUT", c.slug, c.value, res)
 			continue
 		}
@@ -213,8 +213,8 @@ func TestUpdateShipmentCustomField(t *testing.T) {
 		{"another account's shipment", f.otherShip, "customer_po"},
 	}
 	for _, c := range notFound {
-		res := e.Do(t, k, setField, graphtest.Vars{"s": c.ship, "slug": c.slug, "v": "x"})
-		if !graphtest.CodesEqual(res.Codes(), "NOT_FOUND") {
+		res := e.Do(t, k, setField, testkit.Vars{"s": c.ship, "slug": c.slug, "v": "x"})
+		if !testkit.CodesEqual(res.Codes(), "NOT_FOUND") {
 			t.Errorf("%s: %s; want NOT_FOUND", c.name, res)
 		}
 	}
@@ -256,7 +256,7 @@ func TestCreateCustomFieldOption(t *testing.T) {
 	k := e.Key(t, acmeAdmin)
 
 	var d struct{ CreateCustomFieldOption optionResult }
-	e.Must(t, k, createOption, graphtest.Vars{"d": f.priority, "in": map[string]any{"label": "  Urgent ", "value": " urgent ", "position": 0}}, &d)
+	e.Must(t, k, createOption, testkit.Vars{"d": f.priority, "in": map[string]any{"label": "  Urgent ", "value": " urgent ", "position": 0}}, &d)
 	o := d.CreateCustomFieldOption
 	if o.Label != "Urgent" || o.Value != "urgent" || o.Position == nil || *o.Position != 0 || o.Definition.ID != f.priority {
 		t.Errorf("created %+v", o)
@@ -265,9 +265,9 @@ func TestCreateCustomFieldOption(t *testing.T) {
 		t.Errorf("definition.options in the same request: %+v; want urgent first (position 0)", o.Definition.Options)
 	}
 	// The new value is accepted at once.
-	e.Must(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "priority_level", "v": "urgent"}, nil)
+	e.Must(t, k, setField, testkit.Vars{"s": f.ship, "slug": "priority_level", "v": "urgent"}, nil)
 	// enum_multi definitions take options too.
-	e.Must(t, k, createOption, graphtest.Vars{"d": f.handling, "in": map[string]any{"label": "Stackable", "value": "stackable"}}, nil)
+	e.Must(t, k, createOption, testkit.Vars{"d": f.handling, "in": map[string]any{"label": "Stackable", "value": "stackable"}}, nil)
 
 	cases := []struct {
 		name, def string
@@ -285,8 +285,8 @@ func TestCreateCustomFieldOption(t *testing.T) {
 		{"another account's definition", f.otherPriority, map[string]any{"label": "X", "value": "x4"}, "NOT_FOUND"},
 	}
 	for _, c := range cases {
-		res := e.Do(t, k, createOption, graphtest.Vars{"d": c.def, "in": c.in})
-		if !graphtest.CodesEqual(res.Codes(), c.code) {
+		res := e.Do(t, k, createOption, testkit.Vars{"d": c.def, "in": c.in})
+		if !testkit.CodesEqual(res.Codes(), c.code) {
 			t.Errorf("%s: %s; want %s", c.name, res, c.code)
 		}
 		if c.code == "CONFLICT" && res.Errors[0].Extensions["field"] != "value" {
@@ -310,7 +310,7 @@ func TestConcurrentOptionCreates(t *testing.T) {
 	for round := range 5 {
 		value := fmt.Sprintf("race-%d", round)
 		const n = 8
-		results := make([]*graphtest.Result, n)
+		results := make([]*testkit.Result, n)
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for i := range n {
@@ -318,7 +318,7 @@ func TestConcurrentOptionCreates(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				results[i] = e.Do(t, k, createOption, graphtest.Vars{"d": f.priority, "in": map[string]any{"label": value, "value": value}})
+				results[i] = e.Do(t, k, createOption, testkit.Vars{"d": f.priority, "in": map[string]any{"label": value, "value": value}})
 			}()
 		}
 		close(start)
@@ -328,7 +328,7 @@ func TestConcurrentOptionCreates(t *testing.T) {
 			switch {
 			case len(res.Errors) == 0:
 				won++
-			case graphtest.CodesEqual(res.Codes(), "CONFLICT"):
+			case testkit.CodesEqual(res.Codes(), "CONFLICT"):
 				if !strings.Contains(res.Errors[0].Message, value) {
 					t.Errorf("conflict message %q does not name the value", res.Errors[0].Message)
 				}
@@ -347,29 +347,29 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 	f := loadFixture(t, e)
 	k := e.Key(t, acmeAdmin)
 	// A stored enum and enum_multi value that use the options renamed below.
-	e.Must(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "priority_level", "v": "high"}, nil)
-	e.Must(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "handling_requirements", "v": []string{"liftgate", "fragile"}}, nil)
+	e.Must(t, k, setField, testkit.Vars{"s": f.ship, "slug": "priority_level", "v": "high"}, nil)
+	e.Must(t, k, setField, testkit.Vars{"s": f.ship, "slug": "handling_requirements", "v": []string{"liftgate", "fragile"}}, nil)
 
 	var d struct{ UpdateCustomFieldOption optionResult }
-	e.Must(t, k, updateOption, graphtest.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"label": "Very high"}}, &d)
+	e.Must(t, k, updateOption, testkit.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"label": "Very high"}}, &d)
 	if o := d.UpdateCustomFieldOption; o.Label != "Very high" || o.Value != "high" || o.Position == nil {
 		t.Errorf("label change: %+v", o)
 	}
-	e.Must(t, k, updateOption, graphtest.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"value": "urgent", "position": 9}}, &d)
+	e.Must(t, k, updateOption, testkit.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"value": "urgent", "position": 9}}, &d)
 	if o := d.UpdateCustomFieldOption; o.Label != "Very high" || o.Value != "urgent" || o.Position == nil || *o.Position != 9 {
 		t.Errorf("value change: %+v", o)
 	}
 	// position: null clears the position; an omitted position is kept.
-	e.Must(t, k, updateOption, graphtest.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"position": nil}}, &d)
+	e.Must(t, k, updateOption, testkit.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"position": nil}}, &d)
 	if o := d.UpdateCustomFieldOption; o.Position != nil || o.Value != "urgent" {
 		t.Errorf("position cleared: %+v", o)
 	}
-	e.Must(t, k, updateOption, graphtest.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"position": 9}}, &d)
-	e.Must(t, k, updateOption, graphtest.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"label": "Very high"}}, &d)
+	e.Must(t, k, updateOption, testkit.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"position": 9}}, &d)
+	e.Must(t, k, updateOption, testkit.Vars{"d": f.priority, "o": f.optHigh, "in": map[string]any{"label": "Very high"}}, &d)
 	if o := d.UpdateCustomFieldOption; o.Position == nil || *o.Position != 9 {
 		t.Errorf("omitted position must be kept: %+v", o)
 	}
-	e.Must(t, k, updateOption, graphtest.Vars{"d": f.handling, "o": f.handlingFragileOptID, "in": map[string]any{"value": "delicate"}}, nil)
+	e.Must(t, k, updateOption, testkit.Vars{"d": f.handling, "o": f.handlingFragileOptID, "in": map[string]any{"value": "delicate"}}, nil)
 	// Stored values follow the renamed option.
 	var s struct {
 		Shipment struct {
@@ -380,7 +380,7 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 		}
 	}
 	e.Must(t, k, `query($s: ID!) { shipment(id: $s) { p: customField(apiSlug: "priority_level") { value displayValue }
-		h: customField(apiSlug: "handling_requirements") { value displayValue } } }`, graphtest.Vars{"s": f.ship}, &s)
+		h: customField(apiSlug: "handling_requirements") { value displayValue } } }`, testkit.Vars{"s": f.ship}, &s)
 	if p := s.Shipment.P; p == nil || string(p.Value) != `"urgent"` || p.DisplayValue != "Very high" {
 		t.Errorf("enum value after rename: %+v", p)
 	}
@@ -404,8 +404,8 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 		{"another account's option", f.priority, f.otherOpt, map[string]any{"label": "X"}, "NOT_FOUND"},
 	}
 	for _, c := range cases {
-		res := e.Do(t, k, updateOption, graphtest.Vars{"d": c.def, "o": c.opt, "in": c.in})
-		if !graphtest.CodesEqual(res.Codes(), c.code) {
+		res := e.Do(t, k, updateOption, testkit.Vars{"d": c.def, "o": c.opt, "in": c.in})
+		if !testkit.CodesEqual(res.Codes(), c.code) {
 			t.Errorf("%s: %s; want %s", c.name, res, c.code)
 		}
 	}
@@ -420,13 +420,13 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 		value := fmt.Sprintf("same-%d", round)
 		var ids []string
 		e.SQL(t, &ids, `SELECT id FROM custom_field_options WHERE definition_id = $1 ORDER BY id LIMIT 2`, f.priority)
-		results := make([]*graphtest.Result, len(ids))
+		results := make([]*testkit.Result, len(ids))
 		var wg sync.WaitGroup
 		for i, id := range ids {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[i] = e.Do(t, k, updateOption, graphtest.Vars{"d": f.priority, "o": id, "in": map[string]any{"value": value}})
+				results[i] = e.Do(t, k, updateOption, testkit.Vars{"d": f.priority, "o": id, "in": map[string]any{"value": value}})
 			}()
 		}
 		wg.Wait()
@@ -434,7 +434,7 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 		for _, res := range results {
 			if len(res.Errors) == 0 {
 				won++
-			} else if !graphtest.CodesEqual(res.Codes(), "CONFLICT") {
+			} else if !testkit.CodesEqual(res.Codes(), "CONFLICT") {
 				t.Errorf("concurrent rename: %s", res)
 			}
 		}
@@ -450,25 +450,25 @@ func TestDeleteCustomFieldOption(t *testing.T) {
 	k := e.Key(t, acmeAdmin)
 	// Make sure "high" is in use and "low" is not.
 	e.SQL(t, new(int), `WITH d AS (DELETE FROM custom_fields WHERE definition_id = $1 AND value = '"low"' RETURNING 1) SELECT count(*) FROM d`, f.priority)
-	e.Must(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "priority_level", "v": "high"}, nil)
+	e.Must(t, k, setField, testkit.Vars{"s": f.ship, "slug": "priority_level", "v": "high"}, nil)
 
 	var d struct{ DeleteCustomFieldOption struct{ ID, Value string } }
-	e.Must(t, k, deleteOption, graphtest.Vars{"d": f.priority, "o": f.optLow}, &d)
+	e.Must(t, k, deleteOption, testkit.Vars{"d": f.priority, "o": f.optLow}, &d)
 	if d.DeleteCustomFieldOption.ID != f.optLow || d.DeleteCustomFieldOption.Value != "low" {
 		t.Errorf("deleted %+v", d.DeleteCustomFieldOption)
 	}
 	var opts struct {
 		CustomFieldDefinition struct{ Options []struct{ Value string } }
 	}
-	e.Must(t, k, `query($d: ID!) { customFieldDefinition(id: $d) { options { value } } }`, graphtest.Vars{"d": f.priority}, &opts)
+	e.Must(t, k, `query($d: ID!) { customFieldDefinition(id: $d) { options { value } } }`, testkit.Vars{"d": f.priority}, &opts)
 	for _, o := range opts.CustomFieldDefinition.Options {
 		if o.Value == "low" {
 			t.Error("deleted option still listed")
 		}
 	}
 	// A deleted value is no longer accepted.
-	res := e.Do(t, k, setField, graphtest.Vars{"s": f.ship, "slug": "priority_level", "v": "low"})
-	if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
+	res := e.Do(t, k, setField, testkit.Vars{"s": f.ship, "slug": "priority_level", "v": "low"})
+	if !testkit.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
 		t.Errorf("setting a deleted option: %s", res)
 	}
 
@@ -482,8 +482,8 @@ func TestDeleteCustomFieldOption(t *testing.T) {
 		{"not an enum", f.customerPO, f.optHigh, "BAD_USER_INPUT"},
 	}
 	for _, c := range cases {
-		res := e.Do(t, k, deleteOption, graphtest.Vars{"d": c.def, "o": c.opt})
-		if !graphtest.CodesEqual(res.Codes(), c.code) {
+		res := e.Do(t, k, deleteOption, testkit.Vars{"d": c.def, "o": c.opt})
+		if !testkit.CodesEqual(res.Codes(), c.code) {
 			t.Errorf("%s: %s; want %s", c.name, res, c.code)
 		}
 	}
@@ -515,7 +515,7 @@ func TestMutationsInOneDocumentSeeEachOther(t *testing.T) {
 	e.Must(t, k, `mutation($s: ID!) {
   a: updateShipmentCustomField(shipmentId: $s, apiSlug: "customer_po", value: "PO-FIRST") { entity { ... on Shipment { customFields { apiSlug value } } } }
   b: updateShipmentCustomField(shipmentId: $s, apiSlug: "customer_po", value: "PO-SECOND") { entity { ... on Shipment { customFields { apiSlug value } } } }
-}`, graphtest.Vars{"s": f.ship}, &got)
+}`, testkit.Vars{"s": f.ship}, &got)
 	value := func(fields []struct {
 		APISlug string
 		Value   json.RawMessage

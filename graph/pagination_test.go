@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/graph/graphtest"
 	"shipgraph/model"
+	"shipgraph/testkit"
 )
 
 // list describes one connection field for the pagination tests: how to
@@ -59,7 +59,7 @@ type connPage struct {
 
 // page reads one page of l with the given arguments (a GraphQL argument
 // list without orderBy).
-func (l list) page(t *testing.T, e *graphtest.Env, k, args string, vars graphtest.Vars) connPage {
+func (l list) page(t *testing.T, e *testkit.Env, k, args string, vars testkit.Vars) connPage {
 	t.Helper()
 	if l.order != "" {
 		args += ", orderBy: " + l.order
@@ -109,7 +109,7 @@ func pageIDs(p connPage) []string {
 // testPagination walks every list, in every order, forward with
 // first/after and backward with last/before, and compares both walks with
 // the order the database gives: the same rows, each once, in order.
-func testPagination(t *testing.T, e *graphtest.Env) {
+func testPagination(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	for _, l := range lists {
@@ -124,7 +124,7 @@ func testPagination(t *testing.T, e *graphtest.Env) {
 			var fwd []string
 			var after any
 			for i := 0; ; i++ {
-				p := l.page(t, e, k, fmt.Sprintf("first: %d, after: $after", l.size), graphtest.Vars{"after": after})
+				p := l.page(t, e, k, fmt.Sprintf("first: %d, after: $after", l.size), testkit.Vars{"after": after})
 				if p.TotalCount != len(want) {
 					t.Fatalf("totalCount %d, want %d", p.TotalCount, len(want))
 				}
@@ -153,7 +153,7 @@ func testPagination(t *testing.T, e *graphtest.Env) {
 			var bwd []string
 			var before any
 			for i := 0; ; i++ {
-				p := l.page(t, e, k, fmt.Sprintf("last: %d, before: $before", l.size), graphtest.Vars{"before": before})
+				p := l.page(t, e, k, fmt.Sprintf("last: %d, before: $before", l.size), testkit.Vars{"before": before})
 				if p.PageInfo.HasNextPage != (i > 0) {
 					t.Fatalf("backward page %d: hasNextPage %v", i, p.PageInfo.HasNextPage)
 				}
@@ -176,10 +176,10 @@ func testPagination(t *testing.T, e *graphtest.Env) {
 			// A window between two cursors, from either end.
 			start := l.page(t, e, k, fmt.Sprintf("first: %d", l.size), nil)
 			afterC := start.Edges[1].Cursor
-			second := l.page(t, e, k, fmt.Sprintf("first: %d, after: $after", l.size), graphtest.Vars{"after": start.PageInfo.EndCursor})
+			second := l.page(t, e, k, fmt.Sprintf("first: %d, after: $after", l.size), testkit.Vars{"after": start.PageInfo.EndCursor})
 			beforeC := second.Edges[len(second.Edges)-1].Cursor
 			for _, dir := range []string{"first", "last"} {
-				w := l.page(t, e, k, dir+": 100, after: $after, before: $before", graphtest.Vars{"after": afterC, "before": beforeC})
+				w := l.page(t, e, k, dir+": 100, after: $after, before: $before", testkit.Vars{"after": afterC, "before": beforeC})
 				if got := pageIDs(w); !slices.Equal(got, want[2:2*l.size-1]) {
 					t.Errorf("%s between cursors: %v, want %v", dir, got, want[2:2*l.size-1])
 				}
@@ -199,7 +199,7 @@ func testPagination(t *testing.T, e *graphtest.Env) {
 				{"first: 3, before: $before", want[0:3]},
 				{"last: 3, after: $after", want[len(want)-3:]},
 			} {
-				w := l.page(t, e, k, c.args, graphtest.Vars{"after": afterC, "before": beforeC})
+				w := l.page(t, e, k, c.args, testkit.Vars{"after": afterC, "before": beforeC})
 				if got := pageIDs(w); !slices.Equal(got, c.want) {
 					t.Errorf("%s: %v, want %v", c.args, got, c.want)
 				}
@@ -209,7 +209,7 @@ func testPagination(t *testing.T, e *graphtest.Env) {
 }
 
 // testNumberedPages reads every list page by page with page:{number,size}.
-func testNumberedPages(t *testing.T, e *graphtest.Env) {
+func testNumberedPages(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	for _, l := range []list{lists[3], lists[9], lists[17], lists[19]} {
@@ -237,7 +237,7 @@ func testNumberedPages(t *testing.T, e *graphtest.Env) {
 }
 
 // testPaginationArguments: what is refused, and how.
-func testPaginationArguments(t *testing.T, e *graphtest.Env) {
+func testPaginationArguments(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	var d struct{ Shipments connPage }
 	e.Must(t, k, `{ shipments(first: 3) { totalCount edges { cursor node { id } } nodes { id } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`, nil, &d)
@@ -279,7 +279,7 @@ func testPaginationArguments(t *testing.T, e *graphtest.Env) {
 	}
 	for _, b := range bad {
 		res := e.Do(t, k, `{ shipments(`+b.args+`) { totalCount nodes { id } } }`, nil)
-		if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") || string(res.Data) != "null" {
+		if !testkit.CodesEqual(res.Codes(), "BAD_USER_INPUT") || string(res.Data) != "null" {
 			t.Errorf("%s: %s; want one BAD_USER_INPUT and no data", b.name, res)
 			continue
 		}
@@ -293,7 +293,7 @@ func testPaginationArguments(t *testing.T, e *graphtest.Env) {
 	}
 	for _, field := range []string{"containers", "documents", "customFieldDefinitions"} {
 		res := e.Do(t, k, `{ `+field+`(first: 101) { nodes { id } } }`, nil)
-		if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
+		if !testkit.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
 			t.Errorf("%s(first: 101): %s", field, res)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // The relationship tests read a page of parents with their relationships
@@ -44,7 +44,7 @@ func sameSet(got, want []string) bool {
 	return slices.Equal(g, w)
 }
 
-func testShipmentRelationships(t *testing.T, e *graphtest.Env) {
+func testShipmentRelationships(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	var d struct {
@@ -177,7 +177,7 @@ func testShipmentRelationships(t *testing.T, e *graphtest.Env) {
 	}
 }
 
-func testContainerRelationships(t *testing.T, e *graphtest.Env) {
+func testContainerRelationships(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	var d struct {
@@ -244,7 +244,7 @@ func testContainerRelationships(t *testing.T, e *graphtest.Env) {
 	}
 }
 
-func testDocumentRelationships(t *testing.T, e *graphtest.Env) {
+func testDocumentRelationships(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	var d struct {
@@ -305,7 +305,7 @@ func testDocumentRelationships(t *testing.T, e *graphtest.Env) {
 	}
 }
 
-func testCustomFieldRelationships(t *testing.T, e *graphtest.Env) {
+func testCustomFieldRelationships(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	acme := accountID(t, e, "acme")
 	var d struct {
@@ -374,7 +374,7 @@ func testCustomFieldRelationships(t *testing.T, e *graphtest.Env) {
 			}
 		}
 		e.Must(t, k, `query($id: ID!) { node(id: $id) { ... on CustomField { id apiSlug displayValue value definition { id } entity { typename: __typename } } } }`,
-			graphtest.Vars{"id": id}, &v)
+			testkit.Vars{"id": id}, &v)
 		n := v.Node
 		if n.ID != id || n.APISlug != slug || n.Definition.ID != defID || n.DisplayValue == nil {
 			t.Errorf("custom field %s (%s): %+v", id, dataType, n)
@@ -394,7 +394,7 @@ func testCustomFieldRelationships(t *testing.T, e *graphtest.Env) {
 
 // expectedDisplay is the display value the API documents for a stored
 // value: an enum's label(s), Yes/No, a formatted date; "" = not checked.
-func expectedDisplay(t *testing.T, e *graphtest.Env, dataType, defID, raw string) string {
+func expectedDisplay(t *testing.T, e *testkit.Env, dataType, defID, raw string) string {
 	switch dataType {
 	case "enum", "enum_multi":
 		var labels []string
@@ -418,7 +418,7 @@ func expectedDisplay(t *testing.T, e *graphtest.Env, dataType, defID, raw string
 	return ""
 }
 
-func testReferenceData(t *testing.T, e *graphtest.Env) {
+func testReferenceData(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, globexViewer)
 	rows := e.Rows(t, `SELECT t.id, t.port_id, p.code FROM terminals t JOIN ports p ON p.id = t.port_id ORDER BY t.id LIMIT 5`)
 	for _, r := range rows {
@@ -430,7 +430,7 @@ func testReferenceData(t *testing.T, e *graphtest.Env) {
 			Port struct{ ID, Code string }
 		}
 		e.Must(t, k, `query($t: ID!, $p: ID!) { terminal(id: $t) { id port { id code } } port(id: $p) { id code } }`,
-			graphtest.Vars{"t": r[0], "p": r[1]}, &d)
+			testkit.Vars{"t": r[0], "p": r[1]}, &d)
 		if d.Terminal.ID != r[0] || d.Terminal.Port.ID != r[1] || d.Port.ID != r[1] || d.Port.Code != r[2] {
 			t.Errorf("terminal %s / port %s: %+v", r[0], r[1], d)
 		}
@@ -442,7 +442,7 @@ func testReferenceData(t *testing.T, e *graphtest.Env) {
 			Unknown      *struct{ ID string }
 		}
 		e.Must(t, k, `query($c: ID!, $lc: ID!) { upper: port(id: $c) { id code } lower: port(id: $lc) { id code } unknown: port(id: "ZZZ99") { id } }`,
-			graphtest.Vars{"c": r[2], "lc": strings.ToLower(r[2])}, &d)
+			testkit.Vars{"c": r[2], "lc": strings.ToLower(r[2])}, &d)
 		if d.Upper == nil || d.Upper.ID != r[1] || d.Lower == nil || d.Lower.ID != r[1] || d.Unknown != nil {
 			t.Errorf("port by code %s: %+v", r[2], d)
 		}
@@ -455,7 +455,7 @@ func testReferenceData(t *testing.T, e *graphtest.Env) {
 			Unknown            *struct{ ID string }
 		}
 		e.Must(t, k, `query($id: ID!, $c: ID!, $lc: ID!) { byID: metroArea(id: $id) { id code } upper: metroArea(id: $c) { id code } lower: metroArea(id: $lc) { id code } unknown: metroArea(id: "ZZZ99") { id } }`,
-			graphtest.Vars{"id": r[0], "c": r[1], "lc": strings.ToLower(r[1])}, &d)
+			testkit.Vars{"id": r[0], "c": r[1], "lc": strings.ToLower(r[1])}, &d)
 		for _, m := range []*struct{ ID, Code string }{d.ByID, d.Upper, d.Lower} {
 			if m == nil || m.ID != r[0] || m.Code != r[1] {
 				t.Errorf("metro area %s: %+v", r[1], d)
@@ -474,7 +474,7 @@ func testReferenceData(t *testing.T, e *graphtest.Env) {
 				MetroArea *idObj
 			}
 		}
-		e.Must(t, k, `query($id: ID!) { node(id: $id) { ... on RailTerminal { id port { id } metroArea { id } } } }`, graphtest.Vars{"id": r[0]}, &d)
+		e.Must(t, k, `query($id: ID!) { node(id: $id) { ... on RailTerminal { id port { id } metroArea { id } } } }`, testkit.Vars{"id": r[0]}, &d)
 		got := []string{d.Node.ID, "", ""}
 		if d.Node.Port != nil {
 			got[1] = d.Node.Port.ID
@@ -488,7 +488,7 @@ func testReferenceData(t *testing.T, e *graphtest.Env) {
 	}
 }
 
-func testViewer(t *testing.T, e *graphtest.Env) {
+func testViewer(t *testing.T, e *testkit.Env) {
 	for _, who := range []string{acmeAdmin, acmeMember, acmeViewer, globexAdmin, globexViewer} {
 		var d struct {
 			Viewer struct {
@@ -507,22 +507,22 @@ func testViewer(t *testing.T, e *graphtest.Env) {
 	}
 }
 
-func testNode(t *testing.T, e *graphtest.Env) {
+func testNode(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	for _, id := range []string{"", "nope", "00000000-0000-0000-0000-000000000000", "6ba7b810-9dad-11d1-80b4-00c04fd430c8",
 		"6BA7B810-9DAD-11D1-80B4-00C04FD430C8", "{6ba7b810-9dad-11d1-80b4-00c04fd430c8}"} {
-		res := e.Do(t, k, `query($id: ID!) { node(id: $id) { id } }`, graphtest.Vars{"id": id})
+		res := e.Do(t, k, `query($id: ID!) { node(id: $id) { id } }`, testkit.Vars{"id": id})
 		if len(res.Errors) > 0 || string(res.Data) != `{"node":null}` {
 			t.Errorf("node(%q) = %s; want null without errors", id, res)
 		}
 	}
 }
 
-func testRootByIDMissing(t *testing.T, e *graphtest.Env) {
+func testRootByIDMissing(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	for _, id := range []string{"nope", "00000000-0000-0000-0000-000000000000", "'; DROP TABLE shipments; --"} {
 		res := e.Do(t, k, `query($id: ID!) { shipment(id: $id) { id } container(id: $id) { id } document(id: $id) { id }
-			terminal(id: $id) { id } port(id: $id) { id } customFieldDefinition(id: $id) { id } node(id: $id) { id } }`, graphtest.Vars{"id": id})
+			terminal(id: $id) { id } port(id: $id) { id } customFieldDefinition(id: $id) { id } node(id: $id) { id } }`, testkit.Vars{"id": id})
 		var got map[string]any
 		res.Decode(t, &got)
 		for _, f := range []string{"shipment", "container", "document", "terminal", "port", "customFieldDefinition", "node"} {

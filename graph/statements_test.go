@@ -7,8 +7,8 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
+	"shipgraph/testkit"
 )
 
 // maxDashboardStatements is what the dashboard may cost at any page size
@@ -48,21 +48,21 @@ type dashboard struct {
 // costs ~100 statements at first: 100 and fails it. Each size runs 20
 // times: a loader batch that splits on a busy machine shows up as a count
 // above the first.
-func testDashboardStatements(t *testing.T, e *graphtest.Env) {
+func testDashboardStatements(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	// Warm up: plans, connections and the query cache, so the counts below
 	// are those of a steady server (they are the same cold, but a cold
 	// first request is slow enough to hide a batching problem).
-	e.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": 100}, nil)
+	e.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": 100}, nil)
 
 	const runs = 20
 	counts := map[int][]int64{}
 	for _, first := range []int{10, 100} {
 		for i := range runs {
-			before := graphtest.QueriesTotal(t)
+			before := testkit.QueriesTotal(t)
 			var d dashboard
-			res := e.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": first}, &d)
-			scraped := graphtest.QueriesTotal(t) - before
+			res := e.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": first}, &d)
+			scraped := testkit.QueriesTotal(t) - before
 			if int64(scraped) != res.Statements {
 				t.Errorf("first %d run %d: /metrics counted %v statements, the request counter %d", first, i, scraped, res.Statements)
 			}
@@ -87,9 +87,9 @@ func testDashboardStatements(t *testing.T, e *graphtest.Env) {
 	var overHTTP []int64
 	for range 5 {
 		req := e.NewRequest(t, "POST", k, "", body(t, map[string]any{"query": graph.DashboardQuery, "variables": map[string]any{"first": 100}}))
-		before := graphtest.QueriesTotal(t)
+		before := testkit.QueriesTotal(t)
 		r := e.HTTP(t, req)
-		n := int64(graphtest.QueriesTotal(t) - before)
+		n := int64(testkit.QueriesTotal(t) - before)
 		if res := r.JSON(t); r.Status != 200 || len(res.Errors) > 0 {
 			t.Fatalf("over HTTP: %d %s", r.Status, res)
 		}
@@ -106,11 +106,11 @@ func testDashboardStatements(t *testing.T, e *graphtest.Env) {
 	t.Run("ReferenceCache", func(t *testing.T) {
 		e.Store.SetReferenceTTL(time.Minute)
 		defer e.Store.SetReferenceTTL(0)
-		e.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": 100}, nil)
+		e.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": 100}, nil)
 		for _, first := range []int{10, 100} {
 			var counts []int64
 			for range 5 {
-				counts = append(counts, e.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": first}, nil).Statements)
+				counts = append(counts, e.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": first}, nil).Statements)
 			}
 			// 4, or 5 in a moment the key cache is off (its listener
 			// late on a busy machine) and the key is looked up.
@@ -123,9 +123,9 @@ func testDashboardStatements(t *testing.T, e *graphtest.Env) {
 	// The control: with one key per batch (loading row by row) the same
 	// request must blow the budget, or the test above proves nothing.
 	t.Run("RowByRowFails", func(t *testing.T) {
-		one := graphtest.Chain(t, e.Store, gqlhttp.DefaultHandlerConfig, load.LoaderConfig{Wait: time.Millisecond, MaxBatch: 1})
-		row := &graphtest.Env{Store: e.Store, Handler: one, Keys: e.Keys}
-		res := row.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": 100}, nil)
+		one := testkit.Chain(t, e.Store, gqlhttp.DefaultHandlerConfig, load.LoaderConfig{Wait: time.Millisecond, MaxBatch: 1})
+		row := &testkit.Env{Store: e.Store, Handler: one, Keys: e.Keys}
+		res := row.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": 100}, nil)
 		if res.Statements <= 100 {
 			t.Errorf("row-by-row loading cost %d statements; want > 100", res.Statements)
 		}
@@ -196,11 +196,11 @@ const wideQueryPaths = 3 + 8 + 14 + 4
 // relationship path, at 10 rows as at 100. (Two sibling batches that feed
 // one loader — ports reached through terminals and rail terminals — may or
 // may not land in one statement, so the count is bounded, not fixed.)
-func testWideQueryStatements(t *testing.T, e *graphtest.Env) {
+func testWideQueryStatements(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.ComplexityLimit = 1 << 30 // not what this test is about
-	w := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+	w := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 	counts := map[int][]int64{}
 	for _, first := range []int{10, 100} {
 		for range 5 {
@@ -212,7 +212,7 @@ func testWideQueryStatements(t *testing.T, e *graphtest.Env) {
 					}
 				}
 			}
-			res := w.Must(t, k, wideQuery, graphtest.Vars{"first": first}, &d)
+			res := w.Must(t, k, wideQuery, testkit.Vars{"first": first}, &d)
 			counts[first] = append(counts[first], res.Statements)
 			if len(d.Shipments.Nodes) != first {
 				t.Fatalf("first %d: %d shipments", first, len(d.Shipments.Nodes))

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // accountRecords are, per account-scoped Node type, SQL giving one id of
@@ -35,7 +35,7 @@ var rootByID = map[string]string{
 // record of the other account is null on every root field and on node,
 // while the account's own record is found, and lists hold only the
 // account's own rows.
-func testTenantIsolation(t *testing.T, e *graphtest.Env) {
+func testTenantIsolation(t *testing.T, e *testkit.Env) {
 	accounts := map[string]string{"acme": accountID(t, e, "acme"), "globex": accountID(t, e, "globex")}
 	records := map[string]map[string]string{}
 	for slug, id := range accounts {
@@ -58,7 +58,7 @@ func testTenantIsolation(t *testing.T, e *graphtest.Env) {
 				if root != "" {
 					q = `query($id: ID!) { node(id: $id) { __typename id } r: ` + root + `(id: $id) { id } }`
 				}
-				res := e.Do(t, k, q, graphtest.Vars{"id": id})
+				res := e.Do(t, k, q, testkit.Vars{"id": id})
 				if len(res.Errors) > 0 {
 					t.Errorf("%s reading %s's %s: %s", who, owner, typ, res)
 					continue
@@ -104,7 +104,7 @@ func testTenantIsolation(t *testing.T, e *graphtest.Env) {
 		e.Must(t, k, `query($bol: String!, $box: String!) {
 			s: shipments(filter: {search: $bol}) { totalCount }
 			c: containers(filter: {number: $box}) { totalCount }
-			d: documents(filter: {reference: $bol}) { totalCount } }`, graphtest.Vars{"bol": bol, "box": box}, &d)
+			d: documents(filter: {reference: $bol}) { totalCount } }`, testkit.Vars{"bol": bol, "box": box}, &d)
 		var own int
 		e.SQL(t, &own, `SELECT count(*) FROM shipments WHERE account_id = $1 AND upper(bill_of_lading_number) LIKE upper($2) || '%'`, accounts[self], bol)
 		if d.S.TotalCount != own || d.C.TotalCount != 0 || d.D.TotalCount != 0 {
@@ -117,7 +117,7 @@ func testTenantIsolation(t *testing.T, e *graphtest.Env) {
 	e.SQL(t, &term, `SELECT id FROM terminals ORDER BY id LIMIT 1`)
 	for _, who := range []string{acmeViewer, globexViewer} {
 		var d struct{ Terminal *idObj }
-		e.Must(t, e.Key(t, who), `query($id: ID!) { terminal(id: $id) { id } }`, graphtest.Vars{"id": term}, &d)
+		e.Must(t, e.Key(t, who), `query($id: ID!) { terminal(id: $id) { id } }`, testkit.Vars{"id": term}, &d)
 		if d.Terminal == nil || d.Terminal.ID != term {
 			t.Errorf("%s cannot read the shared terminal %s", who, term)
 		}

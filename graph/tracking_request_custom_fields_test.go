@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // newRequestDefinitions creates short_text TrackingRequest definitions of
 // the key's account, by createCustomFieldDefinition; it returns their ids.
-func newRequestDefinitions(t *testing.T, e *graphtest.Env, k string, slugs ...string) []string {
+func newRequestDefinitions(t *testing.T, e *testkit.Env, k string, slugs ...string) []string {
 	t.Helper()
 	var ids []string
 	for _, slug := range slugs {
@@ -19,7 +19,7 @@ func newRequestDefinitions(t *testing.T, e *graphtest.Env, k string, slugs ...st
 			CreateCustomFieldDefinition struct{ ID, EntityType string }
 		}
 		e.Must(t, k, `mutation($s: String!) { createCustomFieldDefinition(input: {entityType: TRACKING_REQUEST, apiSlug: $s,
-			displayName: $s, dataType: SHORT_TEXT}) { id entityType } }`, graphtest.Vars{"s": slug}, &c)
+			displayName: $s, dataType: SHORT_TEXT}) { id entityType } }`, testkit.Vars{"s": slug}, &c)
 		if c.CreateCustomFieldDefinition.EntityType != "TRACKING_REQUEST" {
 			t.Fatalf("definition %s: %+v", slug, c.CreateCustomFieldDefinition)
 		}
@@ -57,7 +57,7 @@ func TestTrackingRequestCustomFieldsGraphQL(t *testing.T) {
 	// Set by the request's own mutation (upper-case id: the same record).
 	var set struct{ UpdateTrackingRequestCustomField *cf }
 	e.Must(t, k, `mutation($r: ID!) { updateTrackingRequestCustomField(trackingRequestId: $r, apiSlug: "internal_ref", value: "REF-1") { `+fields+` } }`,
-		graphtest.Vars{"r": strings.ToUpper(req)}, &set)
+		testkit.Vars{"r": strings.ToUpper(req)}, &set)
 	v := set.UpdateTrackingRequestCustomField
 	if v == nil || v.Entity.Typename != "TrackingRequest" || v.Entity.ID != req || string(v.Value) != `"REF-1"` || v.Definition.ID != defs[0] {
 		t.Fatalf("set: %+v", v)
@@ -71,7 +71,7 @@ func TestTrackingRequestCustomFieldsGraphQL(t *testing.T) {
 	// Create by entity id alone (the kind is found) and with the type.
 	var c struct{ CreateCustomField cf }
 	e.Must(t, k, `mutation($e: ID!) { createCustomField(input: {entityId: $e, apiSlug: "desk", value: "D-1"}) { `+fields+` } }`,
-		graphtest.Vars{"e": req}, &c)
+		testkit.Vars{"e": req}, &c)
 	if c.CreateCustomField.Entity.Typename != "TrackingRequest" || c.CreateCustomField.Entity.ID != req {
 		t.Fatalf("create: %+v", c.CreateCustomField)
 	}
@@ -81,14 +81,14 @@ func TestTrackingRequestCustomFieldsGraphQL(t *testing.T) {
 		{`mutation($e: ID!) { createCustomField(input: {entityId: $e, entityType: TRACKING_REQUEST, apiSlug: "customer_po", value: "x"}) { id } }`, "NOT_FOUND"},
 		{`mutation($e: ID!) { updateTrackingRequestCustomField(trackingRequestId: $e, apiSlug: "internal_ref", value: 5) { id } }`, "BAD_USER_INPUT"},
 	} {
-		res := e.Do(t, k, m.query, graphtest.Vars{"e": req})
-		if !graphtest.CodesEqual(res.Codes(), m.code) {
+		res := e.Do(t, k, m.query, testkit.Vars{"e": req})
+		if !testkit.CodesEqual(res.Codes(), m.code) {
 			t.Errorf("%s: %s, want %s", m.query, res, m.code)
 		}
 	}
 	// A shipment id is not a tracking request.
-	res := e.Do(t, k, `mutation($s: ID!) { updateTrackingRequestCustomField(trackingRequestId: $s, apiSlug: "internal_ref", value: "x") { id } }`, graphtest.Vars{"s": f.ship})
-	if !graphtest.CodesEqual(res.Codes(), "NOT_FOUND") {
+	res := e.Do(t, k, `mutation($s: ID!) { updateTrackingRequestCustomField(trackingRequestId: $s, apiSlug: "internal_ref", value: "x") { id } }`, testkit.Vars{"s": f.ship})
+	if !testkit.CodesEqual(res.Codes(), "NOT_FOUND") {
 		t.Errorf("a shipment as a tracking request: %s", res)
 	}
 
@@ -114,7 +114,7 @@ func TestTrackingRequestCustomFieldsGraphQL(t *testing.T) {
 			missing: customField(apiSlug: "customer_po") { id } }
 		customFields(first: 50, filter: {entityType: TRACKING_REQUEST}) { totalCount nodes { `+fields+` } }
 		customFieldDefinitions(first: 50, filter: {entityType: TRACKING_REQUEST}) { nodes { id entityType } }
-	}`, graphtest.Vars{"r": req}, &r)
+	}`, testkit.Vars{"r": req}, &r)
 	tr := r.TrackingRequest
 	if tr == nil || len(tr.CustomFields) != 2 || tr.CustomFields[0].APISlug != "desk" || tr.CustomFields[1].APISlug != "internal_ref" {
 		t.Fatalf("trackingRequest.customFields: %+v", tr)
@@ -136,12 +136,12 @@ func TestTrackingRequestCustomFieldsGraphQL(t *testing.T) {
 
 	// Update by id; clear by the request's mutation (null answer, gone).
 	var u struct{ UpdateCustomField *cf }
-	e.Must(t, k, `mutation($id: ID!) { updateCustomField(id: $id, value: "D-9") { `+fields+` } }`, graphtest.Vars{"id": c.CreateCustomField.ID}, &u)
+	e.Must(t, k, `mutation($id: ID!) { updateCustomField(id: $id, value: "D-9") { `+fields+` } }`, testkit.Vars{"id": c.CreateCustomField.ID}, &u)
 	if u.UpdateCustomField == nil || string(u.UpdateCustomField.Value) != `"D-9"` || u.UpdateCustomField.Entity.ID != req {
 		t.Errorf("update by id: %+v", u.UpdateCustomField)
 	}
 	e.Must(t, k, `mutation($r: ID!) { updateTrackingRequestCustomField(trackingRequestId: $r, apiSlug: "desk", value: null) { id } }`,
-		graphtest.Vars{"r": req}, &set)
+		testkit.Vars{"r": req}, &set)
 	if set.UpdateTrackingRequestCustomField != nil {
 		t.Errorf("clear: %+v", set.UpdateTrackingRequestCustomField)
 	}
@@ -149,12 +149,12 @@ func TestTrackingRequestCustomFieldsGraphQL(t *testing.T) {
 	// Delete by slug: the deleted value, once.
 	var d struct{ DeleteTrackingRequestCustomField cf }
 	e.Must(t, k, `mutation($r: ID!) { deleteTrackingRequestCustomField(trackingRequestId: $r, apiSlug: "internal_ref") { `+fields+` } }`,
-		graphtest.Vars{"r": req}, &d)
+		testkit.Vars{"r": req}, &d)
 	if d.DeleteTrackingRequestCustomField.ID != v.ID || d.DeleteTrackingRequestCustomField.Entity.ID != req {
 		t.Errorf("delete: %+v", d)
 	}
-	res = e.Do(t, k, `mutation($r: ID!) { deleteTrackingRequestCustomField(trackingRequestId: $r, apiSlug: "internal_ref") { id } }`, graphtest.Vars{"r": req})
-	if !graphtest.CodesEqual(res.Codes(), "NOT_FOUND") {
+	res = e.Do(t, k, `mutation($r: ID!) { deleteTrackingRequestCustomField(trackingRequestId: $r, apiSlug: "internal_ref") { id } }`, testkit.Vars{"r": req})
+	if !testkit.CodesEqual(res.Codes(), "NOT_FOUND") {
 		t.Errorf("second delete: %s", res)
 	}
 	var n int
@@ -170,7 +170,7 @@ func TestTrackingRequestCustomFieldsGraphQL(t *testing.T) {
 		`mutation($r: ID!) { deleteTrackingRequestCustomField(trackingRequestId: $r, apiSlug: "internal_ref") { id } }`,
 		`mutation($r: ID!) { createCustomField(input: {entityId: $r, apiSlug: "internal_ref", value: "x"}) { id } }`,
 	} {
-		if res := e.Do(t, k, m, graphtest.Vars{"r": otherReq}); !graphtest.CodesEqual(res.Codes(), "NOT_FOUND") {
+		if res := e.Do(t, k, m, testkit.Vars{"r": otherReq}); !testkit.CodesEqual(res.Codes(), "NOT_FOUND") {
 			t.Errorf("%s on another account's request: %s", m, res)
 		}
 	}
@@ -196,7 +196,7 @@ func TestTrackingRequestCustomFieldsStatements(t *testing.T) {
 	for i, n := range ids.TrackingRequests.Nodes {
 		e.Must(t, k, `mutation($r: ID!, $v: JSON) { a: updateTrackingRequestCustomField(trackingRequestId: $r, apiSlug: "internal_ref", value: $v) { id }
 			b: updateTrackingRequestCustomField(trackingRequestId: $r, apiSlug: "desk", value: $v) { id } }`,
-			graphtest.Vars{"r": n.ID, "v": fmt.Sprint("R-", i)}, nil)
+			testkit.Vars{"r": n.ID, "v": fmt.Sprint("R-", i)}, nil)
 	}
 	var total int
 	e.SQL(t, &total, `SELECT count(*) FROM custom_fields WHERE account_id = $1 AND tracking_request_id IS NOT NULL`, f.acme)
@@ -207,7 +207,7 @@ func TestTrackingRequestCustomFieldsStatements(t *testing.T) {
 	const q = `query($n: Int!) { trackingRequests(first: $n) { nodes { id
 		customFields { apiSlug value definition { apiSlug } entity { __typename ... on TrackingRequest { id } } }
 		ref: customField(apiSlug: "internal_ref") { value } } } }`
-	e.Must(t, k, q, graphtest.Vars{"n": many}, nil) // warm
+	e.Must(t, k, q, testkit.Vars{"n": many}, nil) // warm
 	counts := map[int]int64{}
 	for _, size := range []int{2, many} {
 		var d struct {
@@ -223,7 +223,7 @@ func TestTrackingRequestCustomFieldsStatements(t *testing.T) {
 				}
 			}
 		}
-		res := e.Must(t, k, q, graphtest.Vars{"n": size}, &d)
+		res := e.Must(t, k, q, testkit.Vars{"n": size}, &d)
 		counts[size] = res.Statements
 		if len(d.TrackingRequests.Nodes) != size {
 			t.Fatalf("first %d: %d nodes", size, len(d.TrackingRequests.Nodes))

@@ -3,7 +3,7 @@ package graph_test
 import (
 	"testing"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 type trackingRequestResult struct {
@@ -53,7 +53,7 @@ func TestTrackingRequestsGraphQL(t *testing.T) {
 		TrackingRequests struct{ TotalCount int }
 	}
 	e.Must(t, k, `query($n: String!) { trackingRequests(filter: {requestNumber: $n, statuses: [CREATED, TRACKING_STOPPED]}, orderBy: {field: UPDATED_AT, direction: DESC}) { totalCount } }`,
-		graphtest.Vars{"n": seeded.RequestNumber}, &filtered)
+		testkit.Vars{"n": seeded.RequestNumber}, &filtered)
 	if filtered.TrackingRequests.TotalCount != 1 {
 		t.Errorf("by number: %d", filtered.TrackingRequests.TotalCount)
 	}
@@ -71,7 +71,7 @@ func TestTrackingRequestsGraphQL(t *testing.T) {
 		}
 	}
 	e.Must(t, k, `query($id: ID!, $s: ID!) { trackingRequest(id: $id) { `+trackingRequestFields+` } node(id: $id) { ... on TrackingRequest { id } }
-		shipment(id: $s) { trackingRequests { id } } }`, graphtest.Vars{"id": seeded.ID, "s": seeded.TrackedObject.ID}, &one)
+		shipment(id: $s) { trackingRequests { id } } }`, testkit.Vars{"id": seeded.ID, "s": seeded.TrackedObject.ID}, &one)
 	if one.TrackingRequest == nil || one.TrackingRequest.ID != seeded.ID || one.Node == nil || one.Node.ID != seeded.ID ||
 		one.Shipment == nil || len(one.Shipment.TrackingRequests) != 1 || one.Shipment.TrackingRequests[0].ID != seeded.ID {
 		t.Errorf("by id: %+v", one)
@@ -85,29 +85,29 @@ func TestTrackingRequestsGraphQL(t *testing.T) {
 		t.Errorf("created: %+v", c)
 	}
 	var updated struct{ UpdateTrackingRequest trackingRequestResult }
-	e.Must(t, k, `mutation($id: ID!) { updateTrackingRequest(id: $id, input: {tags: ["a", "b"]}) { `+trackingRequestFields+` } }`, graphtest.Vars{"id": c.ID}, &updated)
+	e.Must(t, k, `mutation($id: ID!) { updateTrackingRequest(id: $id, input: {tags: ["a", "b"]}) { `+trackingRequestFields+` } }`, testkit.Vars{"id": c.ID}, &updated)
 	if u := updated.UpdateTrackingRequest; len(u.Tags) != 2 || len(u.RefNumbers) != 1 || u.RefNumbers[0] != "PO1" {
 		t.Errorf("updated: %+v", u)
 	}
 
 	// The rules, with the member they name.
 	for _, r := range []struct {
-		input graphtest.Vars
+		input testkit.Vars
 		field string
 	}{
-		{graphtest.Vars{"requestType": "container", "requestNumber": "MSCU1234566", "scac": "MSCU"}, "request_number"}, // duplicate
-		{graphtest.Vars{"requestType": "container", "requestNumber": "MSCU1234567", "scac": "MSCU"}, "request_number"}, // check digit
-		{graphtest.Vars{"requestType": "parcel", "requestNumber": "X1", "scac": "MSCU"}, "request_type"},
-		{graphtest.Vars{"requestType": "bill_of_lading", "requestNumber": "X1", "scac": "NOPE"}, "scac"},
+		{testkit.Vars{"requestType": "container", "requestNumber": "MSCU1234566", "scac": "MSCU"}, "request_number"}, // duplicate
+		{testkit.Vars{"requestType": "container", "requestNumber": "MSCU1234567", "scac": "MSCU"}, "request_number"}, // check digit
+		{testkit.Vars{"requestType": "parcel", "requestNumber": "X1", "scac": "MSCU"}, "request_type"},
+		{testkit.Vars{"requestType": "bill_of_lading", "requestNumber": "X1", "scac": "NOPE"}, "scac"},
 	} {
-		res := e.Do(t, k, `mutation($in: TrackingRequestInput!) { createTrackingRequest(input: $in) { id } }`, graphtest.Vars{"in": r.input})
+		res := e.Do(t, k, `mutation($in: TrackingRequestInput!) { createTrackingRequest(input: $in) { id } }`, testkit.Vars{"in": r.input})
 		if len(res.Errors) != 1 || res.Errors[0].Code() != "BAD_USER_INPUT" || res.Errors[0].Extensions["field"] != r.field {
 			t.Errorf("%v: %s", r.input, res)
 		}
 	}
 	// A viewer may read but not write; another account's request is null.
 	viewer := e.Key(t, acmeViewer)
-	res := e.Do(t, viewer, `mutation($id: ID!) { updateTrackingRequest(id: $id, input: {tags: []}) { id } }`, graphtest.Vars{"id": c.ID})
+	res := e.Do(t, viewer, `mutation($id: ID!) { updateTrackingRequest(id: $id, input: {tags: []}) { id } }`, testkit.Vars{"id": c.ID})
 	if len(res.Errors) != 1 || res.Errors[0].Code() != "FORBIDDEN" {
 		t.Errorf("viewer update: %s", res)
 	}
@@ -120,11 +120,11 @@ func TestTrackingRequestsGraphQL(t *testing.T) {
 		TrackingRequest *struct{ ID string }
 		Node            *struct{ ID string }
 	}
-	e.Must(t, other, `query($id: ID!) { trackingRequest(id: $id) { id } node(id: $id) { id } }`, graphtest.Vars{"id": c.ID}, &theirs)
+	e.Must(t, other, `query($id: ID!) { trackingRequest(id: $id) { id } node(id: $id) { id } }`, testkit.Vars{"id": c.ID}, &theirs)
 	if theirs.TrackingRequest != nil || theirs.Node != nil {
 		t.Errorf("globex reads acme's request: %+v", theirs)
 	}
-	res = e.Do(t, other, `mutation($id: ID!) { updateTrackingRequest(id: $id, input: {tags: []}) { id } }`, graphtest.Vars{"id": c.ID})
+	res = e.Do(t, other, `mutation($id: ID!) { updateTrackingRequest(id: $id, input: {tags: []}) { id } }`, testkit.Vars{"id": c.ID})
 	if len(res.Errors) != 1 || res.Errors[0].Code() != "NOT_FOUND" {
 		t.Errorf("globex update: %s", res)
 	}
@@ -152,7 +152,7 @@ func TestShipmentTrackingRequestsStatements(t *testing.T) {
 	e := newWriteEnv(t)
 	k := e.Key(t, acmeViewer)
 	const q = `query($n: Int!) { shipments(first: $n) { nodes { id trackingRequests { id status trackedObject { id } } } } }`
-	e.Must(t, k, q, graphtest.Vars{"n": 12}, nil) // warm
+	e.Must(t, k, q, testkit.Vars{"n": 12}, nil) // warm
 	counts := map[int]int64{}
 	for _, n := range []int{2, 12} {
 		var d struct {
@@ -166,7 +166,7 @@ func TestShipmentTrackingRequestsStatements(t *testing.T) {
 				}
 			}
 		}
-		res := e.Must(t, k, q, graphtest.Vars{"n": n}, &d)
+		res := e.Must(t, k, q, testkit.Vars{"n": n}, &d)
 		counts[n] = res.Statements
 		for _, s := range d.Shipments.Nodes {
 			if len(s.TrackingRequests) != 1 || s.TrackingRequests[0].TrackedObject == nil || s.TrackingRequests[0].TrackedObject.ID != s.ID {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // TestCustomFieldValues: the GraphQL side of issue 8's value endpoints:
@@ -34,21 +34,21 @@ func TestCustomFieldValues(t *testing.T) {
 	// upper-case ids are the same record.
 	var c struct{ CreateCustomField cf }
 	e.Must(t, k, `mutation($e: ID!) { createCustomField(input: {entityId: $e, apiSlug: "customer_po", value: "PO-9"}) { `+fields+` } }`,
-		graphtest.Vars{"e": strings.ToUpper(f.ship)}, &c)
+		testkit.Vars{"e": strings.ToUpper(f.ship)}, &c)
 	if c.CreateCustomField.Entity.ID != f.ship || string(c.CreateCustomField.Value) != `"PO-9"` {
 		t.Fatalf("create: %+v", c.CreateCustomField)
 	}
-	res := e.Do(t, k, `mutation($e: ID!) { createCustomField(input: {entityId: $e, apiSlug: "customer_po", value: "PO-10"}) { id } }`, graphtest.Vars{"e": f.ship})
+	res := e.Do(t, k, `mutation($e: ID!) { createCustomField(input: {entityId: $e, apiSlug: "customer_po", value: "PO-10"}) { id } }`, testkit.Vars{"e": f.ship})
 	if got := res.Codes(); len(got) != 1 || got[0] != "CONFLICT" {
 		t.Errorf("second create: %s", res)
 	}
-	res = e.Do(t, k, `mutation($e: ID!) { createCustomField(input: {entityId: $e, entityType: CONTAINER, apiSlug: "yard_slot", value: "x"}) { id } }`, graphtest.Vars{"e": f.ship})
+	res = e.Do(t, k, `mutation($e: ID!) { createCustomField(input: {entityId: $e, entityType: CONTAINER, apiSlug: "yard_slot", value: "x"}) { id } }`, testkit.Vars{"e": f.ship})
 	if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
 		t.Errorf("a shipment as a container: %s", res)
 	}
 	var cc struct{ UpdateContainerCustomField *cf }
 	e.Must(t, k, `mutation($c: ID!) { updateContainerCustomField(containerId: $c, apiSlug: "yard_slot", value: "C-3") { `+fields+` } }`,
-		graphtest.Vars{"c": cont}, &cc)
+		testkit.Vars{"c": cont}, &cc)
 	if cc.UpdateContainerCustomField == nil || cc.UpdateContainerCustomField.Entity.ID != cont {
 		t.Fatalf("container value: %+v", cc.UpdateContainerCustomField)
 	}
@@ -63,7 +63,7 @@ func TestCustomFieldValues(t *testing.T) {
 	}
 	e.Must(t, k, `query($id: ID!, $e: ID!) { customField(id: $id) { `+fields+` }
 		all: customFields(filter: {entityId: $e}) { totalCount nodes { `+fields+` } } }`,
-		graphtest.Vars{"id": c.CreateCustomField.ID, "e": cont}, &one)
+		testkit.Vars{"id": c.CreateCustomField.ID, "e": cont}, &one)
 	if one.CustomField == nil || one.CustomField.ID != c.CreateCustomField.ID || one.All.TotalCount != len(one.All.Nodes) {
 		t.Errorf("read: %+v", one)
 	}
@@ -80,34 +80,34 @@ func TestCustomFieldValues(t *testing.T) {
 
 	// Update by id; null clears (null answer, value gone).
 	var u struct{ UpdateCustomField *cf }
-	e.Must(t, k, `mutation($id: ID!) { updateCustomField(id: $id, value: "PO-11") { `+fields+` } }`, graphtest.Vars{"id": c.CreateCustomField.ID}, &u)
+	e.Must(t, k, `mutation($id: ID!) { updateCustomField(id: $id, value: "PO-11") { `+fields+` } }`, testkit.Vars{"id": c.CreateCustomField.ID}, &u)
 	if u.UpdateCustomField == nil || string(u.UpdateCustomField.Value) != `"PO-11"` {
 		t.Errorf("update: %+v", u.UpdateCustomField)
 	}
-	e.Must(t, k, `mutation($id: ID!) { updateCustomField(id: $id, value: null) { id } }`, graphtest.Vars{"id": c.CreateCustomField.ID}, &u)
+	e.Must(t, k, `mutation($id: ID!) { updateCustomField(id: $id, value: null) { id } }`, testkit.Vars{"id": c.CreateCustomField.ID}, &u)
 	if u.UpdateCustomField != nil {
 		t.Errorf("clear: %+v", u.UpdateCustomField)
 	}
 	var gone struct{ CustomField *cf }
-	e.Must(t, k, `query($id: ID!) { customField(id: $id) { id } }`, graphtest.Vars{"id": c.CreateCustomField.ID}, &gone)
+	e.Must(t, k, `query($id: ID!) { customField(id: $id) { id } }`, testkit.Vars{"id": c.CreateCustomField.ID}, &gone)
 	if gone.CustomField != nil {
 		t.Errorf("a cleared value reads %+v", gone.CustomField)
 	}
 
 	// Delete by slug and by id: the deleted value is the answer, once.
 	var d struct{ DeleteContainerCustomField cf }
-	e.Must(t, k, `mutation($c: ID!) { deleteContainerCustomField(containerId: $c, apiSlug: "yard_slot") { `+fields+` } }`, graphtest.Vars{"c": cont}, &d)
+	e.Must(t, k, `mutation($c: ID!) { deleteContainerCustomField(containerId: $c, apiSlug: "yard_slot") { `+fields+` } }`, testkit.Vars{"c": cont}, &d)
 	if d.DeleteContainerCustomField.ID != cc.UpdateContainerCustomField.ID {
 		t.Errorf("delete by slug: %+v", d)
 	}
-	res = e.Do(t, k, `mutation($c: ID!) { deleteContainerCustomField(containerId: $c, apiSlug: "yard_slot") { id } }`, graphtest.Vars{"c": cont})
+	res = e.Do(t, k, `mutation($c: ID!) { deleteContainerCustomField(containerId: $c, apiSlug: "yard_slot") { id } }`, testkit.Vars{"c": cont})
 	if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
 		t.Errorf("second delete: %s", res)
 	}
 	var someID string
 	e.SQL(t, &someID, `SELECT id FROM custom_fields WHERE account_id = $1 AND shipment_id IS NOT NULL ORDER BY id LIMIT 1`, f.acme)
 	var di struct{ DeleteCustomField cf }
-	e.Must(t, k, `mutation($id: ID!) { deleteCustomField(id: $id) { `+fields+` } }`, graphtest.Vars{"id": someID}, &di)
+	e.Must(t, k, `mutation($id: ID!) { deleteCustomField(id: $id) { `+fields+` } }`, testkit.Vars{"id": someID}, &di)
 	if di.DeleteCustomField.ID != someID {
 		t.Errorf("delete by id: %+v", di)
 	}
@@ -120,7 +120,7 @@ func TestCustomFieldValues(t *testing.T) {
 	// Another account's value is NOT_FOUND / null.
 	var theirs string
 	e.SQL(t, &theirs, `SELECT id FROM custom_fields WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
-	e.Must(t, k, `query($id: ID!) { customField(id: $id) { id } }`, graphtest.Vars{"id": theirs}, &gone)
+	e.Must(t, k, `query($id: ID!) { customField(id: $id) { id } }`, testkit.Vars{"id": theirs}, &gone)
 	if gone.CustomField != nil {
 		t.Errorf("another account's value is visible")
 	}
@@ -128,7 +128,7 @@ func TestCustomFieldValues(t *testing.T) {
 		`mutation($id: ID!) { deleteCustomField(id: $id) { id } }`,
 		`mutation($id: ID!) { updateCustomField(id: $id, value: "x") { id } }`,
 	} {
-		res := e.Do(t, k, m, graphtest.Vars{"id": theirs})
+		res := e.Do(t, k, m, testkit.Vars{"id": theirs})
 		if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
 			t.Errorf("%s on another account's value: %s", m, res)
 		}
@@ -159,15 +159,15 @@ func TestDefinitionMutations(t *testing.T) {
 		t.Errorf("duplicate slug: %s", res)
 	}
 	var u struct{ UpdateCustomFieldDefinition def }
-	e.Must(t, k, `mutation($id: ID!) { updateCustomFieldDefinition(id: $id, input: {description: null}) { `+fields+` } }`, graphtest.Vars{"id": d.ID}, &u)
+	e.Must(t, k, `mutation($id: ID!) { updateCustomFieldDefinition(id: $id, input: {description: null}) { `+fields+` } }`, testkit.Vars{"id": d.ID}, &u)
 	if u.UpdateCustomFieldDefinition.Description != nil || u.UpdateCustomFieldDefinition.DisplayName != "Incoterm" || string(u.UpdateCustomFieldDefinition.Validation) != `{"required":true}` {
 		t.Errorf("update: %+v", u.UpdateCustomFieldDefinition)
 	}
-	e.Must(t, k, `mutation($id: ID!) { createCustomFieldOption(definitionId: $id, input: {label: "FOB", value: "fob"}) { id } }`, graphtest.Vars{"id": d.ID}, nil)
-	e.Must(t, k, `mutation($s: ID!) { updateShipmentCustomField(shipmentId: $s, apiSlug: "incoterm", value: "fob") { id } }`, graphtest.Vars{"s": f.ship}, nil)
+	e.Must(t, k, `mutation($id: ID!) { createCustomFieldOption(definitionId: $id, input: {label: "FOB", value: "fob"}) { id } }`, testkit.Vars{"id": d.ID}, nil)
+	e.Must(t, k, `mutation($s: ID!) { updateShipmentCustomField(shipmentId: $s, apiSlug: "incoterm", value: "fob") { id } }`, testkit.Vars{"s": f.ship}, nil)
 
 	var del struct{ DeleteCustomFieldDefinition def }
-	e.Must(t, k, `mutation($id: ID!) { deleteCustomFieldDefinition(id: $id) { `+fields+` } }`, graphtest.Vars{"id": d.ID}, &del)
+	e.Must(t, k, `mutation($id: ID!) { deleteCustomFieldDefinition(id: $id) { `+fields+` } }`, testkit.Vars{"id": d.ID}, &del)
 	if del.DeleteCustomFieldDefinition.ID != d.ID {
 		t.Errorf("delete: %+v", del)
 	}
@@ -178,7 +178,7 @@ func TestDefinitionMutations(t *testing.T) {
 		t.Errorf("%d rows of the deleted definition left", n)
 	}
 	// Another account's definition is NOT_FOUND.
-	res = e.Do(t, k, `mutation($id: ID!) { deleteCustomFieldDefinition(id: $id) { id } }`, graphtest.Vars{"id": f.otherPriority})
+	res = e.Do(t, k, `mutation($id: ID!) { deleteCustomFieldDefinition(id: $id) { id } }`, testkit.Vars{"id": f.otherPriority})
 	if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
 		t.Errorf("another account's definition: %s", res)
 	}
@@ -202,7 +202,7 @@ func TestShipmentMutations(t *testing.T) {
 	}
 	const fields = `id refNumbers tags lineTrackingStoppedAt lineTrackingStoppedReason lineTrackingStoppedByUser { id }`
 	var u struct{ UpdateShipment ship }
-	e.Must(t, k, `mutation($s: ID!) { updateShipment(id: $s, input: {tags: ["a", "a", "b"], refNumbers: null}) { `+fields+` } }`, graphtest.Vars{"s": f.ship}, &u)
+	e.Must(t, k, `mutation($s: ID!) { updateShipment(id: $s, input: {tags: ["a", "a", "b"], refNumbers: null}) { `+fields+` } }`, testkit.Vars{"s": f.ship}, &u)
 	if strings.Join(u.UpdateShipment.Tags, ",") != "a,b" || u.UpdateShipment.RefNumbers != nil {
 		t.Errorf("update: %+v", u.UpdateShipment)
 	}
@@ -211,18 +211,18 @@ func TestShipmentMutations(t *testing.T) {
 	}
 	e.Must(t, k, `{ viewer { user { id } } }`, nil, &me)
 	var s struct{ StopTrackingShipment ship }
-	e.Must(t, k, `mutation($s: ID!) { stopTrackingShipment(id: $s) { `+fields+` } }`, graphtest.Vars{"s": f.ship}, &s)
+	e.Must(t, k, `mutation($s: ID!) { stopTrackingShipment(id: $s) { `+fields+` } }`, testkit.Vars{"s": f.ship}, &s)
 	st := s.StopTrackingShipment
 	if st.LineTrackingStoppedAt == nil || st.LineTrackingStoppedReason == nil || *st.LineTrackingStoppedReason != "CANCELLED_BY_USER" ||
 		st.LineTrackingStoppedByUser == nil || st.LineTrackingStoppedByUser.ID != me.Viewer.User.ID {
 		t.Errorf("stop: %+v", st)
 	}
 	var r struct{ ResumeTrackingShipment ship }
-	e.Must(t, k, `mutation($s: ID!) { resumeTrackingShipment(id: $s) { `+fields+` } }`, graphtest.Vars{"s": f.ship}, &r)
+	e.Must(t, k, `mutation($s: ID!) { resumeTrackingShipment(id: $s) { `+fields+` } }`, testkit.Vars{"s": f.ship}, &r)
 	if rt := r.ResumeTrackingShipment; rt.LineTrackingStoppedAt != nil || rt.LineTrackingStoppedReason != nil || rt.LineTrackingStoppedByUser != nil {
 		t.Errorf("resume: %+v", rt)
 	}
-	res := e.Do(t, k, `mutation($s: ID!) { stopTrackingShipment(id: $s) { id } }`, graphtest.Vars{"s": f.otherShip})
+	res := e.Do(t, k, `mutation($s: ID!) { stopTrackingShipment(id: $s) { id } }`, testkit.Vars{"s": f.otherShip})
 	if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
 		t.Errorf("another account's shipment: %s", res)
 	}
@@ -246,23 +246,23 @@ func TestDocumentMutations(t *testing.T) {
 	var u struct {
 		UpdateDocument struct{ DocumentTypeManual *string }
 	}
-	e.Must(t, k, `mutation($d: ID!) { updateDocument(id: $d, input: {documentTypeManual: "customs_entry"}) { documentTypeManual } }`, graphtest.Vars{"d": doc}, &u)
+	e.Must(t, k, `mutation($d: ID!) { updateDocument(id: $d, input: {documentTypeManual: "customs_entry"}) { documentTypeManual } }`, testkit.Vars{"d": doc}, &u)
 	if u.UpdateDocument.DocumentTypeManual == nil || *u.UpdateDocument.DocumentTypeManual != "customs_entry" {
 		t.Errorf("update: %+v", u)
 	}
-	res := e.Do(t, k, `mutation($d: ID!) { updateDocument(id: $d, input: {documentTypeManual: "passport"}) { id } }`, graphtest.Vars{"d": doc})
+	res := e.Do(t, k, `mutation($d: ID!) { updateDocument(id: $d, input: {documentTypeManual: "passport"}) { id } }`, testkit.Vars{"d": doc})
 	if got := res.Codes(); len(got) != 1 || got[0] != "BAD_USER_INPUT" {
 		t.Errorf("unknown type: %s", res)
 	}
 	var d struct{ DeleteDocument struct{ ID string } }
-	e.Must(t, k, `mutation($d: ID!) { deleteDocument(id: $d) { id } }`, graphtest.Vars{"d": doc}, &d)
+	e.Must(t, k, `mutation($d: ID!) { deleteDocument(id: $d) { id } }`, testkit.Vars{"d": doc}, &d)
 	var n int
 	e.SQL(t, &n, `SELECT (SELECT count(*) FROM documents WHERE id = $1) + (SELECT count(*) FROM document_shipments WHERE document_id = $1)
 		+ (SELECT count(*) FROM document_representations WHERE document_id = $1)`, doc)
 	if d.DeleteDocument.ID != doc || n != 0 {
 		t.Errorf("delete: %+v, %d rows left", d, n)
 	}
-	res = e.Do(t, k, `mutation($d: ID!) { deleteDocument(id: $d) { id } }`, graphtest.Vars{"d": theirs})
+	res = e.Do(t, k, `mutation($d: ID!) { deleteDocument(id: $d) { id } }`, testkit.Vars{"d": theirs})
 	if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
 		t.Errorf("another account's document: %s", res)
 	}
@@ -304,11 +304,11 @@ func TestEmailSubmissions(t *testing.T) {
 	// The owner reads one; globex's keys do not see it.
 	q := `query($id: ID!) { emailSubmission(id: $id) { id } }`
 	var one struct{ EmailSubmission *struct{ ID string } }
-	e.Must(t, k, q, graphtest.Vars{"id": strings.ToUpper(nodes[0].ID)}, &one)
+	e.Must(t, k, q, testkit.Vars{"id": strings.ToUpper(nodes[0].ID)}, &one)
 	if one.EmailSubmission == nil || one.EmailSubmission.ID != nodes[0].ID {
 		t.Errorf("emailSubmission: %+v", one)
 	}
-	e.Must(t, e.Key(t, globexViewer), q, graphtest.Vars{"id": nodes[0].ID}, &one)
+	e.Must(t, e.Key(t, globexViewer), q, testkit.Vars{"id": nodes[0].ID}, &one)
 	if one.EmailSubmission != nil {
 		t.Errorf("another account's emailSubmission: %+v", one)
 	}
@@ -343,7 +343,7 @@ func TestReferenceReads(t *testing.T) {
 	}
 	e.Must(t, k, `query($id: ID!, $scac: ID!, $m: ID!) { byID: shippingLine(id: $id) { id } byScac: shippingLine(id: $scac) { id }
 		none: shippingLine(id: "ZZZZ") { id } metroArea(id: $m) { id } }`,
-		graphtest.Vars{"id": strings.ToUpper(nodes[0].ID), "scac": strings.ToLower(nodes[0].Scac), "m": metro}, &one)
+		testkit.Vars{"id": strings.ToUpper(nodes[0].ID), "scac": strings.ToLower(nodes[0].Scac), "m": metro}, &one)
 	if one.ByID == nil || one.ByID.ID != nodes[0].ID || one.ByScac == nil || one.ByScac.ID != nodes[0].ID || one.None != nil ||
 		one.MetroArea == nil || one.MetroArea.ID != metro {
 		t.Errorf("%+v", one)

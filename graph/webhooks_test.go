@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/graph/graphtest"
 	"shipgraph/model"
+	"shipgraph/testkit"
 )
 
 // The webhook admin API over GraphQL: the same rules as /v2 (resolve):
@@ -29,7 +29,7 @@ func TestWebhookMutations(t *testing.T) {
 	e := newWriteEnv(t)
 	admin := e.Key(t, "acme/admin")
 	var created struct{ CreateWebhook gqlWebhook }
-	e.Must(t, admin, `mutation($in: WebhookInput!) { createWebhook(input: $in) { `+webhookFields+` } }`, graphtest.Vars{
+	e.Must(t, admin, `mutation($in: WebhookInput!) { createWebhook(input: $in) { `+webhookFields+` } }`, testkit.Vars{
 		"in": map[string]any{"url": "https://93.184.216.34/in", "events": []string{"container.updated"}, "headers": []map[string]string{{"name": "x-a", "value": "b"}}},
 	}, &created)
 	w := created.CreateWebhook
@@ -50,13 +50,13 @@ func TestWebhookMutations(t *testing.T) {
 
 	var updated struct{ UpdateWebhook gqlWebhook }
 	e.Must(t, admin, `mutation($id: ID!) { updateWebhook(id: $id, input: {active: false, events: ["shipment.estimated.arrival", "container.created"]}) { `+webhookFields+` } }`,
-		graphtest.Vars{"id": w.ID}, &updated)
+		testkit.Vars{"id": w.ID}, &updated)
 	if u := updated.UpdateWebhook; u.Active || len(u.Events) != 2 || u.Secret != nil || u.URL != w.URL {
 		t.Errorf("updated %+v", u)
 	}
 
 	var rotated struct{ RotateWebhookSecret gqlWebhook }
-	e.Must(t, admin, `mutation($id: ID!) { rotateWebhookSecret(id: $id) { id secret } }`, graphtest.Vars{"id": w.ID}, &rotated)
+	e.Must(t, admin, `mutation($id: ID!) { rotateWebhookSecret(id: $id) { id secret } }`, testkit.Vars{"id": w.ID}, &rotated)
 	if s := rotated.RotateWebhookSecret.Secret; s == nil || !hexSecret.MatchString(*s) || *s == *w.Secret {
 		t.Errorf("rotated secret %v", s)
 	}
@@ -66,8 +66,8 @@ func TestWebhookMutations(t *testing.T) {
 		"url":    {"url": "https://127.0.0.1/", "events": []string{"container.updated"}},
 		"events": {"url": "https://93.184.216.34/in", "events": []string{"document.extracted"}},
 	} {
-		res := e.Do(t, admin, `mutation($in: WebhookInput!) { createWebhook(input: $in) { id } }`, graphtest.Vars{"in": in})
-		if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") || res.Errors[0].Extensions["field"] != name {
+		res := e.Do(t, admin, `mutation($in: WebhookInput!) { createWebhook(input: $in) { id } }`, testkit.Vars{"in": in})
+		if !testkit.CodesEqual(res.Codes(), "BAD_USER_INPUT") || res.Errors[0].Extensions["field"] != name {
 			t.Errorf("%s: %s", name, res)
 		}
 	}
@@ -75,13 +75,13 @@ func TestWebhookMutations(t *testing.T) {
 	// Another account's webhook is unknown.
 	other := e.Key(t, "globex/admin")
 	var one struct{ Webhook *gqlWebhook }
-	e.Must(t, other, `query($id: ID!) { webhook(id: $id) { id } }`, graphtest.Vars{"id": w.ID}, &one)
+	e.Must(t, other, `query($id: ID!) { webhook(id: $id) { id } }`, testkit.Vars{"id": w.ID}, &one)
 	if one.Webhook != nil {
 		t.Errorf("globex reads acme's webhook")
 	}
 	for _, m := range []string{`updateWebhook(id: $id, input: {active: true}) { id }`, `rotateWebhookSecret(id: $id) { id }`, `deleteWebhook(id: $id) { id }`} {
-		res := e.Do(t, other, `mutation($id: ID!) { `+m+` }`, graphtest.Vars{"id": w.ID})
-		if !graphtest.CodesEqual(res.Codes(), "NOT_FOUND") {
+		res := e.Do(t, other, `mutation($id: ID!) { `+m+` }`, testkit.Vars{"id": w.ID})
+		if !testkit.CodesEqual(res.Codes(), "NOT_FOUND") {
 			t.Errorf("globex %s: %s", m, res)
 		}
 	}
@@ -95,7 +95,7 @@ func TestWebhookMutations(t *testing.T) {
 			`mutation { createWebhook(input: {url: "https://93.184.216.34/x", events: ["container.updated"]}) { id } }`,
 			`mutation { deleteWebhook(id: "` + w.ID + `") { id } }`,
 		} {
-			if res := e.Do(t, key, op, nil); !graphtest.CodesEqual(res.Codes(), "FORBIDDEN") {
+			if res := e.Do(t, key, op, nil); !testkit.CodesEqual(res.Codes(), "FORBIDDEN") {
 				t.Errorf("%s %s: %s", who, op, res)
 			}
 		}
@@ -107,8 +107,8 @@ func TestWebhookMutations(t *testing.T) {
 	}
 
 	var deleted struct{ DeleteWebhook struct{ ID string } }
-	e.Must(t, admin, `mutation($id: ID!) { deleteWebhook(id: $id) { id } }`, graphtest.Vars{"id": w.ID}, &deleted)
-	e.Must(t, admin, `query($id: ID!) { webhook(id: $id) { id } }`, graphtest.Vars{"id": w.ID}, &one)
+	e.Must(t, admin, `mutation($id: ID!) { deleteWebhook(id: $id) { id } }`, testkit.Vars{"id": w.ID}, &deleted)
+	e.Must(t, admin, `query($id: ID!) { webhook(id: $id) { id } }`, testkit.Vars{"id": w.ID}, &one)
 	if deleted.DeleteWebhook.ID != w.ID || one.Webhook != nil {
 		t.Errorf("deleted %v, then read %v", deleted, one.Webhook)
 	}
@@ -162,7 +162,7 @@ func TestWebhookNotificationsQuery(t *testing.T) {
 			}
 		}
 	}
-	res := e.Must(t, admin, q, graphtest.Vars{"n": 10}, &got)
+	res := e.Must(t, admin, q, testkit.Vars{"n": 10}, &got)
 	nodes := got.WebhookNotifications.Nodes
 	if got.WebhookNotifications.TotalCount != 8 || len(nodes) != 8 {
 		t.Fatalf("%s", res)
@@ -193,7 +193,7 @@ func TestWebhookNotificationsQuery(t *testing.T) {
 	}
 	// One statement per relationship, target type and level: a page of
 	// the four types costs the same at any size.
-	four := e.Must(t, admin, q, graphtest.Vars{"n": 4}, nil)
+	four := e.Must(t, admin, q, testkit.Vars{"n": 4}, nil)
 	if res.AfterAuth != four.AfterAuth {
 		t.Errorf("statements: %d for 8 notifications, %d for 4", res.AfterAuth, four.AfterAuth)
 	}

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 // slowBody opens a connection to addr and sends a request announcing
@@ -86,7 +86,7 @@ func TestBodyTimeouts(t *testing.T) {
 	c.BodyTimeout = time.Minute
 	store := open(t, url)
 	c.Logger = slog.New(slog.DiscardHandler)
-	h := graphtest.Start(t, store, c)
+	h := testkit.Start(t, store, c)
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.RegisterOnShutdown(h.CutBodies)
 	srv.Start()

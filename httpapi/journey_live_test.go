@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // TestLiveTransportEvent: a transport event inserted with plain SQL (as a
@@ -28,7 +28,7 @@ func TestLiveTransportEvent(t *testing.T) {
 	const sub = `subscription { changes { operation type id parentId } }`
 	acme.subscribe("all", sub, nil)
 	globex.subscribe("all", sub, nil)
-	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 
 	var id string
 	if err := d.sql.QueryRow(`INSERT INTO transport_events (account_id, container_id, shipment_id, scac, carrier_event_id, event, event_at)
@@ -70,7 +70,7 @@ func TestLiveTrackingRequest(t *testing.T) {
 	const sub = `subscription { changes { operation type id parentId changedFields } }`
 	acme.subscribe("all", sub, nil)
 	globex.subscribe("all", sub, nil)
-	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 
 	var id string
 	if err := d.sql.QueryRow(`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, next_poll_at)

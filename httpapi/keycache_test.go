@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"shipgraph/db"
-	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 // TestKeyCacheStatements: a request with a key the chain already knows
@@ -107,7 +107,7 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 		t.Helper()
 		start := time.Now()
 		for name, in := range map[string]*instance{"a": a, "b": b} {
-			graphtest.WaitFor(t, 15*time.Second, "server "+name+" to refuse the key", func() bool {
+			testkit.WaitFor(t, 15*time.Second, "server "+name+" to refuse the key", func() bool {
 				return !in.authorized(t, k)
 			})
 		}
@@ -152,7 +152,7 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, in := range map[string]*instance{"a": a, "b": b} {
-			graphtest.WaitFor(t, time.Second, "server "+name+" to see the new role", func() bool {
+			testkit.WaitFor(t, time.Second, "server "+name+" to see the new role", func() bool {
 				r := in.gql(t, k, `{ viewer { role } }`)
 				return bytes.Contains(r.body, []byte(`"VIEWER"`))
 			})
@@ -216,11 +216,11 @@ func TestReconnectFlushesKeyCache(t *testing.T) {
 	if killed != 1 {
 		t.Fatalf("terminated %d listener connections, want 1", killed)
 	}
-	took := graphtest.WaitFor(t, 5*time.Second, "the key to be refused after the reconnection", func() bool {
+	took := testkit.WaitFor(t, 5*time.Second, "the key to be refused after the reconnection", func() bool {
 		return !in.authorized(t, k)
 	})
 	t.Logf("refused %v after the listener's connection was killed", took)
-	graphtest.WaitFor(t, 5*time.Second, "the cache to be live again", in.h.KeyCacheLive)
+	testkit.WaitFor(t, 5*time.Second, "the cache to be live again", in.h.KeyCacheLive)
 	if in.authorized(t, k) {
 		t.Error("the revoked key is accepted again after the reconnection")
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"shipgraph/db"
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // TestOneListeningConnection: the chain (httpapi.New, as app/serve.go builds
@@ -45,7 +45,7 @@ func TestOneListeningConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.subscribe("1", containerSub, nil)
-	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if !in.h.KeyCacheLive() {
 		t.Fatal("the key cache is not live")
 	}
@@ -74,10 +74,10 @@ func TestOneListeningConnection(t *testing.T) {
 	if code != 4403 || !strings.Contains(reason, "revoked") {
 		t.Fatalf("subscription after revocation: closed %d %q, want 4403 revoked", code, reason)
 	}
-	graphtest.WaitFor(t, time.Second, "the revoked key to be refused", func() bool { return !in.authorized(t, k) })
+	testkit.WaitFor(t, time.Second, "the revoked key to be refused", func() bool { return !in.authorized(t, k) })
 	t.Logf("subscription ended and key refused %v after the commit", time.Since(start).Round(time.Millisecond))
 	if !in.h.KeyCacheLive() {
 		t.Error("the key cache went off: the key was not evicted by the notification")
 	}
-	graphtest.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
 }

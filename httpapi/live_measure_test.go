@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 // Latency from a plain SQL UPDATE's commit to the event at a graphql-ws
@@ -27,7 +27,7 @@ func TestLiveLatency(t *testing.T) {
 	ws.subscribe("1", containerSub, nil)
 	sse, stop := sseSubscribe(t, in.url, d.keys["acme/viewer"], containerSub)
 	defer stop()
-	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 	id, _ := d.container(t, "acme", 0)
 	const n = 200
 	var wsLat, sseLat []time.Duration
@@ -97,7 +97,7 @@ func TestLiveIdleMemory(t *testing.T) {
 			}
 		}
 		total := conns * perConn
-		graphtest.WaitFor(t, 30*time.Second, "the subscriptions", func() bool { return in.h.Subscriptions() == total })
+		testkit.WaitFor(t, 30*time.Second, "the subscriptions", func() bool { return in.h.Subscriptions() == total })
 		after, s1, g1 := heap()
 		if f := os.Getenv("LIVE_HEAP_PROFILE"); f != "" && perConn > 1 {
 			out, _ := os.Create(f)
@@ -117,7 +117,7 @@ func TestLiveIdleMemory(t *testing.T) {
 			}
 			_ = c.c.CloseNow()
 		}
-		graphtest.WaitFor(t, 30*time.Second, "the subscriptions to end", func() bool { return in.h.Subscriptions() == 0 })
+		testkit.WaitFor(t, 30*time.Second, "the subscriptions to end", func() bool { return in.h.Subscriptions() == 0 })
 	}
 	measure(20, 50)
 	measure(1000, 1)

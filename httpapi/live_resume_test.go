@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // sseEvent is one "next" event of an SSE stream with its id line.
@@ -105,14 +105,14 @@ func TestLiveSSEResume(t *testing.T) {
 	other, _ := d.container(t, "globex", 0)
 
 	events, stop := sseStream(t, in.url, key, q, "")
-	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	d.exec(t, `UPDATE containers SET seal_number = 'first' WHERE id = $1`, id)
 	first, fd := nextSSE(t, events, 5*time.Second)
 	if first.ID == "" || fd.Data.Changes.LogID == nil || *fd.Data.Changes.LogID != first.ID || *fd.Data.Changes.ID != id {
 		t.Fatalf("first event: id %q, %s", first.ID, first.Data)
 	}
 	stop()
-	graphtest.WaitFor(t, 5*time.Second, "the stream to end", func() bool { return in.h.Subscriptions() == 0 })
+	testkit.WaitFor(t, 5*time.Second, "the stream to end", func() bool { return in.h.Subscriptions() == 0 })
 
 	for i := range 100 {
 		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("missed ", i))
@@ -172,7 +172,7 @@ func TestLiveWebSocketResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.subscribe("1", q, map[string]any{"f": filter})
-	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	d.exec(t, `UPDATE containers SET seal_number = 'seen' WHERE id = $1`, id)
 	var e ev
 	event(t, c.next(5*time.Second), &e)
@@ -181,7 +181,7 @@ func TestLiveWebSocketResume(t *testing.T) {
 		t.Fatalf("no logId: %+v", e)
 	}
 	_ = c.c.CloseNow()
-	graphtest.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
 
 	// Missed: 10 changes of the container, and one of a container of
 	// another shipment, which the filter does not match.
@@ -225,7 +225,7 @@ func TestLiveWebSocketResume(t *testing.T) {
 	if e.ContainerUpdated.Operation != "RESYNC" || e.ContainerUpdated.LogID != nil || e.ContainerUpdated.ID != nil {
 		t.Fatalf("resuming after a pruned id: %+v", e.ContainerUpdated)
 	}
-	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 	d.exec(t, `UPDATE containers SET seal_number = 'after resync' WHERE id = $1`, id)
 	got := map[string]string{}
 	for range 2 {
@@ -283,7 +283,7 @@ func TestLiveResyncAfterPruning(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.subscribe("1", `subscription { changes { operation logId id } }`, nil)
-	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	d.exec(t, `UPDATE change_log_pruned SET xid = pg_current_xact_id(), id = 1000000000000, pruned_at = now()`)
 	var killed int
 	if err := d.sql.QueryRow(`SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
@@ -314,7 +314,7 @@ func TestLiveHeldBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.subscribe("1", `subscription { changes { operation id } }`, nil)
-	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	older, err := d.sql.Begin()
 	if err != nil {
 		t.Fatal(err)

@@ -21,8 +21,8 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 // wsClient is a graphql-transport-ws client (the protocol of the graphql-ws
@@ -266,7 +266,7 @@ func TestLiveWebSocketTenantIsolation(t *testing.T) {
 	d.exec(t, `UPDATE containers SET current_status = 'on_ship', available_for_pickup = false WHERE id = $1`, id)
 	acme.subscribe("1", containerSub, nil)
 	globex.subscribe("1", containerSub, nil)
-	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 
 	d.exec(t, `UPDATE containers SET current_status = 'available', available_for_pickup = true WHERE id = $1`, id)
 	var e containerEvent
@@ -320,7 +320,7 @@ func TestLiveContainerFilter(t *testing.T) {
 	d.exec(t, `UPDATE containers SET current_status = 'on_ship' WHERE id IN ($1, $2)`, id, other)
 	c.subscribe("ship", containerSub, map[string]any{"f": map[string]any{"shipmentId": shipment}})
 	c.subscribe("avail", containerSub, map[string]any{"f": map[string]any{"statuses": []string{"AVAILABLE"}}})
-	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 
 	d.exec(t, `UPDATE containers SET seal_number = 'X' WHERE id = $1`, other) // neither
 	d.exec(t, `UPDATE containers SET current_status = 'available' WHERE id = $1`, id)
@@ -379,7 +379,7 @@ func TestLiveAuth(t *testing.T) {
 	}
 	c.subscribe("1", `subscription { changes { operation type id } }`, nil)
 	c.subscribe("2", `subscription { changes { operation } }`, nil)
-	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 	c.subscribe("3", `subscription { changes { operation } }`, nil)
 	m := c.next(5 * time.Second)
 	if m.Type != "next" || m.ID != "3" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
@@ -404,7 +404,7 @@ func TestLiveAuth(t *testing.T) {
 	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = (
 		SELECT t.id FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE a.slug = 'acme' AND t.role = 'member' LIMIT 1)`)
 	// Its next operation finds the key revoked and ends the connection.
-	graphtest.WaitFor(t, 5*time.Second, "the key to be refused", func() bool { return !in.authorized(t, d.keys["acme/member"]) })
+	testkit.WaitFor(t, 5*time.Second, "the key to be refused", func() bool { return !in.authorized(t, d.keys["acme/member"]) })
 	q.subscribe("q", `{ viewer { role } }`, nil)
 	if code, reason := q.closed(5 * time.Second); code != 4403 || !strings.Contains(reason, "revoked") {
 		t.Fatalf("query after revocation: %d %q", code, reason)
@@ -413,7 +413,7 @@ func TestLiveAuth(t *testing.T) {
 	if code != 4403 || !strings.Contains(reason, "revoked") {
 		t.Fatalf("after revocation: %d %q", code, reason)
 	}
-	graphtest.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
 }
 
 // sseClient subscribes over Server-Sent Events and delivers the data of
@@ -460,7 +460,7 @@ func TestLiveSSE(t *testing.T) {
 	defer stop()
 	globex, stop2 := sseSubscribe(t, in.url, d.keys["globex/viewer"], containerSub)
 	defer stop2()
-	graphtest.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 	id, _ := d.container(t, "acme", 0)
 	d.exec(t, `UPDATE containers SET current_status = 'grounded' WHERE id = $1`, id)
 	select {
@@ -479,7 +479,7 @@ func TestLiveSSE(t *testing.T) {
 	case <-time.After(500 * time.Millisecond):
 	}
 	stop()
-	graphtest.WaitFor(t, 5*time.Second, "the SSE subscription to end", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "the SSE subscription to end", func() bool { return in.h.Subscriptions() == 1 })
 }
 
 // The listener's connection killed: it reconnects, and the change made
@@ -493,7 +493,7 @@ func TestLiveReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.subscribe("1", containerSub, nil)
-	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	var killed int
 	if err := d.sql.QueryRow(`SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
 		WHERE datname = current_database() AND application_name = $1`, db.FeedApplicationName).Scan(&killed); err != nil || killed != 1 {
@@ -531,7 +531,7 @@ func TestLiveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.subscribe("1", containerSub, nil)
-	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if !in.authorized(t, admin) || !in.authorized(t, viewer) {
 		t.Fatal("a key is refused before the restart")
 	}
@@ -543,7 +543,7 @@ func TestLiveRestart(t *testing.T) {
 
 	srv.Stop(t)
 	down := time.Now()
-	graphtest.WaitFor(t, 5*time.Second, "the key cache to turn off", func() bool { return !in.h.KeyCacheLive() })
+	testkit.WaitFor(t, 5*time.Second, "the key cache to turn off", func() bool { return !in.h.KeyCacheLive() })
 	// Meanwhile a request fails at once, rather than hang or pass
 	// unchecked.
 	if r := in.do(t, http.MethodGet, "/v2/shipments?page[size]=1", admin, ""); r.status != http.StatusServiceUnavailable {
@@ -572,7 +572,7 @@ func TestLiveRestart(t *testing.T) {
 	}
 	// The key cache listens again: it serves keys, and a revocation
 	// evicts the key at once.
-	graphtest.WaitFor(t, 10*time.Second, "the key cache to listen again", in.h.KeyCacheLive)
+	testkit.WaitFor(t, 10*time.Second, "the key cache to listen again", in.h.KeyCacheLive)
 	t.Logf("key cache on %v after the start", time.Since(up).Round(time.Millisecond))
 	in.gql(t, viewer, viewerQuery) // cached, if that was not done yet
 	if r := in.gql(t, viewer, viewerQuery); !json200(r) || r.statements != cached.statements {
@@ -580,7 +580,7 @@ func TestLiveRestart(t *testing.T) {
 	}
 	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = (
 		SELECT t.id FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE a.slug = 'acme' AND t.role = 'viewer' LIMIT 1)`)
-	graphtest.WaitFor(t, 5*time.Second, "the revoked key to be refused", func() bool { return !in.authorized(t, viewer) })
+	testkit.WaitFor(t, 5*time.Second, "the revoked key to be refused", func() bool { return !in.authorized(t, viewer) })
 	if in.h.Subscriptions() != 1 {
 		t.Fatalf("%d subscriptions, want the admin's one", in.h.Subscriptions())
 	}
@@ -598,7 +598,7 @@ func TestLiveSlowConsumer(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.subscribe("1", containerSub, nil)
-	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	id, _ := d.container(t, "acme", 0)
 	// Changes keep coming until the server gives up on the subscriber:
 	// how many the connection's socket buffers absorb before the queue
@@ -609,7 +609,7 @@ func TestLiveSlowConsumer(t *testing.T) {
 	if code != 1008 || !strings.Contains(reason, "slow consumer") {
 		t.Fatalf("closed with %d %q", code, reason)
 	}
-	graphtest.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
 }
 
 // A burst of 1,000 changes reaches a subscriber that keeps up, none lost.
@@ -621,7 +621,7 @@ func TestLiveBurst(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.subscribe("1", `subscription { changes { operation type id changedFields } }`, nil)
-	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	id, _ := d.container(t, "acme", 0)
 	for i := range 1000 {
 		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("B", i))
@@ -650,7 +650,7 @@ func TestLiveShipmentAndCustomField(t *testing.T) {
 	c.subscribe("cf", `subscription($id: ID!) { customFieldChanged(entityId: $id) { operation entityId customField { apiSlug value definition { apiSlug } entity { ... on Shipment { id } } } } }`,
 		map[string]any{"id": shipment})
 	c.subscribe("all", `subscription { changes { operation type id parentId changedFields } }`, nil)
-	graphtest.WaitFor(t, 5*time.Second, "three subscriptions", func() bool { return in.h.Subscriptions() == 3 })
+	testkit.WaitFor(t, 5*time.Second, "three subscriptions", func() bool { return in.h.Subscriptions() == 3 })
 
 	d.exec(t, `UPDATE shipments SET customer_name = 'Live Ltd' WHERE id = $1`, shipment)
 	got := map[string]string{}
@@ -692,7 +692,7 @@ func TestLiveSSERevoked(t *testing.T) {
 	in := start(t, d.url, nil)
 	events, stop := sseSubscribe(t, in.url, d.keys["globex/viewer"], `subscription { changes { operation } }`)
 	defer stop()
-	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = (
 		SELECT t.id FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE a.slug = 'globex' AND t.role = 'viewer' LIMIT 1)`)
 	select {
@@ -744,11 +744,11 @@ func TestLiveSSESlowConsumer(t *testing.T) {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("SSE subscription: %d", res.StatusCode)
 	}
-	graphtest.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	stall.Store(true) // the client stops reading
 	id, _ := d.container(t, "acme", 0)
 	stop := keepChanging(d, id, "Q")
-	graphtest.WaitFor(t, 60*time.Second, "the slow subscription to end", func() bool { return in.h.Subscriptions() == 0 })
+	testkit.WaitFor(t, 60*time.Second, "the slow subscription to end", func() bool { return in.h.Subscriptions() == 0 })
 	n := stop()
 	if !stalled.cut() {
 		t.Error("the subscription ended without its writes being cut off")

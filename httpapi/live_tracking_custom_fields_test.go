@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // customFieldChanged follows a tracking request's values as it follows a
@@ -31,7 +31,7 @@ func TestLiveTrackingRequestCustomField(t *testing.T) {
 	}
 	c.subscribe("cf", `subscription($id: ID!) { customFieldChanged(entityId: $id) { operation entityId
 		customField { apiSlug value entity { __typename ... on TrackingRequest { id } } } } }`, map[string]any{"id": req})
-	graphtest.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
 
 	r := in.gql(t, d.keys["acme/admin"], fmt.Sprintf(`mutation { updateTrackingRequestCustomField(trackingRequestId: %q, apiSlug: "live_desk", value: "D-7") { id } }`, req))
 	if r.status != 200 || strings.Contains(string(r.body), "errors") {

@@ -17,8 +17,8 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
-	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
@@ -46,7 +46,7 @@ func seeded(t *testing.T) (string, map[string]string) {
 func seedAt(t *testing.T, url string) map[string]string {
 	t.Helper()
 	store := open(t, url)
-	tokens, _, err := seed.Run(context.Background(), store, seed.Options{Shipments: 3, Seed: 1, Now: graphtest.SeedNow})
+	tokens, _, err := seed.Run(context.Background(), store, seed.Options{Shipments: 3, Seed: 1, Now: testkit.SeedNow})
 	if err != nil {
 		t.Fatalf("seed: %v", err)
 	}
@@ -77,7 +77,7 @@ func start(t *testing.T, url string, c *httpapi.Config) *instance {
 	}
 	in := &instance{store: open(t, url), log: &logBuffer{}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
-	in.h = graphtest.Start(t, in.store, cfg)
+	in.h = testkit.Start(t, in.store, cfg)
 	srv := httptest.NewServer(in.h)
 	t.Cleanup(srv.Close)
 	in.url = srv.URL
@@ -195,5 +195,5 @@ func (l *logBuffer) statements(t *testing.T, id string) int {
 // over its targets (primary, replica).
 func queriesTotal(t *testing.T) float64 {
 	t.Helper()
-	return graphtest.QueriesTotal(t)
+	return testkit.QueriesTotal(t)
 }

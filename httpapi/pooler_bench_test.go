@@ -15,8 +15,8 @@ import (
 	"shipgraph/db/pgbouncertest"
 	"shipgraph/db/seed"
 	"shipgraph/graph"
-	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 // BenchmarkDashboardPooler is the dashboard (50 shipments of 400) through
@@ -32,7 +32,7 @@ func BenchmarkDashboardPooler(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tokens, _, err := seed.Run(context.Background(), store0, seed.Options{Shipments: 400, Seed: 1, Now: graphtest.SeedNow})
+	tokens, _, err := seed.Run(context.Background(), store0, seed.Options{Shipments: 400, Seed: 1, Now: testkit.SeedNow})
 	_ = store0.Close()
 	if err != nil {
 		b.Fatal(err)
@@ -59,7 +59,7 @@ func BenchmarkDashboardPooler(b *testing.B) {
 			defer store.Close()
 			cfg := httpapi.DefaultConfig
 			cfg.RateLimit = 0
-			h := graphtest.Start(b, store, cfg)
+			h := testkit.Start(b, store, cfg)
 			do := func() {
 				req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(payload))
 				req.Header.Set("Content-Type", "application/json")

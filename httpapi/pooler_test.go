@@ -18,8 +18,8 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/db/pgbouncertest"
 	"shipgraph/graph"
-	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 // The real chain behind PgBouncer in transaction mode (two server
@@ -59,7 +59,7 @@ func TestBehindPgBouncer(t *testing.T) {
 	in := &instance{store: store, log: &logBuffer{}}
 	cfg := httpapi.DefaultConfig
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
-	in.h = graphtest.Start(t, store, cfg) // waits for the key cache to listen (directly)
+	in.h = testkit.Start(t, store, cfg) // waits for the key cache to listen (directly)
 	srv := httptest.NewServer(in.h)
 	t.Cleanup(srv.Close)
 	in.url = srv.URL
@@ -142,7 +142,7 @@ func TestBehindPgBouncer(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.subscribe("1", `subscription { changes { operation type id } }`, nil)
-	graphtest.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if w := in.do(t, http.MethodPatch, path, keys["acme/member"], `{"data":{"type":"custom_field","attributes":{"value":"PO-POOLED-2"}}}`); w.status != http.StatusOK {
 		t.Fatalf("second PATCH: %d %s", w.status, w.body)
 	}

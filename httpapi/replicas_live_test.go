@@ -16,8 +16,8 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/replicatest"
-	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 // withReplica starts an instance of the real chain on the primary at url
@@ -35,11 +35,11 @@ func withReplica(t *testing.T, url string, standby *replicatest.Standby, wait ti
 	cfg := httpapi.DefaultConfig
 	in := &instance{store: store, log: &logBuffer{}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
-	in.h = graphtest.Start(t, store, cfg)
+	in.h = testkit.Start(t, store, cfg)
 	srv := httptest.NewServer(in.h)
 	t.Cleanup(srv.Close)
 	in.url = srv.URL
-	graphtest.WaitFor(t, 20*time.Second, "the replica to be up", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "the replica to be up", func() bool {
 		status, body := in.readyz(t)
 		return status == http.StatusOK && strings.Contains(body, ": up,")
 	})
@@ -98,11 +98,11 @@ func TestReplicaSubscriptionReRead(t *testing.T) {
 	slow, stop2 := sseSubscribe(t, long.url, keys["acme/viewer"], containerSub)
 	defer stop2()
 	for _, in := range []*instance{short, long} {
-		graphtest.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
+		testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
 	}
 
 	id, _ := d.container(t, "acme", 0)
-	graphtest.WaitFor(t, 3*applyDelay, "the standby to have the seed", func() bool { return standbyStatus(t, standby, id) != "" })
+	testkit.WaitFor(t, 3*applyDelay, "the standby to have the seed", func() bool { return standbyStatus(t, standby, id) != "" })
 	was := standbyStatus(t, standby, id)
 	status, want := "grounded", "GROUNDED"
 	if was == status {

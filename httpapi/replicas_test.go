@@ -17,10 +17,10 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/db/pgbouncertest"
 	"shipgraph/db/replicatest"
-	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
 	"shipgraph/sharedlimit"
 	"shipgraph/sharedlimit/redistest"
+	"shipgraph/testkit"
 )
 
 // applyDelay is the standby's recovery_min_apply_delay: every write is
@@ -50,7 +50,7 @@ func replicated(t *testing.T, pooledURL, directURL string, standby *replicatest.
 	cfg.Shared = shared
 	in := &instance{store: store, log: &logBuffer{}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
-	in.h = graphtest.Start(t, store, cfg)
+	in.h = testkit.Start(t, store, cfg)
 	t.Cleanup(shared.Close) // after the chain
 	srv := httptest.NewServer(in.h)
 	t.Cleanup(srv.Close)
@@ -59,7 +59,7 @@ func replicated(t *testing.T, pooledURL, directURL string, standby *replicatest.
 }
 
 // replicaReads is shipgraph_db_queries_total{target="replica"}.
-func replicaReads(t *testing.T) float64 { return graphtest.QueriesOn(t, "replica") }
+func replicaReads(t *testing.T) float64 { return testkit.QueriesOn(t, "replica") }
 
 // readyz returns /readyz's status and body.
 func (in *instance) readyz(t *testing.T) (int, string) {
@@ -90,7 +90,7 @@ func TestReplicasManyInstances(t *testing.T) {
 	a := replicated(t, pooled, primary.URL(), standby, rs.URL, 0)
 	b := replicated(t, pooled, primary.URL(), standby, rs.URL, 0)
 	for _, in := range []*instance{a, b} {
-		graphtest.WaitFor(t, 20*time.Second, "the replica to be up", func() bool {
+		testkit.WaitFor(t, 20*time.Second, "the replica to be up", func() bool {
 			status, body := in.readyz(t)
 			return status == http.StatusOK && strings.Contains(body, ": up,")
 		})
@@ -156,8 +156,8 @@ func TestReplicasManyInstances(t *testing.T) {
 	// to half the apply delay, after a write, sends even another
 	// account's reads to the primary and reports the replica lagging.
 	c := replicated(t, pooled, primary.URL(), standby, rs.URL, applyDelay/4)
-	graphtest.WaitFor(t, 3*applyDelay, "the replica to catch up", func() bool { return standbyHas(t, standby, "PO-REPLICA-1") })
-	graphtest.WaitFor(t, 10*time.Second, "the replica to be up on C", func() bool {
+	testkit.WaitFor(t, 3*applyDelay, "the replica to catch up", func() bool { return standbyHas(t, standby, "PO-REPLICA-1") })
+	testkit.WaitFor(t, 10*time.Second, "the replica to be up on C", func() bool {
 		_, body := c.readyz(t)
 		return strings.Contains(body, ": up,")
 	})
@@ -165,7 +165,7 @@ func TestReplicasManyInstances(t *testing.T) {
 	if w := a.do(t, http.MethodPatch, path, member, `{"data":{"type":"custom_field","attributes":{"value":"PO-REPLICA-2"}}}`); w.status != http.StatusOK {
 		t.Fatalf("second PATCH: %d %s", w.status, w.body)
 	}
-	graphtest.WaitFor(t, applyDelay, "C to see the replica lagging", func() bool {
+	testkit.WaitFor(t, applyDelay, "C to see the replica lagging", func() bool {
 		_, body := c.readyz(t)
 		return strings.Contains(body, ": lagging,")
 	})
@@ -186,8 +186,8 @@ func TestReplicasManyInstances(t *testing.T) {
 	}
 
 	// Once replayed, B's reads of that account go to the replica again.
-	graphtest.WaitFor(t, 3*applyDelay, "the replica to catch up", func() bool { return standbyHas(t, standby, "PO-REPLICA-2") })
-	graphtest.WaitFor(t, time.Second, "B to poll the replica", func() bool {
+	testkit.WaitFor(t, 3*applyDelay, "the replica to catch up", func() bool { return standbyHas(t, standby, "PO-REPLICA-2") })
+	testkit.WaitFor(t, time.Second, "B to poll the replica", func() bool {
 		before := replicaReads(t)
 		g := b.do(t, http.MethodGet, path, member, "")
 		return g.status == http.StatusOK && strings.Contains(string(g.body), "PO-REPLICA-2") && replicaReads(t) > before
@@ -236,7 +236,7 @@ func TestReplicasManyInstances(t *testing.T) {
 
 	// Back: reads return to it.
 	standby.Start(t)
-	graphtest.WaitFor(t, 20*time.Second, "reads to return to the replica", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "reads to return to the replica", func() bool {
 		before := replicaReads(t)
 		g := a.do(t, http.MethodGet, "/v2/shipments?page[size]=1", member, "")
 		return g.status == http.StatusOK && replicaReads(t) > before
@@ -271,7 +271,7 @@ func pauseReplay(t *testing.T, standby *replicatest.Standby) {
 	if _, err := sdb.Exec(`SELECT pg_wal_replay_pause()`); err != nil {
 		t.Fatalf("pausing the standby's replay: %v", err)
 	}
-	graphtest.WaitFor(t, 10*time.Second, "the standby's replay to pause", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the standby's replay to pause", func() bool {
 		var state string
 		if err := sdb.QueryRow(`SELECT pg_get_wal_replay_pause_state()`).Scan(&state); err != nil {
 			t.Fatal(err)

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/graph/graphtest"
 	"shipgraph/httpapi"
 	"shipgraph/sharedlimit"
 	"shipgraph/sharedlimit/redistest"
+	"shipgraph/testkit"
 )
 
 // twoInstances starts two chains (stores of their own) over one seeded
@@ -99,9 +99,9 @@ func TestSharedSubscriptionLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	ca.subscribe("1", `subscription { changes { operation } }`, nil)
-	graphtest.WaitFor(t, 5*time.Second, "a's subscription", func() bool { return a.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a's subscription", func() bool { return a.h.Subscriptions() == 1 })
 	cb.subscribe("2", `subscription { changes { operation } }`, nil)
-	graphtest.WaitFor(t, 5*time.Second, "b's subscription", func() bool { return b.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "b's subscription", func() bool { return b.h.Subscriptions() == 1 })
 	refused := func(c *wsClient, id string) {
 		t.Helper()
 		c.subscribe(id, `subscription { changes { operation } }`, nil)
@@ -121,7 +121,7 @@ func TestSharedSubscriptionLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	other.subscribe("x", `subscription { changes { operation } }`, nil)
-	graphtest.WaitFor(t, 5*time.Second, "another key's subscription", func() bool { return b.h.Subscriptions() == 2 })
+	testkit.WaitFor(t, 5*time.Second, "another key's subscription", func() bool { return b.h.Subscriptions() == 2 })
 
 	// The key's count in Redis: the set holding two members.
 	var set string
@@ -139,10 +139,10 @@ func TestSharedSubscriptionLimit(t *testing.T) {
 	if err := ca.c.Close(1000, "done"); err != nil {
 		t.Fatal(err)
 	}
-	graphtest.WaitFor(t, 5*time.Second, "a's subscription to end", func() bool { return a.h.Subscriptions() == 0 })
-	graphtest.WaitFor(t, 5*time.Second, "a's place released in Redis", func() bool { return rs.SetSizes(t, set)[set] == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a's subscription to end", func() bool { return a.h.Subscriptions() == 0 })
+	testkit.WaitFor(t, 5*time.Second, "a's place released in Redis", func() bool { return rs.SetSizes(t, set)[set] == 1 })
 	cb.subscribe("5", `subscription { changes { operation } }`, nil)
-	graphtest.WaitFor(t, 5*time.Second, "b's second subscription", func() bool { return b.h.Subscriptions() == 3 })
+	testkit.WaitFor(t, 5*time.Second, "b's second subscription", func() bool { return b.h.Subscriptions() == 3 })
 	cb.none(200 * time.Millisecond)
 }
 
@@ -214,7 +214,7 @@ func TestSharedLimitsRedisDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.subscribe("1", `subscription { changes { operation } }`, nil)
-	graphtest.WaitFor(t, 5*time.Second, "a subscription on the fallback", func() bool { return a.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "a subscription on the fallback", func() bool { return a.h.Subscriptions() == 1 })
 	c.subscribe("2", `subscription { changes { operation } }`, nil)
 	if m := c.next(5 * time.Second); m.ID != "2" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
 		t.Fatalf("second subscription on the fallback: %s %s %s", m.Type, m.ID, m.Payload)

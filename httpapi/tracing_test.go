@@ -21,8 +21,8 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
+	"shipgraph/testkit"
 	"shipgraph/tracing"
 )
 
@@ -35,9 +35,9 @@ const (
 func tracedChain(t *testing.T, tp trace.TracerProvider) (http.Handler, map[string]string) {
 	t.Helper()
 	url, keys := seeded(t)
-	c := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
+	c := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.Tracing = tp
-	return graphtest.Start(t, open(t, url), c), keys
+	return testkit.Start(t, open(t, url), c), keys
 }
 
 // inMemoryTracing installs a tracer provider whose spans the returned
@@ -304,7 +304,7 @@ func uuidLike(s string) bool {
 func TestTraceSubscriptionEvents(t *testing.T) {
 	exp, tp := inMemoryTracing(t)
 	url, keys := seeded(t)
-	c := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
+	c := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.Tracing = tp
 	in := start(t, url, &c)
 	var id string
@@ -314,7 +314,7 @@ func TestTraceSubscriptionEvents(t *testing.T) {
 	}
 	events, cancel := sseStream(t, in.url, keys["acme/viewer"],
 		`subscription Watch { containerUpdated { operation id container { id number shipment { id } } } }`, "")
-	graphtest.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if _, err := in.store.SQL().ExecContext(context.Background(), `UPDATE containers SET seal_number = 'TRACED' WHERE id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestTraceSubscriptionEvents(t *testing.T) {
 	cancel()
 	var ev sdktrace.ReadOnlySpan
 	var server sdktrace.ReadOnlySpan
-	graphtest.WaitFor(t, 10*time.Second, "the event's and the request's spans", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the event's and the request's spans", func() bool {
 		for _, s := range exp.GetSpans().Snapshots() {
 			switch {
 			case s.Name() == "subscription event container":

@@ -24,9 +24,9 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/files"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
 	"shipgraph/rest"
+	"shipgraph/testkit"
 )
 
 // The tests drive the server's handler chain (package httpapi: body limit →
@@ -90,7 +90,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	for _, tok := range tokens {
 		e.keys[tok.Account+"/"+tok.Role] = tok.Key
 	}
-	c := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
+	c := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.BodyLimit = testBodyLimit
 	c.PublicBaseURL = publicBase
 	if o.requestBase {
@@ -98,7 +98,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	c.Wrap = e.counting
 	c.Files = o.files
-	e.srv = httptest.NewServer(graphtest.Start(t, store, c))
+	e.srv = httptest.NewServer(testkit.Start(t, store, c))
 	t.Cleanup(e.srv.Close)
 	return e
 }

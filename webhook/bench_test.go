@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"shipgraph/db"
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 	"shipgraph/webhook"
 )
 
@@ -106,7 +106,7 @@ func BenchmarkTenEndpointsOneDead(b *testing.B) {
 		e.toggle(b, containers[i%len(containers)])
 	}
 	want := int64(9 * b.N)
-	graphtest.WaitFor(b, 10*time.Minute, "every live delivery", func() bool { return delivered.Load() >= want })
+	testkit.WaitFor(b, 10*time.Minute, "every live delivery", func() bool { return delivered.Load() >= want })
 	el := time.Since(start)
 	b.StopTimer()
 	b.ReportMetric(float64(want)/el.Seconds(), "notifications/s")

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"shipgraph/db"
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 	"shipgraph/webhook"
 )
 
@@ -79,7 +79,7 @@ func TestDeliveredSignedForEachSubscribedEvent(t *testing.T) {
 		}
 		ids = append(ids, d.id)
 	}
-	graphtest.WaitFor(t, 5*time.Second, "every notification delivered", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "every notification delivered", func() bool {
 		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status <> 'succeeded'`, hook) == 0
 	})
 	for _, id := range ids {
@@ -113,7 +113,7 @@ func TestRetriedThenFailed(t *testing.T) {
 	hook := e.webhook(t, e.acme, r.URL, webhook.EventContainerUpdated)
 	e.start(t, e.Store, webhook.Config{RetryBase: time.Millisecond})
 	e.toggle(t, c1)
-	graphtest.WaitFor(t, 60*time.Second, "the notification failed", func() bool {
+	testkit.WaitFor(t, 60*time.Second, "the notification failed", func() bool {
 		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'failed'`, hook) == 1
 	})
 	var attempts, rows, errs int
@@ -141,7 +141,7 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 	hook := e.webhook(t, e.acme, redirect, webhook.EventContainerUpdated)
 	e.start(t, e.Store, webhook.Config{RetryBase: time.Hour})
 	e.toggle(t, c1)
-	graphtest.WaitFor(t, 10*time.Second, "an attempt", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "an attempt", func() bool {
 		return e.count(t, `SELECT count(*) FROM webhook_delivery_attempts a JOIN webhook_notifications n ON n.id = a.notification_id
 			WHERE n.webhook_id = $1 AND a.status_code = 307`, hook) == 1
 	})
@@ -167,7 +167,7 @@ func TestDeadEndpointDoesNotDelayLive(t *testing.T) {
 	for range n {
 		e.toggle(t, c1)
 	}
-	graphtest.WaitFor(t, 20*time.Second, "every live delivery", func() bool {
+	testkit.WaitFor(t, 20*time.Second, "every live delivery", func() bool {
 		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, liveHook) == n
 	})
 	if got := len(dead.deliveries()); got != 2 {
@@ -190,7 +190,7 @@ func TestTwoProcessesDeliverEachOnce(t *testing.T) {
 	for i := range n {
 		e.toggle(t, containers[i%len(containers)])
 	}
-	graphtest.WaitFor(t, 30*time.Second, "every delivery", func() bool {
+	testkit.WaitFor(t, 30*time.Second, "every delivery", func() bool {
 		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, hook) == n
 	})
 	time.Sleep(200 * time.Millisecond)
@@ -231,7 +231,7 @@ func TestKilledProcessClaimsExpire(t *testing.T) {
 		t.Fatalf("after the kill: claimed by %q, %d attempts", owner, attempts)
 	}
 	e.start(t, e.open(t), webhook.Config{Owner: "process-b"})
-	graphtest.WaitFor(t, 15*time.Second, "delivered by process b", func() bool {
+	testkit.WaitFor(t, 15*time.Second, "delivered by process b", func() bool {
 		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, hook) == 1
 	})
 	if e.count(t, `SELECT count(*) FROM webhook_notifications WHERE delivered_at >= $1::timestamptz`, until) != 1 {
@@ -258,7 +258,7 @@ func TestPrivateAddressRefusedAtDelivery(t *testing.T) {
 	hook := e.webhook(t, e.acme, "http://hooks.example.com:"+port+"/", webhook.EventContainerUpdated)
 	_, stop := e.start(t, e.Store, webhook.Config{Resolve: resolve, RetryBase: 50 * time.Millisecond})
 	e.toggle(t, c1)
-	graphtest.WaitFor(t, 10*time.Second, "refused attempts", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "refused attempts", func() bool {
 		return e.count(t, `SELECT count(*) FROM webhook_delivery_attempts WHERE status_code IS NULL AND error = 'webhook address 127.0.0.1 is loopback, private, link-local or metadata'`) >= 2
 	})
 	stop()
@@ -268,7 +268,7 @@ func TestPrivateAddressRefusedAtDelivery(t *testing.T) {
 	// The same with private addresses allowed (the tests' and demos'
 	// switch): delivered.
 	e.start(t, e.Store, webhook.Config{Resolve: resolve, AllowPrivate: true, RetryBase: 50 * time.Millisecond})
-	graphtest.WaitFor(t, 10*time.Second, "delivered", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "delivered", func() bool {
 		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, hook) == 1
 	})
 }
@@ -359,7 +359,7 @@ func TestDrainFinishesDeliveriesInFlight(t *testing.T) {
 	hook := e.webhook(t, e.acme, r.URL, webhook.EventContainerUpdated)
 	_, stop := e.start(t, e.Store, webhook.Config{})
 	e.toggle(t, c1)
-	graphtest.WaitFor(t, 10*time.Second, "a claim", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "a claim", func() bool {
 		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE claimed_by IS NOT NULL`) == 1
 	})
 	stopped := make(chan struct{})

@@ -16,8 +16,8 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
-	"shipgraph/graph/graphtest"
 	"shipgraph/model"
+	"shipgraph/testkit"
 	"shipgraph/webhook"
 )
 
@@ -34,7 +34,7 @@ func newEnv(t testing.TB) *env {
 	t.Helper()
 	e := &env{url: dbtest.NewDB(t)}
 	e.Store = e.open(t)
-	if _, _, err := seed.Run(context.Background(), e.Store, seed.Options{Shipments: 4, Seed: 1, Now: graphtest.SeedNow}); err != nil {
+	if _, _, err := seed.Run(context.Background(), e.Store, seed.Options{Shipments: 4, Seed: 1, Now: testkit.SeedNow}); err != nil {
 		t.Fatal(err)
 	}
 	e.one(t, `SELECT id FROM accounts WHERE slug = 'acme'`, &e.acme)

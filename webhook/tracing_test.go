@@ -12,9 +12,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"shipgraph/graph/graphtest"
 	"shipgraph/resolve"
 	"shipgraph/rest"
+	"shipgraph/testkit"
 	"shipgraph/webhook"
 )
 
@@ -109,7 +109,7 @@ func TestDeliveryTraces(t *testing.T) {
 func waitSpan(t *testing.T, exp *tracetest.InMemoryExporter, name string) tracetest.SpanStub {
 	t.Helper()
 	var found tracetest.SpanStub
-	graphtest.WaitFor(t, 10*time.Second, "span "+name, func() bool {
+	testkit.WaitFor(t, 10*time.Second, "span "+name, func() bool {
 		for _, s := range exp.GetSpans() {
 			if s.Name == name {
 				found = s

@@ -11,8 +11,8 @@ import (
 
 	"shipgraph/carrier/tracking"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
+	"shipgraph/testkit"
 )
 
 // PATCH /v2/containers/{id}/refresh through the server's chain: 200 with
@@ -21,16 +21,16 @@ import (
 // past ten a minute.
 func TestRefreshContainer(t *testing.T) {
 	t.Parallel()
-	env := graphtest.New(t, graphtest.Options{})
+	env := testkit.New(t, testkit.Options{})
 	c := tracking.Default
 	c.Workers = 0 // enqueue only: the jobs stay for the test to see
 	eng, err := tracking.New(c, env.Store, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc := graphtest.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
+	hc := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	hc.Tracking = eng
-	h := graphtest.Start(t, env.Store, hc)
+	h := testkit.Start(t, env.Store, hc)
 	var box, other string
 	// A container whose shipment's request (the seed writes one per
 	// shipment) is live: refresh polls live requests.

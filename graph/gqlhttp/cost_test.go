@@ -8,7 +8,7 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // fanOut is the fragment fan-out of issue 20: F_i = { ...F_{i+1}
@@ -27,11 +27,11 @@ func fanOut(levels int) string {
 // TestCostBudget: what expands past the budget is refused before
 // validation expands it — in milliseconds — and introspection counts.
 func TestCostBudget(t *testing.T) {
-	e := graphtest.New(t, graphtest.Options{Shipments: 3})
+	e := testkit.New(t, testkit.Options{Shipments: 3})
 	k := e.Key(t, acmeAdmin)
 	hc := gqlhttp.DefaultHandlerConfig
 
-	fast := func(what, q string) *graphtest.Result {
+	fast := func(what, q string) *testkit.Result {
 		t.Helper()
 		begin := time.Now()
 		res := e.Do(t, k, q, nil)
@@ -67,6 +67,6 @@ func TestCostBudget(t *testing.T) {
 	// Within the budget, all is as before: a small fan-out, the
 	// dashboard, GraphiQL-sized introspection.
 	e.Must(t, k, fanOut(6), nil, nil)
-	e.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": 100}, nil)
+	e.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": 100}, nil)
 	e.Must(t, k, `{ __schema { types { name fields { name type { name ofType { name ofType { name } } } } } } }`, nil, nil)
 }

@@ -18,8 +18,8 @@ import (
 
 	"shipgraph/graph/executor"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
+	"shipgraph/testkit"
 )
 
 // fieldLog is a field middleware that records the path of every field it
@@ -49,11 +49,11 @@ func (l *fieldLog) take() []string {
 // keeps it on; the server's own configuration keeps it on. Not parallel: it
 // reads process-wide counters.
 func TestFieldMiddleware(t *testing.T) {
-	e := graphtest.New(t, graphtest.Options{Shipments: 3})
+	e := testkit.New(t, testkit.Options{Shipments: 3})
 	k := e.Key(t, acmeAdmin)
 	const query = `{ viewer { role account { id } } shipments(first: 2) { nodes { id } } }`
 	body, _ := json.Marshal(map[string]any{"query": query})
-	send := func(t *testing.T, env *graphtest.Env) (out []byte, written, handed float64) {
+	send := func(t *testing.T, env *testkit.Env) (out []byte, written, handed float64) {
 		t.Helper()
 		w0 := testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("written"))
 		h0 := testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("handed_over"))
@@ -64,8 +64,8 @@ func TestFieldMiddleware(t *testing.T) {
 		return res.Body, testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("written")) - w0,
 			testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("handed_over")) - h0
 	}
-	env := func(hc gqlhttp.HandlerConfig) *graphtest.Env {
-		return &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+	env := func(hc gqlhttp.HandlerConfig) *testkit.Env {
+		return &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 	}
 	off := gqlhttp.DefaultHandlerConfig
 	off.NoFastPath = true

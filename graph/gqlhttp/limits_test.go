@@ -9,8 +9,8 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
+	"shipgraph/testkit"
 )
 
 // nested returns a query nested depth levels deep (root field included):
@@ -47,11 +47,11 @@ var complexityRe = regexp.MustCompile(`complexity (\d+)`)
 
 // measureComplexity asks a handler with a complexity limit of 1 and reads
 // the complexity from its refusal: the weights are the server's own.
-func measureComplexity(t *testing.T, e *graphtest.Env, k, query string, vars graphtest.Vars) int {
+func measureComplexity(t *testing.T, e *testkit.Env, k, query string, vars testkit.Vars) int {
 	t.Helper()
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.ComplexityLimit = 1
-	m := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+	m := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 	res := m.Do(t, k, query, vars)
 	if len(res.Errors) != 1 {
 		t.Fatalf("complexity probe: %s", res)
@@ -64,37 +64,37 @@ func measureComplexity(t *testing.T, e *graphtest.Env, k, query string, vars gra
 	return n
 }
 
-func testLimits(t *testing.T, e *graphtest.Env) {
+func testLimits(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	var ship string
 	e.SQL(t, &ship, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id LIMIT 1`)
 	hc := gqlhttp.DefaultHandlerConfig
 
 	t.Run("Depth", func(t *testing.T) {
-		e.Must(t, k, nested(hc.DepthLimit), graphtest.Vars{"id": ship}, nil)
-		res := e.Do(t, k, nested(hc.DepthLimit+1), graphtest.Vars{"id": ship})
-		graphtest.Refused(t, "depth 13", res, "DEPTH_LIMIT_EXCEEDED")
+		e.Must(t, k, nested(hc.DepthLimit), testkit.Vars{"id": ship}, nil)
+		res := e.Do(t, k, nested(hc.DepthLimit+1), testkit.Vars{"id": ship})
+		testkit.Refused(t, "depth 13", res, "DEPTH_LIMIT_EXCEEDED")
 		// Fragments do not hide depth.
 		frag := `query($id: ID!) { shipment(id: $id) { ...S } }
 			fragment S on Shipment { containers { shipment { containers { shipment { containers { shipment { ...T } } } } } } }
 			fragment T on Shipment { containers { shipment { containers { shipment { containers { id } } } } } }`
-		graphtest.Refused(t, "depth through fragments", e.Do(t, k, frag, graphtest.Vars{"id": ship}), "DEPTH_LIMIT_EXCEEDED")
+		testkit.Refused(t, "depth through fragments", e.Do(t, k, frag, testkit.Vars{"id": ship}), "DEPTH_LIMIT_EXCEEDED")
 		// Introspection nests deeper than the limit and must still work.
 		e.Must(t, k, `{ __schema { types { name fields { type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } } }`, nil, nil)
 	})
 
 	t.Run("Complexity", func(t *testing.T) {
-		one := measureComplexity(t, e, k, graph.DashboardQuery, graphtest.Vars{"first": 100})
+		one := measureComplexity(t, e, k, graph.DashboardQuery, testkit.Vars{"first": 100})
 		ten := measureComplexity(t, e, k, dashboardPages(10), nil)
 		t.Logf("complexity: dashboard at first: 100 = %d; ten such pages = %d; limit %d", one, ten, hc.ComplexityLimit)
 		if one > hc.ComplexityLimit || ten <= hc.ComplexityLimit {
 			t.Errorf("the limit %d must pass the dashboard (%d) and refuse ten pages of it (%d)", hc.ComplexityLimit, one, ten)
 		}
-		e.Must(t, k, graph.DashboardQuery, graphtest.Vars{"first": 100}, nil)
-		graphtest.Refused(t, "ten dashboard pages", e.Do(t, k, dashboardPages(10), nil), "COMPLEXITY_LIMIT_EXCEEDED")
+		e.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": 100}, nil)
+		testkit.Refused(t, "ten dashboard pages", e.Do(t, k, dashboardPages(10), nil), "COMPLEXITY_LIMIT_EXCEEDED")
 		// Variables count: the same query asks for 100 rows per page by
 		// default and is refused as such.
-		graphtest.Refused(t, "ten pages by variable", e.Do(t, k, dashboardPages(10), graphtest.Vars{"first": 100}), "COMPLEXITY_LIMIT_EXCEEDED")
+		testkit.Refused(t, "ten pages by variable", e.Do(t, k, dashboardPages(10), testkit.Vars{"first": 100}), "COMPLEXITY_LIMIT_EXCEEDED")
 	})
 
 	t.Run("Aliases", func(t *testing.T) {
@@ -107,13 +107,13 @@ func testLimits(t *testing.T, e *graphtest.Env) {
 			return b.String() + "}"
 		}
 		e.Must(t, k, q(hc.AliasLimit), nil, nil)
-		graphtest.Refused(t, "16 aliases", e.Do(t, k, q(hc.AliasLimit+1), nil), "ALIAS_LIMIT_EXCEEDED")
+		testkit.Refused(t, "16 aliases", e.Do(t, k, q(hc.AliasLimit+1), nil), "ALIAS_LIMIT_EXCEEDED")
 		// Nested aliases count too.
 		nestedAliases := `{ viewer { `
 		for i := range hc.AliasLimit + 1 {
 			nestedAliases += fmt.Sprintf("r%d: role ", i)
 		}
-		graphtest.Refused(t, "16 nested aliases", e.Do(t, k, nestedAliases+"} }", nil), "ALIAS_LIMIT_EXCEEDED")
+		testkit.Refused(t, "16 nested aliases", e.Do(t, k, nestedAliases+"} }", nil), "ALIAS_LIMIT_EXCEEDED")
 	})
 
 	t.Run("ParserTokens", func(t *testing.T) {
@@ -130,16 +130,16 @@ func testLimits(t *testing.T, e *graphtest.Env) {
 	t.Run("PageSize", func(t *testing.T) {
 		// Nested lists are bounded by the parents' page size; the root
 		// sizes are capped.
-		graphtest.Refused(t, "first 101", e.Do(t, k, `{ shipments(first: 101) { nodes { id } } }`, nil), "BAD_USER_INPUT")
-		graphtest.Refused(t, "last 101", e.Do(t, k, `{ containers(last: 101) { nodes { id } } }`, nil), "BAD_USER_INPUT")
-		graphtest.Refused(t, "page size 101", e.Do(t, k, `{ documents(page: {number: 1, size: 101}) { nodes { id } } }`, nil), "BAD_USER_INPUT")
+		testkit.Refused(t, "first 101", e.Do(t, k, `{ shipments(first: 101) { nodes { id } } }`, nil), "BAD_USER_INPUT")
+		testkit.Refused(t, "last 101", e.Do(t, k, `{ containers(last: 101) { nodes { id } } }`, nil), "BAD_USER_INPUT")
+		testkit.Refused(t, "page size 101", e.Do(t, k, `{ documents(page: {number: 1, size: 101}) { nodes { id } } }`, nil), "BAD_USER_INPUT")
 	})
 }
 
 // testNoSuggestions: no error names a field, argument, type or value the
 // client did not send ("Did you mean …?"): that would let anyone map the
 // schema with introspection switched off.
-func testNoSuggestions(t *testing.T, e *graphtest.Env) {
+func testNoSuggestions(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	for _, q := range []string{
 		`{ shipmnts { totalCount } }`,
@@ -173,7 +173,7 @@ func testNoSuggestions(t *testing.T, e *graphtest.Env) {
 		}
 	}
 	// Variables of the wrong enum value.
-	res := e.Do(t, k, `query($s: [ContainerStatus!]) { containers(filter: {statuses: $s}) { totalCount } }`, graphtest.Vars{"s": []string{"AVAILABL"}})
+	res := e.Do(t, k, `query($s: [ContainerStatus!]) { containers(filter: {statuses: $s}) { totalCount } }`, testkit.Vars{"s": []string{"AVAILABL"}})
 	if len(res.Errors) == 0 || strings.Contains(strings.ToLower(res.Errors[0].Message), "did you mean") {
 		t.Errorf("enum variable: %s", res)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/graph/graphtest"
+	"shipgraph/testkit"
 )
 
 // The transport's tests run against the real chain on databases cloned
@@ -16,7 +16,7 @@ func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
 const acmeAdmin = "acme/admin"
 
 func TestSeeded(t *testing.T) {
-	e := graphtest.New(t, graphtest.Options{Shipments: 150})
+	e := testkit.New(t, testkit.Options{Shipments: 150})
 	t.Run("Limits", func(t *testing.T) { t.Parallel(); testLimits(t, e) })
 	t.Run("NoSuggestions", func(t *testing.T) { t.Parallel(); testNoSuggestions(t, e) })
 }

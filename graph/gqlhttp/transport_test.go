@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/graph/graphtest"
 	"shipgraph/load"
+	"shipgraph/testkit"
 )
 
 // Transport tests go over a real HTTP server (127.0.0.1:0) to check status
@@ -28,23 +28,23 @@ func body(t *testing.T, v any) []byte {
 }
 
 func TestTransport(t *testing.T) {
-	e := graphtest.New(t, graphtest.Options{Shipments: 6})
+	e := testkit.New(t, testkit.Options{Shipments: 6})
 	k := e.Key(t, acmeAdmin)
-	post := func(accept string, v any) *graphtest.HTTPResponse {
+	post := func(accept string, v any) *testkit.HTTPResponse {
 		req := e.NewRequest(t, http.MethodPost, k, "", body(t, v))
 		if accept != "" {
 			req.Header.Set("Accept", accept)
 		}
 		return e.HTTP(t, req)
 	}
-	get := func(accept, key string, params url.Values) *graphtest.HTTPResponse {
+	get := func(accept, key string, params url.Values) *testkit.HTTPResponse {
 		req := e.NewRequest(t, http.MethodGet, key, params.Encode(), nil)
 		if accept != "" {
 			req.Header.Set("Accept", accept)
 		}
 		return e.HTTP(t, req)
 	}
-	expect := func(name string, r *graphtest.HTTPResponse, status int, media string) *graphtest.Result {
+	expect := func(name string, r *testkit.HTTPResponse, status int, media string) *testkit.Result {
 		t.Helper()
 		if r.Status != status || !strings.HasPrefix(r.Header.Get("Content-Type"), media) {
 			t.Errorf("%s: %d %s %s; want %d %s", name, r.Status, r.Header.Get("Content-Type"), r.Body, status, media)
@@ -89,7 +89,7 @@ func TestTransport(t *testing.T) {
 		}
 		// Field errors during execution are 200 with either media type.
 		res = expect("field error", post(gqlResp, map[string]any{"query": `{ shipments(first: 500) { totalCount } }`}), 200, gqlResp)
-		if !graphtest.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
+		if !testkit.CodesEqual(res.Codes(), "BAD_USER_INPUT") {
 			t.Errorf("field error: %s", res)
 		}
 		// Complexity and depth refusals follow validation.
@@ -100,7 +100,7 @@ func TestTransport(t *testing.T) {
 	t.Run("Unauthenticated", func(t *testing.T) {
 		req := e.NewRequest(t, http.MethodPost, "", "", body(t, query))
 		res := expect("no key, json", e.HTTP(t, req), 200, appJSON)
-		if !graphtest.CodesEqual(res.Codes(), "UNAUTHENTICATED") {
+		if !testkit.CodesEqual(res.Codes(), "UNAUTHENTICATED") {
 			t.Errorf("no key: %s", res)
 		}
 		req = e.NewRequest(t, http.MethodPost, "", "", body(t, query))
@@ -129,7 +129,7 @@ func TestTransport(t *testing.T) {
 	})
 
 	t.Run("BadRequests", func(t *testing.T) {
-		send := func(method, contentType, accept string, b []byte) *graphtest.HTTPResponse {
+		send := func(method, contentType, accept string, b []byte) *testkit.HTTPResponse {
 			req := e.NewRequest(t, method, k, "", nil)
 			if b != nil {
 				req = e.NewRequest(t, method, k, "", b)
@@ -159,12 +159,12 @@ func TestTransport(t *testing.T) {
 	})
 
 	t.Run("BodyLimit", func(t *testing.T) {
-		big := append([]byte(`{"query": "{ viewer { role } }", "variables": {"pad": "`), bytes.Repeat([]byte("x"), graphtest.BodyLimit)...)
+		big := append([]byte(`{"query": "{ viewer { role } }", "variables": {"pad": "`), bytes.Repeat([]byte("x"), testkit.BodyLimit)...)
 		big = append(big, `"}}`...)
 		r := e.HTTP(t, e.NewRequest(t, http.MethodPost, k, "", big))
 		expect("1 MiB + body", r, 413, appJSON)
 		// Just under the limit is served.
-		pad := graphtest.BodyLimit - 200
+		pad := testkit.BodyLimit - 200
 		ok := append([]byte(`{"query": "{ viewer { role } }", "variables": {"pad": "`), bytes.Repeat([]byte("x"), pad)...)
 		ok = append(ok, `"}}`...)
 		expect("body under 1 MiB", e.HTTP(t, e.NewRequest(t, http.MethodPost, k, "", ok)), 200, appJSON)
@@ -180,7 +180,7 @@ func TestTransport(t *testing.T) {
 			// find the first's in the cache.
 			q := `query APQ { viewer { account { companyName } } } # ` + via
 			ext := persisted(q)
-			send := func(withQuery bool) *graphtest.Result {
+			send := func(withQuery bool) *testkit.Result {
 				if via == "POST" {
 					m := map[string]any{"extensions": ext}
 					if withQuery {
@@ -194,7 +194,7 @@ func TestTransport(t *testing.T) {
 				}
 				return expect("APQ GET", get("", k, p), 200, appJSON)
 			}
-			if res := send(false); !graphtest.CodesEqual(res.Codes(), "PERSISTED_QUERY_NOT_FOUND") {
+			if res := send(false); !testkit.CodesEqual(res.Codes(), "PERSISTED_QUERY_NOT_FOUND") {
 				t.Errorf("%s hash only, unknown: %s", via, res)
 			}
 			if res := send(true); len(res.Errors) > 0 || !strings.Contains(string(res.Data), "Acme") {
@@ -218,7 +218,7 @@ func TestTransport(t *testing.T) {
 		}
 		hc := gqlhttp.DefaultHandlerConfig
 		hc.Introspection = false
-		off := &graphtest.Env{Store: e.Store, Keys: e.Keys, Handler: graphtest.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+		off := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
 		for _, q := range []string{`{ __schema { queryType { name } } }`, `{ __type(name: "Shipment") { name } }`,
 			`{ viewer { role } __schema { types { name } } }`} {
 			res := off.Do(t, k, q, nil)
@@ -260,7 +260,7 @@ func TestTransport(t *testing.T) {
 // not decoded with U+FFFD in place of the bytes (which a mutation would
 // then store).
 func TestInvalidUTF8Body(t *testing.T) {
-	e := graphtest.New(t, graphtest.Options{Shipments: 1})
+	e := testkit.New(t, testkit.Options{Shipments: 1})
 	k := e.Key(t, acmeAdmin)
 	for _, bad := range []string{"\xff", "\xc3(", "\xed\xa0\x80"} {
 		raw := []byte(`{"query": "mutation($t: [String!]) { updateShipment(id: \"00000000-0000-0000-0000-000000000000\", input: {tags: $t}) { id } }", "variables": {"t": ["a` + bad + `"]}}`)

@@ -1,8 +1,9 @@
-// Package graphtest runs the GraphQL handler the way the server does, for
-// tests: a migrated, seeded database of the test's own behind the server's
-// own HTTP chain (package httpapi: body limit → auth with the key cache →
-// loaders → gqlgen), with every request's SQL statements counted.
-package graphtest
+// Package testkit is the one kit every test imports, outside any production
+// package: the server harness (a migrated, seeded database of the test's own
+// behind the server's own HTTP chain — httpapi: body limit → auth with the key
+// cache → loaders → gqlgen — with every request's SQL statements counted),
+// and the clients and waits tests share.
+package testkit
 
 import (
 	"bufio"
@@ -406,7 +407,7 @@ func (e *Env) SQL(tb testing.TB, dest any, query string, args ...any) {
 			tb.Fatal(err)
 		}
 	default:
-		tb.Fatalf("graphtest.SQL: unsupported destination %T", dest)
+		tb.Fatalf("testkit.SQL: unsupported destination %T", dest)
 	}
 	if err := rows.Err(); err != nil {
 		tb.Fatal(err)
