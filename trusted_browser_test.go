@@ -78,7 +78,8 @@ func TestBrowserTrustedDocuments(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &a); err != nil || a.Error != "" {
 			t.Fatalf("client answer %q: %v", line, err)
 		}
-		want := map[string][]string{"Viewer": {`"role":"MEMBER"`, `"companyName":"Acme`}, "Shipments": {`"totalCount":4`, `"billOfLadingNumber"`} // of 5 seeded, 4 are acme's}[a.Name]
+		// Of the 5 seeded shipments, 4 are acme's.
+		want := map[string][]string{"Viewer": {`"role":"MEMBER"`, `"companyName":"Acme`}, "Shipments": {`"totalCount":4`, `"billOfLadingNumber"`}}[a.Name]
 		for _, w := range want {
 			if !strings.Contains(string(a.Data), w) {
 				t.Errorf("%s over %s: %s, want %s", a.Name, a.Method, a.Data, w)

@@ -1,6 +1,7 @@
 // Package sharedlimit counts the per-key limits of every Shipgraph instance
-// in one Redis (REDIS_URL): the request rate limit (GCRA, redis_rate) and
-// the number of subscriptions a key has open. The chain (httpapi) and the
+// in one Redis (REDIS_URL): the request rate limit and the GraphQL cost
+// budget (GCRA, redis_rate; AllowN takes a quantity) and the number of
+// subscriptions a key has open. The chain (httpapi) and the
 // live hub ask it first and fall back to their per-process counts when it
 // cannot answer.
 //
