@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/httpapi"
@@ -137,6 +138,16 @@ func TestCostBudgetPerProcess(t *testing.T) {
 		prev = remaining
 	}
 	budgetRefused(t, "past the budget", in.gql(t, key, costQuery))
+	// An operation on a WebSocket is charged the same budget: its
+	// refusal is its error, with the numbers the headers would carry.
+	ws, err := dialWS(t, in.url, auth(key), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.subscribe("q", costQuery, nil)
+	if m := ws.next(10 * time.Second); m.Type != "error" && m.Type != "next" || !strings.Contains(string(m.Payload), gqlhttp.CodeCostBudget) || !strings.Contains(string(m.Payload), `"retryAfter"`) {
+		t.Errorf("on a WebSocket past the budget: %s %s", m.Type, m.Payload)
+	}
 	// A second process has a budget of its own.
 	other := start(t, url, &cfg)
 	if r := other.gql(t, key, costQuery); r.status != http.StatusOK {
