@@ -14,6 +14,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/validator/rules"
 
 	"shipgraph/graph/executor"
 	"shipgraph/model"
@@ -129,7 +130,7 @@ func ParseTrustedDocuments(b []byte) (*TrustedDocuments, error) {
 	}
 	schema := executor.NewExecutableSchema(executor.Config{}).Schema()
 	for id, body := range t.byID {
-		if _, errs := gqlparser.LoadQuery(schema, body); len(errs) > 0 {
+		if _, errs := gqlparser.LoadQueryWithRules(schema, body, rules.NewDefaultRules()); len(errs) > 0 {
 			return nil, fmt.Errorf("operation %s does not validate against the schema: %s", id, errs[0].Message)
 		}
 	}
