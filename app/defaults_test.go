@@ -54,6 +54,7 @@ func TestDefaultsAgree(t *testing.T) {
 		{"GRAPHQL_ALIAS_LIMIT", hc.GraphQL.AliasLimit, d.GraphQL.AliasLimit},
 		{"GRAPHQL_TOKEN_LIMIT", hc.GraphQL.TokenLimit, d.GraphQL.TokenLimit},
 		{"GRAPHQL_FIELD_LIMIT", hc.GraphQL.FieldLimit, d.GraphQL.FieldLimit},
+		{"GRAPHQL_COST_BUDGET", hc.CostBudget, d.CostBudget},
 		{"LOADER_WAIT", hc.Loader.Wait, d.Loader.Wait},
 		{"KEY_CACHE", hc.KeyCache, d.KeyCache},
 		{"SUBSCRIPTION_LIMIT", hc.Live.MaxPerKey, d.Live.MaxPerKey},

@@ -64,6 +64,11 @@ func (p *process) close() {
 func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Logger) (err error) {
 	p := &process{v: v, log: log}
 	defer p.close()
+	// A manifest that does not load stops the start before anything else.
+	trusted, err := trustedDocuments(v, log)
+	if err != nil {
+		return err
+	}
 	if url := v.String(config.RedisURL); url != "" {
 		if p.shared, err = sharedlimit.Open(url, log); err != nil {
 			return err
@@ -108,6 +113,7 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 
 	hc := httpConfig(v, log)
 	hc.Shared, hc.Tracing, hc.Files = p.shared, p.tracing.Provider(), fileStore
+	hc.GraphQL.Trusted = trusted
 	if p.tracking, err = newTracking(v, store, p.shared, log); err != nil {
 		return err
 	}
@@ -190,6 +196,7 @@ func httpConfig(v *config.Values, log *slog.Logger) httpapi.Config {
 	g.ComplexityLimit, g.DepthLimit = v.Int(config.GraphQLComplexityLimit), v.Int(config.GraphQLDepthLimit)
 	g.AliasLimit, g.TokenLimit = v.Int(config.GraphQLAliasLimit), v.Int(config.GraphQLTokenLimit)
 	g.FieldLimit = v.Int(config.GraphQLFieldLimit)
+	hc.CostBudget = v.Int(config.GraphQLCostBudget)
 	g.Logger = log
 	if d := v.Duration(config.LoaderWait); d > 0 {
 		hc.Loader.Wait = d

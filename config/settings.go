@@ -137,6 +137,14 @@ var (
 		Meaning: "Most fields of one operation once its fragments are expanded, counted before validation."})
 	GraphQLResponseLimit = declare(Setting{Env: "GRAPHQL_RESPONSE_LIMIT", Flag: "response-limit", Kind: Int, Default: "33554432", Verbs: Serve,
 		Meaning: "Largest GraphQL response in bytes; the connection is aborted past it; `0` is no cap."})
+	GraphQLTrustedDocuments = declare(Setting{Env: "GRAPHQL_TRUSTED_DOCUMENTS", Flag: "trusted-documents", Kind: String, Default: "", Verbs: Serve,
+		Meaning: "Path of a trusted documents manifest (`@apollo/generate-persisted-query-manifest`'s, or GraphQL Codegen's persisted documents): its operations run by id (`extensions.persistedQuery.sha256Hash`, POST or GET). Checked against the schema at start ([GraphQL](docs/graphql.md))."})
+	GraphQLTrustedOnly = declare(Setting{Env: "GRAPHQL_TRUSTED_ONLY", Flag: "trusted-only", Kind: Bool, Default: "false", Verbs: Serve,
+		Meaning: "Run only the operations of `GRAPHQL_TRUSTED_DOCUMENTS`; others are refused (`PERSISTED_QUERY_NOT_IN_LIST`, `QUERY_NOT_IN_SAFELIST`)."})
+	GraphQLTrustedExemptAdmin = declare(Setting{Env: "GRAPHQL_TRUSTED_EXEMPT_ADMIN", Flag: "trusted-exempt-admin", Kind: Bool, Default: "false", Verbs: Serve,
+		Meaning: "With `GRAPHQL_TRUSTED_ONLY`, admin keys may still run any operation (the playground, scripts)."})
+	GraphQLCostBudget = declare(Setting{Env: "GRAPHQL_COST_BUDGET", Flag: "cost-budget", Kind: Int, Default: "0", Verbs: Serve,
+		Meaning: "Complexity a key may spend a minute, all of it at once: each operation is charged its complexity (`Query-Cost`, `Query-Cost-Remaining`, `Query-Cost-Limit` headers), 429 `COST_BUDGET_EXCEEDED` with `Retry-After` beyond; `0` is off. Counted per process, or over every instance with `REDIS_URL`."})
 	OTel = declare(Setting{Env: "OTEL_", Family: true, Verbs: Serve,
 		Shown:        "`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, …",
 		ShownDefault: "*(unset: no tracing)*",

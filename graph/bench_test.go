@@ -73,6 +73,18 @@ func BenchmarkCompareDashboardTraced(b *testing.B) {
 // benchTracer, when set, traces the benchmark's chain.
 var benchTracer trace.TracerProvider
 
+// BenchmarkCompareDashboardBudget is BenchmarkCompareDashboard with a cost
+// budget (GRAPHQL_COST_BUDGET, per process) too large to refuse: the cost
+// of charging every operation and writing its headers.
+func BenchmarkCompareDashboardBudget(b *testing.B) {
+	benchCostBudget = 1 << 40
+	defer func() { benchCostBudget = 0 }()
+	benchGraphQL(b, benchDashboard, nil, 20_000)
+}
+
+// benchCostBudget, when positive, is the benchmark chain's cost budget.
+var benchCostBudget int
+
 // BenchmarkDocumentsInclude is the /v2 list with includes of the issue:
 // 100 documents with their shipments and containers.
 func BenchmarkDocumentsInclude(b *testing.B) {
@@ -110,9 +122,9 @@ func benchREST(b *testing.B, path string, minBytes int) {
 
 func bench(b *testing.B, minBytes int, newRequest func(key string) *http.Request) {
 	e := testkit.New(b, testkit.Options{Shipments: 400})
-	if benchTracer != nil {
+	if benchTracer != nil || benchCostBudget > 0 {
 		c := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
-		c.Tracing = benchTracer
+		c.Tracing, c.CostBudget = benchTracer, benchCostBudget
 		e.Handler = testkit.Start(b, e.Store, c)
 	}
 	e.Store.SetReferenceTTL(time.Minute) // as the server does (REFERENCE_CACHE_TTL)

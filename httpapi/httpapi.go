@@ -50,6 +50,10 @@ type Config struct {
 	// RateLimit is requests per minute per API key (bursts of a tenth);
 	// 0 turns the limit off.
 	RateLimit int
+	// CostBudget is the GraphQL complexity a key may spend a minute
+	// (budget.go; every operation is charged its complexity); 0 turns it
+	// off. Counted per process, or over every instance with Shared.
+	CostBudget int
 	// GraphQL holds the GraphQL limits and switches (introspection,
 	// complexity, depth, aliases, parser tokens, caches). Its Logger
 	// defaults to Logger; RequestID is set by New.
@@ -169,6 +173,9 @@ func New(store *db.DB, c Config) *Handler {
 		c.Live.Shared = c.Shared
 	}
 	hc.RateLimit = limits.allowOperation
+	if budget := newCostBudget(c.CostBudget, c.Shared); budget != nil {
+		hc.CostBudget = budget.charge
+	}
 	if c.Shared != nil {
 		store.ShareLSNs(c.Shared) // read-your-writes over every instance
 	}

@@ -1,6 +1,7 @@
 // Package sharedlimit counts the per-key limits of every Shipgraph instance
-// in one Redis (REDIS_URL): the request rate limit (GCRA, redis_rate) and
-// the number of subscriptions a key has open. The chain (httpapi) and the
+// in one Redis (REDIS_URL): the request rate limit and the GraphQL cost
+// budget (GCRA, redis_rate; AllowN takes a quantity) and the number of
+// subscriptions a key has open. The chain (httpapi) and the
 // live hub ask it first and fall back to their per-process counts when it
 // cannot answer.
 //
@@ -204,27 +205,51 @@ func (l *Limits) ok() {
 // shared is false when Redis could not answer: the caller decides on its
 // own count then.
 func (l *Limits) Allow(ctx context.Context, key string, perMinute, burst int) (retryAfter time.Duration, shared bool) {
+	t, shared := l.AllowN(ctx, key, 1, perMinute, burst)
+	return t.RetryAfter, shared
+}
+
+// Taken is the answer of AllowN: RetryAfter is 0 when the quantity was
+// taken, else how long until the bucket holds it; Remaining is what the
+// bucket holds after the decision.
+type Taken struct {
+	RetryAfter time.Duration
+	Remaining  int
+}
+
+// AllowN takes n units of key from its shared GCRA bucket (perMinute
+// units a minute, at most burst held), all or nothing: the GraphQL cost
+// budget charges an operation's complexity this way. n must not exceed
+// burst (no wait would ever be enough: the caller refuses it itself).
+// shared is false when Redis could not answer, as for Allow.
+func (l *Limits) AllowN(ctx context.Context, key string, n, perMinute, burst int) (t Taken, shared bool) {
 	if !l.usable() {
 		fallbackRate.Inc()
-		return 0, false
+		return Taken{}, false
 	}
 	rctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
 	defer cancel()
-	res, err := l.rate.Allow(rctx, l.o.Prefix+key, redis_rate.Limit{Rate: perMinute, Period: time.Minute, Burst: burst})
+	res, err := l.rate.AllowN(rctx, l.o.Prefix+key, redis_rate.Limit{Rate: perMinute, Period: time.Minute, Burst: burst}, n)
 	if err != nil {
 		if ctx.Err() != nil {
 			// The request went away; not Redis' fault.
-			return 0, false
+			return Taken{}, false
 		}
 		l.failed("rate", err)
 		fallbackRate.Inc()
-		return 0, false
+		return Taken{}, false
 	}
 	l.ok()
-	if res.Allowed > 0 {
-		return 0, true
+	t.Remaining = max(res.Remaining, 0)
+	if res.Allowed < n {
+		t.RetryAfter = max(res.RetryAfter, time.Millisecond)
+		// A refusal reports 0 remaining; what the bucket holds is
+		// burst less what it still owes (ResetAfter, in emission
+		// intervals).
+		every := float64(time.Minute) / float64(perMinute)
+		t.Remaining = max(int(float64(burst)-float64(res.ResetAfter)/every), 0)
 	}
-	return max(res.RetryAfter, time.Millisecond), true
+	return t, true
 }
 
 // acquire adds a member to the key's set unless it holds max live ones.

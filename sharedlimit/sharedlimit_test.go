@@ -130,3 +130,45 @@ func TestAllowShared(t *testing.T) {
 		t.Fatalf("beyond the burst: wait %s, shared %v", wait, shared)
 	}
 }
+
+// AllowN takes a quantity, all or nothing, from one bucket two clients
+// share: what remains is reported after each decision, a quantity larger
+// than what remains is refused whole (taking nothing) with the wait for it.
+func TestAllowNShared(t *testing.T) {
+	rs := redistest.Start(t)
+	o := DefaultOptions
+	o.Timeout = 10 * time.Second
+	a, err := OpenWith(rs.URL, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := OpenWith(rs.URL, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	// 60 a minute, at most 100 held: a unit a second comes back, far
+	// less than the quantities below between two calls.
+	take := func(l *Limits, n int) Taken {
+		t.Helper()
+		got, shared := l.AllowN(t.Context(), "cost", n, 60, 100)
+		if !shared {
+			t.Fatalf("AllowN(%d) not shared", n)
+		}
+		return got
+	}
+	if got := take(a, 70); got.RetryAfter != 0 || got.Remaining < 29 || got.Remaining > 31 {
+		t.Fatalf("70 of 100: %+v, want taken with 30 remaining", got)
+	}
+	got := take(b, 50)
+	if got.RetryAfter < 15*time.Second || got.RetryAfter > 21*time.Second {
+		t.Fatalf("50 with about 30 left: %+v, want refused with a wait of about 20 s", got)
+	}
+	if got.Remaining < 29 || got.Remaining > 31 {
+		t.Fatalf("a refusal took something: %+v", got)
+	}
+	if got := take(b, 25); got.RetryAfter != 0 || got.Remaining > 6 {
+		t.Fatalf("25 with about 30 left: %+v, want taken", got)
+	}
+}

@@ -57,6 +57,12 @@ type HandlerConfig struct {
 	Tracing bool
 	// MaxUploadSize is the largest multipart request (files) in bytes.
 	MaxUploadSize int64
+	// Trusted, when set, serves the operations of a trusted documents
+	// manifest by id and, with its Only, refuses every other (trusted.go).
+	Trusted *TrustedDocuments
+	// CostBudget, when set, charges every operation's complexity against
+	// its key's budget (budget.go); the chain counts it.
+	CostBudget func(ctx context.Context, p *model.Principal, cost int) Charge
 }
 
 // DefaultHandlerConfig: the dashboard query at first: 100 (complexity 11,701
@@ -103,12 +109,18 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
+	if cfg.Trusted != nil {
+		srv.Use(cfg.Trusted) // before APQ: the manifest answers its ids
+	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.APQCacheSize)})
 	// Shape before complexity: a query too deep is refused as such (the
 	// clearer error), not as too complex, which any deep query through a
 	// list also is.
 	srv.Use(ShapeLimit{MaxDepth: cfg.DepthLimit, MaxAliases: cfg.AliasLimit})
 	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
+	if cfg.CostBudget != nil {
+		srv.Use(costBudget{cfg.CostBudget}) // after the complexity is known
+	}
 	fastPathSafe := aroundFields(srv, cfg)
 	presenter := errorPresenter(cfg)
 	srv.SetErrorPresenter(presenter)

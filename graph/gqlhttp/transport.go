@@ -91,11 +91,16 @@ func (Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphEx
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 
+	ctx, cost := withCostNote(ctx)
 	opCtx, errs := exec.CreateOperationContext(ctx, params)
+	refused := cost.header(w) // budget.go: the charge's headers
 	if errs != nil {
 		status := http.StatusOK
 		if media == mediaGraphQLResponse {
 			status = http.StatusBadRequest
+		}
+		if refused != 0 {
+			status = refused
 		}
 		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
 		writeResponse(w, media, status, resp)
