@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"shipgraph/db/dbtest"
+	"shipgraph/testkit"
 )
 
 // TestServeWaitsForTheDatabase: serve started before its database listens
@@ -28,7 +29,7 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	var stderr syncBuffer
+	var stderr testkit.Log
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", pg.URL(), "--shutdown-delay", "0"}, io.Discard, &stderr)
 	}()
