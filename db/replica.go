@@ -545,10 +545,10 @@ func (db *DB) WithSession(ctx context.Context, kind SessionKind) context.Context
 // reads that follow a change the change log reported at WAL position lsn,
 // read at time at (LoggedChange.WAL, WALAt): a subscription's re-read of
 // the changed record. Its reads may go to a replica that has replayed both
-// lsn and the mark of the account they read, chosen as a request's are (lagging or down
-// replicas skipped; the primary when none has it), the replica wait
-// running from at: a burst of changes read together waits for a replica
-// once, not once per change. With lsn 0 (unknown), inside a session that
+// lsn and the mark of the account they read, chosen as a request's are
+// (lagging or down replicas skipped; the primary when none has it), the
+// replica wait running from at: a burst of changes read together waits for
+// a replica once, not once per change. With lsn 0 (unknown), inside a session that
 // wrote, or without replicas, it returns ctx as it is: those reads stay
 // where ctx sends them.
 func (db *DB) WithReadAt(ctx context.Context, lsn uint64, at time.Time) context.Context {
@@ -562,9 +562,9 @@ func (db *DB) WithReadAt(ctx context.Context, lsn uint64, at time.Time) context.
 }
 
 // Acknowledge records the high-water marks of the accounts the session
-// wrote if it wrote since they were last recorded; the chain calls it before the
-// first byte of an answer, so a client that saw the answer reads its write
-// on any instance.
+// wrote if it wrote since they were last recorded; the chain calls it
+// before the first byte of an answer, so a client that saw the answer
+// reads its write on any instance.
 func (db *DB) Acknowledge(ctx context.Context) {
 	if db.r == nil {
 		return
