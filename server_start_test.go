@@ -92,12 +92,9 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("/graphql", res, "application/json")
-	for !strings.Contains(stderr.String(), "waiting for the database") {
-		if time.Since(begin) > 10*time.Second {
-			t.Fatalf("no log line says what serve waits for: %s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	stderr.WaitLine(t, 10*time.Second, "a log line saying what serve waits for", func(line string) bool {
+		return strings.Contains(line, "waiting for the database")
+	})
 
 	pg.Start(t)
 	begin = time.Now()
