@@ -46,6 +46,9 @@ func TestScopesSayWhatMethodsDo(t *testing.T) {
 					if x, ok := n.X.(*ast.Ident); ok && x.Name == "db" && (n.Sel.Name == "read" || n.Sel.Name == "write") {
 						scopes = append(scopes, n.Sel.Name)
 					}
+					if x, ok := n.X.(*ast.Ident); ok && x.Name == "db" && n.Sel.Name == "q" && name != "db.go" && name != "columns.go" {
+						t.Errorf("%s: %s sends through db.q: say what it does with db.read(account) or db.write(account)", name, fn.Name.Name)
+					}
 					if n.Sel.Name == "ExecContext" {
 						exec = true
 					}
