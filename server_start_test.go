@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"shipgraph/db/dbtest"
+	"shipgraph/testkit"
 )
 
 // TestServeWaitsForTheDatabase: serve started before its database listens
@@ -28,7 +29,7 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	var stderr syncBuffer
+	var stderr testkit.Log
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", pg.URL(), "--shutdown-delay", "0"}, io.Discard, &stderr)
 	}()
@@ -91,12 +92,9 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("/graphql", res, "application/json")
-	for !strings.Contains(stderr.String(), "waiting for the database") {
-		if time.Since(begin) > 10*time.Second {
-			t.Fatalf("no log line says what serve waits for: %s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	stderr.WaitLine(t, 10*time.Second, "a log line saying what serve waits for", func(line string) bool {
+		return strings.Contains(line, "waiting for the database")
+	})
 
 	pg.Start(t)
 	begin = time.Now()

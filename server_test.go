@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
+	"shipgraph/testkit"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
@@ -83,11 +83,11 @@ func serve(t *testing.T, args ...string) string {
 // with args until ctx ends (its cancellation is the signal) and returns its
 // base URL once it listens, the channel run's exit code arrives on, and
 // its stderr.
-func startServe(t *testing.T, ctx context.Context, args ...string) (base string, done <-chan int, stderr *syncBuffer) {
+func startServe(t *testing.T, ctx context.Context, args ...string) (base string, done <-chan int, stderr *testkit.Log) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	exit := make(chan int, 1)
-	stderr = &syncBuffer{}
+	stderr = &testkit.Log{}
 	go func() {
 		code := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), pw, stderr)
 		pw.Close()
@@ -102,24 +102,6 @@ func startServe(t *testing.T, ctx context.Context, args ...string) (base string,
 	}
 	t.Fatalf("serve exited before listening: %s", stderr.String())
 	return "", exit, stderr
-}
-
-// syncBuffer collects a server's stderr for failure messages.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func get(t *testing.T, url, key string) (*http.Response, []byte) {

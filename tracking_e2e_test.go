@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/hmac"
@@ -27,6 +26,7 @@ import (
 	"shipgraph/carrier/dcsa"
 	"shipgraph/carrier/sim"
 	"shipgraph/db/dbtest"
+	"shipgraph/testkit"
 	"shipgraph/webhook"
 )
 
@@ -122,10 +122,10 @@ func TestTrackingEndToEnd(t *testing.T) {
 	}
 
 	// The webhook receiver on 127.0.0.1: every delivery, in order.
-	hooks := newFeed[delivery]()
+	hooks := testkit.NewFeed[delivery]()
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		hooks.add(parseDelivery(b, r.Header.Get("X-T49-Webhook-Signature")))
+		hooks.Add(parseDelivery(b, r.Header.Get("X-T49-Webhook-Signature")))
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(recv.Close)
@@ -158,7 +158,7 @@ func TestTrackingEndToEnd(t *testing.T) {
 		var patched any
 		ok(http.MethodPatch, "/v2/shipments/"+marker, map[string]any{"data": map[string]any{"type": "shipment", "id": marker,
 			"attributes": map[string]any{"tags": []string{fmt.Sprintf("e2e-marker-%d", i)}}}}, "patch-shipment-200", &patched)
-		if _, heard := live.waitFor(2*time.Second, func(c change) bool {
+		if _, heard := live.WaitFor(2*time.Second, func(c change) bool {
 			return c.Type == "SHIPMENT" && c.ID == marker && c.Operation == "UPDATE"
 		}); heard {
 			if i > 1 {
@@ -167,7 +167,7 @@ func TestTrackingEndToEnd(t *testing.T) {
 			break
 		}
 		if i == 10 {
-			live.wait(t, 0, "a marker change on the subscription (10 made)", func(change) bool { return false })
+			live.Wait(t, 0, "a marker change on the subscription (10 made)", func(change) bool { return false })
 		}
 	}
 
@@ -184,7 +184,7 @@ func TestTrackingEndToEnd(t *testing.T) {
 	reqID := created.Data.ID
 
 	// Created: the webhook says so, signed.
-	succeeded := hooks.wait(t, 30*time.Second, "tracking_request.succeeded for "+reqID, func(d delivery) bool {
+	succeeded := hooks.Wait(t, 30*time.Second, "tracking_request.succeeded for "+reqID, func(d delivery) bool {
 		return d.Event == "tracking_request.succeeded" && d.RefID == reqID
 	})
 	checkSignature(t, secret, succeeded)
@@ -381,7 +381,7 @@ func TestTrackingEndToEnd(t *testing.T) {
 	// reference object's id is the notification's event id, not the
 	// record's: docs/decisions.md, "Journey notifications refer to the
 	// record"; the event and its time are the record's.)
-	journey := hooks.wait(t, 30*time.Second, "a container.transport.* notification of "+number, func(d delivery) bool {
+	journey := hooks.Wait(t, 30*time.Second, "a container.transport.* notification of "+number, func(d delivery) bool {
 		return strings.HasPrefix(d.Event, "container.transport.") && d.RefType == "transport_event" && slices.Contains(d.Containers, cid)
 	})
 	if !recorded[journey.Event+" "+journey.Timestamp] {
@@ -390,17 +390,17 @@ func TestTrackingEndToEnd(t *testing.T) {
 	checkSignature(t, secret, journey)
 	// The subscription saw the request created and succeeding, its
 	// shipment arrive and the container's transport events.
-	live.wait(t, 15*time.Second, "the request "+reqID+" inserted", func(c change) bool {
+	live.Wait(t, 15*time.Second, "the request "+reqID+" inserted", func(c change) bool {
 		return c.Type == "TRACKING_REQUEST" && c.ID == reqID && c.Operation == "INSERT"
 	})
-	live.wait(t, 15*time.Second, "the request "+reqID+" created", func(c change) bool {
+	live.Wait(t, 15*time.Second, "the request "+reqID+" created", func(c change) bool {
 		return c.Type == "TRACKING_REQUEST" && c.ID == reqID && c.Operation == "UPDATE" && c.ParentID == shipID &&
 			slices.Contains(c.ChangedFields, "status")
 	})
-	live.wait(t, 15*time.Second, "the shipment "+shipID+" inserted", func(c change) bool {
+	live.Wait(t, 15*time.Second, "the shipment "+shipID+" inserted", func(c change) bool {
 		return c.Type == "SHIPMENT" && c.ID == shipID && c.Operation == "INSERT"
 	})
-	live.wait(t, 15*time.Second, "a transport event of "+number, func(c change) bool {
+	live.Wait(t, 15*time.Second, "a transport event of "+number, func(c change) bool {
 		return c.Type == "TRANSPORT_EVENT" && c.ParentID == cid && c.Operation == "INSERT" && eventIDs[c.ID]
 	})
 
@@ -412,7 +412,7 @@ func TestTrackingEndToEnd(t *testing.T) {
 	}
 	var unk trackingDoc
 	_ = json.Unmarshal(b, &unk)
-	failed := hooks.wait(t, 30*time.Second, "tracking_request.failed for "+unknown, func(d delivery) bool {
+	failed := hooks.Wait(t, 30*time.Second, "tracking_request.failed for "+unknown, func(d delivery) bool {
 		return d.Event == "tracking_request.failed" && d.RefID == unk.Data.ID
 	})
 	checkSignature(t, secret, failed)
@@ -466,7 +466,7 @@ func TestTrackingEndToEnd(t *testing.T) {
 	if gid == "" || gc.CreateTrackingRequest.Status != "PENDING" {
 		t.Fatalf("createTrackingRequest: %+v", gc)
 	}
-	hooks.wait(t, 30*time.Second, "tracking_request.succeeded for "+gid, func(d delivery) bool {
+	hooks.Wait(t, 30*time.Second, "tracking_request.succeeded for "+gid, func(d delivery) bool {
 		return d.Event == "tracking_request.succeeded" && d.RefID == gid
 	})
 	var gr struct {
@@ -503,10 +503,10 @@ func TestTrackingEndToEnd(t *testing.T) {
 	}
 
 	// Every delivery was signed with the webhook's secret.
-	for _, d := range hooks.all() {
+	for _, d := range hooks.All() {
 		checkSignature(t, secret, d)
 	}
-	t.Logf("end to end in %s: %d webhook deliveries, %d live changes", time.Since(begin).Round(time.Millisecond), len(hooks.all()), len(live.all()))
+	t.Logf("end to end in %s: %d webhook deliveries, %d live changes", time.Since(begin).Round(time.Millisecond), len(hooks.All()), len(live.All()))
 }
 
 // published is what the simulator publishes now for one bill of lading.
@@ -665,122 +665,35 @@ func (c change) String() string {
 	return c.Operation + " " + c.Type + " " + c.ID + " (parent " + c.ParentID + ")"
 }
 
-// subscribeSSE opens a subscription over Server-Sent Events and returns
-// the feed of its events; it ends with the test.
-func subscribeSSE(t *testing.T, base, key, query string) *feed[change] {
+// subscribeSSE opens a subscription over Server-Sent Events (the kit's
+// client) and returns the feed of its changes; it ends with the test.
+func subscribeSSE(t *testing.T, base, key, query string) *testkit.Feed[change] {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"query": query})
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/graphql", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Authorization", "Token "+key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	if ct := res.Header.Get("Content-Type"); res.StatusCode != http.StatusOK || !strings.HasPrefix(ct, "text/event-stream") {
-		b, _ := io.ReadAll(res.Body)
-		cancel()
-		t.Fatalf("SSE subscription: %d %s %s", res.StatusCode, ct, b)
-	}
-	f := newFeed[change]()
+	events, stop := testkit.SubscribeSSE(t, base, key, query)
+	f := testkit.NewFeed[change]()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		ev := ""
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case strings.HasPrefix(line, "event: "):
-				ev = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: ") && ev == "next":
-				var r struct {
-					Data struct {
-						Changes struct {
-							Operation, LogID, Type, ID, ParentID string
-							ChangedFields                        []string
-						}
+		for data := range events {
+			var r struct {
+				Data struct {
+					Changes struct {
+						Operation, LogID, Type, ID, ParentID string
+						ChangedFields                        []string
 					}
-					Errors []any
 				}
-				if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &r); err != nil || len(r.Errors) > 0 {
-					f.add(change{Operation: "BROKEN " + line})
-					continue
-				}
-				f.add(change(r.Data.Changes))
+				Errors []any
 			}
+			if err := json.Unmarshal(data, &r); err != nil || len(r.Errors) > 0 {
+				f.Add(change{Operation: "BROKEN " + string(data)})
+				continue
+			}
+			f.Add(change(r.Data.Changes))
 		}
-		f.add(change{Operation: fmt.Sprintf("STREAM ENDED (%v)", sc.Err())})
+		f.Add(change{Operation: "STREAM ENDED"})
 	}()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { stop(); <-done })
 	return f
-}
-
-// ---------------------------------------------------------------- feeds
-
-// feed collects what arrives (deliveries, events) and lets the test wait
-// for one matching, with a deadline whose failure prints what was seen.
-type feed[T fmt.Stringer] struct {
-	mu     sync.Mutex
-	items  []T
-	signal chan struct{}
-}
-
-func newFeed[T fmt.Stringer]() *feed[T] { return &feed[T]{signal: make(chan struct{}, 1)} }
-
-func (f *feed[T]) add(x T) {
-	f.mu.Lock()
-	f.items = append(f.items, x)
-	f.mu.Unlock()
-	select {
-	case f.signal <- struct{}{}:
-	default:
-	}
-}
-
-func (f *feed[T]) all() []T {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.items)
-}
-
-// waitFor waits up to d for an item matching, and says whether one came.
-func (f *feed[T]) waitFor(d time.Duration, match func(T) bool) (T, bool) {
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	for {
-		for _, x := range f.all() {
-			if match(x) {
-				return x, true
-			}
-		}
-		select {
-		case <-f.signal:
-		case <-deadline.C:
-			var zero T
-			return zero, false
-		}
-	}
-}
-
-// wait is waitFor that fails the test, showing the last items seen.
-func (f *feed[T]) wait(t *testing.T, d time.Duration, what string, match func(T) bool) T {
-	t.Helper()
-	x, ok := f.waitFor(d, match)
-	if !ok {
-		items := f.all()
-		var last []string
-		for _, x := range items[max(0, len(items)-20):] {
-			last = append(last, x.String())
-		}
-		t.Fatalf("%s: not within %s; %d seen, the last:\n%s", what, d, len(items), strings.Join(last, "\n"))
-	}
-	return x
 }
 
 // ---------------------------------------------------------------- schemas

@@ -15,11 +15,11 @@ const (
 // slug may itself look like a UUID, so both are tried, the id first.
 func (db *DB) FindAccount(ctx context.Context, ref string) (*model.Account, error) {
 	if validUUID(ref) {
-		return getOne[model.Account](ctx, db.q, "account",
+		return getOne[model.Account](ctx, db.read(""), "account",
 			`SELECT `+accountCols+` FROM accounts a WHERE a.id = $1 OR a.slug = $2
 			 ORDER BY a.id = $1 DESC LIMIT 1`, ref, ref)
 	}
-	return getOne[model.Account](ctx, db.q, "account",
+	return getOne[model.Account](ctx, db.read(""), "account",
 		`SELECT `+accountCols+` FROM accounts a WHERE a.slug = $1`, ref)
 }
 
@@ -29,26 +29,26 @@ func (db *DB) FirstUserWithRole(ctx context.Context, accountID, role string) (*m
 	if !validUUID(accountID) {
 		return nil, model.NotFound("user")
 	}
-	return getOne[model.User](ctx, db.q, "user",
+	return getOne[model.User](ctx, db.read(accountID), "user",
 		`SELECT `+userCols+` FROM users u WHERE u.account_id = $1 AND u.role = $2
 		 ORDER BY u.created_at, u.id LIMIT 1`, accountID, role)
 }
 
 // AccountsByIDs reads accounts; only the caller's own account can come back.
 func (db *DB) AccountsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Account, error) {
-	return byIDs[model.Account](ctx, db.q,
+	return byIDs[model.Account](ctx, db.read(accountID),
 		`SELECT `+accountCols+` FROM accounts a WHERE a.id = ANY($1) AND a.id = $2`, ids, accountID)
 }
 
 // UsersByIDs reads users of the account.
 func (db *DB) UsersByIDs(ctx context.Context, accountID string, ids []string) ([]*model.User, error) {
-	return byIDs[model.User](ctx, db.q,
+	return byIDs[model.User](ctx, db.read(accountID),
 		`SELECT `+userCols+` FROM users u WHERE u.id = ANY($1) AND u.account_id = $2`, ids, accountID)
 }
 
 // IsEmpty reports whether no account exists yet (first start: seed or hint).
 func (db *DB) IsEmpty(ctx context.Context) (bool, error) {
 	var empty bool
-	err := db.q.QueryRowxContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM accounts)`).Scan(&empty)
+	err := db.read("").QueryRowxContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM accounts)`).Scan(&empty)
 	return empty, mapErr(err)
 }

@@ -92,7 +92,7 @@ func parseChange(n *pq.Notification) (FeedEvent, bool) {
 // unheard.
 func (db *DB) ActiveTokens(ctx context.Context, ids []string) (map[string]bool, error) {
 	var live []string
-	if err := sqlx.SelectContext(ctx, db.q, &live,
+	if err := sqlx.SelectContext(ctx, db.read(""), &live,
 		`SELECT id FROM api_tokens WHERE id = ANY($1::uuid[]) AND revoked_at IS NULL`, pq.Array(ids)); err != nil {
 		return nil, err
 	}

@@ -162,7 +162,7 @@ func (db *DB) ReadChangeLogPage(ctx context.Context, accountID string, after Cur
 	// those rows' records needs a replica to have replayed. The insert
 	// position, not pg_current_wal_lsn (the written one): with
 	// synchronous_commit off a commit may be inserted and not yet written.
-	rows, err := db.q.QueryContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
+	rows, err := db.read(accountID).QueryContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
 	(pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8, `+changeLogCols+`
 FROM (SELECT 1) one LEFT JOIN LATERAL (
 	SELECT l.* FROM change_log l WHERE `+where+` ORDER BY l.xid, l.id LIMIT $3
@@ -227,7 +227,7 @@ ORDER BY l.xid, l.id`, args...)
 // it too: a reader from the head may see them.)
 func (db *DB) ChangeLogHead(ctx context.Context) (Cursor, error) {
 	var s string
-	if err := db.q.QueryRowxContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text`).Scan(&s); err != nil {
+	if err := db.read("").QueryRowxContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text`).Scan(&s); err != nil {
 		return Cursor{}, mapErr(err)
 	}
 	x, err := strconv.ParseUint(s, 10, 64)
@@ -252,7 +252,7 @@ func (db *DB) AccountChangeLogCursor(ctx context.Context, accountID string, id i
 
 func (db *DB) changeLogCursor(ctx context.Context, q string, id int64, args ...any) (Cursor, bool, error) {
 	var s string
-	err := db.q.QueryRowxContext(ctx, q, append([]any{id}, args...)...).Scan(&s)
+	err := db.read("").QueryRowxContext(ctx, q, append([]any{id}, args...)...).Scan(&s)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Cursor{}, false, nil
 	}
@@ -271,7 +271,7 @@ func (db *DB) changeLogCursor(ctx context.Context, q string, id int64, args ...a
 func (db *DB) ChangeLogPruned(ctx context.Context) (Cursor, error) {
 	var s string
 	var id int64
-	if err := db.q.QueryRowxContext(ctx, `SELECT xid::text, id FROM change_log_pruned`).Scan(&s, &id); err != nil {
+	if err := db.read("").QueryRowxContext(ctx, `SELECT xid::text, id FROM change_log_pruned`).Scan(&s, &id); err != nil {
 		return Cursor{}, mapErr(err)
 	}
 	x, err := strconv.ParseUint(s, 10, 64)

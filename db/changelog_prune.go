@@ -83,7 +83,7 @@ func (db *DB) PruneChangeLog(ctx context.Context, before, unreadBefore time.Time
 	}
 	var p ChangeLogPruning
 	locked := false
-	err := db.inTx(ctx, func(q ext) error {
+	err := db.inTx(ctx, "", func(q ext) error {
 		if err := q.QueryRowxContext(ctx, `SELECT pg_try_advisory_xact_lock($1)`, changeLogPruneLock).Scan(&locked); err != nil || !locked {
 			return mapErr(err)
 		}

@@ -50,14 +50,14 @@ func (r linkedContainer) linked() Linked[*model.Container] {
 
 // ContainersByIDs reads containers of the account.
 func (db *DB) ContainersByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Container, error) {
-	return byIDs[model.Container](ctx, db.q,
+	return byIDs[model.Container](ctx, db.read(accountID),
 		`SELECT `+db.cols("Container")+` FROM containers c WHERE c.id = ANY($1) AND c.account_id = $2`, ids, accountID)
 }
 
 // ContainersByShipmentIDs reads the containers of shipments; rows carry
 // their shipment id and come in (shipment, created_at, id) order.
 func (db *DB) ContainersByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]*model.Container, error) {
-	return byIDs[model.Container](ctx, db.q,
+	return byIDs[model.Container](ctx, db.read(accountID),
 		`SELECT `+db.cols("Container")+` FROM containers c WHERE c.shipment_id = ANY($1) AND c.account_id = $2
 		 ORDER BY c.shipment_id, c.created_at, c.id`, shipmentIDs, accountID)
 }
@@ -65,7 +65,7 @@ func (db *DB) ContainersByShipmentIDs(ctx context.Context, accountID string, shi
 // ContainerIDsByShipmentIDs reads only which containers each shipment has
 // (JSON:API linkage), in the order of ContainersByShipmentIDs.
 func (db *DB) ContainerIDsByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]Linked[string], error) {
-	return byParentIDs(ctx, db.q,
+	return byParentIDs(ctx, db.read(accountID),
 		`SELECT c.shipment_id AS parent_id, c.id FROM containers c WHERE c.shipment_id = ANY($1) AND c.account_id = $2
 		 ORDER BY c.shipment_id, c.created_at, c.id`, accountID, shipmentIDs, linkedID.linked)
 }
@@ -80,7 +80,7 @@ func (r linkedID) linked() Linked[string] { return Linked[string]{ParentID: r.Pa
 
 // ContainersByDocumentIDs reads the containers linked to documents.
 func (db *DB) ContainersByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Container], error) {
-	return byParentIDs(ctx, db.q,
+	return byParentIDs(ctx, db.read(accountID),
 		`SELECT dc.document_id AS parent_id, `+db.cols("Container")+`
 		 FROM document_containers dc JOIN containers c ON c.account_id = dc.account_id AND c.id = dc.container_id
 		 WHERE dc.document_id = ANY($1) AND dc.account_id = $2
@@ -93,12 +93,12 @@ func (db *DB) ListContainers(ctx context.Context, accountID string, f model.Cont
 	if err != nil {
 		return nil, err
 	}
-	return readPage(ctx, db.q, st, func(r *containerRow) (*model.Container, *pageMeta) { return &r.Container, &r.pageMeta })
+	return readPage(ctx, db.read(accountID), st, func(r *containerRow) (*model.Container, *pageMeta) { return &r.Container, &r.pageMeta })
 }
 
 // CountContainers counts the account's containers that match f.
 func (db *DB) CountContainers(ctx context.Context, accountID string, f model.ContainerFilter) (int, error) {
-	return count(ctx, db.q, containerList, containerFilter(accountID, f))
+	return count(ctx, db.read(accountID), containerList, containerFilter(accountID, f))
 }
 
 func containerFilter(accountID string, f model.ContainerFilter) *conds {

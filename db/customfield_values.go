@@ -36,7 +36,7 @@ func (db *DB) ListCustomFields(ctx context.Context, accountID string, f model.Cu
 	if err != nil {
 		return nil, err
 	}
-	return readPage(ctx, db.q, st, func(r *customFieldRow) (*model.CustomField, *pageMeta) {
+	return readPage(ctx, db.read(accountID), st, func(r *customFieldRow) (*model.CustomField, *pageMeta) {
 		return &r.CustomField, &r.pageMeta
 	})
 }
@@ -47,7 +47,7 @@ func (db *DB) CountCustomFields(ctx context.Context, accountID string, f model.C
 	if none {
 		return 0, nil
 	}
-	return count(ctx, db.q, customFieldList, filter)
+	return count(ctx, db.read(accountID), customFieldList, filter)
 }
 
 // customFieldFilter builds the conditions of f; none reports a filter that
@@ -82,7 +82,7 @@ func (db *DB) DeleteCustomField(ctx context.Context, accountID, definitionID, en
 	if !validUUID(accountID) || !validUUID(definitionID) || !validUUID(entityID) {
 		return nil, model.NotFound("custom field")
 	}
-	return deleteCustomFields(ctx, db, "cf.definition_id = $2 AND cf.entity_id = $3", accountID, definitionID, entityID)
+	return deleteCustomFields(ctx, db, accountID, "cf.definition_id = $2 AND cf.entity_id = $3", accountID, definitionID, entityID)
 }
 
 // DeleteCustomFieldByID deletes one value of the account by id and returns
@@ -91,15 +91,15 @@ func (db *DB) DeleteCustomFieldByID(ctx context.Context, accountID, id string) (
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, model.NotFound("custom field")
 	}
-	return deleteCustomFields(ctx, db, "cf.id = $2", accountID, id)
+	return deleteCustomFields(ctx, db, accountID, "cf.id = $2", accountID, id)
 }
 
 // deleteCustomFields deletes the account's one value matching where ($1 is
 // the account) and reads it back with customFieldCols, in one statement.
 // The option labels are read in the statement's snapshot, so an enum's
 // display value is still there.
-func deleteCustomFields(ctx context.Context, db *DB, where string, args ...any) (*model.CustomField, error) {
-	return getOne[model.CustomField](ctx, db.q, "custom field",
+func deleteCustomFields(ctx context.Context, db *DB, accountID, where string, args ...any) (*model.CustomField, error) {
+	return getOne[model.CustomField](ctx, db.write(accountID), "custom field",
 		`WITH cf AS (
 			DELETE FROM custom_fields cf WHERE cf.account_id = $1 AND `+where+`
 			RETURNING `+customFieldReturning+`)

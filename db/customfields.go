@@ -74,7 +74,7 @@ type OptionPatch struct {
 
 // CustomFieldDefinitionsByIDs reads definitions of the account.
 func (db *DB) CustomFieldDefinitionsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.CustomFieldDefinition, error) {
-	return byIDs[model.CustomFieldDefinition](ctx, db.q,
+	return byIDs[model.CustomFieldDefinition](ctx, db.read(accountID),
 		`SELECT `+customFieldDefinitionCols+` FROM custom_field_definitions d WHERE d.id = ANY($1) AND d.account_id = $2`, ids, accountID)
 }
 
@@ -84,7 +84,7 @@ func (db *DB) FindCustomFieldDefinitionBySlug(ctx context.Context, accountID str
 	if !validUUID(accountID) {
 		return nil, model.NotFound("custom field definition")
 	}
-	return getOne[model.CustomFieldDefinition](ctx, db.q, "custom field definition",
+	return getOne[model.CustomFieldDefinition](ctx, db.read(accountID), "custom field definition",
 		`SELECT `+customFieldDefinitionCols+` FROM custom_field_definitions d
 		 WHERE d.account_id = $1 AND d.entity_type = $2 AND d.api_slug = $3`, accountID, entityType, apiSlug)
 }
@@ -95,7 +95,7 @@ func (db *DB) CreateCustomFieldDefinition(ctx context.Context, accountID string,
 	if !validUUID(accountID) {
 		return model.NotFound("account")
 	}
-	row := db.q.QueryRowxContext(ctx, `INSERT INTO custom_field_definitions
+	row := db.write(accountID).QueryRowxContext(ctx, `INSERT INTO custom_field_definitions
 		(account_id, entity_type, api_slug, display_name, description, data_type, reference_type,
 		 validation, default_format, default_value)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -117,14 +117,14 @@ func (db *DB) ListCustomFieldDefinitions(ctx context.Context, accountID string, 
 	if err != nil {
 		return nil, err
 	}
-	return readPage(ctx, db.q, st, func(r *customFieldDefinitionRow) (*model.CustomFieldDefinition, *pageMeta) {
+	return readPage(ctx, db.read(accountID), st, func(r *customFieldDefinitionRow) (*model.CustomFieldDefinition, *pageMeta) {
 		return &r.CustomFieldDefinition, &r.pageMeta
 	})
 }
 
 // CountCustomFieldDefinitions counts the account's definitions that match f.
 func (db *DB) CountCustomFieldDefinitions(ctx context.Context, accountID string, f model.CustomFieldDefinitionFilter) (int, error) {
-	return count(ctx, db.q, customFieldDefinitionList, customFieldDefinitionFilter(accountID, f))
+	return count(ctx, db.read(accountID), customFieldDefinitionList, customFieldDefinitionFilter(accountID, f))
 }
 
 func customFieldDefinitionFilter(accountID string, f model.CustomFieldDefinitionFilter) *conds {
@@ -147,7 +147,7 @@ func customFieldDefinitionFilter(accountID string, f model.CustomFieldDefinition
 
 // CustomFieldOptionsByIDs reads options whose definition is the account's.
 func (db *DB) CustomFieldOptionsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.CustomFieldOption, error) {
-	return byIDs[model.CustomFieldOption](ctx, db.q,
+	return byIDs[model.CustomFieldOption](ctx, db.read(accountID),
 		`SELECT `+customFieldOptionCols+` FROM custom_field_options o
 		 WHERE o.id = ANY($1) AND o.account_id = $2`, ids, accountID)
 }
@@ -155,7 +155,7 @@ func (db *DB) CustomFieldOptionsByIDs(ctx context.Context, accountID string, ids
 // CustomFieldOptionsByDefinitionIDs reads the options of definitions, in
 // (definition, position, value, id) order; options without a position last.
 func (db *DB) CustomFieldOptionsByDefinitionIDs(ctx context.Context, accountID string, definitionIDs []string) ([]*model.CustomFieldOption, error) {
-	return byIDs[model.CustomFieldOption](ctx, db.q,
+	return byIDs[model.CustomFieldOption](ctx, db.read(accountID),
 		`SELECT `+customFieldOptionCols+` FROM custom_field_options o
 		 WHERE o.definition_id = ANY($1) AND o.account_id = $2
 		 ORDER BY o.definition_id, o.position NULLS LAST, o.value, o.id`, definitionIDs, accountID)
@@ -193,7 +193,7 @@ func (db *DB) CreateCustomFieldOption(ctx context.Context, accountID, definition
 		return nil, model.NotFound("custom field definition")
 	}
 	var opt *model.CustomFieldOption
-	err := db.inTx(ctx, func(q ext) error {
+	err := db.inTx(ctx, accountID, func(q ext) error {
 		var dataType model.CustomFieldDataType
 		if err := sqlxGet(ctx, q, &dataType, "custom field definition",
 			`SELECT d.data_type FROM custom_field_definitions d WHERE d.id = $1 AND d.account_id = $2`,
@@ -261,7 +261,7 @@ func (db *DB) UpdateCustomFieldOption(ctx context.Context, accountID, definition
 		return nil, model.NotFound("custom field option")
 	}
 	var opt *model.CustomFieldOption
-	err := db.inTx(ctx, func(q ext) error {
+	err := db.inTx(ctx, accountID, func(q ext) error {
 		old, err := lockOption(ctx, q, accountID, definitionID, optionID)
 		if err != nil {
 			return err
@@ -308,7 +308,7 @@ func (db *DB) DeleteCustomFieldOption(ctx context.Context, accountID, definition
 		return nil, model.NotFound("custom field option")
 	}
 	var opt *model.CustomFieldOption
-	err := db.inTx(ctx, func(q ext) error {
+	err := db.inTx(ctx, accountID, func(q ext) error {
 		var err error
 		if opt, err = lockOption(ctx, q, accountID, definitionID, optionID); err != nil {
 			return err
@@ -337,7 +337,7 @@ func (db *DB) DeleteCustomFieldOption(ctx context.Context, accountID, definition
 // tracking requests, with slug, data type and option labels, in one
 // statement; rows come in (entity, definition display name, id) order.
 func (db *DB) CustomFieldsByEntityIDs(ctx context.Context, accountID string, entityIDs []string) ([]*model.CustomField, error) {
-	return byIDs[model.CustomField](ctx, db.q,
+	return byIDs[model.CustomField](ctx, db.read(accountID),
 		`SELECT `+db.cols("CustomField")+` FROM custom_fields cf
 		 JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id
 		 WHERE cf.entity_id = ANY($1) AND cf.account_id = $2
@@ -347,7 +347,7 @@ func (db *DB) CustomFieldsByEntityIDs(ctx context.Context, accountID string, ent
 // CustomFieldsByIDs reads values of the account by id (Query.node), with
 // what displaying them needs, as CustomFieldsByEntityIDs does.
 func (db *DB) CustomFieldsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.CustomField, error) {
-	return byIDs[model.CustomField](ctx, db.q,
+	return byIDs[model.CustomField](ctx, db.read(accountID),
 		`SELECT `+customFieldCols+` FROM custom_fields cf
 		 JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id
 		 WHERE cf.id = ANY($1) AND cf.account_id = $2`, ids, accountID)
@@ -421,7 +421,7 @@ func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.C
 	// opt: those that exist, share-locked. missing: the first that does not.
 	// The outer SELECT returns one row: the missing value, or the written
 	// row's columns, or neither (no such entity).
-	r, err := getOne[setCustomFieldRow](ctx, db.q, kind,
+	r, err := getOne[setCustomFieldRow](ctx, db.write(accountID), kind,
 		`WITH target AS (
 			SELECT e.account_id, d.id AS definition_id, e.id AS entity_id, d.data_type
 			FROM `+table+` e

@@ -188,24 +188,48 @@ func countInContext(ctx context.Context) {
 	}
 }
 
-// ext is what store methods run statements on: the pool or a transaction.
+// ext is what store methods run statements on: a scope of the pool
+// (DB.read, DB.write) or a transaction.
 type ext interface {
 	sqlx.ExtContext
 }
 
-// counted wraps a pool or transaction and counts every statement (and
-// traces it: tracing.go). With
-// textJSON (behind a pooler, where parameters go in lib/pq's binary mode)
-// JSON values are sent as text: binary mode would send their []byte as
-// binary, which jsonb does not read.
+// read is the scope of a store method that only reads: its statements may
+// go to the session's replica (replica.go), chosen for account (the
+// account whose data it reads; "" for reference data). The method says
+// what it does; its SQL text is never inspected.
+func (db *DB) read(account string) ext {
+	c := db.q
+	c.read, c.account = true, account
+	return c
+}
+
+// write is the scope of a store method that writes (or reads what it is
+// about to write): its statements go to the primary, and one that succeeds
+// notes in the session that account's data was written (read-your-writes).
+func (db *DB) write(account string) ext {
+	c := db.q
+	c.account = account
+	return c
+}
+
+// counted is a scope of a pool or a transaction: every statement sent
+// through it goes through send, the one statement path, which counts it
+// (QueriesTotal and the context's counters), traces it (tracing.go),
+// routes it and falls back. With textJSON (behind a pooler, where
+// parameters go in lib/pq's binary mode) JSON values are sent as text:
+// binary mode would send their []byte as binary, which jsonb does not read.
 //
-// With replicas (r set: the pool's, never a transaction's), a read of a
-// session that may use one goes there (replica.go), and is sent again to
-// the primary if it fails there; a write notes itself in the session.
+// With replicas (r set: the pool's, never a transaction's), a statement of
+// a read scope goes to the session's replica when it may, and is sent
+// again to the primary if it fails there; a statement of a write scope
+// that succeeds notes the write in the session.
 type counted struct {
 	sqlx.ExtContext
 	textJSON bool
 	r        *router
+	read     bool   // a read scope (DB.read); false: a write scope or a transaction
+	account  string // the account whose data the scope reads or writes
 }
 
 // jsonAsText returns args with the []byte of driver.Valuer arguments (the
@@ -228,126 +252,106 @@ func jsonAsText(args []any) []any {
 	return out
 }
 
-func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+// send is the one statement path: it counts statement q, traces it, sends
+// it with do to the replica the scope may read from or else to the primary
+// (again to the primary when the replica failed, unless the request ended),
+// and notes a write scope's success in the session. do returns the
+// statement's result, its row count for the trace (-1: unknown) and its
+// error.
+func send[T any](c counted, ctx context.Context, q string, args []any,
+	do func(e sqlx.ExtContext, ctx context.Context, q string, args []any) (T, int64, error)) (T, error) {
 	countInContext(ctx)
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
 	ctx, sp := startStatement(ctx, q)
-	if c.r != nil {
-		if rep := c.r.replicaFor(ctx, q); rep != nil {
+	if c.read && c.r != nil {
+		if rep := c.r.replicaFor(ctx, c.account); rep != nil {
 			queriesReplica.Inc()
-			rows, err := rep.q.QueryContext(ctx, q, args...)
+			v, n, err := do(rep.q, ctx, q, args)
 			if err == nil || !c.r.fallback(ctx, rep, err) {
-				endStatement(sp, -1, err)
-				return rows, err
+				endStatement(sp, n, err)
+				return v, err
 			}
 		}
 	}
 	queriesPrimary.Inc()
-	rows, err := c.ExtContext.QueryContext(ctx, q, args...)
-	c.wrote(ctx, q, err)
-	endStatement(sp, -1, err)
-	return rows, err
+	v, n, err := do(c.ExtContext, ctx, q, args)
+	if !c.read && err == nil && c.r != nil {
+		c.r.wrote(ctx, c.account)
+	}
+	endStatement(sp, n, err)
+	return v, err
+}
+
+func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return send(c, ctx, q, args, func(e sqlx.ExtContext, ctx context.Context, q string, args []any) (*sql.Rows, int64, error) {
+		rows, err := e.QueryContext(ctx, q, args...)
+		return rows, -1, err
+	})
 }
 
 func (c counted) QueryxContext(ctx context.Context, q string, args ...any) (*sqlx.Rows, error) {
-	countInContext(ctx)
-	if c.textJSON {
-		args = jsonAsText(args)
-	}
-	ctx, sp := startStatement(ctx, q)
-	if c.r != nil {
-		if rep := c.r.replicaFor(ctx, q); rep != nil {
-			queriesReplica.Inc()
-			rows, err := rep.q.QueryxContext(ctx, q, args...)
-			if err == nil || !c.r.fallback(ctx, rep, err) {
-				endStatement(sp, -1, err)
-				return rows, err
-			}
-		}
-	}
-	queriesPrimary.Inc()
-	rows, err := c.ExtContext.QueryxContext(ctx, q, args...)
-	c.wrote(ctx, q, err)
-	endStatement(sp, -1, err)
-	return rows, err
+	return send(c, ctx, q, args, func(e sqlx.ExtContext, ctx context.Context, q string, args []any) (*sqlx.Rows, int64, error) {
+		rows, err := e.QueryxContext(ctx, q, args...)
+		return rows, -1, err
+	})
 }
 
 func (c counted) QueryRowxContext(ctx context.Context, q string, args ...any) *sqlx.Row {
-	countInContext(ctx)
-	if c.textJSON {
-		args = jsonAsText(args)
-	}
-	ctx, sp := startStatement(ctx, q)
-	if c.r != nil {
-		if rep := c.r.replicaFor(ctx, q); rep != nil {
-			queriesReplica.Inc()
-			row := rep.q.QueryRowxContext(ctx, q, args...)
-			if err := row.Err(); err == nil || !c.r.fallback(ctx, rep, err) {
-				if sp != nil {
-					endStatement(sp, -1, err)
-				}
-				return row
-			}
-		}
-	}
-	queriesPrimary.Inc()
-	row := c.ExtContext.QueryRowxContext(ctx, q, args...)
-	c.wrote(ctx, q, row.Err())
-	if sp != nil {
-		endStatement(sp, -1, row.Err())
-	}
+	row, _ := send(c, ctx, q, args, func(e sqlx.ExtContext, ctx context.Context, q string, args []any) (*sqlx.Row, int64, error) {
+		row := e.QueryRowxContext(ctx, q, args...)
+		return row, -1, row.Err()
+	})
 	return row
 }
 
-// wrote notes in ctx's session that q, sent to the primary, wrote (when
-// it is not a read and did not fail).
-func (c counted) wrote(ctx context.Context, q string, err error) {
-	if c.r != nil && err == nil && !isRead(q) {
-		c.r.wrote(ctx)
-	}
-}
-
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	queriesPrimary.Inc()
-	countInContext(ctx)
-	if c.textJSON {
-		args = jsonAsText(args)
-	}
-	ctx, sp := startStatement(ctx, q)
-	res, err := c.ExtContext.ExecContext(ctx, q, args...)
-	c.wrote(ctx, q, err)
-	if sp != nil {
+	return send(c, ctx, q, args, func(e sqlx.ExtContext, ctx context.Context, q string, args []any) (sql.Result, int64, error) {
+		res, err := e.ExecContext(ctx, q, args...)
 		n := int64(-1)
 		if err == nil {
 			n, _ = res.RowsAffected()
 		}
-		endStatement(sp, n, err)
-	}
-	return res, err
+		return res, n, err
+	})
 }
 
-// inTx runs fn in a transaction (BEGIN and COMMIT are counted too: they are
-// round trips like any other statement).
-func (db *DB) inTx(ctx context.Context, fn func(q ext) error) error {
+// inTx runs fn in a transaction writing account's data ("": work of no
+// one account): its statements go to the primary, and its commit notes the
+// write in the session (BEGIN and COMMIT are counted too: they are round
+// trips like any other statement).
+func (db *DB) inTx(ctx context.Context, account string, fn func(q ext) error) error {
+	return db.transact(ctx, account, mapErr, func(q ext, _ *sql.Tx) error { return fn(q) })
+}
+
+// inRawTx is inTx that also hands fn the *sql.Tx, for River's
+// transactional inserts; a failing BEGIN or COMMIT returns the driver's
+// error as it is.
+func (db *DB) inRawTx(ctx context.Context, account string, fn func(q ext, tx *sql.Tx) error) error {
+	return db.transact(ctx, account, func(err error) error { return err }, fn)
+}
+
+// transact is the one transaction path, with errs applied to BEGIN's and
+// COMMIT's errors.
+func (db *DB) transact(ctx context.Context, account string, errs func(error) error, fn func(q ext, tx *sql.Tx) error) error {
 	queriesPrimary.Inc()
 	countInContext(ctx)
 	tx, err := db.db.BeginTxx(ctx, nil)
 	if err != nil {
-		return mapErr(err)
+		return errs(err)
 	}
-	if err := fn(counted{ExtContext: tx, textJSON: db.pooled}); err != nil {
+	if err := fn(counted{ExtContext: tx, textJSON: db.pooled}, tx.Tx); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	queriesPrimary.Inc()
 	countInContext(ctx)
 	if err := tx.Commit(); err != nil {
-		return mapErr(err)
+		return errs(err)
 	}
 	if db.r != nil {
-		db.r.wrote(ctx)
+		db.r.wrote(ctx, account)
 	}
 	return nil
 }

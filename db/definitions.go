@@ -56,7 +56,7 @@ func (db *DB) UpdateCustomFieldDefinition(ctx context.Context, accountID, id str
 	if p.SetDefaultValue {
 		col("default_value", nullJSON(p.DefaultValue))
 	}
-	return getOne[model.CustomFieldDefinition](ctx, db.q, "custom field definition",
+	return getOne[model.CustomFieldDefinition](ctx, db.write(accountID), "custom field definition",
 		`WITH d AS (
 			UPDATE custom_field_definitions SET `+strings.Join(set, ", ")+`
 			WHERE id = $1 AND account_id = $2
@@ -71,7 +71,7 @@ func (db *DB) DeleteCustomFieldDefinition(ctx context.Context, accountID, id str
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, model.NotFound("custom field definition")
 	}
-	return getOne[model.CustomFieldDefinition](ctx, db.q, "custom field definition",
+	return getOne[model.CustomFieldDefinition](ctx, db.write(accountID), "custom field definition",
 		`WITH d AS (
 			DELETE FROM custom_field_definitions WHERE id = $1 AND account_id = $2
 			RETURNING `+definitionReturning+`)

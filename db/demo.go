@@ -37,7 +37,7 @@ var demoSteps = map[string]string{
 // and returns them as they are now. For live demos only: it changes data.
 func (db *DB) DemoActivity(ctx context.Context, n int) ([]DemoMove, error) {
 	var moved []DemoMove
-	err := db.inTx(ctx, func(q ext) error {
+	err := db.inTx(ctx, "", func(q ext) error {
 		var picked []DemoMove
 		if err := sqlx.SelectContext(ctx, q, &picked, `
 			SELECT id, number, current_status FROM (

@@ -14,7 +14,7 @@ func (db *DB) SetDocumentTypeManual(ctx context.Context, accountID, id string, t
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, model.NotFound("document")
 	}
-	return getOne[model.Document](ctx, db.q, "document",
+	return getOne[model.Document](ctx, db.write(accountID), "document",
 		`WITH d AS (
 			UPDATE documents SET document_type_manual = $3, updated_at = now()
 			WHERE id = $1 AND account_id = $2

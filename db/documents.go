@@ -51,13 +51,13 @@ func (r linkedDocument) linked() Linked[*model.Document] {
 
 // DocumentsByIDs reads documents of the account.
 func (db *DB) DocumentsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Document, error) {
-	return byIDs[model.Document](ctx, db.q,
+	return byIDs[model.Document](ctx, db.read(accountID),
 		`SELECT `+db.cols("Document")+` FROM documents d WHERE d.id = ANY($1) AND d.account_id = $2`, ids, accountID)
 }
 
 // DocumentsByShipmentIDs reads the documents linked to shipments.
 func (db *DB) DocumentsByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]Linked[*model.Document], error) {
-	return byParentIDs(ctx, db.q,
+	return byParentIDs(ctx, db.read(accountID),
 		`SELECT ds.shipment_id AS parent_id, `+db.cols("Document")+`
 		 FROM document_shipments ds JOIN documents d ON d.account_id = ds.account_id AND d.id = ds.document_id
 		 WHERE ds.shipment_id = ANY($1) AND ds.account_id = $2
@@ -66,7 +66,7 @@ func (db *DB) DocumentsByShipmentIDs(ctx context.Context, accountID string, ship
 
 // DocumentsByContainerIDs reads the documents linked to containers.
 func (db *DB) DocumentsByContainerIDs(ctx context.Context, accountID string, containerIDs []string) ([]Linked[*model.Document], error) {
-	return byParentIDs(ctx, db.q,
+	return byParentIDs(ctx, db.read(accountID),
 		`SELECT dc.container_id AS parent_id, `+db.cols("Document")+`
 		 FROM document_containers dc JOIN documents d ON d.account_id = dc.account_id AND d.id = dc.document_id
 		 WHERE dc.container_id = ANY($1) AND dc.account_id = $2
@@ -75,13 +75,13 @@ func (db *DB) DocumentsByContainerIDs(ctx context.Context, accountID string, con
 
 // EmailSubmissionsByIDs reads email submissions of the account.
 func (db *DB) EmailSubmissionsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.EmailSubmission, error) {
-	return byIDs[model.EmailSubmission](ctx, db.q,
+	return byIDs[model.EmailSubmission](ctx, db.read(accountID),
 		`SELECT `+emailSubmissionCols+` FROM email_submissions e WHERE e.id = ANY($1) AND e.account_id = $2`, ids, accountID)
 }
 
 // DocumentRepresentationsByIDs reads document representations of the account.
 func (db *DB) DocumentRepresentationsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.DocumentRepresentation, error) {
-	return byIDs[model.DocumentRepresentation](ctx, db.q,
+	return byIDs[model.DocumentRepresentation](ctx, db.read(accountID),
 		`SELECT `+documentRepresentationCols+` FROM document_representations r WHERE r.id = ANY($1) AND r.account_id = $2`, ids, accountID)
 }
 
@@ -91,12 +91,12 @@ func (db *DB) ListDocuments(ctx context.Context, accountID string, f model.Docum
 	if err != nil {
 		return nil, err
 	}
-	return readPage(ctx, db.q, st, func(r *documentRow) (*model.Document, *pageMeta) { return &r.Document, &r.pageMeta })
+	return readPage(ctx, db.read(accountID), st, func(r *documentRow) (*model.Document, *pageMeta) { return &r.Document, &r.pageMeta })
 }
 
 // CountDocuments counts the account's documents that match f.
 func (db *DB) CountDocuments(ctx context.Context, accountID string, f model.DocumentFilter) (int, error) {
-	return count(ctx, db.q, documentList, documentFilter(accountID, f))
+	return count(ctx, db.read(accountID), documentList, documentFilter(accountID, f))
 }
 
 func documentFilter(accountID string, f model.DocumentFilter) *conds {

@@ -35,7 +35,7 @@ func (db *DB) ListEmailSubmissions(ctx context.Context, accountID string, p mode
 	if err != nil {
 		return nil, err
 	}
-	return readPage(ctx, db.q, st, func(r *emailSubmissionRow) (*model.EmailSubmission, *pageMeta) {
+	return readPage(ctx, db.read(accountID), st, func(r *emailSubmissionRow) (*model.EmailSubmission, *pageMeta) {
 		return &r.EmailSubmission, &r.pageMeta
 	})
 }
@@ -47,13 +47,13 @@ func (db *DB) CountEmailSubmissions(ctx context.Context, accountID string) (int,
 	}
 	c := &conds{}
 	c.add("e.account_id = %s", accountID)
-	return count(ctx, db.q, emailSubmissionList, c)
+	return count(ctx, db.read(accountID), emailSubmissionList, c)
 }
 
 // DocumentsByEmailSubmissionIDs reads the documents emails brought, oldest
 // first within each email.
 func (db *DB) DocumentsByEmailSubmissionIDs(ctx context.Context, accountID string, ids []string) ([]Linked[*model.Document], error) {
-	return byParentIDs(ctx, db.q,
+	return byParentIDs(ctx, db.read(accountID),
 		`SELECT d.email_submission_id AS parent_id, `+db.cols("Document")+`
 		 FROM documents d
 		 WHERE d.email_submission_id = ANY($1) AND d.account_id = $2

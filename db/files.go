@@ -20,7 +20,7 @@ func (db *DB) CreateUpload(ctx context.Context, u model.Upload) (*model.Upload, 
 	if !validUUID(u.AccountID) {
 		return nil, model.NotFound("account")
 	}
-	return getOne[model.Upload](ctx, db.q, "upload",
+	return getOne[model.Upload](ctx, db.write(u.AccountID), "upload",
 		`INSERT INTO uploads AS u (account_id, user_id, key, filename, content_type, byte_size, checksum)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7)
 		 RETURNING `+uploadCols,
@@ -33,7 +33,7 @@ func (db *DB) UnusedUpload(ctx context.Context, accountID, id string) (*model.Up
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, nil
 	}
-	u, err := getOne[model.Upload](ctx, db.q, "upload",
+	u, err := getOne[model.Upload](ctx, db.read(accountID), "upload",
 		`SELECT `+uploadCols+` FROM uploads u
 		 WHERE u.id = $1 AND u.account_id = $2
 		   AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.upload_id = u.id AND d.account_id = u.account_id)`, id, accountID)
@@ -50,7 +50,7 @@ func (db *DB) DocumentWithFile(ctx context.Context, accountID, checksum string, 
 		ID   string `db:"id"`
 		Name string `db:"name"`
 	}
-	err = sqlx.GetContext(ctx, db.q, &row,
+	err = sqlx.GetContext(ctx, db.read(accountID), &row,
 		`SELECT d.id, d.name FROM uploads u
 		 JOIN documents d ON d.account_id = u.account_id AND d.upload_id = u.id
 		 WHERE u.account_id = $1 AND u.checksum = $2 AND u.byte_size = $3
@@ -91,7 +91,7 @@ func (db *DB) CreateDocument(ctx context.Context, n NewDocument) (*model.Documen
 		ct, size, uploadID = &n.Upload.ContentType, &n.Upload.ByteSize, &n.Upload.ID
 		fileName = n.Upload.Filename
 	}
-	return getOne[model.Document](ctx, db.q, "document",
+	return getOne[model.Document](ctx, db.write(n.AccountID), "document",
 		`WITH d AS (
 			INSERT INTO documents (account_id, user_id, name, document_type, source,
 				file_name, file_content_type, file_size_bytes, upload_id)
@@ -114,7 +114,7 @@ func (db *DB) DocumentFile(ctx context.Context, accountID, documentID string) (*
 	if !validUUID(accountID) || !validUUID(documentID) {
 		return nil, nil
 	}
-	u, err := getOne[model.Upload](ctx, db.q, "upload",
+	u, err := getOne[model.Upload](ctx, db.read(accountID), "upload",
 		`SELECT `+uploadCols+` FROM documents d
 		 JOIN uploads u ON u.account_id = d.account_id AND u.id = d.upload_id
 		 WHERE d.id = $1 AND d.account_id = $2`, documentID, accountID)
@@ -135,7 +135,7 @@ func (db *DB) DocumentFiles(ctx context.Context, accountID string, ids []string)
 		DocumentID string `db:"document_id"`
 		model.Upload
 	}
-	if err := sqlx.SelectContext(ctx, db.q, &rows,
+	if err := sqlx.SelectContext(ctx, db.read(accountID), &rows,
 		`SELECT d.id AS document_id, `+uploadCols+` FROM documents d
 		 JOIN uploads u ON u.account_id = d.account_id AND u.id = d.upload_id
 		 WHERE d.id = ANY($1) AND d.account_id = $2`, pq.Array(valid), accountID); err != nil {
@@ -160,7 +160,7 @@ func (db *DB) DeleteDocumentWithFile(ctx context.Context, accountID, id string) 
 		UploadID  *string `db:"upload_id"`
 		UploadKey *string `db:"upload_key"`
 	}
-	err := sqlx.GetContext(ctx, db.q, &row,
+	err := sqlx.GetContext(ctx, db.write(accountID), &row,
 		`WITH d AS (
 			DELETE FROM documents WHERE id = $1 AND account_id = $2
 			RETURNING `+documentReturning+`, upload_id)
@@ -185,7 +185,7 @@ func (db *DB) DeleteUpload(ctx context.Context, accountID, id string) (bool, err
 	if !validUUID(accountID) || !validUUID(id) {
 		return false, nil
 	}
-	res, err := db.q.ExecContext(ctx,
+	res, err := db.write(accountID).ExecContext(ctx,
 		`DELETE FROM uploads u WHERE u.id = $1 AND u.account_id = $2
 		   AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.upload_id = u.id AND d.account_id = u.account_id)`, id, accountID)
 	if err != nil {
@@ -200,7 +200,7 @@ func (db *DB) DeleteUpload(ctx context.Context, accountID, id string) (bool, err
 // maintenance read across accounts, like the migrations).
 func (db *DB) StaleUploads(ctx context.Context, before time.Time, limit int) ([]model.Upload, error) {
 	var out []model.Upload
-	err := sqlx.SelectContext(ctx, db.q, &out,
+	err := sqlx.SelectContext(ctx, db.read(""), &out,
 		`SELECT `+uploadCols+` FROM uploads u
 		 WHERE u.created_at < $1
 		   AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.upload_id = u.id AND d.account_id = u.account_id)
@@ -212,7 +212,7 @@ func (db *DB) StaleUploads(ctx context.Context, before time.Time, limit int) ([]
 // account that have no file, newest first (the demo seeder's list).
 func (db *DB) DemoDocumentsWithoutFile(ctx context.Context, perAccount int) ([]model.Document, error) {
 	var out []model.Document
-	err := sqlx.SelectContext(ctx, db.q, &out,
+	err := sqlx.SelectContext(ctx, db.read(""), &out,
 		`SELECT `+documentCols+` FROM accounts a
 		 CROSS JOIN LATERAL (
 			SELECT `+documentCols+` FROM documents d
@@ -224,7 +224,7 @@ func (db *DB) DemoDocumentsWithoutFile(ctx context.Context, perAccount int) ([]m
 // AttachUpload records u as an upload of its account and makes it the
 // file of the account's document documentID, in one statement.
 func (db *DB) AttachUpload(ctx context.Context, documentID string, u model.Upload) error {
-	_, err := db.q.ExecContext(ctx,
+	_, err := db.write(u.AccountID).ExecContext(ctx,
 		`WITH u AS (
 			INSERT INTO uploads (account_id, user_id, key, filename, content_type, byte_size, checksum)
 			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)

@@ -26,7 +26,7 @@ const (
 // the account, each container's in time order (events without a time
 // last, then by when they were recorded).
 func (db *DB) TransportEventsByContainerIDs(ctx context.Context, accountID string, containerIDs []string) ([]*model.TransportEventRecord, error) {
-	return byIDs[model.TransportEventRecord](ctx, db.q,
+	return byIDs[model.TransportEventRecord](ctx, db.read(accountID),
 		`SELECT `+transportEventCols+` FROM transport_events te
 		 WHERE te.container_id = ANY($1) AND te.account_id = $2
 		 ORDER BY te.container_id, te.event_at NULLS LAST, te.created_at, te.id`, containerIDs, accountID)
@@ -34,7 +34,7 @@ func (db *DB) TransportEventsByContainerIDs(ctx context.Context, accountID strin
 
 // TransportEventsByIDs reads transport events of the account by id.
 func (db *DB) TransportEventsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.TransportEventRecord, error) {
-	return byIDs[model.TransportEventRecord](ctx, db.q,
+	return byIDs[model.TransportEventRecord](ctx, db.read(accountID),
 		`SELECT `+transportEventCols+` FROM transport_events te WHERE te.id = ANY($1) AND te.account_id = $2`, ids, accountID)
 }
 
@@ -42,7 +42,7 @@ func (db *DB) TransportEventsByIDs(ctx context.Context, accountID string, ids []
 // account, each container's in time order, then in the carrier's order
 // (position).
 func (db *DB) RawEventsByContainerIDs(ctx context.Context, accountID string, containerIDs []string) ([]*model.RawEvent, error) {
-	return byIDs[model.RawEvent](ctx, db.q,
+	return byIDs[model.RawEvent](ctx, db.read(accountID),
 		`SELECT `+rawEventCols+` FROM raw_events re
 		 WHERE re.container_id = ANY($1) AND re.account_id = $2
 		 ORDER BY re.container_id, re.event_at NULLS LAST, re.position, re.id`, containerIDs, accountID)
@@ -50,12 +50,12 @@ func (db *DB) RawEventsByContainerIDs(ctx context.Context, accountID string, con
 
 // VesselsByIDs reads vessels (reference data) by id.
 func (db *DB) VesselsByIDs(ctx context.Context, ids []string) ([]*model.Vessel, error) {
-	return byIDs[model.Vessel](ctx, db.q, `SELECT `+vesselCols+` FROM vessels v WHERE v.id = ANY($1)`, ids)
+	return byIDs[model.Vessel](ctx, db.read(""), `SELECT `+vesselCols+` FROM vessels v WHERE v.id = ANY($1)`, ids)
 }
 
 // VesselByIMO reads the vessel of an IMO number (7 digits).
 func (db *DB) VesselByIMO(ctx context.Context, imo string) (*model.Vessel, error) {
-	return getOne[model.Vessel](ctx, db.q, "vessel", `SELECT `+vesselCols+` FROM vessels v WHERE v.imo = $1`, imo)
+	return getOne[model.Vessel](ctx, db.read(""), "vessel", `SELECT `+vesselCols+` FROM vessels v WHERE v.imo = $1`, imo)
 }
 
 // PortCall is a call of a vessel at a port that the account's events
@@ -78,7 +78,7 @@ func (db *DB) VesselFuturePortCalls(ctx context.Context, accountID, vesselID str
 	if !validUUID(accountID) || !validUUID(vesselID) {
 		return nil, nil
 	}
-	return selectAll[PortCall](ctx, db.q,
+	return selectAll[PortCall](ctx, db.read(accountID),
 		`SELECT DISTINCT ON (te.event_at, te.port_id) te.port_id, p.latitude, p.longitude, te.event_at, te.event
 		 FROM transport_events te JOIN ports p ON p.id = te.port_id
 		 WHERE te.account_id = $1 AND te.vessel_id = $2 AND te.port_id IS NOT NULL
@@ -91,7 +91,7 @@ func (db *DB) VesselFuturePortCalls(ctx context.Context, accountID, vesselID str
 // container has (JSON:API linkage), in the order of
 // TransportEventsByContainerIDs.
 func (db *DB) TransportEventIDsByContainerIDs(ctx context.Context, accountID string, containerIDs []string) ([]Linked[string], error) {
-	return byParentIDs(ctx, db.q,
+	return byParentIDs(ctx, db.read(accountID),
 		`SELECT te.container_id AS parent_id, te.id FROM transport_events te
 		 WHERE te.container_id = ANY($1) AND te.account_id = $2
 		 ORDER BY te.container_id, te.event_at NULLS LAST, te.created_at, te.id`, accountID, containerIDs, linkedID.linked)
@@ -100,7 +100,7 @@ func (db *DB) TransportEventIDsByContainerIDs(ctx context.Context, accountID str
 // RawEventIDsByContainerIDs reads only which raw events each container
 // has (JSON:API linkage), in the order of RawEventsByContainerIDs.
 func (db *DB) RawEventIDsByContainerIDs(ctx context.Context, accountID string, containerIDs []string) ([]Linked[string], error) {
-	return byParentIDs(ctx, db.q,
+	return byParentIDs(ctx, db.read(accountID),
 		`SELECT re.container_id AS parent_id, re.id FROM raw_events re
 		 WHERE re.container_id = ANY($1) AND re.account_id = $2
 		 ORDER BY re.container_id, re.event_at NULLS LAST, re.position, re.id`, accountID, containerIDs, linkedID.linked)

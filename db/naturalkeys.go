@@ -26,7 +26,7 @@ func (db *DB) PortsByCodes(ctx context.Context, codes []string) ([]*model.Port, 
 	if len(valid) == 0 {
 		return nil, nil
 	}
-	return selectAll[model.Port](ctx, db.q, `SELECT `+portCols+` FROM ports p WHERE p.code = ANY($1)`, pq.Array(valid))
+	return selectAll[model.Port](ctx, db.read(""), `SELECT `+portCols+` FROM ports p WHERE p.code = ANY($1)`, pq.Array(valid))
 }
 
 // ShippingLinesBySCACs returns the shipping lines whose SCAC, or one of
@@ -41,6 +41,6 @@ func (db *DB) ShippingLinesBySCACs(ctx context.Context, scacs []string) ([]*mode
 	if len(valid) == 0 {
 		return nil, nil
 	}
-	return selectAll[model.ShippingLine](ctx, db.q,
+	return selectAll[model.ShippingLine](ctx, db.read(""),
 		`SELECT `+shippingLineCols+` FROM shipping_lines l WHERE l.scac = ANY($1) OR l.alternative_scacs && $1::text[] ORDER BY l.scac`, pq.Array(valid))
 }

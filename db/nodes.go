@@ -39,7 +39,7 @@ func (db *DB) NodeType(ctx context.Context, accountID, id string) (string, error
 		return "", model.NotFound("node")
 	}
 	var typ string
-	if err := sqlxGet(ctx, db.q, &typ, "node", nodeTypeQuery, id, accountID); err != nil {
+	if err := sqlxGet(ctx, db.read(accountID), &typ, "node", nodeTypeQuery, id, accountID); err != nil {
 		return "", err
 	}
 	return typ, nil

@@ -26,31 +26,31 @@ const (
 
 func (db *DB) PortsByIDs(ctx context.Context, ids []string) ([]*model.Port, error) {
 	return db.ref.ports.byIDs(ctx, db.ref.ttlNow(), ids, func(r *model.Port) string { return r.ID }, func(ctx context.Context, ids []string) ([]*model.Port, error) {
-		return byIDs[model.Port](ctx, db.q, `SELECT `+db.refCols("Port", portCols)+` FROM ports p WHERE p.id = ANY($1)`, ids)
+		return byIDs[model.Port](ctx, db.read(""), `SELECT `+db.refCols("Port", portCols)+` FROM ports p WHERE p.id = ANY($1)`, ids)
 	})
 }
 
 func (db *DB) MetroAreasByIDs(ctx context.Context, ids []string) ([]*model.MetroArea, error) {
 	return db.ref.metroAreas.byIDs(ctx, db.ref.ttlNow(), ids, func(r *model.MetroArea) string { return r.ID }, func(ctx context.Context, ids []string) ([]*model.MetroArea, error) {
-		return byIDs[model.MetroArea](ctx, db.q, `SELECT `+metroAreaCols+` FROM metro_areas m WHERE m.id = ANY($1)`, ids)
+		return byIDs[model.MetroArea](ctx, db.read(""), `SELECT `+metroAreaCols+` FROM metro_areas m WHERE m.id = ANY($1)`, ids)
 	})
 }
 
 func (db *DB) TerminalsByIDs(ctx context.Context, ids []string) ([]*model.Terminal, error) {
 	return db.ref.terminals.byIDs(ctx, db.ref.ttlNow(), ids, func(r *model.Terminal) string { return r.ID }, func(ctx context.Context, ids []string) ([]*model.Terminal, error) {
-		return byIDs[model.Terminal](ctx, db.q, `SELECT `+db.refCols("Terminal", terminalCols)+` FROM terminals t WHERE t.id = ANY($1)`, ids)
+		return byIDs[model.Terminal](ctx, db.read(""), `SELECT `+db.refCols("Terminal", terminalCols)+` FROM terminals t WHERE t.id = ANY($1)`, ids)
 	})
 }
 
 func (db *DB) RailTerminalsByIDs(ctx context.Context, ids []string) ([]*model.RailTerminal, error) {
 	return db.ref.railTerminals.byIDs(ctx, db.ref.ttlNow(), ids, func(r *model.RailTerminal) string { return r.ID }, func(ctx context.Context, ids []string) ([]*model.RailTerminal, error) {
-		return byIDs[model.RailTerminal](ctx, db.q, `SELECT `+railTerminalCols+` FROM rail_terminals r WHERE r.id = ANY($1)`, ids)
+		return byIDs[model.RailTerminal](ctx, db.read(""), `SELECT `+railTerminalCols+` FROM rail_terminals r WHERE r.id = ANY($1)`, ids)
 	})
 }
 
 func (db *DB) ShippingLinesByIDs(ctx context.Context, ids []string) ([]*model.ShippingLine, error) {
 	return db.ref.shippingLines.byIDs(ctx, db.ref.ttlNow(), ids, func(r *model.ShippingLine) string { return r.ID }, func(ctx context.Context, ids []string) ([]*model.ShippingLine, error) {
-		return byIDs[model.ShippingLine](ctx, db.q, `SELECT `+shippingLineCols+` FROM shipping_lines l WHERE l.id = ANY($1)`, ids)
+		return byIDs[model.ShippingLine](ctx, db.read(""), `SELECT `+shippingLineCols+` FROM shipping_lines l WHERE l.id = ANY($1)`, ids)
 	})
 }
 
@@ -71,7 +71,7 @@ func (db *DB) FindPortByCode(ctx context.Context, code string) (*model.Port, err
 	if !locode.MatchString(code) {
 		return nil, model.NotFound("port")
 	}
-	return getOne[model.Port](ctx, db.q, "port", `SELECT `+db.cols("Port")+` FROM ports p WHERE p.code = $1`, code)
+	return getOne[model.Port](ctx, db.read(""), "port", `SELECT `+db.cols("Port")+` FROM ports p WHERE p.code = $1`, code)
 }
 
 // FindMetroAreaByCode returns the metro area with a UN/LOCODE
@@ -81,7 +81,7 @@ func (db *DB) FindMetroAreaByCode(ctx context.Context, code string) (*model.Metr
 	if !locode.MatchString(code) {
 		return nil, model.NotFound("metro area")
 	}
-	return getOne[model.MetroArea](ctx, db.q, "metro area", `SELECT `+metroAreaCols+` FROM metro_areas m WHERE m.code = $1`, code)
+	return getOne[model.MetroArea](ctx, db.read(""), "metro area", `SELECT `+metroAreaCols+` FROM metro_areas m WHERE m.code = $1`, code)
 }
 
 // locode is the shape of a UN/LOCODE, as the ports.code CHECK constraint has it.

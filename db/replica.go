@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,14 +24,21 @@ import (
 // Routing. A request's context carries a session (WithSession, set by the
 // HTTP chain after authentication). A statement goes to a replica only when
 // its session allows replica reads, nothing was written in it yet, and the
-// statement is a read (isRead: SELECT, or WITH without a data-modifying
-// part or a row lock). Everything else — writes, transactions, LISTEN,
-// migrations, work without a session — goes to the primary. The session
-// chooses its replica once, at its first read, so one request reads from
-// one place.
+// store method sending it reads (its read scope, DB.read: the method says
+// what it does; the SQL text is never inspected). Everything else — write
+// scopes, transactions, LISTEN, migrations, work without a session — goes
+// to the primary. The session chooses its replica at its first read, for
+// the account that read names, so one request reads from one place (a
+// first read of reference data, which names no account, chooses again at
+// the first read of an account's data unless its replica has that
+// account's mark).
 //
-// Read-your-writes. After a session wrote (a statement that is not a read,
-// or a committed transaction), its account's high-water mark is recorded
+// Accounts. The account reaches the store once: as the argument of the
+// store method, which names it in its scope (DB.read, DB.write, inTx). The
+// session carries none.
+//
+// Read-your-writes. After a session wrote (a statement of a write scope, or
+// a committed transaction), the written account's high-water mark is recorded
 // before the answer is acknowledged (Acknowledge, called by the chain at
 // the response's first byte; at once for a streaming session): the
 // primary's WAL insert position, kept per account in this process and, with
@@ -364,7 +372,10 @@ func caughtUp(replay, need uint64) bool {
 // the primary: one that is usable and has replayed the account's last
 // acknowledged write and need (a position the session must see; 0: none),
 // waiting for one until r.wait after since (after now when since is zero).
-func (r *router) choose(ctx context.Context, account string, need uint64, since time.Time) *replica {
+//
+// prefer, when set, is kept if it qualifies: the replica the session read
+// from before.
+func (r *router) choose(ctx context.Context, account string, need uint64, since time.Time, prefer *replica) *replica {
 	if account != "" {
 		need = max(need, r.local.get(account))
 		if sp := r.shared.Load(); sp != nil {
@@ -374,6 +385,9 @@ func (r *router) choose(ctx context.Context, account string, need uint64, since 
 			}
 			need = max(need, v)
 		}
+	}
+	if prefer != nil && prefer.usable(r.maxLag, time.Now()) && caughtUp(prefer.replay.Load(), need) {
+		return prefer
 	}
 	n := len(r.replicas)
 	start := int(r.next.Add(1))
@@ -480,33 +494,24 @@ func connectionFailure(err error) bool {
 	return false
 }
 
-// isRead reports whether statement q only reads: it begins with SELECT or
-// WITH and has no INSERT, UPDATE, DELETE or row lock (the store's SQL
-// keywords are upper case). Anything else goes to the primary.
-func isRead(q string) bool {
-	q = strings.TrimLeft(q, " \t\r\n(")
-	if !(len(q) >= 6 && strings.EqualFold(q[:6], "SELECT")) && !(len(q) >= 4 && strings.EqualFold(q[:4], "WITH")) {
-		return false
-	}
-	return !strings.Contains(q, "INSERT ") && !strings.Contains(q, "UPDATE") && !strings.Contains(q, "DELETE ") &&
-		!strings.Contains(q, "FOR SHARE") && !strings.Contains(q, "FOR KEY SHARE") && !strings.Contains(q, "nextval")
-}
-
 // ---------------------------------------------------------------- sessions
 
 type sessionKey struct{}
 
 // session is one request's (or one streamed operation's) routing state.
 type session struct {
-	account   string
 	replicaOK bool      // reads may go to a replica
 	stream    bool      // no acknowledgement hook: record each write at once
 	need      uint64    // a WAL position its replica must have replayed (WithReadAt)
 	since     time.Time // the replica wait runs from then (WithReadAt; zero: the first read)
 	wrote     atomic.Bool
-	dirty     atomic.Bool // wrote since the mark was last recorded
-	once      sync.Once
-	rep       *replica
+	dirty     atomic.Bool // wrote since the marks were last recorded
+
+	mu      sync.Mutex
+	chosen  bool     // rep was chosen (nil: the primary)
+	forAcct string   // the account rep was chosen for ("": none yet)
+	rep     *replica // where its reads go
+	written []string // the accounts it wrote, to record on Acknowledge
 }
 
 // SessionKind says how a request may use replicas.
@@ -526,40 +531,40 @@ const (
 	Streaming
 )
 
-// WithSession returns ctx carrying a routing session for the principal's
-// account (account is "" for requests without one). Without replicas it
-// returns ctx as it is.
-func (db *DB) WithSession(ctx context.Context, account string, kind SessionKind) context.Context {
+// WithSession returns ctx carrying a routing session of kind. It names no
+// account: the store methods name the account they read or write. Without
+// replicas it returns ctx as it is.
+func (db *DB) WithSession(ctx context.Context, kind SessionKind) context.Context {
 	if db.r == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, sessionKey{}, &session{account: account, replicaOK: kind == ReadsMayUseReplica, stream: kind == Streaming})
+	return context.WithValue(ctx, sessionKey{}, &session{replicaOK: kind == ReadsMayUseReplica, stream: kind == Streaming})
 }
 
 // WithReadAt returns ctx carrying a routing session of its own for the
 // reads that follow a change the change log reported at WAL position lsn,
 // read at time at (LoggedChange.WAL, WALAt): a subscription's re-read of
 // the changed record. Its reads may go to a replica that has replayed both
-// lsn and the account's mark, chosen as a request's are (lagging or down
-// replicas skipped; the primary when none has it), the replica wait
-// running from at: a burst of changes read together waits for a replica
-// once, not once per change. With lsn 0 (unknown), inside a session that
+// lsn and the mark of the account they read, chosen as a request's are
+// (lagging or down replicas skipped; the primary when none has it), the
+// replica wait running from at: a burst of changes read together waits for
+// a replica once, not once per change. With lsn 0 (unknown), inside a session that
 // wrote, or without replicas, it returns ctx as it is: those reads stay
 // where ctx sends them.
-func (db *DB) WithReadAt(ctx context.Context, account string, lsn uint64, at time.Time) context.Context {
+func (db *DB) WithReadAt(ctx context.Context, lsn uint64, at time.Time) context.Context {
 	if db.r == nil || lsn == 0 {
 		return ctx
 	}
 	if s, _ := ctx.Value(sessionKey{}).(*session); s != nil && s.wrote.Load() {
 		return ctx
 	}
-	return context.WithValue(ctx, sessionKey{}, &session{account: account, replicaOK: true, stream: true, need: lsn, since: at})
+	return context.WithValue(ctx, sessionKey{}, &session{replicaOK: true, stream: true, need: lsn, since: at})
 }
 
-// Acknowledge records the high-water mark of the session's account if the
-// session wrote since it was last recorded; the chain calls it before the
-// first byte of an answer, so a client that saw the answer reads its write
-// on any instance.
+// Acknowledge records the high-water marks of the accounts the session
+// wrote if it wrote since they were last recorded; the chain calls it
+// before the first byte of an answer, so a client that saw the answer
+// reads its write on any instance.
 func (db *DB) Acknowledge(ctx context.Context) {
 	if db.r == nil {
 		return
@@ -568,8 +573,13 @@ func (db *DB) Acknowledge(ctx context.Context) {
 		// Even when the client has gone: its write is done, and another
 		// request may read it. Bounded: a hung primary does not hold the
 		// answer longer than this.
+		s.mu.Lock()
+		written := slices.Clone(s.written)
+		s.mu.Unlock()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-		db.r.record(rctx, s.account)
+		for _, account := range written {
+			db.r.record(rctx, account)
+		}
 		cancel()
 	}
 }
@@ -583,29 +593,45 @@ func (db *DB) ShareLSNs(s LSNStore) {
 	}
 }
 
-// replicaFor is the replica that read statement q of ctx goes to, or nil.
-func (r *router) replicaFor(ctx context.Context, q string) *replica {
+// replicaFor is the replica a statement of a read scope of account in ctx
+// goes to, or nil (the primary).
+func (r *router) replicaFor(ctx context.Context, account string) *replica {
 	s, _ := ctx.Value(sessionKey{}).(*session)
-	if s == nil || !s.replicaOK || s.wrote.Load() || !isRead(q) {
+	if s == nil || !s.replicaOK || s.wrote.Load() {
 		return nil
 	}
-	s.once.Do(func() { s.rep = r.choose(ctx, s.account, s.need, s.since) })
-	if s.rep != nil && !s.rep.up.Load() {
+	s.mu.Lock()
+	if !s.chosen || (account != "" && account != s.forAcct) {
+		// The first read, or the first of an account's data after reads
+		// that named another (or none): the replica must have its mark.
+		s.rep = r.choose(ctx, account, s.need, s.since, s.rep)
+		s.chosen, s.forAcct = true, account
+	}
+	rep := s.rep
+	s.mu.Unlock()
+	if rep != nil && !rep.up.Load() {
 		return nil
 	}
-	return s.rep
+	return rep
 }
 
-// wrote notes a committed write in ctx's session.
-func (r *router) wrote(ctx context.Context) {
+// wrote notes in ctx's session a committed write of account's data.
+func (r *router) wrote(ctx context.Context, account string) {
 	s, _ := ctx.Value(sessionKey{}).(*session)
 	if s == nil {
 		return
 	}
 	s.wrote.Store(true)
 	if s.stream {
-		r.record(ctx, s.account)
+		r.record(ctx, account)
 		return
+	}
+	if account != "" {
+		s.mu.Lock()
+		if !slices.Contains(s.written, account) {
+			s.written = append(s.written, account)
+		}
+		s.mu.Unlock()
 	}
 	s.dirty.Store(true)
 }

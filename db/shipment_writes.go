@@ -47,7 +47,7 @@ func (db *DB) UpdateShipment(ctx context.Context, accountID, id string, p Shipme
 	if p.SetTags {
 		col("tags", pq.StringArray(append([]string{}, p.Tags...)))
 	}
-	return writeShipment(ctx, db, strings.Join(set, ", "), args...)
+	return writeShipment(ctx, db, accountID, strings.Join(set, ", "), args...)
 }
 
 // StopTracking stops tracking one of the account's shipments at the
@@ -59,7 +59,7 @@ func (db *DB) StopTracking(ctx context.Context, accountID, id string, userID *st
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, model.NotFound("shipment")
 	}
-	return writeShipment(ctx, db, `
+	return writeShipment(ctx, db, accountID, `
 		line_tracking_stopped_by_user_id = CASE WHEN line_tracking_stopped_at IS NULL THEN $3::uuid ELSE line_tracking_stopped_by_user_id END,
 		line_tracking_stopped_reason = CASE WHEN line_tracking_stopped_at IS NULL THEN 'cancelled_by_user' ELSE line_tracking_stopped_reason END,
 		line_tracking_stopped_at = coalesce(line_tracking_stopped_at, now()),
@@ -72,13 +72,13 @@ func (db *DB) ResumeTracking(ctx context.Context, accountID, id string) (*model.
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, model.NotFound("shipment")
 	}
-	return writeShipment(ctx, db, `line_tracking_stopped_at = NULL, line_tracking_stopped_reason = NULL,
+	return writeShipment(ctx, db, accountID, `line_tracking_stopped_at = NULL, line_tracking_stopped_reason = NULL,
 		line_tracking_stopped_by_user_id = NULL, updated_at = now()`, id, accountID)
 }
 
 // writeShipment updates shipment $1 of account $2 with set and reads it back.
-func writeShipment(ctx context.Context, db *DB, set string, args ...any) (*model.Shipment, error) {
-	return getOne[model.Shipment](ctx, db.q, "shipment",
+func writeShipment(ctx context.Context, db *DB, accountID, set string, args ...any) (*model.Shipment, error) {
+	return getOne[model.Shipment](ctx, db.write(accountID), "shipment",
 		`WITH s AS (
 			UPDATE shipments SET `+set+`
 			WHERE id = $1 AND account_id = $2

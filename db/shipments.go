@@ -50,13 +50,13 @@ func (r linkedShipment) linked() Linked[*model.Shipment] {
 
 // ShipmentsByIDs reads shipments of the account.
 func (db *DB) ShipmentsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Shipment, error) {
-	return byIDs[model.Shipment](ctx, db.q,
+	return byIDs[model.Shipment](ctx, db.read(accountID),
 		`SELECT `+db.cols("Shipment")+` FROM shipments s WHERE s.id = ANY($1) AND s.account_id = $2`, ids, accountID)
 }
 
 // ShipmentsByDocumentIDs reads the shipments linked to documents.
 func (db *DB) ShipmentsByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Shipment], error) {
-	return byParentIDs(ctx, db.q,
+	return byParentIDs(ctx, db.read(accountID),
 		`SELECT ds.document_id AS parent_id, `+db.cols("Shipment")+`
 		 FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id
 		 WHERE ds.document_id = ANY($1) AND ds.account_id = $2
@@ -69,12 +69,12 @@ func (db *DB) ListShipments(ctx context.Context, accountID string, f model.Shipm
 	if err != nil {
 		return nil, err
 	}
-	return readPage(ctx, db.q, st, func(r *shipmentRow) (*model.Shipment, *pageMeta) { return &r.Shipment, &r.pageMeta })
+	return readPage(ctx, db.read(accountID), st, func(r *shipmentRow) (*model.Shipment, *pageMeta) { return &r.Shipment, &r.pageMeta })
 }
 
 // CountShipments counts the account's shipments that match f.
 func (db *DB) CountShipments(ctx context.Context, accountID string, f model.ShipmentFilter) (int, error) {
-	return count(ctx, db.q, shipmentList, shipmentFilter(accountID, f))
+	return count(ctx, db.read(accountID), shipmentList, shipmentFilter(accountID, f))
 }
 
 // shipmentFilter maps a filter to SQL. Tracked numbers are compared

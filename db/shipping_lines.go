@@ -31,14 +31,14 @@ func (db *DB) ListShippingLines(ctx context.Context, p model.PageRequest) (*mode
 	if err != nil {
 		return nil, err
 	}
-	return readPage(ctx, db.q, st, func(r *shippingLineRow) (*model.ShippingLine, *pageMeta) {
+	return readPage(ctx, db.read(""), st, func(r *shippingLineRow) (*model.ShippingLine, *pageMeta) {
 		return &r.ShippingLine, &r.pageMeta
 	})
 }
 
 // CountShippingLines counts the shipping lines.
 func (db *DB) CountShippingLines(ctx context.Context) (int, error) {
-	return count(ctx, db.q, shippingLineList, &conds{})
+	return count(ctx, db.read(""), shippingLineList, &conds{})
 }
 
 // FindShippingLineBySCAC returns the line with a SCAC (case-insensitive),
@@ -48,7 +48,7 @@ func (db *DB) FindShippingLineBySCAC(ctx context.Context, scac string) (*model.S
 	if len(scac) != 4 {
 		return nil, model.NotFound("shipping line")
 	}
-	return getOne[model.ShippingLine](ctx, db.q, "shipping line",
+	return getOne[model.ShippingLine](ctx, db.read(""), "shipping line",
 		`SELECT `+shippingLineCols+` FROM shipping_lines l WHERE l.scac = $1 OR $1 = ANY(l.alternative_scacs)
 		 ORDER BY l.scac = $1 DESC LIMIT 1`, scac)
 }
@@ -62,7 +62,7 @@ func (db *DB) ShippingLinesForNumber(ctx context.Context, number string) ([]*mod
 	if number == "" {
 		return nil, nil
 	}
-	return selectAll[model.ShippingLine](ctx, db.q,
+	return selectAll[model.ShippingLine](ctx, db.read(""),
 		`SELECT `+shippingLineCols+` FROM shipping_lines l
 		 WHERE left($1, 4) = l.scac OR left($1, 4) = ANY(l.alternative_scacs)
 		    OR (l.bill_of_lading_prefix <> '' AND left($1, length(l.bill_of_lading_prefix)) = l.bill_of_lading_prefix)

@@ -93,7 +93,7 @@ func (db *DB) CreateToken(ctx context.Context, in TokenInput) (*model.APIToken, 
 	WHERE a.id = $1 AND ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM users u WHERE u.id = $2 AND u.account_id = a.id))
 	RETURNING id, account_id, user_id, role, prefix, name, created_at, last_used_at, revoked_at)
 SELECT ` + tokenCols + ` FROM t`
-	tok, err := getOne[model.APIToken](ctx, db.q, "account or user", q,
+	tok, err := getOne[model.APIToken](ctx, db.write(in.AccountID), "account or user", q,
 		in.AccountID, in.UserID, in.Role, hashKey(in.Key), in.Key[:tokenPrefixLen], in.Name)
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func (db *DB) RevokeToken(ctx context.Context, accountID, tokenID string) error 
 	if !validUUID(tokenID) || !validUUID(accountID) {
 		return model.NotFound("API token")
 	}
-	res, err := db.q.ExecContext(ctx,
+	res, err := db.write(accountID).ExecContext(ctx,
 		`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND account_id = $2`,
 		tokenID, accountID)
 	if err != nil {
@@ -144,7 +144,7 @@ SELECT id, account_id, user_id, role FROM t`
 		UserID    *string `db:"user_id"`
 		Role      string  `db:"role"`
 	}
-	if err := sqlx.GetContext(ctx, db.q, &row, q, hashKey(key)); errors.Is(err, sql.ErrNoRows) {
+	if err := sqlx.GetContext(ctx, db.write(""), &row, q, hashKey(key)); errors.Is(err, sql.ErrNoRows) {
 		return nil, unauthenticated
 	} else if err != nil {
 		return nil, mapErr(err)
@@ -161,7 +161,7 @@ func (db *DB) TouchTokens(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := db.q.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = now()
+	_, err := db.write("").ExecContext(ctx, `UPDATE api_tokens SET last_used_at = now()
 WHERE id = ANY($1) AND revoked_at IS NULL
   AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, pq.Array(ids))
 	return mapErr(err)

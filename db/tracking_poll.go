@@ -37,7 +37,7 @@ func (db *DB) TrackingPollTarget(ctx context.Context, accountID, id string) (*Po
 		return nil, sql.ErrNoRows
 	}
 	var t PollTarget
-	err := db.q.QueryRowxContext(ctx, `SELECT account_id, id, request_type, request_number, scac, status, retry_count, shipment_id
+	err := db.read(accountID).QueryRowxContext(ctx, `SELECT account_id, id, request_type, request_number, scac, status, retry_count, shipment_id
 		FROM tracking_requests WHERE account_id = $1 AND id = $2`, accountID, id).StructScan(&t)
 	if err != nil {
 		return nil, err
@@ -164,7 +164,7 @@ func nullStr(s *string) any {
 // when set, runs in the same transaction (transactional enqueueing).
 func (db *DB) ApplyTrackingPoll(ctx context.Context, p TrackingPoll, then func(ctx context.Context, tx *sql.Tx) error) (TrackingPollResult, error) {
 	var res TrackingPollResult
-	err := db.inRawTx(ctx, func(q ext, tx *sql.Tx) error {
+	err := db.inRawTx(ctx, p.AccountID, func(q ext, tx *sql.Tx) error {
 		var status string
 		var shipmentID *string
 		err := q.QueryRowxContext(ctx, `SELECT status, shipment_id FROM tracking_requests
@@ -621,7 +621,7 @@ type TrackingRetry struct {
 // and retry_count, the next poll, or the end described in r. It returns
 // the request's status after it ("" when the request is not live).
 func (db *DB) RecordTrackingRetry(ctx context.Context, r TrackingRetry) (status string, retries int, err error) {
-	err = db.q.QueryRowxContext(ctx, `
+	err = db.write(r.AccountID).QueryRowxContext(ctx, `
 UPDATE tracking_requests SET
     status = CASE WHEN status <> 'created' AND ($6::bool OR retry_count + 1 >= $4::int) THEN 'failed' ELSE status END,
     failed_reason = CASE WHEN status <> 'created' AND ($6 OR retry_count + 1 >= $4) THEN $5::text END,
@@ -654,7 +654,7 @@ type DueTracking struct {
 func (db *DB) ClaimDueTrackingRequests(ctx context.Context, limit int, lease time.Duration,
 	enqueue func(ctx context.Context, tx *sql.Tx, due []DueTracking) error) (int, error) {
 	var n int
-	err := db.inRawTx(ctx, func(q ext, tx *sql.Tx) error {
+	err := db.inRawTx(ctx, "", func(q ext, tx *sql.Tx) error {
 		if err := quiet(ctx, q); err != nil {
 			return err
 		}
@@ -683,7 +683,7 @@ func (db *DB) TrackingRequestsOfContainer(ctx context.Context, accountID, contai
 	}
 	var out []DueTracking
 	found := false
-	err := selectRows(ctx, db.q, func(d *DueTracking) {
+	err := selectRows(ctx, db.read(accountID), func(d *DueTracking) {
 		found = true
 		if d.ID != "" {
 			out = append(out, *d)
@@ -694,28 +694,4 @@ func (db *DB) TrackingRequestsOfContainer(ctx context.Context, accountID, contai
 		     AND r.status IN ('pending', 'awaiting_manifest', 'created')
 		WHERE c.account_id = $1 AND c.id = $2`, accountID, containerID)
 	return out, found, err
-}
-
-// inRawTx is inTx that also hands fn the *sql.Tx, for River's
-// transactional inserts.
-func (db *DB) inRawTx(ctx context.Context, fn func(q ext, tx *sql.Tx) error) error {
-	queriesPrimary.Inc()
-	countInContext(ctx)
-	tx, err := db.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(counted{ExtContext: tx, textJSON: db.pooled}, tx.Tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	queriesPrimary.Inc()
-	countInContext(ctx)
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	if db.r != nil {
-		db.r.wrote(ctx)
-	}
-	return nil
 }

@@ -47,14 +47,14 @@ type trackingRequestRow struct {
 
 // TrackingRequestsByIDs reads tracking requests of the account.
 func (db *DB) TrackingRequestsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.TrackingRequest, error) {
-	return byIDs[model.TrackingRequest](ctx, db.q,
+	return byIDs[model.TrackingRequest](ctx, db.read(accountID),
 		`SELECT `+trackingRequestCols+` FROM tracking_requests tr WHERE tr.id = ANY($1) AND tr.account_id = $2`, ids, accountID)
 }
 
 // TrackingRequestsByShipmentIDs reads the tracking requests of shipments,
 // in (shipment, created_at, id) order.
 func (db *DB) TrackingRequestsByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]*model.TrackingRequest, error) {
-	return byIDs[model.TrackingRequest](ctx, db.q,
+	return byIDs[model.TrackingRequest](ctx, db.read(accountID),
 		`SELECT `+trackingRequestCols+` FROM tracking_requests tr WHERE tr.shipment_id = ANY($1) AND tr.account_id = $2
 		 ORDER BY tr.shipment_id, tr.created_at, tr.id`, shipmentIDs, accountID)
 }
@@ -115,7 +115,7 @@ func (db *DB) ListTrackingRequests(ctx context.Context, accountID string, f mode
 	if err != nil {
 		return nil, err
 	}
-	return readPage(ctx, db.q, st, func(r *trackingRequestRow) (*model.TrackingRequest, *pageMeta) {
+	return readPage(ctx, db.read(accountID), st, func(r *trackingRequestRow) (*model.TrackingRequest, *pageMeta) {
 		return &r.TrackingRequest, &r.pageMeta
 	})
 }
@@ -126,7 +126,7 @@ func (db *DB) CountTrackingRequests(ctx context.Context, accountID string, f mod
 	if !validUUID(accountID) {
 		return 0, nil
 	}
-	return count(ctx, db.q, trackingRequestList, trackingRequestFilter(accountID, f))
+	return count(ctx, db.read(accountID), trackingRequestList, trackingRequestFilter(accountID, f))
 }
 
 // ErrDuplicateTrackingRequest is the conflict of a create whose number,
@@ -144,7 +144,7 @@ func (db *DB) CreateTrackingRequest(ctx context.Context, accountID string, t *mo
 	if !validUUID(accountID) {
 		return model.NotFound("account")
 	}
-	err := sqlx.GetContext(ctx, db.q, t,
+	err := sqlx.GetContext(ctx, db.write(accountID), t,
 		`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, ref_numbers, tags, status, user_id, next_poll_at)
 		 VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, now())
 		 RETURNING `+trackingRequestReturning,
@@ -197,6 +197,6 @@ func (db *DB) UpdateTrackingRequest(ctx context.Context, accountID, id string, p
 	if p.SetTags {
 		col("tags", pq.StringArray(orEmptyStrings(p.Tags)))
 	}
-	return getOne[model.TrackingRequest](ctx, db.q, "tracking request",
+	return getOne[model.TrackingRequest](ctx, db.write(accountID), "tracking request",
 		`UPDATE tracking_requests SET `+strings.Join(set, ", ")+` WHERE id = $1 AND account_id = $2 RETURNING `+trackingRequestReturning, args...)
 }

@@ -33,7 +33,7 @@ type WebhookDelivery struct {
 // walked from a random point (start) so that no endpoint is always served
 // first.
 func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit, perWebhook int, claim time.Duration, start string) ([]WebhookDelivery, error) {
-	rows, err := db.q.QueryContext(ctx, `
+	rows, err := db.write("").QueryContext(ctx, `
 WITH w AS (
     (SELECT account_id, id FROM webhooks WHERE active AND id > $5::uuid ORDER BY id)
     UNION ALL
@@ -117,7 +117,7 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, a WebhookAttempt) (bool,
 	if a.ResponseBody != "" {
 		body = a.ResponseBody
 	}
-	res, err := db.q.ExecContext(ctx, `
+	res, err := db.write(a.AccountID).ExecContext(ctx, `
 WITH a AS (
     INSERT INTO webhook_delivery_attempts (account_id, notification_id, duration_ms, status_code, error, response_body)
     SELECT account_id, id, $3, $4, $5, $6 FROM webhook_notifications WHERE account_id = $1 AND id = $2
@@ -140,6 +140,6 @@ WHERE account_id = $1 AND id = $2 AND claimed_by = $9 AND delivery_status = 'pen
 // account (the queue-depth gauge).
 func (db *DB) WebhookQueueDepth(ctx context.Context) (int64, error) {
 	var n int64
-	err := db.q.QueryRowxContext(ctx, `SELECT count(*) FROM webhook_notifications WHERE delivery_status = 'pending'`).Scan(&n)
+	err := db.read("").QueryRowxContext(ctx, `SELECT count(*) FROM webhook_notifications WHERE delivery_status = 'pending'`).Scan(&n)
 	return n, mapErr(err)
 }

@@ -41,7 +41,7 @@ type WebhookRaise struct {
 func (db *DB) WebhookCursor(ctx context.Context) (Cursor, error) {
 	var xid sql.NullString
 	var id sql.NullInt64
-	if err := db.q.QueryRowxContext(ctx, `SELECT log_xid::text, log_id FROM webhook_cursor`).Scan(&xid, &id); err != nil {
+	if err := db.read("").QueryRowxContext(ctx, `SELECT log_xid::text, log_id FROM webhook_cursor`).Scan(&xid, &id); err != nil {
 		return Cursor{}, mapErr(err)
 	}
 	return cursorOf(xid, id)
@@ -73,7 +73,7 @@ var errCursorMoved = errors.New("webhook cursor moved")
 // failed, with the reason in last_error (never silently dropped).
 func (db *DB) RaiseWebhookNotifications(ctx context.Context, from, to Cursor, events []WebhookEvent, queueLimit int) (WebhookRaise, error) {
 	var r WebhookRaise
-	err := db.inTx(ctx, func(q ext) error {
+	err := db.inTx(ctx, "", func(q ext) error {
 		var xid sql.NullString
 		var id sql.NullInt64
 		if err := q.QueryRowxContext(ctx, `SELECT log_xid::text, log_id FROM webhook_cursor FOR UPDATE NOWAIT`).Scan(&xid, &id); err != nil {
@@ -229,7 +229,7 @@ func (db *DB) ChangeLogLag(ctx context.Context, after Cursor, limit int) (time.D
 		limit = DefaultChangeLogPage
 	}
 	var secs float64
-	err := db.q.QueryRowxContext(ctx, `SELECT coalesce(extract(epoch FROM now() - min(l.logged_at)), 0)::float8 FROM (
+	err := db.read("").QueryRowxContext(ctx, `SELECT coalesce(extract(epoch FROM now() - min(l.logged_at)), 0)::float8 FROM (
 	SELECT l.logged_at FROM change_log l WHERE (l.xid, l.id) > ($1::xid8, $2) ORDER BY l.xid, l.id LIMIT $3
 ) l`, strconv.FormatUint(after.XID, 10), after.ID, limit).Scan(&secs)
 	if err != nil {

@@ -55,7 +55,7 @@ type webhookNotificationRow struct {
 
 // WebhooksByIDs reads webhooks of the account.
 func (db *DB) WebhooksByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Webhook, error) {
-	return byIDs[model.Webhook](ctx, db.q,
+	return byIDs[model.Webhook](ctx, db.read(accountID),
 		`SELECT `+webhookCols+` FROM webhooks w WHERE w.id = ANY($1) AND w.account_id = $2`, ids, accountID)
 }
 
@@ -70,7 +70,7 @@ func (db *DB) ListWebhooks(ctx context.Context, accountID string, p model.PageRe
 	if err != nil {
 		return nil, err
 	}
-	return readPage(ctx, db.q, st, func(r *webhookRow) (*model.Webhook, *pageMeta) { return &r.Webhook, &r.pageMeta })
+	return readPage(ctx, db.read(accountID), st, func(r *webhookRow) (*model.Webhook, *pageMeta) { return &r.Webhook, &r.pageMeta })
 }
 
 // CountWebhooks counts the account's webhooks.
@@ -80,7 +80,7 @@ func (db *DB) CountWebhooks(ctx context.Context, accountID string) (int, error) 
 	}
 	c := &conds{}
 	c.add("w.account_id = %s", accountID)
-	return count(ctx, db.q, webhookList, c)
+	return count(ctx, db.read(accountID), webhookList, c)
 }
 
 // CreateWebhook stores w (its URL, active, events and headers) with secret
@@ -91,7 +91,7 @@ func (db *DB) CreateWebhook(ctx context.Context, accountID string, w *model.Webh
 	if !validUUID(accountID) {
 		return model.NotFound("account")
 	}
-	return db.inTx(ctx, func(q ext) error {
+	return db.inTx(ctx, accountID, func(q ext) error {
 		if limit > 0 {
 			var n int
 			if err := sqlx.GetContext(ctx, q, &n, `WITH a AS (SELECT id FROM accounts WHERE id = $1 FOR UPDATE)
@@ -145,7 +145,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, accountID, id string, p Webhook
 	if p.Secret != nil {
 		col("secret", *p.Secret)
 	}
-	return getOne[model.Webhook](ctx, db.q, "webhook",
+	return getOne[model.Webhook](ctx, db.write(accountID), "webhook",
 		`UPDATE webhooks SET `+strings.Join(set, ", ")+` WHERE id = $1 AND account_id = $2 RETURNING `+webhookReturning, args...)
 }
 
@@ -155,13 +155,13 @@ func (db *DB) DeleteWebhook(ctx context.Context, accountID, id string) (*model.W
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, model.NotFound("webhook")
 	}
-	return getOne[model.Webhook](ctx, db.q, "webhook",
+	return getOne[model.Webhook](ctx, db.write(accountID), "webhook",
 		`DELETE FROM webhooks WHERE id = $1 AND account_id = $2 RETURNING `+webhookReturning, id, accountID)
 }
 
 // WebhookNotificationsByIDs reads notifications of the account.
 func (db *DB) WebhookNotificationsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.WebhookNotification, error) {
-	return byIDs[model.WebhookNotification](ctx, db.q,
+	return byIDs[model.WebhookNotification](ctx, db.read(accountID),
 		`SELECT `+webhookNotificationCols+` FROM webhook_notifications n WHERE n.id = ANY($1) AND n.account_id = $2`, ids, accountID)
 }
 
@@ -191,7 +191,7 @@ func (db *DB) ListWebhookNotifications(ctx context.Context, accountID string, f 
 	if err != nil {
 		return nil, err
 	}
-	return readPage(ctx, db.q, st, func(r *webhookNotificationRow) (*model.WebhookNotification, *pageMeta) {
+	return readPage(ctx, db.read(accountID), st, func(r *webhookNotificationRow) (*model.WebhookNotification, *pageMeta) {
 		return &r.WebhookNotification, &r.pageMeta
 	})
 }
@@ -201,7 +201,7 @@ func (db *DB) CountWebhookNotifications(ctx context.Context, accountID string, f
 	if !validUUID(accountID) {
 		return 0, nil
 	}
-	return count(ctx, db.q, webhookNotificationList, webhookNotificationFilter(accountID, f))
+	return count(ctx, db.read(accountID), webhookNotificationList, webhookNotificationFilter(accountID, f))
 }
 
 // WebhookEventsByIDs reads the reference objects of notifications by their
@@ -216,7 +216,7 @@ func (db *DB) WebhookEventsByIDs(ctx context.Context, accountID string, ids []st
 	for i, id := range ids {
 		notes[i] = model.WebhookEventID(id)
 	}
-	rows, err := byIDs[model.WebhookEvent](ctx, db.q,
+	rows, err := byIDs[model.WebhookEvent](ctx, db.read(accountID),
 		`SELECT n.id, n.account_id, n.event, n.payload, n.created_at,
 		        c.id AS container_id, s.id AS shipment_id,
 		        CASE WHEN te.id IS NULL THEN coalesce(c.pod_terminal_id, s.pod_terminal_id) ELSE te.terminal_id END AS terminal_id,

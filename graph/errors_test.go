@@ -1,12 +1,10 @@
 package graph_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"shipgraph/db"
@@ -19,24 +17,6 @@ import (
 	"shipgraph/resolve"
 	"shipgraph/testkit"
 )
-
-// syncBuffer is a log sink safe for concurrent resolvers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestInternalErrors: a failing database is an INTERNAL_SERVER_ERROR with
 // a generic message; what failed goes to the log with the request id,
@@ -64,7 +44,7 @@ func TestInternalErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var logs syncBuffer
+	var logs testkit.Log
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	hc.RequestID = func(context.Context) string { return "req-42" }

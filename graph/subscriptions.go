@@ -144,7 +144,7 @@ func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields l
 	ctx, sp := traceEvent(ctx, ev.Change)
 	// The re-read may use a replica that replayed the change (its WAL
 	// position, read with it from the change log on the primary).
-	rctx := r.Res.DB.WithReadAt(ctx, p.AccountID, ev.Change.WAL, ev.Change.WALAt)
+	rctx := r.Res.DB.WithReadAt(ctx, ev.Change.WAL, ev.Change.WALAt)
 	e, err := src.resolve(load.WithLoaders(rctx, l), ev.Change)
 	endEventTrace(sp, err)
 	if err != nil {

@@ -17,17 +17,17 @@ func TestLiveTransportEvent(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
 	container, shipment := d.container(t, "acme", 0)
-	acme, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	acme, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	globex, err := dialWS(t, in.url, auth(d.keys["globex/admin"]), nil)
+	globex, err := testkit.DialWS(t, in.url, auth(d.keys["globex/admin"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const sub = `subscription { changes { operation type id parentId } }`
-	acme.subscribe("all", sub, nil)
-	globex.subscribe("all", sub, nil)
+	acme.Subscribe("all", sub, nil)
+	globex.Subscribe("all", sub, nil)
 	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 
 	var id string
@@ -36,18 +36,18 @@ func TestLiveTransportEvent(t *testing.T) {
 		FROM containers WHERE id = $1 AND shipment_id = $2 RETURNING id`, container, shipment).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
-	m := acme.next(5 * time.Second)
+	m := acme.Next(5 * time.Second)
 	var got struct {
 		Changes struct{ Operation, Type, ID, ParentID string }
 	}
-	event(t, m, &got)
+	testkit.Event(t, m, &got)
 	if got.Changes.Operation != "INSERT" || got.Changes.Type != "TRANSPORT_EVENT" || got.Changes.ID != id || got.Changes.ParentID != container {
 		t.Errorf("changes: %s", m.Payload)
 	}
 	if strings.Contains(string(m.Payload), "errors") {
 		t.Errorf("errors: %s", m.Payload)
 	}
-	globex.none(300 * time.Millisecond)
+	globex.None(300 * time.Millisecond)
 }
 
 // TestLiveTrackingRequest: a tracking request written with plain SQL (its
@@ -59,17 +59,17 @@ func TestLiveTrackingRequest(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
 	_, shipment := d.container(t, "acme", 0)
-	acme, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	acme, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	globex, err := dialWS(t, in.url, auth(d.keys["globex/admin"]), nil)
+	globex, err := testkit.DialWS(t, in.url, auth(d.keys["globex/admin"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const sub = `subscription { changes { operation type id parentId changedFields } }`
-	acme.subscribe("all", sub, nil)
-	globex.subscribe("all", sub, nil)
+	acme.Subscribe("all", sub, nil)
+	globex.Subscribe("all", sub, nil)
 	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 
 	var id string
@@ -85,15 +85,15 @@ func TestLiveTrackingRequest(t *testing.T) {
 			ChangedFields       []string
 		}
 	}
-	m := acme.next(5 * time.Second)
-	event(t, m, &got)
+	m := acme.Next(5 * time.Second)
+	testkit.Event(t, m, &got)
 	if got.Changes.Operation != "INSERT" || got.Changes.Type != "TRACKING_REQUEST" || got.Changes.ID != id || got.Changes.ParentID != nil {
 		t.Errorf("insert: %s", m.Payload)
 	}
 	d.exec(t, `UPDATE tracking_requests SET status = 'created', shipment_id = $2 WHERE id = $1`, id, shipment)
-	m = acme.next(5 * time.Second)
+	m = acme.Next(5 * time.Second)
 	got.Changes.ChangedFields = nil
-	event(t, m, &got)
+	testkit.Event(t, m, &got)
 	if got.Changes.Operation != "UPDATE" || got.Changes.Type != "TRACKING_REQUEST" || got.Changes.ID != id ||
 		got.Changes.ParentID == nil || *got.Changes.ParentID != shipment || !slices.Contains(got.Changes.ChangedFields, "status") {
 		t.Errorf("update: %s", m.Payload)
@@ -101,5 +101,5 @@ func TestLiveTrackingRequest(t *testing.T) {
 	if strings.Contains(string(m.Payload), "errors") {
 		t.Errorf("errors: %s", m.Payload)
 	}
-	globex.none(300 * time.Millisecond)
+	globex.None(300 * time.Millisecond)
 }

@@ -40,11 +40,11 @@ func TestOneListeningConnection(t *testing.T) {
 	if first.status != http.StatusOK || again.status != http.StatusOK || first.statements-again.statements != 1 {
 		t.Fatalf("%d then %d, %d then %d statements: want the key cached after its first use", first.status, again.status, first.statements, again.statements)
 	}
-	c, err := dialWS(t, in.url, auth(k), nil)
+	c, err := testkit.DialWS(t, in.url, auth(k), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("1", containerSub, nil)
+	c.Subscribe("1", containerSub, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if !in.h.KeyCacheLive() {
 		t.Fatal("the key cache is not live")
@@ -70,7 +70,7 @@ func TestOneListeningConnection(t *testing.T) {
 
 	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, tok.ID)
 	start := time.Now()
-	code, reason := c.closed(5 * time.Second)
+	code, reason := c.Closed(5 * time.Second)
 	if code != 4403 || !strings.Contains(reason, "revoked") {
 		t.Fatalf("subscription after revocation: closed %d %q, want 4403 revoked", code, reason)
 	}

@@ -20,12 +20,12 @@ import (
 func TestLiveLatency(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	ws, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	ws, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws.subscribe("1", containerSub, nil)
-	sse, stop := sseSubscribe(t, in.url, d.keys["acme/viewer"], containerSub)
+	ws.Subscribe("1", containerSub, nil)
+	sse, stop := testkit.SubscribeSSE(t, in.url, d.keys["acme/viewer"], containerSub)
 	defer stop()
 	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 	id, _ := d.container(t, "acme", 0)
@@ -36,9 +36,9 @@ func TestLiveLatency(t *testing.T) {
 		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("L", i))
 		for got := 0; got < 2; got++ {
 			select {
-			case m := <-ws.msgs:
+			case m := <-ws.Msgs():
 				var e containerEvent
-				event(t, m, &e)
+				testkit.Event(t, m, &e)
 				wsLat = append(wsLat, time.Since(start))
 			case data := <-sse:
 				var r struct{ Data containerEvent }
@@ -83,9 +83,9 @@ func TestLiveIdleMemory(t *testing.T) {
 	}
 	measure := func(conns, perConn int) {
 		before, s0, g0 := heap()
-		var clients []*wsClient
+		var clients []*testkit.WS
 		for range conns {
-			c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+			c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestLiveIdleMemory(t *testing.T) {
 		}
 		for _, c := range clients {
 			for j := range perConn {
-				c.subscribe(fmt.Sprint(j), containerSub, nil)
+				c.Subscribe(fmt.Sprint(j), containerSub, nil)
 			}
 		}
 		total := conns * perConn
@@ -111,11 +111,11 @@ func TestLiveIdleMemory(t *testing.T) {
 		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("M", time.Now().UnixNano()))
 		for _, c := range clients {
 			for range perConn {
-				if m := c.next(20 * time.Second); m.Type != "next" {
+				if m := c.Next(20 * time.Second); m.Type != "next" {
 					t.Fatalf("got %s", m.Type)
 				}
 			}
-			_ = c.c.CloseNow()
+			_ = c.CloseNow()
 		}
 		testkit.WaitFor(t, 30*time.Second, "the subscriptions to end", func() bool { return in.h.Subscriptions() == 0 })
 	}

@@ -167,20 +167,20 @@ func TestLiveWebSocketResume(t *testing.T) {
 		} `json:"containerUpdated"`
 	}
 	filter := map[string]any{"shipmentId": shipment}
-	c, err := dialWS(t, in.url, auth(key), nil)
+	c, err := testkit.DialWS(t, in.url, auth(key), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("1", q, map[string]any{"f": filter})
+	c.Subscribe("1", q, map[string]any{"f": filter})
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	d.exec(t, `UPDATE containers SET seal_number = 'seen' WHERE id = $1`, id)
 	var e ev
-	event(t, c.next(5*time.Second), &e)
+	testkit.Event(t, c.Next(5*time.Second), &e)
 	seen := e.ContainerUpdated.LogID
 	if seen == nil {
 		t.Fatalf("no logId: %+v", e)
 	}
-	_ = c.c.CloseNow()
+	_ = c.CloseNow()
 	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
 
 	// Missed: 10 changes of the container, and one of a container of
@@ -196,14 +196,14 @@ func TestLiveWebSocketResume(t *testing.T) {
 			d.exec(t, `UPDATE containers SET seal_number = 'elsewhere' WHERE id = $1`, elsewhere)
 		}
 	}
-	c, err = dialWS(t, in.url, auth(key), nil)
+	c, err = testkit.DialWS(t, in.url, auth(key), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("2", q, map[string]any{"f": filter, "after": *seen})
+	c.Subscribe("2", q, map[string]any{"f": filter, "after": *seen})
 	prev, _ := strconv.ParseInt(*seen, 10, 64)
 	for i := range 10 {
-		event(t, c.next(5*time.Second), &e)
+		testkit.Event(t, c.Next(5*time.Second), &e)
 		n, _ := strconv.ParseInt(*e.ContainerUpdated.LogID, 10, 64)
 		if e.ContainerUpdated.Operation != "UPDATE" || *e.ContainerUpdated.ID != id || n <= prev {
 			t.Fatalf("missed change %d: %+v after %d", i, e.ContainerUpdated, prev)
@@ -211,17 +211,17 @@ func TestLiveWebSocketResume(t *testing.T) {
 		prev = n
 	}
 	d.exec(t, `UPDATE containers SET seal_number = 'live' WHERE id = $1`, id)
-	event(t, c.next(5*time.Second), &e)
+	testkit.Event(t, c.Next(5*time.Second), &e)
 	if n, _ := strconv.ParseInt(*e.ContainerUpdated.LogID, 10, 64); n <= prev || *e.ContainerUpdated.ID != id {
 		t.Fatalf("live: %+v", e.ContainerUpdated)
 	}
-	c.none(300 * time.Millisecond)
+	c.None(300 * time.Millisecond)
 
 	// A log id no longer in the log (pruned): RESYNC first, then live
 	// changes. Not a log id at all: an error.
 	d.exec(t, `DELETE FROM change_log WHERE id <= $1`, *seen)
-	c.subscribe("3", q, map[string]any{"f": filter, "after": *seen})
-	event(t, c.next(5*time.Second), &e)
+	c.Subscribe("3", q, map[string]any{"f": filter, "after": *seen})
+	testkit.Event(t, c.Next(5*time.Second), &e)
 	if e.ContainerUpdated.Operation != "RESYNC" || e.ContainerUpdated.LogID != nil || e.ContainerUpdated.ID != nil {
 		t.Fatalf("resuming after a pruned id: %+v", e.ContainerUpdated)
 	}
@@ -229,14 +229,14 @@ func TestLiveWebSocketResume(t *testing.T) {
 	d.exec(t, `UPDATE containers SET seal_number = 'after resync' WHERE id = $1`, id)
 	got := map[string]string{}
 	for range 2 {
-		m := c.next(5 * time.Second)
+		m := c.Next(5 * time.Second)
 		got[m.ID] = string(m.Payload)
 	}
 	if !strings.Contains(got["2"], `"operation":"UPDATE"`) || !strings.Contains(got["3"], `"operation":"UPDATE"`) {
 		t.Fatalf("after the RESYNC: %v", got)
 	}
-	c.subscribe("4", q, map[string]any{"after": "x1"})
-	if m := c.next(5 * time.Second); !strings.Contains(string(m.Payload), "after: \\\"x1\\\" is not a log id") {
+	c.Subscribe("4", q, map[string]any{"after": "x1"})
+	if m := c.Next(5 * time.Second); !strings.Contains(string(m.Payload), "after: \\\"x1\\\" is not a log id") {
 		t.Fatalf("after: \"x1\": %s %s", m.Type, m.Payload)
 	}
 }
@@ -278,11 +278,11 @@ func TestChangeLogOfAPIWrites(t *testing.T) {
 func TestLiveResyncAfterPruning(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("1", `subscription { changes { operation logId id } }`, nil)
+	c.Subscribe("1", `subscription { changes { operation logId id } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	d.exec(t, `UPDATE change_log_pruned SET xid = pg_current_xact_id(), id = 1000000000000, pruned_at = now()`)
 	var killed int
@@ -290,17 +290,17 @@ func TestLiveResyncAfterPruning(t *testing.T) {
 		WHERE datname = current_database() AND application_name = $1`, "shipgraph-live").Scan(&killed); err != nil || killed != 1 {
 		t.Fatalf("terminated %d feed connections (%v), want 1", killed, err)
 	}
-	m := c.next(10 * time.Second)
+	m := c.Next(10 * time.Second)
 	if !strings.Contains(string(m.Payload), `"operation":"RESYNC"`) {
 		t.Fatalf("after the gap: %s", m.Payload)
 	}
 	id, _ := d.container(t, "acme", 0)
 	d.exec(t, `UPDATE containers SET seal_number = 'after the gap' WHERE id = $1`, id)
-	m = c.next(5 * time.Second)
+	m = c.Next(5 * time.Second)
 	if !strings.Contains(string(m.Payload), `"operation":"UPDATE"`) || !strings.Contains(string(m.Payload), id) {
 		t.Fatalf("after the RESYNC: %s", m.Payload)
 	}
-	c.none(300 * time.Millisecond)
+	c.None(300 * time.Millisecond)
 }
 
 // A change held back by an older transaction that is still open (here one
@@ -309,11 +309,11 @@ func TestLiveResyncAfterPruning(t *testing.T) {
 func TestLiveHeldBack(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("1", `subscription { changes { operation id } }`, nil)
+	c.Subscribe("1", `subscription { changes { operation id } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	older, err := d.sql.Begin()
 	if err != nil {
@@ -325,11 +325,11 @@ func TestLiveHeldBack(t *testing.T) {
 	}
 	id, _ := d.container(t, "acme", 0)
 	d.exec(t, `UPDATE containers SET seal_number = 'held back' WHERE id = $1`, id)
-	c.none(300 * time.Millisecond)
+	c.None(300 * time.Millisecond)
 	if err := older.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	m := c.next(5 * time.Second)
+	m := c.Next(5 * time.Second)
 	if !strings.Contains(string(m.Payload), `"operation":"UPDATE"`) || !strings.Contains(string(m.Payload), id) {
 		t.Fatalf("after the older transaction ended: %s", m.Payload)
 	}

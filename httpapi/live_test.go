@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"bufio"
-	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/coder/websocket/wsjson"
 	_ "github.com/lib/pq"
 
 	"shipgraph/db"
@@ -24,150 +22,6 @@ import (
 	"shipgraph/httpapi"
 	"shipgraph/testkit"
 )
-
-// wsClient is a graphql-transport-ws client (the protocol of the graphql-ws
-// library) over coder/websocket: it answers the server's pings and hands
-// every other message to the reader.
-type wsClient struct {
-	t    testing.TB
-	c    *websocket.Conn
-	msgs chan wsMsg
-	err  chan error // the connection's end (a websocket.CloseError when closed)
-}
-
-// wsClientQueue is how many messages a client holds unread; small, so
-// that memory measured in this process is mostly the server's.
-var wsClientQueue = 64
-
-type wsMsg struct {
-	ID      string          `json:"id,omitempty"`
-	Type    string          `json:"type"`
-	Payload json.RawMessage `json:"payload,omitempty"`
-}
-
-// dialWS connects to the server at base (http://…) and sends
-// connection_init with payload; it returns once the server acknowledged,
-// or the error that ended the connection.
-func dialWS(t testing.TB, base string, payload any, header http.Header) (*wsClient, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/graphql", &websocket.DialOptions{
-		Subprotocols: []string{"graphql-transport-ws"},
-		HTTPHeader:   header,
-	})
-	if err != nil {
-		return nil, err
-	}
-	c.SetReadLimit(1 << 24)
-	w := &wsClient{t: t, c: c, msgs: make(chan wsMsg, wsClientQueue), err: make(chan error, 1)}
-	t.Cleanup(func() { _ = c.CloseNow() })
-	if err := wsjson.Write(ctx, c, map[string]any{"type": "connection_init", "payload": payload}); err != nil {
-		return nil, err
-	}
-	go w.read()
-	select {
-	case m := <-w.msgs:
-		if m.Type != "connection_ack" {
-			return nil, fmt.Errorf("got %s before connection_ack", m.Type)
-		}
-		return w, nil
-	case err := <-w.err:
-		return nil, err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func (w *wsClient) read() {
-	for {
-		var m wsMsg
-		if err := wsjson.Read(context.Background(), w.c, &m); err != nil {
-			w.err <- err
-			return
-		}
-		if m.Type == "ping" {
-			_ = wsjson.Write(context.Background(), w.c, map[string]any{"type": "pong"})
-			continue
-		}
-		w.msgs <- m
-	}
-}
-
-func (w *wsClient) subscribe(id, query string, vars map[string]any) {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := wsjson.Write(ctx, w.c, map[string]any{"id": id, "type": "subscribe",
-		"payload": map[string]any{"query": query, "variables": vars}}); err != nil {
-		w.t.Fatal(err)
-	}
-}
-
-// next returns the next message, or fails after timeout.
-func (w *wsClient) next(timeout time.Duration) wsMsg {
-	w.t.Helper()
-	select {
-	case m := <-w.msgs:
-		return m
-	case err := <-w.err:
-		w.t.Fatalf("connection ended: %v", err)
-	case <-time.After(timeout):
-		w.t.Fatalf("no message within %s", timeout)
-	}
-	return wsMsg{}
-}
-
-// none checks that no message arrives within d.
-func (w *wsClient) none(d time.Duration) {
-	w.t.Helper()
-	select {
-	case m := <-w.msgs:
-		w.t.Fatalf("unexpected message %s %s", m.Type, m.Payload)
-	case <-time.After(d):
-	}
-}
-
-// closed waits for the connection to end and returns its close status and
-// reason.
-func (w *wsClient) closed(timeout time.Duration) (websocket.StatusCode, string) {
-	w.t.Helper()
-	deadline := time.After(timeout)
-	for {
-		select {
-		case <-w.msgs:
-		case err := <-w.err:
-			var ce websocket.CloseError
-			if errors.As(err, &ce) {
-				return ce.Code, ce.Reason
-			}
-			return -1, err.Error()
-		case <-deadline:
-			w.t.Fatalf("connection still open after %s", timeout)
-		}
-	}
-}
-
-// event decodes the data of a next message.
-func event(t testing.TB, m wsMsg, into any) {
-	t.Helper()
-	if m.Type != "next" {
-		t.Fatalf("got %s %s, want next", m.Type, m.Payload)
-	}
-	var r struct {
-		Data   json.RawMessage `json:"data"`
-		Errors []any           `json:"errors"`
-	}
-	if err := json.Unmarshal(m.Payload, &r); err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Errors) > 0 {
-		t.Fatalf("errors: %s", m.Payload)
-	}
-	if err := json.Unmarshal(r.Data, into); err != nil {
-		t.Fatal(err)
-	}
-}
 
 type containerEvent struct {
 	ContainerUpdated struct {
@@ -254,25 +108,25 @@ func auth(key string) map[string]any { return map[string]any{"Authorization": "T
 func TestLiveWebSocketTenantIsolation(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	acme, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	acme, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	globex, err := dialWS(t, in.url, auth(d.keys["globex/admin"]), nil)
+	globex, err := testkit.DialWS(t, in.url, auth(d.keys["globex/admin"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	id, shipment := d.container(t, "acme", 0)
 	d.exec(t, `UPDATE containers SET current_status = 'on_ship', available_for_pickup = false WHERE id = $1`, id)
-	acme.subscribe("1", containerSub, nil)
-	globex.subscribe("1", containerSub, nil)
+	acme.Subscribe("1", containerSub, nil)
+	globex.Subscribe("1", containerSub, nil)
 	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 
 	d.exec(t, `UPDATE containers SET current_status = 'available', available_for_pickup = true WHERE id = $1`, id)
 	var e containerEvent
 	select {
-	case m := <-acme.msgs:
-		event(t, m, &e)
+	case m := <-acme.Msgs():
+		testkit.Event(t, m, &e)
 	case <-time.After(5 * time.Second):
 		t.Fatalf("no event; log: %s", in.log.String())
 	}
@@ -284,20 +138,20 @@ func TestLiveWebSocketTenantIsolation(t *testing.T) {
 	if strings.Join(got.ChangedFields, ",") != "availableForPickup,currentStatus" {
 		t.Errorf("changedFields %v", got.ChangedFields)
 	}
-	globex.none(500 * time.Millisecond)
+	globex.None(500 * time.Millisecond)
 
 	// Globex hears its own change, and acme nothing of it.
 	gid, _ := d.container(t, "globex", 0)
 	d.exec(t, `UPDATE containers SET seal_number = 'S1' WHERE id = $1`, gid)
-	event(t, globex.next(5*time.Second), &e)
+	testkit.Event(t, globex.Next(5*time.Second), &e)
 	if e.ContainerUpdated.Container == nil || e.ContainerUpdated.Container.ID != gid {
 		t.Fatalf("globex event: %+v", e.ContainerUpdated)
 	}
-	acme.none(500 * time.Millisecond)
+	acme.None(500 * time.Millisecond)
 
 	// A delete delivers the id alone.
 	d.exec(t, `DELETE FROM containers WHERE id = $1`, id)
-	event(t, acme.next(5*time.Second), &e)
+	testkit.Event(t, acme.Next(5*time.Second), &e)
 	if e.ContainerUpdated.Operation != "DELETE" || *e.ContainerUpdated.ID != id || e.ContainerUpdated.Container != nil {
 		t.Fatalf("delete event: %+v", e.ContainerUpdated)
 	}
@@ -308,7 +162,7 @@ func TestLiveWebSocketTenantIsolation(t *testing.T) {
 func TestLiveContainerFilter(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,17 +172,17 @@ func TestLiveContainerFilter(t *testing.T) {
 		other, otherShipment = d.container(t, "acme", n)
 	}
 	d.exec(t, `UPDATE containers SET current_status = 'on_ship' WHERE id IN ($1, $2)`, id, other)
-	c.subscribe("ship", containerSub, map[string]any{"f": map[string]any{"shipmentId": shipment}})
-	c.subscribe("avail", containerSub, map[string]any{"f": map[string]any{"statuses": []string{"AVAILABLE"}}})
+	c.Subscribe("ship", containerSub, map[string]any{"f": map[string]any{"shipmentId": shipment}})
+	c.Subscribe("avail", containerSub, map[string]any{"f": map[string]any{"statuses": []string{"AVAILABLE"}}})
 	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 
 	d.exec(t, `UPDATE containers SET seal_number = 'X' WHERE id = $1`, other) // neither
 	d.exec(t, `UPDATE containers SET current_status = 'available' WHERE id = $1`, id)
 	seen := map[string]int{}
 	for range 2 {
-		m := c.next(5 * time.Second)
+		m := c.Next(5 * time.Second)
 		var e containerEvent
-		event(t, m, &e)
+		testkit.Event(t, m, &e)
 		if *e.ContainerUpdated.ID != id {
 			t.Fatalf("%s got container %s", m.ID, *e.ContainerUpdated.ID)
 		}
@@ -336,16 +190,16 @@ func TestLiveContainerFilter(t *testing.T) {
 	}
 	d.exec(t, `UPDATE containers SET current_status = 'picked_up' WHERE id = $1`, id) // leaves AVAILABLE
 	for range 2 {
-		seen[c.next(5*time.Second).ID]++
+		seen[c.Next(5*time.Second).ID]++
 	}
 	if seen["ship"] != 2 || seen["avail"] != 2 {
 		t.Fatalf("events by subscription: %v", seen)
 	}
 	d.exec(t, `UPDATE containers SET seal_number = 'Y' WHERE id = $1`, id) // only the shipment's
-	if m := c.next(5 * time.Second); m.ID != "ship" {
+	if m := c.Next(5 * time.Second); m.ID != "ship" {
 		t.Fatalf("got %s", m.ID)
 	}
-	c.none(300 * time.Millisecond)
+	c.None(300 * time.Millisecond)
 }
 
 // Keys: in connection_init or the Authorization header; none or a bad one
@@ -358,46 +212,46 @@ func TestLiveAuth(t *testing.T) {
 	in := start(t, d.url, &cfg)
 
 	for name, payload := range map[string]any{"none": map[string]any{}, "unknown": auth("sg_nope")} {
-		_, err := dialWS(t, in.url, payload, nil)
+		_, err := testkit.DialWS(t, in.url, payload, nil)
 		var ce websocket.CloseError
 		if !errors.As(err, &ce) || ce.Code != 4401 {
 			t.Errorf("%s: %v, want close 4401", name, err)
 		}
 	}
 	hdr := http.Header{"Authorization": {"Token " + d.keys["acme/member"]}}
-	c, err := dialWS(t, in.url, map[string]any{}, hdr)
+	c, err := testkit.DialWS(t, in.url, map[string]any{}, hdr)
 	if err != nil {
 		t.Fatalf("header auth: %v", err)
 	}
 	// A query on the socket reads with loaders of its own.
-	c.subscribe("q", `{ viewer { role } containers(first: 1) { nodes { id shipment { id } } } }`, nil)
-	if m := c.next(5 * time.Second); m.Type != "next" || !strings.Contains(string(m.Payload), `"role":"MEMBER"`) || !strings.Contains(string(m.Payload), `"shipment":{"id"`) {
+	c.Subscribe("q", `{ viewer { role } containers(first: 1) { nodes { id shipment { id } } } }`, nil)
+	if m := c.Next(5 * time.Second); m.Type != "next" || !strings.Contains(string(m.Payload), `"role":"MEMBER"`) || !strings.Contains(string(m.Payload), `"shipment":{"id"`) {
 		t.Fatalf("query over the socket: %s %s", m.Type, m.Payload)
 	}
-	if m := c.next(5 * time.Second); m.Type != "complete" {
+	if m := c.Next(5 * time.Second); m.Type != "complete" {
 		t.Fatalf("query over the socket: %s %s", m.Type, m.Payload)
 	}
-	c.subscribe("1", `subscription { changes { operation type id } }`, nil)
-	c.subscribe("2", `subscription { changes { operation } }`, nil)
+	c.Subscribe("1", `subscription { changes { operation type id } }`, nil)
+	c.Subscribe("2", `subscription { changes { operation } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
-	c.subscribe("3", `subscription { changes { operation } }`, nil)
-	m := c.next(5 * time.Second)
+	c.Subscribe("3", `subscription { changes { operation } }`, nil)
+	m := c.Next(5 * time.Second)
 	if m.Type != "next" || m.ID != "3" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
 		t.Fatalf("third subscription: %s %s %s", m.Type, m.ID, m.Payload)
 	}
 
 	// Depth limit applies to subscriptions.
 	deep := `subscription { containerUpdated { container { shipment { containers { shipment { containers { shipment { containers { shipment { containers { shipment { containers { id } } } } } } } } } } } } }`
-	if m := c.next(5 * time.Second); m.Type != "complete" || m.ID != "3" {
+	if m := c.Next(5 * time.Second); m.Type != "complete" || m.ID != "3" {
 		t.Fatalf("after the refused subscription: %s %s", m.Type, m.ID)
 	}
-	c.subscribe("4", deep, nil)
-	if m := c.next(5 * time.Second); !strings.Contains(string(m.Payload), "DEPTH_LIMIT_EXCEEDED") {
+	c.Subscribe("4", deep, nil)
+	if m := c.Next(5 * time.Second); !strings.Contains(string(m.Payload), "DEPTH_LIMIT_EXCEEDED") {
 		t.Fatalf("deep subscription: %s %s", m.Type, m.Payload)
 	}
 
 	// A second connection of the key, without subscriptions.
-	q, err := dialWS(t, in.url, auth(d.keys["acme/member"]), nil)
+	q, err := testkit.DialWS(t, in.url, auth(d.keys["acme/member"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,60 +259,23 @@ func TestLiveAuth(t *testing.T) {
 		SELECT t.id FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE a.slug = 'acme' AND t.role = 'member' LIMIT 1)`)
 	// Its next operation finds the key revoked and ends the connection.
 	testkit.WaitFor(t, 5*time.Second, "the key to be refused", func() bool { return !in.authorized(t, d.keys["acme/member"]) })
-	q.subscribe("q", `{ viewer { role } }`, nil)
-	if code, reason := q.closed(5 * time.Second); code != 4403 || !strings.Contains(reason, "revoked") {
+	q.Subscribe("q", `{ viewer { role } }`, nil)
+	if code, reason := q.Closed(5 * time.Second); code != 4403 || !strings.Contains(reason, "revoked") {
 		t.Fatalf("query after revocation: %d %q", code, reason)
 	}
-	code, reason := c.closed(5 * time.Second)
+	code, reason := c.Closed(5 * time.Second)
 	if code != 4403 || !strings.Contains(reason, "revoked") {
 		t.Fatalf("after revocation: %d %q", code, reason)
 	}
 	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
 }
 
-// sseClient subscribes over Server-Sent Events and delivers the data of
-// each "next" event.
-func sseSubscribe(t testing.TB, base, key, query string) (<-chan json.RawMessage, func()) {
-	t.Helper()
-	body, _ := json.Marshal(map[string]any{"query": query})
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/graphql", strings.NewReader(string(body)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Authorization", "Token "+key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ct := res.Header.Get("Content-Type"); res.StatusCode != 200 || !strings.HasPrefix(ct, "text/event-stream") {
-		t.Fatalf("SSE answer %d %s", res.StatusCode, ct)
-	}
-	out := make(chan json.RawMessage, 100000)
-	go func() {
-		defer close(out)
-		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		ev := ""
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case strings.HasPrefix(line, "event: "):
-				ev = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: ") && ev == "next":
-				out <- json.RawMessage(strings.TrimPrefix(line, "data: "))
-			}
-		}
-	}()
-	return out, cancel
-}
-
 func TestLiveSSE(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	acme, stop := sseSubscribe(t, in.url, d.keys["acme/viewer"], containerSub)
+	acme, stop := testkit.SubscribeSSE(t, in.url, d.keys["acme/viewer"], containerSub)
 	defer stop()
-	globex, stop2 := sseSubscribe(t, in.url, d.keys["globex/viewer"], containerSub)
+	globex, stop2 := testkit.SubscribeSSE(t, in.url, d.keys["globex/viewer"], containerSub)
 	defer stop2()
 	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 	id, _ := d.container(t, "acme", 0)
@@ -488,11 +305,11 @@ func TestLiveSSE(t *testing.T) {
 func TestLiveReconnect(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("1", containerSub, nil)
+	c.Subscribe("1", containerSub, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	var killed int
 	if err := d.sql.QueryRow(`SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
@@ -502,12 +319,12 @@ func TestLiveReconnect(t *testing.T) {
 	id, _ := d.container(t, "acme", 0)
 	d.exec(t, `UPDATE containers SET seal_number = 'meanwhile' WHERE id = $1`, id)
 	var e containerEvent
-	event(t, c.next(10*time.Second), &e)
+	testkit.Event(t, c.Next(10*time.Second), &e)
 	if e.ContainerUpdated.Operation != "UPDATE" || *e.ContainerUpdated.ID != id {
 		t.Fatalf("after reconnect: %+v", e.ContainerUpdated)
 	}
 	d.exec(t, `UPDATE containers SET seal_number = 'after' WHERE id = $1`, id)
-	event(t, c.next(5*time.Second), &e)
+	testkit.Event(t, c.Next(5*time.Second), &e)
 	if e.ContainerUpdated.Operation != "UPDATE" || *e.ContainerUpdated.ID != id {
 		t.Fatalf("after recovery: %+v", e.ContainerUpdated)
 	}
@@ -526,11 +343,11 @@ func TestLiveRestart(t *testing.T) {
 	d := liveDBAt(t, srv.URL(), seedAt(t, srv.URL()))
 	in := start(t, d.url, nil)
 	admin, viewer := d.keys["acme/admin"], d.keys["acme/viewer"]
-	c, err := dialWS(t, in.url, auth(admin), nil)
+	c, err := testkit.DialWS(t, in.url, auth(admin), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("1", containerSub, nil)
+	c.Subscribe("1", containerSub, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if !in.authorized(t, admin) || !in.authorized(t, viewer) {
 		t.Fatal("a key is refused before the restart")
@@ -555,7 +372,7 @@ func TestLiveRestart(t *testing.T) {
 	var e containerEvent
 	id, _ := d.container(t, "acme", 0)
 	d.exec(t, `UPDATE containers SET seal_number = 'after restart' WHERE id = $1`, id)
-	event(t, c.next(15*time.Second), &e)
+	testkit.Event(t, c.Next(15*time.Second), &e)
 	if e.ContainerUpdated.Operation != "UPDATE" || *e.ContainerUpdated.ID != id || e.ContainerUpdated.Container == nil {
 		t.Fatalf("after recovery: %+v", e.ContainerUpdated)
 	}
@@ -593,18 +410,18 @@ func TestLiveSlowConsumer(t *testing.T) {
 	cfg := httpapi.DefaultConfig
 	cfg.Live.Queue = 16
 	in := start(t, d.url, &cfg)
-	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("1", containerSub, nil)
+	c.Subscribe("1", containerSub, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	id, _ := d.container(t, "acme", 0)
 	// Changes keep coming until the server gives up on the subscriber:
 	// how many the connection's socket buffers absorb before the queue
 	// fills depends on the machine.
 	stop := keepChanging(d, id, "S")
-	code, reason := c.closed(60 * time.Second)
+	code, reason := c.Closed(60 * time.Second)
 	t.Logf("disconnected after %d changes", stop())
 	if code != 1008 || !strings.Contains(reason, "slow consumer") {
 		t.Fatalf("closed with %d %q", code, reason)
@@ -616,22 +433,22 @@ func TestLiveSlowConsumer(t *testing.T) {
 func TestLiveBurst(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	c, err := dialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
+	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("1", `subscription { changes { operation type id changedFields } }`, nil)
+	c.Subscribe("1", `subscription { changes { operation type id changedFields } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	id, _ := d.container(t, "acme", 0)
 	for i := range 1000 {
 		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("B", i))
 	}
 	for i := range 1000 {
-		if m := c.next(10 * time.Second); m.Type != "next" {
+		if m := c.Next(10 * time.Second); m.Type != "next" {
 			t.Fatalf("event %d: %s %s", i, m.Type, m.Payload)
 		}
 	}
-	c.none(200 * time.Millisecond)
+	c.None(200 * time.Millisecond)
 }
 
 // shipmentUpdated and customFieldChanged: a change by Shipgraph's own
@@ -641,21 +458,21 @@ func TestLiveShipmentAndCustomField(t *testing.T) {
 	in := start(t, d.url, nil)
 	_, shipment := d.container(t, "acme", 0)
 	slug := d.shortTextSlug(t, "acme")
-	c, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("s", `subscription($id: ID!) { shipmentUpdated(id: $id) { operation id changedFields shipment { id customerName containers { id } } } }`,
+	c.Subscribe("s", `subscription($id: ID!) { shipmentUpdated(id: $id) { operation id changedFields shipment { id customerName containers { id } } } }`,
 		map[string]any{"id": shipment})
-	c.subscribe("cf", `subscription($id: ID!) { customFieldChanged(entityId: $id) { operation entityId customField { apiSlug value definition { apiSlug } entity { ... on Shipment { id } } } } }`,
+	c.Subscribe("cf", `subscription($id: ID!) { customFieldChanged(entityId: $id) { operation entityId customField { apiSlug value definition { apiSlug } entity { ... on Shipment { id } } } } }`,
 		map[string]any{"id": shipment})
-	c.subscribe("all", `subscription { changes { operation type id parentId changedFields } }`, nil)
+	c.Subscribe("all", `subscription { changes { operation type id parentId changedFields } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "three subscriptions", func() bool { return in.h.Subscriptions() == 3 })
 
 	d.exec(t, `UPDATE shipments SET customer_name = 'Live Ltd' WHERE id = $1`, shipment)
 	got := map[string]string{}
 	for range 2 {
-		m := c.next(5 * time.Second)
+		m := c.Next(5 * time.Second)
 		got[m.ID] = string(m.Payload)
 	}
 	if !strings.Contains(got["s"], `"customerName":"Live Ltd"`) || !strings.Contains(got["s"], `"changedFields":["customerName"`) ||
@@ -672,7 +489,7 @@ func TestLiveShipmentAndCustomField(t *testing.T) {
 	}
 	got = map[string]string{}
 	for range 2 {
-		m := c.next(5 * time.Second)
+		m := c.Next(5 * time.Second)
 		got[m.ID] = string(m.Payload)
 	}
 	for _, want := range []string{`"value":"live value"`, `"definition":{"apiSlug":"` + slug + `"}`, `"entity":{"id":"` + shipment + `"}`, `"entityId":"` + shipment + `"`} {
@@ -683,14 +500,14 @@ func TestLiveShipmentAndCustomField(t *testing.T) {
 	if !strings.Contains(got["all"], `"type":"CUSTOM_FIELD"`) || !strings.Contains(got["all"], `"parentId":"`+shipment+`"`) {
 		t.Errorf("changes: %s", got["all"])
 	}
-	c.none(300 * time.Millisecond)
+	c.None(300 * time.Millisecond)
 }
 
 // A revoked key's SSE stream completes.
 func TestLiveSSERevoked(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	events, stop := sseSubscribe(t, in.url, d.keys["globex/viewer"], `subscription { changes { operation } }`)
+	events, stop := testkit.SubscribeSSE(t, in.url, d.keys["globex/viewer"], `subscription { changes { operation } }`)
 	defer stop()
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = (
@@ -852,15 +669,15 @@ func TestLiveRateLimit(t *testing.T) {
 	cfg := httpapi.DefaultConfig
 	cfg.RateLimit = 10 // bursts of 1
 	in := start(t, d.url, &cfg)
-	c, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var payloads []string
 	for i := range 2 {
-		c.subscribe(fmt.Sprint(i), `{ viewer { role } }`, nil)
+		c.Subscribe(fmt.Sprint(i), `{ viewer { role } }`, nil)
 		for {
-			m := c.next(5 * time.Second)
+			m := c.Next(5 * time.Second)
 			if m.Type == "complete" {
 				break
 			}

@@ -25,11 +25,11 @@ func TestLiveTrackingRequestCustomField(t *testing.T) {
 	}
 	d.exec(t, `INSERT INTO custom_field_definitions (account_id, entity_type, api_slug, display_name, data_type)
 		VALUES ($1, 'TrackingRequest', 'live_desk', 'Live desk', 'short_text')`, acct)
-	c, err := dialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
+	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("cf", `subscription($id: ID!) { customFieldChanged(entityId: $id) { operation entityId
+	c.Subscribe("cf", `subscription($id: ID!) { customFieldChanged(entityId: $id) { operation entityId
 		customField { apiSlug value entity { __typename ... on TrackingRequest { id } } } } }`, map[string]any{"id": req})
 	testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
 
@@ -37,7 +37,7 @@ func TestLiveTrackingRequestCustomField(t *testing.T) {
 	if r.status != 200 || strings.Contains(string(r.body), "errors") {
 		t.Fatalf("mutation: %d %s", r.status, r.body)
 	}
-	m := c.next(5 * time.Second)
+	m := c.Next(5 * time.Second)
 	got := string(m.Payload)
 	for _, want := range []string{`"operation":"INSERT"`, `"entityId":"` + req + `"`, `"value":"D-7"`,
 		`"entity":{"__typename":"TrackingRequest","id":"` + req + `"}`} {
@@ -45,5 +45,5 @@ func TestLiveTrackingRequestCustomField(t *testing.T) {
 			t.Errorf("customFieldChanged has no %s: %s", want, got)
 		}
 	}
-	c.none(300 * time.Millisecond)
+	c.None(300 * time.Millisecond)
 }

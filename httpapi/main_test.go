@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,7 +29,7 @@ type instance struct {
 	store *db.DB
 	h     *httpapi.Handler
 	url   string
-	log   *logBuffer
+	log   *testkit.Log
 }
 
 // seeded gives the test a database with demo data; it returns its URL and
@@ -75,7 +74,7 @@ func start(t *testing.T, url string, c *httpapi.Config) *instance {
 	if c != nil {
 		cfg = *c
 	}
-	in := &instance{store: open(t, url), log: &logBuffer{}}
+	in := &instance{store: open(t, url), log: &testkit.Log{}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
 	in.h = testkit.Start(t, in.store, cfg)
 	srv := httptest.NewServer(in.h)
@@ -128,7 +127,7 @@ func (in *instance) do(t *testing.T, method, path, key, body string, header ...s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &reply{status: res.StatusCode, header: res.Header, body: b, statements: in.log.statements(t, id)}
+	return &reply{status: res.StatusCode, header: res.Header, body: b, statements: statements(t, in.log, id)}
 }
 
 // gql posts a GraphQL query.
@@ -153,27 +152,9 @@ func (in *instance) authorized(t *testing.T, key string) bool {
 	return false
 }
 
-// logBuffer collects the chain's JSON log lines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // statements reads the access-log line of request id: its SQL statement
 // count. The line is written before the response ends, so it is there.
-func (l *logBuffer) statements(t *testing.T, id string) int {
+func statements(t *testing.T, l *testkit.Log, id string) int {
 	t.Helper()
 	sc := bufio.NewScanner(strings.NewReader(l.String()))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)

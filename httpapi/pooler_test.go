@@ -56,7 +56,7 @@ func TestBehindPgBouncer(t *testing.T) {
 	if err := store.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrations behind the pooler: %v", err)
 	}
-	in := &instance{store: store, log: &logBuffer{}}
+	in := &instance{store: store, log: &testkit.Log{}}
 	cfg := httpapi.DefaultConfig
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
 	in.h = testkit.Start(t, store, cfg) // waits for the key cache to listen (directly)
@@ -137,16 +137,16 @@ func TestBehindPgBouncer(t *testing.T) {
 
 	// Live updates listen on the direct connection: a change reaches a
 	// subscriber of the pooled chain.
-	c, err := dialWS(t, in.url, auth(keys["acme/member"]), nil)
+	c, err := testkit.DialWS(t, in.url, auth(keys["acme/member"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("1", `subscription { changes { operation type id } }`, nil)
+	c.Subscribe("1", `subscription { changes { operation type id } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if w := in.do(t, http.MethodPatch, path, keys["acme/member"], `{"data":{"type":"custom_field","attributes":{"value":"PO-POOLED-2"}}}`); w.status != http.StatusOK {
 		t.Fatalf("second PATCH: %d %s", w.status, w.body)
 	}
-	if m := c.next(10 * time.Second); m.Type != "next" || m.ID != "1" {
+	if m := c.Next(10 * time.Second); m.Type != "next" || m.ID != "1" {
 		t.Fatalf("change through the pooled chain: %s %s %s", m.Type, m.ID, m.Payload)
 	}
 }

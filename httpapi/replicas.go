@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"shipgraph/db"
-	"shipgraph/model"
 )
 
 // sessions gives each authenticated request a routing session of the
@@ -22,10 +21,6 @@ func sessions(store *db.DB, next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var account string
-		if p := model.PrincipalFrom(r.Context()); p != nil {
-			account = p.AccountID
-		}
 		kind := db.PrimaryOnly
 		switch {
 		case r.Header.Get("Upgrade") != "" || strings.Contains(r.Header.Get("Accept"), "text/event-stream"):
@@ -33,7 +28,7 @@ func sessions(store *db.DB, next http.Handler) http.Handler {
 		case r.Method == http.MethodGet || r.Method == http.MethodHead || (r.Method == http.MethodPost && r.URL.Path == "/graphql"):
 			kind = db.ReadsMayUseReplica
 		}
-		ctx := store.WithSession(r.Context(), account, kind)
+		ctx := store.WithSession(r.Context(), kind)
 		r = r.WithContext(ctx)
 		if kind == db.Streaming {
 			next.ServeHTTP(w, r)

@@ -33,7 +33,7 @@ func withReplica(t *testing.T, url string, standby *replicatest.Standby, wait ti
 	}
 	t.Cleanup(func() { _ = store.Close() })
 	cfg := httpapi.DefaultConfig
-	in := &instance{store: store, log: &logBuffer{}}
+	in := &instance{store: store, log: &testkit.Log{}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
 	in.h = testkit.Start(t, store, cfg)
 	srv := httptest.NewServer(in.h)
@@ -93,9 +93,9 @@ func TestReplicaSubscriptionReRead(t *testing.T) {
 
 	short := withReplica(t, primary.URL(), standby, 0) // the default wait
 	long := withReplica(t, primary.URL(), standby, 4*applyDelay)
-	fast, stop := sseSubscribe(t, short.url, keys["acme/viewer"], containerSub)
+	fast, stop := testkit.SubscribeSSE(t, short.url, keys["acme/viewer"], containerSub)
 	defer stop()
-	slow, stop2 := sseSubscribe(t, long.url, keys["acme/viewer"], containerSub)
+	slow, stop2 := testkit.SubscribeSSE(t, long.url, keys["acme/viewer"], containerSub)
 	defer stop2()
 	for _, in := range []*instance{short, long} {
 		testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })

@@ -48,7 +48,7 @@ func replicated(t *testing.T, pooledURL, directURL string, standby *replicatest.
 	}
 	cfg := httpapi.DefaultConfig
 	cfg.Shared = shared
-	in := &instance{store: store, log: &logBuffer{}}
+	in := &instance{store: store, log: &testkit.Log{}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
 	in.h = testkit.Start(t, store, cfg)
 	t.Cleanup(shared.Close) // after the chain

@@ -19,10 +19,10 @@ import (
 // database, both counting their limits in the Redis at redisURL, as two
 // servers with the same REDIS_URL would.
 // Their shared limits log to sharedLog.
-func twoInstances(t *testing.T, redisURL string, cfg httpapi.Config) (a, b *instance, keys map[string]string, sharedLog *logBuffer) {
+func twoInstances(t *testing.T, redisURL string, cfg httpapi.Config) (a, b *instance, keys map[string]string, sharedLog *testkit.Log) {
 	t.Helper()
 	url, keys := seeded(t)
-	sharedLog = &logBuffer{}
+	sharedLog = &testkit.Log{}
 	for _, in := range []**instance{&a, &b} {
 		shared, err := sharedlimit.Open(redisURL, slog.New(slog.NewJSONHandler(sharedLog, nil)))
 		if err != nil {
@@ -90,37 +90,37 @@ func TestSharedSubscriptionLimit(t *testing.T) {
 	cfg.Live.MaxPerKey = 2
 	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
 	key := keys["acme/member"]
-	ca, err := dialWS(t, a.url, auth(key), nil)
+	ca, err := testkit.DialWS(t, a.url, auth(key), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cb, err := dialWS(t, b.url, auth(key), nil)
+	cb, err := testkit.DialWS(t, b.url, auth(key), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca.subscribe("1", `subscription { changes { operation } }`, nil)
+	ca.Subscribe("1", `subscription { changes { operation } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "a's subscription", func() bool { return a.h.Subscriptions() == 1 })
-	cb.subscribe("2", `subscription { changes { operation } }`, nil)
+	cb.Subscribe("2", `subscription { changes { operation } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "b's subscription", func() bool { return b.h.Subscriptions() == 1 })
-	refused := func(c *wsClient, id string) {
+	refused := func(c *testkit.WS, id string) {
 		t.Helper()
-		c.subscribe(id, `subscription { changes { operation } }`, nil)
-		m := c.next(5 * time.Second)
+		c.Subscribe(id, `subscription { changes { operation } }`, nil)
+		m := c.Next(5 * time.Second)
 		if m.Type != "next" || m.ID != id || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
 			t.Fatalf("third subscription (%s): %s %s %s", id, m.Type, m.ID, m.Payload)
 		}
-		if m := c.next(5 * time.Second); m.Type != "complete" || m.ID != id {
+		if m := c.Next(5 * time.Second); m.Type != "complete" || m.ID != id {
 			t.Fatalf("after the refusal: %s %s", m.Type, m.ID)
 		}
 	}
 	refused(ca, "3")
 	refused(cb, "4")
 	// Another key is not counted with this one.
-	other, err := dialWS(t, b.url, auth(keys["acme/viewer"]), nil)
+	other, err := testkit.DialWS(t, b.url, auth(keys["acme/viewer"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other.subscribe("x", `subscription { changes { operation } }`, nil)
+	other.Subscribe("x", `subscription { changes { operation } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "another key's subscription", func() bool { return b.h.Subscriptions() == 2 })
 
 	// The key's count in Redis: the set holding two members.
@@ -136,14 +136,14 @@ func TestSharedSubscriptionLimit(t *testing.T) {
 	// a's ends: b may open one more. The hub stops counting a's
 	// subscription before it releases its place in Redis, so waiting for
 	// a's count alone raced the release: wait for the release itself.
-	if err := ca.c.Close(1000, "done"); err != nil {
+	if err := ca.Close(1000, "done"); err != nil {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, 5*time.Second, "a's subscription to end", func() bool { return a.h.Subscriptions() == 0 })
 	testkit.WaitFor(t, 5*time.Second, "a's place released in Redis", func() bool { return rs.SetSizes(t, set)[set] == 1 })
-	cb.subscribe("5", `subscription { changes { operation } }`, nil)
+	cb.Subscribe("5", `subscription { changes { operation } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "b's second subscription", func() bool { return b.h.Subscriptions() == 3 })
-	cb.none(200 * time.Millisecond)
+	cb.None(200 * time.Millisecond)
 }
 
 // Redis killed (and before that hung): both instances serve on their own
@@ -209,14 +209,14 @@ func TestSharedLimitsRedisDown(t *testing.T) {
 	}
 
 	// Subscriptions: the per-process limit holds.
-	c, err := dialWS(t, a.url, auth(keys["acme/member"]), nil)
+	c, err := testkit.DialWS(t, a.url, auth(keys["acme/member"]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.subscribe("1", `subscription { changes { operation } }`, nil)
+	c.Subscribe("1", `subscription { changes { operation } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription on the fallback", func() bool { return a.h.Subscriptions() == 1 })
-	c.subscribe("2", `subscription { changes { operation } }`, nil)
-	if m := c.next(5 * time.Second); m.ID != "2" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
+	c.Subscribe("2", `subscription { changes { operation } }`, nil)
+	if m := c.Next(5 * time.Second); m.ID != "2" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
 		t.Fatalf("second subscription on the fallback: %s %s %s", m.Type, m.ID, m.Payload)
 	}
 	if fallbacks(t, a, "subscription") < 1 {

@@ -27,5 +27,6 @@ run() {
 run ./db 'TestListenerFanOut$|TestReferenceCache$'
 run ./sharedlimit 'TestSubscriptionsExpireWithTheirInstance$|TestAllowShared$'
 run ./httpapi 'TestSharedSubscriptionLimit$|TestSharedLimitsRedisDown$|TestSharedRateLimit$|TestLiveSSESlowConsumer$|TestRevocationReachesEveryInstance$|TestReplicasManyInstances$'
+run ./live 'TestFanOutInLogOrder$|TestSlowConsumerEnded$|TestResumeFromLogID$|TestRevokedKeyEnds$'
 run . 'TestDrainOnShutdown$|TestInterruptSkipsDelay$'
 echo "stress: all passed"

@@ -1,86 +1,16 @@
 package webhook_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"shipgraph/db"
+	"shipgraph/testkit"
 	"shipgraph/webhook"
 )
-
-// logs is a slog handler's output, one JSON record a line.
-type logs struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logs) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logs) logger() *slog.Logger {
-	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// records are the records at level whose message contains msg.
-func (l *logs) records(t testing.TB, level, msg string) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for line := range strings.Lines(l.buf.String()) {
-		var r map[string]any
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		if r["level"] == level && strings.Contains(r["msg"].(string), msg) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// metric is the value of a counter or gauge of the default registry
-// (labels: the series' label pairs, all of them).
-func metric(t testing.TB, name string, labels ...string) float64 {
-	t.Helper()
-	mfs, err := prometheus.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	series:
-		for _, m := range mf.GetMetric() {
-			for i := 0; i+1 < len(labels); i += 2 {
-				found := false
-				for _, lp := range m.GetLabel() {
-					found = found || lp.GetName() == labels[i] && lp.GetValue() == labels[i+1]
-				}
-				if !found {
-					continue series
-				}
-			}
-			if c := m.GetCounter(); c != nil {
-				return c.GetValue()
-			}
-			return m.GetGauge().GetValue()
-		}
-	}
-	return 0
-}
 
 // drain steps the fan-out until it has nothing more to do at once.
 func drain(t testing.TB, f *webhook.FanOut) {
@@ -177,9 +107,9 @@ func TestPoisonRowDoesNotStopTheFanOut(t *testing.T) {
 	e := newEnv(t)
 	c1, _ := e.containerOf(t, e.acme, 0)
 	hook := e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventContainerUpdated)
-	var l logs
-	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{Logger: l.logger(), Batch: 3}), nil)
-	before := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row")
+	var l testkit.Log
+	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{Logger: l.Logger(slog.LevelDebug), Batch: 3}), nil)
+	before := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row")
 
 	e.toggle(t, c1)
 	first := e.lastChange(t)
@@ -198,12 +128,12 @@ func TestPoisonRowDoesNotStopTheFanOut(t *testing.T) {
 	if c := e.cursorID(t); c != third {
 		t.Errorf("cursor at change %d, want %d (the last)", c, third)
 	}
-	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 2 {
+	if d := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 2 {
 		t.Errorf("poison_row counted %v, want 2", d)
 	}
-	recs := l.records(t, "ERROR", "skipped a change")
+	recs := l.Find(t, "ERROR", "skipped a change")
 	if len(recs) != 2 {
-		t.Fatalf("%d ERROR records of a skipped change, want 2: %s", len(recs), l.buf.String())
+		t.Fatalf("%d ERROR records of a skipped change, want 2: %s", len(recs), l.String())
 	}
 	for i, want := range []int64{badOld, badNew} {
 		r := recs[i]
@@ -222,9 +152,9 @@ func TestRefusedRowIsSkipped(t *testing.T) {
 	c2, _ := e.containerOf(t, e.acme, 1)
 	hook := e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventContainerUpdated)
 	e.exec(t, `ALTER TABLE webhook_notifications ADD CONSTRAINT test_refused CHECK (reference_id <> '`+c2+`')`)
-	var l logs
-	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{Logger: l.logger()}), nil)
-	before := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row")
+	var l testkit.Log
+	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{Logger: l.Logger(slog.LevelDebug)}), nil)
+	before := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row")
 
 	e.toggle(t, c1)
 	first := e.lastChange(t)
@@ -243,10 +173,10 @@ func TestRefusedRowIsSkipped(t *testing.T) {
 	if c := e.cursorID(t); c != last {
 		t.Errorf("cursor at change %d, want %d (the last)", c, last)
 	}
-	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 1 {
+	if d := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 1 {
 		t.Errorf("poison_row counted %v, want 1", d)
 	}
-	recs := l.records(t, "ERROR", "skipped a change")
+	recs := l.Find(t, "ERROR", "skipped a change")
 	if len(recs) != 1 || recs[0]["change_id"] != float64(refused) || !strings.Contains(recs[0]["reason"].(string), "test_refused") {
 		t.Errorf("ERROR records %v, want one of change %d naming the constraint", recs, refused)
 	}
@@ -260,7 +190,7 @@ func TestTransientErrorSkipsNothing(t *testing.T) {
 	c1, _ := e.containerOf(t, e.acme, 0)
 	hook := e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventContainerUpdated)
 	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{}), nil)
-	before := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row")
+	before := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row")
 	e.toggle(t, c1)
 	e.logChange(t, e.acme, c1, `{"available_for_pickup": false}`, `[]`)
 	e.toggle(t, c1)
@@ -283,7 +213,7 @@ func TestTransientErrorSkipsNothing(t *testing.T) {
 	if c := e.cursorID(t); c != 0 {
 		t.Fatalf("the cursor moved to %d on a transient error", c)
 	}
-	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 0 {
+	if d := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 0 {
 		t.Fatalf("poison_row counted %v before the cursor passed it", d)
 	}
 	if err := tx.Rollback(); err != nil {
@@ -293,7 +223,7 @@ func TestTransientErrorSkipsNothing(t *testing.T) {
 	if got := e.notified(t, hook); len(got) != 2 || got[1] != want {
 		t.Errorf("notified for changes %v after the retry, want both", got)
 	}
-	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 1 {
+	if d := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 1 {
 		t.Errorf("poison_row counted %v, want 1: the poison row once, nothing for the transient error", d)
 	}
 }
@@ -303,12 +233,12 @@ func TestTransientErrorSkipsNothing(t *testing.T) {
 func TestFanOutLag(t *testing.T) {
 	e := newEnv(t)
 	c1, _ := e.containerOf(t, e.acme, 0)
-	var l logs
-	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{Logger: l.logger(), ChangeLogRetention: 3 * time.Hour}), nil)
+	var l testkit.Log
+	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{Logger: l.Logger(slog.LevelDebug), ChangeLogRetention: 3 * time.Hour}), nil)
 	ctx := context.Background()
 
-	if lag, err := f.CheckLag(ctx); err != nil || lag != 0 || metric(t, "shipgraph_webhook_fanout_lag_seconds") != 0 {
-		t.Fatalf("an empty log: lag %v (%v), gauge %v", lag, err, metric(t, "shipgraph_webhook_fanout_lag_seconds"))
+	if lag, err := f.CheckLag(ctx); err != nil || lag != 0 || testkit.Metric(t, "shipgraph_webhook_fanout_lag_seconds") != 0 {
+		t.Fatalf("an empty log: lag %v (%v), gauge %v", lag, err, testkit.Metric(t, "shipgraph_webhook_fanout_lag_seconds"))
 	}
 	// Two hours behind: logged then (a fan-out that was down), and now.
 	e.exec(t, `INSERT INTO change_log (account_id, record_type, record_id, op, logged_at)
@@ -318,23 +248,23 @@ func TestFanOutLag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := metric(t, "shipgraph_webhook_fanout_lag_seconds")
+	g := testkit.Metric(t, "shipgraph_webhook_fanout_lag_seconds")
 	if lag < 2*time.Hour || lag > 2*time.Hour+time.Minute || g != lag.Seconds() {
 		t.Errorf("lag %v, gauge %vs; want about 2h", lag, g)
 	}
-	if recs := l.records(t, "WARN", "behind the change log"); len(recs) != 1 {
-		t.Errorf("%d warnings at 2h behind with a 3h retention, want 1: %s", len(recs), l.buf.String())
+	if recs := l.Find(t, "WARN", "behind the change log"); len(recs) != 1 {
+		t.Errorf("%d warnings at 2h behind with a 3h retention, want 1: %s", len(recs), l.String())
 	}
 	if _, err := f.CheckLag(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if recs := l.records(t, "WARN", "behind the change log"); len(recs) != 1 {
+	if recs := l.Find(t, "WARN", "behind the change log"); len(recs) != 1 {
 		t.Errorf("%d warnings after a second check at once, want 1 (not every few seconds)", len(recs))
 	}
 
 	drain(t, f)
-	if lag, err := f.CheckLag(ctx); err != nil || lag != 0 || metric(t, "shipgraph_webhook_fanout_lag_seconds") != 0 {
-		t.Errorf("caught up: lag %v (%v), gauge %v; want 0", lag, err, metric(t, "shipgraph_webhook_fanout_lag_seconds"))
+	if lag, err := f.CheckLag(ctx); err != nil || lag != 0 || testkit.Metric(t, "shipgraph_webhook_fanout_lag_seconds") != 0 {
+		t.Errorf("caught up: lag %v (%v), gauge %v; want 0", lag, err, testkit.Metric(t, "shipgraph_webhook_fanout_lag_seconds"))
 	}
 }
 
@@ -352,13 +282,13 @@ func TestPruningPastTheCeilingIsReported(t *testing.T) {
 	e.exec(t, ins, e.acme, c1, "50 days", 3)
 	e.exec(t, ins, e.globex, g1, "45 days", 2)
 	e.exec(t, ins, e.acme, c1, "10 days", 4) // older than the retention, younger than the ceiling
-	var l logs
-	before := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "pruned_unread")
+	var l testkit.Log
+	before := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "pruned_unread")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	rounds := make(chan db.ChangeLogPruning, 1)
 	done := make(chan struct{})
-	report := webhook.PruneReport(l.logger())
+	report := webhook.PruneReport(l.Logger(slog.LevelDebug))
 	go func() {
 		defer close(done)
 		e.Store.PruneChangeLogLoop(ctx, 168*time.Hour, 0, time.Hour, func(p db.ChangeLogPruning) { report(p); rounds <- p })
@@ -376,12 +306,12 @@ func TestPruningPastTheCeilingIsReported(t *testing.T) {
 	if n := e.count(t, `SELECT count(*) FROM change_log`); n != 4 {
 		t.Errorf("%d rows left, want the 4 unread within the ceiling", n)
 	}
-	if d := metric(t, "shipgraph_webhook_changes_lost_total", "reason", "pruned_unread") - before; d != 5 {
+	if d := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "pruned_unread") - before; d != 5 {
 		t.Errorf("pruned_unread counted %v, want 5", d)
 	}
-	recs := l.records(t, "ERROR", "had not read")
+	recs := l.Find(t, "ERROR", "had not read")
 	if len(recs) != 1 {
-		t.Fatalf("%d ERROR records, want 1: %s", len(recs), l.buf.String())
+		t.Fatalf("%d ERROR records, want 1: %s", len(recs), l.String())
 	}
 	accounts, _ := recs[0]["accounts"].(map[string]any)
 	if recs[0]["unread"] != float64(5) || accounts[e.acme] != float64(3) || accounts[e.globex] != float64(2) {

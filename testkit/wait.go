@@ -1,0 +1,145 @@
+package testkit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Feed collects what arrives (deliveries, events, log records) from other
+// goroutines and lets a test wait for an item, with a deadline whose
+// failure shows what was seen.
+type Feed[T any] struct {
+	mu     sync.Mutex
+	items  []T
+	signal chan struct{}
+}
+
+// NewFeed returns an empty feed.
+func NewFeed[T any]() *Feed[T] { return &Feed[T]{signal: make(chan struct{}, 1)} }
+
+// Add appends x and wakes a waiter.
+func (f *Feed[T]) Add(x T) {
+	f.mu.Lock()
+	f.items = append(f.items, x)
+	f.mu.Unlock()
+	select {
+	case f.signal <- struct{}{}:
+	default:
+	}
+}
+
+// All is a copy of the items so far.
+func (f *Feed[T]) All() []T {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.items)
+}
+
+// WaitFor waits up to d for an item matching, and says whether one came.
+func (f *Feed[T]) WaitFor(d time.Duration, match func(T) bool) (T, bool) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		for _, x := range f.All() {
+			if match(x) {
+				return x, true
+			}
+		}
+		select {
+		case <-f.signal:
+		case <-deadline.C:
+			var zero T
+			return zero, false
+		}
+	}
+}
+
+// Wait is WaitFor that fails tb, showing the last items seen.
+func (f *Feed[T]) Wait(tb testing.TB, d time.Duration, what string, match func(T) bool) T {
+	tb.Helper()
+	x, ok := f.WaitFor(d, match)
+	if !ok {
+		items := f.All()
+		var last []string
+		for _, x := range items[max(0, len(items)-20):] {
+			last = append(last, fmt.Sprint(x))
+		}
+		tb.Fatalf("%s: not within %s; %d seen, the last:\n%s", what, d, len(items), strings.Join(last, "\n"))
+	}
+	return x
+}
+
+// Recv receives from ch, failing tb, naming what, when nothing comes
+// within timeout or ch is closed.
+func Recv[T any](tb testing.TB, ch <-chan T, timeout time.Duration, what string) T {
+	tb.Helper()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case x, ok := <-ch:
+		if !ok {
+			tb.Fatalf("%s: the channel closed", what)
+		}
+		return x
+	case <-t.C:
+		tb.Fatalf("waited %v for %s", timeout, what)
+	}
+	var zero T
+	return zero
+}
+
+// Metric is the value of a counter or gauge of the default registry whose
+// series has every label pair of labels (name, value, name, value …); 0
+// when there is none.
+func Metric(tb testing.TB, name string, labels ...string) float64 {
+	tb.Helper()
+	mfs, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			for i := 0; i+1 < len(labels); i += 2 {
+				found := false
+				for _, lp := range m.GetLabel() {
+					found = found || lp.GetName() == labels[i] && lp.GetValue() == labels[i+1]
+				}
+				if !found {
+					continue series
+				}
+			}
+			if c := m.GetCounter(); c != nil {
+				return c.GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	return 0
+}
+
+// WaitMetric waits until the metric (as Metric reads it) satisfies ok,
+// failing tb after timeout with its last value, and returns the value.
+func WaitMetric(tb testing.TB, timeout time.Duration, name string, ok func(float64) bool, labels ...string) float64 {
+	tb.Helper()
+	start := time.Now()
+	for {
+		v := Metric(tb, name, labels...)
+		if ok(v) {
+			return v
+		}
+		if time.Since(start) > timeout {
+			tb.Fatalf("waited %v for %s%v; it is %v", timeout, name, labels, v)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
