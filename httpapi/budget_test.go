@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"shipgraph/testkit"
 	"strconv"
 	"strings"
 	"testing"
@@ -140,12 +141,12 @@ func TestCostBudgetPerProcess(t *testing.T) {
 	budgetRefused(t, "past the budget", in.gql(t, key, costQuery))
 	// An operation on a WebSocket is charged the same budget: its
 	// refusal is its error, with the numbers the headers would carry.
-	ws, err := dialWS(t, in.url, auth(key), nil)
+	ws, err := testkit.DialWS(t, in.url, auth(key), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws.subscribe("q", costQuery, nil)
-	if m := ws.next(10 * time.Second); m.Type != "error" && m.Type != "next" || !strings.Contains(string(m.Payload), gqlhttp.CodeCostBudget) || !strings.Contains(string(m.Payload), `"retryAfter"`) {
+	ws.Subscribe("q", costQuery, nil)
+	if m := ws.Next(10 * time.Second); m.Type != "error" && m.Type != "next" || !strings.Contains(string(m.Payload), gqlhttp.CodeCostBudget) || !strings.Contains(string(m.Payload), `"retryAfter"`) {
 		t.Errorf("on a WebSocket past the budget: %s %s", m.Type, m.Payload)
 	}
 	// A second process has a budget of its own.
