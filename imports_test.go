@@ -1,7 +1,11 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,6 +48,9 @@ func TestImportRules(t *testing.T) {
 		{pkg: "shipgraph/db", never: []string{"shipgraph/app", "shipgraph/verb", "shipgraph/httpapi", "shipgraph/config"}},
 		{pkg: "shipgraph/rest", never: []string{"shipgraph/db", "shipgraph/graph"}},
 		{pkg: "shipgraph/graph", never: []string{"shipgraph/db", "shipgraph/rest"}},
+		// One way through (issue 25): /v2 hands the resolver layer its load
+		// plan as GraphQL does; it never runs loaders or plans itself.
+		{pkg: "shipgraph/rest", never: []string{"shipgraph/load"}},
 		{pkg: "shipgraph/resolve", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/httpapi"}},
 		{pkg: "shipgraph/load", never: []string{"shipgraph/resolve", "shipgraph/graph", "shipgraph/rest"}},
 		{pkg: "shipgraph/live", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/resolve"}},
@@ -76,5 +83,38 @@ func TestImportRules(t *testing.T) {
 		if !seen {
 			t.Errorf("no package %s: the rule checks nothing", r.pkg)
 		}
+	}
+}
+
+// TestGraphReachesNoStore: graph does not import db (TestImportRules), nor
+// reach the store through the resolver layer's handle (r.Res.DB): it goes
+// through resolve's methods, which take the principal (issue 25).
+func TestGraphReachesNoStore(t *testing.T) {
+	files, err := filepath.Glob("graph/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("graph/gqlhttp/*.go")
+	checked := 0
+	for _, f := range append(files, more...) {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		ast.Inspect(src, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "DB" {
+				if inner, ok := sel.X.(*ast.SelectorExpr); ok && inner.Sel.Name == "Res" {
+					t.Errorf("%s: %s.DB reaches the store past the resolver layer", f, inner.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no graph sources: the rule checks nothing")
 	}
 }

@@ -119,6 +119,7 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 	}
 	p.res = resolve.New(store)
 	p.res.Files, p.res.WebhookConfig, p.res.Tracking = fileStore, hc.Webhooks, p.tracking
+	p.res.Loaders = hc.Loader
 	hc.Resolver = p.res
 	// One listening connection: the key cache, the live hub and the
 	// webhook fan-out's wake-ups. It closes after the chain.

@@ -377,3 +377,18 @@ func unless(other, key *string) *string {
 	}
 	return key
 }
+
+// ToManyFields are the to-many relationship fields of every type, by
+// GraphQL type and field name, for GraphQL's complexity estimate. Fields
+// that read a list but return one record (customField(apiSlug)) are not.
+func ToManyFields() map[string][]string {
+	out := map[string][]string{}
+	for _, res := range Resources() {
+		for _, rel := range res.Rels {
+			if rel.Many && rel.GraphQL != "" && rel.Via == nil {
+				out[res.GraphQL] = append(out[res.GraphQL], rel.GraphQL)
+			}
+		}
+	}
+	return out
+}

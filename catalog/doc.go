@@ -14,17 +14,18 @@
 // included.
 //
 // Derived from it:
-//   - load: the load plan's relations (load/plan.go walks the targets), the
-//     loaders (one generic constructor, load.bind, per catalogue read; the
-//     typed fields of load.Loaders are filled from it), the key columns of
-//     column narrowing (load/columns.go), the to-many fields of the
-//     complexity estimate (load.ToManyFields, which graph's weighRelations
-//     calls) and load.IsRelation (graph/plan.go's isRelation);
+//   - load: the load plan, keyed by *Rel (load/plan.go walks the targets),
+//     the loaders (one generic constructor, load.bind, per catalogue read;
+//     the typed fields of load.Loaders are filled from it), the key columns
+//     of column narrowing (load/columns.go, keyed by *Resource);
+//   - graph: GraphQL field → Rel (graph/plan.go's relation, the plan names
+//     being GraphQL's field names) and the to-many fields of the complexity
+//     estimate (ToManyFields, which graph's weighRelations calls);
 //   - rest: the include allow-lists and their 400s (includes), the
 //     relationship members of fields[type], the linkage of every resource,
-//     the load plan of a response and its included resources (a walk over
-//     the relationships a shape shows, rendering each target with its
-//     type's shape: rest/render.go).
+//     the load plan of a response (rest/plan.go) and its included resources
+//     (a walk over the relationships a shape shows, rendering each target
+//     with its type's shape: rest/render.go).
 //
 // The tests walk the catalogue against schema.graphqls (every relationship
 // field of every resource type has an entry and vice versa, with the same

@@ -13,47 +13,47 @@ import (
 
 // FindManyContainerByIDs is the resolver for the findManyContainerByIDs field.
 func (r *entityResolver) FindManyContainerByIDs(ctx context.Context, reps []*model.ContainerByIDsInput) ([]*model.Container, error) {
-	return r.Res.ContainersByID(ctx, keys(reps, func(x *model.ContainerByIDsInput) string { return x.ID }), entityPlan(ctx, "Container"))
+	return r.Res.ContainersByID(ctx, who(ctx), keys(reps, func(x *model.ContainerByIDsInput) string { return x.ID }), entityPlan(ctx, "Container"))
 }
 
 // FindManyCustomFieldDefinitionByIDs is the resolver for the findManyCustomFieldDefinitionByIDs field.
 func (r *entityResolver) FindManyCustomFieldDefinitionByIDs(ctx context.Context, reps []*model.CustomFieldDefinitionByIDsInput) ([]*model.CustomFieldDefinition, error) {
-	return r.Res.DefinitionsByID(ctx, keys(reps, func(x *model.CustomFieldDefinitionByIDsInput) string { return x.ID }), entityPlan(ctx, "CustomFieldDefinition"))
+	return r.Res.DefinitionsByID(ctx, who(ctx), keys(reps, func(x *model.CustomFieldDefinitionByIDsInput) string { return x.ID }), entityPlan(ctx, "CustomFieldDefinition"))
 }
 
 // FindManyDocumentByIDs is the resolver for the findManyDocumentByIDs field.
 func (r *entityResolver) FindManyDocumentByIDs(ctx context.Context, reps []*model.DocumentByIDsInput) ([]*model.Document, error) {
-	return r.Res.DocumentsByID(ctx, keys(reps, func(x *model.DocumentByIDsInput) string { return x.ID }), entityPlan(ctx, "Document"))
+	return r.Res.DocumentsByID(ctx, who(ctx), keys(reps, func(x *model.DocumentByIDsInput) string { return x.ID }), entityPlan(ctx, "Document"))
 }
 
 // FindManyPortByIDs is the resolver for the findManyPortByIDs field.
 func (r *entityResolver) FindManyPortByIDs(ctx context.Context, reps []*model.PortByIDsInput) ([]*model.Port, error) {
-	return r.Res.PortsByID(ctx, keys(reps, func(x *model.PortByIDsInput) string { return x.ID }), entityPlan(ctx, "Port"))
+	return r.Res.PortsByID(ctx, who(ctx), keys(reps, func(x *model.PortByIDsInput) string { return x.ID }), entityPlan(ctx, "Port"))
 }
 
 // FindManyPortByCodes is the resolver for the findManyPortByCodes field.
 func (r *entityResolver) FindManyPortByCodes(ctx context.Context, reps []*model.PortByCodesInput) ([]*model.Port, error) {
-	return r.Res.PortsByCode(ctx, keys(reps, func(x *model.PortByCodesInput) string { return x.Code }))
+	return r.Res.PortsByCode(ctx, who(ctx), keys(reps, func(x *model.PortByCodesInput) string { return x.Code }))
 }
 
 // FindManyShipmentByIDs is the resolver for the findManyShipmentByIDs field.
 func (r *entityResolver) FindManyShipmentByIDs(ctx context.Context, reps []*model.ShipmentByIDsInput) ([]*model.Shipment, error) {
-	return r.Res.ShipmentsByID(ctx, keys(reps, func(x *model.ShipmentByIDsInput) string { return x.ID }), entityPlan(ctx, "Shipment"))
+	return r.Res.ShipmentsByID(ctx, who(ctx), keys(reps, func(x *model.ShipmentByIDsInput) string { return x.ID }), entityPlan(ctx, "Shipment"))
 }
 
 // FindManyShippingLineByIDs is the resolver for the findManyShippingLineByIDs field.
 func (r *entityResolver) FindManyShippingLineByIDs(ctx context.Context, reps []*model.ShippingLineByIDsInput) ([]*model.ShippingLine, error) {
-	return r.Res.ShippingLinesByID(ctx, keys(reps, func(x *model.ShippingLineByIDsInput) string { return x.ID }))
+	return r.Res.ShippingLinesByID(ctx, who(ctx), keys(reps, func(x *model.ShippingLineByIDsInput) string { return x.ID }))
 }
 
 // FindManyShippingLineByScacs is the resolver for the findManyShippingLineByScacs field.
 func (r *entityResolver) FindManyShippingLineByScacs(ctx context.Context, reps []*model.ShippingLineByScacsInput) ([]*model.ShippingLine, error) {
-	return r.Res.ShippingLinesBySCAC(ctx, keys(reps, func(x *model.ShippingLineByScacsInput) string { return x.Scac }))
+	return r.Res.ShippingLinesBySCAC(ctx, who(ctx), keys(reps, func(x *model.ShippingLineByScacsInput) string { return x.Scac }))
 }
 
 // FindManyTerminalByIDs is the resolver for the findManyTerminalByIDs field.
 func (r *entityResolver) FindManyTerminalByIDs(ctx context.Context, reps []*model.TerminalByIDsInput) ([]*model.Terminal, error) {
-	return r.Res.TerminalsByID(ctx, keys(reps, func(x *model.TerminalByIDsInput) string { return x.ID }), entityPlan(ctx, "Terminal"))
+	return r.Res.TerminalsByID(ctx, who(ctx), keys(reps, func(x *model.TerminalByIDsInput) string { return x.ID }), entityPlan(ctx, "Terminal"))
 }
 
 // Entity returns executor.EntityResolver implementation.

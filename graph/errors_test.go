@@ -12,8 +12,6 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/load"
-	"shipgraph/model"
 	"shipgraph/resolve"
 	"shipgraph/testkit"
 )
@@ -48,15 +46,15 @@ func TestInternalErrors(t *testing.T) {
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	hc.RequestID = func(context.Context) string { return "req-42" }
-	gql := gqlhttp.NewHandler(&graph.Resolver{Res: resolve.New(broken)}, hc)
+	res := resolve.New(broken)
+	gql := gqlhttp.NewHandler(&graph.Resolver{Res: res}, hc)
 	h := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := auth.Authenticate(r.Context(), strings.TrimPrefix(r.Header.Get("Authorization"), "Token "))
 		if err != nil {
 			t.Errorf("authenticate: %v", err)
 			return
 		}
-		r = r.WithContext(model.WithPrincipal(r.Context(), p))
-		load.Middleware(broken, load.DefaultLoaderConfig, gql).ServeHTTP(w, r)
+		gql.ServeHTTP(w, r.WithContext(res.Session(r.Context(), p)))
 	}))
 	e := &testkit.Env{Store: auth, Handler: h}
 

@@ -11,7 +11,7 @@ import (
 
 // downloadURL is Document.downloadUrl: null for a document without a file.
 func downloadURL(ctx context.Context, res *resolve.Resolver, d *model.Document) (*string, error) {
-	link, err := res.DownloadURL(ctx, d.ID)
+	link, err := res.DownloadURL(ctx, who(ctx), d.ID)
 	if model.ErrorCode(err) == model.ENOTFOUND {
 		return nil, nil
 	} else if err != nil {

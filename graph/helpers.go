@@ -80,3 +80,7 @@ func withPlan[T any](ctx context.Context, v *T, err error) (*T, error) {
 	}
 	return v, nil
 }
+
+// who is the principal the transport authenticated the operation as (nil:
+// anonymous), which every resolver passes to the resolver layer.
+func who(ctx context.Context) *model.Principal { return model.PrincipalFrom(ctx) }

@@ -2,11 +2,13 @@ package graph
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"shipgraph/catalog"
 	"shipgraph/graph/executor"
 	"shipgraph/load"
 )
@@ -65,21 +67,27 @@ func buildPlan(op *graphql.OperationContext, typ string, set ast.SelectionSet) *
 	p := &load.Plan{}
 	types := schemaTypes()
 	for _, f := range graphql.CollectFields(op, set, types.satisfies[typ]) {
-		if !isRelation(types.concrete[typ], f.Name) || f.Definition == nil {
+		if f.Definition == nil {
 			continue
 		}
-		p.Child(f.Name).Merge(buildPlan(op, f.Definition.Type.Name(), f.Selections))
+		var sub *load.Plan
+		for _, t := range types.concrete[typ] {
+			if rel := relation(t, f.Name); rel != nil {
+				if sub == nil {
+					sub = buildPlan(op, f.Definition.Type.Name(), f.Selections)
+				}
+				p.Child(rel).Merge(sub)
+			}
+		}
 	}
 	return p
 }
 
-func isRelation(types []string, field string) bool {
-	for _, t := range types {
-		if load.IsRelation(t, field) {
-			return true
-		}
-	}
-	return false
+// relation is the catalogue's relationship of the GraphQL field of typ, nil
+// when the field is none (the catalogue's plan names are GraphQL's field
+// names).
+func relation(typ, field string) *catalog.Rel {
+	return catalog.ByGraphQL(typ).Rel(field)
 }
 
 // fieldPlan is the plan of the selection of the field being resolved.
@@ -126,7 +134,8 @@ func nodesPlan(ctx context.Context, nodeType string) *load.Plan {
 }
 
 // FieldsOf collects the fields an operation selects on every type, through
-// fragments, connections and abstract types.
+// fragments, connections and abstract types, as the columns they read
+// (AddField).
 func FieldsOf(op *graphql.OperationContext) load.Fields {
 	root := "Query"
 	switch op.Operation.Operation {
@@ -142,10 +151,7 @@ func FieldsOf(op *graphql.OperationContext) load.Fields {
 		for _, f := range graphql.CollectFields(op, set, types.satisfies[typ]) {
 			for _, t := range types.concrete[typ] {
 				if def := parsedSchema.Types[t]; def != nil && def.Fields.ForName(f.Name) != nil {
-					if out[t] == nil {
-						out[t] = map[string]bool{}
-					}
-					out[t][f.Name] = true
+					AddField(out, t, f.Name)
 				}
 			}
 			if len(f.Selections) > 0 && f.Definition != nil {
@@ -155,6 +161,56 @@ func FieldsOf(op *graphql.OperationContext) load.Fields {
 	}
 	walk(root, op.Operation.SelectionSet)
 	return out
+}
+
+// AddField adds to fs what the GraphQL field of typ reads, in the
+// catalogue's terms: a relationship's key columns, the columns a computed
+// field derives from, or the column of the field's name (podEtaAt →
+// pod_eta_at); a field that is none of those reads its type whole. Types
+// the catalogue does not hold are not narrowed.
+func AddField(fs load.Fields, typ, field string) {
+	res := catalog.ByGraphQL(typ)
+	switch {
+	case res == nil:
+	case field == "__typename" || field == "id":
+		fs.AddColumn(res, "id")
+	case res.Rel(field) != nil:
+		fs.AddRel(res.Rel(field))
+	case derivedColumns[typ][field] != nil:
+		for _, c := range derivedColumns[typ][field] {
+			fs.AddColumn(res, c)
+		}
+	case load.IsColumn(res, snake(field)):
+		fs.AddColumn(res, snake(field))
+	default:
+		fs.AddAll(res)
+	}
+}
+
+// derivedColumns are the fields read from columns other than their own
+// (fields whose column is the snake case of their name need no entry).
+var derivedColumns = map[string]map[string][]string{
+	"Container": {
+		"importDeadlines": {"pickup_lfd_terminal", "pickup_lfd_rail", "pickup_lfd_line"},
+	},
+	"CustomField": {
+		"displayValue": {"value", "data_type", "option_labels"},
+	},
+}
+
+// snake converts a GraphQL field name to its column: podEtaAt → pod_eta_at.
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if 'A' <= r && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // parsedSchema is the schema the executor was generated from.

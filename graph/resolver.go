@@ -2,7 +2,6 @@ package graph
 
 import (
 	"shipgraph/live"
-	"shipgraph/load"
 	"shipgraph/resolve"
 )
 
@@ -18,6 +17,4 @@ type Resolver struct {
 	// Live fans database changes out to subscriptions (package live); nil
 	// refuses subscriptions.
 	Live *live.Hub
-	// LoaderConfig configures the loaders each subscription event builds.
-	LoaderConfig load.LoaderConfig
 }

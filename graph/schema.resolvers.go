@@ -14,17 +14,17 @@ import (
 
 // TotalCount is the resolver for the totalCount field.
 func (r *containerConnectionResolver) TotalCount(ctx context.Context, obj *model.ContainerConnection) (int, error) {
-	return r.Res.CountContainers(ctx, obj.Filter)
+	return r.Res.CountContainers(ctx, who(ctx), obj.Filter)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *customFieldConnectionResolver) TotalCount(ctx context.Context, obj *model.CustomFieldConnection) (int, error) {
-	return r.Res.CountCustomFields(ctx, obj.Filter)
+	return r.Res.CountCustomFields(ctx, who(ctx), obj.Filter)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *customFieldDefinitionConnectionResolver) TotalCount(ctx context.Context, obj *model.CustomFieldDefinitionConnection) (int, error) {
-	return r.Res.CountDefinitions(ctx, obj.Filter)
+	return r.Res.CountDefinitions(ctx, who(ctx), obj.Filter)
 }
 
 // DownloadURL is the resolver for the downloadUrl field.
@@ -34,169 +34,169 @@ func (r *documentResolver) DownloadURL(ctx context.Context, obj *model.Document)
 
 // TotalCount is the resolver for the totalCount field.
 func (r *documentConnectionResolver) TotalCount(ctx context.Context, obj *model.DocumentConnection) (int, error) {
-	return r.Res.CountDocuments(ctx, obj.Filter)
+	return r.Res.CountDocuments(ctx, who(ctx), obj.Filter)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *emailSubmissionConnectionResolver) TotalCount(ctx context.Context, obj *model.EmailSubmissionConnection) (int, error) {
-	return r.Res.CountEmailSubmissions(ctx)
+	return r.Res.CountEmailSubmissions(ctx, who(ctx))
 }
 
 // UpdateShipmentCustomField is the resolver for the updateShipmentCustomField field.
 func (r *mutationResolver) UpdateShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string, value model.JSON) (*model.CustomField, error) {
-	v, err := r.Res.SetValue(ctx, resolve.SetValue{EntityType: "Shipment", EntityID: shipmentID, APISlug: apiSlug, Value: value})
+	v, err := r.Res.SetValue(ctx, who(ctx), resolve.SetValue{EntityType: "Shipment", EntityID: shipmentID, APISlug: apiSlug, Value: value})
 	return withPlan(ctx, v, err)
 }
 
 // CreateCustomFieldOption is the resolver for the createCustomFieldOption field.
 func (r *mutationResolver) CreateCustomFieldOption(ctx context.Context, definitionID string, input model.CustomFieldOptionInput) (*model.CustomFieldOption, error) {
-	v, err := r.Res.CreateOption(ctx, resolve.CreateOption{DefinitionID: definitionID, Input: input})
+	v, err := r.Res.CreateOption(ctx, who(ctx), resolve.CreateOption{DefinitionID: definitionID, Input: input})
 	return withPlan(ctx, v, err)
 }
 
 // UpdateCustomFieldOption is the resolver for the updateCustomFieldOption field.
 func (r *mutationResolver) UpdateCustomFieldOption(ctx context.Context, definitionID string, optionID string, input model.CustomFieldOptionPatch) (*model.CustomFieldOption, error) {
-	v, err := r.Res.UpdateOption(ctx, resolve.UpdateOption{DefinitionID: definitionID, OptionID: optionID, Patch: input})
+	v, err := r.Res.UpdateOption(ctx, who(ctx), resolve.UpdateOption{DefinitionID: definitionID, OptionID: optionID, Patch: input})
 	return withPlan(ctx, v, err)
 }
 
 // DeleteCustomFieldOption is the resolver for the deleteCustomFieldOption field.
 func (r *mutationResolver) DeleteCustomFieldOption(ctx context.Context, definitionID string, optionID string) (*model.CustomFieldOption, error) {
-	v, err := r.Res.DeleteOption(ctx, definitionID, optionID)
+	v, err := r.Res.DeleteOption(ctx, who(ctx), definitionID, optionID)
 	return withPlan(ctx, v, err)
 }
 
 // CreateCustomField is the resolver for the createCustomField field.
 func (r *mutationResolver) CreateCustomField(ctx context.Context, input model.CustomFieldInput) (*model.CustomField, error) {
-	v, err := r.Res.CreateValue(ctx, resolve.CreateValue{EntityID: input.EntityID, EntityType: input.EntityType, APISlug: input.APISlug, Value: input.Value})
+	v, err := r.Res.CreateValue(ctx, who(ctx), resolve.CreateValue{EntityID: input.EntityID, EntityType: input.EntityType, APISlug: input.APISlug, Value: input.Value})
 	return withPlan(ctx, v, err)
 }
 
 // UpdateContainerCustomField is the resolver for the updateContainerCustomField field.
 func (r *mutationResolver) UpdateContainerCustomField(ctx context.Context, containerID string, apiSlug string, value model.JSON) (*model.CustomField, error) {
-	v, err := r.Res.SetValue(ctx, resolve.SetValue{EntityType: "Container", EntityID: containerID, APISlug: apiSlug, Value: value})
+	v, err := r.Res.SetValue(ctx, who(ctx), resolve.SetValue{EntityType: "Container", EntityID: containerID, APISlug: apiSlug, Value: value})
 	return withPlan(ctx, v, err)
 }
 
 // UpdateCustomField is the resolver for the updateCustomField field.
 func (r *mutationResolver) UpdateCustomField(ctx context.Context, id string, value model.JSON) (*model.CustomField, error) {
-	v, err := r.Res.UpdateValue(ctx, resolve.UpdateValue{ID: id, Value: value})
+	v, err := r.Res.UpdateValue(ctx, who(ctx), resolve.UpdateValue{ID: id, Value: value})
 	return withPlan(ctx, v, err)
 }
 
 // DeleteShipmentCustomField is the resolver for the deleteShipmentCustomField field.
 func (r *mutationResolver) DeleteShipmentCustomField(ctx context.Context, shipmentID string, apiSlug string) (*model.CustomField, error) {
-	v, err := r.Res.RemoveValue(ctx, "Shipment", shipmentID, apiSlug)
+	v, err := r.Res.RemoveValue(ctx, who(ctx), "Shipment", shipmentID, apiSlug)
 	return withPlan(ctx, v, err)
 }
 
 // DeleteContainerCustomField is the resolver for the deleteContainerCustomField field.
 func (r *mutationResolver) DeleteContainerCustomField(ctx context.Context, containerID string, apiSlug string) (*model.CustomField, error) {
-	v, err := r.Res.RemoveValue(ctx, "Container", containerID, apiSlug)
+	v, err := r.Res.RemoveValue(ctx, who(ctx), "Container", containerID, apiSlug)
 	return withPlan(ctx, v, err)
 }
 
 // UpdateTrackingRequestCustomField is the resolver for the updateTrackingRequestCustomField field.
 func (r *mutationResolver) UpdateTrackingRequestCustomField(ctx context.Context, trackingRequestID string, apiSlug string, value model.JSON) (*model.CustomField, error) {
-	v, err := r.Res.SetValue(ctx, resolve.SetValue{EntityType: "TrackingRequest", EntityID: trackingRequestID, APISlug: apiSlug, Value: value})
+	v, err := r.Res.SetValue(ctx, who(ctx), resolve.SetValue{EntityType: "TrackingRequest", EntityID: trackingRequestID, APISlug: apiSlug, Value: value})
 	return withPlan(ctx, v, err)
 }
 
 // DeleteTrackingRequestCustomField is the resolver for the deleteTrackingRequestCustomField field.
 func (r *mutationResolver) DeleteTrackingRequestCustomField(ctx context.Context, trackingRequestID string, apiSlug string) (*model.CustomField, error) {
-	v, err := r.Res.RemoveValue(ctx, "TrackingRequest", trackingRequestID, apiSlug)
+	v, err := r.Res.RemoveValue(ctx, who(ctx), "TrackingRequest", trackingRequestID, apiSlug)
 	return withPlan(ctx, v, err)
 }
 
 // DeleteCustomField is the resolver for the deleteCustomField field.
 func (r *mutationResolver) DeleteCustomField(ctx context.Context, id string) (*model.CustomField, error) {
-	v, err := r.Res.DeleteValue(ctx, id)
+	v, err := r.Res.DeleteValue(ctx, who(ctx), id)
 	return withPlan(ctx, v, err)
 }
 
 // CreateCustomFieldDefinition is the resolver for the createCustomFieldDefinition field.
 func (r *mutationResolver) CreateCustomFieldDefinition(ctx context.Context, input model.CustomFieldDefinitionInput) (*model.CustomFieldDefinition, error) {
-	v, err := r.Res.CreateDefinition(ctx, resolve.CreateDefinition{Input: input})
+	v, err := r.Res.CreateDefinition(ctx, who(ctx), resolve.CreateDefinition{Input: input})
 	return withPlan(ctx, v, err)
 }
 
 // UpdateCustomFieldDefinition is the resolver for the updateCustomFieldDefinition field.
 func (r *mutationResolver) UpdateCustomFieldDefinition(ctx context.Context, id string, input model.CustomFieldDefinitionPatch) (*model.CustomFieldDefinition, error) {
-	v, err := r.Res.UpdateDefinition(ctx, resolve.UpdateDefinition{ID: id, Patch: input})
+	v, err := r.Res.UpdateDefinition(ctx, who(ctx), resolve.UpdateDefinition{ID: id, Patch: input})
 	return withPlan(ctx, v, err)
 }
 
 // DeleteCustomFieldDefinition is the resolver for the deleteCustomFieldDefinition field.
 func (r *mutationResolver) DeleteCustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error) {
-	v, err := r.Res.DeleteDefinition(ctx, id)
+	v, err := r.Res.DeleteDefinition(ctx, who(ctx), id)
 	return withPlan(ctx, v, err)
 }
 
 // UpdateShipment is the resolver for the updateShipment field.
 func (r *mutationResolver) UpdateShipment(ctx context.Context, id string, input model.ShipmentPatch) (*model.Shipment, error) {
-	v, err := r.Res.UpdateShipment(ctx, resolve.UpdateShipment{ID: id, RefNumbers: input.RefNumbers, Tags: input.Tags})
+	v, err := r.Res.UpdateShipment(ctx, who(ctx), resolve.UpdateShipment{ID: id, RefNumbers: input.RefNumbers, Tags: input.Tags})
 	return withPlan(ctx, v, err)
 }
 
 // StopTrackingShipment is the resolver for the stopTrackingShipment field.
 func (r *mutationResolver) StopTrackingShipment(ctx context.Context, id string) (*model.Shipment, error) {
-	v, err := r.Res.StopTracking(ctx, id)
+	v, err := r.Res.StopTracking(ctx, who(ctx), id)
 	return withPlan(ctx, v, err)
 }
 
 // RefreshContainer is the resolver for the refreshContainer field.
 func (r *mutationResolver) RefreshContainer(ctx context.Context, id string) (*model.Container, error) {
-	if _, err := r.Res.RefreshContainer(ctx, id); err != nil {
+	if _, err := r.Res.RefreshContainer(ctx, who(ctx), id); err != nil {
 		return nil, err
 	}
-	return r.Res.Container(ctx, id, fieldPlan(ctx))
+	return r.Res.Container(ctx, who(ctx), id, fieldPlan(ctx))
 }
 
 // ResumeTrackingShipment is the resolver for the resumeTrackingShipment field.
 func (r *mutationResolver) ResumeTrackingShipment(ctx context.Context, id string) (*model.Shipment, error) {
-	v, err := r.Res.ResumeTracking(ctx, id)
+	v, err := r.Res.ResumeTracking(ctx, who(ctx), id)
 	return withPlan(ctx, v, err)
 }
 
 // UpdateDocument is the resolver for the updateDocument field.
 func (r *mutationResolver) UpdateDocument(ctx context.Context, id string, input model.DocumentPatch) (*model.Document, error) {
-	v, err := r.Res.UpdateDocument(ctx, resolve.UpdateDocument{ID: id, DocumentTypeManual: input.DocumentTypeManual})
+	v, err := r.Res.UpdateDocument(ctx, who(ctx), resolve.UpdateDocument{ID: id, DocumentTypeManual: input.DocumentTypeManual})
 	return withPlan(ctx, v, err)
 }
 
 // DeleteDocument is the resolver for the deleteDocument field.
 func (r *mutationResolver) DeleteDocument(ctx context.Context, id string) (*model.Document, error) {
-	v, err := r.Res.DeleteDocument(ctx, id)
+	v, err := r.Res.DeleteDocument(ctx, who(ctx), id)
 	return withPlan(ctx, v, err)
 }
 
 // CreateDocument is the resolver for the createDocument field.
 func (r *mutationResolver) CreateDocument(ctx context.Context, input model.CreateDocumentInput) (*model.Document, error) {
-	v, err := r.Res.CreateDocument(ctx, createDocument(input))
+	v, err := r.Res.CreateDocument(ctx, who(ctx), createDocument(input))
 	return withPlan(ctx, v, err)
 }
 
 // CreateWebhook is the resolver for the createWebhook field.
 func (r *mutationResolver) CreateWebhook(ctx context.Context, input model.WebhookInput) (*model.Webhook, error) {
-	v, err := r.Res.CreateWebhook(ctx, resolve.CreateWebhook{Input: input})
+	v, err := r.Res.CreateWebhook(ctx, who(ctx), resolve.CreateWebhook{Input: input})
 	return withPlan(ctx, v, err)
 }
 
 // UpdateWebhook is the resolver for the updateWebhook field.
 func (r *mutationResolver) UpdateWebhook(ctx context.Context, id string, input model.WebhookPatch) (*model.Webhook, error) {
-	v, err := r.Res.UpdateWebhook(ctx, resolve.UpdateWebhook{ID: id, Patch: input})
+	v, err := r.Res.UpdateWebhook(ctx, who(ctx), resolve.UpdateWebhook{ID: id, Patch: input})
 	return withPlan(ctx, v, err)
 }
 
 // DeleteWebhook is the resolver for the deleteWebhook field.
 func (r *mutationResolver) DeleteWebhook(ctx context.Context, id string) (*model.Webhook, error) {
-	v, err := r.Res.DeleteWebhook(ctx, id)
+	v, err := r.Res.DeleteWebhook(ctx, who(ctx), id)
 	return withPlan(ctx, v, err)
 }
 
 // RotateWebhookSecret is the resolver for the rotateWebhookSecret field.
 func (r *mutationResolver) RotateWebhookSecret(ctx context.Context, id string) (*model.Webhook, error) {
-	v, err := r.Res.RotateWebhookSecret(ctx, id)
+	v, err := r.Res.RotateWebhookSecret(ctx, who(ctx), id)
 	return withPlan(ctx, v, err)
 }
 
@@ -212,7 +212,7 @@ func (r *mutationResolver) UpdateTrackingRequest(ctx context.Context, id string,
 
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
-	return r.Res.Viewer(ctx)
+	return r.Res.Viewer(ctx, who(ctx))
 }
 
 // Shipments is the resolver for the shipments field.
@@ -221,7 +221,7 @@ func (r *queryResolver) Shipments(ctx context.Context, first *int, after *string
 	if orderBy != nil {
 		q.Order = orderOf(orderBy.Field, orderBy.Direction)
 	}
-	pg, err := r.Res.Shipments(ctx, q)
+	pg, err := r.Res.Shipments(ctx, who(ctx), q)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (r *queryResolver) Shipments(ctx context.Context, first *int, after *string
 
 // Shipment is the resolver for the shipment field.
 func (r *queryResolver) Shipment(ctx context.Context, id string) (*model.Shipment, error) {
-	return orNull(r.Res.Shipment(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.Shipment(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // Containers is the resolver for the containers field.
@@ -243,7 +243,7 @@ func (r *queryResolver) Containers(ctx context.Context, first *int, after *strin
 	if orderBy != nil {
 		q.Order = orderOf(orderBy.Field, orderBy.Direction)
 	}
-	pg, err := r.Res.Containers(ctx, q)
+	pg, err := r.Res.Containers(ctx, who(ctx), q)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func (r *queryResolver) Containers(ctx context.Context, first *int, after *strin
 
 // Container is the resolver for the container field.
 func (r *queryResolver) Container(ctx context.Context, id string) (*model.Container, error) {
-	return orNull(r.Res.Container(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.Container(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // Documents is the resolver for the documents field.
@@ -265,7 +265,7 @@ func (r *queryResolver) Documents(ctx context.Context, first *int, after *string
 	if orderBy != nil {
 		q.Order = orderOf(orderBy.Field, orderBy.Direction)
 	}
-	pg, err := r.Res.Documents(ctx, q)
+	pg, err := r.Res.Documents(ctx, who(ctx), q)
 	if err != nil {
 		return nil, err
 	}
@@ -278,28 +278,28 @@ func (r *queryResolver) Documents(ctx context.Context, first *int, after *string
 
 // Document is the resolver for the document field.
 func (r *queryResolver) Document(ctx context.Context, id string) (*model.Document, error) {
-	return orNull(r.Res.Document(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.Document(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // Terminal is the resolver for the terminal field.
 func (r *queryResolver) Terminal(ctx context.Context, id string) (*model.Terminal, error) {
-	return orNull(r.Res.Terminal(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.Terminal(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // Port is the resolver for the port field.
 func (r *queryResolver) Port(ctx context.Context, id string) (*model.Port, error) {
-	return orNull(r.Res.Port(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.Port(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // Vessel is the resolver for the vessel field.
 func (r *queryResolver) Vessel(ctx context.Context, id string) (*model.Vessel, error) {
-	return orNull(r.Res.Vessel(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.Vessel(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // CustomFieldDefinitions is the resolver for the customFieldDefinitions field.
 func (r *queryResolver) CustomFieldDefinitions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldDefinitionFilter) (*model.CustomFieldDefinitionConnection, error) {
 	q := resolve.Query[model.CustomFieldDefinitionFilter]{Filter: valueOf(filter), Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "CustomFieldDefinition"), Cursors: selectsEdges(ctx)}
-	pg, err := r.Res.Definitions(ctx, q)
+	pg, err := r.Res.Definitions(ctx, who(ctx), q)
 	if err != nil {
 		return nil, err
 	}
@@ -312,12 +312,12 @@ func (r *queryResolver) CustomFieldDefinitions(ctx context.Context, first *int, 
 
 // CustomFieldDefinition is the resolver for the customFieldDefinition field.
 func (r *queryResolver) CustomFieldDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error) {
-	return orNull(r.Res.Definition(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.Definition(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
-	n, err := r.Res.Node(ctx, id, fieldPlan(ctx))
+	n, err := r.Res.Node(ctx, who(ctx), id, fieldPlan(ctx))
 	if model.ErrorCode(err) == model.ENOTFOUND {
 		return nil, nil
 	}
@@ -326,13 +326,13 @@ func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error)
 
 // CustomField is the resolver for the customField field.
 func (r *queryResolver) CustomField(ctx context.Context, id string) (*model.CustomField, error) {
-	return orNull(r.Res.CustomField(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.CustomField(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // CustomFields is the resolver for the customFields field.
 func (r *queryResolver) CustomFields(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.CustomFieldFilter) (*model.CustomFieldConnection, error) {
 	q := resolve.Query[model.CustomFieldFilter]{Filter: valueOf(filter), Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "CustomField"), Cursors: selectsEdges(ctx)}
-	pg, err := r.Res.CustomFields(ctx, q)
+	pg, err := r.Res.CustomFields(ctx, who(ctx), q)
 	if err != nil {
 		return nil, err
 	}
@@ -345,13 +345,13 @@ func (r *queryResolver) CustomFields(ctx context.Context, first *int, after *str
 
 // DocumentTypes is the resolver for the documentTypes field.
 func (r *queryResolver) DocumentTypes(ctx context.Context) ([]*model.DocumentTypeInfo, error) {
-	return r.Res.DocumentTypes(ctx)
+	return r.Res.DocumentTypes(ctx, who(ctx))
 }
 
 // EmailSubmissions is the resolver for the emailSubmissions field.
 func (r *queryResolver) EmailSubmissions(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.EmailSubmissionConnection, error) {
 	q := resolve.Query[resolve.NoFilter]{Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "EmailSubmission"), Cursors: selectsEdges(ctx)}
-	pg, err := r.Res.EmailSubmissions(ctx, q)
+	pg, err := r.Res.EmailSubmissions(ctx, who(ctx), q)
 	if err != nil {
 		return nil, err
 	}
@@ -364,13 +364,13 @@ func (r *queryResolver) EmailSubmissions(ctx context.Context, first *int, after 
 
 // EmailSubmission is the resolver for the emailSubmission field.
 func (r *queryResolver) EmailSubmission(ctx context.Context, id string) (*model.EmailSubmission, error) {
-	return orNull(r.Res.EmailSubmission(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.EmailSubmission(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // ShippingLines is the resolver for the shippingLines field.
 func (r *queryResolver) ShippingLines(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.ShippingLineConnection, error) {
 	q := resolve.Query[resolve.NoFilter]{Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "ShippingLine"), Cursors: selectsEdges(ctx)}
-	pg, err := r.Res.ShippingLines(ctx, q)
+	pg, err := r.Res.ShippingLines(ctx, who(ctx), q)
 	if err != nil {
 		return nil, err
 	}
@@ -383,12 +383,12 @@ func (r *queryResolver) ShippingLines(ctx context.Context, first *int, after *st
 
 // ShippingLine is the resolver for the shippingLine field.
 func (r *queryResolver) ShippingLine(ctx context.Context, id string) (*model.ShippingLine, error) {
-	return orNull(r.Res.ShippingLine(ctx, id))
+	return orNull(r.Res.ShippingLine(ctx, who(ctx), id))
 }
 
 // MetroArea is the resolver for the metroArea field.
 func (r *queryResolver) MetroArea(ctx context.Context, id string) (*model.MetroArea, error) {
-	return orNull(r.Res.MetroArea(ctx, id, nil))
+	return orNull(r.Res.MetroArea(ctx, who(ctx), id, nil))
 }
 
 // Webhooks is the resolver for the webhooks field.
@@ -398,7 +398,7 @@ func (r *queryResolver) Webhooks(ctx context.Context, first *int, after *string,
 
 // Webhook is the resolver for the webhook field.
 func (r *queryResolver) Webhook(ctx context.Context, id string) (*model.Webhook, error) {
-	return orNull(r.Res.Webhook(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.Webhook(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // WebhookNotifications is the resolver for the webhookNotifications field.
@@ -408,7 +408,7 @@ func (r *queryResolver) WebhookNotifications(ctx context.Context, first *int, af
 
 // WebhookNotification is the resolver for the webhookNotification field.
 func (r *queryResolver) WebhookNotification(ctx context.Context, id string) (*model.WebhookNotification, error) {
-	return orNull(r.Res.WebhookNotification(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.WebhookNotification(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // WebhookEvents is the resolver for the webhookEvents field.
@@ -423,22 +423,22 @@ func (r *queryResolver) TrackingRequests(ctx context.Context, first *int, after 
 
 // TrackingRequest is the resolver for the trackingRequest field.
 func (r *queryResolver) TrackingRequest(ctx context.Context, id string) (*model.TrackingRequest, error) {
-	return orNull(r.Res.TrackingRequest(ctx, id, fieldPlan(ctx)))
+	return orNull(r.Res.TrackingRequest(ctx, who(ctx), id, fieldPlan(ctx)))
 }
 
 // InferTrackingNumber is the resolver for the inferTrackingNumber field.
 func (r *queryResolver) InferTrackingNumber(ctx context.Context, number string) (*model.InferredNumber, error) {
-	return r.Res.InferTrackingNumber(ctx, number)
+	return r.Res.InferTrackingNumber(ctx, who(ctx), number)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error) {
-	return r.Res.CountShipments(ctx, obj.Filter)
+	return r.Res.CountShipments(ctx, who(ctx), obj.Filter)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *shippingLineConnectionResolver) TotalCount(ctx context.Context, obj *model.ShippingLineConnection) (int, error) {
-	return r.Res.CountShippingLines(ctx)
+	return r.Res.CountShippingLines(ctx, who(ctx))
 }
 
 // ContainerUpdated is the resolver for the containerUpdated field.
@@ -473,17 +473,17 @@ func (r *trackingRequestResolver) Tags(ctx context.Context, obj *model.TrackingR
 
 // TotalCount is the resolver for the totalCount field.
 func (r *trackingRequestConnectionResolver) TotalCount(ctx context.Context, obj *model.TrackingRequestConnection) (int, error) {
-	return r.Res.CountTrackingRequests(ctx, obj.Filter)
+	return r.Res.CountTrackingRequests(ctx, who(ctx), obj.Filter)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *webhookConnectionResolver) TotalCount(ctx context.Context, obj *model.WebhookConnection) (int, error) {
-	return r.Res.CountWebhooks(ctx)
+	return r.Res.CountWebhooks(ctx, who(ctx))
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *webhookNotificationConnectionResolver) TotalCount(ctx context.Context, obj *model.WebhookNotificationConnection) (int, error) {
-	return r.Res.CountWebhookNotifications(ctx, obj.Filter)
+	return r.Res.CountWebhookNotifications(ctx, who(ctx), obj.Filter)
 }
 
 // ContainerConnection returns executor.ContainerConnectionResolver implementation.

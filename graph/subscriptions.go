@@ -45,7 +45,7 @@ type eventSource[E any] struct {
 // subscribe starts a subscription of the principal's account, after the
 // log id after (or the transport's resume point) when given.
 func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E], after *string) (<-chan *E, error) {
-	p, err := model.RequirePrincipal(ctx)
+	p, err := model.Authenticated(who(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +73,8 @@ func subscribe[E any](r *Resolver, ctx context.Context, src eventSource[E], afte
 		fields = FieldsOf(graphql.GetOperationContext(ctx))
 	}
 	for typ, fs := range src.fields {
-		if fields[typ] == nil {
-			fields[typ] = map[string]bool{}
-		}
 		for _, f := range fs {
-			fields[typ][f] = true
+			AddField(fields, typ, f)
 		}
 	}
 	s, err := r.Live.Subscribe(ctx, p, resume)
@@ -139,13 +136,10 @@ func event[E any](r *Resolver, ctx context.Context, p *model.Principal, fields l
 	if !src.match(ev.Change) {
 		return nil
 	}
-	l := load.NewLoaders(r.Res.DB, p.AccountID, r.LoaderConfig)
-	l.Select(fields)
 	ctx, sp := traceEvent(ctx, ev.Change)
-	// The re-read may use a replica that replayed the change (its WAL
-	// position, read with it from the change log on the primary).
-	rctx := r.Res.DB.WithReadAt(ctx, ev.Change.WAL, ev.Change.WALAt)
-	e, err := src.resolve(load.WithLoaders(rctx, l), ev.Change)
+	// Fresh loaders narrowed to fields; the re-read may use a replica
+	// that replayed the change.
+	e, err := src.resolve(r.Res.EventSession(ctx, p, ev.Change, fields), ev.Change)
 	endEventTrace(sp, err)
 	if err != nil {
 		// The record could not be read (the database is failing): the
@@ -262,7 +256,7 @@ func (r *subscriptionResolver) containerEvents(ctx context.Context, filter *mode
 			if c.Op == "DELETE" {
 				return e, nil // matched on its shipment alone
 			}
-			v, err := orNull(r.Res.Container(ctx, c.ID, nil))
+			v, err := orNull(r.Res.Container(ctx, who(ctx), c.ID, nil))
 			if err != nil || v == nil {
 				return nil, err // gone since: its DELETE follows
 			}
@@ -305,7 +299,7 @@ func (r *subscriptionResolver) shipmentEvents(ctx context.Context, id string) ev
 			if c.Op == "DELETE" {
 				return e, nil
 			}
-			v, err := orNull(r.Res.Shipment(ctx, c.ID, plan))
+			v, err := orNull(r.Res.Shipment(ctx, who(ctx), c.ID, plan))
 			if err != nil || v == nil {
 				return nil, err
 			}
@@ -327,7 +321,7 @@ func (r *subscriptionResolver) customFieldEvents(ctx context.Context, entityID s
 			if c.Op == "DELETE" {
 				return e, nil
 			}
-			all, err := r.Res.EntityCustomFields(ctx, c.Parent)
+			all, err := r.Res.EntityCustomFields(ctx, who(ctx), c.Parent)
 			if err != nil {
 				return nil, err
 			}

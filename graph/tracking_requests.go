@@ -15,7 +15,7 @@ func (r *queryResolver) trackingRequests(ctx context.Context, first *int, after 
 	if orderBy != nil {
 		q.Order = orderOf(orderBy.Field, orderBy.Direction)
 	}
-	pg, err := r.Res.TrackingRequests(ctx, q)
+	pg, err := r.Res.TrackingRequests(ctx, who(ctx), q)
 	if err != nil {
 		return nil, err
 	}
@@ -27,12 +27,12 @@ func (r *queryResolver) trackingRequests(ctx context.Context, first *int, after 
 }
 
 func (r *mutationResolver) createTrackingRequest(ctx context.Context, input model.TrackingRequestInput) (*model.TrackingRequest, error) {
-	v, err := r.Res.CreateTrackingRequest(ctx, resolve.CreateTrackingRequest{Input: input})
+	v, err := r.Res.CreateTrackingRequest(ctx, who(ctx), resolve.CreateTrackingRequest{Input: input})
 	return withPlan(ctx, v, err)
 }
 
 func (r *mutationResolver) updateTrackingRequest(ctx context.Context, id string, input model.TrackingRequestPatch) (*model.TrackingRequest, error) {
-	v, err := r.Res.UpdateTrackingRequest(ctx, resolve.UpdateTrackingRequest{ID: id, Patch: input})
+	v, err := r.Res.UpdateTrackingRequest(ctx, who(ctx), resolve.UpdateTrackingRequest{ID: id, Patch: input})
 	return withPlan(ctx, v, err)
 }
 

@@ -13,7 +13,7 @@ import (
 
 func (r *queryResolver) webhooks(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.WebhookConnection, error) {
 	q := resolve.WebhookQuery{Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "Webhook"), Cursors: selectsEdges(ctx)}
-	pg, err := r.Res.Webhooks(ctx, q)
+	pg, err := r.Res.Webhooks(ctx, who(ctx), q)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +26,7 @@ func (r *queryResolver) webhooks(ctx context.Context, first *int, after *string,
 
 func (r *queryResolver) webhookNotifications(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.WebhookNotificationFilter) (*model.WebhookNotificationConnection, error) {
 	q := resolve.WebhookNotificationQuery{Filter: valueOf(filter), Page: pages(first, after, last, before, page), Plan: nodesPlan(ctx, "WebhookNotification"), Cursors: selectsEdges(ctx)}
-	pg, err := r.Res.WebhookNotifications(ctx, q)
+	pg, err := r.Res.WebhookNotifications(ctx, who(ctx), q)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (r *queryResolver) webhookNotifications(ctx context.Context, first *int, af
 }
 
 func (r *queryResolver) webhookEvents(ctx context.Context) ([]*model.WebhookEventCategory, error) {
-	cats, err := r.Res.WebhookEvents(ctx)
+	cats, err := r.Res.WebhookEvents(ctx, who(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,7 @@ import (
 	"shipgraph/graph/playground"
 	"shipgraph/live"
 	"shipgraph/load"
+	"shipgraph/model"
 	"shipgraph/resolve"
 	"shipgraph/rest"
 	"shipgraph/sharedlimit"
@@ -186,8 +187,9 @@ func New(store *db.DB, c Config) *Handler {
 		res.Files = c.Files
 		res.WebhookConfig = c.Webhooks
 		res.Tracking = c.Tracking
+		res.Loaders = c.Loader
 	}
-	resolver := &graph.Resolver{Res: res, Live: live, LoaderConfig: c.Loader}
+	resolver := &graph.Resolver{Res: res, Live: live}
 	gql := gqlhttp.NewHandler(resolver, hc)
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
 
@@ -208,7 +210,7 @@ func New(store *db.DB, c Config) *Handler {
 	if c.Files != nil {
 		routed = withFileBase(api)
 	}
-	routes := sessions(store, loaders(store, c.Loader, routed))
+	routes := sessions(store, loaders(res, routed))
 	if c.Wrap != nil {
 		routes = c.Wrap(routes)
 	}
@@ -262,10 +264,16 @@ func ListenPing(c Config) time.Duration {
 	return ping
 }
 
-// loaders is the per-request loaders step, the one place the chain calls
-// graph's middleware (its signature may change with the loaders).
-func loaders(store *db.DB, lc load.LoaderConfig, next http.Handler) http.Handler {
-	return load.Middleware(store, lc, next)
+// loaders is the per-request identity step: the principal authenticate
+// found, and loaders of its account, put together by the resolver layer
+// (resolve.Session, the one place every transport uses).
+func loaders(res *resolve.Resolver, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := model.PrincipalFrom(r.Context()); p != nil {
+			r = r.WithContext(res.Session(r.Context(), p))
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // ServeHTTP serves one request through the chain.

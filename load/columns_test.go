@@ -3,24 +3,33 @@ package load
 import (
 	"slices"
 	"testing"
+
+	"shipgraph/catalog"
 )
 
-// The columns a request reads follow what it asks for: each field's
-// column, the derived columns of computed fields, the key column of each
-// relationship, and the id; a type with a field the mapping does not know
-// is read whole, and so is a type the request does not name.
+// The columns a request reads follow what it asks for, in the catalogue's
+// terms: the columns named, the key columns of each relationship, and the
+// id; a resource with a column the store does not know (or every column)
+// is read whole, and so is a resource the request does not name.
 func TestFieldsSelection(t *testing.T) {
-	sel := Fields{
-		"Container":   {"number": true, "currentStatus": true, "podTerminal": true, "importDeadlines": true, "__typename": true},
-		"CustomField": {"apiSlug": true, "value": true},
-		"Shipment":    {"billOfLadingNumber": true, "destination": true, "customField": true},
-		"Terminal":    {"name": true, "noSuchField": true},
-		"Viewer":      {"role": true},
-	}.Selection()
+	fs := Fields{}
+	fs.AddColumn(catalog.Container, "number")
+	fs.AddColumn(catalog.Container, "current_status")
+	fs.AddRel(catalog.Container.Rel("podTerminal"))
+	fs.AddColumn(catalog.CustomField, "api_slug")
+	fs.AddColumn(catalog.CustomField, "value")
+	fs.AddColumn(catalog.Shipment, "bill_of_lading_number")
+	fs.AddRel(catalog.Shipment.Rel("destination")) // two targets, two keys
+	fs.AddRel(catalog.Shipment.Rel("customField")) // read through customFields: the id
+	fs.AddColumn(catalog.Terminal, "name")
+	fs.AddColumn(catalog.Terminal, "no_such_column")
+	fs.AddColumn(catalog.Document, "filename")
+	fs.AddAll(catalog.Document)
+	sel := fs.Selection()
 	want := map[string][]string{
-		"Container":   {"current_status", "id", "number", "pickup_lfd_line", "pickup_lfd_rail", "pickup_lfd_terminal", "pod_terminal_id"},
-		"CustomField": {"api_slug", "id", "value"}, // no option_labels: displayValue was not asked for
-		"Shipment":    {"bill_of_lading_number", "destination_metro_area_id", "destination_port_id", "id", "id"},
+		"Container":   {"current_status", "id", "number", "pod_terminal_id"},
+		"CustomField": {"api_slug", "id", "value"},
+		"Shipment":    {"bill_of_lading_number", "destination_metro_area_id", "destination_port_id", "id"},
 	}
 	for typ, cols := range want {
 		got := slices.Clone(sel[typ])
@@ -29,13 +38,22 @@ func TestFieldsSelection(t *testing.T) {
 			t.Errorf("%s: columns %v, want %v", typ, got, cols)
 		}
 	}
-	for _, typ := range []string{"Terminal", "Viewer", "Port"} {
+	for _, typ := range []string{"Terminal", "Document", "Port"} {
 		if _, ok := sel[typ]; ok {
 			t.Errorf("%s is narrowed to %v; want it read whole", typ, sel[typ])
 		}
 	}
-	withDisplay := Fields{"CustomField": {"displayValue": true}}.Selection()
-	if !slices.Contains(withDisplay["CustomField"], "option_labels") {
-		t.Errorf("displayValue does not read option_labels: %v", withDisplay["CustomField"])
+}
+
+// A plan names relationships of the catalogue: NewPlan resolves dotted
+// plan names through each target, and skips a name a target lacks.
+func TestNewPlan(t *testing.T) {
+	p := NewPlan(catalog.Container, "transportEvents.vessel", "noSuch", "shipment.noSuch")
+	events := p.Rels[catalog.Container.Rel("transportEvents")]
+	if len(p.Rels) != 2 || events == nil || p.Rels[catalog.Container.Rel("shipment")] == nil {
+		t.Fatalf("plan %v: want transportEvents and shipment", p.Rels)
+	}
+	if len(events.Rels) != 1 || events.Rels[catalog.TransportEvent.Rel("vessel")] == nil {
+		t.Errorf("below transportEvents: %v, want vessel", events.Rels)
 	}
 }

@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"errors"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -293,26 +292,13 @@ func WithLoaders(ctx context.Context, l *Loaders) context.Context {
 	return context.WithValue(ctx, loadersKey{}, l)
 }
 
-// For returns the loaders of the request. Middleware always installs them
-// after auth; a request without them is a wiring bug.
+// For returns the loaders of the request, which resolve.Session put in its
+// context; a request without them is a wiring bug (resolve's methods
+// answer an anonymous request before asking).
 func For(ctx context.Context) (*Loaders, error) {
 	l, ok := ctx.Value(loadersKey{}).(*Loaders)
 	if !ok {
-		if model.PrincipalFrom(ctx) == nil {
-			return nil, model.Errorf(model.EUNAUTHENTICATED, "a valid API key is required")
-		}
 		return nil, model.Errorf(model.EINTERNAL, "loaders missing from request context")
 	}
 	return l, nil
-}
-
-// Middleware builds a set of loaders per request for the authenticated
-// principal (auth runs before it). Requests without a principal get none.
-func Middleware(store *db.DB, cfg LoaderConfig, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := model.PrincipalFrom(r.Context()); p != nil {
-			r = r.WithContext(WithLoaders(r.Context(), NewLoaders(store, p.AccountID, cfg)))
-		}
-		next.ServeHTTP(w, r)
-	})
 }

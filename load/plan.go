@@ -11,9 +11,14 @@ import (
 )
 
 // The load plan of a request says what each level of its response needs:
-// which relationships (Plan) and which attributes (the request's column
-// selection). GraphQL builds it from the operation's selections, /v2 from
-// `include` and `fields[type]`. It runs level by level: for every level the
+// which relationships (Plan.Rels) and which attributes (Plan.Fields, the
+// columns the request reads). It speaks the catalogue's terms only: a
+// relationship is a *catalog.Rel, an attribute a column of its resource.
+// Each API translates its own names: GraphQL from the operation's
+// selections (graph/plan.go), /v2 from `include` and `fields[type]`
+// (rest/plan.go). resolve runs it: its reads (list, get, journey) select
+// the columns before they read and load the relationships after; writes
+// load them with resolve.Load. It runs level by level: for every level the
 // keys of every relationship are gathered across all its records, each
 // loader gets its keys in one LoadAll — one statement per relationship and
 // level, whatever the page size — and the results are attached to the
@@ -21,56 +26,73 @@ import (
 // without further loading. Loaders still deduplicate and cache by id
 // within the request.
 
-// Plan is the relationships one level needs, by field name (GraphQL's), each
-// with the plan of the level below it.
+// Plan is the relationships one level needs, each with the plan of the
+// level below it. A relationship applies to the records of its owner
+// (rel.Owner): a plan over several types (a node, an included
+// destination) names the relationships of each.
 type Plan struct {
-	Rels map[string]*Plan
+	Rels map[*catalog.Rel]*Plan
+	// Fields, on the plan of a request's primary records, are the
+	// columns the request reads of each resource (nil: every column, or
+	// what the request decided before its first read).
+	Fields Fields
 }
 
-// NewPlan returns the plan of dotted relationship paths, such as
-// "containers.podTerminal.port"; a path may name a relationship the record
-// type does not have (a plan over several types), which is skipped.
-func NewPlan(paths ...string) *Plan {
+// NewPlan returns the plan over records of res of dotted relationship
+// paths of the catalogue's plan names (catalog.Resource.Rel), such as
+// "transportEvents.vessel"; a path a target does not have is skipped.
+func NewPlan(res *catalog.Resource, paths ...string) *Plan {
 	p := &Plan{}
 	for _, path := range paths {
-		at := p
-		for _, name := range strings.Split(path, ".") {
-			at = at.Child(name)
-		}
+		p.add(res, strings.Split(path, "."))
 	}
 	return p
 }
 
-func (p *Plan) Child(name string) *Plan {
-	if p.Rels == nil {
-		p.Rels = map[string]*Plan{}
+func (p *Plan) add(res *catalog.Resource, names []string) {
+	rel := res.Rel(names[0])
+	if rel == nil {
+		return
 	}
-	c, ok := p.Rels[name]
+	c := p.Child(rel)
+	if len(names) > 1 {
+		for _, t := range rel.Targets {
+			c.add(t.Resource, names[1:])
+		}
+	}
+}
+
+// Child is the plan below rel, added when p has none.
+func (p *Plan) Child(rel *catalog.Rel) *Plan {
+	if p.Rels == nil {
+		p.Rels = map[*catalog.Rel]*Plan{}
+	}
+	c, ok := p.Rels[rel]
 	if !ok {
 		c = &Plan{}
-		p.Rels[name] = c
+		p.Rels[rel] = c
 	}
 	return c
 }
 
 // Merge adds q's relationships to p.
 func (p *Plan) Merge(q *Plan) {
-	for name, sub := range q.Rels {
-		p.Child(name).Merge(sub)
+	if q == nil {
+		return
+	}
+	for rel, sub := range q.Rels {
+		p.Child(rel).Merge(sub)
 	}
 }
 
-// Prepare decides, before its first read, which fields of each type the
-// request reads (nil: all of them); the store then reads only their
-// columns. /v2 calls it with its sparse fieldsets; GraphQL decides from
-// its operation.
-func Prepare(ctx context.Context, fields Fields) error {
-	l, err := For(ctx)
-	if err != nil {
-		return err
+// Select decides, before the request's first read, the columns it reads:
+// the plan's Fields, when it has some (the first decision of a request
+// stands: cached records keep the columns every part of the response
+// needs).
+func (p *Plan) Select(l *Loaders) {
+	if p != nil && p.Fields != nil {
+		l.Select(p.Fields)
 	}
-	l.Select(fields)
-	return nil
 }
 
 // Load attaches to rows the relationships plan names, and theirs below
@@ -132,12 +154,8 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 					byType[last] = append(byType[last], r)
 				}
 			}
-			for name, sub := range lv.plan.Rels {
-				for res, recs := range byType {
-					rel := res.Rel(name)
-					if rel == nil {
-						continue
-					}
+			for rel, sub := range lv.plan.Rels {
+				if recs := byType[rel.Owner]; len(recs) > 0 {
 					for _, t := range rel.Targets {
 						steps = append(steps, step{t, recs, sub})
 						id := t.Read.Index()

@@ -44,16 +44,27 @@ func PrincipalFrom(ctx context.Context) *Principal {
 
 // RequirePrincipal returns the principal or an unauthenticated error.
 func RequirePrincipal(ctx context.Context) (*Principal, error) {
-	if p := PrincipalFrom(ctx); p != nil {
-		return p, nil
-	}
-	return nil, Errorf(EUNAUTHENTICATED, "a valid API key is required")
+	return Authenticated(PrincipalFrom(ctx))
 }
 
 // RequireWrite returns the principal if it may change data.
 func RequireWrite(ctx context.Context) (*Principal, error) {
-	p, err := RequirePrincipal(ctx)
-	if err != nil {
+	return MayWrite(PrincipalFrom(ctx))
+}
+
+// Authenticated is p, or the unauthenticated error when there is none (an
+// anonymous request).
+func Authenticated(p *Principal) (*Principal, error) {
+	if p == nil {
+		return nil, Errorf(EUNAUTHENTICATED, "a valid API key is required")
+	}
+	return p, nil
+}
+
+// MayWrite is p if it may change data: the unauthenticated error without
+// one, the forbidden one for a viewer's key.
+func MayWrite(p *Principal) (*Principal, error) {
+	if _, err := Authenticated(p); err != nil {
 		return nil, err
 	}
 	if !p.CanWrite() {

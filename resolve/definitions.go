@@ -88,8 +88,8 @@ func checkDefault(ctx context.Context, l *load.Loaders, def *model.CustomFieldDe
 }
 
 // CreateDefinition runs c and returns the definition created.
-func (r *Resolver) CreateDefinition(ctx context.Context, c CreateDefinition) (*model.CustomFieldDefinition, error) {
-	p, l, err := writer(ctx)
+func (r *Resolver) CreateDefinition(ctx context.Context, p *model.Principal, c CreateDefinition) (*model.CustomFieldDefinition, error) {
+	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -129,8 +129,8 @@ func (r *Resolver) CreateDefinition(ctx context.Context, c CreateDefinition) (*m
 }
 
 // UpdateDefinition runs c and returns the definition written.
-func (r *Resolver) UpdateDefinition(ctx context.Context, c UpdateDefinition) (*model.CustomFieldDefinition, error) {
-	p, l, def, err := writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.CustomFieldDefinition] { return l.DefinitionByID }, c.ID, "custom field definition", nil)
+func (r *Resolver) UpdateDefinition(ctx context.Context, p *model.Principal, c UpdateDefinition) (*model.CustomFieldDefinition, error) {
+	p, l, def, err := writeTarget(ctx, p, func(l *load.Loaders) *load.Loader[*model.CustomFieldDefinition] { return l.DefinitionByID }, c.ID, "custom field definition", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -174,8 +174,8 @@ func (r *Resolver) UpdateDefinition(ctx context.Context, c UpdateDefinition) (*m
 
 // DeleteDefinition deletes the definition id, its options and its values,
 // and returns it.
-func (r *Resolver) DeleteDefinition(ctx context.Context, id string) (*model.CustomFieldDefinition, error) {
-	p, l, err := writer(ctx)
+func (r *Resolver) DeleteDefinition(ctx context.Context, p *model.Principal, id string) (*model.CustomFieldDefinition, error) {
+	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -225,8 +225,8 @@ func checkOptionText(field, v string) (string, error) {
 }
 
 // CreateOption runs c and returns the option created.
-func (r *Resolver) CreateOption(ctx context.Context, c CreateOption) (*model.CustomFieldOption, error) {
-	p, l, err := writer(ctx)
+func (r *Resolver) CreateOption(ctx context.Context, p *model.Principal, c CreateOption) (*model.CustomFieldOption, error) {
+	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -251,8 +251,8 @@ func (r *Resolver) CreateOption(ctx context.Context, c CreateOption) (*model.Cus
 }
 
 // UpdateOption runs c and returns the option written.
-func (r *Resolver) UpdateOption(ctx context.Context, c UpdateOption) (*model.CustomFieldOption, error) {
-	p, l, err := writer(ctx)
+func (r *Resolver) UpdateOption(ctx context.Context, p *model.Principal, c UpdateOption) (*model.CustomFieldOption, error) {
+	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -294,8 +294,8 @@ func (r *Resolver) UpdateOption(ctx context.Context, c UpdateOption) (*model.Cus
 }
 
 // DeleteOption deletes an option of a definition and returns it.
-func (r *Resolver) DeleteOption(ctx context.Context, definitionID, optionID string) (*model.CustomFieldOption, error) {
-	p, l, err := writer(ctx)
+func (r *Resolver) DeleteOption(ctx context.Context, p *model.Principal, definitionID, optionID string) (*model.CustomFieldOption, error) {
+	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,14 @@
 // the account's (404), the input (422: Invalid, which a transport found
 // while decoding, then the rules here), then the store (conflicts).
 //
-// Functions take plain query and command structs and return records of the
-// model or *model.Error. Errors name the offending input neutrally (Field:
+// Functions take the request's principal explicitly, as their second
+// parameter (func (r *Resolver) X(ctx, p *model.Principal, …)): the
+// transport authenticated it once and built the request's session with
+// Session (its loaders, which methods read with load.For); nothing here
+// reads the principal from the context. Reads take the caller's load plan
+// (Query.Plan, a get's plan argument), built by each API from its own
+// request in the catalogue's terms, and run it. Functions take plain query
+// and command structs and return records of the model or *model.Error. Errors name the offending input neutrally (Field:
 // an attribute name; Parameter: a page argument); each transport renders
 // them in its own syntax. gqlgen's resolvers (graph) and the /v2 handlers
 // (rest) are thin adapters over this package; it knows neither.

@@ -23,8 +23,8 @@ type UpdateDocument struct {
 }
 
 // UpdateDocument runs c and returns the document.
-func (r *Resolver) UpdateDocument(ctx context.Context, c UpdateDocument) (*model.Document, error) {
-	p, l, d, err := documentWrite(ctx, c.ID, c.Invalid)
+func (r *Resolver) UpdateDocument(ctx context.Context, p *model.Principal, c UpdateDocument) (*model.Document, error) {
+	p, l, d, err := documentWrite(ctx, p, c.ID, c.Invalid)
 	if err != nil {
 		return nil, err
 	}
@@ -53,8 +53,8 @@ func (r *Resolver) UpdateDocument(ctx context.Context, c UpdateDocument) (*model
 }
 
 // DeleteDocument deletes the document id and returns it.
-func (r *Resolver) DeleteDocument(ctx context.Context, id string) (*model.Document, error) {
-	p, l, d, err := documentWrite(ctx, id, nil)
+func (r *Resolver) DeleteDocument(ctx context.Context, p *model.Principal, id string) (*model.Document, error) {
+	p, l, d, err := documentWrite(ctx, p, id, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +74,8 @@ func (r *Resolver) DeleteDocument(ctx context.Context, id string) (*model.Docume
 
 // documentWrite checks what every document write checks first: the key
 // may write, the document is the account's.
-func documentWrite(ctx context.Context, id string, invalid error) (*model.Principal, *load.Loaders, *model.Document, error) {
-	return writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.Document] { return l.DocumentByID }, id, "document", invalid)
+func documentWrite(ctx context.Context, p *model.Principal, id string, invalid error) (*model.Principal, *load.Loaders, *model.Document, error) {
+	return writeTarget(ctx, p, func(l *load.Loaders) *load.Loader[*model.Document] { return l.DocumentByID }, id, "document", invalid)
 }
 
 func knownDocumentType(code string) bool {

@@ -19,8 +19,8 @@ import (
 
 // entities reads records of one type by id through loader and runs plan
 // on those found.
-func entities[T any](ctx context.Context, loader func(*load.Loaders) *load.Loader[*T], ids []string, plan *load.Plan) ([]*T, error) {
-	_, l, err := principal(ctx)
+func entities[T any](ctx context.Context, p *model.Principal, loader func(*load.Loaders) *load.Loader[*T], ids []string, plan *load.Plan) ([]*T, error) {
+	_, l, err := begin(ctx, p, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -57,39 +57,39 @@ func loadFound[T any](ctx context.Context, rows []*T, plan *load.Plan) error {
 }
 
 // ShipmentsByID reads the account's shipments by id.
-func (r *Resolver) ShipmentsByID(ctx context.Context, ids []string, plan *load.Plan) ([]*model.Shipment, error) {
-	return entities(ctx, func(l *load.Loaders) *load.Loader[*model.Shipment] { return l.ShipmentByID }, ids, plan)
+func (r *Resolver) ShipmentsByID(ctx context.Context, p *model.Principal, ids []string, plan *load.Plan) ([]*model.Shipment, error) {
+	return entities(ctx, p, func(l *load.Loaders) *load.Loader[*model.Shipment] { return l.ShipmentByID }, ids, plan)
 }
 
 // ContainersByID reads the account's containers by id.
-func (r *Resolver) ContainersByID(ctx context.Context, ids []string, plan *load.Plan) ([]*model.Container, error) {
-	return entities(ctx, func(l *load.Loaders) *load.Loader[*model.Container] { return l.ContainerByID }, ids, plan)
+func (r *Resolver) ContainersByID(ctx context.Context, p *model.Principal, ids []string, plan *load.Plan) ([]*model.Container, error) {
+	return entities(ctx, p, func(l *load.Loaders) *load.Loader[*model.Container] { return l.ContainerByID }, ids, plan)
 }
 
 // DocumentsByID reads the account's documents by id.
-func (r *Resolver) DocumentsByID(ctx context.Context, ids []string, plan *load.Plan) ([]*model.Document, error) {
-	return entities(ctx, func(l *load.Loaders) *load.Loader[*model.Document] { return l.DocumentByID }, ids, plan)
+func (r *Resolver) DocumentsByID(ctx context.Context, p *model.Principal, ids []string, plan *load.Plan) ([]*model.Document, error) {
+	return entities(ctx, p, func(l *load.Loaders) *load.Loader[*model.Document] { return l.DocumentByID }, ids, plan)
 }
 
 // DefinitionsByID reads the account's custom field definitions by id.
-func (r *Resolver) DefinitionsByID(ctx context.Context, ids []string, plan *load.Plan) ([]*model.CustomFieldDefinition, error) {
-	return entities(ctx, func(l *load.Loaders) *load.Loader[*model.CustomFieldDefinition] { return l.DefinitionByID }, ids, plan)
+func (r *Resolver) DefinitionsByID(ctx context.Context, p *model.Principal, ids []string, plan *load.Plan) ([]*model.CustomFieldDefinition, error) {
+	return entities(ctx, p, func(l *load.Loaders) *load.Loader[*model.CustomFieldDefinition] { return l.DefinitionByID }, ids, plan)
 }
 
 // TerminalsByID reads terminals (reference data) by id.
-func (r *Resolver) TerminalsByID(ctx context.Context, ids []string, plan *load.Plan) ([]*model.Terminal, error) {
-	return entities(ctx, func(l *load.Loaders) *load.Loader[*model.Terminal] { return l.TerminalByID }, ids, plan)
+func (r *Resolver) TerminalsByID(ctx context.Context, p *model.Principal, ids []string, plan *load.Plan) ([]*model.Terminal, error) {
+	return entities(ctx, p, func(l *load.Loaders) *load.Loader[*model.Terminal] { return l.TerminalByID }, ids, plan)
 }
 
 // PortsByID reads ports (reference data) by id.
-func (r *Resolver) PortsByID(ctx context.Context, ids []string, plan *load.Plan) ([]*model.Port, error) {
-	return entities(ctx, func(l *load.Loaders) *load.Loader[*model.Port] { return l.PortByID }, ids, plan)
+func (r *Resolver) PortsByID(ctx context.Context, p *model.Principal, ids []string, plan *load.Plan) ([]*model.Port, error) {
+	return entities(ctx, p, func(l *load.Loaders) *load.Loader[*model.Port] { return l.PortByID }, ids, plan)
 }
 
 // PortsByCode reads ports by UN/LOCODE (case-insensitive) in one statement,
 // and caches them in the request's port loader.
-func (r *Resolver) PortsByCode(ctx context.Context, codes []string) ([]*model.Port, error) {
-	_, l, err := principal(ctx)
+func (r *Resolver) PortsByCode(ctx context.Context, p *model.Principal, codes []string) ([]*model.Port, error) {
+	_, l, err := principal(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +111,8 @@ func (r *Resolver) PortsByCode(ctx context.Context, codes []string) ([]*model.Po
 
 // ShippingLinesByID reads shipping lines (reference data) by id in one
 // statement.
-func (r *Resolver) ShippingLinesByID(ctx context.Context, ids []string) ([]*model.ShippingLine, error) {
-	if _, err := model.RequirePrincipal(ctx); err != nil {
+func (r *Resolver) ShippingLinesByID(ctx context.Context, p *model.Principal, ids []string) ([]*model.ShippingLine, error) {
+	if _, err := authenticated(p); err != nil {
 		return nil, err
 	}
 	lines, err := r.DB.ShippingLinesByIDs(ctx, ids)
@@ -132,8 +132,8 @@ func (r *Resolver) ShippingLinesByID(ctx context.Context, ids []string) ([]*mode
 
 // ShippingLinesBySCAC reads shipping lines by SCAC in one statement: a
 // line's own SCAC, or else one of its alternatives (as ShippingLine does).
-func (r *Resolver) ShippingLinesBySCAC(ctx context.Context, scacs []string) ([]*model.ShippingLine, error) {
-	if _, err := model.RequirePrincipal(ctx); err != nil {
+func (r *Resolver) ShippingLinesBySCAC(ctx context.Context, p *model.Principal, scacs []string) ([]*model.ShippingLine, error) {
+	if _, err := authenticated(p); err != nil {
 		return nil, err
 	}
 	lines, err := r.DB.ShippingLinesBySCACs(ctx, scacs)

@@ -3,6 +3,7 @@ package resolve
 import (
 	"context"
 
+	"shipgraph/catalog"
 	"shipgraph/load"
 	"shipgraph/model"
 )
@@ -13,8 +14,8 @@ import (
 // same not found; the caller's plan runs on what was found.
 
 // get reads one record by id through loader and runs plan on it.
-func get[T any](ctx context.Context, loader func(*load.Loaders) *load.Loader[*T], what, id string, plan *load.Plan) (*T, error) {
-	_, l, err := principal(ctx)
+func get[T any](ctx context.Context, p *model.Principal, loader func(*load.Loaders) *load.Loader[*T], what, id string, plan *load.Plan) (*T, error) {
+	_, l, err := begin(ctx, p, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -37,63 +38,63 @@ func withPlan[T any](ctx context.Context, v *T, plan *load.Plan) (*T, error) {
 }
 
 // Shipment reads one of the account's shipments.
-func (r *Resolver) Shipment(ctx context.Context, id string, plan *load.Plan) (*model.Shipment, error) {
-	return get(ctx, func(l *load.Loaders) *load.Loader[*model.Shipment] { return l.ShipmentByID }, "shipment", id, plan)
+func (r *Resolver) Shipment(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.Shipment, error) {
+	return get(ctx, p, func(l *load.Loaders) *load.Loader[*model.Shipment] { return l.ShipmentByID }, "shipment", id, plan)
 }
 
 // Container reads one of the account's containers.
-func (r *Resolver) Container(ctx context.Context, id string, plan *load.Plan) (*model.Container, error) {
-	return get(ctx, func(l *load.Loaders) *load.Loader[*model.Container] { return l.ContainerByID }, "container", id, plan)
+func (r *Resolver) Container(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.Container, error) {
+	return get(ctx, p, func(l *load.Loaders) *load.Loader[*model.Container] { return l.ContainerByID }, "container", id, plan)
 }
 
 // Document reads one of the account's documents.
-func (r *Resolver) Document(ctx context.Context, id string, plan *load.Plan) (*model.Document, error) {
-	return get(ctx, func(l *load.Loaders) *load.Loader[*model.Document] { return l.DocumentByID }, "document", id, plan)
+func (r *Resolver) Document(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.Document, error) {
+	return get(ctx, p, func(l *load.Loaders) *load.Loader[*model.Document] { return l.DocumentByID }, "document", id, plan)
 }
 
 // Definition reads one of the account's custom field definitions.
-func (r *Resolver) Definition(ctx context.Context, id string, plan *load.Plan) (*model.CustomFieldDefinition, error) {
-	return get(ctx, func(l *load.Loaders) *load.Loader[*model.CustomFieldDefinition] { return l.DefinitionByID }, "custom field definition", id, plan)
+func (r *Resolver) Definition(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.CustomFieldDefinition, error) {
+	return get(ctx, p, func(l *load.Loaders) *load.Loader[*model.CustomFieldDefinition] { return l.DefinitionByID }, "custom field definition", id, plan)
 }
 
 // EmailSubmission reads one of the account's email submissions.
-func (r *Resolver) EmailSubmission(ctx context.Context, id string, plan *load.Plan) (*model.EmailSubmission, error) {
-	return get(ctx, func(l *load.Loaders) *load.Loader[*model.EmailSubmission] { return l.EmailSubmissionByID }, "email submission", id, plan)
+func (r *Resolver) EmailSubmission(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.EmailSubmission, error) {
+	return get(ctx, p, func(l *load.Loaders) *load.Loader[*model.EmailSubmission] { return l.EmailSubmissionByID }, "email submission", id, plan)
 }
 
 // Terminal reads a terminal (reference data).
-func (r *Resolver) Terminal(ctx context.Context, id string, plan *load.Plan) (*model.Terminal, error) {
-	return get(ctx, func(l *load.Loaders) *load.Loader[*model.Terminal] { return l.TerminalByID }, "terminal", id, plan)
+func (r *Resolver) Terminal(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.Terminal, error) {
+	return get(ctx, p, func(l *load.Loaders) *load.Loader[*model.Terminal] { return l.TerminalByID }, "terminal", id, plan)
 }
 
 // Port reads a port by id or by UN/LOCODE (clients of /v2/ports/{id} send
 // either).
-func (r *Resolver) Port(ctx context.Context, id string, plan *load.Plan) (*model.Port, error) {
+func (r *Resolver) Port(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.Port, error) {
 	if validID(id) {
-		return get(ctx, func(l *load.Loaders) *load.Loader[*model.Port] { return l.PortByID }, "port", id, plan)
+		return get(ctx, p, func(l *load.Loaders) *load.Loader[*model.Port] { return l.PortByID }, "port", id, plan)
 	}
-	_, l, err := principal(ctx)
+	_, l, err := principal(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.DB.FindPortByCode(ctx, id)
+	port, err := r.DB.FindPortByCode(ctx, id)
 	if model.ErrorCode(err) == model.ENOTFOUND {
 		return nil, model.NotFound("port")
 	} else if err != nil {
 		return nil, err
 	}
-	l.PortByID.Prime(p.ID, p)
-	return p, nil
+	l.PortByID.Prime(port.ID, port)
+	return port, nil
 }
 
 // MetroArea reads a metro area by id or by UN/LOCODE: the OpenAPI
 // document's /metro_areas/{id} takes "the un/locode or the id", and the
 // SDK's metroAreas.get passes either.
-func (r *Resolver) MetroArea(ctx context.Context, id string, plan *load.Plan) (*model.MetroArea, error) {
+func (r *Resolver) MetroArea(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.MetroArea, error) {
 	if validID(id) {
-		return get(ctx, func(l *load.Loaders) *load.Loader[*model.MetroArea] { return l.MetroAreaByID }, "metro area", id, plan)
+		return get(ctx, p, func(l *load.Loaders) *load.Loader[*model.MetroArea] { return l.MetroAreaByID }, "metro area", id, plan)
 	}
-	_, l, err := principal(ctx)
+	_, l, err := principal(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +109,8 @@ func (r *Resolver) MetroArea(ctx context.Context, id string, plan *load.Plan) (*
 }
 
 // ShippingLine reads a shipping line by id or by SCAC.
-func (r *Resolver) ShippingLine(ctx context.Context, id string) (*model.ShippingLine, error) {
-	if _, err := model.RequirePrincipal(ctx); err != nil {
+func (r *Resolver) ShippingLine(ctx context.Context, p *model.Principal, id string) (*model.ShippingLine, error) {
+	if _, err := authenticated(p); err != nil {
 		return nil, err
 	}
 	if validID(id) {
@@ -130,8 +131,8 @@ func (r *Resolver) ShippingLine(ctx context.Context, id string) (*model.Shipping
 }
 
 // CustomField reads one of the account's custom field values.
-func (r *Resolver) CustomField(ctx context.Context, id string, plan *load.Plan) (*model.CustomField, error) {
-	p, err := model.RequirePrincipal(ctx)
+func (r *Resolver) CustomField(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.CustomField, error) {
+	p, err := authenticated(p)
 	if err != nil {
 		return nil, err
 	}
@@ -151,23 +152,22 @@ func (r *Resolver) CustomField(ctx context.Context, id string, plan *load.Plan) 
 // CustomFieldsOf reads the values set on a shipment, container or tracking
 // request (kind)
 // of the account, in display name order; not found when it is not one.
-func (r *Resolver) CustomFieldsOf(ctx context.Context, kind model.CustomFieldEntityType, id string) ([]*model.CustomField, error) {
-	plan := load.NewPlan("customFields")
+func (r *Resolver) CustomFieldsOf(ctx context.Context, p *model.Principal, kind model.CustomFieldEntityType, id string) ([]*model.CustomField, error) {
 	switch kind {
 	case "Container":
-		c, err := r.Container(ctx, id, plan)
+		c, err := r.Container(ctx, p, id, load.NewPlan(catalog.Container, "customFields"))
 		if err != nil {
 			return nil, err
 		}
 		return c.CustomFields(), nil
 	case "TrackingRequest":
-		t, err := r.TrackingRequest(ctx, id, plan)
+		t, err := r.TrackingRequest(ctx, p, id, load.NewPlan(catalog.TrackingRequest, "customFields"))
 		if err != nil {
 			return nil, err
 		}
 		return t.CustomFields(), nil
 	}
-	s, err := r.Shipment(ctx, id, plan)
+	s, err := r.Shipment(ctx, p, id, load.NewPlan(catalog.Shipment, "customFields"))
 	if err != nil {
 		return nil, err
 	}
@@ -176,8 +176,8 @@ func (r *Resolver) CustomFieldsOf(ctx context.Context, kind model.CustomFieldEnt
 
 // EntityCustomFields reads the values set on the entity id (a shipment or
 // container id), whatever its kind: none for an unknown one.
-func (r *Resolver) EntityCustomFields(ctx context.Context, id string) ([]*model.CustomField, error) {
-	_, l, err := principal(ctx)
+func (r *Resolver) EntityCustomFields(ctx context.Context, p *model.Principal, id string) ([]*model.CustomField, error) {
+	_, l, err := principal(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -186,8 +186,8 @@ func (r *Resolver) EntityCustomFields(ctx context.Context, id string) ([]*model.
 
 // Options reads the options of one of the account's definitions, in
 // position order (one statement for all: they are few).
-func (r *Resolver) Options(ctx context.Context, definitionID string) ([]*model.CustomFieldOption, error) {
-	def, err := r.Definition(ctx, definitionID, load.NewPlan("options"))
+func (r *Resolver) Options(ctx context.Context, p *model.Principal, definitionID string) ([]*model.CustomFieldOption, error) {
+	def, err := r.Definition(ctx, p, definitionID, load.NewPlan(catalog.CustomFieldDefinition, "options"))
 	if err != nil {
 		return nil, err
 	}
@@ -195,16 +195,16 @@ func (r *Resolver) Options(ctx context.Context, definitionID string) ([]*model.C
 }
 
 // DocumentTypes lists the document types a document may be set to.
-func (r *Resolver) DocumentTypes(ctx context.Context) ([]*model.DocumentTypeInfo, error) {
-	if _, err := model.RequirePrincipal(ctx); err != nil {
+func (r *Resolver) DocumentTypes(ctx context.Context, p *model.Principal) ([]*model.DocumentTypeInfo, error) {
+	if _, err := authenticated(p); err != nil {
 		return nil, err
 	}
 	return model.DocumentTypes, nil
 }
 
 // Viewer reads the account and user of the request's key.
-func (r *Resolver) Viewer(ctx context.Context) (*model.Viewer, error) {
-	p, l, err := principal(ctx)
+func (r *Resolver) Viewer(ctx context.Context, p *model.Principal) (*model.Viewer, error) {
+	p, l, err := principal(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -225,8 +225,8 @@ func (r *Resolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 // Node reads any record by id: one statement finds which table holds it
 // (scoped to the account for account data), then the by-id loader of that
 // type reads it, and plan runs on it; not found for an unknown id.
-func (r *Resolver) Node(ctx context.Context, id string, plan *load.Plan) (model.Node, error) {
-	p, l, err := principal(ctx)
+func (r *Resolver) Node(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (model.Node, error) {
+	p, l, err := begin(ctx, p, plan)
 	if err != nil {
 		return nil, err
 	}

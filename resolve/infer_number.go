@@ -26,8 +26,8 @@ import (
 // enough (≥ 0.9), needs_confirmation when there are candidates but no
 // such one, no_prediction when there is none. A number that is empty or
 // has characters other than letters and digits is a 422.
-func (r *Resolver) InferTrackingNumber(ctx context.Context, number string) (*model.InferredNumber, error) {
-	if _, err := model.RequirePrincipal(ctx); err != nil {
+func (r *Resolver) InferTrackingNumber(ctx context.Context, p *model.Principal, number string) (*model.InferredNumber, error) {
+	if _, err := authenticated(p); err != nil {
 		return nil, err
 	}
 	n := model.NormalizeTrackingNumber(number)

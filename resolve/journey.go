@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"shipgraph/catalog"
 	"shipgraph/load"
 	"shipgraph/model"
 )
@@ -15,8 +16,11 @@ import (
 
 // ContainerTransportEvents reads the transport events of one of the
 // account's containers, in time order; plan runs below them.
-func (r *Resolver) ContainerTransportEvents(ctx context.Context, containerID string, plan *load.Plan) ([]*model.TransportEvent, error) {
-	c, err := r.Container(ctx, containerID, load.NewPlan("transportEvents"))
+func (r *Resolver) ContainerTransportEvents(ctx context.Context, p *model.Principal, containerID string, plan *load.Plan) ([]*model.TransportEvent, error) {
+	if _, _, err := begin(ctx, p, plan); err != nil {
+		return nil, err
+	}
+	c, err := r.Container(ctx, p, containerID, load.NewPlan(catalog.Container, "transportEvents"))
 	if err != nil {
 		return nil, err
 	}
@@ -26,8 +30,11 @@ func (r *Resolver) ContainerTransportEvents(ctx context.Context, containerID str
 
 // ContainerRawEvents reads the raw events of one of the account's
 // containers, in time order; plan runs below them.
-func (r *Resolver) ContainerRawEvents(ctx context.Context, containerID string, plan *load.Plan) ([]*model.RawEvent, error) {
-	c, err := r.Container(ctx, containerID, load.NewPlan("rawEvents"))
+func (r *Resolver) ContainerRawEvents(ctx context.Context, p *model.Principal, containerID string, plan *load.Plan) ([]*model.RawEvent, error) {
+	if _, _, err := begin(ctx, p, plan); err != nil {
+		return nil, err
+	}
+	c, err := r.Container(ctx, p, containerID, load.NewPlan(catalog.Container, "rawEvents"))
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +46,8 @@ func (r *Resolver) ContainerRawEvents(ctx context.Context, containerID string, p
 // port calls, derived from its transport events (model.RouteOf), with
 // their ports and vessels. Three statements: the container, its events,
 // then their ports and vessels (reference data, usually cached).
-func (r *Resolver) ContainerRoute(ctx context.Context, containerID string) (*model.Route, error) {
-	c, err := r.Container(ctx, containerID, load.NewPlan("transportEvents.location", "transportEvents.vessel"))
+func (r *Resolver) ContainerRoute(ctx context.Context, p *model.Principal, containerID string) (*model.Route, error) {
+	c, err := r.Container(ctx, p, containerID, load.NewPlan(catalog.Container, "transportEvents.location", "transportEvents.vessel"))
 	if err != nil {
 		return nil, err
 	}
@@ -49,11 +56,11 @@ func (r *Resolver) ContainerRoute(ctx context.Context, containerID string) (*mod
 
 // Vessel reads a vessel (reference data) by id, or by IMO number (seven
 // digits): /v2/vessels/{id} and the SDK's getVesselByImo send either.
-func (r *Resolver) Vessel(ctx context.Context, id string, plan *load.Plan) (*model.Vessel, error) {
+func (r *Resolver) Vessel(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.Vessel, error) {
 	if validID(id) {
-		return get(ctx, func(l *load.Loaders) *load.Loader[*model.Vessel] { return l.VesselByID }, "vessel", id, plan)
+		return get(ctx, p, func(l *load.Loaders) *load.Loader[*model.Vessel] { return l.VesselByID }, "vessel", id, plan)
 	}
-	_, l, err := principal(ctx)
+	_, l, err := principal(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -84,12 +91,12 @@ type FuturePositionsQuery struct {
 // estimate, in time order, each an estimated position. Another account's
 // events are never read, so two accounts may see different futures of
 // one vessel.
-func (r *Resolver) VesselFuturePositions(ctx context.Context, q FuturePositionsQuery) (*model.Vessel, []model.VesselPosition, error) {
-	p, _, err := principal(ctx)
+func (r *Resolver) VesselFuturePositions(ctx context.Context, p *model.Principal, q FuturePositionsQuery) (*model.Vessel, []model.VesselPosition, error) {
+	p, _, err := principal(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := r.Vessel(ctx, q.VesselID, nil)
+	v, err := r.Vessel(ctx, p, q.VesselID, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -133,8 +133,8 @@ var (
 )
 
 // List reads one page of the list k describes.
-func List[T, F any](ctx context.Context, r *Resolver, k *Kind[T, F], q Query[F]) (*Page[T], error) {
-	p, l, err := principal(ctx)
+func List[T, F any](ctx context.Context, r *Resolver, p *model.Principal, k *Kind[T, F], q Query[F]) (*Page[T], error) {
+	p, l, err := begin(ctx, p, q.Plan)
 	if err != nil {
 		return nil, err
 	}
@@ -183,8 +183,8 @@ func List[T, F any](ctx context.Context, r *Resolver, k *Kind[T, F], q Query[F])
 }
 
 // Count counts the records of the list k describes that filter keeps.
-func Count[T, F any](ctx context.Context, r *Resolver, k *Kind[T, F], filter F) (int, error) {
-	p, err := model.RequirePrincipal(ctx)
+func Count[T, F any](ctx context.Context, r *Resolver, p *model.Principal, k *Kind[T, F], filter F) (int, error) {
+	p, err := authenticated(p)
 	if err != nil {
 		return 0, err
 	}
@@ -192,73 +192,73 @@ func Count[T, F any](ctx context.Context, r *Resolver, k *Kind[T, F], filter F) 
 }
 
 // Shipments lists the account's shipments.
-func (r *Resolver) Shipments(ctx context.Context, q ShipmentQuery) (*Page[*model.Shipment], error) {
-	return List(ctx, r, &shipments, q)
+func (r *Resolver) Shipments(ctx context.Context, p *model.Principal, q ShipmentQuery) (*Page[*model.Shipment], error) {
+	return List(ctx, r, p, &shipments, q)
 }
 
 // CountShipments counts the account's shipments that f keeps.
-func (r *Resolver) CountShipments(ctx context.Context, f model.ShipmentFilter) (int, error) {
-	return Count(ctx, r, &shipments, f)
+func (r *Resolver) CountShipments(ctx context.Context, p *model.Principal, f model.ShipmentFilter) (int, error) {
+	return Count(ctx, r, p, &shipments, f)
 }
 
 // Containers lists the account's containers.
-func (r *Resolver) Containers(ctx context.Context, q ContainerQuery) (*Page[*model.Container], error) {
-	return List(ctx, r, &containers, q)
+func (r *Resolver) Containers(ctx context.Context, p *model.Principal, q ContainerQuery) (*Page[*model.Container], error) {
+	return List(ctx, r, p, &containers, q)
 }
 
 // CountContainers counts the account's containers that f keeps.
-func (r *Resolver) CountContainers(ctx context.Context, f model.ContainerFilter) (int, error) {
-	return Count(ctx, r, &containers, f)
+func (r *Resolver) CountContainers(ctx context.Context, p *model.Principal, f model.ContainerFilter) (int, error) {
+	return Count(ctx, r, p, &containers, f)
 }
 
 // Documents lists the account's documents.
-func (r *Resolver) Documents(ctx context.Context, q DocumentQuery) (*Page[*model.Document], error) {
-	return List(ctx, r, &documents, q)
+func (r *Resolver) Documents(ctx context.Context, p *model.Principal, q DocumentQuery) (*Page[*model.Document], error) {
+	return List(ctx, r, p, &documents, q)
 }
 
 // CountDocuments counts the account's documents that f keeps.
-func (r *Resolver) CountDocuments(ctx context.Context, f model.DocumentFilter) (int, error) {
-	return Count(ctx, r, &documents, f)
+func (r *Resolver) CountDocuments(ctx context.Context, p *model.Principal, f model.DocumentFilter) (int, error) {
+	return Count(ctx, r, p, &documents, f)
 }
 
 // Definitions lists the account's custom field definitions, newest first.
-func (r *Resolver) Definitions(ctx context.Context, q DefinitionQuery) (*Page[*model.CustomFieldDefinition], error) {
-	return List(ctx, r, &definitions, q)
+func (r *Resolver) Definitions(ctx context.Context, p *model.Principal, q DefinitionQuery) (*Page[*model.CustomFieldDefinition], error) {
+	return List(ctx, r, p, &definitions, q)
 }
 
 // CountDefinitions counts the account's definitions that f keeps.
-func (r *Resolver) CountDefinitions(ctx context.Context, f model.CustomFieldDefinitionFilter) (int, error) {
-	return Count(ctx, r, &definitions, f)
+func (r *Resolver) CountDefinitions(ctx context.Context, p *model.Principal, f model.CustomFieldDefinitionFilter) (int, error) {
+	return Count(ctx, r, p, &definitions, f)
 }
 
 // CustomFields lists the account's custom field values, newest first.
-func (r *Resolver) CustomFields(ctx context.Context, q CustomFieldQuery) (*Page[*model.CustomField], error) {
-	return List(ctx, r, &customFields, q)
+func (r *Resolver) CustomFields(ctx context.Context, p *model.Principal, q CustomFieldQuery) (*Page[*model.CustomField], error) {
+	return List(ctx, r, p, &customFields, q)
 }
 
 // CountCustomFields counts the account's values that f keeps.
-func (r *Resolver) CountCustomFields(ctx context.Context, f model.CustomFieldFilter) (int, error) {
-	return Count(ctx, r, &customFields, f)
+func (r *Resolver) CountCustomFields(ctx context.Context, p *model.Principal, f model.CustomFieldFilter) (int, error) {
+	return Count(ctx, r, p, &customFields, f)
 }
 
 // EmailSubmissions lists the account's email submissions, newest first.
-func (r *Resolver) EmailSubmissions(ctx context.Context, q EmailSubmissionQuery) (*Page[*model.EmailSubmission], error) {
-	return List(ctx, r, &emailSubmissions, q)
+func (r *Resolver) EmailSubmissions(ctx context.Context, p *model.Principal, q EmailSubmissionQuery) (*Page[*model.EmailSubmission], error) {
+	return List(ctx, r, p, &emailSubmissions, q)
 }
 
 // CountEmailSubmissions counts the account's email submissions.
-func (r *Resolver) CountEmailSubmissions(ctx context.Context) (int, error) {
-	return Count(ctx, r, &emailSubmissions, NoFilter{})
+func (r *Resolver) CountEmailSubmissions(ctx context.Context, p *model.Principal) (int, error) {
+	return Count(ctx, r, p, &emailSubmissions, NoFilter{})
 }
 
 // ShippingLines lists the shipping lines (reference data), by SCAC.
-func (r *Resolver) ShippingLines(ctx context.Context, q ShippingLineQuery) (*Page[*model.ShippingLine], error) {
-	return List(ctx, r, &shippingLines, q)
+func (r *Resolver) ShippingLines(ctx context.Context, p *model.Principal, q ShippingLineQuery) (*Page[*model.ShippingLine], error) {
+	return List(ctx, r, p, &shippingLines, q)
 }
 
 // CountShippingLines counts the shipping lines.
-func (r *Resolver) CountShippingLines(ctx context.Context) (int, error) {
-	return Count(ctx, r, &shippingLines, NoFilter{})
+func (r *Resolver) CountShippingLines(ctx context.Context, p *model.Principal) (int, error) {
+	return Count(ctx, r, p, &shippingLines, NoFilter{})
 }
 
 // pageRequest validates page arguments against the limits and turns them

@@ -43,7 +43,7 @@ func testPageBounds(t *testing.T, e *env) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := e.r.Shipments(ctx, resolve.ShipmentQuery{Page: c.args})
+			p, err := e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{Page: c.args})
 			if c.parameter != "" {
 				wantErr(t, "shipments", err, model.EINVALID, "", c.parameter)
 				return
@@ -53,7 +53,7 @@ func testPageBounds(t *testing.T, e *env) {
 			}
 		})
 	}
-	if n := must[int](t, "count")(e.r.CountShipments(ctx, model.ShipmentFilter{})); n != 14 {
+	if n := must[int](t, "count")(e.r.CountShipments(ctx, who(ctx), model.ShipmentFilter{})); n != 14 {
 		t.Fatalf("acme has %d shipments, the cases above expect 14 (seed changed?)", n)
 	}
 }
@@ -67,21 +67,21 @@ func testPageBounds(t *testing.T, e *env) {
 // failing in SQL.
 func testListFilters(t *testing.T, e *env) {
 	ctx := e.as("acme/admin")
-	first := must[*resolve.Page[*model.Shipment]](t, "shipments")(e.r.Shipments(ctx, resolve.ShipmentQuery{}))
+	first := must[*resolve.Page[*model.Shipment]](t, "shipments")(e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{}))
 	if first.End == "" {
 		t.Fatal("no cursor")
 	}
-	_, err := e.r.Shipments(ctx, resolve.ShipmentQuery{Order: &model.Order{Field: "no_such_column"}})
+	_, err := e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{Order: &model.Order{Field: "no_such_column"}})
 	wantErr(t, "unknown order", err, model.EINVALID, "", "")
-	_, err = e.r.Shipments(ctx, resolve.ShipmentQuery{Order: &model.Order{Field: "account_id"}})
+	_, err = e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{Order: &model.Order{Field: "account_id"}})
 	wantErr(t, "order by a column off the allow-list", err, model.EINVALID, "", "")
-	_, err = e.r.Shipments(ctx, resolve.ShipmentQuery{Page: resolve.PageArgs{After: ptr("not a cursor")}})
+	_, err = e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{Page: resolve.PageArgs{After: ptr("not a cursor")}})
 	wantErr(t, "malformed after", err, model.EINVALID, "", "")
-	_, err = e.r.Shipments(ctx, resolve.ShipmentQuery{Page: resolve.PageArgs{Before: ptr("not a cursor")}})
+	_, err = e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{Page: resolve.PageArgs{Before: ptr("not a cursor")}})
 	wantErr(t, "malformed before", err, model.EINVALID, "", "")
 	// The default order is newest first; the cursor does not fit oldest
 	// first.
-	_, err = e.r.Shipments(ctx, resolve.ShipmentQuery{Order: &model.Order{Field: "created_at"}, Page: resolve.PageArgs{After: &first.End}})
+	_, err = e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{Order: &model.Order{Field: "created_at"}, Page: resolve.PageArgs{After: &first.End}})
 	wantErr(t, "cursor of another order", err, model.EINVALID, "", "")
 
 	bad := []string{"not-an-id", "", "00000000-0000-0000-0000-00000000000g"}
@@ -92,26 +92,30 @@ func testListFilters(t *testing.T, e *env) {
 		count func() (int, error)
 	}{
 		{"shipment ids", func() (int, error) {
-			p, err := e.r.Shipments(ctx, resolve.ShipmentQuery{Filter: model.ShipmentFilter{IDs: bad}})
+			p, err := e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{Filter: model.ShipmentFilter{IDs: bad}})
 			return rows(p, err)
-		}, func() (int, error) { return e.r.CountShipments(ctx, model.ShipmentFilter{IDs: bad}) }},
+		}, func() (int, error) { return e.r.CountShipments(ctx, who(ctx), model.ShipmentFilter{IDs: bad}) }},
 		{"container shipment ids", func() (int, error) {
-			p, err := e.r.Containers(ctx, resolve.ContainerQuery{Filter: model.ContainerFilter{ShipmentIDs: bad}})
-			return rows(p, err)
-		}, func() (int, error) { return e.r.CountContainers(ctx, model.ContainerFilter{ShipmentIDs: bad}) }},
-		{"document ids", func() (int, error) {
-			p, err := e.r.Documents(ctx, resolve.DocumentQuery{Filter: model.DocumentFilter{IDs: bad}})
-			return rows(p, err)
-		}, func() (int, error) { return e.r.CountDocuments(ctx, model.DocumentFilter{IDs: bad}) }},
-		{"custom field entity", func() (int, error) {
-			p, err := e.r.CustomFields(ctx, resolve.CustomFieldQuery{Filter: model.CustomFieldFilter{EntityID: &badID}})
-			return rows(p, err)
-		}, func() (int, error) { return e.r.CountCustomFields(ctx, model.CustomFieldFilter{EntityID: &badID}) }},
-		{"notification webhook", func() (int, error) {
-			p, err := e.r.WebhookNotifications(ctx, resolve.WebhookNotificationQuery{Filter: model.WebhookNotificationFilter{WebhookID: &badID}})
+			p, err := e.r.Containers(ctx, who(ctx), resolve.ContainerQuery{Filter: model.ContainerFilter{ShipmentIDs: bad}})
 			return rows(p, err)
 		}, func() (int, error) {
-			return e.r.CountWebhookNotifications(ctx, model.WebhookNotificationFilter{WebhookID: &badID})
+			return e.r.CountContainers(ctx, who(ctx), model.ContainerFilter{ShipmentIDs: bad})
+		}},
+		{"document ids", func() (int, error) {
+			p, err := e.r.Documents(ctx, who(ctx), resolve.DocumentQuery{Filter: model.DocumentFilter{IDs: bad}})
+			return rows(p, err)
+		}, func() (int, error) { return e.r.CountDocuments(ctx, who(ctx), model.DocumentFilter{IDs: bad}) }},
+		{"custom field entity", func() (int, error) {
+			p, err := e.r.CustomFields(ctx, who(ctx), resolve.CustomFieldQuery{Filter: model.CustomFieldFilter{EntityID: &badID}})
+			return rows(p, err)
+		}, func() (int, error) {
+			return e.r.CountCustomFields(ctx, who(ctx), model.CustomFieldFilter{EntityID: &badID})
+		}},
+		{"notification webhook", func() (int, error) {
+			p, err := e.r.WebhookNotifications(ctx, who(ctx), resolve.WebhookNotificationQuery{Filter: model.WebhookNotificationFilter{WebhookID: &badID}})
+			return rows(p, err)
+		}, func() (int, error) {
+			return e.r.CountWebhookNotifications(ctx, who(ctx), model.WebhookNotificationFilter{WebhookID: &badID})
 		}},
 	}
 	for _, c := range empty {
@@ -148,37 +152,43 @@ func testCountMatchesList(t *testing.T, e *env, acme, globex *records) {
 		min   int // the seed gives at least this many
 	}{
 		{"shipments", gctx, walk(func(ctx context.Context, a resolve.PageArgs) (*resolve.Page[*model.Shipment], error) {
-			return e.r.Shipments(ctx, resolve.ShipmentQuery{Page: a})
-		}), func(ctx context.Context) (int, error) { return e.r.CountShipments(ctx, model.ShipmentFilter{}) }, 5},
-		{"shipments still tracked", gctx, walk(func(ctx context.Context, a resolve.PageArgs) (*resolve.Page[*model.Shipment], error) {
-			return e.r.Shipments(ctx, resolve.ShipmentQuery{Page: a, Filter: model.ShipmentFilter{TrackingStopped: &tracked}})
+			return e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{Page: a})
 		}), func(ctx context.Context) (int, error) {
-			return e.r.CountShipments(ctx, model.ShipmentFilter{TrackingStopped: &tracked})
+			return e.r.CountShipments(ctx, who(ctx), model.ShipmentFilter{})
+		}, 5},
+		{"shipments still tracked", gctx, walk(func(ctx context.Context, a resolve.PageArgs) (*resolve.Page[*model.Shipment], error) {
+			return e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{Page: a, Filter: model.ShipmentFilter{TrackingStopped: &tracked}})
+		}), func(ctx context.Context) (int, error) {
+			return e.r.CountShipments(ctx, who(ctx), model.ShipmentFilter{TrackingStopped: &tracked})
 		}, 1},
 		{"containers", gctx, walk(func(ctx context.Context, a resolve.PageArgs) (*resolve.Page[*model.Container], error) {
-			return e.r.Containers(ctx, resolve.ContainerQuery{Page: a})
-		}), func(ctx context.Context) (int, error) { return e.r.CountContainers(ctx, model.ContainerFilter{}) }, 5},
-		{"containers of a shipment", gctx, walk(func(ctx context.Context, a resolve.PageArgs) (*resolve.Page[*model.Container], error) {
-			return e.r.Containers(ctx, resolve.ContainerQuery{Page: a, Filter: model.ContainerFilter{ShipmentIDs: globex.shipmentIDs[:2]}})
+			return e.r.Containers(ctx, who(ctx), resolve.ContainerQuery{Page: a})
 		}), func(ctx context.Context) (int, error) {
-			return e.r.CountContainers(ctx, model.ContainerFilter{ShipmentIDs: globex.shipmentIDs[:2]})
+			return e.r.CountContainers(ctx, who(ctx), model.ContainerFilter{})
+		}, 5},
+		{"containers of a shipment", gctx, walk(func(ctx context.Context, a resolve.PageArgs) (*resolve.Page[*model.Container], error) {
+			return e.r.Containers(ctx, who(ctx), resolve.ContainerQuery{Page: a, Filter: model.ContainerFilter{ShipmentIDs: globex.shipmentIDs[:2]}})
+		}), func(ctx context.Context) (int, error) {
+			return e.r.CountContainers(ctx, who(ctx), model.ContainerFilter{ShipmentIDs: globex.shipmentIDs[:2]})
 		}, 1},
 		{"documents", gctx, walk(func(ctx context.Context, a resolve.PageArgs) (*resolve.Page[*model.Document], error) {
-			return e.r.Documents(ctx, resolve.DocumentQuery{Page: a})
-		}), func(ctx context.Context) (int, error) { return e.r.CountDocuments(ctx, model.DocumentFilter{}) }, 5},
-		{"container definitions", gctx, walk(func(ctx context.Context, a resolve.PageArgs) (*resolve.Page[*model.CustomFieldDefinition], error) {
-			return e.r.Definitions(ctx, resolve.DefinitionQuery{Page: a, Filter: model.CustomFieldDefinitionFilter{EntityType: &containerKind}})
+			return e.r.Documents(ctx, who(ctx), resolve.DocumentQuery{Page: a})
 		}), func(ctx context.Context) (int, error) {
-			return e.r.CountDefinitions(ctx, model.CustomFieldDefinitionFilter{EntityType: &containerKind})
+			return e.r.CountDocuments(ctx, who(ctx), model.DocumentFilter{})
+		}, 5},
+		{"container definitions", gctx, walk(func(ctx context.Context, a resolve.PageArgs) (*resolve.Page[*model.CustomFieldDefinition], error) {
+			return e.r.Definitions(ctx, who(ctx), resolve.DefinitionQuery{Page: a, Filter: model.CustomFieldDefinitionFilter{EntityType: &containerKind}})
+		}), func(ctx context.Context) (int, error) {
+			return e.r.CountDefinitions(ctx, who(ctx), model.CustomFieldDefinitionFilter{EntityType: &containerKind})
 		}, 2},
 		{"shipment values", gctx, walk(func(ctx context.Context, a resolve.PageArgs) (*resolve.Page[*model.CustomField], error) {
-			return e.r.CustomFields(ctx, resolve.CustomFieldQuery{Page: a, Filter: model.CustomFieldFilter{EntityType: &shipmentKind}})
+			return e.r.CustomFields(ctx, who(ctx), resolve.CustomFieldQuery{Page: a, Filter: model.CustomFieldFilter{EntityType: &shipmentKind}})
 		}), func(ctx context.Context) (int, error) {
-			return e.r.CountCustomFields(ctx, model.CustomFieldFilter{EntityType: &shipmentKind})
+			return e.r.CountCustomFields(ctx, who(ctx), model.CustomFieldFilter{EntityType: &shipmentKind})
 		}, 5},
 		{"email submissions", actx, walk(func(ctx context.Context, a resolve.PageArgs) (*resolve.Page[*model.EmailSubmission], error) {
-			return e.r.EmailSubmissions(ctx, resolve.EmailSubmissionQuery{Page: a})
-		}), func(ctx context.Context) (int, error) { return e.r.CountEmailSubmissions(ctx) }, len(acme.submissionIDs)},
+			return e.r.EmailSubmissions(ctx, who(ctx), resolve.EmailSubmissionQuery{Page: a})
+		}), func(ctx context.Context) (int, error) { return e.r.CountEmailSubmissions(ctx, who(ctx)) }, len(acme.submissionIDs)},
 	}
 	for _, l := range lists {
 		t.Run(l.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"shipgraph/catalog"
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
@@ -19,7 +20,8 @@ import (
 // the demo data set, fixed seed and "now", so ids and counts are the same
 // on every run). A request's context is built the way the HTTP chain
 // builds it: the principal its API key authenticates as (httpapi's auth,
-// db.Authenticate), then loaders of that account (load.Middleware).
+// db.Authenticate), then loaders of that account (resolve.Session); each call passes the
+// principal explicitly.
 
 func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
 
@@ -101,9 +103,12 @@ func (e *env) as(who string) context.Context {
 	if p == nil {
 		panic("no principal " + who)
 	}
-	ctx := model.WithPrincipal(context.Background(), p)
-	return load.WithLoaders(ctx, load.NewLoaders(e.store, p.AccountID, load.DefaultLoaderConfig))
+	return e.r.Session(context.Background(), p)
 }
+
+// who is the principal of a context as returns, which the tests pass to
+// the resolver layer as a transport does.
+func who(ctx context.Context) *model.Principal { return model.PrincipalFrom(ctx) }
 
 // wantErr fails t unless err is a *model.Error of code naming field (an
 // input member; "" for none) and parameter (a page argument; "" for none).
@@ -156,19 +161,19 @@ func (e *env) recordsOf(account string) *records {
 	ctx := e.as(account + "/admin")
 	all := resolve.PageArgs{First: ptr(model.MaxPageSize)}
 	rec := &records{account: e.who[account+"/admin"].AccountID}
-	ships := must[*resolve.Page[*model.Shipment]](t, "shipments")(e.r.Shipments(ctx, resolve.ShipmentQuery{Page: all}))
+	ships := must[*resolve.Page[*model.Shipment]](t, "shipments")(e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{Page: all}))
 	for _, s := range ships.Items {
 		rec.shipmentIDs = append(rec.shipmentIDs, s.ID)
 	}
-	conts := must[*resolve.Page[*model.Container]](t, "containers")(e.r.Containers(ctx, resolve.ContainerQuery{Page: all}))
+	conts := must[*resolve.Page[*model.Container]](t, "containers")(e.r.Containers(ctx, who(ctx), resolve.ContainerQuery{Page: all}))
 	for _, c := range conts.Items {
 		rec.containerIDs = append(rec.containerIDs, c.ID)
 	}
-	docs := must[*resolve.Page[*model.Document]](t, "documents")(e.r.Documents(ctx, resolve.DocumentQuery{Page: all}))
+	docs := must[*resolve.Page[*model.Document]](t, "documents")(e.r.Documents(ctx, who(ctx), resolve.DocumentQuery{Page: all}))
 	for _, d := range docs.Items {
 		rec.documentIDs = append(rec.documentIDs, d.ID)
 	}
-	defs := must[*resolve.Page[*model.CustomFieldDefinition]](t, "definitions")(e.r.Definitions(ctx, resolve.DefinitionQuery{Page: all, Plan: load.NewPlan("options")}))
+	defs := must[*resolve.Page[*model.CustomFieldDefinition]](t, "definitions")(e.r.Definitions(ctx, who(ctx), resolve.DefinitionQuery{Page: all, Plan: load.NewPlan(catalog.CustomFieldDefinition, "options")}))
 	for _, d := range defs.Items {
 		rec.definitionIDs = append(rec.definitionIDs, d.ID)
 		switch {
@@ -178,14 +183,14 @@ func (e *env) recordsOf(account string) *records {
 			rec.definition = d.ID
 		}
 	}
-	vals := must[*resolve.Page[*model.CustomField]](t, "custom fields")(e.r.CustomFields(ctx, resolve.CustomFieldQuery{Page: all}))
+	vals := must[*resolve.Page[*model.CustomField]](t, "custom fields")(e.r.CustomFields(ctx, who(ctx), resolve.CustomFieldQuery{Page: all}))
 	for _, v := range vals.Items {
 		rec.valueIDs = append(rec.valueIDs, v.ID)
 		if v.ShipmentID != nil && rec.value == "" {
 			rec.value, rec.valueSlug, rec.valueEntity = v.ID, v.APISlug, v.EntityID
 		}
 	}
-	subs := must[*resolve.Page[*model.EmailSubmission]](t, "email submissions")(e.r.EmailSubmissions(ctx, resolve.EmailSubmissionQuery{Page: all}))
+	subs := must[*resolve.Page[*model.EmailSubmission]](t, "email submissions")(e.r.EmailSubmissions(ctx, who(ctx), resolve.EmailSubmissionQuery{Page: all}))
 	for _, s := range subs.Items {
 		rec.submissionIDs = append(rec.submissionIDs, s.ID)
 	}
@@ -197,7 +202,7 @@ func (e *env) recordsOf(account string) *records {
 		t.Fatalf("seed: %s lacks a record the tests need: %+v", account, rec)
 	}
 	rec.shipment, rec.container, rec.document = rec.shipmentIDs[0], rec.containerIDs[0], rec.documentIDs[0]
-	w := must[*model.Webhook](t, "create webhook")(e.r.CreateWebhook(ctx, resolve.CreateWebhook{Input: model.WebhookInput{
+	w := must[*model.Webhook](t, "create webhook")(e.r.CreateWebhook(ctx, who(ctx), resolve.CreateWebhook{Input: model.WebhookInput{
 		URL: "http://127.0.0.1:9/" + account, Events: []string{"container.updated"}}}))
 	rec.webhook = w.ID
 	return rec

@@ -13,11 +13,13 @@ import (
 	"shipgraph/model"
 )
 
-// Resolver is the handle of the resolver layer: the store. The request's
-// principal and loaders come with the context (model.WithPrincipal,
-// load.Middleware).
+// Resolver is the handle of the resolver layer: the store. Each method
+// takes the request's principal explicitly (second parameter) and reads
+// its loaders from the context, where Session put them (session.go).
 type Resolver struct {
 	DB *db.DB
+	// Loaders tunes the loaders Session builds for each request.
+	Loaders load.LoaderConfig
 	// Files is the store of document files; nil answers file writes and
 	// download URLs as unavailable.
 	Files *files.Store
@@ -28,7 +30,9 @@ type Resolver struct {
 }
 
 // New returns the resolver layer over store.
-func New(store *db.DB) *Resolver { return &Resolver{DB: store} }
+func New(store *db.DB) *Resolver {
+	return &Resolver{DB: store, Loaders: load.DefaultLoaderConfig}
+}
 
 // Load attaches to rows the relationships plan names (load.Load): what a
 // caller's response shows below the records it read or wrote.
@@ -73,10 +77,11 @@ func loadMany[T any](ctx context.Context, l *load.Loader[[]T], id string) ([]T, 
 	return v, err
 }
 
-// principal returns the request's principal and loaders.
-func principal(ctx context.Context) (*model.Principal, *load.Loaders, error) {
-	p, err := model.RequirePrincipal(ctx)
-	if err != nil {
+// principal checks that the request has a principal (the caller passed
+// the one its transport authenticated) and returns it with the request's
+// loaders (load.For): every read starts here.
+func principal(ctx context.Context, p *model.Principal) (*model.Principal, *load.Loaders, error) {
+	if _, err := authenticated(p); err != nil {
 		return nil, nil, err
 	}
 	l, err := load.For(ctx)
@@ -86,20 +91,37 @@ func principal(ctx context.Context) (*model.Principal, *load.Loaders, error) {
 	return p, l, nil
 }
 
-// writer returns the principal of a request that may write, and its
-// loaders (which writes clear).
-func writer(ctx context.Context) (*model.Principal, *load.Loaders, error) {
-	if _, err := model.RequireWrite(ctx); err != nil {
+// begin is principal for a read that runs plan: the columns the plan
+// selects are decided before the read (load.Plan.Select).
+func begin(ctx context.Context, p *model.Principal, plan *load.Plan) (*model.Principal, *load.Loaders, error) {
+	p, l, err := principal(ctx, p)
+	if err != nil {
 		return nil, nil, err
 	}
-	return principal(ctx)
+	plan.Select(l)
+	return p, l, nil
+}
+
+// authenticated and mayWrite check the principal the caller passed.
+var (
+	authenticated = model.Authenticated
+	mayWrite      = model.MayWrite
+)
+
+// writer returns the principal of a request that may write, and its
+// loaders (which writes clear).
+func writer(ctx context.Context, p *model.Principal) (*model.Principal, *load.Loaders, error) {
+	if _, err := mayWrite(p); err != nil {
+		return nil, nil, err
+	}
+	return principal(ctx, p)
 }
 
 // writeTarget checks what a write on one record checks first: the key may
 // write, the record (read through loader) is the account's, and then the
 // input errors the transport found decoding it (invalid).
-func writeTarget[T any](ctx context.Context, loader func(*load.Loaders) *load.Loader[*T], id, what string, invalid error) (*model.Principal, *load.Loaders, *T, error) {
-	p, l, err := writer(ctx)
+func writeTarget[T any](ctx context.Context, p *model.Principal, loader func(*load.Loaders) *load.Loader[*T], id, what string, invalid error) (*model.Principal, *load.Loaders, *T, error) {
+	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -48,8 +48,8 @@ func checkStrings(name string, in []string) ([]string, error) {
 
 // shipmentWrite checks what every shipment write checks first: the key
 // may write, the shipment is the account's.
-func shipmentWrite(ctx context.Context, id string, invalid error) (*model.Principal, *load.Loaders, *model.Shipment, error) {
-	return writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.Shipment] { return l.ShipmentByID }, id, "shipment", invalid)
+func shipmentWrite(ctx context.Context, p *model.Principal, id string, invalid error) (*model.Principal, *load.Loaders, *model.Shipment, error) {
+	return writeTarget(ctx, p, func(l *load.Loaders) *load.Loader[*model.Shipment] { return l.ShipmentByID }, id, "shipment", invalid)
 }
 
 // wroteShipment replaces the loader's copy of a shipment by the written one.
@@ -63,8 +63,8 @@ func wroteShipment(l *load.Loaders, s *model.Shipment, err error) (*model.Shipme
 }
 
 // UpdateShipment runs c and returns the shipment written.
-func (r *Resolver) UpdateShipment(ctx context.Context, c UpdateShipment) (*model.Shipment, error) {
-	p, l, s, err := shipmentWrite(ctx, c.ID, c.Invalid)
+func (r *Resolver) UpdateShipment(ctx context.Context, p *model.Principal, c UpdateShipment) (*model.Shipment, error) {
+	p, l, s, err := shipmentWrite(ctx, p, c.ID, c.Invalid)
 	if err != nil {
 		return nil, err
 	}
@@ -86,8 +86,8 @@ func (r *Resolver) UpdateShipment(ctx context.Context, c UpdateShipment) (*model
 }
 
 // StopTracking stops tracking the shipment id at its shipping line.
-func (r *Resolver) StopTracking(ctx context.Context, id string) (*model.Shipment, error) {
-	p, l, s, err := shipmentWrite(ctx, id, nil)
+func (r *Resolver) StopTracking(ctx context.Context, p *model.Principal, id string) (*model.Shipment, error) {
+	p, l, s, err := shipmentWrite(ctx, p, id, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +96,8 @@ func (r *Resolver) StopTracking(ctx context.Context, id string) (*model.Shipment
 }
 
 // ResumeTracking resumes tracking the shipment id.
-func (r *Resolver) ResumeTracking(ctx context.Context, id string) (*model.Shipment, error) {
-	p, l, s, err := shipmentWrite(ctx, id, nil)
+func (r *Resolver) ResumeTracking(ctx context.Context, p *model.Principal, id string) (*model.Shipment, error) {
+	p, l, s, err := shipmentWrite(ctx, p, id, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"shipgraph/catalog"
 	"shipgraph/load"
 	"shipgraph/model"
 	"shipgraph/resolve"
@@ -26,31 +27,31 @@ func testTenantIsolation(t *testing.T, e *env, acme, globex *records) {
 		get  get
 	}{
 		{"Shipment", func(r *records) string { return r.shipment }, func(r *resolve.Resolver, ctx context.Context, id string) (string, error) {
-			v, err := r.Shipment(ctx, id, load.NewPlan("containers"))
+			v, err := r.Shipment(ctx, who(ctx), id, load.NewPlan(catalog.Shipment, "containers"))
 			return idOf(v, err)
 		}},
 		{"Container", func(r *records) string { return r.container }, func(r *resolve.Resolver, ctx context.Context, id string) (string, error) {
-			v, err := r.Container(ctx, id, nil)
+			v, err := r.Container(ctx, who(ctx), id, nil)
 			return idOf(v, err)
 		}},
 		{"Document", func(r *records) string { return r.document }, func(r *resolve.Resolver, ctx context.Context, id string) (string, error) {
-			v, err := r.Document(ctx, id, nil)
+			v, err := r.Document(ctx, who(ctx), id, nil)
 			return idOf(v, err)
 		}},
 		{"Definition", func(r *records) string { return r.definition }, func(r *resolve.Resolver, ctx context.Context, id string) (string, error) {
-			v, err := r.Definition(ctx, id, nil)
+			v, err := r.Definition(ctx, who(ctx), id, nil)
 			return idOf(v, err)
 		}},
 		{"EmailSubmission", func(r *records) string { return r.emailSubmission }, func(r *resolve.Resolver, ctx context.Context, id string) (string, error) {
-			v, err := r.EmailSubmission(ctx, id, nil)
+			v, err := r.EmailSubmission(ctx, who(ctx), id, nil)
 			return idOf(v, err)
 		}},
 		{"CustomField", func(r *records) string { return r.value }, func(r *resolve.Resolver, ctx context.Context, id string) (string, error) {
-			v, err := r.CustomField(ctx, id, nil)
+			v, err := r.CustomField(ctx, who(ctx), id, nil)
 			return idOf(v, err)
 		}},
 		{"Webhook", func(r *records) string { return r.webhook }, func(r *resolve.Resolver, ctx context.Context, id string) (string, error) {
-			v, err := r.Webhook(ctx, id, nil)
+			v, err := r.Webhook(ctx, who(ctx), id, nil)
 			if err != nil {
 				return "", err
 			}
@@ -63,14 +64,14 @@ func testTenantIsolation(t *testing.T, e *env, acme, globex *records) {
 		{"Node(option)", func(r *records) string { return r.option }, nodeGet},
 		{"Node(custom field)", func(r *records) string { return r.value }, nodeGet},
 		{"CustomFieldsOf", func(r *records) string { return r.valueEntity }, func(r *resolve.Resolver, ctx context.Context, id string) (string, error) {
-			vs, err := r.CustomFieldsOf(ctx, "Shipment", id)
+			vs, err := r.CustomFieldsOf(ctx, who(ctx), "Shipment", id)
 			if err != nil || len(vs) == 0 {
 				return "", err
 			}
 			return vs[0].EntityID, nil
 		}},
 		{"Options", func(r *records) string { return r.enumDefinition }, func(r *resolve.Resolver, ctx context.Context, id string) (string, error) {
-			os, err := r.Options(ctx, id)
+			os, err := r.Options(ctx, who(ctx), id)
 			if err != nil || len(os) == 0 {
 				return "", err
 			}
@@ -114,7 +115,7 @@ func testTenantIsolation(t *testing.T, e *env, acme, globex *records) {
 	// The batch reads of federation: another account's key is a null
 	// entity, aligned with the keys, never the record.
 	t.Run("ShipmentsByID", func(t *testing.T) {
-		got := must[[]*model.Shipment](t, "entities")(e.r.ShipmentsByID(e.as("acme/viewer"), []string{acme.shipment, globex.shipment, "nope"}, nil))
+		got := must[[]*model.Shipment](t, "entities")(e.r.ShipmentsByID(e.as("acme/viewer"), e.who["acme/viewer"], []string{acme.shipment, globex.shipment, "nope"}, nil))
 		if len(got) != 3 || got[0] == nil || got[0].ID != acme.shipment || got[1] != nil || got[2] != nil {
 			t.Errorf("entities %v", got)
 		}
@@ -132,31 +133,31 @@ func testTenantIsolation(t *testing.T, e *env, acme, globex *records) {
 			its  []string
 		}{
 			{"Shipments", func() ([]string, error) {
-				p, err := e.r.Shipments(ctx, resolve.ShipmentQuery{Page: all, Filter: model.ShipmentFilter{IDs: append([]string{acme.shipment}, globex.shipmentIDs...)}})
+				p, err := e.r.Shipments(ctx, who(ctx), resolve.ShipmentQuery{Page: all, Filter: model.ShipmentFilter{IDs: append([]string{acme.shipment}, globex.shipmentIDs...)}})
 				return pageIDs(p, err)
 			}, []string{acme.shipment}, globex.shipmentIDs},
 			{"Containers", func() ([]string, error) {
-				p, err := e.r.Containers(ctx, resolve.ContainerQuery{Page: all, Filter: model.ContainerFilter{ShipmentIDs: globex.shipmentIDs}})
+				p, err := e.r.Containers(ctx, who(ctx), resolve.ContainerQuery{Page: all, Filter: model.ContainerFilter{ShipmentIDs: globex.shipmentIDs}})
 				return pageIDs(p, err)
 			}, nil, globex.containerIDs},
 			{"Documents", func() ([]string, error) {
-				p, err := e.r.Documents(ctx, resolve.DocumentQuery{Page: all, Filter: model.DocumentFilter{IDs: globex.documentIDs}})
+				p, err := e.r.Documents(ctx, who(ctx), resolve.DocumentQuery{Page: all, Filter: model.DocumentFilter{IDs: globex.documentIDs}})
 				return pageIDs(p, err)
 			}, nil, globex.documentIDs},
 			{"Definitions", func() ([]string, error) {
-				p, err := e.r.Definitions(ctx, resolve.DefinitionQuery{Page: all})
+				p, err := e.r.Definitions(ctx, who(ctx), resolve.DefinitionQuery{Page: all})
 				return pageIDs(p, err)
 			}, acme.definitionIDs, globex.definitionIDs},
 			{"CustomFields", func() ([]string, error) {
-				p, err := e.r.CustomFields(ctx, resolve.CustomFieldQuery{Page: all, Filter: model.CustomFieldFilter{EntityID: &globex.valueEntity}})
+				p, err := e.r.CustomFields(ctx, who(ctx), resolve.CustomFieldQuery{Page: all, Filter: model.CustomFieldFilter{EntityID: &globex.valueEntity}})
 				return pageIDs(p, err)
 			}, nil, globex.valueIDs},
 			{"EmailSubmissions(globex)", func() ([]string, error) {
-				p, err := e.r.EmailSubmissions(e.as("globex/admin"), resolve.EmailSubmissionQuery{Page: all})
+				p, err := e.r.EmailSubmissions(e.as("globex/admin"), e.who["globex/admin"], resolve.EmailSubmissionQuery{Page: all})
 				return pageIDs(p, err)
 			}, globex.submissionIDs, acme.submissionIDs},
 			{"Webhooks", func() ([]string, error) {
-				p, err := e.r.Webhooks(ctx, resolve.WebhookQuery{Page: all})
+				p, err := e.r.Webhooks(ctx, who(ctx), resolve.WebhookQuery{Page: all})
 				if err != nil {
 					return nil, err
 				}
@@ -187,16 +188,16 @@ func testTenantIsolation(t *testing.T, e *env, acme, globex *records) {
 			n    func() (int, error)
 		}{
 			{"CountShipments", func() (int, error) {
-				return e.r.CountShipments(ctx, model.ShipmentFilter{IDs: globex.shipmentIDs})
+				return e.r.CountShipments(ctx, who(ctx), model.ShipmentFilter{IDs: globex.shipmentIDs})
 			}},
 			{"CountContainers", func() (int, error) {
-				return e.r.CountContainers(ctx, model.ContainerFilter{IDs: globex.containerIDs})
+				return e.r.CountContainers(ctx, who(ctx), model.ContainerFilter{IDs: globex.containerIDs})
 			}},
 			{"CountDocuments", func() (int, error) {
-				return e.r.CountDocuments(ctx, model.DocumentFilter{IDs: globex.documentIDs})
+				return e.r.CountDocuments(ctx, who(ctx), model.DocumentFilter{IDs: globex.documentIDs})
 			}},
 			{"CountCustomFields", func() (int, error) {
-				return e.r.CountCustomFields(ctx, model.CustomFieldFilter{EntityID: &globex.valueEntity})
+				return e.r.CountCustomFields(ctx, who(ctx), model.CustomFieldFilter{EntityID: &globex.valueEntity})
 			}},
 		} {
 			if n, err := c.n(); n != 0 || err != nil {
@@ -207,12 +208,12 @@ func testTenantIsolation(t *testing.T, e *env, acme, globex *records) {
 
 	// Reference data is shared: both accounts read the same terminal.
 	t.Run("reference data", func(t *testing.T) {
-		lines := must[*resolve.Page[*model.ShippingLine]](t, "shipping lines")(e.r.ShippingLines(e.as("acme/viewer"), resolve.ShippingLineQuery{}))
+		lines := must[*resolve.Page[*model.ShippingLine]](t, "shipping lines")(e.r.ShippingLines(e.as("acme/viewer"), e.who["acme/viewer"], resolve.ShippingLineQuery{}))
 		if len(lines.Items) == 0 {
 			t.Fatal("no shipping lines")
 		}
 		for _, who := range []string{"acme/viewer", "globex/viewer"} {
-			l, err := e.r.ShippingLine(e.as(who), lines.Items[0].ID)
+			l, err := e.r.ShippingLine(e.as(who), e.who[who], lines.Items[0].ID)
 			if err != nil || l.ID != lines.Items[0].ID {
 				t.Errorf("%s reads shipping line %s: %v, %v", who, lines.Items[0].ID, l, err)
 			}
@@ -221,7 +222,7 @@ func testTenantIsolation(t *testing.T, e *env, acme, globex *records) {
 }
 
 func nodeGet(r *resolve.Resolver, ctx context.Context, id string) (string, error) {
-	n, err := r.Node(ctx, id, nil)
+	n, err := r.Node(ctx, who(ctx), id, nil)
 	if err != nil || n == nil {
 		return "", err
 	}

@@ -26,8 +26,8 @@ type Tracker interface {
 // shipping line at once (PATCH /v2/containers/{id}/refresh,
 // refreshContainer). Over the refresh limit it answers rate_limited with
 // the wait (retryAfter).
-func (r *Resolver) RefreshContainer(ctx context.Context, id string) (retryAfter time.Duration, err error) {
-	p, _, c, err := writeTarget(ctx, func(l *load.Loaders) *load.Loader[*model.Container] { return l.ContainerByID }, id, "container", nil)
+func (r *Resolver) RefreshContainer(ctx context.Context, p *model.Principal, id string) (retryAfter time.Duration, err error) {
+	p, _, c, err := writeTarget(ctx, p, func(l *load.Loaders) *load.Loader[*model.Container] { return l.ContainerByID }, id, "container", nil)
 	if err != nil {
 		return 0, err
 	}

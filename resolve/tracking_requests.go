@@ -28,13 +28,13 @@ var trackingRequests = Kind[*model.TrackingRequest, model.TrackingRequestFilter]
 }
 
 // TrackingRequests lists the account's tracking requests, newest first.
-func (r *Resolver) TrackingRequests(ctx context.Context, q TrackingRequestQuery) (*Page[*model.TrackingRequest], error) {
-	return List(ctx, r, &trackingRequests, q)
+func (r *Resolver) TrackingRequests(ctx context.Context, p *model.Principal, q TrackingRequestQuery) (*Page[*model.TrackingRequest], error) {
+	return List(ctx, r, p, &trackingRequests, q)
 }
 
 // CountTrackingRequests counts the account's tracking requests f keeps.
-func (r *Resolver) CountTrackingRequests(ctx context.Context, f model.TrackingRequestFilter) (int, error) {
-	return Count(ctx, r, &trackingRequests, f)
+func (r *Resolver) CountTrackingRequests(ctx context.Context, p *model.Principal, f model.TrackingRequestFilter) (int, error) {
+	return Count(ctx, r, p, &trackingRequests, f)
 }
 
 func trackingRequestLoader(l *load.Loaders) *load.Loader[*model.TrackingRequest] {
@@ -42,8 +42,8 @@ func trackingRequestLoader(l *load.Loaders) *load.Loader[*model.TrackingRequest]
 }
 
 // TrackingRequest reads one of the account's tracking requests.
-func (r *Resolver) TrackingRequest(ctx context.Context, id string, plan *load.Plan) (*model.TrackingRequest, error) {
-	return get(ctx, trackingRequestLoader, "tracking request", id, plan)
+func (r *Resolver) TrackingRequest(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.TrackingRequest, error) {
+	return get(ctx, p, trackingRequestLoader, "tracking request", id, plan)
 }
 
 // CreateTrackingRequest is a new tracking request. Invalid is an input
@@ -68,8 +68,8 @@ type UpdateTrackingRequest struct {
 // the SCAC (a known shipping line that tracks this type of number), the
 // reference numbers and tags, and last the database's word on duplicates
 // (one live request per number, type and SCAC in an account).
-func (r *Resolver) CreateTrackingRequest(ctx context.Context, c CreateTrackingRequest) (*model.TrackingRequest, error) {
-	p, l, err := writer(ctx)
+func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal, c CreateTrackingRequest) (*model.TrackingRequest, error) {
+	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -149,8 +149,8 @@ func (r *Resolver) checkScac(ctx context.Context, scac, typ string) (string, err
 }
 
 // UpdateTrackingRequest runs c and returns the request written.
-func (r *Resolver) UpdateTrackingRequest(ctx context.Context, c UpdateTrackingRequest) (*model.TrackingRequest, error) {
-	p, l, t, err := writeTarget(ctx, trackingRequestLoader, c.ID, "tracking request", c.Invalid)
+func (r *Resolver) UpdateTrackingRequest(ctx context.Context, p *model.Principal, c UpdateTrackingRequest) (*model.TrackingRequest, error) {
+	p, l, t, err := writeTarget(ctx, p, trackingRequestLoader, c.ID, "tracking request", c.Invalid)
 	if err != nil {
 		return nil, err
 	}

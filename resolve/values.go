@@ -115,8 +115,8 @@ func normalizeValue(ctx context.Context, l *load.Loaders, def *model.CustomField
 // valueTarget is what a write of the value of the definition slug on an
 // entity of kind needs: the writer, the request's loaders, the entity's id
 // (found in the account) and the definition.
-func (r *Resolver) valueTarget(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string, invalid error) (*model.Principal, *load.Loaders, string, *model.CustomFieldDefinition, error) {
-	p, l, err := writer(ctx)
+func (r *Resolver) valueTarget(ctx context.Context, p *model.Principal, kind model.CustomFieldEntityType, entityID, slug string, invalid error) (*model.Principal, *load.Loaders, string, *model.CustomFieldDefinition, error) {
+	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
@@ -134,8 +134,8 @@ func (r *Resolver) valueTarget(ctx context.Context, kind model.CustomFieldEntity
 }
 
 // SetValue runs c: the value set, or nil after a clear.
-func (r *Resolver) SetValue(ctx context.Context, c SetValue) (*model.CustomField, error) {
-	p, l, entityID, def, err := r.valueTarget(ctx, c.EntityType, c.EntityID, c.APISlug, c.Invalid)
+func (r *Resolver) SetValue(ctx context.Context, p *model.Principal, c SetValue) (*model.CustomField, error) {
+	p, l, entityID, def, err := r.valueTarget(ctx, p, c.EntityType, c.EntityID, c.APISlug, c.Invalid)
 	if err != nil {
 		return nil, err
 	}
@@ -161,8 +161,8 @@ func (r *Resolver) SetValue(ctx context.Context, c SetValue) (*model.CustomField
 
 // RemoveValue deletes the value of the definition slug on an entity of
 // kind and returns it; an unset value is not found.
-func (r *Resolver) RemoveValue(ctx context.Context, kind model.CustomFieldEntityType, entityID, slug string) (*model.CustomField, error) {
-	p, l, entityID, def, err := r.valueTarget(ctx, kind, entityID, slug, nil)
+func (r *Resolver) RemoveValue(ctx context.Context, p *model.Principal, kind model.CustomFieldEntityType, entityID, slug string) (*model.CustomField, error) {
+	p, l, entityID, def, err := r.valueTarget(ctx, p, kind, entityID, slug, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +175,8 @@ func (r *Resolver) RemoveValue(ctx context.Context, kind model.CustomFieldEntity
 }
 
 // CreateValue runs c and returns the value created.
-func (r *Resolver) CreateValue(ctx context.Context, c CreateValue) (*model.CustomField, error) {
-	if _, err := model.RequireWrite(ctx); err != nil {
+func (r *Resolver) CreateValue(ctx context.Context, p *model.Principal, c CreateValue) (*model.CustomField, error) {
+	if _, err := mayWrite(p); err != nil {
 		return nil, err
 	}
 	l, err := load.For(ctx)
@@ -189,27 +189,27 @@ func (r *Resolver) CreateValue(ctx context.Context, c CreateValue) (*model.Custo
 	} else if kind, err = entityKind(ctx, l, c.EntityID); err != nil {
 		return nil, err
 	}
-	return r.SetValue(ctx, SetValue{EntityType: kind, EntityID: c.EntityID, APISlug: c.APISlug, Value: c.Value, Invalid: c.Invalid, create: true})
+	return r.SetValue(ctx, p, SetValue{EntityType: kind, EntityID: c.EntityID, APISlug: c.APISlug, Value: c.Value, Invalid: c.Invalid, create: true})
 }
 
 // UpdateValue runs c: the value set, or nil after a clear.
-func (r *Resolver) UpdateValue(ctx context.Context, c UpdateValue) (*model.CustomField, error) {
-	if _, err := model.RequireWrite(ctx); err != nil {
+func (r *Resolver) UpdateValue(ctx context.Context, p *model.Principal, c UpdateValue) (*model.CustomField, error) {
+	if _, err := mayWrite(p); err != nil {
 		return nil, err
 	}
-	cf, err := r.CustomField(ctx, c.ID, nil)
+	cf, err := r.CustomField(ctx, p, c.ID, nil)
 	if err != nil {
 		return nil, err
 	}
 	if c.Invalid != nil {
 		return nil, c.Invalid
 	}
-	return r.SetValue(ctx, SetValue{EntityType: cf.EntityKind(), EntityID: cf.EntityID, APISlug: cf.APISlug, Value: c.Value})
+	return r.SetValue(ctx, p, SetValue{EntityType: cf.EntityKind(), EntityID: cf.EntityID, APISlug: cf.APISlug, Value: c.Value})
 }
 
 // DeleteValue deletes the value id and returns it.
-func (r *Resolver) DeleteValue(ctx context.Context, id string) (*model.CustomField, error) {
-	p, l, err := writer(ctx)
+func (r *Resolver) DeleteValue(ctx context.Context, p *model.Principal, id string) (*model.CustomField, error) {
+	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -83,8 +83,8 @@ var (
 )
 
 // admin returns the principal and loaders of a request by an admin key.
-func admin(ctx context.Context) (*model.Principal, *load.Loaders, error) {
-	p, l, err := principal(ctx)
+func admin(ctx context.Context, p *model.Principal) (*model.Principal, *load.Loaders, error) {
+	p, l, err := principal(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,73 +95,65 @@ func admin(ctx context.Context) (*model.Principal, *load.Loaders, error) {
 }
 
 // Webhooks lists the account's webhooks, oldest first.
-func (r *Resolver) Webhooks(ctx context.Context, q WebhookQuery) (*Page[*model.Webhook], error) {
-	if _, _, err := admin(ctx); err != nil {
+func (r *Resolver) Webhooks(ctx context.Context, p *model.Principal, q WebhookQuery) (*Page[*model.Webhook], error) {
+	if _, _, err := admin(ctx, p); err != nil {
 		return nil, err
 	}
-	return List(ctx, r, &webhooks, q)
+	return List(ctx, r, p, &webhooks, q)
 }
 
 // CountWebhooks counts the account's webhooks.
-func (r *Resolver) CountWebhooks(ctx context.Context) (int, error) {
-	if _, _, err := admin(ctx); err != nil {
+func (r *Resolver) CountWebhooks(ctx context.Context, p *model.Principal) (int, error) {
+	if _, _, err := admin(ctx, p); err != nil {
 		return 0, err
 	}
-	return Count(ctx, r, &webhooks, NoFilter{})
+	return Count(ctx, r, p, &webhooks, NoFilter{})
 }
 
 // Webhook reads one of the account's webhooks.
-func (r *Resolver) Webhook(ctx context.Context, id string, plan *load.Plan) (*model.Webhook, error) {
-	if _, _, err := admin(ctx); err != nil {
+func (r *Resolver) Webhook(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.Webhook, error) {
+	if _, _, err := admin(ctx, p); err != nil {
 		return nil, err
 	}
-	return get(ctx, func(l *load.Loaders) *load.Loader[*model.Webhook] { return l.WebhookByID }, "webhook", id, plan)
+	return get(ctx, p, func(l *load.Loaders) *load.Loader[*model.Webhook] { return l.WebhookByID }, "webhook", id, plan)
 }
 
 // WebhookNotifications lists the account's notifications, newest first.
-func (r *Resolver) WebhookNotifications(ctx context.Context, q WebhookNotificationQuery) (*Page[*model.WebhookNotification], error) {
-	if _, _, err := admin(ctx); err != nil {
+func (r *Resolver) WebhookNotifications(ctx context.Context, p *model.Principal, q WebhookNotificationQuery) (*Page[*model.WebhookNotification], error) {
+	if _, _, err := admin(ctx, p); err != nil {
 		return nil, err
 	}
-	return List(ctx, r, &webhookNotifications, q)
+	return List(ctx, r, p, &webhookNotifications, q)
 }
 
 // CountWebhookNotifications counts the account's notifications f keeps.
-func (r *Resolver) CountWebhookNotifications(ctx context.Context, f model.WebhookNotificationFilter) (int, error) {
-	if _, _, err := admin(ctx); err != nil {
+func (r *Resolver) CountWebhookNotifications(ctx context.Context, p *model.Principal, f model.WebhookNotificationFilter) (int, error) {
+	if _, _, err := admin(ctx, p); err != nil {
 		return 0, err
 	}
-	return Count(ctx, r, &webhookNotifications, f)
+	return Count(ctx, r, p, &webhookNotifications, f)
 }
 
 // WebhookNotification reads one of the account's notifications.
-func (r *Resolver) WebhookNotification(ctx context.Context, id string, plan *load.Plan) (*model.WebhookNotification, error) {
-	if _, _, err := admin(ctx); err != nil {
+func (r *Resolver) WebhookNotification(ctx context.Context, p *model.Principal, id string, plan *load.Plan) (*model.WebhookNotification, error) {
+	if _, _, err := admin(ctx, p); err != nil {
 		return nil, err
 	}
-	return get(ctx, func(l *load.Loaders) *load.Loader[*model.WebhookNotification] { return l.WebhookNotificationByID }, "webhook notification", id, plan)
+	return get(ctx, p, func(l *load.Loaders) *load.Loader[*model.WebhookNotification] { return l.WebhookNotificationByID }, "webhook notification", id, plan)
 }
 
 // WebhookEvents are the events a webhook may subscribe to, by category:
 // open to every key.
-func (r *Resolver) WebhookEvents(ctx context.Context) ([]model.WebhookEventCategory, error) {
-	if _, err := model.RequirePrincipal(ctx); err != nil {
+func (r *Resolver) WebhookEvents(ctx context.Context, p *model.Principal) ([]model.WebhookEventCategory, error) {
+	if _, err := authenticated(p); err != nil {
 		return nil, err
 	}
 	return model.WebhookEventCategories, nil
 }
 
-// AsAccount returns ctx acting for the account as an admin, with loaders of
-// its own: for work outside a request (the webhook delivery renders a
-// notification's payload with it).
-func (r *Resolver) AsAccount(ctx context.Context, accountID string) context.Context {
-	ctx = model.WithPrincipal(ctx, &model.Principal{AccountID: accountID, Role: model.RoleAdmin})
-	return load.WithLoaders(ctx, load.NewLoaders(r.DB, accountID, load.DefaultLoaderConfig))
-}
-
 // CreateWebhook runs c and returns the webhook created, with its secret.
-func (r *Resolver) CreateWebhook(ctx context.Context, c CreateWebhook) (*model.Webhook, error) {
-	p, l, err := admin(ctx)
+func (r *Resolver) CreateWebhook(ctx context.Context, p *model.Principal, c CreateWebhook) (*model.Webhook, error) {
+	p, l, err := admin(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -199,8 +191,8 @@ func (r *Resolver) CreateWebhook(ctx context.Context, c CreateWebhook) (*model.W
 
 // UpdateWebhook runs c and returns the webhook written (with its new secret
 // when c rotates it).
-func (r *Resolver) UpdateWebhook(ctx context.Context, c UpdateWebhook) (*model.Webhook, error) {
-	p, l, err := admin(ctx)
+func (r *Resolver) UpdateWebhook(ctx context.Context, p *model.Principal, c UpdateWebhook) (*model.Webhook, error) {
+	p, l, err := admin(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -252,14 +244,14 @@ func (r *Resolver) UpdateWebhook(ctx context.Context, c UpdateWebhook) (*model.W
 
 // RotateWebhookSecret gives a webhook a new secret and returns it, with
 // the secret.
-func (r *Resolver) RotateWebhookSecret(ctx context.Context, id string) (*model.Webhook, error) {
-	return r.UpdateWebhook(ctx, UpdateWebhook{ID: id, RotateSecret: true})
+func (r *Resolver) RotateWebhookSecret(ctx context.Context, p *model.Principal, id string) (*model.Webhook, error) {
+	return r.UpdateWebhook(ctx, p, UpdateWebhook{ID: id, RotateSecret: true})
 }
 
 // DeleteWebhook deletes one of the account's webhooks with its
 // notifications, and returns it.
-func (r *Resolver) DeleteWebhook(ctx context.Context, id string) (*model.Webhook, error) {
-	p, l, err := admin(ctx)
+func (r *Resolver) DeleteWebhook(ctx context.Context, p *model.Principal, id string) (*model.Webhook, error) {
+	p, l, err := admin(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -36,11 +36,11 @@ func testWriteErrorOrder(t *testing.T, e *env, acme, globex *records) {
 		ownIsTransportError bool   // own answers decodeErr itself
 	}{
 		{name: "UpdateShipment invalid body", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateShipment(ctx, resolve.UpdateShipment{ID: rec.shipment, Tags: model.Given([]string{long}), Invalid: decodeErr})
+			_, err := r.UpdateShipment(ctx, who(ctx), resolve.UpdateShipment{ID: rec.shipment, Tags: model.Given([]string{long}), Invalid: decodeErr})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "decoded", ownIsTransportError: true},
 		{name: "UpdateShipment tag too long", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateShipment(ctx, resolve.UpdateShipment{ID: rec.shipment, Tags: model.Given([]string{long})})
+			_, err := r.UpdateShipment(ctx, who(ctx), resolve.UpdateShipment{ID: rec.shipment, Tags: model.Given([]string{long})})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "tags"},
 		{name: "UpdateShipment too many ref numbers", who: "acme/member", write: func(ctx context.Context, rec *records) error {
@@ -48,112 +48,112 @@ func testWriteErrorOrder(t *testing.T, e *env, acme, globex *records) {
 			for i := range refs {
 				refs[i] = "REF" + strings.Repeat("9", i+1)
 			}
-			_, err := r.UpdateShipment(ctx, resolve.UpdateShipment{ID: rec.shipment, RefNumbers: model.Given(refs)})
+			_, err := r.UpdateShipment(ctx, who(ctx), resolve.UpdateShipment{ID: rec.shipment, RefNumbers: model.Given(refs)})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "ref_numbers"},
 		{name: "StopTracking", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.StopTracking(ctx, rec.shipment)
+			_, err := r.StopTracking(ctx, who(ctx), rec.shipment)
 			return err
 		}, foreign: model.ENOTFOUND},
 		{name: "ResumeTracking", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.ResumeTracking(ctx, rec.shipment)
+			_, err := r.ResumeTracking(ctx, who(ctx), rec.shipment)
 			return err
 		}, foreign: model.ENOTFOUND},
 		{name: "UpdateDocument invalid body", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateDocument(ctx, resolve.UpdateDocument{ID: rec.document, DocumentTypeManual: model.Given(&badType), Invalid: decodeErr})
+			_, err := r.UpdateDocument(ctx, who(ctx), resolve.UpdateDocument{ID: rec.document, DocumentTypeManual: model.Given(&badType), Invalid: decodeErr})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "decoded", ownIsTransportError: true},
 		{name: "UpdateDocument unknown type", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateDocument(ctx, resolve.UpdateDocument{ID: rec.document, DocumentTypeManual: model.Given(&badType)})
+			_, err := r.UpdateDocument(ctx, who(ctx), resolve.UpdateDocument{ID: rec.document, DocumentTypeManual: model.Given(&badType)})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "document_type_manual"},
 		{name: "UpdateDefinition blank name", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateDefinition(ctx, resolve.UpdateDefinition{ID: rec.definition, Patch: model.CustomFieldDefinitionPatch{DisplayName: &blank}})
+			_, err := r.UpdateDefinition(ctx, who(ctx), resolve.UpdateDefinition{ID: rec.definition, Patch: model.CustomFieldDefinitionPatch{DisplayName: &blank}})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "display_name"},
 		{name: "UpdateDefinition validation not an object", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateDefinition(ctx, resolve.UpdateDefinition{ID: rec.definition, Patch: model.CustomFieldDefinitionPatch{Validation: model.Given(model.JSON(`[1]`))}})
+			_, err := r.UpdateDefinition(ctx, who(ctx), resolve.UpdateDefinition{ID: rec.definition, Patch: model.CustomFieldDefinitionPatch{Validation: model.Given(model.JSON(`[1]`))}})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "validation"},
 		{name: "CreateOption invalid body", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.CreateOption(ctx, resolve.CreateOption{DefinitionID: rec.enumDefinition, Input: model.CustomFieldOptionInput{Label: blank}, Invalid: decodeErr})
+			_, err := r.CreateOption(ctx, who(ctx), resolve.CreateOption{DefinitionID: rec.enumDefinition, Input: model.CustomFieldOptionInput{Label: blank}, Invalid: decodeErr})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "decoded", ownIsTransportError: true},
 		{name: "CreateOption blank label", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.CreateOption(ctx, resolve.CreateOption{DefinitionID: rec.enumDefinition, Input: model.CustomFieldOptionInput{Label: blank, Value: "v"}})
+			_, err := r.CreateOption(ctx, who(ctx), resolve.CreateOption{DefinitionID: rec.enumDefinition, Input: model.CustomFieldOptionInput{Label: blank, Value: "v"}})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "label"},
 		{name: "CreateOption on a definition without options", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.CreateOption(ctx, resolve.CreateOption{DefinitionID: rec.definition, Input: model.CustomFieldOptionInput{Label: "l", Value: "v"}})
+			_, err := r.CreateOption(ctx, who(ctx), resolve.CreateOption{DefinitionID: rec.definition, Input: model.CustomFieldOptionInput{Label: "l", Value: "v"}})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: model.WholeInput},
 		{name: "UpdateOption blank value", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateOption(ctx, resolve.UpdateOption{DefinitionID: rec.enumDefinition, OptionID: rec.option, Patch: model.CustomFieldOptionPatch{Value: &blank}})
+			_, err := r.UpdateOption(ctx, who(ctx), resolve.UpdateOption{DefinitionID: rec.enumDefinition, OptionID: rec.option, Patch: model.CustomFieldOptionPatch{Value: &blank}})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "value"},
 		{name: "SetValue invalid body", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.SetValue(ctx, resolve.SetValue{EntityType: shipmentKind, EntityID: rec.valueEntity, APISlug: "no_such_field", Value: model.JSON(`{`), Invalid: decodeErr})
+			_, err := r.SetValue(ctx, who(ctx), resolve.SetValue{EntityType: shipmentKind, EntityID: rec.valueEntity, APISlug: "no_such_field", Value: model.JSON(`{`), Invalid: decodeErr})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "decoded", ownIsTransportError: true},
 		{name: "SetValue unknown slug", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.SetValue(ctx, resolve.SetValue{EntityType: shipmentKind, EntityID: rec.valueEntity, APISlug: "no_such_field", Value: model.JSON(`{`)})
+			_, err := r.SetValue(ctx, who(ctx), resolve.SetValue{EntityType: shipmentKind, EntityID: rec.valueEntity, APISlug: "no_such_field", Value: model.JSON(`{`)})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.ENOTFOUND},
 		{name: "CreateValue", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.CreateValue(ctx, resolve.CreateValue{EntityID: rec.valueEntity, APISlug: rec.valueSlug, Value: model.JSON(`{`), Invalid: decodeErr})
+			_, err := r.CreateValue(ctx, who(ctx), resolve.CreateValue{EntityID: rec.valueEntity, APISlug: rec.valueSlug, Value: model.JSON(`{`), Invalid: decodeErr})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "decoded", ownIsTransportError: true},
 		{name: "UpdateValue invalid body", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateValue(ctx, resolve.UpdateValue{ID: rec.value, Value: model.JSON(`{`), Invalid: decodeErr})
+			_, err := r.UpdateValue(ctx, who(ctx), resolve.UpdateValue{ID: rec.value, Value: model.JSON(`{`), Invalid: decodeErr})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "decoded", ownIsTransportError: true},
 		{name: "RemoveValue", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.RemoveValue(ctx, shipmentKind, rec.valueEntity, "no_such_field")
+			_, err := r.RemoveValue(ctx, who(ctx), shipmentKind, rec.valueEntity, "no_such_field")
 			return err
 		}, foreign: model.ENOTFOUND, own: model.ENOTFOUND},
 		{name: "UpdateWebhook invalid body", who: "acme/admin", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateWebhook(ctx, resolve.UpdateWebhook{ID: rec.webhook, Patch: model.WebhookPatch{URL: &blank}, Invalid: decodeErr})
+			_, err := r.UpdateWebhook(ctx, who(ctx), resolve.UpdateWebhook{ID: rec.webhook, Patch: model.WebhookPatch{URL: &blank}, Invalid: decodeErr})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "decoded", ownIsTransportError: true},
 		{name: "UpdateWebhook blank url", who: "acme/admin", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateWebhook(ctx, resolve.UpdateWebhook{ID: rec.webhook, Patch: model.WebhookPatch{URL: &blank}})
+			_, err := r.UpdateWebhook(ctx, who(ctx), resolve.UpdateWebhook{ID: rec.webhook, Patch: model.WebhookPatch{URL: &blank}})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "url"},
 		{name: "UpdateWebhook unknown event", who: "acme/admin", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateWebhook(ctx, resolve.UpdateWebhook{ID: rec.webhook, Patch: model.WebhookPatch{Events: []string{"container.exploded"}}})
+			_, err := r.UpdateWebhook(ctx, who(ctx), resolve.UpdateWebhook{ID: rec.webhook, Patch: model.WebhookPatch{Events: []string{"container.exploded"}}})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "events"},
 		{name: "UpdateWebhook reserved header", who: "acme/admin", write: func(ctx context.Context, rec *records) error {
-			_, err := r.UpdateWebhook(ctx, resolve.UpdateWebhook{ID: rec.webhook, Patch: model.WebhookPatch{Headers: []*model.WebhookHeaderInput{{Name: "content-type", Value: "x"}}}})
+			_, err := r.UpdateWebhook(ctx, who(ctx), resolve.UpdateWebhook{ID: rec.webhook, Patch: model.WebhookPatch{Headers: []*model.WebhookHeaderInput{{Name: "content-type", Value: "x"}}}})
 			return err
 		}, foreign: model.ENOTFOUND, own: model.EINVALID, ownField: "headers"},
 		{name: "RotateWebhookSecret", who: "acme/admin", write: func(ctx context.Context, rec *records) error {
-			_, err := r.RotateWebhookSecret(ctx, rec.webhook)
+			_, err := r.RotateWebhookSecret(ctx, who(ctx), rec.webhook)
 			return err
 		}, foreign: model.ENOTFOUND},
 		// Deletes last: the own ones are not run (own == "").
 		{name: "DeleteDocument", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.DeleteDocument(ctx, rec.document)
+			_, err := r.DeleteDocument(ctx, who(ctx), rec.document)
 			return err
 		}, foreign: model.ENOTFOUND},
 		{name: "DeleteDefinition", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.DeleteDefinition(ctx, rec.definition)
+			_, err := r.DeleteDefinition(ctx, who(ctx), rec.definition)
 			return err
 		}, foreign: model.ENOTFOUND},
 		{name: "DeleteOption", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.DeleteOption(ctx, rec.enumDefinition, rec.option)
+			_, err := r.DeleteOption(ctx, who(ctx), rec.enumDefinition, rec.option)
 			return err
 		}, foreign: model.ENOTFOUND},
 		{name: "DeleteValue", who: "acme/member", write: func(ctx context.Context, rec *records) error {
-			_, err := r.DeleteValue(ctx, rec.value)
+			_, err := r.DeleteValue(ctx, who(ctx), rec.value)
 			return err
 		}, foreign: model.ENOTFOUND},
 		{name: "DeleteWebhook", who: "acme/admin", write: func(ctx context.Context, rec *records) error {
-			_, err := r.DeleteWebhook(ctx, rec.webhook)
+			_, err := r.DeleteWebhook(ctx, who(ctx), rec.webhook)
 			return err
 		}, foreign: model.ENOTFOUND},
 	}
-	before := must[*model.Shipment](t, "globex's shipment")(r.Shipment(e.as("globex/viewer"), globex.shipment, nil))
+	before := must[*model.Shipment](t, "globex's shipment")(r.Shipment(e.as("globex/viewer"), e.who["globex/viewer"], globex.shipment, nil))
 	unknown := &records{shipment: unknownID, container: unknownID, document: unknownID, definition: unknownID,
 		enumDefinition: unknownID, option: unknownID, value: unknownID, valueEntity: unknownID, webhook: unknownID}
 	malformed := &records{shipment: "x", container: "x", document: "x", definition: "x",
@@ -179,16 +179,16 @@ func testWriteErrorOrder(t *testing.T, e *env, acme, globex *records) {
 
 	// Nothing of globex's changed.
 	ctx := e.as("globex/admin")
-	if s, err := r.Shipment(ctx, globex.shipment, nil); err != nil || !s.UpdatedAt.Equal(before.UpdatedAt) {
+	if s, err := r.Shipment(ctx, who(ctx), globex.shipment, nil); err != nil || !s.UpdatedAt.Equal(before.UpdatedAt) {
 		t.Errorf("globex's shipment after acme's writes: %+v, %v", s, err)
 	}
 	for name, get := range map[string]func() error{
-		"document":   func() error { _, err := r.Document(ctx, globex.document, nil); return err },
-		"definition": func() error { _, err := r.Definition(ctx, globex.definition, nil); return err },
-		"value":      func() error { _, err := r.CustomField(ctx, globex.value, nil); return err },
-		"webhook":    func() error { _, err := r.Webhook(ctx, globex.webhook, nil); return err },
+		"document":   func() error { _, err := r.Document(ctx, who(ctx), globex.document, nil); return err },
+		"definition": func() error { _, err := r.Definition(ctx, who(ctx), globex.definition, nil); return err },
+		"value":      func() error { _, err := r.CustomField(ctx, who(ctx), globex.value, nil); return err },
+		"webhook":    func() error { _, err := r.Webhook(ctx, who(ctx), globex.webhook, nil); return err },
 		"option": func() error {
-			os, err := r.Options(ctx, globex.enumDefinition)
+			os, err := r.Options(ctx, who(ctx), globex.enumDefinition)
 			if err == nil && (len(os) == 0 || os[0].ID != globex.option) {
 				t.Errorf("globex's options: %v", os)
 			}
@@ -208,7 +208,7 @@ func testCreateErrors(t *testing.T, e *env, acme *records) {
 	def := func(slug, name string) resolve.CreateDefinition {
 		return resolve.CreateDefinition{Input: model.CustomFieldDefinitionInput{EntityType: "Shipment", APISlug: slug, DisplayName: name, DataType: "short_text"}}
 	}
-	existing := must[*model.CustomFieldDefinition](t, "definition")(e.r.Definition(e.as("acme/viewer"), acme.definition, nil))
+	existing := must[*model.CustomFieldDefinition](t, "definition")(e.r.Definition(e.as("acme/viewer"), e.who["acme/viewer"], acme.definition, nil))
 	hook := func(url string, events ...string) resolve.CreateWebhook {
 		return resolve.CreateWebhook{Input: model.WebhookInput{URL: url, Events: events}}
 	}
@@ -218,39 +218,45 @@ func testCreateErrors(t *testing.T, e *env, acme *records) {
 		create      func(ctx context.Context) error
 		code, field string
 	}{
-		{"definition: viewer", "acme/viewer", func(ctx context.Context) error { _, err := r.CreateDefinition(ctx, def("Bad Slug", "")); return err }, model.EFORBIDDEN, ""},
-		{"definition: slug", "acme/member", func(ctx context.Context) error { _, err := r.CreateDefinition(ctx, def("Bad Slug", "")); return err }, model.EINVALID, "api_slug"},
+		{"definition: viewer", "acme/viewer", func(ctx context.Context) error {
+			_, err := r.CreateDefinition(ctx, who(ctx), def("Bad Slug", ""))
+			return err
+		}, model.EFORBIDDEN, ""},
+		{"definition: slug", "acme/member", func(ctx context.Context) error {
+			_, err := r.CreateDefinition(ctx, who(ctx), def("Bad Slug", ""))
+			return err
+		}, model.EINVALID, "api_slug"},
 		{"definition: name", "acme/member", func(ctx context.Context) error {
-			_, err := r.CreateDefinition(ctx, def("ok_slug", blankName))
+			_, err := r.CreateDefinition(ctx, who(ctx), def("ok_slug", blankName))
 			return err
 		}, model.EINVALID, "display_name"},
 		{"definition: slug taken", "acme/member", func(ctx context.Context) error {
-			_, err := r.CreateDefinition(ctx, resolve.CreateDefinition{Input: model.CustomFieldDefinitionInput{
+			_, err := r.CreateDefinition(ctx, who(ctx), resolve.CreateDefinition{Input: model.CustomFieldDefinitionInput{
 				EntityType: existing.EntityType, APISlug: existing.APISlug, DisplayName: "Again", DataType: "short_text"}})
 			return err
 		}, model.ECONFLICT, "api_slug"},
 		{"webhook: member", "acme/member", func(ctx context.Context) error {
-			_, err := r.CreateWebhook(ctx, resolve.CreateWebhook{Invalid: decodeErr})
+			_, err := r.CreateWebhook(ctx, who(ctx), resolve.CreateWebhook{Invalid: decodeErr})
 			return err
 		}, model.EFORBIDDEN, ""},
 		{"webhook: transport's error first", "acme/admin", func(ctx context.Context) error {
-			_, err := r.CreateWebhook(ctx, resolve.CreateWebhook{Input: hook("", "nope").Input, Invalid: decodeErr})
+			_, err := r.CreateWebhook(ctx, who(ctx), resolve.CreateWebhook{Input: hook("", "nope").Input, Invalid: decodeErr})
 			return err
 		}, model.EINVALID, "decoded"},
 		{"webhook: url", "acme/admin", func(ctx context.Context) error {
-			_, err := r.CreateWebhook(ctx, hook(" ", "container.updated"))
+			_, err := r.CreateWebhook(ctx, who(ctx), hook(" ", "container.updated"))
 			return err
 		}, model.EINVALID, "url"},
 		{"webhook: no events", "acme/admin", func(ctx context.Context) error {
-			_, err := r.CreateWebhook(ctx, hook("http://127.0.0.1:9/x"))
+			_, err := r.CreateWebhook(ctx, who(ctx), hook("http://127.0.0.1:9/x"))
 			return err
 		}, model.EINVALID, "events"},
 		{"webhook: event twice", "acme/admin", func(ctx context.Context) error {
-			_, err := r.CreateWebhook(ctx, hook("http://127.0.0.1:9/x", "container.updated", "container.updated"))
+			_, err := r.CreateWebhook(ctx, who(ctx), hook("http://127.0.0.1:9/x", "container.updated", "container.updated"))
 			return err
 		}, model.EINVALID, "events"},
 		{"value: unknown entity", "acme/member", func(ctx context.Context) error {
-			_, err := r.CreateValue(ctx, resolve.CreateValue{EntityID: unknownID, APISlug: acme.valueSlug, Value: model.JSON(`"x"`)})
+			_, err := r.CreateValue(ctx, who(ctx), resolve.CreateValue{EntityID: unknownID, APISlug: acme.valueSlug, Value: model.JSON(`"x"`)})
 			return err
 		}, model.ENOTFOUND, ""},
 	}
@@ -260,11 +266,11 @@ func testCreateErrors(t *testing.T, e *env, acme *records) {
 		})
 	}
 	// The store refused nothing by accident: the same inputs, valid, write.
-	d, err := r.CreateDefinition(e.as("acme/member"), def("ok_slug", "OK"))
+	d, err := r.CreateDefinition(e.as("acme/member"), e.who["acme/member"], def("ok_slug", "OK"))
 	if err != nil || d.ID == "" || d.APISlug != "ok_slug" {
 		t.Errorf("a valid definition: %+v, %v", d, err)
 	}
-	w, err := r.CreateWebhook(e.as("acme/admin"), hook("http://127.0.0.1:9/x", "container.updated"))
+	w, err := r.CreateWebhook(e.as("acme/admin"), e.who["acme/admin"], hook("http://127.0.0.1:9/x", "container.updated"))
 	if err != nil || w.Secret == nil || len(*w.Secret) != 64 {
 		t.Errorf("a valid webhook: %+v, %v", w, err)
 	}

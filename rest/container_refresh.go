@@ -10,7 +10,7 @@ import (
 // refresh limit (10 a minute per API key by default) it answers 429 with
 // Retry-After.
 func (s *server) refreshContainer(w http.ResponseWriter, r *http.Request) {
-	wait, err := s.res.RefreshContainer(r.Context(), r.PathValue("id"))
+	wait, err := s.res.RefreshContainer(r.Context(), who(r), r.PathValue("id"))
 	if err != nil {
 		if wait > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))

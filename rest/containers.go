@@ -35,16 +35,16 @@ var (
 func (s *server) listContainers(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, containerList, func(ctx context.Context, p *params) (listPage[*model.Container], error) {
 		filter := model.ContainerFilter{Number: p.filter("filter[number]")}
-		pg, err := s.res.Containers(ctx, resolve.ContainerQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs()})
+		pg, err := s.res.Containers(ctx, who(r), resolve.ContainerQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
 			return listPage[*model.Container]{}, p.cursorError(err)
 		}
-		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountContainers(ctx, filter) }), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountContainers(ctx, who(r), filter) }), nil
 	}, (*builder).containers)
 }
 
 func (s *server) getContainer(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, containerItem, byID(s.res.Container), (*builder).containers)
+	serveOne(s, w, r, containerItem, (s.res.Container), (*builder).containers)
 }
 
 // containers renders containers and the includes of p. Their own linkage

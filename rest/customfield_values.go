@@ -53,14 +53,14 @@ var (
 
 // values reads the values set on the entity of the path (one statement;
 // display name order), or answers not found.
-func (s *server) values(ctx context.Context, e entityRoute, id string) ([]*model.CustomField, error) {
-	return s.res.CustomFieldsOf(ctx, e.kind, id)
+func (s *server) values(ctx context.Context, p *model.Principal, e entityRoute, id string) ([]*model.CustomField, error) {
+	return s.res.CustomFieldsOf(ctx, p, e.kind, id)
 }
 
 func (s *server) listEntityCustomFields(e entityRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		serveList(s, w, r, customFieldLst, func(ctx context.Context, p *params) (listPage[*model.CustomField], error) {
-			all, err := s.values(ctx, e, r.PathValue(e.param))
+			all, err := s.values(ctx, who(r), e, r.PathValue(e.param))
 			if err != nil {
 				return listPage[*model.CustomField]{}, err
 			}
@@ -78,7 +78,7 @@ func (s *server) getEntityCustomField(e entityRoute) http.HandlerFunc {
 			WriteError(w, r, err)
 			return
 		}
-		all, err := s.values(r.Context(), e, r.PathValue(e.param))
+		all, err := s.values(r.Context(), who(r), e, r.PathValue(e.param))
 		if err != nil {
 			WriteError(w, r, err)
 			return
@@ -113,7 +113,7 @@ func (s *server) createEntityCustomField(e entityRoute) http.HandlerFunc {
 		// An attribute error is answered once the entity is found (404
 		// first), as the resolver layer orders it.
 		slug, value, invalid := newValueAttributes(attrs)
-		cf, err := s.res.SetValue(ctx, resolve.SetValue{EntityType: e.kind, EntityID: entityID, APISlug: slug, Value: value, Invalid: invalid})
+		cf, err := s.res.SetValue(ctx, who(r), resolve.SetValue{EntityType: e.kind, EntityID: entityID, APISlug: slug, Value: value, Invalid: invalid})
 		if err == nil && cf == nil { // not reached: a non-null value is never a clear
 			err = attrError("value", "value is required")
 		}
@@ -164,7 +164,7 @@ func (s *server) patchEntityCustomField(e entityRoute) http.HandlerFunc {
 		} else {
 			c.Invalid = attrError("value", "value is required (null clears the field)")
 		}
-		cf, err := s.res.SetValue(ctx, c)
+		cf, err := s.res.SetValue(ctx, who(r), c)
 		s.writeUpdated(w, r, cf, err)
 	}
 }
@@ -191,7 +191,7 @@ func (s *server) deleteEntityCustomField(e entityRoute) http.HandlerFunc {
 			return
 		}
 		ctx, entityID, slug := r.Context(), r.PathValue(e.param), r.PathValue("api_slug")
-		if _, err := s.res.RemoveValue(ctx, e.kind, entityID, slug); err != nil {
+		if _, err := s.res.RemoveValue(ctx, who(r), e.kind, entityID, slug); err != nil {
 			WriteError(w, r, err)
 			return
 		}
@@ -215,11 +215,11 @@ func (s *server) listCustomFields(w http.ResponseWriter, r *http.Request) {
 		if f.DefinitionID, err = idFilter(p, "filter[definition_id]"); err != nil {
 			return none, err
 		}
-		pg, err := s.res.CustomFields(ctx, resolve.CustomFieldQuery{Filter: f, Page: resolve.PageArgs{Page: &p.page}})
+		pg, err := s.res.CustomFields(ctx, who(r), resolve.CustomFieldQuery{Filter: f, Page: resolve.PageArgs{Page: &p.page}, Plan: p.plan})
 		if err != nil {
 			return none, err
 		}
-		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountCustomFields(ctx, f) }), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountCustomFields(ctx, who(r), f) }), nil
 	}, plain((*builder).customFieldResource))
 }
 
@@ -275,7 +275,7 @@ func isUUID(id string) bool {
 }
 
 func (s *server) getCustomField(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, customFieldOne, byID(s.res.CustomField), plain((*builder).customFieldResource))
+	serveOne(s, w, r, customFieldOne, (s.res.CustomField), plain((*builder).customFieldResource))
 }
 
 // createCustomField sets a value on the entity of
@@ -286,7 +286,7 @@ func (s *server) createCustomField(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if _, err := model.RequireWrite(r.Context()); err != nil {
+	if _, err := model.MayWrite(who(r)); err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -301,7 +301,7 @@ func (s *server) createCustomField(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	slug, value, invalid := newValueAttributes(attrs)
-	cf, err := s.res.CreateValue(r.Context(), resolve.CreateValue{EntityID: entityID, EntityType: &kind, APISlug: slug, Value: value, Invalid: invalid})
+	cf, err := s.res.CreateValue(r.Context(), who(r), resolve.CreateValue{EntityID: entityID, EntityType: &kind, APISlug: slug, Value: value, Invalid: invalid})
 	s.writeCreated(w, r, cf, err)
 }
 
@@ -347,7 +347,7 @@ func (s *server) patchCustomField(w http.ResponseWriter, r *http.Request) {
 	} else {
 		c.Invalid = attrError("value", "value is required (null clears the field)")
 	}
-	cf, err := s.res.UpdateValue(ctx, c)
+	cf, err := s.res.UpdateValue(ctx, who(r), c)
 	s.writeUpdated(w, r, cf, err)
 }
 
@@ -358,7 +358,7 @@ func (s *server) deleteCustomField(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	cf, err := s.res.DeleteValue(r.Context(), r.PathValue("id"))
+	cf, err := s.res.DeleteValue(r.Context(), who(r), r.PathValue("id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return

@@ -54,16 +54,16 @@ func (s *server) listDefinitions(w http.ResponseWriter, r *http.Request) {
 			return none, err
 		}
 		filter := model.CustomFieldDefinitionFilter{DisplayName: p.filter("filter[display_name]"), EntityType: entityType, DataType: dataType}
-		pg, err := s.res.Definitions(ctx, resolve.DefinitionQuery{Filter: filter, Page: p.pageArgs()})
+		pg, err := s.res.Definitions(ctx, who(r), resolve.DefinitionQuery{Filter: filter, Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
 			return none, err
 		}
-		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountDefinitions(ctx, filter) }), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountDefinitions(ctx, who(r), filter) }), nil
 	}, plain((*builder).definitionResource))
 }
 
 func (s *server) getDefinition(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, definitionItem, byID(s.res.Definition), plain((*builder).definitionResource))
+	serveOne(s, w, r, definitionItem, (s.res.Definition), plain((*builder).definitionResource))
 }
 
 type definitionAttributes struct {
@@ -101,7 +101,7 @@ func (b *builder) definitionResource(d *model.CustomFieldDefinition) *Resource {
 
 func (s *server) listOptions(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, optionList, func(ctx context.Context, p *params) (listPage[*model.CustomFieldOption], error) {
-		all, err := s.res.Options(ctx, r.PathValue("definition_id"))
+		all, err := s.res.Options(ctx, who(r), r.PathValue("definition_id"))
 		if err != nil {
 			return listPage[*model.CustomFieldOption]{}, p.cursorError(err)
 		}
@@ -115,7 +115,7 @@ func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	all, err := s.res.Options(r.Context(), r.PathValue("definition_id"))
+	all, err := s.res.Options(r.Context(), who(r), r.PathValue("definition_id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -141,7 +141,7 @@ func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 	// An attribute error is answered once the definition is found (404
 	// first), as the resolver layer orders it.
 	in, invalid := optionInput(attrs)
-	o, err := s.res.CreateOption(r.Context(), resolve.CreateOption{DefinitionID: defID, Input: in, Invalid: invalid})
+	o, err := s.res.CreateOption(r.Context(), who(r), resolve.CreateOption{DefinitionID: defID, Input: in, Invalid: invalid})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -160,7 +160,7 @@ func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	patch, invalid := optionPatch(attrs)
-	o, err := s.res.UpdateOption(r.Context(), resolve.UpdateOption{DefinitionID: defID, OptionID: optID, Patch: patch, Invalid: invalid})
+	o, err := s.res.UpdateOption(r.Context(), who(r), resolve.UpdateOption{DefinitionID: defID, OptionID: optID, Patch: patch, Invalid: invalid})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -176,7 +176,7 @@ func (s *server) deleteOption(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	o, err := s.res.DeleteOption(r.Context(), r.PathValue("definition_id"), r.PathValue("option_id"))
+	o, err := s.res.DeleteOption(r.Context(), who(r), r.PathValue("definition_id"), r.PathValue("option_id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return

@@ -27,7 +27,7 @@ func (s *server) createDefinition(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	d, err := s.res.CreateDefinition(r.Context(), resolve.CreateDefinition{Input: in})
+	d, err := s.res.CreateDefinition(r.Context(), who(r), resolve.CreateDefinition{Input: in})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -47,7 +47,7 @@ func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
 	}
 	// The patch is read against the definition: its fixed attributes may
 	// be given only with their current values.
-	def, err := s.res.Definition(r.Context(), id, nil)
+	def, err := s.res.Definition(r.Context(), who(r), id, nil)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -57,7 +57,7 @@ func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	d, err := s.res.UpdateDefinition(r.Context(), resolve.UpdateDefinition{ID: id, Patch: patch})
+	d, err := s.res.UpdateDefinition(r.Context(), who(r), resolve.UpdateDefinition{ID: id, Patch: patch})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -73,7 +73,7 @@ func (s *server) deleteDefinition(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	d, err := s.res.DeleteDefinition(r.Context(), r.PathValue("id"))
+	d, err := s.res.DeleteDefinition(r.Context(), who(r), r.PathValue("id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return

@@ -31,8 +31,8 @@ func (s *server) updateDocument(w http.ResponseWriter, r *http.Request) {
 	// first), as the resolver layer orders it.
 	patch, invalid := documentPatch(attrs)
 	p, _ := parseParams(r, documentItem) // checked by writeBody
-	d, err := s.res.UpdateDocument(r.Context(), resolve.UpdateDocument{ID: id, DocumentTypeManual: patch.DocumentTypeManual, Invalid: invalid})
-	serveRecord(s, w, r, p, d, err, (*builder).documents)
+	d, err := s.res.UpdateDocument(r.Context(), who(r), resolve.UpdateDocument{ID: id, DocumentTypeManual: patch.DocumentTypeManual, Invalid: invalid})
+	serveWritten(s, w, r, p, d, err, (*builder).documents)
 }
 
 // documentPatch reads document_type_manual (a string, or null to clear).
@@ -58,7 +58,7 @@ func (s *server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if _, err := s.res.DeleteDocument(r.Context(), r.PathValue("id")); err != nil {
+	if _, err := s.res.DeleteDocument(r.Context(), who(r), r.PathValue("id")); err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -72,7 +72,7 @@ func (s *server) documentTypes(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	types, err := s.res.DocumentTypes(r.Context())
+	types, err := s.res.DocumentTypes(r.Context(), who(r))
 	if err != nil {
 		WriteError(w, r, err)
 		return

@@ -34,16 +34,16 @@ func (s *server) listDocuments(w http.ResponseWriter, r *http.Request) {
 		}
 		// Without sort the list's default applies: newest first
 		// (-created_at), ties broken by id.
-		pg, err := s.res.Documents(ctx, resolve.DocumentQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs()})
+		pg, err := s.res.Documents(ctx, who(r), resolve.DocumentQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
 			return listPage[*model.Document]{}, p.cursorError(err)
 		}
-		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountDocuments(ctx, filter) }), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountDocuments(ctx, who(r), filter) }), nil
 	}, (*builder).documents)
 }
 
 func (s *server) getDocument(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, documentItem, byID(s.res.Document), (*builder).documents)
+	serveOne(s, w, r, documentItem, (s.res.Document), (*builder).documents)
 }
 
 // documents renders documents with their linkage and the includes of p.

@@ -47,11 +47,12 @@ func (s *server) listEmailSubmissions(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return listPage[*model.EmailSubmission]{}, err
 		}
-		pg, err := s.res.EmailSubmissions(ctx, resolve.EmailSubmissionQuery{Page: resolve.PageArgs{Page: &p.page}})
+		p.plan = planOf(emailSubmissionPrimaryShape, p)
+		pg, err := s.res.EmailSubmissions(ctx, who(r), resolve.EmailSubmissionQuery{Page: resolve.PageArgs{Page: &p.page}, Plan: p.plan})
 		if err != nil {
 			return listPage[*model.EmailSubmission]{}, err
 		}
-		return fromPage(pg, s.res.CountEmailSubmissions), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountEmailSubmissions(ctx, who(r)) }), nil
 	}, func(b *builder, ctx context.Context, items []*model.EmailSubmission, _ *params) ([]*Resource, error) {
 		p, err := emailSubmissionParams(r, emailSubmissionList)
 		if err != nil {
@@ -68,7 +69,7 @@ func (s *server) getEmailSubmission(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	e, err := s.res.EmailSubmission(r.Context(), r.PathValue("id"), nil)
+	e, err := s.res.EmailSubmission(r.Context(), who(r), r.PathValue("id"), planOf(emailSubmissionPrimaryShape, p))
 	serveRecord(s, w, r, p, e, err, (*builder).emailSubmissions)
 }
 

@@ -6,12 +6,12 @@ import (
 	"sync"
 
 	"shipgraph/catalog"
-	"shipgraph/load"
+	"shipgraph/resolve"
 )
 
 // Sparse fieldsets (JSON:API `fields[TYPE]=a,b`): a resource of TYPE shows
 // only the attributes and relationships named; the store reads only the
-// columns those need (load.Prepare). A type without fields[…] shows
+// columns those need (resolve runs the plan). A type without fields[…] shows
 // everything.
 
 // resourceTypes are the resource types fields[…] may name, with what each
@@ -87,79 +87,81 @@ func (p *params) parseFields(param, typ, v string) error {
 	return nil
 }
 
-// graphFields is what the store must read for the fieldsets of p: the
-// GraphQL fields (and so columns) of each type fields[…] names, plus the
-// relationships of that type the includes follow (their keys).
+// storeFields is what the store must read for the fieldsets of p, in the
+// catalogue's terms: the columns of the attributes each type fields[…]
+// names, and the key columns of its relationships, those it shows and
+// those the includes follow.
 //
 // A type without fields[…] shows all its attributes and relationships: the
 // store then reads their columns, not those no resource shows (account_id,
 // updated_at of shipments and containers …).
-func (p *params) graphFields() load.Fields {
+func (p *params) storeFields() resolve.Fields {
 	if len(p.fields) == 0 {
-		return allGraphFields()
+		return allStoreFields()
 	}
-	out := load.Fields{}
+	out := resolve.Fields{}
 	for typ := range resourceTypes() {
 		res := catalog.ByJSONAPI(typ)
 		names, ok := p.fields[typ]
 		if !ok {
-			out[res.GraphQL] = allGraphFields()[res.GraphQL]
+			if all := allStoreFields()[res]; all != nil {
+				out[res] = all
+			}
 			continue
 		}
-		set := map[string]bool{}
 		for n := range names {
-			addGraphField(set, res, n)
+			addMember(out, res, n)
 		}
 		for inc := range p.include {
 			if resourceTypes()[typ][inc] {
-				addGraphField(set, res, inc)
+				addMember(out, res, inc)
 			}
 		}
-		out[res.GraphQL] = set
 	}
 	return out
 }
 
-// addGraphField adds to set the GraphQL field of the member name of res: a
-// relationship's from the catalogue (none for one GraphQL lacks, whose
-// linkage needs no column), an attribute's the camel case of its name
-// (load.Fields maps it to its column).
-func addGraphField(set map[string]bool, res *catalog.Resource, name string) {
+// addMember adds to fs what the member name of res reads: a
+// relationship's key columns, or the column of an attribute (its name, or
+// the columns attributeColumns gives); an attribute of no column of its
+// own reads the type whole.
+func addMember(fs resolve.Fields, res *catalog.Resource, name string) {
 	if rel := res.Member(name); rel != nil {
-		if rel.GraphQL != "" {
-			set[rel.GraphQL] = true
+		fs.AddRel(rel)
+		return
+	}
+	if cols, ok := attributeColumns[res.JSONAPI][name]; ok {
+		for _, c := range cols {
+			fs.AddColumn(res, c)
 		}
 		return
 	}
-	set[camel(name)] = true
+	if resolve.IsColumn(res, name) {
+		fs.AddColumn(res, name)
+		return
+	}
+	fs.AddAll(res)
 }
 
-// allGraphFields are graphFields without fieldsets: every attribute and
+// attributeColumns are the attributes read from columns other than their
+// own (an attribute named as its column needs no entry).
+var attributeColumns = map[string]map[string][]string{
+	"container":    {"import_deadlines": {"pickup_lfd_terminal", "pickup_lfd_rail", "pickup_lfd_line"}},
+	"custom_field": {"display_value": {"value", "data_type", "option_labels"}},
+}
+
+// allStoreFields are storeFields without fieldsets: every attribute and
 // relationship of every type. Shared by requests, which only read it.
-var allGraphFields = sync.OnceValue(func() load.Fields {
-	out := load.Fields{}
+var allStoreFields = sync.OnceValue(func() resolve.Fields {
+	out := resolve.Fields{}
 	for typ, names := range resourceTypes() {
 		res := catalog.ByJSONAPI(typ)
-		set := map[string]bool{}
 		for n := range names {
-			addGraphField(set, res, n)
+			addMember(out, res, n)
 		}
-		out[res.GraphQL] = set
 	}
 	return out
 })
-
-// camel converts an attribute name to its GraphQL field: pod_eta_at →
-// podEtaAt.
-func camel(s string) string {
-	parts := strings.Split(s, "_")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] != "" {
-			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-		}
-	}
-	return strings.Join(parts, "")
-}
 
 // sparse restricts rs to the fieldsets of the builder's request.
 func (b *builder) sparse(rs []*Resource) {

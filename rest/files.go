@@ -31,7 +31,7 @@ const directUploadsPath = "/rails/active_storage/direct_uploads"
 
 // directUpload announces a file and answers where to PUT it.
 func (s *server) directUpload(w http.ResponseWriter, r *http.Request) {
-	if _, err := model.RequireWrite(r.Context()); err != nil {
+	if _, err := model.MayWrite(who(r)); err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -40,7 +40,7 @@ func (s *server) directUpload(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	d, err := s.res.CreateUpload(r.Context(), c)
+	d, err := s.res.CreateUpload(r.Context(), who(r), c)
 	if err != nil {
 		WriteError(w, r, atBlob(err))
 		return
@@ -141,7 +141,7 @@ func (s *server) createDocument(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if _, err := model.RequireWrite(r.Context()); err != nil {
+	if _, err := model.MayWrite(who(r)); err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -155,8 +155,12 @@ func (s *server) createDocument(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	d, err := s.res.CreateDocument(r.Context(), c)
+	d, err := s.res.CreateDocument(r.Context(), who(r), c)
 	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if err := loadWritten(r.Context(), p, []*model.Document{d}); err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -236,7 +240,7 @@ func (s *server) documentDownloadURL(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	link, err := s.res.DownloadURL(r.Context(), r.PathValue("id"))
+	link, err := s.res.DownloadURL(r.Context(), who(r), r.PathValue("id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return

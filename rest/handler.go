@@ -31,7 +31,8 @@ type methods map[string]http.HandlerFunc
 
 // NewHandler returns the /v2 router. It expects the server's middleware in
 // front of it: the body-size limit, authentication (the principal in the
-// context) and the per-request loaders (load.Middleware).
+// context) and the request's session (resolve.Session: the principal and
+// its loaders). Handlers pass the principal to every resolve call (who).
 func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	s := &server{res: r, cfg: cfg}
 	mux := http.NewServeMux()
@@ -167,3 +168,7 @@ func RequireKey(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// who is the principal the chain authenticated the request as (nil:
+// anonymous), which the handlers pass to the resolver layer.
+func who(r *http.Request) *model.Principal { return model.PrincipalFrom(r.Context()) }

@@ -63,6 +63,9 @@ type params struct {
 	// fields are the sparse fieldsets by resource type (fields.go); nil
 	// when none was given.
 	fields map[string]map[string]bool
+	// plan is the load plan of the response (plan.go), which serveList
+	// and serveOne set for the resolver layer to run.
+	plan *resolve.Plan
 }
 
 type sortParam struct {

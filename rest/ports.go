@@ -12,7 +12,7 @@ import (
 var portItem = endpoint{serializer: "V2::PortSerializer"}
 
 func (s *server) getPort(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, portItem, byID(s.res.Port), plain((*builder).portResource))
+	serveOne(s, w, r, portItem, (s.res.Port), plain((*builder).portResource))
 }
 
 type portAttributes struct {

@@ -22,20 +22,22 @@ var (
 
 func (s *server) listShippingLines(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, shippingLineList, func(ctx context.Context, p *params) (listPage[*model.ShippingLine], error) {
-		pg, err := s.res.ShippingLines(ctx, resolve.ShippingLineQuery{Page: resolve.PageArgs{Page: &p.page}})
+		pg, err := s.res.ShippingLines(ctx, who(r), resolve.ShippingLineQuery{Page: resolve.PageArgs{Page: &p.page}, Plan: p.plan})
 		if err != nil {
 			return listPage[*model.ShippingLine]{}, err
 		}
-		return fromPage(pg, s.res.CountShippingLines), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountShippingLines(ctx, who(r)) }), nil
 	}, plain((*builder).shippingLineResource))
 }
 
 func (s *server) getShippingLine(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, shippingLineItem, s.res.ShippingLine, plain((*builder).shippingLineResource))
+	serveOne(s, w, r, shippingLineItem, func(ctx context.Context, p *model.Principal, id string, _ *resolve.Plan) (*model.ShippingLine, error) {
+		return s.res.ShippingLine(ctx, p, id)
+	}, plain((*builder).shippingLineResource))
 }
 
 func (s *server) getMetroArea(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, metroAreaItem, byID(s.res.MetroArea), plain((*builder).metroAreaResource))
+	serveOne(s, w, r, metroAreaItem, (s.res.MetroArea), plain((*builder).metroAreaResource))
 }
 
 type shippingLineAttributes struct {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"shipgraph/catalog"
-	"shipgraph/load"
 	"shipgraph/resolve"
 )
 
@@ -177,39 +176,12 @@ func includesOf(p *params) includeTree {
 	return t
 }
 
-// planPaths are the load plan paths (the catalogue's plan names) of
-// rendering records of s with the includes inc: the included
-// relationships, and the linkage of every to-many relationship a rendered
-// resource shows (its linkage-only variant when it is not included).
-func planPaths(s *shape, inc includeTree, prefix string, out []string) []string {
-	for _, rel := range s.members {
-		if len(rel.Targets) == 0 {
-			continue
-		}
-		sub, included := inc[rel.JSONAPI]
-		switch {
-		case included:
-			out = append(out, prefix+rel.PlanName())
-			for _, t := range rel.Targets {
-				out = planPaths(includedShape(rel, t.Resource), sub, prefix+rel.PlanName()+".", out)
-			}
-		case rel.Many && rel.Linkage != nil:
-			out = append(out, prefix+rel.Linkage.PlanName())
-		case rel.Many:
-			out = append(out, prefix+rel.PlanName())
-		}
-	}
-	return out
-}
-
 // renderAll renders rows as primary data of shape s with the includes of
-// p: one statement per relationship and level (load), whatever the page
-// size, then the resources, then the included ones in relationship order.
-func renderAll[T any](b *builder, ctx context.Context, rows []T, p *params, s *shape) ([]*Resource, error) {
+// p, whose relationships the resolver layer loaded running the response's
+// plan (planOf): the resources, then the included ones in relationship
+// order.
+func renderAll[T any](b *builder, _ context.Context, rows []T, p *params, s *shape) ([]*Resource, error) {
 	inc := includesOf(p)
-	if err := load.Load(ctx, rows, load.NewPlan(planPaths(s, inc, "", nil)...)); err != nil {
-		return nil, err
-	}
 	data := make([]*Resource, len(rows))
 	for i, r := range rows {
 		data[i] = s.render(b, r)

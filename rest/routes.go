@@ -42,7 +42,7 @@ func (s *server) containerRoute(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, routeItem)
 	var route *model.Route
 	if err == nil {
-		route, err = s.res.ContainerRoute(r.Context(), r.PathValue("id"))
+		route, err = s.res.ContainerRoute(r.Context(), who(r), r.PathValue("id"))
 	}
 	if err != nil {
 		WriteError(w, r, err)
@@ -213,7 +213,7 @@ func (s *server) containerMap(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	route, err := s.res.ContainerRoute(r.Context(), r.PathValue("id"))
+	route, err := s.res.ContainerRoute(r.Context(), who(r), r.PathValue("id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"shipgraph/load"
 	"shipgraph/model"
 	"shipgraph/resolve"
 )
@@ -62,13 +61,11 @@ func memoryPage[T any](all []T, p model.PageInput) listPage[T] {
 func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoint, read func(context.Context, *params) (listPage[T], error), render renderer[T]) {
 	ctx := r.Context()
 	p, err := parseParams(r, e)
-	if err == nil {
-		err = load.Prepare(ctx, p.graphFields())
-	}
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	p.plan = planOf(primaryShape[T](), p)
 	pg, err := read(ctx, p)
 	if err != nil {
 		WriteError(w, r, err)
@@ -90,25 +87,33 @@ func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpo
 
 // serveOne answers GET of one record: get reads it by the {id} of the
 // path (the resolver layer, whose not found covers an unknown, malformed
-// or another account's id), render renders it with the includes asked for.
-func serveOne[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoint, get func(context.Context, string) (*T, error), render renderer[*T]) {
-	ctx := r.Context()
+// or another account's id) and runs the plan of the response on it,
+// render renders it with the includes asked for.
+func serveOne[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoint, get func(context.Context, *model.Principal, string, *resolve.Plan) (*T, error), render renderer[*T]) {
 	p, err := parseParams(r, e)
-	if err == nil {
-		err = load.Prepare(ctx, p.graphFields())
-	}
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	v, err := get(ctx, r.PathValue("id"))
+	p.plan = planOf(primaryShape[*T](), p)
+	v, err := get(r.Context(), who(r), r.PathValue("id"), p.plan)
 	serveRecord(s, w, r, p, v, err, render)
 }
 
-// byID adapts a get of the resolver layer to serveOne: no plan (the
-// renderers load what the response includes).
-func byID[T any](get func(context.Context, string, *load.Plan) (*T, error)) func(context.Context, string) (*T, error) {
-	return func(ctx context.Context, id string) (*T, error) { return get(ctx, id, nil) }
+// serveWritten answers with a record a write returned: the plan of the
+// response runs on it (resolve.Load, as GraphQL's mutations do), then
+// serveRecord.
+func serveWritten[T any](s *server, w http.ResponseWriter, r *http.Request, p *params, v *T, err error, render renderer[*T]) {
+	if err == nil {
+		err = loadWritten(r.Context(), p, []*T{v})
+	}
+	serveRecord(s, w, r, p, v, err, render)
+}
+
+// loadWritten runs on records a write returned the plan of a response
+// showing them with the includes of p.
+func loadWritten[T any](ctx context.Context, p *params, rows []T) error {
+	return resolve.Load(ctx, rows, planOf(primaryShape[T](), p))
 }
 
 // writeOne answers a document whose data is one resource, with the
@@ -141,7 +146,7 @@ func writeBody(r *http.Request, e endpoint, typ string) (attributes, error) {
 	if _, err := parseParams(r, e); err != nil {
 		return nil, err
 	}
-	if _, err := model.RequireWrite(r.Context()); err != nil {
+	if _, err := model.MayWrite(who(r)); err != nil {
 		return nil, err
 	}
 	return readAttributes(r, typ)

@@ -34,19 +34,19 @@ func (s *server) updateShipment(w http.ResponseWriter, r *http.Request) {
 	// first), as the resolver layer orders it.
 	patch, invalid := shipmentPatch(attrs)
 	s.writeShipment(w, r, func(ctx context.Context) (*model.Shipment, error) {
-		return s.res.UpdateShipment(ctx, resolve.UpdateShipment{ID: id, RefNumbers: patch.RefNumbers, Tags: patch.Tags, Invalid: invalid})
+		return s.res.UpdateShipment(ctx, who(r), resolve.UpdateShipment{ID: id, RefNumbers: patch.RefNumbers, Tags: patch.Tags, Invalid: invalid})
 	})
 }
 
 func (s *server) stopTracking(w http.ResponseWriter, r *http.Request) {
 	s.writeShipment(w, r, func(ctx context.Context) (*model.Shipment, error) {
-		return s.res.StopTracking(ctx, r.PathValue("id"))
+		return s.res.StopTracking(ctx, who(r), r.PathValue("id"))
 	})
 }
 
 func (s *server) resumeTracking(w http.ResponseWriter, r *http.Request) {
 	s.writeShipment(w, r, func(ctx context.Context) (*model.Shipment, error) {
-		return s.res.ResumeTracking(ctx, r.PathValue("id"))
+		return s.res.ResumeTracking(ctx, who(r), r.PathValue("id"))
 	})
 }
 
@@ -59,7 +59,7 @@ func (s *server) writeShipment(w http.ResponseWriter, r *http.Request, write fun
 		return
 	}
 	sh, err := write(r.Context())
-	serveRecord(s, w, r, p, sh, err, (*builder).shipments)
+	serveWritten(s, w, r, p, sh, err, (*builder).shipments)
 }
 
 // shipmentPatch reads ref_numbers and tags: lists of strings, or null to

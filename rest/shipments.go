@@ -34,16 +34,16 @@ func (s *server) listShipments(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.Shipment]{}, err
 		}
 		filter := model.ShipmentFilter{Search: p.filter("q"), Number: p.filter("number"), TrackingStopped: stopped}
-		pg, err := s.res.Shipments(ctx, resolve.ShipmentQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs()})
+		pg, err := s.res.Shipments(ctx, who(r), resolve.ShipmentQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
 			return listPage[*model.Shipment]{}, p.cursorError(err)
 		}
-		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountShipments(ctx, filter) }), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountShipments(ctx, who(r), filter) }), nil
 	}, (*builder).shipments)
 }
 
 func (s *server) getShipment(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, shipmentItem, byID(s.res.Shipment), (*builder).shipments)
+	serveOne(s, w, r, shipmentItem, (s.res.Shipment), (*builder).shipments)
 }
 
 // shipments renders shipments with their containers linkage and the

@@ -14,7 +14,7 @@ import (
 var terminalItem = endpoint{serializer: "V2::TerminalSerializer", includes: includes(catalog.Terminal)}
 
 func (s *server) getTerminal(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, terminalItem, byID(s.res.Terminal), (*builder).terminals)
+	serveOne(s, w, r, terminalItem, (s.res.Terminal), (*builder).terminals)
 }
 
 // terminals renders terminals and, when asked for, their ports.

@@ -61,11 +61,11 @@ func (s *server) listTrackingRequests(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return listPage[*model.TrackingRequest]{}, err
 		}
-		pg, err := s.res.TrackingRequests(ctx, resolve.TrackingRequestQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs()})
+		pg, err := s.res.TrackingRequests(ctx, who(r), resolve.TrackingRequestQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
 			return listPage[*model.TrackingRequest]{}, p.cursorError(err)
 		}
-		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountTrackingRequests(ctx, filter) }), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountTrackingRequests(ctx, who(r), filter) }), nil
 	}, (*builder).trackingRequests)
 }
 
@@ -118,7 +118,7 @@ func timeFilter(p *params, name string) (*time.Time, error) {
 }
 
 func (s *server) getTrackingRequest(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, trackingRequestItem, byID(s.res.TrackingRequest), (*builder).trackingRequests)
+	serveOne(s, w, r, trackingRequestItem, (s.res.TrackingRequest), (*builder).trackingRequests)
 }
 
 func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
@@ -133,8 +133,12 @@ func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, invalid := trackingRequestInput(attrs)
-	t, err := s.res.CreateTrackingRequest(r.Context(), resolve.CreateTrackingRequest{Input: in, Invalid: invalid})
+	t, err := s.res.CreateTrackingRequest(r.Context(), who(r), resolve.CreateTrackingRequest{Input: in, Invalid: invalid})
 	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if err := loadWritten(r.Context(), p, []*model.TrackingRequest{t}); err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -162,8 +166,8 @@ func (s *server) updateTrackingRequest(w http.ResponseWriter, r *http.Request) {
 	// An attribute error is answered once the request is found (404
 	// first), as the resolver layer orders it.
 	patch, invalid := trackingRequestPatch(attrs)
-	t, err := s.res.UpdateTrackingRequest(r.Context(), resolve.UpdateTrackingRequest{ID: r.PathValue("id"), Patch: patch, Invalid: invalid})
-	serveRecord(s, w, r, p, t, err, (*builder).trackingRequests)
+	t, err := s.res.UpdateTrackingRequest(r.Context(), who(r), resolve.UpdateTrackingRequest{ID: r.PathValue("id"), Patch: patch, Invalid: invalid})
+	serveWritten(s, w, r, p, t, err, (*builder).trackingRequests)
 }
 
 // trackingRequestInput reads the attributes of a POST. shipment_tags (the
@@ -303,7 +307,7 @@ func (s *server) inferNumber(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, model.Errorf(model.EINVALID, "number can't be blank").AtPointer("/number"))
 		return
 	}
-	res, err := s.res.InferTrackingNumber(r.Context(), *number)
+	res, err := s.res.InferTrackingNumber(r.Context(), who(r), *number)
 	if e, ok := model.AsError(err); ok && e.Field == "number" {
 		// The body is {"number": …}, not a JSON:API resource.
 		c := *e

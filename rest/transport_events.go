@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"shipgraph/catalog"
-	"shipgraph/load"
 	"shipgraph/model"
 	"shipgraph/resolve"
 )
@@ -42,7 +41,7 @@ func init() {
 
 func (s *server) containerTransportEvents(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, transportEventList, func(ctx context.Context, p *params) (listPage[*model.TransportEvent], error) {
-		all, err := s.res.ContainerTransportEvents(ctx, r.PathValue("id"), nil)
+		all, err := s.res.ContainerTransportEvents(ctx, who(r), r.PathValue("id"), p.plan)
 		if err != nil {
 			return listPage[*model.TransportEvent]{}, err
 		}
@@ -57,12 +56,9 @@ func (s *server) containerTransportEvents(w http.ResponseWriter, r *http.Request
 func (s *server) containerRawEvents(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p, err := parseParams(r, rawEventList)
-	if err == nil {
-		err = load.Prepare(ctx, p.graphFields())
-	}
 	var es []*model.RawEvent
 	if err == nil {
-		es, err = s.res.ContainerRawEvents(ctx, r.PathValue("id"), nil)
+		es, err = s.res.ContainerRawEvents(ctx, who(r), r.PathValue("id"), planOf(rawEventShape, p))
 	}
 	var data []*Resource
 	b := s.newBuilder(s.baseURL(r), p)
@@ -172,7 +168,7 @@ func (b *builder) vesselResource(v *model.Vessel) *Resource {
 // positions history (show_positions) is not kept: the parameters are
 // accepted and change nothing.
 func (s *server) getVessel(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, vesselItem, byID(s.res.Vessel), plain((*builder).vesselResource))
+	serveOne(s, w, r, vesselItem, (s.res.Vessel), plain((*builder).vesselResource))
 }
 
 func (s *server) vesselFuturePositions(w http.ResponseWriter, r *http.Request) {
@@ -203,7 +199,7 @@ func (s *server) serveFuturePositions(w http.ResponseWriter, r *http.Request, e 
 		}
 		q.Latitude, q.Longitude = &lat, &lon
 	}
-	v, positions, err := s.res.VesselFuturePositions(ctx, q)
+	v, positions, err := s.res.VesselFuturePositions(ctx, who(r), q)
 	if err != nil {
 		WriteError(w, r, err)
 		return

@@ -61,16 +61,16 @@ func init() {
 
 func (s *server) listWebhooks(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, webhookList, func(ctx context.Context, p *params) (listPage[*model.Webhook], error) {
-		pg, err := s.res.Webhooks(ctx, resolve.WebhookQuery{Page: p.pageArgs()})
+		pg, err := s.res.Webhooks(ctx, who(r), resolve.WebhookQuery{Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
 			return listPage[*model.Webhook]{}, err
 		}
-		return fromPage(pg, s.res.CountWebhooks), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountWebhooks(ctx, who(r)) }), nil
 	}, plain((*builder).webhookResource))
 }
 
 func (s *server) getWebhook(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, webhookItem, byID(s.res.Webhook), plain((*builder).webhookResource))
+	serveOne(s, w, r, webhookItem, (s.res.Webhook), plain((*builder).webhookResource))
 }
 
 func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
@@ -80,7 +80,7 @@ func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, invalid := webhookInput(attrs)
-	wh, err := s.res.CreateWebhook(r.Context(), resolve.CreateWebhook{Input: in, Invalid: invalid})
+	wh, err := s.res.CreateWebhook(r.Context(), who(r), resolve.CreateWebhook{Input: in, Invalid: invalid})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -99,7 +99,7 @@ func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	c := resolve.UpdateWebhook{ID: r.PathValue("id")}
 	c.Patch, c.RotateSecret, c.Invalid = webhookPatch(attrs)
-	wh, err := s.res.UpdateWebhook(r.Context(), c)
+	wh, err := s.res.UpdateWebhook(r.Context(), who(r), c)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -113,7 +113,7 @@ func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	wh, err := s.res.DeleteWebhook(r.Context(), r.PathValue("id"))
+	wh, err := s.res.DeleteWebhook(r.Context(), who(r), r.PathValue("id"))
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -275,7 +275,7 @@ func (s *server) eventCategories(w http.ResponseWriter, r *http.Request) ([]mode
 		WriteError(w, r, err)
 		return nil, false
 	}
-	cats, err := s.res.WebhookEvents(r.Context())
+	cats, err := s.res.WebhookEvents(r.Context(), who(r))
 	if err != nil {
 		WriteError(w, r, err)
 		return nil, false
@@ -317,16 +317,16 @@ func (s *server) listNotifications(w http.ResponseWriter, r *http.Request) {
 			return none, err
 		}
 		f.DeliveryStatus = status
-		pg, err := s.res.WebhookNotifications(ctx, resolve.WebhookNotificationQuery{Filter: f, Page: p.pageArgs()})
+		pg, err := s.res.WebhookNotifications(ctx, who(r), resolve.WebhookNotificationQuery{Filter: f, Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
 			return none, err
 		}
-		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountWebhookNotifications(ctx, f) }), nil
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountWebhookNotifications(ctx, who(r), f) }), nil
 	}, (*builder).notifications)
 }
 
 func (s *server) getNotification(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, notificationItem, byID(s.res.WebhookNotification), (*builder).notifications)
+	serveOne(s, w, r, notificationItem, (s.res.WebhookNotification), (*builder).notifications)
 }
 
 // notifications renders notifications with the includes of p.

@@ -39,13 +39,16 @@ var payloadIncludes = map[string]bool{
 // The delivery calls it through a func value wired in app/background.go, so it
 // imports neither rest nor resolve (docs/webhooks.md).
 func NotificationPayload(ctx context.Context, res *resolve.Resolver, cfg Config, accountID, notificationID string) ([]byte, error) {
-	ctx = res.AsAccount(ctx, accountID)
-	n, err := res.WebhookNotification(ctx, model.NormalizeID(notificationID), nil)
+	ctx, who := res.AsAccount(ctx, accountID)
+	p := &params{include: payloadIncludes}
+	// The plan of the payload's relationships; every column is read.
+	plan := &resolve.Plan{}
+	planRels(plan, notificationShape, includesOf(p))
+	n, err := res.WebhookNotification(ctx, who, model.NormalizeID(notificationID), plan)
 	if err != nil {
 		return nil, err
 	}
 	s := &server{res: res, cfg: cfg}
-	p := &params{include: payloadIncludes}
 	b := s.newBuilder(strings.TrimRight(cfg.PublicBaseURL, "/"), p)
 	data, err := renderAll(b, ctx, []*model.WebhookNotification{n}, p, notificationShape)
 	if err != nil {

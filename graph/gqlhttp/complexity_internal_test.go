@@ -8,9 +8,9 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"shipgraph/catalog"
 	"shipgraph/graph"
 	"shipgraph/graph/executor"
-	"shipgraph/load"
 )
 
 // TestComplexityFromRelations: every list field of the schema that is a
@@ -30,7 +30,7 @@ func TestComplexityFromRelations(t *testing.T) {
 			if !fn.IsValid() || fn.IsNil() || fn.Type() != reflect.TypeOf(func(int) int { return 0 }) {
 				continue
 			}
-			isMany := slices.Contains(load.ToManyFields()[def.Name], f.Name)
+			isMany := slices.Contains(catalog.ToManyFields()[def.Name], f.Name)
 			list := f.Type.Elem != nil
 			got := fn.Interface().(func(int) int)(3)
 			switch {
@@ -43,7 +43,7 @@ func TestComplexityFromRelations(t *testing.T) {
 				t.Errorf("%s.%s has a complexity function but is no to-many relationship", def.Name, f.Name)
 			}
 		}
-		for _, name := range load.ToManyFields()[def.Name] {
+		for _, name := range catalog.ToManyFields()[def.Name] {
 			f := def.Fields.ForName(name)
 			if f == nil || f.Type.Elem == nil || len(f.Arguments) > 0 {
 				continue

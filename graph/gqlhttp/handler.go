@@ -17,6 +17,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"shipgraph/catalog"
 	"shipgraph/graph"
 	"shipgraph/graph/executor"
 	"shipgraph/load"
@@ -232,7 +233,7 @@ func execConfig(r *graph.Resolver) executor.Config {
 func weighRelations(root *executor.ComplexityRoot, many func(child int) int) {
 	v := reflect.ValueOf(root).Elem()
 	weight := reflect.ValueOf(many)
-	for typ, names := range load.ToManyFields() {
+	for typ, names := range catalog.ToManyFields() {
 		for _, name := range names {
 			obj := v.FieldByName(typ)
 			if !obj.IsValid() {

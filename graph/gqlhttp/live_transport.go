@@ -17,7 +17,6 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/live"
-	"shipgraph/load"
 	"shipgraph/model"
 )
 
@@ -202,8 +201,11 @@ func addLiveTransports(srv *handler.Server, r *graph.Resolver, cfg HandlerConfig
 		c.mu.Lock()
 		key := c.key
 		c.mu.Unlock()
+		// The connection's principal (connection_init or the upgrade
+		// request), read once, then checked again against its key.
+		p := model.PrincipalFrom(ctx)
 		if key != "" && cfg.Authenticate != nil {
-			p, err := cfg.Authenticate(ctx, key)
+			fresh, err := cfg.Authenticate(ctx, key)
 			if err != nil {
 				if model.ErrorCode(err) == model.EUNAUTHENTICATED {
 					c.End(live.EndRevoked)
@@ -213,10 +215,10 @@ func addLiveTransports(srv *handler.Server, r *graph.Resolver, cfg HandlerConfig
 					Extensions: map[string]any{"code": gqlCodes[model.ErrorCode(err)]},
 				}}})
 			}
-			ctx = model.WithPrincipal(ctx, p)
+			p = fresh
 		}
 		if cfg.RateLimit != nil {
-			if err := cfg.RateLimit(ctx, model.PrincipalFrom(ctx)); err != nil {
+			if err := cfg.RateLimit(ctx, p); err != nil {
 				return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{{
 					Message:    model.ErrorMessage(err),
 					Extensions: map[string]any{"code": gqlCodes[model.ErrorCode(err)]},
@@ -224,8 +226,12 @@ func addLiveTransports(srv *handler.Server, r *graph.Resolver, cfg HandlerConfig
 			}
 		}
 		op := graphql.GetOperationContext(ctx)
-		if p := model.PrincipalFrom(ctx); p != nil && op.Operation != nil && op.Operation.Operation != ast.Subscription {
-			ctx = load.WithLoaders(ctx, load.NewLoaders(r.Res.DB, p.AccountID, r.LoaderConfig))
+		switch {
+		case p == nil:
+		case op.Operation != nil && op.Operation.Operation != ast.Subscription:
+			ctx = r.Res.Session(ctx, p) // the principal and loaders of the operation
+		default:
+			ctx = model.WithPrincipal(ctx, p) // each event gets loaders of its own
 		}
 		return next(ctx)
 	})
