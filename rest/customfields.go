@@ -220,17 +220,11 @@ func optionPatch(attrs attributes) (p model.CustomFieldOptionPatch, err error) {
 	return p, nil
 }
 
-type optionAttributes struct {
-	Label    string `json:"label"`
-	Value    string `json:"value"`
-	Position *int   `json:"position"`
-}
-
 func (b *builder) optionResource(o *model.CustomFieldOption) *Resource {
 	return &Resource{
 		ID:         o.ID,
 		Type:       "custom_field_option",
-		Attributes: optionAttributes{Label: o.Label, Value: o.Value, Position: o.Position},
+		Attributes: optionAttributesOf(o),
 		Links:      &Links{Self: b.base + "/v2/custom_field_definitions/" + o.DefinitionID + "/options/" + o.ID},
 	}
 }

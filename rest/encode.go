@@ -87,6 +87,18 @@ func (a *attrs) member(name string) bool {
 	return true
 }
 
+// null writes a null member value (after member).
+func (a *attrs) null() { a.e.b = append(a.e.b, "null"...) }
+
+// object writes a nested object member value (after member): every member
+// of w, whatever the fieldset (fields[…] names top-level members only).
+func (a *attrs) object(w attributeWriter) {
+	o := attrs{e: a.e}
+	a.e.b = append(a.e.b, '{')
+	w.writeAttributes(&o)
+	a.e.b = append(a.e.b, '}')
+}
+
 func (a *attrs) str(name, v string) {
 	if a.member(name) {
 		a.e.b = appendString(a.e.b, v)
@@ -397,17 +409,4 @@ func (e *encoder) appendFees(b []byte, fees []model.TerminalFee) []byte {
 		b = append(b, '}')
 	}
 	return append(b, ']')
-}
-
-func appendDeadlines(b []byte, d *importDeadlines) []byte {
-	if d == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, `{"pickup_lfd_terminal":`...)
-	b = appendTimep(b, d.PickupLfdTerminal)
-	b = append(b, `,"pickup_lfd_rail":`...)
-	b = appendTimep(b, d.PickupLfdRail)
-	b = append(b, `,"pickup_lfd_line":`...)
-	b = appendTimep(b, d.PickupLfdLine)
-	return append(b, '}')
 }
