@@ -360,19 +360,23 @@ type Document struct {
 }
 
 type CustomFieldDefinition struct {
-	ID            string                `db:"id"`
-	AccountID     string                `db:"account_id"`
-	EntityType    CustomFieldEntityType `db:"entity_type"`
-	APISlug       string                `db:"api_slug"`
-	DisplayName   string                `db:"display_name"`
-	Description   *string               `db:"description"`
-	DataType      CustomFieldDataType   `db:"data_type"`
-	ReferenceType *string               `db:"reference_type"`
-	Validation    JSON                  `db:"validation"`
-	DefaultFormat *string               `db:"default_format"`
-	DefaultValue  JSON                  `db:"default_value"`
-	CreatedAt     time.Time             `db:"created_at"`
-	UpdatedAt     time.Time             `db:"updated_at"`
+	ID        string `db:"id"`
+	AccountID string `db:"account_id"`
+
+	// The /v2 attributes, in the order /v2 writes them (jsonapi tags: tools/attrgen).
+	EntityType    CustomFieldEntityType `db:"entity_type" jsonapi:"entity_type"`
+	APISlug       string                `db:"api_slug" jsonapi:"api_slug"`
+	DisplayName   string                `db:"display_name" jsonapi:"display_name"`
+	Description   *string               `db:"description" jsonapi:"description"`
+	DataType      CustomFieldDataType   `db:"data_type" jsonapi:"data_type"`
+	ReferenceType *string               `db:"reference_type" jsonapi:"reference_type"`
+	Validation    JSON                  `db:"validation" jsonapi:"validation"`
+	DefaultFormat *string               `db:"default_format" jsonapi:"default_format"`
+	DefaultValue  JSON                  `db:"default_value" jsonapi:"default_value"`
+
+	// Not /v2 attributes: keys, relationships' ids and bookkeeping.
+	CreatedAt time.Time `db:"created_at"`
+	UpdatedAt time.Time `db:"updated_at"`
 
 	Rel DefinitionRel `db:"-"` // relationships attached by the load plan
 }

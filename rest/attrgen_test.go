@@ -30,8 +30,8 @@ var updateWriters = flag.Bool("update-writers", false, "rewrite rest/attributes_
 // model_attributes_gen.go for those; docs/decisions.md says why these stay).
 var attributeStructs = []any{
 	emailSubmissionPrimaryAttributes{}, emailDocumentAttributes{},
-	representationAttributes{}, customFieldAttributes{}, definitionAttributes{},
-	transportEventAttributes{}, rawEventAttributes{}, vesselAttributes{}, vesselPositionsAttributes{},
+	representationAttributes{}, customFieldAttributes{},
+	transportEventAttributes{}, rawEventAttributes{}, vesselPositionsAttributes{},
 	routeAttributes{}, routeLocationAttributes{},
 }
 

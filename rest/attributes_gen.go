@@ -42,18 +42,6 @@ func (v customFieldAttributes) writeAttributes(a *attrs) {
 	a.strp("display_value", v.DisplayValue)
 }
 
-func (v definitionAttributes) writeAttributes(a *attrs) {
-	a.str("entity_type", string(v.EntityType))
-	a.str("api_slug", v.APISlug)
-	a.str("display_name", v.DisplayName)
-	a.strp("description", v.Description)
-	a.str("data_type", string(v.DataType))
-	a.strp("reference_type", v.ReferenceType)
-	a.json("validation", v.Validation)
-	a.strp("default_format", v.DefaultFormat)
-	a.json("default_value", v.DefaultValue)
-}
-
 func (v transportEventAttributes) writeAttributes(a *attrs) {
 	a.time("created_at", v.CreatedAt)
 	a.str("data_source", v.DataSource)
@@ -83,21 +71,10 @@ func (v rawEventAttributes) writeAttributes(a *attrs) {
 	a.strp("voyage_number", v.VoyageNumber)
 }
 
-func (v vesselAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.strp("imo", v.Imo)
-	a.strp("mmsi", v.Mmsi)
-	a.float64p("latitude", v.Latitude)
-	a.float64p("longitude", v.Longitude)
-	a.float64p("nautical_speed_knots", v.NauticalSpeedKnots)
-	a.float64p("navigational_heading_degrees", v.NavigationalHeadingDegrees)
-	a.timep("position_timestamp", v.PositionTimestamp)
-}
-
 func (v vesselPositionsAttributes) writeAttributes(a *attrs) {
 	a.str("name", v.Name)
-	a.strp("imo", v.Imo)
-	a.strp("mmsi", v.Mmsi)
+	a.strp("imo", v.IMO)
+	a.strp("mmsi", v.MMSI)
 	a.float64p("latitude", v.Latitude)
 	a.float64p("longitude", v.Longitude)
 	a.float64p("nautical_speed_knots", v.NauticalSpeedKnots)

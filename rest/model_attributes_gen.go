@@ -634,3 +634,80 @@ func optionAttributesOf(v *model.CustomFieldOption) optionAttributes {
 		Position: v.Position,
 	}
 }
+
+// definitionAttributes are the /v2 attributes of a model.CustomFieldDefinition, in the model's order.
+type definitionAttributes struct {
+	EntityType    model.CustomFieldEntityType `json:"entity_type"`
+	APISlug       string                      `json:"api_slug"`
+	DisplayName   string                      `json:"display_name"`
+	Description   *string                     `json:"description"`
+	DataType      model.CustomFieldDataType   `json:"data_type"`
+	ReferenceType *string                     `json:"reference_type"`
+	Validation    model.JSON                  `json:"validation"`
+	DefaultFormat *string                     `json:"default_format"`
+	DefaultValue  model.JSON                  `json:"default_value"`
+}
+
+func (v definitionAttributes) writeAttributes(a *attrs) {
+	a.str("entity_type", string(v.EntityType))
+	a.str("api_slug", v.APISlug)
+	a.str("display_name", v.DisplayName)
+	a.strp("description", v.Description)
+	a.str("data_type", string(v.DataType))
+	a.strp("reference_type", v.ReferenceType)
+	a.json("validation", v.Validation)
+	a.strp("default_format", v.DefaultFormat)
+	a.json("default_value", v.DefaultValue)
+}
+
+// definitionAttributesOf is the /v2 attributes of v.
+func definitionAttributesOf(v *model.CustomFieldDefinition) definitionAttributes {
+	return definitionAttributes{
+		EntityType:    v.EntityType,
+		APISlug:       v.APISlug,
+		DisplayName:   v.DisplayName,
+		Description:   v.Description,
+		DataType:      v.DataType,
+		ReferenceType: v.ReferenceType,
+		Validation:    v.Validation,
+		DefaultFormat: v.DefaultFormat,
+		DefaultValue:  v.DefaultValue,
+	}
+}
+
+// vesselAttributes are the /v2 attributes of a model.Vessel, in the model's order.
+type vesselAttributes struct {
+	Name                       string     `json:"name"`
+	IMO                        *string    `json:"imo"`
+	MMSI                       *string    `json:"mmsi"`
+	Latitude                   *float64   `json:"latitude"`
+	Longitude                  *float64   `json:"longitude"`
+	NauticalSpeedKnots         *float64   `json:"nautical_speed_knots"`
+	NavigationalHeadingDegrees *float64   `json:"navigational_heading_degrees"`
+	PositionTimestamp          *timestamp `json:"position_timestamp"`
+}
+
+func (v vesselAttributes) writeAttributes(a *attrs) {
+	a.str("name", v.Name)
+	a.strp("imo", v.IMO)
+	a.strp("mmsi", v.MMSI)
+	a.float64p("latitude", v.Latitude)
+	a.float64p("longitude", v.Longitude)
+	a.float64p("nautical_speed_knots", v.NauticalSpeedKnots)
+	a.float64p("navigational_heading_degrees", v.NavigationalHeadingDegrees)
+	a.timep("position_timestamp", v.PositionTimestamp)
+}
+
+// vesselAttributesOf is the /v2 attributes of v.
+func vesselAttributesOf(v *model.Vessel) vesselAttributes {
+	return vesselAttributes{
+		Name:                       v.Name,
+		IMO:                        v.IMO,
+		MMSI:                       v.MMSI,
+		Latitude:                   v.Latitude,
+		Longitude:                  v.Longitude,
+		NauticalSpeedKnots:         v.NauticalSpeedKnots,
+		NavigationalHeadingDegrees: v.NavigationalHeadingDegrees,
+		PositionTimestamp:          tsp(v.PositionTimestamp),
+	}
+}

@@ -17,4 +17,6 @@ var modelAttributeStructs = []any{
 	shippingLineAttributes{},
 	emailSubmissionAttributes{},
 	optionAttributes{},
+	definitionAttributes{},
+	vesselAttributes{},
 }

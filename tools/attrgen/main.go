@@ -58,6 +58,8 @@ var resources = []struct {
 	{"shippingLine", model.ShippingLine{}},
 	{"emailSubmission", model.EmailSubmission{}},
 	{"option", model.CustomFieldOption{}},
+	{"definition", model.CustomFieldDefinition{}},
+	{"vessel", model.Vessel{}},
 }
 
 const (
