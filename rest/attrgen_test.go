@@ -14,8 +14,10 @@ import (
 	"shipgraph/model"
 )
 
-// The attribute writers (attributes_gen.go) are generated from the
-// attribute structs' fields and json tags by this test: run
+// The writers of the attribute structs still written in rest/ (those not
+// derived from the model's jsonapi tags by tools/attrgen, which writes
+// model_attributes_gen.go) are generated from their fields and json tags by
+// this test (attributes_gen.go): make generate runs
 //
 //	go test ./rest -run TestAttributeWritersGenerated -update-writers
 //
@@ -32,7 +34,6 @@ var attributeStructs = []any{
 	emailSubmissionPrimaryAttributes{}, emailDocumentAttributes{},
 	representationAttributes{}, customFieldAttributes{},
 	transportEventAttributes{}, rawEventAttributes{}, vesselPositionsAttributes{},
-	routeAttributes{}, routeLocationAttributes{},
 }
 
 // goType is the Go expression of t in package rest.

@@ -82,19 +82,3 @@ func (v vesselPositionsAttributes) writeAttributes(a *attrs) {
 	a.timep("position_timestamp", v.PositionTimestamp)
 	a.json("positions", v.Positions)
 }
-
-func (v routeAttributes) writeAttributes(a *attrs) {
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
-}
-
-func (v routeLocationAttributes) writeAttributes(a *attrs) {
-	a.strp("inbound_mode", v.InboundMode)
-	a.strp("inbound_scac", v.InboundScac)
-	a.timep("inbound_eta_at", v.InboundEtaAt)
-	a.timep("inbound_ata_at", v.InboundAtaAt)
-	a.strp("outbound_mode", v.OutboundMode)
-	a.strp("outbound_scac", v.OutboundScac)
-	a.timep("outbound_etd_at", v.OutboundEtdAt)
-	a.timep("outbound_atd_at", v.OutboundAtdAt)
-}

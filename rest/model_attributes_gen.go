@@ -711,3 +711,81 @@ func vesselAttributesOf(v *model.Vessel) vesselAttributes {
 		PositionTimestamp:          tsp(v.PositionTimestamp),
 	}
 }
+
+// routeAttributes are the /v2 attributes of a model.Route, in the model's order.
+type routeAttributes struct {
+	CreatedAt timestamp `json:"created_at"`
+	UpdatedAt timestamp `json:"updated_at"`
+}
+
+func (v routeAttributes) writeAttributes(a *attrs) {
+	a.time("created_at", v.CreatedAt)
+	a.time("updated_at", v.UpdatedAt)
+}
+
+// routeAttributesOf is the /v2 attributes of v.
+func routeAttributesOf(v *model.Route) routeAttributes {
+	return routeAttributes{
+		CreatedAt: ts(v.CreatedAt),
+		UpdatedAt: ts(v.UpdatedAt),
+	}
+}
+
+// routeLocationAttributes are the /v2 attributes of a model.RouteLocation, in the model's order.
+type routeLocationAttributes struct {
+	InboundMode   *string    `json:"inbound_mode"`
+	InboundScac   *string    `json:"inbound_scac"`
+	InboundEtaAt  *timestamp `json:"inbound_eta_at"`
+	InboundAtaAt  *timestamp `json:"inbound_ata_at"`
+	OutboundMode  *string    `json:"outbound_mode"`
+	OutboundScac  *string    `json:"outbound_scac"`
+	OutboundEtdAt *timestamp `json:"outbound_etd_at"`
+	OutboundAtdAt *timestamp `json:"outbound_atd_at"`
+}
+
+func (v routeLocationAttributes) writeAttributes(a *attrs) {
+	a.strp("inbound_mode", v.InboundMode)
+	a.strp("inbound_scac", v.InboundScac)
+	a.timep("inbound_eta_at", v.InboundEtaAt)
+	a.timep("inbound_ata_at", v.InboundAtaAt)
+	a.strp("outbound_mode", v.OutboundMode)
+	a.strp("outbound_scac", v.OutboundScac)
+	a.timep("outbound_etd_at", v.OutboundEtdAt)
+	a.timep("outbound_atd_at", v.OutboundAtdAt)
+}
+
+// routeLocationAttributesOf is the /v2 attributes of v.
+func routeLocationAttributesOf(v *model.RouteLocation) routeLocationAttributes {
+	return routeLocationAttributes{
+		InboundMode:   v.InboundMode,
+		InboundScac:   v.InboundScac,
+		InboundEtaAt:  tsp(v.InboundEtaAt),
+		InboundAtaAt:  tsp(v.InboundAtaAt),
+		OutboundMode:  v.OutboundMode,
+		OutboundScac:  v.OutboundScac,
+		OutboundEtdAt: tsp(v.OutboundEtdAt),
+		OutboundAtdAt: tsp(v.OutboundAtdAt),
+	}
+}
+
+// notificationAttributes are the /v2 attributes of a model.WebhookNotification, in the model's order.
+type notificationAttributes struct {
+	Event          string                      `json:"event"`
+	DeliveryStatus model.WebhookDeliveryStatus `json:"delivery_status"`
+	CreatedAt      timestamp                   `json:"created_at"`
+}
+
+func (v notificationAttributes) writeAttributes(a *attrs) {
+	a.str("event", v.Event)
+	a.str("delivery_status", string(v.DeliveryStatus))
+	a.time("created_at", v.CreatedAt)
+}
+
+// notificationAttributesOf is the /v2 attributes of v.
+func notificationAttributesOf(v *model.WebhookNotification) notificationAttributes {
+	return notificationAttributes{
+		Event:          v.Event,
+		DeliveryStatus: v.DeliveryStatus,
+		CreatedAt:      ts(v.CreatedAt),
+	}
+}

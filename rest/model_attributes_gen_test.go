@@ -19,4 +19,7 @@ var modelAttributeStructs = []any{
 	optionAttributes{},
 	definitionAttributes{},
 	vesselAttributes{},
+	routeAttributes{},
+	routeLocationAttributes{},
+	notificationAttributes{},
 }

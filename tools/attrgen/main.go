@@ -60,6 +60,9 @@ var resources = []struct {
 	{"option", model.CustomFieldOption{}},
 	{"definition", model.CustomFieldDefinition{}},
 	{"vessel", model.Vessel{}},
+	{"route", model.Route{}},
+	{"routeLocation", model.RouteLocation{}},
+	{"notification", model.WebhookNotification{}},
 }
 
 const (
