@@ -23,7 +23,8 @@ type TrackingRequest struct {
 	ID        string `db:"id"`
 	AccountID string `db:"account_id"`
 
-	// The /v2 attributes, in the order /v2 writes them (jsonapi tags: tools/attrgen).
+	// The /v2 attributes, in the order /v2 writes them, the OpenAPI
+	// document's (jsonapi tags: tools/attrgen).
 	RequestNumber string                `db:"request_number" jsonapi:"request_number"`
 	RefNumbers    pq.StringArray        `db:"ref_numbers" jsonapi:"ref_numbers,nonnull"`
 	Tags          pq.StringArray        `db:"tags" jsonapi:"tags,nonnull"`

@@ -86,6 +86,10 @@ type MetroArea struct {
 	CreatedAt time.Time `db:"created_at"`
 }
 
+// Terminal and rail terminal /v2 attributes other than name are optional
+// and typed plain (non-nullable) strings by the OpenAPI document: one the
+// data lacks is omitted (omitempty), never null, so clients generated from
+// the document accept the response.
 type Terminal struct {
 	ID string `db:"id"`
 

@@ -254,7 +254,7 @@ func containerAttributesOf(v *model.Container) containerAttributes {
 	return out
 }
 
-// containerImportDeadlines are the /v2 attributes of a model.Container, in the model's order.
+// containerImportDeadlines is the /v2 object import_deadlines of a model.Container, in the model's order.
 type containerImportDeadlines struct {
 	PickupLfdTerminal *timestamp `json:"pickup_lfd_terminal"`
 	PickupLfdRail     *timestamp `json:"pickup_lfd_rail"`

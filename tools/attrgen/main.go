@@ -32,8 +32,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lib/pq"
-
 	"shipgraph/model"
 )
 
@@ -162,7 +160,6 @@ func goName(s string) string {
 var (
 	timeType    = reflect.TypeFor[time.Time]()
 	timePtrType = reflect.TypeFor[*time.Time]()
-	stringsType = reflect.TypeFor[pq.StringArray]()
 	holdsType   = reflect.TypeFor[model.TerminalHolds]()
 	feesType    = reflect.TypeFor[model.TerminalFees]()
 	jsonType    = reflect.TypeFor[model.JSON]()
@@ -303,7 +300,7 @@ func generateOne(b *bytes.Buffer, name string, rec any) error {
 		return fmt.Errorf("%s has no jsonapi tags", t)
 	}
 	typ := name + "Attributes"
-	if err := writeStruct(b, typ, t, ms); err != nil {
+	if err := writeStruct(b, typ, "are the /v2 attributes of a", t, ms); err != nil {
 		return err
 	}
 	// The copy.
@@ -340,7 +337,7 @@ func generateOne(b *bytes.Buffer, name string, rec any) error {
 	// The nested objects.
 	for _, m := range ms {
 		if m.group != nil {
-			if err := writeStruct(b, name+m.gname, t, m.group); err != nil {
+			if err := writeStruct(b, name+m.gname, "is the /v2 object "+m.name+" of a", t, m.group); err != nil {
 				return err
 			}
 		}
@@ -349,9 +346,9 @@ func generateOne(b *bytes.Buffer, name string, rec any) error {
 }
 
 // writeStruct writes the attributes struct typ of the members ms of the
-// model type t, and its writer.
-func writeStruct(b *bytes.Buffer, typ string, t reflect.Type, ms []member) error {
-	fmt.Fprintf(b, "\n// %s are the /v2 attributes of a %s, in the model's order.\ntype %s struct {\n", typ, t, typ)
+// model type t (doc says what it is), and its writer.
+func writeStruct(b *bytes.Buffer, typ, doc string, t reflect.Type, ms []member) error {
+	fmt.Fprintf(b, "\n// %s %s %s, in the model's order.\ntype %s struct {\n", typ, doc, t, typ)
 	for _, m := range ms {
 		if m.group != nil {
 			fmt.Fprintf(b, "\t%s *%s `json:%q`\n", m.gname, strings.TrimSuffix(typ, "Attributes")+m.gname, m.name)
