@@ -8,4 +8,11 @@
 // in its Rel (rel.go); gqlgen binds the accessor methods there, and /v2
 // reads them through the catalogue. models_gen.go is gqlgen's and is never
 // edited by hand.
+//
+// A record's /v2 attributes are declared on its fields: `jsonapi:"name"`
+// (options omitempty and nonnull; a dotted name is a member of a nested
+// object), written in the order of the fields, so the tagged fields of a
+// type stand in the order /v2 shows them. tools/attrgen derives rest's
+// attribute structs, copies and writers from the tags (make generate);
+// model itself never reads them.
 package model

@@ -17,19 +17,23 @@ const RawEventType = "raw_event"
 // Vessel is a ship met in carriers' events: reference data, shared by every
 // account, keyed by its IMO number.
 type Vessel struct {
-	ID                         string     `db:"id"`
-	IMO                        *string    `db:"imo"`
-	MMSI                       *string    `db:"mmsi"`
-	Name                       string     `db:"name"`
-	CallSign                   *string    `db:"call_sign"`
-	Flag                       *string    `db:"flag"`
-	Latitude                   *float64   `db:"latitude"`
-	Longitude                  *float64   `db:"longitude"`
-	NauticalSpeedKnots         *float64   `db:"nautical_speed_knots"`
-	NavigationalHeadingDegrees *float64   `db:"navigational_heading_degrees"`
-	PositionTimestamp          *time.Time `db:"position_timestamp"`
-	CreatedAt                  time.Time  `db:"created_at"`
-	UpdatedAt                  time.Time  `db:"updated_at"`
+	ID string `db:"id"`
+
+	// The /v2 attributes, in the order /v2 writes them (jsonapi tags: tools/attrgen).
+	Name                       string     `db:"name" jsonapi:"name"`
+	IMO                        *string    `db:"imo" jsonapi:"imo"`
+	MMSI                       *string    `db:"mmsi" jsonapi:"mmsi"`
+	Latitude                   *float64   `db:"latitude" jsonapi:"latitude"`
+	Longitude                  *float64   `db:"longitude" jsonapi:"longitude"`
+	NauticalSpeedKnots         *float64   `db:"nautical_speed_knots" jsonapi:"nautical_speed_knots"`
+	NavigationalHeadingDegrees *float64   `db:"navigational_heading_degrees" jsonapi:"navigational_heading_degrees"`
+	PositionTimestamp          *time.Time `db:"position_timestamp" jsonapi:"position_timestamp"`
+
+	// Not /v2 attributes: keys, relationships' ids and bookkeeping.
+	CallSign  *string   `db:"call_sign"`
+	Flag      *string   `db:"flag"`
+	CreatedAt time.Time `db:"created_at"`
+	UpdatedAt time.Time `db:"updated_at"`
 }
 
 // RawEvent is one event a carrier published about one container, kept once

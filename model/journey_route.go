@@ -22,8 +22,8 @@ const (
 type Route struct {
 	ID          string // stable per container (RouteID)
 	ContainerID string
-	CreatedAt   time.Time // the first event's recording, else the container's creation
-	UpdatedAt   time.Time // the last event's recording
+	CreatedAt   time.Time `jsonapi:"created_at"` // the first event's recording, else the container's creation
+	UpdatedAt   time.Time `jsonapi:"updated_at"` // the last event's recording
 	Locations   []*RouteLocation
 }
 
@@ -31,16 +31,16 @@ type Route struct {
 type RouteLocation struct {
 	ID             string // stable per container and call
 	Port           *Port
-	InboundMode    *string // "vessel" or "rail"
-	InboundScac    *string
-	InboundEtaAt   *time.Time
-	InboundAtaAt   *time.Time
+	InboundMode    *string    `jsonapi:"inbound_mode"` // "vessel" or "rail"
+	InboundScac    *string    `jsonapi:"inbound_scac"`
+	InboundEtaAt   *time.Time `jsonapi:"inbound_eta_at"`
+	InboundAtaAt   *time.Time `jsonapi:"inbound_ata_at"`
 	InboundVessel  *Vessel
 	InboundVoyage  *string
-	OutboundMode   *string
-	OutboundScac   *string
-	OutboundEtdAt  *time.Time
-	OutboundAtdAt  *time.Time
+	OutboundMode   *string    `jsonapi:"outbound_mode"`
+	OutboundScac   *string    `jsonapi:"outbound_scac"`
+	OutboundEtdAt  *time.Time `jsonapi:"outbound_etd_at"`
+	OutboundAtdAt  *time.Time `jsonapi:"outbound_atd_at"`
 	OutboundVessel *Vessel
 	OutboundVoyage *string
 }

@@ -20,23 +20,28 @@ const TrackingRequestType = "tracking_request"
 // request whose id is TrackingRequestID(shipment id), the id webhook
 // payloads had already used for it.
 type TrackingRequest struct {
-	ID            string                `db:"id"`
-	AccountID     string                `db:"account_id"`
-	RequestType   string                `db:"request_type"` // bill_of_lading, booking_number, container
-	RequestNumber string                `db:"request_number"`
-	Scac          string                `db:"scac"`
-	RefNumbers    pq.StringArray        `db:"ref_numbers"`
-	Tags          pq.StringArray        `db:"tags"`
-	Status        TrackingRequestStatus `db:"status"`
-	FailedReason  *string               `db:"failed_reason"`
-	IsRetrying    bool                  `db:"is_retrying"`
-	RetryCount    int                   `db:"retry_count"`
-	ShipmentID    *string               `db:"shipment_id"`
-	UserID        *string               `db:"user_id"`
-	LastPolledAt  *time.Time            `db:"last_polled_at"`
-	NextPollAt    *time.Time            `db:"next_poll_at"`
-	CreatedAt     time.Time             `db:"created_at"`
-	UpdatedAt     time.Time             `db:"updated_at"`
+	ID        string `db:"id"`
+	AccountID string `db:"account_id"`
+
+	// The /v2 attributes, in the order /v2 writes them, the OpenAPI
+	// document's (jsonapi tags: tools/attrgen).
+	RequestNumber string                `db:"request_number" jsonapi:"request_number"`
+	RefNumbers    pq.StringArray        `db:"ref_numbers" jsonapi:"ref_numbers,nonnull"`
+	Tags          pq.StringArray        `db:"tags" jsonapi:"tags,nonnull"`
+	Status        TrackingRequestStatus `db:"status" jsonapi:"status"`
+	FailedReason  *string               `db:"failed_reason" jsonapi:"failed_reason"`
+	RequestType   string                `db:"request_type" jsonapi:"request_type"` // bill_of_lading, booking_number, container
+	Scac          string                `db:"scac" jsonapi:"scac"`
+	CreatedAt     time.Time             `db:"created_at" jsonapi:"created_at"`
+	UpdatedAt     time.Time             `db:"updated_at" jsonapi:"updated_at"`
+	IsRetrying    bool                  `db:"is_retrying" jsonapi:"is_retrying"`
+	RetryCount    int                   `db:"retry_count" jsonapi:"retry_count"`
+
+	// Not /v2 attributes: keys, relationships' ids and bookkeeping.
+	ShipmentID   *string    `db:"shipment_id"`
+	UserID       *string    `db:"user_id"`
+	LastPolledAt *time.Time `db:"last_polled_at"`
+	NextPollAt   *time.Time `db:"next_poll_at"`
 
 	Rel TrackingRequestRel `db:"-"`
 }

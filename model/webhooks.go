@@ -129,18 +129,19 @@ type WebhookNotificationEdge struct {
 // WebhookNotification is one event raised for one webhook. ReferenceType
 // and ReferenceID name the record the event is about ("container" or
 // "shipment"); Payload holds the attributes of its reference object
-// (the event), frozen when it was raised.
+// (the event), frozen when it was raised. Its /v2 attributes are its
+// jsonapi-tagged fields, in field order (tools/attrgen).
 type WebhookNotification struct {
 	ID             string                `db:"id"`
 	AccountID      string                `db:"account_id"`
 	WebhookID      string                `db:"webhook_id"`
-	Event          string                `db:"event"`
+	Event          string                `db:"event" jsonapi:"event"`
 	ReferenceType  string                `db:"reference_type"`
 	ReferenceID    string                `db:"reference_id"`
-	DeliveryStatus WebhookDeliveryStatus `db:"delivery_status"`
+	DeliveryStatus WebhookDeliveryStatus `db:"delivery_status" jsonapi:"delivery_status"`
 	Attempts       int                   `db:"attempts"`
 	DeliveredAt    *time.Time            `db:"delivered_at"`
-	CreatedAt      time.Time             `db:"created_at"`
+	CreatedAt      time.Time             `db:"created_at" jsonapi:"created_at"`
 
 	Rel WebhookNotificationRel `db:"-"`
 }

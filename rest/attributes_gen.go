@@ -5,165 +5,6 @@ package rest
 // The writers of the attribute structs: each writes every member of its
 // struct in order, with the struct's json name (attrgen_test.go).
 
-func (v shipmentAttributes) writeAttributes(a *attrs) {
-	a.str("bill_of_lading_number", v.BillOfLadingNumber)
-	a.str("normalized_number", v.NormalizedNumber)
-	a.strs("ref_numbers", v.RefNumbers)
-	a.time("created_at", v.CreatedAt)
-	a.strs("tags", v.Tags)
-	a.strp("port_of_lading_locode", v.PortOfLadingLocode)
-	a.strp("port_of_lading_name", v.PortOfLadingName)
-	a.strp("port_of_discharge_locode", v.PortOfDischargeLocode)
-	a.strp("port_of_discharge_name", v.PortOfDischargeName)
-	a.strp("destination_locode", v.DestinationLocode)
-	a.strp("destination_name", v.DestinationName)
-	a.str("shipping_line_scac", v.ShippingLineScac)
-	a.str("shipping_line_name", v.ShippingLineName)
-	a.str("shipping_line_short_name", v.ShippingLineShortName)
-	a.strp("customer_name", v.CustomerName)
-	a.strp("pod_vessel_name", v.PodVesselName)
-	a.strp("pod_vessel_imo", v.PodVesselImo)
-	a.strp("pod_voyage_number", v.PodVoyageNumber)
-	a.timep("pol_etd_at", v.PolEtdAt)
-	a.timep("pol_atd_at", v.PolAtdAt)
-	a.timep("pod_eta_at", v.PodEtaAt)
-	a.timep("pod_original_eta_at", v.PodOriginalEtaAt)
-	a.timep("pod_ata_at", v.PodAtaAt)
-	a.timep("destination_eta_at", v.DestinationEtaAt)
-	a.timep("destination_ata_at", v.DestinationAtaAt)
-	a.strp("pol_timezone", v.PolTimezone)
-	a.strp("pod_timezone", v.PodTimezone)
-	a.strp("destination_timezone", v.DestinationTimezone)
-	a.timep("line_tracking_last_attempted_at", v.LineTrackingLastAttemptedAt)
-	a.timep("line_tracking_last_succeeded_at", v.LineTrackingLastSucceededAt)
-	a.timep("line_tracking_stopped_at", v.LineTrackingStoppedAt)
-	a.strp("line_tracking_stopped_reason", (*string)(v.LineTrackingStoppedReason))
-}
-
-func (v containerAttributes) writeAttributes(a *attrs) {
-	a.str("number", v.Number)
-	a.strs("ref_numbers", v.RefNumbers)
-	a.strp("equipment_type", (*string)(v.EquipmentType))
-	a.intp("equipment_length", v.EquipmentLength)
-	a.strp("equipment_height", (*string)(v.EquipmentHeight))
-	a.float64p("weight_in_lbs", v.WeightInLbs)
-	a.time("created_at", v.CreatedAt)
-	a.strp("seal_number", v.SealNumber)
-	a.timep("pickup_lfd", v.PickupLfd)
-	a.timep("pickup_appointment_at", v.PickupAppointmentAt)
-	a.boolean("availability_known", v.AvailabilityKnown)
-	a.boolp("available_for_pickup", v.AvailableForPickup)
-	a.timep("pod_arrived_at", v.PodArrivedAt)
-	a.timep("pod_discharged_at", v.PodDischargedAt)
-	a.timep("pod_full_out_at", v.PodFullOutAt)
-	a.timep("terminal_checked_at", v.TerminalCheckedAt)
-	a.strp("pod_full_out_chassis_number", v.PodFullOutChassisNumber)
-	a.strp("location_at_pod_terminal", v.LocationAtPodTerminal)
-	a.timep("final_destination_full_out_at", v.FinalDestinationFullOutAt)
-	a.timep("empty_terminated_at", v.EmptyTerminatedAt)
-	if a.member("holds_at_pod_terminal") {
-		a.e.b = appendHolds(a.e.b, v.HoldsAtPodTerminal)
-	}
-	if a.member("fees_at_pod_terminal") {
-		a.e.b = a.e.appendFees(a.e.b, v.FeesAtPodTerminal)
-	}
-	a.strp("pod_timezone", v.PodTimezone)
-	a.strp("final_destination_timezone", v.FinalDestinationTimezone)
-	a.strp("empty_terminated_timezone", v.EmptyTerminatedTimezone)
-	a.strp("pod_rail_carrier_scac", v.PodRailCarrierScac)
-	a.strp("ind_rail_carrier_scac", v.IndRailCarrierScac)
-	a.timep("pod_last_tracking_request_at", v.PodLastTrackingRequestAt)
-	a.timep("shipment_last_tracking_request_at", v.ShipmentLastTrackingRequestAt)
-	a.timep("pod_rail_loaded_at", v.PodRailLoadedAt)
-	a.timep("pod_rail_departed_at", v.PodRailDepartedAt)
-	a.timep("ind_eta_at", v.IndEtaAt)
-	a.timep("ind_ata_at", v.IndAtaAt)
-	a.timep("ind_rail_unloaded_at", v.IndRailUnloadedAt)
-	a.timep("ind_facility_lfd_on", v.IndFacilityLfdOn)
-	if a.member("import_deadlines") {
-		a.e.b = appendDeadlines(a.e.b, v.ImportDeadlines)
-	}
-	a.str("current_status", string(v.CurrentStatus))
-}
-
-func (v documentAttributes) writeAttributes(a *attrs) {
-	a.str("id", v.ID)
-	a.str("name", v.Name)
-	a.str("document_type", v.DocumentType)
-	a.strp("document_type_manual", v.DocumentTypeManual)
-	a.strp("classification_notes", v.ClassificationNotes)
-	a.str("source", string(v.Source))
-	a.str("file_name", v.FileName)
-	a.strp("file_content_type", v.FileContentType)
-	a.int64p("file_size_bytes", v.FileSizeBytes)
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
-}
-
-func (v accountAttributes) writeAttributes(a *attrs) {
-	a.str("company_name", v.CompanyName)
-}
-
-func (v userAttributes) writeAttributes(a *attrs) {
-	a.str("email", v.Email)
-	a.str("first_name", v.FirstName)
-	a.str("last_name", v.LastName)
-	a.time("created_at", v.CreatedAt)
-}
-
-func (v terminalAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.strpOmit("nickname", v.Nickname)
-	a.strpOmit("firms_code", v.FirmsCode)
-	a.strpOmit("smdg_code", v.SmdgCode)
-	a.strpOmit("bic_facility_code", v.BicFacilityCode)
-	a.strpOmit("street", v.Street)
-	a.strpOmit("city", v.City)
-	a.strpOmit("state", v.State)
-	a.strpOmit("state_abbr", v.StateAbbr)
-	a.strpOmit("zip", v.Zip)
-	a.strpOmit("country", v.Country)
-}
-
-func (v railTerminalAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.strpOmit("nickname", v.Nickname)
-	a.strpOmit("firms_code", v.FirmsCode)
-}
-
-func (v portAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.str("code", v.Code)
-	a.strp("state_abbr", v.StateAbbr)
-	a.strp("city", v.City)
-	a.str("country_code", v.CountryCode)
-	a.str("time_zone", v.TimeZone)
-	a.float64p("latitude", v.Latitude)
-	a.float64p("longitude", v.Longitude)
-}
-
-func (v metroAreaAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.str("code", v.Code)
-	a.strp("state_abbr", v.StateAbbr)
-	a.str("country_code", v.CountryCode)
-	a.str("time_zone", v.TimeZone)
-	a.float64p("latitude", v.Latitude)
-	a.float64p("longitude", v.Longitude)
-}
-
-func (v emailSubmissionAttributes) writeAttributes(a *attrs) {
-	a.strp("subject", v.Subject)
-	a.strp("body_preview", v.BodyPreview)
-	a.strs("from", v.From)
-	a.strs("to", v.To)
-	a.strs("cc", v.Cc)
-	a.strp("message_id", v.MessageID)
-	a.timep("sent_at", v.SentAt)
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
-}
-
 func (v emailSubmissionPrimaryAttributes) writeAttributes(a *attrs) {
 	a.strpOmit("subject", v.Subject)
 	a.strp("body", v.Body)
@@ -195,38 +36,10 @@ func (v representationAttributes) writeAttributes(a *attrs) {
 	a.time("updated_at", v.UpdatedAt)
 }
 
-func (v shippingLineAttributes) writeAttributes(a *attrs) {
-	a.str("scac", v.Scac)
-	a.str("name", v.Name)
-	a.strs("alternative_scacs", v.AlternativeScacs)
-	a.str("short_name", v.ShortName)
-	a.boolean("bill_of_lading_tracking_support", v.BillOfLadingTrackingSupport)
-	a.boolean("booking_number_tracking_support", v.BookingNumberTrackingSupport)
-	a.boolean("container_number_tracking_support", v.ContainerNumberTrackingSupport)
-}
-
 func (v customFieldAttributes) writeAttributes(a *attrs) {
 	a.str("api_slug", v.APISlug)
 	a.json("value", v.Value)
 	a.strp("display_value", v.DisplayValue)
-}
-
-func (v definitionAttributes) writeAttributes(a *attrs) {
-	a.str("entity_type", string(v.EntityType))
-	a.str("api_slug", v.APISlug)
-	a.str("display_name", v.DisplayName)
-	a.strp("description", v.Description)
-	a.str("data_type", string(v.DataType))
-	a.strp("reference_type", v.ReferenceType)
-	a.json("validation", v.Validation)
-	a.strp("default_format", v.DefaultFormat)
-	a.json("default_value", v.DefaultValue)
-}
-
-func (v optionAttributes) writeAttributes(a *attrs) {
-	a.str("label", v.Label)
-	a.str("value", v.Value)
-	a.intp("position", v.Position)
 }
 
 func (v transportEventAttributes) writeAttributes(a *attrs) {
@@ -258,41 +71,14 @@ func (v rawEventAttributes) writeAttributes(a *attrs) {
 	a.strp("voyage_number", v.VoyageNumber)
 }
 
-func (v vesselAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.strp("imo", v.Imo)
-	a.strp("mmsi", v.Mmsi)
-	a.float64p("latitude", v.Latitude)
-	a.float64p("longitude", v.Longitude)
-	a.float64p("nautical_speed_knots", v.NauticalSpeedKnots)
-	a.float64p("navigational_heading_degrees", v.NavigationalHeadingDegrees)
-	a.timep("position_timestamp", v.PositionTimestamp)
-}
-
 func (v vesselPositionsAttributes) writeAttributes(a *attrs) {
 	a.str("name", v.Name)
-	a.strp("imo", v.Imo)
-	a.strp("mmsi", v.Mmsi)
+	a.strp("imo", v.IMO)
+	a.strp("mmsi", v.MMSI)
 	a.float64p("latitude", v.Latitude)
 	a.float64p("longitude", v.Longitude)
 	a.float64p("nautical_speed_knots", v.NauticalSpeedKnots)
 	a.float64p("navigational_heading_degrees", v.NavigationalHeadingDegrees)
 	a.timep("position_timestamp", v.PositionTimestamp)
 	a.json("positions", v.Positions)
-}
-
-func (v routeAttributes) writeAttributes(a *attrs) {
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
-}
-
-func (v routeLocationAttributes) writeAttributes(a *attrs) {
-	a.strp("inbound_mode", v.InboundMode)
-	a.strp("inbound_scac", v.InboundScac)
-	a.timep("inbound_eta_at", v.InboundEtaAt)
-	a.timep("inbound_ata_at", v.InboundAtaAt)
-	a.strp("outbound_mode", v.OutboundMode)
-	a.strp("outbound_scac", v.OutboundScac)
-	a.timep("outbound_etd_at", v.OutboundEtdAt)
-	a.timep("outbound_atd_at", v.OutboundAtdAt)
 }

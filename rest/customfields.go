@@ -66,34 +66,12 @@ func (s *server) getDefinition(w http.ResponseWriter, r *http.Request) {
 	serveOne(s, w, r, definitionItem, (s.res.Definition), plain((*builder).definitionResource))
 }
 
-type definitionAttributes struct {
-	EntityType    model.CustomFieldEntityType `json:"entity_type"`
-	APISlug       string                      `json:"api_slug"`
-	DisplayName   string                      `json:"display_name"`
-	Description   *string                     `json:"description"`
-	DataType      model.CustomFieldDataType   `json:"data_type"`
-	ReferenceType *string                     `json:"reference_type"`
-	Validation    model.JSON                  `json:"validation"`
-	DefaultFormat *string                     `json:"default_format"`
-	DefaultValue  model.JSON                  `json:"default_value"`
-}
-
 func (b *builder) definitionResource(d *model.CustomFieldDefinition) *Resource {
 	return &Resource{
-		ID:   d.ID,
-		Type: "custom_field_definition",
-		Attributes: definitionAttributes{
-			EntityType:    d.EntityType,
-			APISlug:       d.APISlug,
-			DisplayName:   d.DisplayName,
-			Description:   d.Description,
-			DataType:      d.DataType,
-			ReferenceType: d.ReferenceType,
-			Validation:    d.Validation,
-			DefaultFormat: d.DefaultFormat,
-			DefaultValue:  d.DefaultValue,
-		},
-		Links: &Links{Self: b.base + "/v2/custom_field_definitions/" + d.ID},
+		ID:         d.ID,
+		Type:       "custom_field_definition",
+		Attributes: definitionAttributesOf(d),
+		Links:      &Links{Self: b.base + "/v2/custom_field_definitions/" + d.ID},
 	}
 }
 
@@ -220,17 +198,11 @@ func optionPatch(attrs attributes) (p model.CustomFieldOptionPatch, err error) {
 	return p, nil
 }
 
-type optionAttributes struct {
-	Label    string `json:"label"`
-	Value    string `json:"value"`
-	Position *int   `json:"position"`
-}
-
 func (b *builder) optionResource(o *model.CustomFieldOption) *Resource {
 	return &Resource{
 		ID:         o.ID,
 		Type:       "custom_field_option",
-		Attributes: optionAttributes{Label: o.Label, Value: o.Value, Position: o.Position},
+		Attributes: optionAttributesOf(o),
 		Links:      &Links{Self: b.base + "/v2/custom_field_definitions/" + o.DefinitionID + "/options/" + o.ID},
 	}
 }

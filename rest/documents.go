@@ -54,40 +54,14 @@ func (b *builder) documents(ctx context.Context, docs []*model.Document, p *para
 	return renderAll(b, ctx, docs, p, documentShape)
 }
 
-type documentAttributes struct {
-	ID                  string               `json:"id"`
-	Name                string               `json:"name"`
-	DocumentType        string               `json:"document_type"`
-	DocumentTypeManual  *string              `json:"document_type_manual"`
-	ClassificationNotes *string              `json:"classification_notes"`
-	Source              model.DocumentSource `json:"source"`
-	FileName            string               `json:"file_name"`
-	FileContentType     *string              `json:"file_content_type"`
-	FileSizeBytes       *int64               `json:"file_size_bytes"`
-	CreatedAt           timestamp            `json:"created_at"`
-	UpdatedAt           timestamp            `json:"updated_at"`
-}
-
 // documentResource renders a document; its shipments and cargos linkage
 // must have been loaded.
 func (b *builder) documentResource(d *model.Document) *Resource {
 	self := b.base + "/v2/documents/" + d.ID
 	return &Resource{
-		ID:   d.ID,
-		Type: "document",
-		Attributes: documentAttributes{
-			ID:                  d.ID,
-			Name:                d.Name,
-			DocumentType:        d.DocumentType,
-			DocumentTypeManual:  d.DocumentTypeManual,
-			ClassificationNotes: d.ClassificationNotes,
-			Source:              d.Source,
-			FileName:            d.FileName,
-			FileContentType:     d.FileContentType,
-			FileSizeBytes:       d.FileSizeBytes,
-			CreatedAt:           ts(d.CreatedAt),
-			UpdatedAt:           ts(d.UpdatedAt),
-		},
+		ID:            d.ID,
+		Type:          "document",
+		Attributes:    documentAttributesOf(d),
 		Relationships: b.linkage(d, documentShape.members),
 		// The download link is the documented endpoint that hands out a
 		// (presigned) file URL.
@@ -95,51 +69,16 @@ func (b *builder) documentResource(d *model.Document) *Resource {
 	}
 }
 
-type accountAttributes struct {
-	CompanyName string `json:"company_name"`
-}
-
 func accountResource(a *model.Account) *Resource {
-	return &Resource{ID: a.ID, Type: "account", Attributes: accountAttributes{CompanyName: a.CompanyName}}
-}
-
-type userAttributes struct {
-	Email     string    `json:"email"`
-	FirstName string    `json:"first_name"`
-	LastName  string    `json:"last_name"`
-	CreatedAt timestamp `json:"created_at"`
+	return &Resource{ID: a.ID, Type: "account", Attributes: accountAttributesOf(a)}
 }
 
 func userResource(u *model.User) *Resource {
-	return &Resource{ID: u.ID, Type: "user", Attributes: userAttributes{
-		Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, CreatedAt: ts(u.CreatedAt),
-	}}
-}
-
-type emailSubmissionAttributes struct {
-	Subject     *string    `json:"subject"`
-	BodyPreview *string    `json:"body_preview"`
-	From        []string   `json:"from"`
-	To          []string   `json:"to"`
-	Cc          []string   `json:"cc"`
-	MessageID   *string    `json:"message_id"`
-	SentAt      *timestamp `json:"sent_at"`
-	CreatedAt   timestamp  `json:"created_at"`
-	UpdatedAt   timestamp  `json:"updated_at"`
+	return &Resource{ID: u.ID, Type: "user", Attributes: userAttributesOf(u)}
 }
 
 func emailSubmissionResource(e *model.EmailSubmission) *Resource {
-	return &Resource{ID: e.ID, Type: "email_submission", Attributes: emailSubmissionAttributes{
-		Subject:     e.Subject,
-		BodyPreview: e.BodyPreview,
-		From:        strs(e.From),
-		To:          strs(e.To),
-		Cc:          strs(e.Cc),
-		MessageID:   e.MessageID,
-		SentAt:      tsp(e.SentAt),
-		CreatedAt:   ts(e.CreatedAt),
-		UpdatedAt:   ts(e.UpdatedAt),
-	}}
+	return &Resource{ID: e.ID, Type: "email_submission", Attributes: emailSubmissionAttributesOf(e)}
 }
 
 type representationAttributes struct {

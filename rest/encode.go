@@ -16,9 +16,11 @@ import (
 // of a hundred documents with their shipments and containers has some
 // fifteen thousand attribute values, and encoding/json's reflection over
 // the attribute structs was a quarter of the server's CPU on such a page.
-// Attribute structs implement attributeWriter with writers generated from
-// their fields and json tags (attributes_gen.go, attrgen_test.go); the
-// tests compare them with encoding/json byte for byte.
+// Attribute structs implement attributeWriter with generated writers: those
+// derived from the model's jsonapi tags with their struct and copy
+// (model_attributes_gen.go, tools/attrgen), the few structs still written
+// here from their fields and json tags (attributes_gen.go, attrgen_test.go);
+// the tests compare them with encoding/json byte for byte.
 
 // encoder appends one document to b; err is the first value that cannot
 // be written (a NaN, say), as encoding/json would refuse it.
@@ -85,6 +87,18 @@ func (a *attrs) member(name string) bool {
 	a.e.b = append(a.e.b, name...)
 	a.e.b = append(a.e.b, '"', ':')
 	return true
+}
+
+// null writes a null member value (after member).
+func (a *attrs) null() { a.e.b = append(a.e.b, "null"...) }
+
+// object writes a nested object member value (after member): every member
+// of w, whatever the fieldset (fields[…] names top-level members only).
+func (a *attrs) object(w attributeWriter) {
+	o := attrs{e: a.e}
+	a.e.b = append(a.e.b, '{')
+	w.writeAttributes(&o)
+	a.e.b = append(a.e.b, '}')
 }
 
 func (a *attrs) str(name, v string) {
@@ -397,17 +411,4 @@ func (e *encoder) appendFees(b []byte, fees []model.TerminalFee) []byte {
 		b = append(b, '}')
 	}
 	return append(b, ']')
-}
-
-func appendDeadlines(b []byte, d *importDeadlines) []byte {
-	if d == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, `{"pickup_lfd_terminal":`...)
-	b = appendTimep(b, d.PickupLfdTerminal)
-	b = append(b, `,"pickup_lfd_rail":`...)
-	b = appendTimep(b, d.PickupLfdRail)
-	b = append(b, `,"pickup_lfd_line":`...)
-	b = appendTimep(b, d.PickupLfdLine)
-	return append(b, '}')
 }

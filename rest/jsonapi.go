@@ -153,6 +153,15 @@ func strs(s []string) []string {
 	return s
 }
 
+// orEmpty returns s, or an empty list for nil: a list the spec does not
+// let be null (the jsonapi tag's nonnull).
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // bufs are the buffers documents are written into, reused: a page of a
 // hundred documents with includes is some 700 KB, and a fresh buffer grown
 // to that size was copied and cleared on every request.

@@ -40,29 +40,11 @@ func (s *server) getMetroArea(w http.ResponseWriter, r *http.Request) {
 	serveOne(s, w, r, metroAreaItem, (s.res.MetroArea), plain((*builder).metroAreaResource))
 }
 
-type shippingLineAttributes struct {
-	Scac                           string   `json:"scac"`
-	Name                           string   `json:"name"`
-	AlternativeScacs               []string `json:"alternative_scacs"`
-	ShortName                      string   `json:"short_name"`
-	BillOfLadingTrackingSupport    bool     `json:"bill_of_lading_tracking_support"`
-	BookingNumberTrackingSupport   bool     `json:"booking_number_tracking_support"`
-	ContainerNumberTrackingSupport bool     `json:"container_number_tracking_support"`
-}
-
 func (b *builder) shippingLineResource(l *model.ShippingLine) *Resource {
 	return &Resource{
-		ID:   l.ID,
-		Type: "shipping_line",
-		Attributes: shippingLineAttributes{
-			Scac:                           l.Scac,
-			Name:                           l.Name,
-			AlternativeScacs:               strs(l.AlternativeScacs),
-			ShortName:                      l.ShortName,
-			BillOfLadingTrackingSupport:    l.BillOfLadingTrackingSupport,
-			BookingNumberTrackingSupport:   l.BookingNumberTrackingSupport,
-			ContainerNumberTrackingSupport: l.ContainerNumberTrackingSupport,
-		},
-		Links: &Links{Self: b.base + "/v2/shipping_lines/" + l.ID},
+		ID:         l.ID,
+		Type:       "shipping_line",
+		Attributes: shippingLineAttributesOf(l),
+		Links:      &Links{Self: b.base + "/v2/shipping_lines/" + l.ID},
 	}
 }

@@ -13,22 +13,6 @@ import (
 // and its map (GET /v2/containers/{id}/map_geojson), both from
 // resolve.ContainerRoute: the port calls its transport events tell.
 
-type routeAttributes struct {
-	CreatedAt timestamp `json:"created_at"`
-	UpdatedAt timestamp `json:"updated_at"`
-}
-
-type routeLocationAttributes struct {
-	InboundMode   *string    `json:"inbound_mode"`
-	InboundScac   *string    `json:"inbound_scac"`
-	InboundEtaAt  *timestamp `json:"inbound_eta_at"`
-	InboundAtaAt  *timestamp `json:"inbound_ata_at"`
-	OutboundMode  *string    `json:"outbound_mode"`
-	OutboundScac  *string    `json:"outbound_scac"`
-	OutboundEtdAt *timestamp `json:"outbound_etd_at"`
-	OutboundAtdAt *timestamp `json:"outbound_atd_at"`
-}
-
 func vesselID(v *model.Vessel) *string {
 	if v == nil {
 		return nil
@@ -55,15 +39,13 @@ func (s *server) containerRoute(w http.ResponseWriter, r *http.Request) {
 		ids[i] = Identifier{Type: model.RouteLocationType, ID: l.ID}
 	}
 	data := &Resource{ID: route.ID, Type: model.RouteType,
-		Attributes:    routeAttributes{CreatedAt: ts(route.CreatedAt), UpdatedAt: ts(route.UpdatedAt)},
+		Attributes:    routeAttributesOf(route),
 		Relationships: Relationships{toMany("route_locations", ids)},
 		Links:         &Links{Self: b.base + r.URL.Path}}
 	b.setPrimary(data)
 	for _, l := range route.Locations {
 		b.include(&Resource{ID: l.ID, Type: model.RouteLocationType,
-			Attributes: routeLocationAttributes{InboundMode: l.InboundMode, InboundScac: l.InboundScac,
-				InboundEtaAt: tsp(l.InboundEtaAt), InboundAtaAt: tsp(l.InboundAtaAt), OutboundMode: l.OutboundMode,
-				OutboundScac: l.OutboundScac, OutboundEtdAt: tsp(l.OutboundEtdAt), OutboundAtdAt: tsp(l.OutboundAtdAt)},
+			Attributes: routeLocationAttributesOf(l),
 			Relationships: Relationships{
 				toOne("location", "port", &l.Port.ID),
 				toOne("inbound_vessel", model.VesselType, vesselID(l.InboundVessel)),

@@ -52,87 +52,15 @@ func (b *builder) shipments(ctx context.Context, ships []*model.Shipment, p *par
 	return renderAll(b, ctx, ships, p, shipmentShape)
 }
 
-type shipmentAttributes struct {
-	BillOfLadingNumber          string                           `json:"bill_of_lading_number"`
-	NormalizedNumber            string                           `json:"normalized_number"`
-	RefNumbers                  []string                         `json:"ref_numbers"`
-	CreatedAt                   timestamp                        `json:"created_at"`
-	Tags                        []string                         `json:"tags"`
-	PortOfLadingLocode          *string                          `json:"port_of_lading_locode"`
-	PortOfLadingName            *string                          `json:"port_of_lading_name"`
-	PortOfDischargeLocode       *string                          `json:"port_of_discharge_locode"`
-	PortOfDischargeName         *string                          `json:"port_of_discharge_name"`
-	DestinationLocode           *string                          `json:"destination_locode"`
-	DestinationName             *string                          `json:"destination_name"`
-	ShippingLineScac            string                           `json:"shipping_line_scac"`
-	ShippingLineName            string                           `json:"shipping_line_name"`
-	ShippingLineShortName       string                           `json:"shipping_line_short_name"`
-	CustomerName                *string                          `json:"customer_name"`
-	PodVesselName               *string                          `json:"pod_vessel_name"`
-	PodVesselImo                *string                          `json:"pod_vessel_imo"`
-	PodVoyageNumber             *string                          `json:"pod_voyage_number"`
-	PolEtdAt                    *timestamp                       `json:"pol_etd_at"`
-	PolAtdAt                    *timestamp                       `json:"pol_atd_at"`
-	PodEtaAt                    *timestamp                       `json:"pod_eta_at"`
-	PodOriginalEtaAt            *timestamp                       `json:"pod_original_eta_at"`
-	PodAtaAt                    *timestamp                       `json:"pod_ata_at"`
-	DestinationEtaAt            *timestamp                       `json:"destination_eta_at"`
-	DestinationAtaAt            *timestamp                       `json:"destination_ata_at"`
-	PolTimezone                 *string                          `json:"pol_timezone"`
-	PodTimezone                 *string                          `json:"pod_timezone"`
-	DestinationTimezone         *string                          `json:"destination_timezone"`
-	LineTrackingLastAttemptedAt *timestamp                       `json:"line_tracking_last_attempted_at"`
-	LineTrackingLastSucceededAt *timestamp                       `json:"line_tracking_last_succeeded_at"`
-	LineTrackingStoppedAt       *timestamp                       `json:"line_tracking_stopped_at"`
-	LineTrackingStoppedReason   *model.LineTrackingStoppedReason `json:"line_tracking_stopped_reason"`
-}
-
 // shipmentResource renders a shipment; its containers linkage must have
-// been loaded (a plan with "containers" or "containerIDs").
+// been loaded (a plan with "containers" or "containerIDs"). Its attributes
+// are the model's jsonapi tags (model_attributes_gen.go): ref_numbers is
+// nullable in the spec (null when never set, as in GraphQL), tags is not.
 func (b *builder) shipmentResource(s *model.Shipment) *Resource {
-	// ref_numbers is nullable in the spec (null when never set, as in
-	// GraphQL); tags is not.
-	var refs []string
-	if s.RefNumbers != nil {
-		refs = strs(s.RefNumbers)
-	}
 	return &Resource{
-		ID:   s.ID,
-		Type: "shipment",
-		Attributes: shipmentAttributes{
-			BillOfLadingNumber:          s.BillOfLadingNumber,
-			NormalizedNumber:            s.NormalizedNumber,
-			RefNumbers:                  refs,
-			CreatedAt:                   ts(s.CreatedAt),
-			Tags:                        strs(s.Tags),
-			PortOfLadingLocode:          s.PortOfLadingLocode,
-			PortOfLadingName:            s.PortOfLadingName,
-			PortOfDischargeLocode:       s.PortOfDischargeLocode,
-			PortOfDischargeName:         s.PortOfDischargeName,
-			DestinationLocode:           s.DestinationLocode,
-			DestinationName:             s.DestinationName,
-			ShippingLineScac:            s.ShippingLineScac,
-			ShippingLineName:            s.ShippingLineName,
-			ShippingLineShortName:       s.ShippingLineShortName,
-			CustomerName:                s.CustomerName,
-			PodVesselName:               s.PodVesselName,
-			PodVesselImo:                s.PodVesselImo,
-			PodVoyageNumber:             s.PodVoyageNumber,
-			PolEtdAt:                    tsp(s.PolEtdAt),
-			PolAtdAt:                    tsp(s.PolAtdAt),
-			PodEtaAt:                    tsp(s.PodEtaAt),
-			PodOriginalEtaAt:            tsp(s.PodOriginalEtaAt),
-			PodAtaAt:                    tsp(s.PodAtaAt),
-			DestinationEtaAt:            tsp(s.DestinationEtaAt),
-			DestinationAtaAt:            tsp(s.DestinationAtaAt),
-			PolTimezone:                 s.PolTimezone,
-			PodTimezone:                 s.PodTimezone,
-			DestinationTimezone:         s.DestinationTimezone,
-			LineTrackingLastAttemptedAt: tsp(s.LineTrackingLastAttemptedAt),
-			LineTrackingLastSucceededAt: tsp(s.LineTrackingLastSucceededAt),
-			LineTrackingStoppedAt:       tsp(s.LineTrackingStoppedAt),
-			LineTrackingStoppedReason:   s.LineTrackingStoppedReason,
-		},
+		ID:            s.ID,
+		Type:          "shipment",
+		Attributes:    shipmentAttributesOf(s),
 		Relationships: b.linkage(s, shipmentShape.members),
 		Links:         &Links{Self: b.base + "/v2/shipments/" + s.ID},
 	}

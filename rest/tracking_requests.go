@@ -247,32 +247,11 @@ func (b *builder) trackingRequests(ctx context.Context, ts []*model.TrackingRequ
 	return renderAll(b, ctx, ts, p, trackingRequestShape)
 }
 
-// trackingRequestAttributes are the public tracking_request attributes,
-// in the OpenAPI document's order.
-type trackingRequestAttributes struct {
-	RequestNumber string                      `json:"request_number"`
-	RefNumbers    []string                    `json:"ref_numbers"`
-	Tags          []string                    `json:"tags"`
-	Status        model.TrackingRequestStatus `json:"status"`
-	FailedReason  *string                     `json:"failed_reason"`
-	RequestType   string                      `json:"request_type"`
-	Scac          string                      `json:"scac"`
-	CreatedAt     timestamp                   `json:"created_at"`
-	UpdatedAt     timestamp                   `json:"updated_at"`
-	IsRetrying    bool                        `json:"is_retrying"`
-	RetryCount    *int                        `json:"retry_count"`
-}
-
 func (b *builder) trackingRequestResource(t *model.TrackingRequest) *Resource {
-	retries := t.RetryCount
 	return &Resource{
-		ID:   t.ID,
-		Type: model.TrackingRequestType,
-		Attributes: trackingRequestAttributes{
-			RequestNumber: t.RequestNumber, RefNumbers: strs(t.RefNumbers), Tags: strs(t.Tags), Status: t.Status,
-			FailedReason: t.FailedReason, RequestType: t.RequestType, Scac: t.Scac, CreatedAt: ts(t.CreatedAt),
-			UpdatedAt: ts(t.UpdatedAt), IsRetrying: t.IsRetrying, RetryCount: &retries,
-		},
+		ID:            t.ID,
+		Type:          model.TrackingRequestType,
+		Attributes:    trackingRequestAttributesOf(t),
 		Relationships: b.linkage(t, trackingRequestShape.members),
 		Links:         &Links{Self: b.base + "/v2/tracking_requests/" + t.ID},
 	}

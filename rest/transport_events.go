@@ -136,31 +136,14 @@ func (b *builder) rawEventResource(e *model.RawEvent) *Resource {
 
 // ---------------------------------------------------------------- vessels
 
-type vesselAttributes struct {
-	Name                       string     `json:"name"`
-	Imo                        *string    `json:"imo"`
-	Mmsi                       *string    `json:"mmsi"`
-	Latitude                   *float64   `json:"latitude"`
-	Longitude                  *float64   `json:"longitude"`
-	NauticalSpeedKnots         *float64   `json:"nautical_speed_knots"`
-	NavigationalHeadingDegrees *float64   `json:"navigational_heading_degrees"`
-	PositionTimestamp          *timestamp `json:"position_timestamp"`
-}
-
 // vesselPositionsAttributes are a vessel's with its positions.
 type vesselPositionsAttributes struct {
 	vesselAttributes
 	Positions model.JSON `json:"positions"`
 }
 
-func attributesOfVessel(v *model.Vessel) vesselAttributes {
-	return vesselAttributes{Name: v.Name, Imo: v.IMO, Mmsi: v.MMSI, Latitude: v.Latitude, Longitude: v.Longitude,
-		NauticalSpeedKnots: v.NauticalSpeedKnots, NavigationalHeadingDegrees: v.NavigationalHeadingDegrees,
-		PositionTimestamp: tsp(v.PositionTimestamp)}
-}
-
 func (b *builder) vesselResource(v *model.Vessel) *Resource {
-	return &Resource{ID: v.ID, Type: model.VesselType, Attributes: attributesOfVessel(v),
+	return &Resource{ID: v.ID, Type: model.VesselType, Attributes: vesselAttributesOf(v),
 		Links: &Links{Self: b.base + "/v2/vessels/" + v.ID}}
 }
 
@@ -206,7 +189,7 @@ func (s *server) serveFuturePositions(w http.ResponseWriter, r *http.Request, e 
 	}
 	b := s.newBuilder(s.baseURL(r), p)
 	res := &Resource{ID: v.ID, Type: model.VesselType,
-		Attributes: vesselPositionsAttributes{vesselAttributes: attributesOfVessel(v), Positions: positionsJSON(positions)}}
+		Attributes: vesselPositionsAttributes{vesselAttributes: vesselAttributesOf(v), Positions: positionsJSON(positions)}}
 	writeDocument(w, r, http.StatusOK, &Document{Data: res, Links: &Links{Self: b.base + r.URL.Path}})
 }
 

@@ -334,17 +334,11 @@ func (b *builder) notifications(ctx context.Context, ns []*model.WebhookNotifica
 	return renderAll(b, ctx, ns, p, notificationShape)
 }
 
-type notificationAttributes struct {
-	Event          string                      `json:"event"`
-	DeliveryStatus model.WebhookDeliveryStatus `json:"delivery_status"`
-	CreatedAt      timestamp                   `json:"created_at"`
-}
-
 func (b *builder) notificationResource(n *model.WebhookNotification) *Resource {
 	return &Resource{
 		ID:            n.ID,
 		Type:          "webhook_notification",
-		Attributes:    notificationAttributes{Event: n.Event, DeliveryStatus: n.DeliveryStatus, CreatedAt: ts(n.CreatedAt)},
+		Attributes:    notificationAttributesOf(n),
 		Relationships: b.linkage(n, notificationShape.members),
 		Links:         &Links{Self: b.base + "/v2/webhook_notifications/" + n.ID},
 	}

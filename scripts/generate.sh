@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make generate: gqlgen, then list marshalling in the request's goroutine,
-# then the /v2 attribute writers.
+# then the /v2 attributes.
 #
 # gqlgen marshals every list element in a goroutine of its own
 # (graphql.MarshalSliceConcurrently), for resolvers that block. Shipgraph's
@@ -25,6 +25,10 @@ if grep -q 'MarshalSliceConcurrently' "$f"; then
   exit 1
 fi
 gofmt -w "$f"
-# The /v2 attribute writers (rest/attributes_gen.go) are generated from the
-# attribute structs' fields and json tags by a test that can also check them.
+# The /v2 attributes derived from the model (rest/model_attributes_gen.go:
+# structs, copies and writers from the model fields' jsonapi tags), then the
+# writers of the attribute structs still written in rest/ (rest/attributes_gen.go,
+# from their fields and json tags, by a test that can also check them). In
+# this order: the test compiles package rest, which needs the first file.
+go run ./tools/attrgen
 go test -count=1 -run '^TestAttributeWritersGenerated$' ./rest -update-writers >/dev/null
