@@ -13,6 +13,7 @@ import (
 	"shipgraph/files"
 	"shipgraph/httpapi"
 	"shipgraph/resolve"
+	"shipgraph/respcache"
 	"shipgraph/webhook"
 )
 
@@ -56,6 +57,7 @@ func TestDefaultsAgree(t *testing.T) {
 		{"GRAPHQL_FIELD_LIMIT", hc.GraphQL.FieldLimit, d.GraphQL.FieldLimit},
 		{"LOADER_WAIT", hc.Loader.Wait, d.Loader.Wait},
 		{"KEY_CACHE", hc.KeyCache, d.KeyCache},
+		{"RESPONSE_CACHE_BYTES", hc.ResponseCacheBytes, int64(respcache.DefaultBytes)},
 		{"SUBSCRIPTION_LIMIT", hc.Live.MaxPerKey, d.Live.MaxPerKey},
 		{"SUBSCRIPTION_QUEUE", hc.Live.Queue, d.Live.Queue},
 		{"SUBSCRIPTION_KEEPALIVE", hc.Live.KeepAlive, d.Live.KeepAlive},

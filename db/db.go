@@ -230,6 +230,7 @@ func jsonAsText(args []any) []any {
 
 func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	countInContext(ctx)
+	touch(ctx, q)
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
@@ -253,6 +254,7 @@ func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.
 
 func (c counted) QueryxContext(ctx context.Context, q string, args ...any) (*sqlx.Rows, error) {
 	countInContext(ctx)
+	touch(ctx, q)
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
@@ -276,6 +278,7 @@ func (c counted) QueryxContext(ctx context.Context, q string, args ...any) (*sql
 
 func (c counted) QueryRowxContext(ctx context.Context, q string, args ...any) *sqlx.Row {
 	countInContext(ctx)
+	touch(ctx, q)
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
@@ -312,6 +315,7 @@ func (c counted) wrote(ctx context.Context, q string, err error) {
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	queriesPrimary.Inc()
 	countInContext(ctx)
+	touch(ctx, q)
 	if c.textJSON {
 		args = jsonAsText(args)
 	}
