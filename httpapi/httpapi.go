@@ -219,7 +219,11 @@ func New(store *db.DB, c Config) *Handler {
 		rc.cache = respcache.New(c.ResponseCacheBytes, c.ResponseCacheMaxAge)
 		rc.feed = newCacheFeed(store, listen, rc.cache, log)
 	}
-	routes := rc.wrap(sessions(store, loaders(store, c.Loader, routed)))
+	var need func(string) (uint64, time.Time)
+	if rc.feed != nil {
+		need = rc.feed.lastChange
+	}
+	routes := rc.wrap(sessions(store, need, loaders(store, c.Loader, routed)))
 	if c.Wrap != nil {
 		routes = c.Wrap(routes)
 	}

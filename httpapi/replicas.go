@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"shipgraph/db"
 	"shipgraph/model"
@@ -17,7 +18,12 @@ import (
 // each write at once. A request that wrote has its account's WAL position
 // recorded before the first byte of its answer (Acknowledge), so that its
 // client's next read, on any instance, sees the write.
-func sessions(store *db.DB, next http.Handler) http.Handler {
+//
+// need, when set (the response cache's), is the WAL position of the last
+// change of the account the process heard of: a read that may use a replica
+// uses one that replayed it (or the primary), so that an answer the
+// response cache keeps is never older than a change it already dropped for.
+func sessions(store *db.DB, need func(account string) (uint64, time.Time), next http.Handler) http.Handler {
 	if len(store.Replicas()) == 0 {
 		return next
 	}
@@ -34,6 +40,11 @@ func sessions(store *db.DB, next http.Handler) http.Handler {
 			kind = db.ReadsMayUseReplica
 		}
 		ctx := store.WithSession(r.Context(), account, kind)
+		if kind == db.ReadsMayUseReplica && need != nil && account != "" {
+			if lsn, at := need(account); lsn > 0 {
+				ctx = store.WithReadAt(ctx, account, lsn, at)
+			}
+		}
 		r = r.WithContext(ctx)
 		if kind == db.Streaming {
 			next.ServeHTTP(w, r)

@@ -380,13 +380,15 @@ type cacheFeed struct {
 	up, all atomic.Bool
 
 	mu      sync.Mutex
+	last    map[string]walAt // each account's last change read: its WAL position
 	cursor  db.Cursor
 	started bool
 	moved   chan struct{} // closed and replaced when cursor moves
 }
 
 func newCacheFeed(store *db.DB, listen *db.Listener, cache *respcache.Cache, log *slog.Logger) *cacheFeed {
-	f := &cacheFeed{store: store, cache: cache, log: log, wake: make(chan struct{}, 1), done: make(chan struct{}), moved: make(chan struct{})}
+	f := &cacheFeed{store: store, cache: cache, log: log, wake: make(chan struct{}, 1), done: make(chan struct{}), moved: make(chan struct{}),
+		last: map[string]walAt{}}
 	f.ctx, f.stop = context.WithCancel(context.Background())
 	f.sub = listen.Subscribe(1024, db.FeedChange, db.FeedListening, db.FeedDown)
 	go func() {
@@ -515,6 +517,15 @@ func (f *cacheFeed) drain() (pending bool, err error) {
 			c := &page.Changes[i]
 			f.cache.Invalidate(c.AccountID, uint64(db.TablesOfChange(c.Type)))
 		}
+		if n := len(page.Changes); n > 0 && page.Changes[n-1].WAL > 0 {
+			// One page's changes share the WAL position it was read at.
+			f.mu.Lock()
+			for i := range page.Changes {
+				c := &page.Changes[i]
+				f.last[c.AccountID] = walAt{c.WAL, c.WALAt}
+			}
+			f.mu.Unlock()
+		}
 		cur = page.Next
 		f.advance(cur, false)
 		if !page.More {
@@ -524,6 +535,20 @@ func (f *cacheFeed) drain() (pending bool, err error) {
 			return page.Pending, nil
 		}
 	}
+}
+
+type walAt struct {
+	lsn uint64
+	at  time.Time
+}
+
+// lastChange is the WAL position of the last change of account the feed
+// read, and when it read it (0: none).
+func (f *cacheFeed) lastChange(account string) (uint64, time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := f.last[account]
+	return w.lsn, w.at
 }
 
 func (f *cacheFeed) advance(c db.Cursor, start bool) {

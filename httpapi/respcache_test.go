@@ -6,14 +6,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
 	"shipgraph/db"
+	"shipgraph/db/dbtest"
+	"shipgraph/db/replicatest"
 	"shipgraph/httpapi"
 	"shipgraph/respcache"
+	"shipgraph/testkit"
 )
 
 // dashboardQuery is the bench's dashboard (../shared/bench), with the
@@ -276,5 +282,72 @@ func TestResponseCacheRandomized(t *testing.T) {
 	for i, r := range reads {
 		compare(1000+i, r)
 		compare(2000+i, r)
+	}
+}
+
+// TestResponseCacheReplica: with a read replica whose replay is paused, a
+// change the cache already read from the log is not kept stale: the miss
+// that follows reads where the change is (the primary, once the replica
+// wait ran out), so the answer kept shows it.
+func TestResponseCacheReplica(t *testing.T) {
+	primary := dbtest.NewServer(t)
+	keys := seedAt(t, primary.URL())
+	standby := replicatest.Start(t, primary, replicatest.Options{})
+	store, err := db.OpenWith(context.Background(), primary.URL(), db.Options{Replicas: []string{standby.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	cfg := httpapi.DefaultConfig
+	cfg.ResponseCacheBytes = respcache.DefaultBytes
+	in := &instance{store: store, log: &logBuffer{}}
+	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
+	in.h = testkit.Start(t, store, cfg)
+	srv := httptest.NewServer(in.h)
+	t.Cleanup(srv.Close)
+	in.url = srv.URL
+	testkit.WaitFor(t, 20*time.Second, "the replica and the cache to be up", func() bool {
+		status, body := in.readyz(t)
+		return status == http.StatusOK && strings.Contains(body, ": up,") && in.h.ResponseCacheLive()
+	})
+	k := keys["acme/admin"]
+	var account, ship string
+	if err := store.SQL().QueryRow(`SELECT s.account_id, s.id FROM shipments s JOIN accounts a ON a.id = s.account_id
+		WHERE a.slug = 'acme' ORDER BY s.id LIMIT 1`).Scan(&account, &ship); err != nil {
+		t.Fatal(err)
+	}
+	path := "/v2/shipments/" + ship
+	if r := in.do(t, http.MethodGet, path, k, ""); r.status != http.StatusOK {
+		t.Fatalf("GET: %d %s", r.status, r.body)
+	}
+	head, err := store.ChangeLogHead(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pauseReplay(t, standby)
+	t.Cleanup(func() { resumeReplay(t, standby) })
+	if _, err := store.SQL().Exec(`UPDATE shipments SET tags = ARRAY['replica-fresh'] WHERE account_id = $1 AND id = $2`, account, ship); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var last db.Cursor
+	for last.IsZero() {
+		p, err := store.ReadChangeLogPage(ctx, account, head, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Changes) > 0 {
+			last = p.Next
+		}
+	}
+	if err := in.h.WaitResponseCache(ctx, last); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 { // the miss, then the kept answer
+		r := in.do(t, http.MethodGet, path, k, "")
+		if r.status != http.StatusOK || !strings.Contains(string(r.body), "replica-fresh") {
+			t.Fatalf("read %d after the change: %d %s", i, r.status, r.body)
+		}
 	}
 }
