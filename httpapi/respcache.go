@@ -378,6 +378,9 @@ type cacheFeed struct {
 	// up: the listener listens, ChangeLogChannel included (wake-ups are
 	// heard); the cache goes live only then, after a read of the log.
 	up, all atomic.Bool
+	// gap: wake-ups were missed or a read failed; the next read checks
+	// the log still reaches back to the cursor.
+	gap atomic.Bool
 
 	mu      sync.Mutex
 	last    map[string]walAt // each account's last change read: its WAL position
@@ -432,11 +435,13 @@ func (f *cacheFeed) run() {
 			case db.FeedListening:
 				f.up.Store(true)
 				if e.Resync {
+					f.gap.Store(true)
 					f.cache.SetLive(false)
 					f.cache.Flush()
 				}
 				f.kick()
 			case db.FeedDown:
+				f.gap.Store(true)
 				f.up.Store(false)
 				f.cache.SetLive(false)
 				f.cache.Flush()
@@ -467,13 +472,14 @@ func (f *cacheFeed) read() {
 			if f.cache.Live() {
 				f.log.Warn("response cache: reading the change log failed; cache off until it succeeds", "err", err)
 			}
+			f.gap.Store(true)
 			f.cache.SetLive(false)
 			f.cache.Flush()
 			delay = min(max(2*delay, 50*time.Millisecond), 2*time.Second)
 		case pending:
 			// Rows held back by an open transaction: read again soon
 			// (its end may wake nobody).
-			delay = min(max(2*delay, 2*time.Millisecond), 100*time.Millisecond)
+			delay = min(max(2*delay, time.Millisecond), 20*time.Millisecond)
 		default:
 			delay = 0
 			continue
@@ -497,9 +503,12 @@ func (f *cacheFeed) drain() (pending bool, err error) {
 		}
 		f.advance(head, true)
 		cur = head
-	} else {
+	} else if f.gap.Swap(false) {
+		// Wake-ups went unheard (or a read failed): the log may have
+		// been pruned past the cursor meanwhile.
 		pruned, err := f.store.ChangeLogPruned(ctx)
 		if err != nil {
+			f.gap.Store(true)
 			return false, err
 		}
 		if cur.Less(pruned) {
