@@ -55,6 +55,34 @@ import (
 type responseCache struct {
 	cache *respcache.Cache
 	feed  *cacheFeed
+
+	// inflight: the misses being computed, by key; an identical request
+	// that misses meanwhile waits for the first rather than computing
+	// the same answer again (after a drop, every poller misses at once).
+	mu       sync.Mutex
+	inflight map[string]chan struct{}
+}
+
+// lead returns nil when the caller computes key's answer (call the
+// returned done when it is kept or not), or a channel closed when the
+// request already computing it ends.
+func (rc *responseCache) lead(key string) (wait <-chan struct{}, done func()) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if ch, ok := rc.inflight[key]; ok {
+		return ch, nil
+	}
+	if rc.inflight == nil {
+		rc.inflight = map[string]chan struct{}{}
+	}
+	ch := make(chan struct{})
+	rc.inflight[key] = ch
+	return nil, func() {
+		rc.mu.Lock()
+		delete(rc.inflight, key)
+		rc.mu.Unlock()
+		close(ch)
+	}
 }
 
 // cacheAllowedHeaders are request headers that change an answer's bytes.
@@ -141,11 +169,27 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 			return
 		}
 		now := time.Now()
+		release := func() {}
 		var gen respcache.Gen
 		if rc.cache != nil {
 			if e := rc.cache.Get(key, now); e != nil {
 				serveEntry(w, r, e)
 				return
+			}
+			wait, done := rc.lead(key)
+			if wait != nil {
+				select {
+				case <-wait:
+					if e := rc.cache.Get(key, time.Now()); e != nil {
+						serveEntry(w, r, e)
+						return
+					}
+				case <-r.Context().Done():
+					// Computed below, to fail as the context says.
+				}
+			} else {
+				release = done
+				defer func() { release() }()
 			}
 			rc.cache.Miss()
 			gen = rc.cache.Gen(p.AccountID)
@@ -177,6 +221,9 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 			e.Body = bytes.Clone(e.Body)
 			rc.cache.Put(key, p.AccountID, uint64(touched.Read()), gen, e, now)
 		}
+		// Waiters find the entry now, whatever this client's speed.
+		release()
+		release = func() {}
 		serveEntry(w, r, e)
 	})
 }

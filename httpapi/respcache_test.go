@@ -5,14 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
@@ -349,5 +354,65 @@ func TestResponseCacheReplica(t *testing.T) {
 		if r.status != http.StatusOK || !strings.Contains(string(r.body), "replica-fresh") {
 			t.Fatalf("read %d after the change: %d %s", i, r.status, r.body)
 		}
+	}
+}
+
+// metric scrapes one unlabelled counter from /metrics.
+func metric(t *testing.T, name string) float64 {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	promhttp.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	for _, line := range strings.Split(rec.Body.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
+}
+
+// TestResponseCacheCoalesces: identical requests that miss at once are
+// computed once; the others get the kept answer.
+func TestResponseCacheCoalesces(t *testing.T) {
+	url, keys := seeded(t)
+	in := cached(t, url)
+	k := keys["acme/admin"]
+	body, _ := json.Marshal(map[string]string{"query": dashboardQuery})
+	before := metric(t, "shipgraph_response_cache_misses_total")
+	var wg sync.WaitGroup
+	bodies := make([][]byte, 8)
+	errs := make([]error, 8)
+	for i := range bodies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodPost, in.url+"/graphql", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Token "+k)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				errs[i] = fmt.Errorf("status %d", res.StatusCode)
+				return
+			}
+			bodies[i], errs[i] = io.ReadAll(res.Body)
+		}()
+	}
+	wg.Wait()
+	for i := range bodies {
+		if errs[i] != nil || !bytes.Equal(bodies[i], bodies[0]) || !bytes.Contains(bodies[i], []byte(`"shipments"`)) {
+			t.Fatalf("reply %d: %v %s", i, errs[i], bodies[i])
+		}
+	}
+	if got := metric(t, "shipgraph_response_cache_misses_total") - before; got != 1 {
+		t.Errorf("%v misses for 8 identical requests at once, want 1", got)
 	}
 }
