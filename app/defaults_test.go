@@ -13,6 +13,7 @@ import (
 	"shipgraph/files"
 	"shipgraph/httpapi"
 	"shipgraph/resolve"
+	"shipgraph/respcache"
 	"shipgraph/webhook"
 )
 
@@ -57,6 +58,7 @@ func TestDefaultsAgree(t *testing.T) {
 		{"GRAPHQL_COST_BUDGET", hc.CostBudget, d.CostBudget},
 		{"LOADER_WAIT", hc.Loader.Wait, d.Loader.Wait},
 		{"KEY_CACHE", hc.KeyCache, d.KeyCache},
+		{"RESPONSE_CACHE_BYTES", hc.ResponseCacheBytes, int64(respcache.DefaultBytes)},
 		{"SUBSCRIPTION_LIMIT", hc.Live.MaxPerKey, d.Live.MaxPerKey},
 		{"SUBSCRIPTION_QUEUE", hc.Live.Queue, d.Live.Queue},
 		{"SUBSCRIPTION_KEEPALIVE", hc.Live.KeepAlive, d.Live.KeepAlive},

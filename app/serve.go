@@ -206,6 +206,8 @@ func httpConfig(v *config.Values, log *slog.Logger) httpapi.Config {
 	hc.PublicBaseURL = v.String(config.PublicBaseURL)
 	hc.Logger = log
 	hc.KeyCache = v.Int(config.KeyCache)
+	hc.ResponseCacheBytes = v.Int64(config.ResponseCacheBytes)
+	hc.ResponseCacheMaxAge = v.Duration(config.ReferenceCacheTTL)
 	hc.Webhooks = resolve.WebhookConfig{Limit: v.Int(config.WebhookLimit), AllowPrivate: v.Bool(config.WebhookAllowPrivateURLs)}
 	hc.Live.MaxPerKey, hc.Live.Queue = v.Int(config.SubscriptionLimit), v.Int(config.SubscriptionQueue)
 	if d := v.Duration(config.SubscriptionKeepalive); d > 0 {

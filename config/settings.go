@@ -49,6 +49,8 @@ var (
 		Meaning: "Key prefilled in the playground (`make run` sets the demo admin key)."})
 	ReferenceCacheTTL = declare(Setting{Env: "REFERENCE_CACHE_TTL", Flag: "reference-cache-ttl", Kind: Duration, Default: "1m", Verbs: Serve,
 		Meaning: "How long reference rows (ports, metro areas, terminals, rail terminals, shipping lines) stay in memory; `0` reads them every time."})
+	ResponseCacheBytes = declare(Setting{Env: "RESPONSE_CACHE_BYTES", Flag: "response-cache-bytes", Kind: Int, Default: "67108864", Verbs: Serve,
+		Meaning: "Memory for answers of GraphQL queries and `/v2` GETs kept until the data they read changes (the change log drops them; least recently used out beyond it); `0` keeps none. ETags and 304s work either way ([operations](docs/operations.md))."})
 	KeyCache = declare(Setting{Env: "KEY_CACHE", Flag: "key-cache", Kind: Int, Default: "10000", Verbs: Serve,
 		Meaning: "API keys kept resolved in memory; revocations are pushed by the database. `0` looks every key up."})
 	SubscriptionLimit = declare(Setting{Env: "SUBSCRIPTION_LIMIT", Flag: "subscription-limit", Kind: Int, Default: "100", Verbs: Serve,

@@ -261,6 +261,7 @@ func jsonAsText(args []any) []any {
 func send[T any](c counted, ctx context.Context, q string, args []any,
 	do func(e sqlx.ExtContext, ctx context.Context, q string, args []any) (T, int64, error)) (T, error) {
 	countInContext(ctx)
+	touch(ctx, q, c.read)
 	if c.textJSON {
 		args = jsonAsText(args)
 	}

@@ -10,6 +10,7 @@
 package httpapi
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -28,6 +29,7 @@ import (
 	"shipgraph/load"
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/respcache"
 	"shipgraph/rest"
 	"shipgraph/sharedlimit"
 )
@@ -110,6 +112,16 @@ type Config struct {
 	// Tracking is the tracking engine (carrier/tracking.Engine): refreshes
 	// and polls enqueued by the API; nil answers refreshes 503.
 	Tracking resolve.Tracker
+	// ResponseCacheBytes bounds the response cache (respcache.go,
+	// RESPONSE_CACHE_BYTES); 0 keeps no answers (ETags and 304s still
+	// work). DefaultConfig leaves it 0, so that tests which change rows
+	// with SQL and read them at once see them: the cache's own tests turn
+	// it on; the server's default is respcache.DefaultBytes.
+	ResponseCacheBytes int64
+	// ResponseCacheMaxAge is the longest an answer is kept (the
+	// reference cache's TTL: reference rows are not in the change log);
+	// 0 is no limit.
+	ResponseCacheMaxAge time.Duration
 }
 
 // DefaultKeyCachePing pings the listening connection four times a second: a
@@ -140,6 +152,7 @@ type Handler struct {
 	owned  bool // listen was opened by New: Close closes it
 	bodies *bodies
 	ready  *readiness
+	cache  *responseCache
 }
 
 // New builds the chain over store. With a key cache it starts listening
@@ -210,7 +223,16 @@ func New(store *db.DB, c Config) *Handler {
 	if c.Files != nil {
 		routed = withFileBase(api)
 	}
-	routes := sessions(store, loaders(res, routed))
+	rc := &responseCache{}
+	if c.ResponseCacheBytes > 0 {
+		rc.cache = respcache.New(c.ResponseCacheBytes, c.ResponseCacheMaxAge)
+		rc.feed = newCacheFeed(store, listen, rc.cache, log)
+	}
+	var need func(string) (uint64, time.Time)
+	if rc.feed != nil {
+		need = rc.feed.lastChange
+	}
+	routes := rc.wrap(sessions(store, need, loaders(res, routed)))
 	if c.Wrap != nil {
 		routes = c.Wrap(routes)
 	}
@@ -236,7 +258,7 @@ func New(store *db.DB, c Config) *Handler {
 	if c.Tracing != nil {
 		h = traced(c.Tracing, h)
 	}
-	return &Handler{h: h, keys: keys, live: live, listen: listen, owned: owned, bodies: bodies, ready: ready}
+	return &Handler{h: h, keys: keys, live: live, listen: listen, owned: owned, bodies: bodies, ready: ready, cache: rc}
 }
 
 // withFileBase gives the resolver layer the request's scheme and host for
@@ -298,6 +320,9 @@ func (h *Handler) Drain() { h.ready.draining.Store(true) }
 func (h *Handler) Close() {
 	h.live.Close()
 	h.keys.close()
+	if h.cache.feed != nil {
+		h.cache.feed.close()
+	}
 	if h.owned {
 		h.listen.Close()
 	}
@@ -323,3 +348,17 @@ func (h *Handler) Listener() *db.Listener { return h.listen }
 // KeyCacheLive reports whether keys are served from the cache now: the
 // cache is on, its listener is listening and was heard from lately.
 func (h *Handler) KeyCacheLive() bool { return h.keys.isLive() }
+
+// ResponseCacheLive reports whether the response cache serves answers: it
+// is on and follows the change log.
+func (h *Handler) ResponseCacheLive() bool { return h.cache.cache != nil && h.cache.cache.Live() }
+
+// WaitResponseCache returns once the response cache read the change log
+// past c (what changes up to c touched is dropped), or ctx ends; at once
+// when the cache is off.
+func (h *Handler) WaitResponseCache(ctx context.Context, c db.Cursor) error {
+	if h.cache.feed == nil {
+		return nil
+	}
+	return h.cache.feed.wait(ctx, c)
+}

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"shipgraph/db"
+	"shipgraph/model"
 )
 
 // sessions gives each authenticated request a routing session of the
@@ -16,7 +18,12 @@ import (
 // each write at once. A request that wrote has its account's WAL position
 // recorded before the first byte of its answer (Acknowledge), so that its
 // client's next read, on any instance, sees the write.
-func sessions(store *db.DB, next http.Handler) http.Handler {
+//
+// need, when set (the response cache's), is the WAL position of the last
+// change of the account the process heard of: a read that may use a replica
+// uses one that replayed it (or the primary), so that an answer the
+// response cache keeps is never older than a change it already dropped for.
+func sessions(store *db.DB, need func(account string) (uint64, time.Time), next http.Handler) http.Handler {
 	if len(store.Replicas()) == 0 {
 		return next
 	}
@@ -29,6 +36,13 @@ func sessions(store *db.DB, next http.Handler) http.Handler {
 			kind = db.ReadsMayUseReplica
 		}
 		ctx := store.WithSession(r.Context(), kind)
+		if kind == db.ReadsMayUseReplica && need != nil {
+			if p := model.PrincipalFrom(r.Context()); p != nil {
+				if lsn, at := need(p.AccountID); lsn > 0 {
+					ctx = store.WithReadAt(ctx, lsn, at)
+				}
+			}
+		}
 		r = r.WithContext(ctx)
 		if kind == db.Streaming {
 			next.ServeHTTP(w, r)

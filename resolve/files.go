@@ -13,6 +13,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/files"
 	"shipgraph/model"
+	"shipgraph/respcache"
 )
 
 // Document files (issue 16): direct uploads, documents created from an
@@ -323,6 +324,7 @@ func (r *Resolver) downloadURL(ctx context.Context, d *model.Document, u *model.
 	if err != nil {
 		return "", err
 	}
+	respcache.NoStore(ctx) // the URL expires: the answer is not a function of the data
 	return fs.DownloadURL(ctx, u.Key, u.ContentType, u.Filename)
 }
 
@@ -345,6 +347,7 @@ func (r *Resolver) DownloadURLs(ctx context.Context, p *model.Principal, docs []
 	if err != nil {
 		return nil, err
 	}
+	respcache.NoStore(ctx) // the URLs expire
 	out := make(map[string]string, len(ups))
 	for id, u := range ups {
 		link, err := fs.DownloadURL(ctx, u.Key, u.ContentType, u.Filename)

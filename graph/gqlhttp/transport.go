@@ -19,6 +19,7 @@ import (
 
 	"shipgraph/graph/executor"
 	"shipgraph/model"
+	"shipgraph/respcache"
 )
 
 // Media types of GraphQL over HTTP.
@@ -111,6 +112,9 @@ func (Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphEx
 		writeGraphQLError(w, media, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED",
 			"only queries may be sent with GET; send mutations with POST")
 		return
+	}
+	if opCtx.Operation.Operation == ast.Query {
+		respcache.MarkQuery(ctx) // a query's answer may be kept (httpapi's response cache)
 	}
 	ctx, out := executor.WithOutput(ctx)
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)

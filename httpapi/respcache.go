@@ -1,0 +1,645 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"shipgraph/db"
+	"shipgraph/model"
+	"shipgraph/respcache"
+)
+
+// The response cache (issue 27, points 1 and 2): answers of GraphQL
+// queries and /v2 GETs kept until the data they read changes, and their
+// strong ETags.
+//
+// A request is a candidate when it is a GET of /v2 or of /graphql (with a
+// query string), or a POST of /graphql with a JSON body; streams
+// (WebSocket, SSE, multipart/mixed) and uploads never are. Its key is the
+// SHA-256 of the account, role and user of the key, the method, path,
+// query string and body, and the headers that change the bytes (Accept,
+// Content-Type, Host and the forwarded scheme/host of absolute links).
+//
+// A candidate's answer is buffered; it is cacheable when it is a 200, a
+// GraphQL query (not a mutation: the transport marks queries) with no
+// errors, carries no Set-Cookie, was not marked NoStore (signed URLs), and
+// its statements wrote nothing and read only tables whose changes the log
+// records (db.Touched). A cacheable answer gets a strong ETag (a hash of
+// its bytes) and Cache-Control: private, no-cache, whether or not the cache
+// is on; an If-None-Match that matches is a 304. With the cache on, it is
+// kept with the record types it read, and a later identical request is
+// answered from memory: no statement, no rendering; with If-None-Match,
+// no body either.
+//
+// Invalidation: cacheFeed follows every account's change log (woken by the
+// listener's ChangeLogChannel) and drops, per change, the entries of that
+// account that read its record type. A request whose statements wrote
+// drops every entry of its account before the first byte of its answer:
+// its client never reads its own write stale on this instance, whatever
+// triggers the write fired.
+
+// responseCache is the middleware's state; cache is nil when
+// RESPONSE_CACHE_BYTES is 0 (ETags and 304s still work).
+type responseCache struct {
+	cache *respcache.Cache
+	feed  *cacheFeed
+
+	// inflight: the misses being computed, by key; an identical request
+	// that misses meanwhile waits for the first rather than computing
+	// the same answer again (after a drop, every poller misses at once).
+	mu       sync.Mutex
+	inflight map[string]chan struct{}
+}
+
+// lead returns nil when the caller computes key's answer (call the
+// returned done when it is kept or not), or a channel closed when the
+// request already computing it ends.
+func (rc *responseCache) lead(key string) (wait <-chan struct{}, done func()) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if ch, ok := rc.inflight[key]; ok {
+		return ch, nil
+	}
+	if rc.inflight == nil {
+		rc.inflight = map[string]chan struct{}{}
+	}
+	ch := make(chan struct{})
+	rc.inflight[key] = ch
+	return nil, func() {
+		rc.mu.Lock()
+		delete(rc.inflight, key)
+		rc.mu.Unlock()
+		close(ch)
+	}
+}
+
+// cacheAllowedHeaders are request headers that change an answer's bytes.
+var cacheKeyHeaders = [...]string{"Accept", "Content-Type", "X-Forwarded-Proto", "X-Forwarded-Host", "Forwarded"}
+
+// candidate says whether r's answer may be kept, and its key; it reads a
+// POST's body (and puts it back).
+func candidate(r *http.Request, p *model.Principal) (string, bool) {
+	if r.Header.Get("Upgrade") != "" {
+		return "", false
+	}
+	accept := r.Header.Get("Accept")
+	if strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "multipart/mixed") {
+		return "", false
+	}
+	var body []byte
+	switch {
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v2/"):
+	case r.Method == http.MethodGet && r.URL.Path == "/graphql" && r.URL.RawQuery != "":
+	case r.Method == http.MethodPost && r.URL.Path == "/graphql":
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+			return "", false
+		}
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			// The handler meets the same error (a body too large).
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b), errReader{err}))
+			return "", false
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		body = b
+	default:
+		return "", false
+	}
+	h := sha256.New()
+	field := func(s string) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	user := ""
+	if p.UserID != nil {
+		user = *p.UserID
+	}
+	field(p.AccountID)
+	field(p.Role)
+	field(user)
+	field(r.Method)
+	field(r.URL.Path)
+	field(r.URL.RawQuery)
+	field(string(body))
+	field(r.Host)
+	if r.TLS != nil {
+		field("tls")
+	} else {
+		field("")
+	}
+	for _, k := range cacheKeyHeaders {
+		field(strings.Join(r.Header.Values(k), ","))
+	}
+	return string(h.Sum(nil)), true
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// wrap is the middleware, after authentication and the rate limit.
+func (rc *responseCache) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := model.PrincipalFrom(r.Context())
+		if p == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var touched db.Touched
+		ctx := db.WithTouched(r.Context(), &touched)
+		key, ok := candidate(r, p)
+		if !ok {
+			dw := &dropWriter{ResponseWriter: w, drop: func() { rc.dropWrites(p.AccountID, &touched) }}
+			next.ServeHTTP(dw, r.WithContext(ctx))
+			dw.dropOnce()
+			return
+		}
+		now := time.Now()
+		release := func() {}
+		var gen respcache.Gen
+		if rc.cache != nil {
+			if e := rc.cache.Get(key, now); e != nil {
+				serveEntry(w, r, e)
+				return
+			}
+			wait, done := rc.lead(key)
+			if wait != nil {
+				select {
+				case <-wait:
+					if e := rc.cache.Get(key, time.Now()); e != nil {
+						serveEntry(w, r, e)
+						return
+					}
+				case <-r.Context().Done():
+					// Computed below, to fail as the context says.
+				}
+			} else {
+				release = done
+				defer func() { release() }()
+			}
+			rc.cache.Miss()
+			gen = rc.cache.Gen(p.AccountID)
+		}
+		var mark respcache.Mark
+		ctx = respcache.WithMark(ctx, &mark)
+		bw := &bufferWriter{ResponseWriter: w, status: http.StatusOK, limit: 32 << 20}
+		if rc.cache != nil {
+			bw.limit = max(rc.cache.MaxEntry(), 1<<20)
+		}
+		for k := range w.Header() {
+			bw.before = append(bw.before, k)
+		}
+		bw.drop = func() { rc.dropWrites(p.AccountID, &touched) }
+		next.ServeHTTP(bw, r.WithContext(ctx))
+		if bw.passing {
+			bw.dropOnce()
+			return
+		}
+		bw.dropOnce()
+		if !cacheable(r, bw, &mark, &touched) {
+			bw.flushOut()
+			return
+		}
+		e := &respcache.Entry{Status: bw.status, Header: bw.ownHeader(), Body: bw.buf.Bytes(), ETag: etagOf(bw.buf.Bytes())}
+		e.Header.Set("ETag", e.ETag)
+		e.Header.Set("Cache-Control", "private, no-cache")
+		if rc.cache != nil {
+			e.Body = bytes.Clone(e.Body)
+			rc.cache.Put(key, p.AccountID, uint64(touched.Read()), gen, e, now)
+		}
+		// Waiters find the entry now, whatever this client's speed.
+		release()
+		release = func() {}
+		serveEntry(w, r, e)
+	})
+}
+
+// dropWrites drops the account's entries when the request's statements
+// wrote, before its answer's first byte.
+func (rc *responseCache) dropWrites(account string, t *db.Touched) {
+	if rc.cache != nil && t.Wrote() != 0 {
+		rc.cache.Invalidate(account, ^uint64(0))
+	}
+}
+
+// cacheable says whether a buffered answer is a function of the data the
+// change log follows.
+func cacheable(r *http.Request, bw *bufferWriter, m *respcache.Mark, t *db.Touched) bool {
+	if bw.status != http.StatusOK || m.NoStore() || t.Wrote() != 0 || t.Read()&db.TablesUnlogged != 0 {
+		return false
+	}
+	if r.URL.Path == "/graphql" && (!m.Query() || bytes.Contains(bw.buf.Bytes(), []byte(`"errors"`))) {
+		return false
+	}
+	h := bw.Header()
+	if len(h.Values("Set-Cookie")) > 0 || strings.Contains(h.Get("Cache-Control"), "no-store") {
+		return false
+	}
+	return true
+}
+
+// etagOf is the strong ETag of body: 144 bits of its SHA-256.
+func etagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+}
+
+// serveEntry answers with e: a 304 when If-None-Match names its ETag.
+func serveEntry(w http.ResponseWriter, r *http.Request, e *respcache.Entry) {
+	h := w.Header()
+	for k, v := range e.Header {
+		h[k] = v
+	}
+	if noneMatch(r.Header.Values("If-None-Match"), e.ETag) {
+		h.Del("Content-Type")
+		h.Del("Content-Length")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.WriteHeader(e.Status)
+	_, _ = w.Write(e.Body)
+}
+
+// noneMatch reports whether an If-None-Match list names etag ("*" names
+// any; the comparison is weak, as RFC 9110 says for If-None-Match).
+func noneMatch(values []string, etag string) bool {
+	for _, v := range values {
+		for _, t := range strings.Split(v, ",") {
+			t = strings.TrimSpace(t)
+			if t == "*" || strings.TrimPrefix(t, "W/") == etag {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bufferWriter holds a candidate's answer until it is known whether it is
+// cacheable; a flush (a stream) or more than limit bytes lets it through
+// as it comes, uncached.
+type bufferWriter struct {
+	http.ResponseWriter
+	status  int
+	buf     bytes.Buffer
+	limit   int64
+	passing bool
+	before  []string // header keys outer layers had set
+	drop    func()
+	dropped bool
+}
+
+func (w *bufferWriter) dropOnce() {
+	if !w.dropped {
+		w.dropped = true
+		w.drop()
+	}
+}
+
+func (w *bufferWriter) WriteHeader(code int) {
+	if w.passing {
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
+	if code >= 100 && code < 200 {
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
+	w.status = code
+}
+
+func (w *bufferWriter) Write(b []byte) (int, error) {
+	if w.passing {
+		return w.ResponseWriter.Write(b)
+	}
+	if int64(w.buf.Len()+len(b)) > w.limit {
+		w.pass()
+		return w.ResponseWriter.Write(b)
+	}
+	return w.buf.Write(b)
+}
+
+// pass sends what was buffered and lets the rest through.
+func (w *bufferWriter) pass() {
+	if w.passing {
+		return
+	}
+	w.dropOnce()
+	w.passing = true
+	w.ResponseWriter.WriteHeader(w.status)
+	_, _ = w.ResponseWriter.Write(w.buf.Bytes())
+	w.buf = bytes.Buffer{}
+}
+
+// flushOut sends a buffered answer that is not cacheable as it is.
+func (w *bufferWriter) flushOut() {
+	w.pass()
+}
+
+func (w *bufferWriter) Flush() {
+	w.pass()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *bufferWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ownHeader is a copy of the headers the handler set.
+func (w *bufferWriter) ownHeader() http.Header {
+	out := http.Header{}
+outer:
+	for k, v := range w.Header() {
+		for _, b := range w.before {
+			if b == k {
+				continue outer
+			}
+		}
+		out[k] = append([]string(nil), v...)
+	}
+	out.Del("Content-Length")
+	return out
+}
+
+// dropWriter drops the account's entries before the first byte of a
+// request that is no candidate (a write, an upload).
+type dropWriter struct {
+	http.ResponseWriter
+	drop    func()
+	dropped bool
+}
+
+func (w *dropWriter) dropOnce() {
+	if !w.dropped {
+		w.dropped = true
+		w.drop()
+	}
+}
+
+func (w *dropWriter) WriteHeader(code int) {
+	w.dropOnce()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *dropWriter) Write(b []byte) (int, error) {
+	w.dropOnce()
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *dropWriter) Flush() {
+	w.dropOnce()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *dropWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ---------------------------------------------------------------- feed
+
+// cacheFeed follows every account's change log for the response cache:
+// woken by the listener on ChangeLogChannel, it reads the log from where it
+// stopped and drops, per change, what the change's account kept of its
+// record type. The cache serves only while the feed listens and its last
+// read succeeded; when the listener went down (wake-ups missed) the cache
+// is flushed and serves again once the log was read up to now.
+type cacheFeed struct {
+	store *db.DB
+	cache *respcache.Cache
+	log   *slog.Logger
+	sub   *db.Subscription
+	wake  chan struct{}
+	ctx   context.Context
+	stop  context.CancelFunc
+	done  chan struct{}
+
+	// up: the listener listens, ChangeLogChannel included (wake-ups are
+	// heard); the cache goes live only then, after a read of the log.
+	up, all atomic.Bool
+	// gap: wake-ups were missed or a read failed; the next read checks
+	// the log still reaches back to the cursor.
+	gap atomic.Bool
+
+	mu      sync.Mutex
+	last    map[string]walAt // each account's last change read: its WAL position
+	cursor  db.Cursor
+	started bool
+	moved   chan struct{} // closed and replaced when cursor moves
+}
+
+func newCacheFeed(store *db.DB, listen *db.Listener, cache *respcache.Cache, log *slog.Logger) *cacheFeed {
+	f := &cacheFeed{store: store, cache: cache, log: log, wake: make(chan struct{}, 1), done: make(chan struct{}), moved: make(chan struct{}),
+		last: map[string]walAt{}}
+	f.ctx, f.stop = context.WithCancel(context.Background())
+	f.sub = listen.Subscribe(1024, db.FeedChange, db.FeedListening, db.FeedDown)
+	go func() {
+		if err := listen.ListenAll(); err != nil {
+			if f.ctx.Err() == nil {
+				log.Warn("response cache: cannot listen to the change log; the cache stays off until it can", "err", err)
+			}
+			return
+		}
+		f.all.Store(true)
+		f.kick()
+	}()
+	go f.run()
+	return f
+}
+
+func (f *cacheFeed) kick() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run turns the listener's events into reads of the log.
+func (f *cacheFeed) run() {
+	defer close(f.done)
+	readerDone := make(chan struct{})
+	go func() { defer close(readerDone); f.read() }()
+	defer func() { f.stop(); <-readerDone }()
+	for {
+		select {
+		case <-f.ctx.Done():
+			return
+		case e, ok := <-f.sub.Events():
+			if !ok {
+				return
+			}
+			switch e.Kind {
+			case db.FeedChange:
+				f.kick()
+			case db.FeedListening:
+				f.up.Store(true)
+				if e.Resync {
+					f.gap.Store(true)
+					f.cache.SetLive(false)
+					f.cache.Flush()
+				}
+				f.kick()
+			case db.FeedDown:
+				f.gap.Store(true)
+				f.up.Store(false)
+				f.cache.SetLive(false)
+				f.cache.Flush()
+			}
+		}
+	}
+}
+
+// read is the one reader of the log.
+func (f *cacheFeed) read() {
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	var delay time.Duration
+	for {
+		select {
+		case <-f.ctx.Done():
+			return
+		case <-f.wake:
+		case <-retry.C:
+		}
+		pending, err := f.drain()
+		switch {
+		case err != nil:
+			if f.ctx.Err() != nil {
+				return
+			}
+			if f.cache.Live() {
+				f.log.Warn("response cache: reading the change log failed; cache off until it succeeds", "err", err)
+			}
+			f.gap.Store(true)
+			f.cache.SetLive(false)
+			f.cache.Flush()
+			delay = min(max(2*delay, 50*time.Millisecond), 2*time.Second)
+		case pending:
+			// Rows held back by an open transaction: read again soon
+			// (its end may wake nobody).
+			delay = min(max(2*delay, time.Millisecond), 20*time.Millisecond)
+		default:
+			delay = 0
+			continue
+		}
+		retry.Reset(delay)
+	}
+}
+
+// drain reads the log after the cursor until nothing is left to read now.
+// The first read starts at the head: the cache held nothing before it.
+func (f *cacheFeed) drain() (pending bool, err error) {
+	ctx, cancel := context.WithTimeout(f.ctx, 30*time.Second)
+	defer cancel()
+	f.mu.Lock()
+	started, cur := f.started, f.cursor
+	f.mu.Unlock()
+	if !started {
+		head, err := f.store.ChangeLogHead(ctx)
+		if err != nil {
+			return false, err
+		}
+		f.advance(head, true)
+		cur = head
+	} else if f.gap.Swap(false) {
+		// Wake-ups went unheard (or a read failed): the log may have
+		// been pruned past the cursor meanwhile.
+		pruned, err := f.store.ChangeLogPruned(ctx)
+		if err != nil {
+			f.gap.Store(true)
+			return false, err
+		}
+		if cur.Less(pruned) {
+			// Changes after the cursor may be gone.
+			f.cache.Flush()
+			cur = pruned
+		}
+	}
+	for {
+		page, err := f.store.ReadChangeLogPage(ctx, "", cur, db.DefaultChangeLogPage)
+		if err != nil {
+			return false, err
+		}
+		for i := range page.Changes {
+			c := &page.Changes[i]
+			f.cache.Invalidate(c.AccountID, uint64(db.TablesOfChange(c.Type)))
+		}
+		if n := len(page.Changes); n > 0 && page.Changes[n-1].WAL > 0 {
+			// One page's changes share the WAL position it was read at.
+			f.mu.Lock()
+			for i := range page.Changes {
+				c := &page.Changes[i]
+				f.last[c.AccountID] = walAt{c.WAL, c.WALAt}
+			}
+			f.mu.Unlock()
+		}
+		cur = page.Next
+		f.advance(cur, false)
+		if !page.More {
+			if !f.cache.Live() && f.up.Load() && f.all.Load() {
+				f.cache.SetLive(true)
+			}
+			return page.Pending, nil
+		}
+	}
+}
+
+type walAt struct {
+	lsn uint64
+	at  time.Time
+}
+
+// lastChange is the WAL position of the last change of account the feed
+// read, and when it read it (0: none).
+func (f *cacheFeed) lastChange(account string) (uint64, time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := f.last[account]
+	return w.lsn, w.at
+}
+
+func (f *cacheFeed) advance(c db.Cursor, start bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if start {
+		f.started = true
+	}
+	f.cursor = c
+	close(f.moved)
+	f.moved = make(chan struct{})
+}
+
+// wait returns once the feed read the log past c (its drops are done).
+func (f *cacheFeed) wait(ctx context.Context, c db.Cursor) error {
+	for {
+		f.mu.Lock()
+		cur, moved, started := f.cursor, f.moved, f.started
+		f.mu.Unlock()
+		if started && !cur.Less(c) && f.cache.Live() {
+			return nil
+		}
+		f.kick()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-moved:
+		case <-f.done:
+			return errors.New("response cache: closed")
+		}
+	}
+}
+
+func (f *cacheFeed) close() {
+	f.stop()
+	f.sub.Close()
+	<-f.done
+}
