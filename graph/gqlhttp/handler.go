@@ -210,6 +210,7 @@ func execConfig(r *graph.Resolver) executor.Config {
 		return conn(child, first, last, page)
 	}
 	weighRelations(&c.Complexity, many)
+	weighStats(&c.Complexity) // stats_cost.go
 	return c
 }
 
