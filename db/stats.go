@@ -77,10 +77,10 @@ var statJoins = map[string]string{
 	"s": ` JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id`,
 	// One row per terminal: the instants today, tomorrow and the fourth
 	// day from today begin in its port's zone (%[1]s: now).
-	"tz": ` LEFT JOIN (SELECT t.id, (d.day AT TIME ZONE p.time_zone) AS today,
-		((d.day + 1) AT TIME ZONE p.time_zone) AS tomorrow, ((d.day + 4) AT TIME ZONE p.time_zone) AS day4
+	"tz": ` LEFT JOIN (SELECT t.id, (d.day::timestamp AT TIME ZONE p.time_zone) AS today,
+		((d.day + 1)::timestamp AT TIME ZONE p.time_zone) AS tomorrow, ((d.day + 4)::timestamp AT TIME ZONE p.time_zone) AS day4
 		FROM terminals t JOIN ports p ON p.id = t.port_id,
-		LATERAL (SELECT (%[1]s::timestamptz AT TIME ZONE p.time_zone)::date::timestamp AS day) d) tz ON tz.id = c.pod_terminal_id`,
+		LATERAL (SELECT (%[1]s::timestamptz AT TIME ZONE p.time_zone)::date AS day) d) tz ON tz.id = c.pod_terminal_id`,
 	"pz": ` LEFT JOIN ports pz ON pz.id = s.port_of_discharge_id`,
 }
 
