@@ -104,7 +104,7 @@ func paths(sel string) []string {
 	for _, tok := range strings.Fields(strings.NewReplacer("{", " { ", "}", " } ").Replace(sel)) {
 		switch tok {
 		case "{":
-			out = out[:len(out)-1] // prev named an object, not a leaf
+			out = out[:len(out)-1]      // prev named an object, not a leaf
 			stack = append(stack, prev) // the object's own name
 		case "}":
 			stack = stack[:len(stack)-1]

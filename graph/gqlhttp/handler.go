@@ -95,6 +95,7 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	// chain's body limit applies (httpapi raises it to the file size limit
 	// for multipart requests when files are served).
 	srv.AddTransport(transport.MultipartForm{MaxUploadSize: cfg.MaxUploadSize, MaxMemory: 1 << 20})
+	srv.AddTransport(MultipartMixed{}) // multipart.go: @defer, before Transport (which takes every request)
 	srv.AddTransport(Transport{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](cfg.QueryCacheSize))
 	srv.SetParserTokenLimit(cfg.TokenLimit)
@@ -117,6 +118,7 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 		srv.AroundOperations(traceOperation)
 	}
 	srv.AroundOperations(selectColumns)
+	srv.AroundOperations(deferRootFields) // defer.go
 	if !cfg.NoFastPath && fastPathSafe {
 		srv.AroundOperations(executor.FastQueries(es, presenter, recoverPanic))
 	}
