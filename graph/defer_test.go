@@ -76,7 +76,9 @@ func TestDefer(t *testing.T) {
 		t.Fatalf("%d parts; want the initial answer and one deferred: %v", len(parts), parts)
 	}
 	var initial struct {
-		Shipments struct{ Nodes []struct{ BillOfLadingNumber string } }
+		Shipments struct {
+			Nodes []struct{ BillOfLadingNumber string }
+		}
 		ContainerStats []any
 	}
 	if err := json.Unmarshal(parts[0]["data"], &initial); err != nil || len(initial.Shipments.Nodes) != 3 ||
