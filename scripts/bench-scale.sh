@@ -94,7 +94,7 @@ for n in $SIZES; do
 		--data "{\"query\":\"$1\"}" "http://$addr/graphql"; }
 	run() { # name, then a command printing one duration per call
 		local name=$1; shift
-		# ONLY=stats runs only the lines whose name holds "stats".
+		# ONLY=Stats runs only the lines whose name holds "Stats" (the grouped counts).
 		[[ -n "${ONLY:-}" && "$name" != *"$ONLY"* ]] && return
 		"$@" >/dev/null; "$@" >/dev/null
 		printf '%-9s %-58s %8s ms\n' "$n" "$name" "$(for _ in $(seq "$ROUNDS"); do "$@"; done | median)"
