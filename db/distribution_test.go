@@ -687,6 +687,11 @@ func TestStatementsFilterByAccount(t *testing.T) {
 	gql(`query($id: ID!) { container(id: $id) { id shipment { id } } }`, map[string]any{"id": box})
 	gql(`{ containers(first: 5, after: null, filter: {statuses: [ON_SHIP, AVAILABLE]}) { totalCount pageInfo { hasNextPage } } }`, nil)
 	gql(`{ viewer { account { id } } customFieldDefinitions(first: 10) { totalCount nodes { id options { id } } } }`, nil)
+	// Grouped counts, every key (issue 27).
+	gql(`{ containerStats(filter: {statuses: [ON_SHIP]}, groupBy: [POD_TERMINAL, LAST_FREE_DAY]) { count podTerminal { name port { code } } } }`, nil)
+	gql(`{ containerStats(groupBy: [SHIPPING_LINE, PORT_OF_DISCHARGE, STATUS]) { count } }`, nil)
+	gql(`{ containerStats(groupBy: [ETA_WEEK]) { count } }`, nil)
+	gql(`{ shipmentStats(filter: {search: "MAEU"}, groupBy: [POD_TERMINAL, ETA_WEEK]) { count portOfDischarge { code } shippingLine { scac } } }`, nil)
 	for _, p := range []string{
 		"/v2/shipments?include=containers,pod_terminal,port_of_lading&page[size]=10",
 		"/v2/shipments?number=X&page[size]=10",

@@ -431,6 +431,16 @@ func (r *queryResolver) InferTrackingNumber(ctx context.Context, number string) 
 	return r.Res.InferTrackingNumber(ctx, who(ctx), number)
 }
 
+// ContainerStats is the resolver for the containerStats field.
+func (r *queryResolver) ContainerStats(ctx context.Context, filter *model.ContainerFilter, groupBy []model.ContainerGroupBy) ([]*model.Group, error) {
+	return r.Res.ContainerStats(ctx, model.PrincipalFrom(ctx), resolve.ContainerStatsQuery{Filter: valueOf(filter), GroupBy: groupBy, Records: groupRecords(ctx)})
+}
+
+// ShipmentStats is the resolver for the shipmentStats field.
+func (r *queryResolver) ShipmentStats(ctx context.Context, filter *model.ShipmentFilter, groupBy []model.ShipmentGroupBy) ([]*model.Group, error) {
+	return r.Res.ShipmentStats(ctx, model.PrincipalFrom(ctx), resolve.ShipmentStatsQuery{Filter: valueOf(filter), GroupBy: groupBy, Records: groupRecords(ctx)})
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error) {
 	return r.Res.CountShipments(ctx, who(ctx), obj.Filter)

@@ -417,6 +417,76 @@ func (e ChangeRecordType) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// What containers are counted by.
+type ContainerGroupBy string
+
+const (
+	// The container's current status.
+	ContainerGroupByStatus ContainerGroupBy = "STATUS"
+	// The terminal at the port of discharge.
+	ContainerGroupByPodTerminal ContainerGroupBy = "POD_TERMINAL"
+	// The shipment's shipping line.
+	ContainerGroupByShippingLine ContainerGroupBy = "SHIPPING_LINE"
+	// The shipment's port of discharge.
+	ContainerGroupByPortOfDischarge ContainerGroupBy = "PORT_OF_DISCHARGE"
+	// The last free day, as a day in the POD terminal's time zone (UTC when unknown) against today there.
+	ContainerGroupByLastFreeDay ContainerGroupBy = "LAST_FREE_DAY"
+	// The week (Monday to Sunday, in the port of discharge's time zone; UTC when unknown) of the shipment's ETA at the port of discharge.
+	ContainerGroupByEtaWeek ContainerGroupBy = "ETA_WEEK"
+)
+
+var AllContainerGroupBy = []ContainerGroupBy{
+	ContainerGroupByStatus,
+	ContainerGroupByPodTerminal,
+	ContainerGroupByShippingLine,
+	ContainerGroupByPortOfDischarge,
+	ContainerGroupByLastFreeDay,
+	ContainerGroupByEtaWeek,
+}
+
+func (e ContainerGroupBy) IsValid() bool {
+	switch e {
+	case ContainerGroupByStatus, ContainerGroupByPodTerminal, ContainerGroupByShippingLine, ContainerGroupByPortOfDischarge, ContainerGroupByLastFreeDay, ContainerGroupByEtaWeek:
+		return true
+	}
+	return false
+}
+
+func (e ContainerGroupBy) String() string {
+	return string(e)
+}
+
+func (e *ContainerGroupBy) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ContainerGroupBy(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ContainerGroupBy", str)
+	}
+	return nil
+}
+
+func (e ContainerGroupBy) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ContainerGroupBy) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ContainerGroupBy) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // Sortable container fields.
 type ContainerOrderField string
 
@@ -584,6 +654,70 @@ func (e *OrderDirection) UnmarshalJSON(b []byte) error {
 }
 
 func (e OrderDirection) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What shipments are counted by.
+type ShipmentGroupBy string
+
+const (
+	// The terminal at the port of discharge.
+	ShipmentGroupByPodTerminal ShipmentGroupBy = "POD_TERMINAL"
+	// The shipping line.
+	ShipmentGroupByShippingLine ShipmentGroupBy = "SHIPPING_LINE"
+	// The port of discharge.
+	ShipmentGroupByPortOfDischarge ShipmentGroupBy = "PORT_OF_DISCHARGE"
+	// The week (Monday to Sunday, in the port of discharge's time zone; UTC when unknown) of the ETA at the port of discharge.
+	ShipmentGroupByEtaWeek ShipmentGroupBy = "ETA_WEEK"
+)
+
+var AllShipmentGroupBy = []ShipmentGroupBy{
+	ShipmentGroupByPodTerminal,
+	ShipmentGroupByShippingLine,
+	ShipmentGroupByPortOfDischarge,
+	ShipmentGroupByEtaWeek,
+}
+
+func (e ShipmentGroupBy) IsValid() bool {
+	switch e {
+	case ShipmentGroupByPodTerminal, ShipmentGroupByShippingLine, ShipmentGroupByPortOfDischarge, ShipmentGroupByEtaWeek:
+		return true
+	}
+	return false
+}
+
+func (e ShipmentGroupBy) String() string {
+	return string(e)
+}
+
+func (e *ShipmentGroupBy) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ShipmentGroupBy(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ShipmentGroupBy", str)
+	}
+	return nil
+}
+
+func (e ShipmentGroupBy) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ShipmentGroupBy) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ShipmentGroupBy) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

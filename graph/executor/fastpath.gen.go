@@ -112,6 +112,10 @@ func (f *fastWriter) rootField(field graphql.CollectedField) bool {
 		return f.root_Query_trackingRequest(field)
 	case "inferTrackingNumber":
 		return f.root_Query_inferTrackingNumber(field)
+	case "containerStats":
+		return f.root_Query_containerStats(field)
+	case "shipmentStats":
+		return f.root_Query_shipmentStats(field)
 	}
 	return false
 }
@@ -522,6 +526,34 @@ func (f *fastWriter) root_Query_inferTrackingNumber(field graphql.CollectedField
 	return f.fwNInferredNumber2ᚖshipgraphᚋmodelᚐInferredNumber(field.Selections, v)
 }
 
+func (f *fastWriter) root_Query_containerStats(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_containerStats(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().ContainerStats(ctx, fc.Args["filter"].(*model.ContainerFilter), fc.Args["groupBy"].([]model.ContainerGroupBy))
+	if err != nil {
+		return false
+	}
+	return f.fwNContainerGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_shipmentStats(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_shipmentStats(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().ShipmentStats(ctx, fc.Args["filter"].(*model.ShipmentFilter), fc.Args["groupBy"].([]model.ShipmentGroupBy))
+	if err != nil {
+		return false
+	}
+	return f.fwNShipmentGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(field.Selections, v)
+}
+
 func (f *fastWriter) fwNViewer2ᚖshipgraphᚋmodelᚐViewer(sel ast.SelectionSet, v *model.Viewer) bool {
 	if v == nil {
 		return false
@@ -752,6 +784,34 @@ func (f *fastWriter) fwNInferredNumber2ᚖshipgraphᚋmodelᚐInferredNumber(sel
 		return false
 	}
 	return f.o_InferredNumber(sel, v)
+}
+
+func (f *fastWriter) fwNContainerGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(sel ast.SelectionSet, v []*model.Group) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNContainerGroup2ᚖshipgraphᚋmodelᚐGroup(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNShipmentGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(sel ast.SelectionSet, v []*model.Group) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNShipmentGroup2ᚖshipgraphᚋmodelᚐGroup(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
 }
 
 func (f *fastWriter) o_Viewer(sel ast.SelectionSet, obj *model.Viewer) bool {
@@ -2855,6 +2915,20 @@ func (f *fastWriter) o_InferredNumber(sel ast.SelectionSet, obj *model.InferredN
 	return true
 }
 
+func (f *fastWriter) fwNContainerGroup2ᚖshipgraphᚋmodelᚐGroup(sel ast.SelectionSet, v *model.Group) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_ContainerGroup(sel, v)
+}
+
+func (f *fastWriter) fwNShipmentGroup2ᚖshipgraphᚋmodelᚐGroup(sel ast.SelectionSet, v *model.Group) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_ShipmentGroup(sel, v)
+}
+
 func (f *fastWriter) fwNAccount2ᚖshipgraphᚋmodelᚐAccount(sel ast.SelectionSet, v *model.Account) bool {
 	if v == nil {
 		return false
@@ -3808,6 +3882,114 @@ func (f *fastWriter) fwNScacCandidate2ᚕᚖshipgraphᚋmodelᚐScacCandidateᚄ
 	return true
 }
 
+func (f *fastWriter) o_ContainerGroup(sel ast.SelectionSet, obj *model.Group) bool {
+	fields, ok := f.fields(sel, containerGroupImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("ContainerGroup")
+		case "status":
+			v := obj.Status
+			if !f.fwOContainerStatus2ᚖshipgraphᚋmodelᚐContainerStatus(field.Selections, v) {
+				return false
+			}
+		case "podTerminal":
+			v := obj.PodTerminal()
+			if !f.fwOTerminal2ᚖshipgraphᚋmodelᚐTerminal(field.Selections, v) {
+				return false
+			}
+		case "shippingLine":
+			v := obj.ShippingLine()
+			if !f.fwOShippingLine2ᚖshipgraphᚋmodelᚐShippingLine(field.Selections, v) {
+				return false
+			}
+		case "shippingLineScac":
+			v := obj.ShippingLineScac
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "portOfDischarge":
+			v := obj.PortOfDischarge()
+			if !f.fwOPort2ᚖshipgraphᚋmodelᚐPort(field.Selections, v) {
+				return false
+			}
+		case "lastFreeDay":
+			v := obj.LastFreeDay
+			if !f.fwOLastFreeDayBucket2ᚖshipgraphᚋmodelᚐLastFreeDayBucket(field.Selections, v) {
+				return false
+			}
+		case "etaWeek":
+			v := obj.EtaWeek
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "count":
+			v := obj.Count
+			if !f.fwNInt2int(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_ShipmentGroup(sel ast.SelectionSet, obj *model.Group) bool {
+	fields, ok := f.fields(sel, shipmentGroupImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("ShipmentGroup")
+		case "podTerminal":
+			v := obj.PodTerminal()
+			if !f.fwOTerminal2ᚖshipgraphᚋmodelᚐTerminal(field.Selections, v) {
+				return false
+			}
+		case "shippingLine":
+			v := obj.ShippingLine()
+			if !f.fwOShippingLine2ᚖshipgraphᚋmodelᚐShippingLine(field.Selections, v) {
+				return false
+			}
+		case "shippingLineScac":
+			v := obj.ShippingLineScac
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "portOfDischarge":
+			v := obj.PortOfDischarge()
+			if !f.fwOPort2ᚖshipgraphᚋmodelᚐPort(field.Selections, v) {
+				return false
+			}
+		case "etaWeek":
+			v := obj.EtaWeek
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "count":
+			v := obj.Count
+			if !f.fwNInt2int(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 func (f *fastWriter) fwNShipmentEdge2ᚖshipgraphᚋmodelᚐShipmentEdge(sel ast.SelectionSet, v *model.ShipmentEdge) bool {
 	if v == nil {
 		return false
@@ -4255,6 +4437,24 @@ func (f *fastWriter) fwNScacCandidate2ᚖshipgraphᚋmodelᚐScacCandidate(sel a
 		return false
 	}
 	return f.o_ScacCandidate(sel, v)
+}
+
+func (f *fastWriter) fwOContainerStatus2ᚖshipgraphᚋmodelᚐContainerStatus(sel ast.SelectionSet, v *model.ContainerStatus) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	v.MarshalGQL(&f.w)
+	return true
+}
+
+func (f *fastWriter) fwOLastFreeDayBucket2ᚖshipgraphᚋmodelᚐLastFreeDayBucket(sel ast.SelectionSet, v *model.LastFreeDayBucket) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	v.MarshalGQL(&f.w)
+	return true
 }
 
 func (f *fastWriter) o_ShipmentEdge(sel ast.SelectionSet, obj *model.ShipmentEdge) bool {

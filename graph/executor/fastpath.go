@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,6 +56,13 @@ func FastQueries(schema graphql.ExecutableSchema, presenter graphql.ErrorPresent
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		oc := graphql.GetOperationContext(ctx)
 		if oc.Operation == nil || oc.Operation.Operation != ast.Query {
+			return next(ctx)
+		}
+		if strings.Contains(oc.RawQuery, "@defer") {
+			// @defer is gqlgen's alone: hand it over before any resolver
+			// runs (fields would give up only where a deferred fragment
+			// is met). A "@defer" in a string or comment only costs this.
+			fastHandedOver.Inc()
 			return next(ctx)
 		}
 		if data, ok := runFast(ctx, es, oc, presenter, recoverFn); ok {

@@ -134,6 +134,17 @@ type ComplexityRoot struct {
 		Operation     func(childComplexity int) int
 	}
 
+	ContainerGroup struct {
+		Count            func(childComplexity int) int
+		EtaWeek          func(childComplexity int) int
+		LastFreeDay      func(childComplexity int) int
+		PodTerminal      func(childComplexity int) int
+		PortOfDischarge  func(childComplexity int) int
+		ShippingLine     func(childComplexity int) int
+		ShippingLineScac func(childComplexity int) int
+		Status           func(childComplexity int) int
+	}
+
 	ContainerUpdatedEvent struct {
 		Attributes func(childComplexity int) int
 		Container  func(childComplexity int) int
@@ -390,6 +401,7 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Container              func(childComplexity int, id string) int
+		ContainerStats         func(childComplexity int, filter *model.ContainerFilter, groupBy []model.ContainerGroupBy) int
 		Containers             func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ContainerFilter, orderBy *model.ContainerOrder) int
 		CustomField            func(childComplexity int, id string) int
 		CustomFieldDefinition  func(childComplexity int, id string) int
@@ -405,6 +417,7 @@ type ComplexityRoot struct {
 		Node                   func(childComplexity int, id string) int
 		Port                   func(childComplexity int, id string) int
 		Shipment               func(childComplexity int, id string) int
+		ShipmentStats          func(childComplexity int, filter *model.ShipmentFilter, groupBy []model.ShipmentGroupBy) int
 		Shipments              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ShipmentFilter, orderBy *model.ShipmentOrder) int
 		ShippingLine           func(childComplexity int, id string) int
 		ShippingLines          func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput) int
@@ -520,6 +533,15 @@ type ComplexityRoot struct {
 		LogID         func(childComplexity int) int
 		Operation     func(childComplexity int) int
 		Shipment      func(childComplexity int) int
+	}
+
+	ShipmentGroup struct {
+		Count            func(childComplexity int) int
+		EtaWeek          func(childComplexity int) int
+		PodTerminal      func(childComplexity int) int
+		PortOfDischarge  func(childComplexity int) int
+		ShippingLine     func(childComplexity int) int
+		ShippingLineScac func(childComplexity int) int
 	}
 
 	ShippingLine struct {
@@ -815,6 +837,8 @@ type QueryResolver interface {
 	TrackingRequests(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.TrackingRequestFilter, orderBy *model.TrackingRequestOrder) (*model.TrackingRequestConnection, error)
 	TrackingRequest(ctx context.Context, id string) (*model.TrackingRequest, error)
 	InferTrackingNumber(ctx context.Context, number string) (*model.InferredNumber, error)
+	ContainerStats(ctx context.Context, filter *model.ContainerFilter, groupBy []model.ContainerGroupBy) ([]*model.Group, error)
+	ShipmentStats(ctx context.Context, filter *model.ShipmentFilter, groupBy []model.ShipmentGroupBy) ([]*model.Group, error)
 }
 type ShipmentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error)
@@ -1249,6 +1273,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContainerEvent.Operation(childComplexity), true
+
+	case "ContainerGroup.count":
+		if e.ComplexityRoot.ContainerGroup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerGroup.Count(childComplexity), true
+	case "ContainerGroup.etaWeek":
+		if e.ComplexityRoot.ContainerGroup.EtaWeek == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerGroup.EtaWeek(childComplexity), true
+	case "ContainerGroup.lastFreeDay":
+		if e.ComplexityRoot.ContainerGroup.LastFreeDay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerGroup.LastFreeDay(childComplexity), true
+	case "ContainerGroup.podTerminal":
+		if e.ComplexityRoot.ContainerGroup.PodTerminal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerGroup.PodTerminal(childComplexity), true
+	case "ContainerGroup.portOfDischarge":
+		if e.ComplexityRoot.ContainerGroup.PortOfDischarge == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerGroup.PortOfDischarge(childComplexity), true
+	case "ContainerGroup.shippingLine":
+		if e.ComplexityRoot.ContainerGroup.ShippingLine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerGroup.ShippingLine(childComplexity), true
+	case "ContainerGroup.shippingLineScac":
+		if e.ComplexityRoot.ContainerGroup.ShippingLineScac == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerGroup.ShippingLineScac(childComplexity), true
+	case "ContainerGroup.status":
+		if e.ComplexityRoot.ContainerGroup.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerGroup.Status(childComplexity), true
 
 	case "ContainerUpdatedEvent.attributes":
 		if e.ComplexityRoot.ContainerUpdatedEvent.Attributes == nil {
@@ -2528,6 +2601,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Container(childComplexity, args["id"].(string)), true
+	case "Query.containerStats":
+		if e.ComplexityRoot.Query.ContainerStats == nil {
+			break
+		}
+
+		args, err := ec.field_Query_containerStats_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ContainerStats(childComplexity, args["filter"].(*model.ContainerFilter), args["groupBy"].([]model.ContainerGroupBy)), true
 	case "Query.containers":
 		if e.ComplexityRoot.Query.Containers == nil {
 			break
@@ -2689,6 +2773,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Shipment(childComplexity, args["id"].(string)), true
+	case "Query.shipmentStats":
+		if e.ComplexityRoot.Query.ShipmentStats == nil {
+			break
+		}
+
+		args, err := ec.field_Query_shipmentStats_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ShipmentStats(childComplexity, args["filter"].(*model.ShipmentFilter), args["groupBy"].([]model.ShipmentGroupBy)), true
 	case "Query.shipments":
 		if e.ComplexityRoot.Query.Shipments == nil {
 			break
@@ -3325,6 +3420,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ShipmentEvent.Shipment(childComplexity), true
+
+	case "ShipmentGroup.count":
+		if e.ComplexityRoot.ShipmentGroup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentGroup.Count(childComplexity), true
+	case "ShipmentGroup.etaWeek":
+		if e.ComplexityRoot.ShipmentGroup.EtaWeek == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentGroup.EtaWeek(childComplexity), true
+	case "ShipmentGroup.podTerminal":
+		if e.ComplexityRoot.ShipmentGroup.PodTerminal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentGroup.PodTerminal(childComplexity), true
+	case "ShipmentGroup.portOfDischarge":
+		if e.ComplexityRoot.ShipmentGroup.PortOfDischarge == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentGroup.PortOfDischarge(childComplexity), true
+	case "ShipmentGroup.shippingLine":
+		if e.ComplexityRoot.ShipmentGroup.ShippingLine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentGroup.ShippingLine(childComplexity), true
+	case "ShipmentGroup.shippingLineScac":
+		if e.ComplexityRoot.ShipmentGroup.ShippingLineScac == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShipmentGroup.ShippingLineScac(childComplexity), true
 
 	case "ShippingLine.alternativeScacs":
 		if e.ComplexityRoot.ShippingLine.AlternativeScacList == nil {
@@ -6076,6 +6208,96 @@ type ScacCandidate {
   "0 to 1."
   confidence: Float!
 }
+
+# ---------------------------------------------------------------- grouped counts
+
+extend type Query {
+  """
+  The account's containers counted in groups: one group per combination of
+  the groupBy keys that occurs (at most 3 keys, each once), with the filters
+  of containers. Groups come ordered by their keys, unknown values last.
+  """
+  containerStats(filter: ContainerFilter, groupBy: [ContainerGroupBy!]!): [ContainerGroup!]!
+  """
+  The account's shipments counted in groups: one group per combination of
+  the groupBy keys that occurs (at most 3 keys, each once), with the filters
+  of shipments. Groups come ordered by their keys, unknown values last.
+  """
+  shipmentStats(filter: ShipmentFilter, groupBy: [ShipmentGroupBy!]!): [ShipmentGroup!]!
+}
+
+"What containers are counted by."
+enum ContainerGroupBy {
+  "The container's current status."
+  STATUS
+  "The terminal at the port of discharge."
+  POD_TERMINAL
+  "The shipment's shipping line."
+  SHIPPING_LINE
+  "The shipment's port of discharge."
+  PORT_OF_DISCHARGE
+  "The last free day, as a day in the POD terminal's time zone (UTC when unknown) against today there."
+  LAST_FREE_DAY
+  "The week (Monday to Sunday, in the port of discharge's time zone; UTC when unknown) of the shipment's ETA at the port of discharge."
+  ETA_WEEK
+}
+
+"What shipments are counted by."
+enum ShipmentGroupBy {
+  "The terminal at the port of discharge."
+  POD_TERMINAL
+  "The shipping line."
+  SHIPPING_LINE
+  "The port of discharge."
+  PORT_OF_DISCHARGE
+  "The week (Monday to Sunday, in the port of discharge's time zone; UTC when unknown) of the ETA at the port of discharge."
+  ETA_WEEK
+}
+
+"Where a container's last free day falls, against today in its terminal's time zone."
+enum LastFreeDayBucket {
+  "Before today."
+  OVERDUE
+  TODAY
+  "Tomorrow or one of the two days after."
+  NEXT_3_DAYS
+  "Four days from today or later."
+  LATER
+  "No last free day known."
+  UNKNOWN
+}
+
+"""
+One group of containerStats: the values of the keys grouped by (null for a
+key not grouped by, or a value not known) and how many containers it holds.
+"""
+type ContainerGroup {
+  status: ContainerStatus
+  podTerminal: Terminal
+  shippingLine: ShippingLine
+  "The shipping line's SCAC, also when the line is not in the reference data."
+  shippingLineScac: String
+  portOfDischarge: Port
+  lastFreeDay: LastFreeDayBucket
+  "The Monday that starts the ETA's week, as YYYY-MM-DD."
+  etaWeek: String
+  count: Int!
+}
+
+"""
+One group of shipmentStats: the values of the keys grouped by (null for a
+key not grouped by, or a value not known) and how many shipments it holds.
+"""
+type ShipmentGroup {
+  podTerminal: Terminal
+  shippingLine: ShippingLine
+  "The shipping line's SCAC, also when the line is not in the reference data."
+  shippingLineScac: String
+  portOfDischarge: Port
+  "The Monday that starts the ETA's week, as YYYY-MM-DD."
+  etaWeek: String
+  count: Int!
+}
 `, BuiltIn: false},
 	{Name: "../../federation/directives.graphql", Input: `
 	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
@@ -6360,6 +6582,28 @@ func (ec *executionContext) childFields_ContainerEvent(ctx context.Context, fiel
 		return ec.fieldContext_ContainerEvent_changedFields(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ContainerEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_ContainerGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_ContainerGroup_status(ctx, field)
+	case "podTerminal":
+		return ec.fieldContext_ContainerGroup_podTerminal(ctx, field)
+	case "shippingLine":
+		return ec.fieldContext_ContainerGroup_shippingLine(ctx, field)
+	case "shippingLineScac":
+		return ec.fieldContext_ContainerGroup_shippingLineScac(ctx, field)
+	case "portOfDischarge":
+		return ec.fieldContext_ContainerGroup_portOfDischarge(ctx, field)
+	case "lastFreeDay":
+		return ec.fieldContext_ContainerGroup_lastFreeDay(ctx, field)
+	case "etaWeek":
+		return ec.fieldContext_ContainerGroup_etaWeek(ctx, field)
+	case "count":
+		return ec.fieldContext_ContainerGroup_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContainerGroup", field.Name)
 }
 
 func (ec *executionContext) childFields_CustomField(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6932,6 +7176,24 @@ func (ec *executionContext) childFields_ShipmentEvent(ctx context.Context, field
 		return ec.fieldContext_ShipmentEvent_changedFields(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ShipmentEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_ShipmentGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "podTerminal":
+		return ec.fieldContext_ShipmentGroup_podTerminal(ctx, field)
+	case "shippingLine":
+		return ec.fieldContext_ShipmentGroup_shippingLine(ctx, field)
+	case "shippingLineScac":
+		return ec.fieldContext_ShipmentGroup_shippingLineScac(ctx, field)
+	case "portOfDischarge":
+		return ec.fieldContext_ShipmentGroup_portOfDischarge(ctx, field)
+	case "etaWeek":
+		return ec.fieldContext_ShipmentGroup_etaWeek(ctx, field)
+	case "count":
+		return ec.fieldContext_ShipmentGroup_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShipmentGroup", field.Name)
 }
 
 func (ec *executionContext) childFields_ShippingLine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8132,6 +8394,28 @@ func (ec *executionContext) field_Query__entities_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_containerStats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.ContainerFilter, error) {
+			return ec.unmarshalOContainerFilter2ᚖshipgraphᚋmodelᚐContainerFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) ([]model.ContainerGroupBy, error) {
+			return ec.unmarshalNContainerGroupBy2ᚕshipgraphᚋmodelᚐContainerGroupByᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_container_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8533,6 +8817,28 @@ func (ec *executionContext) field_Query_port_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_shipmentStats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.ShipmentFilter, error) {
+			return ec.unmarshalOShipmentFilter2ᚖshipgraphᚋmodelᚐShipmentFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) ([]model.ShipmentGroupBy, error) {
+			return ec.unmarshalNShipmentGroupBy2ᚕshipgraphᚋmodelᚐShipmentGroupByᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg1
 	return args, nil
 }
 
@@ -10677,6 +10983,217 @@ func (ec *executionContext) _ContainerEvent_changedFields(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_ContainerEvent_changedFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContainerEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerGroup_status(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerGroup_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ContainerStatus) graphql.Marshaler {
+			return ec.marshalOContainerStatus2ᚖshipgraphᚋmodelᚐContainerStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerGroup_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerGroup", field, false, false, errors.New("field of type ContainerStatus does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerGroup_podTerminal(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerGroup_podTerminal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PodTerminal(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Terminal) graphql.Marshaler {
+			return ec.marshalOTerminal2ᚖshipgraphᚋmodelᚐTerminal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerGroup_podTerminal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContainerGroup",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Terminal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContainerGroup_shippingLine(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerGroup_shippingLine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShippingLine(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ShippingLine) graphql.Marshaler {
+			return ec.marshalOShippingLine2ᚖshipgraphᚋmodelᚐShippingLine(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerGroup_shippingLine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContainerGroup",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContainerGroup_shippingLineScac(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerGroup_shippingLineScac(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShippingLineScac, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerGroup_shippingLineScac(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerGroup", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerGroup_portOfDischarge(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerGroup_portOfDischarge(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PortOfDischarge(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Port) graphql.Marshaler {
+			return ec.marshalOPort2ᚖshipgraphᚋmodelᚐPort(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerGroup_portOfDischarge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContainerGroup",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Port(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContainerGroup_lastFreeDay(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerGroup_lastFreeDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastFreeDay, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.LastFreeDayBucket) graphql.Marshaler {
+			return ec.marshalOLastFreeDayBucket2ᚖshipgraphᚋmodelᚐLastFreeDayBucket(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerGroup_lastFreeDay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerGroup", field, false, false, errors.New("field of type LastFreeDayBucket does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerGroup_etaWeek(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerGroup_etaWeek(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EtaWeek, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerGroup_etaWeek(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerGroup", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerGroup_count(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerGroup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerGroup", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ContainerUpdatedEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.ContainerUpdatedEvent) (ret graphql.Marshaler) {
@@ -17068,6 +17585,94 @@ func (ec *executionContext) fieldContext_Query_inferTrackingNumber(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_containerStats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_containerStats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ContainerStats(ctx, fc.Args["filter"].(*model.ContainerFilter), fc.Args["groupBy"].([]model.ContainerGroupBy))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Group) graphql.Marshaler {
+			return ec.marshalNContainerGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_containerStats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContainerGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_containerStats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_shipmentStats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_shipmentStats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ShipmentStats(ctx, fc.Args["filter"].(*model.ShipmentFilter), fc.Args["groupBy"].([]model.ShipmentGroupBy))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Group) graphql.Marshaler {
+			return ec.marshalNShipmentGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_shipmentStats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShipmentGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_shipmentStats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query__entities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19209,6 +19814,171 @@ func (ec *executionContext) _ShipmentEvent_changedFields(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_ShipmentEvent_changedFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ShipmentEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShipmentGroup_podTerminal(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentGroup_podTerminal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PodTerminal(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Terminal) graphql.Marshaler {
+			return ec.marshalOTerminal2ᚖshipgraphᚋmodelᚐTerminal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentGroup_podTerminal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShipmentGroup",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Terminal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShipmentGroup_shippingLine(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentGroup_shippingLine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShippingLine(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ShippingLine) graphql.Marshaler {
+			return ec.marshalOShippingLine2ᚖshipgraphᚋmodelᚐShippingLine(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentGroup_shippingLine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShipmentGroup",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShippingLine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShipmentGroup_shippingLineScac(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentGroup_shippingLineScac(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShippingLineScac, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentGroup_shippingLineScac(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShipmentGroup", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShipmentGroup_portOfDischarge(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentGroup_portOfDischarge(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PortOfDischarge(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Port) graphql.Marshaler {
+			return ec.marshalOPort2ᚖshipgraphᚋmodelᚐPort(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentGroup_portOfDischarge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShipmentGroup",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Port(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShipmentGroup_etaWeek(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentGroup_etaWeek(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EtaWeek, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentGroup_etaWeek(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShipmentGroup", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShipmentGroup_count(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShipmentGroup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShipmentGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShipmentGroup", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ShippingLine_id(ctx context.Context, field graphql.CollectedField, obj *model.ShippingLine) (ret graphql.Marshaler) {
@@ -25995,6 +26765,79 @@ func (ec *executionContext) _ContainerEvent(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var containerGroupImplementors = []string{"ContainerGroup"}
+
+func (ec *executionContext) _ContainerGroup(ctx context.Context, sel ast.SelectionSet, obj *model.Group) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, containerGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContainerGroup")
+		case "status":
+			out.Values[i] = ec._ContainerGroup_status(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "podTerminal":
+			out.Values[i] = ec._ContainerGroup_podTerminal(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "shippingLine":
+			out.Values[i] = ec._ContainerGroup_shippingLine(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "shippingLineScac":
+			out.Values[i] = ec._ContainerGroup_shippingLineScac(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "portOfDischarge":
+			out.Values[i] = ec._ContainerGroup_portOfDischarge(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lastFreeDay":
+			out.Values[i] = ec._ContainerGroup_lastFreeDay(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "etaWeek":
+			out.Values[i] = ec._ContainerGroup_etaWeek(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._ContainerGroup_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var containerUpdatedEventImplementors = []string{"ContainerUpdatedEvent", "WebhookReferenceObject"}
 
 func (ec *executionContext) _ContainerUpdatedEvent(ctx context.Context, sel ast.SelectionSet, obj *model.ContainerUpdatedEvent) graphql.Marshaler {
@@ -28781,6 +29624,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "containerStats":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_containerStats(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "shipmentStats":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_shipmentStats(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "_entities":
 			field := field
 
@@ -29495,6 +30382,69 @@ func (ec *executionContext) _ShipmentEvent(ctx context.Context, sel ast.Selectio
 			}
 		case "changedFields":
 			out.Values[i] = ec._ShipmentEvent_changedFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var shipmentGroupImplementors = []string{"ShipmentGroup"}
+
+func (ec *executionContext) _ShipmentGroup(ctx context.Context, sel ast.SelectionSet, obj *model.Group) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shipmentGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShipmentGroup")
+		case "podTerminal":
+			out.Values[i] = ec._ShipmentGroup_podTerminal(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "shippingLine":
+			out.Values[i] = ec._ShipmentGroup_shippingLine(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "shippingLineScac":
+			out.Values[i] = ec._ShipmentGroup_shippingLineScac(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "portOfDischarge":
+			out.Values[i] = ec._ShipmentGroup_portOfDischarge(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "etaWeek":
+			out.Values[i] = ec._ShipmentGroup_etaWeek(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._ShipmentGroup_count(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -31641,6 +32591,72 @@ func (ec *executionContext) marshalNContainerEvent2ᚖshipgraphᚋmodelᚐContai
 	return ec._ContainerEvent(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNContainerGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Group) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNContainerGroup2ᚖshipgraphᚋmodelᚐGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNContainerGroup2ᚖshipgraphᚋmodelᚐGroup(ctx context.Context, sel ast.SelectionSet, v *model.Group) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ContainerGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNContainerGroupBy2shipgraphᚋmodelᚐContainerGroupBy(ctx context.Context, v any) (model.ContainerGroupBy, error) {
+	var res model.ContainerGroupBy
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNContainerGroupBy2shipgraphᚋmodelᚐContainerGroupBy(ctx context.Context, sel ast.SelectionSet, v model.ContainerGroupBy) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNContainerGroupBy2ᚕshipgraphᚋmodelᚐContainerGroupByᚄ(ctx context.Context, v any) ([]model.ContainerGroupBy, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.ContainerGroupBy, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNContainerGroupBy2shipgraphᚋmodelᚐContainerGroupBy(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNContainerGroupBy2ᚕshipgraphᚋmodelᚐContainerGroupByᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ContainerGroupBy) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNContainerGroupBy2shipgraphᚋmodelᚐContainerGroupBy(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNContainerOrderField2shipgraphᚋmodelᚐContainerOrderField(ctx context.Context, v any) (model.ContainerOrderField, error) {
 	var res model.ContainerOrderField
 	err := res.UnmarshalGQL(v)
@@ -32408,6 +33424,72 @@ func (ec *executionContext) marshalNShipmentEvent2ᚖshipgraphᚋmodelᚐShipmen
 		return graphql.Null
 	}
 	return ec._ShipmentEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNShipmentGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Group) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNShipmentGroup2ᚖshipgraphᚋmodelᚐGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNShipmentGroup2ᚖshipgraphᚋmodelᚐGroup(ctx context.Context, sel ast.SelectionSet, v *model.Group) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ShipmentGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNShipmentGroupBy2shipgraphᚋmodelᚐShipmentGroupBy(ctx context.Context, v any) (model.ShipmentGroupBy, error) {
+	var res model.ShipmentGroupBy
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNShipmentGroupBy2shipgraphᚋmodelᚐShipmentGroupBy(ctx context.Context, sel ast.SelectionSet, v model.ShipmentGroupBy) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNShipmentGroupBy2ᚕshipgraphᚋmodelᚐShipmentGroupByᚄ(ctx context.Context, v any) ([]model.ShipmentGroupBy, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.ShipmentGroupBy, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNShipmentGroupBy2shipgraphᚋmodelᚐShipmentGroupBy(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNShipmentGroupBy2ᚕshipgraphᚋmodelᚐShipmentGroupByᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ShipmentGroupBy) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNShipmentGroupBy2shipgraphᚋmodelᚐShipmentGroupBy(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNShipmentOrderField2shipgraphᚋmodelᚐShipmentOrderField(ctx context.Context, v any) (model.ShipmentOrderField, error) {
@@ -33454,6 +34536,22 @@ func (ec *executionContext) marshalOContainerStatus2ᚕshipgraphᚋmodelᚐConta
 	return ret
 }
 
+func (ec *executionContext) unmarshalOContainerStatus2ᚖshipgraphᚋmodelᚐContainerStatus(ctx context.Context, v any) (*model.ContainerStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.ContainerStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOContainerStatus2ᚖshipgraphᚋmodelᚐContainerStatus(ctx context.Context, sel ast.SelectionSet, v *model.ContainerStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOContainerSubscriptionFilter2ᚖshipgraphᚋmodelᚐContainerSubscriptionFilter(ctx context.Context, v any) (*model.ContainerSubscriptionFilter, error) {
 	if v == nil {
 		return nil, nil
@@ -33790,6 +34888,22 @@ func (ec *executionContext) unmarshalOJSON2shipgraphᚋmodelᚐJSON(ctx context.
 }
 
 func (ec *executionContext) marshalOJSON2shipgraphᚋmodelᚐJSON(ctx context.Context, sel ast.SelectionSet, v model.JSON) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOLastFreeDayBucket2ᚖshipgraphᚋmodelᚐLastFreeDayBucket(ctx context.Context, v any) (*model.LastFreeDayBucket, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.LastFreeDayBucket)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOLastFreeDayBucket2ᚖshipgraphᚋmodelᚐLastFreeDayBucket(ctx context.Context, sel ast.SelectionSet, v *model.LastFreeDayBucket) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -102,6 +102,7 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	// chain's body limit applies (httpapi raises it to the file size limit
 	// for multipart requests when files are served).
 	srv.AddTransport(transport.MultipartForm{MaxUploadSize: cfg.MaxUploadSize, MaxMemory: 1 << 20})
+	srv.AddTransport(MultipartMixed{}) // multipart.go: @defer, before Transport (which takes every request)
 	srv.AddTransport(Transport{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](cfg.QueryCacheSize))
 	srv.SetParserTokenLimit(cfg.TokenLimit)
@@ -130,6 +131,7 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 		srv.AroundOperations(traceOperation)
 	}
 	srv.AroundOperations(selectColumns)
+	srv.AroundOperations(deferRootFields) // defer.go
 	if !cfg.NoFastPath && fastPathSafe {
 		srv.AroundOperations(executor.FastQueries(es, presenter, recoverPanic))
 	}
@@ -223,6 +225,7 @@ func execConfig(r *graph.Resolver) executor.Config {
 		return conn(child, first, last, page)
 	}
 	weighRelations(&c.Complexity, many)
+	weighStats(&c.Complexity) // stats_cost.go
 	return c
 }
 
