@@ -95,7 +95,7 @@ func (db *DB) ContainerStats(ctx context.Context, accountID string, f model.Cont
 		}
 		specs[i] = spec
 	}
-	return stats(ctx, db, containerList, containerFilter(accountID, f), specs, now)
+	return stats(ctx, db.read(accountID), containerList, containerFilter(accountID, f), specs, now)
 }
 
 // ShipmentStats counts the account's shipments that f keeps, grouped by
@@ -109,7 +109,7 @@ func (db *DB) ShipmentStats(ctx context.Context, accountID string, f model.Shipm
 		}
 		specs[i] = spec
 	}
-	return stats(ctx, db, shipmentList, shipmentFilter(accountID, f), specs, now)
+	return stats(ctx, db.read(accountID), shipmentList, shipmentFilter(accountID, f), specs, now)
 }
 
 // statsQuery builds the statement of a grouped count over list s, filtered
@@ -183,12 +183,12 @@ func statsQuery(s *listSpec, filter *conds, specs []statKey, now time.Time) (str
 	return q, c.args, nil
 }
 
-func stats(ctx context.Context, db *DB, s *listSpec, filter *conds, specs []statKey, now time.Time) ([]*model.Group, error) {
+func stats(ctx context.Context, e ext, s *listSpec, filter *conds, specs []statKey, now time.Time) ([]*model.Group, error) {
 	q, args, err := statsQuery(s, filter, specs, now)
 	if err != nil {
 		return nil, err
 	}
-	groups, err := selectAll[model.Group](ctx, db.q, q, args...)
+	groups, err := selectAll[model.Group](ctx, e, q, args...)
 	if err != nil {
 		return nil, err
 	}
