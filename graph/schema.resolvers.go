@@ -431,6 +431,16 @@ func (r *queryResolver) InferTrackingNumber(ctx context.Context, number string) 
 	return r.Res.InferTrackingNumber(ctx, number)
 }
 
+// Search is the resolver for the search field.
+func (r *queryResolver) Search(ctx context.Context, query string) ([]*model.SearchResult, error) {
+	return r.search(ctx, query)
+}
+
+// RefNumbers is the resolver for the refNumbers field.
+func (r *searchResultResolver) RefNumbers(ctx context.Context, obj *model.SearchResult) ([]string, error) {
+	return orEmptyList(obj.RefNumbers), nil
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error) {
 	return r.Res.CountShipments(ctx, obj.Filter)
@@ -520,6 +530,9 @@ func (r *Resolver) Mutation() executor.MutationResolver { return &mutationResolv
 // Query returns executor.QueryResolver implementation.
 func (r *Resolver) Query() executor.QueryResolver { return &queryResolver{r} }
 
+// SearchResult returns executor.SearchResultResolver implementation.
+func (r *Resolver) SearchResult() executor.SearchResultResolver { return &searchResultResolver{r} }
+
 // ShipmentConnection returns executor.ShipmentConnectionResolver implementation.
 func (r *Resolver) ShipmentConnection() executor.ShipmentConnectionResolver {
 	return &shipmentConnectionResolver{r}
@@ -562,6 +575,7 @@ type (
 	emailSubmissionConnectionResolver       struct{ *Resolver }
 	mutationResolver                        struct{ *Resolver }
 	queryResolver                           struct{ *Resolver }
+	searchResultResolver                    struct{ *Resolver }
 	shipmentConnectionResolver              struct{ *Resolver }
 	shippingLineConnectionResolver          struct{ *Resolver }
 	subscriptionResolver                    struct{ *Resolver }

@@ -112,6 +112,8 @@ func (f *fastWriter) rootField(field graphql.CollectedField) bool {
 		return f.root_Query_trackingRequest(field)
 	case "inferTrackingNumber":
 		return f.root_Query_inferTrackingNumber(field)
+	case "search":
+		return f.root_Query_search(field)
 	}
 	return false
 }
@@ -522,6 +524,20 @@ func (f *fastWriter) root_Query_inferTrackingNumber(field graphql.CollectedField
 	return f.fwNInferredNumber2ᚖshipgraphᚋmodelᚐInferredNumber(field.Selections, v)
 }
 
+func (f *fastWriter) root_Query_search(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_search(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().Search(ctx, fc.Args["query"].(string))
+	if err != nil {
+		return false
+	}
+	return f.fwNSearchResult2ᚕᚖshipgraphᚋmodelᚐSearchResultᚄ(field.Selections, v)
+}
+
 func (f *fastWriter) fwNViewer2ᚖshipgraphᚋmodelᚐViewer(sel ast.SelectionSet, v *model.Viewer) bool {
 	if v == nil {
 		return false
@@ -752,6 +768,20 @@ func (f *fastWriter) fwNInferredNumber2ᚖshipgraphᚋmodelᚐInferredNumber(sel
 		return false
 	}
 	return f.o_InferredNumber(sel, v)
+}
+
+func (f *fastWriter) fwNSearchResult2ᚕᚖshipgraphᚋmodelᚐSearchResultᚄ(sel ast.SelectionSet, v []*model.SearchResult) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNSearchResult2ᚖshipgraphᚋmodelᚐSearchResult(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
 }
 
 func (f *fastWriter) o_Viewer(sel ast.SelectionSet, obj *model.Viewer) bool {
@@ -2855,6 +2885,13 @@ func (f *fastWriter) o_InferredNumber(sel ast.SelectionSet, obj *model.InferredN
 	return true
 }
 
+func (f *fastWriter) fwNSearchResult2ᚖshipgraphᚋmodelᚐSearchResult(sel ast.SelectionSet, v *model.SearchResult) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_SearchResult(sel, v)
+}
+
 func (f *fastWriter) fwNAccount2ᚖshipgraphᚋmodelᚐAccount(sel ast.SelectionSet, v *model.Account) bool {
 	if v == nil {
 		return false
@@ -3808,6 +3845,108 @@ func (f *fastWriter) fwNScacCandidate2ᚕᚖshipgraphᚋmodelᚐScacCandidateᚄ
 	return true
 }
 
+func (f *fastWriter) o_SearchResult(sel ast.SelectionSet, obj *model.SearchResult) bool {
+	fields, ok := f.fields(sel, searchResultImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("SearchResult")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "entityType":
+			v := obj.EntityType
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "number":
+			v := obj.Number
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "shipmentId":
+			v := obj.ShipmentID
+			if !f.fwOID2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "scac":
+			v := obj.Scac
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "portOfLadingName":
+			v := obj.PortOfLadingName
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "portOfDischargeName":
+			v := obj.PortOfDischargeName
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "containersCount":
+			v := obj.ContainersCount
+			if !f.fwOInt2ᚖint(field.Selections, v) {
+				return false
+			}
+		case "trackingStopped":
+			v := obj.TrackingStopped
+			if !f.fwOBoolean2ᚖbool(field.Selections, v) {
+				return false
+			}
+		case "trackingStoppedReason":
+			v := obj.TrackingStoppedReason
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "status":
+			v := obj.Status
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "failedReason":
+			v := obj.FailedReason
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "refNumbers":
+			fc, err := f.ec.fieldContext_SearchResult_refNumbers(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			ctx := graphql.WithFieldContext(f.ctx, fc)
+			v, err := f.ec.Resolvers.SearchResult().RefNumbers(ctx, obj)
+			if err != nil {
+				return false
+			}
+			if !f.fwNString2ᚕstringᚄ(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "updatedAt":
+			v := obj.UpdatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 func (f *fastWriter) fwNShipmentEdge2ᚖshipgraphᚋmodelᚐShipmentEdge(sel ast.SelectionSet, v *model.ShipmentEdge) bool {
 	if v == nil {
 		return false
@@ -4255,6 +4394,20 @@ func (f *fastWriter) fwNScacCandidate2ᚖshipgraphᚋmodelᚐScacCandidate(sel a
 		return false
 	}
 	return f.o_ScacCandidate(sel, v)
+}
+
+func (f *fastWriter) fwOID2ᚖstring(sel ast.SelectionSet, v *string) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	res := model.MarshalID(*v)
+	if res == graphql.Null {
+		f.null()
+		return true
+	}
+	res.MarshalGQL(&f.w)
+	return true
 }
 
 func (f *fastWriter) o_ShipmentEdge(sel ast.SelectionSet, obj *model.ShipmentEdge) bool {

@@ -39,6 +39,7 @@ type ResolverRoot interface {
 	Entity() EntityResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	SearchResult() SearchResultResolver
 	ShipmentConnection() ShipmentConnectionResolver
 	ShippingLineConnection() ShippingLineConnectionResolver
 	Subscription() SubscriptionResolver
@@ -404,6 +405,7 @@ type ComplexityRoot struct {
 		MetroArea              func(childComplexity int, id string) int
 		Node                   func(childComplexity int, id string) int
 		Port                   func(childComplexity int, id string) int
+		Search                 func(childComplexity int, query string) int
 		Shipment               func(childComplexity int, id string) int
 		Shipments              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ShipmentFilter, orderBy *model.ShipmentOrder) int
 		ShippingLine           func(childComplexity int, id string) int
@@ -453,6 +455,24 @@ type ComplexityRoot struct {
 		Confidence func(childComplexity int) int
 		Name       func(childComplexity int) int
 		Scac       func(childComplexity int) int
+	}
+
+	SearchResult struct {
+		ContainersCount       func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		EntityType            func(childComplexity int) int
+		FailedReason          func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		Number                func(childComplexity int) int
+		PortOfDischargeName   func(childComplexity int) int
+		PortOfLadingName      func(childComplexity int) int
+		RefNumbers            func(childComplexity int) int
+		Scac                  func(childComplexity int) int
+		ShipmentID            func(childComplexity int) int
+		Status                func(childComplexity int) int
+		TrackingStopped       func(childComplexity int) int
+		TrackingStoppedReason func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
 	}
 
 	Shipment struct {
@@ -815,6 +835,10 @@ type QueryResolver interface {
 	TrackingRequests(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.TrackingRequestFilter, orderBy *model.TrackingRequestOrder) (*model.TrackingRequestConnection, error)
 	TrackingRequest(ctx context.Context, id string) (*model.TrackingRequest, error)
 	InferTrackingNumber(ctx context.Context, number string) (*model.InferredNumber, error)
+	Search(ctx context.Context, query string) ([]*model.SearchResult, error)
+}
+type SearchResultResolver interface {
+	RefNumbers(ctx context.Context, obj *model.SearchResult) ([]string, error)
 }
 type ShipmentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error)
@@ -2678,6 +2702,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Port(childComplexity, args["id"].(string)), true
+	case "Query.search":
+		if e.ComplexityRoot.Query.Search == nil {
+			break
+		}
+
+		args, err := ec.field_Query_search_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Search(childComplexity, args["query"].(string)), true
 	case "Query.shipment":
 		if e.ComplexityRoot.Query.Shipment == nil {
 			break
@@ -2986,6 +3021,97 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ScacCandidate.Scac(childComplexity), true
+
+	case "SearchResult.containersCount":
+		if e.ComplexityRoot.SearchResult.ContainersCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.ContainersCount(childComplexity), true
+	case "SearchResult.createdAt":
+		if e.ComplexityRoot.SearchResult.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.CreatedAt(childComplexity), true
+	case "SearchResult.entityType":
+		if e.ComplexityRoot.SearchResult.EntityType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.EntityType(childComplexity), true
+	case "SearchResult.failedReason":
+		if e.ComplexityRoot.SearchResult.FailedReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.FailedReason(childComplexity), true
+	case "SearchResult.id":
+		if e.ComplexityRoot.SearchResult.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.ID(childComplexity), true
+	case "SearchResult.number":
+		if e.ComplexityRoot.SearchResult.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.Number(childComplexity), true
+	case "SearchResult.portOfDischargeName":
+		if e.ComplexityRoot.SearchResult.PortOfDischargeName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.PortOfDischargeName(childComplexity), true
+	case "SearchResult.portOfLadingName":
+		if e.ComplexityRoot.SearchResult.PortOfLadingName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.PortOfLadingName(childComplexity), true
+	case "SearchResult.refNumbers":
+		if e.ComplexityRoot.SearchResult.RefNumbers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.RefNumbers(childComplexity), true
+	case "SearchResult.scac":
+		if e.ComplexityRoot.SearchResult.Scac == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.Scac(childComplexity), true
+	case "SearchResult.shipmentId":
+		if e.ComplexityRoot.SearchResult.ShipmentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.ShipmentID(childComplexity), true
+	case "SearchResult.status":
+		if e.ComplexityRoot.SearchResult.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.Status(childComplexity), true
+	case "SearchResult.trackingStopped":
+		if e.ComplexityRoot.SearchResult.TrackingStopped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.TrackingStopped(childComplexity), true
+	case "SearchResult.trackingStoppedReason":
+		if e.ComplexityRoot.SearchResult.TrackingStoppedReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.TrackingStoppedReason(childComplexity), true
+	case "SearchResult.updatedAt":
+		if e.ComplexityRoot.SearchResult.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.UpdatedAt(childComplexity), true
 
 	case "Shipment.billOfLadingNumber":
 		if e.ComplexityRoot.Shipment.BillOfLadingNumber == nil {
@@ -6076,6 +6202,44 @@ type ScacCandidate {
   "0 to 1."
   confidence: Float!
 }
+
+# ---------------------------------------------------------------- search (issue 28)
+
+extend type Query {
+  """
+  The account's shipments, containers and tracking requests whose numbers,
+  reference numbers, tags or names match ` + "`" + `query` + "`" + ` (accents and case folded;
+  every word as a prefix, or the whole query inside a number), shipments
+  first, then containers, then tracking requests, exact numbers first and
+  then the most recently updated; at most 25. The same search as
+  ` + "`" + `GET /v2/search` + "`" + `. A query with no letter or digit finds nothing.
+  """
+  search(query: String!): [SearchResult!]!
+}
+
+"One record a search matched; the fields that do not apply to its entity type are null."
+type SearchResult {
+  "The record's UUID (a shipment, container or tracking request)."
+  id: ID!
+  "shipment, cargo (a container) or tracking_request."
+  entityType: String!
+  "The bill of lading (shipments), container number (cargos) or request number (tracking requests)."
+  number: String!
+  "The shipment of a container or tracking request."
+  shipmentId: ID
+  scac: String
+  portOfLadingName: String
+  portOfDischargeName: String
+  containersCount: Int
+  trackingStopped: Boolean
+  trackingStoppedReason: String
+  "A tracking request's status."
+  status: String
+  failedReason: String
+  refNumbers: [String!]!
+  createdAt: DateTime!
+  updatedAt: DateTime!
+}
 `, BuiltIn: false},
 	{Name: "../../federation/directives.graphql", Input: `
 	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
@@ -6798,6 +6962,42 @@ func (ec *executionContext) childFields_ScacCandidate(ctx context.Context, field
 		return ec.fieldContext_ScacCandidate_confidence(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ScacCandidate", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SearchResult_id(ctx, field)
+	case "entityType":
+		return ec.fieldContext_SearchResult_entityType(ctx, field)
+	case "number":
+		return ec.fieldContext_SearchResult_number(ctx, field)
+	case "shipmentId":
+		return ec.fieldContext_SearchResult_shipmentId(ctx, field)
+	case "scac":
+		return ec.fieldContext_SearchResult_scac(ctx, field)
+	case "portOfLadingName":
+		return ec.fieldContext_SearchResult_portOfLadingName(ctx, field)
+	case "portOfDischargeName":
+		return ec.fieldContext_SearchResult_portOfDischargeName(ctx, field)
+	case "containersCount":
+		return ec.fieldContext_SearchResult_containersCount(ctx, field)
+	case "trackingStopped":
+		return ec.fieldContext_SearchResult_trackingStopped(ctx, field)
+	case "trackingStoppedReason":
+		return ec.fieldContext_SearchResult_trackingStoppedReason(ctx, field)
+	case "status":
+		return ec.fieldContext_SearchResult_status(ctx, field)
+	case "failedReason":
+		return ec.fieldContext_SearchResult_failedReason(ctx, field)
+	case "refNumbers":
+		return ec.fieldContext_SearchResult_refNumbers(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_SearchResult_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_SearchResult_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Shipment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8533,6 +8733,20 @@ func (ec *executionContext) field_Query_port_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_search_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "query",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg0
 	return args, nil
 }
 
@@ -17068,6 +17282,50 @@ func (ec *executionContext) fieldContext_Query_inferTrackingNumber(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_search(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_search(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Search(ctx, fc.Args["query"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SearchResult) graphql.Marshaler {
+			return ec.marshalNSearchResult2ᚕᚖshipgraphᚋmodelᚐSearchResultᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_search(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_search_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query__entities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17806,6 +18064,351 @@ func (ec *executionContext) _ScacCandidate_confidence(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_ScacCandidate_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ScacCandidate", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_id(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_entityType(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_entityType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_entityType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_number(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_shipmentId(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_shipmentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShipmentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_shipmentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_scac(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_scac(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scac, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_scac(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_portOfLadingName(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_portOfLadingName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PortOfLadingName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_portOfLadingName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_portOfDischargeName(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_portOfDischargeName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PortOfDischargeName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_portOfDischargeName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_containersCount(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_containersCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContainersCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_containersCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_trackingStopped(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_trackingStopped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingStopped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_trackingStopped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_trackingStoppedReason(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_trackingStoppedReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingStoppedReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_trackingStoppedReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_status(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_failedReason(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_failedReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailedReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_failedReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_refNumbers(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_refNumbers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SearchResult().RefNumbers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_refNumbers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _Shipment_id(ctx context.Context, field graphql.CollectedField, obj *model.Shipment) (ret graphql.Marshaler) {
@@ -28781,6 +29384,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "search":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_search(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "_entities":
 			field := field
 
@@ -29057,6 +29682,147 @@ func (ec *executionContext) _ScacCandidate(ctx context.Context, sel ast.Selectio
 			out.Values[i] = ec._ScacCandidate_confidence(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var searchResultImplementors = []string{"SearchResult"}
+
+func (ec *executionContext) _SearchResult(ctx context.Context, sel ast.SelectionSet, obj *model.SearchResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchResult")
+		case "id":
+			out.Values[i] = ec._SearchResult_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "entityType":
+			out.Values[i] = ec._SearchResult_entityType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "number":
+			out.Values[i] = ec._SearchResult_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "shipmentId":
+			out.Values[i] = ec._SearchResult_shipmentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scac":
+			out.Values[i] = ec._SearchResult_scac(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "portOfLadingName":
+			out.Values[i] = ec._SearchResult_portOfLadingName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "portOfDischargeName":
+			out.Values[i] = ec._SearchResult_portOfDischargeName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "containersCount":
+			out.Values[i] = ec._SearchResult_containersCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "trackingStopped":
+			out.Values[i] = ec._SearchResult_trackingStopped(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "trackingStoppedReason":
+			out.Values[i] = ec._SearchResult_trackingStoppedReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._SearchResult_status(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failedReason":
+			out.Values[i] = ec._SearchResult_failedReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "refNumbers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SearchResult_refNumbers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._SearchResult_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._SearchResult_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -32322,6 +33088,32 @@ func (ec *executionContext) marshalNScacCandidate2ᚖshipgraphᚋmodelᚐScacCan
 		return graphql.Null
 	}
 	return ec._ScacCandidate(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSearchResult2ᚕᚖshipgraphᚋmodelᚐSearchResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SearchResult) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSearchResult2ᚖshipgraphᚋmodelᚐSearchResult(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSearchResult2ᚖshipgraphᚋmodelᚐSearchResult(ctx context.Context, sel ast.SelectionSet, v *model.SearchResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchResult(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNShipment2ᚕᚖshipgraphᚋmodelᚐShipmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Shipment) graphql.Marshaler {
