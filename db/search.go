@@ -8,7 +8,7 @@ import (
 
 // Search (migration 00018): one ranked read over an account's shipments,
 // containers and tracking requests. A record matches when its searched text
-// (shipgraph_search_doc, spelled here exactly as in the indexes) contains
+// (the stored search_doc, from shipgraph_search_doc) contains
 // the folded query (trigram index: infix matches of numbers), or holds
 // every word of the query as a word prefix (full-text index). The query is
 // folded by the same function as the records (shipgraph_fold), so accents
@@ -20,25 +20,16 @@ import (
 // updated. A tracking request whose number is a shipment's bill of lading
 // is left out: the shipment stands for it.
 
-// The searched text of each table, as the indexes of migration 00018 have it.
-const (
-	shipmentSearchDoc = `shipgraph_search_doc(
-    ARRAY[s.bill_of_lading_number, s.normalized_number, s.customer_name, s.port_of_lading_name, s.port_of_discharge_name,
-          s.destination_name, s.pod_vessel_name] || coalesce(s.ref_numbers, '{}') || s.tags)`
-	containerSearchDoc       = `shipgraph_search_doc(ARRAY[c.number, c.seal_number] || c.ref_numbers)`
-	trackingRequestSearchDoc = `shipgraph_search_doc(ARRAY[tr.request_number] || tr.ref_numbers || tr.tags)`
-)
-
 // searchMatch is the match condition of one table's searched text doc: $2
 // is the folded query, $3 its tsquery. A query shorter than three
 // characters has no trigram to look up (the index would be read whole):
 // only the full-text branch runs then.
-func searchMatch(doc string, trigram bool) string {
-	fts := `to_tsvector('simple'::regconfig, ` + doc + `) @@ q.tq`
+func searchMatch(alias string, trigram bool) string {
+	fts := alias + `.search_tsv @@ q.tq`
 	if !trigram {
 		return fts
 	}
-	return `(` + doc + ` LIKE '%' || q.f || '%' OR ` + fts + `)`
+	return `(` + alias + `.search_doc LIKE '%' || q.f || '%' OR ` + fts + `)`
 }
 
 func searchStatement(trigram bool) string {
@@ -51,19 +42,19 @@ func searchStatement(trigram bool) string {
 	1 AS kind, (shipgraph_fold(s.bill_of_lading_number) = q.f
 		OR EXISTS (SELECT 1 FROM unnest(s.ref_numbers) r WHERE shipgraph_fold(r) = q.f)) AS exact
 FROM shipments s, q
-WHERE s.account_id = $1 AND ` + searchMatch(shipmentSearchDoc, trigram) + `
+WHERE s.account_id = $1 AND ` + searchMatch("s", trigram) + `
 ORDER BY exact DESC, s.updated_at DESC, s.id LIMIT $3)
 UNION ALL
 (SELECT c.id, 'cargo', c.number, c.shipment_id, sh.shipping_line_scac, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 	c.ref_numbers, c.created_at, c.updated_at, 2, shipgraph_fold(c.number) = q.f
 FROM containers c JOIN shipments sh ON sh.account_id = c.account_id AND sh.id = c.shipment_id, q
-WHERE c.account_id = $1 AND ` + searchMatch(containerSearchDoc, trigram) + `
+WHERE c.account_id = $1 AND ` + searchMatch("c", trigram) + `
 ORDER BY 17 DESC, c.updated_at DESC, c.id LIMIT $3)
 UNION ALL
 (SELECT tr.id, 'tracking_request', tr.request_number, tr.shipment_id, tr.scac, NULL, NULL, NULL, NULL, NULL,
 	tr.status, tr.failed_reason, tr.ref_numbers, tr.created_at, tr.updated_at, 3, shipgraph_fold(tr.request_number) = q.f
 FROM tracking_requests tr, q
-WHERE tr.account_id = $1 AND ` + searchMatch(trackingRequestSearchDoc, trigram) + `
+WHERE tr.account_id = $1 AND ` + searchMatch("tr", trigram) + `
 	AND NOT EXISTS (SELECT 1 FROM shipments d WHERE d.account_id = tr.account_id
 		AND upper(d.bill_of_lading_number) = upper(tr.request_number))
 ORDER BY 17 DESC, tr.updated_at DESC, tr.id LIMIT $3)

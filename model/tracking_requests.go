@@ -33,6 +33,7 @@ type TrackingRequest struct {
 	RetryCount    int                   `db:"retry_count"`
 	ShipmentID    *string               `db:"shipment_id"`
 	UserID        *string               `db:"user_id"`
+	CustomerID    *string               `db:"customer_id"` // a party (migration 00019)
 	LastPolledAt  *time.Time            `db:"last_polled_at"`
 	NextPollAt    *time.Time            `db:"next_poll_at"`
 	CreatedAt     time.Time             `db:"created_at"`
@@ -46,6 +47,7 @@ type TrackingRequestRel struct {
 	Loaded
 	Shipment     *Shipment
 	CustomFields []*CustomField
+	Customer     *Party
 }
 
 // CustomFields are the values set on the request, by definition display

@@ -157,6 +157,7 @@ type Shipment struct {
 	LineTrackingStoppedAt       *time.Time                 `db:"line_tracking_stopped_at"`
 	LineTrackingStoppedReason   *LineTrackingStoppedReason `db:"line_tracking_stopped_reason"`
 	LineTrackingStoppedByUserID *string                    `db:"line_tracking_stopped_by_user_id"`
+	CustomerID                  *string                    `db:"customer_id"` // a party (migration 00019)
 	CreatedAt                   time.Time                  `db:"created_at"`
 	UpdatedAt                   time.Time                  `db:"updated_at"`
 

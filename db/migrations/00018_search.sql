@@ -45,24 +45,33 @@ CREATE FUNCTION shipgraph_tsquery(q text) RETURNS tsquery
     RETURN (SELECT to_tsquery('simple'::regconfig, string_agg(quote_literal(w) || ':*', ' & '))
         FROM unnest(string_to_array(shipgraph_fold(q), ' ')) AS w WHERE w <> '');
 
--- The searched text of each record. The index expressions and db/search.go
--- spell them identically (the planner matches expressions by text).
-CREATE INDEX shipments_search_trgm_idx ON shipments USING gin (shipgraph_search_doc(
-    ARRAY[bill_of_lading_number, normalized_number, customer_name, port_of_lading_name, port_of_discharge_name,
-          destination_name, pod_vessel_name] || coalesce(ref_numbers, '{}') || tags) gin_trgm_ops);
-CREATE INDEX shipments_search_tsv_idx ON shipments USING gin (to_tsvector('simple'::regconfig, shipgraph_search_doc(
-    ARRAY[bill_of_lading_number, normalized_number, customer_name, port_of_lading_name, port_of_discharge_name,
-          destination_name, pod_vessel_name] || coalesce(ref_numbers, '{}') || tags)));
-
-CREATE INDEX containers_search_trgm_idx ON containers USING gin (shipgraph_search_doc(
-    ARRAY[number, seal_number] || ref_numbers) gin_trgm_ops);
-CREATE INDEX containers_search_tsv_idx ON containers USING gin (to_tsvector('simple'::regconfig, shipgraph_search_doc(
-    ARRAY[number, seal_number] || ref_numbers)));
-
-CREATE INDEX tracking_requests_search_trgm_idx ON tracking_requests USING gin (shipgraph_search_doc(
-    ARRAY[request_number] || ref_numbers || tags) gin_trgm_ops);
-CREATE INDEX tracking_requests_search_tsv_idx ON tracking_requests USING gin (to_tsvector('simple'::regconfig, shipgraph_search_doc(
-    ARRAY[request_number] || ref_numbers || tags)));
+-- The searched text of each record is stored (search_doc, a generated
+-- column) with its tsvector (search_tsv): folding is not cheap (unaccent,
+-- ICU lower-casing, a regular expression), and a common word matches many
+-- rows, each of which the bitmap heap scan re-checks; on a stored column
+-- that check is a LIKE on a short text. Adding them rewrites the three
+-- tables once (minutes at a million shipments, under an exclusive lock).
+ALTER TABLE shipments
+    ADD COLUMN search_doc text GENERATED ALWAYS AS (shipgraph_search_doc(
+        ARRAY[bill_of_lading_number, normalized_number, customer_name, port_of_lading_name, port_of_discharge_name,
+              destination_name, pod_vessel_name] || coalesce(ref_numbers, '{}') || tags)) STORED,
+    ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, shipgraph_search_doc(
+        ARRAY[bill_of_lading_number, normalized_number, customer_name, port_of_lading_name, port_of_discharge_name,
+              destination_name, pod_vessel_name] || coalesce(ref_numbers, '{}') || tags))) STORED;
+ALTER TABLE containers
+    ADD COLUMN search_doc text GENERATED ALWAYS AS (shipgraph_search_doc(ARRAY[number, seal_number] || ref_numbers)) STORED,
+    ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig,
+        shipgraph_search_doc(ARRAY[number, seal_number] || ref_numbers))) STORED;
+ALTER TABLE tracking_requests
+    ADD COLUMN search_doc text GENERATED ALWAYS AS (shipgraph_search_doc(ARRAY[request_number] || ref_numbers || tags)) STORED,
+    ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig,
+        shipgraph_search_doc(ARRAY[request_number] || ref_numbers || tags))) STORED;
+CREATE INDEX shipments_search_trgm_idx ON shipments USING gin (search_doc gin_trgm_ops);
+CREATE INDEX shipments_search_tsv_idx ON shipments USING gin (search_tsv);
+CREATE INDEX containers_search_trgm_idx ON containers USING gin (search_doc gin_trgm_ops);
+CREATE INDEX containers_search_tsv_idx ON containers USING gin (search_tsv);
+CREATE INDEX tracking_requests_search_trgm_idx ON tracking_requests USING gin (search_doc gin_trgm_ops);
+CREATE INDEX tracking_requests_search_tsv_idx ON tracking_requests USING gin (search_tsv);
 
 ALTER TABLE documents DROP COLUMN file_name_tsv;
 ALTER TABLE documents ADD COLUMN file_name_tsv tsvector GENERATED ALWAYS AS (
@@ -74,8 +83,9 @@ ALTER TABLE documents DROP COLUMN file_name_tsv;
 ALTER TABLE documents ADD COLUMN file_name_tsv tsvector GENERATED ALWAYS AS (
     to_tsvector('simple', regexp_replace(lower(file_name), '[^a-z0-9]+', ' ', 'g'))) STORED;
 CREATE INDEX documents_file_name_tsv_idx ON documents USING gin (file_name_tsv);
-DROP INDEX tracking_requests_search_tsv_idx, tracking_requests_search_trgm_idx, containers_search_tsv_idx,
-    containers_search_trgm_idx, shipments_search_tsv_idx, shipments_search_trgm_idx;
+ALTER TABLE tracking_requests DROP COLUMN search_doc, DROP COLUMN search_tsv;
+ALTER TABLE containers DROP COLUMN search_doc, DROP COLUMN search_tsv;
+ALTER TABLE shipments DROP COLUMN search_doc, DROP COLUMN search_tsv;
 DROP FUNCTION shipgraph_search_doc(text[]);
 DROP FUNCTION shipgraph_tsquery(text);
 DROP FUNCTION shipgraph_fold(text);
