@@ -19,7 +19,9 @@ CREATE TABLE parties (
 COMMENT ON TABLE parties IS 'shipgraph:tenant';
 CREATE INDEX parties_id_idx ON parties (id);
 CREATE INDEX parties_account_created_idx ON parties (account_id, created_at, id);
-CREATE UNIQUE INDEX parties_account_name_idx ON parties (account_id, lower(company_name));
+-- lower() under the ICU root collation: the database's C locale lower-cases
+-- ASCII only ("Ärger" and "ärger" would both pass).
+CREATE UNIQUE INDEX parties_account_name_idx ON parties (account_id, lower(company_name COLLATE "und-x-icu"));
 
 ALTER TABLE shipments ADD COLUMN customer_id uuid,
     ADD FOREIGN KEY (account_id, customer_id) REFERENCES parties (account_id, id) ON DELETE SET NULL (customer_id);
