@@ -36,7 +36,9 @@ func TestSearchAndPartiesGraphQL(t *testing.T) {
 	if res := e.Do(t, e.Key(t, acmeViewer), `mutation { createParty(input: {companyName: "Viewer Co"}) { id } }`, nil); len(res.Errors) != 1 || res.Errors[0].Code() != "FORBIDDEN" {
 		t.Errorf("viewer's createParty: %+v", res.Errors)
 	}
-	var c struct{ CreateParty struct{ ID, CompanyName string } }
+	var c struct {
+		CreateParty struct{ ID, CompanyName string }
+	}
 	e.Must(t, e.Key(t, acmeMember), `mutation { createParty(input: {companyName: "Ärger GmbH"}) { id companyName } }`, nil, &c)
 	if c.CreateParty.CompanyName != "Ärger GmbH" {
 		t.Fatalf("createParty: %+v", c)
@@ -63,7 +65,9 @@ func TestSearchAndPartiesGraphQL(t *testing.T) {
 	}
 
 	var tr struct {
-		CreateTrackingRequest struct{ Customer *struct{ ID, CompanyName string } }
+		CreateTrackingRequest struct {
+			Customer *struct{ ID, CompanyName string }
+		}
 	}
 	e.Must(t, e.Key(t, acmeMember), `mutation($c: ID) { createTrackingRequest(input: {requestType: "bill_of_lading", requestNumber: "MEDUFR030802",
 		scac: "MSCU", customerId: $c}) { customer { id companyName } } }`, map[string]any{"c": c.CreateParty.ID}, &tr)
