@@ -49,7 +49,10 @@ var (
 	TransportEventByID = tenantByID("TransportEventByID", eventRead(model.FrozenTransportEvent), func(x *model.TransportEvent) string { return x.ID })
 	EstimatedEventByID = tenantByID("EstimatedEventByID", eventRead(func(e *model.WebhookEvent) *model.EstimatedEvent { return &model.EstimatedEvent{WebhookEvent: *e} }), func(x *model.EstimatedEvent) string { return x.ID })
 	// Tracking requests (migration 00013, issue 27): records of their own.
-	TrackingRequestByID          = tenantByID("TrackingRequestByID", (*db.DB).TrackingRequestsByIDs, func(x *model.TrackingRequest) string { return x.ID })
+	TrackingRequestByID = tenantByID("TrackingRequestByID", (*db.DB).TrackingRequestsByIDs, func(x *model.TrackingRequest) string { return x.ID })
+	// Parties (migration 00019, issue 28): the customers of shipments and
+	// tracking requests.
+	PartyByID                    = tenantByID("PartyByID", (*db.DB).PartiesByIDs, func(x *model.Party) string { return x.ID })
 	TrackingRequestsByShipmentID = byParent("TrackingRequestsByShipmentID", (*db.DB).TrackingRequestsByShipmentIDs, func(x *model.TrackingRequest) string { return deref(x.ShipmentID) })
 
 	// The journey (migration 00013): a container's transport events (the
@@ -116,6 +119,7 @@ var (
 	TransportEvent        = resource("TransportEvent", model.TransportEventType, func(x *model.TransportEvent) string { return x.ID }, TransportEventByID)
 	EstimatedEvent        = resource("EstimatedEvent", model.EstimatedEventType, func(x *model.EstimatedEvent) string { return x.ID }, EstimatedEventByID)
 	TrackingRequest       = resource("TrackingRequest", model.TrackingRequestType, func(x *model.TrackingRequest) string { return x.ID }, TrackingRequestByID)
+	Party                 = resource("Party", model.PartyType, func(x *model.Party) string { return x.ID }, PartyByID)
 
 	Vessel   = resource("Vessel", model.VesselType, func(x *model.Vessel) string { return x.ID }, VesselByID)
 	RawEvent = resource("RawEvent", model.RawEventType, func(x *model.RawEvent) string { return x.ID }, nil)
@@ -170,6 +174,12 @@ func init() {
 	Shipment.rel(&Rel{GraphQL: "documents", Many: true, Targets: []*Target{
 		many(Document, func(s *model.Shipment) string { return s.ID },
 			"Documents", func(s *model.Shipment) *[]*model.Document { return &s.Rel.Documents }, DocumentsByShipmentID),
+	}})
+	// The customer (a party): GraphQL only, as the OpenAPI's shipment has
+	// no customer relationship (its customer_name attribute stays).
+	Shipment.rel(&Rel{GraphQL: "customer", Targets: []*Target{
+		one(Party, "customer_id", func(s *model.Shipment) *string { return s.CustomerID },
+			"Customer", func(s *model.Shipment) **model.Party { return &s.Rel.Customer }, PartyByID),
 	}})
 	Shipment.rel(&Rel{GraphQL: "trackingRequests", Many: true, Targets: []*Target{
 		many(TrackingRequest, func(s *model.Shipment) string { return s.ID },
@@ -366,7 +376,10 @@ func init() {
 		one(Shipment, "shipment_id", func(t *model.TrackingRequest) *string { return t.ShipmentID },
 			"Shipment", func(t *model.TrackingRequest) **model.Shipment { return &t.Rel.Shipment }, ShipmentByID),
 	}})
-	TrackingRequest.rel(&Rel{JSONAPI: "customer"}) // no parties: null
+	TrackingRequest.rel(&Rel{GraphQL: "customer", JSONAPI: "customer", Targets: []*Target{
+		one(Party, "customer_id", func(t *model.TrackingRequest) *string { return t.CustomerID },
+			"Customer", func(t *model.TrackingRequest) **model.Party { return &t.Rel.Customer }, PartyByID),
+	}})
 	trackingRequestCustomFields := TrackingRequest.rel(&Rel{GraphQL: "customFields", Many: true, Targets: []*Target{
 		many(CustomField, func(t *model.TrackingRequest) string { return t.ID },
 			"CustomFields", func(t *model.TrackingRequest) *[]*model.CustomField { return &t.Rel.CustomFields }, CustomFieldsByEntityID),

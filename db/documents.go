@@ -105,8 +105,10 @@ func documentFilter(accountID string, f model.DocumentFilter) *conds {
 	if len(f.IDs) > 0 {
 		c.add("d.id = ANY(%s)", pq.Array(validUUIDs(f.IDs)))
 	}
-	if q := fileNameQuery(f.Filename); q != "" {
-		c.add("d.file_name_tsv @@ to_tsquery('simple', %s)", q)
+	if strings.TrimSpace(f.Filename) != "" {
+		// The tokenizer of search (migration 00018): a filter with no
+		// letter or digit has no words, a NULL query, and matches nothing.
+		c.add("d.file_name_tsv @@ shipgraph_tsquery(%s::text)", f.Filename)
 	}
 	if t := normalizeNumber(f.Reference); t != "" {
 		// One indexed branch per link table, as for the shipment search.
@@ -123,19 +125,4 @@ func documentFilter(accountID string, f model.DocumentFilter) *conds {
 		c.add("(d.document_type = ANY(%[1]s) OR d.document_type_manual = ANY(%[1]s))", pq.Array(f.DocumentTypes))
 	}
 	return c
-}
-
-// fileNameQuery turns a file name search into a prefix tsquery: the input
-// is split like the stored file_name_tsv (lowercase, on anything but a-z and
-// 0-9) and every token must prefix-match. The tokens hold only [a-z0-9], so
-// no tsquery syntax can come from the user; the result is still bound as a
-// parameter. A filter without tokens is ignored.
-func fileNameQuery(s string) string {
-	tokens := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
-	})
-	for i, t := range tokens {
-		tokens[i] = t + ":*"
-	}
-	return strings.Join(tokens, " & ")
 }

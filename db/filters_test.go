@@ -222,7 +222,7 @@ func TestDocumentFilters(t *testing.T) {
 		{"filename with tsquery syntax", model.DocumentFilter{Filename: "100%_sure & !|("}, docs(7)},
 		{"filename no match", model.DocumentFilter{Filename: "zzz"}, nil},
 		{"filename blank is ignored", model.DocumentFilter{Filename: "  "}, f.A.Documents},
-		{"filename without tokens is ignored", model.DocumentFilter{Filename: "--"}, f.A.Documents},
+		{"filename without tokens matches nothing", model.DocumentFilter{Filename: "--"}, nil},
 		{"reference bill of lading", model.DocumentFilter{Reference: "maeu0000"}, docs(0, 5)},
 		{"reference shipment ref number", model.DocumentFilter{Reference: " PO-777 "}, docs(3)},
 		{"reference normalized number", model.DocumentFilter{Reference: "nrm2"}, docs(5)},

@@ -18,7 +18,7 @@ const shipmentCols = `s.id, s.account_id, s.bill_of_lading_number, s.normalized_
 	s.pod_original_eta_at, s.pod_ata_at, s.destination_eta_at, s.destination_ata_at,
 	s.pol_timezone, s.pod_timezone, s.destination_timezone, s.line_tracking_last_attempted_at,
 	s.line_tracking_last_succeeded_at, s.line_tracking_stopped_at, s.line_tracking_stopped_reason,
-	s.line_tracking_stopped_by_user_id, s.created_at, s.updated_at`
+	s.line_tracking_stopped_by_user_id, s.created_at, s.updated_at, s.customer_id`
 
 var shipmentList = &listSpec{
 	plural:  "shipments",

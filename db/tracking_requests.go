@@ -18,7 +18,7 @@ import (
 
 const trackingRequestCols = `tr.id, tr.account_id, tr.request_type, tr.request_number, tr.scac, tr.ref_numbers,
 	tr.tags, tr.status, tr.failed_reason, tr.is_retrying, tr.retry_count, tr.shipment_id, tr.user_id,
-	tr.last_polled_at, tr.next_poll_at, tr.created_at, tr.updated_at`
+	tr.last_polled_at, tr.next_poll_at, tr.created_at, tr.updated_at, tr.customer_id`
 
 // trackingRequestReturning is what a write returns (the columns without
 // the alias).
@@ -145,11 +145,11 @@ func (db *DB) CreateTrackingRequest(ctx context.Context, accountID string, t *mo
 		return model.NotFound("account")
 	}
 	err := sqlx.GetContext(ctx, db.write(accountID), t,
-		`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, ref_numbers, tags, status, user_id, next_poll_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, now())
+		`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, ref_numbers, tags, status, user_id, next_poll_at, customer_id)
+		 VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, now(), $8)
 		 RETURNING `+trackingRequestReturning,
 		accountID, t.RequestType, t.RequestNumber, t.Scac, pq.StringArray(orEmptyStrings(t.RefNumbers)),
-		pq.StringArray(orEmptyStrings(t.Tags)), userID)
+		pq.StringArray(orEmptyStrings(t.Tags)), userID, t.CustomerID)
 	if isDuplicateTrackingRequest(err) {
 		c := *ErrDuplicateTrackingRequest
 		return &c

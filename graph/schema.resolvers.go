@@ -210,6 +210,16 @@ func (r *mutationResolver) UpdateTrackingRequest(ctx context.Context, id string,
 	return r.updateTrackingRequest(ctx, id, input)
 }
 
+// CreateParty is the resolver for the createParty field.
+func (r *mutationResolver) CreateParty(ctx context.Context, input model.PartyInput) (*model.Party, error) {
+	return r.createParty(ctx, input)
+}
+
+// TotalCount is the resolver for the totalCount field.
+func (r *partyConnectionResolver) TotalCount(ctx context.Context, obj *model.PartyConnection) (int, error) {
+	return r.totalCount(ctx)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return r.Res.Viewer(ctx, who(ctx))
@@ -441,6 +451,26 @@ func (r *queryResolver) ShipmentStats(ctx context.Context, filter *model.Shipmen
 	return r.Res.ShipmentStats(ctx, model.PrincipalFrom(ctx), resolve.ShipmentStatsQuery{Filter: valueOf(filter), GroupBy: groupBy, Records: groupRecords(ctx)})
 }
 
+// Search is the resolver for the search field.
+func (r *queryResolver) Search(ctx context.Context, query string) ([]*model.SearchResult, error) {
+	return r.search(ctx, query)
+}
+
+// Parties is the resolver for the parties field.
+func (r *queryResolver) Parties(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.PartyConnection, error) {
+	return r.parties(ctx, first, after, last, before, page)
+}
+
+// Party is the resolver for the party field.
+func (r *queryResolver) Party(ctx context.Context, id string) (*model.Party, error) {
+	return r.party(ctx, id)
+}
+
+// RefNumbers is the resolver for the refNumbers field.
+func (r *searchResultResolver) RefNumbers(ctx context.Context, obj *model.SearchResult) ([]string, error) {
+	return orEmptyList(obj.RefNumbers), nil
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *shipmentConnectionResolver) TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error) {
 	return r.Res.CountShipments(ctx, who(ctx), obj.Filter)
@@ -527,8 +557,16 @@ func (r *Resolver) EmailSubmissionConnection() executor.EmailSubmissionConnectio
 // Mutation returns executor.MutationResolver implementation.
 func (r *Resolver) Mutation() executor.MutationResolver { return &mutationResolver{r} }
 
+// PartyConnection returns executor.PartyConnectionResolver implementation.
+func (r *Resolver) PartyConnection() executor.PartyConnectionResolver {
+	return &partyConnectionResolver{r}
+}
+
 // Query returns executor.QueryResolver implementation.
 func (r *Resolver) Query() executor.QueryResolver { return &queryResolver{r} }
+
+// SearchResult returns executor.SearchResultResolver implementation.
+func (r *Resolver) SearchResult() executor.SearchResultResolver { return &searchResultResolver{r} }
 
 // ShipmentConnection returns executor.ShipmentConnectionResolver implementation.
 func (r *Resolver) ShipmentConnection() executor.ShipmentConnectionResolver {
@@ -571,7 +609,9 @@ type (
 	documentConnectionResolver              struct{ *Resolver }
 	emailSubmissionConnectionResolver       struct{ *Resolver }
 	mutationResolver                        struct{ *Resolver }
+	partyConnectionResolver                 struct{ *Resolver }
 	queryResolver                           struct{ *Resolver }
+	searchResultResolver                    struct{ *Resolver }
 	shipmentConnectionResolver              struct{ *Resolver }
 	shippingLineConnectionResolver          struct{ *Resolver }
 	subscriptionResolver                    struct{ *Resolver }

@@ -52,6 +52,7 @@ type Loaders struct {
 	TransportEventByID        *Loader[*model.TransportEvent]
 	EstimatedEventByID        *Loader[*model.EstimatedEvent]
 	TrackingRequestByID       *Loader[*model.TrackingRequest]
+	PartyByID                 *Loader[*model.Party]
 	// TrackingRequestsByShipmentID: a shipment's tracking requests.
 	TrackingRequestsByShipmentID *Loader[[]*model.TrackingRequest]
 
@@ -132,6 +133,7 @@ var bindings = []func(*Loaders, string, LoaderConfig){
 	bind(catalog.TransportEventByID, func(l *Loaders) **Loader[*model.TransportEvent] { return &l.TransportEventByID }),
 	bind(catalog.EstimatedEventByID, func(l *Loaders) **Loader[*model.EstimatedEvent] { return &l.EstimatedEventByID }),
 	bind(catalog.TrackingRequestByID, func(l *Loaders) **Loader[*model.TrackingRequest] { return &l.TrackingRequestByID }),
+	bind(catalog.PartyByID, func(l *Loaders) **Loader[*model.Party] { return &l.PartyByID }),
 	bind(catalog.TrackingRequestsByShipmentID, func(l *Loaders) **Loader[[]*model.TrackingRequest] {
 		return &l.TrackingRequestsByShipmentID
 	}),

@@ -42,16 +42,6 @@ func PrincipalFrom(ctx context.Context) *Principal {
 	return p
 }
 
-// RequirePrincipal returns the principal or an unauthenticated error.
-func RequirePrincipal(ctx context.Context) (*Principal, error) {
-	return Authenticated(PrincipalFrom(ctx))
-}
-
-// RequireWrite returns the principal if it may change data.
-func RequireWrite(ctx context.Context) (*Principal, error) {
-	return MayWrite(PrincipalFrom(ctx))
-}
-
 // Authenticated is p, or the unauthenticated error when there is none (an
 // anonymous request).
 func Authenticated(p *Principal) (*Principal, error) {

@@ -49,6 +49,7 @@ type ShipmentRel struct {
 	DestinationRailTerminal   *RailTerminal
 	LineTrackingStoppedByUser *User
 	TrackingRequests          []*TrackingRequest
+	Customer                  *Party
 }
 
 type ContainerRel struct {

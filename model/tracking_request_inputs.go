@@ -55,6 +55,7 @@ type TrackingRequestInput struct {
 	Scac          string   `json:"scac"`
 	RefNumbers    []string `json:"refNumbers"`
 	Tags          []string `json:"tags"`
+	CustomerID    *string  `json:"customerId"` // a party of the account (issue 28)
 }
 
 // TrackingRequestPatch changes a tracking request; an omitted member is

@@ -40,6 +40,7 @@ type TrackingRequest struct {
 	// Not /v2 attributes: keys, relationships' ids and bookkeeping.
 	ShipmentID   *string    `db:"shipment_id"`
 	UserID       *string    `db:"user_id"`
+	CustomerID   *string    `db:"customer_id"` // a party (migration 00019)
 	LastPolledAt *time.Time `db:"last_polled_at"`
 	NextPollAt   *time.Time `db:"next_poll_at"`
 
@@ -51,6 +52,7 @@ type TrackingRequestRel struct {
 	Loaded
 	Shipment     *Shipment
 	CustomFields []*CustomField
+	Customer     *Party
 }
 
 // CustomFields are the values set on the request, by definition display

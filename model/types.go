@@ -185,6 +185,7 @@ type Shipment struct {
 	LineTrackingStoppedReason   *LineTrackingStoppedReason `db:"line_tracking_stopped_reason" jsonapi:"line_tracking_stopped_reason"`
 
 	// Not /v2 attributes: keys, relationships' ids and bookkeeping.
+	CustomerID                  *string   `db:"customer_id"` // a party (migration 00019)
 	ShippingLineID              *string   `db:"shipping_line_id"`
 	PortOfLadingID              *string   `db:"port_of_lading_id"`
 	PortOfDischargeID           *string   `db:"port_of_discharge_id"`

@@ -106,6 +106,10 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal
 	if t.Tags, err = checkStrings("tags", in.Tags); err != nil {
 		return nil, err
 	}
+	t.CustomerID = in.CustomerID
+	if err := checkCustomer(ctx, l, t.CustomerID); err != nil {
+		return nil, err
+	}
 	if err := r.DB.CreateTrackingRequest(ctx, p.AccountID, t, p.UserID); err != nil {
 		if model.ErrorCode(err) != model.ECONFLICT {
 			return nil, err

@@ -110,6 +110,9 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	route("/v2/webhooks/{id}", methods{http.MethodGet: s.getWebhook, http.MethodPatch: s.updateWebhook, http.MethodDelete: s.deleteWebhook})
 	route("/v2/webhook_notifications", methods{http.MethodGet: s.listNotifications})
 	route("/v2/webhook_notifications/{id}", methods{http.MethodGet: s.getNotification})
+	route("/v2/search", methods{http.MethodGet: s.search})
+	route("/v2/parties", methods{http.MethodGet: s.listParties, http.MethodPost: s.createParty})
+	route("/v2/parties/{id}", methods{http.MethodGet: s.getParty})
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		WriteError(w, req, model.Errorf(model.ENOTFOUND, "no such endpoint: %s", req.URL.Path))
 	})

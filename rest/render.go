@@ -279,6 +279,7 @@ func init() {
 		shapeOf(catalog.Account, free(accountResource)),
 		shapeOf(catalog.User, free(userResource)),
 		shapeOf(catalog.DocumentRepresentation, free(representationResource)),
+		partyShape, // rest/parties.go
 	} {
 		includedShapes[s.res] = s
 	}

@@ -24,8 +24,8 @@ import (
 // events (in notifications' included). The list takes the OpenAPI
 // document's filters (status, request_type, scac, request_number,
 // created_at and updated_at ranges) and, beyond it, filter[tags] and q;
-// include=tracked_object,customer (customer is always null: Shipgraph has
-// no parties).
+// include=tracked_object,customer (a party, issue 28; the create takes it
+// as data.relationships.customer).
 
 var trackingRequestShape *shape
 
@@ -127,12 +127,23 @@ func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	attrs, err := writeBody(r, trackingRequestItem, model.TrackingRequestType)
+	if _, err := model.MayWrite(who(r)); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	attrs, rels, err := readResource(r, model.TrackingRequestType)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	in, invalid := trackingRequestInput(attrs)
+	if customer, err := customerOf(rels); err != nil {
+		if invalid == nil {
+			invalid = err
+		}
+	} else {
+		in.CustomerID = customer
+	}
 	t, err := s.res.CreateTrackingRequest(r.Context(), who(r), resolve.CreateTrackingRequest{Input: in, Invalid: invalid})
 	if err != nil {
 		WriteError(w, r, err)

@@ -30,6 +30,7 @@ func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {
 		ec.unmarshalInputDocumentOrder,
 		ec.unmarshalInputDocumentPatch,
 		ec.unmarshalInputPageInput,
+		ec.unmarshalInputPartyInput,
 		ec.unmarshalInputShipmentFilter,
 		ec.unmarshalInputShipmentOrder,
 		ec.unmarshalInputShipmentPatch,
@@ -116,6 +117,12 @@ func (f *fastWriter) rootField(field graphql.CollectedField) bool {
 		return f.root_Query_containerStats(field)
 	case "shipmentStats":
 		return f.root_Query_shipmentStats(field)
+	case "search":
+		return f.root_Query_search(field)
+	case "parties":
+		return f.root_Query_parties(field)
+	case "party":
+		return f.root_Query_party(field)
 	}
 	return false
 }
@@ -554,6 +561,48 @@ func (f *fastWriter) root_Query_shipmentStats(field graphql.CollectedField) bool
 	return f.fwNShipmentGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(field.Selections, v)
 }
 
+func (f *fastWriter) root_Query_search(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_search(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().Search(ctx, fc.Args["query"].(string))
+	if err != nil {
+		return false
+	}
+	return f.fwNSearchResult2ᚕᚖshipgraphᚋmodelᚐSearchResultᚄ(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_parties(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_parties(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().Parties(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput))
+	if err != nil {
+		return false
+	}
+	return f.fwNPartyConnection2ᚖshipgraphᚋmodelᚐPartyConnection(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_party(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_party(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().Party(ctx, fc.Args["id"].(string))
+	if err != nil {
+		return false
+	}
+	return f.fwOParty2ᚖshipgraphᚋmodelᚐParty(field.Selections, v)
+}
+
 func (f *fastWriter) fwNViewer2ᚖshipgraphᚋmodelᚐViewer(sel ast.SelectionSet, v *model.Viewer) bool {
 	if v == nil {
 		return false
@@ -812,6 +861,35 @@ func (f *fastWriter) fwNShipmentGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(sel ast
 	}
 	f.w.b = append(f.w.b, ']')
 	return true
+}
+
+func (f *fastWriter) fwNSearchResult2ᚕᚖshipgraphᚋmodelᚐSearchResultᚄ(sel ast.SelectionSet, v []*model.SearchResult) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNSearchResult2ᚖshipgraphᚋmodelᚐSearchResult(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNPartyConnection2ᚖshipgraphᚋmodelᚐPartyConnection(sel ast.SelectionSet, v *model.PartyConnection) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_PartyConnection(sel, v)
+}
+
+func (f *fastWriter) fwOParty2ᚖshipgraphᚋmodelᚐParty(sel ast.SelectionSet, v *model.Party) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	return f.o_Party(sel, v)
 }
 
 func (f *fastWriter) o_Viewer(sel ast.SelectionSet, obj *model.Viewer) bool {
@@ -1128,6 +1206,11 @@ func (f *fastWriter) o_Shipment(sel ast.SelectionSet, obj *model.Shipment) bool 
 		case "trackingRequests":
 			v := obj.TrackingRequests()
 			if !f.fwNTrackingRequest2ᚕᚖshipgraphᚋmodelᚐTrackingRequestᚄ(field.Selections, v) {
+				return false
+			}
+		case "customer":
+			v := obj.Customer()
+			if !f.fwOParty2ᚖshipgraphᚋmodelᚐParty(field.Selections, v) {
 				return false
 			}
 		default:
@@ -2858,6 +2941,11 @@ func (f *fastWriter) o_TrackingRequest(sel ast.SelectionSet, obj *model.Tracking
 			if !f.fwOCustomField2ᚖshipgraphᚋmodelᚐCustomField(field.Selections, v) {
 				return false
 			}
+		case "customer":
+			v := obj.Customer()
+			if !f.fwOParty2ᚖshipgraphᚋmodelᚐParty(field.Selections, v) {
+				return false
+			}
 		default:
 			return false
 		}
@@ -2927,6 +3015,99 @@ func (f *fastWriter) fwNShipmentGroup2ᚖshipgraphᚋmodelᚐGroup(sel ast.Selec
 		return false
 	}
 	return f.o_ShipmentGroup(sel, v)
+}
+
+func (f *fastWriter) fwNSearchResult2ᚖshipgraphᚋmodelᚐSearchResult(sel ast.SelectionSet, v *model.SearchResult) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_SearchResult(sel, v)
+}
+
+func (f *fastWriter) o_PartyConnection(sel ast.SelectionSet, obj *model.PartyConnection) bool {
+	fields, ok := f.fields(sel, partyConnectionImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("PartyConnection")
+		case "edges":
+			v := obj.Edges
+			if !f.fwNPartyEdge2ᚕᚖshipgraphᚋmodelᚐPartyEdgeᚄ(field.Selections, v) {
+				return false
+			}
+		case "nodes":
+			v := obj.Nodes
+			if !f.fwNParty2ᚕᚖshipgraphᚋmodelᚐPartyᚄ(field.Selections, v) {
+				return false
+			}
+		case "pageInfo":
+			v := obj.PageInfo
+			if !f.fwNPageInfo2ᚖshipgraphᚋmodelᚐPageInfo(field.Selections, v) {
+				return false
+			}
+		case "totalCount":
+			fc, err := f.ec.fieldContext_PartyConnection_totalCount(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			ctx := graphql.WithFieldContext(f.ctx, fc)
+			v, err := f.ec.Resolvers.PartyConnection().TotalCount(ctx, obj)
+			if err != nil {
+				return false
+			}
+			if !f.fwNInt2int(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_Party(sel ast.SelectionSet, obj *model.Party) bool {
+	fields, ok := f.fields(sel, partyImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("Party")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "companyName":
+			v := obj.CompanyName
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "updatedAt":
+			v := obj.UpdatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
 }
 
 func (f *fastWriter) fwNAccount2ᚖshipgraphᚋmodelᚐAccount(sel ast.SelectionSet, v *model.Account) bool {
@@ -3990,6 +4171,136 @@ func (f *fastWriter) o_ShipmentGroup(sel ast.SelectionSet, obj *model.Group) boo
 	return true
 }
 
+func (f *fastWriter) o_SearchResult(sel ast.SelectionSet, obj *model.SearchResult) bool {
+	fields, ok := f.fields(sel, searchResultImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("SearchResult")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "entityType":
+			v := obj.EntityType
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "number":
+			v := obj.Number
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "shipmentId":
+			v := obj.ShipmentID
+			if !f.fwOID2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "scac":
+			v := obj.Scac
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "portOfLadingName":
+			v := obj.PortOfLadingName
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "portOfDischargeName":
+			v := obj.PortOfDischargeName
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "containersCount":
+			v := obj.ContainersCount
+			if !f.fwOInt2ᚖint(field.Selections, v) {
+				return false
+			}
+		case "trackingStopped":
+			v := obj.TrackingStopped
+			if !f.fwOBoolean2ᚖbool(field.Selections, v) {
+				return false
+			}
+		case "trackingStoppedReason":
+			v := obj.TrackingStoppedReason
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "status":
+			v := obj.Status
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "failedReason":
+			v := obj.FailedReason
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "refNumbers":
+			fc, err := f.ec.fieldContext_SearchResult_refNumbers(f.ctx, field)
+			if err != nil {
+				return false
+			}
+			ctx := graphql.WithFieldContext(f.ctx, fc)
+			v, err := f.ec.Resolvers.SearchResult().RefNumbers(ctx, obj)
+			if err != nil {
+				return false
+			}
+			if !f.fwNString2ᚕstringᚄ(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "updatedAt":
+			v := obj.UpdatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) fwNPartyEdge2ᚕᚖshipgraphᚋmodelᚐPartyEdgeᚄ(sel ast.SelectionSet, v []*model.PartyEdge) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNPartyEdge2ᚖshipgraphᚋmodelᚐPartyEdge(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNParty2ᚕᚖshipgraphᚋmodelᚐPartyᚄ(sel ast.SelectionSet, v []*model.Party) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNParty2ᚖshipgraphᚋmodelᚐParty(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
 func (f *fastWriter) fwNShipmentEdge2ᚖshipgraphᚋmodelᚐShipmentEdge(sel ast.SelectionSet, v *model.ShipmentEdge) bool {
 	if v == nil {
 		return false
@@ -4455,6 +4766,34 @@ func (f *fastWriter) fwOLastFreeDayBucket2ᚖshipgraphᚋmodelᚐLastFreeDayBuck
 	}
 	v.MarshalGQL(&f.w)
 	return true
+}
+
+func (f *fastWriter) fwOID2ᚖstring(sel ast.SelectionSet, v *string) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	res := model.MarshalID(*v)
+	if res == graphql.Null {
+		f.null()
+		return true
+	}
+	res.MarshalGQL(&f.w)
+	return true
+}
+
+func (f *fastWriter) fwNPartyEdge2ᚖshipgraphᚋmodelᚐPartyEdge(sel ast.SelectionSet, v *model.PartyEdge) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_PartyEdge(sel, v)
+}
+
+func (f *fastWriter) fwNParty2ᚖshipgraphᚋmodelᚐParty(sel ast.SelectionSet, v *model.Party) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_Party(sel, v)
 }
 
 func (f *fastWriter) o_ShipmentEdge(sel ast.SelectionSet, obj *model.ShipmentEdge) bool {
@@ -5121,6 +5460,35 @@ func (f *fastWriter) o_TrackingRequestEdge(sel ast.SelectionSet, obj *model.Trac
 
 func (f *fastWriter) fwNFloat2float64(sel ast.SelectionSet, v float64) bool {
 	return graphql.MarshalFloatContext(v).MarshalGQLContext(f.ctx, &f.w) == nil
+}
+
+func (f *fastWriter) o_PartyEdge(sel ast.SelectionSet, obj *model.PartyEdge) bool {
+	fields, ok := f.fields(sel, partyEdgeImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("PartyEdge")
+		case "cursor":
+			v := obj.Cursor
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "node":
+			v := obj.Node
+			if !f.fwNParty2ᚖshipgraphᚋmodelᚐParty(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
 }
 
 func (f *fastWriter) fwNHoldStatus2shipgraphᚋmodelᚐHoldStatus(sel ast.SelectionSet, v model.HoldStatus) bool {

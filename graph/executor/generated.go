@@ -38,7 +38,9 @@ type ResolverRoot interface {
 	EmailSubmissionConnection() EmailSubmissionConnectionResolver
 	Entity() EntityResolver
 	Mutation() MutationResolver
+	PartyConnection() PartyConnectionResolver
 	Query() QueryResolver
+	SearchResult() SearchResultResolver
 	ShipmentConnection() ShipmentConnectionResolver
 	ShippingLineConnection() ShippingLineConnectionResolver
 	Subscription() SubscriptionResolver
@@ -346,6 +348,7 @@ type ComplexityRoot struct {
 		CreateCustomFieldDefinition      func(childComplexity int, input model.CustomFieldDefinitionInput) int
 		CreateCustomFieldOption          func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
 		CreateDocument                   func(childComplexity int, input model.CreateDocumentInput) int
+		CreateParty                      func(childComplexity int, input model.PartyInput) int
 		CreateTrackingRequest            func(childComplexity int, input model.TrackingRequestInput) int
 		CreateWebhook                    func(childComplexity int, input model.WebhookInput) int
 		DeleteContainerCustomField       func(childComplexity int, containerID string, apiSlug string) int
@@ -387,6 +390,25 @@ type ComplexityRoot struct {
 		StartCursor     func(childComplexity int) int
 	}
 
+	Party struct {
+		CompanyName func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		ID          func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+	}
+
+	PartyConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	PartyEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Port struct {
 		City        func(childComplexity int) int
 		Code        func(childComplexity int) int
@@ -415,7 +437,10 @@ type ComplexityRoot struct {
 		InferTrackingNumber    func(childComplexity int, number string) int
 		MetroArea              func(childComplexity int, id string) int
 		Node                   func(childComplexity int, id string) int
+		Parties                func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput) int
+		Party                  func(childComplexity int, id string) int
 		Port                   func(childComplexity int, id string) int
+		Search                 func(childComplexity int, query string) int
 		Shipment               func(childComplexity int, id string) int
 		ShipmentStats          func(childComplexity int, filter *model.ShipmentFilter, groupBy []model.ShipmentGroupBy) int
 		Shipments              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ShipmentFilter, orderBy *model.ShipmentOrder) int
@@ -468,12 +493,31 @@ type ComplexityRoot struct {
 		Scac       func(childComplexity int) int
 	}
 
+	SearchResult struct {
+		ContainersCount       func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		EntityType            func(childComplexity int) int
+		FailedReason          func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		Number                func(childComplexity int) int
+		PortOfDischargeName   func(childComplexity int) int
+		PortOfLadingName      func(childComplexity int) int
+		RefNumbers            func(childComplexity int) int
+		Scac                  func(childComplexity int) int
+		ShipmentID            func(childComplexity int) int
+		Status                func(childComplexity int) int
+		TrackingStopped       func(childComplexity int) int
+		TrackingStoppedReason func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
+	}
+
 	Shipment struct {
 		BillOfLadingNumber          func(childComplexity int) int
 		Containers                  func(childComplexity int) int
 		CreatedAt                   func(childComplexity int) int
 		CustomField                 func(childComplexity int, apiSlug string) int
 		CustomFields                func(childComplexity int) int
+		Customer                    func(childComplexity int) int
 		CustomerName                func(childComplexity int) int
 		Destination                 func(childComplexity int) int
 		DestinationAtaAt            func(childComplexity int) int
@@ -603,6 +647,7 @@ type ComplexityRoot struct {
 		CreatedAt     func(childComplexity int) int
 		CustomField   func(childComplexity int, apiSlug string) int
 		CustomFields  func(childComplexity int) int
+		Customer      func(childComplexity int) int
 		FailedReason  func(childComplexity int) int
 		ID            func(childComplexity int) int
 		IsRetrying    func(childComplexity int) int
@@ -806,6 +851,10 @@ type MutationResolver interface {
 	RotateWebhookSecret(ctx context.Context, id string) (*model.Webhook, error)
 	CreateTrackingRequest(ctx context.Context, input model.TrackingRequestInput) (*model.TrackingRequest, error)
 	UpdateTrackingRequest(ctx context.Context, id string, input model.TrackingRequestPatch) (*model.TrackingRequest, error)
+	CreateParty(ctx context.Context, input model.PartyInput) (*model.Party, error)
+}
+type PartyConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *model.PartyConnection) (int, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -839,6 +888,12 @@ type QueryResolver interface {
 	InferTrackingNumber(ctx context.Context, number string) (*model.InferredNumber, error)
 	ContainerStats(ctx context.Context, filter *model.ContainerFilter, groupBy []model.ContainerGroupBy) ([]*model.Group, error)
 	ShipmentStats(ctx context.Context, filter *model.ShipmentFilter, groupBy []model.ShipmentGroupBy) ([]*model.Group, error)
+	Search(ctx context.Context, query string) ([]*model.SearchResult, error)
+	Parties(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.PartyConnection, error)
+	Party(ctx context.Context, id string) (*model.Party, error)
+}
+type SearchResultResolver interface {
+	RefNumbers(ctx context.Context, obj *model.SearchResult) ([]string, error)
 }
 type ShipmentConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ShipmentConnection) (int, error)
@@ -2214,6 +2269,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateDocument(childComplexity, args["input"].(model.CreateDocumentInput)), true
+	case "Mutation.createParty":
+		if e.ComplexityRoot.Mutation.CreateParty == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createParty_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateParty(childComplexity, args["input"].(model.PartyInput)), true
 	case "Mutation.createTrackingRequest":
 		if e.ComplexityRoot.Mutation.CreateTrackingRequest == nil {
 			break
@@ -2535,6 +2601,69 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "Party.companyName":
+		if e.ComplexityRoot.Party.CompanyName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Party.CompanyName(childComplexity), true
+	case "Party.createdAt":
+		if e.ComplexityRoot.Party.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Party.CreatedAt(childComplexity), true
+	case "Party.id":
+		if e.ComplexityRoot.Party.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Party.ID(childComplexity), true
+	case "Party.updatedAt":
+		if e.ComplexityRoot.Party.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Party.UpdatedAt(childComplexity), true
+
+	case "PartyConnection.edges":
+		if e.ComplexityRoot.PartyConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartyConnection.Edges(childComplexity), true
+	case "PartyConnection.nodes":
+		if e.ComplexityRoot.PartyConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartyConnection.Nodes(childComplexity), true
+	case "PartyConnection.pageInfo":
+		if e.ComplexityRoot.PartyConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartyConnection.PageInfo(childComplexity), true
+	case "PartyConnection.totalCount":
+		if e.ComplexityRoot.PartyConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartyConnection.TotalCount(childComplexity), true
+
+	case "PartyEdge.cursor":
+		if e.ComplexityRoot.PartyEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartyEdge.Cursor(childComplexity), true
+	case "PartyEdge.node":
+		if e.ComplexityRoot.PartyEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartyEdge.Node(childComplexity), true
+
 	case "Port.city":
 		if e.ComplexityRoot.Port.City == nil {
 			break
@@ -2751,6 +2880,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.parties":
+		if e.ComplexityRoot.Query.Parties == nil {
+			break
+		}
+
+		args, err := ec.field_Query_parties_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Parties(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput)), true
+	case "Query.party":
+		if e.ComplexityRoot.Query.Party == nil {
+			break
+		}
+
+		args, err := ec.field_Query_party_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Party(childComplexity, args["id"].(string)), true
 	case "Query.port":
 		if e.ComplexityRoot.Query.Port == nil {
 			break
@@ -2762,6 +2913,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Port(childComplexity, args["id"].(string)), true
+	case "Query.search":
+		if e.ComplexityRoot.Query.Search == nil {
+			break
+		}
+
+		args, err := ec.field_Query_search_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Search(childComplexity, args["query"].(string)), true
 	case "Query.shipment":
 		if e.ComplexityRoot.Query.Shipment == nil {
 			break
@@ -3082,6 +3244,97 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ScacCandidate.Scac(childComplexity), true
 
+	case "SearchResult.containersCount":
+		if e.ComplexityRoot.SearchResult.ContainersCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.ContainersCount(childComplexity), true
+	case "SearchResult.createdAt":
+		if e.ComplexityRoot.SearchResult.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.CreatedAt(childComplexity), true
+	case "SearchResult.entityType":
+		if e.ComplexityRoot.SearchResult.EntityType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.EntityType(childComplexity), true
+	case "SearchResult.failedReason":
+		if e.ComplexityRoot.SearchResult.FailedReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.FailedReason(childComplexity), true
+	case "SearchResult.id":
+		if e.ComplexityRoot.SearchResult.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.ID(childComplexity), true
+	case "SearchResult.number":
+		if e.ComplexityRoot.SearchResult.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.Number(childComplexity), true
+	case "SearchResult.portOfDischargeName":
+		if e.ComplexityRoot.SearchResult.PortOfDischargeName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.PortOfDischargeName(childComplexity), true
+	case "SearchResult.portOfLadingName":
+		if e.ComplexityRoot.SearchResult.PortOfLadingName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.PortOfLadingName(childComplexity), true
+	case "SearchResult.refNumbers":
+		if e.ComplexityRoot.SearchResult.RefNumbers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.RefNumbers(childComplexity), true
+	case "SearchResult.scac":
+		if e.ComplexityRoot.SearchResult.Scac == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.Scac(childComplexity), true
+	case "SearchResult.shipmentId":
+		if e.ComplexityRoot.SearchResult.ShipmentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.ShipmentID(childComplexity), true
+	case "SearchResult.status":
+		if e.ComplexityRoot.SearchResult.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.Status(childComplexity), true
+	case "SearchResult.trackingStopped":
+		if e.ComplexityRoot.SearchResult.TrackingStopped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.TrackingStopped(childComplexity), true
+	case "SearchResult.trackingStoppedReason":
+		if e.ComplexityRoot.SearchResult.TrackingStoppedReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.TrackingStoppedReason(childComplexity), true
+	case "SearchResult.updatedAt":
+		if e.ComplexityRoot.SearchResult.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.UpdatedAt(childComplexity), true
+
 	case "Shipment.billOfLadingNumber":
 		if e.ComplexityRoot.Shipment.BillOfLadingNumber == nil {
 			break
@@ -3117,6 +3370,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Shipment.CustomFields(childComplexity), true
+	case "Shipment.customer":
+		if e.ComplexityRoot.Shipment.Customer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Shipment.Customer(childComplexity), true
 	case "Shipment.customerName":
 		if e.ComplexityRoot.Shipment.CustomerName == nil {
 			break
@@ -3712,6 +3971,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TrackingRequest.CustomFields(childComplexity), true
+	case "TrackingRequest.customer":
+		if e.ComplexityRoot.TrackingRequest.Customer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingRequest.Customer(childComplexity), true
 	case "TrackingRequest.failedReason":
 		if e.ComplexityRoot.TrackingRequest.FailedReason == nil {
 			break
@@ -4295,6 +4560,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDocumentOrder,
 		ec.unmarshalInputDocumentPatch,
 		ec.unmarshalInputPageInput,
+		ec.unmarshalInputPartyInput,
 		ec.unmarshalInputPortByCodesInput,
 		ec.unmarshalInputPortByIDsInput,
 		ec.unmarshalInputShipmentByIDsInput,
@@ -6298,6 +6564,106 @@ type ShipmentGroup {
   etaWeek: String
   count: Int!
 }
+
+# ---------------------------------------------------------------- search (issue 28)
+
+extend type Query {
+  """
+  The account's shipments, containers and tracking requests whose numbers,
+  reference numbers, tags or names match ` + "`" + `query` + "`" + ` (accents and case folded;
+  every word as a prefix, or the whole query inside a number), shipments
+  first, then containers, then tracking requests, exact numbers first and
+  then the most recently updated; at most 25. The same search as
+  ` + "`" + `GET /v2/search` + "`" + `. A query with no letter or digit finds nothing.
+  """
+  search(query: String!): [SearchResult!]!
+}
+
+"One record a search matched; the fields that do not apply to its entity type are null."
+type SearchResult {
+  "The record's UUID (a shipment, container or tracking request)."
+  id: ID!
+  "shipment, cargo (a container) or tracking_request."
+  entityType: String!
+  "The bill of lading (shipments), container number (cargos) or request number (tracking requests)."
+  number: String!
+  "The shipment of a container or tracking request."
+  shipmentId: ID
+  scac: String
+  portOfLadingName: String
+  portOfDischargeName: String
+  containersCount: Int
+  trackingStopped: Boolean
+  trackingStoppedReason: String
+  "A tracking request's status."
+  status: String
+  failedReason: String
+  refNumbers: [String!]!
+  createdAt: DateTime!
+  updatedAt: DateTime!
+}
+
+# ---------------------------------------------------------------- parties (issue 28)
+
+extend type Query {
+  "The account's parties (customers of shipments and tracking requests), oldest first."
+  parties(first: Int, after: String, last: Int, before: String, page: PageInput): PartyConnection!
+  "One party, or null when it does not exist in this account."
+  party(id: ID!): Party
+}
+
+extend type Mutation {
+  """
+  Create a party. Needs a key with update permission (admin or member). The
+  company name (1 to 255 characters) is unique in the account whatever its
+  case (CONFLICT).
+  """
+  createParty(input: PartyInput!): Party!
+}
+
+"One of the account's customers: the customer of shipments and tracking requests (/v2 party)."
+type Party {
+  "The record's UUID."
+  id: ID!
+  companyName: String!
+  createdAt: DateTime!
+  updatedAt: DateTime!
+}
+
+"A page of parties."
+type PartyConnection {
+  edges: [PartyEdge!]!
+  nodes: [Party!]!
+  pageInfo: PageInfo!
+  "Number of parties of the account."
+  totalCount: Int!
+}
+
+"A party and its cursor."
+type PartyEdge {
+  cursor: String!
+  node: Party!
+}
+
+"A new party."
+input PartyInput {
+  companyName: String!
+}
+
+extend type Shipment {
+  "The shipment's customer, when it has one (set from its tracking request's customer)."
+  customer: Party
+}
+
+extend type TrackingRequest {
+  "The request's customer, when it was created with one."
+  customer: Party
+}
+
+extend input TrackingRequestInput {
+  "The party the request (and the shipment it creates) is for."
+  customerId: ID
+}
 `, BuiltIn: false},
 	{Name: "../../federation/directives.graphql", Input: `
 	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
@@ -6972,6 +7338,44 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_Party(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Party_id(ctx, field)
+	case "companyName":
+		return ec.fieldContext_Party_companyName(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Party_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Party_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Party", field.Name)
+}
+
+func (ec *executionContext) childFields_PartyConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_PartyConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_PartyConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_PartyConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_PartyConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PartyConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_PartyEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_PartyEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_PartyEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PartyEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Port(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7042,6 +7446,42 @@ func (ec *executionContext) childFields_ScacCandidate(ctx context.Context, field
 		return ec.fieldContext_ScacCandidate_confidence(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ScacCandidate", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SearchResult_id(ctx, field)
+	case "entityType":
+		return ec.fieldContext_SearchResult_entityType(ctx, field)
+	case "number":
+		return ec.fieldContext_SearchResult_number(ctx, field)
+	case "shipmentId":
+		return ec.fieldContext_SearchResult_shipmentId(ctx, field)
+	case "scac":
+		return ec.fieldContext_SearchResult_scac(ctx, field)
+	case "portOfLadingName":
+		return ec.fieldContext_SearchResult_portOfLadingName(ctx, field)
+	case "portOfDischargeName":
+		return ec.fieldContext_SearchResult_portOfDischargeName(ctx, field)
+	case "containersCount":
+		return ec.fieldContext_SearchResult_containersCount(ctx, field)
+	case "trackingStopped":
+		return ec.fieldContext_SearchResult_trackingStopped(ctx, field)
+	case "trackingStoppedReason":
+		return ec.fieldContext_SearchResult_trackingStoppedReason(ctx, field)
+	case "status":
+		return ec.fieldContext_SearchResult_status(ctx, field)
+	case "failedReason":
+		return ec.fieldContext_SearchResult_failedReason(ctx, field)
+	case "refNumbers":
+		return ec.fieldContext_SearchResult_refNumbers(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_SearchResult_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_SearchResult_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Shipment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7134,6 +7574,8 @@ func (ec *executionContext) childFields_Shipment(ctx context.Context, field grap
 		return ec.fieldContext_Shipment_documents(ctx, field)
 	case "trackingRequests":
 		return ec.fieldContext_Shipment_trackingRequests(ctx, field)
+	case "customer":
+		return ec.fieldContext_Shipment_customer(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Shipment", field.Name)
 }
@@ -7324,6 +7766,8 @@ func (ec *executionContext) childFields_TrackingRequest(ctx context.Context, fie
 		return ec.fieldContext_TrackingRequest_customFields(ctx, field)
 	case "customField":
 		return ec.fieldContext_TrackingRequest_customField(ctx, field)
+	case "customer":
+		return ec.fieldContext_TrackingRequest_customer(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TrackingRequest", field.Name)
 }
@@ -7878,6 +8322,20 @@ func (ec *executionContext) field_Mutation_createDocument_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateDocumentInput, error) {
 			return ec.unmarshalNCreateDocumentInput2shipgraphᚋmodelᚐCreateDocumentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createParty_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.PartyInput, error) {
+			return ec.unmarshalNPartyInput2shipgraphᚋmodelᚐPartyInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8806,6 +9264,66 @@ func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs m
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_parties_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*model.PageInput, error) {
+			return ec.unmarshalOPageInput2ᚖshipgraphᚋmodelᚐPageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_party_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_port_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8817,6 +9335,20 @@ func (ec *executionContext) field_Query_port_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_search_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "query",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg0
 	return args, nil
 }
 
@@ -15931,6 +16463,50 @@ func (ec *executionContext) fieldContext_Mutation_updateTrackingRequest(ctx cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createParty(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createParty(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateParty(ctx, fc.Args["input"].(model.PartyInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Party) graphql.Marshaler {
+			return ec.marshalNParty2ᚖshipgraphᚋmodelᚐParty(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createParty(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Party(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createParty_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NumberValidation_isValid(ctx context.Context, field graphql.CollectedField, obj *model.NumberValidation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16136,6 +16712,272 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Party_id(ctx context.Context, field graphql.CollectedField, obj *model.Party) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Party_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Party_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Party", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Party_companyName(ctx context.Context, field graphql.CollectedField, obj *model.Party) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Party_companyName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompanyName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Party_companyName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Party", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Party_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Party) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Party_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Party_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Party", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Party_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Party) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Party_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Party_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Party", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _PartyConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.PartyConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartyConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PartyEdge) graphql.Marshaler {
+			return ec.marshalNPartyEdge2ᚕᚖshipgraphᚋmodelᚐPartyEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartyConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PartyConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PartyEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PartyConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.PartyConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartyConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Party) graphql.Marshaler {
+			return ec.marshalNParty2ᚕᚖshipgraphᚋmodelᚐPartyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartyConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PartyConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Party(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PartyConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.PartyConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartyConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖshipgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartyConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PartyConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PartyConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.PartyConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartyConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PartyConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartyConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartyConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PartyEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.PartyEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartyEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartyEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartyEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PartyEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.PartyEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartyEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Party) graphql.Marshaler {
+			return ec.marshalNParty2ᚖshipgraphᚋmodelᚐParty(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartyEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PartyEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Party(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Port_id(ctx context.Context, field graphql.CollectedField, obj *model.Port) (ret graphql.Marshaler) {
@@ -17673,6 +18515,138 @@ func (ec *executionContext) fieldContext_Query_shipmentStats(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_search(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_search(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Search(ctx, fc.Args["query"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SearchResult) graphql.Marshaler {
+			return ec.marshalNSearchResult2ᚕᚖshipgraphᚋmodelᚐSearchResultᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_search(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_search_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_parties(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_parties(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Parties(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["page"].(*model.PageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PartyConnection) graphql.Marshaler {
+			return ec.marshalNPartyConnection2ᚖshipgraphᚋmodelᚐPartyConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_parties(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PartyConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_parties_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_party(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_party(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Party(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Party) graphql.Marshaler {
+			return ec.marshalOParty2ᚖshipgraphᚋmodelᚐParty(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_party(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Party(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_party_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query__entities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18411,6 +19385,351 @@ func (ec *executionContext) _ScacCandidate_confidence(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_ScacCandidate_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ScacCandidate", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_id(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_entityType(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_entityType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_entityType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_number(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_shipmentId(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_shipmentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShipmentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_shipmentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_scac(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_scac(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scac, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_scac(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_portOfLadingName(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_portOfLadingName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PortOfLadingName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_portOfLadingName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_portOfDischargeName(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_portOfDischargeName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PortOfDischargeName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_portOfDischargeName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_containersCount(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_containersCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContainersCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_containersCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_trackingStopped(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_trackingStopped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingStopped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_trackingStopped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_trackingStoppedReason(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_trackingStoppedReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingStoppedReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_trackingStoppedReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_status(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_failedReason(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_failedReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailedReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_failedReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_refNumbers(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_refNumbers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SearchResult().RefNumbers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_refNumbers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _Shipment_id(ctx context.Context, field graphql.CollectedField, obj *model.Shipment) (ret graphql.Marshaler) {
@@ -19513,6 +20832,38 @@ func (ec *executionContext) fieldContext_Shipment_trackingRequests(_ context.Con
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TrackingRequest(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Shipment_customer(ctx context.Context, field graphql.CollectedField, obj *model.Shipment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Shipment_customer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Customer(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Party) graphql.Marshaler {
+			return ec.marshalOParty2ᚖshipgraphᚋmodelᚐParty(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Shipment_customer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Shipment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Party(ctx, field)
 		},
 	}
 	return fc, nil
@@ -21272,6 +22623,38 @@ func (ec *executionContext) fieldContext_TrackingRequest_customField(ctx context
 	if fc.Args, err = ec.field_TrackingRequest_customField_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingRequest_customer(ctx context.Context, field graphql.CollectedField, obj *model.TrackingRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingRequest_customer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Customer(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Party) graphql.Marshaler {
+			return ec.marshalOParty2ᚖshipgraphᚋmodelᚐParty(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingRequest_customer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingRequest",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Party(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -25137,6 +26520,36 @@ func (ec *executionContext) unmarshalInputPageInput(ctx context.Context, obj any
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputPartyInput(ctx context.Context, obj any) (model.PartyInput, error) {
+	var it model.PartyInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"companyName"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "companyName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("companyName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CompanyName = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputPortByCodesInput(ctx context.Context, obj any) (model.PortByCodesInput, error) {
 	var it model.PortByCodesInput
 	if obj == nil {
@@ -25585,7 +26998,7 @@ func (ec *executionContext) unmarshalInputTrackingRequestInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"requestType", "requestNumber", "scac", "refNumbers", "tags"}
+	fieldsInOrder := [...]string{"requestType", "requestNumber", "scac", "refNumbers", "tags", "customerId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -25627,6 +27040,13 @@ func (ec *executionContext) unmarshalInputTrackingRequestInput(ctx context.Conte
 				return it, err
 			}
 			it.Tags = data
+		case "customerId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("customerId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CustomerID = data
 		}
 	}
 	return it, nil
@@ -28756,6 +30176,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createParty":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createParty(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -28865,6 +30292,188 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var partyImplementors = []string{"Party"}
+
+func (ec *executionContext) _Party(ctx context.Context, sel ast.SelectionSet, obj *model.Party) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, partyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Party")
+		case "id":
+			out.Values[i] = ec._Party_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "companyName":
+			out.Values[i] = ec._Party_companyName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Party_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Party_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var partyConnectionImplementors = []string{"PartyConnection"}
+
+func (ec *executionContext) _PartyConnection(ctx context.Context, sel ast.SelectionSet, obj *model.PartyConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, partyConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PartyConnection")
+		case "edges":
+			out.Values[i] = ec._PartyConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._PartyConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._PartyConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._PartyConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var partyEdgeImplementors = []string{"PartyEdge"}
+
+func (ec *executionContext) _PartyEdge(ctx context.Context, sel ast.SelectionSet, obj *model.PartyEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, partyEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PartyEdge")
+		case "cursor":
+			out.Values[i] = ec._PartyEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._PartyEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -29668,6 +31277,72 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "search":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_search(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "parties":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_parties(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "party":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_party(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "_entities":
 			field := field
 
@@ -29966,6 +31641,147 @@ func (ec *executionContext) _ScacCandidate(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var searchResultImplementors = []string{"SearchResult"}
+
+func (ec *executionContext) _SearchResult(ctx context.Context, sel ast.SelectionSet, obj *model.SearchResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchResult")
+		case "id":
+			out.Values[i] = ec._SearchResult_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "entityType":
+			out.Values[i] = ec._SearchResult_entityType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "number":
+			out.Values[i] = ec._SearchResult_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "shipmentId":
+			out.Values[i] = ec._SearchResult_shipmentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scac":
+			out.Values[i] = ec._SearchResult_scac(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "portOfLadingName":
+			out.Values[i] = ec._SearchResult_portOfLadingName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "portOfDischargeName":
+			out.Values[i] = ec._SearchResult_portOfDischargeName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "containersCount":
+			out.Values[i] = ec._SearchResult_containersCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "trackingStopped":
+			out.Values[i] = ec._SearchResult_trackingStopped(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "trackingStoppedReason":
+			out.Values[i] = ec._SearchResult_trackingStoppedReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._SearchResult_status(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failedReason":
+			out.Values[i] = ec._SearchResult_failedReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "refNumbers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SearchResult_refNumbers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._SearchResult_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._SearchResult_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var shipmentImplementors = []string{"Shipment", "Node", "CustomFieldEntity", "_Entity"}
 
 func (ec *executionContext) _Shipment(ctx context.Context, sel ast.SelectionSet, obj *model.Shipment) graphql.Marshaler {
@@ -30196,6 +32012,11 @@ func (ec *executionContext) _Shipment(ctx context.Context, sel ast.SelectionSet,
 		case "trackingRequests":
 			out.Values[i] = ec._Shipment_trackingRequests(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "customer":
+			out.Values[i] = ec._Shipment_customer(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -31026,6 +32847,11 @@ func (ec *executionContext) _TrackingRequest(ctx context.Context, sel ast.Select
 			}
 		case "customField":
 			out.Values[i] = ec._TrackingRequest_customField(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "customer":
+			out.Values[i] = ec._TrackingRequest_customer(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -33240,6 +35066,73 @@ func (ec *executionContext) marshalNPageInfo2ᚖshipgraphᚋmodelᚐPageInfo(ctx
 	return ec._PageInfo(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNParty2ᚕᚖshipgraphᚋmodelᚐPartyᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Party) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNParty2ᚖshipgraphᚋmodelᚐParty(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNParty2ᚖshipgraphᚋmodelᚐParty(ctx context.Context, sel ast.SelectionSet, v *model.Party) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Party(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPartyConnection2ᚖshipgraphᚋmodelᚐPartyConnection(ctx context.Context, sel ast.SelectionSet, v *model.PartyConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PartyConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPartyEdge2ᚕᚖshipgraphᚋmodelᚐPartyEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PartyEdge) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPartyEdge2ᚖshipgraphᚋmodelᚐPartyEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPartyEdge2ᚖshipgraphᚋmodelᚐPartyEdge(ctx context.Context, sel ast.SelectionSet, v *model.PartyEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PartyEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPartyInput2shipgraphᚋmodelᚐPartyInput(ctx context.Context, v any) (model.PartyInput, error) {
+	res, err := ec.unmarshalInputPartyInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNPort2ᚖshipgraphᚋmodelᚐPort(ctx context.Context, sel ast.SelectionSet, v *model.Port) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -33338,6 +35231,32 @@ func (ec *executionContext) marshalNScacCandidate2ᚖshipgraphᚋmodelᚐScacCan
 		return graphql.Null
 	}
 	return ec._ScacCandidate(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSearchResult2ᚕᚖshipgraphᚋmodelᚐSearchResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SearchResult) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSearchResult2ᚖshipgraphᚋmodelᚐSearchResult(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSearchResult2ᚖshipgraphᚋmodelᚐSearchResult(ctx context.Context, sel ast.SelectionSet, v *model.SearchResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchResult(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNShipment2ᚕᚖshipgraphᚋmodelᚐShipmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Shipment) graphql.Marshaler {
@@ -34962,6 +36881,13 @@ func (ec *executionContext) unmarshalOPageInput2ᚖshipgraphᚋmodelᚐPageInput
 	}
 	res, err := ec.unmarshalInputPageInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOParty2ᚖshipgraphᚋmodelᚐParty(ctx context.Context, sel ast.SelectionSet, v *model.Party) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Party(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOPort2ᚕᚖshipgraphᚋmodelᚐPort(ctx context.Context, sel ast.SelectionSet, v []*model.Port) graphql.Marshaler {

@@ -1,0 +1,124 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"shipgraph/catalog"
+	"shipgraph/model"
+	"shipgraph/resolve"
+)
+
+// Parties (issue 28, point 2): an account's customers.
+//
+//	GET, POST  /v2/parties
+//	GET        /v2/parties/{id}
+//
+// A party is also a tracking request's customer (include=customer). PATCH
+// /v2/parties/{id} is in the OpenAPI document but not in the SDK: not
+// served (405).
+
+var partyShape *shape
+
+// init runs before render.go's, which registers partyShape as the shape
+// of included parties.
+func init() { partyShape = shapeOf(catalog.Party, (*builder).partyResource) }
+
+var (
+	partyList = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party), paged: true}
+	partyItem = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party)}
+)
+
+// partyAttributes are the public party attributes (hand-written, in a file
+// of their own like the others).
+type partyAttributes struct {
+	CompanyName string `json:"company_name"`
+}
+
+func (b *builder) partyResource(p *model.Party) *Resource {
+	return &Resource{ID: p.ID, Type: model.PartyType, Attributes: partyAttributes{CompanyName: p.CompanyName},
+		Links: &Links{Self: b.base + "/v2/parties/" + p.ID}}
+}
+
+func (b *builder) parties(ctx context.Context, ps []*model.Party, p *params) ([]*Resource, error) {
+	return renderAll(b, ctx, ps, p, partyShape)
+}
+
+func (s *server) listParties(w http.ResponseWriter, r *http.Request) {
+	caller := who(r)
+	serveList(s, w, r, partyList, func(ctx context.Context, p *params) (listPage[*model.Party], error) {
+		pg, err := s.res.Parties(ctx, caller, resolve.PartyQuery{Page: resolve.PageArgs{Page: &p.page}})
+		if err != nil {
+			return listPage[*model.Party]{}, err
+		}
+		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountParties(ctx, caller) }), nil
+	}, (*builder).parties)
+}
+
+func (s *server) getParty(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, partyItem, func(ctx context.Context, p *model.Principal, id string, _ *resolve.Plan) (*model.Party, error) {
+		return s.res.Party(ctx, p, id)
+	}, (*builder).parties)
+}
+
+func (s *server) createParty(w http.ResponseWriter, r *http.Request) {
+	caller := who(r)
+	p, err := parseParams(r, partyItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var c resolve.CreateParty
+	if caller.CanWrite() { // a viewer's 403 comes first, from the resolver
+		attrs, err := readAttributes(r, model.PartyType)
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		name, err := attrs.text("company_name", false)
+		c.Invalid = err
+		if name != nil {
+			c.Input.CompanyName = *name
+		}
+	}
+	v, err := s.res.CreateParty(r.Context(), caller, c)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), p)
+	data, err := b.parties(r.Context(), []*model.Party{v}, p)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", data[0].Links.Self)
+	b.writeOne(w, r, http.StatusCreated, data[0])
+}
+
+// customerOf reads a tracking request body's customer relationship:
+// {"data": {"type": "party", "id": "…"}} or {"data": null}; nil when
+// absent.
+func customerOf(rels map[string]json.RawMessage) (*string, error) {
+	raw, ok := rels["customer"]
+	if !ok || isNull(raw) {
+		return nil, nil
+	}
+	var rel struct {
+		Data *struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &rel); err != nil {
+		return nil, model.Errorf(model.EINVALID, "customer must be {\"data\": {\"type\": \"party\", \"id\": …}}").AtPointer("/data/relationships/customer")
+	}
+	if rel.Data == nil {
+		return nil, nil
+	}
+	if rel.Data.Type != model.PartyType || rel.Data.ID == "" {
+		return nil, model.Errorf(model.EINVALID, "customer must name a party: {\"type\": \"party\", \"id\": …}").AtPointer("/data/relationships/customer/data")
+	}
+	return &rel.Data.ID, nil
+}
