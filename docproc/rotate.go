@@ -130,3 +130,5 @@ func keepJPEGMeta(orig, enc []byte) ([]byte, error) {
 	}
 	return append(append(append([]byte{}, enc[:2]...), meta.Bytes()...), enc[2:]...), nil
 }
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
