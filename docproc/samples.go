@@ -20,10 +20,14 @@ func SampleLines(typ string, refs SampleRefs) []string {
 	boxes := strings.Join(refs.Containers, ", ")
 	switch typ {
 	case "bill_of_lading":
+		booking := "Booking No: " + refs.Booking
+		if refs.Booking == "" {
+			booking = "Booking No: (none)"
+		}
 		return []string{
 			"BILL OF LADING",
 			"B/L No: " + refs.BillOfLading,
-			"Booking No: " + refs.Booking,
+			booking,
 			"Shipper: Acme Export Ltd, Shenzhen",
 			"Consignee: Globex Imports Inc, Los Angeles",
 			"Notify Party: Initech Customs Brokers",

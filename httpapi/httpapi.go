@@ -105,6 +105,9 @@ type Config struct {
 	// Tracking is the tracking engine (carrier/tracking.Engine): refreshes
 	// and polls enqueued by the API; nil answers refreshes 503.
 	Tracking resolve.Tracker
+	// DocumentJobs is the document processing (docproc.Processor) of a
+	// chain that builds its own resolver layer; nil: none.
+	DocumentJobs resolve.DocumentJobs
 }
 
 // DefaultKeyCachePing pings the listening connection four times a second: a
@@ -179,6 +182,7 @@ func New(store *db.DB, c Config) *Handler {
 		res.Files = c.Files
 		res.WebhookConfig = c.Webhooks
 		res.Tracking = c.Tracking
+		res.DocumentJobs = c.DocumentJobs
 	}
 	resolver := &graph.Resolver{Res: res, Live: live, LoaderConfig: c.Loader}
 	gql := gqlhttp.NewHandler(resolver, hc)

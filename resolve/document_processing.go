@@ -75,6 +75,13 @@ func (r *Resolver) documentJobs() (DocumentJobs, error) {
 	return r.DocumentJobs, nil
 }
 
+// hasFile reports whether the document has a stored file (records
+// imported without one have a content type but no file).
+func (r *Resolver) hasFile(ctx context.Context, p *model.Principal, d *model.Document) (bool, error) {
+	u, err := r.DB.DocumentFile(ctx, p.AccountID, d.ID)
+	return u != nil, err
+}
+
 // noFile is the 422 of a document imported without a file.
 func noFile(d *model.Document) error {
 	return model.Errorf(model.EINVALID, "No document attached: document %s has no file (its record was imported without one)", d.ID)
@@ -86,7 +93,9 @@ func (r *Resolver) ReextractDocument(ctx context.Context, p *model.Principal, id
 	if err != nil {
 		return err
 	}
-	if d.FileContentType == nil {
+	if ok, err := r.hasFile(ctx, p, d); err != nil {
+		return err
+	} else if !ok {
 		return noFile(d)
 	}
 	jobs, err := r.documentJobs()
@@ -117,14 +126,16 @@ func (r *Resolver) rerun(ctx context.Context, p *model.Principal, id, step strin
 	if err != nil {
 		return err
 	}
-	if d.FileContentType == nil {
-		// Without a file there is no text unless one was seeded; the job
-		// reads it, or records the failure.
-		text, err := r.DB.DocumentText(ctx, p.AccountID, d.ID)
-		if err != nil {
+	// Without a file there is no text unless one was kept (the demo
+	// data's); the job reads it.
+	text, err := r.DB.DocumentText(ctx, p.AccountID, d.ID)
+	if err != nil {
+		return err
+	}
+	if text == "" {
+		if ok, err := r.hasFile(ctx, p, d); err != nil {
 			return err
-		}
-		if text == "" {
+		} else if !ok {
 			return noFile(d)
 		}
 	}
@@ -144,7 +155,9 @@ func (r *Resolver) RotateDocument(ctx context.Context, p *model.Principal, id st
 	if !docproc.ValidDegrees(degrees) {
 		return model.Errorf(model.EINVALID, "Invalid rotation: degrees must be one of: 90, 180, 270").AtField("degrees")
 	}
-	if d.FileContentType == nil {
+	if ok, err := r.hasFile(ctx, p, d); err != nil {
+		return err
+	} else if !ok || d.FileContentType == nil {
 		return noFile(d)
 	}
 	if !docproc.Rotatable[*d.FileContentType] {

@@ -28,6 +28,16 @@ func accepted(w http.ResponseWriter) {
 	_, _ = w.Write([]byte(`{"status":"accepted"}` + "\n"))
 }
 
+// jobError answers what the resolver layer refuses of the document itself
+// (no file, not an image: EINVALID without a member) as the OpenAPI
+// document's 422, not as a malformed request's 400.
+func jobError(err error) error {
+	if e, ok := model.AsError(err); ok && e.Code == model.EINVALID && e.Field == "" && e.Pointer == "" && e.Parameter == "" {
+		return &statusError{status: http.StatusUnprocessableEntity, err: e}
+	}
+	return err
+}
+
 // documentJob answers one of the job POSTs: no query parameters, no body
 // needed, run.
 func (s *server) documentJob(run func(ctx context.Context, p *model.Principal, id string) error) http.HandlerFunc {
@@ -37,7 +47,7 @@ func (s *server) documentJob(run func(ctx context.Context, p *model.Principal, i
 			return
 		}
 		if err := run(r.Context(), model.PrincipalFrom(r.Context()), r.PathValue("id")); err != nil {
-			WriteError(w, r, err)
+			WriteError(w, r, jobError(err))
 			return
 		}
 		accepted(w)
@@ -76,7 +86,7 @@ func (s *server) rotateDocument(w http.ResponseWriter, r *http.Request) {
 		d = *deg
 	}
 	if err := s.res.RotateDocument(ctx, p, r.PathValue("id"), d); err != nil {
-		WriteError(w, r, err)
+		WriteError(w, r, jobError(err))
 		return
 	}
 	accepted(w)

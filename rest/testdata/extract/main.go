@@ -122,6 +122,14 @@ var responses = []struct{ name, path, method, status string }{
 	{"get-vessel-by-imo-200", "/vessels/{imo}", "get", "200"},
 	{"get-vessel-future-positions-200", "/vessels/{id}/future_positions", "get", "200"},
 	{"get-vessel-future-positions-with-coordinates-200", "/vessels/{id}/future_positions_with_coordinates", "get", "200"},
+	{"post-document-reextract-202", "/documents/{id}/reextract", "post", "202"},
+	{"post-document-reextract-404", "/documents/{id}/reextract", "post", "404"},
+	{"post-document-reclassify-202", "/documents/{id}/reclassify", "post", "202"},
+	{"post-document-relink-202", "/documents/{id}/relink", "post", "202"},
+	{"post-document-rotate-202", "/documents/{id}/rotate", "post", "202"},
+	{"post-document-rotate-422", "/documents/{id}/rotate", "post", "422"},
+	{"get-document-schema-200", "/document_schemas/{id}", "get", "200"},
+	{"get-document-schema-404", "/document_schemas/{id}", "get", "404"},
 }
 
 type obj = map[string]any
