@@ -5775,7 +5775,7 @@ type WebhookNotification {
 }
 
 "The event or record a notification is about."
-union WebhookReferenceObject = ContainerUpdatedEvent | TransportEvent | EstimatedEvent | TrackingRequest
+union WebhookReferenceObject = ContainerUpdatedEvent | TransportEvent | EstimatedEvent | TrackingRequest | Document
 
 "Attributes of a container changed: changeset has each one's [old, new] value."
 type ContainerUpdatedEvent {
@@ -25348,6 +25348,13 @@ func (ec *executionContext) _WebhookReferenceObject(ctx context.Context, sel ast
 			return graphql.Null
 		}
 		return ec._TrackingRequest(ctx, sel, obj)
+	case model.Document:
+		return ec._Document(ctx, sel, &obj)
+	case *model.Document:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Document(ctx, sel, obj)
 	case model.TransportEvent:
 		return ec._TransportEvent(ctx, sel, &obj)
 	case *model.TransportEvent:
@@ -26603,7 +26610,7 @@ func (ec *executionContext) _CustomFieldOption(ctx context.Context, sel ast.Sele
 	return out
 }
 
-var documentImplementors = []string{"Document", "Node", "_Entity"}
+var documentImplementors = []string{"Document", "Node", "WebhookReferenceObject", "_Entity"}
 
 func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet, obj *model.Document) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, documentImplementors)
