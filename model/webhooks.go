@@ -226,8 +226,8 @@ const (
 	// DocumentObjectType is the JSON:API type of documents, the reference
 	// object of the document.* events.
 	DocumentObjectType = "document"
-	TransportEventType        = "transport_event"
-	EstimatedEventType        = "estimated_event"
+	TransportEventType = "transport_event"
+	EstimatedEventType = "estimated_event"
 )
 
 // WebhookEventCategory is a group of the events Shipgraph raises
