@@ -47,11 +47,3 @@ type DocumentSchema struct {
 	// Payload is the JSON Schema of the extracted fields.
 	Payload JSON
 }
-
-// DocumentProcessing is what a document's processing left: its extraction
-// status ("pending", "extracted", "failed"; nil before any) and, when it
-// failed, why.
-type DocumentProcessing struct {
-	Status *string `db:"extraction_status"`
-	Error  *string `db:"extraction_error"`
-}
