@@ -136,6 +136,9 @@ func (db *DB) SaveClassification(ctx context.Context, accountID, id string, c Cl
 }
 
 func classifyDocument(ctx context.Context, q ext, accountID, id string, c Classified, extracted bool) error {
+	if c.Payload == nil {
+		c.Payload = map[string]any{}
+	}
 	payload, err := json.Marshal(c.Payload)
 	if err != nil {
 		return err
