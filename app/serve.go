@@ -15,6 +15,7 @@ import (
 	"shipgraph/carrier/tracking"
 	"shipgraph/config"
 	"shipgraph/db"
+	"shipgraph/docproc"
 	"shipgraph/httpapi"
 	"shipgraph/resolve"
 	"shipgraph/sharedlimit"
@@ -114,11 +115,12 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 	hc := httpConfig(v, log)
 	hc.Shared, hc.Tracing, hc.Files = p.shared, p.tracing.Provider(), fileStore
 	hc.GraphQL.Trusted = trusted
-	if p.tracking, err = newTracking(v, store, p.shared, log); err != nil {
+	docs := docproc.New(store, fileStore, log)
+	if p.tracking, err = newTracking(v, store, p.shared, docs, log); err != nil {
 		return err
 	}
 	p.res = resolve.New(store)
-	p.res.Files, p.res.WebhookConfig, p.res.Tracking = fileStore, hc.Webhooks, p.tracking
+	p.res.Files, p.res.WebhookConfig, p.res.Tracking, p.res.DocumentJobs = fileStore, hc.Webhooks, p.tracking, docs
 	p.res.Loaders = hc.Loader
 	hc.Resolver = p.res
 	// One listening connection: the key cache, the live hub and the

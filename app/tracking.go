@@ -8,6 +8,7 @@ import (
 	"shipgraph/carrier/tracking"
 	"shipgraph/config"
 	"shipgraph/db"
+	"shipgraph/docproc"
 	"shipgraph/sharedlimit"
 )
 
@@ -42,7 +43,7 @@ func trackingConfig(v *config.Values) (tracking.Config, error) {
 
 // newTracking builds the tracking engine over store; it starts with the
 // background components (p.tracking).
-func newTracking(v *config.Values, store *db.DB, shared *sharedlimit.Limits, log *slog.Logger) (*tracking.Engine, error) {
+func newTracking(v *config.Values, store *db.DB, shared *sharedlimit.Limits, docs *docproc.Processor, log *slog.Logger) (*tracking.Engine, error) {
 	c, err := trackingConfig(v)
 	if err != nil {
 		return nil, err
@@ -51,7 +52,19 @@ func newTracking(v *config.Values, store *db.DB, shared *sharedlimit.Limits, log
 	if shared != nil {
 		opts = append(opts, tracking.WithShared(shared))
 	}
-	return tracking.New(c, store, log, opts...)
+	// One job engine per process: the document jobs run on the tracking
+	// engine's River client, in a queue of their own.
+	if docs != nil {
+		opts = append(opts, tracking.WithQueue(docproc.Queue, v.Int(config.DocumentWorkers), docs.AddWorkers))
+	}
+	e, err := tracking.New(c, store, log, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if docs != nil {
+		docs.Use(e.Client())
+	}
+	return e, nil
 }
 
 // runTracking polls carriers until ctx ends, then lets the polls in

@@ -319,6 +319,8 @@ func init() {
 			"EstimatedEvent", func(n *model.WebhookNotification) **model.EstimatedEvent { return &n.Rel.EstimatedEvent }, EstimatedEventByID),
 		one(TrackingRequest, "reference_id", func(n *model.WebhookNotification) *string { return n.EventKey(model.TrackingRequestType) },
 			"TrackingRequest", func(n *model.WebhookNotification) **model.TrackingRequest { return &n.Rel.TrackingRequest }, TrackingRequestByID),
+		one(Document, "reference_id", func(n *model.WebhookNotification) *string { return n.EventKey(model.DocumentObjectType) },
+			"Document", func(n *model.WebhookNotification) **model.Document { return &n.Rel.Document }, DocumentByID),
 	}})
 	ContainerUpdatedEvent.rel(&Rel{GraphQL: "container", JSONAPI: "container", Targets: []*Target{
 		one(Container, "container_id", func(e *model.ContainerUpdatedEvent) *string { return e.ContainerID },

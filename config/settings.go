@@ -119,6 +119,8 @@ var (
 		Meaning: "Most events of one carrier answer; beyond it the poll writes nothing and is retried."})
 	TrackingRefreshLimit = declare(Setting{Env: "TRACKING_REFRESH_LIMIT", Flag: "tracking-refresh-limit", Kind: Int, Default: "10", Verbs: Serve,
 		Meaning: "Container refreshes (`PATCH /v2/containers/{id}/refresh`) a minute per API key (429 with `Retry-After` beyond), over every instance with `REDIS_URL`."})
+	DocumentWorkers = declare(Setting{Env: "DOCUMENT_WORKERS", Flag: "document-workers", Kind: Int, Default: "2", Verbs: Serve,
+		Meaning: "Document processing jobs (text extraction, classification, linking, rotation; [decisions](docs/decisions.md)) running at once in this process, on the tracking engine's River client; `0`: this process processes none (uploads still enqueue)."})
 	ShutdownTimeout = declare(Setting{Env: "SHUTDOWN_TIMEOUT", Flag: "shutdown-timeout", Kind: Duration, Default: "10s", Verbs: Serve,
 		Meaning: "How long `serve` drains requests on SIGINT/SIGTERM."})
 	ShutdownDelay = declare(Setting{Env: "SHUTDOWN_DELAY", Flag: "shutdown-delay", Kind: Duration, Default: "5s", Verbs: Serve,

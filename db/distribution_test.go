@@ -838,6 +838,30 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		},
 		func() error { _, err := store.WebhookQueueDepth(root); return err },
 		func() error { _, err := store.ChangeLogLag(root, db.Cursor{}, 10); return err },
+		// The document jobs (issue 28, migration 00020).
+		func() error { _, err := store.DocumentTarget(root, acme, doc); return err },
+		func() error { _, err := store.DocumentText(root, acme, doc); return err },
+		func() error {
+			_, err := store.SaveExtraction(root, db.Extraction{AccountID: acme, DocumentID: doc, Text: "BILL OF LADING", Extractor: "plain",
+				Classified: db.Classified{DocumentType: "bill_of_lading", Notes: "rules", SchemaVersion: "bill_of_lading@2026-03-23", Payload: map[string]any{}},
+				Links:      db.DocumentLinks{Numbers: []string{"MEDUDIST01"}, Containers: []string{"MSCU1234566"}}})
+			return err
+		},
+		func() error {
+			return store.SaveClassification(root, acme, doc, db.Classified{DocumentType: "other", SchemaVersion: "other@2026-03-23"})
+		},
+		func() error {
+			_, err := store.LinkDocument(root, acme, doc, db.DocumentLinks{Numbers: []string{"X1234"}})
+			return err
+		},
+		func() error { return store.RecordExtractionFailed(root, acme, doc, "needs_ocr: test") },
+		func() error {
+			return store.ResetExtraction(root, acme, doc, func(context.Context, *sql.Tx) error { return nil })
+		},
+		func() error {
+			_, err := store.ReplaceDocumentFile(root, acme, doc, "dist/rotated", 3, "abc=")
+			return err
+		},
 	}
 	for i, step := range steps {
 		if err := step(); err != nil {

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -74,6 +75,10 @@ type NewDocument struct {
 	Upload       *model.Upload
 	ShipmentIDs  []string
 	ContainerIDs []string
+	// Enqueue, when set and the document has a file, runs in the
+	// transaction that inserts it, which marks it pending (its processing
+	// job, inserted by Enqueue, exists exactly when the document does).
+	Enqueue func(ctx context.Context, tx *sql.Tx, d *model.Document) error
 }
 
 // CreateDocument inserts a document with its file and its links to the
@@ -91,11 +96,17 @@ func (db *DB) CreateDocument(ctx context.Context, n NewDocument) (*model.Documen
 		ct, size, uploadID = &n.Upload.ContentType, &n.Upload.ByteSize, &n.Upload.ID
 		fileName = n.Upload.Filename
 	}
-	return getOne[model.Document](ctx, db.write(n.AccountID), "document",
-		`WITH d AS (
+	var status *string
+	if n.Enqueue != nil && n.Upload != nil {
+		pending := "pending"
+		status = &pending
+	}
+	insert := func(q sqlx.QueryerContext) (*model.Document, error) {
+		return getOne[model.Document](ctx, q, "document",
+			`WITH d AS (
 			INSERT INTO documents (account_id, user_id, name, document_type, source,
-				file_name, file_content_type, file_size_bytes, upload_id)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+				file_name, file_content_type, file_size_bytes, upload_id, extraction_status)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12)
 			RETURNING `+documentReturning+`),
 		 s AS (
 			INSERT INTO document_shipments (account_id, document_id, shipment_id)
@@ -104,8 +115,21 @@ func (db *DB) CreateDocument(ctx context.Context, n NewDocument) (*model.Documen
 			INSERT INTO document_containers (account_id, document_id, container_id)
 			SELECT d.account_id, d.id, x.id FROM d, containers x WHERE x.account_id = $1 AND x.id = ANY($11))
 		 SELECT `+documentCols+` FROM d`,
-		n.AccountID, n.UserID, n.Name, n.DocumentType, n.Source, fileName, ct, size, uploadID,
-		pq.Array(validUUIDs(n.ShipmentIDs)), pq.Array(validUUIDs(n.ContainerIDs)))
+			n.AccountID, n.UserID, n.Name, n.DocumentType, n.Source, fileName, ct, size, uploadID,
+			pq.Array(validUUIDs(n.ShipmentIDs)), pq.Array(validUUIDs(n.ContainerIDs)), status)
+	}
+	if status == nil {
+		return insert(db.write(n.AccountID))
+	}
+	var d *model.Document
+	err := db.inRawTx(ctx, n.AccountID, func(q ext, tx *sql.Tx) error {
+		var err error
+		if d, err = insert(q); err != nil {
+			return err
+		}
+		return n.Enqueue(ctx, tx, d)
+	})
+	return d, err
 }
 
 // DocumentFile returns the upload holding a document's file; nil when the

@@ -412,3 +412,21 @@ func (s *Store) Write(ctx context.Context, key, contentType string, size int64, 
 	}
 	return base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
 }
+
+// Read returns the bytes stored under key, refusing more than the largest
+// accepted file (the document processing jobs' way in).
+func (s *Store) Read(ctx context.Context, key string) ([]byte, error) {
+	r, err := s.bucket.NewReader(ctx, key, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, s.cfg.MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > s.cfg.MaxSize {
+		return nil, ErrMismatch
+	}
+	return b, nil
+}

@@ -170,6 +170,28 @@ func (r *mutationResolver) DeleteDocument(ctx context.Context, id string) (*mode
 	return withPlan(ctx, v, err)
 }
 
+// ReextractDocument is the resolver for the reextractDocument field.
+func (r *mutationResolver) ReextractDocument(ctx context.Context, id string) (*model.Document, error) {
+	return r.documentJob(ctx, id, r.Res.ReextractDocument)
+}
+
+// ReclassifyDocument is the resolver for the reclassifyDocument field.
+func (r *mutationResolver) ReclassifyDocument(ctx context.Context, id string) (*model.Document, error) {
+	return r.documentJob(ctx, id, r.Res.ReclassifyDocument)
+}
+
+// RelinkDocument is the resolver for the relinkDocument field.
+func (r *mutationResolver) RelinkDocument(ctx context.Context, id string) (*model.Document, error) {
+	return r.documentJob(ctx, id, r.Res.RelinkDocument)
+}
+
+// RotateDocument is the resolver for the rotateDocument field.
+func (r *mutationResolver) RotateDocument(ctx context.Context, id string, degrees int) (*model.Document, error) {
+	return r.documentJob(ctx, id, func(ctx context.Context, p *model.Principal, id string) error {
+		return r.Res.RotateDocument(ctx, p, id, degrees)
+	})
+}
+
 // CreateDocument is the resolver for the createDocument field.
 func (r *mutationResolver) CreateDocument(ctx context.Context, input model.CreateDocumentInput) (*model.Document, error) {
 	v, err := r.Res.CreateDocument(ctx, who(ctx), createDocument(input))
@@ -443,12 +465,12 @@ func (r *queryResolver) InferTrackingNumber(ctx context.Context, number string) 
 
 // ContainerStats is the resolver for the containerStats field.
 func (r *queryResolver) ContainerStats(ctx context.Context, filter *model.ContainerFilter, groupBy []model.ContainerGroupBy) ([]*model.Group, error) {
-	return r.Res.ContainerStats(ctx, model.PrincipalFrom(ctx), resolve.ContainerStatsQuery{Filter: valueOf(filter), GroupBy: groupBy, Records: groupRecords(ctx)})
+	return r.Res.ContainerStats(ctx, who(ctx), resolve.ContainerStatsQuery{Filter: valueOf(filter), GroupBy: groupBy, Records: groupRecords(ctx)})
 }
 
 // ShipmentStats is the resolver for the shipmentStats field.
 func (r *queryResolver) ShipmentStats(ctx context.Context, filter *model.ShipmentFilter, groupBy []model.ShipmentGroupBy) ([]*model.Group, error) {
-	return r.Res.ShipmentStats(ctx, model.PrincipalFrom(ctx), resolve.ShipmentStatsQuery{Filter: valueOf(filter), GroupBy: groupBy, Records: groupRecords(ctx)})
+	return r.Res.ShipmentStats(ctx, who(ctx), resolve.ShipmentStatsQuery{Filter: valueOf(filter), GroupBy: groupBy, Records: groupRecords(ctx)})
 }
 
 // Search is the resolver for the search field.

@@ -64,7 +64,7 @@ func TestWebhookMutations(t *testing.T) {
 	// Refused input: INVALID naming the field.
 	for name, in := range map[string]map[string]any{
 		"url":    {"url": "https://127.0.0.1/", "events": []string{"container.updated"}},
-		"events": {"url": "https://93.184.216.34/in", "events": []string{"document.extracted"}},
+		"events": {"url": "https://93.184.216.34/in", "events": []string{"document.split"}},
 	} {
 		res := e.Do(t, admin, `mutation($in: WebhookInput!) { createWebhook(input: $in) { id } }`, testkit.Vars{"in": in})
 		if !testkit.CodesEqual(res.Codes(), "BAD_USER_INPUT") || res.Errors[0].Extensions["field"] != name {

@@ -122,6 +122,9 @@ type Config struct {
 	// reference cache's TTL: reference rows are not in the change log);
 	// 0 is no limit.
 	ResponseCacheMaxAge time.Duration
+	// DocumentJobs is the document processing (docproc.Processor) of a
+	// chain that builds its own resolver layer; nil: none.
+	DocumentJobs resolve.DocumentJobs
 }
 
 // DefaultKeyCachePing pings the listening connection four times a second: a
@@ -201,6 +204,7 @@ func New(store *db.DB, c Config) *Handler {
 		res.WebhookConfig = c.Webhooks
 		res.Tracking = c.Tracking
 		res.Loaders = c.Loader
+		res.DocumentJobs = c.DocumentJobs
 	}
 	resolver := &graph.Resolver{Res: res, Live: live}
 	gql := gqlhttp.NewHandler(resolver, hc)

@@ -1,6 +1,10 @@
 package model
 
-import "github.com/99designs/gqlgen/graphql"
+import (
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+)
 
 // DocumentTypes are the document types an account may set by hand
 // (PATCH /v2/documents/{id} document_type_manual, GET /v2/documents/types),
@@ -26,4 +30,20 @@ type DocumentTypeInfo struct {
 // their value, null clears.
 type DocumentPatch struct {
 	DocumentTypeManual graphql.Omittable[*string]
+}
+
+// DocumentSchema is one version of the fields extracted from documents of
+// a type (GET /v2/document_schemas/{id}); ID is its full version,
+// "<document_type>@<schema_version>".
+type DocumentSchema struct {
+	ID            string
+	DocumentType  string
+	Label         string
+	SchemaVersion string
+	Current       bool
+	Draft         bool
+	ActiveAt      time.Time
+	Description   string
+	// Payload is the JSON Schema of the extracted fields.
+	Payload JSON
 }

@@ -155,6 +155,8 @@ func (n *WebhookNotification) EventKey(typ string) *string {
 	}
 	var id string
 	switch {
+	case typ == DocumentObjectType:
+		id = n.ReferenceID // raised from the document's own row
 	case typ == TrackingRequestType && n.ReferenceType == TrackingRequestType:
 		id = n.ReferenceID // raised from the request's own row
 	case typ == TrackingRequestType:
@@ -222,8 +224,11 @@ type (
 // The JSON:API types of the reference objects.
 const (
 	ContainerUpdatedEventType = "container_updated_event"
-	TransportEventType        = "transport_event"
-	EstimatedEventType        = "estimated_event"
+	// DocumentObjectType is the JSON:API type of documents, the reference
+	// object of the document.* events.
+	DocumentObjectType = "document"
+	TransportEventType = "transport_event"
+	EstimatedEventType = "estimated_event"
 )
 
 // WebhookEventCategory is a group of the events Shipgraph raises
@@ -269,6 +274,10 @@ var WebhookEventCategories = []WebhookEventCategory{
 		{"tracking_request.failed", "A tracking request failed (status failed; failed_reason says why).", TrackingRequestType},
 		{"tracking_request.awaiting_manifest", "The shipping line knows the number but has no manifest yet (status awaiting_manifest).", TrackingRequestType},
 		{"tracking_request.tracking_stopped", "Tracking stopped: by a user (stop_tracking), or at the shipping line (status tracking_stopped).", TrackingRequestType},
+	}},
+	{ID: "document-events", Name: "Document Events", Events: []WebhookEventInfo{
+		{"document.extracted", "A document's text was extracted, classified and linked (on upload, or after reextract).", DocumentObjectType},
+		{"document.extraction_failed", "A document's text could not be extracted (no embedded text: OCR needs a model Shipgraph does not have; a format it does not read; an unreadable file).", DocumentObjectType},
 	}},
 }
 

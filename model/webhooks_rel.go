@@ -10,6 +10,7 @@ type WebhookNotificationRel struct {
 	TransportEvent        *TransportEvent
 	EstimatedEvent        *EstimatedEvent
 	TrackingRequest       *TrackingRequest
+	Document              *Document
 }
 
 type ContainerUpdatedEventRel struct {
@@ -44,6 +45,7 @@ func (e *EstimatedEvent) Loads() *Loaded        { return &e.Rel.Loaded }
 func (ContainerUpdatedEvent) IsWebhookReferenceObject() {}
 func (TransportEvent) IsWebhookReferenceObject()        {}
 func (EstimatedEvent) IsWebhookReferenceObject()        {}
+func (Document) IsWebhookReferenceObject()              {}
 
 // Webhook is the notification's webhook (null when the plan did not load
 // it).
@@ -61,6 +63,8 @@ func (n *WebhookNotification) ReferenceObject() WebhookReferenceObject {
 		return n.Rel.EstimatedEvent
 	case n.Rel.TrackingRequest != nil:
 		return n.Rel.TrackingRequest
+	case n.Rel.Document != nil:
+		return n.Rel.Document
 	}
 	return nil
 }

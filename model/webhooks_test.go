@@ -33,7 +33,8 @@ func TestWebhookEventObjectType(t *testing.T) {
 		"container.pickup_lfd_rail.changed": TransportEventType, "container.transport.delivered": TransportEventType,
 		"shipment.estimated.arrival": EstimatedEventType, "tracking_request.succeeded": TrackingRequestType,
 		"tracking_request.tracking_stopped": TrackingRequestType, "tracking_request.failed": TrackingRequestType,
-		"tracking_request.awaiting_manifest": TrackingRequestType, "document.extracted": "",
+		"tracking_request.awaiting_manifest": TrackingRequestType, "document.extracted": DocumentObjectType,
+		"document.extraction_failed": DocumentObjectType, "document.nothing": "",
 	} {
 		if got := WebhookEventObjectType(ev); got != want {
 			t.Errorf("%s: %q, want %q", ev, got, want)

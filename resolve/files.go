@@ -213,6 +213,7 @@ func (r *Resolver) CreateDocument(ctx context.Context, p *model.Principal, c Cre
 	d, err := r.DB.CreateDocument(ctx, db.NewDocument{
 		AccountID: p.AccountID, UserID: p.UserID, Name: name, DocumentType: "other", Source: "api",
 		Upload: u, ShipmentIDs: normalizeIDs(c.ShipmentIDs), ContainerIDs: normalizeIDs(c.ContainerIDs),
+		Enqueue: r.enqueueExtraction(p),
 	})
 	if model.ErrorCode(err) == model.ECONFLICT {
 		// Another request took the upload first.

@@ -27,6 +27,9 @@ type Resolver struct {
 	WebhookConfig WebhookConfig
 	// Tracking is the tracking engine (tracking_engine.go); nil: none.
 	Tracking Tracker
+	// DocumentJobs is the document processing (document_processing.go);
+	// nil: documents are not processed.
+	DocumentJobs DocumentJobs
 }
 
 // New returns the resolver layer over store.

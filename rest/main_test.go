@@ -69,6 +69,8 @@ type envOptions struct {
 	requestBase bool
 	// files is the store of document files (files_test.go).
 	files *files.Store
+	// jobs, with files, processes documents (document_processing_test.go).
+	jobs *documentJobs
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -98,6 +100,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	c.Wrap = e.counting
 	c.Files = o.files
+	if o.jobs != nil {
+		c.DocumentJobs = o.jobs.start(t, store, o.files)
+	}
 	e.srv = httptest.NewServer(testkit.Start(t, store, c))
 	t.Cleanup(e.srv.Close)
 	return e

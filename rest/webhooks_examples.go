@@ -70,6 +70,10 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 				ref = b.containerUpdatedEventResource(&model.ContainerUpdatedEvent{WebhookEvent: ev})
 			case model.TransportEventType:
 				ref = b.transportEventResource(&model.TransportEvent{WebhookEvent: ev})
+			case model.DocumentObjectType:
+				d := exampleDocument(i, e.Name)
+				n.ReferenceType, n.ReferenceID = model.DocumentObjectType, d.ID
+				ref = b.documentResource(d)
 			case model.TrackingRequestType:
 				t := exampleTrackingRequest(i, e.Name)
 				n.ReferenceType, n.ReferenceID = model.TrackingRequestType, t.ID
@@ -111,4 +115,22 @@ func exampleTrackingRequest(i int, event string) *model.TrackingRequest {
 		t.Status, t.ShipmentID = model.TrackingAwaitingManifest, nil
 	}
 	return t
+}
+
+// exampleDocument is the document of example i as event leaves it:
+// classified (extracted) or as uploaded (extraction_failed). Its
+// relationships are empty.
+func exampleDocument(i int, event string) *model.Document {
+	ct, size := "application/pdf", int64(48213)
+	d := &model.Document{ID: "00000000-0000-4000-8000-0000000002" + exampleID(i)[34:], Name: "Bill of lading MEDUXA123456",
+		DocumentType: "bill_of_lading", Source: "api", FileName: "BL_MEDUXA123456.pdf", FileContentType: &ct, FileSizeBytes: &size,
+		CreatedAt: exampleTime.Add(-time.Minute), UpdatedAt: exampleTime}
+	notes := "rules: bill_of_lading scored 14 (title \"bill of lading\", \"shipper\", \"consignee\")"
+	d.ClassificationNotes = &notes
+	d.Rel.Shipments, d.Rel.Cargos = []*model.Shipment{}, []*model.Container{}
+	if event == "document.extraction_failed" {
+		ct = "image/jpeg"
+		d.DocumentType, d.ClassificationNotes, d.FileName = "other", nil, "scan.jpg"
+	}
+	return d
 }

@@ -120,7 +120,7 @@ func TestWebhookGolden(t *testing.T) {
 			golden(t, c.name, r)
 		})
 	}
-	wantError(t, e.do("acme/viewer", "GET", "/v2/webhook_notifications/examples?event=document.extracted", nil), http.StatusBadRequest, "parameter", "event")
+	wantError(t, e.do("acme/viewer", "GET", "/v2/webhook_notifications/examples?event=document.split", nil), http.StatusBadRequest, "parameter", "event")
 	// Another webhook's filter and an unknown status.
 	if d := e.get("/v2/webhook_notifications?filter[webhook_id]=" + unknownWebhook)["data"].([]any); len(d) != 0 {
 		t.Errorf("another webhook's notifications: %v", d)
@@ -238,7 +238,7 @@ func TestWebhookValidation(t *testing.T) {
 		{"not a url", map[string]any{"url": "hooks"}, "url", "https"},
 		{"missing url", map[string]any{"url": nil}, "url", "url"},
 		{"no events", map[string]any{"events": []any{}}, "events", "at least one"},
-		{"unknown event", map[string]any{"events": []any{"document.extracted"}}, "events", "document.extracted"},
+		{"unknown event", map[string]any{"events": []any{"document.split"}}, "events", "document.split"},
 		{"repeated event", map[string]any{"events": []any{"container.updated", "container.updated"}}, "events", "twice"},
 		{"events not strings", map[string]any{"events": "container.updated"}, "events", "list"},
 		{"signature header", map[string]any{"headers": []any{map[string]any{"name": "x-t49-webhook-signature", "value": "x"}}}, "headers", "X-T49-Webhook-Signature"},

@@ -38,6 +38,8 @@ const (
 	EventTrackingFailed           = "tracking_request.failed"
 	EventTrackingAwaitingManifest = "tracking_request.awaiting_manifest"
 	EventTrackingStopped          = "tracking_request.tracking_stopped"
+	EventDocumentExtracted        = "document.extracted"
+	EventDocumentExtractionFailed = "document.extraction_failed"
 )
 
 // JourneyEvents are the container.transport.* milestones of a container's
@@ -66,6 +68,7 @@ var Events = append([]string{
 	EventTransportAvailable, EventTransportNotAvailable, EventTransportDelivered,
 	EventShipmentEstimatedArrival, EventTrackingSucceeded, EventTrackingFailed,
 	EventTrackingAwaitingManifest, EventTrackingStopped,
+	EventDocumentExtracted, EventDocumentExtractionFailed,
 }, JourneyEvents...)
 
 // trackingEvents: a tracking request whose status becomes the key raises
@@ -75,6 +78,13 @@ var trackingEvents = map[string]string{
 	"failed":            EventTrackingFailed,
 	"awaiting_manifest": EventTrackingAwaitingManifest,
 	"tracking_stopped":  EventTrackingStopped,
+}
+
+// documentEvents: a document whose extraction_status becomes the key
+// raises the event (pending raises none: a job will run).
+var documentEvents = map[string]string{
+	"extracted": EventDocumentExtracted,
+	"failed":    EventDocumentExtractionFailed,
 }
 
 // Event is one notification-to-be: the public event name, the record it is
@@ -171,6 +181,15 @@ func Derive(c *Change) []Event {
 		if c.Op == "UPDATE" && changed(c, "pod_eta_at") {
 			return []Event{{Name: EventShipmentEstimatedArrival, ReferenceType: "shipment", ReferenceID: c.RecordID,
 				Payload: estimatedPayload(c)}}
+		}
+	case "document":
+		// Issue 28: a document job's outcome (docproc), from the row's
+		// extraction_status; the reference object is the document.
+		if c.Op == "UPDATE" && changed(c, "extraction_status") {
+			to, _ := c.New["extraction_status"].(string)
+			if ev, ok := documentEvents[to]; ok {
+				return []Event{{Name: ev, ReferenceType: "document", ReferenceID: c.RecordID, Payload: noPayload}}
+			}
 		}
 	case "tracking_request":
 		if c.Op == "UPDATE" && changed(c, "status") {

@@ -71,7 +71,28 @@ type Engine struct {
 	// refresh: the per-process refresh limits by key (without Redis).
 	refresh map[string]*rate.Limiter
 	subs    sync.WaitGroup
+	// queues: other components' queues on the same River client (one job
+	// engine per process), with their workers (WithQueue).
+	queues []extraQueue
 }
+
+type extraQueue struct {
+	name    string
+	workers int
+	add     func(*river.Workers)
+}
+
+// WithQueue runs another component's jobs on the engine's River client:
+// add registers its workers, and when workers > 0 this process works the
+// queue name with that many at once. The component inserts its jobs with
+// Client (package docproc does; app wires it).
+func WithQueue(name string, workers int, add func(*river.Workers)) Option {
+	return func(e *Engine) { e.queues = append(e.queues, extraQueue{name, workers, add}) }
+}
+
+// Client is the engine's River client, for the components of WithQueue to
+// insert and observe their jobs.
+func (e *Engine) Client() *river.Client[*sql.Tx] { return e.river }
 
 // limited is a connector behind its carrier's rate and concurrency limits.
 type limited struct {
@@ -135,6 +156,9 @@ func New(c Config, store *db.DB, log *slog.Logger, opts ...Option) (*Engine, err
 	workers := river.NewWorkers()
 	river.AddWorker(workers, river.WorkFunc(e.work))
 	river.AddWorker(workers, river.WorkFunc(e.schedule))
+	for _, q := range e.queues {
+		q.add(workers)
+	}
 	rc := &river.Config{
 		Logger:               slog.New(demoted{log.Handler()}),
 		Workers:              workers,
@@ -150,6 +174,14 @@ func New(c Config, store *db.DB, log *slog.Logger, opts ...Option) (*Engine, err
 		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(c.ScheduleEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return scheduleArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
 	}
+	for _, q := range e.queues {
+		if q.workers > 0 {
+			if rc.Queues == nil {
+				rc.Queues = map[string]river.QueueConfig{}
+			}
+			rc.Queues[q.name] = river.QueueConfig{MaxWorkers: q.workers}
+		}
+	}
 	rcl, err := river.NewClient(riverdatabasesql.New(store.SQL()), rc)
 	if err != nil {
 		return nil, fmt.Errorf("tracking: %w", err)
@@ -160,7 +192,7 @@ func New(c Config, store *db.DB, log *slog.Logger, opts ...Option) (*Engine, err
 
 // Start starts polling (when this process has workers).
 func (e *Engine) Start(ctx context.Context) error {
-	if e.c.Workers == 0 {
+	if !e.works() {
 		return nil
 	}
 	e.mu.Lock()
@@ -189,6 +221,16 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	e.started = true
 	return nil
+}
+
+// works reports whether this process works any queue.
+func (e *Engine) works() bool {
+	for _, q := range e.queues {
+		if q.workers > 0 {
+			return true
+		}
+	}
+	return e.c.Workers > 0
 }
 
 // Stop lets running polls finish until ctx ends, then cancels them (a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lib/pq"
 
+	"shipgraph/docproc"
 	"shipgraph/model"
 )
 
@@ -187,8 +188,16 @@ func (g *seedGen) document(c *seedChunk, ships []*seedShip) {
 		c.rows[tReps].row([]any{lastRep, a.id, docID, fmt.Sprintf("1.%d", v), payload, repAt, repAt})
 	}
 
+	// A PDF's text names its shipments' numbers and containers, so that
+	// relinking finds what the links say (no random draw: the rest of the
+	// data stays as it was).
+	var status any
+	if ctype == "application/pdf" {
+		status = "extracted"
+		c.rows[tDocTexts].row([]any{a.id, docID, seedDocText(dt.typ, ships), "pdf", repAt})
+	}
 	c.rows[tDocuments].row([]any{docID, a.id, userID, emailID, lastRep, name, dt.typ, manual,
-		seedStr(notes), source, file, ctype, int64(size), at, repAt})
+		seedStr(notes), source, file, ctype, int64(size), at, repAt, status})
 	for _, o := range ships {
 		c.rows[tDocShipments].row([]any{a.id, docID, o.id})
 	}
@@ -304,4 +313,19 @@ func (g *seedGen) extraction(ships []*seedShip, typ string, at time.Time) string
 	}
 	b, _ := json.Marshal(p)
 	return string(b)
+}
+
+// seedDocText is the text of a seeded document of type typ covering ships.
+func seedDocText(typ string, ships []*seedShip) string {
+	refs := docproc.SampleRefs{BillOfLading: ships[0].bol}
+	for _, o := range ships {
+		for _, b := range o.containers {
+			refs.Containers = append(refs.Containers, b.number)
+		}
+	}
+	lines := docproc.SampleLines(typ, refs)
+	for _, o := range ships[1:] {
+		lines = append(lines, "B/L No: "+o.bol)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -29,7 +29,7 @@ var seedNow = time.Date(2025, 6, 2, 0, 0, 0, 0, time.UTC)
 // seedTables are all the tables a seed writes.
 var seedTables = []string{"ports", "metro_areas", "terminals", "rail_terminals", "shipping_lines", "accounts",
 	"users", "api_tokens", "custom_field_definitions", "custom_field_options", "shipments", "containers",
-	"email_submissions", "documents", "document_representations", "document_shipments", "document_containers",
+	"email_submissions", "documents", "document_representations", "document_shipments", "document_containers", "document_texts",
 	"custom_fields", "tracking_requests", "vessels", "raw_events", "transport_events"}
 
 func openSeedDB(t *testing.T) *db.DB {

@@ -194,6 +194,7 @@ const (
 	tDocShipments
 	tDocContainers
 	tCustomFields
+	tDocTexts
 	seedNumBulk
 )
 
@@ -206,18 +207,22 @@ var seedBulkTables = [seedNumBulk]*seedTable{
 	tDocuments: newSeedTable("documents",
 		"id", "account_id", "user_id", "email_submission_id", "last_document_representation_id", "name",
 		"document_type", "document_type_manual", "classification_notes", "source", "file_name",
-		"file_content_type", "file_size_bytes", "created_at", "updated_at"),
+		"file_content_type", "file_size_bytes", "created_at", "updated_at", "extraction_status"),
 	tReps: newSeedTable("document_representations",
 		"id", "account_id", "document_id", "schema_version", "payload", "created_at", "updated_at"),
 	tDocShipments:  newSeedTable("document_shipments", "account_id", "document_id", "shipment_id"),
 	tDocContainers: newSeedTable("document_containers", "account_id", "document_id", "container_id"),
 	tCustomFields: newSeedTable("custom_fields",
 		"id", "account_id", "definition_id", "shipment_id", "container_id", "value", "created_at", "updated_at"),
+	// The text of the seeded PDFs (docproc.SampleLines with their numbers),
+	// as the extraction job would have kept it: relink and reclassify run
+	// on it (issue 28).
+	tDocTexts: newSeedTable("document_texts", "account_id", "document_id", "text", "extractor", "extracted_at"),
 }
 
 // seedAllTables is what a seed replaces: every table of the data model.
 var seedAllTables = []string{
-	"tracking_requests", "custom_fields", "custom_field_options", "custom_field_definitions", "document_containers",
+	"document_texts", "tracking_requests", "custom_fields", "custom_field_options", "custom_field_definitions", "document_containers",
 	"document_shipments", "document_representations", "documents", "email_submissions", "containers",
 	"shipments", "shipping_lines", "rail_terminals", "terminals", "metro_areas", "ports", "api_tokens",
 	"users", "accounts", "transport_events", "raw_events", "vessels",

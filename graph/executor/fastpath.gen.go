@@ -4619,6 +4619,13 @@ func (f *fastWriter) o_WebhookReferenceObject(sel ast.SelectionSet, obj model.We
 			return false
 		}
 		return f.o_ContainerUpdatedEvent(sel, obj)
+	case model.Document:
+		return f.o_Document(sel, &obj)
+	case *model.Document:
+		if obj == nil {
+			return false
+		}
+		return f.o_Document(sel, obj)
 	case model.EstimatedEvent:
 		return f.o_EstimatedEvent(sel, &obj)
 	case *model.EstimatedEvent:

@@ -359,8 +359,12 @@ type ComplexityRoot struct {
 		DeleteShipmentCustomField        func(childComplexity int, shipmentID string, apiSlug string) int
 		DeleteTrackingRequestCustomField func(childComplexity int, trackingRequestID string, apiSlug string) int
 		DeleteWebhook                    func(childComplexity int, id string) int
+		ReclassifyDocument               func(childComplexity int, id string) int
+		ReextractDocument                func(childComplexity int, id string) int
 		RefreshContainer                 func(childComplexity int, id string) int
+		RelinkDocument                   func(childComplexity int, id string) int
 		ResumeTrackingShipment           func(childComplexity int, id string) int
+		RotateDocument                   func(childComplexity int, id string, degrees int) int
 		RotateWebhookSecret              func(childComplexity int, id string) int
 		StopTrackingShipment             func(childComplexity int, id string) int
 		UpdateContainerCustomField       func(childComplexity int, containerID string, apiSlug string, value model.JSON) int
@@ -844,6 +848,10 @@ type MutationResolver interface {
 	ResumeTrackingShipment(ctx context.Context, id string) (*model.Shipment, error)
 	UpdateDocument(ctx context.Context, id string, input model.DocumentPatch) (*model.Document, error)
 	DeleteDocument(ctx context.Context, id string) (*model.Document, error)
+	ReextractDocument(ctx context.Context, id string) (*model.Document, error)
+	ReclassifyDocument(ctx context.Context, id string) (*model.Document, error)
+	RelinkDocument(ctx context.Context, id string) (*model.Document, error)
+	RotateDocument(ctx context.Context, id string, degrees int) (*model.Document, error)
 	CreateDocument(ctx context.Context, input model.CreateDocumentInput) (*model.Document, error)
 	CreateWebhook(ctx context.Context, input model.WebhookInput) (*model.Webhook, error)
 	UpdateWebhook(ctx context.Context, id string, input model.WebhookPatch) (*model.Webhook, error)
@@ -2390,6 +2398,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhook(childComplexity, args["id"].(string)), true
+	case "Mutation.reclassifyDocument":
+		if e.ComplexityRoot.Mutation.ReclassifyDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reclassifyDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReclassifyDocument(childComplexity, args["id"].(string)), true
+	case "Mutation.reextractDocument":
+		if e.ComplexityRoot.Mutation.ReextractDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reextractDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReextractDocument(childComplexity, args["id"].(string)), true
 	case "Mutation.refreshContainer":
 		if e.ComplexityRoot.Mutation.RefreshContainer == nil {
 			break
@@ -2401,6 +2431,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RefreshContainer(childComplexity, args["id"].(string)), true
+	case "Mutation.relinkDocument":
+		if e.ComplexityRoot.Mutation.RelinkDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_relinkDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RelinkDocument(childComplexity, args["id"].(string)), true
 	case "Mutation.resumeTrackingShipment":
 		if e.ComplexityRoot.Mutation.ResumeTrackingShipment == nil {
 			break
@@ -2412,6 +2453,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ResumeTrackingShipment(childComplexity, args["id"].(string)), true
+	case "Mutation.rotateDocument":
+		if e.ComplexityRoot.Mutation.RotateDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateDocument(childComplexity, args["id"].(string), args["degrees"].(int)), true
 	case "Mutation.rotateWebhookSecret":
 		if e.ComplexityRoot.Mutation.RotateWebhookSecret == nil {
 			break
@@ -5938,6 +5990,18 @@ extend type Mutation {
 
   "Delete a document with its links to shipments and containers and its representations. Returns the deleted document."
   deleteDocument(id: ID!): Document!
+
+  "Extract the document's file again (text, type, fields, links), as a job; returns the document as it is now. POST /v2/documents/{id}/reextract."
+  reextractDocument(id: ID!): Document!
+
+  "Classify the document's extracted text again, as a job; returns the document as it is now."
+  reclassifyDocument(id: ID!): Document!
+
+  "Link the document again to the account's shipments and containers its text names, as a job; returns the document as it is now."
+  relinkDocument(id: ID!): Document!
+
+  "Turn the document's image file clockwise by degrees (90, 180 or 270), as a job; only PNG, JPEG and GIF documents can be turned."
+  rotateDocument(id: ID!, degrees: Int!): Document!
 }
 
 "A document type: its code and label."
@@ -6173,7 +6237,7 @@ type WebhookNotification {
 }
 
 "The event or record a notification is about."
-union WebhookReferenceObject = ContainerUpdatedEvent | TransportEvent | EstimatedEvent | TrackingRequest
+union WebhookReferenceObject = ContainerUpdatedEvent | TransportEvent | EstimatedEvent | TrackingRequest | Document
 
 "Attributes of a container changed: changeset has each one's [old, new] value."
 type ContainerUpdatedEvent {
@@ -8516,7 +8580,49 @@ func (ec *executionContext) field_Mutation_deleteWebhook_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_reclassifyDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_reextractDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_refreshContainer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_relinkDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -8541,6 +8647,28 @@ func (ec *executionContext) field_Mutation_resumeTrackingShipment_args(ctx conte
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rotateDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "degrees",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["degrees"] = arg1
 	return args, nil
 }
 
@@ -16149,6 +16277,182 @@ func (ec *executionContext) fieldContext_Mutation_deleteDocument(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reextractDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reextractDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReextractDocument(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖshipgraphᚋmodelᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reextractDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reextractDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reclassifyDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reclassifyDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReclassifyDocument(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖshipgraphᚋmodelᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reclassifyDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reclassifyDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_relinkDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_relinkDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RelinkDocument(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖshipgraphᚋmodelᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_relinkDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_relinkDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rotateDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RotateDocument(ctx, fc.Args["id"].(string), fc.Args["degrees"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖshipgraphᚋmodelᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rotateDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -27538,6 +27842,13 @@ func (ec *executionContext) _WebhookReferenceObject(ctx context.Context, sel ast
 			return graphql.Null
 		}
 		return ec._TrackingRequest(ctx, sel, obj)
+	case model.Document:
+		return ec._Document(ctx, sel, &obj)
+	case *model.Document:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Document(ctx, sel, obj)
 	case model.TransportEvent:
 		return ec._TransportEvent(ctx, sel, &obj)
 	case *model.TransportEvent:
@@ -28866,7 +29177,7 @@ func (ec *executionContext) _CustomFieldOption(ctx context.Context, sel ast.Sele
 	return out
 }
 
-var documentImplementors = []string{"Document", "Node", "_Entity"}
+var documentImplementors = []string{"Document", "Node", "WebhookReferenceObject", "_Entity"}
 
 func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet, obj *model.Document) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, documentImplementors)
@@ -30123,6 +30434,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteDocument":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reextractDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reextractDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reclassifyDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reclassifyDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "relinkDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_relinkDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rotateDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateDocument(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

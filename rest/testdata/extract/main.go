@@ -37,7 +37,9 @@
 //     container_updated_event (the single notification's lists it), and
 //     the webhook payload
 //     (a single notification) includes the reference object's records:
-//     container, shipment, terminal, port;
+//     container, shipment, terminal, port; the examples and a
+//     notification can include the document of the document.* events
+//     (issue 28), whose reference object the OpenAPI does not list;
 //  9. included of the container responses can hold the container's
 //     transport and raw events (the OpenAPI lists neither).
 package main
@@ -129,6 +131,14 @@ var responses = []struct{ name, path, method, status string }{
 	{"get-vessel-by-imo-200", "/vessels/{imo}", "get", "200"},
 	{"get-vessel-future-positions-200", "/vessels/{id}/future_positions", "get", "200"},
 	{"get-vessel-future-positions-with-coordinates-200", "/vessels/{id}/future_positions_with_coordinates", "get", "200"},
+	{"post-document-reextract-202", "/documents/{id}/reextract", "post", "202"},
+	{"post-document-reextract-404", "/documents/{id}/reextract", "post", "404"},
+	{"post-document-reclassify-202", "/documents/{id}/reclassify", "post", "202"},
+	{"post-document-relink-202", "/documents/{id}/relink", "post", "202"},
+	{"post-document-rotate-202", "/documents/{id}/rotate", "post", "202"},
+	{"post-document-rotate-422", "/documents/{id}/rotate", "post", "422"},
+	{"get-document-schema-200", "/document_schemas/{id}", "get", "200"},
+	{"get-document-schema-404", "/document_schemas/{id}", "get", "404"},
 }
 
 type obj = map[string]any
@@ -201,7 +211,7 @@ func run(in, out string) error {
 			" (5) included of the shipment responses also holds metro_area," +
 			" rail_terminal and user, included of the container list also holds terminal;" +
 			" (6) container_updated_event.type is \"container_updated_event\"; (7) webhook.secret may be null;" +
-			" (8) included of the notification list and examples also holds container_updated_event, of a notification container, shipment, terminal and port;" +
+			" (8) included of the notification list and examples also holds container_updated_event, of a notification container, shipment, terminal and port; of the examples and a notification, the document of the document.* events;" +
 			" (9) included of the container responses also holds transport_event and raw_event.",
 		"$defs": defs,
 	}
@@ -323,8 +333,11 @@ func patch(defs obj) {
 
 	// (8) included of the notifications.
 	addIncluded(defs, "get-webhook-notifications-200", "container_updated_event")
-	addIncluded(defs, "get-webhook-notification-examples-200", "container_updated_event")
-	addIncluded(defs, "get-webhook-notification-200", "container", "shipment", "terminal", "port")
+	addIncluded(defs, "get-webhook-notification-examples-200", "container_updated_event", "document")
+	addIncluded(defs, "get-webhook-notification-200", "container", "shipment", "terminal", "port", "document")
+	// … and the reference object of the document.* events is a document.
+	ref := get(defs["webhook_notification"], "properties", "relationships", "properties", "reference_object", "properties", "data", "properties", "type").(obj)
+	ref["enum"] = append(ref["enum"].([]any), "document")
 }
 
 // get follows object members, nil when one is missing.
