@@ -90,10 +90,32 @@ func TestFailoverPromote(t *testing.T) {
 	}
 	admin.Close()
 
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
-	t.Cleanup(recv.Close)
 	base := serve(t, "--database-url", multiHostURL(standby.SocketDir(), pg.SocketDir()), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000")
 	key := keys["acme admin"]
+	r := underLoad(t, base, key, func() {
+		pg.Kill(t)
+		standby.Promote(t)
+	})
+	r.check(t, standby.URL())
+}
+
+// loadResult is what underLoad saw.
+type loadResult struct {
+	base, key string
+	acked     []string // webhook ids whose creation was answered 201
+	bad       []string // answers neither 2xx nor 503 with Retry-After
+	n503      int64
+	recovered time.Duration // from the kill to the first write begun after it that succeeded
+	readyDown bool
+}
+
+// underLoad runs writes (POST /v2/webhooks), reads (GET /v2/shipments)
+// and /readyz polls against base, calls kill once 20 writes succeeded,
+// and returns once 20 writes begun after the kill succeeded.
+func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
+	t.Helper()
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(recv.Close)
 	do := func(method, path, body string) (int, http.Header, []byte, error) {
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Token "+key)
@@ -212,8 +234,7 @@ func TestFailoverPromote(t *testing.T) {
 	waitWrites(20)
 	begin := time.Now()
 	killed.Store(begin.UnixNano())
-	pg.Kill(t)
-	standby.Promote(t)
+	kill()
 	promoted := time.Since(begin)
 	var recovered time.Duration
 	select {
@@ -226,20 +247,27 @@ func TestFailoverPromote(t *testing.T) {
 	wg.Wait()
 	t.Logf("kill to promoted %v, kill to first write %v, %d writes acknowledged, %d answers 503, /readyz down meanwhile: %v",
 		promoted.Round(time.Millisecond), recovered.Round(time.Millisecond), writes.Load(), n503.Load(), readyDown.Load())
-	for _, b := range bad {
+	return &loadResult{base: base, key: key, acked: acked, bad: bad, n503: n503.Load(), recovered: recovered, readyDown: readyDown.Load()}
+}
+
+// check: no answer but 2xx or 503 with Retry-After, every acknowledged
+// write on the new primary (newPrimary), /readyz 200 at the end.
+func (r *loadResult) check(t *testing.T, newPrimary string) {
+	t.Helper()
+	for _, b := range r.bad {
 		t.Errorf("answer neither 2xx nor 503 with Retry-After: %s", b)
 	}
 
 	// Every acknowledged write is on the new primary.
-	newPrimary, err := sql.Open("postgres", standby.URL())
+	sdb, err := sql.Open("postgres", newPrimary)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer newPrimary.Close()
+	defer sdb.Close()
 	var missing []string
-	for _, id := range acked {
+	for _, id := range r.acked {
 		var n int
-		if err := newPrimary.QueryRow("SELECT count(*) FROM webhooks WHERE id = $1", id).Scan(&n); err != nil {
+		if err := sdb.QueryRow("SELECT count(*) FROM webhooks WHERE id = $1", id).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n != 1 {
@@ -247,9 +275,9 @@ func TestFailoverPromote(t *testing.T) {
 		}
 	}
 	if len(missing) > 0 {
-		t.Errorf("%d of %d acknowledged writes missing on the new primary: %v", len(missing), len(acked), missing)
+		t.Errorf("%d of %d acknowledged writes missing on the new primary: %v", len(missing), len(r.acked), missing)
 	}
-	if status, _, body, err := do(http.MethodGet, "/readyz", ""); err != nil || status != http.StatusOK {
-		t.Errorf("/readyz after the failover: %d %s %v", status, body, err)
+	if res, body := get(t, r.base+"/readyz", ""); res.StatusCode != http.StatusOK {
+		t.Errorf("/readyz after the failover: %d %s", res.StatusCode, body)
 	}
 }
