@@ -245,7 +245,7 @@ func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 	waitWrites(writes.Load() + 20)
 	close(stop)
 	wg.Wait()
-	t.Logf("kill to promoted %v, kill to first write %v, %d writes acknowledged, %d answers 503, /readyz down meanwhile: %v",
+	t.Logf("kill (and promote) returned after %v, kill to first write %v, %d writes acknowledged, %d answers 503, /readyz down meanwhile: %v",
 		promoted.Round(time.Millisecond), recovered.Round(time.Millisecond), writes.Load(), n503.Load(), readyDown.Load())
 	return &loadResult{base: base, key: key, acked: acked, bad: bad, n503: n503.Load(), recovered: recovered, readyDown: readyDown.Load()}
 }
