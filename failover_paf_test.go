@@ -29,6 +29,8 @@ type pafCluster struct {
 	ports [3]int // monitor, node_1, node_2
 	cmds  [3]*exec.Cmd
 	done  [3]chan struct{}
+	mon   *sql.DB
+	state func(node string) string // reported state, by the monitor
 }
 
 // startPAF starts the formation and returns once node_1 is primary and
@@ -109,6 +111,8 @@ func startPAF(t *testing.T) *pafCluster {
 		_ = monDB.QueryRow("SELECT reportedstate::text FROM pgautofailover.node WHERE nodename = $1", name).Scan(&s)
 		return s
 	}
+	c.state = state
+	c.mon = monDB
 	node(1)
 	c.waitFor("node_1 single", func(*sql.DB) (bool, error) { return state("node_1") == "single", nil }, mon)
 	node(2)
@@ -244,7 +248,26 @@ func (c *pafCluster) waitFor(what string, ok func(*sql.DB) (bool, error), u stri
 func TestFailoverAutoFailover(t *testing.T) {
 	c := startPAF(t)
 	keys := seedKeys(t, c.FormationURL(), "3")
-	base := serve(t, "--database-url", c.FormationURL(), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000")
+	base := serve(t, "--database-url", c.FormationURL(), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
 	r := underLoad(t, base, keys["acme admin"], func() { c.KillNode(1) })
+	r.check(t, c.url(2, "shipgraph"))
+}
+
+// TestSwitchoverAutoFailover: the planned switchover
+// (pgautofailover.perform_failover, what `pg_autoctl perform
+// switchover` calls) under the same load: no 500; the 503s (with
+// Retry-After) while neither node takes writes are counted and logged.
+func TestSwitchoverAutoFailover(t *testing.T) {
+	c := startPAF(t)
+	keys := seedKeys(t, c.FormationURL(), "3")
+	base := serve(t, "--database-url", c.FormationURL(), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
+	r := underLoad(t, base, keys["acme admin"], func() {
+		if _, err := c.mon.Exec("SELECT pgautofailover.perform_failover('default', 0)"); err != nil {
+			t.Fatal(err)
+		}
+		c.waitFor("node_2 primary", func(*sql.DB) (bool, error) {
+			return c.state("node_2") == "primary" && c.state("node_1") == "secondary", nil
+		}, c.url(0, "pg_auto_failover"))
+	})
 	r.check(t, c.url(2, "shipgraph"))
 }

@@ -90,7 +90,7 @@ func TestFailoverPromote(t *testing.T) {
 	}
 	admin.Close()
 
-	base := serve(t, "--database-url", multiHostURL(standby.SocketDir(), pg.SocketDir()), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000")
+	base := serve(t, "--database-url", multiHostURL(standby.SocketDir(), pg.SocketDir()), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
 	key := keys["acme admin"]
 	r := underLoad(t, base, key, func() {
 		pg.Kill(t)
