@@ -32,8 +32,8 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/lib/pq"
