@@ -92,11 +92,46 @@ func TestFailoverPromote(t *testing.T) {
 
 	base := serve(t, "--database-url", multiHostURL(standby.SocketDir(), pg.SocketDir()), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
 	key := keys["acme admin"]
+	live := subscribeSSE(t, base, key, `subscription { changes { operation logId type id parentId changedFields } }`)
 	r := underLoad(t, base, key, func() {
 		pg.Kill(t)
 		standby.Promote(t)
 	})
 	r.check(t, standby.URL())
+
+	// The SSE subscription opened before the failover delivers changes
+	// made after it, each once: its LISTEN connection followed the host
+	// list to the new primary.
+	res, body := get(t, base+"/v2/shipments", key)
+	var doc struct{ Data []struct{ ID string } }
+	if res.StatusCode != http.StatusOK || json.Unmarshal(body, &doc) != nil || len(doc.Data) < 2 {
+		t.Fatalf("GET /v2/shipments after the failover: %d %s", res.StatusCode, body)
+	}
+	for _, sh := range doc.Data[:2] {
+		req, _ := http.NewRequest(http.MethodPatch, base+"/v2/shipments/"+sh.ID+"/stop_tracking", nil)
+		req.Header.Set("Authorization", "Token "+key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("stop_tracking after the failover: %d", res.StatusCode)
+		}
+	}
+	live.wait(t, 30*time.Second, "the second change after the failover", func(c change) bool { return c.ID == doc.Data[1].ID })
+	n := 0
+	for _, c := range live.all() {
+		if c.ID == doc.Data[0].ID {
+			n++
+		}
+		if strings.HasPrefix(c.Operation, "BROKEN") || strings.HasPrefix(c.Operation, "STREAM ENDED") {
+			t.Errorf("SSE subscription across the failover: %s", c.Operation)
+		}
+	}
+	if n != 1 {
+		t.Errorf("the first change after the failover arrived %d times on the SSE subscription, want once", n)
+	}
 }
 
 // loadResult is what underLoad saw.
