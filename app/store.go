@@ -67,6 +67,13 @@ func OpenStore(ctx context.Context, v *config.Values, log *slog.Logger) (*db.DB,
 	case pooler != "" && url == "":
 		return nil, nil, errors.New("DATABASE_POOLER needs DATABASE_URL (the embedded PostgreSQL has no pooler)")
 	}
+	urls, err := normalizeURLs(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	if url != "" {
+		url = urls.primary
+	}
 	var pg *pgembed.Server
 	if url == "" {
 		var err error
@@ -89,9 +96,9 @@ func OpenStore(ctx context.Context, v *config.Values, log *slog.Logger) (*db.DB,
 		// serve only: seeding and migrating are not bounded.
 		o.StatementTimeout = v.Duration(config.DBStatementTimeout)
 	}
-	o.Pooler, o.DirectURL = pooler == "pgbouncer", v.String(config.DatabaseDirectURL)
-	if v.Applies(config.DatabaseReplicaURLs) && v.String(config.DatabaseReplicaURLs) != "" {
-		o.Replicas = strings.Split(v.String(config.DatabaseReplicaURLs), ",")
+	o.Pooler, o.DirectURL = pooler == "pgbouncer", urls.direct
+	if len(urls.replicas) > 0 {
+		o.Replicas = urls.replicas
 		o.ReplicaWait, o.ReplicaMaxLag = v.Duration(config.DatabaseReplicaWait), v.Duration(config.DatabaseReplicaMaxLag)
 		if o.ReplicaWait == 0 {
 			o.ReplicaWait = -1 // 0 here means no wait
@@ -115,6 +122,50 @@ func OpenStore(ctx context.Context, v *config.Values, log *slog.Logger) (*db.DB,
 			}
 		})
 	}, nil
+}
+
+// dsns are the connection strings of DATABASE_URL, DATABASE_DIRECT_URL
+// and DATABASE_REPLICA_URLS in the key=value form (db.NormalizeDSN).
+type dsns struct {
+	primary, direct string
+	replicas        []string
+}
+
+// normalizeURLs reads the database settings once, in either form libpq
+// documents (a URL with several hosts, or key=value), and answers a bad
+// value with an error naming the setting: it is final, never retried.
+func normalizeURLs(v *config.Values) (dsns, error) {
+	var d dsns
+	var err error
+	norm := func(s *config.Setting, raw string) (string, error) {
+		if raw == "" {
+			return "", nil
+		}
+		n, err := db.NormalizeDSN(raw)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", s.Env, err)
+		}
+		return n, nil
+	}
+	if d.primary, err = norm(config.DatabaseURL, v.String(config.DatabaseURL)); err != nil {
+		return d, err
+	}
+	if d.direct, err = norm(config.DatabaseDirectURL, v.String(config.DatabaseDirectURL)); err != nil {
+		return d, err
+	}
+	if v.Applies(config.DatabaseReplicaURLs) && v.String(config.DatabaseReplicaURLs) != "" {
+		for i, raw := range db.SplitDSNList(v.String(config.DatabaseReplicaURLs)) {
+			if raw == "" {
+				continue
+			}
+			n, err := norm(config.DatabaseReplicaURLs, raw)
+			if err != nil {
+				return d, fmt.Errorf("%w (replica %d of the list)", err, i+1)
+			}
+			d.replicas = append(d.replicas, n)
+		}
+	}
+	return d, nil
 }
 
 // connectStore opens the store and migrates it. An external database

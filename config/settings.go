@@ -5,13 +5,13 @@ package config
 // each are its Verbs; where the process is built (package app) reads them.
 var (
 	DatabaseURL = declare(Setting{Env: "DATABASE_URL", Flag: "database-url", Kind: String, Default: "", Verbs: AllVerbs,
-		Meaning: "PostgreSQL URL. Empty: run a private PostgreSQL under `DATA_DIR` ([operations](docs/operations.md))."})
+		Meaning: "PostgreSQL URL or key=value string, several hosts allowed (`postgres://u@h1:5432,h2:5432/db?target_session_attrs=read-write`, [failures](docs/failures.md)). Empty: run a private PostgreSQL under `DATA_DIR` ([operations](docs/operations.md))."})
 	DatabasePooler = declare(Setting{Env: "DATABASE_POOLER", Flag: "database-pooler", Kind: String, Default: "", Verbs: AllVerbs,
 		Meaning: "`pgbouncer`: `DATABASE_URL` goes through PgBouncer in transaction mode: no prepared statements, one round trip per statement, `statement_timeout` set on the role or database instead ([scaling](docs/scaling.md))."})
 	DatabaseDirectURL = declare(Setting{Env: "DATABASE_DIRECT_URL", Flag: "database-direct-url", Kind: String, Default: "", Verbs: AllVerbs,
 		Meaning: "PostgreSQL itself, bypassing the pooler, for `LISTEN` and migrations; required with `DATABASE_POOLER`."})
 	DatabaseReplicaURLs = declare(Setting{Env: "DATABASE_REPLICA_URLS", Flag: "database-replica-urls", Kind: String, Default: "", Verbs: Serve,
-		Meaning: "Comma-separated URLs of streaming read replicas (hot standbys). Reads of GraphQL requests and `/v2` GETs go to one that has replayed the account's last write (read-your-writes: per instance, over every instance with `REDIS_URL`); writes, transactions, `LISTEN` and migrations use the primary; a subscription's re-read of a changed record goes to a replica that has replayed the change. A replica down or lagging is skipped; `/readyz` lists replicas without failing on them ([scaling](docs/scaling.md))."})
+		Meaning: "Comma-separated URLs (or key=value strings) of streaming read replicas (hot standbys). Reads of GraphQL requests and `/v2` GETs go to one that has replayed the account's last write (read-your-writes: per instance, over every instance with `REDIS_URL`); writes, transactions, `LISTEN` and migrations use the primary; a subscription's re-read of a changed record goes to a replica that has replayed the change. A replica down or lagging is skipped; `/readyz` lists replicas without failing on them ([scaling](docs/scaling.md))."})
 	DatabaseReplicaWait = declare(Setting{Env: "DATABASE_REPLICA_WAIT", Flag: "database-replica-wait", Kind: Duration, Default: "50ms", Verbs: Serve,
 		Meaning: "How long a read waits for a replica to replay the account's last write before it reads from the primary; `0` is no wait."})
 	DatabaseReplicaMaxLag = declare(Setting{Env: "DATABASE_REPLICA_MAX_LAG", Flag: "database-replica-max-lag", Kind: Duration, Default: "5s", Verbs: Serve,

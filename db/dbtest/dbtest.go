@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -415,3 +416,19 @@ func (s *Server) allowReplication(tb testing.TB) {
 
 // SocketDir is the directory of the server's Unix socket.
 func (s *Server) SocketDir() string { return s.srv.SocketDir() }
+
+// Kill ends the server's postmaster with SIGKILL, as a crashed machine
+// would (no shutdown checkpoint, backends left to die with their
+// connections), and returns once it has exited. Failover tests
+// (failover_test.go) kill the primary this way.
+func (s *Server) Kill(tb testing.TB) {
+	tb.Helper()
+	if s.srv == nil {
+		tb.Fatal("dbtest: Kill: the private server is not running")
+	}
+	if err := syscall.Kill(s.srv.Pid(), syscall.SIGKILL); err != nil {
+		tb.Fatalf("dbtest: kill -9 %d: %v", s.srv.Pid(), err)
+	}
+	<-s.srv.Done()
+	s.srv = nil
+}

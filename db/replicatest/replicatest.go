@@ -229,3 +229,17 @@ func (s *Standby) logTail() string {
 	}
 	return string(bytes.TrimSpace(b))
 }
+
+// Promote makes the standby a primary with `pg_ctl promote` (its own
+// timeline from here on) and returns once it accepts writes.
+func (s *Standby) Promote(tb testing.TB) {
+	tb.Helper()
+	cmd := exec.Command(filepath.Join(s.bin, "pg_ctl"), "promote", "-w", "-t", "60", "-D", s.data)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("replicatest: pg_ctl promote: %v\n%s\n%s", err, out, s.logTail())
+	}
+}
+
+// SocketDir is the directory of the standby's Unix socket.
+func (s *Standby) SocketDir() string { return s.sock }

@@ -1,0 +1,330 @@
+//go:build linux
+
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"shipgraph/db/dbtest"
+	"shipgraph/db/replicatest"
+)
+
+// multiHostURL is the URL form libpq documents for several hosts, each a
+// Unix socket directory (percent-encoded), with target_session_attrs.
+func multiHostURL(socketDirs ...string) string {
+	hosts := make([]string, len(socketDirs))
+	for i, d := range socketDirs {
+		hosts[i] = url.PathEscape(d) + ":5432"
+	}
+	return "postgres://postgres@" + strings.Join(hosts, ",") + "/shipgraph?target_session_attrs=read-write&sslmode=disable"
+}
+
+// TestServeBadDatabaseURL: a bad value is a clear error naming the
+// setting, at once, not a wait for a database that will never answer.
+func TestServeBadDatabaseURL(t *testing.T) {
+	for _, c := range []struct{ flag, value, want string }{
+		{"--database-url", "postgres://u@h1:5432,h2:port/db", "DATABASE_URL: port \"port\" of host h2"},
+		{"--database-url", "postgres://u@h1/db?target_session_attrs=writable", `DATABASE_URL: wrong value for "target_session_attrs"`},
+		{"--database-replica-urls", "mysql://r/db", "DATABASE_REPLICA_URLS: scheme \"mysql\""},
+	} {
+		args := []string{"serve", "--addr", "127.0.0.1:0", "--shutdown-delay", "0"}
+		if c.flag != "--database-url" {
+			args = append(args, "--database-url", "postgres://127.0.0.1:1/db")
+		}
+		begin := time.Now()
+		code, _, stderr := runCmd(t, t.Context(), append(args, c.flag, c.value)...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s %s: exit %d, stderr %q; want an error saying %q", c.flag, c.value, code, stderr, c.want)
+		}
+		if d := time.Since(begin); d > 5*time.Second {
+			t.Errorf("%s %s: took %v to fail: retried?", c.flag, c.value, d)
+		}
+	}
+}
+
+// TestFailoverPromote: serve given a primary and its synchronous hot
+// standby in libpq's URL form (the standby listed first, so
+// target_session_attrs=read-write must skip it) starts and writes to the
+// primary; under reads and writes the primary's postmaster is killed (-9)
+// and the standby promoted with pg_ctl promote. Every request is answered
+// 2xx or 503 with Retry-After (never 500), writes succeed again on the new
+// primary, every write acknowledged before, during and after is there
+// afterwards, and /readyz says 503 only while there is no primary.
+func TestFailoverPromote(t *testing.T) {
+	pg := dbtest.NewServer(t)
+	keys := seedKeys(t, pg.URL(), "3")
+	standby := replicatest.Start(t, pg, replicatest.Options{})
+	admin, err := sql.Open("postgres", pg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Synchronous: a commit is acknowledged once the standby has flushed
+	// it. dbtest's servers run with synchronous_commit=off on their
+	// command line; the database's own setting wins over it.
+	for _, q := range []string{"ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()",
+		"ALTER DATABASE shipgraph SET synchronous_commit = on"} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for {
+		var state sql.NullString
+		if err := admin.QueryRow("SELECT max(sync_state) FROM pg_stat_replication").Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		if state.String == "sync" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	admin.Close()
+
+	base := serve(t, "--database-url", multiHostURL(standby.SocketDir(), pg.SocketDir()), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
+	key := keys["acme admin"]
+	live := subscribeSSE(t, base, key, `subscription { changes { operation logId type id parentId changedFields } }`)
+	r := underLoad(t, base, key, func() {
+		pg.Kill(t)
+		standby.Promote(t)
+	})
+	r.check(t, standby.URL())
+
+	liveAfter(t, base, key, live)
+}
+
+// loadResult is what underLoad saw.
+type loadResult struct {
+	base, key string
+	acked     []string // webhook ids whose creation was answered 201
+	bad       []string // answers neither 2xx nor 503 with Retry-After
+	n503      int64
+	recovered time.Duration // from the kill to the first write that succeeded after one failed
+	readyDown bool
+}
+
+// underLoad runs writes (POST /v2/webhooks), reads (GET /v2/shipments)
+// and /readyz polls against base, calls kill once 20 writes succeeded,
+// and returns once 20 writes begun after the kill succeeded.
+func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
+	t.Helper()
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(recv.Close)
+	do := func(method, path, body string) (int, http.Header, []byte, error) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Token "+key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, res.Header, b, nil
+	}
+	if status, _, body, err := do(http.MethodGet, "/readyz", ""); err != nil || status != http.StatusOK {
+		t.Fatalf("/readyz before the failover: %d %s %v", status, body, err)
+	}
+
+	var (
+		mu        sync.Mutex
+		acked     []string // webhook ids whose creation was answered 201
+		bad       []string // answers neither 2xx nor 503 with Retry-After
+		n503      atomic.Int64
+		killed    atomic.Int64 // unix nanos of the kill, 0 before
+		failed    atomic.Bool  // a write failed after the kill
+		firstOK   = make(chan time.Duration, 1)
+		stop      = make(chan struct{})
+		wg        sync.WaitGroup
+		writes    atomic.Int64
+		readyDown atomic.Bool
+	)
+	check := func(what string, status int, h http.Header, body []byte, err error) bool {
+		switch {
+		case err != nil:
+			mu.Lock()
+			bad = append(bad, fmt.Sprintf("%s: %v", what, err))
+			mu.Unlock()
+		case status == http.StatusServiceUnavailable && h.Get("Retry-After") != "":
+			n503.Add(1)
+			if killed.Load() != 0 && strings.HasPrefix(what, "POST") {
+				failed.Store(true)
+			}
+		case status >= 200 && status < 300:
+			return true
+		default:
+			mu.Lock()
+			bad = append(bad, fmt.Sprintf("%s: %d %s", what, status, body))
+			mu.Unlock()
+		}
+		return false
+	}
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pace := time.NewTicker(2 * time.Millisecond) // load, not a wait
+			defer pace.Stop()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				case <-pace.C:
+				}
+				started := time.Now().UnixNano()
+				status, h, body, err := do(http.MethodPost, "/v2/webhooks", fmt.Sprintf(
+					`{"data":{"type":"webhook","attributes":{"url":"%s/%d/%d","events":["tracking_request.succeeded"]}}}`, recv.URL, w, i))
+				if !check("POST /v2/webhooks", status, h, body, err) {
+					continue
+				}
+				var doc struct{ Data struct{ ID string } }
+				if json.Unmarshal(body, &doc) != nil || doc.Data.ID == "" {
+					mu.Lock()
+					bad = append(bad, fmt.Sprintf("POST /v2/webhooks: %d %s", status, body))
+					mu.Unlock()
+					continue
+				}
+				mu.Lock()
+				acked = append(acked, doc.Data.ID)
+				mu.Unlock()
+				writes.Add(1)
+				// Recovered: the first write to succeed after one failed
+				// (writes in flight at the kill can still commit on the
+				// old primary's orphaned backends, replicated).
+				if k := killed.Load(); k != 0 && started > k && failed.Load() {
+					select {
+					case firstOK <- time.Since(time.Unix(0, k)):
+					default:
+					}
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		pace := time.NewTicker(5 * time.Millisecond) // load, not a wait
+		defer pace.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-pace.C:
+			}
+			status, h, body, err := do(http.MethodGet, "/v2/shipments", "")
+			check("GET /v2/shipments", status, h, body, err)
+			status, h, body, err = do(http.MethodGet, "/readyz", "")
+			if err == nil && status == http.StatusServiceUnavailable {
+				readyDown.Store(true)
+			}
+			check("GET /readyz", status, h, body, err)
+		}
+	}()
+
+	waitWrites := func(n int64) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for writes.Load() < n {
+			if time.Now().After(deadline) {
+				mu.Lock()
+				t.Fatalf("only %d writes acknowledged, want %d; %d answers 503; failures (%d): %q", writes.Load(), n, n503.Load(), len(bad), bad[:min(len(bad), 3)])
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitWrites(20)
+	begin := time.Now()
+	killed.Store(begin.UnixNano())
+	kill()
+	promoted := time.Since(begin)
+	var recovered time.Duration
+	select {
+	case recovered = <-firstOK:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no write succeeded within 30 s of the kill")
+	}
+	waitWrites(writes.Load() + 20)
+	close(stop)
+	wg.Wait()
+	t.Logf("kill (and promote) returned after %v, kill to first write %v, %d writes acknowledged, %d answers 503, /readyz down meanwhile: %v",
+		promoted.Round(time.Millisecond), recovered.Round(time.Millisecond), writes.Load(), n503.Load(), readyDown.Load())
+	return &loadResult{base: base, key: key, acked: acked, bad: bad, n503: n503.Load(), recovered: recovered, readyDown: readyDown.Load()}
+}
+
+// check: no answer but 2xx or 503 with Retry-After, every acknowledged
+// write on the new primary (newPrimary), /readyz 200 at the end.
+func (r *loadResult) check(t *testing.T, newPrimary string) {
+	t.Helper()
+	for _, b := range r.bad {
+		t.Errorf("answer neither 2xx nor 503 with Retry-After: %s", b)
+	}
+
+	// Every acknowledged write is on the new primary.
+	sdb, err := sql.Open("postgres", newPrimary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	var missing []string
+	for _, id := range r.acked {
+		var n int
+		if err := sdb.QueryRow("SELECT count(*) FROM webhooks WHERE id = $1", id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("%d of %d acknowledged writes missing on the new primary: %v", len(missing), len(r.acked), missing)
+	}
+	if res, body := get(t, r.base+"/readyz", ""); res.StatusCode != http.StatusOK {
+		t.Errorf("/readyz after the failover: %d %s", res.StatusCode, body)
+	}
+}
+
+// liveAfter: the SSE subscription live, opened before the failover,
+// delivers changes made after it, each once: its LISTEN connection
+// followed the host list to the new primary.
+func liveAfter(t *testing.T, base, key string, live *feed[change]) {
+	t.Helper()
+	res, body := get(t, base+"/v2/shipments", key)
+	var doc struct{ Data []struct{ ID string } }
+	if res.StatusCode != http.StatusOK || json.Unmarshal(body, &doc) != nil || len(doc.Data) < 2 {
+		t.Fatalf("GET /v2/shipments after the failover: %d %s", res.StatusCode, body)
+	}
+	for _, sh := range doc.Data[:2] {
+		req, _ := http.NewRequest(http.MethodPatch, base+"/v2/shipments/"+sh.ID+"/stop_tracking", nil)
+		req.Header.Set("Authorization", "Token "+key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("stop_tracking after the failover: %d", res.StatusCode)
+		}
+	}
+	live.wait(t, 30*time.Second, "the second change after the failover", func(c change) bool { return c.ID == doc.Data[1].ID })
+	n := 0
+	for _, c := range live.all() {
+		if c.ID == doc.Data[0].ID {
+			n++
+		}
+		if strings.HasPrefix(c.Operation, "BROKEN") || strings.HasPrefix(c.Operation, "STREAM ENDED") {
+			t.Errorf("SSE subscription across the failover: %s", c.Operation)
+		}
+	}
+	if n != 1 {
+		t.Errorf("the first change after the failover arrived %d times on the SSE subscription, want once", n)
+	}
+}
