@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"shipgraph/testkit"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -295,7 +296,7 @@ func (r *loadResult) check(t *testing.T, newPrimary string) {
 // liveAfter: the SSE subscription live, opened before the failover,
 // delivers changes made after it, each once: its LISTEN connection
 // followed the host list to the new primary.
-func liveAfter(t *testing.T, base, key string, live *feed[change]) {
+func liveAfter(t *testing.T, base, key string, live *testkit.Feed[change]) {
 	t.Helper()
 	res, body := get(t, base+"/v2/shipments", key)
 	var doc struct{ Data []struct{ ID string } }
@@ -314,9 +315,9 @@ func liveAfter(t *testing.T, base, key string, live *feed[change]) {
 			t.Fatalf("stop_tracking after the failover: %d", res.StatusCode)
 		}
 	}
-	live.wait(t, 30*time.Second, "the second change after the failover", func(c change) bool { return c.ID == doc.Data[1].ID })
+	live.Wait(t, 30*time.Second, "the second change after the failover", func(c change) bool { return c.ID == doc.Data[1].ID })
 	n := 0
-	for _, c := range live.all() {
+	for _, c := range live.All() {
 		if c.ID == doc.Data[0].ID {
 			n++
 		}
