@@ -93,7 +93,7 @@ func TestBrowserFederationGateway(t *testing.T) {
 			Shipments []struct {
 				ID, BillOfLadingNumber string
 				Containers             []struct{ Number string }
-				Customer               struct{ Name string }
+				Customer               struct{ Name string } `json:"crmCustomer"`
 			}
 		}
 	}
@@ -118,7 +118,7 @@ func TestBrowserFederationGateway(t *testing.T) {
 		Shipments struct {
 			Nodes []struct {
 				ID       string
-				Customer *struct{ Name string }
+				Customer *struct{ Name string } `json:"crmCustomer"`
 			}
 		}
 	}

@@ -11,7 +11,8 @@ const [shipgraphURL, ...shipmentIDs] = process.argv.slice(2);
 const authorization = process.env.SHIPGRAPH_AUTHORIZATION || "";
 
 // The customers subgraph: each customer has some of the shipments, and a
-// shipment knows its customer.
+// shipment knows its customer (crmCustomer: Shipgraph's own Shipment.customer
+// is a party of its account, another type).
 const customers = [
   { id: "c1", name: "Initech", shipmentIDs: shipmentIDs.filter((_, i) => i % 2 === 0) },
   { id: "c2", name: "Hooli", shipmentIDs: shipmentIDs.filter((_, i) => i % 2 === 1) },
@@ -27,7 +28,7 @@ const typeDefs = parse(`
   }
   type Shipment @key(fields: "id") {
     id: ID!
-    customer: Customer
+    crmCustomer: Customer
   }
   type Query {
     customers: [Customer!]!
@@ -41,7 +42,7 @@ const resolvers = {
   },
   Shipment: {
     __resolveReference: (ref) => ({ id: ref.id }),
-    customer: (s) => customerOf(s.id),
+    crmCustomer: (s) => customerOf(s.id),
   },
 };
 
@@ -78,9 +79,9 @@ try {
 
 const queries = {
   // From the customers subgraph into Shipgraph's: _entities on Shipgraph.
-  customers: `{ customers { name shipments { id billOfLadingNumber containers { number } customer { name } } } }`,
+  customers: `{ customers { name shipments { id billOfLadingNumber containers { number } crmCustomer { name } } } }`,
   // From Shipgraph into the customers subgraph: _entities there.
-  shipments: `query($first: Int) { shipments(first: $first) { nodes { id billOfLadingNumber customer { name } } } }`,
+  shipments: `query($first: Int) { shipments(first: $first) { nodes { id billOfLadingNumber crmCustomer { name } } } }`,
 };
 let failed = false;
 for (const [name, query] of Object.entries(queries)) {
