@@ -354,3 +354,17 @@ func maskID(id string, mask *[16]byte) string {
 	}
 	return u.String()
 }
+
+// WebhookTrial is the outcome of a one-time test delivery (POST
+// /v2/webhooks/trigger): what was sent and what the receiver answered, in
+// the public document's shape. Nil pointers are JSON nulls.
+type WebhookTrial struct {
+	URL             string            `json:"url"`
+	Succeeded       bool              `json:"succeeded"`
+	Error           *string           `json:"error"`
+	StatusCode      *int              `json:"status_code"`
+	RequestHeaders  map[string]string `json:"request_headers"`
+	RequestBody     string            `json:"request_body"`
+	ResponseHeaders map[string]string `json:"response_headers"`
+	ResponseBody    *string           `json:"response_body"`
+}

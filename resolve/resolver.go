@@ -3,6 +3,7 @@ package resolve
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/google/uuid"
 	"github.com/vikstrous/dataloadgen"
@@ -30,6 +31,10 @@ type Resolver struct {
 	// DocumentJobs is the document processing (document_processing.go);
 	// nil: documents are not processed.
 	DocumentJobs DocumentJobs
+
+	// trials are the per-key limiters of test deliveries
+	// (webhook_trigger.go): token id → *rate.Limiter.
+	trials sync.Map
 }
 
 // New returns the resolver layer over store.

@@ -111,6 +111,7 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	route("/v2/webhooks", methods{http.MethodGet: s.listWebhooks, http.MethodPost: s.createWebhook})
 	route("/v2/webhooks/events", methods{http.MethodGet: s.webhookEvents})
 	route("/v2/webhooks/ips", methods{http.MethodGet: s.webhookIPs})
+	route("/v2/webhooks/trigger", methods{http.MethodPost: s.triggerWebhook})
 	route("/v2/webhook_notifications/examples", methods{http.MethodGet: s.notificationExamples})
 	route("/v2/webhooks/{id}", methods{http.MethodGet: s.getWebhook, http.MethodPatch: s.updateWebhook, http.MethodDelete: s.deleteWebhook})
 	route("/v2/webhook_notifications", methods{http.MethodGet: s.listNotifications})

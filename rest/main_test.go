@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"shipgraph/resolve"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,6 +72,9 @@ type envOptions struct {
 	files *files.Store
 	// jobs, with files, processes documents (document_processing_test.go).
 	jobs *documentJobs
+	// webhooks are the webhook settings (webhook_trigger_test.go lets
+	// URLs point at a receiver on 127.0.0.1).
+	webhooks *resolve.WebhookConfig
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -100,6 +104,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	c.Wrap = e.counting
 	c.Files = o.files
+	if o.webhooks != nil {
+		c.Webhooks = *o.webhooks
+	}
 	if o.jobs != nil {
 		c.DocumentJobs = o.jobs.start(t, store, o.files)
 	}

@@ -62,32 +62,40 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 			if want != "" && e.Name != want {
 				continue
 			}
-			n := &model.WebhookNotification{ID: exampleID(i), Event: e.Name, DeliveryStatus: model.DeliveryPending, CreatedAt: exampleTime}
-			ev := model.WebhookEvent{ID: model.WebhookEventID(n.ID), NotificationID: n.ID, Event: e.Name, Payload: exampleAttributes[e.ObjectType], CreatedAt: exampleTime}
-			var ref *Resource
-			switch e.ObjectType {
-			case model.ContainerUpdatedEventType:
-				ref = b.containerUpdatedEventResource(&model.ContainerUpdatedEvent{WebhookEvent: ev})
-			case model.TransportEventType:
-				ref = b.transportEventResource(&model.TransportEvent{WebhookEvent: ev})
-			case model.DocumentObjectType:
-				d := exampleDocument(i, e.Name)
-				n.ReferenceType, n.ReferenceID = model.DocumentObjectType, d.ID
-				ref = b.documentResource(d)
-			case model.TrackingRequestType:
-				t := exampleTrackingRequest(i, e.Name)
-				n.ReferenceType, n.ReferenceID = model.TrackingRequestType, t.ID
-				ref = b.trackingRequestResource(t)
-			default:
-				ref = b.estimatedEventResource(&model.EstimatedEvent{WebhookEvent: ev})
-			}
-			res := b.notificationResource(n)
-			res.Links = nil // nothing to fetch
+			res, ref := b.exampleNotification(i, e.Name, e.ObjectType)
 			data = append(data, res)
 			b.include(ref)
 		}
 	}
 	writeDocument(w, r, http.StatusOK, b.document(data, nil, nil))
+}
+
+// exampleNotification is the example notification of the i-th event
+// (name, whose reference object is of objectType) and its reference
+// object, to include: what GET /v2/webhook_notifications/examples lists
+// and what POST /v2/webhooks/trigger sends.
+func (b *builder) exampleNotification(i int, name, objectType string) (res, ref *Resource) {
+	n := &model.WebhookNotification{ID: exampleID(i), Event: name, DeliveryStatus: model.DeliveryPending, CreatedAt: exampleTime}
+	ev := model.WebhookEvent{ID: model.WebhookEventID(n.ID), NotificationID: n.ID, Event: name, Payload: exampleAttributes[objectType], CreatedAt: exampleTime}
+	switch objectType {
+	case model.ContainerUpdatedEventType:
+		ref = b.containerUpdatedEventResource(&model.ContainerUpdatedEvent{WebhookEvent: ev})
+	case model.TransportEventType:
+		ref = b.transportEventResource(&model.TransportEvent{WebhookEvent: ev})
+	case model.DocumentObjectType:
+		d := exampleDocument(i, name)
+		n.ReferenceType, n.ReferenceID = model.DocumentObjectType, d.ID
+		ref = b.documentResource(d)
+	case model.TrackingRequestType:
+		t := exampleTrackingRequest(i, name)
+		n.ReferenceType, n.ReferenceID = model.TrackingRequestType, t.ID
+		ref = b.trackingRequestResource(t)
+	default:
+		ref = b.estimatedEventResource(&model.EstimatedEvent{WebhookEvent: ev})
+	}
+	res = b.notificationResource(n)
+	res.Links = nil // nothing to fetch
+	return res, ref
 }
 
 // webhookIPs answers the addresses webhooks are sent from: none known.

@@ -1,0 +1,88 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"shipgraph/model"
+	"shipgraph/resolve"
+)
+
+// triggerEndpoint is POST /v2/webhooks/trigger's: no query parameters.
+var triggerEndpoint = endpoint{serializer: "V2::WebhookTriggerSerializer"}
+
+// triggerWebhook answers POST /v2/webhooks/trigger: the example payload of
+// an event (as GET /v2/webhook_notifications/examples shows it) sent once
+// to a URL, signed when a secret is given, and what the receiver answered
+// (the public document's plain JSON object, not a JSON:API document).
+// Admin keys only, as every webhook call; the URL passes the webhook URL
+// rules and SSRF guard; a key may send a few at once and one every 10 s
+// (429 with Retry-After beyond). Nothing is stored.
+func (s *server) triggerWebhook(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseParams(r, triggerEndpoint); err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	var c resolve.TriggerWebhook
+	if p := who(r); p != nil && p.Role == model.RoleAdmin { // the role's 403 comes first, from the resolver
+		attrs, err := readAttributes(r, "webhook_trigger")
+		if err != nil {
+			c.Invalid = err
+		} else {
+			u, errURL := attrs.text("url", true)
+			e, errEvent := attrs.text("event", true)
+			sec, errSecret := attrs.text("secret", false)
+			c.URL, c.Event, c.Secret = deref(u), deref(e), deref(sec)
+			c.Invalid = firstErr(errURL, errEvent, errSecret)
+		}
+		if c.Invalid == nil {
+			c.Payload = s.examplePayload(r, strings.TrimSpace(c.Event))
+		}
+	}
+	trial, wait, err := s.res.TriggerWebhook(r.Context(), who(r), c)
+	if err != nil {
+		if wait > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+		}
+		WriteError(w, r, err)
+		return
+	}
+	b, err := json.Marshal(trial)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// examplePayload is the body a delivery of event's example notification
+// sends (a JSON:API document: the notification, its reference object
+// included), or nil when event is not one Shipgraph raises.
+func (s *server) examplePayload(r *http.Request, event string) []byte {
+	cats, err := s.res.WebhookEvents(r.Context(), who(r))
+	if err != nil {
+		return nil
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	b.withIncluded = true
+	i := 0
+	for _, c := range cats {
+		for _, e := range c.Events {
+			i++
+			if e.Name != event {
+				continue
+			}
+			res, ref := b.exampleNotification(i, e.Name, e.ObjectType)
+			b.include(ref)
+			out, err := b.document(res, nil, nil).appendJSON(nil)
+			if err != nil {
+				return nil
+			}
+			return out
+		}
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package rest_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"shipgraph/resolve"
+	"shipgraph/webhook"
+)
+
+// receiver is a webhook receiver on 127.0.0.1 that answers status and
+// keeps what it got.
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	status int
+	got    []*http.Request
+	bodies [][]byte
+}
+
+func newReceiver(t *testing.T) *receiver {
+	rc := &receiver{status: http.StatusAccepted}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		rc.got, rc.bodies = append(rc.got, r), append(rc.bodies, b)
+		status := rc.status
+		rc.mu.Unlock()
+		w.Header().Set("X-Receiver", "yes")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, "got it")
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func TestWebhookTrigger(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{webhooks: &resolve.WebhookConfig{AllowPrivate: true}})
+	rc := newReceiver(t)
+
+	trigger := func(who string, body any) *response {
+		t.Helper()
+		return e.do(who, http.MethodPost, "/v2/webhooks/trigger", body)
+	}
+	type trial struct {
+		URL             string            `json:"url"`
+		Succeeded       bool              `json:"succeeded"`
+		Error           *string           `json:"error"`
+		StatusCode      *int              `json:"status_code"`
+		RequestHeaders  map[string]string `json:"request_headers"`
+		RequestBody     string            `json:"request_body"`
+		ResponseHeaders map[string]string `json:"response_headers"`
+		ResponseBody    *string           `json:"response_body"`
+		Other           map[string]any    `json:"-"`
+	}
+	read := func(r *response) trial {
+		t.Helper()
+		if r.status != http.StatusOK {
+			t.Fatalf("trigger: %d %s", r.status, r.body)
+		}
+		validate(t, "post-webhooks-trigger-200", r.body)
+		var members map[string]json.RawMessage
+		var tr trial
+		if json.Unmarshal(r.body, &members) != nil || json.Unmarshal(r.body, &tr) != nil || len(members) != 8 {
+			t.Fatalf("trigger answer: %s", r.body)
+		}
+		return tr
+	}
+
+	// A signed delivery of the event's example, and the receiver's answer.
+	tr := read(trigger("acme/admin", map[string]any{"url": rc.URL + "/hook", "event": "tracking_request.succeeded", "secret": "s3cret"}))
+	rc.mu.Lock()
+	if len(rc.got) != 1 {
+		t.Fatalf("the receiver got %d requests, want 1", len(rc.got))
+	}
+	got, body := rc.got[0], rc.bodies[0]
+	rc.mu.Unlock()
+	if !tr.Succeeded || tr.Error != nil || tr.StatusCode == nil || *tr.StatusCode != http.StatusAccepted ||
+		tr.ResponseBody == nil || *tr.ResponseBody != "got it" || tr.ResponseHeaders["X-Receiver"] != "yes" || tr.URL != rc.URL+"/hook" {
+		t.Errorf("a delivery the receiver took: %+v", tr)
+	}
+	if tr.RequestBody != string(body) || !webhook.Verify("s3cret", body, got.Header.Get(webhook.SignatureHeader)) ||
+		tr.RequestHeaders[webhook.SignatureHeader] != got.Header.Get(webhook.SignatureHeader) || got.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("what was sent: headers %v, body %s; reported %+v", got.Header, body, tr)
+	}
+	var doc struct {
+		Data struct {
+			Type       string
+			Attributes struct{ Event string }
+		}
+		Included []struct{ Type string }
+	}
+	if json.Unmarshal(body, &doc) != nil || doc.Data.Type != "webhook_notification" || doc.Data.Attributes.Event != "tracking_request.succeeded" ||
+		len(doc.Included) == 0 || doc.Included[0].Type != "tracking_request" {
+		t.Errorf("the payload is not the event's example notification: %s", body)
+	}
+
+	// A receiver that fails: reported, not retried; no secret, no signature.
+	rc.mu.Lock()
+	rc.status = http.StatusInternalServerError
+	rc.mu.Unlock()
+	tr = read(trigger("acme/admin", map[string]any{"url": rc.URL, "event": "container.transport.vessel_arrived"}))
+	if tr.Succeeded || tr.Error == nil || tr.StatusCode == nil || *tr.StatusCode != http.StatusInternalServerError {
+		t.Errorf("a receiver's 500: %+v", tr)
+	}
+	if _, signed := tr.RequestHeaders[webhook.SignatureHeader]; signed {
+		t.Errorf("signed without a secret: %v", tr.RequestHeaders)
+	}
+
+	// Nobody listening: no status, the error.
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	tr = read(trigger("acme/admin", map[string]any{"url": closed.URL, "event": "container.updated"}))
+	if tr.Succeeded || tr.Error == nil || tr.StatusCode != nil || tr.ResponseBody != nil || tr.ResponseHeaders != nil {
+		t.Errorf("nobody listening: %+v", tr)
+	}
+
+	// Past the key's limit (3 at once): 429 with Retry-After.
+	r := trigger("acme/admin", map[string]any{"url": rc.URL, "event": "container.updated"})
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Errorf("past the limit: %d %s (Retry-After %q)", r.status, r.body, r.header.Get("Retry-After"))
+	}
+	rc.mu.Lock()
+	if len(rc.got) != 2 {
+		t.Errorf("the receiver got %d requests, want 2", len(rc.got))
+	}
+	rc.mu.Unlock()
+
+	// Refusals, in the resolver's order: the key, the role, the body.
+	for _, c := range []struct {
+		who    string
+		body   any
+		status int
+		detail string
+	}{
+		{"", map[string]any{"url": rc.URL, "event": "container.updated"}, http.StatusUnauthorized, ""},
+		{"acme/member", map[string]any{"url": rc.URL, "event": "container.updated"}, http.StatusForbidden, "admin"},
+		{"acme/viewer", "not json", http.StatusForbidden, "admin"},
+		{"globex/admin", "not json", http.StatusBadRequest, "JSON object"},
+		{"globex/admin", map[string]any{"event": "container.updated"}, http.StatusUnprocessableEntity, "url is required"},
+		{"globex/admin", map[string]any{"url": rc.URL, "event": "container.nonsense"}, http.StatusUnprocessableEntity, "not an event"},
+		{"globex/admin", map[string]any{"url": "ftp://example.com/x", "event": "container.updated"}, http.StatusUnprocessableEntity, "url"},
+		{"globex/admin", map[string]any{"url": rc.URL, "event": 7}, http.StatusUnprocessableEntity, "event must be a string"},
+	} {
+		r := trigger(c.who, c.body)
+		if r.status != c.status || !strings.Contains(string(r.body), c.detail) {
+			t.Errorf("%s %v: %d %s, want %d with %q", c.who, c.body, r.status, r.body, c.status, c.detail)
+		}
+	}
+	rc.mu.Lock()
+	if len(rc.got) != 2 {
+		t.Errorf("refused triggers reached the receiver: %d requests", len(rc.got))
+	}
+	rc.mu.Unlock()
+}
+
+// TestWebhookTriggerGuard: without WEBHOOK_ALLOW_PRIVATE_URLS the same SSRF
+// guard as webhooks refuses a private address before anything is sent.
+func TestWebhookTriggerGuard(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	rc := newReceiver(t)
+	for _, u := range []string{rc.URL, "https://127.0.0.1:9/x", "https://10.0.0.1/x", "https://[::1]/x"} {
+		r := e.do("acme/admin", http.MethodPost, "/v2/webhooks/trigger", map[string]any{"url": u, "event": "container.updated"})
+		if r.status != http.StatusUnprocessableEntity || !strings.Contains(string(r.body), "/data/attributes/url") {
+			t.Errorf("%s: %d %s, want 422 on url", u, r.status, r.body)
+		}
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if len(rc.got) != 0 {
+		t.Errorf("the guard let %d requests through", len(rc.got))
+	}
+}
