@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"shipgraph/db/seed"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ import (
 	"shipgraph/model"
 )
 
-var refs = docproc.SampleRefs{BillOfLading: "MAEU240117352", Booking: "BKG7731209", Containers: []string{"MSCU1234566", "TGHU 765432-0"}}
+var refs = seed.DocumentRefs{BillOfLading: "MAEU240117352", Booking: "BKG7731209", Containers: []string{"MSCU1234566", "TGHU 765432-0"}}
 
 // samplePDF prints lines on an A4 page with fpdf, as a form would.
 func samplePDF(t testing.TB, lines []string) []byte {
@@ -44,7 +45,7 @@ func samplePDF(t testing.TB, lines []string) []byte {
 func TestClassifyGeneratedPDFs(t *testing.T) {
 	for _, dt := range model.DocumentTypes {
 		t.Run(dt.Code, func(t *testing.T) {
-			x, err := docproc.Extract("application/pdf", samplePDF(t, docproc.SampleLines(dt.Code, refs)))
+			x, err := docproc.Extract("application/pdf", samplePDF(t, seed.DocumentLines(dt.Code, refs)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"image/png"
 	"net/http"
+	"shipgraph/db/seed"
 	"slices"
 	"strings"
 	"testing"
@@ -168,7 +169,7 @@ func TestDocumentProcessing(t *testing.T) {
 			boxIDs = append(boxIDs, c["id"].(string))
 		}
 	}
-	lines := docproc.SampleLines("bill_of_lading", docproc.SampleRefs{BillOfLading: f.bol, Booking: "BK" + t.Name()[:4], Containers: boxes})
+	lines := seed.DocumentLines("bill_of_lading", seed.DocumentRefs{BillOfLading: f.bol, Booking: "BK" + t.Name()[:4], Containers: boxes})
 	id := createDoc(t, e, "Scanned BL", "bl.pdf", "application/pdf", formPDF(t, lines))
 	if st := jobs.wait(t, id, docproc.StepExtract); st != rivertype.JobStateCompleted {
 		t.Fatalf("extraction job: %s", st)

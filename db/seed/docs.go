@@ -9,7 +9,6 @@ import (
 
 	"github.com/lib/pq"
 
-	"shipgraph/docproc"
 	"shipgraph/model"
 )
 
@@ -317,13 +316,13 @@ func (g *seedGen) extraction(ships []*seedShip, typ string, at time.Time) string
 
 // seedDocText is the text of a seeded document of type typ covering ships.
 func seedDocText(typ string, ships []*seedShip) string {
-	refs := docproc.SampleRefs{BillOfLading: ships[0].bol}
+	refs := DocumentRefs{BillOfLading: ships[0].bol}
 	for _, o := range ships {
 		for _, b := range o.containers {
 			refs.Containers = append(refs.Containers, b.number)
 		}
 	}
-	lines := docproc.SampleLines(typ, refs)
+	lines := DocumentLines(typ, refs)
 	for _, o := range ships[1:] {
 		lines = append(lines, "B/L No: "+o.bol)
 	}

@@ -1,22 +1,23 @@
-package docproc
+package seed
 
 import (
 	"fmt"
 	"strings"
 )
 
-// SampleRefs are the numbers a sample document prints.
-type SampleRefs struct {
+// DocumentRefs are the numbers a sample document prints.
+type DocumentRefs struct {
 	BillOfLading string
 	Booking      string
 	Containers   []string
 }
 
-// SampleLines returns the lines of a typical document of type typ that
+// DocumentLines returns the lines of a typical document of type typ that
 // prints refs: the classifier's and the extractor's test material, and
-// the demo data's document text (db/seed). Layouts follow the forms'
+// the demo data's document text (here, so that the seeder needs nothing
+// of docproc, which sits above db). Layouts follow the forms'
 // usual order: title first, then labelled fields.
-func SampleLines(typ string, refs SampleRefs) []string {
+func DocumentLines(typ string, refs DocumentRefs) []string {
 	boxes := strings.Join(refs.Containers, ", ")
 	switch typ {
 	case "bill_of_lading":
