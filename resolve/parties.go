@@ -31,31 +31,22 @@ var parties = Kind[*model.Party, NoFilter]{
 
 func partyLoader(l *load.Loaders) *load.Loader[*model.Party] { return l.PartyByID }
 
-func unauthenticated() error {
-	return model.Errorf(model.EUNAUTHENTICATED, "a valid API key is required")
-}
-
 // Parties lists the account's parties, oldest first.
 func (r *Resolver) Parties(ctx context.Context, p *model.Principal, q PartyQuery) (*Page[*model.Party], error) {
-	if p == nil {
-		return nil, unauthenticated()
-	}
 	return List(ctx, r, p, &parties, q)
 }
 
 // CountParties counts the account's parties.
 func (r *Resolver) CountParties(ctx context.Context, p *model.Principal) (int, error) {
-	if p == nil {
-		return 0, unauthenticated()
+	p, err := model.Authenticated(p)
+	if err != nil {
+		return 0, err
 	}
 	return r.DB.CountParties(ctx, p.AccountID)
 }
 
 // Party reads one of the account's parties.
 func (r *Resolver) Party(ctx context.Context, p *model.Principal, id string) (*model.Party, error) {
-	if p == nil {
-		return nil, unauthenticated()
-	}
 	return get(ctx, p, partyLoader, "party", id, nil)
 }
 
@@ -71,11 +62,9 @@ type CreateParty struct {
 // NUL), then the database's word on duplicates (one party per company
 // name in an account, whatever its case).
 func (r *Resolver) CreateParty(ctx context.Context, p *model.Principal, c CreateParty) (*model.Party, error) {
-	if p == nil {
-		return nil, unauthenticated()
-	}
-	if !p.CanWrite() {
-		return nil, model.Errorf(model.EFORBIDDEN, "this API key has the %s role and may not change data", p.Role)
+	p, err := model.MayWrite(p)
+	if err != nil {
+		return nil, err
 	}
 	if c.Invalid != nil {
 		return nil, c.Invalid
