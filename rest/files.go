@@ -156,22 +156,7 @@ func (s *server) createDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := s.res.CreateDocument(r.Context(), who(r), c)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if err := loadWritten(r.Context(), p, []*model.Document{d}); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data, err := b.documents(r.Context(), []*model.Document{d}, p)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	w.Header().Set("Location", data[0].Links.Self)
-	b.writeOne(w, r, http.StatusCreated, data[0])
+	serveCreated(s, w, r, p, d, err, (*builder).documents)
 }
 
 // documentCreate reads name and attached_document, and the shipments and

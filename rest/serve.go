@@ -116,11 +116,22 @@ func loadWritten[T any](ctx context.Context, p *params, rows []T) error {
 	return resolve.Load(ctx, rows, planOf(primaryShape[T](), p))
 }
 
-// writeOne answers a document whose data is one resource, with the
-// resource's self link as the document's.
 // serveRecord answers with one record, read or just written, rendered
 // with the includes p asks for (or with err).
 func serveRecord[T any](s *server, w http.ResponseWriter, r *http.Request, p *params, v *T, err error, render renderer[*T]) {
+	answerRecord(s, w, r, p, v, err, render, http.StatusOK)
+}
+
+// serveCreated answers a create: the record with the plan of p run on it,
+// 201 and its Location (or err).
+func serveCreated[T any](s *server, w http.ResponseWriter, r *http.Request, p *params, v *T, err error, render renderer[*T]) {
+	if err == nil {
+		err = loadWritten(r.Context(), p, []*T{v})
+	}
+	answerRecord(s, w, r, p, v, err, render, http.StatusCreated)
+}
+
+func answerRecord[T any](s *server, w http.ResponseWriter, r *http.Request, p *params, v *T, err error, render renderer[*T], status int) {
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -131,9 +142,14 @@ func serveRecord[T any](s *server, w http.ResponseWriter, r *http.Request, p *pa
 		WriteError(w, r, err)
 		return
 	}
-	b.writeOne(w, r, http.StatusOK, data[0])
+	if status == http.StatusCreated {
+		w.Header().Set("Location", data[0].Links.Self)
+	}
+	b.writeOne(w, r, status, data[0])
 }
 
+// writeOne answers a document whose data is one resource, with the
+// resource's self link as the document's.
 func (b *builder) writeOne(w http.ResponseWriter, r *http.Request, status int, data *Resource) {
 	writeDocument(w, r, status, b.document(data, &Links{Self: data.Links.Self}, nil))
 }

@@ -145,22 +145,7 @@ func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
 		in.CustomerID = customer
 	}
 	t, err := s.res.CreateTrackingRequest(r.Context(), who(r), resolve.CreateTrackingRequest{Input: in, Invalid: invalid})
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	if err := loadWritten(r.Context(), p, []*model.TrackingRequest{t}); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data, err := b.trackingRequests(r.Context(), []*model.TrackingRequest{t}, p)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	w.Header().Set("Location", data[0].Links.Self)
-	b.writeOne(w, r, http.StatusCreated, data[0])
+	serveCreated(s, w, r, p, t, err, (*builder).trackingRequests)
 }
 
 func (s *server) updateTrackingRequest(w http.ResponseWriter, r *http.Request) {
