@@ -3,7 +3,9 @@
 # request at a time (see README "Scale"). Seeds each size once into a private
 # PostgreSQL cluster kept under $SCALE_DIR (default /var/tmp/shipgraph-scale)
 # and reuses it on later runs; prints the median of $ROUNDS timed requests
-# per endpoint and size. Never part of make test.
+# per endpoint and size, with the response cache off (RESPONSE_CACHE_BYTES=0:
+# a repeated request would otherwise time the cache, not the query). Never
+# part of make test.
 #
 #   SCALE_DIR   where the cluster lives (default /var/tmp/shipgraph-scale)
 #   SIZES       shipment counts to compare (default "20000 1000000")
@@ -72,7 +74,7 @@ for n in $SIZES; do
 	DATABASE_URL=$url "$BIN" migrate >/dev/null
 	key=$(awk '$2 == "acme" && $3 == "admin" {print $4}' "$keys")
 	addr=127.0.0.1:$((PORT + 100))
-	DATABASE_URL=$url ADDR=$addr LOG_LEVEL=error RATE_LIMIT=0 "$BIN" serve >"$SCALE_DIR/serve.log" 2>&1 &
+	DATABASE_URL=$url ADDR=$addr LOG_LEVEL=error RATE_LIMIT=0 RESPONSE_CACHE_BYTES=0 "$BIN" serve >"$SCALE_DIR/serve.log" 2>&1 &
 	srv=$!
 	# Readiness, not liveness: /healthz answers 200 while the database is
 	# still connecting (everything else 503); /readyz only once it serves.
