@@ -249,10 +249,10 @@ func TestFailoverAutoFailover(t *testing.T) {
 	c := startPAF(t)
 	keys := seedKeys(t, c.FormationURL(), "3")
 	base := serve(t, "--database-url", c.FormationURL(), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
-	live := subscribeSSE(t, base, keys["acme admin"], `subscription { changes { operation logId type id parentId changedFields } }`)
+	second := startSecond(t, c.FormationURL(), keys["acme member"])
 	r := underLoad(t, base, keys["acme admin"], func() { c.KillNode(1) })
 	r.check(t, c.url(2, "shipgraph"))
-	liveAfter(t, base, keys["acme admin"], live)
+	second.revokeAfter(t, base, c.url(2, "shipgraph"))
 }
 
 // TestSwitchoverAutoFailover: the planned switchover
