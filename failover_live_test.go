@@ -382,3 +382,24 @@ func (s *secondInstance) revokeAfter(t *testing.T, first, newPrimary string) {
 	}
 	t.Logf("failover revocation: the second instance's subscription ended %v after `token revoke` began", heard.Round(time.Millisecond))
 }
+
+// serveLogged is serve, logging at INFO, whose log ends up in the test's
+// output when the test failed.
+func serveLogged(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	base, done, stderr := startServe(t, ctx, append([]string{"--shutdown-delay", "0", "--data-dir", t.TempDir(), "--log-level", "info"}, args...)...)
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not stop within 30s of cancellation")
+		}
+		if t.Failed() {
+			s := stderr.String()
+			t.Logf("serve's log (the end):\n%s", s[max(0, len(s)-6000):])
+		}
+	})
+	return base
+}

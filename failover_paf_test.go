@@ -248,7 +248,7 @@ func (c *pafCluster) waitFor(what string, ok func(*sql.DB) (bool, error), u stri
 func TestFailoverAutoFailover(t *testing.T) {
 	c := startPAF(t)
 	keys := seedKeys(t, c.FormationURL(), "3")
-	base := serve(t, "--database-url", c.FormationURL(), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
+	base := serveLogged(t, "--database-url", c.FormationURL(), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
 	second := startSecond(t, c.FormationURL(), keys["acme member"])
 	r := underLoad(t, base, keys["acme admin"], func() { c.KillNode(1) })
 	r.check(t, c.url(2, "shipgraph"))
@@ -262,7 +262,7 @@ func TestFailoverAutoFailover(t *testing.T) {
 func TestSwitchoverAutoFailover(t *testing.T) {
 	c := startPAF(t)
 	keys := seedKeys(t, c.FormationURL(), "3")
-	base := serve(t, "--database-url", c.FormationURL(), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
+	base := serveLogged(t, "--database-url", c.FormationURL(), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
 	r := underLoad(t, base, keys["acme admin"], func() {
 		if _, err := c.mon.Exec("SELECT pgautofailover.perform_failover('default', 0)"); err != nil {
 			t.Fatal(err)
