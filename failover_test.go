@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"shipgraph/testkit"
+
 	"shipgraph/db/dbtest"
 	"shipgraph/db/replicatest"
 )
@@ -335,4 +337,64 @@ func (r *loadResult) check(t *testing.T, newPrimary string) {
 		t.Errorf("/readyz after the failover: %d %s", res.StatusCode, body)
 	}
 	r.probe.check(t, newPrimary, r.outageEnd)
+}
+
+// TestReplicaOldTimeline: a read replica left on the old timeline by a
+// failover (it streamed from the lost primary, which it cannot follow)
+// must not serve reads, however far it replayed. Here it replayed further
+// than the promoted standby ever received (the standby was stopped while
+// the primary wrote on), so the new primary's positions — its timeline
+// continues from the switch point — are below the replica's: a
+// read-your-writes mark of a write on the new primary looks replayed by
+// it, and its lag looks nil. The write must still be read back (from the
+// primary), and /readyz must list the replica as down, saying why.
+func TestReplicaOldTimeline(t *testing.T) {
+	pg := dbtest.NewServer(t)
+	keys := seedKeys(t, pg.URL(), "3")
+	standby := replicatest.Start(t, pg, replicatest.Options{})
+	old := replicatest.Start(t, pg, replicatest.Options{})
+	standby.Stop(t)
+	admin, err := sql.Open("postgres", pg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var end string
+	if err := admin.QueryRow(`CREATE TABLE failover_filler AS SELECT g, repeat('x', 200) AS pad FROM generate_series(1, 20000) g`).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.QueryRow(`SELECT pg_current_wal_insert_lsn()::text`).Scan(&end); err != nil {
+		t.Fatal(err)
+	}
+	oldDB, err := sql.Open("postgres", old.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oldDB.Close()
+	testkit.WaitFor(t, 30*time.Second, "the replica replaying the primary's last write", func() bool {
+		var ok bool
+		return oldDB.QueryRow(`SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn`, end).Scan(&ok) == nil && ok
+	})
+	pg.Kill(t)
+	standby.Start(t)
+	standby.Promote(t)
+
+	base := serveLogged(t, "--database-url", standby.URL(), "--database-replica-urls", old.URL(), "--rate-limit", "0", "--webhook-allow-private-urls")
+	key := keys["acme admin"]
+	for i := range 5 {
+		status, body := call(t, http.MethodPost, base+"/v2/webhooks", key,
+			fmt.Sprintf(`{"data":{"type":"webhook","attributes":{"url":"http://127.0.0.1:1/%d","events":["document.extraction_failed"]}}}`, i))
+		var doc struct{ Data struct{ ID string } }
+		if status != http.StatusCreated || json.Unmarshal(body, &doc) != nil {
+			t.Fatalf("POST /v2/webhooks: %d %s", status, body)
+		}
+		if status, body := call(t, http.MethodGet, base+"/v2/webhooks/"+doc.Data.ID, key, ""); status != http.StatusOK {
+			t.Errorf("GET of the webhook just created (read-your-writes): %d %s", status, body)
+		}
+	}
+	res, body := get(t, base+"/readyz", "")
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "replica ") || !strings.Contains(string(body), ": down") || !strings.Contains(string(body), "timeline") {
+		t.Errorf("/readyz with the replica on the old timeline: %d %s; want 200 listing it down, saying which timeline", res.StatusCode, body)
+	}
+	t.Logf("/readyz: %s", body)
 }
