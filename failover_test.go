@@ -62,7 +62,11 @@ func TestServeBadDatabaseURL(t *testing.T) {
 // and the standby promoted with pg_ctl promote. Every request is answered
 // 2xx or 503 with Retry-After (never 500), writes succeed again on the new
 // primary, every write acknowledged before, during and after is there
-// afterwards, and /readyz says 503 only while there is no primary.
+// afterwards (and read back at once, through a read replica cascading from
+// the standby), /readyz says 503 only while there is no primary and lists
+// the replica up again once it followed the promotion, the subscriptions
+// and the webhook endpoint lose and double nothing (underLoad's probe), and
+// a key revoked after the switch ends a second instance's subscription.
 func TestFailoverPromote(t *testing.T) {
 	pg := dbtest.NewServer(t)
 	keys := seedKeys(t, pg.URL(), "3")
@@ -92,7 +96,11 @@ func TestFailoverPromote(t *testing.T) {
 	}
 	admin.Close()
 
-	base := serveLogged(t, "--database-url", multiHostURL(standby.SocketDir(), pg.SocketDir()), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
+	// A read replica streaming from the standby (cascading): it follows
+	// the standby onto its new timeline when it is promoted.
+	replica := replicatest.Cascade(t, pg, standby, replicatest.Options{})
+	base := serveLogged(t, "--database-url", multiHostURL(standby.SocketDir(), pg.SocketDir()), "--database-replica-urls", replica.URL(),
+		"--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
 	key := keys["acme admin"]
 	second := startSecond(t, multiHostURL(standby.SocketDir(), pg.SocketDir()), keys["acme member"])
 	r := underLoad(t, base, key, func() {
@@ -101,6 +109,20 @@ func TestFailoverPromote(t *testing.T) {
 	})
 	r.check(t, standby.URL())
 	second.revokeAfter(t, base, standby.URL())
+
+	// The replica followed: /readyz lists it up (on the new primary's
+	// timeline), and reads go to it again.
+	testkit.WaitFor(t, 30*time.Second, "/readyz listing the replica up after the promotion", func() bool {
+		res, body := get(t, base+"/readyz", "")
+		return res.StatusCode == http.StatusOK && strings.Contains(string(body), ": up,")
+	})
+	before := testkit.QueriesOn(t, "replica")
+	if res, body := get(t, base+"/v2/shipments", key); res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v2/shipments: %d %s", res.StatusCode, body)
+	}
+	if after := testkit.QueriesOn(t, "replica"); after <= before {
+		t.Errorf("a read after the promotion sent no statement to the replica that followed it (%v, then %v)", before, after)
+	}
 }
 
 // loadResult is what underLoad saw.
@@ -231,6 +253,10 @@ func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 				acked = append(acked, doc.Data.ID)
 				mu.Unlock()
 				writes.Add(1)
+				// Read-your-writes (from a replica once it replayed
+				// the write, across the timeline switch too): never 404.
+				status, h, body, err = do(http.MethodGet, "/v2/webhooks/"+doc.Data.ID, "")
+				check("GET /v2/webhooks/{id} after its 201 (read-your-writes)", status, h, body, err)
 				// Recovered: the first write to succeed after one failed
 				// (writes in flight at the kill can still commit on the
 				// old primary's orphaned backends, replicated).
