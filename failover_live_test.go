@@ -302,12 +302,11 @@ func (p *liveProbe) check(t *testing.T, newPrimary string, outageEnd time.Time) 
 // INFO (its listener's reconnection is the line waited for), with a
 // WebSocket subscription opened with key, the key the test revokes.
 type secondInstance struct {
-	base   string
-	log    *testkit.Log
-	ws     *testkit.WS
-	key    string
-	dbURL  string
-	cancel context.CancelFunc
+	base  string
+	log   *testkit.Log
+	ws    *testkit.WS
+	key   string
+	dbURL string
 }
 
 func startSecond(t *testing.T, dbURL, key string) *secondInstance {
@@ -323,7 +322,7 @@ func startSecond(t *testing.T, dbURL, key string) *secondInstance {
 			t.Error("the second serve did not stop within 30s of cancellation")
 		}
 	})
-	s := &secondInstance{base: base, log: stderr, key: key, dbURL: dbURL, cancel: cancel}
+	s := &secondInstance{base: base, log: stderr, key: key, dbURL: dbURL}
 	// The key is used (and cached) on this instance, and holds a
 	// subscription there: the revocation must end it.
 	if res, body := get(t, base+"/v2/shipments", key); res.StatusCode != http.StatusOK {
