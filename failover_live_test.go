@@ -339,11 +339,12 @@ func startSecond(t *testing.T, dbURL, key string) *secondInstance {
 
 // revokeAfter: once this instance's listener is listening again after
 // the failover (its log line, waited for), the key is revoked through the
-// first instance's database URL (`shipgraph token revoke`, the one way to
-// revoke a key); the subscription held here with it ends with 4403 (only
-// the NOTIFY heard on the listening connection ends it: the listener's
-// reconnection re-checked the keys before the revocation), and both
-// instances refuse the key (401).
+// database URL (`shipgraph token revoke`, the one way to revoke a key);
+// the subscription held here with it ends with 4403 (only the NOTIFY
+// heard on the listening connection ends it: the listener's reconnection
+// re-checked the keys before the revocation), as does one opened with it
+// on the first instance (NOTIFY reaches each instance on its own: each is
+// waited for), and then both instances refuse the key (401).
 func (s *secondInstance) revokeAfter(t *testing.T, first, newPrimary string) {
 	t.Helper()
 	s.log.WaitLine(t, 30*time.Second, "the second instance's live updates listening again after the failover", func(line string) bool {
@@ -355,6 +356,13 @@ func (s *secondInstance) revokeAfter(t *testing.T, first, newPrimary string) {
 			t.Fatalf("%s: the key before its revocation: %d %s", base, res.StatusCode, body)
 		}
 	}
+	// A subscription with the key on the first instance too: NOTIFY
+	// reaches each instance on its own, so each must be waited for.
+	firstWS, err := testkit.DialWS(t, first, map[string]any{"Authorization": "Token " + s.key}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstWS.Subscribe("1", changesQuery, nil)
 	db, err := sql.Open("postgres", newPrimary)
 	if err != nil {
 		t.Fatal(err)
@@ -374,6 +382,9 @@ func (s *secondInstance) revokeAfter(t *testing.T, first, newPrimary string) {
 		t.Errorf("the second instance's subscription with the revoked key ended %d %q, want 4403", code, reason)
 	}
 	heard := time.Since(begin)
+	if code, reason := firstWS.Closed(10 * time.Second); code != websocket.StatusCode(4403) {
+		t.Errorf("the first instance's subscription with the revoked key ended %d %q, want 4403", code, reason)
+	}
 	for _, base := range []string{first, s.base} {
 		if res, body := get(t, base+"/v2/shipments", s.key); res.StatusCode != http.StatusUnauthorized {
 			t.Errorf("%s: the revoked key: %d %s, want 401", base, res.StatusCode, body)
