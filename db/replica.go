@@ -318,6 +318,12 @@ func (r *router) refresh(rep *replica) {
 	// next restartpoint, never the other way round).
 	err := rep.pool.QueryRowContext(ctx, `SELECT pg_is_in_recovery(), coalesce((pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::int8, 0),
 	coalesce((SELECT received_tli FROM pg_stat_wal_receiver), (SELECT timeline_id FROM pg_control_checkpoint()))`).Scan(&recovering, &replay, &tli)
+	if refused(err) {
+		// A server that hides or lacks the timeline's sources: positions
+		// alone, as before timelines were compared.
+		tli = sql.NullInt64{}
+		err = rep.pool.QueryRowContext(ctx, `SELECT pg_is_in_recovery(), coalesce((pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::int8, 0)`).Scan(&recovering, &replay)
+	}
 	cancel()
 	primaryTLI := r.tli.Load()
 	switch {
@@ -503,7 +509,20 @@ func currentWAL(ctx context.Context, q sqlx.QueryerContext) (uint64, uint32, err
 	var lsn, tli int64
 	err := q.QueryRowxContext(ctx, `SELECT (l - '0/0'::pg_lsn)::int8, ('x' || substr(pg_walfile_name(l), 1, 8))::bit(32)::int8
 	FROM pg_current_wal_insert_lsn() AS l`).Scan(&lsn, &tli)
+	if refused(err) {
+		// No WAL file names here (a managed service): timeline unknown.
+		p, err := currentLSN(ctx, q)
+		return p, 0, err
+	}
 	return uint64(lsn), uint32(tli), err
+}
+
+// refused reports whether err is the server refusing a statement it does
+// not allow or know (SQLSTATE class 42: insufficient privilege, undefined
+// function or table), as opposed to failing to run it.
+func refused(err error) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && pe.Code.Class() == "42"
 }
 
 // fallback reports whether a read that failed on rep with err is to be
