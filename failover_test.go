@@ -10,12 +10,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"shipgraph/testkit"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"shipgraph/testkit"
 
 	"shipgraph/db/dbtest"
 	"shipgraph/db/replicatest"
@@ -61,7 +62,11 @@ func TestServeBadDatabaseURL(t *testing.T) {
 // and the standby promoted with pg_ctl promote. Every request is answered
 // 2xx or 503 with Retry-After (never 500), writes succeed again on the new
 // primary, every write acknowledged before, during and after is there
-// afterwards, and /readyz says 503 only while there is no primary.
+// afterwards (and read back at once, through a read replica cascading from
+// the standby), /readyz says 503 only while there is no primary and lists
+// the replica up again once it followed the promotion, the subscriptions
+// and the webhook endpoint lose and double nothing (underLoad's probe), and
+// a key revoked after the switch ends a second instance's subscription.
 func TestFailoverPromote(t *testing.T) {
 	pg := dbtest.NewServer(t)
 	keys := seedKeys(t, pg.URL(), "3")
@@ -91,31 +96,53 @@ func TestFailoverPromote(t *testing.T) {
 	}
 	admin.Close()
 
-	base := serve(t, "--database-url", multiHostURL(standby.SocketDir(), pg.SocketDir()), "--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
+	// A read replica streaming from the standby (cascading): it follows
+	// the standby onto its new timeline when it is promoted.
+	replica := replicatest.Cascade(t, pg, standby, replicatest.Options{})
+	base := serveLogged(t, "--database-url", multiHostURL(standby.SocketDir(), pg.SocketDir()), "--database-replica-urls", replica.URL(),
+		"--db-connect-timeout", "2s", "--webhook-allow-private-urls", "--webhook-limit", "100000", "--rate-limit", "0")
 	key := keys["acme admin"]
-	live := subscribeSSE(t, base, key, `subscription { changes { operation logId type id parentId changedFields } }`)
+	second := startSecond(t, multiHostURL(standby.SocketDir(), pg.SocketDir()), keys["acme member"])
 	r := underLoad(t, base, key, func() {
 		pg.Kill(t)
 		standby.Promote(t)
 	})
 	r.check(t, standby.URL())
+	second.revokeAfter(t, base, standby.URL())
 
-	liveAfter(t, base, key, live)
+	// The replica followed: /readyz lists it up (on the new primary's
+	// timeline), and reads go to it again.
+	testkit.WaitFor(t, 30*time.Second, "/readyz listing the replica up after the promotion", func() bool {
+		res, body := get(t, base+"/readyz", "")
+		return res.StatusCode == http.StatusOK && strings.Contains(string(body), ": up,")
+	})
+	before := testkit.QueriesOn(t, "replica")
+	if res, body := get(t, base+"/v2/shipments", key); res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v2/shipments: %d %s", res.StatusCode, body)
+	}
+	if after := testkit.QueriesOn(t, "replica"); after <= before {
+		t.Errorf("a read after the promotion sent no statement to the replica that followed it (%v, then %v)", before, after)
+	}
 }
 
 // loadResult is what underLoad saw.
 type loadResult struct {
 	base, key string
-	acked     []string // webhook ids whose creation was answered 201
-	bad       []string // answers neither 2xx nor 503 with Retry-After
+	probe     *liveProbe
+	outageEnd time.Time // when the first write that succeeded after the kill began
+	acked     []string  // webhook ids whose creation was answered 201
+	bad       []string  // answers neither 2xx nor 503 with Retry-After
 	n503      int64
 	recovered time.Duration // from the kill to the first write that succeeded after one failed
 	readyDown bool
 }
 
-// underLoad runs writes (POST /v2/webhooks), reads (GET /v2/shipments)
-// and /readyz polls against base, calls kill once 20 writes succeeded,
-// and returns once 20 writes begun after the kill succeeded.
+// underLoad runs writes (POST /v2/webhooks; stop_tracking and
+// resume_tracking of the account's shipments in turn, which log changes
+// and raise webhook notifications), reads (GET /v2/shipments) and /readyz
+// polls against base, with a liveProbe watching (both subscriptions and a
+// webhook endpoint), calls kill once 20 writes succeeded, and returns once
+// 20 writes begun after the kill succeeded.
 func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 	t.Helper()
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
@@ -135,6 +162,31 @@ func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 	if status, _, body, err := do(http.MethodGet, "/readyz", ""); err != nil || status != http.StatusOK {
 		t.Fatalf("/readyz before the failover: %d %s %v", status, body, err)
 	}
+	status, _, body, err := do(http.MethodGet, "/v2/shipments", "")
+	var list struct{ Data []struct{ ID string } }
+	if err != nil || status != http.StatusOK || json.Unmarshal(body, &list) != nil || len(list.Data) == 0 {
+		t.Fatalf("GET /v2/shipments: %d %s %v", status, body, err)
+	}
+	ships := make([]string, len(list.Data))
+	for i, d := range list.Data {
+		ships[i] = d.ID
+	}
+	// toggle is the i-th tracking write: stop, then resume, each shipment
+	// in turn (a stop of a stopped shipment changes nothing).
+	toggle := func(i int) (int, http.Header, []byte, error) {
+		verb := "stop_tracking"
+		if (i/len(ships))%2 == 1 {
+			verb = "resume_tracking"
+		}
+		return do(http.MethodPatch, "/v2/shipments/"+ships[i%len(ships)]+"/"+verb, "")
+	}
+	probe := startProbe(t, base, key, func() {
+		for i := range 2 * len(ships) {
+			if status, _, body, err := toggle(i); err != nil || status != http.StatusOK {
+				t.Fatalf("tracking write before the load: %d %s %v", status, body, err)
+			}
+		}
+	})
 
 	var (
 		mu        sync.Mutex
@@ -144,6 +196,7 @@ func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 		killed    atomic.Int64 // unix nanos of the kill, 0 before
 		failed    atomic.Bool  // a write failed after the kill
 		firstOK   = make(chan time.Duration, 1)
+		okStart   atomic.Int64 // unix nanos: when the first write that succeeded after the kill began
 		stop      = make(chan struct{})
 		wg        sync.WaitGroup
 		writes    atomic.Int64
@@ -182,8 +235,10 @@ func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 				case <-pace.C:
 				}
 				started := time.Now().UnixNano()
+				// Subscribed to an event the load never raises (a
+				// resume_tracking raises tracking_request.succeeded).
 				status, h, body, err := do(http.MethodPost, "/v2/webhooks", fmt.Sprintf(
-					`{"data":{"type":"webhook","attributes":{"url":"%s/%d/%d","events":["tracking_request.succeeded"]}}}`, recv.URL, w, i))
+					`{"data":{"type":"webhook","attributes":{"url":"%s/%d/%d","events":["document.extraction_failed"]}}}`, recv.URL, w, i))
 				if !check("POST /v2/webhooks", status, h, body, err) {
 					continue
 				}
@@ -198,18 +253,34 @@ func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 				acked = append(acked, doc.Data.ID)
 				mu.Unlock()
 				writes.Add(1)
+				// Read-your-writes (from a replica once it replayed
+				// the write, across the timeline switch too): never 404.
+				status, h, body, err = do(http.MethodGet, "/v2/webhooks/"+doc.Data.ID, "")
+				check("GET /v2/webhooks/{id} after its 201 (read-your-writes)", status, h, body, err)
 				// Recovered: the first write to succeed after one failed
 				// (writes in flight at the kill can still commit on the
 				// old primary's orphaned backends, replicated).
-				if k := killed.Load(); k != 0 && started > k && failed.Load() {
-					select {
-					case firstOK <- time.Since(time.Unix(0, k)):
-					default:
-					}
+				if k := killed.Load(); k != 0 && started > k && failed.Load() && okStart.CompareAndSwap(0, started) {
+					firstOK <- time.Since(time.Unix(0, k))
 				}
 			}
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		pace := time.NewTicker(5 * time.Millisecond) // load, not a wait
+		defer pace.Stop()
+		for i := 2 * len(ships); ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-pace.C:
+			}
+			status, h, body, err := toggle(i)
+			check("PATCH /v2/shipments/{id}/"+map[bool]string{true: "stop", false: "resume"}[(i/len(ships))%2 == 0]+"_tracking", status, h, body, err)
+		}
+	}()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -258,7 +329,7 @@ func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 	wg.Wait()
 	t.Logf("kill (and promote) returned after %v, kill to first write %v, %d writes acknowledged, %d answers 503, /readyz down meanwhile: %v",
 		promoted.Round(time.Millisecond), recovered.Round(time.Millisecond), writes.Load(), n503.Load(), readyDown.Load())
-	return &loadResult{base: base, key: key, acked: acked, bad: bad, n503: n503.Load(), recovered: recovered, readyDown: readyDown.Load()}
+	return &loadResult{base: base, key: key, probe: probe, outageEnd: time.Unix(0, okStart.Load()), acked: acked, bad: bad, n503: n503.Load(), recovered: recovered, readyDown: readyDown.Load()}
 }
 
 // check: no answer but 2xx or 503 with Retry-After, every acknowledged
@@ -291,41 +362,65 @@ func (r *loadResult) check(t *testing.T, newPrimary string) {
 	if res, body := get(t, r.base+"/readyz", ""); res.StatusCode != http.StatusOK {
 		t.Errorf("/readyz after the failover: %d %s", res.StatusCode, body)
 	}
+	r.probe.check(t, newPrimary, r.outageEnd)
 }
 
-// liveAfter: the SSE subscription live, opened before the failover,
-// delivers changes made after it, each once: its LISTEN connection
-// followed the host list to the new primary.
-func liveAfter(t *testing.T, base, key string, live *testkit.Feed[change]) {
-	t.Helper()
-	res, body := get(t, base+"/v2/shipments", key)
-	var doc struct{ Data []struct{ ID string } }
-	if res.StatusCode != http.StatusOK || json.Unmarshal(body, &doc) != nil || len(doc.Data) < 2 {
-		t.Fatalf("GET /v2/shipments after the failover: %d %s", res.StatusCode, body)
+// TestReplicaOldTimeline: a read replica left on the old timeline by a
+// failover (it streamed from the lost primary, which it cannot follow)
+// must not serve reads, however far it replayed. Here it replayed further
+// than the promoted standby ever received (the standby was stopped while
+// the primary wrote on), so the new primary's positions — its timeline
+// continues from the switch point — are below the replica's: a
+// read-your-writes mark of a write on the new primary looks replayed by
+// it, and its lag looks nil. The write must still be read back (from the
+// primary), and /readyz must list the replica as down, saying why.
+func TestReplicaOldTimeline(t *testing.T) {
+	pg := dbtest.NewServer(t)
+	keys := seedKeys(t, pg.URL(), "3")
+	standby := replicatest.Start(t, pg, replicatest.Options{})
+	old := replicatest.Start(t, pg, replicatest.Options{})
+	standby.Stop(t)
+	admin, err := sql.Open("postgres", pg.URL())
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, sh := range doc.Data[:2] {
-		req, _ := http.NewRequest(http.MethodPatch, base+"/v2/shipments/"+sh.ID+"/stop_tracking", nil)
-		req.Header.Set("Authorization", "Token "+key)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+	defer admin.Close()
+	var end string
+	if err := admin.QueryRow(`CREATE TABLE failover_filler AS SELECT g, repeat('x', 200) AS pad FROM generate_series(1, 20000) g`).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.QueryRow(`SELECT pg_current_wal_insert_lsn()::text`).Scan(&end); err != nil {
+		t.Fatal(err)
+	}
+	oldDB, err := sql.Open("postgres", old.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oldDB.Close()
+	testkit.WaitFor(t, 30*time.Second, "the replica replaying the primary's last write", func() bool {
+		var ok bool
+		return oldDB.QueryRow(`SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn`, end).Scan(&ok) == nil && ok
+	})
+	pg.Kill(t)
+	standby.Start(t)
+	standby.Promote(t)
+
+	base := serveLogged(t, "--database-url", standby.URL(), "--database-replica-urls", old.URL(), "--rate-limit", "0", "--webhook-allow-private-urls")
+	key := keys["acme admin"]
+	for i := range 5 {
+		status, body := call(t, http.MethodPost, base+"/v2/webhooks", key,
+			fmt.Sprintf(`{"data":{"type":"webhook","attributes":{"url":"http://127.0.0.1:1/%d","events":["document.extraction_failed"]}}}`, i))
+		var doc struct{ Data struct{ ID string } }
+		if status != http.StatusCreated || json.Unmarshal(body, &doc) != nil {
+			t.Fatalf("POST /v2/webhooks: %d %s", status, body)
 		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			t.Fatalf("stop_tracking after the failover: %d", res.StatusCode)
+		if status, body := call(t, http.MethodGet, base+"/v2/webhooks/"+doc.Data.ID, key, ""); status != http.StatusOK {
+			t.Errorf("GET of the webhook just created (read-your-writes): %d %s", status, body)
 		}
 	}
-	live.Wait(t, 30*time.Second, "the second change after the failover", func(c change) bool { return c.ID == doc.Data[1].ID })
-	n := 0
-	for _, c := range live.All() {
-		if c.ID == doc.Data[0].ID {
-			n++
-		}
-		if strings.HasPrefix(c.Operation, "BROKEN") || strings.HasPrefix(c.Operation, "STREAM ENDED") {
-			t.Errorf("SSE subscription across the failover: %s", c.Operation)
-		}
+	res, body := get(t, base+"/readyz", "")
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "replica ") || !strings.Contains(string(body), ": down") || !strings.Contains(string(body), "timeline") {
+		t.Errorf("/readyz with the replica on the old timeline: %d %s; want 200 listing it down, saying which timeline", res.StatusCode, body)
 	}
-	if n != 1 {
-		t.Errorf("the first change after the failover arrived %d times on the SSE subscription, want once", n)
-	}
+	t.Logf("/readyz: %s", body)
 }

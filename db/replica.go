@@ -49,6 +49,17 @@ import (
 // to ReplicaWait for one, then reads from the primary. The rest of a
 // session that wrote reads from the primary.
 //
+// Timelines. A failover gives the promoted standby a new timeline whose
+// positions continue from the switch point, so a position names WAL only
+// together with its timeline: a replica left on the old timeline (it
+// streamed from the lost primary, and cannot follow) may have replayed
+// beyond the switch point WAL the new primary never had, and would look
+// caught up with marks of writes it will never see. The primary's
+// timeline is sampled with its position, each replica's (the timeline of
+// the WAL it receives; without a WAL receiver, or without the privilege to
+// see it, that of its last restartpoint) with its replay position, and a
+// replica on another timeline than the primary's is down until it follows.
+//
 // Lag and failures. The primary's WAL position is sampled every ReplicaPoll;
 // a replica's lag is the age of the oldest sample it has not replayed. A
 // replica whose lag exceeds ReplicaMaxLag, whose position could not be read
@@ -103,6 +114,7 @@ type replica struct {
 
 	up      atomic.Bool
 	replay  atomic.Uint64 // pg_last_wal_replay_lsn at the last poll
+	tli     atomic.Uint32 // its timeline at the last poll (0: unknown)
 	lag     atomic.Int64  // nanoseconds, at the last poll
 	okAt    atomic.Int64  // unix nanoseconds of the last successful poll
 	lastErr atomic.Pointer[string]
@@ -121,6 +133,7 @@ type router struct {
 	poll     time.Duration
 	local    memoryLSNs
 	shared   atomic.Pointer[LSNStore]
+	tli      atomic.Uint32 // the primary's timeline at the last sample (0: not sampled yet)
 	next     atomic.Uint32
 
 	smu     sync.Mutex
@@ -237,9 +250,10 @@ func (r *router) sample() {
 	defer t.Stop()
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), max(time.Second, r.poll))
-		lsn, err := currentLSN(ctx, r.primary)
+		lsn, tli, err := currentWAL(ctx, r.primary)
 		cancel()
 		if err == nil {
+			r.tli.Store(tli)
 			now := time.Now()
 			r.smu.Lock()
 			if n := len(r.samples); n == 0 || r.samples[n-1].lsn != lsn {
@@ -297,15 +311,34 @@ func (r *router) refresh(rep *replica) {
 	ctx, cancel := context.WithTimeout(context.Background(), max(time.Second, r.poll))
 	var recovering bool
 	var replay int64
-	err := rep.pool.QueryRowContext(ctx, `SELECT pg_is_in_recovery(), coalesce((pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::int8, 0)`).Scan(&recovering, &replay)
+	var tli sql.NullInt64
+	// received_tli is NULL without a WAL receiver (not streaming now) or
+	// without pg_read_all_stats; the last restartpoint's timeline then
+	// (older: a replica that followed a switch may be skipped until its
+	// next restartpoint, never the other way round).
+	err := rep.pool.QueryRowContext(ctx, `SELECT pg_is_in_recovery(), coalesce((pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::int8, 0),
+	coalesce((SELECT received_tli FROM pg_stat_wal_receiver), (SELECT timeline_id FROM pg_control_checkpoint()))`).Scan(&recovering, &replay, &tli)
+	if refused(err) {
+		// A server that hides or lacks the timeline's sources: positions
+		// alone, as before timelines were compared.
+		tli = sql.NullInt64{}
+		err = rep.pool.QueryRowContext(ctx, `SELECT pg_is_in_recovery(), coalesce((pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::int8, 0)`).Scan(&recovering, &replay)
+	}
 	cancel()
+	primaryTLI := r.tli.Load()
 	switch {
 	case err != nil:
 		rep.down(err)
 	case !recovering:
 		rep.down(errors.New("not a standby (pg_is_in_recovery() is false)"))
+	case tli.Valid && primaryTLI != 0 && uint32(tli.Int64) != primaryTLI:
+		rep.tli.Store(uint32(tli.Int64))
+		rep.down(fmt.Errorf("on timeline %d, the primary on timeline %d: not following the primary", tli.Int64, primaryTLI))
 	default:
 		now := time.Now()
+		if tli.Valid {
+			rep.tli.Store(uint32(tli.Int64))
+		}
 		rep.replay.Store(uint64(replay))
 		rep.lag.Store(int64(r.lagOf(uint64(replay), now)))
 		rep.okAt.Store(now.UnixNano())
@@ -337,8 +370,13 @@ func (rep *replica) nextPoll() <-chan struct{} {
 }
 
 // usable reports whether reads may go to rep: it is up, within the lag
-// bound, and was heard from within it.
-func (rep *replica) usable(maxLag time.Duration, now time.Time) bool {
+// bound, was heard from within it, and is on the primary's timeline
+// (primaryTLI; 0 or a replica's unknown timeline: not compared) — the
+// primary's may have changed since rep's last poll.
+func (rep *replica) usable(maxLag time.Duration, now time.Time, primaryTLI uint32) bool {
+	if t := rep.tli.Load(); t != 0 && primaryTLI != 0 && t != primaryTLI {
+		return false
+	}
 	return rep.up.Load() && time.Duration(rep.lag.Load()) <= maxLag &&
 		now.Sub(time.Unix(0, rep.okAt.Load())) <= maxLag
 }
@@ -386,7 +424,7 @@ func (r *router) choose(ctx context.Context, account string, need uint64, since 
 			need = max(need, v)
 		}
 	}
-	if prefer != nil && prefer.usable(r.maxLag, time.Now()) && caughtUp(prefer.replay.Load(), need) {
+	if prefer != nil && prefer.usable(r.maxLag, time.Now(), r.tli.Load()) && caughtUp(prefer.replay.Load(), need) {
 		return prefer
 	}
 	n := len(r.replicas)
@@ -397,7 +435,7 @@ func (r *router) choose(ctx context.Context, account string, need uint64, since 
 		var behind *replica
 		for i := range n {
 			rep := r.replicas[(start+i)%n]
-			if !rep.usable(r.maxLag, now) {
+			if !rep.usable(r.maxLag, now, r.tli.Load()) {
 				continue
 			}
 			if caughtUp(rep.replay.Load(), need) {
@@ -462,6 +500,29 @@ func currentLSN(ctx context.Context, q sqlx.QueryerContext) (uint64, error) {
 	var lsn int64
 	err := q.QueryRowxContext(ctx, `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8`).Scan(&lsn)
 	return uint64(lsn), err
+}
+
+// currentWAL is the primary's WAL insert position and its timeline (the
+// first 8 hex digits of the WAL file name, which a primary names by the
+// timeline it writes).
+func currentWAL(ctx context.Context, q sqlx.QueryerContext) (uint64, uint32, error) {
+	var lsn, tli int64
+	err := q.QueryRowxContext(ctx, `SELECT (l - '0/0'::pg_lsn)::int8, ('x' || substr(pg_walfile_name(l), 1, 8))::bit(32)::int8
+	FROM pg_current_wal_insert_lsn() AS l`).Scan(&lsn, &tli)
+	if refused(err) {
+		// No WAL file names here (a managed service): timeline unknown.
+		p, err := currentLSN(ctx, q)
+		return p, 0, err
+	}
+	return uint64(lsn), uint32(tli), err
+}
+
+// refused reports whether err is the server refusing a statement it does
+// not allow or know (SQLSTATE class 42: insufficient privilege, undefined
+// function or table), as opposed to failing to run it.
+func refused(err error) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && pe.Code.Class() == "42"
 }
 
 // fallback reports whether a read that failed on rep with err is to be
@@ -661,7 +722,7 @@ func (db *DB) Replicas() []ReplicaStatus {
 			if e := rep.lastErr.Load(); e != nil {
 				st.Err = *e
 			}
-		case !rep.usable(db.r.maxLag, now):
+		case !rep.usable(db.r.maxLag, now, db.r.tli.Load()):
 			st.State = "lagging"
 		default:
 			st.State = "up"

@@ -113,6 +113,24 @@ func TestLagOf(t *testing.T) {
 	}
 }
 
+// A replica on another timeline than the primary's is not usable, however
+// far it replayed; an unknown timeline (either side) is not compared.
+func TestUsableTimeline(t *testing.T) {
+	now := time.Now()
+	rep := &replica{}
+	rep.up.Store(true)
+	rep.okAt.Store(now.UnixNano())
+	for _, c := range []struct {
+		replica, primary uint32
+		want             bool
+	}{{1, 1, true}, {1, 2, false}, {2, 2, true}, {3, 2, false}, {0, 2, true}, {1, 0, true}} {
+		rep.tli.Store(c.replica)
+		if got := rep.usable(time.Second, now, c.primary); got != c.want {
+			t.Errorf("replica on timeline %d, primary on %d: usable %v, want %v", c.replica, c.primary, got, c.want)
+		}
+	}
+}
+
 // A replica's name in /readyz and logs has no password.
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{

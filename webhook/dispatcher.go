@@ -279,7 +279,7 @@ func (d *Dispatcher) deliver(w *db.WebhookDelivery) {
 	if sp != nil {
 		rctx = trace.ContextWithSpan(rctx, sp) // its statements belong to the attempt's trace
 	}
-	held, err := d.store.RecordWebhookAttempt(rctx, a)
+	held, err := d.record(rctx, a)
 	if err != nil {
 		if abort.Err() == nil {
 			d.cfg.Logger.Error("webhook attempt not recorded", "notification", w.ID, "err", err)
@@ -298,6 +298,31 @@ func (d *Dispatcher) deliver(w *db.WebhookDelivery) {
 	}
 	if !held {
 		d.cfg.Logger.Warn("webhook attempt outlived its claim", "notification", w.ID)
+	}
+}
+
+// record records attempt a, again while the database is unavailable (a
+// primary lost or switched: the new one takes it, the claim having been
+// replicated with the commit that made it) until ctx ends. An attempt left
+// unrecorded is made again once its claim expires, Timeout+ClaimMargin
+// later: the endpoint gets the notification twice. (A retried record
+// whose first COMMIT did land after all, its answer lost, adds a second
+// attempt row and finds the claim gone: held is false.)
+func (d *Dispatcher) record(ctx context.Context, a db.WebhookAttempt) (bool, error) {
+	wait := 50 * time.Millisecond
+	for {
+		held, err := d.store.RecordWebhookAttempt(ctx, a)
+		if err == nil || model.ErrorCode(err) != model.EUNAVAILABLE {
+			return held, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return held, err
+		case <-t.C:
+		}
+		wait = min(2*wait, time.Second)
 	}
 }
 

@@ -58,6 +58,26 @@ const database = "shipgraph"
 // ends. It returns once the standby accepts reads.
 func Start(tb testing.TB, primary *dbtest.Server, o Options) *Standby {
 	tb.Helper()
+	primary.AllowReplication(tb)
+	return start(tb, primary.SocketDir(), "", o)
+}
+
+// Cascade copies primary and starts the copy as a cascading standby
+// streaming from upstream, a running standby of primary (a base backup of
+// a standby that replayed WAL written with full_page_writes off, as
+// dbtest's servers run, is refused). When upstream is promoted, the copy
+// follows it onto its new timeline (recovery_target_timeline is latest).
+func Cascade(tb testing.TB, primary *dbtest.Server, upstream *Standby, o Options) *Standby {
+	tb.Helper()
+	primary.AllowReplication(tb)
+	return start(tb, primary.SocketDir(), upstream.sock, o)
+}
+
+// start copies the server listening in upstreamSocket and starts the
+// copy, streaming from there or, if streamFrom is set, from the server
+// listening in that socket directory.
+func start(tb testing.TB, upstreamSocket, streamFrom string, o Options) *Standby {
+	tb.Helper()
 	bin, err := pgembed.FindBinDir()
 	if err != nil {
 		tb.Skipf("replicatest: %v", err)
@@ -67,8 +87,6 @@ func Start(tb testing.TB, primary *dbtest.Server, o Options) *Standby {
 			tb.Skipf("replicatest: %s not installed beside %s (Debian package postgresql)", b, bin)
 		}
 	}
-	primary.AllowReplication(tb)
-
 	dir, err := os.MkdirTemp("", "shipgraph-standby-")
 	if err != nil {
 		tb.Fatal(err)
@@ -94,7 +112,7 @@ func Start(tb testing.TB, primary *dbtest.Server, o Options) *Standby {
 	// The primary's hba line takes effect on its reload, which is
 	// asynchronous: retry a refused copy for a moment.
 	begin := time.Now()
-	args := []string{"-D", s.data, "-R", "-X", "stream", "-c", "fast", "-h", primary.SocketDir(), "-p", "5432", "-U", "postgres", "--no-sync"}
+	args := []string{"-D", s.data, "-R", "-X", "stream", "-c", "fast", "-h", upstreamSocket, "-p", "5432", "-U", "postgres", "--no-sync"}
 	for attempt := 0; ; attempt++ {
 		cmd := exec.Command(filepath.Join(bin, "pg_basebackup"), args...)
 		cmd.Dir = dir
@@ -110,6 +128,20 @@ func Start(tb testing.TB, primary *dbtest.Server, o Options) *Standby {
 		time.Sleep(100 * time.Millisecond)
 	}
 	tb.Logf("replicatest: base backup in %v", time.Since(begin).Round(time.Millisecond))
+	if streamFrom != "" {
+		// The last setting in postgresql.auto.conf wins over -R's.
+		f, err := os.OpenFile(filepath.Join(s.data, "postgresql.auto.conf"), os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		_, err = fmt.Fprintf(f, "primary_conninfo = 'host=%s port=5432 user=postgres'\n", streamFrom)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
 	s.Start(tb)
 	return s
 }
