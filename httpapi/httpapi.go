@@ -25,6 +25,7 @@ import (
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/playground"
+	"shipgraph/web/ops"
 	"shipgraph/live"
 	"shipgraph/load"
 	"shipgraph/model"
@@ -252,6 +253,11 @@ func New(store *db.DB, c Config) *Handler {
 	mux.Handle("GET /metrics", promhttp.Handler())
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
+	// The live operations page (web/ops): static files; its key is typed in
+	// the page and sent with each API request.
+	opsPage := ops.Handler()
+	mux.Handle("/ops", opsPage)
+	mux.Handle("/ops/", opsPage)
 	bodies := newBodies(c.BodyLimit, c.BodyTimeout)
 	if c.Files != nil {
 		bodies.upload = c.Files.MaxSize() + c.BodyLimit
