@@ -52,6 +52,7 @@ export class Live {
       url,
       lazy: false,
       retryAttempts: 0, // reconnects are ours: each resumes after lastLogId
+      onNonLazyError: () => {}, // the subscription's error sink handles it
       connectionParams: { Authorization: `Token ${this.key}` },
       on: {
         connected: () => {

@@ -213,7 +213,7 @@ const columns = ["bl", "line", "terminal", "eta", "tags", "container", "status",
 function rowCells(s: Shipment, c: RowContainer | null, first: boolean): Record<(typeof columns)[number], string> {
   const holds = c ? c.holdsAtPodTerminal.filter((h) => h.status === "HOLD" || h.status === "PENDING") : [];
   return {
-    bl: first ? s.billOfLadingNumber : "",
+    bl: s.billOfLadingNumber,
     line: first ? s.shippingLineShortName || s.shippingLineScac : "",
     terminal: first ? s.podTerminal?.name ?? "" : "",
     eta: first ? day(s.podEtaAt, s.podTimezone) : "",
@@ -275,6 +275,13 @@ async function loadPage(marks: boolean): Promise<void> {
           }
           b.textContent = cells.container;
           b.setAttribute("aria-label", `Container ${c.number}: details`);
+          continue;
+        }
+        if (col === "bl") {
+          // Later rows of a shipment name it for screen readers only.
+          const span = td.firstElementChild as HTMLElement | null ?? td.appendChild(el("span"));
+          put(span, cells.bl, false);
+          span.className = i === 0 ? "" : "sr-only";
           continue;
         }
         const changed = put(td, cells[col], reuse);
