@@ -19,7 +19,7 @@ interface ShipmentsAnswer {
   shipments: { totalCount: number; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }; edges: { cursor: string; node: Shipment }[] };
 }
 interface Group { status?: string | null; lastFreeDay?: string | null; etaWeek?: string | null; podTerminal?: Terminal | null; count: number }
-interface TilesAnswer { byStatus: Group[]; byLastFreeDay: Group[]; arrivals: Group[]; holds: Group[] }
+interface TilesAnswer { byStatus: Group[]; byLastFreeDay: Group[]; holds: Group[] }
 interface FieldValue { id: string; apiSlug: string; value: unknown; displayValue: string | null }
 interface FieldDef { id: string; apiSlug: string; displayName: string; dataType: string; options: { value: string; label: string }[] }
 
@@ -179,9 +179,21 @@ function tile(id: string, title: string, entries: TileEntry[], marks: boolean, e
 }
 
 async function loadTiles(marks: boolean): Promise<void> {
-  const { data, fresh } = await query<TilesAnswer>("OpsTiles");
+  const week = monday();
+  const to = new Date(Date.parse(week + "T00:00:00Z") + 7 * 86400e3).toISOString();
+  const [{ data, fresh }, arr] = await Promise.all([
+    query<TilesAnswer>("OpsTiles"),
+    query<{ arrivals: Group[] }>("OpsArrivals", { from: week + "T00:00:00Z", to }),
+  ]);
   countTraffic();
-  if (!fresh && document.getElementById("tile-status")) return;
+  if (fresh || !document.getElementById("tile-status")) containerTiles(data, marks);
+  if (arr.fresh || !document.getElementById("tile-arrivals")) {
+    tile("tile-arrivals", `Shipments arriving this week (from ${week})`, arr.data.arrivals
+      .map((g) => ({ key: `arrivals:${g.podTerminal?.id ?? "unknown"}`, label: g.podTerminal?.name ?? "Terminal not known", value: g.count })), marks, "None this week");
+  }
+}
+
+function containerTiles(data: TilesAnswer, marks: boolean): void {
   tile("tile-status", "Containers by status", data.byStatus.map((g) => ({ key: `status:${g.status ?? "UNKNOWN"}`, label: status(g.status), value: g.count })), marks, "No containers");
   const lfd = new Map(data.byLastFreeDay.map((g) => [g.lastFreeDay, g.count]));
   tile("tile-lfd", "Last free days (containers not yet out)", [
@@ -189,9 +201,6 @@ async function loadTiles(marks: boolean): Promise<void> {
     { key: "lfd:TODAY", label: "Today", value: lfd.get("TODAY") ?? 0 },
     { key: "lfd:NEXT_3_DAYS", label: "Next three days", value: lfd.get("NEXT_3_DAYS") ?? 0 },
   ], marks, "");
-  const week = monday();
-  tile("tile-arrivals", `Arrivals this week (from ${week})`, data.arrivals.filter((g) => g.etaWeek === week)
-    .map((g) => ({ key: `arrivals:${g.podTerminal?.id ?? "unknown"}`, label: g.podTerminal?.name ?? "Terminal not known", value: g.count })), marks, "None this week");
   const holds = data.holds.reduce((n, g) => n + g.count, 0);
   tile("tile-holds", "Holds", [{ key: "holds:total", label: "Containers with holds", value: holds }], marks, "");
 }
