@@ -221,9 +221,15 @@ const tilesQuery = `{
 func apiTiles(t *testing.T, base, key string) map[string]string {
 	t.Helper()
 	var r struct {
-		ByStatus      []struct{ Status *string; Count int }
-		ByLastFreeDay []struct{ LastFreeDay *string; Count int }
-		Holds         []struct{ Count int }
+		ByStatus []struct {
+			Status *string
+			Count  int
+		}
+		ByLastFreeDay []struct {
+			LastFreeDay *string
+			Count       int
+		}
+		Holds []struct{ Count int }
 	}
 	if errs := gql(t, base, key, tilesQuery, nil, &r); len(errs) > 0 {
 		t.Fatal(errs)
@@ -445,10 +451,21 @@ func TestBrowserOpsPage(t *testing.T) {
   return td && td.textContent === "Off dock" && document.body.dataset.live === "live" && Number(document.body.dataset.liveConnects) >= 2
     && document.body.dataset.lastLogId !== %q && window.__sameDocument; })()`, c1.ID, lastID), 15*time.Second)
 
+	// The re-reads go out with If-None-Match: by the second change, what
+	// the changes left alone (this week's arrivals: shipments) is a 304.
+	d.waitJS(`Number(document.body.dataset.notModified) > 0`, 5*time.Second)
+	d.mu.Lock()
+	if d.n304 == 0 {
+		t.Errorf("the browser saw no 304")
+	}
+	d.mu.Unlock()
+
 	if res := d.b.Observed(); len(res.Blocked) > 0 || len(res.ConsoleErrors) > 0 {
 		// The refused key and the dropped connection log network errors
 		// in the console; anything else is a bug.
 		for _, e := range res.ConsoleErrors {
+			// (400: an id the server does not know yet, which the page
+			// then registers, automatic persisted queries' first round.)
 			if !strings.Contains(e, "ERR_CONNECTION") && !strings.Contains(e, "WebSocket") && !strings.Contains(e, "Failed to load resource") {
 				t.Errorf("console: %s", e)
 			}
@@ -478,6 +495,45 @@ func TestBrowserOpsPage(t *testing.T) {
 		WHERE f.container_id = $1 AND d.api_slug = 'yard_slot'`, c0.ID).Scan(&saved); err != nil || saved != "Row 7, slot 3" {
 		t.Errorf("yard_slot after the viewer's try: %q, %v", saved, err)
 	}
+}
+
+// TestBrowserOpsTrustedOnly serves the page's own manifest (built by make
+// ops into web/ops/dist) with GRAPHQL_TRUSTED_ONLY: the page works, live
+// included, since it sends its operations by id; a document of its own is
+// refused. A server that answers 429 is shown as such.
+func TestBrowserOpsTrustedOnly(t *testing.T) {
+	manifest := filepath.Join("web", "ops", "dist", "persisted-query-manifest.json")
+	if _, err := os.Stat(manifest); err != nil {
+		t.Fatalf("the page's manifest: %v (make ops writes it)", err)
+	}
+	url := dbtest.NewDB(t)
+	keys := seedKeys(t, url, "20")
+	base := serve(t, "--database-url", url, "--trusted-documents", manifest, "--trusted-only=true")
+	if errs := gql(t, base, keys["acme member"], `{ viewer { role } }`, nil, nil); len(errs) != 1 || !strings.Contains(errs[0], "trusted documents only") {
+		t.Fatalf("a document that is not the page's: %v", errs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	d := newOpsDriver(t, ctx, base)
+	d.run(chromedp.Navigate(d.page))
+	d.enterKey(keys["acme member"])
+	d.waitJS(`document.body.dataset.opsState === "ready" && document.body.dataset.live === "live" && document.querySelectorAll("#shipments tbody tr").length > 0`, 20*time.Second)
+	if got, want := d.pageTiles(), apiTiles(t, serve(t, "--database-url", url), keys["acme member"]); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("tiles %v, API %v", got, want)
+	}
+	var alert string
+	d.eval(`document.getElementById("alert").textContent`, &alert)
+	if alert != "" {
+		t.Errorf("alert: %s", alert)
+	}
+
+	// 429: a rate limit of 20 a minute (bursts of 2) refuses the page's
+	// first reads; it says so and that it retries.
+	limited := serve(t, "--database-url", url, "--rate-limit", "20")
+	d2 := newOpsDriver(t, ctx, limited)
+	d2.run(chromedp.Navigate(d2.page))
+	d2.enterKey(keys["acme viewer"])
+	d2.waitJS(`document.getElementById("alert").textContent.includes("Too many requests (429)") && document.getElementById("alert").textContent.includes("retries")`, 20*time.Second)
 }
 
 // axe runs axe-core (npm, pinned) in the page: no serious or critical

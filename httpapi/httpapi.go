@@ -25,7 +25,6 @@ import (
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/playground"
-	"shipgraph/web/ops"
 	"shipgraph/live"
 	"shipgraph/load"
 	"shipgraph/model"
@@ -33,6 +32,7 @@ import (
 	"shipgraph/respcache"
 	"shipgraph/rest"
 	"shipgraph/sharedlimit"
+	"shipgraph/web/ops"
 )
 
 // Config is what the chain needs besides the store. Start from
