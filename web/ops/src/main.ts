@@ -103,7 +103,7 @@ function when(iso: string | null, tz?: string | null): string {
 const statusWords: Record<string, string> = {
   NEW: "New", ON_SHIP: "On ship", AVAILABLE: "Available", NOT_AVAILABLE: "Not available", GROUNDED: "Grounded",
   ON_RAIL: "On rail", PICKED_UP: "Picked up", OFF_DOCK: "Off dock", DELIVERED: "Delivered", EMPTY_RETURNED: "Empty returned",
-  AWAITING_INLAND_TRANSFER: "Awaiting inland transfer",
+  DROPPED: "Dropped", LOADED: "Loaded", AWAITING_INLAND_TRANSFER: "Awaiting inland transfer",
 };
 const status = (s: string | null | undefined) => (s ? statusWords[s] ?? s.replace(/_/g, " ").toLowerCase() : "Unknown");
 
