@@ -391,9 +391,17 @@ func TestBrowserOpsPage(t *testing.T) {
 	d.waitJS(fmt.Sprintf(`document.querySelector("#shipments tbody th").textContent === %q && document.getElementById("table-summary").textContent.includes("of %d shipments")`,
 		firstBL(p1), p1.Shipments.TotalCount), 10*time.Second)
 
-	// Edit a container's custom field: saved, in the database.
+	// By keyboard: Enter on a container opens its panel with the focus in
+	// it, Escape closes it and gives the focus back.
 	c0 := p1.Shipments.Edges[0].Node.Containers[0]
-	d.run(chromedp.Click(fmt.Sprintf(`tr[data-container-id=%q] button.container`, c0.ID), chromedp.ByQuery))
+	opener := fmt.Sprintf(`tr[data-container-id=%q] button.container`, c0.ID)
+	d.run(chromedp.Focus(opener, chromedp.ByQuery), chromedp.KeyEvent("\r"))
+	d.waitJS(`!!document.getElementById("cf-container-yard_slot") && document.activeElement === document.getElementById("panel")`, 10*time.Second)
+	d.run(chromedp.KeyEvent("\u001b"))
+	d.waitJS(fmt.Sprintf(`document.getElementById("panel").hidden && document.activeElement === document.querySelector(%q)`, opener), 5*time.Second)
+
+	// Edit a container's custom field: saved, in the database.
+	d.run(chromedp.Click(opener, chromedp.ByQuery))
 	d.waitJS(`!!document.getElementById("cf-container-yard_slot")`, 10*time.Second)
 	d.setValue("cf-container-yard_slot", "")
 	d.run(chromedp.SendKeys(`#cf-container-yard_slot`, "Row 7, slot 3", chromedp.ByID),
