@@ -565,6 +565,31 @@ func TestBrowserOpsTrustedOnly(t *testing.T) {
 	d2.waitJS(`document.getElementById("alert").textContent.includes("Too many requests (429)") && document.getElementById("alert").textContent.includes("retries")`, 20*time.Second)
 }
 
+// TestBrowserOpsUnavailable stops the database under an open page: its next
+// read says the service is unavailable (503) and retries by itself, and
+// once the database is back the page carries on without a reload.
+func TestBrowserOpsUnavailable(t *testing.T) {
+	pg := dbtest.NewServer(t)
+	keys := seedKeys(t, pg.URL(), "30")
+	base := serve(t, "--database-url", pg.URL())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	d := newOpsDriver(t, ctx, base)
+	d.run(chromedp.Navigate(d.page))
+	d.enterKey(keys["acme member"])
+	d.waitJS(`document.body.dataset.opsState === "ready" && !document.getElementById("next-page").disabled`, 20*time.Second)
+	d.eval(`window.__sameDocument = true`, nil)
+
+	pg.Stop(t)
+	d.run(chromedp.Click(`#next-page`, chromedp.ByID))
+	d.waitJS(`document.getElementById("alert").textContent.includes("(503)") && document.getElementById("alert").textContent.includes("Retrying in")`, 30*time.Second)
+	var alert string
+	d.eval(`document.getElementById("alert").textContent`, &alert)
+	t.Logf("the page says: %s", alert)
+	pg.Start(t)
+	d.waitJS(`document.getElementById("table-summary").textContent.startsWith("Page 2:") && document.getElementById("alert").hidden && window.__sameDocument`, 30*time.Second)
+}
+
 // axe runs axe-core (npm, pinned) in the page: no serious or critical
 // violation.
 func (d *opsDriver) axe() {

@@ -141,17 +141,19 @@ export function document(name: string): { id: string; body: string } {
 /** describe words an error for the person using the page. */
 export function describe(e: unknown): string {
   if (!(e instanceof ApiError)) return `Something went wrong in the page: ${String(e)}`;
+  // The server's words, as a sentence.
+  const said = /[.!?]$/.test(e.message) ? e.message : `${e.message}.`;
   switch (e.status) {
     case 0:
-      return `${e.message} Retrying in ${e.retryAfter} s.`;
+      return `${said} Retrying in ${e.retryAfter} s.`;
     case 401:
-      return `The server did not accept this API key (401): ${e.message} Enter a valid key.`;
+      return `The server did not accept this API key (401): ${said} Enter a valid key.`;
     case 403:
-      return `Not allowed (403): ${e.message}`;
+      return `Not allowed (403): ${said}`;
     case 429:
-      return `Too many requests (429): ${e.message} The server asked to wait ${e.retryAfter} s; the page retries then by itself.`;
+      return `Too many requests (429): ${said} The server asked to wait ${e.retryAfter} s; the page retries then by itself.`;
     case 503:
-      return `The service is unavailable for a moment (503): ${e.message} Retrying in ${e.retryAfter} s.`;
+      return `The service is unavailable for a moment (503): ${said} Retrying in ${e.retryAfter} s.`;
   }
   return e.message;
 }
