@@ -408,6 +408,19 @@ func TestBrowserOpsPage(t *testing.T) {
 	gql(t, base, member, pageQuery, map[string]any{"filter": map[string]any{"podTerminalIds": []string{terminal}}}, &byTerminal)
 	d.waitJS(fmt.Sprintf(`document.getElementById("table-summary").textContent.includes("of %d shipments")`, byTerminal.Shipments.TotalCount), 10*time.Second)
 	sameRows(t, "filtered by terminal", d.rows(), byTerminal.rows())
+	// Tags and an ETA range, with the terminal cleared.
+	d.setValue("f-terminal", "")
+	d.setValue("f-tags", "hazmat")
+	from := time.Now().UTC().AddDate(0, 0, -7).Format(time.DateOnly)
+	d.setValue("f-eta-from", from)
+	d.run(chromedp.Click(`#filters button[type=submit]`, chromedp.ByQuery))
+	var byTags apiPage
+	gql(t, base, member, pageQuery, map[string]any{"filter": map[string]any{"tags": []string{"hazmat"}, "etaFrom": from + "T00:00:00Z"}}, &byTags)
+	if byTags.Shipments.TotalCount == 0 || byTags.Shipments.TotalCount == p1.Shipments.TotalCount {
+		t.Fatalf("tags and ETA: %d of %d shipments, a useless check", byTags.Shipments.TotalCount, p1.Shipments.TotalCount)
+	}
+	d.waitJS(fmt.Sprintf(`document.getElementById("table-summary").textContent.includes("of %d shipments")`, byTags.Shipments.TotalCount), 10*time.Second)
+	sameRows(t, "filtered by tag and ETA", d.rows(), byTags.rows())
 	d.run(chromedp.Click(`#filters button[type=reset]`, chromedp.ByQuery))
 	d.waitJS(fmt.Sprintf(`document.querySelector("#shipments tbody th").textContent === %q && document.getElementById("table-summary").textContent.includes("of %d shipments")`,
 		firstBL(p1), p1.Shipments.TotalCount), 10*time.Second)
