@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/shipgraph
 export CGO_ENABLED ?= 0
 
-.PHONY: all build assets run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress
+.PHONY: all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress
 
 all: build
 
@@ -13,7 +13,13 @@ all: build
 assets:
 	@scripts/fetch-playground-assets.sh || echo "warning: playground assets not fetched; the playground will load GraphiQL from a CDN" >&2
 
-build: assets
+# The operations page (/ops): its TypeScript and operations, bundled with
+# esbuild from pinned npm packages into web/ops/dist/ and embedded; without
+# npm the binary still builds and /ops says the page was not built.
+ops:
+	@scripts/build-ops.sh || echo "warning: the operations page was not built; /ops will say so" >&2
+
+build: assets ops
 	$(GO) build -o $(BIN) .
 
 # Build, start the embedded PostgreSQL if DATABASE_URL is unset, migrate,
@@ -25,7 +31,7 @@ run: build
 # it) they must arrive and TestEmbeddedAssets must run (it fails rather
 # than skips under SHIPGRAPH_REQUIRE_ASSETS=1); without npm it skips, saying why.
 test: s3server
-	@if command -v npm >/dev/null; then scripts/fetch-playground-assets.sh; fi
+	@if command -v npm >/dev/null; then scripts/fetch-playground-assets.sh; scripts/build-ops.sh; fi
 	@if command -v npm >/dev/null; then export SHIPGRAPH_REQUIRE_ASSETS=1; fi; $(GO) test -count=1 ./...
 
 # The README's configuration table, rewritten from config/settings.go (a
@@ -49,7 +55,7 @@ s3server:
 # the real server with no network beyond loopback; the npm checks (the
 # graphql-http audit, the Apollo Federation gateway composition, Apollo Client
 # 4 reading @defer: scripts/apollo-defer-client.sh) too.
-test-browser: assets
+test-browser: assets ops
 	@scripts/ensure-chromium.sh
 	$(GO) test -count=1 -tags browser -run Browser -v ./graph/playground/... .
 

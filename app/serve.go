@@ -153,7 +153,7 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 	p.onClose(func() { stopBackground(); wg.Wait() })
 
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "shipgraph listening on %s\n  GraphQL:    %s/graphql\n  playground: %s/playground\n  REST:       %s/v2/documents\n", base, base, base, base)
+	fmt.Fprintf(stdout, "shipgraph listening on %s\n  GraphQL:    %s/graphql\n  playground: %s/playground\n  operations: %s/ops\n  REST:       %s/v2/documents\n", base, base, base, base, base)
 	select {
 	case err := <-errc:
 		return err

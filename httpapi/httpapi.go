@@ -32,6 +32,7 @@ import (
 	"shipgraph/respcache"
 	"shipgraph/rest"
 	"shipgraph/sharedlimit"
+	"shipgraph/web/ops"
 )
 
 // Config is what the chain needs besides the store. Start from
@@ -252,6 +253,11 @@ func New(store *db.DB, c Config) *Handler {
 	mux.Handle("GET /metrics", promhttp.Handler())
 	mux.Handle("/playground/", pg)
 	mux.Handle("/playground", pg)
+	// The live operations page (web/ops): static files; its key is typed in
+	// the page and sent with each API request.
+	opsPage := ops.Handler()
+	mux.Handle("/ops", opsPage)
+	mux.Handle("/ops/", opsPage)
 	bodies := newBodies(c.BodyLimit, c.BodyTimeout)
 	if c.Files != nil {
 		bodies.upload = c.Files.MaxSize() + c.BodyLimit

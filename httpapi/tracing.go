@@ -45,7 +45,7 @@ func route(path string) string {
 		return "/v2/" + coll
 	}
 	switch path {
-	case "/graphql", "/playground", "/playground/":
+	case "/graphql", "/playground", "/playground/", "/ops":
 		return path
 	}
 	return "/"

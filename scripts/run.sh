@@ -26,6 +26,7 @@ fi
 echo
 echo "Try:  curl -H \"Authorization: Token ${key:-<key>}\" http://${ADDR:-127.0.0.1:8080}/v2/documents"
 echo "Playground: http://${ADDR:-127.0.0.1:8080}/playground"
+echo "Operations: http://${ADDR:-127.0.0.1:8080}/ops   (the live operations page: enter one of the keys above)"
 [ -z "${DATABASE_URL:-}" ] && echo "psql:  $BIN psql   (the embedded database has no TCP port; only you and root can use its socket)"
 echo
 # Demo activity: a few demo containers change status every few seconds, so

@@ -163,85 +163,14 @@ func session(parent context.Context, pageURL string, opts Options, act func(cont
 		opts.Width, opts.Height = 1280, 800
 	}
 
-	exe := os.Getenv("CHROMIUM")
-	if exe == "" {
-		exe = DefaultChromium
-	}
-	if _, statErr := os.Stat(exe); statErr != nil {
-		return res, fmt.Errorf("chromium not found at %s (apt-get install -y chromium, or set $CHROMIUM): %w", exe, statErr)
-	}
-	profile, err := os.MkdirTemp("", "browsertest-profile-")
+	start := time.Now()
+	b, err := Start(parent, opts)
 	if err != nil {
-		return res, err
+		return res, fmt.Errorf("%s: %w", stepStart, err)
 	}
-	defer os.RemoveAll(profile)
-
-	var stderr lockedBuffer
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent,
-		chromedp.ExecPath(exe),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(opts.Width, opts.Height),
-		chromedp.CombinedOutput(&stderr),
-		chromedp.Flag("headless", true),
-		// Containers and CI run as root without user namespaces.
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		// No traffic of Chromium's own: updates, sync, metrics, QUIC.
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("metrics-recording-only", true),
-		chromedp.Flag("password-store", "basic"),
-		chromedp.Flag("no-proxy-server", true),
-		chromedp.Flag("mute-audio", true),
-		// Second fence behind the fetch-domain filter below.
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"),
-	)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-
-	// The listener runs on chromedp's goroutines, also after session
-	// returns (until the browser is gone), so it fills obs, never res.
-	var obs observations
-	chromedp.ListenTarget(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *fetch.EventRequestPaused:
-			u := ev.Request.URL
-			ok := isLoopback(u)
-			obs.request(u, !ok)
-			// Answering from inside the listener would deadlock the
-			// event loop; chromedp requires a goroutine here.
-			go func() {
-				ectx := cdp.WithExecutor(ctx, chromedp.FromContext(ctx).Target)
-				if ok {
-					_ = fetch.ContinueRequest(ev.RequestID).Do(ectx)
-				} else {
-					_ = fetch.FailRequest(ev.RequestID, network.ErrorReasonBlockedByClient).Do(ectx)
-				}
-			}()
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.APITypeError || ev.Type == runtime.APITypeAssert {
-				obs.consoleError("console." + string(ev.Type) + ": " + argsText(ev.Args))
-			}
-		case *runtime.EventExceptionThrown:
-			msg := ev.ExceptionDetails.Text
-			if ev.ExceptionDetails.Exception != nil {
-				msg += " " + ev.ExceptionDetails.Exception.Description
-			}
-			obs.consoleError("exception: " + msg)
-		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.LevelError {
-				obs.consoleError(fmt.Sprintf("log(%s): %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL))
-			}
-		}
-	})
+	defer b.Close()
+	startup := time.Since(start)
+	ctx, obs, stderr := b.Ctx, b.obs, b.stderr
 
 	fail := func(step string, err error) (Result, error) {
 		if opts.ScreenshotPath != "" {
@@ -253,18 +182,6 @@ func session(parent context.Context, pageURL string, opts Options, act func(cont
 		}
 		return res, fmt.Errorf("%s: %w", step, err)
 	}
-
-	start := time.Now()
-	// The first Run starts Chromium; enabling fetch before navigating
-	// means the page's very first request is already filtered.
-	if err := chromedp.Run(ctx,
-		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*"}}),
-		log.Enable(),
-		runtime.Enable(),
-	); err != nil {
-		return fail(stepStart, err)
-	}
-	startup := time.Since(start)
 
 	waitCtx, cancelWait := context.WithTimeout(ctx, wait)
 	defer cancelWait()
@@ -299,6 +216,130 @@ func session(parent context.Context, pageURL string, opts Options, act func(cont
 }
 
 const stepStart = "start chromium"
+
+// Browser is a headless Chromium whose page may reach loopback only (see
+// the package doc), for drivers of other pages than the playground: run
+// chromedp actions on Ctx; Close ends it.
+type Browser struct {
+	Ctx    context.Context
+	obs    *observations
+	stderr *lockedBuffer
+	close  func()
+}
+
+// Close stops the browser and removes its profile.
+func (b *Browser) Close() { b.close() }
+
+// Observed is what the page did so far: its requests, those blocked for
+// not being loopback, and its console errors (Result.Text stays empty).
+func (b *Browser) Observed() Result {
+	var res Result
+	b.obs.fill(&res)
+	return res
+}
+
+// Start launches Chromium with opts' window size (Wait and ScreenshotPath
+// are not used), every request filtered to loopback before the first
+// navigation. The browser ends with parent or Close.
+func Start(parent context.Context, opts Options) (*Browser, error) {
+	if opts.Width <= 0 || opts.Height <= 0 {
+		opts.Width, opts.Height = 1280, 800
+	}
+	exe := os.Getenv("CHROMIUM")
+	if exe == "" {
+		exe = DefaultChromium
+	}
+	if _, statErr := os.Stat(exe); statErr != nil {
+		return nil, fmt.Errorf("chromium not found at %s (apt-get install -y chromium, or set $CHROMIUM): %w", exe, statErr)
+	}
+	profile, err := os.MkdirTemp("", "browsertest-profile-")
+	if err != nil {
+		return nil, err
+	}
+
+	var stderr lockedBuffer
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent,
+		chromedp.ExecPath(exe),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(opts.Width, opts.Height),
+		chromedp.CombinedOutput(&stderr),
+		chromedp.Flag("headless", true),
+		// Containers and CI run as root without user namespaces.
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		// No traffic of Chromium's own: updates, sync, metrics, QUIC.
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("no-default-browser-check", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("metrics-recording-only", true),
+		chromedp.Flag("password-store", "basic"),
+		chromedp.Flag("no-proxy-server", true),
+		chromedp.Flag("mute-audio", true),
+		// Second fence behind the fetch-domain filter below.
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"),
+	)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	b := &Browser{Ctx: ctx, obs: &observations{}, stderr: &stderr, close: func() {
+		cancel()
+		cancelAlloc()
+		_ = os.RemoveAll(profile)
+	}}
+	obs := b.obs
+
+	// The listener runs on chromedp's goroutines, also after session
+	// returns (until the browser is gone), so it fills obs, never res.
+	chromedp.ListenTarget(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *fetch.EventRequestPaused:
+			u := ev.Request.URL
+			ok := isLoopback(u)
+			obs.request(u, !ok)
+			// Answering from inside the listener would deadlock the
+			// event loop; chromedp requires a goroutine here.
+			go func() {
+				ectx := cdp.WithExecutor(ctx, chromedp.FromContext(ctx).Target)
+				if ok {
+					_ = fetch.ContinueRequest(ev.RequestID).Do(ectx)
+				} else {
+					_ = fetch.FailRequest(ev.RequestID, network.ErrorReasonBlockedByClient).Do(ectx)
+				}
+			}()
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.APITypeError || ev.Type == runtime.APITypeAssert {
+				obs.consoleError("console." + string(ev.Type) + ": " + argsText(ev.Args))
+			}
+		case *runtime.EventExceptionThrown:
+			msg := ev.ExceptionDetails.Text
+			if ev.ExceptionDetails.Exception != nil {
+				msg += " " + ev.ExceptionDetails.Exception.Description
+			}
+			obs.consoleError("exception: " + msg)
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.LevelError {
+				obs.consoleError(fmt.Sprintf("log(%s): %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL))
+			}
+		}
+	})
+
+	// The first Run starts Chromium; enabling fetch before navigating
+	// means the page's very first request is already filtered.
+	if err := chromedp.Run(ctx,
+		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*"}}),
+		log.Enable(),
+		runtime.Enable(),
+	); err != nil {
+		out := stderr.String()
+		b.Close()
+		return nil, fmt.Errorf("%w\nchromium output:\n%s", err, tail(out, 2000))
+	}
+	return b, nil
+}
 
 type observations struct {
 	mu            sync.Mutex

@@ -1,0 +1,653 @@
+// The operations page: tiles, the shipments table with its containers, the
+// container panel and live updates, on the public GraphQL API only.
+import { ApiError, describe, mutate, query, setKey, traffic } from "./api";
+import { Live, type ChangeEvent, type LiveState } from "./live";
+
+const KEY = "shipgraph.apiKey";
+const PAGE_SIZE = 10;
+
+// ---------------------------------------------------------------- types of the answers
+
+interface Terminal { id: string; name: string }
+interface Hold { name: string; status: string; description?: string | null }
+interface RowContainer { id: string; number: string; currentStatus: string; pickupLfd: string | null; availableForPickup: boolean | null; holdsAtPodTerminal: Hold[] }
+interface Shipment {
+  id: string; billOfLadingNumber: string; shippingLineScac: string; shippingLineShortName: string; portOfDischargeName: string | null;
+  podEtaAt: string | null; podTimezone: string | null; tags: string[]; podTerminal: Terminal | null; containers: RowContainer[];
+}
+interface ShipmentsAnswer {
+  shipments: { totalCount: number; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }; edges: { cursor: string; node: Shipment }[] };
+}
+interface Group { status?: string | null; lastFreeDay?: string | null; etaWeek?: string | null; podTerminal?: Terminal | null; count: number }
+interface TilesAnswer { byStatus: Group[]; byLastFreeDay: Group[]; holds: Group[] }
+interface FieldValue { id: string; apiSlug: string; value: unknown; displayValue: string | null }
+interface FieldDef { id: string; apiSlug: string; displayName: string; dataType: string; options: { value: string; label: string }[] }
+
+// ---------------------------------------------------------------- page state
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const body = document.body;
+const state = {
+  key: "",
+  role: "",
+  filter: {} as Record<string, unknown>,
+  orderBy: { field: "CREATED_AT", direction: "DESC" },
+  cursor: { first: PAGE_SIZE } as Record<string, unknown>,
+  page: 1,
+  pageInfo: null as ShipmentsAnswer["shipments"]["pageInfo"] | null,
+  visibleShipments: new Set<string>(),
+  visibleContainers: new Set<string>(),
+  panel: null as null | { containerId: string; shipmentId: string; opener: HTMLElement | null },
+  live: null as Live | null,
+  retryTimer: 0,
+  firstRender: false,
+};
+
+function setData(name: string, value: string | number): void {
+  body.dataset[name] = String(value);
+}
+
+function countTraffic(): void {
+  setData("requests", traffic.requests);
+  setData("notModified", traffic.notModified);
+}
+
+// ---------------------------------------------------------------- alerts and errors
+
+function showAlert(text: string): void {
+  const a = $("alert");
+  a.textContent = text;
+  a.hidden = !text;
+}
+
+/** fail shows e; auth failures bring the key form back, 429/503/network retry. */
+function fail(e: unknown, retry?: () => void): void {
+  showAlert(describe(e));
+  if (e instanceof ApiError) {
+    if (e.status === 401) {
+      forgetKey(false);
+      showAlert(describe(e));
+      return;
+    }
+    if (retry && (e.status === 429 || e.status === 503 || e.status === 0)) {
+      clearTimeout(state.retryTimer);
+      state.retryTimer = window.setTimeout(() => {
+        showAlert("");
+        retry();
+      }, e.retryAfter * 1000);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- formatting
+
+function day(iso: string | null, tz?: string | null): string {
+  if (!iso) return "";
+  const d = new Date(iso);
+  try {
+    return new Intl.DateTimeFormat("en-CA", { timeZone: tz || "UTC", year: "numeric", month: "2-digit", day: "2-digit" }).format(d);
+  } catch {
+    return iso.slice(0, 10);
+  }
+}
+
+function when(iso: string | null, tz?: string | null): string {
+  if (!iso) return "";
+  try {
+    return new Intl.DateTimeFormat("en-GB", { timeZone: tz || "UTC", dateStyle: "medium", timeStyle: "short" }).format(new Date(iso)) + (tz ? ` (${tz})` : " UTC");
+  } catch {
+    return iso;
+  }
+}
+
+const statusWords: Record<string, string> = {
+  NEW: "New", ON_SHIP: "On ship", AVAILABLE: "Available", NOT_AVAILABLE: "Not available", GROUNDED: "Grounded",
+  ON_RAIL: "On rail", PICKED_UP: "Picked up", OFF_DOCK: "Off dock", DELIVERED: "Delivered", EMPTY_RETURNED: "Empty returned",
+  DROPPED: "Dropped", LOADED: "Loaded", AWAITING_INLAND_TRANSFER: "Awaiting inland transfer",
+};
+const status = (s: string | null | undefined) => (s ? statusWords[s] ?? s.replace(/_/g, " ").toLowerCase() : "Unknown");
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  e.append(...children);
+  return e;
+}
+
+/** mark flags an element a live update changed, for a few seconds. */
+function mark(e: HTMLElement): void {
+  e.dataset.changed = String(Date.now());
+  const stamp = e.dataset.changed;
+  window.setTimeout(() => {
+    if (e.dataset.changed === stamp) delete e.dataset.changed;
+  }, 6000);
+}
+
+/** put sets e's text, marking it when it changed and marks are wanted. */
+function put(e: HTMLElement, text: string, marks: boolean): boolean {
+  if (e.textContent === text) return false;
+  e.textContent = text;
+  if (marks) mark(e);
+  return true;
+}
+
+// ---------------------------------------------------------------- tiles
+
+function monday(now = new Date()): string {
+  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
+  return d.toISOString().slice(0, 10);
+}
+
+interface TileEntry { key: string; label: string; value: number }
+
+/** tile renders one tile's entries in place: existing ones keep their node. */
+function tile(id: string, title: string, entries: TileEntry[], marks: boolean, empty: string): void {
+  const host = $("tiles");
+  let t = document.getElementById(id);
+  if (!t) {
+    t = el("section", { id, class: "tile", "aria-labelledby": id + "-h" }, el("h3", { id: id + "-h" }, title), el("dl"));
+    host.append(t);
+  }
+  const dl = t.querySelector("dl")!;
+  const seen = new Set<string>();
+  let prev: Element | null = null;
+  for (const en of entries.length ? entries : [{ key: id + ":none", label: empty, value: 0 }]) {
+    seen.add(en.key);
+    let dd = dl.querySelector<HTMLElement>(`dd[data-tile="${CSS.escape(en.key)}"]`);
+    let dt: HTMLElement;
+    if (!dd) {
+      dt = el("dt", {}, en.label);
+      dd = el("dd", { "data-tile": en.key }, String(en.value));
+      if (marks) mark(dd);
+    } else {
+      dt = dd.previousElementSibling as HTMLElement;
+      put(dt, en.label, false);
+      put(dd, String(en.value), marks);
+    }
+    // Keep the order of entries.
+    if (prev) prev.after(dt, dd);
+    else dl.prepend(dt, dd);
+    prev = dd;
+  }
+  for (const dd of Array.from(dl.querySelectorAll<HTMLElement>("dd[data-tile]"))) {
+    if (!seen.has(dd.dataset.tile!)) {
+      dd.previousElementSibling?.remove();
+      dd.remove();
+    }
+  }
+}
+
+async function loadTiles(marks: boolean): Promise<void> {
+  const week = monday();
+  const to = new Date(Date.parse(week + "T00:00:00Z") + 7 * 86400e3).toISOString();
+  const [{ data, fresh }, arr] = await Promise.all([
+    query<TilesAnswer>("OpsTiles"),
+    query<{ arrivals: Group[] }>("OpsArrivals", { from: week + "T00:00:00Z", to }),
+  ]);
+  countTraffic();
+  if (fresh || !document.getElementById("tile-status")) containerTiles(data, marks);
+  if (arr.fresh || !document.getElementById("tile-arrivals")) {
+    tile("tile-arrivals", `Shipments arriving this week (from ${week})`, arr.data.arrivals
+      .map((g) => ({ key: `arrivals:${g.podTerminal?.id ?? "unknown"}`, label: g.podTerminal?.name ?? "Terminal not known", value: g.count })), marks, "None this week");
+  }
+}
+
+function containerTiles(data: TilesAnswer, marks: boolean): void {
+  tile("tile-status", "Containers by status", data.byStatus.map((g) => ({ key: `status:${g.status ?? "UNKNOWN"}`, label: status(g.status), value: g.count })), marks, "No containers");
+  const lfd = new Map(data.byLastFreeDay.map((g) => [g.lastFreeDay, g.count]));
+  tile("tile-lfd", "Last free days (containers not yet out)", [
+    { key: "lfd:OVERDUE", label: "Overdue", value: lfd.get("OVERDUE") ?? 0 },
+    { key: "lfd:TODAY", label: "Today", value: lfd.get("TODAY") ?? 0 },
+    { key: "lfd:NEXT_3_DAYS", label: "Next three days", value: lfd.get("NEXT_3_DAYS") ?? 0 },
+  ], marks, "");
+  const holds = data.holds.reduce((n, g) => n + g.count, 0);
+  tile("tile-holds", "Holds", [{ key: "holds:total", label: "Containers with holds", value: holds }], marks, "");
+}
+
+// ---------------------------------------------------------------- table
+
+async function loadFilterOptions(): Promise<void> {
+  const { data } = await query<{ terminals: Group[]; lines: { shippingLineScac: string | null; shippingLine: { name: string } | null }[] }>("OpsFilterOptions");
+  const term = $<HTMLSelectElement>("f-terminal");
+  const line = $<HTMLSelectElement>("f-line");
+  term.length = 1;
+  line.length = 1;
+  for (const g of data.terminals) if (g.podTerminal) term.append(el("option", { value: g.podTerminal.id }, g.podTerminal.name));
+  for (const g of data.lines) if (g.shippingLineScac) line.append(el("option", { value: g.shippingLineScac }, `${g.shippingLine?.name ?? g.shippingLineScac} (${g.shippingLineScac})`));
+}
+
+const columns = ["bl", "line", "terminal", "eta", "tags", "container", "status", "lfd", "holds"] as const;
+
+function rowCells(s: Shipment, c: RowContainer | null, first: boolean): Record<(typeof columns)[number], string> {
+  const holds = c ? c.holdsAtPodTerminal.filter((h) => h.status === "HOLD" || h.status === "PENDING") : [];
+  return {
+    bl: s.billOfLadingNumber,
+    line: first ? s.shippingLineShortName || s.shippingLineScac : "",
+    terminal: first ? s.podTerminal?.name ?? "" : "",
+    eta: first ? day(s.podEtaAt, s.podTimezone) : "",
+    tags: first ? s.tags.join(", ") : "",
+    container: c ? c.number : "No containers",
+    status: c ? status(c.currentStatus) : "",
+    lfd: c ? day(c.pickupLfd, s.podTimezone) : "",
+    holds: holds.map((h) => h.name).join(", ") || (c ? "None" : ""),
+  };
+}
+
+async function loadPage(marks: boolean): Promise<void> {
+  const variables = { ...state.cursor, filter: state.filter, orderBy: state.orderBy };
+  // A 304 gives the kept answer: redrawing it changes no cell.
+  const { data } = await query<ShipmentsAnswer>("OpsShipments", variables);
+  countTraffic();
+  const conn = data.shipments;
+  state.pageInfo = conn.pageInfo;
+  $<HTMLButtonElement>("prev-page").disabled = !conn.pageInfo.hasPreviousPage;
+  $<HTMLButtonElement>("next-page").disabled = !conn.pageInfo.hasNextPage;
+  const summary = conn.totalCount === 0 ? "No shipments match." : `Page ${state.page}: ${conn.edges.length} of ${conn.totalCount} shipments.`;
+  put($("table-summary"), summary, false);
+  const tbody = $("shipments").querySelector("tbody")!;
+  const old = new Map<string, HTMLTableRowElement>();
+  for (const tr of Array.from(tbody.rows)) old.set(tr.dataset.key!, tr);
+  const rows: HTMLTableRowElement[] = [];
+  state.visibleShipments = new Set();
+  state.visibleContainers = new Set();
+  for (const { node: s } of conn.edges) {
+    state.visibleShipments.add(s.id);
+    const cs: (RowContainer | null)[] = s.containers.length ? s.containers : [null];
+    cs.forEach((c, i) => {
+      if (c) state.visibleContainers.add(c.id);
+      const key = c ? c.id : "s:" + s.id;
+      const cells = rowCells(s, c, i === 0);
+      let tr = old.get(key);
+      const reuse = !!tr && marks;
+      if (!tr || !marks) {
+        tr = el("tr", { "data-key": key, "data-shipment-id": s.id });
+        if (c) tr.dataset.containerId = c.id;
+        for (const col of columns) {
+          const td = el(col === "bl" ? "th" : "td", { "data-col": col });
+          if (col === "bl") td.setAttribute("scope", "row");
+          tr.append(td);
+        }
+      }
+      if (i === 0) tr.classList.add("first");
+      else tr.classList.remove("first");
+      for (const col of columns) {
+        const td = tr.querySelector<HTMLElement>(`[data-col="${col}"]`)!;
+        if (col === "container" && c) {
+          let b = td.querySelector("button");
+          if (!b) {
+            b = el("button", { type: "button", class: "container", "aria-haspopup": "dialog" });
+            b.addEventListener("click", () => openPanel(c.id, s.id, b));
+            td.replaceChildren(b);
+          }
+          b.textContent = cells.container;
+          b.setAttribute("aria-label", `Container ${c.number}: details`);
+          continue;
+        }
+        if (col === "bl") {
+          // Later rows of a shipment name it for screen readers only.
+          const span = td.firstElementChild as HTMLElement | null ?? td.appendChild(el("span"));
+          put(span, cells.bl, false);
+          span.className = i === 0 ? "" : "sr-only";
+          continue;
+        }
+        const changed = put(td, cells[col], reuse);
+        if (changed && reuse && col === "status" && c) announce(`Container ${c.number} is now ${cells.status}.`);
+        if (col === "lfd") td.classList.toggle("overdue", !!c?.pickupLfd && new Date(c.pickupLfd) < new Date() && ["AVAILABLE", "NOT_AVAILABLE", "GROUNDED", "ON_SHIP", "NEW"].includes(c.currentStatus));
+      }
+      rows.push(tr);
+    });
+  }
+  tbody.replaceChildren(...rows);
+}
+
+function announce(text: string): void {
+  $("announce").textContent = text;
+}
+
+function readFilters(): void {
+  const f = new FormData($<HTMLFormElement>("filters"));
+  const filter: Record<string, unknown> = {};
+  const s = String(f.get("search") ?? "").trim();
+  if (s) filter.search = s;
+  const line = String(f.get("line") ?? "");
+  if (line) filter.shippingLineScacs = [line];
+  const term = String(f.get("terminal") ?? "");
+  if (term) filter.podTerminalIds = [term];
+  const from = String(f.get("etaFrom") ?? "");
+  if (from) filter.etaFrom = from + "T00:00:00Z";
+  const to = String(f.get("etaTo") ?? "");
+  if (to) filter.etaTo = to + "T00:00:00Z";
+  const tags = String(f.get("tags") ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+  if (tags.length) filter.tags = tags;
+  const [field, direction] = String(f.get("sort") ?? "CREATED_AT:DESC").split(":");
+  state.filter = filter;
+  state.orderBy = { field, direction };
+}
+
+async function goto(cursor: Record<string, unknown>, page: number): Promise<void> {
+  state.cursor = cursor;
+  state.page = page;
+  try {
+    await loadPage(false);
+    showAlert("");
+  } catch (e) {
+    fail(e, () => void goto(cursor, page));
+  }
+}
+
+// ---------------------------------------------------------------- container panel
+
+interface ContainerAnswer {
+  container: null | {
+    id: string; number: string; currentStatus: string; equipmentType: string | null; equipmentLength: number | null; pickupLfd: string | null; podTimezone: string | null;
+    availabilityKnown: boolean; availableForPickup: boolean | null; locationAtPodTerminal: string | null;
+    importDeadlines: { pickupLfdTerminal: string | null; pickupLfdLine: string | null; pickupLfdRail: string | null } | null;
+    holdsAtPodTerminal: Hold[]; feesAtPodTerminal: { type: string; amount: number; currencyCode: string }[]; podTerminal: Terminal | null;
+    customFields: FieldValue[];
+    documents: { id: string; name: string; fileName: string; documentType: string; downloadUrl: string | null }[];
+    transportEvents: { id: string; event: string; timestamp: string | null; timezone: string | null; locationLocode: string | null; voyageNumber: string | null; location: { name: string; code: string } | null; vessel: { name: string } | null }[];
+    shipment: {
+      id: string; billOfLadingNumber: string; shippingLineShortName: string; portOfLadingName: string | null; portOfLadingLocode: string | null;
+      portOfDischargeName: string | null; portOfDischargeLocode: string | null; destinationName: string | null; destinationLocode: string | null;
+      podVesselName: string | null; podVoyageNumber: string | null; polEtdAt: string | null; polAtdAt: string | null; podEtaAt: string | null; podAtaAt: string | null;
+      customFields: FieldValue[];
+    };
+  };
+  containerFields: { nodes: FieldDef[] };
+  shipmentFields: { nodes: FieldDef[] };
+}
+
+function openPanel(containerId: string, shipmentId: string, opener: HTMLElement | null): void {
+  state.panel = { containerId, shipmentId, opener };
+  const p = $("panel");
+  p.hidden = false;
+  $("panel-body").replaceChildren(el("p", {}, "Loading…"));
+  void loadPanel(true);
+}
+
+function closePanel(): void {
+  const opener = state.panel?.opener;
+  state.panel = null;
+  $("panel").hidden = true;
+  opener?.focus();
+}
+
+function dl(pairs: [string, string | Node][]): HTMLDListElement {
+  const d = el("dl");
+  for (const [k, v] of pairs) d.append(el("dt", {}, k), el("dd", {}, v));
+  return d;
+}
+
+async function loadPanel(focus: boolean): Promise<void> {
+  const open = state.panel;
+  if (!open) return;
+  let data: ContainerAnswer;
+  let fresh: boolean;
+  try {
+    ({ data, fresh } = await query<ContainerAnswer>("OpsContainer", { id: open.containerId }));
+  } catch (e) {
+    $("panel-body").replaceChildren(el("p", { role: "alert" }, describe(e)));
+    return;
+  }
+  countTraffic();
+  if (state.panel !== open) return;
+  if (!fresh && !focus) return;
+  const c = data.container;
+  if (!c) {
+    $("panel-body").replaceChildren(el("p", {}, "This container no longer exists."));
+    return;
+  }
+  $("panel-title").textContent = `Container ${c.number}`;
+  const s = c.shipment;
+  const parts: Node[] = [];
+  const d = c.importDeadlines;
+  parts.push(dl([
+    ["Status", el("span", { "data-panel": "status" }, status(c.currentStatus))],
+    ["Shipment", `${s.billOfLadingNumber} (${s.shippingLineShortName})`],
+    ["Terminal", c.podTerminal?.name ?? "Not known"],
+    ["Equipment", [c.equipmentLength ? `${c.equipmentLength}'` : "", c.equipmentType ?? ""].join(" ").trim() || "Not known"],
+    ["Last free day", c.pickupLfd ? day(c.pickupLfd, c.podTimezone) : "Not known"],
+    ["… terminal / line / rail", [d?.pickupLfdTerminal, d?.pickupLfdLine, d?.pickupLfdRail].map((x) => (x ? day(x, c.podTimezone) : "–")).join(" / ")],
+    ["Available for pickup", !c.availabilityKnown ? "Not reported" : c.availableForPickup ? "Yes" : "No"],
+    ["Location", c.locationAtPodTerminal ?? "Not reported"],
+  ]));
+  parts.push(el("h3", {}, "Holds"));
+  parts.push(c.holdsAtPodTerminal.length
+    ? el("ul", {}, ...c.holdsAtPodTerminal.map((h) => el("li", {}, `${h.name}: ${h.status.toLowerCase()}${h.description ? ` (${h.description})` : ""}`)))
+    : el("p", {}, "No holds."));
+  parts.push(el("h3", {}, "Fees"));
+  parts.push(c.feesAtPodTerminal.length
+    ? el("ul", {}, ...c.feesAtPodTerminal.map((f) => el("li", {}, `${f.type.toLowerCase().replace(/_/g, " ")}: ${new Intl.NumberFormat("en-US", { style: "currency", currency: f.currencyCode }).format(f.amount)}`)))
+    : el("p", {}, "No fees."));
+  parts.push(el("h3", {}, "Custom fields"));
+  if (state.role === "VIEWER") parts.push(el("p", { class: "help", id: "viewer-note" }, "This key is a viewer key: the API refuses changes, and says so here."));
+  parts.push(fieldsForm("container", c.id, data.containerFields.nodes, c.customFields));
+  parts.push(el("h4", {}, "Of its shipment"));
+  parts.push(fieldsForm("shipment", s.id, data.shipmentFields.nodes, s.customFields));
+  parts.push(el("h3", {}, "Documents"));
+  parts.push(c.documents.length
+    ? el("ul", {}, ...c.documents.map((doc) => el("li", {}, doc.downloadUrl
+      ? el("a", { href: doc.downloadUrl, download: doc.fileName, rel: "noreferrer" }, `${doc.name} (${doc.documentType})`)
+      : `${doc.name} (${doc.documentType}, no file)`)))
+    : el("p", {}, "No documents."));
+  parts.push(el("h3", {}, "Route"));
+  const vessel = s.podVesselName ? ` by ${s.podVesselName}${s.podVoyageNumber ? ` ${s.podVoyageNumber}` : ""}` : "";
+  parts.push(el("ol", { class: "route", "aria-label": "Route" },
+    el("li", {}, `${s.portOfLadingName ?? s.portOfLadingLocode ?? "Port of lading not known"}${s.polAtdAt ? `, left ${day(s.polAtdAt)}` : s.polEtdAt ? `, leaves ${day(s.polEtdAt)}` : ""}`),
+    el("li", {}, `${s.portOfDischargeName ?? s.portOfDischargeLocode ?? "Port of discharge not known"}${vessel}${s.podAtaAt ? `, arrived ${day(s.podAtaAt)}` : s.podEtaAt ? `, ETA ${day(s.podEtaAt)}` : ""}`),
+    ...(s.destinationName || s.destinationLocode ? [el("li", {}, s.destinationName ?? s.destinationLocode ?? "")] : []),
+  ));
+  parts.push(el("h3", {}, "Transport events"));
+  parts.push(c.transportEvents.length
+    ? el("ol", { class: "timeline", "aria-label": "Transport events, oldest first" }, ...c.transportEvents.map((t) => el("li", {},
+      el("time", t.timestamp ? { datetime: t.timestamp } : {}, when(t.timestamp, t.timezone)),
+      `${t.event.replace(/^container\.transport\./, "").replace(/_/g, " ")}${t.location ? ` at ${t.location.name}` : t.locationLocode ? ` at ${t.locationLocode}` : ""}${t.vessel ? `, ${t.vessel.name}${t.voyageNumber ? ` ${t.voyageNumber}` : ""}` : ""}`)))
+    : el("p", {}, "No transport events yet."));
+  $("panel-body").replaceChildren(...parts);
+  if (focus) $("panel").focus();
+}
+
+/** fieldsForm renders the custom fields of one record, each with its editor. */
+function fieldsForm(entity: "container" | "shipment", id: string, defs: FieldDef[], values: FieldValue[]): HTMLElement {
+  const box = el("div", { class: "fields", "data-entity": entity });
+  const byslug = new Map(values.map((v) => [v.apiSlug, v]));
+  if (!defs.length) box.append(el("p", {}, "None defined."));
+  for (const def of defs) {
+    const v = byslug.get(def.apiSlug);
+    const inputId = `cf-${entity}-${def.apiSlug}`;
+    const msg = el("p", { class: "msg", id: inputId + "-msg", "aria-live": "polite" });
+    const input = editor(def, v?.value, inputId);
+    input.setAttribute("aria-describedby", msg.id + (state.role === "VIEWER" ? " viewer-note" : ""));
+    const shown = el("span", { class: "display", "data-field": def.apiSlug }, v?.displayValue ?? "");
+    const save = el("button", { type: "submit" }, "Save");
+    save.setAttribute("aria-label", `Save ${def.displayName}`);
+    const form = el("form", { class: "field", "data-field": def.apiSlug },
+      el("label", { for: inputId }, def.displayName), input, save, msg);
+    if (v?.displayValue && def.dataType === "REFERENCE") form.insertBefore(shown, msg);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      msg.className = "msg";
+      msg.textContent = "Saving…";
+      save.disabled = true;
+      try {
+        const value = readEditor(def, input);
+        const name = entity === "container" ? "OpsSetContainerField" : "OpsSetShipmentField";
+        const out = await mutate<Record<string, FieldValue | null>>(name, { id, apiSlug: def.apiSlug, value });
+        const saved = Object.values(out)[0];
+        msg.className = "msg saved";
+        msg.textContent = saved ? `Saved: ${saved.displayValue ?? JSON.stringify(saved.value)}` : "Cleared.";
+      } catch (e) {
+        msg.className = "msg error";
+        msg.setAttribute("role", "alert");
+        // The API's own words: a person can act on them.
+        msg.textContent = e instanceof ApiError && e.status !== 0 && e.status !== 429 && e.status !== 503 ? e.message : describe(e);
+      } finally {
+        save.disabled = false;
+        countTraffic();
+      }
+    });
+    box.append(form);
+  }
+  return box;
+}
+
+function editor(def: FieldDef, value: unknown, id: string): HTMLInputElement | HTMLSelectElement {
+  switch (def.dataType) {
+    case "ENUM":
+    case "BOOLEAN": {
+      const opts = def.dataType === "BOOLEAN" ? [{ value: "true", label: "Yes" }, { value: "false", label: "No" }] : def.options;
+      const s = el("select", { id, name: def.apiSlug }, el("option", { value: "" }, "(not set)"), ...opts.map((o) => el("option", { value: o.value }, o.label)));
+      s.value = value == null ? "" : String(value);
+      return s;
+    }
+    case "ENUM_MULTI": {
+      const s = el("select", { id, name: def.apiSlug, multiple: "" }, ...def.options.map((o) => el("option", { value: o.value }, o.label)));
+      const set = new Set(Array.isArray(value) ? value.map(String) : []);
+      for (const o of Array.from(s.options)) o.selected = set.has(o.value);
+      return s;
+    }
+  }
+  const type = def.dataType === "NUMBER" ? "number" : def.dataType === "DATE" ? "date" : "text";
+  const i = el("input", { id, name: def.apiSlug, type, autocomplete: "off" });
+  i.value = value == null ? "" : String(value);
+  if (def.dataType === "NUMBER") i.step = "any";
+  return i;
+}
+
+function readEditor(def: FieldDef, input: HTMLInputElement | HTMLSelectElement): unknown {
+  if (def.dataType === "ENUM_MULTI") {
+    const vals = Array.from((input as HTMLSelectElement).selectedOptions).map((o) => o.value);
+    return vals.length ? vals : null;
+  }
+  const raw = input.value.trim();
+  if (raw === "") return null;
+  if (def.dataType === "NUMBER") return Number(raw);
+  if (def.dataType === "BOOLEAN") return raw === "true";
+  return raw;
+}
+
+// ---------------------------------------------------------------- live
+
+let pending = { tiles: false, page: false, panel: false };
+let flushTimer = 0;
+
+function onChange(ev: ChangeEvent): void {
+  setData("lastLogId", ev.logId ?? "");
+  setData("events", Number(body.dataset.events ?? 0) + 1);
+  if (ev.operation === "RESYNC") {
+    pending = { tiles: true, page: true, panel: true };
+  } else {
+    if (ev.type === "CONTAINER" || ev.type === "SHIPMENT") pending.tiles = true;
+    if ((ev.type === "CONTAINER" && (state.visibleContainers.has(ev.id ?? "") || state.visibleShipments.has(ev.parentId ?? "") || ev.operation !== "UPDATE")) ||
+      (ev.type === "SHIPMENT" && (state.visibleShipments.has(ev.id ?? "") || ev.operation !== "UPDATE"))) pending.page = true;
+    const p = state.panel;
+    if (p && [p.containerId, p.shipmentId].some((x) => x === ev.id || x === ev.parentId)) pending.panel = true;
+    if (p && ev.type === "DOCUMENT") pending.panel = true;
+  }
+  clearTimeout(flushTimer);
+  flushTimer = window.setTimeout(flush, 20); // coalesce a burst into one read
+}
+
+async function flush(): Promise<void> {
+  const p = pending;
+  pending = { tiles: false, page: false, panel: false };
+  try {
+    await Promise.all([p.tiles ? loadTiles(true) : null, p.page ? loadPage(true) : null, p.panel ? loadPanel(false) : null]);
+  } catch (e) {
+    fail(e, () => {
+      pending = { tiles: true, page: true, panel: true };
+      void flush();
+    });
+  }
+}
+
+function liveState(s: LiveState, detail?: string): void {
+  setData("live", s);
+  const words = { off: "off", connecting: "connecting…", live: "on", reconnecting: "reconnecting…" }[s];
+  $("live-status").textContent = `Live updates: ${words}${detail ? ` (${detail})` : ""}`;
+  if (s === "live") {
+    setData("liveConnects", state.live?.connects ?? 0);
+    if (!performance.getEntriesByName("ops-live-ready").length) performance.mark("ops-live-ready");
+  }
+}
+
+// ---------------------------------------------------------------- key and start
+
+function forgetKey(clearAlert = true): void {
+  sessionStorage.removeItem(KEY);
+  state.live?.stop();
+  state.live = null;
+  state.key = "";
+  setKey("");
+  $("main").hidden = true;
+  $("panel").hidden = true;
+  $("forget-key").hidden = true;
+  $("key-section").hidden = false;
+  $("who").textContent = "";
+  if (clearAlert) showAlert("");
+  setData("opsState", "key");
+  $<HTMLInputElement>("api-key").focus();
+}
+
+async function start(key: string): Promise<void> {
+  state.key = key;
+  setKey(key);
+  setData("opsState", "loading");
+  showAlert("");
+  try {
+    const { data } = await query<{ viewer: { role: string; account: { companyName: string }; user: { email: string } | null } }>("OpsViewer");
+    state.role = data.viewer.role;
+    sessionStorage.setItem(KEY, key);
+    $("who").textContent = `${data.viewer.account.companyName} · ${data.viewer.user?.email ?? "account key"} · ${data.viewer.role.toLowerCase()}`;
+    $("key-section").hidden = true;
+    $("main").hidden = false;
+    $("forget-key").hidden = false;
+    await Promise.all([loadTiles(false), loadPage(false), loadFilterOptions()]);
+    if (!state.firstRender) {
+      state.firstRender = true;
+      performance.mark("ops-first-render");
+    }
+    setData("opsState", "ready");
+    state.live = new Live(key, onChange, liveState);
+    state.live.start();
+  } catch (e) {
+    setData("opsState", "key");
+    fail(e, () => void start(key));
+  }
+}
+
+function init(): void {
+  $<HTMLFormElement>("key-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const k = $<HTMLInputElement>("api-key").value.trim();
+    if (k) void start(k);
+  });
+  $("forget-key").addEventListener("click", () => forgetKey());
+  $<HTMLFormElement>("filters").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    readFilters();
+    void goto({ first: PAGE_SIZE }, 1);
+  });
+  $<HTMLFormElement>("filters").addEventListener("reset", () => {
+    window.setTimeout(() => {
+      readFilters();
+      void goto({ first: PAGE_SIZE }, 1);
+    });
+  });
+  $("next-page").addEventListener("click", () => {
+    if (state.pageInfo?.endCursor) void goto({ first: PAGE_SIZE, after: state.pageInfo.endCursor }, state.page + 1);
+  });
+  $("prev-page").addEventListener("click", () => {
+    if (state.pageInfo?.startCursor) void goto({ last: PAGE_SIZE, before: state.pageInfo.startCursor }, Math.max(1, state.page - 1));
+  });
+  $("panel-close").addEventListener("click", closePanel);
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape" && state.panel) closePanel();
+  });
+  const saved = sessionStorage.getItem(KEY);
+  if (saved) void start(saved);
+  else $<HTMLInputElement>("api-key").focus();
+}
+
+init();
