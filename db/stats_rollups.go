@@ -60,9 +60,11 @@ const (
 	WHEN r.lfd_date = ` + rollupToday + ` THEN 'today'
 	WHEN r.lfd_date <= ` + rollupToday + ` + 3 THEN 'next_3_days'
 	ELSE 'later' END`
-	// rollupZones is today's date in each terminal's zone (%[1]s now).
+	// rollupZones is today's date in each terminal's zone (%[1]s now),
+	// computed once per terminal (OFFSET 0 keeps the planner from pulling
+	// the conversion up into every row's comparisons).
 	rollupZones = ` LEFT JOIN (SELECT t.id, (%[1]s::timestamptz AT TIME ZONE p.time_zone)::date AS today
-		FROM terminals t JOIN ports p ON p.id = t.port_id) z ON z.id = r.pod_terminal_id`
+		FROM terminals t JOIN ports p ON p.id = t.port_id OFFSET 0) z ON z.id = r.pod_terminal_id`
 )
 
 // WithoutStatsRollups is db counting every grouped count with GROUP BY,
