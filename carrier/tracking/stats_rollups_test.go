@@ -71,36 +71,51 @@ func checkRollups(t *testing.T, store *db.DB, account, step string) {
 	}
 	now := time.Now()
 	counted := store.WithoutStatsRollups()
-	for _, keys := range [][]model.ContainerGroupBy{
-		nil, {model.ContainerGroupByStatus}, {model.ContainerGroupByPodTerminal, model.ContainerGroupByLastFreeDay},
-		{model.ContainerGroupByShippingLine, model.ContainerGroupByPortOfDischarge, model.ContainerGroupByEtaWeek},
-		{model.ContainerGroupByStatus, model.ContainerGroupByEtaWeek},
-	} {
-		a, err := store.ContainerStats(ctx, account, model.ContainerFilter{}, keys, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := counted.ContainerStats(ctx, account, model.ContainerFilter{}, keys, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("%s: containers by %v: the rollups give %s, GROUP BY %s", step, keys, groupsText(a), groupsText(b))
+	// Filters the rollups answer: two terminals, two statuses, two lines,
+	// two ports (whatever the account has).
+	var terminals, ports, lines []string
+	if err := store.SQL().QueryRowContext(ctx, `SELECT
+		ARRAY(SELECT DISTINCT pod_terminal_id::text FROM containers WHERE account_id = $1 AND pod_terminal_id IS NOT NULL ORDER BY 1 LIMIT 2),
+		ARRAY(SELECT DISTINCT port_of_discharge_id::text FROM shipments WHERE account_id = $1 AND port_of_discharge_id IS NOT NULL ORDER BY 1 LIMIT 2),
+		ARRAY(SELECT DISTINCT shipping_line_scac FROM shipments WHERE account_id = $1 ORDER BY 1 LIMIT 2)`, account).
+		Scan((*pq.StringArray)(&terminals), (*pq.StringArray)(&ports), (*pq.StringArray)(&lines)); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []model.ContainerFilter{{}, {PodTerminalIDs: terminals, Statuses: []model.ContainerStatus{"available", "on_ship"}}} {
+		for _, keys := range [][]model.ContainerGroupBy{
+			nil, {model.ContainerGroupByStatus}, {model.ContainerGroupByPodTerminal, model.ContainerGroupByLastFreeDay},
+			{model.ContainerGroupByShippingLine, model.ContainerGroupByPortOfDischarge, model.ContainerGroupByEtaWeek},
+			{model.ContainerGroupByStatus, model.ContainerGroupByEtaWeek},
+		} {
+			a, err := store.ContainerStats(ctx, account, f, keys, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := counted.ContainerStats(ctx, account, f, keys, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("%s: containers %+v by %v: the rollups give %s, GROUP BY %s", step, f, keys, groupsText(a), groupsText(b))
+			}
 		}
 	}
-	for _, keys := range [][]model.ShipmentGroupBy{
-		{model.ShipmentGroupByPodTerminal, model.ShipmentGroupByEtaWeek}, {model.ShipmentGroupByShippingLine, model.ShipmentGroupByPortOfDischarge},
-	} {
-		a, err := store.ShipmentStats(ctx, account, model.ShipmentFilter{}, keys, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := counted.ShipmentStats(ctx, account, model.ShipmentFilter{}, keys, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("%s: shipments by %v: the rollups give %s, GROUP BY %s", step, keys, groupsText(a), groupsText(b))
+	for _, f := range []model.ShipmentFilter{{}, {ShippingLineScacs: lines, PortOfDischargeIDs: ports}, {PodTerminalIDs: terminals}} {
+		for _, keys := range [][]model.ShipmentGroupBy{
+			nil, {model.ShipmentGroupByPodTerminal, model.ShipmentGroupByEtaWeek},
+			{model.ShipmentGroupByShippingLine, model.ShipmentGroupByPortOfDischarge},
+		} {
+			a, err := store.ShipmentStats(ctx, account, f, keys, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := counted.ShipmentStats(ctx, account, f, keys, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("%s: shipments %+v by %v: the rollups give %s, GROUP BY %s", step, f, keys, groupsText(a), groupsText(b))
+			}
 		}
 	}
 }
