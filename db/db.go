@@ -53,6 +53,9 @@ type DB struct {
 	pooled bool
 	// r routes reads to replicas (replica.go); nil without them.
 	r *router
+	// noRollups counts every grouped count with GROUP BY, never from the
+	// rollups (WithoutStatsRollups).
+	noRollups bool
 }
 
 // Open connects to url with DefaultOptions and checks the connection.

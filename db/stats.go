@@ -34,6 +34,10 @@ type statKey struct {
 	// needs: "s" the container's shipment; "tz" the zones of the
 	// container's terminal; "pz" the shipment's port of discharge.
 	needs []string
+	// rcol is the rollup column the key is read from (stats_rollups.go),
+	// rexpr the expression over it (alias r; %[1]s the start of today
+	// where the key needs it).
+	rcol, rexpr string
 }
 
 // groupCols are the columns every stats statement selects, in model.Group.
@@ -56,19 +60,28 @@ const lfdOrder = `array_position(ARRAY['overdue','today','next_3_days','later','
 const etaWeek = `to_char(date_trunc('week', s.pod_eta_at AT TIME ZONE coalesce(pz.time_zone, 'UTC')), 'YYYY-MM-DD')`
 
 var containerStatKeys = map[model.ContainerGroupBy]statKey{
-	model.ContainerGroupByStatus:          {col: "status", expr: "c.current_status"},
-	model.ContainerGroupByPodTerminal:     {col: "pod_terminal_id", expr: "c.pod_terminal_id"},
-	model.ContainerGroupByShippingLine:    {col: "shipping_line_scac", expr: "s.shipping_line_scac", needs: []string{"s"}},
-	model.ContainerGroupByPortOfDischarge: {col: "port_of_discharge_id", expr: "s.port_of_discharge_id", needs: []string{"s"}},
-	model.ContainerGroupByLastFreeDay:     {col: "last_free_day", expr: lfdBucket, order: lfdOrder, needs: []string{"tz"}},
-	model.ContainerGroupByEtaWeek:         {col: "eta_week", expr: etaWeek, needs: []string{"s", "pz"}},
+	model.ContainerGroupByStatus: {col: "status", expr: "c.current_status", rcol: "status", rexpr: "r.status"},
+	model.ContainerGroupByPodTerminal: {col: "pod_terminal_id", expr: "c.pod_terminal_id",
+		rcol: "pod_terminal_id", rexpr: rollupTerminal},
+	model.ContainerGroupByShippingLine: {col: "shipping_line_scac", expr: "s.shipping_line_scac", needs: []string{"s"},
+		rcol: "shipping_line_scac", rexpr: "r.shipping_line_scac"},
+	model.ContainerGroupByPortOfDischarge: {col: "port_of_discharge_id", expr: "s.port_of_discharge_id", needs: []string{"s"},
+		rcol: "port_of_discharge_id", rexpr: rollupPort},
+	model.ContainerGroupByLastFreeDay: {col: "last_free_day", expr: lfdBucket, order: lfdOrder, needs: []string{"tz"},
+		rcol: "lfd_date", rexpr: rollupLFDBucket},
+	model.ContainerGroupByEtaWeek: {col: "eta_week", expr: etaWeek, needs: []string{"s", "pz"},
+		rcol: "eta_week", rexpr: rollupWeek},
 }
 
 var shipmentStatKeys = map[model.ShipmentGroupBy]statKey{
-	model.ShipmentGroupByPodTerminal:     {col: "pod_terminal_id", expr: "s.pod_terminal_id"},
-	model.ShipmentGroupByShippingLine:    {col: "shipping_line_scac", expr: "s.shipping_line_scac"},
-	model.ShipmentGroupByPortOfDischarge: {col: "port_of_discharge_id", expr: "s.port_of_discharge_id"},
-	model.ShipmentGroupByEtaWeek:         {col: "eta_week", expr: etaWeek, needs: []string{"pz"}},
+	model.ShipmentGroupByPodTerminal: {col: "pod_terminal_id", expr: "s.pod_terminal_id",
+		rcol: "pod_terminal_id", rexpr: rollupTerminal},
+	model.ShipmentGroupByShippingLine: {col: "shipping_line_scac", expr: "s.shipping_line_scac",
+		rcol: "shipping_line_scac", rexpr: "r.shipping_line_scac"},
+	model.ShipmentGroupByPortOfDischarge: {col: "port_of_discharge_id", expr: "s.port_of_discharge_id",
+		rcol: "port_of_discharge_id", rexpr: rollupPort},
+	model.ShipmentGroupByEtaWeek: {col: "eta_week", expr: etaWeek, needs: []string{"pz"},
+		rcol: "eta_week", rexpr: rollupWeek},
 }
 
 // The joins a key may need. The container's shipment carries the account
@@ -95,6 +108,9 @@ func (db *DB) ContainerStats(ctx context.Context, accountID string, f model.Cont
 		}
 		specs[i] = spec
 	}
+	if r, filter := containerRollup(accountID, f, specs); r != nil && !db.noRollups {
+		return rollupStats(ctx, db.read(accountID), r, filter, specs, now)
+	}
 	return stats(ctx, db.read(accountID), containerList, containerFilter(accountID, f), specs, now)
 }
 
@@ -109,22 +125,37 @@ func (db *DB) ShipmentStats(ctx context.Context, accountID string, f model.Shipm
 		}
 		specs[i] = spec
 	}
+	if r, filter := shipmentRollup(accountID, f, specs); r != nil && !db.noRollups {
+		return rollupStats(ctx, db.read(accountID), r, filter, specs, now)
+	}
 	return stats(ctx, db.read(accountID), shipmentList, shipmentFilter(accountID, f), specs, now)
+}
+
+// checkStatKeys refuses too many keys, or one key twice.
+func checkStatKeys(specs []statKey) error {
+	if len(specs) > model.MaxGroupKeys {
+		return model.Errorf(model.EINVALID, "at most %d keys can be grouped by", model.MaxGroupKeys).AtParameter("groupBy")
+	}
+	seen := map[string]bool{}
+	for _, k := range specs {
+		if seen[k.col] {
+			return model.Errorf(model.EINVALID, "a key can be grouped by only once").AtParameter("groupBy")
+		}
+		seen[k.col] = true
+	}
+	return nil
 }
 
 // statsQuery builds the statement of a grouped count over list s, filtered
 // by filter (whose first clause is the account), grouped by specs.
 func statsQuery(s *listSpec, filter *conds, specs []statKey, now time.Time) (string, []any, error) {
-	if len(specs) > model.MaxGroupKeys {
-		return "", nil, model.Errorf(model.EINVALID, "at most %d keys can be grouped by", model.MaxGroupKeys).AtParameter("groupBy")
+	if err := checkStatKeys(specs); err != nil {
+		return "", nil, err
 	}
 	c := &conds{args: append([]any(nil), filter.args...), where: filter.where}
 	exprs := map[string]string{}
 	var needs []string
 	for _, k := range specs {
-		if _, dup := exprs[k.col]; dup {
-			return "", nil, model.Errorf(model.EINVALID, "a key can be grouped by only once").AtParameter("groupBy")
-		}
 		exprs[k.col] = k.expr
 		needs = append(needs, k.needs...)
 	}
@@ -153,6 +184,14 @@ func statsQuery(s *listSpec, filter *conds, specs []statKey, now time.Time) (str
 		day := time.Date(utc.Year(), utc.Month(), utc.Day(), 0, 0, 0, 0, time.UTC)
 		exprs["last_free_day"] = fmt.Sprintf(col, c.arg(day), c.arg(day.AddDate(0, 0, 1)), c.arg(day.AddDate(0, 0, 4)))
 	}
+	return groupedQuery(c, from.String(), exprs, specs, "count(*)", ""), c.args, nil
+}
+
+// groupedQuery is the statement of a grouped count from from, where c,
+// selecting every column of groupCols (exprs for the grouped ones, NULL
+// for the others) and count (the expression that counts) as n; having
+// (if any) drops groups after grouping.
+func groupedQuery(c *conds, from string, exprs map[string]string, specs []statKey, count, having string) string {
 	var sel, group, order []string
 	for i, col := range groupCols {
 		e, ok := exprs[col]
@@ -173,14 +212,14 @@ func statsQuery(s *listSpec, filter *conds, specs []statKey, now time.Time) (str
 		}
 		order = append(order, o)
 	}
-	q := "SELECT " + strings.Join(sel, ", ") + ", count(*) AS n FROM " + from.String() + " WHERE " + c.sql()
+	q := "SELECT " + strings.Join(sel, ", ") + ", " + count + " AS n FROM " + from + " WHERE " + c.sql()
 	if len(group) > 0 {
 		// Groups in key order; the limit tells a count with too many
 		// groups from one with exactly the most.
-		q += " GROUP BY " + strings.Join(group, ", ") + " ORDER BY " + strings.Join(order, ", ") +
+		q += " GROUP BY " + strings.Join(group, ", ") + having + " ORDER BY " + strings.Join(order, ", ") +
 			" LIMIT " + c.arg(model.MaxGroups+1)
 	}
-	return q, c.args, nil
+	return q
 }
 
 func stats(ctx context.Context, e ext, s *listSpec, filter *conds, specs []statKey, now time.Time) ([]*model.Group, error) {
@@ -188,6 +227,11 @@ func stats(ctx context.Context, e ext, s *listSpec, filter *conds, specs []statK
 	if err != nil {
 		return nil, err
 	}
+	return runStats(ctx, e, q, args)
+}
+
+// runStats runs a grouped count and checks how many groups it gave.
+func runStats(ctx context.Context, e ext, q string, args []any) ([]*model.Group, error) {
 	groups, err := selectAll[model.Group](ctx, e, q, args...)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"shipgraph/graph/gqlhttp"
+	"shipgraph/load"
 	"shipgraph/testkit"
 )
 
@@ -54,6 +56,18 @@ var statsCases = []statsCase{
 		 LEFT JOIN ports pp ON pp.id = s.port_of_discharge_id WHERE c.account_id = $1 GROUP BY 1, 2`},
 	{"containers, no key", "containerStats", `filter: {hasHolds: true}, groupBy: []`, `count`,
 		`SELECT count(*) FROM containers WHERE account_id = $1 AND has_holds`},
+	{"containers by last free day and line (no rollup holds both)", "containerStats", `groupBy: [LAST_FREE_DAY, SHIPPING_LINE]`,
+		`lastFreeDay shippingLineScac count`,
+		`SELECT ` + truthLFD + `, s.shipping_line_scac, count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id ` + truthZoneC + `
+		 WHERE c.account_id = $1 GROUP BY 1, 2`},
+	{"containers by port and ETA week, filtered by status", "containerStats",
+		`filter: {statuses: [ON_SHIP, AVAILABLE, PICKED_UP, EMPTY_RETURNED]}, groupBy: [PORT_OF_DISCHARGE, ETA_WEEK]`,
+		`portOfDischarge { code } etaWeek count`,
+		`SELECT pp.code, ` + truthWeek + `, count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id
+		 LEFT JOIN ports pp ON pp.id = s.port_of_discharge_id
+		 WHERE c.account_id = $1 AND c.current_status IN ('on_ship', 'available', 'picked_up', 'empty_returned') GROUP BY 1, 2`},
+	{"containers, no key, no filter", "containerStats", `groupBy: []`, `count`,
+		`SELECT count(*) FROM containers WHERE account_id = $1`},
 	{"shipments by terminal", "shipmentStats", `groupBy: [POD_TERMINAL]`, `podTerminal { id name } count`,
 		`SELECT t.id, t.name, count(*) FROM shipments s LEFT JOIN terminals t ON t.id = s.pod_terminal_id WHERE s.account_id = $1 GROUP BY 1, 2`},
 	{"shipments by line", "shipmentStats", `groupBy: [SHIPPING_LINE]`, `shippingLine { scac name } count`,
@@ -63,6 +77,10 @@ var statsCases = []statsCase{
 		`filter: {trackingStopped: false}, groupBy: [PORT_OF_DISCHARGE, ETA_WEEK]`, `portOfDischarge { code } etaWeek count`,
 		`SELECT pp.code, ` + truthWeek + `, count(*) FROM shipments s LEFT JOIN ports pp ON pp.id = s.port_of_discharge_id
 		 WHERE s.account_id = $1 AND s.line_tracking_stopped_at IS NULL GROUP BY 1, 2`},
+	{"shipments by port and ETA week", "shipmentStats", `groupBy: [PORT_OF_DISCHARGE, ETA_WEEK]`, `portOfDischarge { code } etaWeek count`,
+		`SELECT pp.code, ` + truthWeek + `, count(*) FROM shipments s LEFT JOIN ports pp ON pp.id = s.port_of_discharge_id
+		 WHERE s.account_id = $1 GROUP BY 1, 2`},
+	{"shipments, no key", "shipmentStats", `groupBy: []`, `count`, `SELECT count(*) FROM shipments WHERE account_id = $1`},
 }
 
 // flatten turns the groups of the answer into rows of text: the values at
@@ -118,7 +136,9 @@ func paths(sel string) []string {
 
 // TestStats holds every grouped count to the same count in plain SQL,
 // for both accounts, on data whose last free days fall around today in
-// terminals of several time zones.
+// terminals of several time zones; each count is asked twice, of a server
+// that sums the rollups where it can (migration 00021) and of one that
+// always counts the rows with GROUP BY.
 func TestStats(t *testing.T) {
 	t.Parallel()
 	env := testkit.New(t, testkit.Options{Shipments: 120})
@@ -142,32 +162,45 @@ func TestStats(t *testing.T) {
 		env.SQL(t, &id, `SELECT id FROM accounts WHERE slug = $1`, slug)
 		accounts[slug] = id
 	}
+	counted := &testkit.Env{Store: env.Store, Keys: env.Keys,
+		Handler: testkit.Chain(t, env.Store.WithoutStatsRollups(), gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)}
 	for _, c := range statsCases {
 		for _, who := range []string{acmeAdmin, globexViewer} {
-			t.Run(c.name+"/"+who, func(t *testing.T) {
-				account := accounts[strings.Split(who, "/")[0]]
-				q := fmt.Sprintf(`{ %s(%s) { %s } }`, c.field, c.args, c.sel)
-				// A day may begin somewhere between the truth and the
-				// answer: read the truth on both sides and retry then.
-				for try := 0; ; try++ {
-					before := env.Rows(t, c.sql, account)
-					var data map[string]json.RawMessage
-					env.Must(t, env.Key(t, who), q, nil, &data)
-					after := env.Rows(t, c.sql, account)
-					if !slices.EqualFunc(sortedRows(before), sortedRows(after), slices.Equal) && try < 3 {
-						continue
-					}
-					got := flatten(t, data[c.field], paths(c.sel))
-					if len(got) == 0 {
-						t.Fatalf("%s: no groups", q)
-					}
-					if g, w := sortedRows(got), sortedRows(after); !slices.EqualFunc(g, w, slices.Equal) {
-						t.Fatalf("%s\n got %v\nwant %v", q, g, w)
-					}
-					return
-				}
-			})
+			for _, path := range []struct {
+				name string
+				env  *testkit.Env
+			}{{"rollup", env}, {"group by", counted}} {
+				t.Run(c.name+"/"+who+"/"+path.name, func(t *testing.T) {
+					checkStats(t, path.env, c, accounts[strings.Split(who, "/")[0]], who)
+				})
+			}
 		}
+	}
+}
+
+// checkStats holds one grouped count, asked of env by who, to its truth
+// in plain SQL for account.
+func checkStats(t *testing.T, env *testkit.Env, c statsCase, account, who string) {
+	t.Helper()
+	q := fmt.Sprintf(`{ %s(%s) { %s } }`, c.field, c.args, c.sel)
+	// A day may begin somewhere between the truth and the answer: read
+	// the truth on both sides and retry then.
+	for try := 0; ; try++ {
+		before := env.Rows(t, c.sql, account)
+		var data map[string]json.RawMessage
+		env.Must(t, env.Key(t, who), q, nil, &data)
+		after := env.Rows(t, c.sql, account)
+		if !slices.EqualFunc(sortedRows(before), sortedRows(after), slices.Equal) && try < 3 {
+			continue
+		}
+		got := flatten(t, data[c.field], paths(c.sel))
+		if len(got) == 0 {
+			t.Fatalf("%s: no groups", q)
+		}
+		if g, w := sortedRows(got), sortedRows(after); !slices.EqualFunc(g, w, slices.Equal) {
+			t.Fatalf("%s\n got %v\nwant %v", q, g, w)
+		}
+		return
 	}
 }
 

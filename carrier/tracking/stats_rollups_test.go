@@ -1,0 +1,331 @@
+package tracking_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lib/pq"
+
+	"shipgraph/db"
+	"shipgraph/model"
+)
+
+// rollupTruth holds each rollup of migration 00021 to its rows counted
+// afresh, as (rollup, key..., n) text rows that differ: none when exact.
+const rollupTruth = `
+WITH cs AS (
+    SELECT c.account_id, c.current_status AS status, coalesce(c.pod_terminal_id, '00000000-0000-0000-0000-000000000000') AS t,
+        s.shipping_line_scac AS l, coalesce(s.port_of_discharge_id, '00000000-0000-0000-0000-000000000000') AS p,
+        coalesce(date_trunc('week', s.pod_eta_at AT TIME ZONE coalesce(pz.time_zone, 'UTC'))::date, 'infinity') AS w, count(*) AS n
+    FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
+    LEFT JOIN ports pz ON pz.id = s.port_of_discharge_id GROUP BY 1, 2, 3, 4, 5, 6),
+lfd AS (
+    SELECT c.account_id, c.current_status AS status, coalesce(c.pod_terminal_id, '00000000-0000-0000-0000-000000000000') AS t,
+        coalesce((c.pickup_lfd AT TIME ZONE coalesce(tp.time_zone, 'UTC'))::date, 'infinity') AS d, count(*) AS n
+    FROM containers c LEFT JOIN terminals t ON t.id = c.pod_terminal_id LEFT JOIN ports tp ON tp.id = t.port_id GROUP BY 1, 2, 3, 4),
+ss AS (
+    SELECT s.account_id, coalesce(s.pod_terminal_id, '00000000-0000-0000-0000-000000000000') AS t, s.shipping_line_scac AS l,
+        coalesce(s.port_of_discharge_id, '00000000-0000-0000-0000-000000000000') AS p,
+        coalesce(date_trunc('week', s.pod_eta_at AT TIME ZONE coalesce(pz.time_zone, 'UTC'))::date, 'infinity') AS w, count(*) AS n
+    FROM shipments s LEFT JOIN ports pz ON pz.id = s.port_of_discharge_id GROUP BY 1, 2, 3, 4, 5)
+SELECT 'container_stats want ' || x::text FROM (SELECT * FROM cs EXCEPT SELECT * FROM container_stats) x
+UNION ALL SELECT 'container_stats have ' || x::text FROM (SELECT * FROM container_stats EXCEPT SELECT * FROM cs) x
+UNION ALL SELECT 'container_lfd_stats want ' || x::text FROM (SELECT * FROM lfd EXCEPT SELECT * FROM container_lfd_stats) x
+UNION ALL SELECT 'container_lfd_stats have ' || x::text FROM (SELECT * FROM container_lfd_stats EXCEPT SELECT * FROM lfd) x
+UNION ALL SELECT 'shipment_stats want ' || x::text FROM (SELECT * FROM ss EXCEPT SELECT * FROM shipment_stats) x
+UNION ALL SELECT 'shipment_stats have ' || x::text FROM (SELECT * FROM shipment_stats EXCEPT SELECT * FROM ss) x`
+
+// checkRollups fails t unless every rollup equals a fresh count and every
+// grouped count of account gives the same groups from the rollups as from
+// GROUP BY.
+func checkRollups(t *testing.T, store *db.DB, account, step string) {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := store.SQL().QueryContext(ctx, rollupTruth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diff []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		diff = append(diff, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	if len(diff) > 0 {
+		t.Fatalf("%s: the rollups differ from a fresh count:\n%s", step, strings.Join(diff, "\n"))
+	}
+	now := time.Now()
+	counted := store.WithoutStatsRollups()
+	// Filters the rollups answer: two terminals, two statuses, two lines,
+	// two ports (whatever the account has).
+	var terminals, ports, lines []string
+	if err := store.SQL().QueryRowContext(ctx, `SELECT
+		ARRAY(SELECT DISTINCT pod_terminal_id::text FROM containers WHERE account_id = $1 AND pod_terminal_id IS NOT NULL ORDER BY 1 LIMIT 2),
+		ARRAY(SELECT DISTINCT port_of_discharge_id::text FROM shipments WHERE account_id = $1 AND port_of_discharge_id IS NOT NULL ORDER BY 1 LIMIT 2),
+		ARRAY(SELECT DISTINCT shipping_line_scac FROM shipments WHERE account_id = $1 ORDER BY 1 LIMIT 2)`, account).
+		Scan((*pq.StringArray)(&terminals), (*pq.StringArray)(&ports), (*pq.StringArray)(&lines)); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []model.ContainerFilter{{}, {PodTerminalIDs: terminals, Statuses: []model.ContainerStatus{"available", "on_ship"}}} {
+		for _, keys := range [][]model.ContainerGroupBy{
+			nil, {model.ContainerGroupByStatus}, {model.ContainerGroupByPodTerminal, model.ContainerGroupByLastFreeDay},
+			{model.ContainerGroupByShippingLine, model.ContainerGroupByPortOfDischarge, model.ContainerGroupByEtaWeek},
+			{model.ContainerGroupByStatus, model.ContainerGroupByEtaWeek},
+		} {
+			a, err := store.ContainerStats(ctx, account, f, keys, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := counted.ContainerStats(ctx, account, f, keys, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("%s: containers %+v by %v: the rollups give %s, GROUP BY %s", step, f, keys, groupsText(a), groupsText(b))
+			}
+		}
+	}
+	for _, f := range []model.ShipmentFilter{{}, {ShippingLineScacs: lines, PortOfDischargeIDs: ports}, {PodTerminalIDs: terminals}} {
+		for _, keys := range [][]model.ShipmentGroupBy{
+			nil, {model.ShipmentGroupByPodTerminal, model.ShipmentGroupByEtaWeek},
+			{model.ShipmentGroupByShippingLine, model.ShipmentGroupByPortOfDischarge},
+		} {
+			a, err := store.ShipmentStats(ctx, account, f, keys, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := counted.ShipmentStats(ctx, account, f, keys, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("%s: shipments %+v by %v: the rollups give %s, GROUP BY %s", step, f, keys, groupsText(a), groupsText(b))
+			}
+		}
+	}
+}
+
+// reference inserts ports in four time zones, with two terminals each
+// (the tracking tests' databases hold no reference data).
+func reference(t *testing.T, store *db.DB) {
+	t.Helper()
+	if _, err := store.SQL().Exec(`
+		WITH p AS (INSERT INTO ports (code, name, country_code, time_zone) VALUES
+			('USLAX', 'Los Angeles', 'US', 'America/Los_Angeles'), ('NLRTM', 'Rotterdam', 'NL', 'Europe/Amsterdam'),
+			('CNSHA', 'Shanghai', 'CN', 'Asia/Shanghai'), ('NZAKL', 'Auckland', 'NZ', 'Pacific/Auckland')
+			ON CONFLICT (code) DO UPDATE SET time_zone = EXCLUDED.time_zone RETURNING id, code)
+		INSERT INTO terminals (port_id, name) SELECT p.id, p.code || ' terminal ' || k FROM p, generate_series(1, 2) k`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func groupsText(gs []*model.Group) string {
+	var b strings.Builder
+	for _, g := range gs {
+		fmt.Fprintf(&b, "\n  %+v", *g)
+	}
+	return b.String()
+}
+
+// TestStatsRollupsFollowWrites: the rollups of grouped counts stay equal
+// to a fresh count through what the tracking engine writes (shipments and
+// containers created, ETAs and statuses moved, tracking stopped) and
+// through plain SQL: updates of status, terminal, last free day, a
+// shipment's line, ETA and port, a container moved between shipments,
+// inserts, deletes (a shipment's cascading to its containers), a port's
+// new time zone, a terminal moved to another port, and truncation.
+func TestStatsRollupsFollowWrites(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	reference(t, e.store)
+	eng := e.engine(e.config())
+	var ids []string
+	for _, n := range e.sim.Numbers() {
+		if n.State == "tracked" && n.RequestType == "bill_of_lading" && len(ids) < 8 {
+			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
+		}
+	}
+	for _, id := range ids {
+		if r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" }); r.ShipmentID == nil {
+			t.Fatalf("request %s: %+v", id, r)
+		}
+	}
+	if n := e.count(`SELECT count(*) FROM containers WHERE account_id = $1`, e.acct); n < 8 {
+		t.Fatalf("the polls created %d containers", n)
+	}
+	checkRollups(t, e.store, e.acct, "created by polls")
+	e.advance(9 * 24 * time.Hour)
+	e.repoll(eng, ids...)
+	checkRollups(t, e.store, e.acct, "moved by polls")
+
+	exec := func(step, q string, args ...any) {
+		t.Helper()
+		res, err := e.store.SQL().Exec(q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 && !strings.HasPrefix(q, "TRUNCATE") {
+			t.Fatalf("%s: no row changed", step)
+		}
+		checkRollups(t, e.store, e.acct, step)
+	}
+	acct := e.acct
+	exec("terminals and last free days set", `UPDATE containers c SET pod_terminal_id = t.id,
+		pickup_lfd_line = now() + ((abs(hashtext(c.id::text)) % 12) - 5) * interval '1 day' + interval '7 hours'
+		FROM (SELECT id, row_number() OVER (ORDER BY id) AS k FROM terminals) t, (SELECT count(*) AS n FROM terminals) m
+		WHERE c.account_id = $1 AND t.k = 1 + abs(hashtext(c.number)) % m.n`, acct)
+	exec("status", `UPDATE containers SET current_status = 'available' WHERE account_id = $1 AND id IN
+		(SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 5)`, acct)
+	exec("terminal", `UPDATE containers SET pod_terminal_id = (SELECT id FROM terminals ORDER BY name DESC LIMIT 1)
+		WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY number LIMIT 3)`, acct)
+	exec("no terminal", `UPDATE containers SET pod_terminal_id = NULL
+		WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY number DESC LIMIT 2)`, acct)
+	exec("last free day", `UPDATE containers SET pickup_lfd_line = pickup_lfd_line + interval '2 days', pickup_lfd_terminal = now()
+		WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY id DESC LIMIT 6)`, acct)
+	exec("unknown last free day", `UPDATE containers SET pickup_lfd_line = NULL, pickup_lfd_terminal = NULL, pickup_lfd_rail = NULL
+		WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY number LIMIT 2)`, acct)
+	exec("an update that changes no key", `UPDATE containers SET updated_at = now() WHERE account_id = $1`, acct)
+	exec("shipment line", `UPDATE shipments SET shipping_line_scac = 'ZZZZ' WHERE account_id = $1 AND id IN
+		(SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 2)`, acct)
+	exec("shipment ETA", `UPDATE shipments SET pod_eta_at = coalesce(pod_eta_at, now()) + interval '9 days' WHERE account_id = $1`, acct)
+	exec("shipment ETA unknown", `UPDATE shipments SET pod_eta_at = NULL WHERE account_id = $1 AND id IN
+		(SELECT id FROM shipments WHERE account_id = $1 ORDER BY id DESC LIMIT 1)`, acct)
+	exec("shipment port", `UPDATE shipments SET port_of_discharge_id = (SELECT id FROM ports WHERE time_zone <> 'UTC' ORDER BY code LIMIT 1)
+		WHERE account_id = $1 AND id IN (SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 3)`, acct)
+	exec("shipment terminal", `UPDATE shipments SET pod_terminal_id = (SELECT id FROM terminals ORDER BY name LIMIT 1)
+		WHERE account_id = $1`, acct)
+	exec("container moved between shipments", `UPDATE containers c SET shipment_id = (SELECT s.id FROM shipments s
+		WHERE s.account_id = c.account_id AND s.id <> c.shipment_id ORDER BY s.id LIMIT 1)
+		WHERE c.account_id = $1 AND c.id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 2)`, acct)
+	exec("container inserted", `INSERT INTO containers (account_id, shipment_id, number, current_status, pod_terminal_id, pickup_lfd_rail)
+		SELECT account_id, id, 'ZZZU' || lpad(row_number() OVER (ORDER BY id)::text, 7, '0'), 'not_available',
+			(SELECT id FROM terminals ORDER BY firms_code LIMIT 1), now()
+		FROM shipments WHERE account_id = $1`, acct)
+	exec("container deleted", `DELETE FROM containers WHERE account_id = $1 AND id IN
+		(SELECT id FROM containers WHERE account_id = $1 ORDER BY number DESC LIMIT 3)`, acct)
+	exec("shipment deleted with its containers", `DELETE FROM shipments WHERE account_id = $1 AND id IN
+		(SELECT id FROM shipments WHERE account_id = $1 ORDER BY id DESC LIMIT 2)`, acct)
+	exec("a port's time zone", `UPDATE ports SET time_zone = CASE WHEN time_zone = 'Pacific/Kiritimati' THEN 'Pacific/Pago_Pago'
+		ELSE 'Pacific/Kiritimati' END WHERE id IN (SELECT port_of_discharge_id FROM shipments WHERE account_id = $1
+		UNION SELECT t.port_id FROM containers c JOIN terminals t ON t.id = c.pod_terminal_id WHERE c.account_id = $1)`, acct)
+	exec("a terminal's port", `UPDATE terminals SET port_id = (SELECT id FROM ports WHERE code = 'NZAKL')
+		WHERE id IN (SELECT pod_terminal_id FROM containers WHERE account_id = $1) AND port_id <> (SELECT id FROM ports WHERE code = 'NZAKL')`, acct)
+
+	e.advance(150 * 24 * time.Hour)
+	e.repoll(eng, ids...)
+	checkRollups(t, e.store, e.acct, "tracking stopped by polls")
+
+	exec("containers truncated", `TRUNCATE containers CASCADE`)
+	if n := e.count(`SELECT (SELECT count(*) FROM container_stats) + (SELECT count(*) FROM container_lfd_stats)`); n != 0 {
+		t.Fatalf("after TRUNCATE containers, %d container rollup rows", n)
+	}
+	exec("shipments truncated", `TRUNCATE shipments CASCADE`)
+	if n := e.count(`SELECT count(*) FROM shipment_stats`); n != 0 {
+		t.Fatalf("after TRUNCATE shipments, %d shipment rollup rows", n)
+	}
+}
+
+// TestStatsRollupsConcurrentWriters: writers changing containers' keys and
+// their shipments' lines, ETAs and ports at the same time, in transactions
+// of several statements, leave the rollups exact. A writer chosen as a
+// deadlock's victim (the counters are locked until commit) retries.
+func TestStatsRollupsConcurrentWriters(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	reference(t, e.store)
+	e.engine(e.config())
+	var ids []string
+	for _, n := range e.sim.Numbers() {
+		if n.State == "tracked" && len(ids) < 6 {
+			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
+		}
+	}
+	for _, id := range ids {
+		e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+	}
+	checkRollups(t, e.store, e.acct, "created by polls")
+	ctx := context.Background()
+	statements := []string{
+		`UPDATE containers SET current_status = (ARRAY['available', 'not_available', 'picked_up', 'on_ship'])[1 + floor(random() * 4)::int]
+			WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY random() LIMIT 2)`,
+		`UPDATE containers SET pickup_lfd_line = now() + (random() * 10 - 5) * interval '1 day'
+			WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY random() LIMIT 2)`,
+		`UPDATE containers SET pod_terminal_id = (SELECT id FROM terminals ORDER BY random() LIMIT 1)
+			WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY random() LIMIT 1)`,
+		`UPDATE shipments SET shipping_line_scac = (ARRAY['MAEU', 'MSCU', 'CMDU'])[1 + floor(random() * 3)::int]
+			WHERE account_id = $1 AND id IN (SELECT id FROM shipments WHERE account_id = $1 ORDER BY random() LIMIT 1)`,
+		`UPDATE shipments SET pod_eta_at = now() + (random() * 30 - 15) * interval '1 day',
+			port_of_discharge_id = (SELECT id FROM ports ORDER BY random() LIMIT 1)
+			WHERE account_id = $1 AND id IN (SELECT id FROM shipments WHERE account_id = $1 ORDER BY random() LIMIT 1)`,
+		`UPDATE containers c SET shipment_id = (SELECT s.id FROM shipments s WHERE s.account_id = c.account_id ORDER BY random() LIMIT 1)
+			WHERE c.account_id = $1 AND c.id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY random() LIMIT 1)`,
+		`INSERT INTO containers (account_id, shipment_id, number, current_status)
+			SELECT account_id, id, 'ZZZU' || lpad((floor(random() * 1e7))::bigint::text, 7, '0'), 'on_ship'
+			FROM shipments WHERE account_id = $1 ORDER BY random() LIMIT 1`,
+		`DELETE FROM containers WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY random() LIMIT 1)`,
+	}
+	const writers, txs = 4, 8
+	var wg sync.WaitGroup
+	var retries atomic.Int64
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 27))
+			for range txs {
+				picks := []string{statements[r.IntN(len(statements))], statements[r.IntN(len(statements))], statements[r.IntN(len(statements))]}
+				for {
+					err := runTx(ctx, e.store.SQL(), e.acct, picks)
+					var pe *pq.Error
+					if errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001") {
+						retries.Add(1)
+						continue
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+					break
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	t.Logf("%d transactions retried after a deadlock", retries.Load())
+	checkRollups(t, e.store, e.acct, "after concurrent writers")
+}
+
+// runTx runs stmts (each with the account as $1) in one transaction.
+func runTx(ctx context.Context, q *sql.DB, account string, stmts []string) error {
+	tx, err := q.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s, account); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
