@@ -62,13 +62,17 @@ func TestReferenceDisplayValue(t *testing.T) {
 
 	// GraphQL: one shipment, and a page of them (batched: one read of
 	// users for the page, TestSeeded/DashboardStatements counts it).
-	var one struct{ Shipment struct{ CustomFields []field } }
+	var one struct {
+		Shipment struct{ CustomFields []field }
+	}
 	e.Must(t, k, `query($id: ID!) { shipment(id: $id) { customFields { apiSlug value displayValue } } }`, testkit.Vars{"id": ship}, &one)
 	if check("shipment", one.Shipment.CustomFields) != 1 {
 		t.Errorf("shipment %s: no account_manager", ship)
 	}
 	var page struct {
-		Shipments struct{ Nodes []struct{ CustomFields []field } }
+		Shipments struct {
+			Nodes []struct{ CustomFields []field }
+		}
 	}
 	e.Must(t, k, `{ shipments(first: 50) { nodes { customFields { apiSlug value displayValue } } } }`, nil, &page)
 	n := 0
