@@ -34,10 +34,10 @@ test: s3server
 	@if command -v npm >/dev/null; then scripts/fetch-playground-assets.sh; scripts/build-ops.sh; fi
 	@if command -v npm >/dev/null; then export SHIPGRAPH_REQUIRE_ASSETS=1; fi; $(GO) test -count=1 ./...
 
-# The README's configuration table, rewritten from config/settings.go (a
-# test fails when they differ).
+# The settings table (docs/settings.md), rewritten from config/settings.go
+# (a test fails when they differ).
 settings:
-	$(GO) run ./config/readme README.md
+	$(GO) run ./config/readme docs/settings.md
 
 # The timing-sensitive tests, 20 times each under -race, with the CPU kept
 # busy (stress-ng, or two busy loops without it), one package at a time.

@@ -17,8 +17,8 @@ import (
 	"shipgraph/webhook"
 )
 
-// TestDefaultsAgree holds the declared defaults (config/settings.go, the
-// README's table) equal to the packages' own DefaultConfig values, which
+// TestDefaultsAgree holds the declared defaults (config/settings.go and
+// docs/settings.md's table) equal to the packages' own DefaultConfig values, which
 // their tests use: a default changed in one place fails here.
 func TestDefaultsAgree(t *testing.T) {
 	for _, kv := range os.Environ() {

@@ -122,6 +122,7 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 	p.res = resolve.New(store)
 	p.res.Files, p.res.WebhookConfig, p.res.Tracking, p.res.DocumentJobs = fileStore, hc.Webhooks, p.tracking, docs
 	p.res.Loaders = hc.Loader
+	p.res.Shared = p.shared // per-key limits over every instance (test deliveries)
 	hc.Resolver = p.res
 	// One listening connection: the key cache, the live hub and the
 	// webhook fan-out's wake-ups. It closes after the chain.

@@ -290,6 +290,13 @@ func init() {
 		one(CustomFieldDefinition, "definition_id", func(c *model.CustomField) *string { return &c.DefinitionID },
 			"Definition", func(c *model.CustomField) **model.CustomFieldDefinition { return &c.Rel.Definition }, DefinitionByID),
 	}})
+	// The user a reference field names, for its display value (issue 29):
+	// no field or member of its own; the plans add it where displayValue
+	// or display_value is shown.
+	CustomField.rel(&Rel{Internal: "referencedUser", Targets: []*Target{
+		one(User, "value", (*model.CustomField).ReferencedUserID,
+			"ReferencedUser", func(c *model.CustomField) **model.User { return &c.Rel.ReferencedUser }, UserByID),
+	}})
 	CustomFieldDefinition.rel(&Rel{GraphQL: "options", Many: true, Targets: []*Target{
 		many(CustomFieldOption, func(d *model.CustomFieldDefinition) string {
 			if !d.DataType.HasOptions() {

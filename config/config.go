@@ -74,24 +74,24 @@ type Setting struct {
 	// Default is the value when neither the flag nor the variable says
 	// otherwise, as text of Kind.
 	Default string
-	// ShownDefault, when set, is what the README shows for the default
+	// ShownDefault, when set, is what the settings table shows for the default
 	// (markdown), when the text alone would mislead (0 meaning a computed
 	// value, say).
 	ShownDefault string
 	// Verbs are the verbs that read the setting.
 	Verbs Verb
 	// Family marks a family of variables sharing the prefix Env (no flag);
-	// Shown is how the README names them (e.g. "`CARRIER_<SCAC>_*`").
+	// Shown is how the settings table names them (e.g. "`CARRIER_<SCAC>_*`").
 	Family bool
 	Shown  string
-	// Meaning is what the setting does, in markdown (the README's text);
+	// Meaning is what the setting does, in markdown (the settings table's text);
 	// the flag's help is the same text without the markdown.
 	Meaning string
 }
 
 var all []*Setting
 
-// declare adds s to the table, in the README's order.
+// declare adds s to the table, in the settings table's order.
 func declare(s Setting) *Setting {
 	p := &s
 	if s.Family && s.Flag != "" {
@@ -287,7 +287,7 @@ func (vs *Values) Set(s *Setting, text string) error {
 	return v.Set(text)
 }
 
-// name is how the README and --help name s.
+// name is how the settings table and --help name s.
 func name(s *Setting) string {
 	if s.Shown != "" {
 		return strings.ReplaceAll(s.Shown, "`", "")
@@ -307,7 +307,7 @@ func Help(s *Setting) string {
 	return fmt.Sprintf("%s (%s)", text, name(s))
 }
 
-// Markdown is the README's configuration table, derived from the
+// Markdown is the settings table (docs/settings.md), derived from the
 // declaration: variable, flag, default, the verbs that read it, meaning.
 func Markdown() string {
 	var b strings.Builder
@@ -328,12 +328,15 @@ func Markdown() string {
 				def = "`" + s.Default + "`"
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", n, fl, def, s.Verbs, s.Meaning)
+		// Meanings link from the repository's root (docs/x.md); the
+		// table lives in docs/.
+		meaning := strings.ReplaceAll(s.Meaning, "](docs/", "](")
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", n, fl, def, s.Verbs, meaning)
 	}
 	return b.String()
 }
 
-// The README's table stands between these two lines.
+// The settings table (docs/settings.md) stands between these two lines.
 const (
 	BeginMarker = "<!-- settings: generated from config/settings.go by `make settings`; do not edit -->"
 	EndMarker   = "<!-- settings: end -->"

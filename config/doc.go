@@ -2,9 +2,9 @@
 // its environment variable, its flag, its default, its meaning and the
 // verbs that read it — in settings.go, and derives the rest from that
 // table: the flags of each verb (Bind), the environment parsing, each
-// verb's --help, and the README's configuration table (Markdown; a test
-// fails when README.md differs, and `make settings` / `go generate
-// ./config` rewrites it).
+// verb's --help, and the settings table of docs/settings.md, which the
+// README links to (Markdown; a test fails when the file differs, and `make
+// settings` / `go generate ./config` rewrites it).
 //
 // Adding a setting is one declare(...) in settings.go plus its use (read it
 // with Values.String, .Bool, .Int, .Duration where the process is built, in
@@ -18,4 +18,4 @@
 // their own DefaultConfig for tests, and app's tests hold the two equal).
 package config
 
-//go:generate go run ./readme ../README.md
+//go:generate go run ./readme ../docs/settings.md

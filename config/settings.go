@@ -1,8 +1,9 @@
 package config
 
 // The settings of the binary, each declared once, in the order of the
-// README table (generated from here: make settings). The verbs that read
-// each are its Verbs; where the process is built (package app) reads them.
+// settings table (docs/settings.md, generated from here: make settings).
+// The verbs that read each are its Verbs; where the process is built
+// (package app) reads them.
 var (
 	DatabaseURL = declare(Setting{Env: "DATABASE_URL", Flag: "database-url", Kind: String, Default: "", Verbs: AllVerbs,
 		Meaning: "PostgreSQL URL or key=value string, several hosts allowed (`postgres://u@h1:5432,h2:5432/db?target_session_attrs=read-write`, [failures](docs/failures.md)). Empty: run a private PostgreSQL under `DATA_DIR` ([operations](docs/operations.md))."})

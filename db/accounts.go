@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"strings"
 
 	"shipgraph/model"
 )
@@ -40,10 +41,32 @@ func (db *DB) AccountsByIDs(ctx context.Context, accountID string, ids []string)
 		`SELECT `+accountCols+` FROM accounts a WHERE a.id = ANY($1) AND a.id = $2`, ids, accountID)
 }
 
-// UsersByIDs reads users of the account.
+// UsersByIDs reads users of the account. With the reference cache on
+// (SetReferenceTTL) users read are kept as reference rows are, by account
+// and id: the API never writes users, and a dashboard page names the same
+// few (reference custom fields' display values); an operator's edit shows
+// within the TTL.
 func (db *DB) UsersByIDs(ctx context.Context, accountID string, ids []string) ([]*model.User, error) {
-	return byIDs[model.User](ctx, db.read(accountID),
-		`SELECT `+userCols+` FROM users u WHERE u.id = ANY($1) AND u.account_id = $2`, ids, accountID)
+	read := func(ctx context.Context, ids []string) ([]*model.User, error) {
+		return byIDs[model.User](ctx, db.read(accountID),
+			`SELECT `+userCols+` FROM users u WHERE u.id = ANY($1) AND u.account_id = $2`, ids, accountID)
+	}
+	if !db.ref.cached() {
+		return read(ctx, ids)
+	}
+	prefix := accountID + "/"
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = prefix + id
+	}
+	return db.ref.users.byIDs(ctx, db.ref.ttlNow(), keys, func(u *model.User) string { return u.AccountID + "/" + u.ID },
+		func(ctx context.Context, keys []string) ([]*model.User, error) {
+			ids := make([]string, len(keys))
+			for i, k := range keys {
+				ids[i] = strings.TrimPrefix(k, prefix)
+			}
+			return read(ctx, ids)
+		})
 }
 
 // IsEmpty reports whether no account exists yet (first start: seed or hint).

@@ -21,7 +21,7 @@ const (
 	// options in the order of the stored values. A page of values costs one
 	// statement, not one per value for its options.
 	customFieldCols = `cf.id, cf.account_id, cf.definition_id, cf.shipment_id, cf.container_id, cf.tracking_request_id, cf.entity_id,
-	cf.value, cf.created_at, cf.updated_at, d.api_slug, d.data_type,
+	cf.value, cf.created_at, cf.updated_at, d.api_slug, d.data_type, d.reference_type,
 	CASE WHEN d.data_type IN ('enum', 'enum_multi') THEN ARRAY(
 		SELECT o.label
 		FROM jsonb_array_elements_text(CASE jsonb_typeof(cf.value)
@@ -487,6 +487,7 @@ type setCustomFieldRow struct {
 	UpdatedAt     *time.Time                 `db:"updated_at"`
 	APISlug       *string                    `db:"api_slug"`
 	DataType      *model.CustomFieldDataType `db:"data_type"`
+	ReferenceType *string                    `db:"reference_type"`
 	OptionLabels  pq.StringArray             `db:"option_labels"`
 }
 
@@ -505,6 +506,7 @@ func (r *setCustomFieldRow) customField() *model.CustomField {
 		UpdatedAt:         *r.UpdatedAt,
 		APISlug:           *r.APISlug,
 		DataType:          *r.DataType,
+		ReferenceType:     r.ReferenceType,
 		OptionLabels:      r.OptionLabels,
 	}
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // Reference rows (ports, metro areas, terminals, rail terminals, shipping
-// lines) are the same for every account and change only when an operator
+// lines; and users, per account: accounts.go) are the same for every account and change only when an operator
 // edits them, while nearly every dashboard page reads some. The store keeps
 // the rows it read for a while (SetReferenceTTL; off until set, the server
 // sets REFERENCE_CACHE_TTL) and reads only ids it does not hold fresh. An
@@ -30,6 +30,10 @@ type refCaches struct {
 	terminals     refCache[model.Terminal]
 	railTerminals refCache[model.RailTerminal]
 	shippingLines refCache[model.ShippingLine]
+	// users, keyed "account/id": the names reference custom fields show
+	// (issue 29). Users change only by an operator's hand, as reference
+	// rows do; kept per account, read for one account only.
+	users refCache[model.User]
 }
 
 type refCache[T any] struct {
@@ -62,6 +66,7 @@ func (db *DB) SetReferenceTTL(ttl time.Duration) {
 	db.ref.terminals.reset()
 	db.ref.railTerminals.reset()
 	db.ref.shippingLines.reset()
+	db.ref.users.reset()
 }
 
 func (c *refCache[T]) reset() {

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -47,7 +48,47 @@ func postMultipart(t *testing.T, env *testkit.Env, key, query string) *http.Resp
 func TestDefer(t *testing.T) {
 	t.Parallel()
 	env := testkit.New(t, testkit.Options{Shipments: 30})
-	resp := postMultipart(t, env, env.Key(t, acmeViewer), deferredDashboard)
+	checkDeferred(t, env, postMultipart(t, env, env.Key(t, acmeViewer), deferredDashboard))
+
+	// No key: one JSON error, as on the plain transport.
+	resp := postMultipart(t, env, "", deferredDashboard)
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"UNAUTHENTICATED"`) {
+		t.Fatalf("no key: %d %s", resp.StatusCode, b)
+	}
+}
+
+// getMultipart sends query over GET (the query string) asking for
+// multipart/mixed.
+func getMultipart(t *testing.T, env *testkit.Env, key, query string) *http.Response {
+	t.Helper()
+	req := env.NewRequest(t, http.MethodGet, key, url.Values{"query": {query}}.Encode(), nil)
+	req.Header.Set("Accept", "multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json;q=0.9")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// TestDeferGET: a query with @defer sent over GET that asks for
+// multipart/mixed is delivered incrementally as over POST; a mutation over
+// GET is refused with 405 as on the plain transport.
+func TestDeferGET(t *testing.T) {
+	t.Parallel()
+	env := testkit.New(t, testkit.Options{Shipments: 30})
+	checkDeferred(t, env, getMultipart(t, env, env.Key(t, acmeViewer), deferredDashboard))
+	resp := getMultipart(t, env, env.Key(t, acmeAdmin), `mutation { deleteCustomField(id: "00000000-0000-0000-0000-000000000000") { id } }`)
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+		t.Fatalf("a mutation over GET: %d Allow %q %s", resp.StatusCode, resp.Header.Get("Allow"), b)
+	}
+}
+
+// checkDeferred reads the deferred dashboard's answer part by part.
+func checkDeferred(t *testing.T, env *testkit.Env, resp *http.Response) {
+	t.Helper()
 	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode != http.StatusOK || err != nil || mt != "multipart/mixed" || params["deferspec"] != "20220824" {
 		b, _ := io.ReadAll(resp.Body)
@@ -107,12 +148,5 @@ func TestDefer(t *testing.T) {
 	env.SQL(t, &want, `SELECT count(*) FROM containers c JOIN accounts a ON a.id = c.account_id WHERE a.slug = 'acme'`)
 	if sum != want || want == 0 {
 		t.Fatalf("deferred counts add up to %d; the account has %d containers", sum, want)
-	}
-
-	// No key: one JSON error, as on the plain transport.
-	resp = postMultipart(t, env, "", deferredDashboard)
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"UNAUTHENTICATED"`) {
-		t.Fatalf("no key: %d %s", resp.StatusCode, b)
 	}
 }

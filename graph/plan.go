@@ -78,9 +78,18 @@ func buildPlan(op *graphql.OperationContext, typ string, set ast.SelectionSet) *
 				}
 				p.Child(rel).Merge(sub)
 			}
+			for _, name := range derivedRels[t][f.Name] {
+				p.Child(catalog.ByGraphQL(t).Rel(name))
+			}
 		}
 	}
 	return p
+}
+
+// derivedRels are the relationships a computed field reads (by plan
+// name): a reference field's display value is its user's name.
+var derivedRels = map[string]map[string][]string{
+	"CustomField": {"displayValue": {"referencedUser"}},
 }
 
 // relation is the catalogue's relationship of the GraphQL field of typ, nil
@@ -194,7 +203,7 @@ var derivedColumns = map[string]map[string][]string{
 		"importDeadlines": {"pickup_lfd_terminal", "pickup_lfd_rail", "pickup_lfd_line"},
 	},
 	"CustomField": {
-		"displayValue": {"value", "data_type", "option_labels"},
+		"displayValue": {"value", "data_type", "reference_type", "option_labels"},
 	},
 }
 

@@ -77,6 +77,7 @@ func TestCostBudgetShared(t *testing.T) {
 	cfg.CostBudget = budget
 	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
 	key := keys["acme/member"]
+	m := budgetMetrics(t)
 	// 66 = 6 × 11: six operations alternating between the instances,
 	// the remaining budget going down by 11 each time (plus what came
 	// back meanwhile: about a unit a second).
@@ -101,6 +102,7 @@ func TestCostBudgetShared(t *testing.T) {
 	}
 	// GET is charged the same.
 	budgetRefused(t, "GET past the budget", a.do(t, http.MethodGet, "/graphql?"+url.Values{"query": {costQuery}}.Encode(), key, ""))
+	m.check(t, "past the budget", 6*costOf, 3, 0)
 	// Another key has a budget of its own.
 	r := b.gql(t, keys["acme/viewer"], costQuery)
 	if _, remaining, _ := charged(t, "another key", r); r.status != http.StatusOK || remaining < budget-costOf-1 {
@@ -114,6 +116,7 @@ func TestCostBudgetShared(t *testing.T) {
 	if cost, _, _ := charged(t, "over the whole budget", r); cost != 201 {
 		t.Errorf("over the whole budget: cost %d, want 201", cost)
 	}
+	m.check(t, "over the whole budget", 7*costOf, 3, 1)
 	// It took nothing: globex's budget is whole.
 	if _, remaining, _ := charged(t, "after the refusal", a.gql(t, keys["globex/admin"], costQuery)); remaining < budget-costOf-1 {
 		t.Errorf("a refused operation was charged: remaining %d", remaining)
@@ -129,6 +132,7 @@ func TestCostBudgetPerProcess(t *testing.T) {
 	cfg.CostBudget = budget
 	in := start(t, url, &cfg)
 	key := keys["acme/member"]
+	m := budgetMetrics(t)
 	prev := budget
 	for i := range 6 {
 		r := in.gql(t, key, costQuery)
@@ -139,6 +143,7 @@ func TestCostBudgetPerProcess(t *testing.T) {
 		prev = remaining
 	}
 	budgetRefused(t, "past the budget", in.gql(t, key, costQuery))
+	m.check(t, "past the budget", 6*costOf, 1, 0)
 	// An operation on a WebSocket is charged the same budget: its
 	// refusal is its error, with the numbers the headers would carry.
 	ws, err := testkit.DialWS(t, in.url, auth(key), nil)
@@ -149,6 +154,7 @@ func TestCostBudgetPerProcess(t *testing.T) {
 	if m := ws.Next(10 * time.Second); m.Type != "error" && m.Type != "next" || !strings.Contains(string(m.Payload), gqlhttp.CodeCostBudget) || !strings.Contains(string(m.Payload), `"retryAfter"`) {
 		t.Errorf("on a WebSocket past the budget: %s %s", m.Type, m.Payload)
 	}
+	m.check(t, "on a WebSocket", 6*costOf, 2, 0)
 	// A second process has a budget of its own.
 	other := start(t, url, &cfg)
 	if r := other.gql(t, key, costQuery); r.status != http.StatusOK {
@@ -163,5 +169,34 @@ func TestCostBudgetOff(t *testing.T) {
 	r := in.gql(t, keys["acme/member"], costQuery)
 	if r.status != http.StatusOK || r.header.Get(gqlhttp.HeaderCost) != "" {
 		t.Errorf("budget off: %d %q", r.status, r.header.Get(gqlhttp.HeaderCost))
+	}
+}
+
+// budgetSnapshot holds the budget's metrics at a point of a test, to check
+// what came after (tests of this package do not run in parallel).
+type budgetSnapshot struct{ charged, exhausted, tooBig float64 }
+
+func budgetMetrics(t *testing.T) budgetSnapshot {
+	return budgetSnapshot{
+		testkit.Metric(t, "shipgraph_cost_budget_charged_total"),
+		testkit.Metric(t, "shipgraph_cost_budget_refusals_total", "reason", "exhausted"),
+		testkit.Metric(t, "shipgraph_cost_budget_refusals_total", "reason", "too_big"),
+	}
+}
+
+// check: since the snapshot, charged units were charged and the budget
+// refused exhausted operations a wait would cure and tooBig that none
+// would.
+func (s budgetSnapshot) check(t *testing.T, what string, charged, exhausted, tooBig float64) {
+	t.Helper()
+	now := budgetMetrics(t)
+	if d := now.charged - s.charged; d != charged {
+		t.Errorf("%s: shipgraph_cost_budget_charged_total grew by %v, want %v", what, d, charged)
+	}
+	if d := now.exhausted - s.exhausted; d != exhausted {
+		t.Errorf("%s: refusals{reason=exhausted} grew by %v, want %v", what, d, exhausted)
+	}
+	if d := now.tooBig - s.tooBig; d != tooBig {
+		t.Errorf("%s: refusals{reason=too_big} grew by %v, want %v", what, d, tooBig)
 	}
 }

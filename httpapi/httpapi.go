@@ -206,6 +206,7 @@ func New(store *db.DB, c Config) *Handler {
 		res.Tracking = c.Tracking
 		res.Loaders = c.Loader
 		res.DocumentJobs = c.DocumentJobs
+		res.Shared = c.Shared
 	}
 	resolver := &graph.Resolver{Res: res, Live: live}
 	gql := gqlhttp.NewHandler(resolver, hc)

@@ -48,7 +48,9 @@ import (
 // account that read its record type. A request whose statements wrote
 // drops every entry of its account before the first byte of its answer:
 // its client never reads its own write stale on this instance, whatever
-// triggers the write fired.
+// triggers the write fired. A WebSocket's operations are scoped one by one
+// (respcache.BeginOperation, called by the graphql-ws transport): a
+// mutation's drop happens before its answer is sent.
 
 // responseCache is the middleware's state; cache is nil when
 // RESPONSE_CACHE_BYTES is 0 (ETags and 304s still work).
@@ -156,6 +158,11 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := model.PrincipalFrom(r.Context())
 		if p == nil {
+			// A WebSocket may authenticate in connection_init: its
+			// operations still drop what they write (operationScope).
+			if r.Header.Get("Upgrade") != "" {
+				r = r.WithContext(respcache.WithOperationScope(r.Context(), rc.operationScope))
+			}
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -163,6 +170,9 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 		ctx := db.WithTouched(r.Context(), &touched)
 		key, ok := candidate(r, p)
 		if !ok {
+			if r.Header.Get("Upgrade") != "" {
+				ctx = respcache.WithOperationScope(ctx, rc.operationScope)
+			}
 			dw := &dropWriter{ResponseWriter: w, drop: func() { rc.dropWrites(p.AccountID, &touched) }}
 			next.ServeHTTP(dw, r.WithContext(ctx))
 			dw.dropOnce()
@@ -234,6 +244,15 @@ func (rc *responseCache) dropWrites(account string, t *db.Touched) {
 	if rc.cache != nil && t.Wrote() != 0 {
 		rc.cache.Invalidate(account, ^uint64(0))
 	}
+}
+
+// operationScope records what one operation of a WebSocket touches, and
+// drops the account's entries when it wrote, before its answer is sent
+// (the connection's own drop happened at the upgrade, before any
+// operation ran).
+func (rc *responseCache) operationScope(ctx context.Context, account string) (context.Context, func()) {
+	t := new(db.Touched)
+	return db.WithTouched(ctx, t), func() { rc.dropWrites(account, t) }
 }
 
 // cacheable says whether a buffered answer is a function of the data the

@@ -416,3 +416,57 @@ func TestResponseCacheCoalesces(t *testing.T) {
 		t.Errorf("%v misses for 8 identical requests at once, want 1", got)
 	}
 }
+
+// TestResponseCacheWebSocketWrite: a mutation sent over graphql-ws drops
+// what its account kept before its answer is sent, as an HTTP write does,
+// so a read over HTTP made as soon as the answer arrived shows the write
+// (without the drop it finds the old answer until the change log's reader
+// catches up, milliseconds later). Many rounds make the race visible.
+func TestResponseCacheWebSocketWrite(t *testing.T) {
+	url, keys := seeded(t)
+	in := cached(t, url)
+	k := keys["acme/admin"]
+	var ship string
+	if err := in.store.SQL().QueryRow(`SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id LIMIT 1`).Scan(&ship); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := testkit.DialWS(t, in.url, map[string]any{"Authorization": "Token " + k}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := `query($s: ID!) { shipment(id: $s) { customFields { apiSlug value } } }`
+	post, _ := json.Marshal(map[string]any{"query": read, "variables": map[string]any{"s": ship}})
+	vars, _ := json.Marshal(map[string]any{"s": ship})
+	get := "/graphql?query=" + url_(read) + "&variables=" + url_(string(vars))
+	mutation := `mutation($s: ID!, $v: JSON!) { updateShipmentCustomField(shipmentId: $s, apiSlug: "customer_po", value: $v) { value } }`
+	for i := range 40 {
+		// Both reads kept (the second answer of each costs nothing).
+		for _, rd := range []struct{ method, path, body string }{{http.MethodPost, "/graphql", string(post)}, {http.MethodGet, get, ""}} {
+			for range 2 {
+				if r := in.do(t, rd.method, rd.path, k, rd.body); r.status != http.StatusOK {
+					t.Fatalf("read: %d %s", r.status, r.body)
+				}
+			}
+		}
+		value := fmt.Sprintf("WS-%d", i)
+		id := strconv.Itoa(i)
+		ws.Subscribe(id, mutation, map[string]any{"s": ship, "v": value})
+		m := ws.Next(10 * time.Second)
+		var got struct {
+			UpdateShipmentCustomField struct{ Value any } `json:"updateShipmentCustomField"`
+		}
+		testkit.Event(t, m, &got)
+		if m.ID != id || got.UpdateShipmentCustomField.Value != value {
+			t.Fatalf("mutation answer %s %s", m.ID, m.Payload)
+		}
+		for _, rd := range []struct{ method, path, body string }{{http.MethodPost, "/graphql", string(post)}, {http.MethodGet, get, ""}} {
+			r := in.do(t, rd.method, rd.path, k, rd.body)
+			if r.status != http.StatusOK || !bytes.Contains(r.body, []byte(`"`+value+`"`)) {
+				t.Fatalf("round %d: %s read after the WebSocket write answered %d %s (stale)", i, rd.method, r.status, r.body)
+			}
+		}
+		if c := ws.Next(10 * time.Second); c.Type != "complete" {
+			t.Fatalf("got %s after the answer", c.Type)
+		}
+	}
+}

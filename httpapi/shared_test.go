@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"shipgraph/httpapi"
+	"shipgraph/resolve"
 	"shipgraph/sharedlimit"
 	"shipgraph/sharedlimit/redistest"
 	"shipgraph/testkit"
@@ -245,4 +248,83 @@ func fallbacks(t *testing.T, in *instance, op string) float64 {
 		}
 	}
 	return 0
+}
+
+// POST /v2/webhooks/trigger's limit (resolve.TriggerBurst at once, then
+// one every resolve.TriggerEvery) is one key's over both instances with
+// REDIS_URL: its burst is spent by triggers alternating between them, then
+// both answer 429 with Retry-After, and another key has its own. Without
+// Redis each process counts its own (twice the burst over two).
+func TestSharedWebhookTriggerLimit(t *testing.T) {
+	var got atomic.Int64
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(receiver.Close)
+	body := `{"url": "` + receiver.URL + `/hook", "event": "tracking_request.succeeded"}`
+	cfg := httpapi.DefaultConfig
+	cfg.RateLimit = 0
+	cfg.Webhooks.AllowPrivate = true // the receiver is on 127.0.0.1
+	trigger := func(in *instance, key string) *reply {
+		t.Helper()
+		return in.do(t, http.MethodPost, "/v2/webhooks/trigger", key, body, "Content-Type", "application/vnd.api+json")
+	}
+	// spend triggers alternately on a and b and returns how many were
+	// allowed before the first refusal, checking the refusal.
+	spend := func(a, b *instance, key string) int {
+		t.Helper()
+		for i := range 2*resolve.TriggerBurst + 1 {
+			in := a
+			if i%2 == 1 {
+				in = b
+			}
+			r := trigger(in, key)
+			switch r.status {
+			case http.StatusOK:
+				continue
+			case http.StatusTooManyRequests:
+				if ra, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || ra < 1 || ra > int(resolve.TriggerEvery/time.Second)+1 {
+					t.Errorf("trigger %d refused with Retry-After %q", i, r.header.Get("Retry-After"))
+				}
+				// The other instance refuses as well.
+				if o := a; in == a {
+					o = b
+					if r := trigger(o, key); r.status != http.StatusTooManyRequests {
+						t.Errorf("the other instance after the refusal: %d %s", r.status, r.body)
+					}
+				} else if r := trigger(o, key); r.status != http.StatusTooManyRequests {
+					t.Errorf("the other instance after the refusal: %d %s", r.status, r.body)
+				}
+				return i
+			default:
+				t.Fatalf("trigger %d: %d %s", i, r.status, r.body)
+			}
+		}
+		return 2*resolve.TriggerBurst + 1
+	}
+
+	t.Run("Redis", func(t *testing.T) {
+		rs := redistest.Start(t)
+		a, b, keys, _ := twoInstances(t, rs.URL, cfg)
+		before := got.Load()
+		if n := spend(a, b, keys["acme/admin"]); n != resolve.TriggerBurst {
+			t.Errorf("over two instances sharing Redis, %d test deliveries before a refusal, want %d", n, resolve.TriggerBurst)
+		}
+		if d := got.Load() - before; d != int64(resolve.TriggerBurst) {
+			t.Errorf("the receiver got %d deliveries, want %d", d, resolve.TriggerBurst)
+		}
+		if r := trigger(b, keys["globex/admin"]); r.status != http.StatusOK {
+			t.Errorf("another key: %d %s", r.status, r.body)
+		}
+	})
+	t.Run("PerProcess", func(t *testing.T) {
+		url, keys := seeded(t)
+		c := cfg
+		a, b := start(t, url, &c), start(t, url, &c)
+		// Both buckets are full: a, b, a, b, a, b are all allowed.
+		if n := spend(a, b, keys["acme/admin"]); n != 2*resolve.TriggerBurst {
+			t.Errorf("two processes without Redis: %d test deliveries before a refusal, want %d", n, 2*resolve.TriggerBurst)
+		}
+	})
 }

@@ -125,7 +125,9 @@ func marshal(v any) JSON {
 }
 
 // DisplayValue is the human form of the value: an enum's label, a formatted
-// date, "Yes"/"No" for booleans. Nil when there is no value.
+// date, "Yes"/"No" for booleans, the name of the record a reference names
+// (when the load plan attached it: Rel.ReferencedUser). Nil when there is
+// no value.
 func (c *CustomField) DisplayValue() *string {
 	if c.Value == nil {
 		return nil
@@ -134,8 +136,36 @@ func (c *CustomField) DisplayValue() *string {
 	if err := json.Unmarshal(c.Value, &v); err != nil || v == nil {
 		return nil
 	}
+	if u := c.Rel.ReferencedUser; u != nil && c.DataType == "reference" {
+		s := u.DisplayName()
+		return &s
+	}
 	s := displayValue(c.DataType, v, c.OptionLabels)
 	return &s
+}
+
+// ReferencedUserID is the id of the user a reference field names: its
+// definition refers to users and its value is a user id (a UUID); nil
+// otherwise (the value is shown as it is). A value that is no user of the
+// account (not a UUID, another account's, deleted) loads nothing and is
+// shown as it is too.
+func (c *CustomField) ReferencedUserID() *string {
+	if c.DataType != "reference" || c.ReferenceType == nil || *c.ReferenceType != "user" || c.Value == nil {
+		return nil
+	}
+	var id string
+	if err := json.Unmarshal(c.Value, &id); err != nil || id == "" {
+		return nil
+	}
+	return &id
+}
+
+// DisplayName is how a user is shown: the name, or the email without one.
+func (u *User) DisplayName() string {
+	if n := strings.TrimSpace(u.FirstName + " " + u.LastName); n != "" {
+		return n
+	}
+	return u.Email
 }
 
 func displayValue(dt CustomFieldDataType, v any, labels []string) string {

@@ -101,6 +101,10 @@ type CustomFieldRel struct {
 	Container  *Container // the entity, when it is a container
 
 	TrackingRequest *TrackingRequest // the entity, when it is a tracking request
+
+	// ReferencedUser is the user a reference field's value names (its
+	// definition's reference_type is "user"), for its display value.
+	ReferencedUser *User
 }
 
 type DefinitionRel struct {

@@ -421,6 +421,9 @@ type CustomField struct {
 	APISlug      string              `db:"api_slug"`
 	DataType     CustomFieldDataType `db:"data_type"`
 	OptionLabels pq.StringArray      `db:"option_labels"` // labels of the selected options, in value order
+	// ReferenceType is the definition's, for a reference field: the type
+	// of record its value names ("user"); see ReferencedUserID.
+	ReferenceType *string `db:"reference_type"`
 
 	Rel CustomFieldRel `db:"-"` // relationships attached by the load plan
 }

@@ -150,24 +150,24 @@ func (r *Resolver) CustomField(ctx context.Context, p *model.Principal, id strin
 }
 
 // CustomFieldsOf reads the values set on a shipment, container or tracking
-// request (kind)
+// request (kind), with the users reference values name (display values)
 // of the account, in display name order; not found when it is not one.
 func (r *Resolver) CustomFieldsOf(ctx context.Context, p *model.Principal, kind model.CustomFieldEntityType, id string) ([]*model.CustomField, error) {
 	switch kind {
 	case "Container":
-		c, err := r.Container(ctx, p, id, load.NewPlan(catalog.Container, "customFields"))
+		c, err := r.Container(ctx, p, id, load.NewPlan(catalog.Container, "customFields.referencedUser"))
 		if err != nil {
 			return nil, err
 		}
 		return c.CustomFields(), nil
 	case "TrackingRequest":
-		t, err := r.TrackingRequest(ctx, p, id, load.NewPlan(catalog.TrackingRequest, "customFields"))
+		t, err := r.TrackingRequest(ctx, p, id, load.NewPlan(catalog.TrackingRequest, "customFields.referencedUser"))
 		if err != nil {
 			return nil, err
 		}
 		return t.CustomFields(), nil
 	}
-	s, err := r.Shipment(ctx, p, id, load.NewPlan(catalog.Shipment, "customFields"))
+	s, err := r.Shipment(ctx, p, id, load.NewPlan(catalog.Shipment, "customFields.referencedUser"))
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"shipgraph/files"
 	"shipgraph/load"
 	"shipgraph/model"
+	"shipgraph/sharedlimit"
 )
 
 // Resolver is the handle of the resolver layer: the store. Each method
@@ -32,8 +33,13 @@ type Resolver struct {
 	// nil: documents are not processed.
 	DocumentJobs DocumentJobs
 
+	// Shared, when set (REDIS_URL), counts per-key limits over every
+	// instance: the test deliveries' (webhook_trigger.go).
+	Shared *sharedlimit.Limits
+
 	// trials are the per-key limiters of test deliveries
-	// (webhook_trigger.go): token id → *rate.Limiter.
+	// (webhook_trigger.go): token id → *rate.Limiter; without Shared, or
+	// while Redis does not answer.
 	trials sync.Map
 }
 

@@ -24,8 +24,8 @@ type TriggerWebhook struct {
 }
 
 // Test deliveries a key may send: one every TriggerEvery, TriggerBurst at
-// once (per process: a test delivery is a person trying a receiver, not
-// traffic).
+// once; over every instance with Resolver.Shared (REDIS_URL: the shared
+// GCRA bucket), per process without it or while Redis does not answer.
 const (
 	TriggerEvery = 10 * time.Second
 	TriggerBurst = 3
@@ -62,10 +62,7 @@ func (r *Resolver) TriggerWebhook(ctx context.Context, p *model.Principal, c Tri
 	if key == "" {
 		key = p.AccountID
 	}
-	l, _ := r.trials.LoadOrStore(key, rate.NewLimiter(rate.Every(TriggerEvery), TriggerBurst))
-	res := l.(*rate.Limiter).Reserve()
-	if wait := res.Delay(); wait > 0 {
-		res.Cancel()
+	if wait := r.triggerWait(ctx, key); wait > 0 {
 		return nil, wait, model.Errorf(model.ERATELIMITED, "this API key may send %d test deliveries at once and one every %s; try again in %s",
 			TriggerBurst, TriggerEvery, wait.Round(time.Second))
 	}
@@ -74,4 +71,21 @@ func (r *Resolver) TriggerWebhook(ctx context.Context, p *model.Principal, c Tri
 		resolveHost = func(ctx context.Context, host string) ([]netip.Addr, error) { return nr.LookupNetIP(ctx, "ip", host) }
 	}
 	return webhook.Trial(ctx, webhook.TrialOptions{AllowPrivate: r.WebhookConfig.AllowPrivate, Resolve: resolveHost}, u, c.Secret, c.Payload), 0, nil
+}
+
+// triggerWait takes one test delivery of key's limit: 0 when taken, else
+// how long until one is.
+func (r *Resolver) triggerWait(ctx context.Context, key string) time.Duration {
+	if r.Shared != nil {
+		if wait, shared := r.Shared.Allow(ctx, "trigger:"+key, int(time.Minute/TriggerEvery), TriggerBurst); shared {
+			return wait
+		}
+	}
+	l, _ := r.trials.LoadOrStore(key, rate.NewLimiter(rate.Every(TriggerEvery), TriggerBurst))
+	res := l.(*rate.Limiter).Reserve()
+	if wait := res.Delay(); wait > 0 {
+		res.Cancel()
+		return wait
+	}
+	return 0
 }

@@ -273,3 +273,28 @@ func NoStore(ctx context.Context) {
 		m.noStore.Store(true)
 	}
 }
+
+// ---------------------------------------------------------------- operations
+
+// OperationScope begins one operation of a long-lived connection (a
+// graphql-ws query or mutation) for account: it returns the context the
+// operation runs in and a function to call once its answer is computed,
+// before it is sent (httpapi drops there what a write touched, as it does
+// for an HTTP write before its first byte).
+type OperationScope func(ctx context.Context, account string) (context.Context, func())
+
+type scopeKey struct{}
+
+// WithOperationScope returns ctx carrying s.
+func WithOperationScope(ctx context.Context, s OperationScope) context.Context {
+	return context.WithValue(ctx, scopeKey{}, s)
+}
+
+// BeginOperation runs ctx's OperationScope, if any; the returned function
+// is never nil.
+func BeginOperation(ctx context.Context, account string) (context.Context, func()) {
+	if s, _ := ctx.Value(scopeKey{}).(OperationScope); s != nil {
+		return s(ctx, account)
+	}
+	return ctx, func() {}
+}

@@ -147,7 +147,7 @@ func addMember(fs resolve.Fields, res *catalog.Resource, name string) {
 // own (an attribute named as its column needs no entry).
 var attributeColumns = map[string]map[string][]string{
 	"container":    {"import_deadlines": {"pickup_lfd_terminal", "pickup_lfd_rail", "pickup_lfd_line"}},
-	"custom_field": {"display_value": {"value", "data_type", "option_labels"}},
+	"custom_field": {"display_value": {"value", "data_type", "reference_type", "option_labels"}},
 }
 
 // allStoreFields are storeFields without fieldsets: every attribute and

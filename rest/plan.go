@@ -30,6 +30,9 @@ func planOf(s *shape, p *params) *resolve.Plan {
 // planRels adds to plan the relationships of rendering records of s with
 // the includes inc.
 func planRels(plan *resolve.Plan, s *shape, inc includeTree) {
+	for _, name := range shapeRels[s.res] {
+		plan.Child(s.res.Rel(name))
+	}
 	for _, rel := range s.members {
 		if len(rel.Targets) == 0 {
 			continue
@@ -49,6 +52,13 @@ func planRels(plan *resolve.Plan, s *shape, inc includeTree) {
 	}
 }
 
+// shapeRels are the relationships (by plan name) a resource's attributes
+// read without showing them: a reference field's display_value is its
+// user's name.
+var shapeRels = map[*catalog.Resource][]string{
+	catalog.CustomField: {"referencedUser"},
+}
+
 // primaryShape is the shape of records of type T (*model.Shipment …) as
 // primary data, nil for a type rendered without relationships.
 func primaryShape[T any]() *shape {
@@ -61,7 +71,7 @@ func primaryShape[T any]() *shape {
 var primaryShapes = sync.OnceValue(func() map[*catalog.Resource]*shape {
 	out := map[*catalog.Resource]*shape{}
 	for _, s := range []*shape{shipmentShape, containerShape, documentShape, terminalShape, emailSubmissionPrimaryShape,
-		trackingRequestShape, notificationShape, transportEventShape, rawEventShape} {
+		trackingRequestShape, notificationShape, transportEventShape, rawEventShape, customFieldShape} {
 		out[s.res] = s
 	}
 	return out

@@ -48,8 +48,9 @@ func TestStatementCounts(t *testing.T) {
 		{"/v2/containers?page[size]=%d", 4},
 		{"/v2/containers?include=shipment,pod_terminal,pickup_facility&page[size]=%d", 7},
 		// Issue 8's lists. Values: page, count (slug, data type and
-		// option labels come with the page).
-		{"/v2/custom_fields?page[size]=%d", 2},
+		// option labels come with the page), the users reference
+		// values name (their display values, issue 29).
+		{"/v2/custom_fields?page[size]=%d", 3},
 		// page, count, documents (linkage and the default include),
 		// their representations; then accounts and users.
 		{"/v2/email_submissions?page[size]=%d", 4},

@@ -1,6 +1,6 @@
-// Command readme rewrites the configuration table of the README named by
-// its argument from the declaration (package config): make settings, or
-// go generate ./config.
+// Command readme rewrites the settings table of the markdown file named by
+// its argument (docs/settings.md) from the declaration (package config):
+// make settings, or go generate ./config.
 package main
 
 import (
@@ -12,7 +12,7 @@ import (
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: readme README.md")
+		fmt.Fprintln(os.Stderr, "usage: readme docs/settings.md")
 		os.Exit(2)
 	}
 	path := os.Args[1]

@@ -9,6 +9,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"shipgraph/model"
@@ -29,6 +31,22 @@ import (
 // keep it), while the headers belong to this one request. Operations on
 // a WebSocket have no headers: they are charged the same and a refusal
 // is their error.
+
+// The budget's metrics: what it charged and what it refused, over every
+// key (no key as a label: the series stay bounded; the rate limit has no
+// per-key series either).
+var (
+	budgetCharged = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "shipgraph_cost_budget_charged_total",
+		Help: "Complexity units charged to the per-key cost budget (GRAPHQL_COST_BUDGET) by the operations it let run.",
+	})
+	budgetRefusals = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "shipgraph_cost_budget_refusals_total",
+		Help: "Operations the per-key cost budget refused, by reason: exhausted (a wait would cure it) or too_big (more than the whole budget).",
+	}, []string{"reason"})
+	refusedExhausted = budgetRefusals.WithLabelValues("exhausted")
+	refusedTooBig    = budgetRefusals.WithLabelValues("too_big")
+)
 
 // CodeCostBudget is the code of a refusal of the cost budget.
 const CodeCostBudget = "COST_BUDGET_EXCEEDED"
@@ -82,16 +100,19 @@ func (b costBudget) MutateOperationContext(ctx context.Context, opCtx *graphql.O
 	}
 	switch {
 	case c.TooBig:
+		refusedTooBig.Inc()
 		err := refusal(CodeCostBudget, "the operation costs %d, more than the whole budget of %d a minute of this key: ask for less (smaller pages, fewer nested lists)", c.Cost, c.Limit)
 		err.Extensions["cost"], err.Extensions["limit"] = c.Cost, c.Limit
 		return err
 	case c.RetryAfter > 0:
+		refusedExhausted.Inc()
 		secs := retrySeconds(c.RetryAfter)
 		err := refusal(CodeCostBudget, "the operation costs %d and this key's budget holds %d of its %d a minute; retry in %d s", c.Cost, c.Remaining, c.Limit, secs)
 		err.Extensions["cost"], err.Extensions["remaining"], err.Extensions["limit"] = c.Cost, c.Remaining, c.Limit
 		err.Extensions["retryAfter"] = secs
 		return err
 	}
+	budgetCharged.Add(float64(c.Cost))
 	return nil
 }
 

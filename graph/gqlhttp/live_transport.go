@@ -18,6 +18,7 @@ import (
 	"shipgraph/graph"
 	"shipgraph/live"
 	"shipgraph/model"
+	"shipgraph/respcache"
 )
 
 // Subscriptions (and any operation) also travel over WebSocket — the
@@ -230,6 +231,19 @@ func addLiveTransports(srv *handler.Server, r *graph.Resolver, cfg HandlerConfig
 		case p == nil:
 		case op.Operation != nil && op.Operation.Operation != ast.Subscription:
 			ctx = r.Res.Session(ctx, p) // the principal and loaders of the operation
+			// What a mutation writes is dropped from the response
+			// cache before its answer is sent (httpapi), so a read
+			// over HTTP after it never finds the old answer.
+			var after func()
+			ctx, after = respcache.BeginOperation(ctx, p.AccountID)
+			h := next(ctx)
+			return func(ctx context.Context) *graphql.Response {
+				resp := h(ctx)
+				if resp != nil {
+					after()
+				}
+				return resp
+			}
 		default:
 			ctx = model.WithPrincipal(ctx, p) // each event gets loaders of its own
 		}

@@ -20,7 +20,7 @@ import (
 // format of the 2022-08-24 incremental delivery draft, which Apollo Client
 // reads: {"data", "hasNext"} first, then {"incremental": [{"data", "path",
 // "label"}], "hasNext"}). A client asks for it with Accept: multipart/mixed
-// on a JSON POST; a dashboard defers its slow parts (counts, stats,
+// on a JSON POST or a GET (the query string, queries only); a dashboard defers its slow parts (counts, stats,
 // documents) and shows the rest at once.
 //
 // gqlgen's own transport.MultipartMixed is not used: it writes the parts
@@ -40,10 +40,16 @@ var _ graphql.Transport = MultipartMixed{}
 // boundary separates the parts of a multipart answer.
 const boundary = "graphql"
 
-// Supports takes JSON POSTs that accept multipart/mixed.
+// Supports takes JSON POSTs and GETs with a query string that accept
+// multipart/mixed.
 func (MultipartMixed) Supports(r *http.Request) bool {
-	if r.Method != http.MethodPost || r.Header.Get("Upgrade") != "" ||
-		!strings.Contains(r.Header.Get("Accept"), "multipart/mixed") {
+	if r.Header.Get("Upgrade") != "" || !strings.Contains(r.Header.Get("Accept"), "multipart/mixed") {
+		return false
+	}
+	if r.Method == http.MethodGet {
+		return r.URL.RawQuery != ""
+	}
+	if r.Method != http.MethodPost {
 		return false
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -70,6 +76,12 @@ func (MultipartMixed) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 	if errs != nil {
 		// One JSON answer, 200 as Transport gives application/json.
 		writeResponse(w, mediaJSON, http.StatusOK, exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs))
+		return
+	}
+	if r.Method == http.MethodGet && opCtx.Operation.Operation != ast.Query {
+		w.Header().Set("Allow", "POST")
+		writeGraphQLError(w, mediaJSON, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED",
+			"only queries may be sent with GET; send mutations with POST")
 		return
 	}
 	w.Header().Set("Content-Type", `multipart/mixed; boundary="`+boundary+`"; deferSpec=20220824`)

@@ -54,6 +54,7 @@ type rawRequest struct {
 	OperationName json.RawMessage `json:"operationName"`
 	Variables     json.RawMessage `json:"variables"`
 	Extensions    json.RawMessage `json:"extensions"`
+	DocumentID    json.RawMessage `json:"documentId"`
 }
 
 func (Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
@@ -139,7 +140,7 @@ func readParams(r *http.Request) (*graphql.RawParams, int, string) {
 			b, _ := json.Marshal(q.Get(k))
 			return b
 		}
-		raw.Query, raw.OperationName = quote("query"), quote("operationName")
+		raw.Query, raw.OperationName, raw.DocumentID = quote("query"), quote("operationName"), quote("documentId")
 		if q.Has("variables") {
 			raw.Variables = json.RawMessage(q.Get("variables"))
 		}
@@ -194,10 +195,50 @@ func readParams(r *http.Request) (*graphql.RawParams, int, string) {
 			return nil, http.StatusBadRequest, "extensions must be a JSON object"
 		}
 	}
+	if !isNull(raw.DocumentID) {
+		var id string
+		if err := json.Unmarshal(raw.DocumentID, &id); err != nil || id == "" {
+			return nil, http.StatusBadRequest, "documentId must be a non-empty string"
+		}
+		if p.Query != "" {
+			return nil, http.StatusBadRequest, "send either query or documentId, not both"
+		}
+		if msg := useDocumentID(p, id); msg != "" {
+			return nil, http.StatusBadRequest, msg
+		}
+	}
 	if p.Query == "" && p.Extensions["persistedQuery"] == nil {
-		return nil, http.StatusBadRequest, "query is required"
+		return nil, http.StatusBadRequest, "query (or documentId) is required"
 	}
 	return p, 0, ""
+}
+
+// useDocumentID turns a GraphQL-over-HTTP persisted document request
+// (the spec's Appendix A: {"documentId": "sha256:<hex>", …}, or
+// ?documentId=… over GET) into the Apollo persisted-query extension the
+// trusted documents and APQ read, so an id is served, refused or unknown
+// the same whichever way it came. A SHA-256 hex identifier gives its hex
+// (Apollo's ids are that hex); a custom identifier (no colon: a bare hash,
+// a Codegen id) and any other prefixed one are looked up as they are sent.
+// An extension naming another id as well is a contradiction: 400.
+func useDocumentID(p *graphql.RawParams, id string) string {
+	if hexID, ok := strings.CutPrefix(id, "sha256:"); ok {
+		if len(hexID) != 64 || strings.Trim(hexID, "0123456789abcdef") != "" {
+			return "documentId: a sha256: identifier is followed by 64 lower-case hexadecimal digits"
+		}
+		id = hexID
+	}
+	if prev, sent := persistedID(p.Extensions); sent {
+		if prev != id {
+			return "documentId and extensions.persistedQuery.sha256Hash name different documents"
+		}
+		return ""
+	}
+	if p.Extensions == nil {
+		p.Extensions = map[string]any{}
+	}
+	p.Extensions["persistedQuery"] = map[string]any{"version": int64(1), "sha256Hash": id}
+	return ""
 }
 
 func isNull(b json.RawMessage) bool {

@@ -173,3 +173,99 @@ func TestTrustedDocumentsManifest(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// byDocumentID sends a GraphQL-over-HTTP persisted document request
+// (documentId in the POST body or the GET query string).
+func (te trustedEnv) byDocumentID(t *testing.T, via, who, id string, header ...string) *testkit.HTTPResponse {
+	t.Helper()
+	var req *http.Request
+	if via == "GET" {
+		req = te.e.NewRequest(t, http.MethodGet, te.e.Key(t, who), url.Values{"documentId": {id}}.Encode(), nil)
+	} else {
+		req = te.e.NewRequest(t, http.MethodPost, te.e.Key(t, who), "", body(t, map[string]any{"documentId": id}))
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return te.e.HTTP(t, req)
+}
+
+// A persisted document request as the GraphQL-over-HTTP spec words it
+// (Appendix A: documentId, "sha256:<hex>" or a custom id) is served as
+// Apollo's extension is: from the manifest, else from APQ's cache; an
+// unknown id is the same error (PERSISTED_QUERY_NOT_FOUND, or
+// PERSISTED_QUERY_NOT_IN_LIST with GRAPHQL_TRUSTED_ONLY); a query over GET
+// carries an ETag and answers If-None-Match with a 304.
+func TestDocumentID(t *testing.T) {
+	sum := sha256.Sum256([]byte(trustedRole))
+	roleHex := hex.EncodeToString(sum[:])
+	// The viewer's role reads no logged table: its answer has no ETag;
+	// a page of shipments has.
+	ships := "query Ships {\n  shipments(first: 2) {\n    nodes {\n      id\n    }\n  }\n}"
+	sum = sha256.Sum256([]byte(ships))
+	shipsHex := hex.EncodeToString(sum[:])
+	m, err := gqlhttp.ParseTrustedDocuments(body(t, map[string]string{roleHex: trustedRole, companyID: trustedCompany, shipsHex: ships}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	te := newTrustedEnv(t, m)
+	unknown := strings.Repeat("ab", 32)
+	for _, via := range []string{"POST", "GET"} {
+		for _, id := range []string{"sha256:" + roleHex, roleHex} {
+			r := te.byDocumentID(t, via, "acme/viewer", id)
+			if res := r.JSON(t); r.Status != http.StatusOK || !ran(res, `"VIEWER"`) {
+				t.Errorf("%s documentId %s: %d %s", via, id, r.Status, res)
+			}
+		}
+		// A custom id (no colon), as the manifest names it.
+		if res := te.byDocumentID(t, via, "acme/viewer", companyID).JSON(t); !ran(res, "Acme") {
+			t.Errorf("%s custom documentId: %s", via, res)
+		}
+		// Unknown: the error Apollo's extension gets.
+		_, ext := te.byID(t, via, "acme/viewer", unknown, "")
+		res := te.byDocumentID(t, via, "acme/viewer", "sha256:"+unknown).JSON(t)
+		if !testkit.CodesEqual(res.Codes(), "PERSISTED_QUERY_NOT_FOUND") || !testkit.CodesEqual(ext.Codes(), res.Codes()...) || res.Errors[0].Message != ext.Errors[0].Message {
+			t.Errorf("%s unknown documentId: %s (the extension: %s)", via, res, ext)
+		}
+		// Malformed or contradictory requests are 400s.
+		for what, r := range map[string]*testkit.HTTPResponse{
+			"sha256 not hex": te.byDocumentID(t, via, "acme/viewer", "sha256:"+strings.ToUpper(roleHex)),
+			"sha256 short":   te.byDocumentID(t, via, "acme/viewer", "sha256:abc"),
+		} {
+			if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "documentId") {
+				t.Errorf("%s %s: %d %s", via, what, r.Status, r.Body)
+			}
+		}
+	}
+	both := te.e.HTTP(t, te.e.NewRequest(t, http.MethodPost, te.e.Key(t, "acme/viewer"), "", body(t, map[string]any{"documentId": roleHex, "query": trustedRole})))
+	if both.Status != http.StatusBadRequest {
+		t.Errorf("query and documentId: %d %s", both.Status, both.Body)
+	}
+	other := te.e.HTTP(t, te.e.NewRequest(t, http.MethodPost, te.e.Key(t, "acme/viewer"), "", body(t, map[string]any{"documentId": roleHex,
+		"extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": unknown}}})))
+	if other.Status != http.StatusBadRequest {
+		t.Errorf("documentId and another extension id: %d %s", other.Status, other.Body)
+	}
+
+	// Cacheable over GET: an ETag, then a 304 for it.
+	first := te.byDocumentID(t, "GET", "acme/viewer", "sha256:"+shipsHex)
+	etag := first.Header.Get("ETag")
+	if first.Status != http.StatusOK || etag == "" || first.Header.Get("Cache-Control") != "private, no-cache" {
+		t.Fatalf("GET documentId: %d ETag %q Cache-Control %q", first.Status, etag, first.Header.Get("Cache-Control"))
+	}
+	if !strings.Contains(string(first.Body), `"nodes"`) {
+		t.Fatalf("GET documentId: %s", first.Body)
+	}
+	if r := te.byDocumentID(t, "GET", "acme/viewer", "sha256:"+shipsHex, "If-None-Match", etag); r.Status != http.StatusNotModified || len(r.Body) != 0 {
+		t.Errorf("GET documentId with If-None-Match: %d %s", r.Status, r.Body)
+	}
+
+	// Trusted documents only: an unknown documentId is not in the list.
+	m.Only = true
+	for _, via := range []string{"POST", "GET"} {
+		testkit.Refused(t, via+" unknown documentId, trusted only", te.byDocumentID(t, via, "acme/member", "sha256:"+unknown).JSON(t), gqlhttp.CodeNotInList)
+		if res := te.byDocumentID(t, via, "acme/member", "sha256:"+roleHex).JSON(t); !ran(res, `"MEMBER"`) {
+			t.Errorf("%s documentId, trusted only: %s", via, res)
+		}
+	}
+}
