@@ -53,6 +53,9 @@ type DB struct {
 	pooled bool
 	// r routes reads to replicas (replica.go); nil without them.
 	r *router
+	// searchWindow replaces the newest records a search reads first
+	// (search.go) when above 0: tests make it small.
+	searchWindow int
 }
 
 // Open connects to url with DefaultOptions and checks the connection.
