@@ -56,6 +56,9 @@ type DB struct {
 	// noRollups counts every grouped count with GROUP BY, never from the
 	// rollups (WithoutStatsRollups).
 	noRollups bool
+	// searchWindow replaces the newest records a search reads first
+	// (search.go) when above 0: tests make it small.
+	searchWindow int
 }
 
 // Open connects to url with DefaultOptions and checks the connection.

@@ -703,9 +703,9 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		"/v2/documents?filter[reference]=MSCU1234567",
 		"/v2/documents/" + doc + "?include=shipments,cargos",
 		"/v2/email_submissions?include=documents",
-		// Search and parties (issue 28): both search statements (words
-		// only, and with trigrams), the party list, count and by-id read.
-		"/v2/search?query=ms", "/v2/search?query=MSCU%201234",
+		// Search and parties (issue 28): the three search statements (words
+		// only, with trigrams, a number), the party list, count and by-id read.
+		"/v2/search?query=ms", "/v2/search?query=MSCU%201234", "/v2/search?query=MSCU%20123456",
 		"/v2/parties?page[size]=5", "/v2/tracking_requests?include=customer&page[size]=5",
 		"/v2/email_submissions/" + email,
 		"/v2/custom_field_definitions",

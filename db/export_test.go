@@ -72,3 +72,8 @@ func setClock[T any](c *refCache[T], now func() time.Time) {
 	defer c.mu.Unlock()
 	c.clock = now
 }
+
+// SetSearchWindow makes Search read n newest records of a type before it
+// turns to the text indexes (search.go), so a test's few records take
+// both ways.
+func (db *DB) SetSearchWindow(n int) { db.searchWindow = n }

@@ -195,6 +195,9 @@ func (db *DB) ApplyTrackingPoll(ctx context.Context, p TrackingPoll, then func(c
 			if shipmentID, err = findOrCreateShipment(ctx, q, p.AccountID, shipmentID, status, p.Shipment.BillOfLadingNumber, p.RequestID); err != nil {
 				return err
 			}
+			if err := fillShipmentCustomer(ctx, q, p.AccountID, *shipmentID, p.RequestID); err != nil {
+				return err
+			}
 			vessels, err := upsertVessels(ctx, q, p.Vessels)
 			if err != nil {
 				return err
@@ -326,6 +329,25 @@ SELECT id FROM found UNION ALL SELECT id FROM ins`, accountID, number, requestID
 		return nil, err
 	}
 	return &id, nil
+}
+
+// fillShipmentCustomer copies the request's customer (a party) onto its
+// shipment when the shipment has none: a shipment the request created, or
+// one it found or was linked to without a customer. A shipment that
+// already has a customer keeps it (another request, or a person, chose
+// it; the first customer stands). customer_name, the shipment's searched
+// attribute, takes the party's company name when it is empty. A shipment
+// that has its customer, or a request without one, writes nothing, so the
+// repeated polls of a tracked request log no change.
+func fillShipmentCustomer(ctx context.Context, q ext, accountID, shipmentID, requestID string) error {
+	_, err := q.ExecContext(ctx, `
+UPDATE shipments s SET customer_id = r.customer_id,
+    customer_name = coalesce(nullif(btrim(s.customer_name), ''), p.company_name), updated_at = now()
+FROM tracking_requests r
+JOIN parties p ON p.account_id = r.account_id AND p.id = r.customer_id
+WHERE s.account_id = $1 AND s.id = $2 AND s.customer_id IS NULL
+  AND r.account_id = $1 AND r.id = $3`, accountID, shipmentID, requestID)
+	return err
 }
 
 // upsertVessels inserts the vessels not known yet (by IMO) and refreshes

@@ -133,5 +133,24 @@ for n in $SIZES; do
 	run "graphql containerStats(groupBy: [SHIPPING_LINE])" gql '{ containerStats(groupBy: [SHIPPING_LINE]) { shippingLineScac count } }'
 	run "graphql shipmentStats(groupBy: [POD_TERMINAL, ETA_WEEK])" gql '{ shipmentStats(groupBy: [POD_TERMINAL, ETA_WEEK]) { podTerminal { name } etaWeek count } }'
 	run "graphql shipmentStats(groupBy: [SHIPPING_LINE])" gql '{ shipmentStats(groupBy: [SHIPPING_LINE]) { shippingLineScac count } }'
+	# Search (issue 28): one query of each kind, the values read from acme's data
+	# (the seed is fixed, so they are the same on every run of a size).
+	one() { psql -Atqc "$1" "$url"; }
+	acme_rows="FROM shipments s JOIN accounts a ON a.id = s.account_id AND a.slug = 'acme'"
+	s_bl=$(one "SELECT s.bill_of_lading_number $acme_rows ORDER BY s.id LIMIT 1")
+	s_ref=$(one "SELECT s.ref_numbers[1] $acme_rows WHERE s.ref_numbers <> '{}' ORDER BY s.id LIMIT 1")
+	s_box=$(one "SELECT c.number FROM containers c JOIN accounts a ON a.id = c.account_id AND a.slug = 'acme' ORDER BY c.id LIMIT 1")
+	search() { # name, query
+		run "/v2/search?query=$2 ($1)" get "/v2/search?query=${2// /%20}"
+	}
+	search "whole bill of lading" "$s_bl"
+	search "seven digits of one" "${s_bl: -7}"
+	search "reference number" "$s_ref"
+	search "container number" "$s_box"
+	search "a customer: a word in 1 of 14" "tyrell"
+	search "a port: two words" "los angeles"
+	search "a tag" "reefer"
+	search "no match" "zzqx"
+	search "two letters" "ms"
 	kill "$srv"; wait "$srv" 2>/dev/null || true; srv=
 done
