@@ -36,18 +36,16 @@ package playground
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"net/url"
-	"path"
 	"strings"
 	"sync"
-	"time"
+
+	"shipgraph/web/asset"
 )
 
 // Pinned versions; keep in sync with scripts/fetch-playground-assets.sh.
@@ -151,30 +149,17 @@ var embeddedSub = sync.OnceValue(func() fs.FS {
 	return sub
 })
 
-type file struct {
-	data        []byte
-	contentType string
-	etag        string
-	version     string // short content hash used as ?v= in URLs
-}
-
-func newFile(data []byte, contentType string) *file {
-	sum := sha256.Sum256(data)
-	h := hex.EncodeToString(sum[:])
-	return &file{data: data, contentType: contentType, etag: `"` + h[:32] + `"`, version: h[:16]}
-}
-
 // loadVendor reads all vendor assets from fsys. It is all-or-nothing: a
 // partial set (interrupted fetch) would give a page that half works, while
 // the CDN fallback is known to work when online.
-func loadVendor(fsys fs.FS) (map[string]*file, bool) {
-	files := make(map[string]*file, len(vendorAssets))
+func loadVendor(fsys fs.FS) (asset.Set, bool) {
+	files := make(asset.Set, len(vendorAssets))
 	for _, a := range vendorAssets {
 		data, err := fs.ReadFile(fsys, a.name)
 		if err != nil || len(data) == 0 {
 			return nil, false
 		}
-		files[a.name] = newFile(data, a.contentType)
+		files[a.name] = asset.New(data, a.contentType)
 	}
 	return files, true
 }
@@ -182,7 +167,7 @@ func loadVendor(fsys fs.FS) (map[string]*file, bool) {
 type handler struct {
 	page  []byte
 	csp   string
-	files map[string]*file // by name under AssetPath
+	files asset.Set // by name under AssetPath
 }
 
 // pageConfig is handed to playground.js as JSON. html/template escapes it
@@ -216,17 +201,17 @@ func newHandler(o Options, assets fs.FS) http.Handler {
 		o.Endpoint = "/graphql"
 	}
 	vendor, embedded := loadVendor(assets)
-	h := &handler{files: map[string]*file{}}
+	h := &handler{files: asset.Set{}}
 	if embedded {
 		h.files = vendor
 	}
-	app := newFile(appJS, "text/javascript; charset=utf-8")
+	app := asset.New(appJS, "text/javascript; charset=utf-8")
 	h.files[appScript] = app
 
 	d := pageData{
 		Embedded: embedded,
 		CDNHost:  strings.TrimSuffix(strings.TrimPrefix(cdnBase, "https://"), "/"),
-		AppURL:   AssetPath + appScript + "?v=" + app.version,
+		AppURL:   AssetPath + appScript + "?v=" + app.Version(),
 		Config: pageConfig{
 			Endpoint:   o.Endpoint,
 			DefaultKey: o.DefaultKey,
@@ -237,7 +222,7 @@ func newHandler(o Options, assets fs.FS) http.Handler {
 	for _, a := range vendorAssets {
 		pa := pageAsset{Stylesheet: a.stylesheet}
 		if embedded {
-			pa.URL = AssetPath + a.name + "?v=" + vendor[a.name].version
+			pa.URL = AssetPath + a.name + "?v=" + vendor[a.name].Version()
 		} else {
 			pa.URL = cdnBase + a.cdnPath
 			pa.Integrity = a.integrity
@@ -290,7 +275,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if i := strings.LastIndex(r.URL.Path, "/assets/"); i >= 0 {
-		h.serveAsset(w, r, r.URL.Path[i+len("/assets/"):])
+		h.files.Serve(w, r, r.URL.Path[i+len("/assets/"):])
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -300,23 +285,4 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Security-Policy", h.csp)
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	_, _ = w.Write(h.page)
-}
-
-func (h *handler) serveAsset(w http.ResponseWriter, r *http.Request, name string) {
-	f, ok := h.files[name]
-	if !ok || name != path.Base(name) {
-		http.NotFound(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", f.contentType)
-	w.Header().Set("ETag", f.etag)
-	if r.URL.Query().Get("v") == f.version {
-		// The URL names this exact content, so it can be cached forever;
-		// a new build links a new ?v=.
-		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-	} else {
-		w.Header().Set("Cache-Control", "no-cache")
-	}
-	// ServeContent answers If-None-Match (304) and Range from the ETag.
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(f.data))
 }

@@ -1,16 +1,13 @@
 package ops
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"io/fs"
 	"net/http"
-	"path"
 	"strings"
 	"sync"
-	"time"
+
+	"shipgraph/web/asset"
 )
 
 // AssetPath is where the page's files are served; mount the handler there
@@ -35,26 +32,13 @@ var css []byte
 //go:embed missing.html
 var missingHTML []byte
 
-type file struct {
-	data        []byte
-	contentType string
-	etag        string
-	version     string
-}
-
-func newFile(data []byte, contentType string) *file {
-	sum := sha256.Sum256(data)
-	h := hex.EncodeToString(sum[:])
-	return &file{data: data, contentType: contentType, etag: `"` + h[:32] + `"`, version: h[:16]}
-}
-
 // Built reports whether the bundle was built and embedded.
 func Built() bool { return loaded().built }
 
 type handler struct {
 	built bool
 	page  []byte
-	files map[string]*file
+	files asset.Set
 }
 
 var loaded = sync.OnceValue(func() *handler { return load(dist) })
@@ -62,19 +46,19 @@ var loaded = sync.OnceValue(func() *handler { return load(dist) })
 // load reads the built files of fsys (holding dist/) and renders the page,
 // whose asset URLs carry their content hash (?v=) so they cache forever.
 func load(fsys fs.FS) *handler {
-	h := &handler{files: map[string]*file{"ops.css": newFile(css, "text/css; charset=utf-8")}}
+	h := &handler{files: asset.Set{"ops.css": asset.New(css, "text/css; charset=utf-8")}}
 	js, err := fs.ReadFile(fsys, "dist/"+bundleName)
 	if err != nil || len(js) == 0 {
 		return h
 	}
 	h.built = true
-	h.files[bundleName] = newFile(js, "text/javascript; charset=utf-8")
+	h.files[bundleName] = asset.New(js, "text/javascript; charset=utf-8")
 	if m, err := fs.ReadFile(fsys, "dist/"+manifestName); err == nil {
-		h.files[manifestName] = newFile(m, "application/json")
+		h.files[manifestName] = asset.New(m, "application/json")
 	}
 	page := strings.NewReplacer(
-		"{{css}}", AssetPath+"ops.css?v="+h.files["ops.css"].version,
-		"{{js}}", AssetPath+bundleName+"?v="+h.files[bundleName].version,
+		"{{css}}", AssetPath+"ops.css?v="+h.files["ops.css"].Version(),
+		"{{js}}", AssetPath+bundleName+"?v="+h.files[bundleName].Version(),
 	).Replace(pageHTML)
 	h.page = []byte(page)
 	return h
@@ -96,7 +80,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if name, ok := strings.CutPrefix(r.URL.Path, AssetPath); ok {
-		h.serveAsset(w, r, name)
+		h.files.Serve(w, r, name)
 		return
 	}
 	if r.URL.Path != "/ops" && r.URL.Path != "/ops/" {
@@ -114,20 +98,4 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, _ = w.Write(h.page)
-}
-
-func (h *handler) serveAsset(w http.ResponseWriter, r *http.Request, name string) {
-	f, ok := h.files[name]
-	if !ok || name != path.Base(name) {
-		http.NotFound(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", f.contentType)
-	w.Header().Set("ETag", f.etag)
-	if r.URL.Query().Get("v") == f.version {
-		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-	} else {
-		w.Header().Set("Cache-Control", "no-cache")
-	}
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(f.data))
 }

@@ -46,7 +46,7 @@ func TestBuilt(t *testing.T) {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 	page := w.Body.String()
-	js := AssetPath + "ops.js?v=" + h.files["ops.js"].version
+	js := AssetPath + "ops.js?v=" + h.files["ops.js"].Version()
 	if !strings.Contains(page, `src="`+js+`"`) || !strings.Contains(page, `id="api-key"`) || strings.Contains(page, "{{") {
 		t.Errorf("page: %s", page)
 	}
