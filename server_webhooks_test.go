@@ -58,22 +58,13 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 	}))
 	t.Cleanup(other.Close)
 
-	call := func(method, path, key, body string) (int, []byte) {
+	do := func(method, path, key, body string) (int, []byte) {
 		t.Helper()
-		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Token "+key)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, b
+		return call(t, method, base+path, key, body)
 	}
 	create := func(key, url string) (id, secret string) {
 		t.Helper()
-		status, body := call(http.MethodPost, "/v2/webhooks", key, `{"data":{"type":"webhook","attributes":{"url":"`+url+
+		status, body := do(http.MethodPost, "/v2/webhooks", key, `{"data":{"type":"webhook","attributes":{"url":"`+url+
 			`","events":["tracking_request.tracking_stopped"]}}}`)
 		var doc struct {
 			Data struct {
@@ -107,12 +98,12 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 	}
 
 	// GraphQL, /v2 and plain SQL each stop one shipment's tracking.
-	status, body := call(http.MethodPost, "/graphql", keys["acme member"],
+	status, body := do(http.MethodPost, "/graphql", keys["acme member"],
 		`{"query":"mutation($id: ID!) { stopTrackingShipment(id: $id) { id lineTrackingStoppedAt } }","variables":{"id":"`+ships[0]+`"}}`)
 	if status != http.StatusOK || strings.Contains(string(body), `"errors"`) {
 		t.Fatalf("GraphQL stopTrackingShipment: %d %s", status, body)
 	}
-	if status, body := call(http.MethodPatch, "/v2/shipments/"+ships[1]+"/stop_tracking", keys["acme member"], ""); status != http.StatusOK {
+	if status, body := do(http.MethodPatch, "/v2/shipments/"+ships[1]+"/stop_tracking", keys["acme member"], ""); status != http.StatusOK {
 		t.Fatalf("PATCH /v2/shipments/{id}/stop_tracking: %d %s", status, body)
 	}
 	if _, err := sqldb.ExecContext(ctx, `UPDATE shipments SET line_tracking_stopped_at = now(),
@@ -120,7 +111,7 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Stopping a stopped shipment again changes nothing the event watches.
-	if status, _ := call(http.MethodPatch, "/v2/shipments/"+ships[1]+"/stop_tracking", keys["acme member"], ""); status != http.StatusOK {
+	if status, _ := do(http.MethodPatch, "/v2/shipments/"+ships[1]+"/stop_tracking", keys["acme member"], ""); status != http.StatusOK {
 		t.Fatalf("second stop_tracking: %d", status)
 	}
 
@@ -200,7 +191,7 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 		}
 	}
 	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
-		status, body := call(http.MethodGet, "/v2/webhook_notifications?include=reference_object&filter[webhook_id]="+hook, keys["acme admin"], "")
+		status, body := do(http.MethodGet, "/v2/webhook_notifications?include=reference_object&filter[webhook_id]="+hook, keys["acme admin"], "")
 		if status != http.StatusOK || json.Unmarshal(body, &list) != nil {
 			t.Fatalf("GET /v2/webhook_notifications: %d %s", status, body)
 		}
