@@ -175,8 +175,9 @@ func TestSeedDataSet(t *testing.T) {
 			t.Errorf("%d shipments with their tracking request, want 60", got)
 		}
 		// One statement per COPY and per DDL, never per row: a fixed
-		// ~90 (index rebuilds, small tables) plus 8 per chunk.
-		if got := n.Load(); got == 0 || got > 150 || got*4 > stats.Rows {
+		// ~95 (index rebuilds, small tables; migration 00022's six search
+		// indexes brought it from 146 to 152 here) plus 8 per chunk.
+		if got := n.Load(); got == 0 || got > 175 || got*4 > stats.Rows {
 			t.Errorf("%d statements counted for %d rows", got, stats.Rows)
 		}
 		if stats.Duration <= 0 {
