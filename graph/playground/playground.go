@@ -268,12 +268,9 @@ func contentSecurityPolicy(endpoint string, embedded bool) string {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !asset.Readable(w, r) {
 		return
 	}
-	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if i := strings.LastIndex(r.URL.Path, "/assets/"); i >= 0 {
 		h.files.Serve(w, r, r.URL.Path[i+len("/assets/"):])
 		return

@@ -58,3 +58,16 @@ func (s Set) Serve(w http.ResponseWriter, r *http.Request, name string) {
 	// ServeContent answers If-None-Match (304) and Range from the ETag.
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(f.data))
 }
+
+// Readable admits the methods a page and its files answer: GET and HEAD,
+// with nosniff set. Any other method is answered 405 (Allow: GET, HEAD)
+// and Readable reports false.
+func Readable(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return false
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	return true
+}

@@ -73,12 +73,9 @@ const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !asset.Readable(w, r) {
 		return
 	}
-	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if name, ok := strings.CutPrefix(r.URL.Path, AssetPath); ok {
 		h.files.Serve(w, r, name)
 		return
