@@ -32,6 +32,16 @@ CREATE FUNCTION counter_slot() RETURNS smallint LANGUAGE sql STABLE PARALLEL SAF
 $$;
 -- +goose StatementEnd
 
+-- A bulk load (the seeder: a whole database in one transaction) turns the
+-- row triggers off (shipgraph.counters = 'off', transaction-local) and
+-- counts everything once at the end with counters_recount(): a trigger per
+-- row of millions would cost more than the load.
+-- +goose StatementBegin
+CREATE FUNCTION counters_off() RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT coalesce(current_setting('shipgraph.counters', true), '') = 'off'
+$$;
+-- +goose StatementEnd
+
 ALTER TABLE list_counts ADD COLUMN slot smallint NOT NULL DEFAULT 0,
     DROP CONSTRAINT list_counts_n_check,
     DROP CONSTRAINT list_counts_pkey, ADD CONSTRAINT list_counts_pkey PRIMARY KEY (account_id, list, slot);
@@ -50,6 +60,9 @@ ALTER TABLE shipment_stats ADD COLUMN slot smallint NOT NULL DEFAULT 0,
 -- +goose StatementBegin
 CREATE FUNCTION list_counts_row() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    IF counters_off() THEN
+        RETURN NULL;
+    END IF;
     IF TG_OP IN ('UPDATE', 'DELETE') THEN
         INSERT INTO list_counts AS c (account_id, list, slot, n) VALUES (OLD.account_id, TG_ARGV[0], counter_slot(), -1)
         ON CONFLICT (account_id, list, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
@@ -143,6 +156,9 @@ DECLARE
     acct uuid;
     ship uuid;
 BEGIN
+    IF counters_off() THEN
+        RETURN NULL;
+    END IF;
     IF TG_OP IN ('UPDATE', 'DELETE') THEN
         src := src || ROW(OLD.account_id, OLD.current_status, OLD.pod_terminal_id, OLD.shipment_id, OLD.pickup_lfd, -1)::container_stat_src;
         acct := OLD.account_id;
@@ -193,6 +209,9 @@ DECLARE
     ow date;
     nw date;
 BEGIN
+    IF counters_off() THEN
+        RETURN NULL;
+    END IF;
     IF TG_OP IN ('UPDATE', 'DELETE') THEN
         ow := stats_week(OLD.pod_eta_at, (SELECT time_zone FROM ports WHERE id = OLD.port_of_discharge_id));
         ss := ss || ROW(OLD.account_id, coalesce(OLD.pod_terminal_id, '00000000-0000-0000-0000-000000000000'), OLD.shipping_line_scac,
@@ -237,6 +256,9 @@ END $$;
 -- +goose StatementBegin
 CREATE FUNCTION shipment_stats_row_before_del() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    IF counters_off() THEN
+        RETURN OLD;
+    END IF;
     PERFORM container_stats_put((SELECT array_agg(ROW(k.account_id, k.status, k.pod_terminal_id, OLD.shipping_line_scac,
         coalesce(OLD.port_of_discharge_id, '00000000-0000-0000-0000-000000000000'),
         stats_week(OLD.pod_eta_at, (SELECT time_zone FROM ports WHERE id = OLD.port_of_discharge_id)),
@@ -266,6 +288,39 @@ CREATE TRIGGER shipments_stats_upd AFTER UPDATE ON shipments
 CREATE TRIGGER zz_shipments_stats_before_del BEFORE DELETE ON shipments
     FOR EACH ROW EXECUTE FUNCTION shipment_stats_row_before_del();
 
+-- Every counter and rollup counted afresh, for every account (the
+-- seeder's end; 00003's and 00021's backfills).
+-- +goose StatementBegin
+CREATE FUNCTION counters_recount() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM list_counts;
+    INSERT INTO list_counts (account_id, list, n)
+    SELECT account_id, 'shipments', count(*) FROM shipments GROUP BY account_id
+    UNION ALL SELECT account_id, 'containers', count(*) FROM containers GROUP BY account_id
+    UNION ALL SELECT account_id, 'documents', count(*) FROM documents GROUP BY account_id;
+    DELETE FROM container_stats;
+    INSERT INTO container_stats (account_id, status, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, n)
+    SELECT c.account_id, c.current_status, coalesce(c.pod_terminal_id, '00000000-0000-0000-0000-000000000000'),
+        s.shipping_line_scac, coalesce(s.port_of_discharge_id, '00000000-0000-0000-0000-000000000000'),
+        stats_week(s.pod_eta_at, pz.time_zone), count(*)
+    FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
+    LEFT JOIN ports pz ON pz.id = s.port_of_discharge_id
+    GROUP BY 1, 2, 3, 4, 5, 6;
+    DELETE FROM container_lfd_stats;
+    INSERT INTO container_lfd_stats (account_id, status, pod_terminal_id, lfd_date, n)
+    SELECT c.account_id, c.current_status, coalesce(c.pod_terminal_id, '00000000-0000-0000-0000-000000000000'),
+        stats_day(c.pickup_lfd, tp.time_zone), count(*)
+    FROM containers c LEFT JOIN terminals t ON t.id = c.pod_terminal_id LEFT JOIN ports tp ON tp.id = t.port_id
+    GROUP BY 1, 2, 3, 4;
+    DELETE FROM shipment_stats;
+    INSERT INTO shipment_stats (account_id, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, n)
+    SELECT s.account_id, coalesce(s.pod_terminal_id, '00000000-0000-0000-0000-000000000000'), s.shipping_line_scac,
+        coalesce(s.port_of_discharge_id, '00000000-0000-0000-0000-000000000000'), stats_week(s.pod_eta_at, pz.time_zone), count(*)
+    FROM shipments s LEFT JOIN ports pz ON pz.id = s.port_of_discharge_id
+    GROUP BY 1, 2, 3, 4, 5;
+END $$;
+-- +goose StatementEnd
+
 -- +goose Down
 DROP TRIGGER zz_shipments_stats_before_del ON shipments;
 DROP TRIGGER shipments_stats ON shipments;
@@ -278,7 +333,7 @@ DROP TRIGGER containers_count ON containers;
 DROP TRIGGER containers_count_move ON containers;
 DROP TRIGGER documents_count ON documents;
 DROP TRIGGER documents_count_move ON documents;
-DROP FUNCTION shipment_stats_row_before_del(), shipment_stats_row(), container_stats_row(),
+DROP FUNCTION counters_recount(), shipment_stats_row_before_del(), shipment_stats_row(), container_stats_row(),
     shipment_stats_put(shipment_stat_delta[]), container_stats_put(container_stat_delta[]), list_counts_row();
 
 -- The slots summed back into one row per key.
@@ -305,7 +360,7 @@ INSERT INTO list_counts SELECT * FROM lc;
 INSERT INTO container_stats SELECT * FROM cst;
 INSERT INTO container_lfd_stats SELECT * FROM clf;
 INSERT INTO shipment_stats SELECT * FROM sst;
-DROP FUNCTION counter_slot();
+DROP FUNCTION counter_slot(), counters_off();
 
 CREATE TRIGGER shipments_count_ins AFTER INSERT ON shipments REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION list_counts_inserted('shipments');
