@@ -567,7 +567,10 @@ ON CONFLICT (account_id, shipment_id, number) DO NOTHING`,
 
 // insertEvents inserts the raw events not stored yet (by account,
 // container, SCAC and carrier event id) and, for each one inserted that
-// maps to one, its transport event: a poll repeated adds nothing.
+// maps to one, its transport event: a poll repeated adds nothing. An
+// estimate the container holds already as a transport event (same event,
+// time and place: a carrier that publishes it again under a new id) adds
+// its raw event only.
 func insertEvents(ctx context.Context, q ext, accountID, shipmentID string, es []PolledEvent) (int, error) {
 	if len(es) == 0 {
 		return 0, nil
@@ -615,6 +618,9 @@ te AS (
         (SELECT p.time_zone FROM ports p WHERE p.id = i.port_id), i.locode, i.port_id, i.terminal_id, i.vessel_id, i.voyage
     FROM raw r JOIN input i ON i.container_id = r.container_id AND i.carrier_event_id = r.carrier_event_id
     WHERE i.transport_event IS NOT NULL
+      AND NOT (i.estimated AND EXISTS (SELECT 1 FROM transport_events t
+          WHERE t.account_id = $1 AND t.container_id = i.container_id AND t.event = i.transport_event
+            AND t.event_at IS NOT DISTINCT FROM i.event_at AND t.location_locode IS NOT DISTINCT FROM i.locode))
     ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING
     RETURNING id)
 SELECT (SELECT count(*) FROM raw) + 0 * (SELECT count(*) FROM te)`,

@@ -2,6 +2,7 @@ package tracking_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/lib/pq"
 
@@ -102,5 +103,38 @@ func TestRacingPollsMakeOneShipment(t *testing.T) {
 	if got := e.count(`SELECT count(*) FROM raw_events r WHERE r.account_id = $1
 		AND NOT EXISTS (SELECT 1 FROM containers c WHERE c.account_id = r.account_id AND c.id = r.container_id AND c.shipment_id = r.shipment_id)`, e.acct); got != 0 {
 		t.Errorf("%d events on another shipment than their container's", got)
+	}
+}
+
+// TestEstimatesStoredOnce: a carrier that publishes one estimate (same
+// event, time and place) again, under another event id, in one answer or
+// a later one, gives the container one transport event for it; the raw
+// events keep every publication.
+func TestEstimatesStoredOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	eng := e.engine(e.config())
+	var ids []string
+	for _, n := range e.sim.Numbers() {
+		if n.State == "tracked" && n.RequestType == "bill_of_lading" && len(ids) < 12 {
+			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
+		}
+	}
+	for _, id := range ids {
+		e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+	}
+	for range 3 {
+		e.advance(2 * 24 * time.Hour)
+		e.repoll(eng, ids...)
+	}
+	repeated := `SELECT count(*) FROM raw_events WHERE account_id = $1 AND estimated
+		AND (container_id, event, event_at, location_locode) IN (SELECT container_id, event, event_at, location_locode
+			FROM raw_events WHERE account_id = $1 AND estimated GROUP BY 1, 2, 3, 4 HAVING count(*) > 1)`
+	if e.count(repeated, e.acct) == 0 {
+		t.Fatal("the simulator repeated no estimate: nothing tested")
+	}
+	if got := e.count(`SELECT count(*) FROM (SELECT 1 FROM transport_events WHERE account_id = $1 AND event LIKE 'container.transport.estimated.%'
+		GROUP BY container_id, event, event_at, location_locode HAVING count(*) > 1) d`, e.acct); got != 0 {
+		t.Errorf("%d estimates stored more than once as transport events", got)
 	}
 }
