@@ -265,18 +265,17 @@ SELECT coalesce((SELECT line_tracking_stopped_reason FROM stop),
 			p.AccountID, p.RequestID, res.Status, failed, shipmentID); err != nil {
 			return err
 		}
-		if err := quiet(ctx, q); err != nil {
+		// The change log off (its AFTER triggers fire at the end of the
+		// statement, once set_config has run), then the schedule and the
+		// shipment's poll times, in one statement.
+		if _, err := q.ExecContext(ctx, `
+WITH quiet AS (SELECT set_config('shipgraph.notify', 'off', true) AS off),
+req AS (
+    UPDATE tracking_requests SET last_polled_at = now(), next_poll_at = $3
+    FROM quiet WHERE account_id = $1 AND id = $2 RETURNING 1)
+UPDATE shipments SET line_tracking_last_attempted_at = now(), line_tracking_last_succeeded_at = now()
+FROM quiet WHERE account_id = $1 AND id = $4::uuid`, p.AccountID, p.RequestID, ptrTime(p.NextPollAt), nullStr(shipmentID)); err != nil {
 			return err
-		}
-		if _, err := q.ExecContext(ctx, `UPDATE tracking_requests SET last_polled_at = now(), next_poll_at = $3
-			WHERE account_id = $1 AND id = $2`, p.AccountID, p.RequestID, ptrTime(p.NextPollAt)); err != nil {
-			return err
-		}
-		if shipmentID != nil {
-			if _, err := q.ExecContext(ctx, `UPDATE shipments SET line_tracking_last_attempted_at = now(),
-				line_tracking_last_succeeded_at = now() WHERE account_id = $1 AND id = $2`, p.AccountID, *shipmentID); err != nil {
-				return err
-			}
 		}
 		if then != nil {
 			return then(ctx, tx)
