@@ -362,4 +362,3 @@ func toolNames() []string {
 	}
 	return out
 }
-
