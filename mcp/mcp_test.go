@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"shipgraph/httpapi"
+	"shipgraph/mcp"
 	"shipgraph/testkit"
 )
 
@@ -444,5 +445,98 @@ func TestMCPUnauthenticated(t *testing.T) {
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("auth %q: %d", auth, resp.StatusCode)
 		}
+	}
+}
+
+// TestMCPStatements: a get_container costs the statements the same
+// operation costs on /graphql (shipgraph_db_queries_total): the tool adds
+// none of its own.
+func TestMCPStatements(t *testing.T) {
+	env := testkit.New(t, testkit.Options{Shipments: 3})
+	base := server(t, env, nil)
+	key := env.Key(t, "acme/admin")
+	s := connect(t, base, "Token", key)
+	var id string
+	env.SQL(t, &id, `SELECT c.id::text FROM containers c JOIN accounts a ON a.id = c.account_id WHERE a.slug = 'acme' ORDER BY c.number LIMIT 1`)
+	query, name, err := mcp.OperationText("get_container")
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphql := func() {
+		body, _ := json.Marshal(map[string]any{"query": query, "operationName": name,
+			"variables": map[string]any{"id": id, "shipment": true, "pod_terminal": true, "transport_events": true}})
+		req, _ := http.NewRequest(http.MethodPost, base+"/graphql", strings.NewReader(string(body)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Token "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || strings.Contains(string(b), `"errors"`) {
+			t.Fatalf("/graphql: %d %s", resp.StatusCode, b)
+		}
+	}
+	tool := func() {
+		if res, _ := call(t, s, "get_container", map[string]any{"id": id, "include": []string{"shipment", "pod_terminal", "transport_events"}}); res.IsError {
+			t.Fatal(text(res))
+		}
+	}
+	graphql()
+	tool() // warm: the key is cached, the plans are built
+	before := testkit.QueriesTotal(t)
+	graphql()
+	viaGraphQL := testkit.QueriesTotal(t) - before
+	before = testkit.QueriesTotal(t)
+	tool()
+	viaMCP := testkit.QueriesTotal(t) - before
+	if viaGraphQL == 0 || viaMCP != viaGraphQL {
+		t.Errorf("get_container sent %v statements, the same GraphQL operation %v", viaMCP, viaGraphQL)
+	}
+	t.Logf("get_container: %v statements over MCP, %v over /graphql", viaMCP, viaGraphQL)
+}
+
+// TestMCPStdioProxy: the stdio transport (shipgraph mcp's Proxy) carries
+// a go-sdk client's session to /mcp: initialize, tools/list, a call, and
+// a request the server cannot be reached for answered with an error.
+func TestMCPStdioProxy(t *testing.T) {
+	env := testkit.New(t, testkit.Options{Shipments: 1})
+	base := server(t, env, nil)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- mcp.Proxy(context.Background(), base+"/mcp", env.Key(t, "acme/viewer"), inR, outW, nil); outW.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := sdk.NewClient(&sdk.Implementation{Name: "desktop", Version: "1"}, nil)
+	s, err := c.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) != len(wantTools)-1 {
+		t.Errorf("a viewer over stdio has %d tools", len(list.Tools))
+	}
+	res, out := call(t, s, "list_containers", map[string]any{"page_size": 2})
+	if res.IsError || len(out["items"].([]any)) != 2 {
+		t.Errorf("list_containers over stdio: %s %v", text(res), out)
+	}
+	_ = s.Close()
+	inW.Close()
+	if err := testkit.Recv(t, done, 30*time.Second, "the proxy to end"); err != nil {
+		t.Errorf("proxy: %v", err)
+	}
+
+	var answer strings.Builder
+	msg := `{"jsonrpc":"2.0","id":7,"method":"tools/list"}` + "\n"
+	if err := mcp.Proxy(ctx, "http://127.0.0.1:1/mcp", "k", strings.NewReader(msg), &answer, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(answer.String(), `"id":7`) || !strings.Contains(answer.String(), `"error"`) {
+		t.Errorf("unreachable server: %q", answer.String())
 	}
 }
