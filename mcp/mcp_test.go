@@ -506,7 +506,10 @@ func TestMCPStdioProxy(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- mcp.Proxy(context.Background(), base+"/mcp", env.Key(t, "acme/viewer"), inR, outW, nil); outW.Close() }()
+	go func() {
+		done <- mcp.Proxy(context.Background(), base+"/mcp", env.Key(t, "acme/viewer"), inR, outW, nil)
+		outW.Close()
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c := sdk.NewClient(&sdk.Implementation{Name: "desktop", Version: "1"}, nil)
