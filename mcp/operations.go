@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/validator/rules"
 )
 
 // The tools' GraphQL operations, kept in the repository as trusted
@@ -38,7 +39,7 @@ func loadOperation(schema *ast.Schema, file string) (*operation, error) {
 		return nil, err
 	}
 	text := withFragments(string(b), string(frags))
-	doc, gerr := gqlparser.LoadQuery(schema, text)
+	doc, gerr := gqlparser.LoadQueryWithRules(schema, text, rules.NewDefaultRules())
 	if gerr != nil {
 		return nil, fmt.Errorf("operations/%s.graphql: %v", file, gerr)
 	}

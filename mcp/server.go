@@ -353,12 +353,3 @@ var containerStatuses = [][2]string{
 	{"dropped", "Dropped at the consignee."},
 	{"empty_returned", "The empty container was returned: the journey is over."},
 }
-
-// toolNames is every tool's name, in order (the docs' test reads it).
-func toolNames() []string {
-	var out []string
-	for _, t := range tools {
-		out = append(out, t.name)
-	}
-	return out
-}
