@@ -120,6 +120,9 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 		return err
 	}
 	hc.MCP = agents.Handler
+	if trusted != nil {
+		trusted.Add(agents.Documents()...) // the tools' operations are trusted
+	}
 	docs := docproc.New(store, fileStore, log)
 	if p.tracking, err = newTracking(v, store, p.shared, docs, log); err != nil {
 		return err

@@ -13,6 +13,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"shipgraph/graph/executor"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/httpapi"
 	"shipgraph/mcp"
 	"shipgraph/testkit"
@@ -541,5 +543,39 @@ func TestMCPStdioProxy(t *testing.T) {
 	}
 	if !strings.Contains(answer.String(), `"id":7`) || !strings.Contains(answer.String(), `"error"`) {
 		t.Errorf("unreachable server: %q", answer.String())
+	}
+}
+
+// TestMCPTrustedOnly: with trusted documents only, the tools still run
+// (their operations are added to the trusted ones) while a document sent
+// as text to /graphql is refused.
+func TestMCPTrustedOnly(t *testing.T) {
+	env := testkit.New(t, testkit.Options{Shipments: 1})
+	srv, err := mcp.New(mcp.Config{Schema: executor.NewExecutableSchema(executor.Config{}).Schema()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted := &gqlhttp.TrustedDocuments{Only: true}
+	trusted.Add(srv.Documents()...)
+	base := server(t, env, func(c *httpapi.Config) { c.GraphQL.Trusted = trusted })
+	key := env.Key(t, "acme/member")
+	s := connect(t, base, "Token", key)
+	if res, _ := call(t, s, "search_container", map[string]any{"query": "a"}); res.IsError {
+		t.Errorf("search_container under trusted documents only: %s", text(res))
+	}
+	if res, _ := call(t, s, "list_containers", nil); res.IsError {
+		t.Errorf("list_containers under trusted documents only: %s", text(res))
+	}
+	req, _ := http.NewRequest(http.MethodPost, base+"/graphql", strings.NewReader(`{"query":"{ containers(first: 1) { totalCount } }"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Token "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), "QUERY_NOT_IN_SAFELIST") {
+		t.Errorf("a document as text under trusted documents only: %s", b)
 	}
 }

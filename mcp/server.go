@@ -48,6 +48,26 @@ func New(c Config) (*Server, error) {
 	return &Server{c: c}, nil
 }
 
+// Documents are the texts of every operation the tools send: the chain
+// trusts them when it runs trusted documents only (GRAPHQL_TRUSTED_ONLY).
+func (s *Server) Documents() []string {
+	var out []string
+	for _, f := range append([]string{"infer_number"}, toolFiles()...) {
+		if op, err := loadOperation(s.c.Schema, f); err == nil {
+			out = append(out, op.text)
+		}
+	}
+	return out
+}
+
+func toolFiles() []string {
+	var out []string
+	for _, t := range tools {
+		out = append(out, t.file)
+	}
+	return out
+}
+
 // Handler is the /mcp handler over graphql, the chain's routes after
 // authentication (they serve POST /graphql): each tool's operation takes
 // the way any GraphQL request takes (response cache, loaders, complexity
