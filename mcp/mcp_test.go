@@ -579,3 +579,45 @@ func TestMCPTrustedOnly(t *testing.T) {
 		t.Errorf("a document as text under trusted documents only: %s", b)
 	}
 }
+
+// TestMCPRateLimit: RATE_LIMIT counts /mcp requests per key as it counts
+// /graphql's: beyond the burst, 429 with Retry-After; another key is
+// still served. (Stateless: a tools/call needs no initialize before it.)
+func TestMCPRateLimit(t *testing.T) {
+	env := testkit.New(t, testkit.Options{Shipments: 1})
+	base := server(t, env, func(c *httpapi.Config) { c.RateLimit = 30 }) // bursts of 3
+	post := func(key string) *http.Response {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_supported_shipping_lines","arguments":{}}}`
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Token "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK && !strings.Contains(string(b), `"structuredContent"`) {
+			t.Fatalf("tools/call without initialize: %s", b)
+		}
+		return resp
+	}
+	key := env.Key(t, "acme/admin")
+	limited := false
+	for range 10 {
+		if resp := post(key); resp.StatusCode == http.StatusTooManyRequests {
+			if resp.Header.Get("Retry-After") == "" {
+				t.Error("429 without Retry-After")
+			}
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Fatal("10 requests never met a rate limit of 30 a minute (bursts of 3)")
+	}
+	if resp := post(env.Key(t, "globex/admin")); resp.StatusCode != http.StatusOK {
+		t.Errorf("another key: %d", resp.StatusCode)
+	}
+}
