@@ -604,6 +604,22 @@ func TestMCPRateLimit(t *testing.T) {
 		return resp
 	}
 	key := env.Key(t, "acme/admin")
+	// Behind a reverse proxy on the same host: a loopback peer, the
+	// public Host.
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
+	req.Host = "shipgraph.example.com"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Token "+env.Key(t, "globex/viewer"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a proxied request (Host shipgraph.example.com): %d", resp.StatusCode)
+	}
 	limited := false
 	for range 10 {
 		if resp := post(key); resp.StatusCode == http.StatusTooManyRequests {

@@ -85,7 +85,12 @@ func (s *Server) Handler(graphql http.Handler) http.Handler {
 			return svc.read
 		}
 		return svc.full
-	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.c.Logger})
+	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.c.Logger,
+		// The SDK refuses a request that reaches a loopback address with
+		// another Host (DNS rebinding of a local server without auth): a
+		// reverse proxy on the same host sends exactly that. Every request
+		// here needs an API key, which a rebinding page does not have.
+		DisableLocalhostProtection: true})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if model.PrincipalFrom(r.Context()) == nil {
 			// Every method needs the key: tools/list depends on its role.
