@@ -98,48 +98,68 @@ CREATE TRIGGER documents_count_move AFTER UPDATE OF account_id ON documents
     FOR EACH ROW WHEN (OLD.account_id IS DISTINCT FROM NEW.account_id) EXECUTE FUNCTION list_counts_row('documents');
 
 -- container_stats_apply and shipment_stats_apply of 00021, into this
--- transaction's slot; a row of the slot that reached zero is deleted.
+-- transaction's slot; a row of the slot that reached zero is deleted (the
+-- delete runs only when an upsert returned a zero).
 -- +goose StatementBegin
 CREATE FUNCTION container_stats_put(ds container_stat_delta[]) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE s smallint := counter_slot();
+DECLARE
+    s smallint := counter_slot();
+    zero boolean;
 BEGIN
     IF ds IS NULL THEN
         RETURN;
     END IF;
-    INSERT INTO container_stats AS t (account_id, status, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, slot, n)
-    SELECT account_id, status, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, s, sum(d)
-    FROM unnest(ds) GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(d) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
-    ON CONFLICT (account_id, status, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, slot)
-    DO UPDATE SET n = t.n + EXCLUDED.n;
-    DELETE FROM container_stats t USING unnest(ds) x
-    WHERE t.n = 0 AND t.slot = s AND t.account_id = x.account_id AND t.status = x.status AND t.pod_terminal_id = x.pod_terminal_id
-      AND t.shipping_line_scac = x.shipping_line_scac AND t.port_of_discharge_id = x.port_of_discharge_id AND t.eta_week = x.eta_week;
+    WITH up AS (
+        INSERT INTO container_stats AS t (account_id, status, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, slot, n)
+        SELECT account_id, status, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, s, sum(d)
+        FROM unnest(ds) GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(d) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
+        ON CONFLICT (account_id, status, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, slot)
+        DO UPDATE SET n = t.n + EXCLUDED.n
+        RETURNING t.n)
+    SELECT bool_or(n = 0) INTO zero FROM up;
+    IF zero THEN
+        DELETE FROM container_stats t USING unnest(ds) x
+        WHERE t.n = 0 AND t.slot = s AND t.account_id = x.account_id AND t.status = x.status AND t.pod_terminal_id = x.pod_terminal_id
+          AND t.shipping_line_scac = x.shipping_line_scac AND t.port_of_discharge_id = x.port_of_discharge_id AND t.eta_week = x.eta_week;
+    END IF;
 
-    INSERT INTO container_lfd_stats AS t (account_id, status, pod_terminal_id, lfd_date, slot, n)
-    SELECT account_id, status, pod_terminal_id, lfd_date, s, sum(d)
-    FROM unnest(ds) GROUP BY 1, 2, 3, 4 HAVING sum(d) <> 0 ORDER BY 1, 2, 3, 4
-    ON CONFLICT (account_id, status, pod_terminal_id, lfd_date, slot) DO UPDATE SET n = t.n + EXCLUDED.n;
-    DELETE FROM container_lfd_stats t USING unnest(ds) x
-    WHERE t.n = 0 AND t.slot = s AND t.account_id = x.account_id AND t.status = x.status AND t.pod_terminal_id = x.pod_terminal_id
-      AND t.lfd_date = x.lfd_date;
+    WITH up AS (
+        INSERT INTO container_lfd_stats AS t (account_id, status, pod_terminal_id, lfd_date, slot, n)
+        SELECT account_id, status, pod_terminal_id, lfd_date, s, sum(d)
+        FROM unnest(ds) GROUP BY 1, 2, 3, 4 HAVING sum(d) <> 0 ORDER BY 1, 2, 3, 4
+        ON CONFLICT (account_id, status, pod_terminal_id, lfd_date, slot) DO UPDATE SET n = t.n + EXCLUDED.n
+        RETURNING t.n)
+    SELECT bool_or(n = 0) INTO zero FROM up;
+    IF zero THEN
+        DELETE FROM container_lfd_stats t USING unnest(ds) x
+        WHERE t.n = 0 AND t.slot = s AND t.account_id = x.account_id AND t.status = x.status AND t.pod_terminal_id = x.pod_terminal_id
+          AND t.lfd_date = x.lfd_date;
+    END IF;
 END $$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE FUNCTION shipment_stats_put(ds shipment_stat_delta[]) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE s smallint := counter_slot();
+DECLARE
+    s smallint := counter_slot();
+    zero boolean;
 BEGIN
     IF ds IS NULL THEN
         RETURN;
     END IF;
-    INSERT INTO shipment_stats AS t (account_id, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, slot, n)
-    SELECT account_id, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, s, sum(d)
-    FROM unnest(ds) GROUP BY 1, 2, 3, 4, 5 HAVING sum(d) <> 0 ORDER BY 1, 2, 3, 4, 5
-    ON CONFLICT (account_id, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, slot)
-    DO UPDATE SET n = t.n + EXCLUDED.n;
-    DELETE FROM shipment_stats t USING unnest(ds) x
-    WHERE t.n = 0 AND t.slot = s AND t.account_id = x.account_id AND t.pod_terminal_id = x.pod_terminal_id
-      AND t.shipping_line_scac = x.shipping_line_scac AND t.port_of_discharge_id = x.port_of_discharge_id AND t.eta_week = x.eta_week;
+    WITH up AS (
+        INSERT INTO shipment_stats AS t (account_id, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, slot, n)
+        SELECT account_id, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, s, sum(d)
+        FROM unnest(ds) GROUP BY 1, 2, 3, 4, 5 HAVING sum(d) <> 0 ORDER BY 1, 2, 3, 4, 5
+        ON CONFLICT (account_id, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, slot)
+        DO UPDATE SET n = t.n + EXCLUDED.n
+        RETURNING t.n)
+    SELECT bool_or(n = 0) INTO zero FROM up;
+    IF zero THEN
+        DELETE FROM shipment_stats t USING unnest(ds) x
+        WHERE t.n = 0 AND t.slot = s AND t.account_id = x.account_id AND t.pod_terminal_id = x.pod_terminal_id
+          AND t.shipping_line_scac = x.shipping_line_scac AND t.port_of_discharge_id = x.port_of_discharge_id AND t.eta_week = x.eta_week;
+    END IF;
 END $$;
 -- +goose StatementEnd
 
