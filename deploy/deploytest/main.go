@@ -13,7 +13,8 @@
 //
 // load sends GET requests from several workers to the backends that answer
 // /readyz 200 (polled every 100 ms, as endpoints follow a readiness probe)
-// until SIGINT or SIGTERM, then prints the counts; it exits 1 when a
+// until SIGINT or SIGTERM (the first 20 failures of each backend as they
+// happen), then prints the counts; it exits 1 when a
 // request failed (transport error or a status other than 200), or, with
 // -expect-rejoin, when no backend left and came back and served again.
 package main
@@ -42,6 +43,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 )
 
@@ -116,6 +118,7 @@ func split(r io.Reader, dir string) error {
 			if err := yaml.UnmarshalStrict([]byte(doc), &d); err != nil {
 				return err
 			}
+			forKubePlay(&d.Spec.Template.Spec, d.Name)
 			if err := add(&deployment, &d); err != nil {
 				return err
 			}
@@ -124,6 +127,7 @@ func split(r io.Reader, dir string) error {
 			if err := yaml.UnmarshalStrict([]byte(doc), &j); err != nil {
 				return err
 			}
+			forKubePlay(&j.Spec.Template.Spec, j.Name)
 			pod := corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 				ObjectMeta: metav1.ObjectMeta{Name: j.Name, Labels: j.Spec.Template.Labels},
 				Spec:       j.Spec.Template.Spec}
@@ -141,6 +145,35 @@ func split(r io.Reader, dir string) error {
 		}
 	}
 	return nil
+}
+
+// forKubePlay adapts a pod spec to podman 4.3's kube play on the host's
+// network: it refuses port mappings there, so the ports go, and the probes
+// name the port by number instead; it makes a named volume of each
+// emptyDir, shared by every pod naming it alike, so each pod's get its
+// pod's name.
+func forKubePlay(spec *corev1.PodSpec, pod string) {
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		if spec.HostNetwork {
+			named := map[string]int32{}
+			for _, p := range c.Ports {
+				named[p.Name] = p.ContainerPort
+			}
+			for _, pr := range []*corev1.Probe{c.StartupProbe, c.LivenessProbe, c.ReadinessProbe} {
+				if pr != nil && pr.HTTPGet != nil && pr.HTTPGet.Port.Type == intstr.String {
+					pr.HTTPGet.Port = intstr.FromInt32(named[pr.HTTPGet.Port.StrVal])
+				}
+			}
+			c.Ports = nil
+		}
+		for j := range c.VolumeMounts {
+			c.VolumeMounts[j].Name = pod + "-" + c.VolumeMounts[j].Name
+		}
+	}
+	for i := range spec.Volumes {
+		spec.Volumes[i].Name = pod + "-" + spec.Volumes[i].Name
+	}
 }
 
 // backend is one instance: whether its /readyz answered 200 last, and what
@@ -229,8 +262,9 @@ func load(args []string) error {
 					}
 				}
 				if err != nil {
-					b.failed.Add(1)
-					fmt.Printf("%s %s failed: %v\n", time.Now().Format("15:04:05.000"), b.url, err)
+					if b.failed.Add(1) <= 20 {
+						fmt.Printf("%s %s failed: %v\n", time.Now().Format("15:04:05.000"), b.url, err)
+					}
 					continue
 				}
 				b.ok.Add(1)
