@@ -12,8 +12,9 @@
 #   - the README's curl lines (after `shipgraph seed` in a one-off container);
 #   - a tracking request through the simulator reaches `created`;
 #   - a rolling restart of sg-a under load (readiness-following balancer,
-#     deploy/deploytest) with 0 failed requests.
-# Ports: DEPLOY_PORT_BASE (default 18080) + 1..5.
+#     deploy/deploytest) with 0 failed requests;
+#   - the demo image (make run in a container) answers the README's curl lines.
+# Ports: DEPLOY_PORT_BASE (default 18080) + 1..6.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/podman-env.sh
@@ -27,7 +28,9 @@ IMAGE=${IMAGE:-localhost/shipgraph:latest}
 BASE_IMAGE=$(scripts/demo-base.sh)
 work=$(mktemp -d)
 plays=()
+demo_up=""
 cleanup() {
+  [ -n "$demo_up" ] && P rm -f sg-demo >/dev/null 2>&1
   for f in "${plays[@]}"; do P kube down "$f" >/dev/null 2>&1 || true; done
   for s in $(P secret ls --format '{{.Name}}' 2>/dev/null | grep '^sg-[ab]-shipgraph' || true); do P secret rm "$s" >/dev/null 2>&1 || true; done
   rm -rf "$work"
@@ -175,5 +178,22 @@ sleep 2
 kill -TERM "$load_pid"
 wait "$load_pid" || { cat "$work/load.log"; fail "requests failed during the restart"; }
 cat "$work/load.log"
+
+step "the demo image: make run in a container, then the README's curl lines"
+DEMO=${DEMO_IMAGE:-localhost/shipgraph-demo:latest}
+PORT_DEMO=$((base + 6))
+P rm -f sg-demo >/dev/null 2>&1 || true
+P run -d --name sg-demo --network host -e ADDR="0.0.0.0:$PORT_DEMO" "$DEMO" >/dev/null
+demo_up=1
+wait_for ready "$PORT_DEMO" || { P logs sg-demo 2>&1 | tail -20; fail "the demo's /readyz is not 200"; }
+DEMO_KEY=$(P logs sg-demo 2>&1 | awk '$1=="token" && $2=="acme" && $3=="admin" {print $4}')
+[ -n "$DEMO_KEY" ] || fail "the demo printed no acme admin key"
+curl -gsf -H "Authorization: Token $DEMO_KEY" "http://127.0.0.1:$PORT_DEMO/v2/documents?include=shipments&page[size]=5" | grep -q '"type":"document"' ||
+  fail "the demo's /v2/documents"
+curl -sf -H "Authorization: Token $DEMO_KEY" -H 'Content-Type: application/json' \
+  -d '{"query":"{ shipments(first: 3) { totalCount nodes { billOfLadingNumber containers { number currentStatus } } } }"}' \
+  "http://127.0.0.1:$PORT_DEMO/graphql" | grep -Eq '"totalCount":[1-9]' || fail "the demo's /graphql"
+P stop -t 20 sg-demo >/dev/null
+echo "the demo answers the README's curl lines"
 
 echo "deploy-test passed in $(( $(date +%s) - start )) s"
