@@ -190,7 +190,8 @@ func load(args []string) error {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	backends := fs.String("backends", "", "comma-separated base URLs")
 	key := fs.String("key", "", "API key")
-	path := fs.String("path", "/v2/documents?page[size]=5", "path requested")
+	path := fs.String("path", "/v2/documents?page[size]=5", "path requested; a %d in it counts 1 to -pages, request after request")
+	pages := fs.Int("pages", 1, "values of the %d in -path")
 	workers := fs.Int("workers", 4, "concurrent requests")
 	expectRejoin := fs.Bool("expect-rejoin", false, "fail unless a backend left, came back and served")
 	if err := fs.Parse(args); err != nil {
@@ -251,7 +252,11 @@ func load(args []string) error {
 					time.Sleep(20 * time.Millisecond)
 					continue
 				}
-				req, _ := http.NewRequest(http.MethodGet, b.url+*path, nil)
+				p := *path
+				if strings.Contains(p, "%d") {
+					p = fmt.Sprintf(p, 1+next.Load()%uint64(*pages))
+				}
+				req, _ := http.NewRequest(http.MethodGet, b.url+p, nil)
 				req.Header.Set("Authorization", "Token "+*key)
 				resp, err := client.Do(req)
 				if err == nil {
