@@ -215,8 +215,8 @@ func TestChartRenders(t *testing.T) {
 	if g := *pod.TerminationGracePeriodSeconds; g < 2+5+10 {
 		t.Errorf("terminationGracePeriodSeconds %d < preStop 2 + delay 5 + timeout 10", g)
 	}
-	if v, _ := envValue(c, "GOMEMLIMIT"); v != "512MiB" {
-		t.Errorf("GOMEMLIMIT %q, want 512MiB (80%% of 640Mi)", v)
+	if v, _ := envValue(c, "GOMEMLIMIT"); v != "307MiB" {
+		t.Errorf("GOMEMLIMIT %q, want 307MiB (80%% of 384Mi)", v)
 	}
 	sc := c.SecurityContext
 	if !*sc.ReadOnlyRootFilesystem || !*sc.RunAsNonRoot || *sc.AllowPrivilegeEscalation || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
@@ -393,7 +393,7 @@ func TestComposeFile(t *testing.T) {
 		if !s.ReadOnly || s.User == "" || strings.HasPrefix(s.User, "0") || s.DependsOn["migrate"].Condition != "service_completed_successfully" {
 			t.Errorf("%s: read_only %v, user %q, depends_on %v", name, s.ReadOnly, s.User, s.DependsOn)
 		}
-		if s.MemLimit != "640m" || env["GOMEMLIMIT"] != "512MiB" {
+		if s.MemLimit != "384m" || env["GOMEMLIMIT"] != "307MiB" {
 			t.Errorf("%s: mem_limit %q, GOMEMLIMIT %q (80%% of the limit, as the chart)", name, s.MemLimit, env["GOMEMLIMIT"])
 		}
 	}
