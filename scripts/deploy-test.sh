@@ -30,7 +30,7 @@ work=$(mktemp -d)
 plays=()
 demo_up=""
 cleanup() {
-  [ -n "$demo_up" ] && P rm -f sg-demo >/dev/null 2>&1
+  [ -n "$demo_up" ] && P rm -f -v sg-demo >/dev/null 2>&1
   for f in "${plays[@]}"; do P kube down "$f" >/dev/null 2>&1 || true; done
   for s in $(P secret ls --format '{{.Name}}' 2>/dev/null | grep '^sg-[ab]-shipgraph' || true); do P secret rm "$s" >/dev/null 2>&1 || true; done
   rm -rf "$work"
@@ -182,7 +182,7 @@ cat "$work/load.log"
 step "the demo image: make run in a container, then the README's curl lines"
 DEMO=${DEMO_IMAGE:-localhost/shipgraph-demo:latest}
 PORT_DEMO=$((base + 6))
-P rm -f sg-demo >/dev/null 2>&1 || true
+P rm -f -v sg-demo >/dev/null 2>&1 || true
 P run -d --name sg-demo --network host -e ADDR="0.0.0.0:$PORT_DEMO" "$DEMO" >/dev/null
 demo_up=1
 wait_for ready "$PORT_DEMO" || { P logs sg-demo 2>&1 | tail -20; fail "the demo's /readyz is not 200"; }
