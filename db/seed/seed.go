@@ -347,7 +347,15 @@ func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
 		}
 	}
 	if len(dropIdx) > 0 {
-		if _, err := s.q.ExecContext(s.ctx, "DROP INDEX "+strings.Join(dropIdx, ", ")); err != nil {
+		// One statement still, but one DROP INDEX per index inside it:
+		// Citus refuses to drop several distributed objects in one command.
+		quoted := make([]string, len(dropIdx))
+		for i, name := range dropIdx {
+			quoted[i] = pq.QuoteLiteral(name)
+		}
+		drop := "DO $seed$ DECLARE i text; BEGIN FOREACH i IN ARRAY ARRAY[" + strings.Join(quoted, ", ") +
+			"]::text[] LOOP EXECUTE 'DROP INDEX ' || i; END LOOP; END $seed$"
+		if _, err := s.q.ExecContext(s.ctx, drop); err != nil {
 			return nil, fmt.Errorf("seed: dropping indexes: %w", err)
 		}
 	}
