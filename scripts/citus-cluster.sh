@@ -46,26 +46,41 @@ start_node() { # start_node PORT
     chown postgres: "$CITUS_DIR" "$d" 2>/dev/null || true
     chmod 700 "$d"
     as_pg "$BIN/initdb" -D "$d" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
-    cat >>"$d/postgresql.conf" <<EOF
-# shipgraph citus-cluster.sh
+    echo "include 'shipgraph.conf'" >>"$d/postgresql.conf"
+  fi
+  # The settings, rewritten at every start: a changed file restarts a
+  # running node. Each database with the extension runs a Citus
+  # maintenance daemon (a background worker): the test suite's parallel
+  # databases need many.
+  local conf
+  conf=$(cat <<EOF
+# written by scripts/citus-cluster.sh
 listen_addresses = '127.0.0.1'
 port = $1
 unix_socket_directories = '$d'
 shared_preload_libraries = 'citus'
-max_connections = 300
-max_prepared_transactions = 300
+max_connections = 400
+max_prepared_transactions = 400
+max_worker_processes = 160
 shared_buffers = 64MB
 fsync = off
 synchronous_commit = off
 full_page_writes = off
 wal_level = logical
-max_replication_slots = 20
-max_wal_senders = 20
+max_replication_slots = 40
+max_wal_senders = 40
 citus.shard_count = $CITUS_SHARD_COUNT
 citus.max_adaptive_executor_pool_size = 4
 log_min_messages = warning
 log_line_prefix = '%m [%p] %d '
 EOF
+)
+  if [ "$(cat "$d/shipgraph.conf" 2>/dev/null)" != "$conf" ]; then
+    printf '%s\n' "$conf" >"$d/shipgraph.conf"
+    chown postgres: "$d/shipgraph.conf" 2>/dev/null || true
+    if as_pg "$BIN/pg_ctl" -D "$d" status >/dev/null 2>&1; then
+      as_pg "$BIN/pg_ctl" -D "$d" -m fast -w restart -l "$d/postgres.log" >/dev/null
+    fi
   fi
   if ! as_pg "$BIN/pg_ctl" -D "$d" status >/dev/null 2>&1; then
     as_pg "$BIN/pg_ctl" -D "$d" -l "$d/postgres.log" -w -t 60 start >/dev/null

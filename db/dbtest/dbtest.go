@@ -129,6 +129,20 @@ func NewDB(tb testing.TB) string {
 	if err != nil {
 		tb.Fatalf("dbtest: creating test database from template: %v", err)
 	}
+	if len(e.workers) > 0 {
+		// Citus records the database among its distributed objects, by
+		// oid: the clone's record still names the template, which a node
+		// added later (citus_add_node) would be asked to find.
+		d, err := sql.Open("postgres", withDB(e.adminURL, name))
+		if err == nil {
+			_, err = d.ExecContext(ctx, `UPDATE pg_catalog.pg_dist_object SET objid = (SELECT oid FROM pg_database WHERE datname = current_database())
+				WHERE classid = 'pg_database'::regclass`)
+			d.Close()
+		}
+		if err != nil {
+			tb.Fatalf("dbtest: the clone's Citus metadata: %v", err)
+		}
+	}
 	return withDB(e.adminURL, name)
 }
 
