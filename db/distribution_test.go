@@ -9,10 +9,9 @@ package db_test
 //   - TestStatementsFilterByAccount runs a representative set of requests
 //     through the server's chain and store calls, records every statement
 //     the store sends, EXPLAINs each with a generic plan and fails on a scan
-//     of a tenant table that does not name the account.
-//
-// Citus itself cannot be installed here: these checks and the document are
-// the proof, not a Citus run.
+//     of a tenant table that does not name the account; on a Citus cluster
+//     (make test-citus) it checks Citus' own plan instead: one task, no
+//     subplans.
 
 import (
 	"bytes"
