@@ -335,10 +335,10 @@ func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
 			adds[c.table] = append(adds[c.table], "ADD CONSTRAINT "+c.name+" "+c.def)
 		}
 		for _, t := range order {
-			if _, err := s.q.ExecContext(s.ctx, "ALTER TABLE "+t+" "+strings.Join(drops[t], ", ")); err != nil {
+			if _, err := s.q.ExecContext(s.ctx, alterEach(t, drops[t])); err != nil {
 				return nil, fmt.Errorf("seed: dropping constraints of %s: %w", t, err)
 			}
-			add := "ALTER TABLE " + t + " " + strings.Join(adds[t], ", ")
+			add := alterEach(t, adds[t])
 			if kind == "f" {
 				ddl.fks = append(ddl.fks, add)
 			} else {
@@ -360,6 +360,22 @@ func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
 		}
 	}
 	return ddl, nil
+}
+
+// alterEach is one statement altering table t by each subcommand in turn:
+// an ALTER TABLE, or a DO block of one ALTER TABLE per subcommand when
+// there are several (Citus refuses ADD CONSTRAINT with other subcommands).
+func alterEach(t string, subcommands []string) string {
+	if len(subcommands) == 1 {
+		return "ALTER TABLE " + t + " " + subcommands[0]
+	}
+	var b strings.Builder
+	b.WriteString("DO $seed$ BEGIN ")
+	for _, c := range subcommands {
+		b.WriteString("EXECUTE " + pq.QuoteLiteral("ALTER TABLE "+t+" "+c) + "; ")
+	}
+	b.WriteString("END $seed$")
+	return b.String()
 }
 
 // restore rebuilds what dropForLoad dropped: keys, indexes, then foreign
