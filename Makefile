@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/shipgraph
 export CGO_ENABLED ?= 0
 
-.PHONY: test-citus all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress
+.PHONY: all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress image deploy-test chart-docs test-citus
 
 all: build
 
@@ -46,6 +46,22 @@ test-citus: s3server
 settings:
 	$(GO) run ./config/readme docs/settings.md
 
+# The images localhost/shipgraph (FROM scratch, static binary, user 65532)
+# and localhost/shipgraph-demo (Debian's PostgreSQL 15 + make run), built
+# with podman pulling nothing (docs/deploy.md). IMAGES=shipgraph: the server only.
+image:
+	@scripts/image.sh
+
+# Both images, then the Helm chart's rendered Deployment and migration Job
+# under podman kube play against PostgreSQL and Redis pods (docs/deploy.md).
+deploy-test: image
+	@scripts/deploy-test.sh
+
+# The chart's values table (docs/deploy.md), rewritten from
+# deploy/helm/shipgraph/values.yaml (a test fails when they differ).
+chart-docs:
+	$(GO) run ./deploy/valuesdoc docs/deploy.md
+
 # The timing-sensitive tests, 20 times each under -race, with the CPU kept
 # busy (stress-ng, or two busy loops without it), one package at a time.
 # Not in CI: it takes minutes. STRESS_COUNT=5 for a quicker round.
@@ -61,7 +77,8 @@ s3server:
 # The playground in headless Chromium (Debian's chromium package) against
 # the real server with no network beyond loopback; the npm checks (the
 # graphql-http audit, the Apollo Federation gateway composition, Apollo Client
-# 4 reading @defer: scripts/apollo-defer-client.sh) too.
+# 4 reading @defer: scripts/apollo-defer-client.sh; the official MCP clients,
+# TypeScript SDK and Inspector CLI: scripts/mcp-client.sh) too.
 test-browser: assets ops
 	@scripts/ensure-chromium.sh
 	$(GO) test -count=1 -tags browser -run Browser -v ./graph/playground/... .

@@ -91,7 +91,7 @@ var (
 	WebhookQueueLimit = declare(Setting{Env: "WEBHOOK_QUEUE_LIMIT", Flag: "webhook-queue-limit", Kind: Int, Default: "10000", Verbs: Serve,
 		Meaning: "Pending webhook notifications per account; beyond it new ones are recorded `failed` with the reason."})
 	Carriers = declare(Setting{Env: "CARRIERS", Flag: "carriers", Kind: String, Default: "", Verbs: Serve,
-		Meaning: "Comma-separated `SCAC=URL`: the carriers tracked, each with the base of its DCSA Track & Trace v2.2 API (before `/v2/events`); a request for a SCAC not listed fails at once (`shipping_line_unreachable`). `make run` points the demo SCACs at the carrier simulator ([tracking](docs/tracking.md), [carriers](docs/carriers.md))."})
+		Meaning: "Comma-separated `SCAC=URL`: the carriers tracked, each with the base of its DCSA Track & Trace v2.2 API (before `/v2/events`); a request for a SCAC not listed is refused at create (422 at `scac`), and one created before its SCAC left the list fails (`shipping_line_unreachable`). `make run` points the demo SCACs at the carrier simulator ([tracking](docs/tracking.md), [carriers](docs/carriers.md))."})
 	Carrier = declare(Setting{Env: "CARRIER_", Family: true, Verbs: Serve, Shown: "`CARRIER_<SCAC>_*`", ShownDefault: "*(see meaning)*",
 		Meaning: "Per carrier of `CARRIERS`: `_API_KEY` and `_API_KEY_HEADER` (default `API-Key`), or OAuth2 client credentials `_CLIENT_ID`, `_CLIENT_SECRET`, `_TOKEN_URL`; `_RATE` requests a minute (600) and `_CONCURRENCY` in flight (8), over every instance with `REDIS_URL`; `_TIMEOUT` per request (30s)."})
 	TrackingWorkers = declare(Setting{Env: "TRACKING_WORKERS", Flag: "tracking-workers", Kind: Int, Default: "10", Verbs: Serve,
@@ -158,6 +158,10 @@ var (
 		Meaning: "The Go runtime's own variable; unset, Shipgraph uses 400 instead of 100 ([scale](docs/scale.md))."})
 	GOMEMLIMIT = declare(Setting{Env: "GOMEMLIMIT", Flag: "", Kind: String, Default: "1GiB", Verbs: AllVerbs,
 		Meaning: "The Go runtime's soft memory limit; unset, Shipgraph sets 1 GiB."})
+	MCPURL = declare(Setting{Env: "SHIPGRAPH_URL", Flag: "url", Kind: String, Default: "http://127.0.0.1:8080/mcp", Verbs: MCP,
+		Meaning: "The `/mcp` endpoint `shipgraph mcp` forwards stdio to ([MCP](docs/mcp.md))."})
+	MCPAPIKey = declare(Setting{Env: "SHIPGRAPH_API_KEY", Flag: "", Kind: String, Default: "", Verbs: MCP,
+		Meaning: "The API key `shipgraph mcp` sends; from the environment only (a flag would show in `ps`)."})
 	SeedShipments = declare(Setting{Env: "SEED_SHIPMENTS", Flag: "shipments", Kind: Int, Default: "200", Verbs: Seed,
 		Meaning: "Demo shipments written by `seed`."})
 	DemoSeed = declare(Setting{Env: "SEED", Flag: "seed", Kind: Int, Default: "1", Verbs: Seed,
