@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/lib/pq"
@@ -86,16 +87,19 @@ func (db *DB) PruneChangeLog(ctx context.Context, before, unreadBefore time.Time
 		}
 		// Rows logged before the oldest webhook was created are owed to
 		// none (no webhook: to none at all).
-		var since time.Time
-		if err := q.QueryRowxContext(ctx, `SELECT coalesce(min(created_at), 'infinity') FROM webhooks`).Scan(&since); err != nil {
+		var since sql.NullTime
+		if err := q.QueryRowxContext(ctx, `SELECT min(created_at) FROM webhooks`).Scan(&since); err != nil {
 			return mapErr(err)
+		}
+		if !since.Valid {
+			since = sql.NullTime{Time: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), Valid: true}
 		}
 		ceiling := nullTime(unreadBefore)
 		rows, err := q.QueryContext(ctx, `SELECT l.account_id::text, l.id, l.pos > coalesce(c.pos, 0) AND l.logged_at >= $2
 FROM change_log l LEFT JOIN webhook_log_cursors c ON c.account_id = l.account_id
 WHERE l.logged_at < $1
   AND (l.pos <= coalesce(c.pos, 0) OR l.logged_at < $2 OR l.logged_at < $3)
-ORDER BY l.logged_at LIMIT $4`, before, since, ceiling, batch)
+ORDER BY l.logged_at LIMIT $4`, before, since.Time, ceiling, batch)
 		if err != nil {
 			return mapErr(err)
 		}
@@ -145,7 +149,7 @@ ORDER BY l.logged_at LIMIT $4`, before, since, ceiling, batch)
 		return mapErr(q.QueryRowxContext(ctx, `SELECT EXISTS (
 	SELECT 1 FROM change_log l LEFT JOIN webhook_log_cursors c ON c.account_id = l.account_id
 	WHERE l.logged_at < $1 AND l.logged_at >= $2 AND l.pos > coalesce(c.pos, 0) AND ($3::timestamptz IS NULL OR l.logged_at >= $3))`,
-			before, since, ceiling).Scan(&p.HeldBack))
+			before, since.Time, ceiling).Scan(&p.HeldBack))
 	})
 	if err != nil {
 		return ChangeLogPruning{}, locked, err

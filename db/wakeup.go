@@ -48,7 +48,7 @@ type waker struct {
 
 	mu       sync.Mutex
 	accounts map[string]struct{}
-	tokens   map[string]struct{}
+	tokens   []string // in the order they changed
 	kick     chan struct{}
 	stop     chan struct{}
 	done     chan struct{}
@@ -56,7 +56,7 @@ type waker struct {
 }
 
 func newWaker(db *sql.DB) *waker {
-	w := &waker{db: db, accounts: map[string]struct{}{}, tokens: map[string]struct{}{},
+	w := &waker{db: db, accounts: map[string]struct{}{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go w.run()
 	return w
@@ -79,7 +79,7 @@ func (w *waker) tokenChanged(id string) {
 		return
 	}
 	w.mu.Lock()
-	w.tokens[id] = struct{}{}
+	w.tokens = append(w.tokens, id)
 	w.mu.Unlock()
 	w.poke()
 }
@@ -114,11 +114,11 @@ func (w *waker) send() {
 	for a := range w.accounts {
 		channels, payloads = append(channels, ChangeChannel(a), ChangeLogChannel), append(payloads, "", a)
 	}
-	for t := range w.tokens {
+	for _, t := range w.tokens {
 		channels, payloads = append(channels, TokenChannel), append(payloads, t)
 	}
 	clear(w.accounts)
-	clear(w.tokens)
+	w.tokens = nil
 	w.mu.Unlock()
 	if len(channels) == 0 {
 		return

@@ -263,9 +263,10 @@ func (h *Hub) run() {
 }
 
 // checkHeads is the floor under the wake-ups (db.FeedTick): it kicks the
-// reader of every account whose log moved past the reader's cursor, so a
-// change written without the server (which wakes nobody) still reaches the
-// subscriptions within about db.WakeFloor.
+// reader of every account whose log moved past the reader's cursor, and
+// ends the subscriptions whose key is no longer active, so a change or a
+// revocation written without the server (which announces nothing) still
+// reaches the subscriptions within about db.WakeFloor.
 func (h *Hub) checkHeads() {
 	defer h.checking.Store(false)
 	h.mu.Lock()
@@ -274,6 +275,10 @@ func (h *Hub) checkHeads() {
 		if a.listening {
 			ids = append(ids, id)
 		}
+	}
+	tokens := make([]string, 0, len(h.byToken))
+	for token := range h.byToken {
+		tokens = append(tokens, token)
 	}
 	h.mu.Unlock()
 	if len(ids) == 0 {
@@ -286,12 +291,13 @@ func (h *Hub) checkHeads() {
 		return // the next tick tries again
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	for id, head := range heads {
 		if a := h.accounts[id]; a != nil && a.listening && head > a.cursor {
 			a.kick()
 		}
 	}
+	h.mu.Unlock()
+	h.endRevoked(ctx, tokens)
 }
 
 // resync runs after wake-ups went unheard: every account's reader reads
@@ -317,21 +323,30 @@ func (h *Hub) resync() {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		active, err := h.store.ActiveTokens(ctx, tokens)
-		if err != nil {
-			h.log.Warn("live updates: checking the keys of subscriptions", "err", err)
-			return
-		}
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		for _, token := range tokens {
-			if !active[token] {
-				for s := range h.byToken[token] {
-					s.stop(EndRevoked)
-				}
+		h.endRevoked(ctx, tokens)
+	}()
+}
+
+// endRevoked ends the subscriptions of the tokens that no longer stand
+// for an active key.
+func (h *Hub) endRevoked(ctx context.Context, tokens []string) {
+	if len(tokens) == 0 {
+		return
+	}
+	active, err := h.store.ActiveTokens(ctx, tokens)
+	if err != nil {
+		h.log.Warn("live updates: checking the keys of subscriptions", "err", err)
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, token := range tokens {
+		if !active[token] {
+			for s := range h.byToken[token] {
+				s.stop(EndRevoked)
 			}
 		}
-	}()
+	}
 }
 
 // Subscribe registers a subscription of p's account and returns once the
