@@ -75,17 +75,26 @@ func (e *env) notified(t testing.TB, hook string) []int64 {
 func (e *env) lastChange(t testing.TB) int64 {
 	t.Helper()
 	var id int64
-	e.one(t, `SELECT id FROM change_log ORDER BY xid DESC, id DESC LIMIT 1`, &id)
+	e.one(t, `SELECT id FROM change_log ORDER BY id DESC LIMIT 1`, &id)
 	return id
 }
 
+// cursorID is the log id of the change at the fan-out's position in acme's
+// log (0: none read).
 func (e *env) cursorID(t testing.TB) int64 {
 	t.Helper()
-	c, err := e.Store.WebhookCursor(context.Background())
+	pos, err := e.Store.WebhookCursor(context.Background(), e.acme)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.ID
+	if pos == 0 {
+		return 0
+	}
+	var id int64
+	if err := e.Store.SQL().QueryRow(`SELECT id FROM change_log WHERE account_id = $1 AND pos = $2`, e.acme, pos).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 func equal(a, b []int64) bool {
