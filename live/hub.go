@@ -84,8 +84,8 @@ type liveAccount struct {
 	// cursor is where the reader stopped (under Hub.mu, which the fan-out
 	// holds too): every change after it reaches every subscription.
 	cursor int64
-	wake chan struct{} // capacity 1
-	stop chan struct{} // closed when the account has no subscribers left
+	wake   chan struct{} // capacity 1
+	stop   chan struct{} // closed when the account has no subscribers left
 }
 
 // kick wakes the account's reader without waiting.
