@@ -119,6 +119,9 @@ func (db *DB) RevokeToken(ctx context.Context, accountID, tokenID string) error 
 	} else if n == 0 {
 		return model.NotFound("API token")
 	}
+	// Every server forgets the key (wakeup.go); the key caches' floor
+	// catches what changes keys without the server.
+	db.w.tokenChanged(tokenID)
 	return nil
 }
 
