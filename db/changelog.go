@@ -117,6 +117,10 @@ type ChangeLogPage struct {
 	Pending bool
 	// More: the page was full; read again at once.
 	More bool
+	// Horizon is the xmin of the page's snapshot: every transaction below
+	// it had ended, and a read that reached a page that is not More has
+	// read every change of those transactions (after the cursor).
+	Horizon uint64
 }
 
 // DefaultChangeLogPage is the page size of a read with limit <= 0.
@@ -188,13 +192,17 @@ ORDER BY l.xid, l.id`, args...)
 		if err := rows.Scan(&xmin, &wal, &xid, &id, &account, &typ, &rid, &op, &c.Parent, pq.Array(&c.Changed), &oldv, &newv, &at); err != nil {
 			return ChangeLogPage{Next: after}, mapErr(err)
 		}
+		horizon, err := strconv.ParseUint(xmin.String, 10, 64)
+		if err != nil {
+			return ChangeLogPage{Next: after}, fmt.Errorf("change log: snapshot xmin %q: %w", xmin.String, err)
+		}
+		page.Horizon = horizon
 		if !xid.Valid {
 			break // no rows: the LEFT JOIN's one
 		}
 		n++
-		horizon, err1 := strconv.ParseUint(xmin.String, 10, 64)
-		x, err2 := strconv.ParseUint(xid.String, 10, 64)
-		if err1 != nil || err2 != nil {
+		x, err := strconv.ParseUint(xid.String, 10, 64)
+		if err != nil {
 			return ChangeLogPage{Next: after}, fmt.Errorf("change log: xid %q below %q", xid.String, xmin.String)
 		}
 		if x >= horizon {
@@ -235,6 +243,19 @@ func (db *DB) ChangeLogHead(ctx context.Context) (Cursor, error) {
 		return Cursor{}, err
 	}
 	return Cursor{XID: x}, nil
+}
+
+// ChangeLogEnded is a change-log position every transaction that ended
+// before the call is below (the xmax of a snapshot of the primary): a
+// reader whose page Horizon reached it has read their changes. Recorded
+// after a write, before its answer (the response cache's read-your-writes
+// over instances).
+func (db *DB) ChangeLogEnded(ctx context.Context) (uint64, error) {
+	var s string
+	if err := db.write("").QueryRowxContext(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text`).Scan(&s); err != nil {
+		return 0, mapErr(err)
+	}
+	return strconv.ParseUint(s, 10, 64)
 }
 
 // ChangeLogCursor is the position of the change with the public log id,

@@ -233,6 +233,9 @@ func New(store *db.DB, c Config) *Handler {
 	if c.ResponseCacheBytes > 0 {
 		rc.cache = respcache.New(c.ResponseCacheBytes, c.ResponseCacheMaxAge)
 		rc.feed = newCacheFeed(store, listen, rc.cache, log)
+		if c.Shared != nil {
+			rc.positions, rc.store = c.Shared, store
+		}
 	}
 	var need func(string) (uint64, time.Time)
 	if rc.feed != nil {

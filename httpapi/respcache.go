@@ -57,6 +57,11 @@ import (
 type responseCache struct {
 	cache *respcache.Cache
 	feed  *cacheFeed
+	// positions, when set (REDIS_URL), holds each account's change-log
+	// position after its last answered write, shared by every instance:
+	// an instance answers from its cache only once its feed read that far.
+	positions logPositions
+	store     *db.DB
 
 	// inflight: the misses being computed, by key; an identical request
 	// that misses meanwhile waits for the first rather than computing
@@ -85,6 +90,36 @@ func (rc *responseCache) lead(key string) (wait <-chan struct{}, done func()) {
 		rc.mu.Unlock()
 		close(ch)
 	}
+}
+
+// logPositions is sharedlimit.Limits' store of accounts' change-log
+// positions (AccountLogPosition).
+type logPositions interface {
+	AccountLogPosition(ctx context.Context, accountID string) (uint64, error)
+	AdvanceAccountLogPosition(ctx context.Context, accountID string, pos uint64) error
+}
+
+// positionTimeout bounds recording a write's position before its answer.
+const positionTimeout = 5 * time.Second
+
+// current says whether this instance's cache may answer for account: its
+// feed has read every change of the account's last answered write on any
+// instance. Unknown (Redis unreachable) is no.
+func (rc *responseCache) current(ctx context.Context, account string) bool {
+	if rc.positions == nil {
+		return true
+	}
+	pos, err := rc.positions.AccountLogPosition(ctx, account)
+	if err != nil {
+		return false
+	}
+	if pos <= rc.feed.horizon.Load() {
+		return true
+	}
+	// The feed reads when a change wakes it; the write's wake-up may be
+	// on its way, or have come while an older transaction was open.
+	rc.feed.kick()
+	return false
 }
 
 // cacheAllowedHeaders are request headers that change an answer's bytes.
@@ -182,24 +217,31 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 		release := func() {}
 		var gen respcache.Gen
 		if rc.cache != nil {
-			if e := rc.cache.Get(key, now); e != nil {
-				serveEntry(w, r, e)
-				return
-			}
-			wait, done := rc.lead(key)
-			if wait != nil {
-				select {
-				case <-wait:
-					if e := rc.cache.Get(key, time.Now()); e != nil {
-						serveEntry(w, r, e)
-						return
-					}
-				case <-r.Context().Done():
-					// Computed below, to fail as the context says.
+			// After a write answered by another instance whose changes
+			// this one's feed has not read yet, neither an entry nor an
+			// identical request under way may predate it: the answer is
+			// computed, and kept as usual (the feed's drop of the change
+			// bumps the account's generation, or drops it).
+			if rc.current(r.Context(), p.AccountID) {
+				if e := rc.cache.Get(key, now); e != nil {
+					serveEntry(w, r, e)
+					return
 				}
-			} else {
-				release = done
-				defer func() { release() }()
+				wait, done := rc.lead(key)
+				if wait != nil {
+					select {
+					case <-wait:
+						if e := rc.cache.Get(key, time.Now()); e != nil {
+							serveEntry(w, r, e)
+							return
+						}
+					case <-r.Context().Done():
+						// Computed below, to fail as the context says.
+					}
+				} else {
+					release = done
+					defer func() { release() }()
+				}
 			}
 			rc.cache.Miss()
 			gen = rc.cache.Gen(p.AccountID)
@@ -241,8 +283,21 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 // dropWrites drops the account's entries when the request's statements
 // wrote, before its answer's first byte.
 func (rc *responseCache) dropWrites(account string, t *db.Touched) {
-	if rc.cache != nil && t.Wrote() != 0 {
-		rc.cache.Invalidate(account, ^uint64(0))
+	if rc.cache == nil || t.Wrote() == 0 {
+		return
+	}
+	rc.cache.Invalidate(account, ^uint64(0))
+	if rc.positions != nil {
+		// Other instances answer the account from their caches only once
+		// their feeds read past this write (current). Bounded: a slow
+		// primary or Redis does not hold the answer longer than this; on
+		// failure the others may answer from a cache the feed is about
+		// to drop, as without shared positions.
+		ctx, cancel := context.WithTimeout(context.Background(), positionTimeout)
+		defer cancel()
+		if pos, err := rc.store.ChangeLogEnded(ctx); err == nil {
+			_ = rc.positions.AdvanceAccountLogPosition(ctx, account, pos)
+		}
 	}
 }
 
@@ -447,6 +502,9 @@ type cacheFeed struct {
 	// gap: wake-ups were missed or a read failed; the next read checks
 	// the log still reaches back to the cursor.
 	gap atomic.Bool
+	// horizon: every change of a transaction below this position was
+	// read and dropped for (the Horizon of the last page of a read).
+	horizon atomic.Uint64
 
 	mu      sync.Mutex
 	last    map[string]walAt // each account's last change read: its WAL position
@@ -602,6 +660,9 @@ func (f *cacheFeed) drain() (pending bool, err error) {
 			f.mu.Unlock()
 		}
 		cur = page.Next
+		if !page.More && page.Horizon > f.horizon.Load() {
+			f.horizon.Store(page.Horizon) // the one reader: no race
+		}
 		f.advance(cur, false)
 		if !page.More {
 			if !f.cache.Live() && f.up.Load() && f.all.Load() {
