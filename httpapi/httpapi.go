@@ -191,8 +191,10 @@ func New(store *db.DB, c Config) *Handler {
 		c.Live.Shared = c.Shared
 	}
 	hc.RateLimit = limits.allowOperation
+	rc := &responseCache{}
 	if budget := newCostBudget(c.CostBudget, c.Shared); budget != nil {
 		hc.CostBudget = budget.charge
+		rc.budget = budget.charge
 	}
 	if c.Shared != nil {
 		store.ShareLSNs(c.Shared) // read-your-writes over every instance
@@ -229,7 +231,6 @@ func New(store *db.DB, c Config) *Handler {
 	if c.Files != nil {
 		routed = withFileBase(api)
 	}
-	rc := &responseCache{}
 	if c.ResponseCacheBytes > 0 {
 		rc.cache = respcache.New(c.ResponseCacheBytes, c.ResponseCacheMaxAge)
 		rc.feed = newCacheFeed(store, listen, rc.cache, log)

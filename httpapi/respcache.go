@@ -11,12 +11,14 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"shipgraph/db"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/model"
 	"shipgraph/respcache"
 )
@@ -62,6 +64,9 @@ type responseCache struct {
 	// an instance answers from its cache only once its feed read that far.
 	positions logPositions
 	store     *db.DB
+	// budget, when set (GRAPHQL_COST_BUDGET), charges an answer from the
+	// cache what its operation cost, with the caller's own headers.
+	budget func(ctx context.Context, p *model.Principal, cost int) gqlhttp.Charge
 
 	// inflight: the misses being computed, by key; an identical request
 	// that misses meanwhile waits for the first rather than computing
@@ -132,7 +137,13 @@ func candidate(r *http.Request, p *model.Principal) (string, bool) {
 		return "", false
 	}
 	accept := r.Header.Get("Accept")
-	if strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "multipart/mixed") {
+	if r.URL.Path == "/graphql" {
+		// A client that accepts streams gets a single result as one
+		// answer, kept like any other (gqlhttp.Streams).
+		if gqlhttp.Streams(r) {
+			return "", false
+		}
+	} else if strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "multipart/mixed") {
 		return "", false
 	}
 	var body []byte
@@ -223,7 +234,7 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 			// computed, and kept as usual (the feed's drop of the change
 			// bumps the account's generation, or drops it).
 			if rc.current(r.Context(), p.AccountID) {
-				if e := rc.cache.Get(key, now); e != nil {
+				if e := rc.cache.Get(key, now); e != nil && rc.charged(w, r, p, e) {
 					serveEntry(w, r, e)
 					return
 				}
@@ -231,7 +242,7 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 				if wait != nil {
 					select {
 					case <-wait:
-						if e := rc.cache.Get(key, time.Now()); e != nil {
+						if e := rc.cache.Get(key, time.Now()); e != nil && rc.charged(w, r, p, e) {
 							serveEntry(w, r, e)
 							return
 						}
@@ -270,14 +281,38 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 		e.Header.Set("ETag", e.ETag)
 		e.Header.Set("Cache-Control", "private, no-cache")
 		if rc.cache != nil {
-			e.Body = bytes.Clone(e.Body)
-			rc.cache.Put(key, p.AccountID, uint64(touched.Read()), gen, e, now)
+			// The budget's headers are this request's; a later answer
+			// from the cache gets its own (charged).
+			kept := *e
+			kept.Header = e.Header.Clone()
+			for _, k := range budgetHeaders {
+				kept.Header.Del(k)
+			}
+			if n, err := strconv.Atoi(e.Header.Get(gqlhttp.HeaderCost)); err == nil {
+				kept.Cost = n
+			}
+			kept.Body = bytes.Clone(e.Body)
+			rc.cache.Put(key, p.AccountID, uint64(touched.Read()), gen, &kept, now)
 		}
 		// Waiters find the entry now, whatever this client's speed.
 		release()
 		release = func() {}
 		serveEntry(w, r, e)
 	})
+}
+
+// budgetHeaders are the cost budget's headers of one request's charge.
+var budgetHeaders = [...]string{gqlhttp.HeaderCost, gqlhttp.HeaderCostRemaining, gqlhttp.HeaderCostLimit, "Retry-After"}
+
+// charged charges an answer about to be served from the cache against the
+// caller's cost budget, as its operation would be, and writes the
+// caller's budget headers; false when the budget refuses it (the request
+// then runs, and is refused as any other).
+func (rc *responseCache) charged(w http.ResponseWriter, r *http.Request, p *model.Principal, e *respcache.Entry) bool {
+	if rc.budget == nil || r.URL.Path != "/graphql" {
+		return true
+	}
+	return gqlhttp.ChargeHeader(w, rc.budget(r.Context(), p, e.Cost))
 }
 
 // dropWrites drops the account's entries when the request's statements
@@ -320,6 +355,9 @@ func cacheable(r *http.Request, bw *bufferWriter, m *respcache.Mark, t *db.Touch
 		return false
 	}
 	h := bw.Header()
+	if ct := h.Get("Content-Type"); strings.HasPrefix(ct, "text/event-stream") || strings.HasPrefix(ct, "multipart/") {
+		return false
+	}
 	if len(h.Values("Set-Cookie")) > 0 || strings.Contains(h.Get("Cache-Control"), "no-store") {
 		return false
 	}

@@ -212,21 +212,42 @@ func execConfig(r *graph.Resolver) executor.Config {
 		return 1 + child*n
 	}
 	many := func(child int) int { return 1 + child*manyWeight }
-	c.Complexity.Query.Shipments = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.ShipmentFilter, _ *model.ShipmentOrder) int {
-		return conn(child, first, last, page)
-	}
-	c.Complexity.Query.Containers = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.ContainerFilter, _ *model.ContainerOrder) int {
-		return conn(child, first, last, page)
-	}
-	c.Complexity.Query.Documents = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.DocumentFilter, _ *model.DocumentOrder) int {
-		return conn(child, first, last, page)
-	}
-	c.Complexity.Query.CustomFieldDefinitions = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.CustomFieldDefinitionFilter) int {
-		return conn(child, first, last, page)
-	}
+	weighConnections(&c.Complexity, conn)
 	weighRelations(&c.Complexity, many)
 	weighStats(&c.Complexity) // stats_cost.go
 	return c
+}
+
+// weighConnections weighs every paginated list of the schema (every field
+// whose arguments begin first, after, last, before, page: the connections
+// the catalogue's resources are listed by) by its page size, whatever
+// filters follow.
+func weighConnections(root *executor.ComplexityRoot, conn func(child int, first, last *int, page *model.PageInput) int) {
+	var (
+		intT  = reflect.TypeFor[int]()
+		pintT = reflect.TypeFor[*int]()
+		pstrT = reflect.TypeFor[*string]()
+		pageT = reflect.TypeFor[*model.PageInput]()
+	)
+	v := reflect.ValueOf(root).Elem()
+	for i := range v.NumField() {
+		obj := v.Field(i)
+		if obj.Kind() != reflect.Struct {
+			continue
+		}
+		for j := range obj.NumField() {
+			f := obj.Field(j)
+			t := f.Type()
+			if t.Kind() != reflect.Func || t.NumIn() < 6 || t.NumOut() != 1 || t.Out(0) != intT ||
+				t.In(0) != intT || t.In(1) != pintT || t.In(2) != pstrT || t.In(3) != pintT || t.In(4) != pstrT || t.In(5) != pageT {
+				continue
+			}
+			f.Set(reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+				n := conn(int(args[0].Int()), args[1].Interface().(*int), args[3].Interface().(*int), args[5].Interface().(*model.PageInput))
+				return []reflect.Value{reflect.ValueOf(n)}
+			}))
+		}
+	}
 }
 
 // weighRelations gives every to-many relationship of the catalogue that is
