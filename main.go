@@ -78,10 +78,11 @@ func main() {
 // 2 usage error. Errors are reported as one line on stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage())
 		if len(args) == 0 {
+			fmt.Fprint(stderr, usage())
 			return 2
 		}
+		fmt.Fprint(stdout, usage())
 		return 0
 	}
 	for _, v := range verbs {

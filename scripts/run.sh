@@ -59,7 +59,7 @@ stop_sim() { [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null; wait 2>/dev/null 
 trap stop_sim EXIT
 trap 'kill -INT "$serve_pid" 2>/dev/null' INT
 trap 'kill -TERM "$serve_pid" 2>/dev/null' TERM
-"$BIN" serve --playground-key "$key" --demo-activity "${DEMO_ACTIVITY:-4s}" &
+"$BIN" serve --playground-api-key "$key" --demo-activity "${DEMO_ACTIVITY:-4s}" &
 serve_pid=$!
 # wait returns early when a trapped signal arrives: wait again for serve.
 status=0
