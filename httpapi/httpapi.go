@@ -89,7 +89,7 @@ type Config struct {
 	Shared *sharedlimit.Limits
 	// Tracing, when set, traces requests (tracing.go); nil is off.
 	Tracing trace.TracerProvider
-	// Files is the store of document files (issue 16); nil serves no
+	// Files is the store of document files; nil serves no
 	// files. Its signed URLs are served under files.Prefix, outside
 	// authentication and the body limit (a PUT is limited to its signed size).
 	Files *files.Store
@@ -175,6 +175,9 @@ func New(store *db.DB, c Config) *Handler {
 		hc.Logger = log
 	}
 	hc.RequestID = requestIDFrom
+	if hc.KnownDocuments == nil {
+		hc.KnownDocuments = ops.Documents() // the operations page's, known in advance
+	}
 	hc.Tracing = c.Tracing != nil
 	if c.Files != nil {
 		hc.MaxUploadSize = c.Files.MaxSize() + c.BodyLimit

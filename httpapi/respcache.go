@@ -23,7 +23,7 @@ import (
 	"shipgraph/respcache"
 )
 
-// The response cache (issue 27, points 1 and 2): answers of GraphQL
+// The response cache: answers of GraphQL
 // queries and /v2 GETs kept until the data they read changes, and their
 // strong ETags.
 //

@@ -5808,7 +5808,7 @@ type ChangeEvent {
   changedFields: [String!]!
 }
 
-# ---------------------------------------------------------------- custom field values (issue 8)
+# ---------------------------------------------------------------- custom field values
 
 extend type Query {
   "One custom field value of the account, or null."
@@ -5891,7 +5891,7 @@ type CustomFieldEdge {
   node: CustomField!
 }
 
-# ---------------------------------------------------------------- custom field definitions (issue 8)
+# ---------------------------------------------------------------- custom field definitions
 
 extend type Mutation {
   "Create a custom field definition. apiSlug is unique per account and entity type (CONFLICT otherwise)."
@@ -5944,7 +5944,7 @@ input CustomFieldDefinitionPatch {
   defaultValue: JSON
 }
 
-# ---------------------------------------------------------------- shipment writes (issue 8)
+# ---------------------------------------------------------------- shipment writes
 
 extend type Mutation {
   "Change a shipment's reference numbers or tags; omitted fields keep their value, null clears."
@@ -5977,7 +5977,7 @@ input ShipmentPatch {
   tags: [String!]
 }
 
-# ---------------------------------------------------------------- document writes (issue 8)
+# ---------------------------------------------------------------- document writes
 
 extend type Query {
   "The document types a document's type can be set to by hand, with their labels."
@@ -6018,7 +6018,7 @@ input DocumentPatch {
   documentTypeManual: String
 }
 
-# ---------------------------------------------------------------- email submissions (issue 8)
+# ---------------------------------------------------------------- email submissions
 
 extend type Query {
   "Email submissions of the account, newest first."
@@ -6042,7 +6042,7 @@ type EmailSubmissionEdge {
   node: EmailSubmission!
 }
 
-# ---------------------------------------------------------------- reference data (issue 8)
+# ---------------------------------------------------------------- reference data
 
 extend type Query {
   "Shipping lines (reference data), by SCAC."
@@ -6068,7 +6068,7 @@ type ShippingLineEdge {
   node: ShippingLine!
 }
 
-# ------------------------------------------------------------ document files (issue 16)
+# ------------------------------------------------------------ document files
 
 "A file of a GraphQL multipart request (the GraphQL multipart request spec, as Apollo's upload clients send it)."
 scalar Upload
@@ -6107,7 +6107,7 @@ extend type Mutation {
   createDocument(input: CreateDocumentInput!): Document!
 }
 
-# ------------------------------------------------------------ webhooks (issue 17)
+# ------------------------------------------------------------ webhooks
 
 extend type Query {
   "The account's webhooks, oldest first. Admin keys only (FORBIDDEN otherwise)."
@@ -6402,7 +6402,7 @@ type WebhookEventInfo {
   description: String!
 }
 
-# ------------------------------------------------------------ tracking requests (issue 27)
+# ------------------------------------------------------------ tracking requests
 
 extend type Query {
   "The account's tracking requests, newest first unless ordered."
@@ -6629,7 +6629,7 @@ type ShipmentGroup {
   count: Int!
 }
 
-# ---------------------------------------------------------------- search (issue 28)
+# ---------------------------------------------------------------- search
 
 extend type Query {
   """
@@ -6667,7 +6667,7 @@ type SearchResult {
   updatedAt: DateTime!
 }
 
-# ---------------------------------------------------------------- parties (issue 28)
+# ---------------------------------------------------------------- parties
 
 extend type Query {
   "The account's parties (customers of shipments and tracking requests), oldest first."

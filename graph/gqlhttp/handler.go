@@ -40,6 +40,11 @@ type HandlerConfig struct {
 	FieldLimit     int
 	QueryCacheSize int
 	APQCacheSize   int
+	// KnownDocuments are documents the server serves pages of its own
+	// with (the operations page's), by their persisted-query id: a
+	// request sending only such an id is answered at once, not refused
+	// as an unknown persisted query until the page sends the body.
+	KnownDocuments map[string]string
 	Logger         *slog.Logger
 	// RequestID returns the id of the request in ctx, for error logs.
 	RequestID func(context.Context) string
@@ -114,7 +119,7 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	if cfg.Trusted != nil {
 		srv.Use(cfg.Trusted) // before APQ: the manifest answers its ids
 	}
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.APQCacheSize)})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: knownFirst{cfg.KnownDocuments, lru.New[string](cfg.APQCacheSize)}})
 	// Shape before complexity: a query too deep is refused as such (the
 	// clearer error), not as too complex, which any deep query through a
 	// list also is.
@@ -349,4 +354,18 @@ func internalServerError(ctx context.Context, cfg HandlerConfig, err error) *gql
 		out.Extensions["requestId"] = id
 	}
 	return out
+}
+
+// knownFirst is the persisted queries' cache: the server's own documents,
+// then those clients registered.
+type knownFirst struct {
+	known map[string]string
+	graphql.Cache[string]
+}
+
+func (c knownFirst) Get(ctx context.Context, key string) (string, bool) {
+	if q, ok := c.known[key]; ok {
+		return q, true
+	}
+	return c.Cache.Get(ctx, key)
 }
