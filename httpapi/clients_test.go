@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -146,5 +148,31 @@ func TestCostBudgetCachedAnswers(t *testing.T) {
 	third := in.gql(t, k, q)
 	if third.status != http.StatusTooManyRequests || third.header.Get("Retry-After") == "" || !bytes.Contains(third.body, []byte("COST_BUDGET_EXCEEDED")) {
 		t.Fatalf("the third: %d Retry-After %q %s", third.status, third.header.Get("Retry-After"), third.body)
+	}
+}
+
+// TestKnownPersistedDocuments: a document the server knows in advance
+// (the operations page's) is answered from its persisted-query id alone,
+// on the first request; an unknown id is still PERSISTED_QUERY_NOT_FOUND.
+func TestKnownPersistedDocuments(t *testing.T) {
+	url, keys := seeded(t)
+	q := `query Known { shipments(first: 1) { nodes { id } } }`
+	sum := sha256.Sum256([]byte(q))
+	id := hex.EncodeToString(sum[:])
+	cfg := httpapi.DefaultConfig
+	cfg.GraphQL.KnownDocuments = map[string]string{id: q}
+	in := start(t, url, &cfg)
+	ext := func(h string) string {
+		return "/graphql?operationName=Known&extensions=" + url_(`{"persistedQuery":{"version":1,"sha256Hash":"`+h+`"}}`)
+	}
+	accept := "application/graphql-response+json, application/json"
+	r := in.do(t, http.MethodGet, ext(id), keys["acme/admin"], "", "Accept", accept)
+	if r.status != http.StatusOK || !bytes.HasPrefix(r.body, []byte(`{"data":{"shipments"`)) {
+		t.Fatalf("a known document by its id: %d %s", r.status, r.body)
+	}
+	other := sha256.Sum256([]byte("query Other { shipments { nodes { id } } }"))
+	r = in.do(t, http.MethodGet, ext(hex.EncodeToString(other[:])), keys["acme/admin"], "", "Accept", accept)
+	if !bytes.Contains(r.body, []byte("PERSISTED_QUERY_NOT_FOUND")) {
+		t.Fatalf("an unknown id: %d %s", r.status, r.body)
 	}
 }
