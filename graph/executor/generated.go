@@ -6098,7 +6098,7 @@ input CreateDocumentInput {
 
 extend type Mutation {
   """
-  Create a document from an uploaded file (source api). INVALID for a
+  Create a document from an uploaded file (source api). BAD_USER_INPUT for a
   signed id that is unknown, expired, another account's or already used,
   or a file of a type not accepted; TOO_LARGE beyond the maximum size;
   CONFLICT (extensions.existingDocumentId) when the account already has
@@ -6132,7 +6132,7 @@ extend type Query {
 extend type Mutation {
   """
   Create a webhook. The answer's ` + "`" + `secret` + "`" + ` is the only time the secret is
-  shown: keep it to verify X-T49-Webhook-Signature. INVALID (extensions.field)
+  shown: keep it to verify X-T49-Webhook-Signature. BAD_USER_INPUT (extensions.field)
   for a URL that is not https or resolves to a private address, an unknown or
   repeated event, a reserved header, or beyond WEBHOOK_LIMIT. Admin keys only.
   """
@@ -6420,7 +6420,7 @@ extend type Query {
   """
   What a number is (container, bill of lading, booking) and which shipping
   lines it may belong to: container numbers by their ISO 6346 owner code and
-  check digit, bills of lading by the lines' prefixes. INVALID for an empty
+  check digit, bills of lading by the lines' prefixes. BAD_USER_INPUT for an empty
   number or one with characters other than letters and digits.
   """
   inferTrackingNumber(number: String!): InferredNumber!
@@ -6428,7 +6428,7 @@ extend type Query {
 
 extend type Mutation {
   """
-  Ask to track a number: a PENDING request the poller picks up. INVALID
+  Ask to track a number: a PENDING request the poller picks up. BAD_USER_INPUT
   (extensions.field) for a missing or unknown request type, a missing number,
   a container number whose check digit is wrong, an unknown SCAC or one whose
   line does not track this type of number, and for a number the account
