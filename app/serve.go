@@ -115,6 +115,14 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 	hc := httpConfig(v, log)
 	hc.Shared, hc.Tracing, hc.Files = p.shared, p.tracing.Provider(), fileStore
 	hc.GraphQL.Trusted = trusted
+	agents, err := mcpServer(log)
+	if err != nil {
+		return err
+	}
+	hc.MCP = agents.Handler
+	if trusted != nil {
+		trusted.Add(agents.Documents()...) // the tools' operations are trusted
+	}
 	docs := docproc.New(store, fileStore, log)
 	if p.tracking, err = newTracking(v, store, p.shared, docs, log); err != nil {
 		return err

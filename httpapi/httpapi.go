@@ -123,6 +123,11 @@ type Config struct {
 	// reference cache's TTL: reference rows are not in the change log);
 	// 0 is no limit.
 	ResponseCacheMaxAge time.Duration
+	// MCP, when set, builds the handler of /mcp (package mcp, built by the
+	// composition root) from the routes after authentication and the rate
+	// limit: the handler that serves POST /graphql, through which the MCP
+	// tools run their operations. nil: no /mcp.
+	MCP func(graphql http.Handler) http.Handler
 	// DocumentJobs is the document processing (docproc.Processor) of a
 	// chain that builds its own resolver layer; nil: none.
 	DocumentJobs resolve.DocumentJobs
@@ -246,6 +251,9 @@ func New(store *db.DB, c Config) *Handler {
 		need = rc.feed.lastChange
 	}
 	routes := rc.wrap(sessions(store, need, loaders(res, routed)))
+	if c.MCP != nil {
+		api.Handle("/mcp", c.MCP(routes))
+	}
 	if c.Wrap != nil {
 		routes = c.Wrap(routes)
 	}
