@@ -25,7 +25,7 @@ func TestDocumentJobMutations(t *testing.T) {
 	}
 	p.Use(eng.Client())
 	hc := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
-	hc.DocumentJobs = p
+	hc.Resolver.DocumentJobs = p
 	e.Handler = testkit.Start(t, e.Store, hc)
 
 	var acme, globex string

@@ -29,7 +29,7 @@ func TestRefreshContainer(t *testing.T) {
 		t.Fatal(err)
 	}
 	hc := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
-	hc.Tracking = eng
+	hc.Resolver.Tracking = eng
 	h := testkit.Start(t, env.Store, hc)
 	var box, other string
 	// A container whose shipment's request (the seed writes one per
