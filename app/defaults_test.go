@@ -74,7 +74,6 @@ func TestDefaultsAgree(t *testing.T) {
 		{"TRACKING_MAX_ATTEMPTS", tc.MaxAttempts, td.MaxAttempts},
 		{"TRACKING_SCHEDULE_EVERY", tc.ScheduleEvery, td.ScheduleEvery},
 		{"TRACKING_POLL_TIMEOUT", tc.PollTimeout, td.PollTimeout},
-		{"TRACKING_FETCH_INTERVAL", tc.FetchInterval, td.FetchInterval},
 		{"TRACKING_RESCUE_AFTER", tc.RescueAfter, td.RescueAfter},
 		{"TRACKING_STOP_AFTER_ARRIVAL", tc.StopAfterArrival, td.StopAfterArrival},
 		{"TRACKING_MAX_RESPONSE", tc.MaxResponse, td.MaxResponse},

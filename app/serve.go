@@ -12,11 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"shipgraph/carrier/tracking"
 	"shipgraph/config"
 	"shipgraph/db"
-	"shipgraph/docproc"
 	"shipgraph/httpapi"
+	"shipgraph/jobs"
 	"shipgraph/resolve"
 	"shipgraph/sharedlimit"
 	"shipgraph/tracing"
@@ -35,11 +34,11 @@ type process struct {
 	store   *db.DB
 	tracing *tracing.Provider
 	res     *resolve.Resolver
-	// tracking polls carriers (carrier/tracking); it runs as a background
-	// component.
-	tracking *tracking.Engine
-	listen   *db.Listener
-	chain    *Chain
+	// jobs is the one job engine (tracking polls, document processing);
+	// it runs as a background component.
+	jobs   *jobs.Engine
+	listen *db.Listener
+	chain  *Chain
 
 	closers []func() // run in reverse order by close
 }
@@ -115,11 +114,12 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 	cc := HTTPConfig(v, log)
 	cc.Shared, cc.Tracing, cc.Files = p.shared, p.tracing.Provider(), fileStore
 	cc.GraphQL.Trusted = trusted
-	docs := docproc.New(store, fileStore, log)
-	if p.tracking, err = newTracking(v, store, p.shared, docs, log); err != nil {
+	jobs, docs, trk, err := newJobs(v, store, p.shared, fileStore, log)
+	if err != nil {
 		return err
 	}
-	cc.Resolver.Tracking, cc.Resolver.DocumentJobs = p.tracking, docs
+	p.jobs = jobs
+	cc.Resolver.Tracking, cc.Resolver.DocumentJobs = trk, docs
 	// The chain's parts: the one resolver layer and the one listening
 	// connection (the key cache, the live hub, the response cache and the
 	// webhook fan-out's wake-ups), which the background components share.
