@@ -54,7 +54,8 @@ s3server:
 # The playground in headless Chromium (Debian's chromium package) against
 # the real server with no network beyond loopback; the npm checks (the
 # graphql-http audit, the Apollo Federation gateway composition, Apollo Client
-# 4 reading @defer: scripts/apollo-defer-client.sh) too.
+# 4 reading @defer: scripts/apollo-defer-client.sh; the official MCP clients,
+# TypeScript SDK and Inspector CLI: scripts/mcp-client.sh) too.
 test-browser: assets ops
 	@scripts/ensure-chromium.sh
 	$(GO) test -count=1 -tags browser -run Browser -v ./graph/playground/... .

@@ -52,6 +52,9 @@ func TestImportRules(t *testing.T) {
 		// plan as GraphQL does; it never runs loaders or plans itself.
 		{pkg: "shipgraph/rest", never: []string{"shipgraph/load"}},
 		{pkg: "shipgraph/resolve", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/httpapi"}},
+		// The MCP server reaches data only through its GraphQL operations,
+		// served by the chain it is handed: no resolver, loader or store.
+		{pkg: "shipgraph/mcp", never: []string{"shipgraph/db", "shipgraph/resolve", "shipgraph/load", "shipgraph/rest", "shipgraph/graph", "shipgraph/httpapi"}},
 		{pkg: "shipgraph/load", never: []string{"shipgraph/resolve", "shipgraph/graph", "shipgraph/rest"}},
 		{pkg: "shipgraph/live", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/resolve"}},
 		{pkg: "shipgraph/webhook", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/resolve"}},

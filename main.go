@@ -36,6 +36,7 @@ var verbs = []struct {
 	{"seed", "seed    [flags]   fill an empty database with demo data; prints the demo API keys", verb.Seed},
 	{"token", "token create --account ID|SLUG --role admin|member|viewer\n                              create an API key and print it once\n  shipgraph token revoke --account ID|SLUG --id TOKEN_ID\n                              revoke an API key", verb.Token},
 	{"carrier-sim", "carrier-sim --addr HOST:PORT --seed N\n                              a carrier simulator speaking DCSA Track & Trace v2.2 (tests, demos: docs/carriers.md)", sim.Main},
+	{"mcp", "mcp     [--url URL]\n                              MCP over stdio for desktop clients, forwarded to a Shipgraph /mcp (key: SHIPGRAPH_API_KEY)", verb.MCP},
 	{"psql", "psql    [flags] [-- PSQL_ARGS]\n                              psql session on the database (the embedded one when DATABASE_URL is unset)", verb.Psql},
 }
 

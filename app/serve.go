@@ -114,6 +114,14 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 	cc := HTTPConfig(v, log)
 	cc.Shared, cc.Tracing, cc.Files = p.shared, p.tracing.Provider(), fileStore
 	cc.GraphQL.Trusted = trusted
+	agents, err := mcpServer(log)
+	if err != nil {
+		return err
+	}
+	cc.MCP = agents.Handler
+	if trusted != nil {
+		trusted.Add(agents.Documents()...) // the tools' operations are trusted
+	}
 	jobs, docs, trk, err := newJobs(v, store, p.shared, fileStore, log)
 	if err != nil {
 		return err

@@ -38,6 +38,8 @@ const (
 	Seed
 	Token
 	Psql
+	// MCP is the stdio MCP proxy (shipgraph mcp): it opens no database.
+	MCP
 )
 
 // AllVerbs is every verb that opens the database.
@@ -46,7 +48,7 @@ const AllVerbs = Serve | Migrate | Seed | Token | Psql
 var verbNames = []struct {
 	v    Verb
 	name string
-}{{Serve, "serve"}, {Migrate, "migrate"}, {Seed, "seed"}, {Token, "token"}, {Psql, "psql"}}
+}{{Serve, "serve"}, {Migrate, "migrate"}, {Seed, "seed"}, {Token, "token"}, {Psql, "psql"}, {MCP, "mcp"}}
 
 // String names the verbs of the set ("every verb" for AllVerbs).
 func (v Verb) String() string {

@@ -161,6 +161,10 @@ var (
 		Meaning: "The Go runtime's own variable; unset, Shipgraph uses 400 instead of 100 ([scale](docs/scale.md))."})
 	GOMEMLIMIT = declare(Setting{Env: "GOMEMLIMIT", Flag: "", Kind: String, Default: "1GiB", Verbs: AllVerbs,
 		Meaning: "The Go runtime's soft memory limit; unset, Shipgraph sets 1 GiB."})
+	MCPURL = declare(Setting{Env: "SHIPGRAPH_URL", Flag: "url", Kind: String, Default: "http://127.0.0.1:8080/mcp", Verbs: MCP,
+		Meaning: "The `/mcp` endpoint `shipgraph mcp` forwards stdio to ([MCP](docs/mcp.md))."})
+	MCPAPIKey = declare(Setting{Env: "SHIPGRAPH_API_KEY", Flag: "", Kind: String, Default: "", Verbs: MCP,
+		Meaning: "The API key `shipgraph mcp` sends; from the environment only (a flag would show in `ps`)."})
 	SeedShipments = declare(Setting{Env: "SEED_SHIPMENTS", Flag: "shipments", Kind: Int, Default: "200", Verbs: Seed,
 		Meaning: "Demo shipments written by `seed`."})
 	DemoSeed = declare(Setting{Env: "SEED", Flag: "seed", Kind: Int, Default: "1", Verbs: Seed,

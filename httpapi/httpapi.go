@@ -85,6 +85,11 @@ type Config struct {
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
 	Wrap func(http.Handler) http.Handler
+	// MCP, when set, builds the handler of /mcp (package mcp, built by the
+	// composition root) from the routes after authentication and the rate
+	// limit: the handler that serves POST /graphql, through which the MCP
+	// tools run their operations. nil: no /mcp.
+	MCP func(graphql http.Handler) http.Handler
 }
 
 // Parts are what the chain serves, built by the composition root (package
@@ -164,6 +169,9 @@ func New(store *db.DB, c Config, parts Parts) *Handler {
 		need = rc.feed.lastChange
 	}
 	routes := rc.wrap(sessions(store, need, loaders(res, routed)))
+	if c.MCP != nil {
+		api.Handle("/mcp", c.MCP(routes))
+	}
 	if c.Wrap != nil {
 		routes = c.Wrap(routes)
 	}

@@ -57,6 +57,10 @@ func RouteID(containerID string, n int) string {
 	return uuid.NewSHA1(routeSpace, []byte(name)).String()
 }
 
+// LegOf is legEvent for the adapters that derive a route from transport
+// events they read through an API (the MCP server's get_container_route).
+func LegOf(event string) (inbound bool, mode string, estimated, ok bool) { return legEvent(event) }
+
 // legEvent classifies a transport event for the route: whether it is about
 // arriving (inbound) or leaving (outbound) a port, by which mode, and
 // whether it is an estimate. ok is false for events that say nothing of a

@@ -50,6 +50,23 @@ type TrustedDocuments struct {
 	ExemptAdmin bool
 }
 
+// Add trusts the operations of bodies besides the manifest's, by their
+// text and by their sha256 id: those the server runs for itself (the MCP
+// server's tools), which GRAPHQL_TRUSTED_ONLY must not refuse.
+func (t *TrustedDocuments) Add(bodies ...string) {
+	if t.byID == nil {
+		t.byID = map[string]string{}
+	}
+	if t.bodies == nil {
+		t.bodies = map[string]struct{}{}
+	}
+	for _, body := range bodies {
+		sum := sha256.Sum256([]byte(body))
+		t.byID[hex.EncodeToString(sum[:])] = body
+		t.bodies[body] = struct{}{}
+	}
+}
+
 // Len is the number of operations of the manifest.
 func (t *TrustedDocuments) Len() int { return len(t.byID) }
 
