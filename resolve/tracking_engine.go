@@ -17,6 +17,9 @@ type Tracker interface {
 	// EnqueuePollTx polls a request now: its job is inserted in tx, the
 	// transaction that creates the request.
 	EnqueuePollTx(ctx context.Context, tx *sql.Tx, accountID, requestID string) error
+	// Serves reports whether a carrier connection is configured for the
+	// SCAC (the CARRIERS setting).
+	Serves(scac string) bool
 	// RefreshContainer polls at once every live request of the
 	// container's shipment, within the refresh limit of key: retryAfter
 	// > 0 when refused.

@@ -176,6 +176,10 @@ func (e *Engine) OnPolled(f func(PollArgs, rivertype.JobState)) (stop func(), er
 	return func() { cancel(); wg.Wait() }, nil
 }
 
+// Serves reports whether a carrier connection is configured for scac
+// (CARRIERS): a request for a line without one could never be polled.
+func (e *Engine) Serves(scac string) bool { return e.conns[scac] != nil }
+
 // EnqueuePollTx asks for a poll of a request in tx, the transaction that
 // inserts it (River's transactional enqueueing): it exists exactly when
 // tx commits. A poll already waiting or running for it stands.
