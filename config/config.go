@@ -195,6 +195,12 @@ func Bind(fs *flag.FlagSet, verb Verb) *Values {
 	return bind(fs, verb, os.LookupEnv)
 }
 
+// Defaults are the declared defaults of every setting verb reads, as if
+// no flag and no variable were set: what tests build the process with.
+func Defaults(verb Verb) *Values {
+	return bind(flag.NewFlagSet("defaults", flag.ContinueOnError), verb, func(string) (string, bool) { return "", false })
+}
+
 func bind(fs *flag.FlagSet, verb Verb, lookup func(string) (string, bool)) *Values {
 	vs := &Values{verb: verb, vals: map[*Setting]*value{}, lookup: lookup}
 	var envOnly []*Setting

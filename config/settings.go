@@ -50,6 +50,9 @@ var (
 		Meaning: "Key prefilled in the playground (`make run` sets the demo admin key)."})
 	ReferenceCacheTTL = declare(Setting{Env: "REFERENCE_CACHE_TTL", Flag: "reference-cache-ttl", Kind: Duration, Default: "1m", Verbs: Serve,
 		Meaning: "How long reference rows (ports, metro areas, terminals, rail terminals, shipping lines) stay in memory; `0` reads them every time."})
+	// 64 MiB holds about 1,700 dashboard answers of 38 KB (hundreds of
+	// accounts' screens with a few variables each) and bounds what the
+	// cache adds to the process' RSS.
 	ResponseCacheBytes = declare(Setting{Env: "RESPONSE_CACHE_BYTES", Flag: "response-cache-bytes", Kind: Int, Default: "67108864", Verbs: Serve,
 		Meaning: "Memory for answers of GraphQL queries and `/v2` GETs kept until the data they read changes (the change log drops them; least recently used out beyond it); `0` keeps none. ETags and 304s work either way ([operations](docs/operations.md))."})
 	KeyCache = declare(Setting{Env: "KEY_CACHE", Flag: "key-cache", Kind: Int, Default: "10000", Verbs: Serve,
@@ -111,7 +114,7 @@ var (
 	TrackingRescueAfter = declare(Setting{Env: "TRACKING_RESCUE_AFTER", Flag: "tracking-rescue-after", Kind: Duration, Default: "5m", Verbs: Serve,
 		Meaning: "A poll still running this long (its process died) runs again; more than `TRACKING_POLL_TIMEOUT`."})
 	TrackingFetchInterval = declare(Setting{Env: "TRACKING_FETCH_INTERVAL", Flag: "tracking-fetch-interval", Kind: Duration, Default: "1s", Verbs: Serve,
-		Meaning: "How often a process looks for polls enqueued by other instances."})
+		Meaning: "How often a process looks for jobs (polls, document processing) enqueued by other instances."})
 	TrackingStopAfterArrival = declare(Setting{Env: "TRACKING_STOP_AFTER_ARRIVAL", Flag: "tracking-stop-after-arrival", Kind: Duration, Default: "1080h", Verbs: Serve,
 		Meaning: "Tracking stops this long after the shipment arrived (`past_arrival_window`); `0` never."})
 	TrackingMaxResponse = declare(Setting{Env: "TRACKING_MAX_RESPONSE", Flag: "tracking-max-response", Kind: Int, Default: "8388608", Verbs: Serve,
@@ -121,7 +124,7 @@ var (
 	TrackingRefreshLimit = declare(Setting{Env: "TRACKING_REFRESH_LIMIT", Flag: "tracking-refresh-limit", Kind: Int, Default: "10", Verbs: Serve,
 		Meaning: "Container refreshes (`PATCH /v2/containers/{id}/refresh`) a minute per API key (429 with `Retry-After` beyond), over every instance with `REDIS_URL`."})
 	DocumentWorkers = declare(Setting{Env: "DOCUMENT_WORKERS", Flag: "document-workers", Kind: Int, Default: "2", Verbs: Serve,
-		Meaning: "Document processing jobs (text extraction, classification, linking, rotation; [decisions](docs/decisions.md)) running at once in this process, on the tracking engine's River client; `0`: this process processes none (uploads still enqueue)."})
+		Meaning: "Document processing jobs (text extraction, classification, linking, rotation; [decisions](docs/decisions.md)) running at once in this process, on the process' one job engine (River); `0`: this process processes none (uploads still enqueue)."})
 	ShutdownTimeout = declare(Setting{Env: "SHUTDOWN_TIMEOUT", Flag: "shutdown-timeout", Kind: Duration, Default: "10s", Verbs: Serve,
 		Meaning: "How long `serve` drains requests on SIGINT/SIGTERM."})
 	ShutdownDelay = declare(Setting{Env: "SHUTDOWN_DELAY", Flag: "shutdown-delay", Kind: Duration, Default: "5s", Verbs: Serve,

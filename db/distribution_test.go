@@ -743,7 +743,7 @@ func TestStatementsFilterByAccount(t *testing.T) {
 	t.Cleanup(func() { _ = tp.Shutdown(ctx) })
 	c := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.Tracing = tp
-	c.Webhooks.AllowPrivate = true // a receiver URL on loopback, no lookup
+	c.Resolver.Webhooks.AllowPrivate = true // a receiver URL on loopback, no lookup
 	h := testkit.Start(t, env.Store, c)
 
 	one := func(query string, args ...any) string {

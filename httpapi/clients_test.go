@@ -12,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/httpapi"
-	"shipgraph/respcache"
+	"shipgraph/testkit"
 )
 
 // The default Accept headers of GraphQL clients, as they send them.
@@ -111,7 +110,7 @@ func TestCostBudgetCachedAnswers(t *testing.T) {
 		}
 		return r, n
 	}
-	big := httpapi.DefaultConfig
+	big := testkit.Defaults()
 	big.CostBudget = 1 << 30
 	wide := start(t, url, &big)
 	for _, list := range []string{"shipments", "trackingRequests", "parties", "webhooks", "emailSubmissions", "shippingLines"} {
@@ -123,9 +122,9 @@ func TestCostBudgetCachedAnswers(t *testing.T) {
 	}
 	q := `{ shipments(first: 100) { nodes { id } } }`
 	_, cost := probe(wide, q)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.CostBudget = cost*5/2 + 1 // two answers, not three
-	cfg.ResponseCacheBytes = respcache.DefaultBytes
+	cfg.ResponseCacheBytes = serverDefaults().ResponseCacheBytes
 	in := start(t, url, &cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -158,7 +157,7 @@ func TestKnownPersistedDocuments(t *testing.T) {
 	q := `query Known { shipments(first: 1) { nodes { id } } }`
 	sum := sha256.Sum256([]byte(q))
 	id := hex.EncodeToString(sum[:])
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.GraphQL.KnownDocuments = map[string]string{id: q}
 	in := start(t, url, &cfg)
 	ext := func(h string) string {

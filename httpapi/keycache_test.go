@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"shipgraph/db"
-	"shipgraph/httpapi"
 	"shipgraph/testkit"
 )
 
@@ -26,9 +25,9 @@ func TestKeyCacheStatements(t *testing.T) {
 		name  string
 		cache int
 		saved int
-	}{{"cached", httpapi.DefaultConfig.KeyCache, 1}, {"uncached", 0, 0}} {
+	}{{"cached", testkit.Defaults().KeyCache, 1}, {"uncached", 0, 0}} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := httpapi.DefaultConfig
+			c := testkit.Defaults()
 			c.KeyCache = tc.cache
 			in := start(t, url, &c)
 			var logged, scraped []int

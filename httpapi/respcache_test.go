@@ -22,8 +22,6 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/replicatest"
-	"shipgraph/httpapi"
-	"shipgraph/respcache"
 	"shipgraph/sharedlimit/redistest"
 	"shipgraph/testkit"
 )
@@ -38,8 +36,8 @@ const dashboardQuery = `query Dashboard { shipments(first: 50) { nodes { id bill
 // waits until it serves.
 func cached(t *testing.T, url string) *instance {
 	t.Helper()
-	c := httpapi.DefaultConfig
-	c.ResponseCacheBytes = respcache.DefaultBytes
+	c := testkit.Defaults()
+	c.ResponseCacheBytes = serverDefaults().ResponseCacheBytes
 	c.PublicBaseURL = "http://shipgraph.test"
 	in := start(t, url, &c)
 	deadline := time.Now().Add(10 * time.Second)
@@ -59,7 +57,7 @@ func cached(t *testing.T, url string) *instance {
 
 func uncached(t *testing.T, url string) *instance {
 	t.Helper()
-	c := httpapi.DefaultConfig
+	c := testkit.Defaults()
 	c.PublicBaseURL = "http://shipgraph.test"
 	return start(t, url, &c)
 }
@@ -295,8 +293,8 @@ func TestResponseCacheReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	cfg := httpapi.DefaultConfig
-	cfg.ResponseCacheBytes = respcache.DefaultBytes
+	cfg := testkit.Defaults()
+	cfg.ResponseCacheBytes = serverDefaults().ResponseCacheBytes
 	in := &instance{store: store, log: &testkit.Log{}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
 	in.h = testkit.Start(t, store, cfg)
@@ -464,8 +462,8 @@ func TestResponseCacheWebSocketWrite(t *testing.T) {
 // from its cache again.
 func TestResponseCacheReadYourWritesOverInstances(t *testing.T) {
 	rs := redistest.Start(t)
-	cfg := httpapi.DefaultConfig
-	cfg.ResponseCacheBytes = respcache.DefaultBytes
+	cfg := testkit.Defaults()
+	cfg.ResponseCacheBytes = serverDefaults().ResponseCacheBytes
 	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
 	for _, in := range []*instance{a, b} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

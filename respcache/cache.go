@@ -12,11 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 )
 
-// DefaultBytes is RESPONSE_CACHE_BYTES' default: 64 MiB holds about 1,700
-// dashboard answers of 38 KB (hundreds of accounts' screens with a few
-// variables each) and bounds what the cache adds to the process' RSS.
-const DefaultBytes = 64 << 20
-
 // entryOverhead is what an entry costs besides its body and headers (the
 // key, the list element, the maps): counted so that many tiny answers
 // cannot exceed the bound.
