@@ -120,7 +120,7 @@ func TestTransportEventInsertRaisesOnce(t *testing.T) {
 	// The delivered payload: the reference object is the record, under the
 	// record's id (as /v2/containers/{id}/transport_events lists it), with
 	// its port and vessel.
-	body, err := rest.NotificationPayload(context.Background(), resolve.New(e.Store), rest.Config{}, e.acme, got[0].id)
+	body, err := rest.NotificationPayload(context.Background(), resolve.New(e.Store, resolve.Deps{}), rest.Config{}, e.acme, got[0].id)
 	if err != nil {
 		t.Fatal(err)
 	}
