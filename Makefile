@@ -20,7 +20,7 @@ ops:
 	@scripts/build-ops.sh || echo "warning: the operations page was not built; /ops will say so" >&2
 
 build: assets ops
-	$(GO) build -o $(BIN) .
+	$(GO) build -tags grpcnotrace -o $(BIN) .
 
 # Build, start the embedded PostgreSQL if DATABASE_URL is unset, migrate,
 # seed the demo data when the database is empty, print the demo keys, serve.
