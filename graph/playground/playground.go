@@ -35,10 +35,14 @@
 package playground
 
 import (
+	"bytes"
+	"compress/gzip"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -159,13 +163,30 @@ var embeddedSub = sync.OnceValue(func() fs.FS {
 func loadVendor(fsys fs.FS) (asset.Set, bool) {
 	files := make(asset.Set, len(vendorAssets))
 	for _, a := range vendorAssets {
-		data, err := fs.ReadFile(fsys, a.name)
+		data, err := readAsset(fsys, a.name)
 		if err != nil || len(data) == 0 {
 			return nil, false
 		}
 		files[a.name] = asset.New(data, a.contentType)
 	}
 	return files, true
+}
+
+// readAsset reads name.gz (as the fetch script stores the assets, to keep
+// the binary small) and gunzips it, or else name as it is.
+func readAsset(fsys fs.FS, name string) ([]byte, error) {
+	gz, err := fs.ReadFile(fsys, name+".gz")
+	if errors.Is(err, fs.ErrNotExist) {
+		return fs.ReadFile(fsys, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }
 
 type handler struct {
