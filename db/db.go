@@ -142,7 +142,10 @@ func Migrate(ctx context.Context, sdb *sql.DB) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	return migrateRiver(ctx, sdb)
+	if err := migrateRiver(ctx, sdb); err != nil {
+		return err
+	}
+	return Distribute(ctx, sdb)
 }
 
 // Migrate applies the embedded migrations to this store's database.
