@@ -1,7 +1,9 @@
 // The operations page: tiles, the shipments table with its containers, the
 // container panel and live updates, on the public GraphQL API only.
-import { ApiError, describe, mutate, query, setKey, traffic } from "./api";
+import { ApiError, describe, getJSON, mutate, query, setKey, traffic } from "./api";
 import { Live, type ChangeEvent, type LiveState } from "./live";
+import { routeMap, timeline, type JourneyEvent, type RouteGeoJSON } from "./journey";
+import { ContainerMap, stateWords, type MapContainer, type MarkState } from "./map";
 
 const KEY = "shipgraph.apiKey";
 const PAGE_SIZE = 10;
@@ -41,6 +43,7 @@ const state = {
   live: null as Live | null,
   retryTimer: 0,
   firstRender: false,
+  map: null as ContainerMap | null,
 };
 
 function setData(name: string, value: string | number): void {
@@ -205,6 +208,41 @@ function containerTiles(data: TilesAnswer, marks: boolean): void {
   tile("tile-holds", "Holds", [{ key: "holds:total", label: "Containers with holds", value: holds }], marks, "");
 }
 
+// ---------------------------------------------------------------- map
+
+interface MapAnswer { containers: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: MapContainer[] } }
+
+async function loadMap(): Promise<void> {
+  const all: MapContainer[] = [];
+  let after: string | null = null;
+  let total = 0;
+  let fresh = false;
+  // Pages of 100 until the last: a few hundred containers in flight is the
+  // everyday case; each page is its own cached GET (304 when unchanged).
+  for (let i = 0; i < 50; i++) {
+    const r: { data: MapAnswer; fresh: boolean } = await query<MapAnswer>("OpsMap", after ? { after } : {});
+    fresh ||= r.fresh;
+    total = r.data.containers.totalCount;
+    all.push(...r.data.containers.nodes);
+    if (!r.data.containers.pageInfo.hasNextPage) break;
+    after = r.data.containers.pageInfo.endCursor;
+  }
+  countTraffic();
+  if (!fresh && state.map) return;
+  if (!state.map) {
+    state.map = new ContainerMap((id, shipmentId, opener) => openPanel(id, shipmentId, opener as HTMLElement));
+    $("map").replaceChildren(state.map.svg);
+  }
+  const { counts, unplaced } = state.map.draw(all);
+  const legend = $("map-legend");
+  legend.replaceChildren(...(Object.keys(stateWords) as MarkState[]).map((k) =>
+    el("li", { "data-state": k }, el("span", { class: "swatch", "aria-hidden": "true" }), `${stateWords[k]}: `, el("strong", { "data-count": k }, String(counts[k])))));
+  const placed = all.length - unplaced;
+  put($("map-summary"), `${placed} of ${total} containers not yet picked up on the map${unplaced ? `; ${unplaced} without a known place` : ""}.`, false);
+  setData("mapMarkers", placed);
+  setData("mapTotal", total);
+}
+
 // ---------------------------------------------------------------- table
 
 async function loadFilterOptions(): Promise<void> {
@@ -346,11 +384,11 @@ interface ContainerAnswer {
     holdsAtPodTerminal: Hold[]; feesAtPodTerminal: { type: string; amount: number; currencyCode: string }[]; podTerminal: Terminal | null;
     customFields: FieldValue[];
     documents: { id: string; name: string; fileName: string; documentType: string; downloadUrl: string | null }[];
-    transportEvents: { id: string; event: string; timestamp: string | null; timezone: string | null; locationLocode: string | null; voyageNumber: string | null; location: { name: string; code: string } | null; vessel: { name: string } | null }[];
+    transportEvents: JourneyEvent[];
     shipment: {
       id: string; billOfLadingNumber: string; shippingLineShortName: string; portOfLadingName: string | null; portOfLadingLocode: string | null;
       portOfDischargeName: string | null; portOfDischargeLocode: string | null; destinationName: string | null; destinationLocode: string | null;
-      podVesselName: string | null; podVoyageNumber: string | null; polEtdAt: string | null; polAtdAt: string | null; podEtaAt: string | null; podAtaAt: string | null;
+      podVesselName: string | null; podVoyageNumber: string | null; polEtdAt: string | null; polAtdAt: string | null; podEtaAt: string | null; podOriginalEtaAt: string | null; podAtaAt: string | null;
       customFields: FieldValue[];
     };
   };
@@ -431,21 +469,28 @@ async function loadPanel(focus: boolean): Promise<void> {
       ? el("a", { href: doc.downloadUrl, download: doc.fileName, rel: "noreferrer" }, `${doc.name} (${doc.documentType})`)
       : `${doc.name} (${doc.documentType}, no file)`)))
     : el("p", {}, "No documents."));
-  parts.push(el("h3", {}, "Route"));
+  parts.push(el("h3", {}, "Journey"));
   const vessel = s.podVesselName ? ` by ${s.podVesselName}${s.podVoyageNumber ? ` ${s.podVoyageNumber}` : ""}` : "";
+  const eta = s.podEtaAt ? `, ETA ${day(s.podEtaAt)}` : "";
+  const firstEta = s.podOriginalEtaAt && s.podEtaAt && day(s.podOriginalEtaAt) !== day(s.podEtaAt) ? ` (first ETA ${day(s.podOriginalEtaAt)})` : "";
   parts.push(el("ol", { class: "route", "aria-label": "Route" },
     el("li", {}, `${s.portOfLadingName ?? s.portOfLadingLocode ?? "Port of lading not known"}${s.polAtdAt ? `, left ${day(s.polAtdAt)}` : s.polEtdAt ? `, leaves ${day(s.polEtdAt)}` : ""}`),
-    el("li", {}, `${s.portOfDischargeName ?? s.portOfDischargeLocode ?? "Port of discharge not known"}${vessel}${s.podAtaAt ? `, arrived ${day(s.podAtaAt)}` : s.podEtaAt ? `, ETA ${day(s.podEtaAt)}` : ""}`),
+    el("li", {}, `${s.portOfDischargeName ?? s.portOfDischargeLocode ?? "Port of discharge not known"}${vessel}${s.podAtaAt ? `, arrived ${day(s.podAtaAt)}` : eta + firstEta}`),
     ...(s.destinationName || s.destinationLocode ? [el("li", {}, s.destinationName ?? s.destinationLocode ?? "")] : []),
   ));
-  parts.push(el("h3", {}, "Transport events"));
-  parts.push(c.transportEvents.length
-    ? el("ol", { class: "timeline", "aria-label": "Transport events, oldest first" }, ...c.transportEvents.map((t) => el("li", {},
-      el("time", t.timestamp ? { datetime: t.timestamp } : {}, when(t.timestamp, t.timezone)),
-      `${t.event.replace(/^container\.transport\./, "").replace(/_/g, " ")}${t.location ? ` at ${t.location.name}` : t.locationLocode ? ` at ${t.locationLocode}` : ""}${t.vessel ? `, ${t.vessel.name}${t.voyageNumber ? ` ${t.voyageNumber}` : ""}` : ""}`)))
-    : el("p", {}, "No transport events yet."));
+  const mapHost = el("div", { id: "route-map", class: "route-host" });
+  parts.push(mapHost);
+  const items = timeline(c.transportEvents, { locode: s.portOfDischargeLocode, at: s.podOriginalEtaAt });
+  parts.push(items.length
+    ? el("ol", { class: "timeline", "aria-label": "Milestones, oldest first" }, ...items.map((it) => el("li", { "data-kind": it.estimated ? "estimated" : "actual", ...(it.was.length ? { "data-changed-estimate": "" } : {}) },
+      el("time", it.at ? { datetime: it.at } : {}, when(it.at, it.timezone)),
+      ...(it.was.length ? [el("span", { class: "was" }, "was ", ...it.was.map((w) => el("del", {}, when(w, it.timezone))))] : []),
+      el("span", { class: "what" }, it.text),
+      ...(it.estimated ? [el("span", { class: "est" }, it.was.length ? " estimate changed" : " estimated")] : []))))
+    : el("p", {}, "No milestones yet."));
   $("panel-body").replaceChildren(...parts);
   if (focus) $("panel").focus();
+  void loadRoute(open, c.id);
 }
 
 /** fieldsForm renders the custom fields of one record, each with its editor. */
@@ -527,17 +572,34 @@ function readEditor(def: FieldDef, input: HTMLInputElement | HTMLSelectElement):
   return raw;
 }
 
+/** loadRoute draws the open panel's route map from /v2 map_geojson. */
+async function loadRoute(open: NonNullable<typeof state.panel>, id: string): Promise<void> {
+  let fc: RouteGeoJSON;
+  try {
+    fc = await getJSON<RouteGeoJSON>(`/v2/containers/${encodeURIComponent(id)}/map_geojson`);
+  } catch (e) {
+    if (state.panel === open) document.getElementById("route-map")?.replaceChildren(el("p", {}, `Route map: ${describe(e)}`));
+    return;
+  }
+  countTraffic();
+  const host = document.getElementById("route-map");
+  if (state.panel !== open || !host) return;
+  const m = routeMap(fc);
+  host.replaceChildren(m ?? el("p", {}, "No places of this journey are known yet."));
+}
+
 // ---------------------------------------------------------------- live
 
-let pending = { tiles: false, page: false, panel: false };
+let pending = { tiles: false, page: false, panel: false, map: false };
 let flushTimer = 0;
 
 function onChange(ev: ChangeEvent): void {
   setData("lastLogId", ev.logId ?? "");
   setData("events", Number(body.dataset.events ?? 0) + 1);
   if (ev.operation === "RESYNC") {
-    pending = { tiles: true, page: true, panel: true };
+    pending = { tiles: true, page: true, panel: true, map: true };
   } else {
+    if (ev.type === "CONTAINER" || ev.type === "SHIPMENT" || ev.type === "TRANSPORT_EVENT") pending.map = true;
     if (ev.type === "CONTAINER" || ev.type === "SHIPMENT") pending.tiles = true;
     if ((ev.type === "CONTAINER" && (state.visibleContainers.has(ev.id ?? "") || state.visibleShipments.has(ev.parentId ?? "") || ev.operation !== "UPDATE")) ||
       (ev.type === "SHIPMENT" && (state.visibleShipments.has(ev.id ?? "") || ev.operation !== "UPDATE"))) pending.page = true;
@@ -551,12 +613,12 @@ function onChange(ev: ChangeEvent): void {
 
 async function flush(): Promise<void> {
   const p = pending;
-  pending = { tiles: false, page: false, panel: false };
+  pending = { tiles: false, page: false, panel: false, map: false };
   try {
-    await Promise.all([p.tiles ? loadTiles(true) : null, p.page ? loadPage(true) : null, p.panel ? loadPanel(false) : null]);
+    await Promise.all([p.tiles ? loadTiles(true) : null, p.page ? loadPage(true) : null, p.panel ? loadPanel(false) : null, p.map ? loadMap() : null]);
   } catch (e) {
     fail(e, () => {
-      pending = { tiles: true, page: true, panel: true };
+      pending = { tiles: true, page: true, panel: true, map: true };
       void flush();
     });
   }
@@ -603,7 +665,7 @@ async function start(key: string): Promise<void> {
     $("key-section").hidden = true;
     $("main").hidden = false;
     $("forget-key").hidden = false;
-    await Promise.all([loadTiles(false), loadPage(false), loadFilterOptions()]);
+    await Promise.all([loadTiles(false), loadPage(false), loadFilterOptions(), loadMap()]);
     if (!state.firstRender) {
       state.firstRender = true;
       performance.mark("ops-first-render");
@@ -618,6 +680,10 @@ async function start(key: string): Promise<void> {
 }
 
 function init(): void {
+  // The panel starts below the header, whose controls it must never cover
+  // (the header wraps to more lines when narrow or zoomed).
+  const head = document.querySelector<HTMLElement>("header.top")!;
+  new ResizeObserver(() => document.documentElement.style.setProperty("--head-h", `${head.getBoundingClientRect().bottom}px`)).observe(head);
   $<HTMLFormElement>("key-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const k = $<HTMLInputElement>("api-key").value.trim();
