@@ -20,7 +20,7 @@ interface Shipment {
 interface ShipmentsAnswer {
   shipments: { totalCount: number; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }; edges: { cursor: string; node: Shipment }[] };
 }
-interface Group { status?: string | null; lastFreeDay?: string | null; etaWeek?: string | null; podTerminal?: Terminal | null; count: number }
+interface Group { portOfDischarge?: { id: string; name: string } | null; status?: string | null; lastFreeDay?: string | null; etaWeek?: string | null; podTerminal?: Terminal | null; count: number }
 interface TilesAnswer { byStatus: Group[]; byLastFreeDay: Group[]; holds: Group[] }
 interface FieldValue { id: string; apiSlug: string; value: unknown; displayValue: string | null }
 interface FieldDef { id: string; apiSlug: string; displayName: string; dataType: string; options: { value: string; label: string }[] }
@@ -181,19 +181,75 @@ function tile(id: string, title: string, entries: TileEntry[], marks: boolean, e
   }
 }
 
+/** TOP_PORTS is how many ports the arrivals tile names; the rest are summed. */
+const TOP_PORTS = 4;
+
+type ArrivalsAnswer = { arrivals: Group[] } & Record<string, Group[]>;
+
 async function loadTiles(marks: boolean): Promise<void> {
   const week = monday();
   const to = new Date(Date.parse(week + "T00:00:00Z") + 7 * 86400e3).toISOString();
+  const today = Date.parse(new Date().toISOString().slice(0, 10) + "T00:00:00Z");
+  const days: Record<string, string> = {};
+  for (let i = 0; i <= 14; i++) days[`d${i}`] = new Date(today + i * 86400e3).toISOString();
   const [{ data, fresh }, arr] = await Promise.all([
     query<TilesAnswer>("OpsTiles"),
-    query<{ arrivals: Group[] }>("OpsArrivals", { from: week + "T00:00:00Z", to }),
+    query<ArrivalsAnswer>("OpsArrivals", { from: week + "T00:00:00Z", to, ...days }),
   ]);
   countTraffic();
   if (fresh || !document.getElementById("tile-status")) containerTiles(data, marks);
   if (arr.fresh || !document.getElementById("tile-arrivals")) {
-    tile("tile-arrivals", `Shipments arriving this week (from ${week})`, arr.data.arrivals
-      .map((g) => ({ key: `arrivals:${g.podTerminal?.id ?? "unknown"}`, label: g.podTerminal?.name ?? "Terminal not known", value: g.count })), marks, "None this week");
+    // The busiest ports by name, the others as one line: a glance, not a list.
+    const byPort = arr.data.arrivals.slice().sort((a, b) => b.count - a.count || (a.portOfDischarge?.name ?? "~").localeCompare(b.portOfDischarge?.name ?? "~"));
+    const entries = byPort.slice(0, TOP_PORTS).map((g) => ({ key: `arrivals:${g.portOfDischarge?.id ?? "unknown"}`, label: g.portOfDischarge?.name ?? "Port not known", value: g.count }));
+    const rest = byPort.slice(TOP_PORTS);
+    if (rest.length) entries.push({ key: "arrivals:other", label: `${rest.length} other port${rest.length === 1 ? "" : "s"}`, value: rest.reduce((n, g) => n + g.count, 0) });
+    tile("tile-arrivals", `Shipments arriving this week (from ${week}), by port`, entries, marks, "None this week");
+    const perDay = Array.from({ length: 14 }, (_, i) => ({
+      day: days[`d${i}`].slice(0, 10),
+      count: (arr.data[`day${i}`] ?? []).reduce((n, g) => n + g.count, 0),
+    }));
+    const from = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short" }).format(new Date(today));
+    put($("chart-arrivals-title"), `Shipments arriving per day, next 14 days (from today, ${from}; UTC days)`, false);
+    barChart($("chart-arrivals"), perDay, "Shipments arriving per day, next 14 days");
   }
+}
+
+/** barChart draws counts per day as SVG bars, with the numbers as text
+ * (and a table for screen readers): 14 bars need no charting library. */
+function barChart(host: HTMLElement, data: { day: string; count: number }[], title: string): void {
+  const W = 520, H = 96, top = 16, bottom = 18;
+  const max = Math.max(1, ...data.map((d) => d.count));
+  const bw = W / data.length;
+  const ns = "http://www.w3.org/2000/svg";
+  const s = document.createElementNS(ns, "svg");
+  s.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  s.setAttribute("aria-hidden", "true");
+  data.forEach((d, i) => {
+    const h = ((H - top - bottom) * d.count) / max;
+    const r = document.createElementNS(ns, "rect");
+    r.setAttribute("x", (i * bw + 3).toFixed(1));
+    r.setAttribute("y", (H - bottom - h).toFixed(1));
+    r.setAttribute("width", (bw - 6).toFixed(1));
+    r.setAttribute("height", h.toFixed(1));
+    r.setAttribute("data-day", d.day);
+    r.setAttribute("data-count", String(d.count));
+    const v = document.createElementNS(ns, "text");
+    v.setAttribute("x", (i * bw + bw / 2).toFixed(1));
+    v.setAttribute("y", (H - bottom - h - 3).toFixed(1));
+    v.setAttribute("class", "value");
+    v.textContent = d.count ? String(d.count) : "";
+    const l = document.createElementNS(ns, "text");
+    l.setAttribute("x", (i * bw + bw / 2).toFixed(1));
+    l.setAttribute("y", String(H - 5));
+    l.textContent = String(Number(d.day.slice(8)));
+    if (i === 0) l.setAttribute("class", "today");
+    s.append(r, v, l);
+  });
+  const table = el("table", { class: "sr-only" }, el("caption", {}, title),
+    el("tr", {}, el("th", { scope: "col" }, "Day"), el("th", { scope: "col" }, "Shipments")),
+    ...data.map((d) => el("tr", {}, el("th", { scope: "row" }, d.day), el("td", {}, String(d.count)))));
+  host.replaceChildren(s, table);
 }
 
 function containerTiles(data: TilesAnswer, marks: boolean): void {
