@@ -255,7 +255,7 @@ function barChart(host: HTMLElement, data: { day: string; count: number }[], tit
 function containerTiles(data: TilesAnswer, marks: boolean): void {
   tile("tile-status", "Containers by status", data.byStatus.map((g) => ({ key: `status:${g.status ?? "UNKNOWN"}`, label: status(g.status), value: g.count })), marks, "No containers");
   const lfd = new Map(data.byLastFreeDay.map((g) => [g.lastFreeDay, g.count]));
-  tile("tile-lfd", "Last free days (containers not yet out)", [
+  tile("tile-lfd", "Last free days (not yet out)", [
     { key: "lfd:OVERDUE", label: "Overdue", value: lfd.get("OVERDUE") ?? 0 },
     { key: "lfd:TODAY", label: "Today", value: lfd.get("TODAY") ?? 0 },
     { key: "lfd:NEXT_3_DAYS", label: "Next three days", value: lfd.get("NEXT_3_DAYS") ?? 0 },
