@@ -506,25 +506,6 @@ async function loadPanel(focus: boolean): Promise<void> {
     ["Available for pickup", !c.availabilityKnown ? "Not reported" : c.availableForPickup ? "Yes" : "No"],
     ["Location", c.locationAtPodTerminal ?? "Not reported"],
   ]));
-  parts.push(el("h3", {}, "Holds"));
-  parts.push(c.holdsAtPodTerminal.length
-    ? el("ul", {}, ...c.holdsAtPodTerminal.map((h) => el("li", {}, `${h.name}: ${h.status.toLowerCase()}${h.description ? ` (${h.description})` : ""}`)))
-    : el("p", {}, "No holds."));
-  parts.push(el("h3", {}, "Fees"));
-  parts.push(c.feesAtPodTerminal.length
-    ? el("ul", {}, ...c.feesAtPodTerminal.map((f) => el("li", {}, `${f.type.toLowerCase().replace(/_/g, " ")}: ${new Intl.NumberFormat("en-US", { style: "currency", currency: f.currencyCode }).format(f.amount)}`)))
-    : el("p", {}, "No fees."));
-  parts.push(el("h3", {}, "Custom fields"));
-  if (state.role === "VIEWER") parts.push(el("p", { class: "help", id: "viewer-note" }, "This key is a viewer key: the API refuses changes, and says so here."));
-  parts.push(fieldsForm("container", c.id, data.containerFields.nodes, c.customFields));
-  parts.push(el("h4", {}, "Of its shipment"));
-  parts.push(fieldsForm("shipment", s.id, data.shipmentFields.nodes, s.customFields));
-  parts.push(el("h3", {}, "Documents"));
-  parts.push(c.documents.length
-    ? el("ul", {}, ...c.documents.map((doc) => el("li", {}, doc.downloadUrl
-      ? el("a", { href: doc.downloadUrl, download: doc.fileName, rel: "noreferrer" }, `${doc.name} (${doc.documentType})`)
-      : `${doc.name} (${doc.documentType}, no file)`)))
-    : el("p", {}, "No documents."));
   parts.push(el("h3", {}, "Journey"));
   const vessel = s.podVesselName ? ` by ${s.podVesselName}${s.podVoyageNumber ? ` ${s.podVoyageNumber}` : ""}` : "";
   const eta = s.podEtaAt ? `, ETA ${day(s.podEtaAt)}` : "";
@@ -544,6 +525,25 @@ async function loadPanel(focus: boolean): Promise<void> {
       el("span", { class: "what" }, it.text),
       ...(it.estimated ? [el("span", { class: "est" }, it.was.length ? " estimate changed" : " estimated")] : []))))
     : el("p", {}, "No milestones yet."));
+  parts.push(el("h3", {}, "Holds"));
+  parts.push(c.holdsAtPodTerminal.length
+    ? el("ul", {}, ...c.holdsAtPodTerminal.map((h) => el("li", {}, `${h.name}: ${h.status.toLowerCase()}${h.description ? ` (${h.description})` : ""}`)))
+    : el("p", {}, "No holds."));
+  parts.push(el("h3", {}, "Fees"));
+  parts.push(c.feesAtPodTerminal.length
+    ? el("ul", {}, ...c.feesAtPodTerminal.map((f) => el("li", {}, `${f.type.toLowerCase().replace(/_/g, " ")}: ${new Intl.NumberFormat("en-US", { style: "currency", currency: f.currencyCode }).format(f.amount)}`)))
+    : el("p", {}, "No fees."));
+  parts.push(el("h3", {}, "Custom fields"));
+  if (state.role === "VIEWER") parts.push(el("p", { class: "help", id: "viewer-note" }, "This key is a viewer key: the API refuses changes, and says so here."));
+  parts.push(fieldsForm("container", c.id, data.containerFields.nodes, c.customFields));
+  parts.push(el("h4", {}, "Of its shipment"));
+  parts.push(fieldsForm("shipment", s.id, data.shipmentFields.nodes, s.customFields));
+  parts.push(el("h3", {}, "Documents"));
+  parts.push(c.documents.length
+    ? el("ul", {}, ...c.documents.map((doc) => el("li", {}, doc.downloadUrl
+      ? el("a", { href: doc.downloadUrl, download: doc.fileName, rel: "noreferrer" }, `${doc.name} (${doc.documentType})`)
+      : `${doc.name} (${doc.documentType}, no file)`)))
+    : el("p", {}, "No documents."));
   $("panel-body").replaceChildren(...parts);
   if (focus) $("panel").focus();
   void loadRoute(open, c.id);
