@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/shipgraph
 export CGO_ENABLED ?= 0
 
-.PHONY: all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress
+.PHONY: all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress image deploy-test chart-docs
 
 all: build
 
@@ -38,6 +38,22 @@ test: s3server
 # (a test fails when they differ).
 settings:
 	$(GO) run ./config/readme docs/settings.md
+
+# The images localhost/shipgraph (FROM scratch, static binary, user 65532)
+# and localhost/shipgraph-demo (Debian's PostgreSQL 15 + make run), built
+# with podman pulling nothing (docs/deploy.md). IMAGES=shipgraph: the server only.
+image:
+	@scripts/image.sh
+
+# Both images, then the Helm chart's rendered Deployment and migration Job
+# under podman kube play against PostgreSQL and Redis pods (docs/deploy.md).
+deploy-test: image
+	@scripts/deploy-test.sh
+
+# The chart's values table (docs/deploy.md), rewritten from
+# deploy/helm/shipgraph/values.yaml (a test fails when they differ).
+chart-docs:
+	$(GO) run ./deploy/valuesdoc docs/deploy.md
 
 # The timing-sensitive tests, 20 times each under -race, with the CPU kept
 # busy (stress-ng, or two busy loops without it), one package at a time.

@@ -19,6 +19,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	// Time zones compiled in: the image has no /usr/share/zoneinfo.
+	_ "time/tzdata"
 
 	"shipgraph/app"
 	"shipgraph/carrier/sim"

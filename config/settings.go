@@ -91,7 +91,7 @@ var (
 	WebhookQueueLimit = declare(Setting{Env: "WEBHOOK_QUEUE_LIMIT", Flag: "webhook-queue-limit", Kind: Int, Default: "10000", Verbs: Serve,
 		Meaning: "Pending webhook notifications per account; beyond it new ones are recorded `failed` with the reason."})
 	Carriers = declare(Setting{Env: "CARRIERS", Flag: "carriers", Kind: String, Default: "", Verbs: Serve,
-		Meaning: "Comma-separated `SCAC=URL`: the carriers tracked, each with the base of its DCSA Track & Trace v2.2 API (before `/v2/events`); a request for a SCAC not listed fails at once (`shipping_line_unreachable`). `make run` points the demo SCACs at the carrier simulator ([tracking](docs/tracking.md), [carriers](docs/carriers.md))."})
+		Meaning: "Comma-separated `SCAC=URL`: the carriers tracked, each with the base of its DCSA Track & Trace v2.2 API (before `/v2/events`); a request for a SCAC not listed is refused at create (422 at `scac`), and one created before its SCAC left the list fails (`shipping_line_unreachable`). `make run` points the demo SCACs at the carrier simulator ([tracking](docs/tracking.md), [carriers](docs/carriers.md))."})
 	Carrier = declare(Setting{Env: "CARRIER_", Family: true, Verbs: Serve, Shown: "`CARRIER_<SCAC>_*`", ShownDefault: "*(see meaning)*",
 		Meaning: "Per carrier of `CARRIERS`: `_API_KEY` and `_API_KEY_HEADER` (default `API-Key`), or OAuth2 client credentials `_CLIENT_ID`, `_CLIENT_SECRET`, `_TOKEN_URL`; `_RATE` requests a minute (600) and `_CONCURRENCY` in flight (8), over every instance with `REDIS_URL`; `_TIMEOUT` per request (30s)."})
 	TrackingWorkers = declare(Setting{Env: "TRACKING_WORKERS", Flag: "tracking-workers", Kind: Int, Default: "10", Verbs: Serve,

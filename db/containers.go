@@ -142,3 +142,18 @@ func containerFilter(accountID string, f model.ContainerFilter) *conds {
 	}
 	return c
 }
+
+// UpdateContainerRefNumbers sets the reference numbers of one of the
+// account's containers (nil clears them: the column holds an empty list,
+// never NULL) and returns it as it now is.
+func (db *DB) UpdateContainerRefNumbers(ctx context.Context, accountID, id string, refs []string) (*model.Container, error) {
+	if !validUUID(accountID) || !validUUID(id) {
+		return nil, model.NotFound("container")
+	}
+	return getOne[model.Container](ctx, db.write(accountID), "container",
+		`WITH c AS (
+			UPDATE containers SET ref_numbers = $3, updated_at = now()
+			WHERE id = $1 AND account_id = $2
+			RETURNING *)
+		 SELECT `+containerCols+` FROM c`, id, accountID, pq.StringArray(orEmptyStrings(refs)))
+}

@@ -1004,7 +1004,8 @@ func TestDistributionMigrationOnSeededData(t *testing.T) {
 			"counts": `SELECT (SELECT count(*) FROM shipments) || '/' || (SELECT count(*) FROM containers) || '/' ||
 				(SELECT count(*) FROM documents) || '/' || (SELECT count(*) FROM document_shipments) || '/' ||
 				(SELECT count(*) FROM document_containers) || '/' || (SELECT count(*) FROM custom_field_options) || '/' ||
-				(SELECT count(*) FROM custom_fields) || '/' || (SELECT string_agg(account_id::text || list || n, ',' ORDER BY account_id, list) FROM list_counts)`,
+				(SELECT count(*) FROM custom_fields) || '/' || (SELECT string_agg(account_id::text || list || n, ',' ORDER BY account_id, list)
+					FROM (SELECT account_id, list, sum(n) AS n FROM list_counts GROUP BY 1, 2) c)`,
 			"links": `SELECT md5(string_agg(d.account_id::text || ds.document_id::text || ds.shipment_id::text, ',' ORDER BY ds.document_id, ds.shipment_id))
 				FROM document_shipments ds JOIN documents d ON d.id = ds.document_id`,
 			"cargos": `SELECT md5(string_agg(d.account_id::text || dc.document_id::text || dc.container_id::text, ',' ORDER BY dc.document_id, dc.container_id))

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 
 	"github.com/jmoiron/sqlx"
@@ -84,4 +85,27 @@ func (db *DB) CreateParty(ctx context.Context, accountID string, p *model.Party)
 		return &c
 	}
 	return mapErr(err)
+}
+
+// RenameParty sets the company name of one of the account's parties and
+// returns it; a name another party of the account has (in any case) is
+// ErrDuplicateParty.
+func (db *DB) RenameParty(ctx context.Context, accountID, id, name string) (*model.Party, error) {
+	if !validUUID(accountID) || !validUUID(id) {
+		return nil, model.NotFound("party")
+	}
+	p := &model.Party{}
+	err := sqlx.GetContext(ctx, db.write(accountID), p,
+		`UPDATE parties SET company_name = $3, updated_at = now() WHERE id = $1 AND account_id = $2 RETURNING `+partyReturning, id, accountID, name)
+	var pqe *pq.Error
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, model.NotFound("party")
+	case errors.As(err, &pqe) && pqe.Code == "23505" && pqe.Constraint == PartyNameIndex:
+		c := *ErrDuplicateParty
+		return nil, &c
+	case err != nil:
+		return nil, mapErr(err)
+	}
+	return p, nil
 }

@@ -158,6 +158,13 @@ func FieldsOf(op *graphql.OperationContext) load.Fields {
 	walk = func(typ string, set ast.SelectionSet) {
 		types := schemaTypes()
 		for _, f := range graphql.CollectFields(op, set, types.satisfies[typ]) {
+			if typ == "Query" && (f.Name == "containerRoute" || f.Name == "containerMap") {
+				// The route is drawn from whole records (resolve.ContainerRoute,
+				// RouteMap), not from the columns the operation names.
+				for _, res := range routeReads {
+					out.AddAll(res)
+				}
+			}
 			for _, t := range types.concrete[typ] {
 				if def := parsedSchema.Types[t]; def != nil && def.Fields.ForName(f.Name) != nil {
 					AddField(out, t, f.Name)
@@ -171,6 +178,9 @@ func FieldsOf(op *graphql.OperationContext) load.Fields {
 	walk(root, op.Operation.SelectionSet)
 	return out
 }
+
+// routeReads are the records a container's route and map read whole.
+var routeReads = []*catalog.Resource{catalog.Container, catalog.TransportEvent, catalog.Port, catalog.Vessel}
 
 // AddField adds to fs what the GraphQL field of typ reads, in the
 // catalogue's terms: a relationship's key columns, the columns a computed

@@ -237,6 +237,17 @@ func (r *mutationResolver) CreateParty(ctx context.Context, input model.PartyInp
 	return r.createParty(ctx, input)
 }
 
+// UpdateContainer is the resolver for the updateContainer field.
+func (r *mutationResolver) UpdateContainer(ctx context.Context, id string, input model.ContainerPatch) (*model.Container, error) {
+	v, err := r.Res.UpdateContainer(ctx, who(ctx), resolve.UpdateContainer{ID: id, RefNumbers: input.RefNumbers})
+	return withPlan(ctx, v, err)
+}
+
+// UpdateParty is the resolver for the updateParty field.
+func (r *mutationResolver) UpdateParty(ctx context.Context, id string, input model.PartyPatch) (*model.Party, error) {
+	return r.Res.UpdateParty(ctx, who(ctx), resolve.UpdateParty{ID: id, Patch: input})
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *partyConnectionResolver) TotalCount(ctx context.Context, obj *model.PartyConnection) (int, error) {
 	return r.totalCount(ctx)
@@ -486,6 +497,16 @@ func (r *queryResolver) Parties(ctx context.Context, first *int, after *string, 
 // Party is the resolver for the party field.
 func (r *queryResolver) Party(ctx context.Context, id string) (*model.Party, error) {
 	return r.party(ctx, id)
+}
+
+// ContainerRoute is the resolver for the containerRoute field.
+func (r *queryResolver) ContainerRoute(ctx context.Context, id string) (*model.Route, error) {
+	return orNull(r.Res.ContainerRoute(ctx, who(ctx), id))
+}
+
+// ContainerMap is the resolver for the containerMap field.
+func (r *queryResolver) ContainerMap(ctx context.Context, id string) (model.JSON, error) {
+	return r.containerMap(ctx, id)
 }
 
 // RefNumbers is the resolver for the refNumbers field.

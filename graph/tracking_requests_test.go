@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"strings"
 	"testing"
 
 	"shipgraph/testkit"
@@ -177,5 +178,54 @@ func TestShipmentTrackingRequestsStatements(t *testing.T) {
 	t.Logf("statements: first 2: %d, first 12: %d", counts[2], counts[12])
 	if counts[2] != counts[12] || counts[12] > 4 {
 		t.Errorf("Shipment.trackingRequests costs %v statements by page size; want the same few at any size", counts)
+	}
+}
+
+// TestCreateTrackingRequestRefusesInvalidText: the create refuses what
+// infer_number calls invalid, as /v2 does (BAD_USER_INPUT naming the
+// member): a number that is not a string, SQL-ish text, a bidi control, a
+// lone surrogate (escaped in the query or the variables) in the number, a
+// tag or a party's company name.
+func TestCreateTrackingRequestRefusesInvalidText(t *testing.T) {
+	t.Parallel()
+	e := newWriteEnv(t)
+	loadFixture(t, e)
+	k := e.Key(t, acmeMember)
+	for _, c := range []struct {
+		query string
+		field string
+	}{
+		{`mutation { createTrackingRequest(input: {requestType: "bill_of_lading", requestNumber: "'; DROP TABLE tracking_requests; --", scac: "MSCU"}) { id } }`, "request_number"},
+		{`mutation { createTrackingRequest(input: {requestType: "bill_of_lading", requestNumber: "!!", scac: "MSCU"}) { id } }`, "request_number"},
+		{`mutation { createTrackingRequest(input: {requestType: "bill_of_lading", requestNumber: "MEDU\u202eFR030802", scac: "MSCU"}) { id } }`, "request_number"},
+		{`mutation { createTrackingRequest(input: {requestType: "bill_of_lading", requestNumber: "MEDU\ud800FR030802", scac: "MSCU"}) { id } }`, "request_number"},
+		{`mutation { createTrackingRequest(input: {requestType: "bill_of_lading", requestNumber: "MEDUFR030802", scac: "MSCU", tags: ["a\ud800"]}) { id } }`, "tags"},
+		{`mutation { createParty(input: {companyName: "Acme \ud800 Ltd"}) { id } }`, "company_name"},
+	} {
+		res := e.Do(t, k, c.query, nil)
+		if len(res.Errors) != 1 || res.Errors[0].Code() != "BAD_USER_INPUT" || res.Errors[0].Extensions["field"] != c.field {
+			t.Errorf("%s: %s", c.query, res)
+		}
+	}
+	// In variables (JSON decodes \ud800 to U+FFFD before GraphQL sees it).
+	res := e.Do(t, k, `mutation($in: TrackingRequestInput!) { createTrackingRequest(input: $in) { id } }`,
+		testkit.Vars{"in": testkit.Vars{"requestType": "bill_of_lading", "requestNumber": "MEDU\ufffdFR030802", "scac": "MSCU"}})
+	if len(res.Errors) != 1 || res.Errors[0].Code() != "BAD_USER_INPUT" || res.Errors[0].Extensions["field"] != "request_number" {
+		t.Errorf("U+FFFD in variables: %s", res)
+	}
+	// A number that is not a string: refused, as a literal and a variable.
+	res = e.Do(t, k, `mutation { createTrackingRequest(input: {requestType: "bill_of_lading", requestNumber: 5, scac: "MSCU"}) { id } }`, nil)
+	if len(res.Errors) == 0 || !strings.Contains(res.Errors[0].Message, "requestNumber") && !strings.Contains(res.Errors[0].Message, "String") {
+		t.Errorf("requestNumber: 5: %s", res)
+	}
+	res = e.Do(t, k, `mutation($in: TrackingRequestInput!) { createTrackingRequest(input: $in) { id } }`,
+		testkit.Vars{"in": testkit.Vars{"requestType": "bill_of_lading", "requestNumber": 5, "scac": "MSCU"}})
+	if len(res.Errors) == 0 {
+		t.Errorf("requestNumber 5 in variables: %s", res)
+	}
+	var n int
+	e.SQL(t, &n, `SELECT count(*) FROM tracking_requests WHERE request_number LIKE 'MEDUFR0308%' OR request_number = '5' OR request_number LIKE '%DROP%'`)
+	if n != 0 {
+		t.Errorf("refused creates stored %d requests", n)
 	}
 }

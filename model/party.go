@@ -43,3 +43,8 @@ func (s *Shipment) Customer() *Party { return s.Rel.Customer }
 // Customer is the tracking request's customer, when it has one and the
 // plan loaded it.
 func (t *TrackingRequest) Customer() *Party { return t.Rel.Customer }
+
+// PartyPatch renames a party (GraphQL updateParty, PATCH /v2/parties/{id}).
+type PartyPatch struct {
+	CompanyName string `json:"companyName"`
+}

@@ -66,3 +66,9 @@ type ShippingLineEdge struct {
 	Cursor string
 	Node   *ShippingLine
 }
+
+// ContainerPatch changes a container (GraphQL updateContainer, PATCH
+// /v2/containers/{id}): its reference numbers, null clearing them.
+type ContainerPatch struct {
+	RefNumbers graphql.Omittable[[]string]
+}

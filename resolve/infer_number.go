@@ -25,14 +25,15 @@ import (
 // The decision is auto_select when exactly one candidate is certain
 // enough (≥ 0.9), needs_confirmation when there are candidates but no
 // such one, no_prediction when there is none. A number that is empty or
-// has characters other than letters and digits is a 422.
+// has characters other than letters and digits (spaces and dashes
+// aside) is a 422, as the create refuses it (trackingNumberFault).
 func (r *Resolver) InferTrackingNumber(ctx context.Context, p *model.Principal, number string) (*model.InferredNumber, error) {
 	if _, err := authenticated(p); err != nil {
 		return nil, err
 	}
-	n := model.NormalizeTrackingNumber(number)
-	if n == "" || len(n) > 64 || strings.IndexFunc(n, func(c rune) bool { return !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') }) >= 0 {
-		return nil, invalidField("number", "This reference number is not valid.")
+	n, fault := trackingNumberFault(number)
+	if fault != "" {
+		return nil, invalidField("number", "This reference number is not valid: %s.", fault)
 	}
 	lines, err := r.DB.ShippingLinesForNumber(ctx, n)
 	if err != nil {

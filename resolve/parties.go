@@ -69,14 +69,9 @@ func (r *Resolver) CreateParty(ctx context.Context, p *model.Principal, c Create
 	if c.Invalid != nil {
 		return nil, c.Invalid
 	}
-	name := strings.TrimSpace(c.Input.CompanyName)
-	switch {
-	case name == "":
-		return nil, invalidField("company_name", "Company name can't be blank")
-	case !utf8.ValidString(name) || strings.ContainsRune(name, 0):
-		return nil, invalidField("company_name", "Company name must be UTF-8 text without NUL characters")
-	case utf8.RuneCountInString(name) > model.PartyCompanyNameMaxLength:
-		return nil, invalidField("company_name", "Company name is longer than %d characters", model.PartyCompanyNameMaxLength)
+	name, err := checkCompanyName(c.Input.CompanyName)
+	if err != nil {
+		return nil, err
 	}
 	party := &model.Party{CompanyName: name}
 	if err := r.DB.CreateParty(ctx, p.AccountID, party); err != nil {
@@ -106,4 +101,54 @@ func checkCustomer(ctx context.Context, l *load.Loaders, id *string) error {
 	}
 	*id = v.ID
 	return nil
+}
+
+// checkCompanyName is the rule of a party's company name: not blank, at
+// most 255 characters, printable text (textFault); it returns the name
+// trimmed.
+func checkCompanyName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", invalidField("company_name", "Company name can't be blank")
+	case !utf8.ValidString(name) || strings.ContainsRune(name, 0):
+		return "", invalidField("company_name", "Company name must be UTF-8 text without NUL characters")
+	case textFault(name) != "":
+		return "", invalidField("company_name", "Company name is not valid: %s", textFault(name))
+	case utf8.RuneCountInString(name) > model.PartyCompanyNameMaxLength:
+		return "", invalidField("company_name", "Company name is longer than %d characters", model.PartyCompanyNameMaxLength)
+	}
+	return name, nil
+}
+
+// UpdateParty renames a party; Invalid as CreateParty, reported once the
+// party is found.
+type UpdateParty struct {
+	ID      string
+	Patch   model.PartyPatch
+	Invalid error
+}
+
+// UpdateParty checks c and renames the party: the role, the party (404
+// for another account's), the company name by CreateParty's rules and the
+// database's word on duplicates.
+func (r *Resolver) UpdateParty(ctx context.Context, p *model.Principal, c UpdateParty) (*model.Party, error) {
+	p, l, party, err := writeTarget(ctx, p, partyLoader, c.ID, "party", c.Invalid)
+	if err != nil {
+		return nil, err
+	}
+	name, err := checkCompanyName(c.Patch.CompanyName)
+	if err != nil {
+		return nil, err
+	}
+	w, err := r.DB.RenameParty(ctx, p.AccountID, party.ID, name)
+	if model.ErrorCode(err) == model.ECONFLICT {
+		return nil, model.Errorf(model.ECONFLICT, "'%s' already exists in Account", name).AtField("company_name")
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.PartyByID.Clear(w.ID)
+	l.PartyByID.Prime(w.ID, w)
+	return w, nil
 }

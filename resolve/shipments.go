@@ -34,6 +34,9 @@ func checkStrings(name string, in []string) ([]string, error) {
 		if len(s) > 255 {
 			return nil, invalidField(name, "each of %s must be at most 255 characters", name)
 		}
+		if fault := textFault(s); fault != "" {
+			return nil, invalidField(name, "%s is not valid: %s", name, fault)
+		}
 		if s == "" || seen[s] {
 			continue
 		}

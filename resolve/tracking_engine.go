@@ -16,6 +16,9 @@ type Tracker interface {
 	// EnqueuePoll polls a request now; call it after the transaction that
 	// created the request committed.
 	EnqueuePoll(ctx context.Context, accountID, requestID string) error
+	// Serves reports whether a carrier connection is configured for the
+	// SCAC (the CARRIERS setting).
+	Serves(scac string) bool
 	// RefreshContainer polls at once every live request of the
 	// container's shipment, within the refresh limit of key: retryAfter
 	// > 0 when refused.

@@ -65,7 +65,8 @@ type UpdateTrackingRequest struct {
 // CreateTrackingRequest checks c and stores a pending request: the rules
 // in order are the role, the request type, the number (normalised: upper
 // case, no spaces or dashes; a container number's ISO 6346 check digit),
-// the SCAC (a known shipping line that tracks this type of number), the
+// the SCAC (a known shipping line that tracks this type of number and,
+// when tracking runs, one CARRIERS connects to), the
 // reference numbers and tags, and last the database's word on duplicates
 // (one live request per number, type and SCAC in an account).
 func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal, c CreateTrackingRequest) (*model.TrackingRequest, error) {
@@ -86,12 +87,13 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal
 	default:
 		t.RequestType = typ
 	}
-	t.RequestNumber = model.NormalizeTrackingNumber(in.RequestNumber)
+	var fault string
+	t.RequestNumber, fault = trackingNumberFault(in.RequestNumber)
 	switch {
 	case t.RequestNumber == "":
 		return nil, invalidField("request_number", "Request number can't be blank")
-	case len(t.RequestNumber) > 64:
-		return nil, invalidField("request_number", "Request number is too long (at most 64 characters)")
+	case fault != "":
+		return nil, invalidField("request_number", "Request number is not valid: %s", fault)
 	case t.RequestType == "container" && !numbers.ContainerShape(t.RequestNumber):
 		return nil, invalidField("request_number", "Request number '%s' is not a container number: four letters (the owner code and U, J or Z) and seven digits", t.RequestNumber)
 	case t.RequestType == "container" && !numbers.ValidContainer(t.RequestNumber):
@@ -99,6 +101,12 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal
 	}
 	if t.Scac, err = r.checkScac(ctx, in.Scac, t.RequestType); err != nil {
 		return nil, err
+	}
+	// A line the server has no connection to would fail at its first poll
+	// as shipping_line_unreachable, which reads like a network fault: say
+	// at once that it is the server's configuration.
+	if r.Tracking != nil && !r.Tracking.Serves(t.Scac) {
+		return nil, invalidField("scac", "Scac '%s' is a known shipping line, but this server has no carrier connection for it: it is not in the CARRIERS setting", t.Scac)
 	}
 	if t.RefNumbers, err = checkStrings("ref_numbers", in.RefNumbers); err != nil {
 		return nil, err

@@ -195,3 +195,21 @@ func (a attributes) integer(name string) (v *int, null bool, err error) {
 	n := int(f)
 	return &n, false, nil
 }
+
+// optionalList reads a list of strings a PATCH may set: absent is not
+// given, null (or []) clears it, a null member is refused rather than
+// dropped.
+func (a attributes) optionalList(name string) (model.Optional[[]string], error) {
+	raw, ok := a[name]
+	if !ok {
+		return model.Optional[[]string]{}, nil
+	}
+	if isNull(raw) {
+		return model.Given[[]string](nil), nil
+	}
+	v, _, err := a.stringList(name)
+	if err != nil {
+		return model.Optional[[]string]{}, attrError(name, "%s must be a list of strings (without nulls) or null", name)
+	}
+	return model.Given(v), nil
+}

@@ -53,7 +53,7 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	route("/v2/shipments/{id}/stop_tracking", methods{http.MethodPatch: s.stopTracking})
 	route("/v2/shipments/{id}/resume_tracking", methods{http.MethodPatch: s.resumeTracking})
 	route("/v2/containers", methods{http.MethodGet: s.listContainers})
-	route("/v2/containers/{id}", methods{http.MethodGet: s.getContainer})
+	route("/v2/containers/{id}", methods{http.MethodGet: s.getContainer, http.MethodPatch: s.updateContainer})
 	route("/v2/containers/{id}/transport_events", methods{http.MethodGet: s.containerTransportEvents})
 	route("/v2/containers/{id}/raw_events", methods{http.MethodGet: s.containerRawEvents})
 	route("/v2/containers/{id}/route", methods{http.MethodGet: s.containerRoute})
@@ -118,7 +118,7 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	route("/v2/webhook_notifications/{id}", methods{http.MethodGet: s.getNotification})
 	route("/v2/search", methods{http.MethodGet: s.search})
 	route("/v2/parties", methods{http.MethodGet: s.listParties, http.MethodPost: s.createParty})
-	route("/v2/parties/{id}", methods{http.MethodGet: s.getParty})
+	route("/v2/parties/{id}", methods{http.MethodGet: s.getParty, http.MethodPatch: s.updateParty})
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		WriteError(w, req, model.Errorf(model.ENOTFOUND, "no such endpoint: %s", req.URL.Path))
 	})

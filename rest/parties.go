@@ -3,7 +3,9 @@ package rest
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 
 	"shipgraph/catalog"
 	"shipgraph/model"
@@ -13,11 +15,10 @@ import (
 // Parties (issue 28, point 2): an account's customers.
 //
 //	GET, POST  /v2/parties
-//	GET        /v2/parties/{id}
+//	GET, PATCH /v2/parties/{id}
 //
 // A party is also a tracking request's customer (include=customer). PATCH
-// /v2/parties/{id} is in the OpenAPI document but not in the SDK: not
-// served (405).
+// renames it (company_name, the create's rules).
 
 var partyShape *shape
 
@@ -121,4 +122,34 @@ func customerOf(rels map[string]json.RawMessage) (*string, error) {
 		return nil, model.Errorf(model.EINVALID, "customer must name a party: {\"type\": \"party\", \"id\": …}").AtPointer("/data/relationships/customer/data")
 	}
 	return &rel.Data.ID, nil
+}
+
+// updateParty answers PATCH /v2/parties/{id}: company_name, by the
+// create's rules; 200 with the party.
+func (s *server) updateParty(w http.ResponseWriter, r *http.Request) {
+	p, err := parseParams(r, partyItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	attrs, err := writeBody(r, partyItem, model.PartyType)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	c := resolve.UpdateParty{ID: r.PathValue("id")}
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		if name != "company_name" && c.Invalid == nil {
+			c.Invalid = attrError(name, "%s cannot be changed; a party's editable attribute is company_name", name)
+		}
+	}
+	name, err := attrs.text("company_name", true)
+	if c.Invalid == nil {
+		c.Invalid = err
+	}
+	if name != nil {
+		c.Patch.CompanyName = *name
+	}
+	v, err := s.res.UpdateParty(r.Context(), who(r), c)
+	serveWritten(s, w, r, p, v, err, (*builder).parties)
 }

@@ -80,9 +80,6 @@ func TestParties(t *testing.T) {
 	wantError(t, e.do("", "POST", "/v2/parties", partyBody("Nobody Co")), http.StatusUnauthorized, "", "")
 	wantError(t, e.do("", "GET", "/v2/parties", nil), http.StatusUnauthorized, "", "")
 	wantError(t, e.do("", "GET", "/v2/parties/"+id, nil), http.StatusUnauthorized, "", "")
-	if r := e.do("acme/admin", "PATCH", "/v2/parties/"+id, partyBody("x")); r.status != http.StatusMethodNotAllowed {
-		t.Errorf("PATCH: %d, want 405", r.status)
-	}
 	for _, path := range []string{"/v2/parties/not-a-uuid", "/v2/parties?page[size]=0", "/v2/parties?page[number]=-1", "/v2/parties?include=x"} {
 		if r := e.do("acme/admin", "GET", path, nil); r.status >= 500 {
 			t.Errorf("GET %s: %d", path, r.status)
@@ -91,6 +88,117 @@ func TestParties(t *testing.T) {
 	if list := e.getAs("acme/admin", "/v2/parties")["data"].([]any); len(list) != 1 {
 		t.Errorf("after the refused creates acme has %d parties, want 1", len(list))
 	}
+}
+
+// TestPartyUpdate: PATCH /v2/parties/{id} renames a party (200 in the
+// OpenAPI document's shape), by the create's rules (422 at company_name in
+// its shape: blank, a duplicate in any case, not a string, a bidi control,
+// another attribute); a viewer is 403, another account's party 404.
+func TestPartyUpdate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	create := func(who, name string) string {
+		t.Helper()
+		r := e.do(who, "POST", "/v2/parties", partyBody(name))
+		if r.status != http.StatusCreated {
+			t.Fatalf("create: %d\n%s", r.status, r.body)
+		}
+		return obj(r.json(t), "data")["id"].(string)
+	}
+	id, other := create("acme/member", "Sodor Steamworks"), create("acme/member", "Knapford Freight")
+	theirs := create("globex/admin", "Globex Party")
+	self := "/v2/parties/" + id
+
+	r := e.do("acme/member", "PATCH", self, partyBody("  Sodor Steam Works "))
+	if r.status != http.StatusOK {
+		t.Fatalf("PATCH: %d\n%s", r.status, r.body)
+	}
+	validate(t, "patch-party-200", r.body)
+	if a := obj(r.json(t), "data", "attributes"); a["company_name"] != "Sodor Steam Works" {
+		t.Errorf("renamed: %s", r.body)
+	}
+	if a := obj(e.get(self), "data", "attributes"); a["company_name"] != "Sodor Steam Works" {
+		t.Errorf("read back: %v", a)
+	}
+	// Its own name again, in another case: no duplicate of itself.
+	if r := e.do("acme/admin", "PATCH", self, partyBody("SODOR STEAM WORKS")); r.status != http.StatusOK {
+		t.Errorf("its own name in upper case: %d %s", r.status, r.body)
+	}
+	for _, body := range []any{
+		partyBody("knapford FREIGHT"), partyBody(" "), partyBody(nil), partyBody(7), partyBody("A\u202eB"),
+		map[string]any{"data": map[string]any{"type": "party", "attributes": map[string]any{"company_name": "X", "created_at": "2020-01-01T00:00:00Z"}}},
+		`{"data":{"type":"party","attributes":{"company_name":"Sodor \ud800"}}}`,
+	} {
+		r := e.do("acme/member", "PATCH", self, body)
+		member := "/data/attributes/company_name"
+		if m, ok := body.(map[string]any); ok && len(obj(m, "data", "attributes")) == 2 {
+			member = "/data/attributes/created_at"
+		}
+		wantError(t, r, http.StatusUnprocessableEntity, "pointer", member)
+		validate(t, "patch-party-422", r.body)
+	}
+	wantError(t, e.do("acme/viewer", "PATCH", self, partyBody("Viewer Co")), http.StatusForbidden, "", "")
+	wantError(t, e.do("", "PATCH", self, partyBody("Nobody Co")), http.StatusUnauthorized, "", "")
+	wantError(t, e.do("acme/admin", "PATCH", "/v2/parties/"+theirs, partyBody("Mine now")), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/admin", "PATCH", "/v2/parties/00000000-0000-4000-8000-000000000000", partyBody("x")), http.StatusNotFound, "", "")
+	if a := obj(e.getAs("globex/admin", "/v2/parties/"+theirs), "data", "attributes"); a["company_name"] != "Globex Party" {
+		t.Errorf("globex's party: %v", a)
+	}
+	if a := obj(e.get("/v2/parties/"+other), "data", "attributes"); a["company_name"] != "Knapford Freight" {
+		t.Errorf("the other party: %v", a)
+	}
+}
+
+// TestContainerUpdate: PATCH /v2/containers/{id} sets ref_numbers (200 in
+// the shape of the OpenAPI document's patch-containers-id), null clears
+// them; a null member, another attribute or a control character is a 422
+// at its member; a viewer is 403, another account's container 404.
+func TestContainerUpdate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	id := e.firstID("/v2/containers?page[size]=1")
+	theirs := e.firstIDAs("globex/admin", "/v2/containers?page[size]=1")
+	self := "/v2/containers/" + id
+	body := func(attrs map[string]any) map[string]any {
+		return map[string]any{"data": map[string]any{"type": "container", "attributes": attrs}}
+	}
+	r := e.do("acme/member", "PATCH", self, body(map[string]any{"ref_numbers": []string{"REF-1", " REF-2 ", "REF-1"}}))
+	if r.status != http.StatusOK {
+		t.Fatalf("PATCH: %d\n%s", r.status, r.body)
+	}
+	validate(t, "patch-container-200", r.body)
+	if a := obj(r.json(t), "data", "attributes"); !equalList(a["ref_numbers"], "REF-1", "REF-2") {
+		t.Errorf("PATCH: %s", r.body)
+	}
+	if a := obj(e.get(self), "data", "attributes"); !equalList(a["ref_numbers"], "REF-1", "REF-2") {
+		t.Errorf("read back: %v", a)
+	}
+	for _, c := range []struct {
+		body   any
+		member string
+	}{
+		{`{"data":{"type":"container","attributes":{"ref_numbers":["REF-3",null]}}}`, "ref_numbers"},
+		{body(map[string]any{"ref_numbers": "REF-3"}), "ref_numbers"},
+		{body(map[string]any{"ref_numbers": []string{"A\x01B"}}), "ref_numbers"},
+		{body(map[string]any{"number": "MSCU1234566"}), "number"},
+	} {
+		wantError(t, e.do("acme/member", "PATCH", self, c.body), http.StatusUnprocessableEntity, "pointer", "/data/attributes/"+c.member)
+	}
+	if a := obj(e.get(self), "data", "attributes"); !equalList(a["ref_numbers"], "REF-1", "REF-2") {
+		t.Errorf("after refused PATCHes: %v", a)
+	}
+	r = e.do("acme/admin", "PATCH", self, body(map[string]any{"ref_numbers": nil}))
+	if r.status != http.StatusOK {
+		t.Fatalf("clear: %d %s", r.status, r.body)
+	}
+	if a := obj(r.json(t), "data", "attributes"); !equalList(a["ref_numbers"]) {
+		t.Errorf("clear: %d %s", r.status, r.body)
+	}
+	validate(t, "patch-container-200", r.body)
+	wantError(t, e.do("acme/viewer", "PATCH", self, body(map[string]any{"ref_numbers": []string{"V"}})), http.StatusForbidden, "", "")
+	wantError(t, e.do("", "PATCH", self, body(map[string]any{"ref_numbers": []string{"V"}})), http.StatusUnauthorized, "", "")
+	wantError(t, e.do("acme/admin", "PATCH", "/v2/containers/"+theirs, body(map[string]any{"ref_numbers": []string{"X"}})), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/admin", "PATCH", "/v2/containers/"+theirs, body(map[string]any{"number": 1})), http.StatusNotFound, "", "")
 }
 
 // TestTrackingRequestCustomer: a tracking request created with a customer

@@ -2,7 +2,6 @@ package rest
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"net/http"
 	"slices"
@@ -70,22 +69,9 @@ func shipmentPatch(attrs attributes) (p model.ShipmentPatch, err error) {
 			return p, attrError(name, "%s cannot be changed; a shipment's editable attributes are ref_numbers and tags", name)
 		}
 	}
-	list := func(name string) (model.Optional[[]string], error) {
-		raw, ok := attrs[name]
-		if !ok {
-			return model.Optional[[]string]{}, nil
-		}
-		var v []string
-		if !isNull(raw) {
-			if err := json.Unmarshal(raw, &v); err != nil || v == nil {
-				return model.Optional[[]string]{}, attrError(name, "%s must be a list of strings or null", name)
-			}
-		}
-		return model.Given(v), nil
-	}
-	if p.RefNumbers, err = list("ref_numbers"); err != nil {
+	if p.RefNumbers, err = attrs.optionalList("ref_numbers"); err != nil {
 		return p, err
 	}
-	p.Tags, err = list("tags")
+	p.Tags, err = attrs.optionalList("tags")
 	return p, err
 }

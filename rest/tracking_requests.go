@@ -205,19 +205,6 @@ func trackingRequestPatch(attrs attributes) (p model.TrackingRequestPatch, err e
 			return p, attrError(name, "%s cannot be changed; a tracking request's editable attributes are ref_numbers (or ref_number) and tags", name)
 		}
 	}
-	list := func(name string) (model.Optional[[]string], error) {
-		raw, ok := attrs[name]
-		if !ok {
-			return model.Optional[[]string]{}, nil
-		}
-		v := []string{}
-		if !isNull(raw) {
-			if err := json.Unmarshal(raw, &v); err != nil || v == nil {
-				return model.Optional[[]string]{}, attrError(name, "%s must be a list of strings or null", name)
-			}
-		}
-		return model.Given(v), nil
-	}
 	if raw, ok := attrs["ref_number"]; ok {
 		var v *string
 		if json.Unmarshal(raw, &v) != nil {
@@ -230,11 +217,11 @@ func trackingRequestPatch(attrs attributes) (p model.TrackingRequestPatch, err e
 		p.RefNumbers = model.Given(refs)
 	}
 	if _, ok := attrs["ref_numbers"]; ok {
-		if p.RefNumbers, err = list("ref_numbers"); err != nil {
+		if p.RefNumbers, err = attrs.optionalList("ref_numbers"); err != nil {
 			return p, err
 		}
 	}
-	p.Tags, err = list("tags")
+	p.Tags, err = attrs.optionalList("tags")
 	return p, err
 }
 

@@ -310,3 +310,61 @@ func TestInferNumber(t *testing.T) {
 	}
 	wantError(t, e.do("", "POST", "/v2/tracking_requests/infer_number", map[string]any{"number": "MSCU1234566"}), http.StatusUnauthorized, "", "")
 }
+
+// TestTrackingRequestRefusesWhatInferCalls: every number infer_number
+// calls invalid is a 422 at request_number on create too (never stored in
+// a mangled form), free text refuses control and bidi characters and the
+// U+FFFD a lone surrogate decodes to, and null members of ref_numbers and
+// tags are refused rather than dropped.
+func TestTrackingRequestRefusesWhatInferCalls(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	for _, number := range []string{
+		"!!", "MEDU\x07FR030802", "MEDU\u202eFR030802", "MEDU\u2066FR0308", "MEDU🚢030802", "'; DROP TABLE tracking_requests; --",
+		"MEDU%", "MEDU_FR030802", "../../etc/passwd", "<script>alert(1)</script>", "MEDU\tFR030802", "MEDU\ufffd0308",
+	} {
+		r := e.do("acme/viewer", "POST", "/v2/tracking_requests/infer_number", map[string]any{"number": number})
+		wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/number")
+		r = e.do("acme/member", "POST", "/v2/tracking_requests", trackingBody(map[string]any{"request_type": "bill_of_lading", "request_number": number, "scac": "MSCU"}))
+		e422 := wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/data/attributes/request_number")
+		if d := fmt.Sprint(e422["detail"]); !strings.Contains(d, "is not valid") || strings.ContainsAny(d, "\u202e\u2066\x07") {
+			t.Errorf("%q: detail %q", number, d)
+		}
+		validate(t, "post-tracking-requests-422", r.body)
+	}
+	// A lone surrogate, escaped in the JSON (encoding/json would store
+	// U+FFFD), in the number, a reference number, a tag.
+	for _, c := range []struct{ body, member string }{
+		{`{"data":{"type":"tracking_request","attributes":{"request_type":"bill_of_lading","request_number":"MEDU\ud800FR030802","scac":"MSCU"}}}`, "request_number"},
+		{`{"data":{"type":"tracking_request","attributes":{"request_type":"bill_of_lading","request_number":"MEDUFR030802","scac":"MSCU","ref_numbers":["PO\udc00"]}}}`, "ref_numbers"},
+		{`{"data":{"type":"tracking_request","attributes":{"request_type":"bill_of_lading","request_number":"MEDUFR030802","scac":"MSCU","tags":["a\u202eb"]}}}`, "tags"},
+		{`{"data":{"type":"tracking_request","attributes":{"request_type":"bill_of_lading","request_number":"MEDUFR030802","scac":"MSCU","ref_numbers":[null]}}}`, "ref_numbers"},
+		{`{"data":{"type":"tracking_request","attributes":{"request_type":"bill_of_lading","request_number":"MEDUFR030802","scac":"MSCU","tags":[null]}}}`, "tags"},
+		{`{"data":{"type":"tracking_request","attributes":{"request_type":"bill_of_lading","request_number":"MEDUFR030802","scac":"MSCU","shipment_tags":["ok",null]}}}`, "shipment_tags"},
+		{`{"data":{"type":"tracking_request","attributes":{"request_type":"bill_of_lading","request_number":5,"scac":"MSCU"}}}`, "request_number"},
+	} {
+		r := e.do("acme/member", "POST", "/v2/tracking_requests", c.body)
+		wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/data/attributes/"+c.member)
+		validate(t, "post-tracking-requests-422", r.body)
+	}
+	if n := int(obj(e.get("/v2/tracking_requests?filter[request_number]=MEDUFR030802"), "meta")["total"].(float64)); n != 0 {
+		t.Errorf("refused creates stored %d requests", n)
+	}
+	// A party's company name: a lone surrogate, a bidi control.
+	for _, body := range []string{
+		`{"data":{"type":"party","attributes":{"company_name":"Acme \ud800 Ltd"}}}`,
+		`{"data":{"type":"party","attributes":{"company_name":"Acme \u202e Ltd"}}}`,
+	} {
+		wantError(t, e.do("acme/member", "POST", "/v2/parties", body), http.StatusUnprocessableEntity, "pointer", "/data/attributes/company_name")
+	}
+	// PATCH: a null member of the lists is refused, not dropped.
+	id := e.firstID("/v2/tracking_requests?page[size]=1")
+	before := fmt.Sprint(obj(e.get("/v2/tracking_requests/"+id), "data", "attributes")["tags"])
+	for _, member := range []string{"ref_numbers", "tags"} {
+		wantError(t, e.do("acme/member", "PATCH", "/v2/tracking_requests/"+id, `{"data":{"type":"tracking_request","attributes":{"`+member+`":["x",null]}}}`),
+			http.StatusUnprocessableEntity, "pointer", "/data/attributes/"+member)
+	}
+	if after := fmt.Sprint(obj(e.get("/v2/tracking_requests/"+id), "data", "attributes")["tags"]); after != before {
+		t.Errorf("tags %s after refused PATCHes, were %s", after, before)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	"shipgraph/catalog"
@@ -221,11 +222,14 @@ func (a attributes) stringList(name string) (v []string, set bool, err error) {
 	if isNull(raw) {
 		return nil, true, nil
 	}
-	if json.Unmarshal(raw, &v) != nil {
-		return nil, true, attrError(name, "%s must be a list of strings", name)
+	// A null member would decode as "" and be dropped: refuse it.
+	var list []*string
+	if json.Unmarshal(raw, &list) != nil || slices.Contains(list, nil) {
+		return nil, true, attrError(name, "%s must be a list of strings (without nulls)", name)
 	}
-	if v == nil {
-		v = []string{}
+	v = make([]string, len(list))
+	for i, s := range list {
+		v[i] = *s
 	}
 	return v, true, nil
 }

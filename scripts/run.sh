@@ -46,14 +46,17 @@ if [ -z "${CARRIERS:-}" ]; then
   : >"$sim_out"
   "$BIN" carrier-sim --addr 127.0.0.1:0 --seed "${SIM_SEED:-1}" >"$sim_out" 2>&1 &
   sim_pid=$!
-  for _ in $(seq 1 100); do grep -q '^CARRIERS=' "$sim_out" && break; kill -0 "$sim_pid" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq 1 100); do grep -q '^numbers: ' "$sim_out" && break; kill -0 "$sim_pid" 2>/dev/null || break; sleep 0.1; done
   CARRIERS=$(sed -n 's/^CARRIERS=//p' "$sim_out")
   [ -n "$CARRIERS" ] || { echo "the carrier simulator did not start:" >&2; cat "$sim_out" >&2; exit 1; }
   export CARRIERS
   sim_url=$(sed -n 's/^carrier-sim listening on \([^ ]*\).*/\1/p' "$sim_out")
-  echo "Tracking: the demo carriers are simulated at $sim_url; numbers it knows: curl -s $sim_url/sim/numbers"
-  echo "  e.g. curl -s -H \"Authorization: Token ${key:-<key>}\" -H 'Content-Type: application/json' http://${ADDR:-127.0.0.1:8080}/v2/tracking_requests \\"
-  echo "         -d '{\"data\":{\"type\":\"tracking_request\",\"attributes\":{\"request_type\":\"bill_of_lading\",\"request_number\":\"<number>\",\"scac\":\"<scac>\"}}}'"
+  echo "Tracking: the demo carriers are simulated at $sim_url; numbers it knows (each with its voyage: not_departed, at_sea, finished): curl -s $sim_url/sim/numbers"
+  # The simulator names a bill of lading still at sea: a first request
+  # that keeps being tracked (a finished voyage stops tracking at once).
+  read -r _ _ at_sea_type at_sea_number at_sea_scac <<<"$(grep -m1 '^at sea: ' "$sim_out" || true)"
+  echo "  e.g. (a voyage at sea) curl -s -H \"Authorization: Token ${key:-<key>}\" -H 'Content-Type: application/json' http://${ADDR:-127.0.0.1:8080}/v2/tracking_requests \\"
+  echo "         -d '{\"data\":{\"type\":\"tracking_request\",\"attributes\":{\"request_type\":\"${at_sea_type:-bill_of_lading}\",\"request_number\":\"${at_sea_number:-<number>}\",\"scac\":\"${at_sea_scac:-<scac>}\"}}}'"
 fi
 stop_sim() { [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null; wait 2>/dev/null || true; }
 trap stop_sim EXIT

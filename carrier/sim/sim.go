@@ -113,32 +113,89 @@ func (s *Sim) Handler() http.Handler {
 // Number is one number the simulator knows, as GET /sim/numbers lists it.
 // State is what the number is at the epoch: "tracked" (containers and
 // voyage events published) or "awaiting_manifest" (only the booking is
-// confirmed; the containers gate out a few days after the epoch).
+// confirmed; the containers gate out a few days after the epoch). Voyage
+// is where its shipment is now (the simulator's clock): "not_departed",
+// "at_sea" (departed, not yet at its last call: tracking goes on) or
+// "finished" (arrived at its last call: a tracker stops tracking it at
+// once, or soon).
 type Number struct {
-	RequestNumber string `json:"request_number"`
-	RequestType   string `json:"request_type"` // bill_of_lading, booking_number or container
-	SCAC          string `json:"scac"`
-	State         string `json:"state"`
+	RequestNumber string    `json:"request_number"`
+	RequestType   string    `json:"request_type"` // bill_of_lading, booking_number or container
+	SCAC          string    `json:"scac"`
+	State         string    `json:"state"`
+	Voyage        string    `json:"voyage"`
+	DepartsAt     time.Time `json:"departs_at"` // the first leg's departure (actual, else planned)
+	ArrivesAt     time.Time `json:"arrives_at"` // the last leg's arrival (actual, else planned)
 }
+
+// Voyage states of Number.
+const (
+	VoyageNotDeparted = "not_departed"
+	VoyageAtSea       = "at_sea"
+	VoyageFinished    = "finished"
+)
 
 // Numbers lists the numbers the simulator knows, in a fixed order for a
 // seed: per carrier and shipment, the bill of lading, the booking number
 // and the containers of tracked shipments, the booking number alone of
-// shipments awaiting their manifest.
+// shipments awaiting their manifest; each with its voyage now.
 func (s *Sim) Numbers() []Number {
+	now := s.o.Now()
 	var out []Number
 	for _, sh := range s.w.shipments {
 		scac := sh.line.scac
+		n := Number{SCAC: scac, State: "tracked"}
+		n.Voyage, n.DepartsAt, n.ArrivesAt = sh.voyageAt(now)
+		add := func(number, typ string) {
+			v := n
+			v.RequestNumber, v.RequestType = number, typ
+			out = append(out, v)
+		}
 		if !sh.manifested {
-			out = append(out, Number{sh.booking, "booking_number", scac, "awaiting_manifest"})
+			n.State = "awaiting_manifest"
+			add(sh.booking, "booking_number")
 			continue
 		}
-		out = append(out, Number{sh.bl, "bill_of_lading", scac, "tracked"}, Number{sh.booking, "booking_number", scac, "tracked"})
+		add(sh.bl, "bill_of_lading")
+		add(sh.booking, "booking_number")
 		for _, c := range sh.containers {
-			out = append(out, Number{c.number, "container", scac, "tracked"})
+			add(c.number, "container")
 		}
 	}
 	return out
+}
+
+// voyageAt is the shipment's voyage state at now (Number.Voyage), from
+// its legs' actual times (planned when there is no actual).
+func (sh *shipment) voyageAt(now time.Time) (state string, departs, arrives time.Time) {
+	if len(sh.legs) == 0 {
+		return VoyageNotDeparted, departs, arrives
+	}
+	at := func(c call) time.Time {
+		if !c.actual.IsZero() {
+			return c.actual
+		}
+		return c.planned
+	}
+	departs, arrives = at(sh.legs[0].from), at(sh.legs[len(sh.legs)-1].to)
+	switch {
+	case now.Before(departs):
+		return VoyageNotDeparted, departs, arrives
+	case now.Before(arrives):
+		return VoyageAtSea, departs, arrives
+	}
+	return VoyageFinished, departs, arrives
+}
+
+// AtSea is a bill of lading whose voyage is under way (Numbers), for a
+// first request that keeps being tracked; false when there is none.
+func (s *Sim) AtSea() (Number, bool) {
+	for _, n := range s.Numbers() {
+		if n.RequestType == "bill_of_lading" && n.Voyage == VoyageAtSea {
+			return n, true
+		}
+	}
+	return Number{}, false
 }
 
 func (s *Sim) numbers(w http.ResponseWriter, r *http.Request) {
@@ -644,6 +701,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		carriers = append(carriers, sc+"="+base+"/"+sc)
 	}
 	fmt.Fprintf(stdout, "CARRIERS=%s\n", strings.Join(carriers, ","))
-	fmt.Fprintf(stdout, "numbers: curl -s %s/sim/numbers\n", base)
+	if n, ok := s.AtSea(); ok {
+		// scripts/run.sh prints this one in its example request.
+		fmt.Fprintf(stdout, "at sea: %s %s %s\n", n.RequestType, n.RequestNumber, n.SCAC)
+	}
+	fmt.Fprintf(stdout, "numbers: curl -s %s/sim/numbers\n", base) // the last line before serving
 	return s.Serve(ctx, ln)
 }

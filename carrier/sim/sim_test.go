@@ -350,3 +350,47 @@ func TestPages(t *testing.T) {
 		}
 	}
 }
+
+// TestNumbersVoyage: each number says where its voyage is on the
+// simulator's clock (not_departed, at_sea, finished, from its first
+// departure and last arrival), over HTTP too, and it moves with the clock;
+// AtSea names a bill of lading at sea.
+func TestNumbersVoyage(t *testing.T) {
+	s := start(t, sim.Options{Seed: 3})
+	count := func() map[string]int {
+		t.Helper()
+		now := s.Clock.Now()
+		out := map[string]int{}
+		for _, n := range s.Numbers() {
+			out[n.Voyage]++
+			want := sim.VoyageFinished
+			switch {
+			case now.Before(n.DepartsAt):
+				want = sim.VoyageNotDeparted
+			case now.Before(n.ArrivesAt):
+				want = sim.VoyageAtSea
+			}
+			if n.Voyage != want || !n.DepartsAt.Before(n.ArrivesAt) {
+				t.Errorf("%s at %s: voyage %q (departs %s, arrives %s), want %q", n.RequestNumber, now, n.Voyage, n.DepartsAt, n.ArrivesAt, want)
+			}
+		}
+		return out
+	}
+	at := count()
+	if at[sim.VoyageAtSea] == 0 || at[sim.VoyageFinished]+at[sim.VoyageNotDeparted] == 0 {
+		t.Fatalf("at the epoch: %v; some at sea and some not wanted", at)
+	}
+	n, ok := s.AtSea()
+	if !ok || n.Voyage != sim.VoyageAtSea || n.RequestType != "bill_of_lading" {
+		t.Fatalf("AtSea: %+v %v", n, ok)
+	}
+	res, b := get(t, s.URL+"/sim/numbers")
+	var over []map[string]any
+	if res.StatusCode != http.StatusOK || json.Unmarshal(b, &over) != nil || len(over) == 0 || over[0]["voyage"] == nil || over[0]["arrives_at"] == nil {
+		t.Fatalf("/sim/numbers: %s %.300s", res.Status, b)
+	}
+	s.Clock.Set(s.Clock.Now().Add(365 * 24 * time.Hour))
+	if late := count(); late[sim.VoyageFinished] != len(s.Numbers()) {
+		t.Errorf("a year on: %v, want every voyage finished", late)
+	}
+}

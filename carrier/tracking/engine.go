@@ -257,6 +257,10 @@ func (e *Engine) Stop(ctx context.Context) error {
 	return err
 }
 
+// Serves reports whether a carrier connection is configured for scac
+// (CARRIERS): a request for a line without one could never be polled.
+func (e *Engine) Serves(scac string) bool { return e.conns[scac] != nil }
+
 // EnqueuePoll asks for a poll of a request now (after the transaction that
 // inserted it committed: the local workers start it at once). A poll
 // already waiting or running for it stands. Losing this call loses

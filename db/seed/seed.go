@@ -97,8 +97,10 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	// A bulk load is no news to live subscribers: one notification per
 	// row would fill PostgreSQL's notification queue (migration 00004).
+	// The counters' row triggers are off too: counters_recount counts
+	// everything once at the end (migration 00024).
 	seedCount(ctx)
-	if _, err := tx.ExecContext(ctx, "SET LOCAL shipgraph.notify = 'off'"); err != nil {
+	if _, err := tx.ExecContext(ctx, "SELECT set_config('shipgraph.notify', 'off', true), set_config('shipgraph.counters', 'off', true)"); err != nil {
 		return nil, Stats{}, fmt.Errorf("seed: %w", err)
 	}
 	s := &seeder{ctx: ctx, conn: conn, q: counted{tx}}
@@ -154,6 +156,9 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	}
 	if err := s.copyJourneys(now); err != nil {
 		return nil, Stats{}, err
+	}
+	if _, err := s.q.ExecContext(ctx, "SELECT counters_recount()"); err != nil {
+		return nil, Stats{}, fmt.Errorf("seed: counters: %w", err)
 	}
 	// Fresh statistics, so the first queries after a big seed plan as
 	// well as they will once autovacuum gets to the tables.

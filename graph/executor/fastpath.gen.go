@@ -17,6 +17,7 @@ func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {
 	return graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputContainerFilter,
 		ec.unmarshalInputContainerOrder,
+		ec.unmarshalInputContainerPatch,
 		ec.unmarshalInputContainerSubscriptionFilter,
 		ec.unmarshalInputCreateDocumentInput,
 		ec.unmarshalInputCustomFieldDefinitionFilter,
@@ -31,6 +32,7 @@ func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {
 		ec.unmarshalInputDocumentPatch,
 		ec.unmarshalInputPageInput,
 		ec.unmarshalInputPartyInput,
+		ec.unmarshalInputPartyPatch,
 		ec.unmarshalInputShipmentFilter,
 		ec.unmarshalInputShipmentOrder,
 		ec.unmarshalInputShipmentPatch,
@@ -123,6 +125,10 @@ func (f *fastWriter) rootField(field graphql.CollectedField) bool {
 		return f.root_Query_parties(field)
 	case "party":
 		return f.root_Query_party(field)
+	case "containerRoute":
+		return f.root_Query_containerRoute(field)
+	case "containerMap":
+		return f.root_Query_containerMap(field)
 	}
 	return false
 }
@@ -603,6 +609,34 @@ func (f *fastWriter) root_Query_party(field graphql.CollectedField) bool {
 	return f.fwOParty2ᚖshipgraphᚋmodelᚐParty(field.Selections, v)
 }
 
+func (f *fastWriter) root_Query_containerRoute(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_containerRoute(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().ContainerRoute(ctx, fc.Args["id"].(string))
+	if err != nil {
+		return false
+	}
+	return f.fwORoute2ᚖshipgraphᚋmodelᚐRoute(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_containerMap(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_containerMap(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().ContainerMap(ctx, fc.Args["id"].(string))
+	if err != nil {
+		return false
+	}
+	return f.fwOJSON2shipgraphᚋmodelᚐJSON(field.Selections, v)
+}
+
 func (f *fastWriter) fwNViewer2ᚖshipgraphᚋmodelᚐViewer(sel ast.SelectionSet, v *model.Viewer) bool {
 	if v == nil {
 		return false
@@ -890,6 +924,23 @@ func (f *fastWriter) fwOParty2ᚖshipgraphᚋmodelᚐParty(sel ast.SelectionSet,
 		return true
 	}
 	return f.o_Party(sel, v)
+}
+
+func (f *fastWriter) fwORoute2ᚖshipgraphᚋmodelᚐRoute(sel ast.SelectionSet, v *model.Route) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	return f.o_Route(sel, v)
+}
+
+func (f *fastWriter) fwOJSON2shipgraphᚋmodelᚐJSON(sel ast.SelectionSet, v model.JSON) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	v.MarshalGQL(&f.w)
+	return true
 }
 
 func (f *fastWriter) o_Viewer(sel ast.SelectionSet, obj *model.Viewer) bool {
@@ -3110,6 +3161,50 @@ func (f *fastWriter) o_Party(sel ast.SelectionSet, obj *model.Party) bool {
 	return true
 }
 
+func (f *fastWriter) o_Route(sel ast.SelectionSet, obj *model.Route) bool {
+	fields, ok := f.fields(sel, routeImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("Route")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "containerId":
+			v := obj.ContainerID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "updatedAt":
+			v := obj.UpdatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "locations":
+			v := obj.Locations
+			if !f.fwNRouteLocation2ᚕᚖshipgraphᚋmodelᚐRouteLocationᚄ(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 func (f *fastWriter) fwNAccount2ᚖshipgraphᚋmodelᚐAccount(sel ast.SelectionSet, v *model.Account) bool {
 	if v == nil {
 		return false
@@ -3180,7 +3275,11 @@ func (f *fastWriter) fwNID2string(sel ast.SelectionSet, v string) bool {
 }
 
 func (f *fastWriter) fwNString2string(sel ast.SelectionSet, v string) bool {
-	f.str(v)
+	res := model.MarshalString(v)
+	if res == graphql.Null {
+		return false
+	}
+	res.MarshalGQL(&f.w)
 	return true
 }
 
@@ -3229,7 +3328,12 @@ func (f *fastWriter) fwOString2ᚖstring(sel ast.SelectionSet, v *string) bool {
 		f.null()
 		return true
 	}
-	f.str(*v)
+	res := model.MarshalString(*v)
+	if res == graphql.Null {
+		f.null()
+		return true
+	}
+	res.MarshalGQL(&f.w)
 	return true
 }
 
@@ -3543,15 +3647,6 @@ func (f *fastWriter) fwNCustomFieldEntityType2shipgraphᚋmodelᚐCustomFieldEnt
 }
 
 func (f *fastWriter) fwNCustomFieldDataType2shipgraphᚋmodelᚐCustomFieldDataType(sel ast.SelectionSet, v model.CustomFieldDataType) bool {
-	v.MarshalGQL(&f.w)
-	return true
-}
-
-func (f *fastWriter) fwOJSON2shipgraphᚋmodelᚐJSON(sel ast.SelectionSet, v model.JSON) bool {
-	if v == nil {
-		f.null()
-		return true
-	}
 	v.MarshalGQL(&f.w)
 	return true
 }
@@ -4301,6 +4396,20 @@ func (f *fastWriter) fwNParty2ᚕᚖshipgraphᚋmodelᚐPartyᚄ(sel ast.Selecti
 	return true
 }
 
+func (f *fastWriter) fwNRouteLocation2ᚕᚖshipgraphᚋmodelᚐRouteLocationᚄ(sel ast.SelectionSet, v []*model.RouteLocation) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNRouteLocation2ᚖshipgraphᚋmodelᚐRouteLocation(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
 func (f *fastWriter) fwNShipmentEdge2ᚖshipgraphᚋmodelᚐShipmentEdge(sel ast.SelectionSet, v *model.ShipmentEdge) bool {
 	if v == nil {
 		return false
@@ -4801,6 +4910,13 @@ func (f *fastWriter) fwNParty2ᚖshipgraphᚋmodelᚐParty(sel ast.SelectionSet,
 		return false
 	}
 	return f.o_Party(sel, v)
+}
+
+func (f *fastWriter) fwNRouteLocation2ᚖshipgraphᚋmodelᚐRouteLocation(sel ast.SelectionSet, v *model.RouteLocation) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_RouteLocation(sel, v)
 }
 
 func (f *fastWriter) o_ShipmentEdge(sel ast.SelectionSet, obj *model.ShipmentEdge) bool {
@@ -5498,6 +5614,95 @@ func (f *fastWriter) o_PartyEdge(sel ast.SelectionSet, obj *model.PartyEdge) boo
 	return true
 }
 
+func (f *fastWriter) o_RouteLocation(sel ast.SelectionSet, obj *model.RouteLocation) bool {
+	fields, ok := f.fields(sel, routeLocationImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("RouteLocation")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "port":
+			v := obj.Port
+			if !f.fwNPort2ᚖshipgraphᚋmodelᚐPort(field.Selections, v) {
+				return false
+			}
+		case "inboundMode":
+			v := obj.InboundMode
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "inboundScac":
+			v := obj.InboundScac
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "inboundEtaAt":
+			v := obj.InboundEtaAt
+			if !f.fwODateTime2ᚖtimeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "inboundAtaAt":
+			v := obj.InboundAtaAt
+			if !f.fwODateTime2ᚖtimeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "inboundVessel":
+			v := obj.InboundVessel
+			if !f.fwOVessel2ᚖshipgraphᚋmodelᚐVessel(field.Selections, v) {
+				return false
+			}
+		case "inboundVoyage":
+			v := obj.InboundVoyage
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "outboundMode":
+			v := obj.OutboundMode
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "outboundScac":
+			v := obj.OutboundScac
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "outboundEtdAt":
+			v := obj.OutboundEtdAt
+			if !f.fwODateTime2ᚖtimeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "outboundAtdAt":
+			v := obj.OutboundAtdAt
+			if !f.fwODateTime2ᚖtimeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "outboundVessel":
+			v := obj.OutboundVessel
+			if !f.fwOVessel2ᚖshipgraphᚋmodelᚐVessel(field.Selections, v) {
+				return false
+			}
+		case "outboundVoyage":
+			v := obj.OutboundVoyage
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 func (f *fastWriter) fwNHoldStatus2shipgraphᚋmodelᚐHoldStatus(sel ast.SelectionSet, v model.HoldStatus) bool {
 	v.MarshalGQL(&f.w)
 	return true
@@ -5509,7 +5714,12 @@ func (f *fastWriter) fwNFeeType2shipgraphᚋmodelᚐFeeType(sel ast.SelectionSet
 }
 
 func (f *fastWriter) fwOString2string(sel ast.SelectionSet, v string) bool {
-	f.str(v)
+	res := model.MarshalString(v)
+	if res == graphql.Null {
+		f.null()
+		return true
+	}
+	res.MarshalGQL(&f.w)
 	return true
 }
 

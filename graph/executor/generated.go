@@ -367,11 +367,13 @@ type ComplexityRoot struct {
 		RotateDocument                   func(childComplexity int, id string, degrees int) int
 		RotateWebhookSecret              func(childComplexity int, id string) int
 		StopTrackingShipment             func(childComplexity int, id string) int
+		UpdateContainer                  func(childComplexity int, id string, input model.ContainerPatch) int
 		UpdateContainerCustomField       func(childComplexity int, containerID string, apiSlug string, value model.JSON) int
 		UpdateCustomField                func(childComplexity int, id string, value model.JSON) int
 		UpdateCustomFieldDefinition      func(childComplexity int, id string, input model.CustomFieldDefinitionPatch) int
 		UpdateCustomFieldOption          func(childComplexity int, definitionID string, optionID string, input model.CustomFieldOptionPatch) int
 		UpdateDocument                   func(childComplexity int, id string, input model.DocumentPatch) int
+		UpdateParty                      func(childComplexity int, id string, input model.PartyPatch) int
 		UpdateShipment                   func(childComplexity int, id string, input model.ShipmentPatch) int
 		UpdateShipmentCustomField        func(childComplexity int, shipmentID string, apiSlug string, value model.JSON) int
 		UpdateTrackingRequest            func(childComplexity int, id string, input model.TrackingRequestPatch) int
@@ -427,6 +429,8 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Container              func(childComplexity int, id string) int
+		ContainerMap           func(childComplexity int, id string) int
+		ContainerRoute         func(childComplexity int, id string) int
 		ContainerStats         func(childComplexity int, filter *model.ContainerFilter, groupBy []model.ContainerGroupBy) int
 		Containers             func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ContainerFilter, orderBy *model.ContainerOrder) int
 		CustomField            func(childComplexity int, id string) int
@@ -489,6 +493,31 @@ type ComplexityRoot struct {
 		VesselIMO      func(childComplexity int) int
 		VesselName     func(childComplexity int) int
 		VoyageNumber   func(childComplexity int) int
+	}
+
+	Route struct {
+		ContainerID func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Locations   func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+	}
+
+	RouteLocation struct {
+		ID             func(childComplexity int) int
+		InboundAtaAt   func(childComplexity int) int
+		InboundEtaAt   func(childComplexity int) int
+		InboundMode    func(childComplexity int) int
+		InboundScac    func(childComplexity int) int
+		InboundVessel  func(childComplexity int) int
+		InboundVoyage  func(childComplexity int) int
+		OutboundAtdAt  func(childComplexity int) int
+		OutboundEtdAt  func(childComplexity int) int
+		OutboundMode   func(childComplexity int) int
+		OutboundScac   func(childComplexity int) int
+		OutboundVessel func(childComplexity int) int
+		OutboundVoyage func(childComplexity int) int
+		Port           func(childComplexity int) int
 	}
 
 	ScacCandidate struct {
@@ -860,6 +889,8 @@ type MutationResolver interface {
 	CreateTrackingRequest(ctx context.Context, input model.TrackingRequestInput) (*model.TrackingRequest, error)
 	UpdateTrackingRequest(ctx context.Context, id string, input model.TrackingRequestPatch) (*model.TrackingRequest, error)
 	CreateParty(ctx context.Context, input model.PartyInput) (*model.Party, error)
+	UpdateContainer(ctx context.Context, id string, input model.ContainerPatch) (*model.Container, error)
+	UpdateParty(ctx context.Context, id string, input model.PartyPatch) (*model.Party, error)
 }
 type PartyConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.PartyConnection) (int, error)
@@ -899,6 +930,8 @@ type QueryResolver interface {
 	Search(ctx context.Context, query string) ([]*model.SearchResult, error)
 	Parties(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.PartyConnection, error)
 	Party(ctx context.Context, id string) (*model.Party, error)
+	ContainerRoute(ctx context.Context, id string) (*model.Route, error)
+	ContainerMap(ctx context.Context, id string) (model.JSON, error)
 }
 type SearchResultResolver interface {
 	RefNumbers(ctx context.Context, obj *model.SearchResult) ([]string, error)
@@ -2486,6 +2519,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.StopTrackingShipment(childComplexity, args["id"].(string)), true
+	case "Mutation.updateContainer":
+		if e.ComplexityRoot.Mutation.UpdateContainer == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateContainer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateContainer(childComplexity, args["id"].(string), args["input"].(model.ContainerPatch)), true
 	case "Mutation.updateContainerCustomField":
 		if e.ComplexityRoot.Mutation.UpdateContainerCustomField == nil {
 			break
@@ -2541,6 +2585,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateDocument(childComplexity, args["id"].(string), args["input"].(model.DocumentPatch)), true
+	case "Mutation.updateParty":
+		if e.ComplexityRoot.Mutation.UpdateParty == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateParty_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateParty(childComplexity, args["id"].(string), args["input"].(model.PartyPatch)), true
 	case "Mutation.updateShipment":
 		if e.ComplexityRoot.Mutation.UpdateShipment == nil {
 			break
@@ -2782,6 +2837,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Container(childComplexity, args["id"].(string)), true
+	case "Query.containerMap":
+		if e.ComplexityRoot.Query.ContainerMap == nil {
+			break
+		}
+
+		args, err := ec.field_Query_containerMap_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ContainerMap(childComplexity, args["id"].(string)), true
+	case "Query.containerRoute":
+		if e.ComplexityRoot.Query.ContainerRoute == nil {
+			break
+		}
+
+		args, err := ec.field_Query_containerRoute_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ContainerRoute(childComplexity, args["id"].(string)), true
 	case "Query.containerStats":
 		if e.ComplexityRoot.Query.ContainerStats == nil {
 			break
@@ -3276,6 +3353,122 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RawEvent.VoyageNumber(childComplexity), true
+
+	case "Route.containerId":
+		if e.ComplexityRoot.Route.ContainerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Route.ContainerID(childComplexity), true
+	case "Route.createdAt":
+		if e.ComplexityRoot.Route.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Route.CreatedAt(childComplexity), true
+	case "Route.id":
+		if e.ComplexityRoot.Route.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Route.ID(childComplexity), true
+	case "Route.locations":
+		if e.ComplexityRoot.Route.Locations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Route.Locations(childComplexity), true
+	case "Route.updatedAt":
+		if e.ComplexityRoot.Route.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Route.UpdatedAt(childComplexity), true
+
+	case "RouteLocation.id":
+		if e.ComplexityRoot.RouteLocation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.ID(childComplexity), true
+	case "RouteLocation.inboundAtaAt":
+		if e.ComplexityRoot.RouteLocation.InboundAtaAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.InboundAtaAt(childComplexity), true
+	case "RouteLocation.inboundEtaAt":
+		if e.ComplexityRoot.RouteLocation.InboundEtaAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.InboundEtaAt(childComplexity), true
+	case "RouteLocation.inboundMode":
+		if e.ComplexityRoot.RouteLocation.InboundMode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.InboundMode(childComplexity), true
+	case "RouteLocation.inboundScac":
+		if e.ComplexityRoot.RouteLocation.InboundScac == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.InboundScac(childComplexity), true
+	case "RouteLocation.inboundVessel":
+		if e.ComplexityRoot.RouteLocation.InboundVessel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.InboundVessel(childComplexity), true
+	case "RouteLocation.inboundVoyage":
+		if e.ComplexityRoot.RouteLocation.InboundVoyage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.InboundVoyage(childComplexity), true
+	case "RouteLocation.outboundAtdAt":
+		if e.ComplexityRoot.RouteLocation.OutboundAtdAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.OutboundAtdAt(childComplexity), true
+	case "RouteLocation.outboundEtdAt":
+		if e.ComplexityRoot.RouteLocation.OutboundEtdAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.OutboundEtdAt(childComplexity), true
+	case "RouteLocation.outboundMode":
+		if e.ComplexityRoot.RouteLocation.OutboundMode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.OutboundMode(childComplexity), true
+	case "RouteLocation.outboundScac":
+		if e.ComplexityRoot.RouteLocation.OutboundScac == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.OutboundScac(childComplexity), true
+	case "RouteLocation.outboundVessel":
+		if e.ComplexityRoot.RouteLocation.OutboundVessel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.OutboundVessel(childComplexity), true
+	case "RouteLocation.outboundVoyage":
+		if e.ComplexityRoot.RouteLocation.OutboundVoyage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.OutboundVoyage(childComplexity), true
+	case "RouteLocation.port":
+		if e.ComplexityRoot.RouteLocation.Port == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RouteLocation.Port(childComplexity), true
 
 	case "ScacCandidate.confidence":
 		if e.ComplexityRoot.ScacCandidate.Confidence == nil {
@@ -4597,6 +4790,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputContainerByIDsInput,
 		ec.unmarshalInputContainerFilter,
 		ec.unmarshalInputContainerOrder,
+		ec.unmarshalInputContainerPatch,
 		ec.unmarshalInputContainerSubscriptionFilter,
 		ec.unmarshalInputCreateDocumentInput,
 		ec.unmarshalInputCustomFieldDefinitionByIDsInput,
@@ -4613,6 +4807,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDocumentPatch,
 		ec.unmarshalInputPageInput,
 		ec.unmarshalInputPartyInput,
+		ec.unmarshalInputPartyPatch,
 		ec.unmarshalInputPortByCodesInput,
 		ec.unmarshalInputPortByIDsInput,
 		ec.unmarshalInputShipmentByIDsInput,
@@ -6728,6 +6923,82 @@ extend input TrackingRequestInput {
   "The party the request (and the shipment it creates) is for."
   customerId: ID
 }
+
+# ---------------------------------------------------------------- container route and map, container and party edits
+
+extend type Query {
+  """
+  A container's route: its port calls in order, from its transport events
+  (the /v2 GET /containers/{id}/route). Null when the container does not
+  exist in this account.
+  """
+  containerRoute(id: ID!): Route
+  """
+  A container's route as a GeoJSON FeatureCollection: its ports, the legs
+  sailed, the vessel under way and the legs ahead (the /v2 GET
+  /containers/{id}/map_geojson, the same document). Null when the container
+  does not exist in this account.
+  """
+  containerMap(id: ID!): JSON
+}
+
+"The route of a container: its port calls in order."
+type Route {
+  "Stable per container (a name-based UUID, not a record's)."
+  id: ID!
+  containerId: ID!
+  "The first event's recording, else the container's creation."
+  createdAt: DateTime!
+  "The last event's recording."
+  updatedAt: DateTime!
+  locations: [RouteLocation!]!
+}
+
+"One port (or inland ramp) call of a route."
+type RouteLocation {
+  "Stable per container and call."
+  id: ID!
+  port: Port!
+  "vessel or rail."
+  inboundMode: String
+  inboundScac: String
+  inboundEtaAt: DateTime
+  inboundAtaAt: DateTime
+  inboundVessel: Vessel
+  inboundVoyage: String
+  "vessel or rail."
+  outboundMode: String
+  outboundScac: String
+  outboundEtdAt: DateTime
+  outboundAtdAt: DateTime
+  outboundVessel: Vessel
+  outboundVoyage: String
+}
+
+extend type Mutation {
+  """
+  Change a container's reference numbers (the /v2 PATCH /containers/{id});
+  null clears them. Viewers are FORBIDDEN; another account's container is
+  NOT_FOUND.
+  """
+  updateContainer(id: ID!, input: ContainerPatch!): Container!
+  """
+  Rename a party (the /v2 PATCH /parties/{id}): the rules of createParty.
+  Viewers are FORBIDDEN; another account's party is NOT_FOUND.
+  """
+  updateParty(id: ID!, input: PartyPatch!): Party!
+}
+
+"Changes to a container; omitted fields keep their value."
+input ContainerPatch {
+  "The customer's reference numbers; null clears them."
+  refNumbers: [String!]
+}
+
+"Changes to a party."
+input PartyPatch {
+  companyName: String!
+}
 `, BuiltIn: false},
 	{Name: "../../federation/directives.graphql", Input: `
 	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
@@ -7498,6 +7769,56 @@ func (ec *executionContext) childFields_RawEvent(ctx context.Context, field grap
 		return ec.fieldContext_RawEvent_vessel(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RawEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_Route(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Route_id(ctx, field)
+	case "containerId":
+		return ec.fieldContext_Route_containerId(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Route_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Route_updatedAt(ctx, field)
+	case "locations":
+		return ec.fieldContext_Route_locations(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Route", field.Name)
+}
+
+func (ec *executionContext) childFields_RouteLocation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_RouteLocation_id(ctx, field)
+	case "port":
+		return ec.fieldContext_RouteLocation_port(ctx, field)
+	case "inboundMode":
+		return ec.fieldContext_RouteLocation_inboundMode(ctx, field)
+	case "inboundScac":
+		return ec.fieldContext_RouteLocation_inboundScac(ctx, field)
+	case "inboundEtaAt":
+		return ec.fieldContext_RouteLocation_inboundEtaAt(ctx, field)
+	case "inboundAtaAt":
+		return ec.fieldContext_RouteLocation_inboundAtaAt(ctx, field)
+	case "inboundVessel":
+		return ec.fieldContext_RouteLocation_inboundVessel(ctx, field)
+	case "inboundVoyage":
+		return ec.fieldContext_RouteLocation_inboundVoyage(ctx, field)
+	case "outboundMode":
+		return ec.fieldContext_RouteLocation_outboundMode(ctx, field)
+	case "outboundScac":
+		return ec.fieldContext_RouteLocation_outboundScac(ctx, field)
+	case "outboundEtdAt":
+		return ec.fieldContext_RouteLocation_outboundEtdAt(ctx, field)
+	case "outboundAtdAt":
+		return ec.fieldContext_RouteLocation_outboundAtdAt(ctx, field)
+	case "outboundVessel":
+		return ec.fieldContext_RouteLocation_outboundVessel(ctx, field)
+	case "outboundVoyage":
+		return ec.fieldContext_RouteLocation_outboundVoyage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RouteLocation", field.Name)
 }
 
 func (ec *executionContext) childFields_ScacCandidate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8730,6 +9051,28 @@ func (ec *executionContext) field_Mutation_updateContainerCustomField_args(ctx c
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateContainer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ContainerPatch, error) {
+			return ec.unmarshalNContainerPatch2shipgraphᚋmodelᚐContainerPatch(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateCustomFieldDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8818,6 +9161,28 @@ func (ec *executionContext) field_Mutation_updateDocument_args(ctx context.Conte
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.DocumentPatch, error) {
 			return ec.unmarshalNDocumentPatch2shipgraphᚋmodelᚐDocumentPatch(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateParty_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.PartyPatch, error) {
+			return ec.unmarshalNPartyPatch2shipgraphᚋmodelᚐPartyPatch(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8977,6 +9342,34 @@ func (ec *executionContext) field_Query__entities_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["representations"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_containerMap_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_containerRoute_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -16811,6 +17204,94 @@ func (ec *executionContext) fieldContext_Mutation_createParty(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_updateContainer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateContainer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateContainer(ctx, fc.Args["id"].(string), fc.Args["input"].(model.ContainerPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Container) graphql.Marshaler {
+			return ec.marshalNContainer2ᚖshipgraphᚋmodelᚐContainer(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateContainer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Container(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateContainer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateParty(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateParty(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateParty(ctx, fc.Args["id"].(string), fc.Args["input"].(model.PartyPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Party) graphql.Marshaler {
+			return ec.marshalNParty2ᚖshipgraphᚋmodelᚐParty(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateParty(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Party(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateParty_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NumberValidation_isValid(ctx context.Context, field graphql.CollectedField, obj *model.NumberValidation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18951,6 +19432,94 @@ func (ec *executionContext) fieldContext_Query_party(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_containerRoute(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_containerRoute(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ContainerRoute(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Route) graphql.Marshaler {
+			return ec.marshalORoute2ᚖshipgraphᚋmodelᚐRoute(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_containerRoute(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Route(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_containerRoute_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_containerMap(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_containerMap(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ContainerMap(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2shipgraphᚋmodelᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_containerMap(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_containerMap_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query__entities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19620,6 +20189,479 @@ func (ec *executionContext) fieldContext_RawEvent_vessel(_ context.Context, fiel
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Route_id(ctx context.Context, field graphql.CollectedField, obj *model.Route) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Route_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Route_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Route", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Route_containerId(ctx context.Context, field graphql.CollectedField, obj *model.Route) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Route_containerId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContainerID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Route_containerId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Route", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Route_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Route) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Route_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Route_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Route", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Route_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Route) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Route_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Route_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Route", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Route_locations(ctx context.Context, field graphql.CollectedField, obj *model.Route) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Route_locations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Locations, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.RouteLocation) graphql.Marshaler {
+			return ec.marshalNRouteLocation2ᚕᚖshipgraphᚋmodelᚐRouteLocationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Route_locations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Route",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RouteLocation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RouteLocation_id(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RouteLocation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _RouteLocation_port(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_port(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Port, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Port) graphql.Marshaler {
+			return ec.marshalNPort2ᚖshipgraphᚋmodelᚐPort(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_port(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RouteLocation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Port(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RouteLocation_inboundMode(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_inboundMode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InboundMode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_inboundMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RouteLocation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RouteLocation_inboundScac(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_inboundScac(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InboundScac, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_inboundScac(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RouteLocation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RouteLocation_inboundEtaAt(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_inboundEtaAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InboundEtaAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_inboundEtaAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RouteLocation", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _RouteLocation_inboundAtaAt(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_inboundAtaAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InboundAtaAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_inboundAtaAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RouteLocation", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _RouteLocation_inboundVessel(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_inboundVessel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InboundVessel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Vessel) graphql.Marshaler {
+			return ec.marshalOVessel2ᚖshipgraphᚋmodelᚐVessel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_inboundVessel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RouteLocation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Vessel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RouteLocation_inboundVoyage(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_inboundVoyage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InboundVoyage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_inboundVoyage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RouteLocation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RouteLocation_outboundMode(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_outboundMode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutboundMode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_outboundMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RouteLocation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RouteLocation_outboundScac(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_outboundScac(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutboundScac, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_outboundScac(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RouteLocation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RouteLocation_outboundEtdAt(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_outboundEtdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutboundEtdAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_outboundEtdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RouteLocation", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _RouteLocation_outboundAtdAt(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_outboundAtdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutboundAtdAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_outboundAtdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RouteLocation", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _RouteLocation_outboundVessel(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_outboundVessel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutboundVessel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Vessel) graphql.Marshaler {
+			return ec.marshalOVessel2ᚖshipgraphᚋmodelᚐVessel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_outboundVessel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RouteLocation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Vessel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RouteLocation_outboundVoyage(ctx context.Context, field graphql.CollectedField, obj *model.RouteLocation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RouteLocation_outboundVoyage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutboundVoyage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RouteLocation_outboundVoyage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RouteLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ScacCandidate_scac(ctx context.Context, field graphql.CollectedField, obj *model.ScacCandidate) (ret graphql.Marshaler) {
@@ -26139,6 +27181,36 @@ func (ec *executionContext) unmarshalInputContainerOrder(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputContainerPatch(ctx context.Context, obj any) (model.ContainerPatch, error) {
+	var it model.ContainerPatch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"refNumbers"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "refNumbers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("refNumbers"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RefNumbers = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputContainerSubscriptionFilter(ctx context.Context, obj any) (model.ContainerSubscriptionFilter, error) {
 	var it model.ContainerSubscriptionFilter
 	if obj == nil {
@@ -26826,6 +27898,36 @@ func (ec *executionContext) unmarshalInputPageInput(ctx context.Context, obj any
 
 func (ec *executionContext) unmarshalInputPartyInput(ctx context.Context, obj any) (model.PartyInput, error) {
 	var it model.PartyInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"companyName"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "companyName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("companyName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CompanyName = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputPartyPatch(ctx context.Context, obj any) (model.PartyPatch, error) {
+	var it model.PartyPatch
 	if obj == nil {
 		return it, nil
 	}
@@ -30522,6 +31624,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "updateContainer":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateContainer(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateParty":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateParty(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31682,6 +32798,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "containerRoute":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_containerRoute(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "containerMap":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_containerMap(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "_entities":
 			field := field
 
@@ -31908,6 +33068,167 @@ func (ec *executionContext) _RawEvent(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "vessel":
 			out.Values[i] = ec._RawEvent_vessel(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var routeImplementors = []string{"Route"}
+
+func (ec *executionContext) _Route(ctx context.Context, sel ast.SelectionSet, obj *model.Route) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, routeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Route")
+		case "id":
+			out.Values[i] = ec._Route_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "containerId":
+			out.Values[i] = ec._Route_containerId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Route_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Route_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "locations":
+			out.Values[i] = ec._Route_locations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var routeLocationImplementors = []string{"RouteLocation"}
+
+func (ec *executionContext) _RouteLocation(ctx context.Context, sel ast.SelectionSet, obj *model.RouteLocation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, routeLocationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RouteLocation")
+		case "id":
+			out.Values[i] = ec._RouteLocation_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "port":
+			out.Values[i] = ec._RouteLocation_port(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "inboundMode":
+			out.Values[i] = ec._RouteLocation_inboundMode(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "inboundScac":
+			out.Values[i] = ec._RouteLocation_inboundScac(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "inboundEtaAt":
+			out.Values[i] = ec._RouteLocation_inboundEtaAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "inboundAtaAt":
+			out.Values[i] = ec._RouteLocation_inboundAtaAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "inboundVessel":
+			out.Values[i] = ec._RouteLocation_inboundVessel(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "inboundVoyage":
+			out.Values[i] = ec._RouteLocation_inboundVoyage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "outboundMode":
+			out.Values[i] = ec._RouteLocation_outboundMode(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "outboundScac":
+			out.Values[i] = ec._RouteLocation_outboundScac(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "outboundEtdAt":
+			out.Values[i] = ec._RouteLocation_outboundEtdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "outboundAtdAt":
+			out.Values[i] = ec._RouteLocation_outboundAtdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "outboundVessel":
+			out.Values[i] = ec._RouteLocation_outboundVessel(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "outboundVoyage":
+			out.Values[i] = ec._RouteLocation_outboundVoyage(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -34832,6 +36153,11 @@ func (ec *executionContext) marshalNContainerOrderField2shipgraphᚋmodelᚐCont
 	return v
 }
 
+func (ec *executionContext) unmarshalNContainerPatch2shipgraphᚋmodelᚐContainerPatch(ctx context.Context, v any) (model.ContainerPatch, error) {
+	res, err := ec.unmarshalInputContainerPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNContainerStatus2shipgraphᚋmodelᚐContainerStatus(ctx context.Context, v any) (model.ContainerStatus, error) {
 	var res model.ContainerStatus
 	err := res.UnmarshalGQL(v)
@@ -35472,6 +36798,11 @@ func (ec *executionContext) unmarshalNPartyInput2shipgraphᚋmodelᚐPartyInput(
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNPartyPatch2shipgraphᚋmodelᚐPartyPatch(ctx context.Context, v any) (model.PartyPatch, error) {
+	res, err := ec.unmarshalInputPartyPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNPort2ᚖshipgraphᚋmodelᚐPort(ctx context.Context, sel ast.SelectionSet, v *model.Port) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -35544,6 +36875,32 @@ func (ec *executionContext) unmarshalNRole2shipgraphᚋmodelᚐRole(ctx context.
 
 func (ec *executionContext) marshalNRole2shipgraphᚋmodelᚐRole(ctx context.Context, sel ast.SelectionSet, v model.Role) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNRouteLocation2ᚕᚖshipgraphᚋmodelᚐRouteLocationᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RouteLocation) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRouteLocation2ᚖshipgraphᚋmodelᚐRouteLocation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRouteLocation2ᚖshipgraphᚋmodelᚐRouteLocation(ctx context.Context, sel ast.SelectionSet, v *model.RouteLocation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RouteLocation(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNScacCandidate2ᚕᚖshipgraphᚋmodelᚐScacCandidateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ScacCandidate) graphql.Marshaler {
@@ -35856,13 +37213,13 @@ func (ec *executionContext) marshalNShippingLineEdge2ᚖshipgraphᚋmodelᚐShip
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalString(v)
+	res, err := model.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(v)
+	res := model.MarshalString(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -37265,6 +38622,13 @@ func (ec *executionContext) unmarshalOPortByIDsInput2ᚖshipgraphᚋmodelᚐPort
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalORoute2ᚖshipgraphᚋmodelᚐRoute(ctx context.Context, sel ast.SelectionSet, v *model.Route) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Route(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOScacCandidate2ᚖshipgraphᚋmodelᚐScacCandidate(ctx context.Context, sel ast.SelectionSet, v *model.ScacCandidate) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -37353,14 +38717,14 @@ func (ec *executionContext) unmarshalOShippingLineByScacsInput2ᚖshipgraphᚋmo
 }
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalString(v)
+	res, err := model.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(v)
+	res := model.MarshalString(v)
 	return res
 }
 
@@ -37403,7 +38767,7 @@ func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v an
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalString(v)
+	res, err := model.UnmarshalString(v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -37413,7 +38777,7 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(*v)
+	res := model.MarshalString(*v)
 	return res
 }
 

@@ -1,0 +1,39 @@
+package rest
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+
+	"shipgraph/resolve"
+)
+
+// PATCH /v2/containers/{id}: a container's ref_numbers (the OpenAPI
+// document prints the operation, patch-containers-id, on the list path;
+// the id is the container's). 200 with the container, include as GET.
+
+func (s *server) updateContainer(w http.ResponseWriter, r *http.Request) {
+	p, err := parseParams(r, containerItem)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	attrs, err := writeBody(r, containerItem, "container")
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	// An attribute error is answered once the container is found (404
+	// first), as the resolver layer orders it.
+	c := resolve.UpdateContainer{ID: r.PathValue("id")}
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		if name != "ref_numbers" && c.Invalid == nil {
+			c.Invalid = attrError(name, "%s cannot be changed; a container's editable attribute is ref_numbers", name)
+		}
+	}
+	if c.Invalid == nil {
+		c.RefNumbers, c.Invalid = attrs.optionalList("ref_numbers")
+	}
+	v, err := s.res.UpdateContainer(r.Context(), who(r), c)
+	serveWritten(s, w, r, p, v, err, (*builder).containers)
+}
