@@ -737,9 +737,10 @@ async function start(key: string): Promise<void> {
 
 function init(): void {
   // The panel starts below the header, whose controls it must never cover
-  // (the header wraps to more lines when narrow or zoomed).
+  // (the header wraps to more lines when narrow or zoomed). Measured in
+  // page coordinates: a resize may come while the page is scrolled.
   const head = document.querySelector<HTMLElement>("header.top")!;
-  new ResizeObserver(() => document.documentElement.style.setProperty("--head-h", `${head.getBoundingClientRect().bottom}px`)).observe(head);
+  new ResizeObserver(() => document.documentElement.style.setProperty("--head-h", `${head.getBoundingClientRect().bottom + window.scrollY}px`)).observe(head);
   $<HTMLFormElement>("key-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const k = $<HTMLInputElement>("api-key").value.trim();
