@@ -4,22 +4,25 @@ GO          ?= go
 BIN         := bin/shipgraph
 export CGO_ENABLED ?= 0
 
-.PHONY: all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress image deploy-test chart-docs
+.PHONY: all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress image deploy-test chart-docs test-citus
 
 all: build
 
 # GraphiQL assets come from the npm registry at build time and are embedded;
 # without npm the binary falls back to a CDN-hosted playground page.
 assets:
+	@echo "make: fetching the playground's assets (npm; cached after the first time)"
 	@scripts/fetch-playground-assets.sh || echo "warning: playground assets not fetched; the playground will load GraphiQL from a CDN" >&2
 
 # The operations page (/ops): its TypeScript and operations, bundled with
 # esbuild from pinned npm packages into web/ops/dist/ and embedded; without
 # npm the binary still builds and /ops says the page was not built.
 ops:
+	@echo "make: bundling the operations page (npm, esbuild; cached after the first time)"
 	@scripts/build-ops.sh || echo "warning: the operations page was not built; /ops will say so" >&2
 
 build: assets ops
+	@if [ ! -x $(BIN) ]; then echo "make: building $(BIN); the first build compiles every dependency and takes a few minutes"; fi
 	$(GO) build -o $(BIN) .
 
 # Build, start the embedded PostgreSQL if DATABASE_URL is unset, migrate,
@@ -33,6 +36,13 @@ run: build
 test: s3server
 	@if command -v npm >/dev/null; then scripts/fetch-playground-assets.sh; scripts/build-ops.sh; fi
 	@if command -v npm >/dev/null; then export SHIPGRAPH_REQUIRE_ASSETS=1; fi; $(GO) test -count=1 ./...
+
+# The test suite against a Citus coordinator and two workers on loopback
+# (scripts/citus-cluster.sh starts them, installing ../shared/citus), every
+# test database distributed by account; scripts/citus-skip.txt names the
+# tests skipped there and why. docs/scaling.md, "Distributed PostgreSQL".
+test-citus: s3server
+	@scripts/test-citus.sh
 
 # The settings table (docs/settings.md), rewritten from config/settings.go
 # (a test fails when they differ).
@@ -104,7 +114,7 @@ bench:
 
 # One request at a time against a private PostgreSQL under SCALE_DIR
 # (default /var/tmp/shipgraph-scale), seeded once per size (a 1 M seed
-# takes ~3 minutes) and reused; prints medians. See scripts/bench-scale.sh.
+# takes ~4.5 minutes: docs/scale.md) and reused; prints medians. See scripts/bench-scale.sh.
 bench-scale: build
 	@BIN=$(BIN) scripts/bench-scale.sh
 

@@ -26,7 +26,7 @@ func (p *process) background() []component {
 		{"upload sweep", p.sweepUploads},
 		{"change-log pruning", p.pruneChangeLog},
 		{"webhooks", p.webhooks},
-		{"tracking", p.runTracking},
+		{"jobs", p.runJobs},
 	}
 	if p.v.Duration(config.DemoActivity) > 0 {
 		cs = append(cs, component{"demo activity", p.demoActivity})

@@ -11,9 +11,10 @@ import (
 	"shipgraph/config"
 	"shipgraph/db"
 	"shipgraph/files"
-	"shipgraph/httpapi"
+	"shipgraph/graph/gqlhttp"
+	"shipgraph/live"
+	"shipgraph/load"
 	"shipgraph/resolve"
-	"shipgraph/respcache"
 	"shipgraph/webhook"
 )
 
@@ -31,38 +32,30 @@ func TestDefaultsAgree(t *testing.T) {
 		}
 	}
 	v := config.Bind(flag.NewFlagSet("t", flag.ContinueOnError), config.Serve)
-	hc := httpConfig(v, slog.Default())
+	hc := HTTPConfig(v, slog.Default())
 	tc, err := trackingConfig(v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	td := tracking.Default
-	d := httpapi.DefaultConfig
+	g := gqlhttp.DefaultHandlerConfig
 	type pair struct {
 		name      string
 		got, want any
 	}
 	for _, p := range []pair{
-		{"BODY_LIMIT", hc.BodyLimit, d.BodyLimit},
-		{"BODY_TIMEOUT", hc.BodyTimeout, d.BodyTimeout},
-		{"REQUEST_TIMEOUT", hc.RequestTimeout, d.RequestTimeout},
-		{"GRAPHQL_RESPONSE_LIMIT", hc.ResponseLimit, d.ResponseLimit},
-		{"RATE_LIMIT", hc.RateLimit, d.RateLimit},
-		{"GRAPHQL_INTROSPECTION", hc.GraphQL.Introspection, d.GraphQL.Introspection},
-		{"GRAPHQL_FAST_PATH", hc.GraphQL.NoFastPath, d.GraphQL.NoFastPath},
-		{"GRAPHQL_COMPLEXITY_LIMIT", hc.GraphQL.ComplexityLimit, d.GraphQL.ComplexityLimit},
-		{"GRAPHQL_DEPTH_LIMIT", hc.GraphQL.DepthLimit, d.GraphQL.DepthLimit},
-		{"GRAPHQL_ALIAS_LIMIT", hc.GraphQL.AliasLimit, d.GraphQL.AliasLimit},
-		{"GRAPHQL_TOKEN_LIMIT", hc.GraphQL.TokenLimit, d.GraphQL.TokenLimit},
-		{"GRAPHQL_FIELD_LIMIT", hc.GraphQL.FieldLimit, d.GraphQL.FieldLimit},
-		{"GRAPHQL_COST_BUDGET", hc.CostBudget, d.CostBudget},
-		{"LOADER_WAIT", hc.Loader.Wait, d.Loader.Wait},
-		{"KEY_CACHE", hc.KeyCache, d.KeyCache},
-		{"RESPONSE_CACHE_BYTES", hc.ResponseCacheBytes, int64(respcache.DefaultBytes)},
-		{"SUBSCRIPTION_LIMIT", hc.Live.MaxPerKey, d.Live.MaxPerKey},
-		{"SUBSCRIPTION_QUEUE", hc.Live.Queue, d.Live.Queue},
-		{"SUBSCRIPTION_KEEPALIVE", hc.Live.KeepAlive, d.Live.KeepAlive},
-		{"WEBHOOK_LIMIT", hc.Webhooks.Limit, resolve.DefaultWebhookLimit},
+		{"GRAPHQL_INTROSPECTION", hc.GraphQL.Introspection, g.Introspection},
+		{"GRAPHQL_FAST_PATH", hc.GraphQL.NoFastPath, g.NoFastPath},
+		{"GRAPHQL_COMPLEXITY_LIMIT", hc.GraphQL.ComplexityLimit, g.ComplexityLimit},
+		{"GRAPHQL_DEPTH_LIMIT", hc.GraphQL.DepthLimit, g.DepthLimit},
+		{"GRAPHQL_ALIAS_LIMIT", hc.GraphQL.AliasLimit, g.AliasLimit},
+		{"GRAPHQL_TOKEN_LIMIT", hc.GraphQL.TokenLimit, g.TokenLimit},
+		{"GRAPHQL_FIELD_LIMIT", hc.GraphQL.FieldLimit, g.FieldLimit},
+		{"LOADER_WAIT", hc.Resolver.Loaders.Wait, load.DefaultLoaderConfig.Wait},
+		{"SUBSCRIPTION_LIMIT", hc.Live.MaxPerKey, live.DefaultConfig.MaxPerKey},
+		{"SUBSCRIPTION_QUEUE", hc.Live.Queue, live.DefaultConfig.Queue},
+		{"SUBSCRIPTION_KEEPALIVE", hc.Live.KeepAlive, live.DefaultConfig.KeepAlive},
+		{"WEBHOOK_LIMIT", hc.Resolver.Webhooks.Limit, resolve.DefaultWebhookLimit},
 		{"WEBHOOK_WORKERS", v.Int(config.WebhookWorkers), webhook.Defaults.Workers},
 		{"WEBHOOK_TIMEOUT", v.Duration(config.WebhookTimeout), webhook.Defaults.Timeout},
 		{"WEBHOOK_RETRY_BASE", v.Duration(config.WebhookRetryBase), webhook.Defaults.RetryBase},
@@ -82,7 +75,6 @@ func TestDefaultsAgree(t *testing.T) {
 		{"TRACKING_SCHEDULE_EVERY", tc.ScheduleEvery, td.ScheduleEvery},
 		{"TRACKING_POLL_TIMEOUT", tc.PollTimeout, td.PollTimeout},
 		{"TRACKING_RESCUE_AFTER", tc.RescueAfter, td.RescueAfter},
-		{"TRACKING_FETCH_INTERVAL", tc.FetchInterval, td.FetchInterval},
 		{"TRACKING_STOP_AFTER_ARRIVAL", tc.StopAfterArrival, td.StopAfterArrival},
 		{"TRACKING_MAX_RESPONSE", tc.MaxResponse, td.MaxResponse},
 		{"TRACKING_MAX_EVENTS", tc.MaxEvents, td.MaxEvents},

@@ -12,11 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"shipgraph/carrier/tracking"
 	"shipgraph/config"
 	"shipgraph/db"
-	"shipgraph/docproc"
 	"shipgraph/httpapi"
+	"shipgraph/jobs"
 	"shipgraph/resolve"
 	"shipgraph/sharedlimit"
 	"shipgraph/tracing"
@@ -35,11 +34,11 @@ type process struct {
 	store   *db.DB
 	tracing *tracing.Provider
 	res     *resolve.Resolver
-	// tracking polls carriers (carrier/tracking); it runs as a background
-	// component.
-	tracking *tracking.Engine
-	listen   *db.Listener
-	chain    *httpapi.Handler
+	// jobs is the one job engine (tracking polls, document processing);
+	// it runs as a background component.
+	jobs   *jobs.Engine
+	listen *db.Listener
+	chain  *Chain
 
 	closers []func() // run in reverse order by close
 }
@@ -112,34 +111,31 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 	}
 	p.onClose(func() { _ = fileStore.Close() })
 
-	hc := httpConfig(v, log)
-	hc.Shared, hc.Tracing, hc.Files = p.shared, p.tracing.Provider(), fileStore
-	hc.GraphQL.Trusted = trusted
+	cc := HTTPConfig(v, log)
+	cc.Shared, cc.Tracing, cc.Files = p.shared, p.tracing.Provider(), fileStore
+	cc.GraphQL.Trusted = trusted
 	agents, err := mcpServer(log)
 	if err != nil {
 		return err
 	}
-	hc.MCP = agents.Handler
+	cc.MCP = agents.Handler
 	if trusted != nil {
 		trusted.Add(agents.Documents()...) // the tools' operations are trusted
 	}
-	docs := docproc.New(store, fileStore, log)
-	if p.tracking, err = newTracking(v, store, p.shared, docs, log); err != nil {
+	jobs, docs, trk, err := newJobs(v, store, p.shared, fileStore, log)
+	if err != nil {
 		return err
 	}
-	p.res = resolve.New(store)
-	p.res.Files, p.res.WebhookConfig, p.res.Tracking, p.res.DocumentJobs = fileStore, hc.Webhooks, p.tracking, docs
-	p.res.Loaders = hc.Loader
-	p.res.Shared = p.shared // per-key limits over every instance (test deliveries)
-	hc.Resolver = p.res
-	// One listening connection: the key cache, the live hub and the
-	// webhook fan-out's wake-ups. It closes after the chain.
-	p.listen = store.Listen(httpapi.ListenPing(hc))
-	p.onClose(p.listen.Close)
-	hc.Listener = p.listen
-	p.chain = httpapi.New(store, hc)
+	p.jobs = jobs
+	cc.Resolver.Tracking, cc.Resolver.DocumentJobs = trk, docs
+	// The chain's parts: the one resolver layer and the one listening
+	// connection (the key cache, the live hub, the response cache and the
+	// webhook fan-out's wake-ups), which the background components share.
+	p.chain = NewChain(store, cc)
+	p.res, p.listen = p.chain.Resolver, p.chain.Listener
 	// Closes after the background components stopped and the server
-	// drained: the key listener stops, the last key uses are recorded.
+	// drained: the key listener stops, the last key uses are recorded,
+	// the listening connection closes.
 	p.onClose(p.chain.Close)
 	// Subscriptions never drain by themselves: end them when the
 	// shutdown begins. Nor do bodies a client trickles: cut them.
@@ -195,36 +191,6 @@ func (p *process) shutdown(srv *http.Server, errc chan error, interrupted bool) 
 		p.log.Warn("shutdown", "err", err)
 	}
 	return nil
-}
-
-// httpConfig is the HTTP chain's share of the configuration.
-func httpConfig(v *config.Values, log *slog.Logger) httpapi.Config {
-	hc := httpapi.DefaultConfig
-	hc.BodyLimit, hc.BodyTimeout, hc.RateLimit = v.Int64(config.BodyLimit), v.Duration(config.BodyTimeout), v.Int(config.RateLimit)
-	hc.RequestTimeout, hc.ResponseLimit = v.Duration(config.RequestTimeout), v.Int64(config.GraphQLResponseLimit)
-	g := &hc.GraphQL
-	g.Introspection = v.Bool(config.GraphQLIntrospection)
-	g.NoFastPath = !v.Bool(config.GraphQLFastPath)
-	g.ComplexityLimit, g.DepthLimit = v.Int(config.GraphQLComplexityLimit), v.Int(config.GraphQLDepthLimit)
-	g.AliasLimit, g.TokenLimit = v.Int(config.GraphQLAliasLimit), v.Int(config.GraphQLTokenLimit)
-	g.FieldLimit = v.Int(config.GraphQLFieldLimit)
-	hc.CostBudget = v.Int(config.GraphQLCostBudget)
-	g.Logger = log
-	if d := v.Duration(config.LoaderWait); d > 0 {
-		hc.Loader.Wait = d
-	}
-	hc.PlaygroundKey = v.String(config.PlaygroundAPIKey)
-	hc.PublicBaseURL = v.String(config.PublicBaseURL)
-	hc.Logger = log
-	hc.KeyCache = v.Int(config.KeyCache)
-	hc.ResponseCacheBytes = v.Int64(config.ResponseCacheBytes)
-	hc.ResponseCacheMaxAge = v.Duration(config.ReferenceCacheTTL)
-	hc.Webhooks = resolve.WebhookConfig{Limit: v.Int(config.WebhookLimit), AllowPrivate: v.Bool(config.WebhookAllowPrivateURLs)}
-	hc.Live.MaxPerKey, hc.Live.Queue = v.Int(config.SubscriptionLimit), v.Int(config.SubscriptionQueue)
-	if d := v.Duration(config.SubscriptionKeepalive); d > 0 {
-		hc.Live.KeepAlive = d
-	}
-	return hc
 }
 
 // swapHandler serves the handler set last: the waiting answers, then the

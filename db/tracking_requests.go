@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strconv"
 	"strings"
@@ -139,22 +140,36 @@ var ErrDuplicateTrackingRequest = &model.Error{Code: model.ECONFLICT, Message: "
 // user (nil for a key of no user), and fills in what the database set. A
 // live request of the same number, type and SCAC is
 // ErrDuplicateTrackingRequest: the unique index decides, so two creates
-// racing cannot both pass.
-func (db *DB) CreateTrackingRequest(ctx context.Context, accountID string, t *model.TrackingRequest, userID *string) error {
+// racing cannot both pass. Enqueue, when set, runs in the transaction that
+// inserts the request (its first poll, inserted by Enqueue, exists exactly
+// when the request does).
+func (db *DB) CreateTrackingRequest(ctx context.Context, accountID string, t *model.TrackingRequest, userID *string,
+	enqueue func(ctx context.Context, tx *sql.Tx, t *model.TrackingRequest) error) error {
 	if !validUUID(accountID) {
 		return model.NotFound("account")
 	}
-	err := sqlx.GetContext(ctx, db.write(accountID), t,
-		`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, ref_numbers, tags, status, user_id, next_poll_at, customer_id)
-		 VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, now(), $8)
-		 RETURNING `+trackingRequestReturning,
-		accountID, t.RequestType, t.RequestNumber, t.Scac, pq.StringArray(orEmptyStrings(t.RefNumbers)),
-		pq.StringArray(orEmptyStrings(t.Tags)), userID, t.CustomerID)
-	if isDuplicateTrackingRequest(err) {
-		c := *ErrDuplicateTrackingRequest
-		return &c
+	insert := func(q ext) error {
+		err := sqlx.GetContext(ctx, q, t,
+			`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, ref_numbers, tags, status, user_id, next_poll_at, customer_id)
+			 VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, now(), $8)
+			 RETURNING `+trackingRequestReturning,
+			accountID, t.RequestType, t.RequestNumber, t.Scac, pq.StringArray(orEmptyStrings(t.RefNumbers)),
+			pq.StringArray(orEmptyStrings(t.Tags)), userID, t.CustomerID)
+		if isDuplicateTrackingRequest(err) {
+			c := *ErrDuplicateTrackingRequest
+			return &c
+		}
+		return mapErr(err)
 	}
-	return mapErr(err)
+	if enqueue == nil {
+		return insert(db.write(accountID))
+	}
+	return db.inRawTx(ctx, accountID, func(q ext, tx *sql.Tx) error {
+		if err := insert(q); err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, t)
+	})
 }
 
 // isDuplicateTrackingRequest reports a violation of the live number index.

@@ -24,7 +24,7 @@ func TestTrackingRequestDuplicateRace(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			errs[i] = f.DB.CreateTrackingRequest(ctx, f.A.Account,
-				&model.TrackingRequest{RequestType: "bill_of_lading", RequestNumber: "MEDURACE1", Scac: "MSCU"}, nil)
+				&model.TrackingRequest{RequestType: "bill_of_lading", RequestNumber: "MEDURACE1", Scac: "MSCU"}, nil, nil)
 		}()
 	}
 	wg.Wait()
@@ -44,7 +44,7 @@ func TestTrackingRequestDuplicateRace(t *testing.T) {
 		account, typ string
 	}{{f.B.Account, "bill_of_lading"}, {f.A.Account, "booking_number"}} {
 		r := &model.TrackingRequest{RequestType: c.typ, RequestNumber: "MEDURACE1", Scac: "MSCU"}
-		if err := f.DB.CreateTrackingRequest(ctx, c.account, r, nil); err != nil || r.Status != model.TrackingPending || r.NextPollAt == nil || r.AccountID != c.account {
+		if err := f.DB.CreateTrackingRequest(ctx, c.account, r, nil, nil); err != nil || r.Status != model.TrackingPending || r.NextPollAt == nil || r.AccountID != c.account {
 			t.Errorf("%s %s: %v %+v", c.account, c.typ, err, r)
 		}
 	}

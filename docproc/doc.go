@@ -1,7 +1,6 @@
-// Package docproc processes documents (issue 28, point 4): River jobs, on
-// the process's one River client (the tracking engine's, through
-// tracking.WithQueue; app wires it), that read a document's file and keep
-// what they find with the document, through db.
+// Package docproc processes documents: River jobs, on the process' one
+// job engine (package jobs, built by app), that read a document's file and
+// keep what they find with the document, through db.
 //
 //   - extract.go: the text of a file — a PDF's text layer
 //     (github.com/ledongthuc/pdf, pure Go, no network, no model), a PNG's

@@ -12,7 +12,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/files"
-	"shipgraph/model"
+	"shipgraph/jobs"
 )
 
 // Queue is the River queue of the document jobs.
@@ -60,45 +60,44 @@ func (a JobArgs) InsertOpts() river.InsertOpts {
 // database error) before the document is recorded failed.
 const MaxAttempts = 5
 
-// Processor runs the document jobs on the process's one River client
-// (carrier/tracking's, through tracking.WithQueue and Use).
+// Processor runs the document jobs on the process' job engine (package
+// jobs), in the queue Queue.
 type Processor struct {
 	store *db.DB
 	files *files.Store
 	log   *slog.Logger
-	river *river.Client[*sql.Tx]
+	jobs  *jobs.Engine
 }
 
 // New builds a processor over store and the file store fs (nil: every
-// extraction fails as having no file).
-func New(store *db.DB, fs *files.Store, log *slog.Logger) *Processor {
+// extraction fails as having no file) and registers its queue on the job
+// engine j (before j opens): workers jobs at once in this process (0: it
+// only enqueues).
+func New(store *db.DB, fs *files.Store, j *jobs.Engine, workers int, log *slog.Logger) (*Processor, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Processor{store: store, files: fs, log: log}
+	p := &Processor{store: store, files: fs, log: log, jobs: j}
+	err := j.Register(jobs.Queue{Name: Queue, Workers: workers, Register: func(w *river.Workers) {
+		river.AddWorker(w, river.WorkFunc(p.work))
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("docproc: %w", err)
+	}
+	return p, nil
 }
 
-// AddWorkers registers the document worker (tracking.WithQueue's add).
-func (p *Processor) AddWorkers(w *river.Workers) { river.AddWorker(w, river.WorkFunc(p.work)) }
-
-// Use sets the River client the jobs are inserted with.
-func (p *Processor) Use(c *river.Client[*sql.Tx]) { p.river = c }
-
-// Enqueue inserts a job (after the request's writes committed).
+// Enqueue inserts a job whose request wrote nothing (reclassify, relink,
+// rotate).
 func (p *Processor) Enqueue(ctx context.Context, a JobArgs) error {
-	if p.river == nil {
-		return model.Errorf(model.EUNAVAILABLE, "document processing is not running")
-	}
-	_, err := p.river.Insert(ctx, a, nil)
+	_, err := p.jobs.Insert(ctx, a, nil)
 	return err
 }
 
-// EnqueueTx inserts a job in tx: it exists exactly when tx commits.
+// EnqueueTx inserts a job in tx, the transaction that writes what it is
+// about: it exists exactly when tx commits.
 func (p *Processor) EnqueueTx(ctx context.Context, tx *sql.Tx, a JobArgs) error {
-	if p.river == nil {
-		return model.Errorf(model.EUNAVAILABLE, "document processing is not running")
-	}
-	_, err := p.river.InsertTx(ctx, tx, a, nil)
+	_, err := p.jobs.InsertTx(ctx, tx, a, nil)
 	return err
 }
 

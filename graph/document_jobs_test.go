@@ -3,9 +3,9 @@ package graph_test
 import (
 	"testing"
 
-	"shipgraph/carrier/tracking"
 	"shipgraph/docproc"
 	"shipgraph/graph/gqlhttp"
+	"shipgraph/jobs"
 	"shipgraph/load"
 	"shipgraph/testkit"
 )
@@ -16,16 +16,16 @@ import (
 // it is; a viewer, another account and an unknown id are refused.
 func TestDocumentJobMutations(t *testing.T) {
 	e := newWriteEnv(t)
-	p := docproc.New(e.Store, nil, nil)
-	c := tracking.Default
-	c.Workers = 0
-	eng, err := tracking.New(c, e.Store, nil, tracking.WithQueue(docproc.Queue, 0, p.AddWorkers))
+	eng := jobs.New(e.Store, jobs.Config{})
+	p, err := docproc.New(e.Store, nil, eng, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Use(eng.Client())
+	if err := eng.Open(); err != nil {
+		t.Fatal(err)
+	}
 	hc := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
-	hc.DocumentJobs = p
+	hc.Resolver.DocumentJobs = p
 	e.Handler = testkit.Start(t, e.Store, hc)
 
 	var acme, globex string

@@ -46,7 +46,7 @@ func TestInternalErrors(t *testing.T) {
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	hc.RequestID = func(context.Context) string { return "req-42" }
-	res := resolve.New(broken)
+	res := resolve.New(broken, resolve.Deps{})
 	gql := gqlhttp.NewHandler(&graph.Resolver{Res: res}, hc)
 	h := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := auth.Authenticate(r.Context(), strings.TrimPrefix(r.Header.Get("Authorization"), "Token "))

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/httpapi"
 	"shipgraph/testkit"
 )
 
@@ -49,7 +48,7 @@ func answered(t *testing.T, c net.Conn, within time.Duration) (string, time.Dura
 func TestBodyTimeouts(t *testing.T) {
 	url, keys := seeded(t)
 	k := keys["acme/admin"]
-	c := httpapi.DefaultConfig
+	c := testkit.Defaults()
 	c.BodyTimeout = 300 * time.Millisecond
 	in := start(t, url, &c)
 	addr := strings.TrimPrefix(in.url, "http://")

@@ -4,14 +4,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"shipgraph/testkit"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"shipgraph/testkit"
+
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/httpapi"
 	"shipgraph/sharedlimit/redistest"
 )
 
@@ -72,7 +72,7 @@ func budgetRefused(t *testing.T, what string, r *reply) {
 // each instance would hold a budget of its own.
 func TestCostBudgetShared(t *testing.T) {
 	rs := redistest.Start(t)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.RateLimit = 0
 	cfg.CostBudget = budget
 	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
@@ -127,7 +127,7 @@ func TestCostBudgetShared(t *testing.T) {
 // answers.
 func TestCostBudgetPerProcess(t *testing.T) {
 	url, keys := seeded(t)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.RateLimit = 0
 	cfg.CostBudget = budget
 	in := start(t, url, &cfg)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 // /v2 PATCH throughput with the change log and with the trigger before it
@@ -22,7 +22,7 @@ func TestChangeLogPatchThroughput(t *testing.T) {
 		t.Skip("a measurement: set SHIPGRAPH_MEASURE=1")
 	}
 	d := newLiveDB(t)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.RateLimit = 0
 	in := start(t, d.url, &cfg)
 	mig, err := os.ReadFile("../db/migrations/00008_change_log.sql")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 // TestDatabaseTimeoutAnswers503: a statement that times out in PostgreSQL
@@ -17,7 +17,7 @@ import (
 // extensions.code UNAVAILABLE — never a 500.
 func TestDatabaseTimeoutAnswers503(t *testing.T) {
 	url, keys := seeded(t)
-	c := httpapi.DefaultConfig
+	c := testkit.Defaults()
 	c.KeyCache = 0 // keys are read from a table nobody locks
 	in := start(t, url+"&statement_timeout=300", &c)
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/httpapi"
 	"shipgraph/rest"
+	"shipgraph/testkit"
 )
 
 // The errors the chain writes before routing take the shape of the API
@@ -61,7 +61,7 @@ func wantJSONAPIError(t *testing.T, what string, r *reply, status int) {
 
 func TestRateLimitShapes(t *testing.T) {
 	url, keys := seeded(t)
-	c := httpapi.DefaultConfig
+	c := testkit.Defaults()
 	c.RateLimit = 1 // a burst of one, then one a minute
 	in := start(t, url, &c)
 	q := `{ viewer { role } }`
@@ -109,7 +109,7 @@ func TestStoreFailureShapes(t *testing.T) {
 // API's shape, logged with the request id; the server keeps serving.
 func TestPanicShapes(t *testing.T) {
 	url, keys := seeded(t)
-	c := httpapi.DefaultConfig
+	c := testkit.Defaults()
 	c.Wrap = func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("X-Test-Panic") != "" {

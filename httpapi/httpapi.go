@@ -5,8 +5,11 @@
 // /graphql and the JSON:API router on /v2, beside /healthz, /readyz,
 // /metrics and /playground.
 //
-// The composition root (package app) builds it from the configuration; the tests of graph/, rest/
-// and this package build the very same chain, so there is one of it.
+// The composition root (package app) builds its parts (the resolver layer,
+// the live hub, the key cache, the response cache and its feed, over the
+// process' one listening connection) and hands them to New, which only
+// puts the chain together; the tests build it through app as well, so
+// there is one of it.
 package httpapi
 
 import (
@@ -26,17 +29,16 @@ import (
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/graph/playground"
 	"shipgraph/live"
-	"shipgraph/load"
 	"shipgraph/model"
 	"shipgraph/resolve"
-	"shipgraph/respcache"
 	"shipgraph/rest"
 	"shipgraph/sharedlimit"
 	"shipgraph/web/ops"
 )
 
-// Config is what the chain needs besides the store. Start from
-// DefaultConfig: a zero BodyLimit refuses every body.
+// Config is the chain's own settings; the composition root (package app)
+// fills it from the declared settings (config/settings.go), which hold
+// every default. A zero BodyLimit refuses every body.
 type Config struct {
 	// BodyLimit is the largest request body in bytes (413 beyond; at
 	// once when the Content-Length announces more).
@@ -62,8 +64,6 @@ type Config struct {
 	// complexity, depth, aliases, parser tokens, caches). Its Logger
 	// defaults to Logger; RequestID is set by New.
 	GraphQL gqlhttp.HandlerConfig
-	// Loader configures the per-request loaders.
-	Loader load.LoaderConfig
 	// PlaygroundKey is the API key prefilled in the playground (demos).
 	PlaygroundKey string
 	// PublicBaseURL is the scheme and host of absolute links in /v2
@@ -71,149 +71,80 @@ type Config struct {
 	PublicBaseURL string
 	// Logger gets the access log and errors; nil discards them.
 	Logger *slog.Logger
-	// KeyCache is how many API keys (by hash) the chain keeps resolved in
-	// memory, least recently used first out; 0 looks every key up in the
-	// database. Unknown keys are never cached.
-	KeyCache int
-	// KeyCachePing is how often the connection that listens for changed
-	// keys is pinged: cached keys are trusted only while a ping was
-	// answered within the last four intervals, so a connection that dies
-	// without a word turns the cache off within that time. 0 means
-	// DefaultKeyCachePing.
-	KeyCachePing time.Duration
-	// Live configures subscriptions (limits, queue, keep-alive).
-	Live live.Config
-	// Shared, when set (REDIS_URL), counts the rate limit and the
-	// subscription limit of each key over every instance; nil counts them
-	// in this process. The caller closes it after the chain.
+	// Shared, when set (REDIS_URL), counts the rate limit and the cost
+	// budget of each key over every instance; nil counts them in this
+	// process. The caller closes it after the chain.
 	Shared *sharedlimit.Limits
 	// Tracing, when set, traces requests (tracing.go); nil is off.
 	Tracing trace.TracerProvider
-	// Files is the store of document files (issue 16); nil serves no
-	// files. Its signed URLs are served under files.Prefix, outside
-	// authentication and the body limit (a PUT is limited to its signed size).
+	// Files is the store of document files; nil serves no files. Its
+	// signed URLs are served under files.Prefix, outside authentication
+	// and the body limit (a PUT is limited to its signed size).
 	Files *files.Store
-	// Webhooks are the webhook API's settings (WEBHOOK_LIMIT,
-	// WEBHOOK_ALLOW_PRIVATE_URLS).
-	Webhooks resolve.WebhookConfig
-	// Resolver, when set, is the process' resolver layer (the
-	// composition root, package app, builds one for the chain and the
-	// webhook engine alike); nil builds one over the store with Files and
-	// Webhooks.
-	Resolver *resolve.Resolver
-	// Listener, when set, is the process' one listening connection,
-	// opened with ListenPing (the composition root shares it with the
-	// webhook engine and closes it after the chain); nil: the chain opens
-	// its own and closes it.
-	Listener *db.Listener
 	// Wrap, when set, wraps the routes after authentication and the rate
 	// limit (before the loaders): tests count a request's statements
 	// after its key lookup, or inject faults, there.
 	Wrap func(http.Handler) http.Handler
-	// Tracking is the tracking engine (carrier/tracking.Engine): refreshes
-	// and polls enqueued by the API; nil answers refreshes 503.
-	Tracking resolve.Tracker
-	// ResponseCacheBytes bounds the response cache (respcache.go,
-	// RESPONSE_CACHE_BYTES); 0 keeps no answers (ETags and 304s still
-	// work). DefaultConfig leaves it 0, so that tests which change rows
-	// with SQL and read them at once see them: the cache's own tests turn
-	// it on; the server's default is respcache.DefaultBytes.
-	ResponseCacheBytes int64
-	// ResponseCacheMaxAge is the longest an answer is kept (the
-	// reference cache's TTL: reference rows are not in the change log);
-	// 0 is no limit.
-	ResponseCacheMaxAge time.Duration
 	// MCP, when set, builds the handler of /mcp (package mcp, built by the
 	// composition root) from the routes after authentication and the rate
 	// limit: the handler that serves POST /graphql, through which the MCP
 	// tools run their operations. nil: no /mcp.
 	MCP func(graphql http.Handler) http.Handler
-	// DocumentJobs is the document processing (docproc.Processor) of a
-	// chain that builds its own resolver layer; nil: none.
-	DocumentJobs resolve.DocumentJobs
 }
 
-// DefaultKeyCachePing pings the listening connection four times a second: a
-// silently dead listener stops the cache within a second.
-const DefaultKeyCachePing = 250 * time.Millisecond
-
-// DefaultConfig is the server's defaults.
-var DefaultConfig = Config{
-	BodyLimit:      1 << 20,
-	BodyTimeout:    30 * time.Second,
-	RequestTimeout: 30 * time.Second,
-	ResponseLimit:  32 << 20,
-	RateLimit:      6000,
-	GraphQL:        gqlhttp.DefaultHandlerConfig,
-	Loader:         load.DefaultLoaderConfig,
-	KeyCache:       10000,
-	Live:           live.DefaultConfig,
-	Webhooks:       resolve.WebhookConfig{Limit: resolve.DefaultWebhookLimit},
+// Parts are what the chain serves, built by the composition root (package
+// app) and closed by it after the chain: New builds none of them.
+type Parts struct {
+	// Resolver is the process' resolver layer, behind both APIs.
+	Resolver *resolve.Resolver
+	// Live is the subscriptions' hub.
+	Live *live.Hub
+	// Keys resolves API keys (cached or not).
+	Keys *KeyCache
+	// Cache keeps answers until what they read changes; nil keeps none
+	// (ETags and 304s still work).
+	Cache *ResponseCache
 }
 
-// Handler is the chain. Close it after the HTTP server has drained: it
-// closes the listening connection.
+// Handler is the chain.
 type Handler struct {
 	h      http.Handler
 	keys   *keyCache
 	live   *live.Hub
-	listen *db.Listener
-	owned  bool // listen was opened by New: Close closes it
 	bodies *bodies
 	ready  *readiness
 	cache  *responseCache
 }
 
-// New builds the chain over store. With a key cache it starts listening
-// for changed keys at once; until the listener is up, keys are looked up
-// in the database.
-func New(store *db.DB, c Config) *Handler {
+// New puts the chain together over store from c and the parts it serves.
+func New(store *db.DB, c Config, parts Parts) *Handler {
 	log := c.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
-	}
-	if c.KeyCachePing <= 0 {
-		c.KeyCachePing = DefaultKeyCachePing
 	}
 	hc := c.GraphQL
 	if hc.Logger == nil {
 		hc.Logger = log
 	}
 	hc.RequestID = requestIDFrom
+	if hc.KnownDocuments == nil {
+		hc.KnownDocuments = ops.Documents() // the operations page's, known in advance
+	}
 	hc.Tracing = c.Tracing != nil
 	if c.Files != nil {
 		hc.MaxUploadSize = c.Files.MaxSize() + c.BodyLimit
 	}
-	// One listening connection feeds both the key cache and the live hub.
-	listen, owned := c.Listener, false
-	if listen == nil {
-		listen, owned = store.Listen(ListenPing(c)), true
-	}
-	keys := newKeyCache(store, listen, log, c.KeyCache, c.KeyCachePing)
+	keys := parts.Keys.c
 	hc.Authenticate = keys.authenticate
 	limits := newLimiter(c.RateLimit, c.Shared)
-	if c.Shared != nil && c.Live.Shared == nil {
-		c.Live.Shared = c.Shared
-	}
 	hc.RateLimit = limits.allowOperation
+	rc := &responseCache{}
 	if budget := newCostBudget(c.CostBudget, c.Shared); budget != nil {
 		hc.CostBudget = budget.charge
+		rc.budget = budget.charge
 	}
-	if c.Shared != nil {
-		store.ShareLSNs(c.Shared) // read-your-writes over every instance
-	}
-	live := live.New(store, listen, c.Live, log)
-	res := c.Resolver
-	if res == nil {
-		res = resolve.New(store)
-		res.Files = c.Files
-		res.WebhookConfig = c.Webhooks
-		res.Tracking = c.Tracking
-		res.Loaders = c.Loader
-		res.DocumentJobs = c.DocumentJobs
-		res.Shared = c.Shared
-	}
-	resolver := &graph.Resolver{Res: res, Live: live}
+	res := parts.Resolver
+	resolver := &graph.Resolver{Res: res, Live: parts.Live}
 	gql := gqlhttp.NewHandler(resolver, hc)
 	pg := playground.Handler(playground.Options{Endpoint: "/graphql", DefaultKey: c.PlaygroundKey, Query: graph.DashboardQuery})
 
@@ -234,10 +165,11 @@ func New(store *db.DB, c Config) *Handler {
 	if c.Files != nil {
 		routed = withFileBase(api)
 	}
-	rc := &responseCache{}
-	if c.ResponseCacheBytes > 0 {
-		rc.cache = respcache.New(c.ResponseCacheBytes, c.ResponseCacheMaxAge)
-		rc.feed = newCacheFeed(store, listen, rc.cache, log)
+	if parts.Cache != nil {
+		rc.cache, rc.feed = parts.Cache.cache, parts.Cache.feed
+		if c.Shared != nil {
+			rc.positions, rc.store = c.Shared, store
+		}
 	}
 	var need func(string) (uint64, time.Time)
 	if rc.feed != nil {
@@ -277,7 +209,7 @@ func New(store *db.DB, c Config) *Handler {
 	if c.Tracing != nil {
 		h = traced(c.Tracing, h)
 	}
-	return &Handler{h: h, keys: keys, live: live, listen: listen, owned: owned, bodies: bodies, ready: ready, cache: rc}
+	return &Handler{h: h, keys: keys, live: parts.Live, bodies: bodies, ready: ready, cache: rc}
 }
 
 // withFileBase gives the resolver layer the request's scheme and host for
@@ -286,23 +218,6 @@ func withFileBase(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r.WithContext(files.WithBaseURL(r.Context(), files.RequestBaseURL(r))))
 	})
-}
-
-// ListenPing is how often the listening connection is pinged: as the
-// key cache asks when it is on, as the live hub asks otherwise.
-func ListenPing(c Config) time.Duration {
-	ping := c.Live.Ping
-	if ping <= 0 {
-		ping = live.DefaultConfig.Ping
-	}
-	if c.KeyCache > 0 {
-		keyPing := c.KeyCachePing
-		if keyPing <= 0 {
-			keyPing = DefaultKeyCachePing
-		}
-		ping = min(ping, keyPing)
-	}
-	return ping
 }
 
 // loaders is the per-request identity step: the principal authenticate
@@ -333,20 +248,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Call it, wait SHUTDOWN_DELAY, then shut the server down.
 func (h *Handler) Drain() { h.ready.draining.Store(true) }
 
-// Close ends the live hub and the key cache (recording the last uses of
-// cached keys), then closes the listening connection if New opened it.
-// Requests still served after it look their keys up in the database.
-func (h *Handler) Close() {
-	h.live.Close()
-	h.keys.close()
-	if h.cache.feed != nil {
-		h.cache.feed.close()
-	}
-	if h.owned {
-		h.listen.Close()
-	}
-}
-
 // EndSubscriptions ends every subscription (WebSockets close with 1001
 // "server shutting down", SSE streams complete) and refuses new ones: call
 // it when a shutdown begins, or the server would wait for them to drain.
@@ -360,10 +261,6 @@ func (h *Handler) CutBodies() { h.bodies.cut() }
 // Subscriptions is the number of subscriptions open.
 func (h *Handler) Subscriptions() int { return h.live.Count() }
 
-// Listener is the chain's one listening connection (the webhook fan-out's
-// wake-ups share it).
-func (h *Handler) Listener() *db.Listener { return h.listen }
-
 // KeyCacheLive reports whether keys are served from the cache now: the
 // cache is on, its listener is listening and was heard from lately.
 func (h *Handler) KeyCacheLive() bool { return h.keys.isLive() }
@@ -372,12 +269,13 @@ func (h *Handler) KeyCacheLive() bool { return h.keys.isLive() }
 // is on and follows the change log.
 func (h *Handler) ResponseCacheLive() bool { return h.cache.cache != nil && h.cache.cache.Live() }
 
-// WaitResponseCache returns once the response cache read the change log
-// past c (what changes up to c touched is dropped), or ctx ends; at once
-// when the cache is off.
-func (h *Handler) WaitResponseCache(ctx context.Context, c db.Cursor) error {
+// WaitResponseCache returns once the response cache read account's change
+// log up to position pos (what changes up to it touched is dropped) and
+// serves, or ctx ends; with account "", once it serves; at once when the
+// cache is off.
+func (h *Handler) WaitResponseCache(ctx context.Context, account string, pos int64) error {
 	if h.cache.feed == nil {
 		return nil
 	}
-	return h.cache.feed.wait(ctx, c)
+	return h.cache.feed.wait(ctx, account, pos)
 }

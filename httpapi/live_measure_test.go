@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/httpapi"
 	"shipgraph/testkit"
 )
 
@@ -69,7 +68,7 @@ func TestLiveIdleMemory(t *testing.T) {
 		t.Skip("opens 1,000 subscriptions")
 	}
 	d := newLiveDB(t)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.Live.MaxPerKey = 0
 	cfg.RateLimit = 0 // 1,000 subscriptions in a second are a burst beyond it
 	in := start(t, d.url, &cfg)

@@ -19,7 +19,6 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/httpapi"
 	"shipgraph/testkit"
 )
 
@@ -207,7 +206,7 @@ func TestLiveContainerFilter(t *testing.T) {
 // per-key limit is enforced.
 func TestLiveAuth(t *testing.T) {
 	d := newLiveDB(t)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.Live.MaxPerKey = 2
 	in := start(t, d.url, &cfg)
 
@@ -407,7 +406,7 @@ func TestLiveRestart(t *testing.T) {
 // its queue is full; memory does not grow with the backlog.
 func TestLiveSlowConsumer(t *testing.T) {
 	d := newLiveDB(t)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.Live.Queue = 16
 	in := start(t, d.url, &cfg)
 	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
@@ -533,7 +532,7 @@ func TestLiveSSERevoked(t *testing.T) {
 // its load, no longer enters: the queue fills after some sixteen changes.
 func TestLiveSSESlowConsumer(t *testing.T) {
 	d := newLiveDB(t)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.Live.Queue = 16
 	var stall atomic.Bool
 	stalled := &stalledWriters{}
@@ -666,7 +665,7 @@ func (w *stalledWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // requests do.
 func TestLiveRateLimit(t *testing.T) {
 	d := newLiveDB(t)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.RateLimit = 10 // bursts of 1
 	in := start(t, d.url, &cfg)
 	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"shipgraph/app"
+	"shipgraph/config"
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
@@ -68,9 +70,9 @@ func open(t *testing.T, url string) *db.DB {
 
 // start runs the chain with c (the server's defaults when nil) over a store
 // of its own on url, behind a real HTTP listener.
-func start(t *testing.T, url string, c *httpapi.Config) *instance {
+func start(t *testing.T, url string, c *app.ChainConfig) *instance {
 	t.Helper()
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	if c != nil {
 		cfg = *c
 	}
@@ -178,3 +180,7 @@ func queriesTotal(t *testing.T) float64 {
 	t.Helper()
 	return testkit.QueriesTotal(t)
 }
+
+// serverDefaults is the chain's configuration as the server builds it from
+// the declared defaults, response cache included.
+func serverDefaults() app.ChainConfig { return app.HTTPConfig(config.Defaults(config.Serve), nil) }

@@ -15,7 +15,6 @@ import (
 	"shipgraph/db/pgbouncertest"
 	"shipgraph/db/seed"
 	"shipgraph/graph"
-	"shipgraph/httpapi"
 	"shipgraph/testkit"
 )
 
@@ -57,7 +56,7 @@ func BenchmarkDashboardPooler(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer store.Close()
-			cfg := httpapi.DefaultConfig
+			cfg := testkit.Defaults()
 			cfg.RateLimit = 0
 			h := testkit.Start(b, store, cfg)
 			do := func() {

@@ -18,7 +18,6 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/db/pgbouncertest"
 	"shipgraph/graph"
-	"shipgraph/httpapi"
 	"shipgraph/testkit"
 )
 
@@ -57,7 +56,7 @@ func TestBehindPgBouncer(t *testing.T) {
 		t.Fatalf("migrations behind the pooler: %v", err)
 	}
 	in := &instance{store: store, log: &testkit.Log{}}
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
 	in.h = testkit.Start(t, store, cfg) // waits for the key cache to listen (directly)
 	srv := httptest.NewServer(in.h)

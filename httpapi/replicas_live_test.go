@@ -16,7 +16,6 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/replicatest"
-	"shipgraph/httpapi"
 	"shipgraph/testkit"
 )
 
@@ -32,7 +31,7 @@ func withReplica(t *testing.T, url string, standby *replicatest.Standby, wait ti
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	in := &instance{store: store, log: &testkit.Log{}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
 	in.h = testkit.Start(t, store, cfg)

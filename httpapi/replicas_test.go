@@ -17,7 +17,6 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/db/pgbouncertest"
 	"shipgraph/db/replicatest"
-	"shipgraph/httpapi"
 	"shipgraph/sharedlimit"
 	"shipgraph/sharedlimit/redistest"
 	"shipgraph/testkit"
@@ -46,7 +45,7 @@ func replicated(t *testing.T, pooledURL, directURL string, standby *replicatest.
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.Shared = shared
 	in := &instance{store: store, log: &testkit.Log{}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))

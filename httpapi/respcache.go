@@ -11,17 +11,19 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"shipgraph/db"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/model"
 	"shipgraph/respcache"
 )
 
-// The response cache (issue 27, points 1 and 2): answers of GraphQL
+// The response cache: answers of GraphQL
 // queries and /v2 GETs kept until the data they read changes, and their
 // strong ETags.
 //
@@ -57,6 +59,14 @@ import (
 type responseCache struct {
 	cache *respcache.Cache
 	feed  *cacheFeed
+	// positions, when set (REDIS_URL), holds each account's change-log
+	// position after its last answered write, shared by every instance:
+	// an instance answers from its cache only once its feed read that far.
+	positions logPositions
+	store     *db.DB
+	// budget, when set (GRAPHQL_COST_BUDGET), charges an answer from the
+	// cache what its operation cost, with the caller's own headers.
+	budget func(ctx context.Context, p *model.Principal, cost int) gqlhttp.Charge
 
 	// inflight: the misses being computed, by key; an identical request
 	// that misses meanwhile waits for the first rather than computing
@@ -87,6 +97,36 @@ func (rc *responseCache) lead(key string) (wait <-chan struct{}, done func()) {
 	}
 }
 
+// logPositions is sharedlimit.Limits' store of accounts' change-log
+// positions (AccountLogPosition).
+type logPositions interface {
+	AccountLogPosition(ctx context.Context, accountID string) (uint64, error)
+	AdvanceAccountLogPosition(ctx context.Context, accountID string, pos uint64) error
+}
+
+// positionTimeout bounds recording a write's position before its answer.
+const positionTimeout = 5 * time.Second
+
+// current says whether this instance's cache may answer for account: its
+// feed has read every change of the account's last answered write on any
+// instance. Unknown (Redis unreachable) is no.
+func (rc *responseCache) current(ctx context.Context, account string) bool {
+	if rc.positions == nil {
+		return true
+	}
+	pos, err := rc.positions.AccountLogPosition(ctx, account)
+	if err != nil {
+		return false
+	}
+	if rc.feed.readUpTo(account, int64(pos)) {
+		return true
+	}
+	// The feed reads when a change wakes it; the write's wake-up may be
+	// on its way.
+	rc.feed.wakeAccount(account)
+	return false
+}
+
 // cacheAllowedHeaders are request headers that change an answer's bytes.
 var cacheKeyHeaders = [...]string{"Accept", "Content-Type", "X-Forwarded-Proto", "X-Forwarded-Host", "Forwarded"}
 
@@ -97,7 +137,13 @@ func candidate(r *http.Request, p *model.Principal) (string, bool) {
 		return "", false
 	}
 	accept := r.Header.Get("Accept")
-	if strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "multipart/mixed") {
+	if r.URL.Path == "/graphql" {
+		// A client that accepts streams gets a single result as one
+		// answer, kept like any other (gqlhttp.Streams).
+		if gqlhttp.Streams(r) {
+			return "", false
+		}
+	} else if strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "multipart/mixed") {
 		return "", false
 	}
 	var body []byte
@@ -182,24 +228,31 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 		release := func() {}
 		var gen respcache.Gen
 		if rc.cache != nil {
-			if e := rc.cache.Get(key, now); e != nil {
-				serveEntry(w, r, e)
-				return
-			}
-			wait, done := rc.lead(key)
-			if wait != nil {
-				select {
-				case <-wait:
-					if e := rc.cache.Get(key, time.Now()); e != nil {
-						serveEntry(w, r, e)
-						return
-					}
-				case <-r.Context().Done():
-					// Computed below, to fail as the context says.
+			// After a write answered by another instance whose changes
+			// this one's feed has not read yet, neither an entry nor an
+			// identical request under way may predate it: the answer is
+			// computed, and kept as usual (the feed's drop of the change
+			// bumps the account's generation, or drops it).
+			if rc.current(r.Context(), p.AccountID) {
+				if e := rc.cache.Get(key, now); e != nil && rc.charged(w, r, p, e) {
+					serveEntry(w, r, e)
+					return
 				}
-			} else {
-				release = done
-				defer func() { release() }()
+				wait, done := rc.lead(key)
+				if wait != nil {
+					select {
+					case <-wait:
+						if e := rc.cache.Get(key, time.Now()); e != nil && rc.charged(w, r, p, e) {
+							serveEntry(w, r, e)
+							return
+						}
+					case <-r.Context().Done():
+						// Computed below, to fail as the context says.
+					}
+				} else {
+					release = done
+					defer func() { release() }()
+				}
 			}
 			rc.cache.Miss()
 			gen = rc.cache.Gen(p.AccountID)
@@ -228,8 +281,18 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 		e.Header.Set("ETag", e.ETag)
 		e.Header.Set("Cache-Control", "private, no-cache")
 		if rc.cache != nil {
-			e.Body = bytes.Clone(e.Body)
-			rc.cache.Put(key, p.AccountID, uint64(touched.Read()), gen, e, now)
+			// The budget's headers are this request's; a later answer
+			// from the cache gets its own (charged).
+			kept := *e
+			kept.Header = e.Header.Clone()
+			for _, k := range budgetHeaders {
+				kept.Header.Del(k)
+			}
+			if n, err := strconv.Atoi(e.Header.Get(gqlhttp.HeaderCost)); err == nil {
+				kept.Cost = n
+			}
+			kept.Body = bytes.Clone(e.Body)
+			rc.cache.Put(key, p.AccountID, uint64(touched.Read()), gen, &kept, now)
 		}
 		// Waiters find the entry now, whatever this client's speed.
 		release()
@@ -238,11 +301,38 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 	})
 }
 
+// budgetHeaders are the cost budget's headers of one request's charge.
+var budgetHeaders = [...]string{gqlhttp.HeaderCost, gqlhttp.HeaderCostRemaining, gqlhttp.HeaderCostLimit, "Retry-After"}
+
+// charged charges an answer about to be served from the cache against the
+// caller's cost budget, as its operation would be, and writes the
+// caller's budget headers; false when the budget refuses it (the request
+// then runs, and is refused as any other).
+func (rc *responseCache) charged(w http.ResponseWriter, r *http.Request, p *model.Principal, e *respcache.Entry) bool {
+	if rc.budget == nil || r.URL.Path != "/graphql" {
+		return true
+	}
+	return gqlhttp.ChargeHeader(w, rc.budget(r.Context(), p, e.Cost))
+}
+
 // dropWrites drops the account's entries when the request's statements
 // wrote, before its answer's first byte.
 func (rc *responseCache) dropWrites(account string, t *db.Touched) {
-	if rc.cache != nil && t.Wrote() != 0 {
-		rc.cache.Invalidate(account, ^uint64(0))
+	if rc.cache == nil || t.Wrote() == 0 {
+		return
+	}
+	rc.cache.Invalidate(account, ^uint64(0))
+	if rc.positions != nil {
+		// Other instances answer the account from their caches only once
+		// their feeds read past this write (current). Bounded: a slow
+		// primary or Redis does not hold the answer longer than this; on
+		// failure the others may answer from a cache the feed is about
+		// to drop, as without shared positions.
+		ctx, cancel := context.WithTimeout(context.Background(), positionTimeout)
+		defer cancel()
+		if pos, err := rc.store.AccountChangeLogHead(ctx, account); err == nil && pos > 0 {
+			_ = rc.positions.AdvanceAccountLogPosition(ctx, account, uint64(pos))
+		}
 	}
 }
 
@@ -265,6 +355,9 @@ func cacheable(r *http.Request, bw *bufferWriter, m *respcache.Mark, t *db.Touch
 		return false
 	}
 	h := bw.Header()
+	if ct := h.Get("Content-Type"); strings.HasPrefix(ct, "text/event-stream") || strings.HasPrefix(ct, "multipart/") {
+		return false
+	}
 	if len(h.Values("Set-Cookie")) > 0 || strings.Contains(h.Get("Cache-Control"), "no-store") {
 		return false
 	}
@@ -426,11 +519,15 @@ func (w *dropWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // ---------------------------------------------------------------- feed
 
 // cacheFeed follows every account's change log for the response cache:
-// woken by the listener on ChangeLogChannel, it reads the log from where it
-// stopped and drops, per change, what the change's account kept of its
-// record type. The cache serves only while the feed listens and its last
-// read succeeded; when the listener went down (wake-ups missed) the cache
-// is flushed and serves again once the log was read up to now.
+// woken by the listener on ChangeLogChannel (the wake-up names the
+// account), it reads that account's log from its position there and
+// drops, per change, what the account kept of its record type. At every
+// listener tick (db.FeedTick), after a reconnection and after a failed
+// read it looks at every account's head (db.ChangeLogHeads) to find the
+// accounts whose log moved without a wake-up (a write without the server,
+// a wake-up lost). The cache serves only while the feed listens and its
+// last read succeeded; when the listener went down (wake-ups missed) the
+// cache is flushed and serves again once the log was read up to now.
 type cacheFeed struct {
 	store *db.DB
 	cache *respcache.Cache
@@ -444,22 +541,23 @@ type cacheFeed struct {
 	// up: the listener listens, ChangeLogChannel included (wake-ups are
 	// heard); the cache goes live only then, after a read of the log.
 	up, all atomic.Bool
-	// gap: wake-ups were missed or a read failed; the next read checks
-	// the log still reaches back to the cursor.
-	gap atomic.Bool
+	// full: the next read looks at every account's head, not only the
+	// accounts woken.
+	full atomic.Bool
 
 	mu      sync.Mutex
-	last    map[string]walAt // each account's last change read: its WAL position
-	cursor  db.Cursor
+	dirty   map[string]struct{} // accounts woken since the last read
+	last    map[string]walAt    // each account's last change read: its WAL position
+	pos     map[string]int64    // each account's position read up to (missing: 0)
 	started bool
-	moved   chan struct{} // closed and replaced when cursor moves
+	moved   chan struct{} // closed and replaced when a position moves
 }
 
 func newCacheFeed(store *db.DB, listen *db.Listener, cache *respcache.Cache, log *slog.Logger) *cacheFeed {
 	f := &cacheFeed{store: store, cache: cache, log: log, wake: make(chan struct{}, 1), done: make(chan struct{}), moved: make(chan struct{}),
-		last: map[string]walAt{}}
+		dirty: map[string]struct{}{}, last: map[string]walAt{}, pos: map[string]int64{}}
 	f.ctx, f.stop = context.WithCancel(context.Background())
-	f.sub = listen.Subscribe(1024, db.FeedChange, db.FeedListening, db.FeedDown)
+	f.sub = listen.Subscribe(1024, db.FeedChange, db.FeedListening, db.FeedDown, db.FeedTick)
 	go func() {
 		if err := listen.ListenAll(); err != nil {
 			if f.ctx.Err() == nil {
@@ -497,17 +595,26 @@ func (f *cacheFeed) run() {
 			}
 			switch e.Kind {
 			case db.FeedChange:
+				if a := e.Change.AccountID; a != "" {
+					f.mu.Lock()
+					f.dirty[a] = struct{}{}
+					f.mu.Unlock()
+				} else {
+					f.full.Store(true)
+				}
+				f.kick()
+			case db.FeedTick:
+				f.full.Store(true)
 				f.kick()
 			case db.FeedListening:
 				f.up.Store(true)
 				if e.Resync {
-					f.gap.Store(true)
 					f.cache.SetLive(false)
 					f.cache.Flush()
 				}
+				f.full.Store(true)
 				f.kick()
 			case db.FeedDown:
-				f.gap.Store(true)
 				f.up.Store(false)
 				f.cache.SetLive(false)
 				f.cache.Flush()
@@ -529,85 +636,115 @@ func (f *cacheFeed) read() {
 		case <-f.wake:
 		case <-retry.C:
 		}
-		pending, err := f.drain()
-		switch {
-		case err != nil:
+		if err := f.drain(); err != nil {
 			if f.ctx.Err() != nil {
 				return
 			}
 			if f.cache.Live() {
 				f.log.Warn("response cache: reading the change log failed; cache off until it succeeds", "err", err)
 			}
-			f.gap.Store(true)
+			f.full.Store(true)
 			f.cache.SetLive(false)
 			f.cache.Flush()
 			delay = min(max(2*delay, 50*time.Millisecond), 2*time.Second)
-		case pending:
-			// Rows held back by an open transaction: read again soon
-			// (its end may wake nobody).
-			delay = min(max(2*delay, time.Millisecond), 20*time.Millisecond)
-		default:
-			delay = 0
+			retry.Reset(delay)
 			continue
 		}
-		retry.Reset(delay)
+		delay = 0
 	}
 }
 
-// drain reads the log after the cursor until nothing is left to read now.
-// The first read starts at the head: the cache held nothing before it.
-func (f *cacheFeed) drain() (pending bool, err error) {
+// allTables is every tag of a change (a record type's bits, all of them).
+const allTables = ^uint64(0)
+
+// drain reads the log of the accounts woken (of every account whose head
+// moved, when full is set) until nothing is left to read now. The first
+// read starts at every account's head: the cache held nothing before it.
+func (f *cacheFeed) drain() error {
 	ctx, cancel := context.WithTimeout(f.ctx, 30*time.Second)
 	defer cancel()
 	f.mu.Lock()
-	started, cur := f.started, f.cursor
+	started := f.started
 	f.mu.Unlock()
 	if !started {
-		head, err := f.store.ChangeLogHead(ctx)
+		f.full.Store(false)
+		heads, err := f.store.ChangeLogHeads(ctx)
 		if err != nil {
-			return false, err
+			return err
 		}
-		f.advance(head, true)
-		cur = head
-	} else if f.gap.Swap(false) {
-		// Wake-ups went unheard (or a read failed): the log may have
-		// been pruned past the cursor meanwhile.
-		pruned, err := f.store.ChangeLogPruned(ctx)
-		if err != nil {
-			f.gap.Store(true)
-			return false, err
-		}
-		if cur.Less(pruned) {
-			// Changes after the cursor may be gone.
-			f.cache.Flush()
-			cur = pruned
-		}
+		f.mu.Lock()
+		f.pos, f.started = heads, true
+		f.mu.Unlock()
+		f.advance()
 	}
-	for {
-		page, err := f.store.ReadChangeLogPage(ctx, "", cur, db.DefaultChangeLogPage)
+	todo := map[string]struct{}{}
+	if f.full.Swap(false) {
+		heads, err := f.store.ChangeLogHeads(ctx)
 		if err != nil {
-			return false, err
+			return err
 		}
-		for i := range page.Changes {
-			c := &page.Changes[i]
-			f.cache.Invalidate(c.AccountID, uint64(db.TablesOfChange(c.Type)))
+		f.mu.Lock()
+		for a, h := range heads {
+			if h > f.pos[a] {
+				todo[a] = struct{}{}
+			}
 		}
-		if n := len(page.Changes); n > 0 && page.Changes[n-1].WAL > 0 {
-			// One page's changes share the WAL position it was read at.
+		f.mu.Unlock()
+	}
+	f.mu.Lock()
+	for a := range f.dirty {
+		todo[a] = struct{}{}
+	}
+	clear(f.dirty)
+	f.mu.Unlock()
+	for a := range todo {
+		if err := f.drainAccount(ctx, a); err != nil {
 			f.mu.Lock()
-			for i := range page.Changes {
-				c := &page.Changes[i]
-				f.last[c.AccountID] = walAt{c.WAL, c.WALAt}
+			for a := range todo {
+				f.dirty[a] = struct{}{}
 			}
 			f.mu.Unlock()
+			return err
+		}
+	}
+	if !f.cache.Live() && f.up.Load() && f.all.Load() {
+		f.cache.SetLive(true)
+		f.advance()
+	}
+	return nil
+}
+
+// drainAccount reads one account's log from its position until nothing is
+// left to read now.
+func (f *cacheFeed) drainAccount(ctx context.Context, account string) error {
+	f.mu.Lock()
+	cur := f.pos[account]
+	f.mu.Unlock()
+	for {
+		page, err := f.store.ReadAccountChangeLogPage(ctx, account, cur, db.DefaultChangeLogPage)
+		if err != nil {
+			return err
+		}
+		if page.Gap {
+			// Changes it had not read were pruned: whatever the
+			// account kept may be stale.
+			f.cache.Invalidate(account, allTables)
+		}
+		for i := range page.Changes {
+			f.cache.Invalidate(account, uint64(db.TablesOfChange(page.Changes[i].Type)))
 		}
 		cur = page.Next
-		f.advance(cur, false)
+		f.mu.Lock()
+		if n := len(page.Changes); n > 0 && page.Changes[n-1].WAL > 0 {
+			// One page's changes share the WAL position it was read at.
+			c := &page.Changes[n-1]
+			f.last[account] = walAt{c.WAL, c.WALAt}
+		}
+		f.pos[account] = cur
+		f.mu.Unlock()
+		f.advance()
 		if !page.More {
-			if !f.cache.Live() && f.up.Load() && f.all.Load() {
-				f.cache.SetLive(true)
-			}
-			return page.Pending, nil
+			return nil
 		}
 	}
 }
@@ -626,25 +763,47 @@ func (f *cacheFeed) lastChange(account string) (uint64, time.Time) {
 	return w.lsn, w.at
 }
 
-func (f *cacheFeed) advance(c db.Cursor, start bool) {
+// advance wakes the waiters (wait): a position moved, or the cache went
+// live.
+func (f *cacheFeed) advance() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if start {
-		f.started = true
-	}
-	f.cursor = c
 	close(f.moved)
 	f.moved = make(chan struct{})
 }
 
-// wait returns once the feed read the log past c (its drops are done).
-func (f *cacheFeed) wait(ctx context.Context, c db.Cursor) error {
+// wait returns once the feed read account's log up to position pos (its
+// drops are done) and the cache is live; with account "", once it is
+// live.
+// readUpTo says whether the feed has read account's log up to pos (every
+// change at or below it was read and dropped for): positions are given in
+// commit order per account, so nothing below pos can come later.
+func (f *cacheFeed) readUpTo(account string, pos int64) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.started && f.pos[account] >= pos
+}
+
+// wakeAccount asks the feed to read account's log now.
+func (f *cacheFeed) wakeAccount(account string) {
+	f.mu.Lock()
+	f.dirty[account] = struct{}{}
+	f.mu.Unlock()
+	f.kick()
+}
+
+func (f *cacheFeed) wait(ctx context.Context, account string, pos int64) error {
 	for {
 		f.mu.Lock()
-		cur, moved, started := f.cursor, f.moved, f.started
+		cur, moved, started := f.pos[account], f.moved, f.started
 		f.mu.Unlock()
-		if started && !cur.Less(c) && f.cache.Live() {
+		if started && (account == "" || cur >= pos) && f.cache.Live() {
 			return nil
+		}
+		if account != "" {
+			f.mu.Lock()
+			f.dirty[account] = struct{}{}
+			f.mu.Unlock()
 		}
 		f.kick()
 		select {

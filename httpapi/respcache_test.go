@@ -22,8 +22,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/replicatest"
-	"shipgraph/httpapi"
-	"shipgraph/respcache"
+	"shipgraph/sharedlimit/redistest"
 	"shipgraph/testkit"
 )
 
@@ -37,8 +36,8 @@ const dashboardQuery = `query Dashboard { shipments(first: 50) { nodes { id bill
 // waits until it serves.
 func cached(t *testing.T, url string) *instance {
 	t.Helper()
-	c := httpapi.DefaultConfig
-	c.ResponseCacheBytes = respcache.DefaultBytes
+	c := testkit.Defaults()
+	c.ResponseCacheBytes = serverDefaults().ResponseCacheBytes
 	c.PublicBaseURL = "http://shipgraph.test"
 	in := start(t, url, &c)
 	deadline := time.Now().Add(10 * time.Second)
@@ -49,7 +48,7 @@ func cached(t *testing.T, url string) *instance {
 		// Waiting for the feed's first read of the log (an event we
 		// cannot subscribe to from here): WaitResponseCache below is the
 		// event-driven wait.
-		if err := in.h.WaitResponseCache(context.Background(), db.Cursor{}); err != nil {
+		if err := in.h.WaitResponseCache(context.Background(), "", 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,7 +57,7 @@ func cached(t *testing.T, url string) *instance {
 
 func uncached(t *testing.T, url string) *instance {
 	t.Helper()
-	c := httpapi.DefaultConfig
+	c := testkit.Defaults()
 	c.PublicBaseURL = "http://shipgraph.test"
 	return start(t, url, &c)
 }
@@ -207,26 +206,17 @@ func TestResponseCacheRandomized(t *testing.T) {
 			{http.MethodGet, "/v2/shipments/" + ships[0] + "?include=containers", ""},
 		}
 	}()
-	// after is the log position read so far: a write's changes are after it.
-	after, err := in.store.ChangeLogHead(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	wait := func() {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		for {
-			p, err := in.store.ReadChangeLogPage(ctx, account, after, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			after = p.Next
-			if !p.Pending {
-				break
-			}
+		// The account's head: every change of the writes made so far is at
+		// or before it.
+		head, err := in.store.AccountChangeLogHead(ctx, account)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if err := in.h.WaitResponseCache(ctx, after); err != nil {
+		if err := in.h.WaitResponseCache(ctx, account, head); err != nil {
 			t.Fatalf("waiting for the cache to read the log: %v", err)
 		}
 	}
@@ -303,8 +293,8 @@ func TestResponseCacheReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	cfg := httpapi.DefaultConfig
-	cfg.ResponseCacheBytes = respcache.DefaultBytes
+	cfg := testkit.Defaults()
+	cfg.ResponseCacheBytes = serverDefaults().ResponseCacheBytes
 	in := &instance{store: store, log: &testkit.Log{}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
 	in.h = testkit.Start(t, store, cfg)
@@ -325,7 +315,7 @@ func TestResponseCacheReplica(t *testing.T) {
 	if r := in.do(t, http.MethodGet, path, k, ""); r.status != http.StatusOK {
 		t.Fatalf("GET: %d %s", r.status, r.body)
 	}
-	head, err := store.ChangeLogHead(context.Background())
+	head, err := store.AccountChangeLogHead(context.Background(), account)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,17 +326,11 @@ func TestResponseCacheReplica(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var last db.Cursor
-	for last.IsZero() {
-		p, err := store.ReadChangeLogPage(ctx, account, head, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(p.Changes) > 0 {
-			last = p.Next
-		}
+	last, err := store.AccountChangeLogHead(ctx, account)
+	if err != nil || last <= head {
+		t.Fatalf("head %d after the change (%v), want past %d", last, err, head)
 	}
-	if err := in.h.WaitResponseCache(ctx, last); err != nil {
+	if err := in.h.WaitResponseCache(ctx, account, last); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 2 { // the miss, then the kept answer
@@ -467,6 +451,88 @@ func TestResponseCacheWebSocketWrite(t *testing.T) {
 		}
 		if c := ws.Next(10 * time.Second); c.Type != "complete" {
 			t.Fatalf("got %s after the answer", c.Type)
+		}
+	}
+}
+
+// TestResponseCacheReadYourWritesOverInstances: two instances with the
+// response cache on, one database and one Redis. A client that PATCHes a
+// shipment through A and at once GETs it through B (which had it cached)
+// reads its write, every time; once B's feed read the changes, B answers
+// from its cache again.
+func TestResponseCacheReadYourWritesOverInstances(t *testing.T) {
+	rs := redistest.Start(t)
+	cfg := testkit.Defaults()
+	cfg.ResponseCacheBytes = serverDefaults().ResponseCacheBytes
+	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
+	for _, in := range []*instance{a, b} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		for !in.h.ResponseCacheLive() {
+			if err := in.h.WaitResponseCache(ctx, "", 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cancel()
+	}
+	k := keys["acme/admin"]
+	var account, ship string
+	if err := a.store.SQL().QueryRow(`SELECT s.account_id, s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id LIMIT 1`).Scan(&account, &ship); err != nil {
+		t.Fatal(err)
+	}
+	path := "/v2/shipments/" + ship
+	tagged := func(r *reply) string {
+		t.Helper()
+		var doc struct {
+			Data struct {
+				Attributes struct {
+					Tags []string `json:"tags"`
+				} `json:"attributes"`
+			} `json:"data"`
+		}
+		if r.status != http.StatusOK {
+			t.Fatalf("GET: %d %s", r.status, r.body)
+		}
+		if err := json.Unmarshal(r.body, &doc); err != nil || len(doc.Data.Attributes.Tags) != 1 {
+			t.Fatalf("GET: tags of %s (%v)", r.body, err)
+		}
+		return doc.Data.Attributes.Tags[0]
+	}
+	const rounds = 150
+	stale := 0
+	for i := range rounds {
+		before := b.do(t, http.MethodGet, path, k, "") // B keeps the state before the write
+		tag := fmt.Sprintf("w%d", i)
+		body := fmt.Sprintf(`{"data":{"type":"shipment","attributes":{"tags":[%q]}}}`, tag)
+		if r := a.do(t, http.MethodPatch, path, k, body, "Content-Type", "application/vnd.api+json"); r.status != http.StatusOK {
+			t.Fatalf("PATCH: %d %s", r.status, r.body)
+		}
+		if got := tagged(b.do(t, http.MethodGet, path, k, "")); got != tag {
+			stale++
+			t.Errorf("round %d: B answered tag %q after the write of %q through A (before it: %q)", i, got, tag, tagged(before))
+		}
+	}
+	if stale > 0 {
+		t.Fatalf("%d of %d reads through B answered the state before the client's write", stale, rounds)
+	}
+	// B serves from its cache again once its feed read the last change.
+	head, err := b.store.AccountChangeLogHead(context.Background(), account)
+	if err != nil || head == 0 {
+		t.Fatalf("the change log's head: %v, %d", err, head)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.h.WaitResponseCache(ctx, account, head); err != nil {
+		t.Fatal(err)
+	}
+	for try := 0; ; try++ {
+		if r := b.do(t, http.MethodGet, path, k, ""); r.statements == 0 {
+			if got := tagged(r); got != fmt.Sprintf("w%d", rounds-1) {
+				t.Fatalf("a hit on B answered %q", got)
+			}
+			break
+		}
+		if try == 20 {
+			t.Fatal("B never answered from its cache after its feed read the writes")
 		}
 	}
 }

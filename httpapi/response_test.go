@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 // TestResponseLimit: a GraphQL response past ResponseLimit is aborted, not
 // sent whole; smaller ones pass.
 func TestResponseLimit(t *testing.T) {
 	url, keys := seeded(t)
-	c := httpapi.DefaultConfig
+	c := testkit.Defaults()
 	c.ResponseLimit = 300
 	in := start(t, url, &c)
 	k := keys["acme/admin"]

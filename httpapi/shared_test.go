@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/httpapi"
+	"shipgraph/app"
 	"shipgraph/resolve"
 	"shipgraph/sharedlimit"
 	"shipgraph/sharedlimit/redistest"
@@ -22,7 +22,7 @@ import (
 // database, both counting their limits in the Redis at redisURL, as two
 // servers with the same REDIS_URL would.
 // Their shared limits log to sharedLog.
-func twoInstances(t *testing.T, redisURL string, cfg httpapi.Config) (a, b *instance, keys map[string]string, sharedLog *testkit.Log) {
+func twoInstances(t *testing.T, redisURL string, cfg app.ChainConfig) (a, b *instance, keys map[string]string, sharedLog *testkit.Log) {
 	t.Helper()
 	url, keys := seeded(t)
 	sharedLog = &testkit.Log{}
@@ -46,7 +46,7 @@ const cheap = "/v2/shipments?page[size]=1"
 // twice that), then both answer 429 with Retry-After.
 func TestSharedRateLimit(t *testing.T) {
 	rs := redistest.Start(t)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.RateLimit = 60 // bursts of 6, then one a second
 	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
 	key := keys["acme/admin"]
@@ -88,7 +88,7 @@ func TestSharedRateLimit(t *testing.T) {
 // that ends frees its place for either.
 func TestSharedSubscriptionLimit(t *testing.T) {
 	rs := redistest.Start(t)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.RateLimit = 0
 	cfg.Live.MaxPerKey = 2
 	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
@@ -153,7 +153,7 @@ func TestSharedSubscriptionLimit(t *testing.T) {
 // per-process limits, never a 5xx nor a stall, and say so on /metrics.
 func TestSharedLimitsRedisDown(t *testing.T) {
 	rs := redistest.Start(t)
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.RateLimit = 60
 	cfg.Live.MaxPerKey = 1
 	a, b, keys, sharedLog := twoInstances(t, rs.URL, cfg)
@@ -263,9 +263,9 @@ func TestSharedWebhookTriggerLimit(t *testing.T) {
 	}))
 	t.Cleanup(receiver.Close)
 	body := `{"url": "` + receiver.URL + `/hook", "event": "tracking_request.succeeded"}`
-	cfg := httpapi.DefaultConfig
+	cfg := testkit.Defaults()
 	cfg.RateLimit = 0
-	cfg.Webhooks.AllowPrivate = true // the receiver is on 127.0.0.1
+	cfg.Resolver.Webhooks.AllowPrivate = true // the receiver is on 127.0.0.1
 	trigger := func(in *instance, key string) *reply {
 		t.Helper()
 		return in.do(t, http.MethodPost, "/v2/webhooks/trigger", key, body, "Content-Type", "application/vnd.api+json")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"shipgraph/httpapi"
+	"shipgraph/testkit"
 )
 
 // TestReadyzWithinItsTimeout: with every backend of the store frozen
@@ -70,7 +71,7 @@ func TestReadyzWithinItsTimeout(t *testing.T) {
 // cancelled and answers 503, without a statement_timeout.
 func TestRequestTimeout(t *testing.T) {
 	url, keys := seeded(t)
-	c := httpapi.DefaultConfig
+	c := testkit.Defaults()
 	c.KeyCache = 0
 	c.RequestTimeout = 300 * time.Millisecond
 	in := start(t, url+"&statement_timeout=0", &c)

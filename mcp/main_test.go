@@ -33,7 +33,7 @@ func server(t *testing.T, env *testkit.Env, edit func(*httpapi.Config)) string {
 	c := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.MCP = srv.Handler
 	if edit != nil {
-		edit(&c)
+		edit(&c.Config)
 	}
 	h := testkit.Start(t, env.Store, c)
 	ts := httptest.NewUnstartedServer(h)

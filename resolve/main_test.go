@@ -76,7 +76,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatalf("seed: %v", err)
 	}
-	e := &env{t: t, store: store, r: resolve.New(store), who: map[string]*model.Principal{}}
+	e := &env{t: t, store: store, r: resolve.New(store, resolve.Deps{}), who: map[string]*model.Principal{}}
 	e.r.WebhookConfig = resolve.WebhookConfig{Limit: resolve.DefaultWebhookLimit, AllowPrivate: true}
 	for _, tok := range tokens {
 		p, err := store.Authenticate(ctx, tok.Key)

@@ -15,7 +15,8 @@ import (
 	"shipgraph/sharedlimit"
 )
 
-// Resolver is the handle of the resolver layer: the store. Each method
+// Resolver is the handle of the resolver layer: the store and the
+// dependencies New was given (read-only after it). Each method
 // takes the request's principal explicitly (second parameter) and reads
 // its loaders from the context, where Session put them (session.go).
 type Resolver struct {
@@ -43,9 +44,27 @@ type Resolver struct {
 	trials sync.Map
 }
 
-// New returns the resolver layer over store.
-func New(store *db.DB) *Resolver {
-	return &Resolver{DB: store, Loaders: load.DefaultLoaderConfig}
+// Deps are the resolver layer's dependencies besides the store; each is
+// optional (see the fields of Resolver for what nil means).
+type Deps struct {
+	// Loaders tunes the loaders of each request; zero is
+	// load.DefaultLoaderConfig.
+	Loaders      load.LoaderConfig
+	Files        *files.Store
+	Webhooks     WebhookConfig
+	Tracking     Tracker
+	DocumentJobs DocumentJobs
+	Shared       *sharedlimit.Limits
+}
+
+// New returns the resolver layer over store with its dependencies (the
+// composition root, package app, builds the process' one).
+func New(store *db.DB, d Deps) *Resolver {
+	if d.Loaders == (load.LoaderConfig{}) {
+		d.Loaders = load.DefaultLoaderConfig
+	}
+	return &Resolver{DB: store, Loaders: d.Loaders, Files: d.Files, WebhookConfig: d.Webhooks, Tracking: d.Tracking,
+		DocumentJobs: d.DocumentJobs, Shared: d.Shared}
 }
 
 // Load attaches to rows the relationships plan names (load.Load): what a

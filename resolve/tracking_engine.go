@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"shipgraph/load"
@@ -9,13 +10,13 @@ import (
 )
 
 // Tracker is the tracking engine (carrier/tracking.Engine) as the resolver
-// layer sees it; the composition root sets Resolver.Tracking. Nil answers
+// layer sees it (Deps.Tracking). Nil answers
 // refreshes as unavailable and enqueues nothing (the engine's schedule
 // still picks every due request up).
 type Tracker interface {
-	// EnqueuePoll polls a request now; call it after the transaction that
-	// created the request committed.
-	EnqueuePoll(ctx context.Context, accountID, requestID string) error
+	// EnqueuePollTx polls a request now: its job is inserted in tx, the
+	// transaction that creates the request.
+	EnqueuePollTx(ctx context.Context, tx *sql.Tx, accountID, requestID string) error
 	// Serves reports whether a carrier connection is configured for the
 	// SCAC (the CARRIERS setting).
 	Serves(scac string) bool

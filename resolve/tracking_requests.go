@@ -2,7 +2,7 @@ package resolve
 
 import (
 	"context"
-	"log/slog"
+	"database/sql"
 	"slices"
 	"strings"
 
@@ -12,7 +12,7 @@ import (
 	"shipgraph/model"
 )
 
-// Tracking requests (issue 27): the numbers an account asked to track, as
+// Tracking requests: the numbers an account asked to track, as
 // records. Any key reads them; member and admin keys create and edit them
 // (a viewer key is forbidden, as for every write). The poller moves them
 // through their states; the API creates them pending.
@@ -118,7 +118,16 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal
 	if err := checkCustomer(ctx, l, t.CustomerID); err != nil {
 		return nil, err
 	}
-	if err := r.DB.CreateTrackingRequest(ctx, p.AccountID, t, p.UserID); err != nil {
+	// Poll at once: the first poll is inserted in the transaction that
+	// inserts the request (without an engine, the schedule picks every
+	// due request up).
+	var enqueue func(ctx context.Context, tx *sql.Tx, t *model.TrackingRequest) error
+	if r.Tracking != nil {
+		enqueue = func(ctx context.Context, tx *sql.Tx, t *model.TrackingRequest) error {
+			return r.Tracking.EnqueuePollTx(ctx, tx, p.AccountID, t.ID)
+		}
+	}
+	if err := r.DB.CreateTrackingRequest(ctx, p.AccountID, t, p.UserID, enqueue); err != nil {
 		if model.ErrorCode(err) != model.ECONFLICT {
 			return nil, err
 		}
@@ -126,13 +135,6 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal
 			t.RequestNumber, t.Scac, t.RequestType)
 	}
 	l.TrackingRequestByID.Prime(t.ID, t)
-	// Poll at once: the request committed. Should this fail, nothing is
-	// lost: the engine's schedule picks every pending request up.
-	if r.Tracking != nil {
-		if err := r.Tracking.EnqueuePoll(ctx, p.AccountID, t.ID); err != nil {
-			slog.WarnContext(ctx, "tracking request created, its first poll left to the schedule", "request", t.ID, "error", err)
-		}
-	}
 	return t, nil
 }
 

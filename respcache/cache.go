@@ -12,11 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 )
 
-// DefaultBytes is RESPONSE_CACHE_BYTES' default: 64 MiB holds about 1,700
-// dashboard answers of 38 KB (hundreds of accounts' screens with a few
-// variables each) and bounds what the cache adds to the process' RSS.
-const DefaultBytes = 64 << 20
-
 // entryOverhead is what an entry costs besides its body and headers (the
 // key, the list element, the maps): counted so that many tiny answers
 // cannot exceed the bound.
@@ -51,6 +46,9 @@ type Entry struct {
 	Header http.Header // the headers the handler set (outer layers' aside)
 	Body   []byte
 	ETag   string // strong: quoted, derived from Body
+	// Cost is the GraphQL operation's complexity, charged to the cost
+	// budget of each request the entry answers.
+	Cost int
 
 	key     string
 	account string

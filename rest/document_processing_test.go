@@ -10,17 +10,18 @@ import (
 	"image/color"
 	"image/png"
 	"net/http"
-	"shipgraph/db/seed"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"shipgraph/db/seed"
+	"shipgraph/jobs"
+
 	"github.com/go-pdf/fpdf"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
-	"shipgraph/carrier/tracking"
 	"shipgraph/db"
 	"shipgraph/docproc"
 	"shipgraph/files"
@@ -45,16 +46,19 @@ type endedJob struct {
 
 func (j *documentJobs) start(t testing.TB, store *db.DB, fs *files.Store) resolve.DocumentJobs {
 	t.Helper()
-	p := docproc.New(store, fs, nil)
-	c := tracking.Default
-	c.Workers, c.FetchInterval = 0, 50*time.Millisecond
-	eng, err := tracking.New(c, store, nil, tracking.WithQueue(docproc.Queue, 2, p.AddWorkers))
+	eng := jobs.New(store, jobs.Config{FetchInterval: 50 * time.Millisecond, MaxAttempts: 5})
+	p, err := docproc.New(store, fs, eng, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Use(eng.Client())
+	if err := eng.Open(); err != nil {
+		t.Fatal(err)
+	}
 	j.ended = make(chan endedJob, 100)
-	events, cancel := eng.Client().Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed)
+	events, cancel, err := eng.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed)
+	if err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		for ev := range events {
 			var a docproc.JobArgs

@@ -105,10 +105,10 @@ func newEnv(t testing.TB, o envOptions) *env {
 	c.Wrap = e.counting
 	c.Files = o.files
 	if o.webhooks != nil {
-		c.Webhooks = *o.webhooks
+		c.Resolver.Webhooks = *o.webhooks
 	}
 	if o.jobs != nil {
-		c.DocumentJobs = o.jobs.start(t, store, o.files)
+		c.Resolver.DocumentJobs = o.jobs.start(t, store, o.files)
 	}
 	e.srv = httptest.NewServer(testkit.Start(t, store, c))
 	t.Cleanup(e.srv.Close)

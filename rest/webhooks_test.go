@@ -396,7 +396,7 @@ func TestNotificationPayload(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})
 	w := seedWebhooks(t, e)
-	res := resolve.New(e.store)
+	res := resolve.New(e.store, resolve.Deps{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	// A tracking request's notification: another shipment stopped tracking.

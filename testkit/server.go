@@ -23,6 +23,8 @@ import (
 	"github.com/99designs/gqlgen/client"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"shipgraph/app"
+	"shipgraph/config"
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
@@ -36,7 +38,18 @@ import (
 var SeedNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 
 // BodyLimit is the server's default request body limit (BODY_LIMIT).
-var BodyLimit = int(httpapi.DefaultConfig.BodyLimit)
+var BodyLimit = int(Defaults().BodyLimit)
+
+// Defaults is the chain's configuration from the declared defaults
+// (config/settings.go), as the server builds it, but with the response
+// cache off: tests that change rows with SQL and read them at once must
+// see them (the cache's own tests turn it on, with
+// config.ResponseCacheBytes' default).
+func Defaults() app.ChainConfig {
+	c := app.HTTPConfig(config.Defaults(config.Serve), nil)
+	c.ResponseCacheBytes = 0
+	return c
+}
 
 // Options say what database and handler a test gets. Zero values are the
 // server's defaults.
@@ -106,16 +119,16 @@ func New(tb testing.TB, o Options) *Env {
 // moment of a busy test machine does not switch the cache off in the middle
 // of a statement count; and the count of statements after authentication
 // (Result.AfterAuth).
-func Config(hc gqlhttp.HandlerConfig, lc load.LoaderConfig) httpapi.Config {
-	c := httpapi.DefaultConfig
-	c.GraphQL, c.Loader = hc, lc
+func Config(hc gqlhttp.HandlerConfig, lc load.LoaderConfig) app.ChainConfig {
+	c := Defaults()
+	c.GraphQL, c.Resolver.Loaders = hc, lc
 	c.RateLimit = 0
 	c.KeyCachePing = time.Second
 	c.Wrap = countAfterAuth
 	return c
 }
 
-// Chain is the server's HTTP chain (httpapi.New) over store, configured
+// Chain is the server's HTTP chain (app.NewChain) over store, configured
 // by Config, closed when tb ends. It returns once the key cache is live,
 // so that statement counts do not depend on when its listener connected.
 func Chain(tb testing.TB, store *db.DB, hc gqlhttp.HandlerConfig, lc load.LoaderConfig) http.Handler {
@@ -123,16 +136,17 @@ func Chain(tb testing.TB, store *db.DB, hc gqlhttp.HandlerConfig, lc load.Loader
 	return Start(tb, store, Config(hc, lc))
 }
 
-// Start builds the chain with c over store, closes it when tb ends and
-// waits until its key cache is live (when it has one).
-func Start(tb testing.TB, store *db.DB, c httpapi.Config) *httpapi.Handler {
+// Start builds the chain and its parts with c over store through the
+// composition root (app.NewChain, as the server does), closes them when tb
+// ends and waits until the key cache is live (when it is on).
+func Start(tb testing.TB, store *db.DB, c app.ChainConfig) *httpapi.Handler {
 	tb.Helper()
-	h := httpapi.New(store, c)
-	tb.Cleanup(h.Close)
+	ch := app.NewChain(store, c)
+	tb.Cleanup(ch.Close)
 	if c.KeyCache > 0 {
-		WaitFor(tb, 10*time.Second, "the key cache to listen", h.KeyCacheLive)
+		WaitFor(tb, 10*time.Second, "the key cache to listen", ch.KeyCacheLive)
 	}
-	return h
+	return ch.Handler
 }
 
 // WaitFor polls cond every few milliseconds until it holds, failing tb

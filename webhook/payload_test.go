@@ -18,7 +18,7 @@ func TestPayloadIsTheV2Document(t *testing.T) {
 	c1, s1 := e.containerOf(t, e.acme, 0)
 	e.exec(t, `UPDATE containers SET current_status = 'on_ship' WHERE id = $1`, c1)
 	e.webhook(t, e.acme, r.URL, webhook.EventContainerUpdated, webhook.EventTransportAvailable, webhook.EventShipmentEstimatedArrival)
-	res := resolve.New(e.Store)
+	res := resolve.New(e.Store, resolve.Deps{})
 	e.start(t, e.Store, webhook.Config{Payload: func(ctx context.Context, account, id string) ([]byte, error) {
 		return rest.NotificationPayload(ctx, res, rest.Config{}, account, id)
 	}})

@@ -27,7 +27,7 @@ func TestDeliveryTraces(t *testing.T) {
 	r := newReceiver(t)
 	c1, _ := e.containerOf(t, e.acme, 0)
 	hook := e.webhook(t, e.acme, r.URL+"/hook", webhook.EventContainerUpdated)
-	res := resolve.New(e.Store)
+	res := resolve.New(e.Store, resolve.Deps{})
 	payload := func(ctx context.Context, account, id string) ([]byte, error) {
 		return rest.NotificationPayload(ctx, res, rest.Config{}, account, id)
 	}

@@ -23,7 +23,7 @@ func TestTrackingRequestEvents(t *testing.T) {
 	drain(t, f) // the seed's changes, if any
 
 	req := &model.TrackingRequest{RequestType: "bill_of_lading", RequestNumber: "MEDUEVENTS1", Scac: "MSCU"}
-	if err := e.Store.CreateTrackingRequest(ctx, e.acme, req, nil); err != nil {
+	if err := e.Store.CreateTrackingRequest(ctx, e.acme, req, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	raised := func(want ...string) {

@@ -53,7 +53,7 @@ func newAccount(e *env, i int) string {
 }
 
 // BenchmarkRequestToCreated: a request inserted (as POST
-// /v2/tracking_requests does) and its poll enqueued after the commit,
+// /v2/tracking_requests does) and its poll enqueued in a transaction,
 // until the request is created with its shipment: p50 and p99.
 func BenchmarkRequestToCreated(b *testing.B) {
 	e := newEnv(b)
@@ -69,7 +69,7 @@ func BenchmarkRequestToCreated(b *testing.B) {
 		b.StartTimer()
 		start := time.Now()
 		id := e.request(n.RequestType, n.RequestNumber, n.SCAC)
-		if err := eng.EnqueuePoll(ctx, e.acct, id); err != nil {
+		if err := enqueuePoll(ctx, eng, e.store, e.acct, id); err != nil {
 			b.Fatal(err)
 		}
 		r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })

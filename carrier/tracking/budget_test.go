@@ -35,7 +35,14 @@ func TestPollStatementBudget(t *testing.T) {
 	poll := func(what string, budget int) {
 		t.Helper()
 		before := primaryStatements(t)
-		if err := eng.EnqueuePoll(context.Background(), e.acct, id); err != nil {
+		tx, err := e.store.SQL().BeginTx(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := eng.EnqueuePollTx(context.Background(), tx, e.acct, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
 		select {

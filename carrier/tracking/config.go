@@ -39,10 +39,6 @@ type Config struct {
 	// RescueAfter: a poll job still running after this long (its process
 	// died) is retried by River (TRACKING_RESCUE_AFTER; > PollTimeout).
 	RescueAfter time.Duration
-	// FetchInterval is how often River looks for jobs inserted by other
-	// processes (TRACKING_FETCH_INTERVAL): over lib/pq River polls, it has
-	// no LISTEN.
-	FetchInterval time.Duration
 	// StopAfterArrival stops tracking a shipment this long after it
 	// arrived (TRACKING_STOP_AFTER_ARRIVAL); 0 never.
 	StopAfterArrival time.Duration
@@ -51,8 +47,6 @@ type Config struct {
 	MaxResponse int64
 	// MaxEvents is the most events one answer may hold (TRACKING_MAX_EVENTS).
 	MaxEvents int
-	// PollOnly: River without LISTEN/NOTIFY (DATABASE_POOLER=pgbouncer).
-	PollOnly bool
 	// RefreshLimit is how many container refreshes one API key may ask a
 	// minute (TRACKING_REFRESH_LIMIT).
 	RefreshLimit int
@@ -90,7 +84,6 @@ var Default = Config{
 	ScheduleBatch:    1000,
 	PollTimeout:      time.Minute,
 	RescueAfter:      5 * time.Minute,
-	FetchInterval:    time.Second,
 	StopAfterArrival: 45 * 24 * time.Hour,
 	MaxResponse:      8 << 20,
 	MaxEvents:        5000,
@@ -187,8 +180,6 @@ func (c Config) Check() error {
 		return fmt.Errorf("TRACKING_POLL_TIMEOUT: must be > 0")
 	case c.RescueAfter <= c.PollTimeout:
 		return fmt.Errorf("TRACKING_RESCUE_AFTER (%s): must be more than TRACKING_POLL_TIMEOUT (%s)", c.RescueAfter, c.PollTimeout)
-	case c.FetchInterval <= 0:
-		return fmt.Errorf("TRACKING_FETCH_INTERVAL: must be > 0")
 	}
 	return nil
 }

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/rivertype"
 	"golang.org/x/time/rate"
 
 	"shipgraph/carrier/dcsa"
 	"shipgraph/db"
+	"shipgraph/jobs"
 	"shipgraph/sharedlimit"
 )
 
@@ -52,47 +52,20 @@ func (scheduleArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Queue, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates}}
 }
 
-// Engine polls carriers for tracking requests.
+// Engine polls carriers for tracking requests, on the process' job engine
+// (package jobs): its polls and the periodic schedule are River jobs in
+// the queue Queue.
 type Engine struct {
-	c       Config
-	store   *db.DB
-	log     *slog.Logger
-	shared  *sharedlimit.Limits
-	conns   map[string]*limited
-	river   *river.Client[*sql.Tx]
-	mu      sync.Mutex
-	started bool
-
-	// Polled, set before Start, is called once each poll job ended
-	// (completed, failed, snoozed or cancelled in River's tables): tests
-	// wait on it.
-	Polled func(PollArgs, rivertype.JobState)
-	unsub  func()
+	c      Config
+	store  *db.DB
+	log    *slog.Logger
+	shared *sharedlimit.Limits
+	conns  map[string]*limited
+	jobs   *jobs.Engine
+	mu     sync.Mutex
 	// refresh: the per-process refresh limits by key (without Redis).
 	refresh map[string]*rate.Limiter
-	subs    sync.WaitGroup
-	// queues: other components' queues on the same River client (one job
-	// engine per process), with their workers (WithQueue).
-	queues []extraQueue
 }
-
-type extraQueue struct {
-	name    string
-	workers int
-	add     func(*river.Workers)
-}
-
-// WithQueue runs another component's jobs on the engine's River client:
-// add registers its workers, and when workers > 0 this process works the
-// queue name with that many at once. The component inserts its jobs with
-// Client (package docproc does; app wires it).
-func WithQueue(name string, workers int, add func(*river.Workers)) Option {
-	return func(e *Engine) { e.queues = append(e.queues, extraQueue{name, workers, add}) }
-}
-
-// Client is the engine's River client, for the components of WithQueue to
-// insert and observe their jobs.
-func (e *Engine) Client() *river.Client[*sql.Tx] { return e.river }
 
 // limited is a connector behind its carrier's rate and concurrency limits.
 type limited struct {
@@ -132,17 +105,18 @@ func newLimited(k Carrier, c Connector) *limited {
 	return l
 }
 
-// New builds the engine over store: a River client (workers when
-// c.Workers > 0, the periodic schedule on the leader) and one connector
-// per configured carrier. It starts nothing: Start does.
-func New(c Config, store *db.DB, log *slog.Logger, opts ...Option) (*Engine, error) {
+// New builds the engine over store with one connector per configured
+// carrier and registers its queue on the job engine j (before j opens):
+// c.Workers polls at once in this process (0: it only enqueues), and the
+// periodic schedule on the leader of the processes that poll.
+func New(c Config, store *db.DB, j *jobs.Engine, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if err := c.Check(); err != nil {
 		return nil, err
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{c: c, store: store, log: log, conns: map[string]*limited{}}
+	e := &Engine{c: c, store: store, log: log, conns: map[string]*limited{}, jobs: j}
 	for _, k := range c.Carriers {
 		conn, err := newDCSAConnector(k, c.MaxResponse, c.MaxEvents)
 		if err != nil {
@@ -153,128 +127,64 @@ func New(c Config, store *db.DB, log *slog.Logger, opts ...Option) (*Engine, err
 	for _, o := range opts {
 		o(e)
 	}
-	workers := river.NewWorkers()
-	river.AddWorker(workers, river.WorkFunc(e.work))
-	river.AddWorker(workers, river.WorkFunc(e.schedule))
-	for _, q := range e.queues {
-		q.add(workers)
-	}
-	rc := &river.Config{
-		Logger:               slog.New(demoted{log.Handler()}),
-		Workers:              workers,
-		JobTimeout:           c.PollTimeout,
-		RescueStuckJobsAfter: c.RescueAfter,
-		FetchPollInterval:    c.FetchInterval,
-		FetchCooldown:        min(c.FetchInterval, river.FetchCooldownDefault),
-		PollOnly:             c.PollOnly,
-		MaxAttempts:          5,
-	}
+	q := jobs.Queue{Name: Queue, Workers: c.Workers, Register: func(w *river.Workers) {
+		river.AddWorker(w, &pollWorker{e: e})
+		river.AddWorker(w, river.WorkFunc(e.schedule))
+	}}
 	if c.Workers > 0 {
-		rc.Queues = map[string]river.QueueConfig{Queue: {MaxWorkers: c.Workers}}
-		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(c.ScheduleEvery),
+		q.Periodic = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(c.ScheduleEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return scheduleArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
 	}
-	for _, q := range e.queues {
-		if q.workers > 0 {
-			if rc.Queues == nil {
-				rc.Queues = map[string]river.QueueConfig{}
-			}
-			rc.Queues[q.name] = river.QueueConfig{MaxWorkers: q.workers}
-		}
-	}
-	rcl, err := river.NewClient(riverdatabasesql.New(store.SQL()), rc)
-	if err != nil {
+	if err := j.Register(q); err != nil {
 		return nil, fmt.Errorf("tracking: %w", err)
 	}
-	e.river = rcl
 	return e, nil
 }
 
-// Start starts polling (when this process has workers).
-func (e *Engine) Start(ctx context.Context) error {
-	if !e.works() {
-		return nil
+// pollWorker runs the polls, each within PollTimeout.
+type pollWorker struct {
+	river.WorkerDefaults[PollArgs]
+	e *Engine
+}
+
+func (w *pollWorker) Work(ctx context.Context, job *river.Job[PollArgs]) error {
+	return w.e.work(ctx, job)
+}
+
+func (w *pollWorker) Timeout(*river.Job[PollArgs]) time.Duration { return w.e.c.PollTimeout }
+
+// OnPolled calls f once each poll job ended (completed, failed, snoozed or
+// cancelled in River's tables) until the returned stop: tests wait on it.
+func (e *Engine) OnPolled(f func(PollArgs, rivertype.JobState)) (stop func(), err error) {
+	ch, cancel, err := e.jobs.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed,
+		river.EventKindJobSnoozed, river.EventKindJobCancelled)
+	if err != nil {
+		return nil, err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.started {
-		return nil
-	}
-	if e.Polled != nil {
-		ch, cancel := e.river.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed,
-			river.EventKindJobSnoozed, river.EventKindJobCancelled)
-		e.unsub = cancel
-		e.subs.Add(1)
-		go func() {
-			defer e.subs.Done()
-			for ev := range ch {
-				var a PollArgs
-				if ev.Job.Kind != a.Kind() || json.Unmarshal(ev.Job.EncodedArgs, &a) != nil {
-					continue
-				}
-				e.Polled(a, ev.Job.State)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ev := range ch {
+			var a PollArgs
+			if ev.Job.Kind != a.Kind() || json.Unmarshal(ev.Job.EncodedArgs, &a) != nil {
+				continue
 			}
-		}()
-	}
-	if err := e.river.Start(ctx); err != nil {
-		return fmt.Errorf("tracking: %w", err)
-	}
-	e.started = true
-	return nil
-}
-
-// works reports whether this process works any queue.
-func (e *Engine) works() bool {
-	for _, q := range e.queues {
-		if q.workers > 0 {
-			return true
-		}
-	}
-	return e.c.Workers > 0
-}
-
-// Stop lets running polls finish until ctx ends, then cancels them (a
-// cancelled poll wrote nothing; it runs again later).
-func (e *Engine) Stop(ctx context.Context) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.started {
-		return nil
-	}
-	e.started = false
-	defer func() {
-		if e.unsub != nil {
-			e.unsub()
-			e.subs.Wait()
+			f(a, ev.Job.State)
 		}
 	}()
-	err := e.river.Stop(ctx)
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		hard, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return e.river.StopAndCancel(hard)
-	}
-	return err
+	return func() { cancel(); wg.Wait() }, nil
 }
 
 // Serves reports whether a carrier connection is configured for scac
 // (CARRIERS): a request for a line without one could never be polled.
 func (e *Engine) Serves(scac string) bool { return e.conns[scac] != nil }
 
-// EnqueuePoll asks for a poll of a request now (after the transaction that
-// inserted it committed: the local workers start it at once). A poll
-// already waiting or running for it stands. Losing this call loses
-// nothing: the schedule picks every due request up.
-func (e *Engine) EnqueuePoll(ctx context.Context, accountID, requestID string) error {
-	_, err := e.river.Insert(ctx, PollArgs{AccountID: accountID, RequestID: requestID}, nil)
-	return err
-}
-
-// EnqueuePollTx asks for a poll of a request in tx (River's transactional
-// enqueueing): it exists exactly when tx commits. Other processes' workers
-// see it at their next fetch (TRACKING_FETCH_INTERVAL).
+// EnqueuePollTx asks for a poll of a request in tx, the transaction that
+// inserts it (River's transactional enqueueing): it exists exactly when
+// tx commits. A poll already waiting or running for it stands.
 func (e *Engine) EnqueuePollTx(ctx context.Context, tx *sql.Tx, accountID, requestID string) error {
-	_, err := e.river.InsertTx(ctx, tx, PollArgs{AccountID: accountID, RequestID: requestID}, nil)
+	_, err := e.jobs.InsertTx(ctx, tx, PollArgs{AccountID: accountID, RequestID: requestID}, nil)
 	return err
 }
 
@@ -291,13 +201,13 @@ func (e *Engine) RefreshContainer(ctx context.Context, key, accountID, container
 		return 0, err
 	}
 	for _, r := range reqs {
-		res, err := e.river.Insert(ctx, PollArgs{AccountID: r.AccountID, RequestID: r.ID}, &river.InsertOpts{Priority: 1})
+		res, err := e.jobs.Insert(ctx, PollArgs{AccountID: r.AccountID, RequestID: r.ID}, &river.InsertOpts{Priority: 1})
 		if err != nil {
 			return 0, err
 		}
 		// A poll waiting for a later time (snoozed) runs now.
 		if res.UniqueSkippedAsDuplicate && res.Job.State != rivertype.JobStateRunning && res.Job.ScheduledAt.After(time.Now()) {
-			if _, err := e.river.JobRetry(ctx, res.Job.ID); err != nil {
+			if err := e.jobs.Retry(ctx, res.Job.ID); err != nil {
 				return 0, err
 			}
 		}
@@ -343,8 +253,7 @@ func (e *Engine) schedule(ctx context.Context, _ *river.Job[scheduleArgs]) error
 			for i, d := range due {
 				params[i] = river.InsertManyParams{Args: PollArgs{AccountID: d.AccountID, RequestID: d.ID}}
 			}
-			_, err := e.river.InsertManyTx(ctx, tx, params)
-			return err
+			return e.jobs.InsertManyTx(ctx, tx, params)
 		})
 		if err != nil {
 			return err
@@ -486,28 +395,4 @@ func (e *Engine) fetch(ctx context.Context, l *limited, q Query) ([]dcsa.Event, 
 	ctx, cancel := context.WithTimeout(ctx, l.c.Timeout)
 	defer cancel()
 	return l.Events(ctx, q)
-}
-
-// demoted hands River's log records on, its informational ones (job
-// counts every few seconds, starts and stops) at debug level: the engine
-// logs what an operator needs itself; LOG_LEVEL=debug shows River's too.
-type demoted struct{ slog.Handler }
-
-func (d demoted) Enabled(ctx context.Context, l slog.Level) bool {
-	return d.Handler.Enabled(ctx, demote(l))
-}
-
-func (d demoted) Handle(ctx context.Context, r slog.Record) error {
-	r.Level = demote(r.Level)
-	return d.Handler.Handle(ctx, r)
-}
-
-func (d demoted) WithAttrs(as []slog.Attr) slog.Handler { return demoted{d.Handler.WithAttrs(as)} }
-func (d demoted) WithGroup(name string) slog.Handler    { return demoted{d.Handler.WithGroup(name)} }
-
-func demote(l slog.Level) slog.Level {
-	if l == slog.LevelInfo {
-		return slog.LevelDebug
-	}
-	return l
 }

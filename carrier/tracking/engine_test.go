@@ -19,6 +19,7 @@ import (
 	"shipgraph/carrier/tracking"
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
+	"shipgraph/jobs"
 )
 
 // env is one test's database, simulator and engines.
@@ -71,7 +72,6 @@ func (e *env) config() tracking.Config {
 		c.Carriers = append(c.Carriers, k)
 	}
 	c.ScheduleEvery = 50 * time.Millisecond
-	c.FetchInterval = 20 * time.Millisecond
 	c.RetryBase = time.Millisecond
 	c.PollTimeout = 5 * time.Second
 	c.RescueAfter = 6 * time.Second
@@ -82,20 +82,22 @@ func (e *env) config() tracking.Config {
 // engine starts an engine whose polls report to the env.
 func (e *env) engine(c tracking.Config) *tracking.Engine {
 	e.t.Helper()
-	eng, err := tracking.New(c, e.store, nil)
+	eng, j := newEngine(e.t, c, e.store)
+	e.start(eng, j)
+	return eng
+}
+
+// start reports eng's polls to the env and starts j, until the test ends.
+func (e *env) start(eng *tracking.Engine, j *jobs.Engine) {
+	e.t.Helper()
+	stop, err := eng.OnPolled(func(a tracking.PollArgs, s rivertype.JobState) { e.ch(a.RequestID) <- s })
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	eng.Polled = func(a tracking.PollArgs, s rivertype.JobState) { e.ch(a.RequestID) <- s }
-	if err := eng.Start(context.Background()); err != nil {
+	e.t.Cleanup(stop)
+	if err := j.Start(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}
-	e.t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = eng.Stop(ctx)
-	})
-	return eng
 }
 
 func (e *env) ch(id string) chan rivertype.JobState {
@@ -228,7 +230,7 @@ func TestPollKnownNumberCreates(t *testing.T) {
 	before := e.snapshot(ship)
 
 	// A repeated poll adds nothing.
-	if err := eng.EnqueuePoll(context.Background(), e.acct, id); err != nil {
+	if err := enqueuePoll(context.Background(), eng, e.store, e.acct, id); err != nil {
 		t.Fatal(err)
 	}
 	<-e.ch(id)
@@ -307,8 +309,8 @@ func TestTwoEnginesNeverDouble(t *testing.T) {
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
 		for _, id := range ids {
-			_ = a.EnqueuePoll(ctx, e.acct, id)
-			_ = b.EnqueuePoll(ctx, e.acct, id)
+			_ = enqueuePoll(ctx, a, e.store, e.acct, id)
+			_ = enqueuePoll(ctx, b, e.store, e.acct, id)
 		}
 	}
 	for _, id := range ids {
@@ -342,7 +344,7 @@ func (e *env) repoll(eng *tracking.Engine, ids ...string) {
 		for len(e.ch(id)) > 0 {
 			<-e.ch(id)
 		}
-		if err := eng.EnqueuePoll(context.Background(), e.acct, id); err != nil {
+		if err := enqueuePoll(context.Background(), eng, e.store, e.acct, id); err != nil {
 			e.t.Fatal(err)
 		}
 	}

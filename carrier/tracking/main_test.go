@@ -12,6 +12,7 @@ import (
 	"shipgraph/carrier/tracking"
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
+	"shipgraph/jobs"
 )
 
 // childEnv, set, makes the test binary an engine process of the crash
@@ -41,13 +42,57 @@ func runChild(v string) {
 		k.SCAC, k.BaseURL, k.Timeout = scac, simURL+"/"+scac, time.Minute
 		c.Carriers = append(c.Carriers, k)
 	}
-	c.ScheduleEvery, c.FetchInterval, c.PollTimeout, c.RescueAfter = 50*time.Millisecond, 20*time.Millisecond, 2*time.Minute, 3*time.Minute
-	eng, err := tracking.New(c, store, nil)
-	if err != nil {
+	c.ScheduleEvery, c.PollTimeout, c.RescueAfter = 50*time.Millisecond, 2*time.Minute, 3*time.Minute
+	j := jobs.New(store, jobsConfig(c))
+	if _, err := tracking.New(c, store, j, nil); err != nil {
 		os.Exit(3)
 	}
-	if err := eng.Start(ctx); err != nil {
+	if err := j.Open(); err != nil {
+		os.Exit(3)
+	}
+	if err := j.Start(ctx); err != nil {
 		os.Exit(4)
 	}
 	<-ctx.Done()
+}
+
+// jobsConfig is the job engine of a test's tracking engine: River's
+// timeouts as the server sets them from c, and a fetch every 20 ms.
+func jobsConfig(c tracking.Config) jobs.Config {
+	return jobs.Config{JobTimeout: c.PollTimeout, RescueAfter: c.RescueAfter, FetchInterval: 20 * time.Millisecond, MaxAttempts: 5}
+}
+
+// newEngine builds a tracking engine on a job engine of its own over
+// store, open (inserts work) but not started; the job engine stops when tb
+// ends.
+func newEngine(tb testing.TB, c tracking.Config, store *db.DB, opts ...tracking.Option) (*tracking.Engine, *jobs.Engine) {
+	tb.Helper()
+	j := jobs.New(store, jobsConfig(c))
+	eng, err := tracking.New(c, store, j, nil, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := j.Open(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = j.Stop(ctx)
+	})
+	return eng, j
+}
+
+// enqueuePoll asks eng for a poll of the request id in a transaction of
+// its own, as the API does in the one that creates the request.
+func enqueuePoll(ctx context.Context, eng *tracking.Engine, store *db.DB, accountID, id string) error {
+	tx, err := store.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := eng.EnqueuePollTx(ctx, tx, accountID, id); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

@@ -1,13 +1,11 @@
 package tracking_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"shipgraph/carrier/tracking"
 	"shipgraph/graph/gqlhttp"
@@ -24,12 +22,9 @@ func TestRefreshContainer(t *testing.T) {
 	env := testkit.New(t, testkit.Options{})
 	c := tracking.Default
 	c.Workers = 0 // enqueue only: the jobs stay for the test to see
-	eng, err := tracking.New(c, env.Store, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, _ := newEngine(t, c, env.Store)
 	hc := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
-	hc.Tracking = eng
+	hc.Resolver.Tracking = eng
 	h := testkit.Start(t, env.Store, hc)
 	var box, other string
 	// A container whose shipment's request (the seed writes one per
@@ -91,7 +86,4 @@ func TestRefreshContainer(t *testing.T) {
 	if jobs != 1 {
 		t.Fatalf("%d poll jobs first in line, want the one of the container's request (unique while waiting)", jobs)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = eng.Stop(ctx)
 }

@@ -1,15 +1,12 @@
 package tracking_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/riverqueue/river/rivertype"
 
 	"shipgraph/carrier/sim"
 	"shipgraph/carrier/tracking"
@@ -77,19 +74,7 @@ func TestCarrierConcurrencySharedOverInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(limits.Close)
-		eng, err := tracking.New(c, e.store, nil, tracking.WithShared(limits))
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng.Polled = func(a tracking.PollArgs, s rivertype.JobState) { e.ch(a.RequestID) <- s }
-		if err := eng.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = eng.Stop(ctx)
-		})
+		e.start(newEngine(t, c, e.store, tracking.WithShared(limits)))
 	}
 	var ids []string
 	for _, n := range e.sim.Numbers() {

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"shipgraph/carrier/dcsa"
 	"shipgraph/carrier/tracking"
@@ -31,12 +30,9 @@ func TestCreateRefusesUnservedScac(t *testing.T) {
 	env := testkit.New(t, testkit.Options{})
 	c := tracking.Default
 	c.Workers = 0 // enqueue only
-	eng, err := tracking.New(c, env.Store, nil, tracking.WithConnector("MSCU", notFound{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, _ := newEngine(t, c, env.Store, tracking.WithConnector("MSCU", notFound{}))
 	hc := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
-	hc.Tracking = eng
+	hc.Resolver.Tracking = eng
 	h := testkit.Start(t, env.Store, hc)
 	post := func(scac string) *httptest.ResponseRecorder {
 		body := `{"data":{"type":"tracking_request","attributes":{"request_type":"bill_of_lading","request_number":"SUDUN4BA012345","scac":"` + scac + `"}}}`
@@ -68,7 +64,4 @@ func TestCreateRefusesUnservedScac(t *testing.T) {
 	if w := post("MSCU"); w.Code != http.StatusCreated {
 		t.Fatalf("MSCU, served: %d %s", w.Code, w.Body)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = eng.Stop(ctx)
 }

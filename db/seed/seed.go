@@ -340,10 +340,10 @@ func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
 			adds[c.table] = append(adds[c.table], "ADD CONSTRAINT "+c.name+" "+c.def)
 		}
 		for _, t := range order {
-			if _, err := s.q.ExecContext(s.ctx, "ALTER TABLE "+t+" "+strings.Join(drops[t], ", ")); err != nil {
+			if _, err := s.q.ExecContext(s.ctx, alterEach(t, drops[t])); err != nil {
 				return nil, fmt.Errorf("seed: dropping constraints of %s: %w", t, err)
 			}
-			add := "ALTER TABLE " + t + " " + strings.Join(adds[t], ", ")
+			add := alterEach(t, adds[t])
 			if kind == "f" {
 				ddl.fks = append(ddl.fks, add)
 			} else {
@@ -352,11 +352,35 @@ func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
 		}
 	}
 	if len(dropIdx) > 0 {
-		if _, err := s.q.ExecContext(s.ctx, "DROP INDEX "+strings.Join(dropIdx, ", ")); err != nil {
+		// One statement still, but one DROP INDEX per index inside it:
+		// Citus refuses to drop several distributed objects in one command.
+		quoted := make([]string, len(dropIdx))
+		for i, name := range dropIdx {
+			quoted[i] = pq.QuoteLiteral(name)
+		}
+		drop := "DO $seed$ DECLARE i text; BEGIN FOREACH i IN ARRAY ARRAY[" + strings.Join(quoted, ", ") +
+			"]::text[] LOOP EXECUTE 'DROP INDEX ' || i; END LOOP; END $seed$"
+		if _, err := s.q.ExecContext(s.ctx, drop); err != nil {
 			return nil, fmt.Errorf("seed: dropping indexes: %w", err)
 		}
 	}
 	return ddl, nil
+}
+
+// alterEach is one statement altering table t by each subcommand in turn:
+// an ALTER TABLE, or a DO block of one ALTER TABLE per subcommand when
+// there are several (Citus refuses ADD CONSTRAINT with other subcommands).
+func alterEach(t string, subcommands []string) string {
+	if len(subcommands) == 1 {
+		return "ALTER TABLE " + t + " " + subcommands[0]
+	}
+	var b strings.Builder
+	b.WriteString("DO $seed$ BEGIN ")
+	for _, c := range subcommands {
+		b.WriteString("EXECUTE " + pq.QuoteLiteral("ALTER TABLE "+t+" "+c) + "; ")
+	}
+	b.WriteString("END $seed$")
+	return b.String()
 }
 
 // restore rebuilds what dropForLoad dropped: keys, indexes, then foreign
