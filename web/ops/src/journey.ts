@@ -57,8 +57,8 @@ export function routeMap(fc: RouteGeoJSON): SVGSVGElement | null {
       continue;
     }
     const g = svg("g", { class: "port", "data-port": f.properties.name ?? "", "aria-hidden": "true" });
-    g.append(svg("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: "6" }));
-    const t = svg("text", { x: x.toFixed(1), y: (y - 11).toFixed(1), "text-anchor": "middle" });
+    g.append(svg("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: "9" }));
+    const t = svg("text", { x: x.toFixed(1), y: (y - 16).toFixed(1), "text-anchor": "middle" });
     t.textContent = f.properties.name ?? "";
     g.append(t);
     s.append(g);
