@@ -128,6 +128,14 @@ func (p *params) storeFields() resolve.Fields {
 func addMember(fs resolve.Fields, res *catalog.Resource, name string) {
 	if rel := res.Member(name); rel != nil {
 		fs.AddRel(rel)
+		// Linkage the record's own row can carry is read with it.
+		if rel.Linkage != nil {
+			for _, t := range rel.Linkage.Targets {
+				if t.HeldCol != "" {
+					fs.AddColumn(res, t.HeldCol)
+				}
+			}
+		}
 		return
 	}
 	if cols, ok := attributeColumns[res.JSONAPI][name]; ok {
