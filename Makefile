@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/shipgraph
 export CGO_ENABLED ?= 0
 
-.PHONY: all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress image deploy-test chart-docs
+.PHONY: all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress image deploy-test chart-docs test-citus
 
 all: build
 
@@ -33,6 +33,13 @@ run: build
 test: s3server
 	@if command -v npm >/dev/null; then scripts/fetch-playground-assets.sh; scripts/build-ops.sh; fi
 	@if command -v npm >/dev/null; then export SHIPGRAPH_REQUIRE_ASSETS=1; fi; $(GO) test -count=1 ./...
+
+# The test suite against a Citus coordinator and two workers on loopback
+# (scripts/citus-cluster.sh starts them, installing ../shared/citus), every
+# test database distributed by account; scripts/citus-skip.txt names the
+# tests skipped there and why. docs/scaling.md, "Distributed PostgreSQL".
+test-citus: s3server
+	@scripts/test-citus.sh
 
 # The settings table (docs/settings.md), rewritten from config/settings.go
 # (a test fails when they differ).

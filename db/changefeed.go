@@ -69,12 +69,17 @@ func ChangeOf(l *LoggedChange) *model.Change {
 }
 
 // parseChange reads a notification on an account's change channel (or on
-// ChangeLogChannel: a wake-up of every account, AccountID ""); one that is
-// not is dropped. The empty payload is a wake-up; a JSON payload (the
+// ChangeLogChannel: the account in the payload, or AccountID "" for any);
+// one that is not is dropped. The empty payload is a wake-up; a JSON payload (the
 // trigger of migration 00004, before the log) is read as the change.
 func parseChange(n *pq.Notification) (FeedEvent, bool) {
 	if n.Channel == ChangeLogChannel {
-		return FeedEvent{Kind: FeedChange, Change: &model.Change{}}, true
+		// The payload names the account written (wakeup.go); empty: any.
+		c := &model.Change{}
+		if validUUID(n.Extra) {
+			c.AccountID = n.Extra
+		}
+		return FeedEvent{Kind: FeedChange, Change: c}, true
 	}
 	account := accountOfChannel(n.Channel)
 	if account == "" {
@@ -101,4 +106,31 @@ func (db *DB) ActiveTokens(ctx context.Context, ids []string) (map[string]bool, 
 		out[id] = true
 	}
 	return out, nil
+}
+
+// CurrentKey is what an API key stands for now (CurrentKeys).
+type CurrentKey struct {
+	Principal model.Principal
+	Hash      []byte // sha256 of the key
+}
+
+// CurrentKeys returns what each of the token ids stands for now, for those
+// not revoked: the key caches' floor check (a key changed with plain SQL
+// announces nothing: wakeup.go).
+func (db *DB) CurrentKeys(ctx context.Context, ids []string) (map[string]CurrentKey, error) {
+	rows, err := db.read("").QueryContext(ctx, `SELECT id, account_id, user_id, role, token_sha256 FROM api_tokens
+WHERE id = ANY($1::uuid[]) AND revoked_at IS NULL`, pq.Array(validUUIDs(ids)))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	out := make(map[string]CurrentKey, len(ids))
+	for rows.Next() {
+		var k CurrentKey
+		if err := rows.Scan(&k.Principal.TokenID, &k.Principal.AccountID, &k.Principal.UserID, &k.Principal.Role, &k.Hash); err != nil {
+			return nil, mapErr(err)
+		}
+		out[k.Principal.TokenID] = k
+	}
+	return out, mapErr(rows.Err())
 }

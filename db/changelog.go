@@ -5,9 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/lib/pq"
@@ -17,68 +14,40 @@ import (
 // row per committed change of shipments, containers, custom fields, custom
 // field definitions and options, and documents, in the writing transaction.
 //
-// A row's public id (LoggedChange.ID) comes from a sequence at INSERT time,
-// so ids do not commit in order: transaction A may take id 5, B id 6, and B
-// commit first. A reader that went past 6 by id would lose 5 for ever.
-// Readers here order and resume by Cursor, (xid, id) — xid is the writing
-// transaction's id — and return only rows whose xid is below the xmin of
-// the reading statement's snapshot: every transaction that could still add
-// a row at or below such a position has ended, so nothing can appear
-// behind a cursor once a reader returned it.
+// Every row has a position in its account's log (migration 00035): 1, 2,
+// 3… taken from the account's row of change_log_heads by the logging
+// trigger, which keeps that row locked until the transaction ends. So the
+// positions of one account commit in the order they were taken, without
+// gaps: a reader that saw position n has seen every position below it, on
+// plain PostgreSQL and on a distributed one (Citus) alike, whichever node
+// holds the account's shard and after it moved (the rows carry their
+// positions). Account readers (subscriptions) order and resume by
+// position; nothing is ever held back from them.
 //
-// The cost: a transaction that stays open after writing (or a prepared
-// transaction) holds back every row logged by transactions that started
-// writing after it, in every account, until it ends — any writing
-// transaction of the PostgreSQL cluster, whatever its database, since
-// transaction ids are the cluster's. Readers are delayed, never lose
-// rows. Transactions that only read hold nothing back.
+// A row's public id (LoggedChange.ID) comes from an identity at INSERT
+// time: unique across accounts, increasing in the order rows were written
+// (not committed). A client resumes after an id: its row's position says
+// where.
+//
+// Readers of every account (the webhook fan-out, the response cache's
+// feed) keep a position per account, and find the accounts whose log
+// moved in change_log_heads (ChangeLogHeads): no order across accounts is
+// needed, nor kept.
 
-// ChangeLogChannel is the NOTIFY channel woken (once per transaction) when
-// changes of any account were logged: the wake-up of cross-account readers
-// such as the webhook dispatcher. Each account's own channel
-// (ChangeChannel) is woken too.
+// ChangeLogChannel is the NOTIFY channel woken when changes of any account
+// may have been logged (the server sends it after a write commits:
+// wakeup.go): the wake-up of cross-account readers such as the webhook
+// dispatcher. Each account's own channel (ChangeChannel) is woken too.
 const ChangeLogChannel = "shipgraph_change_log"
-
-// Cursor is a position in the change log: (xid, id) of the last row read,
-// or a position between rows (ChangeLogHead). The zero Cursor is before
-// every row.
-type Cursor struct {
-	XID uint64 // the writing transaction's xid8
-	ID  int64  // the log id
-}
-
-// Less reports whether c is before o.
-func (c Cursor) Less(o Cursor) bool {
-	return c.XID < o.XID || c.XID == o.XID && c.ID < o.ID
-}
-
-// IsZero reports whether c is the start of the log.
-func (c Cursor) IsZero() bool { return c == Cursor{} }
-
-// String is "xid:id", which ParseCursor reads back (for storing a cursor
-// as text).
-func (c Cursor) String() string {
-	return strconv.FormatUint(c.XID, 10) + ":" + strconv.FormatInt(c.ID, 10)
-}
-
-// ParseCursor reads a Cursor's String.
-func ParseCursor(s string) (Cursor, error) {
-	x, i, ok := strings.Cut(s, ":")
-	xid, err1 := strconv.ParseUint(x, 10, 64)
-	id, err2 := strconv.ParseInt(i, 10, 64)
-	if !ok || err1 != nil || err2 != nil {
-		return Cursor{}, fmt.Errorf("change log cursor %q: want xid:id", s)
-	}
-	return Cursor{XID: xid, ID: id}, nil
-}
 
 // LoggedChange is one row of the change log.
 type LoggedChange struct {
 	// ID is the public log id: unique, increasing in the order rows were
 	// written (not committed).
 	ID int64
-	// Cursor is the row's position, for resuming after it.
-	Cursor    Cursor
+	// Pos is the row's position in its account's log (1, 2, 3…), for
+	// resuming after it.
+	Pos       int64
 	AccountID string
 	// Type is shipment, container, custom_field, custom_field_definition,
 	// custom_field_option or document.
@@ -105,178 +74,166 @@ type LoggedChange struct {
 	WALAt time.Time
 }
 
-// ChangeLogPage is one read of the log.
-type ChangeLogPage struct {
-	Changes []LoggedChange
-	// Next is the cursor to read after: the last change's, or the cursor
-	// read after when there were none.
-	Next Cursor
-	// Pending: rows after Next are committed but held back (a transaction
-	// that wrote before them is still open); read again shortly. No
-	// wake-up comes when that transaction ends without logging anything.
-	Pending bool
-	// More: the page was full; read again at once.
-	More bool
-}
-
 // DefaultChangeLogPage is the page size of a read with limit <= 0.
 const DefaultChangeLogPage = 1000
 
-const changeLogCols = `l.xid::text, l.id, l.account_id, l.record_type, l.record_id, l.op,
+const changeLogCols = `l.pos, l.id, l.account_id, l.record_type, l.record_id, l.op,
 	coalesce(l.parent_id::text, ''), l.changed, l.old, l.new, l.logged_at`
 
-// ReadChangeLog reads every account's changes after the cursor, in order,
-// up to limit of them. It is cross-tenant by design: it is the webhook
-// dispatcher's read, which serves every account's webhooks; what it
-// returns must be routed by AccountID and never shown across accounts.
-func (db *DB) ReadChangeLog(ctx context.Context, after Cursor, limit int) ([]LoggedChange, Cursor, error) {
-	p, err := db.ReadChangeLogPage(ctx, "", after, limit)
+// scanChange reads one row of changeLogCols, preceded by the WAL insert
+// position.
+func scanChange(rows *sql.Rows, c *LoggedChange, readAt time.Time) error {
+	var (
+		wal                   int64
+		pos, id               sql.NullInt64
+		account, typ, rid, op sql.NullString
+		oldv, newv            []byte
+		at                    sql.NullTime
+	)
+	if err := rows.Scan(&wal, &pos, &id, &account, &typ, &rid, &op, &c.Parent, pq.Array(&c.Changed), &oldv, &newv, &at); err != nil {
+		return mapErr(err)
+	}
+	c.ID, c.Pos = id.Int64, pos.Int64
+	c.AccountID, c.Type, c.RecordID, c.Op = account.String, typ.String, rid.String, op.String
+	if oldv != nil {
+		c.Old = json.RawMessage(oldv)
+	}
+	if newv != nil {
+		c.New = json.RawMessage(newv)
+	}
+	c.LoggedAt = at.Time
+	c.WAL, c.WALAt = uint64(wal), readAt
+	return nil
+}
+
+// AccountChangeLogPage is one read of an account's log.
+type AccountChangeLogPage struct {
+	Changes []LoggedChange
+	// Next is the position to read after: the last change's, or the
+	// position read after when there were none.
+	Next int64
+	// More: the page was full; read again at once.
+	More bool
+	// Gap: positions between the one read after and the last change
+	// returned are missing: pruned (positions are dense when committed).
+	// Whatever was derived from the account's log must be re-read.
+	Gap bool
+}
+
+// ReadAccountChangeLog reads one account's changes after position after,
+// in order, up to limit of them (subscriptions).
+func (db *DB) ReadAccountChangeLog(ctx context.Context, accountID string, after int64, limit int) ([]LoggedChange, int64, error) {
+	p, err := db.ReadAccountChangeLogPage(ctx, accountID, after, limit)
 	return p.Changes, p.Next, err
 }
 
-// ReadAccountChangeLog reads one account's changes after the cursor, in
-// order, up to limit of them (subscriptions).
-func (db *DB) ReadAccountChangeLog(ctx context.Context, accountID string, after Cursor, limit int) ([]LoggedChange, Cursor, error) {
-	p, err := db.ReadChangeLogPage(ctx, accountID, after, limit)
-	return p.Changes, p.Next, err
-}
-
-// ReadChangeLogPage reads the changes after the cursor of one account, or
-// of every account when accountID is "" (cross-tenant: see ReadChangeLog),
-// and says whether more are pending.
-func (db *DB) ReadChangeLogPage(ctx context.Context, accountID string, after Cursor, limit int) (ChangeLogPage, error) {
+// ReadAccountChangeLogPage reads one account's changes after position
+// after. Every row it returns was committed, and so was every position
+// below it: a position is taken under the account's head row lock, which
+// its transaction holds until it ends.
+func (db *DB) ReadAccountChangeLogPage(ctx context.Context, accountID string, after int64, limit int) (AccountChangeLogPage, error) {
 	if limit <= 0 {
 		limit = DefaultChangeLogPage
 	}
-	// The snapshot's xmin and the rows after the cursor come from one
-	// statement, so one snapshot: rows at or above xmin are held back.
-	where := `(l.xid, l.id) > ($1::xid8, $2)`
-	args := []any{strconv.FormatUint(after.XID, 10), after.ID, limit}
-	if accountID != "" {
-		where = `l.account_id = $4 AND ` + where
-		args = append(args, accountID)
-	}
+	page := AccountChangeLogPage{Next: after}
 	// The WAL insert position, read after the statement's snapshot was
 	// taken, is past the commit record of every row returned (each one's
 	// transaction ended before the snapshot): the position a re-read of
 	// those rows' records needs a replica to have replayed. The insert
 	// position, not pg_current_wal_lsn (the written one): with
 	// synchronous_commit off a commit may be inserted and not yet written.
-	rows, err := db.read(accountID).QueryContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
-	(pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8, `+changeLogCols+`
-FROM (SELECT 1) one LEFT JOIN LATERAL (
-	SELECT l.* FROM change_log l WHERE `+where+` ORDER BY l.xid, l.id LIMIT $3
-) l ON true
-ORDER BY l.xid, l.id`, args...)
+	rows, err := db.read(accountID).QueryContext(ctx, `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8, `+changeLogCols+`
+FROM change_log l WHERE l.account_id = $1 AND l.pos > $2 ORDER BY l.pos LIMIT $3`, accountID, after, limit)
 	if err != nil {
-		return ChangeLogPage{Next: after}, mapErr(err)
+		return page, mapErr(err)
 	}
 	defer rows.Close()
-	page := ChangeLogPage{Next: after}
 	readAt := time.Now()
-	n := 0
 	for rows.Next() {
-		var (
-			xmin, xid             sql.NullString
-			wal                   int64
-			id                    sql.NullInt64
-			account, typ, rid, op sql.NullString
-			c                     LoggedChange
-			oldv, newv            []byte
-			at                    sql.NullTime
-		)
-		if err := rows.Scan(&xmin, &wal, &xid, &id, &account, &typ, &rid, &op, &c.Parent, pq.Array(&c.Changed), &oldv, &newv, &at); err != nil {
-			return ChangeLogPage{Next: after}, mapErr(err)
+		var c LoggedChange
+		if err := scanChange(rows, &c, readAt); err != nil {
+			return AccountChangeLogPage{Next: after}, err
 		}
-		if !xid.Valid {
-			break // no rows: the LEFT JOIN's one
+		if c.Pos != page.Next+1 {
+			page.Gap = true
 		}
-		n++
-		horizon, err1 := strconv.ParseUint(xmin.String, 10, 64)
-		x, err2 := strconv.ParseUint(xid.String, 10, 64)
-		if err1 != nil || err2 != nil {
-			return ChangeLogPage{Next: after}, fmt.Errorf("change log: xid %q below %q", xid.String, xmin.String)
-		}
-		if x >= horizon {
-			page.Pending = true
-			break
-		}
-		c.ID, c.Cursor = id.Int64, Cursor{XID: x, ID: id.Int64}
-		c.AccountID, c.Type, c.RecordID, c.Op = account.String, typ.String, rid.String, op.String
-		if oldv != nil {
-			c.Old = json.RawMessage(oldv)
-		}
-		if newv != nil {
-			c.New = json.RawMessage(newv)
-		}
-		c.LoggedAt = at.Time
-		c.WAL, c.WALAt = uint64(wal), readAt
 		page.Changes = append(page.Changes, c)
-		page.Next = c.Cursor
+		page.Next = c.Pos
 	}
 	if err := rows.Err(); err != nil {
-		return ChangeLogPage{Next: after}, mapErr(err)
+		return AccountChangeLogPage{Next: after}, mapErr(err)
 	}
-	page.More = !page.Pending && n == limit
+	page.More = len(page.Changes) == limit
 	return page, nil
 }
 
-// ChangeLogHead is the position of "from now on": every change committed
-// after it returns is after it. (A few changes committed just before it,
-// by transactions that wrote while an older one was still open, are after
-// it too: a reader from the head may see them.)
-func (db *DB) ChangeLogHead(ctx context.Context) (Cursor, error) {
-	var s string
-	if err := db.read("").QueryRowxContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text`).Scan(&s); err != nil {
-		return Cursor{}, mapErr(err)
-	}
-	x, err := strconv.ParseUint(s, 10, 64)
+// AccountChangeLogHead is the account's last committed position (0: it
+// never logged a change): every change committed after it returns is
+// after it, exactly.
+func (db *DB) AccountChangeLogHead(ctx context.Context, accountID string) (int64, error) {
+	heads, err := db.AccountChangeLogHeads(ctx, []string{accountID})
+	return heads[accountID], err
+}
+
+// AccountChangeLogHeads is AccountChangeLogHead of several accounts in
+// one statement (an account with no change is missing).
+func (db *DB) AccountChangeLogHeads(ctx context.Context, accountIDs []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(accountIDs))
+	rows, err := db.read("").QueryContext(ctx, `SELECT account_id::text, pos FROM change_log_heads WHERE account_id = ANY($1::uuid[])`,
+		pq.Array(validUUIDs(accountIDs)))
 	if err != nil {
-		return Cursor{}, err
+		return nil, mapErr(err)
 	}
-	return Cursor{XID: x}, nil
+	defer rows.Close()
+	for rows.Next() {
+		var a string
+		var pos int64
+		if err := rows.Scan(&a, &pos); err != nil {
+			return nil, mapErr(err)
+		}
+		out[a] = pos
+	}
+	return out, mapErr(rows.Err())
 }
 
-// ChangeLogCursor is the position of the change with the public log id,
-// whatever its account (the webhook dispatcher's); false when no such
-// change is in the log (pruned, or never written).
-func (db *DB) ChangeLogCursor(ctx context.Context, id int64) (Cursor, bool, error) {
-	return db.changeLogCursor(ctx, `SELECT xid::text FROM change_log WHERE id = $1`, id)
-}
-
-// AccountChangeLogCursor is ChangeLogCursor within one account: another
-// account's id is unknown.
-func (db *DB) AccountChangeLogCursor(ctx context.Context, accountID string, id int64) (Cursor, bool, error) {
-	return db.changeLogCursor(ctx, `SELECT xid::text FROM change_log WHERE id = $1 AND account_id = $2`, id, accountID)
-}
-
-func (db *DB) changeLogCursor(ctx context.Context, q string, id int64, args ...any) (Cursor, bool, error) {
-	var s string
-	err := db.read("").QueryRowxContext(ctx, q, append([]any{id}, args...)...).Scan(&s)
+// AccountChangeLogPos is the position in the account's log of the change
+// with the public log id; false when the account has no such change
+// (another account's, pruned, or never written).
+func (db *DB) AccountChangeLogPos(ctx context.Context, accountID string, id int64) (int64, bool, error) {
+	if !validUUID(accountID) {
+		return 0, false, nil
+	}
+	var pos int64
+	err := db.read(accountID).QueryRowxContext(ctx, `SELECT pos FROM change_log WHERE account_id = $1 AND id = $2`, accountID, id).Scan(&pos)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Cursor{}, false, nil
+		return 0, false, nil
 	}
 	if err != nil {
-		return Cursor{}, false, mapErr(err)
+		return 0, false, mapErr(err)
 	}
-	x, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return Cursor{}, false, err
-	}
-	return Cursor{XID: x, ID: id}, true, nil
+	return pos, true, nil
 }
 
-// ChangeLogPruned is the last position pruning removed: a reader whose
-// cursor is before it (Less) may have missed changes.
-func (db *DB) ChangeLogPruned(ctx context.Context) (Cursor, error) {
-	var s string
-	var id int64
-	if err := db.read("").QueryRowxContext(ctx, `SELECT xid::text, id FROM change_log_pruned`).Scan(&s, &id); err != nil {
-		return Cursor{}, mapErr(err)
-	}
-	x, err := strconv.ParseUint(s, 10, 64)
+// ChangeLogHeads returns the head of every account that ever logged a
+// change: readers of every account (cross-tenant by design, as
+// ReadAccountChangeLog's callers route what they read by account) find
+// there the accounts whose log moved past their position. One row per
+// account, read in full: its cost grows with the number of accounts, not
+// of changes.
+func (db *DB) ChangeLogHeads(ctx context.Context) (map[string]int64, error) {
+	rows, err := db.read("").QueryContext(ctx, `SELECT account_id::text, pos FROM change_log_heads`)
 	if err != nil {
-		return Cursor{}, err
+		return nil, mapErr(err)
 	}
-	return Cursor{XID: x, ID: id}, nil
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var a string
+		var pos int64
+		if err := rows.Scan(&a, &pos); err != nil {
+			return nil, mapErr(err)
+		}
+		out[a] = pos
+	}
+	return out, mapErr(rows.Err())
 }

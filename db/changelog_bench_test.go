@@ -146,8 +146,8 @@ func BenchmarkChangeLogPrune(b *testing.B) {
 	}
 	for b.Loop() {
 		for range 10 {
-			if _, err := s.Exec(`INSERT INTO change_log (account_id, record_type, record_id, op, parent_id, changed, old, new, logged_at)
-			SELECT $1, 'container', gen_random_uuid(), 'UPDATE', gen_random_uuid(), '{current_status,updated_at}',
+			if _, err := s.Exec(`INSERT INTO change_log (account_id, pos, record_type, record_id, op, parent_id, changed, old, new, logged_at)
+			SELECT $1, shipgraph_change_log_pos($1), 'container', gen_random_uuid(), 'UPDATE', gen_random_uuid(), '{current_status,updated_at}',
 			  '{"current_status":"on_ship","updated_at":"2026-01-01T00:00:00+00:00"}', '{"current_status":"available","updated_at":"2026-01-02T00:00:00+00:00"}',
 			  now() - interval '8 days' FROM generate_series(1, 100000)`, account); err != nil {
 				b.Fatal(err)

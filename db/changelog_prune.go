@@ -2,35 +2,33 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/lib/pq"
 )
 
-// Retention of the change log: rows older than the retention are deleted
-// in (xid, id) order — the order readers read — a batch per transaction,
-// so the pruned rows are always a prefix of the log, whose last position
-// change_log_pruned records (ChangeLogPruned): a reader before it may have
-// missed rows, one after it has missed none. Only rows every transaction
-// could already read are pruned (below the snapshot's xmin), so no row
-// can later appear before the recorded position. Pruning stops at the
-// first row that is not old enough: a row logged late by a long
-// transaction delays the pruning of the rows after it (they are kept a
-// little longer, never lost early).
+// Retention of the change log: rows older than the retention are deleted,
+// oldest first, a batch per transaction. Positions are dense within an
+// account, so a reader finds a pruned row it had not read as a hole in the
+// positions it reads next (AccountChangeLogPage.Gap): never a silent skip.
 //
-// Pruning holds back for the webhook fan-out: it also stops at the first
-// row the webhook cursor (webhook_cursor) has not passed that a webhook
-// could still be owed — one logged at or after the oldest webhook's
-// creation (active or not: an inactive one may be switched on again before
-// the fan-out reaches the row). A webhook gets only changes logged after
-// it was created, so with no webhook at all the cursor holds nothing back:
-// a webhook created later could never be owed a row older than the
-// retention. Held-back rows are kept until the fan-out passes them, or
-// until they are older than the ceiling (unreadBefore): then they are
-// pruned anyway, and counted as unread, by account, for the caller to
-// report loudly. (A fan-out step that read such a row before it was
-// deleted may still raise it: the count is of rows the cursor had not
-// passed, an upper bound of what was lost.)
+// Pruning holds back for the webhook fan-out: a row past the fan-out's
+// position in its account (webhook_log_cursors) that a webhook could still
+// be owed — one logged at or after the oldest webhook's creation (active
+// or not: an inactive one may be switched on again before the fan-out
+// reaches the row) — is kept. A webhook gets only changes logged after it
+// was created, so with no webhook at all nothing is held back: a webhook
+// created later could never be owed a row older than the retention.
+// Held-back rows are kept until the fan-out passes them, or until they are
+// older than the ceiling (unreadBefore): then they are pruned anyway, and
+// counted as unread, by account, for the caller to report loudly. (A
+// fan-out step that read such a row before it was deleted may still raise
+// it: the count is of rows the fan-out had not passed, an upper bound of
+// what was lost.)
+//
+// Every statement is one of every account's (cross-tenant by design: an
+// operator job), joined to the fan-out's positions on the account.
 
 // changeLogPruneLock is the transaction-level advisory lock a pruning
 // batch holds: one instance prunes at a time; the others skip their turn.
@@ -72,11 +70,11 @@ func (p *ChangeLogPruning) add(o ChangeLogPruning) {
 }
 
 // PruneChangeLog deletes up to batch rows (DefaultChangeLogPruneBatch if
-// <= 0) logged before before, oldest first, in one transaction, holding
-// back at the first row the webhook fan-out has not read unless it was
-// logged before unreadBefore (the ceiling; the zero time: never). It
-// returns what it deleted, and false when another instance holds the
-// pruning lock (nothing was done).
+// <= 0) logged before before, oldest first, in one transaction, keeping
+// the rows the webhook fan-out has not read unless they were logged before
+// unreadBefore (the ceiling; the zero time: never). It returns what it
+// deleted, and false when another instance holds the pruning lock (nothing
+// was done).
 func (db *DB) PruneChangeLog(ctx context.Context, before, unreadBefore time.Time, batch int) (ChangeLogPruning, bool, error) {
 	if batch <= 0 {
 		batch = DefaultChangeLogPruneBatch
@@ -87,58 +85,71 @@ func (db *DB) PruneChangeLog(ctx context.Context, before, unreadBefore time.Time
 		if err := q.QueryRowxContext(ctx, `SELECT pg_try_advisory_xact_lock($1)`, changeLogPruneLock).Scan(&locked); err != nil || !locked {
 			return mapErr(err)
 		}
-		// cur: the webhook cursor, and the oldest webhook's creation (NULL
-		// with no webhook: nothing is unread then). Cross-tenant, like the
-		// rest of pruning. cur is read through scalar subqueries and the
-		// DELETE joins batch itself: a join of batch to cur made pruning
-		// 5-30× slower (BenchmarkChangeLogPrune).
-		rows, err := q.QueryContext(ctx, `WITH batch AS (
-	SELECT account_id, id, xid, logged_at, logged_at < $1 AS old FROM change_log
-	WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
-	ORDER BY xid, id LIMIT $2
-), cur AS (
-	SELECT coalesce(log_xid, '0'::xid8) AS xid, coalesce(log_id, 0) AS id,
-		(SELECT min(created_at) FROM webhooks) AS since
-	FROM webhook_cursor
-), keep AS (
-	SELECT b.xid, b.id, b.old FROM batch b
-	WHERE NOT b.old OR coalesce((b.xid, b.id) > ((SELECT xid FROM cur), (SELECT id FROM cur))
-		AND b.logged_at >= (SELECT since FROM cur)
-		AND ($3::timestamptz IS NULL OR b.logged_at >= $3), false)
-	ORDER BY b.xid, b.id LIMIT 1
-), gone AS (
-	DELETE FROM change_log l USING batch b
-	WHERE l.account_id = b.account_id AND l.id = b.id
-	  AND NOT EXISTS (SELECT 1 FROM keep k WHERE (b.xid, b.id) >= (k.xid, k.id))
-	RETURNING l.xid, l.id, l.account_id, l.logged_at
-), last AS (
-	SELECT xid, id FROM gone ORDER BY xid DESC, id DESC LIMIT 1
-), mark AS (
-	UPDATE change_log_pruned p SET xid = last.xid, id = last.id, pruned_at = now()
-	FROM last WHERE (last.xid, last.id) > (p.xid, p.id)
-	RETURNING 1
-)
-SELECT count(*), coalesce((SELECT old FROM keep), false),
-	coalesce(array_agg(g.account_id::text) FILTER (WHERE (g.xid, g.id) > (c.xid, c.id) AND g.logged_at >= c.since), '{}')
-FROM gone g LEFT JOIN cur c ON true`, before, batch, nullTime(unreadBefore))
+		// Rows logged before the oldest webhook was created are owed to
+		// none (no webhook: to none at all).
+		var since sql.NullTime
+		if err := q.QueryRowxContext(ctx, `SELECT min(created_at) FROM webhooks`).Scan(&since); err != nil {
+			return mapErr(err)
+		}
+		if !since.Valid {
+			since = sql.NullTime{Time: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), Valid: true}
+		}
+		ceiling := nullTime(unreadBefore)
+		rows, err := q.QueryContext(ctx, `SELECT l.account_id::text, l.id, l.pos > coalesce(c.pos, 0) AND l.logged_at >= $2
+FROM change_log l LEFT JOIN webhook_log_cursors c ON c.account_id = l.account_id
+WHERE l.logged_at < $1
+  AND (l.pos <= coalesce(c.pos, 0) OR l.logged_at < $2 OR l.logged_at < $3)
+ORDER BY l.logged_at LIMIT $4`, before, since.Time, ceiling, batch)
 		if err != nil {
 			return mapErr(err)
 		}
-		defer rows.Close()
+		var accounts []string
+		var ids []int64
+		seen := map[string]bool{}
 		for rows.Next() {
-			var unread []string
-			if err := rows.Scan(&p.Pruned, &p.HeldBack, pq.Array(&unread)); err != nil {
+			var a string
+			var id int64
+			var unread bool
+			if err := rows.Scan(&a, &id, &unread); err != nil {
+				rows.Close()
 				return mapErr(err)
 			}
-			for _, a := range unread {
+			if !seen[a] {
+				seen[a] = true
+				accounts = append(accounts, a)
+			}
+			ids = append(ids, id)
+			if unread {
 				if p.UnreadAccounts == nil {
 					p.UnreadAccounts = map[string]int64{}
 				}
 				p.UnreadAccounts[a]++
+				p.Unread++
 			}
-			p.Unread = int64(len(unread))
 		}
-		return mapErr(rows.Err())
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return mapErr(err)
+		}
+		if len(ids) > 0 {
+			// Ids are unique across accounts: the row of each id is the
+			// one of its account.
+			res, err := q.ExecContext(ctx, `DELETE FROM change_log WHERE account_id = ANY($1::uuid[]) AND id = ANY($2::bigint[])`,
+				pq.Array(accounts), pq.Array(ids))
+			if err != nil {
+				return mapErr(err)
+			}
+			if p.Pruned, err = res.RowsAffected(); err != nil {
+				return err
+			}
+		}
+		if len(ids) == batch {
+			return nil // the next batch tells
+		}
+		return mapErr(q.QueryRowxContext(ctx, `SELECT EXISTS (
+	SELECT 1 FROM change_log l LEFT JOIN webhook_log_cursors c ON c.account_id = l.account_id
+	WHERE l.logged_at < $1 AND l.logged_at >= $2 AND l.pos > coalesce(c.pos, 0) AND ($3::timestamptz IS NULL OR l.logged_at >= $3))`,
+			before, since.Time, ceiling).Scan(&p.HeldBack))
 	})
 	if err != nil {
 		return ChangeLogPruning{}, locked, err

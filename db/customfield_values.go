@@ -12,7 +12,7 @@ import (
 
 var customFieldList = &listSpec{
 	plural: "custom fields",
-	from:   "custom_fields cf JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id",
+	from:   "custom_fields cf" + customFieldFrom,
 	alias:  "cf",
 	cols:   customFieldCols,
 	orders: map[string]sortSpec{
@@ -103,5 +103,5 @@ func deleteCustomFields(ctx context.Context, db *DB, accountID, where string, ar
 		`WITH cf AS (
 			DELETE FROM custom_fields cf WHERE cf.account_id = $1 AND `+where+`
 			RETURNING `+customFieldReturning+`)
-		 SELECT `+customFieldCols+` FROM cf JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id`, args...)
+		 SELECT `+customFieldCols+` FROM cf`+customFieldFromAccount("$1"), args...)
 }

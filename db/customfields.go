@@ -16,19 +16,23 @@ const (
 	customFieldOptionCols = `o.id, o.definition_id, o.label, o.value, o.position, o.created_at, o.updated_at`
 
 	// customFieldCols reads a value (cf: custom_fields, or a CTE with its
-	// columns) with what displaying it needs, from its definition d: the
-	// slug, the data type and, for enums, the labels of the selected
-	// options in the order of the stored values. A page of values costs one
-	// statement, not one per value for its options.
+	// columns) with what displaying it needs, from its definition d and
+	// its options' labels ol (customFieldLabels): the slug, the data type
+	// and, for enums, the labels of the selected options in the order of
+	// the stored values. A page of values costs one statement, not one per
+	// value for its options. The labels come from a join, not from a
+	// subquery correlated with custom_field_options: Citus cannot push a
+	// correlated subquery joining a table to a set-returning function down
+	// to the account's shard.
 	customFieldCols = `cf.id, cf.account_id, cf.definition_id, cf.shipment_id, cf.container_id, cf.tracking_request_id, cf.entity_id,
 	cf.value, cf.created_at, cf.updated_at, d.api_slug, d.data_type, d.reference_type,
 	CASE WHEN d.data_type IN ('enum', 'enum_multi') THEN ARRAY(
-		SELECT o.label
+		SELECT ol.labels ->> v.value
 		FROM jsonb_array_elements_text(CASE jsonb_typeof(cf.value)
 			WHEN 'array' THEN cf.value
 			WHEN 'string' THEN jsonb_build_array(cf.value)
 			ELSE '[]'::jsonb END) WITH ORDINALITY AS v(value, n)
-		JOIN custom_field_options o ON o.account_id = cf.account_id AND o.definition_id = cf.definition_id AND o.value = v.value
+		WHERE ol.labels ? v.value
 		ORDER BY v.n) END AS option_labels`
 
 	// customFieldReturning is what an INSERT/UPDATE of custom_fields
@@ -338,8 +342,7 @@ func (db *DB) DeleteCustomFieldOption(ctx context.Context, accountID, definition
 // statement; rows come in (entity, definition display name, id) order.
 func (db *DB) CustomFieldsByEntityIDs(ctx context.Context, accountID string, entityIDs []string) ([]*model.CustomField, error) {
 	return byIDs[model.CustomField](ctx, db.read(accountID),
-		`SELECT `+db.cols("CustomField")+` FROM custom_fields cf
-		 JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id
+		`SELECT `+db.cols("CustomField")+` FROM custom_fields cf`+customFieldFrom+`
 		 WHERE cf.entity_id = ANY($1) AND cf.account_id = $2
 		 ORDER BY cf.entity_id, d.display_name, cf.id`, entityIDs, accountID)
 }
@@ -348,9 +351,26 @@ func (db *DB) CustomFieldsByEntityIDs(ctx context.Context, accountID string, ent
 // what displaying them needs, as CustomFieldsByEntityIDs does.
 func (db *DB) CustomFieldsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.CustomField, error) {
 	return byIDs[model.CustomField](ctx, db.read(accountID),
-		`SELECT `+customFieldCols+` FROM custom_fields cf
-		 JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id
+		`SELECT `+customFieldCols+` FROM custom_fields cf`+customFieldFrom+`
 		 WHERE cf.id = ANY($1) AND cf.account_id = $2`, ids, accountID)
+}
+
+// customFieldFrom joins what customFieldCols reads to cf: the definition
+// and the labels of its options by value. It suits a statement that
+// filters cf.account_id by a value (PostgreSQL pushes the account into the
+// grouped options); customFieldFromAccount names it where cf is a CTE.
+var customFieldFrom = customFieldFromAccount("")
+
+// customFieldFromAccount is customFieldFrom with the options filtered by
+// the account in param ("$1"), unless param is empty.
+func customFieldFromAccount(param string) string {
+	where := ""
+	if param != "" {
+		where = " WHERE o.account_id = " + param
+	}
+	return ` JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id
+	LEFT JOIN (SELECT o.account_id, o.definition_id, jsonb_object_agg(o.value, o.label) AS labels
+		FROM custom_field_options o` + where + ` GROUP BY 1, 2) ol ON ol.account_id = cf.account_id AND ol.definition_id = cf.definition_id`
 }
 
 // SetCustomField sets (creates or replaces) the value of def on an entity
@@ -452,7 +472,7 @@ func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.C
 		 SELECT m.value AS missing_option, EXISTS (SELECT 1 FROM target) AS target_found, `+customFieldCols+`
 		 FROM (SELECT) one
 		 LEFT JOIN missing m ON true
-		 LEFT JOIN (cf JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id) ON true`,
+		 LEFT JOIN (cf`+customFieldFromAccount("$1")+`) ON true`,
 		accountID, def.ID, entityID, value, string(def.EntityType))
 	switch {
 	case err != nil:

@@ -53,6 +53,8 @@ type DB struct {
 	pooled bool
 	// r routes reads to replicas (replica.go); nil without them.
 	r *router
+	// w wakes the change log's readers after writes (wakeup.go).
+	w *waker
 	// noRollups counts every grouped count with GROUP BY, never from the
 	// rollups (WithoutStatsRollups).
 	noRollups bool
@@ -99,15 +101,18 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 		_ = sdb.Close()
 		return nil, err
 	}
+	w := newWaker(sdb.DB)
 	if o.Pooler {
-		return &DB{db: sdb, q: counted{ExtContext: sdb, textJSON: true, r: r}, url: direct, pooled: true, ref: &refCaches{}, r: r}, nil
+		return &DB{db: sdb, q: counted{ExtContext: sdb, textJSON: true, r: r, w: w}, url: direct, pooled: true, ref: &refCaches{}, r: r, w: w}, nil
 	}
-	return &DB{db: sdb, q: counted{ExtContext: newPrepared(sdb), r: r}, url: direct, ref: &refCaches{}, r: r}, nil
+	return &DB{db: sdb, q: counted{ExtContext: newPrepared(sdb), r: r, w: w}, url: direct, ref: &refCaches{}, r: r, w: w}, nil
 }
 
-// Close stops polling the replicas and closes the connection pools.
+// Close stops polling the replicas, sends the wake-ups of the last writes
+// and closes the connection pools.
 func (db *DB) Close() error {
 	db.r.close()
+	db.w.close()
 	return db.db.Close()
 }
 
@@ -142,7 +147,10 @@ func Migrate(ctx context.Context, sdb *sql.DB) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	return migrateRiver(ctx, sdb)
+	if err := migrateRiver(ctx, sdb); err != nil {
+		return err
+	}
+	return Distribute(ctx, sdb)
 }
 
 // Migrate applies the embedded migrations to this store's database.
@@ -236,6 +244,7 @@ type counted struct {
 	r        *router
 	read     bool   // a read scope (DB.read); false: a write scope or a transaction
 	account  string // the account whose data the scope reads or writes
+	w        *waker // a write scope's: woken after a statement succeeds (nil in a transaction)
 }
 
 // jsonAsText returns args with the []byte of driver.Valuer arguments (the
@@ -284,8 +293,11 @@ func send[T any](c counted, ctx context.Context, q string, args []any,
 	}
 	queriesPrimary.Inc()
 	v, n, err := do(c.ExtContext, ctx, q, args)
-	if !c.read && err == nil && c.r != nil {
-		c.r.wrote(ctx, c.account)
+	if !c.read && err == nil {
+		if c.r != nil {
+			c.r.wrote(ctx, c.account)
+		}
+		c.w.wrote(c.account)
 	}
 	endStatement(sp, n, err)
 	return v, err
@@ -360,6 +372,7 @@ func (db *DB) transact(ctx context.Context, account string, errs func(error) err
 	if db.r != nil {
 		db.r.wrote(ctx, account)
 	}
+	db.w.wrote(account)
 	return nil
 }
 

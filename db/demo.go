@@ -11,6 +11,8 @@ type DemoMove struct {
 	ID     string `db:"id"`
 	Number string `db:"number"`
 	Status string `db:"current_status"`
+	// AccountID is the demo account's (not shown: the wake-up's).
+	AccountID string `db:"account_id" json:"-"`
 }
 
 // demoSteps moves a container one step along its journey at the port of
@@ -40,8 +42,8 @@ func (db *DB) DemoActivity(ctx context.Context, n int) ([]DemoMove, error) {
 	err := db.inTx(ctx, "", func(q ext) error {
 		var picked []DemoMove
 		if err := sqlx.SelectContext(ctx, q, &picked, `
-			SELECT id, number, current_status FROM (
-				SELECT c.id, c.number, c.current_status FROM containers c
+			SELECT id, number, current_status, account_id FROM (
+				SELECT c.id, c.number, c.current_status, c.account_id FROM containers c
 				WHERE c.account_id = (SELECT id FROM accounts ORDER BY slug LIMIT 1)
 				ORDER BY c.id LIMIT 12) demo
 			ORDER BY random() LIMIT $1
@@ -56,12 +58,16 @@ func (db *DB) DemoActivity(ctx context.Context, n int) ([]DemoMove, error) {
 			var m DemoMove
 			if err := sqlx.GetContext(ctx, q, &m, `UPDATE containers SET `+set+`, updated_at = now()
 				WHERE account_id = (SELECT id FROM accounts ORDER BY slug LIMIT 1) AND id = $1
-				RETURNING id, number, current_status`, c.ID); err != nil {
+				RETURNING id, number, current_status, account_id`, c.ID); err != nil {
 				return err
 			}
 			moved = append(moved, m)
 		}
 		return nil
 	})
+	if err == nil && len(moved) > 0 {
+		// Written as no one account's: the readers are woken here.
+		db.w.wrote(moved[0].AccountID)
+	}
 	return moved, mapErr(err)
 }

@@ -57,6 +57,8 @@ func ScanBoth[R any](ctx context.Context, d *DB, query string, args ...any) (pla
 // seeded database down and up again (distribution_test.go).
 var Migrations = migrations
 
+var CustomFieldFrom = customFieldFrom
+
 // SetReferenceClock makes the reference caches read the time from now
 // instead of time.Now: a test moves it past the TTL instead of sleeping.
 func (db *DB) SetReferenceClock(now func() time.Time) {

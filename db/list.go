@@ -447,7 +447,7 @@ func count(ctx context.Context, q sqlx.QueryerContext, s *listSpec, filter *cond
 	var err error
 	if s.counted != "" && len(filter.where) == 1 {
 		err = sqlx.GetContext(ctx, q, &n,
-			"SELECT coalesce((SELECT n FROM list_counts WHERE account_id = $1 AND list = $2), 0)", filter.args[0], s.counted)
+			"SELECT coalesce((SELECT sum(n) FROM list_counts WHERE account_id = $1 AND list = $2), 0)::bigint", filter.args[0], s.counted)
 	} else {
 		err = sqlx.GetContext(ctx, q, &n, "SELECT count(*) FROM "+s.from+" WHERE "+filter.sql(), filter.args...)
 	}

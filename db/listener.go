@@ -65,6 +65,12 @@ const (
 	// what it stands for), or every key may have (TRUNCATE) when TokenID
 	// is "*".
 	FeedToken
+	// FeedTick: every WakeFloor, whatever was heard. Readers look at what
+	// they follow then (the change log's heads, the keys they cache):
+	// changes written without the server wake nobody (wakeup.go). A tick
+	// a full buffer cannot take is dropped (the next one comes), never a
+	// lost event.
+	FeedTick
 )
 
 func (k FeedEventKind) String() string {
@@ -79,6 +85,8 @@ func (k FeedEventKind) String() string {
 		return "change"
 	case FeedToken:
 		return "token"
+	case FeedTick:
+		return "tick"
 	}
 	return "unknown"
 }
@@ -181,13 +189,29 @@ func (db *DB) Listen(ping time.Duration) *Listener {
 			}
 		}
 	}()
-	go l.read(ctx, states, pings)
+	ticks := make(chan struct{}, 1)
+	go func() {
+		t := time.NewTicker(WakeFloor)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			select {
+			case ticks <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	go l.read(ctx, states, pings, ticks)
 	return l
 }
 
 // read is the listener's one reader: it turns what pq reports into events,
 // in order, and fans them out until ctx is done.
-func (l *Listener) read(ctx context.Context, states <-chan FeedEvent, pings <-chan error) {
+func (l *Listener) read(ctx context.Context, states <-chan FeedEvent, pings <-chan error, ticks <-chan struct{}) {
 	defer close(l.done)
 	defer l.closeSubs()
 	notify := l.l.NotificationChannel()
@@ -223,6 +247,8 @@ func (l *Listener) read(ctx context.Context, states <-chan FeedEvent, pings <-ch
 				return
 			}
 			forward(n)
+		case <-ticks:
+			l.fanOut(FeedEvent{Kind: FeedTick})
 		case err := <-pings:
 			// What the connection delivered before the ping's answer
 			// goes out first.
@@ -302,7 +328,9 @@ func (s *Subscription) offer(e FeedEvent, up bool) {
 	select {
 	case s.ch <- e:
 	default:
-		s.lost = true
+		if e.Kind != FeedTick {
+			s.lost = true
+		}
 	}
 }
 

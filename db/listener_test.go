@@ -61,11 +61,14 @@ func TestWatchTokens(t *testing.T) {
 	if err := f.DB.RevokeToken(context.Background(), f.A.Account, a); err != nil {
 		t.Fatal(err)
 	}
+	// Plain SQL announces nothing (a trigger's NOTIFY would fire on every
+	// node of a distributed database and fail its two-phase commit): the
+	// key caches' floor check finds it. The server's revocation does.
 	exec(`UPDATE api_tokens SET role = 'viewer' WHERE id = $1`, b)
-	exec(`DELETE FROM api_tokens WHERE id = $1`, b)
-	exec(`TRUNCATE api_tokens`)
-	for i, want := range []db.FeedEvent{{Kind: db.FeedToken, TokenID: a}, {Kind: db.FeedToken, TokenID: b},
-		{Kind: db.FeedToken, TokenID: b}, {Kind: db.FeedToken, TokenID: "*"}} {
+	if err := f.DB.RevokeToken(context.Background(), f.A.Account, b); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []db.FeedEvent{{Kind: db.FeedToken, TokenID: a}, {Kind: db.FeedToken, TokenID: b}} {
 		if e := next(true); e.Kind != want.Kind || e.TokenID != want.TokenID {
 			t.Fatalf("event %d: %v %q, want %v %q", i, e.Kind, e.TokenID, want.Kind, want.TokenID)
 		}
@@ -133,7 +136,7 @@ func TestListenerFanOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.SQL.Exec(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, tok.ID); err != nil {
+		if err := f.DB.RevokeToken(context.Background(), f.A.Account, tok.ID); err != nil {
 			t.Fatal(err)
 		}
 		return tok.ID

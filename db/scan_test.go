@@ -37,7 +37,7 @@ func TestRowPlansMatchSqlx(t *testing.T) {
 		"DocumentRepresentation": "document_representations r",
 		"CustomFieldDefinition":  "custom_field_definitions d",
 		"CustomFieldOption":      "custom_field_options o",
-		"CustomField":            "custom_fields cf JOIN custom_field_definitions d ON d.id = cf.definition_id",
+		"CustomField":            "custom_fields cf" + db.CustomFieldFrom,
 	}
 	checks := map[string]func(t *testing.T, query string) int{
 		"Account":                compareScans[model.Account](d),

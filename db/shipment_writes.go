@@ -52,7 +52,9 @@ func (db *DB) UpdateShipment(ctx context.Context, accountID, id string, p Shipme
 
 // StopTracking stops tracking one of the account's shipments at the
 // shipping line, as cancelled by the user of the key (nil for a key of no
-// user). A shipment whose tracking already stopped keeps when and why. Its
+// user). A shipment whose tracking already stopped keeps when and why
+// (least keeps the earlier time, ignoring NULL: Citus refuses now() inside
+// coalesce or CASE in a write). Its
 // live tracking requests stop with it (a trigger, migration 00014), which
 // raises tracking_request.tracking_stopped.
 func (db *DB) StopTracking(ctx context.Context, accountID, id string, userID *string) (*model.Shipment, error) {
@@ -62,7 +64,7 @@ func (db *DB) StopTracking(ctx context.Context, accountID, id string, userID *st
 	return writeShipment(ctx, db, accountID, `
 		line_tracking_stopped_by_user_id = CASE WHEN line_tracking_stopped_at IS NULL THEN $3::uuid ELSE line_tracking_stopped_by_user_id END,
 		line_tracking_stopped_reason = CASE WHEN line_tracking_stopped_at IS NULL THEN 'cancelled_by_user' ELSE line_tracking_stopped_reason END,
-		line_tracking_stopped_at = coalesce(line_tracking_stopped_at, now()),
+		line_tracking_stopped_at = least(line_tracking_stopped_at, now()),
 		updated_at = now()`, id, accountID, userID)
 }
 

@@ -102,13 +102,14 @@ SELECT ` + tokenCols + ` FROM t`
 }
 
 // RevokeToken revokes one of the account's keys. Revoking twice is a no-op
-// that keeps the first revocation time.
+// that keeps the first revocation time (least ignores NULL; Citus refuses
+// now() inside coalesce or CASE in a write, not inside least).
 func (db *DB) RevokeToken(ctx context.Context, accountID, tokenID string) error {
 	if !validUUID(tokenID) || !validUUID(accountID) {
 		return model.NotFound("API token")
 	}
 	res, err := db.write(accountID).ExecContext(ctx,
-		`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND account_id = $2`,
+		`UPDATE api_tokens SET revoked_at = least(revoked_at, now()) WHERE id = $1 AND account_id = $2`,
 		tokenID, accountID)
 	if err != nil {
 		return mapErr(err)
@@ -118,6 +119,9 @@ func (db *DB) RevokeToken(ctx context.Context, accountID, tokenID string) error 
 	} else if n == 0 {
 		return model.NotFound("API token")
 	}
+	// Every server forgets the key (wakeup.go); the key caches' floor
+	// catches what changes keys without the server.
+	db.w.tokenChanged(tokenID)
 	return nil
 }
 

@@ -93,11 +93,11 @@ var tableBits = map[string]Tables{
 	"uploads":                   TablesUnlogged,
 	"email_submissions":         TablesUnlogged,
 	"webhooks":                  TablesUnlogged,
-	"webhook_cursor":            TablesUnlogged,
+	"webhook_log_cursors":       TablesUnlogged,
 	"webhook_delivery_attempts": TablesUnlogged,
 	"webhook_notifications":     TablesUnlogged,
 	"change_log":                TablesUnlogged,
-	"change_log_pruned":         TablesUnlogged,
+	"change_log_heads":          TablesUnlogged,
 }
 
 // Touched records the tables the statements of a context named, split by

@@ -265,18 +265,17 @@ SELECT coalesce((SELECT line_tracking_stopped_reason FROM stop),
 			p.AccountID, p.RequestID, res.Status, failed, shipmentID); err != nil {
 			return err
 		}
-		if err := quiet(ctx, q); err != nil {
+		// The change log off (its AFTER triggers fire at the end of the
+		// statement, once set_config has run), then the schedule and the
+		// shipment's poll times, in one statement.
+		if _, err := q.ExecContext(ctx, `
+WITH quiet AS (SELECT set_config('shipgraph.notify', 'off', true) AS off),
+req AS (
+    UPDATE tracking_requests SET last_polled_at = now(), next_poll_at = $3
+    FROM quiet WHERE account_id = $1 AND id = $2 RETURNING 1)
+UPDATE shipments SET line_tracking_last_attempted_at = now(), line_tracking_last_succeeded_at = now()
+FROM quiet WHERE account_id = $1 AND id = $4::uuid`, p.AccountID, p.RequestID, ptrTime(p.NextPollAt), nullStr(shipmentID)); err != nil {
 			return err
-		}
-		if _, err := q.ExecContext(ctx, `UPDATE tracking_requests SET last_polled_at = now(), next_poll_at = $3
-			WHERE account_id = $1 AND id = $2`, p.AccountID, p.RequestID, ptrTime(p.NextPollAt)); err != nil {
-			return err
-		}
-		if shipmentID != nil {
-			if _, err := q.ExecContext(ctx, `UPDATE shipments SET line_tracking_last_attempted_at = now(),
-				line_tracking_last_succeeded_at = now() WHERE account_id = $1 AND id = $2`, p.AccountID, *shipmentID); err != nil {
-				return err
-			}
 		}
 		if then != nil {
 			return then(ctx, tx)
@@ -294,9 +293,11 @@ func quiet(ctx context.Context, q ext) error {
 
 // findOrCreateShipment returns the request's shipment: the one it already
 // has, else the account's shipment of that number and carrier, else a new
-// one. Two requests of one number (a bill of lading and one of its
-// containers) creating it at once meet on a transaction-scoped advisory
-// lock on (account, number).
+// one. One shipment per (account, carrier, number) is a unique index
+// (migration 00023): two polls creating it at once meet there, the second
+// one's insert waits for the first and then does nothing, and its next
+// statement, whose snapshot is newer than the first's commit, reads the
+// winner's row.
 func findOrCreateShipment(ctx context.Context, q ext, accountID string, current *string, status, number, requestID string) (*string, error) {
 	if current != nil {
 		var id string
@@ -310,12 +311,10 @@ func findOrCreateShipment(ctx context.Context, q ext, accountID string, current 
 	}
 	var id string
 	err := q.QueryRowxContext(ctx, `
-WITH lock AS (SELECT pg_advisory_xact_lock(hashtextextended(($1::uuid)::text || ':' || upper($2::text), 26))),
-req AS (SELECT r.scac, r.ref_numbers, r.tags FROM tracking_requests r, lock WHERE r.account_id = $1 AND r.id = $3),
+WITH req AS (SELECT r.scac, r.ref_numbers, r.tags FROM tracking_requests r WHERE r.account_id = $1 AND r.id = $3),
 found AS (
     SELECT s.id FROM shipments s, req
-    WHERE s.account_id = $1 AND upper(s.normalized_number) = upper($2) AND s.shipping_line_scac = req.scac
-    ORDER BY s.created_at, s.id LIMIT 1),
+    WHERE s.account_id = $1 AND s.shipping_line_scac = req.scac AND upper(s.normalized_number) = upper($2)),
 ins AS (
     INSERT INTO shipments (account_id, bill_of_lading_number, normalized_number, ref_numbers, tags, shipping_line_id,
         shipping_line_scac, shipping_line_name, shipping_line_short_name)
@@ -323,8 +322,15 @@ ins AS (
         coalesce(sl.name, req.scac), coalesce(sl.short_name, req.scac)
     FROM req LEFT JOIN shipping_lines sl ON sl.scac = req.scac
     WHERE NOT EXISTS (SELECT 1 FROM found)
+    ON CONFLICT (account_id, shipping_line_scac, upper(normalized_number)) DO NOTHING
     RETURNING id)
 SELECT id FROM found UNION ALL SELECT id FROM ins`, accountID, number, requestID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Another poll created it after this statement's snapshot.
+		err = q.QueryRowxContext(ctx, `SELECT s.id FROM shipments s JOIN tracking_requests r ON r.account_id = s.account_id
+			AND r.scac = s.shipping_line_scac
+			WHERE s.account_id = $1 AND r.id = $3 AND upper(s.normalized_number) = upper($2)`, accountID, number, requestID).Scan(&id)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -540,7 +546,8 @@ SELECT $1, $2, u.number, u.equipment_type, u.equipment_length, u.equipment_heigh
     u.pod_discharged_at, u.pod_full_out_at, u.empty_terminated_at, u.pod_rail_loaded_at, u.pod_rail_departed_at,
     u.ind_eta_at, u.ind_ata_at, coalesce(u.current_status, 'new')
 FROM input u CROSS JOIN term
-WHERE NOT EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = $2 AND c.number = u.number)`,
+WHERE NOT EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = $2 AND c.number = u.number)
+ON CONFLICT (account_id, shipment_id, number) DO NOTHING`,
 		accountID, shipmentID, pq.StringArray(number),
 		pq.Array(strsOf(n, func(i int) *string { return cs[i].EquipmentType })), pq.Array(length),
 		pq.Array(strsOf(n, func(i int) *string { return cs[i].EquipmentHeight })),
@@ -559,7 +566,10 @@ WHERE NOT EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipm
 
 // insertEvents inserts the raw events not stored yet (by account,
 // container, SCAC and carrier event id) and, for each one inserted that
-// maps to one, its transport event: a poll repeated adds nothing.
+// maps to one, its transport event: a poll repeated adds nothing. An
+// estimate the container holds already as a transport event (same event,
+// time and place: a carrier that publishes it again under a new id) adds
+// its raw event only.
 func insertEvents(ctx context.Context, q ext, accountID, shipmentID string, es []PolledEvent) (int, error) {
 	if len(es) == 0 {
 		return 0, nil
@@ -607,6 +617,9 @@ te AS (
         (SELECT p.time_zone FROM ports p WHERE p.id = i.port_id), i.locode, i.port_id, i.terminal_id, i.vessel_id, i.voyage
     FROM raw r JOIN input i ON i.container_id = r.container_id AND i.carrier_event_id = r.carrier_event_id
     WHERE i.transport_event IS NOT NULL
+      AND NOT (i.estimated AND EXISTS (SELECT 1 FROM transport_events t
+          WHERE t.account_id = $1 AND t.container_id = i.container_id AND t.event = i.transport_event
+            AND t.event_at IS NOT DISTINCT FROM i.event_at AND t.location_locode IS NOT DISTINCT FROM i.locode))
     ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING
     RETURNING id)
 SELECT (SELECT count(*) FROM raw) + 0 * (SELECT count(*) FROM te)`,

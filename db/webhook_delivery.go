@@ -117,18 +117,26 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, a WebhookAttempt) (bool,
 	if a.ResponseBody != "" {
 		body = a.ResponseBody
 	}
+	// The outcome picks the column set to now(): Citus refuses now() inside
+	// CASE in a write, so the statement says it without one.
+	args := []any{a.AccountID, a.NotificationID, a.Duration.Milliseconds(), code, errText, body, a.Status, a.Owner}
+	var outcome string
+	switch a.Status {
+	case WebhookPending:
+		args = append(args, a.Retry.Seconds())
+		outcome = "next_attempt_at = now() + make_interval(secs => $9),"
+	case WebhookSucceeded:
+		outcome = "delivered_at = now(),"
+	}
 	res, err := db.write(a.AccountID).ExecContext(ctx, `
 WITH a AS (
     INSERT INTO webhook_delivery_attempts (account_id, notification_id, duration_ms, status_code, error, response_body)
     SELECT account_id, id, $3, $4, $5, $6 FROM webhook_notifications WHERE account_id = $1 AND id = $2
 )
 UPDATE webhook_notifications
-SET attempts = attempts + 1, delivery_status = $7,
-    next_attempt_at = CASE WHEN $7 = 'pending' THEN now() + make_interval(secs => $8) ELSE next_attempt_at END,
-    delivered_at = CASE WHEN $7 = 'succeeded' THEN now() ELSE delivered_at END,
+SET attempts = attempts + 1, delivery_status = $7, `+outcome+`
     last_error = $5, claimed_by = NULL, claimed_until = NULL
-WHERE account_id = $1 AND id = $2 AND claimed_by = $9 AND delivery_status = 'pending'`,
-		a.AccountID, a.NotificationID, a.Duration.Milliseconds(), code, errText, body, a.Status, a.Retry.Seconds(), a.Owner)
+WHERE account_id = $1 AND id = $2 AND claimed_by = $8 AND delivery_status = 'pending'`, args...)
 	if err != nil {
 		return false, mapErr(err)
 	}

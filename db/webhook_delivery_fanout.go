@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -36,56 +35,81 @@ type WebhookRaise struct {
 	Queued, Overflow int
 }
 
-// WebhookCursor is the position in change_log up to which notifications
-// have been raised (zero: the start of the log).
-func (db *DB) WebhookCursor(ctx context.Context) (Cursor, error) {
-	var xid sql.NullString
-	var id sql.NullInt64
-	if err := db.read("").QueryRowxContext(ctx, `SELECT log_xid::text, log_id FROM webhook_cursor`).Scan(&xid, &id); err != nil {
-		return Cursor{}, mapErr(err)
-	}
-	return cursorOf(xid, id)
+// WebhookBacklog is an account whose log moved past the webhook fan-out's
+// position in it.
+type WebhookBacklog struct {
+	AccountID string
+	// From is the fan-out's position (0: it read nothing of the account
+	// yet), Head the account's last position.
+	From, Head int64
 }
 
-func cursorOf(xid sql.NullString, id sql.NullInt64) (Cursor, error) {
-	if !xid.Valid {
-		return Cursor{}, nil
-	}
-	x, err := strconv.ParseUint(xid.String, 10, 64)
+// WebhookBacklogs returns up to limit accounts whose log moved past the
+// fan-out's position in it (webhook_log_cursors), most behind first: what
+// the fan-out reads next. Cross-tenant by design (the fan-out serves every
+// account's webhooks).
+func (db *DB) WebhookBacklogs(ctx context.Context, limit int) ([]WebhookBacklog, error) {
+	rows, err := db.read("").QueryContext(ctx, `SELECT h.account_id::text, coalesce(c.pos, 0), h.pos
+FROM change_log_heads h LEFT JOIN webhook_log_cursors c ON c.account_id = h.account_id
+WHERE h.pos > coalesce(c.pos, 0)
+ORDER BY h.pos - coalesce(c.pos, 0) DESC LIMIT $1`, limit)
 	if err != nil {
-		return Cursor{}, err
+		return nil, mapErr(err)
 	}
-	return Cursor{XID: x, ID: id.Int64}, nil
+	defer rows.Close()
+	var out []WebhookBacklog
+	for rows.Next() {
+		var b WebhookBacklog
+		if err := rows.Scan(&b.AccountID, &b.From, &b.Head); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, b)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// WebhookCursor is the fan-out's position in the account's log (0: it read
+// nothing of it yet).
+func (db *DB) WebhookCursor(ctx context.Context, accountID string) (int64, error) {
+	var pos int64
+	err := db.read(accountID).QueryRowxContext(ctx,
+		`SELECT coalesce((SELECT pos FROM webhook_log_cursors WHERE account_id = $1), 0)`, accountID).Scan(&pos)
+	return pos, mapErr(err)
 }
 
 // errCursorMoved: another process advanced the cursor or holds it.
 var errCursorMoved = errors.New("webhook cursor moved")
 
 // RaiseWebhookNotifications inserts the notifications of events (read
-// from change_log between from and to) and advances the cursor from from
-// to to, in one transaction: a crash before the commit raises nothing and
-// leaves the cursor; after it, both are done. The cursor row is locked
-// (NOWAIT) and must still be at from, so two processes never raise the
-// same rows; the unique key (account, webhook, change, event) with ON
-// CONFLICT DO NOTHING makes a repeat harmless anyway.
+// from the account's log between positions from and to, all of that
+// account) and advances the fan-out's position in the account's log from
+// from to to, in one transaction of that account: a crash before the
+// commit raises nothing and leaves the position; after it, both are done.
+// The position's row is locked (NOWAIT) and must still be at from, so two
+// processes never raise the same rows; the unique key (account, webhook,
+// change, event) with ON CONFLICT DO NOTHING makes a repeat harmless
+// anyway.
 //
 // An account with queueLimit pending notifications gets the rest recorded
 // failed, with the reason in last_error (never silently dropped).
-func (db *DB) RaiseWebhookNotifications(ctx context.Context, from, to Cursor, events []WebhookEvent, queueLimit int) (WebhookRaise, error) {
+func (db *DB) RaiseWebhookNotifications(ctx context.Context, accountID string, from, to int64, events []WebhookEvent, queueLimit int) (WebhookRaise, error) {
 	var r WebhookRaise
-	err := db.inTx(ctx, "", func(q ext) error {
-		var xid sql.NullString
-		var id sql.NullInt64
-		if err := q.QueryRowxContext(ctx, `SELECT log_xid::text, log_id FROM webhook_cursor FOR UPDATE NOWAIT`).Scan(&xid, &id); err != nil {
+	err := db.inTx(ctx, accountID, func(q ext) error {
+		// The account's first read makes its row; a concurrent first
+		// read finds it made, and the check below sorts them out.
+		if _, err := q.ExecContext(ctx, `INSERT INTO webhook_log_cursors (account_id, pos) VALUES ($1, 0)
+ON CONFLICT (account_id) DO NOTHING`, accountID); err != nil {
+			return mapErr(err)
+		}
+		var cur int64
+		if err := q.QueryRowxContext(ctx, `SELECT pos FROM webhook_log_cursors WHERE account_id = $1 FOR UPDATE NOWAIT`, accountID).Scan(&cur); err != nil {
 			var pqe *pq.Error
 			if errors.As(err, &pqe) && pqe.Code == "55P03" {
 				return errCursorMoved
 			}
 			return mapErr(err)
 		}
-		if cur, err := cursorOf(xid, id); err != nil {
-			return err
-		} else if cur != from {
+		if cur != from {
 			return errCursorMoved
 		}
 		if len(events) > 0 {
@@ -93,8 +117,7 @@ func (db *DB) RaiseWebhookNotifications(ctx context.Context, from, to Cursor, ev
 				return err
 			}
 		}
-		_, err := q.ExecContext(ctx, `UPDATE webhook_cursor SET log_xid = $1::text::xid8, log_id = $2, updated_at = now()`,
-			strconv.FormatUint(to.XID, 10), to.ID)
+		_, err := q.ExecContext(ctx, `UPDATE webhook_log_cursors SET pos = $2, updated_at = now() WHERE account_id = $1`, accountID, to)
 		return mapErr(err)
 	})
 	if errors.Is(err, errCursorMoved) {
@@ -219,19 +242,17 @@ ON CONFLICT (account_id, webhook_id, change_id, event) DO NOTHING`,
 // be.
 var ErrWebhookRefused = errors.New("the database refused the webhook notifications")
 
-// ChangeLogLag is the age of the oldest of the next limit changes after
-// the cursor (every account's, in log order: the page the webhook fan-out
-// reads next), 0 when there is none: how far the fan-out is behind. The
-// next page, not the whole unread log: a fan-out far behind is measured
-// at the cost of one page's index scan.
-func (db *DB) ChangeLogLag(ctx context.Context, after Cursor, limit int) (time.Duration, error) {
-	if limit <= 0 {
-		limit = DefaultChangeLogPage
-	}
+// ChangeLogLag is the age of the oldest change the webhook fan-out has
+// not read, over every account (0 when it is caught up): how far it is
+// behind. One row per account behind is looked at: its next change (an
+// account whose next change was pruned past the ceiling is left out).
+func (db *DB) ChangeLogLag(ctx context.Context) (time.Duration, error) {
 	var secs float64
-	err := db.read("").QueryRowxContext(ctx, `SELECT coalesce(extract(epoch FROM now() - min(l.logged_at)), 0)::float8 FROM (
-	SELECT l.logged_at FROM change_log l WHERE (l.xid, l.id) > ($1::xid8, $2) ORDER BY l.xid, l.id LIMIT $3
-) l`, strconv.FormatUint(after.XID, 10), after.ID, limit).Scan(&secs)
+	err := db.read("").QueryRowxContext(ctx, `SELECT coalesce(extract(epoch FROM now() - min(l.logged_at)), 0)::float8
+FROM change_log_heads h
+LEFT JOIN webhook_log_cursors c ON c.account_id = h.account_id
+JOIN change_log l ON l.account_id = h.account_id AND l.pos = coalesce(c.pos, 0) + 1
+WHERE h.pos > coalesce(c.pos, 0)`).Scan(&secs)
 	if err != nil {
 		return 0, mapErr(err)
 	}

@@ -372,12 +372,13 @@ func (h *Handler) KeyCacheLive() bool { return h.keys.isLive() }
 // is on and follows the change log.
 func (h *Handler) ResponseCacheLive() bool { return h.cache.cache != nil && h.cache.cache.Live() }
 
-// WaitResponseCache returns once the response cache read the change log
-// past c (what changes up to c touched is dropped), or ctx ends; at once
-// when the cache is off.
-func (h *Handler) WaitResponseCache(ctx context.Context, c db.Cursor) error {
+// WaitResponseCache returns once the response cache read account's change
+// log up to position pos (what changes up to it touched is dropped) and
+// serves, or ctx ends; with account "", once it serves; at once when the
+// cache is off.
+func (h *Handler) WaitResponseCache(ctx context.Context, account string, pos int64) error {
 	if h.cache.feed == nil {
 		return nil
 	}
-	return h.cache.feed.wait(ctx, c)
+	return h.cache.feed.wait(ctx, account, pos)
 }

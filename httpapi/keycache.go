@@ -42,7 +42,8 @@ type keyCache struct {
 	byToken map[string]*list.Element
 
 	sub    *db.Subscription
-	touch  chan string // token ids whose last_used_at is due
+	checks chan struct{} // a floor check is due (FeedTick)
+	touch  chan string   // token ids whose last_used_at is due
 	cancel context.CancelFunc
 	done   sync.WaitGroup
 }
@@ -66,8 +67,10 @@ func newKeyCache(store *db.DB, listener *db.Listener, log *slog.Logger, size int
 	c.touch = make(chan string, 1024)
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
-	c.sub = listener.Subscribe(keyEventBuffer, db.FeedToken, db.FeedAlive)
-	c.done.Add(2)
+	c.sub = listener.Subscribe(keyEventBuffer, db.FeedToken, db.FeedAlive, db.FeedTick)
+	c.checks = make(chan struct{}, 1)
+	c.done.Add(3)
+	go c.checkLoop(ctx)
 	go c.watch(c.sub.Events())
 	go c.touchLoop(ctx)
 	return c
@@ -215,6 +218,11 @@ func (c *keyCache) watch(events <-chan db.FeedEvent) {
 				c.heard = time.Now()
 			}
 			c.mu.Unlock()
+		case db.FeedTick:
+			select {
+			case c.checks <- struct{}{}:
+			default:
+			}
 		case db.FeedDown:
 			c.mu.Lock()
 			c.flush()
@@ -230,6 +238,50 @@ func (c *keyCache) watch(events <-chan db.FeedEvent) {
 	c.flush()
 	c.up = false
 	c.mu.Unlock()
+}
+
+// checkLoop is the floor under the announcements: at every tick it looks
+// the cached keys up and forgets those revoked, deleted or changed since
+// they were cached (a change made with plain SQL announces nothing).
+func (c *keyCache) checkLoop(ctx context.Context) {
+	defer c.done.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.checks:
+		}
+		c.mu.Lock()
+		cached := make(map[string]keyEntry, len(c.byToken))
+		for id, el := range c.byToken {
+			cached[id] = *el.Value.(*keyEntry)
+		}
+		c.mu.Unlock()
+		if len(cached) == 0 {
+			continue
+		}
+		ids := make([]string, 0, len(cached))
+		for id := range cached {
+			ids = append(ids, id)
+		}
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		now, err := c.store.CurrentKeys(cctx, ids)
+		cancel()
+		if err != nil {
+			continue // the next tick tries again
+		}
+		for id, e := range cached {
+			k, ok := now[id]
+			if !ok || string(k.Hash) != string(e.hash[:]) || !samePrincipal(k.Principal, e.p) {
+				c.evict(id)
+			}
+		}
+	}
+}
+
+func samePrincipal(a, b model.Principal) bool {
+	return a.TokenID == b.TokenID && a.AccountID == b.AccountID && a.Role == b.Role &&
+		(a.UserID == nil) == (b.UserID == nil) && (a.UserID == nil || *a.UserID == *b.UserID)
 }
 
 // touchLoop bumps last_used_at of the keys get queued, a batch at a time.

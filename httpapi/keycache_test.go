@@ -175,12 +175,12 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 	})
 }
 
-// TestReconnectFlushesKeyCache: changes made while the listener was deaf
-// are not announced to it, so after it reconnects nothing cached before
-// may be served. The revocation is made silent by switching the trigger
-// off; the control shows the stale key still served from the cache; then
-// the listener's connection is killed, and after its reconnection the key
-// is refused.
+// TestReconnectFlushesKeyCache: a revocation made with plain SQL is
+// announced by nobody (the server announces its own; a trigger's NOTIFY
+// cannot run on a distributed database), so the cache's floor check finds
+// it: the key is refused within about db.WakeFloor. Then the listener's
+// connection is killed: after its reconnection the revoked key stays
+// refused and a valid one is served.
 func TestReconnectFlushesKeyCache(t *testing.T) {
 	url, keys := seeded(t)
 	in := start(t, url, nil)
@@ -192,18 +192,13 @@ func TestReconnectFlushesKeyCache(t *testing.T) {
 		}
 	}
 	admin := open(t, url)
-	if _, err := admin.SQL().ExecContext(ctx, `ALTER TABLE api_tokens DISABLE TRIGGER api_tokens_notify_change`); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := admin.SQL().ExecContext(ctx, `UPDATE api_tokens SET revoked_at = now() WHERE prefix = left($1, 10)`, k); err != nil {
 		t.Fatal(err)
 	}
-	// Not a wait for the result under test: time for a notification, had
-	// one been sent, to arrive and spoil the control.
-	time.Sleep(300 * time.Millisecond)
-	if !in.authorized(t, k) {
-		t.Fatal("control: the silently revoked key is refused before the reconnection; the test would prove nothing")
-	}
+	took := testkit.WaitFor(t, 10*time.Second, "the silently revoked key to be refused", func() bool {
+		return !in.authorized(t, k)
+	})
+	t.Logf("refused %v after a revocation with plain SQL", took)
 	// The listener's connection (the process' one, shared with the live
 	// hub) is the one that runs nothing but LISTEN and empty pings, under
 	// its name.
@@ -216,11 +211,7 @@ func TestReconnectFlushesKeyCache(t *testing.T) {
 	if killed != 1 {
 		t.Fatalf("terminated %d listener connections, want 1", killed)
 	}
-	took := testkit.WaitFor(t, 5*time.Second, "the key to be refused after the reconnection", func() bool {
-		return !in.authorized(t, k)
-	})
-	t.Logf("refused %v after the listener's connection was killed", took)
-	testkit.WaitFor(t, 5*time.Second, "the cache to be live again", in.h.KeyCacheLive)
+	testkit.WaitFor(t, 10*time.Second, "the cache to be live again", in.h.KeyCacheLive)
 	if in.authorized(t, k) {
 		t.Error("the revoked key is accepted again after the reconnection")
 	}

@@ -426,11 +426,15 @@ func (w *dropWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // ---------------------------------------------------------------- feed
 
 // cacheFeed follows every account's change log for the response cache:
-// woken by the listener on ChangeLogChannel, it reads the log from where it
-// stopped and drops, per change, what the change's account kept of its
-// record type. The cache serves only while the feed listens and its last
-// read succeeded; when the listener went down (wake-ups missed) the cache
-// is flushed and serves again once the log was read up to now.
+// woken by the listener on ChangeLogChannel (the wake-up names the
+// account), it reads that account's log from its position there and
+// drops, per change, what the account kept of its record type. At every
+// listener tick (db.FeedTick), after a reconnection and after a failed
+// read it looks at every account's head (db.ChangeLogHeads) to find the
+// accounts whose log moved without a wake-up (a write without the server,
+// a wake-up lost). The cache serves only while the feed listens and its
+// last read succeeded; when the listener went down (wake-ups missed) the
+// cache is flushed and serves again once the log was read up to now.
 type cacheFeed struct {
 	store *db.DB
 	cache *respcache.Cache
@@ -444,22 +448,23 @@ type cacheFeed struct {
 	// up: the listener listens, ChangeLogChannel included (wake-ups are
 	// heard); the cache goes live only then, after a read of the log.
 	up, all atomic.Bool
-	// gap: wake-ups were missed or a read failed; the next read checks
-	// the log still reaches back to the cursor.
-	gap atomic.Bool
+	// full: the next read looks at every account's head, not only the
+	// accounts woken.
+	full atomic.Bool
 
 	mu      sync.Mutex
-	last    map[string]walAt // each account's last change read: its WAL position
-	cursor  db.Cursor
+	dirty   map[string]struct{} // accounts woken since the last read
+	last    map[string]walAt    // each account's last change read: its WAL position
+	pos     map[string]int64    // each account's position read up to (missing: 0)
 	started bool
-	moved   chan struct{} // closed and replaced when cursor moves
+	moved   chan struct{} // closed and replaced when a position moves
 }
 
 func newCacheFeed(store *db.DB, listen *db.Listener, cache *respcache.Cache, log *slog.Logger) *cacheFeed {
 	f := &cacheFeed{store: store, cache: cache, log: log, wake: make(chan struct{}, 1), done: make(chan struct{}), moved: make(chan struct{}),
-		last: map[string]walAt{}}
+		dirty: map[string]struct{}{}, last: map[string]walAt{}, pos: map[string]int64{}}
 	f.ctx, f.stop = context.WithCancel(context.Background())
-	f.sub = listen.Subscribe(1024, db.FeedChange, db.FeedListening, db.FeedDown)
+	f.sub = listen.Subscribe(1024, db.FeedChange, db.FeedListening, db.FeedDown, db.FeedTick)
 	go func() {
 		if err := listen.ListenAll(); err != nil {
 			if f.ctx.Err() == nil {
@@ -497,17 +502,26 @@ func (f *cacheFeed) run() {
 			}
 			switch e.Kind {
 			case db.FeedChange:
+				if a := e.Change.AccountID; a != "" {
+					f.mu.Lock()
+					f.dirty[a] = struct{}{}
+					f.mu.Unlock()
+				} else {
+					f.full.Store(true)
+				}
+				f.kick()
+			case db.FeedTick:
+				f.full.Store(true)
 				f.kick()
 			case db.FeedListening:
 				f.up.Store(true)
 				if e.Resync {
-					f.gap.Store(true)
 					f.cache.SetLive(false)
 					f.cache.Flush()
 				}
+				f.full.Store(true)
 				f.kick()
 			case db.FeedDown:
-				f.gap.Store(true)
 				f.up.Store(false)
 				f.cache.SetLive(false)
 				f.cache.Flush()
@@ -529,85 +543,115 @@ func (f *cacheFeed) read() {
 		case <-f.wake:
 		case <-retry.C:
 		}
-		pending, err := f.drain()
-		switch {
-		case err != nil:
+		if err := f.drain(); err != nil {
 			if f.ctx.Err() != nil {
 				return
 			}
 			if f.cache.Live() {
 				f.log.Warn("response cache: reading the change log failed; cache off until it succeeds", "err", err)
 			}
-			f.gap.Store(true)
+			f.full.Store(true)
 			f.cache.SetLive(false)
 			f.cache.Flush()
 			delay = min(max(2*delay, 50*time.Millisecond), 2*time.Second)
-		case pending:
-			// Rows held back by an open transaction: read again soon
-			// (its end may wake nobody).
-			delay = min(max(2*delay, time.Millisecond), 20*time.Millisecond)
-		default:
-			delay = 0
+			retry.Reset(delay)
 			continue
 		}
-		retry.Reset(delay)
+		delay = 0
 	}
 }
 
-// drain reads the log after the cursor until nothing is left to read now.
-// The first read starts at the head: the cache held nothing before it.
-func (f *cacheFeed) drain() (pending bool, err error) {
+// allTables is every tag of a change (a record type's bits, all of them).
+const allTables = ^uint64(0)
+
+// drain reads the log of the accounts woken (of every account whose head
+// moved, when full is set) until nothing is left to read now. The first
+// read starts at every account's head: the cache held nothing before it.
+func (f *cacheFeed) drain() error {
 	ctx, cancel := context.WithTimeout(f.ctx, 30*time.Second)
 	defer cancel()
 	f.mu.Lock()
-	started, cur := f.started, f.cursor
+	started := f.started
 	f.mu.Unlock()
 	if !started {
-		head, err := f.store.ChangeLogHead(ctx)
+		f.full.Store(false)
+		heads, err := f.store.ChangeLogHeads(ctx)
 		if err != nil {
-			return false, err
+			return err
 		}
-		f.advance(head, true)
-		cur = head
-	} else if f.gap.Swap(false) {
-		// Wake-ups went unheard (or a read failed): the log may have
-		// been pruned past the cursor meanwhile.
-		pruned, err := f.store.ChangeLogPruned(ctx)
-		if err != nil {
-			f.gap.Store(true)
-			return false, err
-		}
-		if cur.Less(pruned) {
-			// Changes after the cursor may be gone.
-			f.cache.Flush()
-			cur = pruned
-		}
+		f.mu.Lock()
+		f.pos, f.started = heads, true
+		f.mu.Unlock()
+		f.advance()
 	}
-	for {
-		page, err := f.store.ReadChangeLogPage(ctx, "", cur, db.DefaultChangeLogPage)
+	todo := map[string]struct{}{}
+	if f.full.Swap(false) {
+		heads, err := f.store.ChangeLogHeads(ctx)
 		if err != nil {
-			return false, err
+			return err
 		}
-		for i := range page.Changes {
-			c := &page.Changes[i]
-			f.cache.Invalidate(c.AccountID, uint64(db.TablesOfChange(c.Type)))
+		f.mu.Lock()
+		for a, h := range heads {
+			if h > f.pos[a] {
+				todo[a] = struct{}{}
+			}
 		}
-		if n := len(page.Changes); n > 0 && page.Changes[n-1].WAL > 0 {
-			// One page's changes share the WAL position it was read at.
+		f.mu.Unlock()
+	}
+	f.mu.Lock()
+	for a := range f.dirty {
+		todo[a] = struct{}{}
+	}
+	clear(f.dirty)
+	f.mu.Unlock()
+	for a := range todo {
+		if err := f.drainAccount(ctx, a); err != nil {
 			f.mu.Lock()
-			for i := range page.Changes {
-				c := &page.Changes[i]
-				f.last[c.AccountID] = walAt{c.WAL, c.WALAt}
+			for a := range todo {
+				f.dirty[a] = struct{}{}
 			}
 			f.mu.Unlock()
+			return err
+		}
+	}
+	if !f.cache.Live() && f.up.Load() && f.all.Load() {
+		f.cache.SetLive(true)
+		f.advance()
+	}
+	return nil
+}
+
+// drainAccount reads one account's log from its position until nothing is
+// left to read now.
+func (f *cacheFeed) drainAccount(ctx context.Context, account string) error {
+	f.mu.Lock()
+	cur := f.pos[account]
+	f.mu.Unlock()
+	for {
+		page, err := f.store.ReadAccountChangeLogPage(ctx, account, cur, db.DefaultChangeLogPage)
+		if err != nil {
+			return err
+		}
+		if page.Gap {
+			// Changes it had not read were pruned: whatever the
+			// account kept may be stale.
+			f.cache.Invalidate(account, allTables)
+		}
+		for i := range page.Changes {
+			f.cache.Invalidate(account, uint64(db.TablesOfChange(page.Changes[i].Type)))
 		}
 		cur = page.Next
-		f.advance(cur, false)
+		f.mu.Lock()
+		if n := len(page.Changes); n > 0 && page.Changes[n-1].WAL > 0 {
+			// One page's changes share the WAL position it was read at.
+			c := &page.Changes[n-1]
+			f.last[account] = walAt{c.WAL, c.WALAt}
+		}
+		f.pos[account] = cur
+		f.mu.Unlock()
+		f.advance()
 		if !page.More {
-			if !f.cache.Live() && f.up.Load() && f.all.Load() {
-				f.cache.SetLive(true)
-			}
-			return page.Pending, nil
+			return nil
 		}
 	}
 }
@@ -626,25 +670,30 @@ func (f *cacheFeed) lastChange(account string) (uint64, time.Time) {
 	return w.lsn, w.at
 }
 
-func (f *cacheFeed) advance(c db.Cursor, start bool) {
+// advance wakes the waiters (wait): a position moved, or the cache went
+// live.
+func (f *cacheFeed) advance() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if start {
-		f.started = true
-	}
-	f.cursor = c
 	close(f.moved)
 	f.moved = make(chan struct{})
 }
 
-// wait returns once the feed read the log past c (its drops are done).
-func (f *cacheFeed) wait(ctx context.Context, c db.Cursor) error {
+// wait returns once the feed read account's log up to position pos (its
+// drops are done) and the cache is live; with account "", once it is
+// live.
+func (f *cacheFeed) wait(ctx context.Context, account string, pos int64) error {
 	for {
 		f.mu.Lock()
-		cur, moved, started := f.cursor, f.moved, f.started
+		cur, moved, started := f.pos[account], f.moved, f.started
 		f.mu.Unlock()
-		if started && !cur.Less(c) && f.cache.Live() {
+		if started && (account == "" || cur >= pos) && f.cache.Live() {
 			return nil
+		}
+		if account != "" {
+			f.mu.Lock()
+			f.dirty[account] = struct{}{}
+			f.mu.Unlock()
 		}
 		f.kick()
 		select {

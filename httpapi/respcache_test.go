@@ -49,7 +49,7 @@ func cached(t *testing.T, url string) *instance {
 		// Waiting for the feed's first read of the log (an event we
 		// cannot subscribe to from here): WaitResponseCache below is the
 		// event-driven wait.
-		if err := in.h.WaitResponseCache(context.Background(), db.Cursor{}); err != nil {
+		if err := in.h.WaitResponseCache(context.Background(), "", 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -207,26 +207,17 @@ func TestResponseCacheRandomized(t *testing.T) {
 			{http.MethodGet, "/v2/shipments/" + ships[0] + "?include=containers", ""},
 		}
 	}()
-	// after is the log position read so far: a write's changes are after it.
-	after, err := in.store.ChangeLogHead(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	wait := func() {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		for {
-			p, err := in.store.ReadChangeLogPage(ctx, account, after, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			after = p.Next
-			if !p.Pending {
-				break
-			}
+		// The account's head: every change of the writes made so far is at
+		// or before it.
+		head, err := in.store.AccountChangeLogHead(ctx, account)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if err := in.h.WaitResponseCache(ctx, after); err != nil {
+		if err := in.h.WaitResponseCache(ctx, account, head); err != nil {
 			t.Fatalf("waiting for the cache to read the log: %v", err)
 		}
 	}
@@ -325,7 +316,7 @@ func TestResponseCacheReplica(t *testing.T) {
 	if r := in.do(t, http.MethodGet, path, k, ""); r.status != http.StatusOK {
 		t.Fatalf("GET: %d %s", r.status, r.body)
 	}
-	head, err := store.ChangeLogHead(context.Background())
+	head, err := store.AccountChangeLogHead(context.Background(), account)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,17 +327,11 @@ func TestResponseCacheReplica(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var last db.Cursor
-	for last.IsZero() {
-		p, err := store.ReadChangeLogPage(ctx, account, head, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(p.Changes) > 0 {
-			last = p.Next
-		}
+	last, err := store.AccountChangeLogHead(ctx, account)
+	if err != nil || last <= head {
+		t.Fatalf("head %d after the change (%v), want past %d", last, err, head)
 	}
-	if err := in.h.WaitResponseCache(ctx, last); err != nil {
+	if err := in.h.WaitResponseCache(ctx, account, last); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 2 { // the miss, then the kept answer

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"shipgraph/db"
@@ -41,6 +42,8 @@ type Hub struct {
 	closed   bool
 	accounts map[string]*liveAccount
 	byToken  map[string]map[*Sub]struct{}
+	// checking: a floor check of the heads runs (checkHeads).
+	checking atomic.Bool
 }
 
 // Config tunes subscriptions.
@@ -80,12 +83,9 @@ type liveAccount struct {
 	listening bool
 	// cursor is where the reader stopped (under Hub.mu, which the fan-out
 	// holds too): every change after it reaches every subscription.
-	cursor db.Cursor
-	// gap: the listener missed wake-ups; the reader checks the log still
-	// reaches back to cursor (under Hub.mu).
-	gap  bool
-	wake chan struct{} // capacity 1
-	stop chan struct{} // closed when the account has no subscribers left
+	cursor int64
+	wake   chan struct{} // capacity 1
+	stop   chan struct{} // closed when the account has no subscribers left
 }
 
 // kick wakes the account's reader without waiting.
@@ -125,10 +125,10 @@ type Sub struct {
 	release        func() // of its count in Config.Shared (under Live.mu)
 	// skip: live changes at or before it are dropped, the catch-up
 	// delivers them (under Hub.mu; zero: none).
-	skip db.Cursor
+	skip int64
 	// The catch-up (CatchUp's, one goroutine): the changes after from up
 	// to until, after a RESYNC when resync is set.
-	from, until db.Cursor
+	from, until int64
 	catching    bool
 	resync      bool
 }
@@ -139,7 +139,7 @@ type Event struct {
 	Change *model.Change
 	// at is the change's position in the log (the hub's bookkeeping: the
 	// catch-up and the live changes meet there).
-	at db.Cursor
+	at int64
 }
 
 func (s *Sub) stop(r EndReason) {
@@ -151,7 +151,7 @@ func (s *Sub) stop(r EndReason) {
 
 // offer queues e without waiting; a full queue ends the subscription.
 func (s *Sub) offer(e Event) {
-	if e.Change != nil && !s.skip.IsZero() && !s.skip.Less(e.at) {
+	if e.Change != nil && s.skip != 0 && e.at <= s.skip {
 		return // the catch-up's
 	}
 	s.qmu.Lock()
@@ -208,7 +208,7 @@ func New(store *db.DB, listener *db.Listener, cfg Config, log *slog.Logger) *Hub
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.feed = listener
-	h.sub = listener.Subscribe(feedBuffer, db.FeedChange, db.FeedToken)
+	h.sub = listener.Subscribe(feedBuffer, db.FeedChange, db.FeedToken, db.FeedTick)
 	go h.run()
 	return h
 }
@@ -227,6 +227,10 @@ func (h *Hub) run() {
 				a.kick()
 			}
 			h.mu.Unlock()
+		case db.FeedTick:
+			if h.checking.CompareAndSwap(false, true) {
+				go h.checkHeads()
+			}
 		case db.FeedListening:
 			if !up {
 				up = true
@@ -258,15 +262,53 @@ func (h *Hub) run() {
 	}
 }
 
+// checkHeads is the floor under the wake-ups (db.FeedTick): it kicks the
+// reader of every account whose log moved past the reader's cursor, and
+// ends the subscriptions whose key is no longer active, so a change or a
+// revocation written without the server (which announces nothing) still
+// reaches the subscriptions within about db.WakeFloor.
+func (h *Hub) checkHeads() {
+	defer h.checking.Store(false)
+	h.mu.Lock()
+	ids := make([]string, 0, len(h.accounts))
+	for id, a := range h.accounts {
+		if a.listening {
+			ids = append(ids, id)
+		}
+	}
+	tokens := make([]string, 0, len(h.byToken))
+	for token := range h.byToken {
+		tokens = append(tokens, token)
+	}
+	h.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
+	defer cancel()
+	heads, err := h.store.AccountChangeLogHeads(ctx, ids)
+	if err != nil {
+		return // the next tick tries again
+	}
+	h.mu.Lock()
+	for id, head := range heads {
+		if a := h.accounts[id]; a != nil && a.listening && head > a.cursor {
+			a.kick()
+		}
+	}
+	h.mu.Unlock()
+	h.endRevoked(ctx, tokens)
+}
+
 // resync runs after wake-ups went unheard: every account's reader reads
-// what was logged meanwhile (RESYNC only if the log was pruned past it),
+// what was logged meanwhile (RESYNC only if rows it had not read were
+// pruned),
 // and subscriptions whose key was revoked meanwhile end (that news was
 // missed too).
 func (h *Hub) resync() {
 	h.mu.Lock()
 	for _, a := range h.accounts {
 		if a.listening {
-			a.gap = true
 			a.kick()
 		}
 	}
@@ -281,21 +323,30 @@ func (h *Hub) resync() {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		active, err := h.store.ActiveTokens(ctx, tokens)
-		if err != nil {
-			h.log.Warn("live updates: checking the keys of subscriptions", "err", err)
-			return
-		}
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		for _, token := range tokens {
-			if !active[token] {
-				for s := range h.byToken[token] {
-					s.stop(EndRevoked)
-				}
+		h.endRevoked(ctx, tokens)
+	}()
+}
+
+// endRevoked ends the subscriptions of the tokens that no longer stand
+// for an active key.
+func (h *Hub) endRevoked(ctx context.Context, tokens []string) {
+	if len(tokens) == 0 {
+		return
+	}
+	active, err := h.store.ActiveTokens(ctx, tokens)
+	if err != nil {
+		h.log.Warn("live updates: checking the keys of subscriptions", "err", err)
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, token := range tokens {
+		if !active[token] {
+			for s := range h.byToken[token] {
+				s.stop(EndRevoked)
 			}
 		}
-	}()
+	}
 }
 
 // Subscribe registers a subscription of p's account and returns once the
@@ -341,11 +392,11 @@ func (h *Hub) Subscribe(ctx context.Context, p *model.Principal, after *int64) (
 		h.log.Error("live updates: "+what, "err", err)
 		return nil, model.Errorf(model.EUNAVAILABLE, "live updates are unavailable; try again shortly")
 	}
-	var resume db.Cursor
+	var resume int64
 	found := false
 	if after != nil {
 		var err error
-		if resume, found, err = h.store.AccountChangeLogCursor(ctx, p.AccountID, *after); err != nil {
+		if resume, found, err = h.store.AccountChangeLogPos(ctx, p.AccountID, *after); err != nil {
 			return unavailable("finding the position to resume from", err)
 		}
 	}
@@ -368,7 +419,7 @@ func (h *Hub) Subscribe(ctx context.Context, p *model.Principal, after *int64) (
 		}
 		// Every change committed from now on is after the head, and
 		// wakes the reader.
-		head, err := h.store.ChangeLogHead(ctx)
+		head, err := h.store.AccountChangeLogHead(ctx, p.AccountID)
 		if err != nil {
 			return unavailable("reading the change log's head", err)
 		}
@@ -389,7 +440,7 @@ func (h *Hub) Subscribe(ctx context.Context, p *model.Principal, after *int64) (
 			s.resync, s.from = true, a.cursor
 		} else {
 			s.from, s.skip = resume, a.cursor
-			if a.cursor.Less(resume) {
+			if a.cursor < resume {
 				s.skip = resume
 			}
 			s.dropQueued()
@@ -404,7 +455,7 @@ func (s *Sub) dropQueued() {
 	defer s.qmu.Unlock()
 	q := s.queue[:0]
 	for _, e := range s.queue {
-		if e.Change == nil || s.skip.Less(e.at) {
+		if e.Change == nil || e.at > s.skip {
 			q = append(q, e)
 		}
 	}
@@ -440,12 +491,17 @@ func (h *Hub) CatchUp(ctx context.Context, s *Sub) []Event {
 	}
 	out := make([]Event, 0, len(changes))
 	for i := range changes {
-		if s.until.Less(changes[i].Cursor) {
+		if changes[i].Pos > s.until {
 			s.catching = false
 			break
 		}
-		out = append(out, Event{Change: db.ChangeOf(&changes[i]), at: changes[i].Cursor})
-		s.from = changes[i].Cursor
+		if changes[i].Pos != s.from+1 {
+			// Changes before this one were pruned (positions are
+			// dense): RESYNC, then the rest.
+			out = append(out, Event{})
+		}
+		out = append(out, Event{Change: db.ChangeOf(&changes[i]), at: changes[i].Pos})
+		s.from = changes[i].Pos
 	}
 	return out
 }
@@ -454,10 +510,8 @@ func (h *Hub) CatchUp(ctx context.Context, s *Sub) []Event {
 const readPage = 1000
 
 // read is the reader of account a's log while it has subscribers: at each
-// wake-up it reads what was logged after its cursor and fans it out. Rows
-// held back by an open transaction are read again shortly (their commit
-// may wake nobody: the transaction holding them back may be another
-// account's); a failing database is retried with a growing delay.
+// wake-up it reads what was logged after its cursor and fans it out. A
+// failing database is retried with a growing delay.
 func (h *Hub) read(a *liveAccount) {
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
@@ -473,65 +527,44 @@ func (h *Hub) read(a *liveAccount) {
 		case <-a.wake:
 		case <-retry.C:
 		}
-		pending, err := h.drain(a)
-		switch {
-		case err != nil:
+		if err := h.drain(a); err != nil {
 			if !failing {
 				h.log.Warn("live updates: reading the change log", "err", err)
 			}
 			failing = true
 			delay = min(max(2*delay, 50*time.Millisecond), 2*time.Second)
-		case pending:
-			failing = false
-			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-		default:
-			failing, delay = false, 0
+			retry.Reset(delay)
 			continue
 		}
-		retry.Reset(delay)
+		failing, delay = false, 0
 	}
 }
 
 // drain reads a's log after its cursor until nothing is left to read now,
-// fanning the changes out; pending: rows are held back.
-func (h *Hub) drain(a *liveAccount) (pending bool, err error) {
+// fanning the changes out.
+func (h *Hub) drain(a *liveAccount) error {
 	ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
 	defer cancel()
 	for {
 		h.mu.Lock()
-		cur, gap := a.cursor, a.gap
-		a.gap = false
+		cur := a.cursor
 		h.mu.Unlock()
-		if gap {
-			pruned, err := h.store.ChangeLogPruned(ctx)
-			if err != nil {
-				h.mu.Lock()
-				a.gap = true
-				h.mu.Unlock()
-				return false, err
-			}
-			if cur.Less(pruned) {
-				// Changes after the cursor may be gone: RESYNC, then
-				// what is left.
-				h.mu.Lock()
-				a.cursor, cur = pruned, pruned
-				for s := range a.subs {
-					s.offer(Event{})
-				}
-				h.mu.Unlock()
-			}
-		}
-		page, err := h.store.ReadChangeLogPage(ctx, a.id, cur, readPage)
+		page, err := h.store.ReadAccountChangeLogPage(ctx, a.id, cur, readPage)
 		if err != nil {
-			h.mu.Lock()
-			a.gap = true // the outage may outlast the retention
-			h.mu.Unlock()
-			return false, err
+			return err
 		}
 		if len(page.Changes) > 0 {
-			events := make([]Event, len(page.Changes))
+			events := make([]Event, 0, len(page.Changes)+1)
+			prev := cur
 			for i := range page.Changes {
-				events[i] = Event{Change: db.ChangeOf(&page.Changes[i]), at: page.Changes[i].Cursor}
+				c := &page.Changes[i]
+				if c.Pos != prev+1 {
+					// Changes before this one were pruned unread
+					// (positions are dense): RESYNC, then the rest.
+					events = append(events, Event{})
+				}
+				events = append(events, Event{Change: db.ChangeOf(c), at: c.Pos})
+				prev = c.Pos
 			}
 			h.mu.Lock()
 			for _, e := range events {
@@ -543,7 +576,7 @@ func (h *Hub) drain(a *liveAccount) (pending bool, err error) {
 			h.mu.Unlock()
 		}
 		if !page.More {
-			return page.Pending, nil
+			return nil
 		}
 	}
 }

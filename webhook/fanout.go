@@ -39,8 +39,8 @@ func (f *FanOut) Wake() {
 }
 
 // Run reads the log until ctx is done: after every wake-up, and every Poll
-// in case a wake-up was missed (or rows were held back by a transaction
-// still open).
+// in case a wake-up was missed or never sent (a change written without
+// the server wakes nobody: db/wakeup.go).
 func (f *FanOut) Run(ctx context.Context) {
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -80,18 +80,14 @@ func (f *FanOut) Run(ctx context.Context) {
 const lagWarnEvery = 5 * time.Minute
 
 // CheckLag measures how far the fan-out is behind (db.ChangeLogLag: the
-// age of the oldest change of the next page the cursor has not passed, 0
-// when caught up), sets FanOutLag, and warns when it is more than half of
+// age of the oldest change it has not read, over every account; 0 when
+// caught up), sets FanOutLag, and warns when it is more than half of
 // ChangeLogRetention: past the retention, pruning holds the unread rows
 // back only up to its ceiling (docs/webhooks.md). Run calls it every few
 // seconds; it is not to be called concurrently with Run (it keeps when it
 // last warned).
 func (f *FanOut) CheckLag(ctx context.Context) (time.Duration, error) {
-	from, err := f.store.WebhookCursor(ctx)
-	if err != nil {
-		return 0, err
-	}
-	lag, err := f.store.ChangeLogLag(ctx, from, f.cfg.Batch)
+	lag, err := f.store.ChangeLogLag(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -101,7 +97,7 @@ func (f *FanOut) CheckLag(ctx context.Context) (time.Duration, error) {
 			f.warned = now
 			f.cfg.Logger.Warn("webhook fan-out: behind the change log by more than half its retention; "+
 				"changes it has not read are pruned once older than the ceiling (CHANGE_LOG_WEBHOOK_CEILING)",
-				"lag", lag.Round(time.Second), "retention", r, "cursor", from.String())
+				"lag", lag.Round(time.Second), "retention", r)
 		}
 	} else {
 		f.warned = time.Time{}
@@ -109,28 +105,50 @@ func (f *FanOut) CheckLag(ctx context.Context) (time.Duration, error) {
 	return lag, nil
 }
 
-// Step raises the notifications of one page of the log and reports whether
-// to step again at once (the page was full, or another process moved the
-// cursor meanwhile).
+// backlogAccounts is how many accounts behind one Step reads.
+const backlogAccounts = 100
+
+// Step raises the notifications of the accounts whose log moved past the
+// fan-out's position in it (up to backlogAccounts of them, most behind
+// first; a page of each) and reports whether to step again at once (more
+// accounts or changes are waiting). The fan-out keeps a position per account (the log has an
+// order per account only): notifications of one record stay in order.
 //
 // A change whose events cannot be derived (its JSON does not decode, or
 // deriving panics), or whose notifications the database refuses (a value
 // it rejects: db.ErrWebhookRefused), is skipped: logged at ERROR with its
 // log id, account and reason, counted in ChangesLost{reason="poison_row"},
-// and the cursor moves past it with the rest of the page raised. Any other
-// error (the database unavailable: 503-class; or internal) skips nothing:
-// the page is read again at the next step.
+// and the position moves past it with the rest of the page raised. Any
+// other error (the database unavailable: 503-class; or internal) skips
+// nothing: the page is read again at the next step.
 func (f *FanOut) Step(ctx context.Context) (bool, error) {
-	from, err := f.store.WebhookCursor(ctx)
+	backlogs, err := f.store.WebhookBacklogs(ctx, backlogAccounts)
 	if err != nil {
 		return false, err
 	}
-	page, err := f.store.ReadChangeLogPage(ctx, "", from, f.cfg.Batch)
+	more := len(backlogs) == backlogAccounts
+	for _, b := range backlogs {
+		again, err := f.stepAccount(ctx, b)
+		if err != nil {
+			return false, err
+		}
+		more = more || again
+	}
+	return more, nil
+}
+
+// stepAccount raises the notifications of one page of b's account.
+func (f *FanOut) stepAccount(ctx context.Context, b db.WebhookBacklog) (bool, error) {
+	page, err := f.store.ReadAccountChangeLogPage(ctx, b.AccountID, b.From, f.cfg.Batch)
 	if err != nil {
 		return false, err
 	}
 	if len(page.Changes) == 0 {
-		return false, nil
+		// Every change up to the head (committed: the head was read
+		// before) was pruned unread, past the ceiling: pruning reported
+		// them lost. Nothing to raise; move past them.
+		_, err := f.store.RaiseWebhookNotifications(ctx, b.AccountID, b.From, b.Head, nil, f.cfg.QueueLimit)
+		return false, err
 	}
 	var events []db.WebhookEvent
 	var skips []skipped
@@ -140,12 +158,12 @@ func (f *FanOut) Step(ctx context.Context) (bool, error) {
 			skips = append(skips, skipped{lc, err})
 		}
 	}
-	r, err := f.store.RaiseWebhookNotifications(ctx, from, page.Next, events, f.cfg.QueueLimit)
+	r, err := f.store.RaiseWebhookNotifications(ctx, b.AccountID, b.From, page.Next, events, f.cfg.QueueLimit)
 	if err != nil {
 		if !refused(err) {
 			return false, err
 		}
-		return f.stepEach(ctx, from, &page)
+		return f.stepEach(ctx, b.AccountID, b.From, &page)
 	}
 	f.raised(r, skips)
 	return page.More && r.Moved, nil
@@ -160,11 +178,11 @@ type skipped struct {
 
 // stepEach raises a page one change at a time, after the database refused
 // the page's notifications as a whole: the change it refuses is skipped,
-// the others are raised. Another error stops it; the cursor stays after
+// the others are raised. Another error stops it; the position stays after
 // the last change raised.
-func (f *FanOut) stepEach(ctx context.Context, from db.Cursor, page *db.ChangeLogPage) (bool, error) {
+func (f *FanOut) stepEach(ctx context.Context, account string, from int64, page *db.AccountChangeLogPage) (bool, error) {
 	var events []db.WebhookEvent
-	var skips []skipped // passed by the next move of the cursor
+	var skips []skipped // passed by the next move of the position
 	for i := range page.Changes {
 		lc := &page.Changes[i]
 		var err error
@@ -174,24 +192,24 @@ func (f *FanOut) stepEach(ctx context.Context, from db.Cursor, page *db.ChangeLo
 		if len(events) == 0 {
 			continue // passed by the next change's raise, or the last
 		}
-		r, err := f.store.RaiseWebhookNotifications(ctx, from, lc.Cursor, events, f.cfg.QueueLimit)
+		r, err := f.store.RaiseWebhookNotifications(ctx, account, from, lc.Pos, events, f.cfg.QueueLimit)
 		if err != nil && refused(err) {
 			skips = append(skips, skipped{lc, err})
-			r, err = f.store.RaiseWebhookNotifications(ctx, from, lc.Cursor, nil, f.cfg.QueueLimit)
+			r, err = f.store.RaiseWebhookNotifications(ctx, account, from, lc.Pos, nil, f.cfg.QueueLimit)
 		}
 		if err != nil {
 			return false, err
 		}
 		f.raised(r, skips)
 		if !r.Moved {
-			return true, nil // another process moved the cursor: read again
+			return true, nil // another process moved the position: read again
 		}
-		from, skips = lc.Cursor, skips[:0]
+		from, skips = lc.Pos, skips[:0]
 	}
 	if from == page.Next {
 		return page.More, nil
 	}
-	r, err := f.store.RaiseWebhookNotifications(ctx, from, page.Next, nil, f.cfg.QueueLimit)
+	r, err := f.store.RaiseWebhookNotifications(ctx, account, from, page.Next, nil, f.cfg.QueueLimit)
 	if err != nil {
 		return false, err
 	}

@@ -40,8 +40,8 @@ func (e *env) logChange(t testing.TB, account, container, old, new string) int64
 		t.Fatal(err)
 	}
 	var id int64
-	if err := tx.QueryRow(`INSERT INTO change_log (account_id, record_type, record_id, op, parent_id, changed, old, new)
-SELECT account_id, 'container', id, 'UPDATE', shipment_id, '{available_for_pickup}', $3::jsonb, $4::jsonb
+	if err := tx.QueryRow(`INSERT INTO change_log (account_id, pos, record_type, record_id, op, parent_id, changed, old, new)
+SELECT account_id, shipgraph_change_log_pos(account_id), 'container', id, 'UPDATE', shipment_id, '{available_for_pickup}', $3::jsonb, $4::jsonb
 FROM containers WHERE account_id = $1 AND id = $2 RETURNING id`, account, container, old, new).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
@@ -75,17 +75,26 @@ func (e *env) notified(t testing.TB, hook string) []int64 {
 func (e *env) lastChange(t testing.TB) int64 {
 	t.Helper()
 	var id int64
-	e.one(t, `SELECT id FROM change_log ORDER BY xid DESC, id DESC LIMIT 1`, &id)
+	e.one(t, `SELECT id FROM change_log ORDER BY id DESC LIMIT 1`, &id)
 	return id
 }
 
+// cursorID is the log id of the change at the fan-out's position in acme's
+// log (0: none read).
 func (e *env) cursorID(t testing.TB) int64 {
 	t.Helper()
-	c, err := e.Store.WebhookCursor(context.Background())
+	pos, err := e.Store.WebhookCursor(context.Background(), e.acme)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.ID
+	if pos == 0 {
+		return 0
+	}
+	var id int64
+	if err := e.Store.SQL().QueryRow(`SELECT id FROM change_log WHERE account_id = $1 AND pos = $2`, e.acme, pos).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 func equal(a, b []int64) bool {
@@ -241,8 +250,8 @@ func TestFanOutLag(t *testing.T) {
 		t.Fatalf("an empty log: lag %v (%v), gauge %v", lag, err, testkit.Metric(t, "shipgraph_webhook_fanout_lag_seconds"))
 	}
 	// Two hours behind: logged then (a fan-out that was down), and now.
-	e.exec(t, `INSERT INTO change_log (account_id, record_type, record_id, op, logged_at)
-		VALUES ($1, 'container', $2, 'UPDATE', now() - interval '2 hours')`, e.acme, c1)
+	e.exec(t, `INSERT INTO change_log (account_id, pos, record_type, record_id, op, logged_at)
+		VALUES ($1, shipgraph_change_log_pos($1), 'container', $2, 'UPDATE', now() - interval '2 hours')`, e.acme, c1)
 	e.toggle(t, c1)
 	lag, err := f.CheckLag(ctx)
 	if err != nil {
@@ -277,8 +286,8 @@ func TestPruningPastTheCeilingIsReported(t *testing.T) {
 	g1, _ := e.containerOf(t, e.globex, 0)
 	e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventContainerUpdated)
 	e.exec(t, `UPDATE webhooks SET created_at = now() - interval '90 days'`)
-	ins := `INSERT INTO change_log (account_id, record_type, record_id, op, logged_at)
-		SELECT $1, 'container', $2, 'UPDATE', now() - $3::interval FROM generate_series(1, $4)`
+	ins := `INSERT INTO change_log (account_id, pos, record_type, record_id, op, logged_at)
+		SELECT $1, shipgraph_change_log_pos($1), 'container', $2, 'UPDATE', now() - $3::interval FROM generate_series(1, $4)`
 	e.exec(t, ins, e.acme, c1, "50 days", 3)
 	e.exec(t, ins, e.globex, g1, "45 days", 2)
 	e.exec(t, ins, e.acme, c1, "10 days", 4) // older than the retention, younger than the ceiling

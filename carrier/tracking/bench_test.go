@@ -17,7 +17,7 @@ import (
 // (the simulator runs in the same process over loopback HTTP; its CPU
 // counts in the per-core figures).
 
-func primaryStatements(b *testing.B) float64 {
+func primaryStatements(b testing.TB) float64 {
 	var m dto.Metric
 	if err := db.QueriesTotal.WithLabelValues("primary").Write(&m); err != nil {
 		b.Fatal(err)

@@ -301,6 +301,14 @@ func (l *latest) ptr() *time.Time {
 	return tm(l.at)
 }
 
+// estimateKey is what makes two estimates of a container the same one:
+// their transport event, time and place.
+type estimateKey struct {
+	container, event string
+	at               int64
+	locode           string
+}
+
 // mapEvents maps a carrier's events of one request to what a poll writes.
 // It reports found=false when nothing in them is about the request.
 func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) {
@@ -393,6 +401,7 @@ func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) 
 		typ, length, height := equipment(iso[n])
 		boxes[n] = &boxState{c: db.PolledContainer{Number: n, EquipmentType: typ, EquipmentLength: length, EquipmentHeight: height}}
 	}
+	estimates := map[estimateKey]bool{}
 	for _, e := range sorted {
 		act, lg, loc := actOf(e), legOf(e), locodeOf(e)
 		place := places[loc]
@@ -481,7 +490,13 @@ func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) 
 				pe.VesselIMO, pe.VesselName = str(tv.IMO), str(tv.Name)
 			}
 			if estimated {
-				pe.TransportEvent = str(name.estimated)
+				// One estimate published again under another event
+				// id is one transport event (its raw events stay).
+				k := estimateKey{n, name.estimated, e.EventDateTime.UnixNano(), loc}
+				if !estimates[k] {
+					estimates[k] = true
+					pe.TransportEvent = str(name.estimated)
+				}
 			} else {
 				pe.TransportEvent = str(name.transport)
 			}

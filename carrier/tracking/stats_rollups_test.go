@@ -19,7 +19,8 @@ import (
 	"shipgraph/model"
 )
 
-// rollupTruth holds each rollup of migration 00021 to its rows counted
+// rollupTruth holds each rollup of migrations 00021 and 00024 (its slots
+// summed) to its rows counted
 // afresh, as (rollup, key..., n) text rows that differ: none when exact.
 const rollupTruth = `
 WITH cs AS (
@@ -36,13 +37,20 @@ ss AS (
     SELECT s.account_id, coalesce(s.pod_terminal_id, '00000000-0000-0000-0000-000000000000') AS t, s.shipping_line_scac AS l,
         coalesce(s.port_of_discharge_id, '00000000-0000-0000-0000-000000000000') AS p,
         coalesce(date_trunc('week', s.pod_eta_at AT TIME ZONE coalesce(pz.time_zone, 'UTC'))::date, 'infinity') AS w, count(*) AS n
-    FROM shipments s LEFT JOIN ports pz ON pz.id = s.port_of_discharge_id GROUP BY 1, 2, 3, 4, 5)
-SELECT 'container_stats want ' || x::text FROM (SELECT * FROM cs EXCEPT SELECT * FROM container_stats) x
-UNION ALL SELECT 'container_stats have ' || x::text FROM (SELECT * FROM container_stats EXCEPT SELECT * FROM cs) x
-UNION ALL SELECT 'container_lfd_stats want ' || x::text FROM (SELECT * FROM lfd EXCEPT SELECT * FROM container_lfd_stats) x
-UNION ALL SELECT 'container_lfd_stats have ' || x::text FROM (SELECT * FROM container_lfd_stats EXCEPT SELECT * FROM lfd) x
-UNION ALL SELECT 'shipment_stats want ' || x::text FROM (SELECT * FROM ss EXCEPT SELECT * FROM shipment_stats) x
-UNION ALL SELECT 'shipment_stats have ' || x::text FROM (SELECT * FROM shipment_stats EXCEPT SELECT * FROM ss) x`
+    FROM shipments s LEFT JOIN ports pz ON pz.id = s.port_of_discharge_id GROUP BY 1, 2, 3, 4, 5),
+-- The rollups, their slots summed.
+rcs AS (SELECT account_id, status, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, sum(n)::bigint AS n
+    FROM container_stats GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(n) <> 0),
+rlfd AS (SELECT account_id, status, pod_terminal_id, lfd_date, sum(n)::bigint AS n
+    FROM container_lfd_stats GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0),
+rss AS (SELECT account_id, pod_terminal_id, shipping_line_scac, port_of_discharge_id, eta_week, sum(n)::bigint AS n
+    FROM shipment_stats GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0)
+SELECT 'container_stats want ' || x::text FROM (SELECT * FROM cs EXCEPT SELECT * FROM rcs) x
+UNION ALL SELECT 'container_stats have ' || x::text FROM (SELECT * FROM rcs EXCEPT SELECT * FROM cs) x
+UNION ALL SELECT 'container_lfd_stats want ' || x::text FROM (SELECT * FROM lfd EXCEPT SELECT * FROM rlfd) x
+UNION ALL SELECT 'container_lfd_stats have ' || x::text FROM (SELECT * FROM rlfd EXCEPT SELECT * FROM lfd) x
+UNION ALL SELECT 'shipment_stats want ' || x::text FROM (SELECT * FROM ss EXCEPT SELECT * FROM rss) x
+UNION ALL SELECT 'shipment_stats have ' || x::text FROM (SELECT * FROM rss EXCEPT SELECT * FROM ss) x`
 
 // checkRollups fails t unless every rollup equals a fresh count and every
 // grouped count of account gives the same groups from the rollups as from

@@ -30,6 +30,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -71,6 +73,10 @@ type environment struct {
 	admin    *sql.DB
 	tmpl     string // template database, once created
 	external bool
+	// workers are the admin connections of a Citus coordinator's workers
+	// (empty on plain PostgreSQL): each test database exists on every
+	// node, cloned from a template of the same name on each.
+	workers []*sql.DB
 }
 
 // Main runs the package's tests with a database server available to NewDB
@@ -104,21 +110,82 @@ func NewDB(tb testing.TB) string {
 	defer cancel()
 
 	cloneMu.Lock()
-	_, err := e.admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)+" TEMPLATE "+pq.QuoteIdentifier(e.tmpl))
-	cloneMu.Unlock()
-	if err != nil {
-		tb.Fatalf("dbtest: creating test database from template: %v", err)
+	var err error
+	for _, n := range e.nodes() {
+		if _, err = n.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)+" TEMPLATE "+pq.QuoteIdentifier(e.tmpl)); err != nil {
+			break
+		}
 	}
+	cloneMu.Unlock()
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		// FORCE: a test that leaked a connection must not leak the database
 		// too.
-		if _, err := e.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(name)+" WITH (FORCE)"); err != nil {
+		if err := e.drop(ctx, name); err != nil {
 			tb.Errorf("dbtest: dropping test database %s: %v", name, err)
 		}
 	})
+	if err != nil {
+		tb.Fatalf("dbtest: creating test database from template: %v", err)
+	}
+	if len(e.workers) > 0 {
+		// Citus records the database among its distributed objects, by
+		// oid: the clone's record still names the template, which a node
+		// added later (citus_add_node) would be asked to find.
+		d, err := sql.Open("postgres", withDB(e.adminURL, name))
+		if err == nil {
+			_, err = d.ExecContext(ctx, `UPDATE pg_catalog.pg_dist_object SET objid = (SELECT oid FROM pg_database WHERE datname = current_database())
+				WHERE classid = 'pg_database'::regclass`)
+			d.Close()
+		}
+		if err != nil {
+			tb.Fatalf("dbtest: the clone's Citus metadata: %v", err)
+		}
+	}
 	return withDB(e.adminURL, name)
+}
+
+// drop drops database name on every node, the coordinator first: its
+// sessions hold connections to the workers' databases, which go with them.
+// A worker's database may still be held by such a connection for a moment
+// after (DROP … FORCE ends the worker's own sessions, not the closing
+// ones): that error is retried until ctx ends.
+func (e *environment) drop(ctx context.Context, name string) error {
+	nodes := e.nodes()
+	slices.Reverse(nodes)
+	for _, n := range nodes {
+		for {
+			_, err := n.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(name)+" WITH (FORCE)")
+			var pqErr *pq.Error
+			if err == nil || !errors.As(err, &pqErr) || pqErr.Code != "55006" || ctx.Err() != nil {
+				if err != nil {
+					return err
+				}
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// nodes returns the admin connections of every server a test database lives
+// on: the workers first, then the coordinator (or the one server).
+func (e *environment) nodes() []*sql.DB {
+	return append(append([]*sql.DB(nil), e.workers...), e.admin)
+}
+
+// Citus reports whether the test databases are distributed: the server of
+// SHIPGRAPH_TEST_DATABASE_URL is a Citus coordinator with workers. Tests
+// of what only one PostgreSQL server can do skip on it, saying why.
+func Citus(tb testing.TB) bool {
+	tb.Helper()
+	return len(ready(tb).workers) > 0
 }
 
 // AdminURL returns the URL of the server's maintenance database ("postgres"
@@ -190,11 +257,21 @@ func (e *environment) setup(migrate func(context.Context, *sql.DB) error) error 
 		return fmt.Errorf("connecting to %s: %w", e.adminURL.Redacted(), err)
 	}
 
+	coordinator, err := e.findWorkers(ctx)
+	if err != nil {
+		return err
+	}
+
 	tmpl := fmt.Sprintf("sg_tmpl_%d_%08x", os.Getpid(), rand.Uint32())
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(tmpl)); err != nil {
-		return fmt.Errorf("creating template database: %w", err)
+	for _, n := range e.nodes() {
+		if _, err := n.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(tmpl)); err != nil {
+			return fmt.Errorf("creating template database: %w", err)
+		}
 	}
 	e.tmpl = tmpl
+	if err := e.citusTemplate(ctx, coordinator); err != nil {
+		return err
+	}
 
 	db, err := sql.Open("postgres", withDB(e.adminURL, tmpl))
 	if err != nil {
@@ -210,11 +287,127 @@ func (e *environment) setup(migrate func(context.Context, *sql.DB) error) error 
 	// Closing only starts the backends' exit, and a migrate func may have
 	// leaked a connection that Close leaves open; end them all, and refuse
 	// new ones so nothing can ever connect to the template again.
-	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+pq.QuoteIdentifier(tmpl)+" WITH ALLOW_CONNECTIONS false"); err != nil {
-		return fmt.Errorf("locking template database: %w", err)
+	for _, n := range e.nodes() {
+		if _, err := n.ExecContext(ctx, "ALTER DATABASE "+pq.QuoteIdentifier(tmpl)+" WITH ALLOW_CONNECTIONS false"); err != nil {
+			return fmt.Errorf("locking template database: %w", err)
+		}
+		if _, err := n.ExecContext(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", tmpl); err != nil {
+			return fmt.Errorf("disconnecting from template database: %w", err)
+		}
 	}
-	if _, err := admin.ExecContext(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", tmpl); err != nil {
-		return fmt.Errorf("disconnecting from template database: %w", err)
+	return nil
+}
+
+// findWorkers connects to the workers when the admin database is a Citus
+// coordinator's (scripts/citus-cluster.sh sets its "postgres" database up
+// so), and returns the coordinator's own host and port then.
+func (e *environment) findWorkers(ctx context.Context) (string, error) {
+	var citus bool
+	if err := e.admin.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&citus); err != nil || !citus {
+		return "", err
+	}
+	rows, err := e.admin.QueryContext(ctx, `SELECT nodename, nodeport, groupid FROM pg_dist_node WHERE noderole = 'primary' AND isactive ORDER BY nodeid`)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var coordinator string
+	var workers []string
+	for rows.Next() {
+		var host string
+		var port, group int
+		if err := rows.Scan(&host, &port, &group); err != nil {
+			return "", err
+		}
+		if group == 0 {
+			coordinator = fmt.Sprintf("%s:%d", host, port)
+		} else {
+			workers = append(workers, fmt.Sprintf("%s:%d", host, port))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	for _, w := range workers {
+		u := *e.adminURL
+		u.Host = w
+		db, err := sql.Open("postgres", u.String())
+		if err != nil {
+			return "", err
+		}
+		e.workers = append(e.workers, db)
+		if err := db.PingContext(ctx); err != nil {
+			return "", fmt.Errorf("connecting to Citus worker %s: %w", w, err)
+		}
+	}
+	if len(workers) > 0 && coordinator == "" {
+		coordinator = e.adminURL.Host
+	}
+	return coordinator, nil
+}
+
+// citusTemplate makes the template database a Citus cluster of its own:
+// the extension on every node, the workers added on the coordinator. The
+// migrations then distribute its tables (db.Distribute), and each test
+// database is cloned from the template on every node.
+func (e *environment) citusTemplate(ctx context.Context, coordinator string) error {
+	if len(e.workers) == 0 {
+		return nil
+	}
+	var dbs []*sql.DB
+	defer func() {
+		for _, d := range dbs {
+			d.Close()
+		}
+	}()
+	open := func(host string) (*sql.DB, error) {
+		u := *e.adminURL
+		u.Host = host
+		d, err := sql.Open("postgres", withDB(&u, e.tmpl))
+		if err == nil {
+			dbs = append(dbs, d)
+		}
+		return d, err
+	}
+	rows, err := e.admin.QueryContext(ctx, `SELECT nodename || ':' || nodeport FROM pg_dist_node WHERE groupid <> 0 AND noderole = 'primary' AND isactive ORDER BY nodeid`)
+	if err != nil {
+		return err
+	}
+	var workers []string
+	for rows.Next() {
+		var w string
+		if err := rows.Scan(&w); err != nil {
+			rows.Close()
+			return err
+		}
+		workers = append(workers, w)
+	}
+	rows.Close()
+	for _, w := range workers {
+		d, err := open(w)
+		if err != nil {
+			return err
+		}
+		if _, err := d.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS citus`); err != nil {
+			return fmt.Errorf("citus on worker %s: %w", w, err)
+		}
+	}
+	d, err := open(coordinator)
+	if err != nil {
+		return err
+	}
+	host, port, _ := strings.Cut(coordinator, ":")
+	if _, err := d.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS citus`); err != nil {
+		return fmt.Errorf("citus on the coordinator: %w", err)
+	}
+	if _, err := d.ExecContext(ctx, `SELECT citus_set_coordinator_host($1, $2::int)`, host, port); err != nil {
+		return fmt.Errorf("citus coordinator: %w", err)
+	}
+	for _, w := range workers {
+		h, p, _ := strings.Cut(w, ":")
+		if _, err := d.ExecContext(ctx, `SELECT citus_add_node($1, $2::int)`, h, p); err != nil {
+			return fmt.Errorf("adding Citus worker %s: %w", w, err)
+		}
 	}
 	return nil
 }
@@ -229,11 +422,14 @@ func teardown() {
 	var errs []error
 	if e.external && e.tmpl != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		_, err := e.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(e.tmpl)+" WITH (FORCE)")
+		err := e.drop(ctx, e.tmpl)
 		cancel()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("dropping template database %s: %w", e.tmpl, err))
 		}
+	}
+	for _, w := range e.workers {
+		w.Close()
 	}
 	if e.admin != nil {
 		e.admin.Close()

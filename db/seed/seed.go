@@ -97,8 +97,10 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	// A bulk load is no news to live subscribers: one notification per
 	// row would fill PostgreSQL's notification queue (migration 00004).
+	// The counters' row triggers are off too: counters_recount counts
+	// everything once at the end (migration 00024).
 	seedCount(ctx)
-	if _, err := tx.ExecContext(ctx, "SET LOCAL shipgraph.notify = 'off'"); err != nil {
+	if _, err := tx.ExecContext(ctx, "SELECT set_config('shipgraph.notify', 'off', true), set_config('shipgraph.counters', 'off', true)"); err != nil {
 		return nil, Stats{}, fmt.Errorf("seed: %w", err)
 	}
 	s := &seeder{ctx: ctx, conn: conn, q: counted{tx}}
@@ -154,6 +156,9 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	}
 	if err := s.copyJourneys(now); err != nil {
 		return nil, Stats{}, err
+	}
+	if _, err := s.q.ExecContext(ctx, "SELECT counters_recount()"); err != nil {
+		return nil, Stats{}, fmt.Errorf("seed: counters: %w", err)
 	}
 	// Fresh statistics, so the first queries after a big seed plan as
 	// well as they will once autovacuum gets to the tables.
@@ -335,10 +340,10 @@ func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
 			adds[c.table] = append(adds[c.table], "ADD CONSTRAINT "+c.name+" "+c.def)
 		}
 		for _, t := range order {
-			if _, err := s.q.ExecContext(s.ctx, "ALTER TABLE "+t+" "+strings.Join(drops[t], ", ")); err != nil {
+			if _, err := s.q.ExecContext(s.ctx, alterEach(t, drops[t])); err != nil {
 				return nil, fmt.Errorf("seed: dropping constraints of %s: %w", t, err)
 			}
-			add := "ALTER TABLE " + t + " " + strings.Join(adds[t], ", ")
+			add := alterEach(t, adds[t])
 			if kind == "f" {
 				ddl.fks = append(ddl.fks, add)
 			} else {
@@ -347,11 +352,35 @@ func (s *seeder) dropForLoad() (*seedLoadDDL, error) {
 		}
 	}
 	if len(dropIdx) > 0 {
-		if _, err := s.q.ExecContext(s.ctx, "DROP INDEX "+strings.Join(dropIdx, ", ")); err != nil {
+		// One statement still, but one DROP INDEX per index inside it:
+		// Citus refuses to drop several distributed objects in one command.
+		quoted := make([]string, len(dropIdx))
+		for i, name := range dropIdx {
+			quoted[i] = pq.QuoteLiteral(name)
+		}
+		drop := "DO $seed$ DECLARE i text; BEGIN FOREACH i IN ARRAY ARRAY[" + strings.Join(quoted, ", ") +
+			"]::text[] LOOP EXECUTE 'DROP INDEX ' || i; END LOOP; END $seed$"
+		if _, err := s.q.ExecContext(s.ctx, drop); err != nil {
 			return nil, fmt.Errorf("seed: dropping indexes: %w", err)
 		}
 	}
 	return ddl, nil
+}
+
+// alterEach is one statement altering table t by each subcommand in turn:
+// an ALTER TABLE, or a DO block of one ALTER TABLE per subcommand when
+// there are several (Citus refuses ADD CONSTRAINT with other subcommands).
+func alterEach(t string, subcommands []string) string {
+	if len(subcommands) == 1 {
+		return "ALTER TABLE " + t + " " + subcommands[0]
+	}
+	var b strings.Builder
+	b.WriteString("DO $seed$ BEGIN ")
+	for _, c := range subcommands {
+		b.WriteString("EXECUTE " + pq.QuoteLiteral("ALTER TABLE "+t+" "+c) + "; ")
+	}
+	b.WriteString("END $seed$")
+	return b.String()
 }
 
 // restore rebuilds what dropForLoad dropped: keys, indexes, then foreign

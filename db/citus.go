@@ -1,0 +1,356 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/lib/pq"
+)
+
+// distributeLock serialises distribution steps of concurrent starts.
+const distributeLock = 0x5368_6970_4369_7475 // "ShipCitu"
+
+// The distribution step runs after the migrations, every time: on a Citus
+// coordinator with active workers it distributes each table by the kind its
+// comment names (docs/scaling.md, "Distributed PostgreSQL (Citus)"):
+//
+//   - shipgraph:tenant tables by account_id, all colocated;
+//   - shipgraph:reference and shipgraph:global tables as reference tables;
+//   - unmarked tables (goose's, River's) stay local to the coordinator.
+//
+// It is derived from the schema, so a table a later migration adds is
+// distributed on the next start. On plain PostgreSQL, or with the extension
+// but no worker, it does nothing. Each step is idempotent and what it takes
+// apart (foreign keys, triggers, comments) is saved first in the
+// shipgraph_citus schema, so a step interrupted half-way is finished by the
+// next run. It is safe on a database that holds data: Citus copies the rows
+// into the shards.
+//
+// What Citus cannot take as it is, and how the step handles it:
+//   - tables with triggers: citus.enable_unsafe_triggers, for this database
+//     (later migrations create triggers on distributed tables too);
+//   - foreign keys between the tables converted: dropped before and re-added
+//     after (converting a table referenced by a local table would make
+//     that table Citus-local, and colocate_with then fails);
+//   - table comments, lost in conversions: saved and restored;
+//   - ON DELETE SET NULL (col) keys that include account_id: re-added as
+//     NO ACTION (the store never deletes their parents; a manual delete of
+//     a still-referenced user, party … is refused instead of nulling);
+//   - user triggers firing during the copy into the shards (counting rows
+//     twice): dropped before and re-created after each conversion;
+//   - triggers writing other tables from a shard:
+//     citus.allow_nested_distributed_execution for this database.
+//
+// Only this step knows the engine; the store's statements are the same on
+// both.
+
+// citusActive reports whether q is a Citus coordinator with at least one
+// active primary worker.
+func citusActive(ctx context.Context, q *sql.Conn) (bool, error) {
+	var has bool
+	if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&has); err != nil || !has {
+		return false, err
+	}
+	var workers int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM pg_dist_node WHERE groupid <> 0 AND noderole = 'primary' AND isactive`).Scan(&workers)
+	return workers > 0, err
+}
+
+type citusTable struct {
+	name, kind string // kind: tenant, reference, global
+	state      string // "": local, "h": distributed, "t": reference, "s": Citus-local
+}
+
+var citusKind = regexp.MustCompile(`\bshipgraph:(tenant|reference|global)\b`)
+
+func (t citusTable) done() bool {
+	if t.kind == "tenant" {
+		return t.state == "h"
+	}
+	return t.state == "t"
+}
+
+// Distribute runs the distribution step on sdb (see above); Migrate calls it.
+func Distribute(ctx context.Context, sdb *sql.DB) error {
+	conn, err := sdb.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	active, err := citusActive(ctx, conn)
+	if err != nil || !active {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, distributeLock); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, distributeLock) //nolint:errcheck
+	if err := distribute(ctx, conn); err != nil {
+		return fmt.Errorf("citus distribution: %w", err)
+	}
+	return nil
+}
+
+func distribute(ctx context.Context, c *sql.Conn) error {
+	exec := func(query string, args ...any) error {
+		queriesPrimary.Inc()
+		if _, err := c.ExecContext(ctx, query, args...); err != nil {
+			return fmt.Errorf("%s: %w", firstLine(query), err)
+		}
+		return nil
+	}
+	// The database's settings reach every later session (Citus propagates
+	// ALTER DATABASE … SET to the workers, where shard triggers run).
+	for _, s := range []string{
+		`SET citus.enable_unsafe_triggers = on`,
+		`SET citus.allow_nested_distributed_execution = on`,
+		`DO $$ BEGIN
+		   EXECUTE format('ALTER DATABASE %I SET citus.enable_unsafe_triggers = on', current_database());
+		   EXECUTE format('ALTER DATABASE %I SET citus.allow_nested_distributed_execution = on', current_database());
+		 END $$`,
+		`CREATE SCHEMA IF NOT EXISTS shipgraph_citus`,
+		`CREATE TABLE IF NOT EXISTS shipgraph_citus.saved_fkeys (tbl text, name text, def text, PRIMARY KEY (tbl, name))`,
+		`CREATE TABLE IF NOT EXISTS shipgraph_citus.saved_triggers (tbl text, name text, def text, enabled "char", PRIMARY KEY (tbl, name))`,
+		`CREATE TABLE IF NOT EXISTS shipgraph_citus.saved_comments (tbl text PRIMARY KEY, comment text)`,
+	} {
+		if err := exec(s); err != nil {
+			return err
+		}
+	}
+
+	tables, err := citusTables(ctx, c)
+	if err != nil {
+		return err
+	}
+	var todo []citusTable
+	for _, t := range tables {
+		if !t.done() {
+			todo = append(todo, t)
+		}
+	}
+	if len(todo) > 0 {
+		names := make([]string, len(tables))
+		for i, t := range tables {
+			names[i] = t.name
+		}
+		// Save what a conversion loses or cannot take, then take it apart.
+		if err := exec(`
+INSERT INTO shipgraph_citus.saved_comments (tbl, comment)
+SELECT c.relname, obj_description(c.oid, 'pg_class')
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'public' AND c.relname = ANY ($1)
+ON CONFLICT (tbl) DO NOTHING`, pq.Array(names)); err != nil {
+			return err
+		}
+		if err := exec(`
+INSERT INTO shipgraph_citus.saved_fkeys (tbl, name, def)
+SELECT k.conrelid::regclass::text, k.conname, pg_get_constraintdef(k.oid)
+FROM pg_constraint k
+WHERE k.contype = 'f' AND (k.conrelid::regclass::text = ANY ($1) OR k.confrelid::regclass::text = ANY ($1))
+ON CONFLICT (tbl, name) DO NOTHING`, pq.Array(names)); err != nil {
+			return err
+		}
+		if err := exec(`
+INSERT INTO shipgraph_citus.saved_triggers (tbl, name, def, enabled)
+SELECT t.tgrelid::regclass::text, t.tgname, pg_get_triggerdef(t.oid), t.tgenabled
+FROM pg_trigger t
+WHERE NOT t.tgisinternal AND t.tgrelid::regclass::text = ANY ($1)
+ON CONFLICT (tbl, name) DO NOTHING`, pq.Array(names)); err != nil {
+			return err
+		}
+		saved, err := savedRows(ctx, c, `SELECT tbl, name FROM shipgraph_citus.saved_fkeys ORDER BY 1, 2`)
+		if err != nil {
+			return err
+		}
+		for _, r := range saved {
+			if err := exec(`ALTER TABLE ` + pq.QuoteIdentifier(r[0]) + ` DROP CONSTRAINT IF EXISTS ` + pq.QuoteIdentifier(r[1])); err != nil {
+				return err
+			}
+		}
+		trig, err := savedRows(ctx, c, `SELECT tbl, name FROM shipgraph_citus.saved_triggers ORDER BY 1, 2`)
+		if err != nil {
+			return err
+		}
+		for _, r := range trig {
+			if err := exec(`DROP TRIGGER IF EXISTS ` + pq.QuoteIdentifier(r[1]) + ` ON ` + pq.QuoteIdentifier(r[0])); err != nil {
+				return err
+			}
+		}
+
+		// Reference tables first, then the tenant tables, colocated with
+		// the first that is distributed.
+		anchor := ""
+		for _, t := range tables {
+			if t.kind == "tenant" && t.state == "h" && anchor == "" {
+				anchor = t.name
+			}
+		}
+		for _, pass := range []bool{false, true} {
+			for _, t := range todo {
+				if (t.kind == "tenant") != pass {
+					continue
+				}
+				if t.state == "s" || (t.state != "" && t.kind == "tenant") {
+					// Citus-local (or distributed another way): back to a
+					// plain table first.
+					if err := exec(`SELECT undistribute_table($1)`, t.name); err != nil {
+						return err
+					}
+				}
+				if t.kind != "tenant" {
+					if err := exec(`SELECT create_reference_table($1)`, t.name); err != nil {
+						return err
+					}
+					continue
+				}
+				with := anchor
+				if with == "" {
+					with = "default"
+				}
+				if err := exec(`SELECT create_distributed_table($1, 'account_id', colocate_with => $2)`, t.name, with); err != nil {
+					return err
+				}
+				if anchor == "" {
+					anchor = t.name
+				}
+			}
+		}
+	}
+
+	// Put back what was taken apart (on a resumed run, what is left).
+	fkeys, err := savedRows(ctx, c, `SELECT tbl, name, def FROM shipgraph_citus.saved_fkeys ORDER BY 1, 2`)
+	if err != nil {
+		return err
+	}
+	for _, r := range fkeys {
+		var exists bool
+		if err := c.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass($1) AND conname = $2)`, r[0], r[1]).Scan(&exists); err != nil {
+			return err
+		}
+		if !exists {
+			if err := exec(`ALTER TABLE ` + pq.QuoteIdentifier(r[0]) + ` ADD CONSTRAINT ` + pq.QuoteIdentifier(r[1]) + ` ` + citusForeignKey(r[2])); err != nil {
+				return err
+			}
+		}
+		if err := exec(`DELETE FROM shipgraph_citus.saved_fkeys WHERE tbl = $1 AND name = $2`, r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	trigs, err := savedRows(ctx, c, `SELECT tbl, name, def, enabled FROM shipgraph_citus.saved_triggers ORDER BY 1, 2`)
+	if err != nil {
+		return err
+	}
+	for _, r := range trigs {
+		var exists bool
+		if err := c.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2)`, r[0], r[1]).Scan(&exists); err != nil {
+			return err
+		}
+		if !exists {
+			if err := exec(r[2]); err != nil {
+				return err
+			}
+			if r[3] == "D" {
+				if err := exec(`ALTER TABLE ` + pq.QuoteIdentifier(r[0]) + ` DISABLE TRIGGER ` + pq.QuoteIdentifier(r[1])); err != nil {
+					return err
+				}
+			}
+		}
+		if err := exec(`DELETE FROM shipgraph_citus.saved_triggers WHERE tbl = $1 AND name = $2`, r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	comments, err := savedRows(ctx, c, `SELECT tbl, coalesce(comment, '') FROM shipgraph_citus.saved_comments ORDER BY 1`)
+	if err != nil {
+		return err
+	}
+	for _, r := range comments {
+		if err := exec(`COMMENT ON TABLE ` + pq.QuoteIdentifier(r[0]) + ` IS ` + pq.QuoteLiteral(r[1])); err != nil {
+			return err
+		}
+		if err := exec(`DELETE FROM shipgraph_citus.saved_comments WHERE tbl = $1`, r[0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setNullColumns matches PostgreSQL 15's ON DELETE SET NULL (columns), which
+// Citus refuses on keys that include the distribution column.
+var setNullColumns = regexp.MustCompile(`\s+ON DELETE SET NULL \([^)]*\)`)
+
+// citusForeignKey returns a key definition Citus accepts: ON DELETE SET
+// NULL (col) becomes NO ACTION.
+func citusForeignKey(def string) string {
+	return setNullColumns.ReplaceAllString(def, "")
+}
+
+// citusTables returns every marked table of the public schema with its
+// kind and Citus state, in name order.
+func citusTables(ctx context.Context, c *sql.Conn) ([]citusTable, error) {
+	queriesPrimary.Inc()
+	rows, err := c.QueryContext(ctx, `
+SELECT c.relname, coalesce(obj_description(c.oid, 'pg_class'), ''),
+       coalesce((SELECT CASE WHEN p.partmethod = 'h' THEN 'h' WHEN p.repmodel = 't' THEN 't' ELSE 's' END
+                 FROM pg_dist_partition p WHERE p.logicalrelid = c.oid), ''),
+       coalesce((SELECT s.comment FROM shipgraph_citus.saved_comments s WHERE s.tbl = c.relname), '')
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+ORDER BY c.relname`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []citusTable
+	for rows.Next() {
+		var t citusTable
+		var comment, saved string
+		if err := rows.Scan(&t.name, &comment, &t.state, &saved); err != nil {
+			return nil, err
+		}
+		// A comment lost by an interrupted conversion is in saved_comments.
+		m := citusKind.FindStringSubmatch(comment)
+		if m == nil {
+			m = citusKind.FindStringSubmatch(saved)
+		}
+		if m == nil {
+			continue
+		}
+		t.kind = m[1]
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func savedRows(ctx context.Context, c *sql.Conn, query string) ([][]string, error) {
+	queriesPrimary.Inc()
+	rows, err := c.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out [][]string
+	for rows.Next() {
+		r := make([]string, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range r {
+			ptrs[i] = &r[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# make test-citus: the test suite against a Citus cluster on loopback
+# (scripts/citus-cluster.sh): every test database is distributed by account
+# (db/dbtest clones a distributed template on every node). The tests named
+# in scripts/citus-skip.txt are skipped, each for the reason given there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+eval "$(scripts/citus-cluster.sh start | sed 's/^/export /')"
+skip=$(grep -v '^\s*\(#\|$\)' scripts/citus-skip.txt | awk '{print "^" $1 "$"}' | paste -sd'|' -)
+echo "citus: coordinator $SHIPGRAPH_TEST_DATABASE_URL; skipping $(grep -cv '^\s*\(#\|$\)' scripts/citus-skip.txt) tests (scripts/citus-skip.txt)"
+exec go test -count=1 -timeout "${CITUS_TEST_TIMEOUT:-14m}" ${skip:+-skip "$skip"} "${@:-./...}"
