@@ -11,15 +11,18 @@ all: build
 # GraphiQL assets come from the npm registry at build time and are embedded;
 # without npm the binary falls back to a CDN-hosted playground page.
 assets:
+	@echo "make: fetching the playground's assets (npm; cached after the first time)"
 	@scripts/fetch-playground-assets.sh || echo "warning: playground assets not fetched; the playground will load GraphiQL from a CDN" >&2
 
 # The operations page (/ops): its TypeScript and operations, bundled with
 # esbuild from pinned npm packages into web/ops/dist/ and embedded; without
 # npm the binary still builds and /ops says the page was not built.
 ops:
+	@echo "make: bundling the operations page (npm, esbuild; cached after the first time)"
 	@scripts/build-ops.sh || echo "warning: the operations page was not built; /ops will say so" >&2
 
 build: assets ops
+	@if [ ! -x $(BIN) ]; then echo "make: building $(BIN); the first build compiles every dependency and takes a few minutes"; fi
 	$(GO) build -o $(BIN) .
 
 # Build, start the embedded PostgreSQL if DATABASE_URL is unset, migrate,
@@ -111,7 +114,7 @@ bench:
 
 # One request at a time against a private PostgreSQL under SCALE_DIR
 # (default /var/tmp/shipgraph-scale), seeded once per size (a 1 M seed
-# takes ~3 minutes) and reused; prints medians. See scripts/bench-scale.sh.
+# takes ~4.5 minutes: docs/scale.md) and reused; prints medians. See scripts/bench-scale.sh.
 bench-scale: build
 	@BIN=$(BIN) scripts/bench-scale.sh
 

@@ -38,7 +38,7 @@ var verbs = []struct {
 	{"seed", "seed    [flags]   fill an empty database with demo data; prints the demo API keys", verb.Seed},
 	{"token", "token create --account ID|SLUG --role admin|member|viewer\n                              create an API key and print it once\n  shipgraph token revoke --account ID|SLUG --id TOKEN_ID\n                              revoke an API key", verb.Token},
 	{"carrier-sim", "carrier-sim --addr HOST:PORT --seed N\n                              a carrier simulator speaking DCSA Track & Trace v2.2 (tests, demos: docs/carriers.md)", sim.Main},
-	{"mcp", "mcp     [--url URL]\n                              MCP over stdio for desktop clients, forwarded to a Shipgraph /mcp (key: SHIPGRAPH_API_KEY)", verb.MCP},
+	{"mcp", "mcp     [--shipgraph-url URL]\n                              MCP over stdio for desktop clients, forwarded to a Shipgraph /mcp (key: SHIPGRAPH_API_KEY)", verb.MCP},
 	{"psql", "psql    [flags] [-- PSQL_ARGS]\n                              psql session on the database (the embedded one when DATABASE_URL is unset)", verb.Psql},
 }
 
@@ -81,10 +81,11 @@ func main() {
 // 2 usage error. Errors are reported as one line on stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage())
 		if len(args) == 0 {
+			fmt.Fprint(stderr, usage())
 			return 2
 		}
+		fmt.Fprint(stdout, usage())
 		return 0
 	}
 	for _, v := range verbs {

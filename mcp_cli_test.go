@@ -18,8 +18,8 @@ func TestCLIMCP(t *testing.T) {
 	if code, _, _ := runCmd(t, ctx, "mcp", "--key", "sg_x"); code != 2 {
 		t.Errorf("--key: exit %d, want 2 (no such flag)", code)
 	}
-	code, _, errOut = runCmd(t, ctx, "mcp", "--help")
-	if code != 0 || !strings.Contains(errOut, "--url") || !strings.Contains(errOut, "SHIPGRAPH_API_KEY") {
-		t.Errorf("mcp --help: exit %d, %q", code, errOut)
+	code, out, _ := runCmd(t, ctx, "mcp", "--help")
+	if code != 0 || !strings.Contains(out, "--shipgraph-url") || !strings.Contains(out, "SHIPGRAPH_API_KEY") {
+		t.Errorf("mcp --help: exit %d, %q", code, out)
 	}
 }

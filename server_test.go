@@ -194,11 +194,21 @@ func TestCLIErrors(t *testing.T) {
 	if code, _, errOut := runCmd(t, ctx, "frobnicate"); code != 2 || !strings.Contains(errOut, "unknown verb") {
 		t.Errorf("unknown verb: exit %d %q", code, errOut)
 	}
-	for _, verb := range [][]string{{"serve"}, {"migrate"}, {"seed"}, {"token", "create"}} {
-		code, _, errOut := runCmd(t, ctx, append(verb, "--help")...)
-		if code != 0 || !strings.Contains(errOut, "DATABASE_URL") {
-			t.Errorf("%v --help: exit %d, output %q", verb, code, errOut)
+	// Help goes to stdout (`serve --help | less`), with exit 0.
+	for _, verb := range [][]string{{"serve"}, {"migrate"}, {"seed"}, {"token", "create"}, {"carrier-sim"}, {"help"}} {
+		code, out, errOut := runCmd(t, ctx, append(verb, "--help")...)
+		want := "DATABASE_URL"
+		if verb[0] == "carrier-sim" {
+			want = "--addr string"
+		} else if verb[0] == "help" {
+			want = "carrier-sim"
 		}
+		if code != 0 || !strings.Contains(out, want) || errOut != "" {
+			t.Errorf("%v --help: exit %d, stdout %q, stderr %q", verb, code, out, errOut)
+		}
+	}
+	if code, out, errOut := runCmd(t, ctx, "carrier-sim", "-bogus"); code != 2 || out != "" || !strings.Contains(errOut, "--addr") {
+		t.Errorf("carrier-sim with a bad flag: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// An unreachable database: one clear line, exit 1, quickly.
 	code, _, errOut := runCmd(t, ctx, "migrate", "--database-url", "postgres://nobody@127.0.0.1:1/x?sslmode=disable&connect_timeout=2")

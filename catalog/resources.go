@@ -39,7 +39,7 @@ var (
 	OptionsByDefinitionID        = byParent("OptionsByDefinitionID", (*db.DB).CustomFieldOptionsByDefinitionIDs, func(x *model.CustomFieldOption) string { return x.DefinitionID })
 	CustomFieldsByEntityID       = byParent("CustomFieldsByEntityID", (*db.DB).CustomFieldsByEntityIDs, func(x *model.CustomField) string { return x.EntityID })
 
-	// Webhooks (issue 17). A notification's reference object is read from
+	// Webhooks. A notification's reference object is read from
 	// the notification's row (db.WebhookEventsByIDs), one read per type.
 	WebhookByID               = tenantByID("WebhookByID", (*db.DB).WebhooksByIDs, func(x *model.Webhook) string { return x.ID })
 	WebhookNotificationByID   = tenantByID("WebhookNotificationByID", (*db.DB).WebhookNotificationsByIDs, func(x *model.WebhookNotification) string { return x.ID })
@@ -48,9 +48,9 @@ var (
 	}), func(x *model.ContainerUpdatedEvent) string { return x.ID })
 	TransportEventByID = tenantByID("TransportEventByID", eventRead(model.FrozenTransportEvent), func(x *model.TransportEvent) string { return x.ID })
 	EstimatedEventByID = tenantByID("EstimatedEventByID", eventRead(func(e *model.WebhookEvent) *model.EstimatedEvent { return &model.EstimatedEvent{WebhookEvent: *e} }), func(x *model.EstimatedEvent) string { return x.ID })
-	// Tracking requests (migration 00013, issue 27): records of their own.
+	// Tracking requests (migration 00013): records of their own.
 	TrackingRequestByID = tenantByID("TrackingRequestByID", (*db.DB).TrackingRequestsByIDs, func(x *model.TrackingRequest) string { return x.ID })
-	// Parties (migration 00019, issue 28): the customers of shipments and
+	// Parties (migration 00019): the customers of shipments and
 	// tracking requests.
 	PartyByID                    = tenantByID("PartyByID", (*db.DB).PartiesByIDs, func(x *model.Party) string { return x.ID })
 	TrackingRequestsByShipmentID = byParent("TrackingRequestsByShipmentID", (*db.DB).TrackingRequestsByShipmentIDs, func(x *model.TrackingRequest) string { return deref(x.ShipmentID) })
@@ -292,7 +292,7 @@ func init() {
 		one(CustomFieldDefinition, "definition_id", func(c *model.CustomField) *string { return &c.DefinitionID },
 			"Definition", func(c *model.CustomField) **model.CustomFieldDefinition { return &c.Rel.Definition }, DefinitionByID),
 	}})
-	// The user a reference field names, for its display value (issue 29):
+	// The user a reference field names, for its display value:
 	// no field or member of its own; the plans add it where displayValue
 	// or display_value is shown.
 	CustomField.rel(&Rel{Internal: "referencedUser", Targets: []*Target{

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -69,10 +71,13 @@ type Setting struct {
 	// Env is the environment variable; for a Family, the prefix its
 	// members share (e.g. "OTEL_").
 	Env string
-	// Flag is the flag of the same setting, without dashes; empty: the
-	// environment only (GOGC, families).
+	// Flag is the flag of the same setting, without dashes: the variable's
+	// name in lower case with dashes (GRAPHQL_COST_BUDGET:
+	// graphql-cost-budget); empty: the environment only (GOGC, families).
 	Flag string
-	Kind Kind
+	// Aliases are former names of the flag, still read, not shown in help.
+	Aliases []string
+	Kind    Kind
 	// Default is the value when neither the flag nor the variable says
 	// otherwise, as text of Kind.
 	Default string
@@ -204,6 +209,9 @@ func bind(fs *flag.FlagSet, verb Verb, lookup func(string) (string, bool)) *Valu
 		v := &value{s: s, v: fromEnv(s, lookup)}
 		vs.vals[s] = v
 		fs.Var(v, s.Flag, Help(s))
+		for _, a := range s.Aliases {
+			fs.Var(v, a, "")
+		}
 	}
 	fs.Usage = func() {
 		out := fs.Output()
@@ -211,12 +219,18 @@ func bind(fs *flag.FlagSet, verb Verb, lookup func(string) (string, bool)) *Valu
 		fs.VisitAll(func(f *flag.Flag) {
 			v, ok := f.Value.(*value)
 			if !ok { // a verb's own argument
-				fmt.Fprintf(out, "  --%s\n    \t%s\n", f.Name, f.Usage)
+				printFlag(out, f)
 				return
+			}
+			if f.Name != v.s.Flag {
+				return // a former name
 			}
 			kind := [...]string{String: " string", Bool: "", Int: " int", Duration: " duration"}[v.s.Kind]
 			def := ""
-			if f.DefValue != "" && !(v.s.Kind == Bool && f.DefValue == "false") {
+			switch {
+			case v.s.ShownDefault != "":
+				def = fmt.Sprintf(" (default %s)", shownDefault(v.s.ShownDefault))
+			case f.DefValue != "" && !(v.s.Kind == Bool && f.DefValue == "false"):
 				def = fmt.Sprintf(" (default %s)", f.DefValue)
 			}
 			fmt.Fprintf(out, "  --%s%s\n    \t%s%s\n", f.Name, kind, f.Usage, def)
@@ -353,4 +367,68 @@ func ReplaceTable(readme string) (out string, ok bool) {
 		return readme, false
 	}
 	return readme[:i+len(BeginMarker)] + "\n" + Markdown() + readme[j:], true
+}
+
+// ErrUsage marks a bad command line already reported on stderr: exit 2.
+var ErrUsage = errors.New("usage")
+
+// Parse parses a verb's args: --help prints the usage on stdout and
+// returns flag.ErrHelp; a bad flag or (unless extra) a stray argument is
+// reported on stderr with the usage, and returns ErrUsage.
+func Parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, extra bool) error {
+	var buf bytes.Buffer
+	fs.SetOutput(&buf)
+	err := fs.Parse(args)
+	fs.SetOutput(stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		_, _ = stdout.Write(buf.Bytes())
+		return err
+	}
+	_, _ = stderr.Write(buf.Bytes())
+	if err != nil {
+		return ErrUsage
+	}
+	if !extra && fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return ErrUsage
+	}
+	return nil
+}
+
+// DashUsage sets fs's usage to list its flags with two dashes, as the
+// verbs' flags are written, with their defaults (a verb with no settings:
+// carrier-sim).
+func DashUsage(fs *flag.FlagSet) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
+		fs.VisitAll(func(f *flag.Flag) { printFlag(fs.Output(), f) })
+	}
+}
+
+// printFlag writes one flag of a verb's own, with its default when it
+// has one.
+func printFlag(out io.Writer, f *flag.Flag) {
+	kind, usage := flag.UnquoteUsage(f)
+	if kind != "" {
+		kind = " " + kind
+	}
+	def := ""
+	if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+		def = fmt.Sprintf(" (default %s)", f.DefValue)
+	}
+	fmt.Fprintf(out, "  --%s%s\n    \t%s%s\n", f.Name, kind, usage, def)
+}
+
+// shownDefault is a ShownDefault as plain text: "`0` (4 ×
+// `CHANGE_LOG_RETENTION`)" reads "0: 4 × CHANGE_LOG_RETENTION".
+func shownDefault(md string) string {
+	t := strings.NewReplacer("`", "", "*", "").Replace(md)
+	if strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") {
+		return t[1 : len(t)-1]
+	}
+	if v, rest, ok := strings.Cut(t, " ("); ok && strings.HasSuffix(rest, ")") {
+		return v + ": " + rest[:len(rest)-1]
+	}
+	return t
 }

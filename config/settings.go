@@ -32,21 +32,21 @@ var (
 		Meaning: "Largest request body in bytes (413 beyond)."})
 	RateLimit = declare(Setting{Env: "RATE_LIMIT", Flag: "rate-limit", Kind: Int, Default: "6000", Verbs: Serve,
 		Meaning: "Requests per minute per API key, bursts of a tenth (429 with `Retry-After` beyond); `0` is off. Counted per process, or over every instance with `REDIS_URL`."})
-	GraphQLIntrospection = declare(Setting{Env: "GRAPHQL_INTROSPECTION", Flag: "introspection", Kind: Bool, Default: "true", Verbs: Serve,
+	GraphQLIntrospection = declare(Setting{Env: "GRAPHQL_INTROSPECTION", Flag: "graphql-introspection", Aliases: []string{"introspection"}, Kind: Bool, Default: "true", Verbs: Serve,
 		Meaning: "Allow introspection."})
-	GraphQLFastPath = declare(Setting{Env: "GRAPHQL_FAST_PATH", Flag: "fast-path", Kind: Bool, Default: "true", Verbs: Serve,
+	GraphQLFastPath = declare(Setting{Env: "GRAPHQL_FAST_PATH", Flag: "graphql-fast-path", Aliases: []string{"fast-path"}, Kind: Bool, Default: "true", Verbs: Serve,
 		Meaning: "Write query results on the generated fast path; `false` runs every query on gqlgen's executor alone ([GraphQL](docs/graphql.md))."})
-	GraphQLComplexityLimit = declare(Setting{Env: "GRAPHQL_COMPLEXITY_LIMIT", Flag: "complexity-limit", Kind: Int, Default: "20000", Verbs: Serve,
+	GraphQLComplexityLimit = declare(Setting{Env: "GRAPHQL_COMPLEXITY_LIMIT", Flag: "graphql-complexity-limit", Aliases: []string{"complexity-limit"}, Kind: Int, Default: "20000", Verbs: Serve,
 		Meaning: "Largest operation complexity (lists multiply by `first`/`last`/`page.size`, nested to-many relations by 5)."})
-	GraphQLDepthLimit = declare(Setting{Env: "GRAPHQL_DEPTH_LIMIT", Flag: "depth-limit", Kind: Int, Default: "12", Verbs: Serve,
+	GraphQLDepthLimit = declare(Setting{Env: "GRAPHQL_DEPTH_LIMIT", Flag: "graphql-depth-limit", Aliases: []string{"depth-limit"}, Kind: Int, Default: "12", Verbs: Serve,
 		Meaning: "Deepest selection (introspection fields not counted)."})
-	GraphQLAliasLimit = declare(Setting{Env: "GRAPHQL_ALIAS_LIMIT", Flag: "alias-limit", Kind: Int, Default: "15", Verbs: Serve,
+	GraphQLAliasLimit = declare(Setting{Env: "GRAPHQL_ALIAS_LIMIT", Flag: "graphql-alias-limit", Aliases: []string{"alias-limit"}, Kind: Int, Default: "15", Verbs: Serve,
 		Meaning: "Most aliases in one operation."})
-	GraphQLTokenLimit = declare(Setting{Env: "GRAPHQL_TOKEN_LIMIT", Flag: "token-limit", Kind: Int, Default: "10000", Verbs: Serve,
+	GraphQLTokenLimit = declare(Setting{Env: "GRAPHQL_TOKEN_LIMIT", Flag: "graphql-token-limit", Aliases: []string{"token-limit"}, Kind: Int, Default: "10000", Verbs: Serve,
 		Meaning: "Most parser tokens in one document."})
 	LoaderWait = declare(Setting{Env: "LOADER_WAIT", Flag: "loader-wait", Kind: Duration, Default: "250µs", Verbs: Serve,
 		Meaning: "How long a loader batch collects keys of single root loads (`shipment(id:)`, `node`); the load plan never waits."})
-	PlaygroundAPIKey = declare(Setting{Env: "PLAYGROUND_API_KEY", Flag: "playground-key", Kind: String, Default: "", Verbs: Serve,
+	PlaygroundAPIKey = declare(Setting{Env: "PLAYGROUND_API_KEY", Flag: "playground-api-key", Aliases: []string{"playground-key"}, Kind: String, Default: "", Verbs: Serve,
 		Meaning: "Key prefilled in the playground (`make run` sets the demo admin key)."})
 	ReferenceCacheTTL = declare(Setting{Env: "REFERENCE_CACHE_TTL", Flag: "reference-cache-ttl", Kind: Duration, Default: "1m", Verbs: Serve,
 		Meaning: "How long reference rows (ports, metro areas, terminals, rail terminals, shipping lines) stay in memory; `0` reads them every time."})
@@ -60,7 +60,7 @@ var (
 		Meaning: "`redis://host:port/db`: count `RATE_LIMIT` and `SUBSCRIPTION_LIMIT` in Redis over every instance, and share accounts' last write positions for read replicas. Unreachable: per process until it answers, logged and counted in `shipgraph_redis_fallback_total` ([scaling](docs/scaling.md))."})
 	SubscriptionQueue = declare(Setting{Env: "SUBSCRIPTION_QUEUE", Flag: "subscription-queue", Kind: Int, Default: "4096", Verbs: Serve,
 		Meaning: "Events a subscription may fall behind before it is closed as a slow consumer."})
-	SubscriptionKeepalive = declare(Setting{Env: "SUBSCRIPTION_KEEPALIVE", Flag: "keepalive", Kind: Duration, Default: "25s", Verbs: Serve,
+	SubscriptionKeepalive = declare(Setting{Env: "SUBSCRIPTION_KEEPALIVE", Flag: "subscription-keepalive", Aliases: []string{"keepalive"}, Kind: Duration, Default: "25s", Verbs: Serve,
 		Meaning: "Keep-alive interval of WebSocket and SSE connections."})
 	ChangeLogRetention = declare(Setting{Env: "CHANGE_LOG_RETENTION", Flag: "change-log-retention", Kind: Duration, Default: "168h", Verbs: Serve,
 		Meaning: "How long the change log keeps changes for subscriptions to resume from (and webhooks to read); older ones are pruned in the background by one instance at a time, except those the webhook fan-out has not read yet (up to `CHANGE_LOG_WEBHOOK_CEILING`); `0` never prunes ([live updates](docs/live.md))."})
@@ -138,17 +138,17 @@ var (
 		Meaning: "TCP keepalive idle time of database connections; `0` is the system's."})
 	EmbeddedFast = declare(Setting{Env: "EMBEDDED_FAST", Flag: "embedded-fast", Kind: Bool, Default: "false", Verbs: AllVerbs,
 		Meaning: "Run the private PostgreSQL without `fsync`, `synchronous_commit` and `full_page_writes` (demos only: a crash can lose acknowledged writes)."})
-	GraphQLFieldLimit = declare(Setting{Env: "GRAPHQL_FIELD_LIMIT", Flag: "field-limit", Kind: Int, Default: "5000", Verbs: Serve,
+	GraphQLFieldLimit = declare(Setting{Env: "GRAPHQL_FIELD_LIMIT", Flag: "graphql-field-limit", Aliases: []string{"field-limit"}, Kind: Int, Default: "5000", Verbs: Serve,
 		Meaning: "Most fields of one operation once its fragments are expanded, counted before validation."})
-	GraphQLResponseLimit = declare(Setting{Env: "GRAPHQL_RESPONSE_LIMIT", Flag: "response-limit", Kind: Int, Default: "33554432", Verbs: Serve,
+	GraphQLResponseLimit = declare(Setting{Env: "GRAPHQL_RESPONSE_LIMIT", Flag: "graphql-response-limit", Aliases: []string{"response-limit"}, Kind: Int, Default: "33554432", Verbs: Serve,
 		Meaning: "Largest GraphQL response in bytes; the connection is aborted past it; `0` is no cap."})
-	GraphQLTrustedDocuments = declare(Setting{Env: "GRAPHQL_TRUSTED_DOCUMENTS", Flag: "trusted-documents", Kind: String, Default: "", Verbs: Serve,
+	GraphQLTrustedDocuments = declare(Setting{Env: "GRAPHQL_TRUSTED_DOCUMENTS", Flag: "graphql-trusted-documents", Aliases: []string{"trusted-documents"}, Kind: String, Default: "", Verbs: Serve,
 		Meaning: "Path of a trusted documents manifest (`@apollo/generate-persisted-query-manifest`'s, or GraphQL Codegen's persisted documents): its operations run by id (`extensions.persistedQuery.sha256Hash`, POST or GET). Checked against the schema at start ([GraphQL](docs/graphql.md))."})
-	GraphQLTrustedOnly = declare(Setting{Env: "GRAPHQL_TRUSTED_ONLY", Flag: "trusted-only", Kind: Bool, Default: "false", Verbs: Serve,
+	GraphQLTrustedOnly = declare(Setting{Env: "GRAPHQL_TRUSTED_ONLY", Flag: "graphql-trusted-only", Aliases: []string{"trusted-only"}, Kind: Bool, Default: "false", Verbs: Serve,
 		Meaning: "Run only the operations of `GRAPHQL_TRUSTED_DOCUMENTS`; others are refused (`PERSISTED_QUERY_NOT_IN_LIST`, `QUERY_NOT_IN_SAFELIST`)."})
-	GraphQLTrustedExemptAdmin = declare(Setting{Env: "GRAPHQL_TRUSTED_EXEMPT_ADMIN", Flag: "trusted-exempt-admin", Kind: Bool, Default: "false", Verbs: Serve,
+	GraphQLTrustedExemptAdmin = declare(Setting{Env: "GRAPHQL_TRUSTED_EXEMPT_ADMIN", Flag: "graphql-trusted-exempt-admin", Aliases: []string{"trusted-exempt-admin"}, Kind: Bool, Default: "false", Verbs: Serve,
 		Meaning: "With `GRAPHQL_TRUSTED_ONLY`, admin keys may still run any operation (the playground, scripts)."})
-	GraphQLCostBudget = declare(Setting{Env: "GRAPHQL_COST_BUDGET", Flag: "cost-budget", Kind: Int, Default: "0", Verbs: Serve,
+	GraphQLCostBudget = declare(Setting{Env: "GRAPHQL_COST_BUDGET", Flag: "graphql-cost-budget", Aliases: []string{"cost-budget"}, Kind: Int, Default: "0", Verbs: Serve,
 		Meaning: "Complexity a key may spend a minute, all of it at once: each operation is charged its complexity (`Query-Cost`, `Query-Cost-Remaining`, `Query-Cost-Limit` headers), 429 `COST_BUDGET_EXCEEDED` with `Retry-After` beyond; `0` is off. Counted per process, or over every instance with `REDIS_URL`."})
 	OTel = declare(Setting{Env: "OTEL_", Family: true, Verbs: Serve,
 		Shown:        "`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, …",
@@ -158,11 +158,11 @@ var (
 		Meaning: "The Go runtime's own variable; unset, Shipgraph uses 400 instead of 100 ([scale](docs/scale.md))."})
 	GOMEMLIMIT = declare(Setting{Env: "GOMEMLIMIT", Flag: "", Kind: String, Default: "1GiB", Verbs: AllVerbs,
 		Meaning: "The Go runtime's soft memory limit; unset, Shipgraph sets 1 GiB."})
-	MCPURL = declare(Setting{Env: "SHIPGRAPH_URL", Flag: "url", Kind: String, Default: "http://127.0.0.1:8080/mcp", Verbs: MCP,
+	MCPURL = declare(Setting{Env: "SHIPGRAPH_URL", Flag: "shipgraph-url", Aliases: []string{"url"}, Kind: String, Default: "http://127.0.0.1:8080/mcp", Verbs: MCP,
 		Meaning: "The `/mcp` endpoint `shipgraph mcp` forwards stdio to ([MCP](docs/mcp.md))."})
 	MCPAPIKey = declare(Setting{Env: "SHIPGRAPH_API_KEY", Flag: "", Kind: String, Default: "", Verbs: MCP,
 		Meaning: "The API key `shipgraph mcp` sends; from the environment only (a flag would show in `ps`)."})
-	SeedShipments = declare(Setting{Env: "SEED_SHIPMENTS", Flag: "shipments", Kind: Int, Default: "200", Verbs: Seed,
+	SeedShipments = declare(Setting{Env: "SEED_SHIPMENTS", Flag: "seed-shipments", Aliases: []string{"shipments"}, Kind: Int, Default: "200", Verbs: Seed,
 		Meaning: "Demo shipments written by `seed`."})
 	DemoSeed = declare(Setting{Env: "SEED", Flag: "seed", Kind: Int, Default: "1", Verbs: Seed,
 		Meaning: "Seed of the demo data and keys."})

@@ -8,7 +8,7 @@ import (
 
 // Custom field values as records of their own: the account-wide list
 // (GET /v2/custom_fields), and deletes. A value exists only while it is
-// set; clearing one deletes its row (issue 8).
+// set; clearing one deletes its row.
 
 var customFieldList = &listSpec{
 	plural: "custom fields",

@@ -410,7 +410,7 @@ func (db *DB) CreateCustomField(ctx context.Context, accountID string, def *mode
 
 func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.CustomFieldDefinition, entityID string, value model.JSON, create bool) (*model.CustomField, error) {
 	if value == nil || string(value) == "null" {
-		// A value is a row only while it is set (issue 8): clearing is
+		// A value is a row only while it is set: clearing is
 		// DeleteCustomField.
 		return nil, model.Errorf(model.EINVALID, "value must not be null").AtField("value")
 	}

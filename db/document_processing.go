@@ -12,7 +12,7 @@ import (
 	"shipgraph/model"
 )
 
-// Documents that are processed (issue 28, point 4; migration 00020): the
+// Documents that are processed (migration 00020): the
 // reads and writes of the document jobs (package docproc) and of the
 // requests that start them.
 

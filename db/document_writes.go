@@ -6,7 +6,7 @@ import (
 	"shipgraph/model"
 )
 
-// Document writes (issue 8).
+// Document writes.
 
 // SetDocumentTypeManual sets (nil clears) the manually set type of one of
 // the account's documents and returns the document as it now is.

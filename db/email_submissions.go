@@ -6,7 +6,7 @@ import (
 	"shipgraph/model"
 )
 
-// Email submissions as a list of their own (issue 8), and the documents
+// Email submissions as a list of their own, and the documents
 // each brought.
 
 var emailSubmissionList = &listSpec{

@@ -99,7 +99,7 @@ func classifyCode(code string) *model.Error {
 		"57P05", // idle_session_timeout
 		"25P03", // idle_in_transaction_session_timeout
 		// read_only_sql_transaction: a write on a primary being demoted
-		// or a standby not yet promoted (a switchover, issue 30): the
+		// or a standby not yet promoted (a switchover): the
 		// next attempt reaches the new primary.
 		"25006":
 		return Unavailable

@@ -11,7 +11,7 @@ import (
 	"shipgraph/model"
 )
 
-// Document files (issue 16): uploads announced by direct uploads, the
+// Document files: uploads announced by direct uploads, the
 // documents created from them, the sweep of uploads no document took.
 
 const uploadCols = `u.id, u.account_id, u.user_id, u.key, u.filename, u.content_type, u.byte_size, u.checksum, u.created_at`

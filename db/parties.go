@@ -11,7 +11,7 @@ import (
 	"shipgraph/model"
 )
 
-// Parties (issue 28, migration 00019): an account's customers.
+// Parties (migration 00019): an account's customers.
 
 const (
 	partyCols      = `p.id, p.account_id, p.company_name, p.created_at, p.updated_at`

@@ -30,8 +30,8 @@ type refCaches struct {
 	terminals     refCache[model.Terminal]
 	railTerminals refCache[model.RailTerminal]
 	shippingLines refCache[model.ShippingLine]
-	// users, keyed "account/id": the names reference custom fields show
-	// (issue 29). Users change only by an operator's hand, as reference
+	// users, keyed "account/id": the names reference custom fields show.
+	// Users change only by an operator's hand, as reference
 	// rows do; kept per account, read for one account only.
 	users refCache[model.User]
 }

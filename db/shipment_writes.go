@@ -10,7 +10,7 @@ import (
 	"shipgraph/model"
 )
 
-// Shipment writes (issue 8): the attributes a client may edit, and
+// Shipment writes: the attributes a client may edit, and
 // stopping and resuming tracking at the shipping line.
 
 // ShipmentPatch changes a shipment; only the Set fields are written.

@@ -7,7 +7,7 @@ import (
 	"shipgraph/model"
 )
 
-// Shipping lines as a list (issue 8): reference data, created together, so
+// Shipping lines as a list: reference data, created together, so
 // listed by SCAC rather than by age.
 
 var shippingLineList = &listSpec{

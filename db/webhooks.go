@@ -11,7 +11,7 @@ import (
 	"shipgraph/model"
 )
 
-// Webhooks and their notifications (issue 17, migration 00009): the API's
+// Webhooks and their notifications (migration 00009): the API's
 // reads and writes. The delivery (raising and sending notifications) has its
 // own statements. The secret column is written here and never read back but
 // by the delivery: reads select webhookCols, which leave it out.

@@ -1,4 +1,4 @@
-// Package docproc processes documents (issue 28, point 4): River jobs, on
+// Package docproc processes documents: River jobs, on
 // the process's one River client (the tracking engine's, through
 // tracking.WithQueue; app wires it), that read a document's file and keep
 // what they find with the document, through db.

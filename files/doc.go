@@ -1,6 +1,6 @@
 // Package files is the store of document files: the bytes behind
 // gocloud.dev/blob, and the signed, short-lived URLs clients upload and
-// download them through (issue 16).
+// download them through.
 //
 // Two modes, chosen by the bucket URL (BLOB_URL):
 //

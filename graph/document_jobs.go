@@ -6,7 +6,7 @@ import (
 	"shipgraph/model"
 )
 
-// documentJob runs one of the document job mutations (issue 28) with the
+// documentJob runs one of the document job mutations with the
 // request's principal and answers the document as it is now: the job's
 // outcome shows on it later (and as the document.* webhook events).
 func (r *mutationResolver) documentJob(ctx context.Context, id string, run func(context.Context, *model.Principal, string) error) (*model.Document, error) {

@@ -7,7 +7,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// Document files (issue 16): thin adapters over resolve/files.go.
+// Document files: thin adapters over resolve/files.go.
 
 // downloadURL is Document.downloadUrl: null for a document without a file.
 func downloadURL(ctx context.Context, res *resolve.Resolver, d *model.Document) (*string, error) {

@@ -7,7 +7,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// Parties (issue 28): thin adapters over resolve/parties.go, whose rules
+// Parties: thin adapters over resolve/parties.go, whose rules
 // answer for both APIs.
 
 func (r *queryResolver) parties(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.PartyConnection, error) {

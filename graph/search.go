@@ -6,7 +6,7 @@ import (
 	"shipgraph/model"
 )
 
-// Search (issue 28): a thin adapter over resolve.Search, the search of
+// Search: a thin adapter over resolve.Search, the search of
 // GET /v2/search.
 
 func (r *queryResolver) search(ctx context.Context, query string) ([]*model.SearchResult, error) {

@@ -7,7 +7,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// Tracking requests (issue 27): thin adapters over
+// Tracking requests: thin adapters over
 // resolve/tracking_requests.go, whose rules answer for both APIs.
 
 func (r *queryResolver) trackingRequests(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.TrackingRequestFilter, orderBy *model.TrackingRequestOrder) (*model.TrackingRequestConnection, error) {

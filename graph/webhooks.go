@@ -7,7 +7,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// The webhook admin queries and mutations (issue 17): thin adapters over
+// The webhook admin queries and mutations: thin adapters over
 // resolve/webhooks.go, whose rules (admin keys only, the URL, events and
 // headers checks, the secret shown once) answer for both APIs.
 

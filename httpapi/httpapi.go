@@ -89,7 +89,7 @@ type Config struct {
 	Shared *sharedlimit.Limits
 	// Tracing, when set, traces requests (tracing.go); nil is off.
 	Tracing trace.TracerProvider
-	// Files is the store of document files (issue 16); nil serves no
+	// Files is the store of document files; nil serves no
 	// files. Its signed URLs are served under files.Prefix, outside
 	// authentication and the body limit (a PUT is limited to its signed size).
 	Files *files.Store
@@ -180,6 +180,9 @@ func New(store *db.DB, c Config) *Handler {
 		hc.Logger = log
 	}
 	hc.RequestID = requestIDFrom
+	if hc.KnownDocuments == nil {
+		hc.KnownDocuments = ops.Documents() // the operations page's, known in advance
+	}
 	hc.Tracing = c.Tracing != nil
 	if c.Files != nil {
 		hc.MaxUploadSize = c.Files.MaxSize() + c.BodyLimit
@@ -196,8 +199,10 @@ func New(store *db.DB, c Config) *Handler {
 		c.Live.Shared = c.Shared
 	}
 	hc.RateLimit = limits.allowOperation
+	rc := &responseCache{}
 	if budget := newCostBudget(c.CostBudget, c.Shared); budget != nil {
 		hc.CostBudget = budget.charge
+		rc.budget = budget.charge
 	}
 	if c.Shared != nil {
 		store.ShareLSNs(c.Shared) // read-your-writes over every instance
@@ -234,10 +239,12 @@ func New(store *db.DB, c Config) *Handler {
 	if c.Files != nil {
 		routed = withFileBase(api)
 	}
-	rc := &responseCache{}
 	if c.ResponseCacheBytes > 0 {
 		rc.cache = respcache.New(c.ResponseCacheBytes, c.ResponseCacheMaxAge)
 		rc.feed = newCacheFeed(store, listen, rc.cache, log)
+		if c.Shared != nil {
+			rc.positions, rc.store = c.Shared, store
+		}
 	}
 	var need func(string) (uint64, time.Time)
 	if rc.feed != nil {

@@ -11,17 +11,19 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"shipgraph/db"
+	"shipgraph/graph/gqlhttp"
 	"shipgraph/model"
 	"shipgraph/respcache"
 )
 
-// The response cache (issue 27, points 1 and 2): answers of GraphQL
+// The response cache: answers of GraphQL
 // queries and /v2 GETs kept until the data they read changes, and their
 // strong ETags.
 //
@@ -57,6 +59,14 @@ import (
 type responseCache struct {
 	cache *respcache.Cache
 	feed  *cacheFeed
+	// positions, when set (REDIS_URL), holds each account's change-log
+	// position after its last answered write, shared by every instance:
+	// an instance answers from its cache only once its feed read that far.
+	positions logPositions
+	store     *db.DB
+	// budget, when set (GRAPHQL_COST_BUDGET), charges an answer from the
+	// cache what its operation cost, with the caller's own headers.
+	budget func(ctx context.Context, p *model.Principal, cost int) gqlhttp.Charge
 
 	// inflight: the misses being computed, by key; an identical request
 	// that misses meanwhile waits for the first rather than computing
@@ -87,6 +97,36 @@ func (rc *responseCache) lead(key string) (wait <-chan struct{}, done func()) {
 	}
 }
 
+// logPositions is sharedlimit.Limits' store of accounts' change-log
+// positions (AccountLogPosition).
+type logPositions interface {
+	AccountLogPosition(ctx context.Context, accountID string) (uint64, error)
+	AdvanceAccountLogPosition(ctx context.Context, accountID string, pos uint64) error
+}
+
+// positionTimeout bounds recording a write's position before its answer.
+const positionTimeout = 5 * time.Second
+
+// current says whether this instance's cache may answer for account: its
+// feed has read every change of the account's last answered write on any
+// instance. Unknown (Redis unreachable) is no.
+func (rc *responseCache) current(ctx context.Context, account string) bool {
+	if rc.positions == nil {
+		return true
+	}
+	pos, err := rc.positions.AccountLogPosition(ctx, account)
+	if err != nil {
+		return false
+	}
+	if rc.feed.readUpTo(account, int64(pos)) {
+		return true
+	}
+	// The feed reads when a change wakes it; the write's wake-up may be
+	// on its way.
+	rc.feed.wakeAccount(account)
+	return false
+}
+
 // cacheAllowedHeaders are request headers that change an answer's bytes.
 var cacheKeyHeaders = [...]string{"Accept", "Content-Type", "X-Forwarded-Proto", "X-Forwarded-Host", "Forwarded"}
 
@@ -97,7 +137,13 @@ func candidate(r *http.Request, p *model.Principal) (string, bool) {
 		return "", false
 	}
 	accept := r.Header.Get("Accept")
-	if strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "multipart/mixed") {
+	if r.URL.Path == "/graphql" {
+		// A client that accepts streams gets a single result as one
+		// answer, kept like any other (gqlhttp.Streams).
+		if gqlhttp.Streams(r) {
+			return "", false
+		}
+	} else if strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "multipart/mixed") {
 		return "", false
 	}
 	var body []byte
@@ -182,24 +228,31 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 		release := func() {}
 		var gen respcache.Gen
 		if rc.cache != nil {
-			if e := rc.cache.Get(key, now); e != nil {
-				serveEntry(w, r, e)
-				return
-			}
-			wait, done := rc.lead(key)
-			if wait != nil {
-				select {
-				case <-wait:
-					if e := rc.cache.Get(key, time.Now()); e != nil {
-						serveEntry(w, r, e)
-						return
-					}
-				case <-r.Context().Done():
-					// Computed below, to fail as the context says.
+			// After a write answered by another instance whose changes
+			// this one's feed has not read yet, neither an entry nor an
+			// identical request under way may predate it: the answer is
+			// computed, and kept as usual (the feed's drop of the change
+			// bumps the account's generation, or drops it).
+			if rc.current(r.Context(), p.AccountID) {
+				if e := rc.cache.Get(key, now); e != nil && rc.charged(w, r, p, e) {
+					serveEntry(w, r, e)
+					return
 				}
-			} else {
-				release = done
-				defer func() { release() }()
+				wait, done := rc.lead(key)
+				if wait != nil {
+					select {
+					case <-wait:
+						if e := rc.cache.Get(key, time.Now()); e != nil && rc.charged(w, r, p, e) {
+							serveEntry(w, r, e)
+							return
+						}
+					case <-r.Context().Done():
+						// Computed below, to fail as the context says.
+					}
+				} else {
+					release = done
+					defer func() { release() }()
+				}
 			}
 			rc.cache.Miss()
 			gen = rc.cache.Gen(p.AccountID)
@@ -228,8 +281,18 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 		e.Header.Set("ETag", e.ETag)
 		e.Header.Set("Cache-Control", "private, no-cache")
 		if rc.cache != nil {
-			e.Body = bytes.Clone(e.Body)
-			rc.cache.Put(key, p.AccountID, uint64(touched.Read()), gen, e, now)
+			// The budget's headers are this request's; a later answer
+			// from the cache gets its own (charged).
+			kept := *e
+			kept.Header = e.Header.Clone()
+			for _, k := range budgetHeaders {
+				kept.Header.Del(k)
+			}
+			if n, err := strconv.Atoi(e.Header.Get(gqlhttp.HeaderCost)); err == nil {
+				kept.Cost = n
+			}
+			kept.Body = bytes.Clone(e.Body)
+			rc.cache.Put(key, p.AccountID, uint64(touched.Read()), gen, &kept, now)
 		}
 		// Waiters find the entry now, whatever this client's speed.
 		release()
@@ -238,11 +301,38 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 	})
 }
 
+// budgetHeaders are the cost budget's headers of one request's charge.
+var budgetHeaders = [...]string{gqlhttp.HeaderCost, gqlhttp.HeaderCostRemaining, gqlhttp.HeaderCostLimit, "Retry-After"}
+
+// charged charges an answer about to be served from the cache against the
+// caller's cost budget, as its operation would be, and writes the
+// caller's budget headers; false when the budget refuses it (the request
+// then runs, and is refused as any other).
+func (rc *responseCache) charged(w http.ResponseWriter, r *http.Request, p *model.Principal, e *respcache.Entry) bool {
+	if rc.budget == nil || r.URL.Path != "/graphql" {
+		return true
+	}
+	return gqlhttp.ChargeHeader(w, rc.budget(r.Context(), p, e.Cost))
+}
+
 // dropWrites drops the account's entries when the request's statements
 // wrote, before its answer's first byte.
 func (rc *responseCache) dropWrites(account string, t *db.Touched) {
-	if rc.cache != nil && t.Wrote() != 0 {
-		rc.cache.Invalidate(account, ^uint64(0))
+	if rc.cache == nil || t.Wrote() == 0 {
+		return
+	}
+	rc.cache.Invalidate(account, ^uint64(0))
+	if rc.positions != nil {
+		// Other instances answer the account from their caches only once
+		// their feeds read past this write (current). Bounded: a slow
+		// primary or Redis does not hold the answer longer than this; on
+		// failure the others may answer from a cache the feed is about
+		// to drop, as without shared positions.
+		ctx, cancel := context.WithTimeout(context.Background(), positionTimeout)
+		defer cancel()
+		if pos, err := rc.store.AccountChangeLogHead(ctx, account); err == nil && pos > 0 {
+			_ = rc.positions.AdvanceAccountLogPosition(ctx, account, uint64(pos))
+		}
 	}
 }
 
@@ -265,6 +355,9 @@ func cacheable(r *http.Request, bw *bufferWriter, m *respcache.Mark, t *db.Touch
 		return false
 	}
 	h := bw.Header()
+	if ct := h.Get("Content-Type"); strings.HasPrefix(ct, "text/event-stream") || strings.HasPrefix(ct, "multipart/") {
+		return false
+	}
 	if len(h.Values("Set-Cookie")) > 0 || strings.Contains(h.Get("Cache-Control"), "no-store") {
 		return false
 	}
@@ -682,6 +775,23 @@ func (f *cacheFeed) advance() {
 // wait returns once the feed read account's log up to position pos (its
 // drops are done) and the cache is live; with account "", once it is
 // live.
+// readUpTo says whether the feed has read account's log up to pos (every
+// change at or below it was read and dropped for): positions are given in
+// commit order per account, so nothing below pos can come later.
+func (f *cacheFeed) readUpTo(account string, pos int64) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.started && f.pos[account] >= pos
+}
+
+// wakeAccount asks the feed to read account's log now.
+func (f *cacheFeed) wakeAccount(account string) {
+	f.mu.Lock()
+	f.dirty[account] = struct{}{}
+	f.mu.Unlock()
+	f.kick()
+}
+
 func (f *cacheFeed) wait(ctx context.Context, account string, pos int64) error {
 	for {
 		f.mu.Lock()

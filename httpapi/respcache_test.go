@@ -24,6 +24,7 @@ import (
 	"shipgraph/db/replicatest"
 	"shipgraph/httpapi"
 	"shipgraph/respcache"
+	"shipgraph/sharedlimit/redistest"
 	"shipgraph/testkit"
 )
 
@@ -452,6 +453,88 @@ func TestResponseCacheWebSocketWrite(t *testing.T) {
 		}
 		if c := ws.Next(10 * time.Second); c.Type != "complete" {
 			t.Fatalf("got %s after the answer", c.Type)
+		}
+	}
+}
+
+// TestResponseCacheReadYourWritesOverInstances: two instances with the
+// response cache on, one database and one Redis. A client that PATCHes a
+// shipment through A and at once GETs it through B (which had it cached)
+// reads its write, every time; once B's feed read the changes, B answers
+// from its cache again.
+func TestResponseCacheReadYourWritesOverInstances(t *testing.T) {
+	rs := redistest.Start(t)
+	cfg := httpapi.DefaultConfig
+	cfg.ResponseCacheBytes = respcache.DefaultBytes
+	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
+	for _, in := range []*instance{a, b} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		for !in.h.ResponseCacheLive() {
+			if err := in.h.WaitResponseCache(ctx, "", 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cancel()
+	}
+	k := keys["acme/admin"]
+	var account, ship string
+	if err := a.store.SQL().QueryRow(`SELECT s.account_id, s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id LIMIT 1`).Scan(&account, &ship); err != nil {
+		t.Fatal(err)
+	}
+	path := "/v2/shipments/" + ship
+	tagged := func(r *reply) string {
+		t.Helper()
+		var doc struct {
+			Data struct {
+				Attributes struct {
+					Tags []string `json:"tags"`
+				} `json:"attributes"`
+			} `json:"data"`
+		}
+		if r.status != http.StatusOK {
+			t.Fatalf("GET: %d %s", r.status, r.body)
+		}
+		if err := json.Unmarshal(r.body, &doc); err != nil || len(doc.Data.Attributes.Tags) != 1 {
+			t.Fatalf("GET: tags of %s (%v)", r.body, err)
+		}
+		return doc.Data.Attributes.Tags[0]
+	}
+	const rounds = 150
+	stale := 0
+	for i := range rounds {
+		before := b.do(t, http.MethodGet, path, k, "") // B keeps the state before the write
+		tag := fmt.Sprintf("w%d", i)
+		body := fmt.Sprintf(`{"data":{"type":"shipment","attributes":{"tags":[%q]}}}`, tag)
+		if r := a.do(t, http.MethodPatch, path, k, body, "Content-Type", "application/vnd.api+json"); r.status != http.StatusOK {
+			t.Fatalf("PATCH: %d %s", r.status, r.body)
+		}
+		if got := tagged(b.do(t, http.MethodGet, path, k, "")); got != tag {
+			stale++
+			t.Errorf("round %d: B answered tag %q after the write of %q through A (before it: %q)", i, got, tag, tagged(before))
+		}
+	}
+	if stale > 0 {
+		t.Fatalf("%d of %d reads through B answered the state before the client's write", stale, rounds)
+	}
+	// B serves from its cache again once its feed read the last change.
+	head, err := b.store.AccountChangeLogHead(context.Background(), account)
+	if err != nil || head == 0 {
+		t.Fatalf("the change log's head: %v, %d", err, head)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.h.WaitResponseCache(ctx, account, head); err != nil {
+		t.Fatal(err)
+	}
+	for try := 0; ; try++ {
+		if r := b.do(t, http.MethodGet, path, k, ""); r.statements == 0 {
+			if got := tagged(r); got != fmt.Sprintf("w%d", rounds-1) {
+				t.Fatalf("a hit on B answered %q", got)
+			}
+			break
+		}
+		if try == 20 {
+			t.Fatal("B never answered from its cache after its feed read the writes")
 		}
 	}
 }

@@ -45,7 +45,7 @@ type Loaders struct {
 	DocumentsByEmailSubmissionID *Loader[[]*model.Document]
 
 	// Webhooks, their notifications and the notifications' reference
-	// objects (issue 17).
+	// objects.
 	WebhookByID               *Loader[*model.Webhook]
 	WebhookNotificationByID   *Loader[*model.WebhookNotification]
 	ContainerUpdatedEventByID *Loader[*model.ContainerUpdatedEvent]

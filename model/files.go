@@ -5,7 +5,7 @@ import "time"
 // ETOOLARGE is the code of a file beyond the maximum size (/v2: 413).
 const ETOOLARGE = "too_large"
 
-// Upload is a file announced by a direct upload (issue 16): its bytes live
+// Upload is a file announced by a direct upload: its bytes live
 // in the blob store under Key, a random storage key; Filename is display
 // data only. A document created from it references it.
 type Upload struct {

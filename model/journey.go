@@ -2,7 +2,7 @@ package model
 
 import "time"
 
-// The journey of a container (issue 26; migration 00013): what carriers
+// The journey of a container (migration 00013): what carriers
 // published about it (raw events, kept as received), the public milestones
 // derived from them (transport event records) and the vessels met in them.
 // The carrier connectors write them (carrier/, through db); both APIs read

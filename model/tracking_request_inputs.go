@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// The tracking request API's inputs (issue 27): the list filter, and what
+// The tracking request API's inputs: the list filter, and what
 // a create and an update take.
 
 // TrackingRequestFilter narrows a tracking request list. Zero values mean
@@ -55,7 +55,7 @@ type TrackingRequestInput struct {
 	Scac          string   `json:"scac"`
 	RefNumbers    []string `json:"refNumbers"`
 	Tags          []string `json:"tags"`
-	CustomerID    *string  `json:"customerId"` // a party of the account (issue 28)
+	CustomerID    *string  `json:"customerId"` // a party of the account
 }
 
 // TrackingRequestPatch changes a tracking request; an omitted member is

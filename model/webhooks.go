@@ -9,7 +9,7 @@ import (
 	"github.com/lib/pq"
 )
 
-// Webhooks (issue 17): an account's endpoints, the notifications raised for
+// Webhooks: an account's endpoints, the notifications raised for
 // them, and the events a notification is about. docs/webhooks.md has the
 // rules.
 
@@ -249,7 +249,7 @@ type WebhookEventInfo struct {
 }
 
 // WebhookEventCategories are the events Shipgraph can raise: those of the
-// public catalogue its data can tell (issue 17), by category.
+// public catalogue its data can tell, by category.
 var WebhookEventCategories = []WebhookEventCategory{
 	{ID: "container-events", Name: "Container Events", Events: []WebhookEventInfo{
 		{"container.created", "A container was added to a tracked shipment.", ContainerUpdatedEventType},

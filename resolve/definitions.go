@@ -11,7 +11,7 @@ import (
 	"shipgraph/model"
 )
 
-// Custom field definition and option writes (issue 8). Deleting a
+// Custom field definition and option writes. Deleting a
 // definition deletes its options and every value set for it, in one
 // statement (the foreign keys cascade): a field that no longer exists has
 // no values, as users of a custom field screen expect, and nothing is left

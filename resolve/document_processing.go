@@ -9,7 +9,7 @@ import (
 	"shipgraph/model"
 )
 
-// Documents that are processed (issue 28, point 4): the requests that
+// Documents that are processed: the requests that
 // start a document's jobs (package docproc, on the process's River
 // client) and the document schemas.
 //

@@ -8,9 +8,9 @@ import (
 	"shipgraph/model"
 )
 
-// Document writes (issue 8): the manually set type, and delete. Shipgraph
+// Document writes: the manually set type, and delete. Shipgraph
 // keeps no discarded state, so a delete removes the document, its links,
-// its representations and its file (issue 16; creating a document from a
+// its representations and its file (creating a document from a
 // file is in files.go).
 
 // UpdateDocument sets (or with null clears) a document's manual type; an

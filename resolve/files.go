@@ -16,7 +16,7 @@ import (
 	"shipgraph/respcache"
 )
 
-// Document files (issue 16): direct uploads, documents created from an
+// Document files: direct uploads, documents created from an
 // upload, download URLs and the sweep of uploads no document took. The
 // bytes live in r.Files (package files); the records in db.
 //

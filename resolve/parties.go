@@ -10,7 +10,7 @@ import (
 	"shipgraph/model"
 )
 
-// Parties (issue 28, point 2): an account's customers, for /v2/parties and
+// Parties: an account's customers, for /v2/parties and
 // GraphQL parties/party/createParty. Any key reads them; member and admin
 // keys create them (a viewer key is forbidden, as for every write).
 

@@ -9,7 +9,7 @@ import (
 	"shipgraph/model"
 )
 
-// Search (issue 28, point 1): GET /v2/search and GraphQL search(query:)
+// Search: GET /v2/search and GraphQL search(query:)
 // both call Search. Any key of the account may search; what it finds is
 // the account's alone (db.Search filters every table by the account).
 

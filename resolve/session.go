@@ -7,7 +7,7 @@ import (
 	"shipgraph/model"
 )
 
-// Identity (issue 25): a transport authenticates a request once (an API
+// Identity: a transport authenticates a request once (an API
 // key, a WebSocket's connection_init, the account a webhook delivery acts
 // for) and calls Session with the principal it found; every method of the
 // resolver layer then takes that principal explicitly, as its second

@@ -9,7 +9,7 @@ import (
 	"shipgraph/model"
 )
 
-// Shipment writes (issue 8): reference numbers and tags, and stopping and
+// Shipment writes: reference numbers and tags, and stopping and
 // resuming tracking at the shipping line.
 
 // UpdateShipment sets a shipment's reference numbers and tags; an omitted

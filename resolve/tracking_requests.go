@@ -12,7 +12,7 @@ import (
 	"shipgraph/model"
 )
 
-// Tracking requests (issue 27): the numbers an account asked to track, as
+// Tracking requests: the numbers an account asked to track, as
 // records. Any key reads them; member and admin keys create and edit them
 // (a viewer key is forbidden, as for every write). The poller moves them
 // through their states; the API creates them pending.

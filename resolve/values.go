@@ -7,7 +7,7 @@ import (
 	"shipgraph/model"
 )
 
-// Custom field values (issue 8): set, create, clear and delete on shipments,
+// Custom field values: set, create, clear and delete on shipments,
 // containers and tracking requests, by slug or by the value's id. The rules are every
 // write's: the key may write, the entity is the account's (404), then the
 // definition by slug (404), then the value (422). A value exists only while

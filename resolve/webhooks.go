@@ -13,7 +13,7 @@ import (
 	"shipgraph/netguard"
 )
 
-// Webhooks (issue 17): an account's endpoints and the notifications raised
+// Webhooks: an account's endpoints and the notifications raised
 // for them. Everything here is for admin keys only, reads included (a
 // webhook's URL and headers may carry credentials of the receiver): a
 // member or viewer key is FORBIDDEN, before anything else is looked at.

@@ -51,6 +51,9 @@ type Entry struct {
 	Header http.Header // the headers the handler set (outer layers' aside)
 	Body   []byte
 	ETag   string // strong: quoted, derived from Body
+	// Cost is the GraphQL operation's complexity, charged to the cost
+	// budget of each request the entry answers.
+	Cost int
 
 	key     string
 	account string

@@ -1,5 +1,5 @@
 // Package respcache keeps whole answers (GraphQL queries, /v2 GETs) in
-// memory until the data under them changes (issue 27, point 1): an entry
+// memory until the data under them changes: an entry
 // is kept with its account and the set of record types it read (tags), and
 // Invalidate drops the entries of one account whose tags meet a change's.
 // Memory is bounded in bytes, least recently used first out.

@@ -8,7 +8,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// Custom field definition writes (issue 8):
+// Custom field definition writes:
 //
 //	POST   /v2/custom_field_definitions        201
 //	PATCH  /v2/custom_field_definitions/{id}   200

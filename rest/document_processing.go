@@ -7,7 +7,7 @@ import (
 	"shipgraph/model"
 )
 
-// Documents that are processed (issue 28, point 4):
+// Documents that are processed:
 //
 //	POST /v2/documents/{id}/reextract   202 {"status": "accepted"}
 //	POST /v2/documents/{id}/reclassify  202

@@ -11,7 +11,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// Document writes and the document type list (issue 8):
+// Document writes and the document type list:
 //
 //	PATCH  /v2/documents/{id}     document_type_manual; 200 with the document
 //	DELETE /v2/documents/{id}     204

@@ -9,7 +9,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// GET /v2/email_submissions and GET /v2/email_submissions/{id} (issue 8).
+// GET /v2/email_submissions and GET /v2/email_submissions/{id}.
 //
 // include takes account, user, documents and
 // documents.last_document_representation; without include the OpenAPI

@@ -59,6 +59,8 @@ func resourceSchemas() []resourceSchema {
 		{catalog.CustomField, customFieldAttributes{}},
 		{catalog.CustomFieldDefinition, definitionAttributes{}},
 		{catalog.CustomFieldOption, optionAttributes{}},
+		{catalog.TransportEvent, transportEventAttributes{}},
+		{catalog.RawEvent, rawEventAttributes{}},
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// Document files (issue 16), the public service's direct-upload flow:
+// Document files, the public service's direct-upload flow:
 //
 //	POST /rails/active_storage/direct_uploads   {"blob": {filename, content_type, byte_size, checksum}}
 //	                                            200: the blob, its signed_id and direct_upload {url, headers}

@@ -297,3 +297,40 @@ func TestJourneyHeldLinkage(t *testing.T) {
 		}
 	}
 }
+
+// TestJourneyEventFieldsets: fields[transport_event] and fields[raw_event]
+// name the types their endpoints return: each resource shows only the
+// fields named; a name the type lacks is still a 400.
+func TestJourneyEventFieldsets(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	f := findJourney(t, e)
+	for _, tc := range []struct{ path, typ, field string }{
+		{"/v2/containers/" + f.container + "/transport_events?fields[transport_event]=event", "transport_event", "event"},
+		{"/v2/containers/" + f.container + "/raw_events?fields[raw_event]=event", "raw_event", "event"},
+	} {
+		r := e.do("acme/admin", "GET", tc.path, nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("%s: %d %s", tc.path, r.status, r.body)
+		}
+		var doc struct {
+			Data []struct {
+				Type          string
+				Attributes    map[string]any
+				Relationships map[string]any
+			}
+		}
+		if err := json.Unmarshal(r.body, &doc); err != nil || len(doc.Data) == 0 {
+			t.Fatalf("%s: %v %s", tc.path, err, r.body)
+		}
+		for _, d := range doc.Data {
+			if _, ok := d.Attributes[tc.field]; d.Type != tc.typ || !ok || len(d.Attributes) != 1 || len(d.Relationships) != 0 {
+				t.Fatalf("%s: %s with attributes %v, relationships %v", tc.path, d.Type, d.Attributes, d.Relationships)
+			}
+		}
+		bad := e.do("acme/admin", "GET", strings.Replace(tc.path, "="+tc.field, "=nope", 1), nil)
+		if bad.status != http.StatusBadRequest {
+			t.Errorf("an unknown field of %s: %d", tc.typ, bad.status)
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// Parties (issue 28, point 2): an account's customers.
+// Parties: an account's customers.
 //
 //	GET, POST  /v2/parties
 //	GET, PATCH /v2/parties/{id}

@@ -8,7 +8,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// Reference data of issue 8, shared by every account:
+// Reference data, shared by every account:
 //
 //	GET /v2/shipping_lines        by SCAC, paged like every list
 //	GET /v2/shipping_lines/{id}   the id or the SCAC

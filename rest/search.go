@@ -6,7 +6,7 @@ import (
 	"shipgraph/model"
 )
 
-// GET /v2/search (issue 28, point 1; the OpenAPI's searchAll): one ranked
+// GET /v2/search (the OpenAPI's searchAll): one ranked
 // search over the account's shipments, containers ("cargo") and tracking
 // requests, answered in the OpenAPI's shape: {"data": [{id, type,
 // attributes}]}, application/json, no links or meta. resolve.Search holds

@@ -10,7 +10,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// Shipment writes (issue 8):
+// Shipment writes:
 //
 //	PATCH /v2/shipments/{id}                  ref_numbers, tags
 //	PATCH /v2/shipments/{id}/stop_tracking    no body

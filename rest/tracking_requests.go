@@ -14,7 +14,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// Tracking requests (issue 27), records of their own since migration 00013:
+// Tracking requests, records of their own since migration 00013:
 //
 //	GET, POST   /v2/tracking_requests
 //	GET, PATCH  /v2/tracking_requests/{id}
@@ -24,7 +24,7 @@ import (
 // events (in notifications' included). The list takes the OpenAPI
 // document's filters (status, request_type, scac, request_number,
 // created_at and updated_at ranges) and, beyond it, filter[tags] and q;
-// include=tracked_object,customer (a party, issue 28; the create takes it
+// include=tracked_object,customer (a party; the create takes it
 // as data.relationships.customer).
 
 var trackingRequestShape *shape

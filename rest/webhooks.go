@@ -12,7 +12,7 @@ import (
 	"shipgraph/resolve"
 )
 
-// Webhooks (issue 17; docs/webhooks.md):
+// Webhooks (docs/webhooks.md):
 //
 //	GET, POST           /v2/webhooks
 //	GET, PATCH, DELETE  /v2/webhooks/{id}

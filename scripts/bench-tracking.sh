@@ -33,7 +33,7 @@ for _ in $(seq 1 100); do grep -q '^CARRIERS=' "$TMP/sim.out" && break; sleep 0.
 CARRIERS=$(sed -n 's/^CARRIERS=//p' "$TMP/sim.out"); export CARRIERS
 SIM=$(sed -n 's/^carrier-sim listening on \([^ ]*\).*/\1/p' "$TMP/sim.out")
 
-"$BIN" seed --shipments 1 >"$TMP/keys" 2>"$TMP/seed.err" || fail "seed failed"
+"$BIN" seed --seed-shipments 1 >"$TMP/keys" 2>"$TMP/seed.err" || fail "seed failed"
 KEY=$(awk '$1=="token" && $2=="acme" && $3=="admin"{print $4}' "$TMP/keys")
 PORT=$(free_port)
 ADDR=127.0.0.1:$PORT RATE_LIMIT=0 "$BIN" serve --shutdown-delay 0 >"$TMP/serve.log" 2>&1 &

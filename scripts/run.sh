@@ -60,11 +60,19 @@ if [ -z "${CARRIERS:-}" ]; then
 fi
 stop_sim() { [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null; wait 2>/dev/null || true; }
 trap stop_sim EXIT
-trap 'kill -INT "$serve_pid" 2>/dev/null' INT
-trap 'kill -TERM "$serve_pid" 2>/dev/null' TERM
-"$BIN" serve --playground-key "$key" --demo-activity "${DEMO_ACTIVITY:-4s}" &
+stopped=""
+trap 'stopped=1; kill -INT "$serve_pid" 2>/dev/null' INT
+trap 'stopped=1; kill -TERM "$serve_pid" 2>/dev/null' TERM
+"$BIN" serve --playground-api-key "$key" --demo-activity "${DEMO_ACTIVITY:-4s}" &
 serve_pid=$!
-# wait returns early when a trapped signal arrives: wait again for serve.
+# wait returns early when a trapped signal arrives: wait until serve ended,
+# then take its own status (bash keeps it for a second wait).
+while kill -0 "$serve_pid" 2>/dev/null; do wait "$serve_pid" || true; done
 status=0
-while kill -0 "$serve_pid" 2>/dev/null; do wait "$serve_pid" || status=$?; done
+wait "$serve_pid" || status=$?
+# Ctrl-C is how the demo ends: serve shut down cleanly (or by the signal
+# itself), so make reports no error.
+if [ -n "$stopped" ] && { [ "$status" -eq 0 ] || [ "$status" -eq 130 ] || [ "$status" -eq 143 ]; }; then
+  status=0
+fi
 exit "$status"

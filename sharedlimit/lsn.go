@@ -11,7 +11,9 @@ import (
 )
 
 // Read-your-writes over instances (db.LSNStore, docs/scaling.md): each
-// account's high-water WAL position, "<prefix>lsn:<account id>", as 16
+// account's high-water WAL position, "<prefix>lsn:<account id>", and,
+// for the response cache, its change-log position after its last
+// answered write, "<prefix>logpos:<account id>", each as 16
 // hexadecimal digits so that Lua compares positions as strings (its
 // numbers are doubles). Raised only (SET-if-greater), expiring LSNTTL after
 // the account's last write: by then every replica that is not skipped for
@@ -38,13 +40,37 @@ return 0
 // any instance (0: none in the last LSNTTL). An error (Redis down or slow,
 // breaker open) means unknown: the caller reads from the primary.
 func (l *Limits) AccountLSN(ctx context.Context, accountID string) (uint64, error) {
+	return l.position(ctx, "lsn:", accountID)
+}
+
+// AdvanceAccountLSN raises the account's position to lsn.
+func (l *Limits) AdvanceAccountLSN(ctx context.Context, accountID string, lsn uint64) error {
+	return l.advance(ctx, "lsn:", accountID, lsn)
+}
+
+// AccountLogPosition returns the highest change-log position (an xid8
+// horizon: every transaction below it had ended) recorded by any instance
+// after a write of the account answered, for the response cache (0: none
+// in the last LSNTTL). An error means unknown: the caller does not answer
+// from its cache.
+func (l *Limits) AccountLogPosition(ctx context.Context, accountID string) (uint64, error) {
+	return l.position(ctx, "logpos:", accountID)
+}
+
+// AdvanceAccountLogPosition raises the account's change-log position to pos.
+func (l *Limits) AdvanceAccountLogPosition(ctx context.Context, accountID string, pos uint64) error {
+	return l.advance(ctx, "logpos:", accountID, pos)
+}
+
+// position reads "<prefix><kind><account>".
+func (l *Limits) position(ctx context.Context, kind, accountID string) (uint64, error) {
 	if !l.usable() {
 		fallbackLSN.Inc()
 		return 0, errors.New("redis unreachable")
 	}
 	rctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
 	defer cancel()
-	v, err := l.rdb.Get(rctx, l.o.Prefix+"lsn:"+accountID).Result()
+	v, err := l.rdb.Get(rctx, l.o.Prefix+kind+accountID).Result()
 	if errors.Is(err, redis.Nil) {
 		l.ok()
 		return 0, nil
@@ -64,15 +90,15 @@ func (l *Limits) AccountLSN(ctx context.Context, accountID string) (uint64, erro
 	return n, nil
 }
 
-// AdvanceAccountLSN raises the account's position to lsn.
-func (l *Limits) AdvanceAccountLSN(ctx context.Context, accountID string, lsn uint64) error {
+// advance raises "<prefix><kind><account>" to pos.
+func (l *Limits) advance(ctx context.Context, kind, accountID string, pos uint64) error {
 	if !l.usable() {
 		fallbackLSN.Inc()
 		return errors.New("redis unreachable")
 	}
 	rctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
 	defer cancel()
-	err := advanceLSN.Run(rctx, l.rdb, []string{l.o.Prefix + "lsn:" + accountID}, fmt.Sprintf("%016x", lsn), LSNTTL.Milliseconds()).Err()
+	err := advanceLSN.Run(rctx, l.rdb, []string{l.o.Prefix + kind + accountID}, fmt.Sprintf("%016x", pos), LSNTTL.Milliseconds()).Err()
 	if err != nil {
 		if ctx.Err() == nil {
 			l.failed("lsn", err)

@@ -6,16 +6,14 @@
 package verb
 
 import (
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 
 	"shipgraph/config"
 )
 
 // ErrUsage marks an error already reported by the flag package: exit 2.
-var ErrUsage = errors.New("usage")
+var ErrUsage = config.ErrUsage
 
 // flags is a verb's flag set with the settings of v bound.
 func flags(name string, v config.Verb) (*flag.FlagSet, *config.Values) {
@@ -23,20 +21,8 @@ func flags(name string, v config.Verb) (*flag.FlagSet, *config.Values) {
 	return fs, config.Bind(fs, v)
 }
 
-// parse parses args; flag.ErrHelp for --help, ErrUsage for a bad flag or
-// a stray argument.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer, extra bool) error {
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return ErrUsage
-	}
-	if !extra && fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return ErrUsage
-	}
-	return nil
+// parse parses args (config.Parse): --help on stdout, flag.ErrHelp; a bad
+// flag or a stray argument on stderr, ErrUsage.
+func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, extra bool) error {
+	return config.Parse(fs, args, stdout, stderr, extra)
 }

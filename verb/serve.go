@@ -12,7 +12,7 @@ import (
 // Serve migrates, then serves HTTP on ADDR until ctx ends (app.Serve).
 func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, v := flags("serve", config.Serve)
-	if err := parse(fs, args, stderr, false); err != nil {
+	if err := parse(fs, args, stdout, stderr, false); err != nil {
 		return err
 	}
 	log, err := app.NewLogger(v, stderr)

@@ -22,7 +22,7 @@ import (
 // Migrate applies the database migrations (idempotent).
 func Migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, v := flags("migrate", config.Migrate)
-	if err := parse(fs, args, stderr, false); err != nil {
+	if err := parse(fs, args, stdout, stderr, false); err != nil {
 		return err
 	}
 	_, closeStore, err := open(ctx, v, stderr)
@@ -58,7 +58,7 @@ func open(ctx context.Context, v *config.Values, stderr io.Writer) (*db.DB, func
 // and only its owner (and root) may use its socket.
 func Psql(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, v := flags("psql", config.Psql)
-	if err := parse(fs, args, stderr, true); err != nil {
+	if err := parse(fs, args, stdout, stderr, true); err != nil {
 		return err
 	}
 	psql, err := exec.LookPath("psql")
@@ -98,12 +98,12 @@ func Seed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, v := flags("seed", config.Seed)
 	force := fs.Bool("force", false, "replace the data of a non-empty database")
 	ifEmpty := fs.Bool("if-empty", false, "do nothing (and succeed) when the database already has data")
-	if err := parse(fs, args, stderr, false); err != nil {
+	if err := parse(fs, args, stdout, stderr, false); err != nil {
 		return err
 	}
 	shipments := v.Int(config.SeedShipments)
 	if shipments < 1 {
-		return fmt.Errorf("--shipments must be at least 1")
+		return fmt.Errorf("--seed-shipments must be at least 1")
 	}
 	log, err := app.NewLogger(v, stderr)
 	if err != nil {
@@ -164,7 +164,7 @@ func Token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	role := fs.String("role", "", "admin, member or viewer (create)")
 	name := fs.String("name", "", "a note to tell keys apart (create)")
 	id := fs.String("id", "", "id of the key to revoke (revoke)")
-	if err := parse(fs, args[1:], stderr, false); err != nil {
+	if err := parse(fs, args[1:], stdout, stderr, false); err != nil {
 		return err
 	}
 	if *account == "" {

@@ -155,8 +155,8 @@ var statusEvents = map[string]string{
 // DELETEs, custom fields, documents and definitions raise nothing; an
 // INSERT of a container raises container.created only (whatever its
 // status); an UPDATE raises one event per rule that its changed columns
-// meet. The tracking_request.* events are raised from the requests' rows
-// (issue 27): an UPDATE whose status becomes created (succeeded), failed,
+// meet. The tracking_request.* events are raised from the requests' rows:
+// an UPDATE whose status becomes created (succeeded), failed,
 // awaiting_manifest or tracking_stopped raises that event; a request is
 // inserted pending, which raises nothing (the log keeps no values of an
 // INSERT). Stopping a shipment's tracking (stop_tracking, or the shipping

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"shipgraph/carrier/numbers"
+	"shipgraph/config"
 )
 
 // Options configure a simulator.
@@ -663,18 +664,18 @@ func Run(ctx context.Context, addr string, o Options) error {
 // Main is the carrier-sim verb: it parses args, prints where each carrier
 // is served, and serves until ctx ends.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("carrier-sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := flag.NewFlagSet("shipgraph carrier-sim", flag.ContinueOnError)
+	config.DashUsage(fs)
 	addr := fs.String("addr", "127.0.0.1:8091", "host:port to listen on (port 0: any free port)")
 	seed := fs.Int64("seed", 1, "seed of the voyages, numbers and event ids")
 	scacs := fs.String("scacs", strings.Join(DefaultSCACs, ","), "comma-separated SCACs to serve (of shipping_lines.csv)")
 	shipments := fs.Int("shipments", 12, "shipments per carrier")
 	epoch := fs.String("epoch", "", "RFC 3339 time the voyages are anchored to (default: today 00:00 UTC)")
-	apiKey := fs.String("api-key", "", "require this API key (in the -api-key-header header)")
+	apiKey := fs.String("api-key", "", "require this API key (in the --api-key-header header)")
 	apiKeyHeader := fs.String("api-key-header", "API-Key", "header carrying the API key")
 	clientID := fs.String("client-id", "", "OAuth2 client id: require bearer tokens from POST /oauth/token")
 	clientSecret := fs.String("client-secret", "", "OAuth2 client secret")
-	if err := fs.Parse(args); err != nil {
+	if err := config.Parse(fs, args, stdout, stderr, false); err != nil {
 		return err
 	}
 	o := Options{Seed: *seed, SCACs: strings.Split(*scacs, ","), Shipments: *shipments,
@@ -682,7 +683,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *epoch != "" {
 		t, err := time.Parse(time.RFC3339, *epoch)
 		if err != nil {
-			return fmt.Errorf("-epoch: %w", err)
+			return fmt.Errorf("--epoch: %w", err)
 		}
 		o.Epoch = t
 	}

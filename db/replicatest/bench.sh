@@ -33,7 +33,7 @@ psql "postgres://postgres@127.0.0.1:$P1/postgres" -Xqc "create database shipgrap
 DB="postgres://postgres@127.0.0.1:$P1/shipgraph?sslmode=disable"
 go build -o "$TMP/shipgraph" .
 DATABASE_URL=$DB "$TMP/shipgraph" migrate >/dev/null
-DATABASE_URL=$DB "$TMP/shipgraph" seed --shipments "$N" --seed 42 >"$TMP/keys" 2>"$TMP/seed.err"
+DATABASE_URL=$DB "$TMP/shipgraph" seed --seed-shipments "$N" --seed 42 >"$TMP/keys" 2>"$TMP/seed.err"
 KEY=$(awk '$1=="token"{print $4; exit}' "$TMP/keys")
 $AS "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$P1" -U postgres -D "$TMP/standby" -R -X stream -c fast
 $AS "$PGBIN/pg_ctl" -D "$TMP/standby" -l "$TMP/standby.log" -w -o "-k $TMP/standby -p $P2 $PGOPTS -c hot_standby=on" start >/dev/null

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Demo files (issue 16): small real PDFs and PNG images generated at seed
+// Demo files: small real PDFs and PNG images generated at seed
 // time, so no binary file is committed and `make run` shows working
 // downloads. The bytes depend on the text only.
 

@@ -216,7 +216,7 @@ var seedBulkTables = [seedNumBulk]*seedTable{
 		"id", "account_id", "definition_id", "shipment_id", "container_id", "value", "created_at", "updated_at"),
 	// The text of the seeded PDFs (DocumentLines with their numbers),
 	// as the extraction job would have kept it: relink and reclassify run
-	// on it (issue 28).
+	// on it.
 	tDocTexts: newSeedTable("document_texts", "account_id", "document_id", "text", "extractor", "extracted_at"),
 }
 

@@ -6003,7 +6003,7 @@ type ChangeEvent {
   changedFields: [String!]!
 }
 
-# ---------------------------------------------------------------- custom field values (issue 8)
+# ---------------------------------------------------------------- custom field values
 
 extend type Query {
   "One custom field value of the account, or null."
@@ -6086,7 +6086,7 @@ type CustomFieldEdge {
   node: CustomField!
 }
 
-# ---------------------------------------------------------------- custom field definitions (issue 8)
+# ---------------------------------------------------------------- custom field definitions
 
 extend type Mutation {
   "Create a custom field definition. apiSlug is unique per account and entity type (CONFLICT otherwise)."
@@ -6139,7 +6139,7 @@ input CustomFieldDefinitionPatch {
   defaultValue: JSON
 }
 
-# ---------------------------------------------------------------- shipment writes (issue 8)
+# ---------------------------------------------------------------- shipment writes
 
 extend type Mutation {
   "Change a shipment's reference numbers or tags; omitted fields keep their value, null clears."
@@ -6172,7 +6172,7 @@ input ShipmentPatch {
   tags: [String!]
 }
 
-# ---------------------------------------------------------------- document writes (issue 8)
+# ---------------------------------------------------------------- document writes
 
 extend type Query {
   "The document types a document's type can be set to by hand, with their labels."
@@ -6213,7 +6213,7 @@ input DocumentPatch {
   documentTypeManual: String
 }
 
-# ---------------------------------------------------------------- email submissions (issue 8)
+# ---------------------------------------------------------------- email submissions
 
 extend type Query {
   "Email submissions of the account, newest first."
@@ -6237,7 +6237,7 @@ type EmailSubmissionEdge {
   node: EmailSubmission!
 }
 
-# ---------------------------------------------------------------- reference data (issue 8)
+# ---------------------------------------------------------------- reference data
 
 extend type Query {
   "Shipping lines (reference data), by SCAC."
@@ -6263,7 +6263,7 @@ type ShippingLineEdge {
   node: ShippingLine!
 }
 
-# ------------------------------------------------------------ document files (issue 16)
+# ------------------------------------------------------------ document files
 
 "A file of a GraphQL multipart request (the GraphQL multipart request spec, as Apollo's upload clients send it)."
 scalar Upload
@@ -6293,7 +6293,7 @@ input CreateDocumentInput {
 
 extend type Mutation {
   """
-  Create a document from an uploaded file (source api). INVALID for a
+  Create a document from an uploaded file (source api). BAD_USER_INPUT for a
   signed id that is unknown, expired, another account's or already used,
   or a file of a type not accepted; TOO_LARGE beyond the maximum size;
   CONFLICT (extensions.existingDocumentId) when the account already has
@@ -6302,7 +6302,7 @@ extend type Mutation {
   createDocument(input: CreateDocumentInput!): Document!
 }
 
-# ------------------------------------------------------------ webhooks (issue 17)
+# ------------------------------------------------------------ webhooks
 
 extend type Query {
   "The account's webhooks, oldest first. Admin keys only (FORBIDDEN otherwise)."
@@ -6327,7 +6327,7 @@ extend type Query {
 extend type Mutation {
   """
   Create a webhook. The answer's ` + "`" + `secret` + "`" + ` is the only time the secret is
-  shown: keep it to verify X-T49-Webhook-Signature. INVALID (extensions.field)
+  shown: keep it to verify X-T49-Webhook-Signature. BAD_USER_INPUT (extensions.field)
   for a URL that is not https or resolves to a private address, an unknown or
   repeated event, a reserved header, or beyond WEBHOOK_LIMIT. Admin keys only.
   """
@@ -6597,7 +6597,7 @@ type WebhookEventInfo {
   description: String!
 }
 
-# ------------------------------------------------------------ tracking requests (issue 27)
+# ------------------------------------------------------------ tracking requests
 
 extend type Query {
   "The account's tracking requests, newest first unless ordered."
@@ -6615,7 +6615,7 @@ extend type Query {
   """
   What a number is (container, bill of lading, booking) and which shipping
   lines it may belong to: container numbers by their ISO 6346 owner code and
-  check digit, bills of lading by the lines' prefixes. INVALID for an empty
+  check digit, bills of lading by the lines' prefixes. BAD_USER_INPUT for an empty
   number or one with characters other than letters and digits.
   """
   inferTrackingNumber(number: String!): InferredNumber!
@@ -6623,7 +6623,7 @@ extend type Query {
 
 extend type Mutation {
   """
-  Ask to track a number: a PENDING request the poller picks up. INVALID
+  Ask to track a number: a PENDING request the poller picks up. BAD_USER_INPUT
   (extensions.field) for a missing or unknown request type, a missing number,
   a container number whose check digit is wrong, an unknown SCAC or one whose
   line does not track this type of number, and for a number the account
@@ -6824,7 +6824,7 @@ type ShipmentGroup {
   count: Int!
 }
 
-# ---------------------------------------------------------------- search (issue 28)
+# ---------------------------------------------------------------- search
 
 extend type Query {
   """
@@ -6862,7 +6862,7 @@ type SearchResult {
   updatedAt: DateTime!
 }
 
-# ---------------------------------------------------------------- parties (issue 28)
+# ---------------------------------------------------------------- parties
 
 extend type Query {
   "The account's parties (customers of shipments and tracking requests), oldest first."

@@ -149,6 +149,21 @@ func (n *costNote) header(w http.ResponseWriter) int {
 	return 0
 }
 
+// ChargeHeader writes the headers of a charge made outside an operation's
+// execution (an answer from the response cache, which costs the budget
+// what the operation cost) and counts it; it returns false, writing
+// nothing, when the charge refused: the caller runs the operation, which
+// is refused as usual.
+func ChargeHeader(w http.ResponseWriter, c Charge) bool {
+	if c.TooBig || c.RetryAfter > 0 {
+		return false
+	}
+	budgetCharged.Add(float64(c.Cost))
+	n := costNote{charge: c, set: true}
+	n.header(w)
+	return true
+}
+
 // retrySeconds rounds a wait up to whole seconds (at least one).
 func retrySeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))

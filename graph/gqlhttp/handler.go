@@ -40,6 +40,11 @@ type HandlerConfig struct {
 	FieldLimit     int
 	QueryCacheSize int
 	APQCacheSize   int
+	// KnownDocuments are documents the server serves pages of its own
+	// with (the operations page's), by their persisted-query id: a
+	// request sending only such an id is answered at once, not refused
+	// as an unknown persisted query until the page sends the body.
+	KnownDocuments map[string]string
 	Logger         *slog.Logger
 	// RequestID returns the id of the request in ctx, for error logs.
 	RequestID func(context.Context) string
@@ -114,7 +119,7 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	if cfg.Trusted != nil {
 		srv.Use(cfg.Trusted) // before APQ: the manifest answers its ids
 	}
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.APQCacheSize)})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: knownFirst{cfg.KnownDocuments, lru.New[string](cfg.APQCacheSize)}})
 	// Shape before complexity: a query too deep is refused as such (the
 	// clearer error), not as too complex, which any deep query through a
 	// list also is.
@@ -212,21 +217,42 @@ func execConfig(r *graph.Resolver) executor.Config {
 		return 1 + child*n
 	}
 	many := func(child int) int { return 1 + child*manyWeight }
-	c.Complexity.Query.Shipments = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.ShipmentFilter, _ *model.ShipmentOrder) int {
-		return conn(child, first, last, page)
-	}
-	c.Complexity.Query.Containers = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.ContainerFilter, _ *model.ContainerOrder) int {
-		return conn(child, first, last, page)
-	}
-	c.Complexity.Query.Documents = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.DocumentFilter, _ *model.DocumentOrder) int {
-		return conn(child, first, last, page)
-	}
-	c.Complexity.Query.CustomFieldDefinitions = func(child int, first *int, _ *string, last *int, _ *string, page *model.PageInput, _ *model.CustomFieldDefinitionFilter) int {
-		return conn(child, first, last, page)
-	}
+	weighConnections(&c.Complexity, conn)
 	weighRelations(&c.Complexity, many)
 	weighStats(&c.Complexity) // stats_cost.go
 	return c
+}
+
+// weighConnections weighs every paginated list of the schema (every field
+// whose arguments begin first, after, last, before, page: the connections
+// the catalogue's resources are listed by) by its page size, whatever
+// filters follow.
+func weighConnections(root *executor.ComplexityRoot, conn func(child int, first, last *int, page *model.PageInput) int) {
+	var (
+		intT  = reflect.TypeFor[int]()
+		pintT = reflect.TypeFor[*int]()
+		pstrT = reflect.TypeFor[*string]()
+		pageT = reflect.TypeFor[*model.PageInput]()
+	)
+	v := reflect.ValueOf(root).Elem()
+	for i := range v.NumField() {
+		obj := v.Field(i)
+		if obj.Kind() != reflect.Struct {
+			continue
+		}
+		for j := range obj.NumField() {
+			f := obj.Field(j)
+			t := f.Type()
+			if t.Kind() != reflect.Func || t.NumIn() < 6 || t.NumOut() != 1 || t.Out(0) != intT ||
+				t.In(0) != intT || t.In(1) != pintT || t.In(2) != pstrT || t.In(3) != pintT || t.In(4) != pstrT || t.In(5) != pageT {
+				continue
+			}
+			f.Set(reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+				n := conn(int(args[0].Int()), args[1].Interface().(*int), args[3].Interface().(*int), args[5].Interface().(*model.PageInput))
+				return []reflect.Value{reflect.ValueOf(n)}
+			}))
+		}
+	}
 }
 
 // weighRelations gives every to-many relationship of the catalogue that is
@@ -328,4 +354,18 @@ func internalServerError(ctx context.Context, cfg HandlerConfig, err error) *gql
 		out.Extensions["requestId"] = id
 	}
 	return out
+}
+
+// knownFirst is the persisted queries' cache: the server's own documents,
+// then those clients registered.
+type knownFirst struct {
+	known map[string]string
+	graphql.Cache[string]
+}
+
+func (c knownFirst) Get(ctx context.Context, key string) (string, bool) {
+	if q, ok := c.known[key]; ok {
+		return q, true
+	}
+	return c.Cache.Get(ctx, key)
 }

@@ -164,6 +164,12 @@ func (i liveAccept) Accept(w http.ResponseWriter, r *http.Request, o transport.W
 // Last-Event-ID passed to its subscription.
 type liveSSE struct{ transport.SSE }
 
+// Supports takes gqlgen's SSE requests that stream (Streams): a plain
+// query from a client that also accepts JSON is answered as one result.
+func (t liveSSE) Supports(r *http.Request) bool {
+	return t.SSE.Supports(r) && Streams(r)
+}
+
 func (t liveSSE) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	c := &liveConn{w: w, sse: true}
 	ctx := live.WithConn(context.WithValue(r.Context(), liveConnKey{}, c), c)

@@ -47,13 +47,13 @@ func (MultipartMixed) Supports(r *http.Request) bool {
 		return false
 	}
 	if r.Method == http.MethodGet {
-		return r.URL.RawQuery != ""
+		return r.URL.RawQuery != "" && Streams(r)
 	}
 	if r.Method != http.MethodPost {
 		return false
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return err == nil && mt == mediaJSON
+	return err == nil && mt == mediaJSON && Streams(r)
 }
 
 func (MultipartMixed) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
@@ -82,6 +82,16 @@ func (MultipartMixed) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 		w.Header().Set("Allow", "POST")
 		writeGraphQLError(w, mediaJSON, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED",
 			"only queries may be sent with GET; send mutations with POST")
+		return
+	}
+	if opCtx.Operation.Operation == ast.Subscription {
+		// Subscriptions stream over the WebSocket and SSE transports;
+		// refused at once rather than left waiting for a first event.
+		media := negotiate(r.Header.Get("Accept"))
+		if media == "" {
+			media = mediaJSON
+		}
+		refuseSubscription(w, media)
 		return
 	}
 	w.Header().Set("Content-Type", `multipart/mixed; boundary="`+boundary+`"; deferSpec=20220824`)

@@ -114,6 +114,15 @@ func (Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphEx
 			"only queries may be sent with GET; send mutations with POST")
 		return
 	}
+	if opCtx.Operation.Operation == ast.Subscription {
+		refuseSubscription(w, media) // it needs a stream: WebSocket or SSE
+		return
+	}
+	if strings.Contains(opCtx.RawQuery, "@defer") {
+		// The client accepts no stream: the deferred parts come in the
+		// one answer, never promised by a hasNext that nothing keeps.
+		opCtx.Doc, opCtx.Operation = withoutDefer(opCtx.Doc, opCtx.Operation)
+	}
 	if opCtx.Operation.Operation == ast.Query {
 		respcache.MarkQuery(ctx) // a query's answer may be kept (httpapi's response cache)
 	}

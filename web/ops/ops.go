@@ -2,6 +2,7 @@ package ops
 
 import (
 	"embed"
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -39,7 +40,15 @@ type handler struct {
 	built bool
 	page  []byte
 	files asset.Set
+	docs  map[string]string
 }
+
+// Documents are the page's operations by persisted-query id (the SHA-256
+// of the body, from the built manifest); nil when the page was not built.
+// The server knows them in advance, so the page's first round of
+// automatic persisted queries (the hash alone) is answered rather than
+// refused as unknown.
+func Documents() map[string]string { return loaded().docs }
 
 var loaded = sync.OnceValue(func() *handler { return load(dist) })
 
@@ -55,6 +64,15 @@ func load(fsys fs.FS) *handler {
 	h.files[bundleName] = asset.New(js, "text/javascript; charset=utf-8")
 	if m, err := fs.ReadFile(fsys, "dist/"+manifestName); err == nil {
 		h.files[manifestName] = asset.New(m, "application/json")
+		var man struct {
+			Operations []struct{ ID, Body string }
+		}
+		if json.Unmarshal(m, &man) == nil {
+			h.docs = map[string]string{}
+			for _, op := range man.Operations {
+				h.docs[op.ID] = op.Body
+			}
+		}
 	}
 	page := strings.NewReplacer(
 		"{{css}}", AssetPath+"ops.css?v="+h.files["ops.css"].Version(),

@@ -38,8 +38,8 @@
 //     the webhook payload
 //     (a single notification) includes the reference object's records:
 //     container, shipment, terminal, port; the examples and a
-//     notification can include the document of the document.* events
-//     (issue 28), whose reference object the OpenAPI does not list;
+//     notification can include the document of the document.* events,
+//     whose reference object the OpenAPI does not list;
 //  9. included of the container responses can hold the container's
 //     transport and raw events (the OpenAPI lists neither).
 package main
