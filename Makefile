@@ -23,7 +23,7 @@ ops:
 
 build: assets ops
 	@if [ ! -x $(BIN) ]; then echo "make: building $(BIN); the first build compiles every dependency and takes a few minutes"; fi
-	$(GO) build -o $(BIN) .
+	$(GO) build -tags grpcnotrace -o $(BIN) .
 
 # Build, start the embedded PostgreSQL if DATABASE_URL is unset, migrate,
 # seed the demo data when the database is empty, print the demo keys, serve.

@@ -241,15 +241,17 @@ func init() {
 		many(TransportEvent, func(c *model.Container) string { return c.ID },
 			"TransportEvents", func(c *model.Container) *[]*model.TransportEvent { return &c.Rel.TransportEvents }, TransportEventsByContainerID),
 	}, Linkage: Container.rel(&Rel{Internal: "transportEventIDs", Many: true, Targets: []*Target{
-		manyIDs(TransportEvent, func(c *model.Container) string { return c.ID },
+		heldIn(manyIDs(TransportEvent, func(c *model.Container) string { return c.ID },
 			"TransportEventIDs", func(c *model.Container) *[]string { return &c.Rel.TransportEventIDs }, TransportEventIDsByContainer),
+			"transport_event_ids", func(c *model.Container) []string { return c.HeldTransportEventIDs }),
 	}})})
 	Container.rel(&Rel{GraphQL: "rawEvents", JSONAPI: "raw_events", Many: true, Targets: []*Target{
 		many(RawEvent, func(c *model.Container) string { return c.ID },
 			"RawEvents", func(c *model.Container) *[]*model.RawEvent { return &c.Rel.RawEvents }, RawEventsByContainerID),
 	}, Linkage: Container.rel(&Rel{Internal: "rawEventIDs", Many: true, Targets: []*Target{
-		manyIDs(RawEvent, func(c *model.Container) string { return c.ID },
+		heldIn(manyIDs(RawEvent, func(c *model.Container) string { return c.ID },
 			"RawEventIDs", func(c *model.Container) *[]string { return &c.Rel.RawEventIDs }, RawEventIDsByContainer),
+			"raw_event_ids", func(c *model.Container) []string { return c.HeldRawEventIDs }),
 	}})})
 	Container.rel(&Rel{GraphQL: "customFields", Many: true, Targets: []*Target{
 		many(CustomField, func(c *model.Container) string { return c.ID },

@@ -5,6 +5,7 @@
 # (the demo's base image) and the carrier simulator, two releases of the
 # chart (sg-a, sg-b: one instance each, on their own ports: kube play runs
 # one pod per Deployment and host networking shares the ports) check:
+#   - the shipgraph image is at most IMAGE_MAX_BYTES (40 MB) unpacked;
 #   - the two releases' migration Jobs at once, then one again: all succeed,
 #     and the last applies nothing;
 #   - /readyz 200 on both instances;
@@ -46,6 +47,14 @@ wait_for() {
   done
 }
 ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/readyz")" = 200 ]; }
+
+step "the size of $IMAGE"
+# Unpacked, as podman image ls shows it (MB = 10^6 bytes). The binary is
+# 36 MB only while nothing links an executed text/template (docs/deploy.md).
+size=$(P image inspect --format '{{.Size}}' "$IMAGE")
+max=${IMAGE_MAX_BYTES:-40000000}
+[ "$size" -le "$max" ] || fail "$IMAGE is $size bytes unpacked, over $max"
+echo "$IMAGE: $size bytes unpacked (at most $max)"
 
 step "go build deploy/deploytest"
 go build -o "$work/deploytest" ./deploy/deploytest

@@ -36,9 +36,13 @@ package playground
 
 import (
 	"bytes"
+	"compress/gzip"
 	"embed"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"html/template"
+	"html"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -75,10 +79,14 @@ var embeddedAssets embed.FS
 //go:embed playground.js
 var appJS []byte
 
-//go:embed page.html.tmpl
-var pageTemplateText string
-
-var pageTemplate = template.Must(template.New("page").Parse(pageTemplateText))
+// page.html is the page with {{name}} placeholders that render fills in.
+// It is not an html/template: executing any text/template makes the linker
+// keep every exported method of every reachable type (text/template calls
+// methods by name through reflection), which made the server binary half
+// again as large. The few values are escaped here by hand instead.
+//
+//go:embed page.html
+var pageText string
 
 // vendorAsset is one third-party browser file, in page load order.
 type vendorAsset struct {
@@ -155,7 +163,7 @@ var embeddedSub = sync.OnceValue(func() fs.FS {
 func loadVendor(fsys fs.FS) (asset.Set, bool) {
 	files := make(asset.Set, len(vendorAssets))
 	for _, a := range vendorAssets {
-		data, err := fs.ReadFile(fsys, a.name)
+		data, err := readAsset(fsys, a.name)
 		if err != nil || len(data) == 0 {
 			return nil, false
 		}
@@ -164,15 +172,32 @@ func loadVendor(fsys fs.FS) (asset.Set, bool) {
 	return files, true
 }
 
+// readAsset reads name.gz (as the fetch script stores the assets, to keep
+// the binary small) and gunzips it, or else name as it is.
+func readAsset(fsys fs.FS, name string) ([]byte, error) {
+	gz, err := fs.ReadFile(fsys, name+".gz")
+	if errors.Is(err, fs.ErrNotExist) {
+		return fs.ReadFile(fsys, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
 type handler struct {
 	page  []byte
 	csp   string
 	files asset.Set // by name under AssetPath
 }
 
-// pageConfig is handed to playground.js as JSON. html/template escapes it
-// for the <script type="application/json"> context (<, >, & become \u003c
-// etc.), so neither the query nor the key can break out of the element.
+// pageConfig is handed to playground.js as JSON. encoding/json escapes <, >
+// and & (as \u003c etc.) and U+2028/U+2029, so neither the query nor the
+// key can break out of the <script type="application/json"> element.
 type pageConfig struct {
 	Endpoint   string `json:"endpoint"`
 	DefaultKey string `json:"defaultKey"`
@@ -229,15 +254,45 @@ func newHandler(o Options, assets fs.FS) http.Handler {
 		}
 		d.Assets = append(d.Assets, pa)
 	}
-	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, d); err != nil {
-		// The template is static and the data are plain strings; failing
-		// here is a programming error, caught by the tests.
-		panic(fmt.Sprintf("playground: render page: %v", err))
-	}
-	h.page = buf.Bytes()
+	h.page = render(d)
 	h.csp = contentSecurityPolicy(o.Endpoint, embedded)
 	return h
+}
+
+// render fills page.html's placeholders. Attribute values and text are
+// HTML-escaped; the config is JSON, which escapes what could end the
+// script element.
+func render(d pageData) []byte {
+	config, err := json.Marshal(d.Config)
+	if err != nil {
+		// The config holds only strings and a bool; failing here is a
+		// programming error, caught by the tests.
+		panic(fmt.Sprintf("playground: render page: %v", err))
+	}
+	var styles, scripts []string
+	for _, a := range d.Assets {
+		attrs := `="` + html.EscapeString(a.URL) + `"`
+		if a.Integrity != "" {
+			attrs += ` integrity="` + html.EscapeString(a.Integrity) + `" crossorigin="anonymous"`
+		}
+		if a.Stylesheet {
+			styles = append(styles, `<link rel="stylesheet" href`+attrs+`>`)
+		} else {
+			scripts = append(scripts, `<script src`+attrs+`></script>`)
+		}
+	}
+	note := ""
+	if !d.Embedded {
+		note = `  <span id="sg-offline-note" role="note">Offline assets were not built: GraphiQL is loaded from ` +
+			html.EscapeString(d.CDNHost) + `. Run <code>make assets</code> to embed them.</span>` + "\n"
+	}
+	return []byte(strings.NewReplacer(
+		"{{stylesheets}}", strings.Join(styles, "\n"),
+		"{{offline-note}}\n", note,
+		"{{config}}", string(config),
+		"{{scripts}}", strings.Join(scripts, "\n"),
+		"{{app}}", html.EscapeString(d.AppURL),
+	).Replace(pageText))
 }
 
 // contentSecurityPolicy limits the page to its own scripts (no inline

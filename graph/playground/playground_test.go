@@ -219,7 +219,7 @@ func TestCDNFallback(t *testing.T) {
 	if !strings.Contains(page, `id="sg-offline-note"`) || !strings.Contains(page, "make assets") {
 		t.Errorf("fallback page lacks the offline note:\n%s", page)
 	}
-	// html/template writes "+" in attributes as "&#43;"; compare what the
+	// Attribute values are HTML-escaped; compare what the
 	// browser sees.
 	decoded := html.UnescapeString(page)
 	for name, sri := range playground.AssetIntegrity() {
