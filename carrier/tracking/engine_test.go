@@ -439,7 +439,7 @@ func TestEndedVoyageSucceedsThenStops(t *testing.T) {
 	}
 	rows, err := e.store.SQL().Query(`SELECT new ->> 'status' FROM change_log
 		WHERE account_id = $1 AND record_type = 'tracking_request' AND record_id = $2 AND op = 'UPDATE' AND changed @> '{status}'
-		ORDER BY xid, id`, e.acct, id)
+		ORDER BY pos`, e.acct, id)
 	if err != nil {
 		t.Fatal(err)
 	}
