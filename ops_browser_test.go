@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -255,25 +256,46 @@ func apiTiles(t *testing.T, base, key string) map[string]string {
 	}
 	want["holds:total"] = fmt.Sprint(holds)
 
-	// Shipments arriving this week (Monday 00:00 UTC to the next), by terminal.
+	// Shipments arriving this week (Monday 00:00 UTC to the next), by port:
+	// the busiest four (count, then name), the others summed.
 	now := time.Now().UTC()
 	monday := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -(int(now.Weekday())+6)%7)
 	var a struct {
 		Arrivals []struct {
-			PodTerminal *struct{ ID string }
-			Count       int
+			PortOfDischarge *struct{ ID, Name string }
+			Count           int
 		}
 	}
-	if errs := gql(t, base, key, `query($from: DateTime!, $to: DateTime!) { arrivals: shipmentStats(filter: { etaFrom: $from, etaTo: $to }, groupBy: [POD_TERMINAL]) { podTerminal { id } count } }`,
+	if errs := gql(t, base, key, `query($from: DateTime!, $to: DateTime!) { arrivals: shipmentStats(filter: { etaFrom: $from, etaTo: $to }, groupBy: [PORT_OF_DISCHARGE]) { portOfDischarge { id name } count } }`,
 		map[string]any{"from": monday.Format(time.RFC3339), "to": monday.AddDate(0, 0, 7).Format(time.RFC3339)}, &a); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	for _, g := range a.Arrivals {
+	name := func(i int) string {
+		if p := a.Arrivals[i].PortOfDischarge; p != nil {
+			return p.Name
+		}
+		return "~"
+	}
+	sort.SliceStable(a.Arrivals, func(i, j int) bool {
+		if a.Arrivals[i].Count != a.Arrivals[j].Count {
+			return a.Arrivals[i].Count > a.Arrivals[j].Count
+		}
+		return name(i) < name(j)
+	})
+	other := 0
+	for i, g := range a.Arrivals {
+		if i >= 4 {
+			other += g.Count
+			continue
+		}
 		id := "unknown"
-		if g.PodTerminal != nil {
-			id = g.PodTerminal.ID
+		if g.PortOfDischarge != nil {
+			id = g.PortOfDischarge.ID
 		}
 		want["arrivals:"+id] = fmt.Sprint(g.Count)
+	}
+	if len(a.Arrivals) > 4 {
+		want["arrivals:other"] = fmt.Sprint(other)
 	}
 	return want
 }

@@ -100,14 +100,22 @@ type Target struct {
 	Read     Read   // the batch read that loads it
 	Bit      uint   // its bit in the parent's model.Loaded
 	Slot     string // the Rel slot it is attached to
+	// HeldCol, on a linkage-only target, is the parent's column that
+	// carries the ids when its read selected it (see Held).
+	HeldCol string
 
 	key      func(parent any) string
 	attach   func(parent, v any)
 	attached func(parent any, out []any) []any
 	children func(v any, out []any) []any
 	ids      func(parent any, out []string) ([]string, bool)
+	held     func(parent any) bool
 	isIDs    bool
 }
+
+// Held reports whether parent's own row carried the target's ids
+// (HeldCol): loading them then needs no read.
+func (t *Target) Held(parent any) bool { return t.held != nil && t.held(parent) }
 
 // Key is the key a parent reads the target by, "" when the parent has none
 // (or another target applies).
@@ -364,6 +372,23 @@ func manyIDs[P any](to *Resource, key func(P) string, slotName string, slot func
 	t.attached = func(_ any, out []any) []any { return out }
 	t.ids = func(p any, out []string) ([]string, bool) {
 		xs := *slot(p.(P))
+		return append(out, xs...), xs != nil
+	}
+	return t
+}
+
+// heldIn makes the linkage-only target t readable from the parent's
+// column col (its ids, ids(parent); nil when the read did not select it),
+// before any read.
+func heldIn[P any](t *Target, col string, ids func(P) []string) *Target {
+	attached := t.ids
+	t.HeldCol = col
+	t.held = func(p any) bool { return ids(p.(P)) != nil }
+	t.ids = func(p any, out []string) ([]string, bool) {
+		if out, ok := attached(p, out); ok {
+			return out, true
+		}
+		xs := ids(p.(P))
 		return append(out, xs...), xs != nil
 	}
 	return t

@@ -46,7 +46,7 @@ var (
 	ContainerUpdatedEventByID = tenantByID("ContainerUpdatedEventByID", eventRead(func(e *model.WebhookEvent) *model.ContainerUpdatedEvent {
 		return &model.ContainerUpdatedEvent{WebhookEvent: *e}
 	}), func(x *model.ContainerUpdatedEvent) string { return x.ID })
-	TransportEventByID = tenantByID("TransportEventByID", eventRead(model.FrozenTransportEvent), func(x *model.TransportEvent) string { return x.ID })
+	TransportEventByID = tenantByID("TransportEventByID", transportEventObjects, func(x *model.TransportEvent) string { return x.ID })
 	EstimatedEventByID = tenantByID("EstimatedEventByID", eventRead(func(e *model.WebhookEvent) *model.EstimatedEvent { return &model.EstimatedEvent{WebhookEvent: *e} }), func(x *model.EstimatedEvent) string { return x.ID })
 	// Tracking requests (migration 00013): records of their own.
 	TrackingRequestByID = tenantByID("TrackingRequestByID", (*db.DB).TrackingRequestsByIDs, func(x *model.TrackingRequest) string { return x.ID })
@@ -69,6 +69,43 @@ var (
 // containers, as transport events.
 func transportEventsByContainerIDs(s *db.DB, ctx context.Context, acct string, ids []string) ([]*model.TransportEvent, error) {
 	rows, err := s.TransportEventsByContainerIDs(ctx, acct, ids)
+	out := make([]*model.TransportEvent, len(rows))
+	for i, r := range rows {
+		out[i] = model.TransportEventOf(r)
+	}
+	return out, err
+}
+
+// transportEventObjects reads transport_event reference objects by id:
+// the records (a container.transport.* notification's object is the
+// transport event record it was raised from, under the record's id), then,
+// for ids that name no record, the frozen objects of notifications raised
+// from a container's row (the pickup and availability events), whose ids
+// are model.WebhookEventID of the notification's. The second read runs
+// only when the first left ids unfound.
+func transportEventObjects(s *db.DB, ctx context.Context, acct string, ids []string) ([]*model.TransportEvent, error) {
+	out, err := transportEventsByIDs(s, ctx, acct, ids)
+	if err != nil || len(out) == len(ids) {
+		return out, err
+	}
+	found := make(map[string]bool, len(out))
+	for _, e := range out {
+		found[e.ID] = true
+	}
+	var rest []string
+	for _, id := range ids {
+		if !found[id] {
+			rest = append(rest, id)
+		}
+	}
+	frozen, err := eventRead(model.FrozenTransportEvent)(s, ctx, acct, rest)
+	return append(out, frozen...), err
+}
+
+// transportEventsByIDs reads transport event records by id, as transport
+// events.
+func transportEventsByIDs(s *db.DB, ctx context.Context, acct string, ids []string) ([]*model.TransportEvent, error) {
+	rows, err := s.TransportEventsByIDs(ctx, acct, ids)
 	out := make([]*model.TransportEvent, len(rows))
 	for i, r := range rows {
 		out[i] = model.TransportEventOf(r)
@@ -204,15 +241,17 @@ func init() {
 		many(TransportEvent, func(c *model.Container) string { return c.ID },
 			"TransportEvents", func(c *model.Container) *[]*model.TransportEvent { return &c.Rel.TransportEvents }, TransportEventsByContainerID),
 	}, Linkage: Container.rel(&Rel{Internal: "transportEventIDs", Many: true, Targets: []*Target{
-		manyIDs(TransportEvent, func(c *model.Container) string { return c.ID },
+		heldIn(manyIDs(TransportEvent, func(c *model.Container) string { return c.ID },
 			"TransportEventIDs", func(c *model.Container) *[]string { return &c.Rel.TransportEventIDs }, TransportEventIDsByContainer),
+			"transport_event_ids", func(c *model.Container) []string { return c.HeldTransportEventIDs }),
 	}})})
 	Container.rel(&Rel{GraphQL: "rawEvents", JSONAPI: "raw_events", Many: true, Targets: []*Target{
 		many(RawEvent, func(c *model.Container) string { return c.ID },
 			"RawEvents", func(c *model.Container) *[]*model.RawEvent { return &c.Rel.RawEvents }, RawEventsByContainerID),
 	}, Linkage: Container.rel(&Rel{Internal: "rawEventIDs", Many: true, Targets: []*Target{
-		manyIDs(RawEvent, func(c *model.Container) string { return c.ID },
+		heldIn(manyIDs(RawEvent, func(c *model.Container) string { return c.ID },
 			"RawEventIDs", func(c *model.Container) *[]string { return &c.Rel.RawEventIDs }, RawEventIDsByContainer),
+			"raw_event_ids", func(c *model.Container) []string { return c.HeldRawEventIDs }),
 	}})})
 	Container.rel(&Rel{GraphQL: "customFields", Many: true, Targets: []*Target{
 		many(CustomField, func(c *model.Container) string { return c.ID },

@@ -22,6 +22,17 @@ type picker struct {
 	keys  map[string]bool   // always selected
 }
 
+// optional adds select items that only a read naming them selects: the
+// whole list (a read of the type not narrowed) leaves them out.
+func (p *picker) optional(list string) *picker {
+	for _, it := range splitSelect(list) {
+		name := outputName(it)
+		p.order = append(p.order, name)
+		p.items[name] = it
+	}
+	return p
+}
+
 func newPicker(list string, keys ...string) *picker {
 	p := &picker{all: list, items: map[string]string{}, keys: map[string]bool{}}
 	for _, it := range splitSelect(list) {
@@ -64,7 +75,7 @@ func (p *picker) list(want []string) string {
 // or a /v2 include list reads many rows of.
 var pickers = map[string]*picker{
 	"Shipment":    newPicker(shipmentCols, "id"),
-	"Container":   newPicker(containerCols, "id", "shipment_id"),
+	"Container":   newPicker(containerCols, "id", "shipment_id").optional(containerJourneyCols),
 	"Document":    newPicker(documentCols, "id"),
 	"Terminal":    newPicker(terminalCols, "id"),
 	"Port":        newPicker(portCols, "id"),

@@ -20,6 +20,19 @@ const containerCols = `c.id, c.account_id, c.shipment_id, c.number, c.ref_number
 	c.ind_rail_unloaded_at, c.ind_facility_lfd_on, c.pickup_lfd_terminal, c.pickup_lfd_rail,
 	c.pickup_lfd_line, c.pickup_lfd, c.current_status, c.created_at, c.updated_at`
 
+// containerJourneyCols are the container's journey linkage, read in the
+// container's own statement (one index probe per container) instead of
+// a statement per relationship: optional columns, selected only when a
+// read names them (/v2 renders the linkage; GraphQL never needs it).
+// Their order is TransportEventIDsByContainerIDs' and
+// RawEventIDsByContainerIDs'.
+const containerJourneyCols = `ARRAY(SELECT te.id FROM transport_events te
+	 WHERE te.container_id = c.id AND te.account_id = c.account_id
+	 ORDER BY te.event_at NULLS LAST, te.created_at, te.id) AS transport_event_ids,
+	ARRAY(SELECT re.id FROM raw_events re
+	 WHERE re.container_id = c.id AND re.account_id = c.account_id
+	 ORDER BY re.event_at NULLS LAST, re.position, re.id) AS raw_event_ids`
+
 var containerList = &listSpec{
 	plural:  "containers",
 	counted: "containers",

@@ -19,7 +19,7 @@ var Columns = map[string]string{
 	"RailTerminal":           railTerminalCols,
 	"ShippingLine":           shippingLineCols,
 	"Shipment":               shipmentCols,
-	"Container":              containerCols,
+	"Container":              containerCols + ", " + containerJourneyCols,
 	"Document":               documentCols,
 	"EmailSubmission":        emailSubmissionCols,
 	"DocumentRepresentation": documentRepresentationCols,

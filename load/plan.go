@@ -166,7 +166,8 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 							order = append(order, id)
 						}
 						for _, r := range recs {
-							if k := t.Key(r); k != "" && !b.seen[k] {
+							// Ids the record's own row carried need no read.
+							if k := t.Key(r); k != "" && !b.seen[k] && !t.Held(r) {
 								b.seen[k] = true
 								b.keys = append(b.keys, k)
 							}

@@ -27,7 +27,9 @@ type Route struct {
 	Locations   []*RouteLocation
 }
 
-// RouteLocation is one port call of a route.
+// RouteLocation is one port call of a route. Port is the event's port,
+// or, for a place missing from ports (an inland rail ramp), a port made of
+// the event's UN/LOCODE (unlistedLocation).
 type RouteLocation struct {
 	ID             string // stable per container and call
 	Port           *Port
@@ -104,6 +106,9 @@ func RouteOf(c *Container, events []*TransportEvent) *Route {
 		}
 		port := e.Rel.LocationPort
 		if port == nil {
+			port = unlistedLocation(e)
+		}
+		if port == nil {
 			continue
 		}
 		if at == nil || at.Port.ID != port.ID {
@@ -147,6 +152,23 @@ func RouteOf(c *Container, events []*TransportEvent) *Route {
 		}
 	}
 	return r
+}
+
+// unlistedLocation is the place of an event whose location is not in
+// ports (an inland rail ramp, most often): a port of the event's UN/LOCODE,
+// as name and code, under a name-based id (stable, and no record's), with
+// no coordinates (the map leaves it out). Nil when the event names no
+// place.
+func unlistedLocation(e *TransportEvent) *Port {
+	if e.LocationLocode == nil || *e.LocationLocode == "" {
+		return nil
+	}
+	code := *e.LocationLocode
+	p := &Port{ID: uuid.NewSHA1(routeSpace, []byte("location/"+code)).String(), Name: code, Code: code}
+	if len(code) >= 2 {
+		p.CountryCode = code[:2]
+	}
+	return p
 }
 
 func or(a, b *string) *string {

@@ -56,6 +56,9 @@ type TrackingRequestInput struct {
 	RefNumbers    []string `json:"refNumbers"`
 	Tags          []string `json:"tags"`
 	CustomerID    *string  `json:"customerId"` // a party of the account
+	// AutoDetectScac (/v2's auto_detect_vocc_scac): with no Scac, take the
+	// shipping line infer_number selects for the number.
+	AutoDetectScac bool `json:"autoDetectVoccScac"`
 }
 
 // TrackingRequestPatch changes a tracking request; an omitted member is

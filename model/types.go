@@ -251,6 +251,12 @@ type Container struct {
 	PickupFacilityID *string   `db:"pickup_facility_id"`
 	UpdatedAt        time.Time `db:"updated_at"`
 
+	// The journey's linkage (ids in time order), when the read gathered
+	// it in the container's own statement: columns a read selects only
+	// when asked (db: optional columns), nil when not read.
+	HeldTransportEventIDs pq.StringArray `db:"transport_event_ids"`
+	HeldRawEventIDs       pq.StringArray `db:"raw_event_ids"`
+
 	Rel ContainerRel `db:"-"` // relationships attached by the load plan
 }
 

@@ -159,6 +159,8 @@ func (n *WebhookNotification) EventKey(typ string) *string {
 		id = n.ReferenceID // raised from the document's own row
 	case typ == TrackingRequestType && n.ReferenceType == TrackingRequestType:
 		id = n.ReferenceID // raised from the request's own row
+	case typ == TransportEventType && n.ReferenceType == TransportEventType:
+		id = n.ReferenceID // raised from a transport event record: the record itself
 	case typ == TrackingRequestType:
 		// Raised from its shipment's row before requests were records: the
 		// backfilled request of the shipment (migration 00013).

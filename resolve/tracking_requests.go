@@ -99,6 +99,11 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal
 	case t.RequestType == "container" && !numbers.ValidContainer(t.RequestNumber):
 		return nil, invalidField("request_number", "Request number '%s' is not a valid container number: its check digit should be %d", t.RequestNumber, checkDigit(t.RequestNumber))
 	}
+	if strings.TrimSpace(in.Scac) == "" && in.AutoDetectScac {
+		if in.Scac, err = r.detectScac(ctx, p, t.RequestNumber, t.RequestType); err != nil {
+			return nil, err
+		}
+	}
 	if t.Scac, err = r.checkScac(ctx, in.Scac, t.RequestType); err != nil {
 		return nil, err
 	}
@@ -136,6 +141,33 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal
 	}
 	l.TrackingRequestByID.Prime(t.ID, t)
 	return t, nil
+}
+
+// detectScac is auto_detect_vocc_scac: the shipping line infer_number
+// selects for number among those that track numbers of typ and, when
+// tracking runs, that CARRIERS connects to; exactly one must be certain
+// enough (infer_number's auto_select). The public service detects after
+// the create and fails the request as scac_auto_detect_failed; here a
+// request's SCAC is never null, so detection runs at the create and its
+// failure is a 422 at auto_detect_vocc_scac (docs/decisions.md).
+func (r *Resolver) detectScac(ctx context.Context, p *model.Principal, number, typ string) (string, error) {
+	inferred, err := r.InferTrackingNumber(ctx, p, number)
+	if err != nil {
+		return "", err
+	}
+	var sure []string
+	for _, c := range inferred.Candidates {
+		if c.Confidence < 0.9 || r.Tracking != nil && !r.Tracking.Serves(c.Scac) {
+			continue
+		}
+		if _, err := r.checkScac(ctx, c.Scac, typ); err == nil {
+			sure = append(sure, c.Scac)
+		}
+	}
+	if len(sure) != 1 || inferred.Validation.IsValid != nil && !*inferred.Validation.IsValid {
+		return "", invalidField("auto_detect_vocc_scac", "No shipping line this server tracks could be inferred from request number '%s' (scac_auto_detect_failed): give its scac", number)
+	}
+	return sure[0], nil
 }
 
 // checkScac returns the SCAC of a shipping line that tracks numbers of typ.

@@ -114,6 +114,11 @@ func (p *params) storeFields() resolve.Fields {
 		for n := range names {
 			addMember(out, res, n)
 		}
+		// The plan loads every to-many linkage whatever the fieldset
+		// (planRels): the linkage a row can carry is read with it.
+		for _, rel := range res.Members() {
+			addHeld(out, res, rel)
+		}
 		for inc := range p.include {
 			if resourceTypes()[typ][inc] {
 				addMember(out, res, inc)
@@ -130,6 +135,7 @@ func (p *params) storeFields() resolve.Fields {
 func addMember(fs resolve.Fields, res *catalog.Resource, name string) {
 	if rel := res.Member(name); rel != nil {
 		fs.AddRel(rel)
+		addHeld(fs, res, rel)
 		return
 	}
 	if cols, ok := attributeColumns[res.JSONAPI][name]; ok {
@@ -143,6 +149,19 @@ func addMember(fs resolve.Fields, res *catalog.Resource, name string) {
 		return
 	}
 	fs.AddAll(res)
+}
+
+// addHeld adds to fs the columns of res that carry rel's linkage in the
+// record's own row (catalog.Target.HeldCol), if any.
+func addHeld(fs resolve.Fields, res *catalog.Resource, rel *catalog.Rel) {
+	if rel.Linkage == nil {
+		return
+	}
+	for _, t := range rel.Linkage.Targets {
+		if t.HeldCol != "" {
+			fs.AddColumn(res, t.HeldCol)
+		}
+	}
 }
 
 // attributeColumns are the attributes read from columns other than their

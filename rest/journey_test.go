@@ -256,6 +256,48 @@ func TestJourneyStatements(t *testing.T) {
 	}
 }
 
+// TestJourneyHeldLinkage: the linkage a container page carries in its own
+// statement names the events the events endpoints read, in their order,
+// for every container of the page (the list, a container alone, and
+// containers included by a shipment).
+func TestJourneyHeldLinkage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	ids := func(list []any) []string {
+		out := make([]string, len(list))
+		for i, x := range list {
+			out[i] = x.(map[string]any)["id"].(string)
+		}
+		return out
+	}
+	pages := map[string]any{}
+	for _, c := range e.get("/v2/containers?page[size]=100")["data"].([]any) {
+		pages[c.(map[string]any)["id"].(string)] = c
+	}
+	for _, c := range e.get("/v2/shipments?page[size]=100&include=containers")["included"].([]any) {
+		if c.(map[string]any)["type"] == "container" {
+			pages["included "+c.(map[string]any)["id"].(string)] = c
+		}
+	}
+	if len(pages) < 2 {
+		t.Fatalf("the seed gives %d containers", len(pages))
+	}
+	for key, c := range pages {
+		id := c.(map[string]any)["id"].(string)
+		one := e.get("/v2/containers/" + id)["data"]
+		for _, rel := range []string{"transport_events", "raw_events"} {
+			want := ids(e.get("/v2/containers/" + id + "/" + rel)["data"].([]any))
+			for what, got := range map[string][]string{
+				key: ids(obj(c, "relationships", rel)["data"].([]any)), "alone": ids(obj(one, "relationships", rel)["data"].([]any)),
+			} {
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("container %s (%s) %s linkage %v, the events read %v", id, what, rel, got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestJourneyEventFieldsets: fields[transport_event] and fields[raw_event]
 // name the types their endpoints return: each resource shows only the
 // fields named; a name the type lacks is still a 400.

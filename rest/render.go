@@ -23,6 +23,12 @@ type builder struct {
 	seen     map[Identifier]bool
 	ids      []string // scratch of linkage
 
+	// Chunks the linkage of every rendered resource is carved from: one
+	// allocation for many resources instead of two per resource and
+	// to-many relationship (they live as long as the response).
+	identChunk []Identifier
+	relChunk   Relationships
+
 	// withIncluded is set when the request asked for includes: the
 	// document then has an included member, [] when nothing was reached.
 	withIncluded bool
@@ -123,7 +129,7 @@ func membersOf(res *catalog.Resource, names ...string) []*catalog.Rel {
 // from what the plan attached (or its linkage-only variant); a
 // relationship of records Shipgraph does not hold is always [].
 func (b *builder) linkage(rec any, members []*catalog.Rel) Relationships {
-	rels := make(Relationships, 0, len(members))
+	rels := b.rels(len(members))
 	for _, rel := range members {
 		if !rel.Many {
 			r := Relationship{Name: rel.JSONAPI}
@@ -147,7 +153,7 @@ func (b *builder) linkage(rec any, members []*catalog.Rel) Relationships {
 			if !ok {
 				panic("rest: " + rel.JSONAPI + " linkage of " + rel.Owner.JSONAPI + " " + rel.Owner.ID(rec) + " was not loaded")
 			}
-			list = make([]Identifier, len(ids))
+			list = b.idents(len(ids))
 			for i, id := range ids {
 				list[i] = Identifier{Type: t.Resource.JSONAPI, ID: id}
 			}
@@ -155,6 +161,34 @@ func (b *builder) linkage(rec any, members []*catalog.Rel) Relationships {
 		rels = append(rels, toMany(rel.JSONAPI, list))
 	}
 	return rels
+}
+
+// chunkSize is the least length of a linkage chunk.
+const chunkSize = 256
+
+// idents returns n identifiers carved from the builder's chunk (capped:
+// an append to them never reaches the next ones).
+func (b *builder) idents(n int) []Identifier {
+	if n == 0 {
+		return []Identifier{}
+	}
+	if len(b.identChunk)+n > cap(b.identChunk) {
+		b.identChunk = make([]Identifier, 0, max(n, chunkSize))
+	}
+	i := len(b.identChunk)
+	b.identChunk = b.identChunk[:i+n]
+	return b.identChunk[i : i+n : i+n]
+}
+
+// rels returns an empty Relationships of capacity n carved from the
+// builder's chunk.
+func (b *builder) rels(n int) Relationships {
+	if len(b.relChunk)+n > cap(b.relChunk) {
+		b.relChunk = make(Relationships, 0, max(n, chunkSize))
+	}
+	i := len(b.relChunk)
+	b.relChunk = b.relChunk[:i+n]
+	return b.relChunk[i : i : i+n]
 }
 
 // includeTree is the include parameter as a tree of JSON:API names.

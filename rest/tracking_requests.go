@@ -185,6 +185,11 @@ func trackingRequestInput(attrs attributes) (in model.TrackingRequestInput, err 
 	if in.Scac, err = text("scac"); err != nil {
 		return in, err
 	}
+	auto, err := attrs.boolean("auto_detect_vocc_scac")
+	if err != nil {
+		return in, err
+	}
+	in.AutoDetectScac = auto != nil && *auto
 	if in.RefNumbers, _, err = attrs.stringList("ref_numbers"); err != nil {
 		return in, err
 	}

@@ -368,3 +368,44 @@ func TestTrackingRequestRefusesWhatInferCalls(t *testing.T) {
 		t.Errorf("tags %s after refused PATCHes, were %s", after, before)
 	}
 }
+
+// TestTrackingRequestAutoDetectScac: with auto_detect_vocc_scac and no
+// scac, the create takes the shipping line infer_number selects; a number
+// no line can be inferred from is a 422 at auto_detect_vocc_scac; without
+// the flag a missing scac is still refused; a given scac wins.
+func TestTrackingRequestAutoDetectScac(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	post := func(attrs map[string]any) *response {
+		t.Helper()
+		return e.do("acme/member", "POST", "/v2/tracking_requests", trackingBody(attrs))
+	}
+	r := post(map[string]any{"request_type": "bill_of_lading", "request_number": "MEDUAD771234", "auto_detect_vocc_scac": true})
+	if r.status != http.StatusCreated {
+		t.Fatalf("auto-detected create: %d\n%s", r.status, r.body)
+	}
+	validate(t, "post-tracking-requests-201", r.body)
+	if a := obj(r.json(t), "data", "attributes"); a["scac"] != "MSCU" || a["status"] != "pending" {
+		t.Errorf("auto-detected: %s", r.body)
+	}
+	r = post(map[string]any{"request_type": "container", "request_number": "MSCU1234566", "auto_detect_vocc_scac": true})
+	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusCreated || a["scac"] != "MSCU" {
+		t.Errorf("auto-detected container: %d %s", r.status, r.body)
+	}
+	r = post(map[string]any{"request_type": "bill_of_lading", "request_number": "MEDUAD771235", "scac": "MSCU", "auto_detect_vocc_scac": true})
+	if r.status != http.StatusCreated {
+		t.Errorf("given scac with the flag: %d %s", r.status, r.body)
+	}
+	for _, c := range []struct {
+		attrs  map[string]any
+		member string
+	}{
+		{map[string]any{"request_type": "bill_of_lading", "request_number": "QQ123456789", "auto_detect_vocc_scac": true}, "auto_detect_vocc_scac"},
+		{map[string]any{"request_type": "bill_of_lading", "request_number": "MEDUAD771236", "auto_detect_vocc_scac": false}, "scac"},
+		{map[string]any{"request_type": "bill_of_lading", "request_number": "MEDUAD771236", "auto_detect_vocc_scac": "yes"}, "auto_detect_vocc_scac"},
+	} {
+		r := post(c.attrs)
+		wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/data/attributes/"+c.member)
+		validate(t, "post-tracking-requests-422", r.body)
+	}
+}

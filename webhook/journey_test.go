@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
+	"shipgraph/rest"
 	"shipgraph/webhook"
 )
 
@@ -114,5 +116,43 @@ func TestTransportEventInsertRaisesOnce(t *testing.T) {
 	if ev.ContainerID == nil || *ev.ContainerID != container || ev.PortID == nil || *ev.PortID != port ||
 		ev.VesselID == nil || *ev.VesselID != vessel || ev.LocationLocode == nil || *ev.LocationLocode != "CNSHA" {
 		t.Errorf("reference object %+v", ev)
+	}
+	// The delivered payload: the reference object is the record, under the
+	// record's id (as /v2/containers/{id}/transport_events lists it), with
+	// its port and vessel.
+	body, err := rest.NotificationPayload(context.Background(), resolve.New(e.Store, resolve.Deps{}), rest.Config{}, e.acme, got[0].id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type linkage struct{ ID, Type string }
+	var doc struct {
+		Data struct {
+			Relationships struct {
+				ReferenceObject struct{ Data linkage } `json:"reference_object"`
+			} `json:"relationships"`
+		} `json:"data"`
+		Included []struct {
+			linkage
+			Relationships map[string]struct{ Data json.RawMessage } `json:"relationships"`
+		} `json:"included"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	if ref := doc.Data.Relationships.ReferenceObject.Data; ref.ID != departed || ref.Type != "transport_event" {
+		t.Errorf("reference_object %+v, want the record %s: %s", ref, departed, body)
+	}
+	var included bool
+	for _, inc := range doc.Included {
+		if inc.Type == "transport_event" {
+			included = inc.ID == departed
+			var l linkage
+			if err := json.Unmarshal(inc.Relationships["vessel"].Data, &l); err != nil || l.ID != vessel {
+				t.Errorf("included transport_event's vessel %+v (%v), want %s: %s", l, err, vessel, body)
+			}
+		}
+	}
+	if !included {
+		t.Errorf("the record %s is not included: %s", departed, body)
 	}
 }

@@ -157,3 +157,28 @@ export function describe(e: unknown): string {
   }
   return e.message;
 }
+
+/** getJSON reads a /v2 resource (e.g. a container's map_geojson) with the
+ * key, answers kept by ETag like the queries'. */
+export async function getJSON<T>(path: string): Promise<T> {
+  const headers: Record<string, string> = { Accept: "application/json, application/vnd.api+json", Authorization: `Token ${key}` };
+  const hit = cache.get(path);
+  if (hit) headers["If-None-Match"] = hit.etag;
+  let res: Response;
+  traffic.requests++;
+  try {
+    res = await fetch(path, { headers, cache: "no-store", credentials: "omit" });
+  } catch {
+    throw new ApiError("The server could not be reached.", 0, "", 5);
+  }
+  if (res.status === 304 && hit) {
+    traffic.notModified++;
+    return hit.data as T;
+  }
+  const text = await res.text();
+  if (!res.ok) throw new ApiError(messageOf(text) || res.statusText, res.status, "", retryAfter(res));
+  const json = JSON.parse(text) as T;
+  const etag = res.headers.get("ETag");
+  if (etag) cache.set(path, { etag, data: json });
+  return json;
+}

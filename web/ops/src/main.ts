@@ -1,7 +1,9 @@
 // The operations page: tiles, the shipments table with its containers, the
 // container panel and live updates, on the public GraphQL API only.
-import { ApiError, describe, mutate, query, setKey, traffic } from "./api";
+import { ApiError, describe, getJSON, mutate, query, setKey, traffic } from "./api";
 import { Live, type ChangeEvent, type LiveState } from "./live";
+import { routeMap, timeline, type JourneyEvent, type RouteGeoJSON } from "./journey";
+import { ContainerMap, stateWords, type MapContainer, type MarkState } from "./map";
 
 const KEY = "shipgraph.apiKey";
 const PAGE_SIZE = 10;
@@ -18,7 +20,7 @@ interface Shipment {
 interface ShipmentsAnswer {
   shipments: { totalCount: number; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }; edges: { cursor: string; node: Shipment }[] };
 }
-interface Group { status?: string | null; lastFreeDay?: string | null; etaWeek?: string | null; podTerminal?: Terminal | null; count: number }
+interface Group { portOfDischarge?: { id: string; name: string } | null; status?: string | null; lastFreeDay?: string | null; etaWeek?: string | null; podTerminal?: Terminal | null; count: number }
 interface TilesAnswer { byStatus: Group[]; byLastFreeDay: Group[]; holds: Group[] }
 interface FieldValue { id: string; apiSlug: string; value: unknown; displayValue: string | null }
 interface FieldDef { id: string; apiSlug: string; displayName: string; dataType: string; options: { value: string; label: string }[] }
@@ -41,6 +43,7 @@ const state = {
   live: null as Live | null,
   retryTimer: 0,
   firstRender: false,
+  map: null as ContainerMap | null,
 };
 
 function setData(name: string, value: string | number): void {
@@ -178,31 +181,122 @@ function tile(id: string, title: string, entries: TileEntry[], marks: boolean, e
   }
 }
 
+/** TOP_PORTS is how many ports the arrivals tile names; the rest are summed. */
+const TOP_PORTS = 4;
+
+type ArrivalsAnswer = { arrivals: Group[] } & Record<string, Group[]>;
+
 async function loadTiles(marks: boolean): Promise<void> {
   const week = monday();
   const to = new Date(Date.parse(week + "T00:00:00Z") + 7 * 86400e3).toISOString();
+  const today = Date.parse(new Date().toISOString().slice(0, 10) + "T00:00:00Z");
+  const days: Record<string, string> = {};
+  for (let i = 0; i <= 14; i++) days[`d${i}`] = new Date(today + i * 86400e3).toISOString();
   const [{ data, fresh }, arr] = await Promise.all([
     query<TilesAnswer>("OpsTiles"),
-    query<{ arrivals: Group[] }>("OpsArrivals", { from: week + "T00:00:00Z", to }),
+    query<ArrivalsAnswer>("OpsArrivals", { from: week + "T00:00:00Z", to, ...days }),
   ]);
   countTraffic();
   if (fresh || !document.getElementById("tile-status")) containerTiles(data, marks);
   if (arr.fresh || !document.getElementById("tile-arrivals")) {
-    tile("tile-arrivals", `Shipments arriving this week (from ${week})`, arr.data.arrivals
-      .map((g) => ({ key: `arrivals:${g.podTerminal?.id ?? "unknown"}`, label: g.podTerminal?.name ?? "Terminal not known", value: g.count })), marks, "None this week");
+    // The busiest ports by name, the others as one line: a glance, not a list.
+    const byPort = arr.data.arrivals.slice().sort((a, b) => b.count - a.count || (a.portOfDischarge?.name ?? "~").localeCompare(b.portOfDischarge?.name ?? "~"));
+    const entries = byPort.slice(0, TOP_PORTS).map((g) => ({ key: `arrivals:${g.portOfDischarge?.id ?? "unknown"}`, label: g.portOfDischarge?.name ?? "Port not known", value: g.count }));
+    const rest = byPort.slice(TOP_PORTS);
+    if (rest.length) entries.push({ key: "arrivals:other", label: `${rest.length} other port${rest.length === 1 ? "" : "s"}`, value: rest.reduce((n, g) => n + g.count, 0) });
+    tile("tile-arrivals", `Shipments arriving this week (from ${week}), by port`, entries, marks, "None this week");
+    const perDay = Array.from({ length: 14 }, (_, i) => ({
+      day: days[`d${i}`].slice(0, 10),
+      count: (arr.data[`day${i}`] ?? []).reduce((n, g) => n + g.count, 0),
+    }));
+    const from = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short" }).format(new Date(today));
+    put($("chart-arrivals-title"), `Shipments arriving per day, next 14 days (from today, ${from}; UTC days)`, false);
+    barChart($("chart-arrivals"), perDay, "Shipments arriving per day, next 14 days");
   }
+}
+
+/** barChart draws counts per day as SVG bars, with the numbers as text
+ * (and a table for screen readers): 14 bars need no charting library. */
+function barChart(host: HTMLElement, data: { day: string; count: number }[], title: string): void {
+  const W = 520, H = 96, top = 16, bottom = 18;
+  const max = Math.max(1, ...data.map((d) => d.count));
+  const bw = W / data.length;
+  const ns = "http://www.w3.org/2000/svg";
+  const s = document.createElementNS(ns, "svg");
+  s.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  s.setAttribute("aria-hidden", "true");
+  data.forEach((d, i) => {
+    const h = ((H - top - bottom) * d.count) / max;
+    const r = document.createElementNS(ns, "rect");
+    r.setAttribute("x", (i * bw + 3).toFixed(1));
+    r.setAttribute("y", (H - bottom - h).toFixed(1));
+    r.setAttribute("width", (bw - 6).toFixed(1));
+    r.setAttribute("height", h.toFixed(1));
+    r.setAttribute("data-day", d.day);
+    r.setAttribute("data-count", String(d.count));
+    const v = document.createElementNS(ns, "text");
+    v.setAttribute("x", (i * bw + bw / 2).toFixed(1));
+    v.setAttribute("y", (H - bottom - h - 3).toFixed(1));
+    v.setAttribute("class", "value");
+    v.textContent = d.count ? String(d.count) : "";
+    const l = document.createElementNS(ns, "text");
+    l.setAttribute("x", (i * bw + bw / 2).toFixed(1));
+    l.setAttribute("y", String(H - 5));
+    l.textContent = String(Number(d.day.slice(8)));
+    if (i === 0) l.setAttribute("class", "today");
+    s.append(r, v, l);
+  });
+  const table = el("table", { class: "sr-only" }, el("caption", {}, title),
+    el("tr", {}, el("th", { scope: "col" }, "Day"), el("th", { scope: "col" }, "Shipments")),
+    ...data.map((d) => el("tr", {}, el("th", { scope: "row" }, d.day), el("td", {}, String(d.count)))));
+  host.replaceChildren(s, table);
 }
 
 function containerTiles(data: TilesAnswer, marks: boolean): void {
   tile("tile-status", "Containers by status", data.byStatus.map((g) => ({ key: `status:${g.status ?? "UNKNOWN"}`, label: status(g.status), value: g.count })), marks, "No containers");
   const lfd = new Map(data.byLastFreeDay.map((g) => [g.lastFreeDay, g.count]));
-  tile("tile-lfd", "Last free days (containers not yet out)", [
+  tile("tile-lfd", "Last free days (not yet out)", [
     { key: "lfd:OVERDUE", label: "Overdue", value: lfd.get("OVERDUE") ?? 0 },
     { key: "lfd:TODAY", label: "Today", value: lfd.get("TODAY") ?? 0 },
     { key: "lfd:NEXT_3_DAYS", label: "Next three days", value: lfd.get("NEXT_3_DAYS") ?? 0 },
   ], marks, "");
   const holds = data.holds.reduce((n, g) => n + g.count, 0);
   tile("tile-holds", "Holds", [{ key: "holds:total", label: "Containers with holds", value: holds }], marks, "");
+}
+
+// ---------------------------------------------------------------- map
+
+interface MapAnswer { containers: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: MapContainer[] } }
+
+async function loadMap(): Promise<void> {
+  const all: MapContainer[] = [];
+  let after: string | null = null;
+  let total = 0;
+  let fresh = false;
+  // Pages of 100 until the last: a few hundred containers in flight is the
+  // everyday case; each page is its own cached GET (304 when unchanged).
+  for (let i = 0; i < 50; i++) {
+    const r: { data: MapAnswer; fresh: boolean } = await query<MapAnswer>("OpsMap", after ? { after } : {});
+    fresh ||= r.fresh;
+    total = r.data.containers.totalCount;
+    all.push(...r.data.containers.nodes);
+    if (!r.data.containers.pageInfo.hasNextPage) break;
+    after = r.data.containers.pageInfo.endCursor;
+  }
+  countTraffic();
+  if (!fresh && state.map) return;
+  if (!state.map) {
+    state.map = new ContainerMap((id, shipmentId, opener) => openPanel(id, shipmentId, opener as HTMLElement));
+    $("map").replaceChildren(state.map.svg);
+  }
+  const { counts, unplaced } = state.map.draw(all);
+  const legend = $("map-legend");
+  legend.replaceChildren(...(Object.keys(stateWords) as MarkState[]).map((k) =>
+    el("li", { "data-state": k }, el("span", { class: "swatch", "aria-hidden": "true" }), `${stateWords[k]}: `, el("strong", { "data-count": k }, String(counts[k])))));
+  const placed = all.length - unplaced;
+  put($("map-summary"), `${placed} of ${total} containers not yet picked up on the map${unplaced ? `; ${unplaced} without a known place` : ""}.`, false);
+  setData("mapMarkers", placed);
+  setData("mapTotal", total);
 }
 
 // ---------------------------------------------------------------- table
@@ -346,11 +440,11 @@ interface ContainerAnswer {
     holdsAtPodTerminal: Hold[]; feesAtPodTerminal: { type: string; amount: number; currencyCode: string }[]; podTerminal: Terminal | null;
     customFields: FieldValue[];
     documents: { id: string; name: string; fileName: string; documentType: string; downloadUrl: string | null }[];
-    transportEvents: { id: string; event: string; timestamp: string | null; timezone: string | null; locationLocode: string | null; voyageNumber: string | null; location: { name: string; code: string } | null; vessel: { name: string } | null }[];
+    transportEvents: JourneyEvent[];
     shipment: {
       id: string; billOfLadingNumber: string; shippingLineShortName: string; portOfLadingName: string | null; portOfLadingLocode: string | null;
       portOfDischargeName: string | null; portOfDischargeLocode: string | null; destinationName: string | null; destinationLocode: string | null;
-      podVesselName: string | null; podVoyageNumber: string | null; polEtdAt: string | null; polAtdAt: string | null; podEtaAt: string | null; podAtaAt: string | null;
+      podVesselName: string | null; podVoyageNumber: string | null; polEtdAt: string | null; polAtdAt: string | null; podEtaAt: string | null; podOriginalEtaAt: string | null; podAtaAt: string | null;
       customFields: FieldValue[];
     };
   };
@@ -412,6 +506,25 @@ async function loadPanel(focus: boolean): Promise<void> {
     ["Available for pickup", !c.availabilityKnown ? "Not reported" : c.availableForPickup ? "Yes" : "No"],
     ["Location", c.locationAtPodTerminal ?? "Not reported"],
   ]));
+  parts.push(el("h3", {}, "Journey"));
+  const vessel = s.podVesselName ? ` by ${s.podVesselName}${s.podVoyageNumber ? ` ${s.podVoyageNumber}` : ""}` : "";
+  const eta = s.podEtaAt ? `, ETA ${day(s.podEtaAt)}` : "";
+  const firstEta = s.podOriginalEtaAt && s.podEtaAt && day(s.podOriginalEtaAt) !== day(s.podEtaAt) ? ` (first ETA ${day(s.podOriginalEtaAt)})` : "";
+  parts.push(el("ol", { class: "route", "aria-label": "Route" },
+    el("li", {}, `${s.portOfLadingName ?? s.portOfLadingLocode ?? "Port of lading not known"}${s.polAtdAt ? `, left ${day(s.polAtdAt)}` : s.polEtdAt ? `, leaves ${day(s.polEtdAt)}` : ""}`),
+    el("li", {}, `${s.portOfDischargeName ?? s.portOfDischargeLocode ?? "Port of discharge not known"}${vessel}${s.podAtaAt ? `, arrived ${day(s.podAtaAt)}` : eta + firstEta}`),
+    ...(s.destinationName || s.destinationLocode ? [el("li", {}, s.destinationName ?? s.destinationLocode ?? "")] : []),
+  ));
+  const mapHost = el("div", { id: "route-map", class: "route-host" });
+  parts.push(mapHost);
+  const items = timeline(c.transportEvents, { locode: s.portOfDischargeLocode, at: s.podOriginalEtaAt });
+  parts.push(items.length
+    ? el("ol", { class: "timeline", "aria-label": "Milestones, oldest first" }, ...items.map((it) => el("li", { "data-kind": it.estimated ? "estimated" : "actual", ...(it.was.length ? { "data-changed-estimate": "" } : {}) },
+      el("time", it.at ? { datetime: it.at } : {}, when(it.at, it.timezone)),
+      ...(it.was.length ? [el("span", { class: "was" }, "was ", ...it.was.map((w) => el("del", {}, when(w, it.timezone))))] : []),
+      el("span", { class: "what" }, it.text),
+      ...(it.estimated ? [el("span", { class: "est" }, it.was.length ? " estimate changed" : " estimated")] : []))))
+    : el("p", {}, "No milestones yet."));
   parts.push(el("h3", {}, "Holds"));
   parts.push(c.holdsAtPodTerminal.length
     ? el("ul", {}, ...c.holdsAtPodTerminal.map((h) => el("li", {}, `${h.name}: ${h.status.toLowerCase()}${h.description ? ` (${h.description})` : ""}`)))
@@ -431,21 +544,9 @@ async function loadPanel(focus: boolean): Promise<void> {
       ? el("a", { href: doc.downloadUrl, download: doc.fileName, rel: "noreferrer" }, `${doc.name} (${doc.documentType})`)
       : `${doc.name} (${doc.documentType}, no file)`)))
     : el("p", {}, "No documents."));
-  parts.push(el("h3", {}, "Route"));
-  const vessel = s.podVesselName ? ` by ${s.podVesselName}${s.podVoyageNumber ? ` ${s.podVoyageNumber}` : ""}` : "";
-  parts.push(el("ol", { class: "route", "aria-label": "Route" },
-    el("li", {}, `${s.portOfLadingName ?? s.portOfLadingLocode ?? "Port of lading not known"}${s.polAtdAt ? `, left ${day(s.polAtdAt)}` : s.polEtdAt ? `, leaves ${day(s.polEtdAt)}` : ""}`),
-    el("li", {}, `${s.portOfDischargeName ?? s.portOfDischargeLocode ?? "Port of discharge not known"}${vessel}${s.podAtaAt ? `, arrived ${day(s.podAtaAt)}` : s.podEtaAt ? `, ETA ${day(s.podEtaAt)}` : ""}`),
-    ...(s.destinationName || s.destinationLocode ? [el("li", {}, s.destinationName ?? s.destinationLocode ?? "")] : []),
-  ));
-  parts.push(el("h3", {}, "Transport events"));
-  parts.push(c.transportEvents.length
-    ? el("ol", { class: "timeline", "aria-label": "Transport events, oldest first" }, ...c.transportEvents.map((t) => el("li", {},
-      el("time", t.timestamp ? { datetime: t.timestamp } : {}, when(t.timestamp, t.timezone)),
-      `${t.event.replace(/^container\.transport\./, "").replace(/_/g, " ")}${t.location ? ` at ${t.location.name}` : t.locationLocode ? ` at ${t.locationLocode}` : ""}${t.vessel ? `, ${t.vessel.name}${t.voyageNumber ? ` ${t.voyageNumber}` : ""}` : ""}`)))
-    : el("p", {}, "No transport events yet."));
   $("panel-body").replaceChildren(...parts);
   if (focus) $("panel").focus();
+  void loadRoute(open, c.id);
 }
 
 /** fieldsForm renders the custom fields of one record, each with its editor. */
@@ -527,17 +628,34 @@ function readEditor(def: FieldDef, input: HTMLInputElement | HTMLSelectElement):
   return raw;
 }
 
+/** loadRoute draws the open panel's route map from /v2 map_geojson. */
+async function loadRoute(open: NonNullable<typeof state.panel>, id: string): Promise<void> {
+  let fc: RouteGeoJSON;
+  try {
+    fc = await getJSON<RouteGeoJSON>(`/v2/containers/${encodeURIComponent(id)}/map_geojson`);
+  } catch (e) {
+    if (state.panel === open) document.getElementById("route-map")?.replaceChildren(el("p", {}, `Route map: ${describe(e)}`));
+    return;
+  }
+  countTraffic();
+  const host = document.getElementById("route-map");
+  if (state.panel !== open || !host) return;
+  const m = routeMap(fc);
+  host.replaceChildren(m ?? el("p", {}, "No places of this journey are known yet."));
+}
+
 // ---------------------------------------------------------------- live
 
-let pending = { tiles: false, page: false, panel: false };
+let pending = { tiles: false, page: false, panel: false, map: false };
 let flushTimer = 0;
 
 function onChange(ev: ChangeEvent): void {
   setData("lastLogId", ev.logId ?? "");
   setData("events", Number(body.dataset.events ?? 0) + 1);
   if (ev.operation === "RESYNC") {
-    pending = { tiles: true, page: true, panel: true };
+    pending = { tiles: true, page: true, panel: true, map: true };
   } else {
+    if (ev.type === "CONTAINER" || ev.type === "SHIPMENT" || ev.type === "TRANSPORT_EVENT") pending.map = true;
     if (ev.type === "CONTAINER" || ev.type === "SHIPMENT") pending.tiles = true;
     if ((ev.type === "CONTAINER" && (state.visibleContainers.has(ev.id ?? "") || state.visibleShipments.has(ev.parentId ?? "") || ev.operation !== "UPDATE")) ||
       (ev.type === "SHIPMENT" && (state.visibleShipments.has(ev.id ?? "") || ev.operation !== "UPDATE"))) pending.page = true;
@@ -551,12 +669,12 @@ function onChange(ev: ChangeEvent): void {
 
 async function flush(): Promise<void> {
   const p = pending;
-  pending = { tiles: false, page: false, panel: false };
+  pending = { tiles: false, page: false, panel: false, map: false };
   try {
-    await Promise.all([p.tiles ? loadTiles(true) : null, p.page ? loadPage(true) : null, p.panel ? loadPanel(false) : null]);
+    await Promise.all([p.tiles ? loadTiles(true) : null, p.page ? loadPage(true) : null, p.panel ? loadPanel(false) : null, p.map ? loadMap() : null]);
   } catch (e) {
     fail(e, () => {
-      pending = { tiles: true, page: true, panel: true };
+      pending = { tiles: true, page: true, panel: true, map: true };
       void flush();
     });
   }
@@ -603,7 +721,7 @@ async function start(key: string): Promise<void> {
     $("key-section").hidden = true;
     $("main").hidden = false;
     $("forget-key").hidden = false;
-    await Promise.all([loadTiles(false), loadPage(false), loadFilterOptions()]);
+    await Promise.all([loadTiles(false), loadPage(false), loadFilterOptions(), loadMap()]);
     if (!state.firstRender) {
       state.firstRender = true;
       performance.mark("ops-first-render");
@@ -618,6 +736,11 @@ async function start(key: string): Promise<void> {
 }
 
 function init(): void {
+  // The panel starts below the header, whose controls it must never cover
+  // (the header wraps to more lines when narrow or zoomed). Measured in
+  // page coordinates: a resize may come while the page is scrolled.
+  const head = document.querySelector<HTMLElement>("header.top")!;
+  new ResizeObserver(() => document.documentElement.style.setProperty("--head-h", `${head.getBoundingClientRect().bottom + window.scrollY}px`)).observe(head);
   $<HTMLFormElement>("key-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const k = $<HTMLInputElement>("api-key").value.trim();
