@@ -100,8 +100,18 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	// The counters' row triggers are off too: counters_recount counts
 	// everything once at the end (migration 00024).
 	seedCount(ctx)
-	if _, err := tx.ExecContext(ctx, "SELECT set_config('shipgraph.notify', 'off', true), set_config('shipgraph.counters', 'off', true)"); err != nil {
-		return nil, Stats{}, fmt.Errorf("seed: %w", err)
+	// SET LOCAL rather than set_config: on a Citus coordinator,
+	// citus.propagate_set_commands = local sends SET LOCAL (only) on to
+	// the workers, where the shards' triggers read these settings; on
+	// plain PostgreSQL the citus.* setting is an inert placeholder.
+	for _, set := range []string{
+		"SET LOCAL citus.propagate_set_commands = 'local'",
+		"SET LOCAL shipgraph.notify = 'off'",
+		"SET LOCAL shipgraph.counters = 'off'",
+	} {
+		if _, err := tx.ExecContext(ctx, set); err != nil {
+			return nil, Stats{}, fmt.Errorf("seed: %w", err)
+		}
 	}
 	s := &seeder{ctx: ctx, conn: conn, q: counted{tx}}
 
