@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"shipgraph/carrier/sim"
+	"shipgraph/carrier/sim/simtest"
 	"shipgraph/db/dbtest"
 )
 
@@ -25,8 +27,11 @@ func TestBrowserMCPClients(t *testing.T) {
 	}
 	url := dbtest.NewDB(t)
 	keys := seedKeys(t, url, "20")
-	base := serve(t, "--database-url", url)
-	budget := serve(t, "--database-url", url, "--cost-budget", "60")
+	// track_container's line must be one a carrier connection serves (an
+	// unserved SCAC is refused at create): the simulator serves MAEU.
+	carriers := "MAEU=" + simtest.Start(t, sim.Options{Seed: 11}, time.Time{}).URL + "/MAEU"
+	base := serve(t, "--database-url", url, "--carriers", carriers)
+	budget := serve(t, "--database-url", url, "--cost-budget", "60", "--carriers", carriers)
 	bin := filepath.Join(t.TempDir(), "shipgraph")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v %s", err, out)

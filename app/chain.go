@@ -128,11 +128,16 @@ func NewChain(store *db.DB, c ChainConfig) *Chain {
 	deps := c.Resolver
 	deps.Files, deps.Shared = c.Files, c.Shared
 	ch.Resolver = resolve.New(store, deps)
+	if c.ResponseCacheBytes > 0 {
+		ch.cache = httpapi.NewResponseCache(store, ch.Listener, respcache.New(c.ResponseCacheBytes, c.ResponseCacheMaxAge), log)
+		// A subscriber that refetches on an event must not be answered
+		// from before it: the cache reads a change before the hub sends it.
+		c.Live.Before = ch.cache.Wait
+	}
 	ch.hub = live.New(store, ch.Listener, c.Live, log)
 	ch.keys = httpapi.NewKeyCache(store, ch.Listener, log, c.KeyCache, c.KeyCachePing)
 	parts := httpapi.Parts{Resolver: ch.Resolver, Live: ch.hub, Keys: ch.keys}
-	if c.ResponseCacheBytes > 0 {
-		ch.cache = httpapi.NewResponseCache(store, ch.Listener, respcache.New(c.ResponseCacheBytes, c.ResponseCacheMaxAge), log)
+	if ch.cache != nil {
 		parts.Cache = ch.cache
 	}
 	ch.Handler = httpapi.New(store, c.Config, parts)

@@ -65,7 +65,16 @@ type Config struct {
 	// Shared, when set, also counts MaxPerKey over every instance
 	// (sharedlimit, in Redis); this process' own count is checked first.
 	Shared SharedCount
+	// Before, when set, is called before an account's changes up to pos
+	// are offered to its subscriptions: the response cache drops what
+	// they touched first, so a client that refetches on an event never
+	// reads the answer from before it. Bounded by beforeTimeout; past it
+	// the events go out anyway.
+	Before func(ctx context.Context, account string, pos int64) error
 }
+
+// beforeTimeout bounds Config.Before for one page of events.
+const beforeTimeout = 2 * time.Second
 
 // SharedCount counts subscriptions per key beyond this process. Acquire
 // says whether one more of key may open under max, and returns the release
@@ -503,7 +512,23 @@ func (h *Hub) CatchUp(ctx context.Context, s *Sub) []Event {
 		out = append(out, Event{Change: db.ChangeOf(&changes[i]), at: changes[i].Pos})
 		s.from = changes[i].Pos
 	}
+	if len(out) > 0 {
+		h.before(ctx, s.account, s.from)
+	}
 	return out
+}
+
+// before calls Config.Before for account's changes up to pos, bounded by
+// beforeTimeout.
+func (h *Hub) before(ctx context.Context, account string, pos int64) {
+	if h.cfg.Before == nil {
+		return
+	}
+	bctx, cancel := context.WithTimeout(ctx, beforeTimeout)
+	defer cancel()
+	if err := h.cfg.Before(bctx, account, pos); err != nil {
+		h.log.Debug("live: events sent before the response cache read them", "account", account, "pos", pos, "err", err)
+	}
 }
 
 // readPage is how many changes the reader of an account reads at once.
@@ -566,6 +591,7 @@ func (h *Hub) drain(a *liveAccount) error {
 				events = append(events, Event{Change: db.ChangeOf(c), at: c.Pos})
 				prev = c.Pos
 			}
+			h.before(ctx, a.id, prev)
 			h.mu.Lock()
 			for _, e := range events {
 				for s := range a.subs {
