@@ -183,7 +183,7 @@ func Derive(c *Change) []Event {
 				Payload: estimatedPayload(c)}}
 		}
 	case "document":
-		// Issue 28: a document job's outcome (docproc), from the row's
+		// A document job's outcome (docproc), from the row's
 		// extraction_status; the reference object is the document.
 		if c.Op == "UPDATE" && changed(c, "extraction_status") {
 			to, _ := c.New["extraction_status"].(string)
