@@ -178,22 +178,9 @@ func (db *DB) AccountChangeLogHead(ctx context.Context, accountID string) (int64
 // AccountChangeLogHeads is AccountChangeLogHead of several accounts in
 // one statement (an account with no change is missing).
 func (db *DB) AccountChangeLogHeads(ctx context.Context, accountIDs []string) (map[string]int64, error) {
-	out := make(map[string]int64, len(accountIDs))
 	rows, err := db.read("").QueryContext(ctx, `SELECT account_id::text, pos FROM change_log_heads WHERE account_id = ANY($1::uuid[])`,
 		pq.Array(validUUIDs(accountIDs)))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var a string
-		var pos int64
-		if err := rows.Scan(&a, &pos); err != nil {
-			return nil, mapErr(err)
-		}
-		out[a] = pos
-	}
-	return out, mapErr(rows.Err())
+	return scanHeads(rows, err)
 }
 
 // AccountChangeLogPos is the position in the account's log of the change
@@ -222,6 +209,11 @@ func (db *DB) AccountChangeLogPos(ctx context.Context, accountID string, id int6
 // of changes.
 func (db *DB) ChangeLogHeads(ctx context.Context) (map[string]int64, error) {
 	rows, err := db.read("").QueryContext(ctx, `SELECT account_id::text, pos FROM change_log_heads`)
+	return scanHeads(rows, err)
+}
+
+// scanHeads reads rows of (account_id, pos) into a map by account.
+func scanHeads(rows *sql.Rows, err error) (map[string]int64, error) {
 	if err != nil {
 		return nil, mapErr(err)
 	}

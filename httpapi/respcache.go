@@ -801,11 +801,10 @@ func (f *cacheFeed) wait(ctx context.Context, account string, pos int64) error {
 			return nil
 		}
 		if account != "" {
-			f.mu.Lock()
-			f.dirty[account] = struct{}{}
-			f.mu.Unlock()
+			f.wakeAccount(account)
+		} else {
+			f.kick()
 		}
-		f.kick()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
