@@ -287,16 +287,23 @@ func (db *DB) UpdateCustomFieldOption(ctx context.Context, accountID, definition
 		if opt.Value == old.Value {
 			return nil
 		}
-		_, err = q.ExecContext(ctx, `UPDATE custom_fields cf SET
-				value = CASE jsonb_typeof(cf.value)
-					WHEN 'array' THEN (
-						SELECT jsonb_agg(CASE WHEN v.value = $2 THEN $3 ELSE v.value END ORDER BY v.n)
-						FROM jsonb_array_elements_text(cf.value) WITH ORDINALITY AS v(value, n))
-					ELSE to_jsonb($3::text) END,
-				updated_at = now()
-			WHERE `+optionInUse+` AND cf.account_id = $4`,
-			definitionID, old.Value, opt.Value, accountID)
-		return mapErr(err)
+		// The values that use the option take its new value: arrays
+		// (enum_multi) element by element, in place, then single values
+		// (enum). Two statements rather than one CASE on the value's type:
+		// Citus refuses a function that is not immutable (jsonb_agg,
+		// to_jsonb) inside CASE in a write.
+		for _, set := range []string{
+			`value = (SELECT jsonb_agg(CASE WHEN v.value = $2 THEN $3 ELSE v.value END ORDER BY v.n)
+				FROM jsonb_array_elements_text(cf.value) WITH ORDINALITY AS v(value, n))
+			WHERE jsonb_typeof(cf.value) = 'array' AND `,
+			`value = to_jsonb($3::text) WHERE jsonb_typeof(cf.value) <> 'array' AND `,
+		} {
+			if _, err := q.ExecContext(ctx, `UPDATE custom_fields cf SET updated_at = now(), `+set+optionInUse+` AND cf.account_id = $4`,
+				definitionID, old.Value, opt.Value, accountID); err != nil {
+				return mapErr(err)
+			}
+		}
+		return nil
 	})
 	return opt, err
 }
