@@ -82,42 +82,6 @@ func (s *server) deleteDefinition(w http.ResponseWriter, r *http.Request) {
 	writeDocument(w, r, http.StatusOK, b.document(b.definitionResource(d), nil, nil))
 }
 
-// oneOf reads a required string attribute that must be one of values (any
-// case), returned in the values' spelling.
-func (a attributes) oneOf(name string, values []string) (string, error) {
-	v, err := a.text(name, true)
-	if err != nil {
-		return "", err
-	}
-	for _, x := range values {
-		if strings.EqualFold(x, *v) {
-			return x, nil
-		}
-	}
-	return "", attrError(name, "%s must be one of %s", name, strings.Join(values, ", "))
-}
-
-// nullableText reads an optional string attribute that may be null: set
-// reports whether it was given at all.
-func (a attributes) nullableText(name string) (v *string, set bool, err error) {
-	raw, ok := a[name]
-	if !ok {
-		return nil, false, nil
-	}
-	if isNull(raw) {
-		return nil, true, nil
-	}
-	v, err = a.text(name, false)
-	return v, true, err
-}
-
-// raw returns a JSON attribute as given (null included); set reports
-// whether it was given.
-func (a attributes) raw(name string) (model.JSON, bool) {
-	v, ok := a[name]
-	return model.JSON(v), ok
-}
-
 func definitionInput(attrs attributes) (in model.CustomFieldDefinitionInput, err error) {
 	et, err := attrs.oneOf("entity_type", model.EntityTypes.Values())
 	if err != nil {
