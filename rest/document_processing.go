@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // Documents that are processed:
@@ -71,21 +72,20 @@ func (s *server) relinkDocument(w http.ResponseWriter, r *http.Request) {
 func (s *server) rotateDocument(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := who(r)
-	attrs, err := writeBody(r, processEndpoint, "document")
-	if err != nil {
+	if _, err := parseParams(r, processEndpoint); err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	attrs, bad := writeBody(r, "document")
+	c := resolve.RotateDocument{ID: r.PathValue("id")}
 	deg, _, err := attrs.integer("degrees")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	d := 0
 	if deg != nil {
-		d = *deg
+		c.Degrees = *deg
 	}
-	if err := s.res.RotateDocument(ctx, p, r.PathValue("id"), d); err != nil {
+	// degrees of the wrong type is answered before the document is looked
+	// up, as the body's shape is.
+	c.Invalid = firstErr(bad, resolve.Malformed(err))
+	if err := s.res.RotateDocument(ctx, p, c); err != nil {
 		WriteError(w, r, jobError(err))
 		return
 	}

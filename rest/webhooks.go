@@ -74,13 +74,13 @@ func (s *server) getWebhook(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
-	attrs, err := writeBody(r, webhookItem, "webhook")
-	if err != nil {
+	if _, err := parseParams(r, webhookItem); err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	attrs, bad := writeBody(r, "webhook")
 	in, invalid := webhookInput(attrs)
-	wh, err := s.res.CreateWebhook(r.Context(), who(r), resolve.CreateWebhook{Input: in, Invalid: invalid})
+	wh, err := s.res.CreateWebhook(r.Context(), who(r), resolve.CreateWebhook{Input: in, Invalid: firstErr(bad, invalid)})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -92,13 +92,14 @@ func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) {
-	attrs, err := writeBody(r, webhookItem, "webhook")
-	if err != nil {
+	if _, err := parseParams(r, webhookItem); err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	attrs, bad := writeBody(r, "webhook")
 	c := resolve.UpdateWebhook{ID: r.PathValue("id")}
 	c.Patch, c.RotateSecret, c.Invalid = webhookPatch(attrs)
+	c.Invalid = firstErr(bad, c.Invalid)
 	wh, err := s.res.UpdateWebhook(r.Context(), who(r), c)
 	if err != nil {
 		WriteError(w, r, err)
