@@ -61,27 +61,17 @@ func (s *server) triggerWebhook(w http.ResponseWriter, r *http.Request) {
 // sends (a JSON:API document: the notification, its reference object
 // included), or nil when event is not one Shipgraph raises.
 func (s *server) examplePayload(r *http.Request, event string) []byte {
-	cats, err := s.res.WebhookEvents(r.Context(), who(r))
-	if err != nil {
+	examples, err := s.res.WebhookExamples(r.Context(), who(r), event)
+	if err != nil || event == "" || len(examples) != 1 {
 		return nil
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
 	b.withIncluded = true
-	i := 0
-	for _, c := range cats {
-		for _, e := range c.Events {
-			i++
-			if e.Name != event {
-				continue
-			}
-			res, ref := b.exampleNotification(i, e.Name, e.ObjectType)
-			b.include(ref)
-			out, err := b.document(res, nil, nil).appendJSON(nil)
-			if err != nil {
-				return nil
-			}
-			return out
-		}
+	res, ref := b.exampleNotification(examples[0])
+	b.include(ref)
+	out, err := b.document(res, nil, nil).appendJSON(nil)
+	if err != nil {
+		return nil
 	}
-	return nil
+	return out
 }
