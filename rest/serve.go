@@ -163,3 +163,14 @@ func writeBody(r *http.Request, typ string) (attributes, error) {
 	attrs, err := readAttributes(r, typ)
 	return attrs, resolve.Malformed(err)
 }
+
+// firstErr is the first error of errs that is not nil: a write's body
+// error before its attributes' errors.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
