@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"shipgraph/model"
@@ -31,8 +32,13 @@ func accepted(w http.ResponseWriter) {
 
 // jobError answers what the resolver layer refuses of the document itself
 // (no file, not an image: EINVALID without a member) as the OpenAPI
-// document's 422, not as a malformed request's 400.
+// document's 422, not as a malformed request's 400. An error of the HTTP
+// layer (a body it could not read: 400, 413, 415) keeps its status.
 func jobError(err error) error {
+	var se *statusError
+	if errors.As(err, &se) {
+		return err
+	}
 	if e, ok := model.AsError(err); ok && e.Code == model.EINVALID && e.Field == "" && e.Pointer == "" && e.Parameter == "" {
 		return &statusError{status: http.StatusUnprocessableEntity, err: e}
 	}

@@ -561,6 +561,9 @@ func TestWriteErrorOrder(t *testing.T) {
 	rotate := "/v2/documents/" + unknown + "/rotate"
 	wantError(t, e.do("acme/member", "POST", rotate, `{"degrees": "x"}`), http.StatusUnprocessableEntity, "pointer", "/data/attributes/degrees")
 	wantError(t, e.do("acme/member", "POST", rotate, `{"degrees": 45}`), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/member", "POST", rotate, `{"degrees": 90}`, "Content-Type", "text/plain"), http.StatusUnsupportedMediaType, "", "")
+	wantError(t, e.do("acme/member", "POST", rotate, "{\"degrees\": \"\xff\"}"), http.StatusBadRequest, "", "")
+	wantError(t, e.do("acme/member", "POST", rotate, `{"data": 5}`), http.StatusBadRequest, "pointer", "/data")
 	// Webhooks are an admin's: a member's malformed body is still a 400
 	// first, a well-formed one the role's 403.
 	wantError(t, e.do("acme/member", "POST", "/v2/webhooks", `{"data": 5}`), http.StatusBadRequest, "pointer", "/data")
