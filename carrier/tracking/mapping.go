@@ -144,7 +144,7 @@ func str(s string) *string {
 
 func tm(t time.Time) *time.Time { return &t }
 
-// outcome is a carrier's answer mapped for db.ApplyTrackingPoll.
+// outcome is a carrier's answer mapped for the poll's write (apply.go).
 type outcome struct {
 	status   string // created, awaiting_manifest
 	shipment *db.PolledShipment
