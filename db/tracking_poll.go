@@ -488,7 +488,6 @@ SELECT (SELECT count(*) FROM ins) + 0 * (SELECT count(*) FROM upd)`, pq.StringAr
 	return n, err
 }
 
-
 func timesOf(n int, get func(i int) *time.Time) []sql.NullTime {
 	out := make([]sql.NullTime, n)
 	for i := range out {
@@ -630,7 +629,11 @@ type EventInsert struct {
 // its transport event: a poll repeated adds nothing. An estimate the
 // container holds already as a transport event (same event, time and
 // place: a carrier that publishes it again under a new id) adds its raw
-// event only. It returns the number of raw events inserted.
+// event only. It returns the number of raw events inserted. Each row's
+// raw event id is drawn beforehand, so that its transport event needs no
+// join with the raw events inserted: a raw event another transaction
+// inserted meanwhile fails the statement (the transport event's key to
+// it), and the poll, retried, finds it stored.
 func (t *TrackingTx) Events(es []EventInsert) (int, error) {
 	if len(es) == 0 {
 		return 0, nil
@@ -655,11 +658,17 @@ func (t *TrackingTx) Events(es []EventInsert) (int, error) {
 	var inserted int
 	err := t.q.QueryRowxContext(t.ctx, `
 WITH input AS (
-    SELECT u.*, c.id AS container_id, s.shipping_line_scac AS scac,
+    SELECT u.*, c.id AS container_id, s.shipping_line_scac AS scac, gen_random_uuid() AS raw_id,
         (SELECT p.id FROM ports p WHERE p.code = u.locode) AS port_id,
+        (SELECT p.time_zone FROM ports p WHERE p.code = u.locode) AS timezone,
         (SELECT v.id FROM vessels v WHERE v.imo = u.vessel_imo) AS vessel_id,
         (SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
-            WHERE p.code = u.locode AND u.facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1) AS terminal_id
+            WHERE p.code = u.locode AND u.facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1) AS terminal_id,
+        EXISTS (SELECT 1 FROM raw_events x WHERE x.account_id = $1 AND x.container_id = c.id
+            AND x.scac = s.shipping_line_scac AND x.carrier_event_id = u.carrier_event_id) AS stored,
+        (u.estimated AND EXISTS (SELECT 1 FROM transport_events t
+            WHERE t.account_id = $1 AND t.container_id = c.id AND t.event = u.transport_event
+              AND t.event_at IS NOT DISTINCT FROM u.event_at AND t.location_locode IS NOT DISTINCT FROM u.locode)) AS held
     FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::timestamptz[], $9::text[], $10::text[],
         $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::jsonb[], $17::text[])
         AS u(shipment_id, number, carrier_event_id, event, original_event, estimated, event_at, location_name, locode, facility,
@@ -667,27 +676,23 @@ WITH input AS (
     JOIN containers c ON c.account_id = $1 AND c.shipment_id = u.shipment_id AND c.number = u.number
     JOIN shipments s ON s.account_id = $1 AND s.id = u.shipment_id),
 raw AS (
-    INSERT INTO raw_events (account_id, container_id, shipment_id, scac, carrier_event_id, event, original_event, estimated,
+    INSERT INTO raw_events (account_id, id, container_id, shipment_id, scac, carrier_event_id, event, original_event, estimated,
         event_at, timezone, location_name, location_locode, port_id, vessel_id, vessel_name, vessel_imo, voyage_number,
         position, payload)
-    SELECT $1, i.container_id, i.shipment_id, i.scac, i.carrier_event_id, i.event, i.original_event, i.estimated, i.event_at,
-        (SELECT p.time_zone FROM ports p WHERE p.id = i.port_id), i.location_name, i.locode, i.port_id, i.vessel_id,
-        i.vessel_name, i.vessel_imo, i.voyage, i.position, i.payload
-    FROM input i
+    SELECT $1, i.raw_id, i.container_id, i.shipment_id, i.scac, i.carrier_event_id, i.event, i.original_event, i.estimated, i.event_at,
+        i.timezone, i.location_name, i.locode, i.port_id, i.vessel_id, i.vessel_name, i.vessel_imo, i.voyage, i.position, i.payload
+    FROM input i WHERE NOT i.stored
     ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING
-    RETURNING id, container_id, carrier_event_id),
+    RETURNING 1),
 te AS (
     INSERT INTO transport_events (account_id, container_id, shipment_id, raw_event_id, scac, carrier_event_id, event,
         event_at, timezone, location_locode, port_id, terminal_id, vessel_id, voyage_number)
-    SELECT $1, i.container_id, i.shipment_id, r.id, i.scac, i.carrier_event_id, i.transport_event, i.event_at,
-        (SELECT p.time_zone FROM ports p WHERE p.id = i.port_id), i.locode, i.port_id, i.terminal_id, i.vessel_id, i.voyage
-    FROM raw r JOIN input i ON i.container_id = r.container_id AND i.carrier_event_id = r.carrier_event_id
-    WHERE i.transport_event IS NOT NULL
-      AND NOT (i.estimated AND EXISTS (SELECT 1 FROM transport_events t
-          WHERE t.account_id = $1 AND t.container_id = i.container_id AND t.event = i.transport_event
-            AND t.event_at IS NOT DISTINCT FROM i.event_at AND t.location_locode IS NOT DISTINCT FROM i.locode))
+    SELECT $1, i.container_id, i.shipment_id, i.raw_id, i.scac, i.carrier_event_id, i.transport_event, i.event_at,
+        i.timezone, i.locode, i.port_id, i.terminal_id, i.vessel_id, i.voyage
+    FROM input i
+    WHERE NOT i.stored AND i.transport_event IS NOT NULL AND NOT i.held
     ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING
-    RETURNING id)
+    RETURNING 1)
 SELECT (SELECT count(*) FROM raw) + 0 * (SELECT count(*) FROM te)`,
 		t.account, pq.StringArray(ship), pq.StringArray(number), pq.StringArray(id), pq.StringArray(event), pq.StringArray(orig),
 		pq.BoolArray(est), pqTimes(timesOf(n, func(i int) *time.Time { return es[i].EventAt })),
