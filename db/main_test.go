@@ -13,9 +13,10 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/model"
+	"shipgraph/testkit/pg"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // openDB returns a store on a fresh database of its own.
 func openDB(t *testing.T) *db.DB {

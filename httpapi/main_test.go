@@ -20,9 +20,10 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/httpapi"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // instance is one server: a store of its own (its own pool and key
 // listener) on a shared test database, the chain, a real listener on

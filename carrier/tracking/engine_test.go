@@ -18,8 +18,8 @@ import (
 	"shipgraph/carrier/sim"
 	"shipgraph/carrier/tracking"
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
 	"shipgraph/jobs"
+	"shipgraph/testkit/pg"
 )
 
 // env is one test's database, simulator and engines.
@@ -39,13 +39,8 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	ctx := context.Background()
-	url := dbtest.NewDB(t)
-	store, err := db.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	d := pg.New(t, 0)
+	store, url := d.Store, d.URL
 	e0 := &env{}
 	start := time.Now().UTC()
 	e0.clock.Store(&start)
@@ -57,10 +52,7 @@ func newEnv(t testing.TB) *env {
 	t.Cleanup(srv.Close)
 	e := e0
 	e.t, e.store, e.sim, e.url, e.dbURL, e.polled = t, store, s, srv.URL, url, map[string]chan rivertype.JobState{}
-	if err := store.SQL().QueryRowContext(ctx, `INSERT INTO accounts (slug, company_name) VALUES ('trk', 'Tracking')
-		RETURNING id`).Scan(&e.acct); err != nil {
-		t.Fatal(err)
-	}
+	d.One(t, []any{&e.acct}, `INSERT INTO accounts (slug, company_name) VALUES ('trk', 'Tracking') RETURNING id`)
 	return e
 }
 

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/load"
 	"shipgraph/testkit"
 )
 
@@ -218,7 +217,7 @@ func TestTransport(t *testing.T) {
 		}
 		hc := gqlhttp.DefaultHandlerConfig
 		hc.Introspection = false
-		off := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+		off := e.WithGraphQL(t, hc)
 		for _, q := range []string{`{ __schema { queryType { name } } }`, `{ __type(name: "Shipment") { name } }`,
 			`{ viewer { role } __schema { types { name } } }`} {
 			res := off.Do(t, k, q, nil)
