@@ -21,9 +21,9 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/db/replicatest"
-	"shipgraph/sharedlimit/redistest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/redistest"
+	"shipgraph/testkit/replicatest"
 )
 
 // dashboardQuery is the bench's dashboard (../shared/bench), with the

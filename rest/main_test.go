@@ -46,7 +46,6 @@ const publicBase = "https://api.shipgraph.test"
 // testBodyLimit is the server's body limit in tests.
 const testBodyLimit = 4 << 10
 
-
 // env is a seeded database behind a running test server.
 type env struct {
 	t     testing.TB
