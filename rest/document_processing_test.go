@@ -114,7 +114,7 @@ func textPNG(t testing.TB, text string) []byte {
 }
 
 func processingEnv(t *testing.T) (*env, *documentJobs, *files.Store) {
-	fs := openFiles(t, files.Config{Dir: t.TempDir(), Secret: testSecret(t), MaxSize: testFileMax})
+	fs := testkit.OpenFiles(t, files.Config{Dir: t.TempDir(), Secret: testSecret(t), MaxSize: testFileMax})
 	jobs := &documentJobs{}
 	return newEnv(t, envOptions{files: fs, jobs: jobs}), jobs, fs
 }

@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -26,6 +27,7 @@ import (
 	"shipgraph/app"
 	"shipgraph/config"
 	"shipgraph/db"
+	"shipgraph/files"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/httpapi"
 	"shipgraph/load"
@@ -58,6 +60,12 @@ type Options struct {
 	Shipments int
 	Handler   *gqlhttp.HandlerConfig
 	Loader    *load.LoaderConfig
+	// Files, when set, serves document files from a store of its own
+	// (OpenFiles: a temporary directory and a random secret unless set).
+	Files *files.Config
+	// Configure changes the chain's configuration (Config) before it is
+	// built: body limit, public base URL, webhook settings, document jobs.
+	Configure func(*pg.DB, *app.ChainConfig)
 }
 
 // Env is a seeded database (its Store, its demo Keys by "account/role",
@@ -66,6 +74,8 @@ type Options struct {
 type Env struct {
 	*pg.DB
 	Handler http.Handler
+	// Files is the store of document files (Options.Files), or nil.
+	Files *files.Store
 
 	srvOnce sync.Once
 	srv     *httptest.Server
@@ -90,7 +100,38 @@ func New(tb testing.TB, o Options) *Env {
 		lc = *o.Loader
 	}
 	d := pg.New(tb, n)
-	return On(tb, d, Chain(tb, d.Store, hc, lc))
+	c := Config(hc, lc)
+	var fs *files.Store
+	if o.Files != nil {
+		fs = OpenFiles(tb, *o.Files)
+		c.Files = fs
+	}
+	if o.Configure != nil {
+		o.Configure(d, &c)
+	}
+	e := On(tb, d, Start(tb, d.Store, c))
+	e.Files = fs
+	return e
+}
+
+// OpenFiles opens a store of document files with c, in a temporary
+// directory of tb and with a random secret unless c sets them, closed when
+// tb ends.
+func OpenFiles(tb testing.TB, c files.Config) *files.Store {
+	tb.Helper()
+	if c.Dir == "" && c.URL == "" {
+		c.Dir = tb.TempDir()
+	}
+	if c.Secret == nil {
+		c.Secret = make([]byte, 32)
+		_, _ = rand.Read(c.Secret)
+	}
+	fs, err := files.Open(context.Background(), c)
+	if err != nil {
+		tb.Fatalf("files: %v", err)
+	}
+	tb.Cleanup(func() { _ = fs.Close() })
+	return fs
 }
 
 // On is an Env of handler over the database d (another chain over the

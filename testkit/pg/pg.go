@@ -44,18 +44,33 @@ type DB struct {
 // closed when tb ends.
 func New(tb testing.TB, shipments int) *DB {
 	tb.Helper()
-	d := &DB{URL: dbtest.NewDB(tb), Keys: map[string]string{}}
-	d.Store = d.Open(tb)
+	d := At(tb, dbtest.NewDB(tb))
 	if shipments > 0 {
-		tokens, _, err := seed.Run(context.Background(), d.Store, seed.Options{Shipments: shipments, Seed: 1, Now: SeedNow})
-		if err != nil {
-			tb.Fatalf("seed: %v", err)
-		}
-		for _, t := range tokens {
-			d.Keys[t.Account+"/"+t.Role] = t.Key
-		}
+		d.Seed(tb, shipments)
 	}
 	return d
+}
+
+// At is the database at url (a migrated one: a standby's, an embedded
+// server's) with a store open on it, closed when tb ends.
+func At(tb testing.TB, url string) *DB {
+	tb.Helper()
+	d := &DB{URL: url, Keys: map[string]string{}}
+	d.Store = d.Open(tb)
+	return d
+}
+
+// Seed loads the demo data set with shipments shipments (fixed seed and
+// "now") and adds its API keys to Keys.
+func (d *DB) Seed(tb testing.TB, shipments int) {
+	tb.Helper()
+	tokens, _, err := seed.Run(context.Background(), d.Store, seed.Options{Shipments: shipments, Seed: 1, Now: SeedNow})
+	if err != nil {
+		tb.Fatalf("seed: %v", err)
+	}
+	for _, t := range tokens {
+		d.Keys[t.Account+"/"+t.Role] = t.Key
+	}
 }
 
 // Open is another store on the same database, as another process of the
