@@ -9,6 +9,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/webhook"
 )
 
@@ -55,21 +56,8 @@ FROM containers WHERE account_id = $1 AND id = $2 RETURNING id`, account, contai
 // the webhook, in order.
 func (e *env) notified(t testing.TB, hook string) []int64 {
 	t.Helper()
-	rows, err := e.Store.SQL().Query(`SELECT change_id FROM webhook_notifications WHERE webhook_id = $1 AND event = $2 ORDER BY change_id`,
+	return pg.Column[int64](t, e.Store.SQL(), `SELECT change_id FROM webhook_notifications WHERE webhook_id = $1 AND event = $2 ORDER BY change_id`,
 		hook, webhook.EventContainerUpdated)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, id)
-	}
-	return out
 }
 
 func (e *env) lastChange(t testing.TB) int64 {

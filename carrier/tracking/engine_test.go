@@ -429,21 +429,9 @@ func TestEndedVoyageSucceedsThenStops(t *testing.T) {
 	if r.Status != "tracking_stopped" {
 		t.Fatalf("request for an ended voyage: %+v, want tracking_stopped", r)
 	}
-	rows, err := e.store.SQL().Query(`SELECT new ->> 'status' FROM change_log
+	got := pg.Column[string](t, e.store.SQL(), `SELECT new ->> 'status' FROM change_log
 		WHERE account_id = $1 AND record_type = 'tracking_request' AND record_id = $2 AND op = 'UPDATE' AND changed @> '{status}'
 		ORDER BY pos`, e.acct, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var got []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, s)
-	}
 	if strings.Join(got, ",") != "created,tracking_stopped" {
 		t.Errorf("status changes logged: %v, want created then tracking_stopped", got)
 	}

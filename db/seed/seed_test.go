@@ -21,6 +21,7 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
 	"shipgraph/model"
+	"shipgraph/testkit/pg"
 )
 
 // seedNow is the seeds' "today", so runs compare equal whatever the date.
@@ -65,23 +66,7 @@ func queryInt(t *testing.T, q *sql.DB, query string, args ...any) int64 {
 
 func queryStrings(t *testing.T, q *sql.DB, query string, args ...any) []string {
 	t.Helper()
-	rows, err := q.Query(query, args...)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, query)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return pg.Column[string](t, q, query, args...)
 }
 
 // digest is a hash of every row of every seeded table: equal digests mean

@@ -12,6 +12,7 @@ package pg
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
@@ -190,6 +191,33 @@ func (d *DB) Rows(tb testing.TB, query string, args ...any) [][]string {
 			}
 		}
 		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	return out
+}
+
+// Querier is what Column reads through: a *sql.DB, *sql.Conn or *sql.Tx.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Column reads the one column of every row of a query on q.
+func Column[T any](tb testing.TB, q Querier, query string, args ...any) []T {
+	tb.Helper()
+	rows, err := q.QueryContext(context.Background(), query, args...)
+	if err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			tb.Fatalf("%s: %v", query, err)
+		}
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
 		tb.Fatalf("%s: %v", query, err)
