@@ -1,7 +1,6 @@
 package graph_test
 
 import (
-	"encoding/json"
 	"testing"
 
 	"shipgraph/testkit"
@@ -71,11 +70,4 @@ func TestSeeded(t *testing.T) {
 	}
 }
 
-func body(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func body(t *testing.T, v any) []byte { return testkit.JSON(t, v) }

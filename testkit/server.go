@@ -467,3 +467,13 @@ func Refused(tb testing.TB, what string, res *Result, code string) {
 		tb.Errorf("%s: empty message", what)
 	}
 }
+
+// JSON marshals v, failing tb on error: a request body.
+func JSON(tb testing.TB, v any) []byte {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}

@@ -18,7 +18,6 @@ import (
 
 	"shipgraph/carrier/numbers"
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
 	"shipgraph/model"
 	"shipgraph/testkit/pg"
@@ -33,15 +32,7 @@ var seedTables = []string{"ports", "metro_areas", "terminals", "rail_terminals",
 	"email_submissions", "documents", "document_representations", "document_shipments", "document_containers", "document_texts",
 	"custom_fields", "tracking_requests", "vessels", "raw_events", "transport_events"}
 
-func openSeedDB(t *testing.T) *db.DB {
-	t.Helper()
-	d, err := db.Open(context.Background(), dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
+func openSeedDB(t *testing.T) *db.DB { return pg.New(t, 0).Store }
 
 func mustSeed(t *testing.T, d *db.DB, o seed.Options) ([]seed.Token, seed.Stats) {
 	t.Helper()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,14 +16,7 @@ import (
 // Transport tests go over a real HTTP server (127.0.0.1:0) to check status
 // codes, media types and headers as clients see them.
 
-func body(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func body(t *testing.T, v any) []byte { return testkit.JSON(t, v) }
 
 func TestTransport(t *testing.T) {
 	e := testkit.New(t, testkit.Options{Shipments: 6})
