@@ -68,15 +68,18 @@ type Options struct {
 	Configure func(*pg.DB, *app.ChainConfig)
 }
 
-// Env is a seeded database (its Store, its demo Keys by "account/role",
-// and the plain-SQL ground truth of pg.DB) behind the server's handler
-// chain.
+// Env is a seeded database behind the server's handler chain; its
+// methods SQL, Rows, One, Count, Exec, Key and Account are those of
+// pg.DB on it.
 type Env struct {
-	*pg.DB
+	Store *db.DB
+	// Keys are the demo API keys by "account/role", e.g. "acme/admin".
+	Keys    map[string]string
 	Handler http.Handler
 	// Files is the store of document files (Options.Files), or nil.
 	Files *files.Store
 
+	url     string // the database's
 	srvOnce sync.Once
 	srv     *httptest.Server
 }
@@ -137,7 +140,7 @@ func OpenFiles(tb testing.TB, c files.Config) *files.Store {
 // On is an Env of handler over the database d (another chain over the
 // database of an Env: e.On(tb, h) is On(tb, e.DB, h)).
 func On(tb testing.TB, d *pg.DB, handler http.Handler) *Env {
-	e := &Env{DB: d, Handler: handler}
+	e := &Env{Store: d.Store, Keys: d.Keys, Handler: handler, url: d.URL}
 	tb.Cleanup(func() {
 		if e.srv != nil {
 			e.srv.Close()
@@ -147,7 +150,52 @@ func On(tb testing.TB, d *pg.DB, handler http.Handler) *Env {
 }
 
 // With is an Env of handler over e's database.
-func (e *Env) With(tb testing.TB, handler http.Handler) *Env { return On(tb, e.DB, handler) }
+func (e *Env) With(tb testing.TB, handler http.Handler) *Env { return On(tb, e.DB(), handler) }
+
+// DB is e's database as pg.DB (its URL is empty for an Env built by hand).
+func (e *Env) DB() *pg.DB { return &pg.DB{URL: e.url, Store: e.Store, Keys: e.Keys} }
+
+// SQL is pg.DB.SQL on e's database.
+func (e *Env) SQL(tb testing.TB, dest any, query string, args ...any) {
+	tb.Helper()
+	e.DB().SQL(tb, dest, query, args...)
+}
+
+// Rows is pg.DB.Rows on e's database.
+func (e *Env) Rows(tb testing.TB, query string, args ...any) [][]string {
+	tb.Helper()
+	return e.DB().Rows(tb, query, args...)
+}
+
+// One is pg.DB.One on e's database.
+func (e *Env) One(tb testing.TB, dest []any, query string, args ...any) {
+	tb.Helper()
+	e.DB().One(tb, dest, query, args...)
+}
+
+// Count is pg.DB.Count on e's database.
+func (e *Env) Count(tb testing.TB, query string, args ...any) int {
+	tb.Helper()
+	return e.DB().Count(tb, query, args...)
+}
+
+// Exec is pg.DB.Exec on e's database.
+func (e *Env) Exec(tb testing.TB, query string, args ...any) {
+	tb.Helper()
+	e.DB().Exec(tb, query, args...)
+}
+
+// Key returns the demo key of "account/role" (acme/admin …).
+func (e *Env) Key(tb testing.TB, who string) string {
+	tb.Helper()
+	return e.DB().Key(tb, who)
+}
+
+// Account is the id of the account with this slug.
+func (e *Env) Account(tb testing.TB, slug string) string {
+	tb.Helper()
+	return e.DB().Account(tb, slug)
+}
 
 // WithGraphQL is an Env of a chain with these GraphQL settings (the
 // loaders' defaults) over e's database.
