@@ -114,7 +114,7 @@ bench:
 
 # One request at a time against a private PostgreSQL under SCALE_DIR
 # (default /var/tmp/shipgraph-scale), seeded once per size (a 1 M seed
-# takes ~4.5 minutes: docs/scale.md) and reused; prints medians. See scripts/bench-scale.sh.
+# takes minutes: docs/scale.md, "Seeding") and reused; prints medians. See scripts/bench-scale.sh.
 bench-scale: build
 	@BIN=$(BIN) scripts/bench-scale.sh
 
