@@ -18,6 +18,8 @@ import (
 //     NAME= assignment and a --flag appear as a whole word somewhere in
 //     the sources (Go, scripts, the Makefile, CI, the schema, the page's
 //     TypeScript): a renamed or removed one makes this fail;
+//   - a file path under one of our directories (`db/changelog.go`) is a
+//     file of the repository;
 //   - a GraphQL error code (a name in a span shaped like one, in the docs
 //     and in the schema's descriptions) is one the transport emits, and a
 //     JSON:API `code: …` one /v2 writes (errorCodes).
@@ -140,6 +142,7 @@ func TestDocsNameWhatExists(t *testing.T) {
 	caps := regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
 	flag := regexp.MustCompile(`^--([a-z][a-z0-9-]*)(?:[ =].*)?$`)
 	assign := regexp.MustCompile(`(?:^|\s)([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=`)
+	repoPath := regexp.MustCompile(`^([a-z][a-z0-9_-]*)/[A-Za-z0-9_./-]+\.(?:go|sh|sql|ts|mjs|yaml|yml|json|graphqls|md|txt)$`)
 	jsonapiCode := regexp.MustCompile(`^"?code"?: *"?([a-z_]+)"?$`)
 	for _, doc := range docs {
 		b, err := os.ReadFile(doc)
@@ -179,6 +182,15 @@ func TestDocsNameWhatExists(t *testing.T) {
 				for _, w := range capsWord.FindAllString(code, -1) {
 					if codes.candidate(w) && !codes.graphql[w] && !enumValues[w] {
 						t.Errorf("%s:%d: error code %s is not one GraphQL answers (graph/gqlhttp)", doc, n+1, w)
+					}
+				}
+				// A path in the repository (its first directory is one of
+				// ours) names a file that is there.
+				if m := repoPath.FindStringSubmatch(code); m != nil {
+					if st, err := os.Stat(m[1]); err == nil && st.IsDir() {
+						if _, err := os.Stat(code); err != nil {
+							t.Errorf("%s:%d: %s does not exist", doc, n+1, code)
+						}
 					}
 				}
 				if m := jsonapiCode.FindStringSubmatch(code); m != nil && !codes.jsonapi[m[1]] {
