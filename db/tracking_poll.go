@@ -167,8 +167,9 @@ func (db *DB) ApplyTrackingPoll(ctx context.Context, p TrackingPoll, then func(c
 	err := db.inRawTx(ctx, p.AccountID, func(q ext, tx *sql.Tx) error {
 		var status string
 		var shipmentID *string
-		err := q.QueryRowxContext(ctx, `SELECT status, shipment_id FROM tracking_requests
-			WHERE account_id = $1 AND id = $2 FOR UPDATE SKIP LOCKED`, p.AccountID, p.RequestID).Scan(&status, &shipmentID)
+		var staged bool
+		err := q.QueryRowxContext(ctx, `SELECT status, shipment_id, initial_custom_fields IS NOT NULL FROM tracking_requests
+			WHERE account_id = $1 AND id = $2 FOR UPDATE SKIP LOCKED`, p.AccountID, p.RequestID).Scan(&status, &shipmentID, &staged)
 		if errors.Is(err, sql.ErrNoRows) {
 			// Locked by another poll, or gone: tell them apart.
 			var exists bool
@@ -221,6 +222,11 @@ func (db *DB) ApplyTrackingPoll(ctx context.Context, p TrackingPoll, then func(c
 					shipment_id = $3, is_retrying = false, retry_count = 0, updated_at = now()
 					WHERE account_id = $1 AND id = $2`, p.AccountID, p.RequestID, *shipmentID); err != nil {
 					return err
+				}
+				if staged {
+					if err := applyInitialCustomFields(ctx, q, p.AccountID, p.RequestID, *shipmentID); err != nil {
+						return err
+					}
 				}
 			}
 			var reason *string
@@ -353,6 +359,42 @@ FROM tracking_requests r
 JOIN parties p ON p.account_id = r.account_id AND p.id = r.customer_id
 WHERE s.account_id = $1 AND s.id = $2 AND s.customer_id IS NULL
   AND r.account_id = $1 AND r.id = $3`, accountID, shipmentID, requestID)
+	return err
+}
+
+// applyInitialCustomFields writes the request's staged custom field values
+// (initial_custom_fields, checked at create) onto its shipment and the
+// shipment's containers, once, when the request first succeeds: a
+// container value names one container by number or, without one, every
+// container the shipment has then (one naming the container wins over
+// one for all). A value the entity already has stays (someone set it);
+// a definition deleted since the create is skipped.
+func applyInitialCustomFields(ctx context.Context, q ext, accountID, requestID, shipmentID string) error {
+	_, err := q.ExecContext(ctx, `
+WITH staged AS (
+    SELECT (e->>'definition_id')::uuid AS definition_id, e->>'entity' AS entity, e->'value' AS value,
+        coalesce(e->>'number', '') AS number
+    FROM tracking_requests r, jsonb_array_elements(r.initial_custom_fields) AS e
+    WHERE r.account_id = $1 AND r.id = $2),
+defs AS (
+    SELECT d.id, d.entity_type FROM custom_field_definitions d
+    WHERE d.account_id = $1 AND d.id IN (SELECT definition_id FROM staged)),
+on_shipment AS (
+    INSERT INTO custom_fields (account_id, definition_id, shipment_id, value)
+    SELECT $1, st.definition_id, $3, st.value
+    FROM staged st JOIN defs d ON d.id = st.definition_id AND d.entity_type = 'Shipment'
+    WHERE st.entity = 'shipment'
+    ON CONFLICT (account_id, definition_id, entity_id) DO NOTHING
+    RETURNING 1)
+INSERT INTO custom_fields (account_id, definition_id, container_id, value)
+SELECT DISTINCT ON (st.definition_id, c.id) $1, st.definition_id, c.id, st.value
+FROM staged st
+JOIN defs d ON d.id = st.definition_id AND d.entity_type = 'Container'
+JOIN containers c ON c.account_id = $1 AND c.shipment_id = $3
+    AND (st.number = '' OR upper(c.number) = upper(st.number))
+WHERE st.entity = 'container'
+ORDER BY st.definition_id, c.id, st.number = ''
+ON CONFLICT (account_id, definition_id, entity_id) DO NOTHING`, accountID, requestID, shipmentID)
 	return err
 }
 
