@@ -30,6 +30,8 @@ func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {
 		ec.unmarshalInputDocumentFilter,
 		ec.unmarshalInputDocumentOrder,
 		ec.unmarshalInputDocumentPatch,
+		ec.unmarshalInputInitialCustomFieldInput,
+		ec.unmarshalInputInitialCustomFieldsInput,
 		ec.unmarshalInputPageInput,
 		ec.unmarshalInputPartyInput,
 		ec.unmarshalInputPartyPatch,

@@ -4805,6 +4805,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDocumentFilter,
 		ec.unmarshalInputDocumentOrder,
 		ec.unmarshalInputDocumentPatch,
+		ec.unmarshalInputInitialCustomFieldInput,
+		ec.unmarshalInputInitialCustomFieldsInput,
 		ec.unmarshalInputPageInput,
 		ec.unmarshalInputPartyInput,
 		ec.unmarshalInputPartyPatch,
@@ -6922,6 +6924,34 @@ extend type TrackingRequest {
 extend input TrackingRequestInput {
   "The party the request (and the shipment it creates) is for."
   customerId: ID
+}
+
+extend input TrackingRequestInput {
+  """
+  Custom field values for the shipment and containers the request finds,
+  written when it first succeeds (a value the record already has stays).
+  BAD_USER_INPUT (extensions.field initial_custom_fields/…) for an api_slug
+  with no definition of the entity type, or a value its data type refuses.
+  """
+  initialCustomFields: InitialCustomFieldsInput
+}
+
+"Custom field values staged on a tracking request."
+input InitialCustomFieldsInput {
+  "Values for the shipment (definitions of entity type Shipment)."
+  shipment: [InitialCustomFieldInput!]
+  "Values for its containers (definitions of entity type Container)."
+  containers: [InitialCustomFieldInput!]
+}
+
+"One staged custom field value."
+input InitialCustomFieldInput {
+  "The definition's api_slug."
+  apiSlug: String!
+  "The value, as a value write takes it."
+  value: JSON!
+  "A container's number: the value goes on that container only; omitted or empty, on every container of the shipment."
+  number: String
 }
 
 # ---------------------------------------------------------------- container route and map, container and party edits
@@ -27859,6 +27889,87 @@ func (ec *executionContext) unmarshalInputDocumentPatch(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputInitialCustomFieldInput(ctx context.Context, obj any) (model.InitialCustomFieldInput, error) {
+	var it model.InitialCustomFieldInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"apiSlug", "value", "number"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "apiSlug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("apiSlug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.APISlug = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNJSON2shipgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "number":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("number"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Number = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputInitialCustomFieldsInput(ctx context.Context, obj any) (model.InitialCustomFieldsInput, error) {
+	var it model.InitialCustomFieldsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"shipment", "containers"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "shipment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shipment"))
+			data, err := ec.unmarshalOInitialCustomFieldInput2ᚕᚖshipgraphᚋmodelᚐInitialCustomFieldInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Shipment = data
+		case "containers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("containers"))
+			data, err := ec.unmarshalOInitialCustomFieldInput2ᚕᚖshipgraphᚋmodelᚐInitialCustomFieldInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Containers = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputPageInput(ctx context.Context, obj any) (model.PageInput, error) {
 	var it model.PageInput
 	if obj == nil {
@@ -28404,7 +28515,7 @@ func (ec *executionContext) unmarshalInputTrackingRequestInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"requestType", "requestNumber", "scac", "refNumbers", "tags", "customerId"}
+	fieldsInOrder := [...]string{"requestType", "requestNumber", "scac", "refNumbers", "tags", "customerId", "initialCustomFields"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -28453,6 +28564,13 @@ func (ec *executionContext) unmarshalInputTrackingRequestInput(ctx context.Conte
 				return it, err
 			}
 			it.CustomerID = data
+		case "initialCustomFields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("initialCustomFields"))
+			data, err := ec.unmarshalOInitialCustomFieldsInput2ᚖshipgraphᚋmodelᚐInitialCustomFieldsInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InitialCustomFields = data
 		}
 	}
 	return it, nil
@@ -36685,6 +36803,11 @@ func (ec *executionContext) marshalNInferredNumber2ᚖshipgraphᚋmodelᚐInferr
 	return ec._InferredNumber(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNInitialCustomFieldInput2ᚖshipgraphᚋmodelᚐInitialCustomFieldInput(ctx context.Context, v any) (*model.InitialCustomFieldInput, error) {
+	res, err := ec.unmarshalInputInitialCustomFieldInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
 	res, err := graphql.UnmarshalInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -38455,6 +38578,31 @@ func (ec *executionContext) marshalOImportDeadlines2ᚖshipgraphᚋmodelᚐImpor
 		return graphql.Null
 	}
 	return ec._ImportDeadlines(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOInitialCustomFieldInput2ᚕᚖshipgraphᚋmodelᚐInitialCustomFieldInputᚄ(ctx context.Context, v any) ([]*model.InitialCustomFieldInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.InitialCustomFieldInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInitialCustomFieldInput2ᚖshipgraphᚋmodelᚐInitialCustomFieldInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOInitialCustomFieldsInput2ᚖshipgraphᚋmodelᚐInitialCustomFieldsInput(ctx context.Context, v any) (*model.InitialCustomFieldsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInitialCustomFieldsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
