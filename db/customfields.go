@@ -414,7 +414,9 @@ func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.C
 		// DeleteCustomField.
 		return nil, model.Errorf(model.EINVALID, "value must not be null").AtField("value")
 	}
-	onConflict := "DO UPDATE SET value = EXCLUDED.value, updated_at = now()"
+	// EXCLUDED.updated_at is the column default, now(): Citus refuses a
+	// function that is not immutable in DO UPDATE SET.
+	onConflict := "DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at"
 	if create {
 		onConflict = "DO NOTHING"
 	}
