@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"testing"
 
+	"shipgraph/db/dbtest"
 	"shipgraph/model"
 )
 
@@ -75,9 +76,12 @@ func TestUnfilteredCountsStayExact(t *testing.T) {
 	check("delete across accounts")
 	// A document with nothing linked: the composite keys (00010) refuse to
 	// move one whose links, representations or user stay behind.
-	f.exec(t, `INSERT INTO documents (account_id, name, document_type, source, file_name) VALUES ($1, 'moved', 'other', 'upload', 'moved.pdf')`, f.A.Account)
-	f.exec(t, `UPDATE documents SET account_id = $1 WHERE name = 'moved'`, f.B.Account)
-	check("move")
+	// Not on Citus: it refuses to change a row's distribution column.
+	if !dbtest.Citus(t) {
+		f.exec(t, `INSERT INTO documents (account_id, name, document_type, source, file_name) VALUES ($1, 'moved', 'other', 'upload', 'moved.pdf')`, f.A.Account)
+		f.exec(t, `UPDATE documents SET account_id = $1 WHERE name = 'moved'`, f.B.Account)
+		check("move")
+	}
 	f.exec(t, `TRUNCATE documents CASCADE`)
 	check("truncate")
 	f.exec(t, `INSERT INTO documents (account_id, name, document_type, source, file_name) VALUES ($1, 'again', 'other', 'upload', 'again.pdf')`, f.A.Account)
