@@ -126,7 +126,7 @@ func TestShardTriggersKeepCounts(t *testing.T) {
 	}
 	check("insert")
 
-	exec(`UPDATE shipments SET port_of_discharge_id = $2, pod_eta_at = pod_eta_at + interval '9 days' WHERE account_id = ANY($1::uuid[]) AND normalized_number = 'BL1'`, arr, port)
+	exec(`UPDATE shipments SET port_of_discharge_id = $2, pod_eta_at = '2026-06-12T10:00:00Z' WHERE account_id = ANY($1::uuid[]) AND normalized_number = 'BL1'`, arr, port)
 	exec(`UPDATE containers SET current_status = 'available' WHERE account_id = ANY($1::uuid[]) AND number LIKE '%1'`, arr)
 	check("update")
 
