@@ -364,11 +364,15 @@ var customFieldFrom = customFieldFromAccount("")
 // customFieldFromAccount is customFieldFrom with the options filtered by
 // the account in param ("$1"), unless param is empty.
 func customFieldFromAccount(param string) string {
-	where := ""
+	where, def := "", ""
 	if param != "" {
+		// The account as a value for every table (also d's): Citus
+		// routes a statement by it, and cannot by cf's column when cf is
+		// a DELETE's RETURNING.
 		where = " WHERE o.account_id = " + param
+		def = " AND d.account_id = " + param
 	}
-	return ` JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id
+	return ` JOIN custom_field_definitions d ON d.account_id = cf.account_id` + def + ` AND d.id = cf.definition_id
 	LEFT JOIN (SELECT o.account_id, o.definition_id, jsonb_object_agg(o.value, o.label) AS labels
 		FROM custom_field_options o` + where + ` GROUP BY 1, 2) ol ON ol.account_id = cf.account_id AND ol.definition_id = cf.definition_id`
 }
