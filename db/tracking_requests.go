@@ -185,7 +185,7 @@ func (db *DB) CreateTrackingRequest(ctx context.Context, accountID string, t *mo
 // isDuplicateTrackingRequest reports a violation of the live number index.
 func isDuplicateTrackingRequest(err error) bool {
 	var pqe *pq.Error
-	return errors.As(err, &pqe) && pqe.Code == "23505" && pqe.Constraint == TrackingRequestLiveNumberIndex
+	return errors.As(err, &pqe) && pqe.Code == "23505" && constraintIs(pqe, TrackingRequestLiveNumberIndex)
 }
 
 func orEmptyStrings(s []string) []string {
