@@ -399,19 +399,25 @@ func (s *Syncer) step(ctx context.Context, d *db.SyncDestination, t target, tabl
 		_, err := s.store.ResyncSyncDestination(ctx, d.AccountID, d.ID)
 		return true, err
 	}
-	type work struct{ keys, parents map[string]bool }
+	type work struct {
+		keys    map[string]bool
+		parents map[string]map[string]bool
+	}
 	todo := map[string]*work{}
 	for _, tb := range tables {
-		todo[tb.Name] = &work{keys: map[string]bool{}, parents: map[string]bool{}}
+		todo[tb.Name] = &work{keys: map[string]bool{}, parents: map[string]map[string]bool{}}
 	}
 	for _, c := range page.Changes {
-		own, children := db.SyncTablesOf(c.Type)
-		if w := todo[own]; w != nil && c.Pos > byName[own].Pos {
+		if w := todo[db.SyncTableOf(c.Type)]; w != nil && c.Pos > byName[db.SyncTableOf(c.Type)].Pos {
 			w.keys[c.RecordID] = true
 		}
-		for _, ch := range children {
-			if w := todo[ch]; w != nil && c.Pos > byName[ch].Pos {
-				w.parents[c.RecordID] = true
+		for _, tb := range tables {
+			if tb.ReadsParent(c.Type) && c.Pos > byName[tb.Name].Pos {
+				w := todo[tb.Name]
+				if w.parents[c.Type] == nil {
+					w.parents[c.Type] = map[string]bool{}
+				}
+				w.parents[c.Type][c.RecordID] = true
 			}
 		}
 	}
@@ -424,7 +430,11 @@ func (s *Syncer) step(ctx context.Context, d *db.SyncDestination, t target, tabl
 		w := todo[tb.Name]
 		n := 0
 		if len(w.keys)+len(w.parents) > 0 {
-			rows, err := s.store.SyncRows(ctx, d.AccountID, tb, setKeys(w.keys), setKeys(w.parents))
+			parents := map[string][]string{}
+			for typ, ids := range w.parents {
+				parents[typ] = setKeys(ids)
+			}
+			rows, err := s.store.SyncRows(ctx, d.AccountID, tb, setKeys(w.keys), parents)
 			if err != nil {
 				return false, err
 			}

@@ -35,9 +35,10 @@ type SyncTable struct {
 	// from is the FROM clause; its main table is aliased x and carries
 	// account_id and id.
 	from string
-	// parent is a column of x whose record's change makes the row read
-	// again (containers carry their shipment's columns): "" for none.
-	parent string
+	// parents are, by record type, the column of x naming the record
+	// whose change makes the row read again (containers carry their
+	// shipment's columns).
+	parents map[string]string
 }
 
 // Key is the name of the table's key column.
@@ -54,8 +55,8 @@ const (
 )
 
 func col(name, typ, expr string) SyncColumn { return SyncColumn{Name: name, Type: typ, expr: expr} }
-func txt(name, expr string) SyncColumn     { return col(name, syncTx, expr) }
-func ts(name, expr string) SyncColumn      { return col(name, syncTimestamp, expr) }
+func txt(name, expr string) SyncColumn      { return col(name, syncTx, expr) }
+func ts(name, expr string) SyncColumn       { return col(name, syncTimestamp, expr) }
 
 // sortedTags is a text[] column's members sorted and joined with commas,
 // as DataSync writes tags.
@@ -99,8 +100,8 @@ LEFT JOIN terminals dt ON dt.id = x.destination_terminal_id`,
 		},
 	},
 	{
-		Name:   SyncContainers,
-		parent: "shipment_id",
+		Name:    SyncContainers,
+		parents: map[string]string{"shipment": "shipment_id"},
 		from: `containers x
 JOIN shipments s ON s.account_id = x.account_id AND s.id = x.shipment_id
 LEFT JOIN terminals pt ON pt.id = coalesce(x.pod_terminal_id, s.pod_terminal_id)
@@ -186,7 +187,8 @@ LEFT JOIN terminals dt ON dt.id = s.destination_terminal_id`,
 		},
 	},
 	{
-		Name: SyncTransportEvents,
+		Name:    SyncTransportEvents,
+		parents: map[string]string{"shipment": "shipment_id", "container": "container_id"},
 		from: `transport_events x
 JOIN containers c ON c.account_id = x.account_id AND c.id = x.container_id
 JOIN shipments s ON s.account_id = x.account_id AND s.id = x.shipment_id
@@ -236,22 +238,25 @@ func LookupSyncTable(name string) *SyncTable {
 	return nil
 }
 
-// SyncTablesOf are the tables whose rows a logged change of a record of
-// that type makes read again, by key (the record's own table) or by
-// parent (its children that carry its columns).
-func SyncTablesOf(recordType string) (own string, children []string) {
+// SyncTableOf is the table whose rows a logged change of a record of that
+// type makes read again by key ("": none).
+func SyncTableOf(recordType string) string {
 	switch recordType {
 	case "shipment":
-		return SyncShipments, []string{SyncContainers}
+		return SyncShipments
 	case "container":
-		return SyncContainers, nil
+		return SyncContainers
 	case "tracking_request":
-		return SyncTrackingRequests, nil
+		return SyncTrackingRequests
 	case "transport_event":
-		return SyncTransportEvents, nil
+		return SyncTransportEvents
 	}
-	return "", nil
+	return ""
 }
+
+// ReadsParent reports whether a change of a record of that type makes the
+// table's rows that name it read again (their parent's columns).
+func (t *SyncTable) ReadsParent(recordType string) bool { return t.parents[recordType] != "" }
 
 func (t *SyncTable) selectList() string {
 	var b strings.Builder
@@ -313,16 +318,19 @@ WHERE x.account_id = $1 AND x.id > $2::uuid ORDER BY x.id LIMIT $3`, t.selectLis
 }
 
 // SyncRows reads the account's rows of the table with the keys given, and
-// those whose parent is one of parents (from the primary, as SyncPage).
-func (db *DB) SyncRows(ctx context.Context, accountID string, t *SyncTable, keys, parents []string) ([]SyncRow, error) {
-	where := "x.id = ANY($2::uuid[])"
+// those whose parent of a record type is one of parents[type] (from the
+// primary, as SyncPage).
+func (db *DB) SyncRows(ctx context.Context, accountID string, t *SyncTable, keys []string, parents map[string][]string) ([]SyncRow, error) {
+	where := []string{"x.id = ANY($2::uuid[])"}
 	args := []any{accountID, pq.Array(validUUIDs(keys))}
-	if t.parent != "" && len(parents) > 0 {
-		where = "(" + where + " OR x." + t.parent + " = ANY($3::uuid[]))"
-		args = append(args, pq.Array(validUUIDs(parents)))
+	for typ, ids := range parents {
+		if c := t.parents[typ]; c != "" && len(ids) > 0 {
+			args = append(args, pq.Array(validUUIDs(ids)))
+			where = append(where, fmt.Sprintf("x.%s = ANY($%d::uuid[])", c, len(args)))
+		}
 	}
 	rows, err := db.readPrimary(accountID).QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM %s
-WHERE x.account_id = $1 AND %s`, t.selectList(), t.from, where), args...)
+WHERE x.account_id = $1 AND (%s)`, t.selectList(), t.from, strings.Join(where, " OR ")), args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
