@@ -461,3 +461,6 @@ func setKeys(m map[string]bool) []string {
 	}
 	return out
 }
+
+// Seal encrypts a destination URL for storage.
+func (s *Syncer) Seal(u string) ([]byte, error) { return s.seal.Seal(u) }

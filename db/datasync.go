@@ -16,38 +16,10 @@ import (
 // (SyncDestinationSecret): the API's reads leave it out.
 
 // SyncDestination is one destination of an account's data sync.
-type SyncDestination struct {
-	AccountID string
-	ID        string
-	Name      string
-	// Kind is postgres or object_store.
-	Kind string
-	// URL is the destination's URL without its credentials.
-	URL       string
-	Tables    []string
-	Paused    bool
-	Failures  int
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
+type SyncDestination = model.SyncDestination
 
 // SyncTableStatus is where one table of a destination stands.
-type SyncTableStatus struct {
-	Table string
-	// Phase is backfill or follow.
-	Phase string
-	// BackfillHead is the log position the copy started at (-1: the
-	// copy has not started).
-	BackfillHead  int64
-	BackfillAfter string
-	// Pos is the last log position applied (follow).
-	Pos         int64
-	RowsWritten int64
-	LastError   string
-	LastErrorAt time.Time
-	SyncedAt    time.Time
-	UpdatedAt   time.Time
-}
+type SyncTableStatus = model.SyncTableStatus
 
 const syncDestCols = `d.account_id::text, d.id::text, d.name, d.kind, d.url_display, d.tables, d.paused, d.failures, d.created_at, d.updated_at`
 
