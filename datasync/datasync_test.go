@@ -116,10 +116,7 @@ VALUES ($1, $2, $3, 'MAEU', $4, 'container.transport.vessel_loaded', now(), 'V1'
 func destination(t *testing.T) (*dbtest.Server, string) {
 	t.Helper()
 	srv := dbtest.NewServer(t)
-	u, err := url.Parse(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	u := mustParse(t, srv.URL())
 	admin, err := sql.Open("postgres", srv.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -343,4 +340,13 @@ func TestPostgresDestinationFollows(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+func mustParse(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -370,7 +370,7 @@ func (s *Syncer) step(ctx context.Context, d *db.SyncDestination, t target, tabl
 			return false, err
 		}
 		now := time.Now()
-		if err := t.Apply(ctx, tb, rows, nil, now); err != nil {
+		if err := s.apply(ctx, t, tb, rows, nil, now); err != nil {
 			return false, err
 		}
 		after := st.BackfillAfter
@@ -442,7 +442,7 @@ func (s *Syncer) step(ctx context.Context, d *db.SyncDestination, t target, tabl
 				delete(w.keys, r.Key())
 			}
 			gone := setKeys(w.keys)
-			if err := t.Apply(ctx, tb, rows, gone, now); err != nil {
+			if err := s.apply(ctx, t, tb, rows, gone, now); err != nil {
 				return false, err
 			}
 			n = len(rows) + len(gone)
@@ -452,6 +452,16 @@ func (s *Syncer) step(ctx context.Context, d *db.SyncDestination, t target, tabl
 		}
 	}
 	return true, nil
+}
+
+// applyTimeout bounds one write to a destination: a destination that
+// hangs fails the run (and backs off) instead of holding a worker.
+const applyTimeout = time.Minute
+
+func (s *Syncer) apply(ctx context.Context, t target, tb *db.SyncTable, rows []db.SyncRow, deletes []string, at time.Time) error {
+	ctx, cancel := context.WithTimeout(ctx, applyTimeout)
+	defer cancel()
+	return t.Apply(ctx, tb, rows, deletes, at)
 }
 
 func setKeys(m map[string]bool) []string {
