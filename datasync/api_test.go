@@ -153,6 +153,22 @@ func TestSyncDestinationsAPI(t *testing.T) {
 		t.Fatalf("another account's list: %d %s", st, body)
 	}
 
+	// GraphQL shows the same destination, without the password; a viewer is
+	// refused.
+	gql := func(key, query string) (int, []byte) {
+		return do(http.MethodPost, key, "/graphql", map[string]any{"query": query})
+	}
+	st, body = gql(admin, `{ syncDestinations { id url kind tables status { table phase position lag rowsWritten lastError lastSyncedAt } } }`)
+	if st != http.StatusOK || !strings.Contains(string(body), id) || strings.Contains(string(body), "s3cret-pw") || strings.Contains(string(body), `"errors"`) {
+		t.Fatalf("GraphQL syncDestinations: %d %s", st, body)
+	}
+	if _, body := gql(keys["acme/viewer"], `{ syncDestinations { id } }`); !strings.Contains(string(body), "FORBIDDEN") {
+		t.Fatalf("a viewer's GraphQL read: %s", body)
+	}
+	if _, body := gql(keys["globex/admin"], `{ syncDestination(id: "`+id+`") { id } }`); !strings.Contains(string(body), `"syncDestination":null`) {
+		t.Fatalf("another account's GraphQL read: %s", body)
+	}
+
 	caughtUp := func() {
 		t.Helper()
 		e.waitEqual(dest, e.acme, 60*time.Second)
@@ -176,8 +192,8 @@ func TestSyncDestinationsAPI(t *testing.T) {
 		t.Fatalf("pause: %d %s", st, body)
 	}
 	e.exec(`UPDATE shipments SET tags = '{paused}' WHERE account_id = $1`, e.acme)
-	if st, body := do(http.MethodPost, admin, "/v2/sync_destinations/"+id+"/resume", nil); st != http.StatusOK || !strings.Contains(string(body), `"paused":false`) {
-		t.Fatalf("resume: %d %s", st, body)
+	if _, body := gql(admin, `mutation { resumeSyncDestination(id: "`+id+`") { paused } }`); !strings.Contains(string(body), `"paused":false`) {
+		t.Fatalf("GraphQL resume: %s", body)
 	}
 	caughtUp()
 

@@ -51,3 +51,27 @@ type SyncDestinationInput struct {
 	URL    string
 	Tables []string
 }
+
+// Position is Pos (GraphQL's position).
+func (s SyncTableStatus) Position() int64 { return s.Pos }
+
+// LastErrorText is LastError, nil when there is none.
+func (s SyncTableStatus) LastErrorText() *string {
+	if s.LastError == "" {
+		return nil
+	}
+	return &s.LastError
+}
+
+// LastErrorTime is LastErrorAt, nil when there is none.
+func (s SyncTableStatus) LastErrorTime() *time.Time { return timeOrNil(s.LastErrorAt) }
+
+// LastSyncedTime is SyncedAt, nil before the first write.
+func (s SyncTableStatus) LastSyncedTime() *time.Time { return timeOrNil(s.SyncedAt) }
+
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
