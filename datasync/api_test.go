@@ -85,6 +85,9 @@ func TestSyncDestinationsAPI(t *testing.T) {
 		req.Header.Set("Authorization", "Token "+key)
 		if body != nil {
 			req.Header.Set("Content-Type", "application/vnd.api+json")
+			if path == "/graphql" {
+				req.Header.Set("Content-Type", "application/json")
+			}
 		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
