@@ -29,7 +29,6 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -106,13 +105,11 @@ func (JobArgs) InsertOpts() river.InsertOpts {
 
 // Syncer runs the sync jobs on the process' job engine.
 type Syncer struct {
-	store  *db.DB
-	jobs   *jobs.Engine
-	c      Config
-	seal   *Sealer
-	log    *slog.Logger
-	mu     sync.Mutex
-	notify []func(JobArgs)
+	store *db.DB
+	jobs  *jobs.Engine
+	c     Config
+	seal  *Sealer
+	log   *slog.Logger
 }
 
 // New builds the syncer and registers its queue on the job engine (before
