@@ -969,6 +969,48 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		},
 		func() error { _, err := store.WebhookQueueDepth(root); return err },
 		func() error { _, err := store.ChangeLogLag(root); return err },
+		// The data sync's statements (datasync, migration 00043).
+		func() error {
+			d, err := store.CreateSyncDestination(root, model.SyncDestination{AccountID: acme, Kind: "postgres", URL: "postgres://h/db",
+				Tables: []string{db.SyncShipments}}, []byte{1})
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			for _, step := range []func() error{
+				func() error { _, err := store.SyncDestinations(root, acme); return err },
+				func() error { _, err := store.SyncDestinationSecret(root, acme, d.ID); return err },
+				func() error { _, err := store.SyncStatuses(root, acme, d.ID, d.Tables); return err },
+				func() error { return store.SyncBackfillStarted(root, acme, d.ID, db.SyncShipments, 0) },
+				func() error { return store.SyncBackfillPage(root, acme, d.ID, db.SyncShipments, ship, 1, false, now) },
+				func() error { return store.SyncBackfillPage(root, acme, d.ID, db.SyncShipments, ship, 1, true, now) },
+				func() error {
+					_, err := store.SyncAdvance(root, acme, d.ID, db.SyncShipments, 0, 1, 1, now)
+					return err
+				},
+				func() error { _, err := store.SyncFailed(root, acme, d.ID, d.Tables, "x", now); return err },
+				func() error { return store.SyncSucceeded(root, acme, d.ID) },
+				func() error { _, err := store.SyncLease(root, acme, d.ID, acme, now, now.Add(time.Minute)); return err },
+				func() error { return store.SyncRelease(root, acme, d.ID, acme) },
+				func() error { _, err := store.SyncLogHead(root, acme); return err },
+				func() error { _, err := store.SyncLogPage(root, acme, 0, 10); return err },
+				func() error { _, err := store.PauseSyncDestination(root, acme, d.ID, true); return err },
+				func() error { _, err := store.ResyncSyncDestination(root, acme, d.ID); return err },
+			} {
+				if err := step(); err != nil {
+					return err
+				}
+			}
+			for _, tb := range db.SyncTables() {
+				if _, err := store.SyncPage(root, acme, tb, "", 5); err != nil {
+					return err
+				}
+				if _, err := store.SyncRows(root, acme, tb, []string{ship}, map[string][]string{"shipment": {ship}, "container": {box}}); err != nil {
+					return err
+				}
+			}
+			return store.DeleteSyncDestination(root, acme, d.ID)
+		},
 		// The document jobs (issue 28, migration 00020).
 		func() error { _, err := store.DocumentTarget(root, acme, doc); return err },
 		func() error { _, err := store.DocumentText(root, acme, doc); return err },
