@@ -375,12 +375,3 @@ func (db *DB) SyncLogHead(ctx context.Context, accountID string) (int64, error) 
 	return pos, mapErr(err)
 }
 
-// readPrimary is a read scope whose statements always go to the primary:
-// the sync reads rows the log says were committed, which a replica may
-// not have replayed yet; a read, so no write is noted in the session (no
-// wake-up is sent for it).
-func (db *DB) readPrimary(account string) ext {
-	c := db.q
-	c.read, c.account, c.r = true, account, nil
-	return c
-}
