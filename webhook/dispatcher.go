@@ -171,8 +171,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	for {
 		more := false
 		if free := d.cfg.Workers - inflight; free > 0 && ctx.Err() == nil {
-			claim := d.cfg.Timeout + d.cfg.ClaimMargin
-			ds, err := d.store.ClaimWebhookDeliveries(ctx, d.cfg.Owner, free, d.cfg.PerWebhook, claim, randomUUID())
+			ds, err := d.claim(ctx, free)
 			if err != nil && ctx.Err() == nil {
 				d.cfg.Logger.Warn("webhook claim failed", "err", err)
 			}
@@ -210,6 +209,33 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		case <-poll.C:
 		}
 	}
+}
+
+// dueAccounts is how many accounts with due work one claim round looks at.
+const dueAccounts = 100
+
+// claim claims up to free due notifications: it finds the accounts with
+// due work (no locks), then claims one account's at a time, so every
+// locking statement names one account (a single shard on Citus). What it
+// claimed before an error is returned with it (to be delivered).
+func (d *Dispatcher) claim(ctx context.Context, free int) ([]db.WebhookDelivery, error) {
+	accounts, err := d.store.WebhookDueAccounts(ctx, dueAccounts, randomUUID())
+	if err != nil {
+		return nil, err
+	}
+	claim := d.cfg.Timeout + d.cfg.ClaimMargin
+	var out []db.WebhookDelivery
+	for _, a := range accounts {
+		if len(out) >= free {
+			break
+		}
+		ds, err := d.store.ClaimWebhookDeliveries(ctx, a, d.cfg.Owner, free-len(out), d.cfg.PerWebhook, claim, randomUUID())
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ds...)
+	}
+	return out, nil
 }
 
 // forbiddenHeaders may not be set by a webhook's custom headers (the
