@@ -147,9 +147,12 @@ VALUES ($1, $2, 'container.updated', $3, 'container', gen_random_uuid(), '{}') R
 			d.Wake() // the fan-out wakes its process' dispatcher
 		}
 	}
-	xacts := func() int64 {
+	// Write transactions: the next transaction id (assigned to writing
+	// transactions only; reading it takes none). This benchmark's database
+	// is the only busy one of its server.
+	writes := func() int64 {
 		var n int64
-		e.one(b, `SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`, &n)
+		e.one(b, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`, &n)
 		return n
 	}
 
@@ -157,7 +160,7 @@ VALUES ($1, $2, 'container.updated', $3, 'container', gen_random_uuid(), '{}') R
 	lat := make([]time.Duration, 0, b.N)
 	stmts.Store(0)
 	payloads.Store(0)
-	x0 := xacts()
+	x0 := writes()
 	b.ResetTimer()
 	for range b.N {
 		raise(1)
@@ -166,10 +169,9 @@ VALUES ($1, $2, 'container.updated', $3, 'container', gen_random_uuid(), '{}') R
 		lat = append(lat, dl.at.Sub(committed))
 	}
 	b.StopTimer()
-	x1 := xacts()
 	waitRecorded(b, e, hook)
 	perDelivery := float64(stmts.Load()+payloads.Load()) / float64(b.N)
-	xPer := float64(x1-x0-1-int64(b.N)) / float64(b.N) // less the bench's own raises and read
+	xPer := float64(writes()-x0-int64(b.N)) / float64(b.N) // less the bench's own raises
 	slices.Sort(lat)
 
 	// Throughput: a burst of 1,000 raised at once (10 transactions).
@@ -186,9 +188,9 @@ VALUES ($1, $2, 'container.updated', $3, 'container', gen_random_uuid(), '{}') R
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(perDelivery, "stmts/delivery")
-	b.ReportMetric(xPer, "xacts/delivery")
+	b.ReportMetric(xPer, "writes/delivery")
 	b.ReportMetric(rate, "deliveries/s")
-	b.Logf("%s: %d deliveries, p50 %s p99 %s, %.1f statements and %.1f transactions per delivery, burst %.0f/s",
+	b.Logf("%s: %d deliveries, p50 %s p99 %s, %.1f statements and %.1f write transactions per delivery, burst %.0f/s",
 		b.Name(), b.N, lat[len(lat)/2], lat[len(lat)*99/100], perDelivery, xPer, rate)
 }
 
