@@ -1,23 +1,29 @@
+//go:build linux
+
 package main
 
 // On a Citus cluster (make test-citus): shards move while the API writes.
 // The test database gets the cluster's spare worker, the shards are
 // rebalanced onto it (citus_rebalance_start) and then one account is
 // isolated to a shard of its own (isolate_tenant_to_new_shard), each while
-// two accounts create tracking requests through /v2 without pause. Every
-// write the API acknowledged must be there afterwards, and no answer may
-// be a 5xx other than 503 (the one a client retries).
+// two accounts create tracking requests through /v2 without pause and one
+// of them stops and resumes its shipments' tracking, which raises webhook
+// notifications. Every write the API acknowledged must be there
+// afterwards, no answer may be a 5xx other than 503 (the one a client
+// retries), the account's changes subscriptions (WebSocket and SSE) must
+// see every change of the change log exactly once, and every webhook
+// notification must be delivered exactly once (liveProbe, as for a
+// failover, with no outage: no redelivery is excused).
 
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -29,14 +35,17 @@ import (
 
 	"github.com/lib/pq"
 
-	"shipgraph/db"
+	"shipgraph/carrier/sim"
 	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
 )
 
-// citusWriter creates tracking requests of one account until stopped.
+// citusWriter creates tracking requests of one account until stopped;
+// with ships, each round also stops or resumes the tracking of one of
+// them in turn (a webhook notification when it stops).
 type citusWriter struct {
 	base, key, account string
+	ships              []string
 
 	mu    sync.Mutex
 	acked []string // ids of the 201s
@@ -59,6 +68,31 @@ func (w *citusWriter) run(stop <-chan struct{}, done *sync.WaitGroup) {
 		req, _ := http.NewRequest(http.MethodPost, w.base+"/v2/tracking_requests", bytes.NewReader(body))
 		req.Header.Set("Authorization", "Token "+w.key)
 		req.Header.Set("Content-Type", "application/vnd.api+json")
+		if len(w.ships) > 0 {
+			verb := "stop_tracking"
+			if (i/len(w.ships))%2 == 1 {
+				verb = "resume_tracking"
+			}
+			treq, _ := http.NewRequest(http.MethodPatch, w.base+"/v2/shipments/"+w.ships[i%len(w.ships)]+"/"+verb, nil)
+			treq.Header.Set("Authorization", "Token "+w.key)
+			if res, err := client.Do(treq); err != nil {
+				w.mu.Lock()
+				w.bad = append(w.bad, err.Error())
+				w.mu.Unlock()
+			} else {
+				b, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				w.mu.Lock()
+				switch res.StatusCode {
+				case http.StatusOK:
+				case http.StatusServiceUnavailable:
+					w.n503++
+				default:
+					w.bad = append(w.bad, fmt.Sprintf("%s: %d %s", verb, res.StatusCode, b))
+				}
+				w.mu.Unlock()
+			}
+		}
 		res, err := client.Do(req)
 		if err != nil {
 			w.mu.Lock()
@@ -98,28 +132,67 @@ func TestCitusShardMovesUnderWrites(t *testing.T) {
 		t.Skip("needs the cluster's spare worker: SHIPGRAPH_TEST_CITUS_SPARE (scripts/citus-cluster.sh env)")
 	}
 	ctx := context.Background()
-	env := testkit.New(t, testkit.Options{Shipments: -1})
-	q := env.Store.SQL()
-
-	if _, err := q.ExecContext(ctx, `INSERT INTO shipping_lines (scac, name, short_name) VALUES ('MSCU', 'MSC', 'MSC')`); err != nil {
+	dbURL := dbtest.NewDB(t)
+	keys := seedKeys(t, dbURL, "20")
+	// The carrier simulator serves MSCU, so that /v2 accepts its tracking
+	// requests (a SCAC without a carrier connection is refused).
+	simulator, err := sim.New(sim.Options{Seed: 11, SCACs: []string{"MSCU"}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	// Two accounts, an admin key each.
-	var writers []*citusWriter
-	base := strings.TrimSuffix(env.URL(), "/graphql")
-	for _, slug := range []string{"big", "small"} {
-		var id string
-		if err := q.QueryRowContext(ctx, `INSERT INTO accounts (slug, company_name) VALUES ($1, $1) RETURNING id`, slug).Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		raw := make([]byte, 20)
-		_, _ = rand.Read(raw)
-		key := "sg_" + hex.EncodeToString(raw)
-		if _, err := env.Store.CreateToken(ctx, db.TokenInput{AccountID: id, Role: "admin", Name: "citus", Key: key}); err != nil {
-			t.Fatal(err)
-		}
-		writers = append(writers, &citusWriter{base: base, key: key, account: id})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
+	simCtx, stopSim := context.WithCancel(context.Background())
+	simDone := make(chan error, 1)
+	go func() { simDone <- simulator.Serve(simCtx, ln) }()
+	t.Cleanup(func() {
+		stopSim()
+		if err := <-simDone; err != nil {
+			t.Errorf("simulator: %v", err)
+		}
+	})
+	base := serve(t, "--database-url", dbURL, "--rate-limit", "0", "--carriers", "MSCU=http://"+ln.Addr().String()+"/MSCU",
+		"--webhook-allow-private-urls", "--webhook-retry-base", "20ms")
+	q, err := sql.Open("postgres", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+
+	// acme (the big account, isolated below) and globex, an admin key
+	// each; acme's tracked shipments are stopped and resumed in turn.
+	var writers []*citusWriter
+	for _, slug := range []string{"acme", "globex"} {
+		w := &citusWriter{base: base, key: keys[slug+" admin"]}
+		if err := q.QueryRowContext(ctx, `SELECT id FROM accounts WHERE slug = $1`, slug).Scan(&w.account); err != nil {
+			t.Fatal(err)
+		}
+		writers = append(writers, w)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id FROM shipments WHERE account_id = $1 AND line_tracking_stopped_at IS NULL ORDER BY id LIMIT 4`,
+		writers[0].account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		writers[0].ships = append(writers[0].ships, id)
+	}
+	if rows.Close(); len(writers[0].ships) < 2 {
+		t.Fatalf("acme has %d tracked shipments, want 2 or more", len(writers[0].ships))
+	}
+	probe := startProbe(t, base, writers[0].key, func() {
+		for _, verb := range []string{"stop_tracking", "resume_tracking"} {
+			if status, body := call(t, http.MethodPatch, base+"/v2/shipments/"+writers[0].ships[0]+"/"+verb, writers[0].key, ""); status != http.StatusOK {
+				t.Fatalf("%s before the load: %d %s", verb, status, body)
+			}
+		}
+	})
 
 	// The spare worker joins this database's cluster.
 	var name string
@@ -193,6 +266,22 @@ func TestCitusShardMovesUnderWrites(t *testing.T) {
 		}
 	}
 	t.Cleanup(halt)
+	t.Cleanup(func() {
+		// Registered after halt, so it runs first: a failure says what
+		// the writers were answered.
+		if !t.Failed() {
+			return
+		}
+		for _, w := range writers {
+			w.mu.Lock()
+			first := ""
+			if len(w.bad) > 0 {
+				first = w.bad[0]
+			}
+			t.Logf("account %s: %d acknowledged, %d answered 503, %d other answers, first: %.500s", w.account, len(w.acked), w.n503, len(w.bad), first)
+			w.mu.Unlock()
+		}
+	})
 	// Writes are flowing before a shard moves, and go on after.
 	flowing := func(what string) {
 		t.Helper()
@@ -257,6 +346,8 @@ func TestCitusShardMovesUnderWrites(t *testing.T) {
 	t.Logf("isolation: the big account on a shard of its own in %v", time.Since(begin).Round(time.Millisecond))
 	flowing("writes after the isolation")
 	halt()
+	// No kill: every notification is delivered once, nothing redelivered.
+	probe.check(t, dbURL, time.Time{})
 
 	for _, w := range writers {
 		w.mu.Lock()

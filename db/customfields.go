@@ -287,16 +287,23 @@ func (db *DB) UpdateCustomFieldOption(ctx context.Context, accountID, definition
 		if opt.Value == old.Value {
 			return nil
 		}
-		_, err = q.ExecContext(ctx, `UPDATE custom_fields cf SET
-				value = CASE jsonb_typeof(cf.value)
-					WHEN 'array' THEN (
-						SELECT jsonb_agg(CASE WHEN v.value = $2 THEN $3 ELSE v.value END ORDER BY v.n)
-						FROM jsonb_array_elements_text(cf.value) WITH ORDINALITY AS v(value, n))
-					ELSE to_jsonb($3::text) END,
-				updated_at = now()
-			WHERE `+optionInUse+` AND cf.account_id = $4`,
-			definitionID, old.Value, opt.Value, accountID)
-		return mapErr(err)
+		// The values that use the option take its new value: arrays
+		// (enum_multi) element by element, in place, then single values
+		// (enum). Two statements rather than one CASE on the value's type:
+		// Citus refuses a function that is not immutable (jsonb_agg,
+		// to_jsonb) inside CASE in a write.
+		for _, set := range []string{
+			`value = (SELECT jsonb_agg(CASE WHEN v.value = $2 THEN $3 ELSE v.value END ORDER BY v.n)
+				FROM jsonb_array_elements_text(cf.value) WITH ORDINALITY AS v(value, n))
+			WHERE jsonb_typeof(cf.value) = 'array' AND `,
+			`value = to_jsonb($3::text) WHERE jsonb_typeof(cf.value) <> 'array' AND `,
+		} {
+			if _, err := q.ExecContext(ctx, `UPDATE custom_fields cf SET updated_at = now(), `+set+optionInUse+` AND cf.account_id = $4`,
+				definitionID, old.Value, opt.Value, accountID); err != nil {
+				return mapErr(err)
+			}
+		}
+		return nil
 	})
 	return opt, err
 }
@@ -364,11 +371,14 @@ var customFieldFrom = customFieldFromAccount("")
 // customFieldFromAccount is customFieldFrom with the options filtered by
 // the account in param ("$1"), unless param is empty.
 func customFieldFromAccount(param string) string {
-	where := ""
+	where, andAccount := "", ""
 	if param != "" {
-		where = " WHERE o.account_id = " + param
+		// The definitions' account too: after a writing CTE (cf), Citus
+		// routes the read-back to the account's shard only when every
+		// distributed table in it names the account.
+		where, andAccount = " WHERE o.account_id = "+param, " AND d.account_id = "+param
 	}
-	return ` JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id
+	return ` JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id` + andAccount + `
 	LEFT JOIN (SELECT o.account_id, o.definition_id, jsonb_object_agg(o.value, o.label) AS labels
 		FROM custom_field_options o` + where + ` GROUP BY 1, 2) ol ON ol.account_id = cf.account_id AND ol.definition_id = cf.definition_id`
 }
@@ -414,7 +424,10 @@ func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.C
 		// DeleteCustomField.
 		return nil, model.Errorf(model.EINVALID, "value must not be null").AtField("value")
 	}
-	onConflict := "DO UPDATE SET value = EXCLUDED.value, updated_at = now()"
+	// updated_at comes in with the row (the statement's now(), as its
+	// default would be): Citus refuses a function other than an immutable
+	// one in DO UPDATE SET.
+	onConflict := "DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at"
 	if create {
 		onConflict = "DO NOTHING"
 	}
@@ -463,8 +476,8 @@ func (db *DB) setCustomField(ctx context.Context, accountID string, def *model.C
 			WHERE NOT EXISTS (SELECT 1 FROM opt WHERE opt.value = n.value)
 			ORDER BY n.n LIMIT 1),
 		cf AS (
-			INSERT INTO custom_fields (account_id, definition_id, `+column+`, value)
-			SELECT t.account_id, t.definition_id, t.entity_id, $4::jsonb
+			INSERT INTO custom_fields (account_id, definition_id, `+column+`, value, updated_at)
+			SELECT t.account_id, t.definition_id, t.entity_id, $4::jsonb, now()
 			FROM target t
 			WHERE NOT EXISTS (SELECT 1 FROM missing)
 			ON CONFLICT (account_id, definition_id, entity_id) `+onConflict+`

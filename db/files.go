@@ -233,16 +233,28 @@ func (db *DB) StaleUploads(ctx context.Context, before time.Time, limit int) ([]
 }
 
 // DemoDocumentsWithoutFile returns up to perAccount documents of each
-// account that have no file, newest first (the demo seeder's list).
+// account that have no file, newest first (the demo seeder's list): one
+// statement for the accounts, then one per account, each on its own shard
+// on Citus (which cannot push down a LIMIT under a lateral join of every
+// account).
 func (db *DB) DemoDocumentsWithoutFile(ctx context.Context, perAccount int) ([]model.Document, error) {
+	var accounts []string
+	if err := sqlx.SelectContext(ctx, db.read(""), &accounts, `SELECT id FROM accounts ORDER BY id`); err != nil {
+		return nil, mapErr(err)
+	}
 	var out []model.Document
-	err := sqlx.SelectContext(ctx, db.read(""), &out,
-		`SELECT `+documentCols+` FROM accounts a
-		 CROSS JOIN LATERAL (
-			SELECT `+documentCols+` FROM documents d
-			WHERE d.account_id = a.id AND d.upload_id IS NULL
-			ORDER BY d.created_at DESC, d.id LIMIT $1) d`, perAccount)
-	return out, mapErr(err)
+	for _, acc := range accounts {
+		var docs []model.Document
+		err := sqlx.SelectContext(ctx, db.read(acc), &docs,
+			`SELECT `+documentCols+` FROM documents d
+			 WHERE d.account_id = $1 AND d.upload_id IS NULL
+			 ORDER BY d.created_at DESC, d.id LIMIT $2`, acc, perAccount)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, docs...)
+	}
+	return out, nil
 }
 
 // AttachUpload records u as an upload of its account and makes it the

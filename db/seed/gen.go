@@ -118,6 +118,7 @@ type seedBox struct{ id, number string }
 // encoded for COPY.
 type seedChunk struct {
 	shipments int
+	ids       []string // the shipments' ids, for the journeys' choice (journeys.go)
 	rows      [seedNumBulk]seedBuf
 }
 
@@ -276,6 +277,7 @@ func (g *seedGen) shipment(c *seedChunk) {
 	}
 
 	s := &seedShip{id: r.uuid(), acct: acct, line: line, pol: pol, pod: pod, created: created, etd: etd, eta: eta, ata: ata}
+	c.ids = append(c.ids, s.id)
 	line.bolCount++
 	digits := (line.bolCount*line.bolMult + line.bolOffset) % seedPow10(line.bolDigits)
 	number := fmt.Sprintf("%0*d", line.bolDigits, digits)

@@ -58,7 +58,7 @@ const seedChunkSize = 5000
 // the database keeps only their hashes.
 //
 // Everything happens in one transaction: a failure or a cancelled ctx
-// leaves the database as it was.
+// leaves the database as it was (the closing ANALYZE follows the commit).
 func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	start := time.Now()
 	if o.Shipments < 0 {
@@ -151,7 +151,8 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 		// doesn't land on it.
 		defer fmt.Fprintln(o.Progress)
 	}
-	if err := s.copyShipments(gen, o.Shipments, bar); err != nil {
+	chosen, err := s.copyShipments(gen, o.Shipments, bar)
+	if err != nil {
 		return nil, Stats{}, err
 	}
 
@@ -164,20 +165,25 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	if err := s.trackingRequests(); err != nil {
 		return nil, Stats{}, err
 	}
-	if err := s.copyJourneys(now); err != nil {
+	if err := s.copyJourneys(now, chosen); err != nil {
 		return nil, Stats{}, err
 	}
 	if _, err := s.q.ExecContext(ctx, "SELECT counters_recount()"); err != nil {
 		return nil, Stats{}, fmt.Errorf("seed: counters: %w", err)
 	}
-	// Fresh statistics, so the first queries after a big seed plan as
-	// well as they will once autovacuum gets to the tables.
-	if _, err := s.q.ExecContext(ctx, "ANALYZE "+strings.Join(seedAllTables, ", ")); err != nil {
-		return nil, Stats{}, fmt.Errorf("seed: analyze: %w", err)
-	}
 	seedCount(ctx) // COMMIT
 	if err := tx.Commit(); err != nil {
 		return nil, Stats{}, fmt.Errorf("seed: commit: %w", err)
+	}
+	// Fresh statistics, so the first queries after a big seed plan as
+	// well as they will once autovacuum gets to the tables. After the
+	// commit: on a Citus coordinator, which holds placements of the
+	// reference tables too, a transaction that has used one of them
+	// locally may not ANALYZE the distributed tables (and turning local
+	// execution off for the whole seed deadlocks its COPYs). The data set
+	// is in either way; a failure here is still reported.
+	if err := seedAnalyze(ctx, conn); err != nil {
+		return nil, Stats{}, err
 	}
 	if bar != nil {
 		bar.Describe("seeded")
@@ -189,6 +195,35 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 			cmp.Compare(slices.Index(seedRoles[:], a.Role), slices.Index(seedRoles[:], b.Role)))
 	})
 	return tokens, Stats{Rows: s.rows, Duration: time.Since(start)}, nil
+}
+
+// seedAnalyze analyzes every table of the data set, in a transaction of
+// its own: one statement, shard by shard on a Citus coordinator
+// (multi_shard_modify_mode sequential; Citus refuses ANALYZE of a
+// reference table after a parallel one of a distributed table that refers
+// to it), where plain PostgreSQL takes the setting as an inert
+// placeholder.
+func seedAnalyze(ctx context.Context, conn *sqlx.Conn) error {
+	seedCount(ctx) // BEGIN
+	tx, err := conn.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("seed: analyze: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }() // a no-op after Commit
+	q := counted{tx}
+	for _, stmt := range []string{
+		"SET LOCAL citus.multi_shard_modify_mode = 'sequential'",
+		"ANALYZE " + strings.Join(seedAllTables, ", "),
+	} {
+		if _, err := q.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("seed: analyze: %w", err)
+		}
+	}
+	seedCount(ctx) // COMMIT
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("seed: analyze: %w", err)
+	}
+	return nil
 }
 
 // seeder runs the statements of one seed in its transaction.
@@ -438,8 +473,9 @@ func (s *seeder) copyBuf(t *seedTable, buf *seedBuf) error {
 // copyShipments generates the shipments chunk by chunk in a goroutine and
 // copies each chunk, table by table (one connection runs one COPY at a
 // time), while the next chunk is being generated and encoded: the Go side
-// and PostgreSQL's parsing then each have a core.
-func (s *seeder) copyShipments(gen *seedGen, total int, bar *progressbar.ProgressBar) error {
+// and PostgreSQL's parsing then each have a core. It returns the ids of
+// the shipments that get journeys (seedJourneyChoice).
+func (s *seeder) copyShipments(gen *seedGen, total int, bar *progressbar.ProgressBar) ([]string, error) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
 	chunks := make(chan *seedChunk, 1)
@@ -455,18 +491,20 @@ func (s *seeder) copyShipments(gen *seedGen, total int, bar *progressbar.Progres
 			done += n
 		}
 	}()
+	var chosen []string
 	for c := range chunks {
 		for t := range c.rows {
 			if err := s.copyBuf(seedBulkTables[t], &c.rows[t]); err != nil {
-				return err
+				return nil, err
 			}
 		}
+		chosen = seedJourneyChoice(chosen, c.ids)
 		if bar != nil {
 			_ = bar.Add(c.shipments)
 		}
 	}
 	// The generator stops early only when ctx is done.
-	return s.ctx.Err()
+	return chosen, s.ctx.Err()
 }
 
 // trackingRequests writes one tracking request per seeded shipment (issue
