@@ -198,6 +198,6 @@ VALUES ($1, $2, 'container.updated', $3, 'container', gen_random_uuid(), '{}') R
 // attempt recorded).
 func waitRecorded(b *testing.B, e *env, hook string) {
 	testkit.WaitFor(b, time.Minute, fmt.Sprintf("webhook %s's attempts recorded", hook), func() bool {
-		return e.count(b, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'pending'`, hook) == 0
+		return e.Count(b, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'pending'`, hook) == 0
 	})
 }
