@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,15 @@ func TestBrowserOpsMap(t *testing.T) {
 	}
 	if total == 0 {
 		t.Error("no arrivals in the next 14 days: the chart check proves nothing")
+	}
+
+	// The status trend shows the API's history, day by day and status by
+	// status.
+	trendFrom := today.AddDate(0, 0, -29)
+	if chart, api := statusBars(d), statusHistory(t, base, member, trendFrom); chart != api {
+		t.Errorf("status chart %s\nthe API says %s", chart, api)
+	} else if !strings.Contains(chart, "ON_SHIP") {
+		t.Errorf("no container on a ship in 30 days: the trend check proves little: %s", chart)
 	}
 
 	// Layout at 1366×768: map and table start within the window.
@@ -255,6 +265,24 @@ func TestBrowserOpsMap(t *testing.T) {
 	d.viewportShot("ops-zoom200.png")
 	d.run(chromedp.EmulateViewport(1366, 768))
 
+	// A pick-up inserted with plain SQL moves today's bar of the status
+	// trend, live: the container counts as picked up today.
+	d.run(chromedp.EmulateViewport(1366, 768))
+	todayKey := today.Format(time.DateOnly)
+	pickedBefore := statusCount(d, todayKey, "PICKED_UP")
+	if _, err := db.Exec(`INSERT INTO transport_events (account_id, container_id, shipment_id, scac, carrier_event_id, event, event_at,
+		timezone, data_source)
+		SELECT c.account_id, c.id, c.shipment_id, s.shipping_line_scac, 'TEST-OUT', 'container.transport.full_out', now() - interval '30 seconds',
+		       s.pod_timezone, 'terminal'
+		FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id WHERE c.id = $1`, pick.ID); err != nil {
+		t.Fatal(err)
+	}
+	took = d.waitJS(fmt.Sprintf(`(document.querySelector('#chart-status rect[data-day=%q][data-status="PICKED_UP"]')?.dataset.count ?? "0") === "%d"`, todayKey, pickedBefore+1), 15*time.Second)
+	t.Logf("today's picked-up bar went %d → %d in %s, no reload", pickedBefore, pickedBefore+1, took)
+	if chart, api := statusBars(d), statusHistory(t, base, member, trendFrom); chart != api {
+		t.Errorf("after the pick-up, status chart %s\nthe API says %s", chart, api)
+	}
+
 	// First render with the key in the tab (a reload), for docs/ops.md.
 	d.run(chromedp.Reload())
 	d.waitJS(`document.body.dataset.opsState === "ready" && document.body.dataset.mapTotal !== undefined`, 30*time.Second)
@@ -273,4 +301,67 @@ func TestBrowserOpsMap(t *testing.T) {
 	for _, e := range obs.ConsoleErrors {
 		t.Errorf("console: %s", e)
 	}
+}
+
+// statusBars is the status trend chart's bars as "day status=count …" lines.
+func statusBars(d *opsDriver) string {
+	var bars [][3]string
+	d.eval(`Array.from(document.querySelectorAll("#chart-status rect")).map((r) => [r.dataset.day, r.dataset.status, r.dataset.count])`, &bars)
+	byDay := map[string][]string{}
+	for _, b := range bars {
+		byDay[b[0]] = append(byDay[b[0]], b[1]+"="+b[2])
+	}
+	return joinDays(byDay)
+}
+
+// statusCount is one bar's count (0 when it is not drawn).
+func statusCount(d *opsDriver, day, status string) int {
+	var n int
+	d.eval(fmt.Sprintf(`Number(document.querySelector('#chart-status rect[data-day=%q][data-status=%q]')?.dataset.count ?? 0)`, day, status), &n)
+	return n
+}
+
+// statusHistory is the API's containerStatusHistory from from, 30 days, in
+// statusBars's form.
+func statusHistory(t *testing.T, base, key string, from time.Time) string {
+	t.Helper()
+	var h struct {
+		H []struct {
+			Day    time.Time
+			Counts []struct {
+				Status string
+				Count  int
+			}
+		}
+	}
+	if errs := gql(t, base, key, `query($f: DateTime!) { h: containerStatusHistory(from: $f, days: 30) { day counts { status count } } }`,
+		map[string]any{"f": from.Format(time.RFC3339)}, &h); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(h.H) != 30 {
+		t.Fatalf("the API's history has %d days, want 30", len(h.H))
+	}
+	byDay := map[string][]string{}
+	for _, d := range h.H {
+		for _, c := range d.Counts {
+			if c.Count > 0 {
+				day := d.Day.UTC().Format(time.DateOnly)
+				byDay[day] = append(byDay[day], fmt.Sprintf("%s=%d", c.Status, c.Count))
+			}
+		}
+	}
+	return joinDays(byDay)
+}
+
+func joinDays(byDay map[string][]string) string {
+	days := make([]string, 0, len(byDay))
+	for d := range byDay {
+		days = append(days, d)
+	}
+	sort.Strings(days)
+	var b strings.Builder
+	for _, d := range days {
+		fmt.Fprintf(&b, "\n%s %s", d, strings.Join(byDay[d], " "))
+	}
+	return b.String()
 }

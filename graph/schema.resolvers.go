@@ -10,6 +10,7 @@ import (
 	"shipgraph/graph/executor"
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"time"
 )
 
 // TotalCount is the resolver for the totalCount field.
@@ -507,6 +508,11 @@ func (r *queryResolver) ContainerStats(ctx context.Context, filter *model.Contai
 // ShipmentStats is the resolver for the shipmentStats field.
 func (r *queryResolver) ShipmentStats(ctx context.Context, filter *model.ShipmentFilter, groupBy []model.ShipmentGroupBy) ([]*model.Group, error) {
 	return r.Res.ShipmentStats(ctx, who(ctx), resolve.ShipmentStatsQuery{Filter: valueOf(filter), GroupBy: groupBy, Records: groupRecords(ctx)})
+}
+
+// ContainerStatusHistory is the resolver for the containerStatusHistory field.
+func (r *queryResolver) ContainerStatusHistory(ctx context.Context, from time.Time, days int) ([]*model.ContainerStatusDay, error) {
+	return r.Res.ContainerStatusHistory(ctx, who(ctx), from, days, time.Time{})
 }
 
 // Search is the resolver for the search field.

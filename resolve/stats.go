@@ -148,3 +148,29 @@ func (r *Resolver) attachGroupRecords(ctx context.Context, groups []*model.Group
 	}
 	return nil
 }
+
+// ContainerStatusHistory counts the account's containers by status at the
+// end of each day of days (24 hours each) from from, as their actual
+// milestones tell (db.ContainerStatusHistory). Days that have not begun
+// by now are left out; the day now falls in ends at now.
+func (r *Resolver) ContainerStatusHistory(ctx context.Context, p *model.Principal, from time.Time, days int, now time.Time) ([]*model.ContainerStatusDay, error) {
+	if p == nil {
+		return nil, model.Errorf(model.EUNAUTHENTICATED, "a valid API key is required")
+	}
+	if days < 1 || days > model.MaxStatusHistoryDays {
+		return nil, model.Errorf(model.EINVALID, "days must be between 1 and %d", model.MaxStatusHistoryDays).AtParameter("days")
+	}
+	now = statsNow(now)
+	if from.After(now) {
+		return nil, model.Errorf(model.EINVALID, "from must not be in the future").AtParameter("from")
+	}
+	const day = 24 * time.Hour
+	if begun := int(now.Sub(from)/day) + 1; days > begun {
+		days = begun
+	}
+	end := from.Add(time.Duration(days) * day)
+	if end.After(now) {
+		end = now
+	}
+	return r.DB.ContainerStatusHistory(ctx, p.AccountID, from, end, days)
+}

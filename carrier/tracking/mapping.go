@@ -8,6 +8,7 @@ import (
 
 	"shipgraph/carrier/dcsa"
 	"shipgraph/db"
+	"shipgraph/model"
 )
 
 // Place is where a call sits in the route, as the events tell it: the
@@ -98,17 +99,14 @@ var mapping = map[mapKey]eventName{
 }
 
 // statusAfter is a container's current_status after its latest actual
-// event of each raw name.
-var statusAfter = map[string]string{
-	"empty_out": "new", "full_in": "new",
-	"vessel_loaded": "on_ship", "vessel_departed": "on_ship", "vessel_arrived": "on_ship",
-	"transshipment_arrived": "on_ship", "transshipment_discharged": "on_ship", "transshipment_loaded": "on_ship",
-	"transshipment_departed": "on_ship", "feeder_arrived": "on_ship", "feeder_discharged": "on_ship",
-	"feeder_loaded": "on_ship", "feeder_departed": "on_ship",
-	"vessel_discharged": "grounded",
-	"rail_loaded":       "on_rail", "rail_departed": "on_rail", "rail_arrived": "on_rail", "rail_unloaded": "grounded",
-	"full_out": "picked_up", "delivered": "delivered", "empty_in": "empty_returned",
-}
+// event of each raw name (one table with the status history's).
+var statusAfter = func() map[string]string {
+	m := make(map[string]string, len(model.ContainerStatusAfter))
+	for raw, s := range model.ContainerStatusAfter {
+		m[raw] = string(s)
+	}
+	return m
+}()
 
 // equipment maps an ISO 6346 size-type code (22G1, 45R1, L5G1 …) to the
 // container's type, length and height.

@@ -122,6 +122,8 @@ func (f *fastWriter) rootField(field graphql.CollectedField) bool {
 		return f.root_Query_containerStats(field)
 	case "shipmentStats":
 		return f.root_Query_shipmentStats(field)
+	case "containerStatusHistory":
+		return f.root_Query_containerStatusHistory(field)
 	case "search":
 		return f.root_Query_search(field)
 	case "parties":
@@ -574,6 +576,20 @@ func (f *fastWriter) root_Query_shipmentStats(field graphql.CollectedField) bool
 	return f.fwNShipmentGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(field.Selections, v)
 }
 
+func (f *fastWriter) root_Query_containerStatusHistory(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_containerStatusHistory(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().ContainerStatusHistory(ctx, fc.Args["from"].(time.Time), fc.Args["days"].(int))
+	if err != nil {
+		return false
+	}
+	return f.fwNContainerStatusDay2ᚕᚖshipgraphᚋmodelᚐContainerStatusDayᚄ(field.Selections, v)
+}
+
 func (f *fastWriter) root_Query_search(field graphql.CollectedField) bool {
 	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
 	fc, err := f.ec.fieldContext_Query_search(ctx, field)
@@ -925,6 +941,20 @@ func (f *fastWriter) fwNShipmentGroup2ᚕᚖshipgraphᚋmodelᚐGroupᚄ(sel ast
 			f.w.b = append(f.w.b, ',')
 		}
 		if !f.fwNShipmentGroup2ᚖshipgraphᚋmodelᚐGroup(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwNContainerStatusDay2ᚕᚖshipgraphᚋmodelᚐContainerStatusDayᚄ(sel ast.SelectionSet, v []*model.ContainerStatusDay) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNContainerStatusDay2ᚖshipgraphᚋmodelᚐContainerStatusDay(sel, v[i]) {
 			return false
 		}
 	}
@@ -3125,6 +3155,13 @@ func (f *fastWriter) fwNShipmentGroup2ᚖshipgraphᚋmodelᚐGroup(sel ast.Selec
 	return f.o_ShipmentGroup(sel, v)
 }
 
+func (f *fastWriter) fwNContainerStatusDay2ᚖshipgraphᚋmodelᚐContainerStatusDay(sel ast.SelectionSet, v *model.ContainerStatusDay) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_ContainerStatusDay(sel, v)
+}
+
 func (f *fastWriter) fwNSearchResult2ᚖshipgraphᚋmodelᚐSearchResult(sel ast.SelectionSet, v *model.SearchResult) bool {
 	if v == nil {
 		return false
@@ -4394,6 +4431,40 @@ func (f *fastWriter) o_ShipmentGroup(sel ast.SelectionSet, obj *model.Group) boo
 	return true
 }
 
+func (f *fastWriter) o_ContainerStatusDay(sel ast.SelectionSet, obj *model.ContainerStatusDay) bool {
+	fields, ok := f.fields(sel, containerStatusDayImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("ContainerStatusDay")
+		case "day":
+			v := obj.Day
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "at":
+			v := obj.At
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "counts":
+			v := obj.Counts
+			if !f.fwNContainerStatusCount2ᚕᚖshipgraphᚋmodelᚐContainerStatusCountᚄ(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 func (f *fastWriter) o_SearchResult(sel ast.SelectionSet, obj *model.SearchResult) bool {
 	fields, ok := f.fields(sel, searchResultImplementors)
 	if !ok {
@@ -5023,6 +5094,20 @@ func (f *fastWriter) fwOLastFreeDayBucket2ᚖshipgraphᚋmodelᚐLastFreeDayBuck
 		return true
 	}
 	v.MarshalGQL(&f.w)
+	return true
+}
+
+func (f *fastWriter) fwNContainerStatusCount2ᚕᚖshipgraphᚋmodelᚐContainerStatusCountᚄ(sel ast.SelectionSet, v []*model.ContainerStatusCount) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNContainerStatusCount2ᚖshipgraphᚋmodelᚐContainerStatusCount(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
 	return true
 }
 
@@ -5731,6 +5816,13 @@ func (f *fastWriter) fwNFloat2float64(sel ast.SelectionSet, v float64) bool {
 	return graphql.MarshalFloatContext(v).MarshalGQLContext(f.ctx, &f.w) == nil
 }
 
+func (f *fastWriter) fwNContainerStatusCount2ᚖshipgraphᚋmodelᚐContainerStatusCount(sel ast.SelectionSet, v *model.ContainerStatusCount) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_ContainerStatusCount(sel, v)
+}
+
 func (f *fastWriter) o_PartyEdge(sel ast.SelectionSet, obj *model.PartyEdge) bool {
 	fields, ok := f.fields(sel, partyEdgeImplementors)
 	if !ok {
@@ -5947,6 +6039,35 @@ func (f *fastWriter) o_WebhookEventInfo(sel ast.SelectionSet, obj *model.Webhook
 		case "description":
 			v := obj.Description
 			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) o_ContainerStatusCount(sel ast.SelectionSet, obj *model.ContainerStatusCount) bool {
+	fields, ok := f.fields(sel, containerStatusCountImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("ContainerStatusCount")
+		case "status":
+			v := obj.Status
+			if !f.fwNContainerStatus2shipgraphᚋmodelᚐContainerStatus(field.Selections, v) {
+				return false
+			}
+		case "count":
+			v := obj.Count
+			if !f.fwNInt2int(field.Selections, v) {
 				return false
 			}
 		default:

@@ -147,6 +147,17 @@ type ComplexityRoot struct {
 		Status           func(childComplexity int) int
 	}
 
+	ContainerStatusCount struct {
+		Count  func(childComplexity int) int
+		Status func(childComplexity int) int
+	}
+
+	ContainerStatusDay struct {
+		At     func(childComplexity int) int
+		Counts func(childComplexity int) int
+		Day    func(childComplexity int) int
+	}
+
 	ContainerUpdatedEvent struct {
 		Attributes func(childComplexity int) int
 		Container  func(childComplexity int) int
@@ -437,6 +448,7 @@ type ComplexityRoot struct {
 		ContainerMap           func(childComplexity int, id string) int
 		ContainerRoute         func(childComplexity int, id string) int
 		ContainerStats         func(childComplexity int, filter *model.ContainerFilter, groupBy []model.ContainerGroupBy) int
+		ContainerStatusHistory func(childComplexity int, from time.Time, days int) int
 		Containers             func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ContainerFilter, orderBy *model.ContainerOrder) int
 		CustomField            func(childComplexity int, id string) int
 		CustomFieldDefinition  func(childComplexity int, id string) int
@@ -962,6 +974,7 @@ type QueryResolver interface {
 	InferTrackingNumber(ctx context.Context, number string) (*model.InferredNumber, error)
 	ContainerStats(ctx context.Context, filter *model.ContainerFilter, groupBy []model.ContainerGroupBy) ([]*model.Group, error)
 	ShipmentStats(ctx context.Context, filter *model.ShipmentFilter, groupBy []model.ShipmentGroupBy) ([]*model.Group, error)
+	ContainerStatusHistory(ctx context.Context, from time.Time, days int) ([]*model.ContainerStatusDay, error)
 	Search(ctx context.Context, query string) ([]*model.SearchResult, error)
 	Parties(ctx context.Context, first *int, after *string, last *int, before *string, page *model.PageInput) (*model.PartyConnection, error)
 	Party(ctx context.Context, id string) (*model.Party, error)
@@ -1455,6 +1468,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContainerGroup.Status(childComplexity), true
+
+	case "ContainerStatusCount.count":
+		if e.ComplexityRoot.ContainerStatusCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerStatusCount.Count(childComplexity), true
+	case "ContainerStatusCount.status":
+		if e.ComplexityRoot.ContainerStatusCount.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerStatusCount.Status(childComplexity), true
+
+	case "ContainerStatusDay.at":
+		if e.ComplexityRoot.ContainerStatusDay.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerStatusDay.At(childComplexity), true
+	case "ContainerStatusDay.counts":
+		if e.ComplexityRoot.ContainerStatusDay.Counts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerStatusDay.Counts(childComplexity), true
+	case "ContainerStatusDay.day":
+		if e.ComplexityRoot.ContainerStatusDay.Day == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContainerStatusDay.Day(childComplexity), true
 
 	case "ContainerUpdatedEvent.attributes":
 		if e.ComplexityRoot.ContainerUpdatedEvent.Attributes == nil {
@@ -2962,6 +3007,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ContainerStats(childComplexity, args["filter"].(*model.ContainerFilter), args["groupBy"].([]model.ContainerGroupBy)), true
+	case "Query.containerStatusHistory":
+		if e.ComplexityRoot.Query.ContainerStatusHistory == nil {
+			break
+		}
+
+		args, err := ec.field_Query_containerStatusHistory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ContainerStatusHistory(childComplexity, args["from"].(time.Time), args["days"].(int)), true
 	case "Query.containers":
 		if e.ComplexityRoot.Query.Containers == nil {
 			break
@@ -6965,6 +7021,31 @@ extend type Query {
   of shipments. Groups come ordered by their keys, unknown values last.
   """
   shipmentStats(filter: ShipmentFilter, groupBy: [ShipmentGroupBy!]!): [ShipmentGroup!]!
+  """
+  The account's containers counted by status at the end of each day, for
+  ` + "`" + `days` + "`" + ` days (1 to 62) of 24 hours from ` + "`" + `from` + "`" + ` (pass a local midnight for
+  local days): the status each container's actual milestones (transport
+  events) gave it then, NEW from its creation until its first. Terminal
+  availability is not in the history: a discharged container counts as
+  GROUNDED. Days not begun yet are left out; the current day ends now.
+  Every status any day counts is on every day, in the enum's order.
+  """
+  containerStatusHistory(from: DateTime!, days: Int!): [ContainerStatusDay!]!
+}
+
+"One day of containerStatusHistory."
+type ContainerStatusDay {
+  "The day's start."
+  day: DateTime!
+  "When the counts were taken: the day's end, or now for the current day."
+  at: DateTime!
+  counts: [ContainerStatusCount!]!
+}
+
+"How many containers were in one status."
+type ContainerStatusCount {
+  status: ContainerStatus!
+  count: Int!
 }
 
 "What containers are counted by."
@@ -7619,6 +7700,28 @@ func (ec *executionContext) childFields_ContainerGroup(ctx context.Context, fiel
 		return ec.fieldContext_ContainerGroup_count(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ContainerGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_ContainerStatusCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_ContainerStatusCount_status(ctx, field)
+	case "count":
+		return ec.fieldContext_ContainerStatusCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContainerStatusCount", field.Name)
+}
+
+func (ec *executionContext) childFields_ContainerStatusDay(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "day":
+		return ec.fieldContext_ContainerStatusDay_day(ctx, field)
+	case "at":
+		return ec.fieldContext_ContainerStatusDay_at(ctx, field)
+	case "counts":
+		return ec.fieldContext_ContainerStatusDay_counts(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContainerStatusDay", field.Name)
 }
 
 func (ec *executionContext) childFields_CustomField(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9822,6 +9925,28 @@ func (ec *executionContext) field_Query_containerStats_args(ctx context.Context,
 		return nil, err
 	}
 	args["groupBy"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_containerStatusHistory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "days",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["days"] = arg1
 	return args, nil
 }
 
@@ -12691,6 +12816,130 @@ func (ec *executionContext) _ContainerGroup_count(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_ContainerGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContainerGroup", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerStatusCount_status(ctx context.Context, field graphql.CollectedField, obj *model.ContainerStatusCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerStatusCount_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ContainerStatus) graphql.Marshaler {
+			return ec.marshalNContainerStatus2shipgraphᚋmodelᚐContainerStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerStatusCount_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerStatusCount", field, false, false, errors.New("field of type ContainerStatus does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerStatusCount_count(ctx context.Context, field graphql.CollectedField, obj *model.ContainerStatusCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerStatusCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerStatusCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerStatusCount", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerStatusDay_day(ctx context.Context, field graphql.CollectedField, obj *model.ContainerStatusDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerStatusDay_day(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Day, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerStatusDay_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerStatusDay", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerStatusDay_at(ctx context.Context, field graphql.CollectedField, obj *model.ContainerStatusDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerStatusDay_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerStatusDay_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContainerStatusDay", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ContainerStatusDay_counts(ctx context.Context, field graphql.CollectedField, obj *model.ContainerStatusDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContainerStatusDay_counts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Counts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ContainerStatusCount) graphql.Marshaler {
+			return ec.marshalNContainerStatusCount2ᚕᚖshipgraphᚋmodelᚐContainerStatusCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContainerStatusDay_counts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContainerStatusDay",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContainerStatusCount(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ContainerUpdatedEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.ContainerUpdatedEvent) (ret graphql.Marshaler) {
@@ -19958,6 +20207,50 @@ func (ec *executionContext) fieldContext_Query_shipmentStats(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_shipmentStats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_containerStatusHistory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_containerStatusHistory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ContainerStatusHistory(ctx, fc.Args["from"].(time.Time), fc.Args["days"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ContainerStatusDay) graphql.Marshaler {
+			return ec.marshalNContainerStatusDay2ᚕᚖshipgraphᚋmodelᚐContainerStatusDayᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_containerStatusHistory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContainerStatusDay(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_containerStatusHistory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -30954,6 +31247,97 @@ func (ec *executionContext) _ContainerGroup(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var containerStatusCountImplementors = []string{"ContainerStatusCount"}
+
+func (ec *executionContext) _ContainerStatusCount(ctx context.Context, sel ast.SelectionSet, obj *model.ContainerStatusCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, containerStatusCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContainerStatusCount")
+		case "status":
+			out.Values[i] = ec._ContainerStatusCount_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._ContainerStatusCount_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var containerStatusDayImplementors = []string{"ContainerStatusDay"}
+
+func (ec *executionContext) _ContainerStatusDay(ctx context.Context, sel ast.SelectionSet, obj *model.ContainerStatusDay) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, containerStatusDayImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContainerStatusDay")
+		case "day":
+			out.Values[i] = ec._ContainerStatusDay_day(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._ContainerStatusDay_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "counts":
+			out.Values[i] = ec._ContainerStatusDay_counts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var containerUpdatedEventImplementors = []string{"ContainerUpdatedEvent", "WebhookReferenceObject"}
 
 func (ec *executionContext) _ContainerUpdatedEvent(ctx context.Context, sel ast.SelectionSet, obj *model.ContainerUpdatedEvent) graphql.Marshaler {
@@ -34038,6 +34422,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_shipmentStats(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "containerStatusHistory":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_containerStatusHistory(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -37679,6 +38085,58 @@ func (ec *executionContext) unmarshalNContainerStatus2shipgraphᚋmodelᚐContai
 
 func (ec *executionContext) marshalNContainerStatus2shipgraphᚋmodelᚐContainerStatus(ctx context.Context, sel ast.SelectionSet, v model.ContainerStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNContainerStatusCount2ᚕᚖshipgraphᚋmodelᚐContainerStatusCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ContainerStatusCount) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNContainerStatusCount2ᚖshipgraphᚋmodelᚐContainerStatusCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNContainerStatusCount2ᚖshipgraphᚋmodelᚐContainerStatusCount(ctx context.Context, sel ast.SelectionSet, v *model.ContainerStatusCount) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ContainerStatusCount(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNContainerStatusDay2ᚕᚖshipgraphᚋmodelᚐContainerStatusDayᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ContainerStatusDay) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNContainerStatusDay2ᚖshipgraphᚋmodelᚐContainerStatusDay(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNContainerStatusDay2ᚖshipgraphᚋmodelᚐContainerStatusDay(ctx context.Context, sel ast.SelectionSet, v *model.ContainerStatusDay) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ContainerStatusDay(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCreateDocumentInput2shipgraphᚋmodelᚐCreateDocumentInput(ctx context.Context, v any) (model.CreateDocumentInput, error) {

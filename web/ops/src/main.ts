@@ -185,6 +185,7 @@ function tile(id: string, title: string, entries: TileEntry[], marks: boolean, e
 const TOP_PORTS = 4;
 
 type ArrivalsAnswer = { arrivals: Group[] } & Record<string, Group[]>;
+interface HistoryAnswer { history: { day: string; counts: { status: string; count: number }[] }[] }
 
 async function loadTiles(marks: boolean): Promise<void> {
   const week = monday();
@@ -192,9 +193,10 @@ async function loadTiles(marks: boolean): Promise<void> {
   const today = Date.parse(new Date().toISOString().slice(0, 10) + "T00:00:00Z");
   const days: Record<string, string> = {};
   for (let i = 0; i <= 14; i++) days[`d${i}`] = new Date(today + i * 86400e3).toISOString();
-  const [{ data, fresh }, arr] = await Promise.all([
+  const [{ data, fresh }, arr, hist] = await Promise.all([
     query<TilesAnswer>("OpsTiles"),
     query<ArrivalsAnswer>("OpsArrivals", { from: week + "T00:00:00Z", to, ...days }),
+    query<HistoryAnswer>("OpsStatusHistory", { from: new Date(today - 29 * 86400e3).toISOString() }),
   ]);
   countTraffic();
   if (fresh || !document.getElementById("tile-status")) containerTiles(data, marks);
@@ -213,6 +215,53 @@ async function loadTiles(marks: boolean): Promise<void> {
     put($("chart-arrivals-title"), `Shipments arriving per day, next 14 days (from today, ${from}; UTC days)`, false);
     barChart($("chart-arrivals"), perDay, "Shipments arriving per day, next 14 days");
   }
+  if (hist.fresh || !$("chart-status").firstChild) {
+    statusChart($("chart-status"), $("chart-status-legend"), hist.data.history, "Containers by status at the end of each day, last 30 days");
+  }
+}
+
+/** statusChart draws the containers of each day stacked by status, oldest
+ * day first, with a legend and a table for screen readers. */
+function statusChart(host: HTMLElement, legend: HTMLElement, days: HistoryAnswer["history"], title: string): void {
+  const W = 780, H = 66, top = 2, bottom = 15;
+  const totals = days.map((d) => d.counts.reduce((n, c) => n + c.count, 0));
+  const max = Math.max(1, ...totals);
+  const bw = W / Math.max(1, days.length);
+  const ns = "http://www.w3.org/2000/svg";
+  const s = document.createElementNS(ns, "svg");
+  s.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  s.setAttribute("aria-hidden", "true");
+  const statuses = days.length ? days[0].counts.map((c) => c.status) : [];
+  days.forEach((d, i) => {
+    let y = H - bottom;
+    for (const c of d.counts) {
+      const h = ((H - top - bottom) * c.count) / max;
+      y -= h;
+      if (!c.count) continue;
+      const r = document.createElementNS(ns, "rect");
+      r.setAttribute("x", (i * bw + 1).toFixed(1));
+      r.setAttribute("y", y.toFixed(1));
+      r.setAttribute("width", Math.max(1, bw - 2).toFixed(1));
+      r.setAttribute("height", h.toFixed(1));
+      r.setAttribute("data-status", c.status);
+      r.setAttribute("data-day", d.day.slice(0, 10));
+      r.setAttribute("data-count", String(c.count));
+      s.append(r);
+    }
+    if (i % 7 === days.length % 7 - 1 || i === days.length - 1) {
+      const l = document.createElementNS(ns, "text");
+      l.setAttribute("x", (i * bw + bw / 2).toFixed(1));
+      l.setAttribute("y", String(H - 5));
+      l.textContent = String(Number(d.day.slice(8, 10)));
+      if (i === days.length - 1) l.setAttribute("class", "today");
+      s.append(l);
+    }
+  });
+  legend.replaceChildren(...statuses.map((st) => el("li", { "data-status": st }, el("span", { class: "swatch" }), status(st))));
+  const table = el("table", { class: "sr-only" }, el("caption", {}, title),
+    el("tr", {}, el("th", { scope: "col" }, "Day"), ...statuses.map((st) => el("th", { scope: "col" }, status(st)))),
+    ...days.map((d) => el("tr", {}, el("th", { scope: "row" }, d.day.slice(0, 10)), ...d.counts.map((c) => el("td", {}, String(c.count))))));
+  host.replaceChildren(s, table);
 }
 
 /** barChart draws counts per day as SVG bars, with the numbers as text
@@ -656,7 +705,7 @@ function onChange(ev: ChangeEvent): void {
     pending = { tiles: true, page: true, panel: true, map: true };
   } else {
     if (ev.type === "CONTAINER" || ev.type === "SHIPMENT" || ev.type === "TRANSPORT_EVENT") pending.map = true;
-    if (ev.type === "CONTAINER" || ev.type === "SHIPMENT") pending.tiles = true;
+    if (ev.type === "CONTAINER" || ev.type === "SHIPMENT" || ev.type === "TRANSPORT_EVENT") pending.tiles = true; // the status trend reads transport events
     if ((ev.type === "CONTAINER" && (state.visibleContainers.has(ev.id ?? "") || state.visibleShipments.has(ev.parentId ?? "") || ev.operation !== "UPDATE")) ||
       (ev.type === "SHIPMENT" && (state.visibleShipments.has(ev.id ?? "") || ev.operation !== "UPDATE"))) pending.page = true;
     const p = state.panel;
