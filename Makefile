@@ -84,7 +84,7 @@ s3server:
 # TypeScript SDK and Inspector CLI: scripts/mcp-client.sh) too.
 test-browser: assets ops
 	@scripts/ensure-chromium.sh
-	$(GO) test -count=1 -tags browser -run Browser -v ./graph/playground/... .
+	$(GO) test -count=1 -tags browser -run Browser -v ./graph/playground/... ./testkit/browsertest .
 
 # GraphQL-over-HTTP audit alone (npm graphql-http) against the real server on
 # a private database; make test-browser runs it too.

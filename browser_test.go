@@ -16,7 +16,7 @@ import (
 
 	"shipgraph/db/dbtest"
 	"shipgraph/graph/playground"
-	"shipgraph/graph/playground/browsertest"
+	"shipgraph/testkit/browsertest"
 )
 
 // TestBrowserPlaygroundDashboard opens the playground of the real server in

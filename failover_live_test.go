@@ -20,6 +20,7 @@ import (
 	"github.com/coder/websocket"
 
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 // liveProbe is what a failover test watches besides the answers to its
@@ -184,19 +185,7 @@ func (p *liveProbe) check(t *testing.T, newPrimary string, outageEnd time.Time) 
 			}
 			seen[id]++
 		}
-		rows, err := db.Query(`SELECT id FROM change_log WHERE account_id = $1 AND id >= $2 AND id <= $3 ORDER BY id`, account, first, last)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var logged []int64
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				t.Fatal(err)
-			}
-			logged = append(logged, id)
-		}
-		rows.Close()
+		logged := pg.Column[int64](t, db, `SELECT id FROM change_log WHERE account_id = $1 AND id >= $2 AND id <= $3 ORDER BY id`, account, first, last)
 		var skipped, doubled, foreign []int64
 		for _, id := range logged {
 			switch seen[id] {

@@ -19,7 +19,7 @@ import (
 	"shipgraph/testkit"
 
 	"shipgraph/db/dbtest"
-	"shipgraph/db/replicatest"
+	"shipgraph/testkit/replicatest"
 )
 
 // multiHostURL is the URL form libpq documents for several hosts, each a

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"shipgraph/carrier/sim"
-	"shipgraph/carrier/sim/simtest"
 	"shipgraph/db/dbtest"
+	"shipgraph/testkit/simtest"
 )
 
 // TestBrowserMCPClients runs the official MCP clients (npm, pinned:

@@ -27,7 +27,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"shipgraph/db/dbtest"
-	"shipgraph/graph/playground/browsertest"
+	"shipgraph/testkit/browsertest"
 	"shipgraph/web/ops"
 )
 

@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // runCmd runs one verb of the real CLI and returns its exit code and output.
 func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, string) {

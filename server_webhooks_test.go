@@ -17,6 +17,7 @@ import (
 
 	"shipgraph/db/dbtest"
 	"shipgraph/model"
+	"shipgraph/testkit/pg"
 )
 
 // TestWebhooksFromEveryWriter is issue 17's end-to-end check, through the
@@ -80,20 +81,9 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 	hook, secret := create(keys["acme admin"], recv.URL+"/t49")
 	create(keys["globex admin"], other.URL)
 
-	var ships []string
-	rows, err := sqldb.QueryContext(ctx, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id
+	ships := pg.Column[string](t, sqldb, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id
 		WHERE a.slug = 'acme' AND s.line_tracking_stopped_at IS NULL ORDER BY s.id LIMIT 3`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ships = append(ships, id)
-	}
-	if rows.Close(); len(ships) != 3 {
+	if len(ships) != 3 {
 		t.Fatalf("acme has %d tracked shipments, want 3", len(ships))
 	}
 

@@ -11,22 +11,14 @@ import (
 	"github.com/lib/pq"
 
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
 	"shipgraph/model"
+	"shipgraph/testkit/pg"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // openDB returns a store on a fresh database of its own.
-func openDB(t *testing.T) *db.DB {
-	t.Helper()
-	d, err := db.Open(context.Background(), dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
+func openDB(t *testing.T) *db.DB { return pg.New(t, 0).Store }
 
 // counting returns a context whose statements are counted in the result.
 func counting() (context.Context, *atomic.Int64) {

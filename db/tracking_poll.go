@@ -9,15 +9,12 @@ import (
 	"github.com/lib/pq"
 )
 
-// The tracking engine's statements (carrier/tracking): what a poll of a
-// carrier writes, in one transaction, and the schedule of the requests.
-// The scheduler's read (DueTrackingRequests) is cross-tenant by design: it
-// serves every account; every key it uses carries account_id.
-
-// ErrTrackingBusy is returned by ApplyTrackingPoll when another
-// transaction holds the request (another instance is applying a poll of
-// it): the caller tries again later, nothing was written.
-var ErrTrackingBusy = errors.New("tracking request locked by another poll")
+// The tracking engine's statements (carrier/tracking): what a batch of
+// polls of one account writes, in one transaction (TrackingTx), and the
+// schedule of the requests. The rules (which request is applied, which
+// shipment stops, each request's status) are the use case's. The
+// schedule's read of the accounts with due requests is cross-tenant by
+// design; every other statement names its account.
 
 // PollTarget is what a poll needs to know about its request.
 type PollTarget struct {
@@ -109,180 +106,334 @@ type PolledVessel struct {
 	Flag     *string
 }
 
-// TrackingPoll is the outcome of one successful answer of a carrier, to be
-// applied at once.
-type TrackingPoll struct {
-	AccountID, RequestID string
-	// Status: created, awaiting_manifest or failed (FailedReason).
+// TrackingTx is one transaction of the tracking use case (carrier/tracking)
+// over one account: its methods are the statements a batch of polls
+// writes, each one statement for every poll of the batch (unnest arrays).
+// It decides nothing: which request is applied, which shipment stops and
+// why, and each request's status are the caller's.
+type TrackingTx struct {
+	ctx     context.Context
+	q       ext
+	account string
+}
+
+// InTrackingTx runs fn in one transaction of the account's tracking
+// writes: fn's error rolls everything back.
+func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *TrackingTx) error) error {
+	return db.inRawTx(ctx, accountID, func(q ext, _ *sql.Tx) error {
+		return fn(&TrackingTx{ctx: ctx, q: q, account: accountID})
+	})
+}
+
+// LockedRequest is a request under a poll's lock.
+type LockedRequest struct {
+	ID         string  `db:"id"`
+	Status     string  `db:"status"`
+	ShipmentID *string `db:"shipment_id"`
+}
+
+// Lock takes the requests' rows FOR UPDATE SKIP LOCKED: locked are the
+// rows taken, busy the ids another transaction holds (another instance
+// applying a poll of them); an id in neither was deleted.
+func (t *TrackingTx) Lock(ids []string) (locked map[string]LockedRequest, busy []string, err error) {
+	locked = map[string]LockedRequest{}
+	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { locked[r.ID] = *r },
+		`SELECT id, status, shipment_id FROM tracking_requests
+		WHERE account_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE SKIP LOCKED`, t.account, pq.StringArray(ids))
+	if err != nil || len(locked) == len(ids) {
+		return locked, nil, err
+	}
+	var missing []string
+	for _, id := range ids {
+		if _, ok := locked[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { busy = append(busy, r.ID) },
+		`SELECT id, '' AS status, NULL::uuid AS shipment_id FROM tracking_requests WHERE account_id = $1 AND id = ANY($2::uuid[])`,
+		t.account, pq.StringArray(missing))
+	return locked, busy, err
+}
+
+// ShipmentClaim asks for a request's shipment: the one it has (Current),
+// else the account's shipment of Number and the request's carrier, else a
+// new one.
+type ShipmentClaim struct {
+	RequestID string
+	Number    string
+	Current   *string
+}
+
+type requestShipment struct {
+	RequestID  string `db:"request_id"`
+	ShipmentID string `db:"id"`
+}
+
+// Shipments finds or creates the shipments of the claims, by request id.
+// One shipment per (account, carrier, number) is a unique index
+// (migration 00023): two claims of one number in the batch make one
+// shipment; a claim meeting another transaction's insert waits for it,
+// does nothing, and the next statement (whose snapshot is newer than the
+// other's commit) reads the winner's row.
+func (t *TrackingTx) Shipments(cs []ShipmentClaim) (map[string]string, error) {
+	out := map[string]string{}
+	if len(cs) == 0 {
+		return out, nil
+	}
+	req := make([]string, len(cs))
+	num := make([]string, len(cs))
+	cur := make([]sql.NullString, len(cs))
+	for i, c := range cs {
+		req[i], num[i] = c.RequestID, c.Number
+		if c.Current != nil {
+			cur[i] = sql.NullString{String: *c.Current, Valid: true}
+		}
+	}
+	each := func(r *requestShipment) { out[r.RequestID] = r.ShipmentID }
+	err := selectRows(t.ctx, t.q, each, `
+WITH input AS (SELECT * FROM unnest($2::uuid[], $3::text[], $4::uuid[]) AS u(request_id, number, current_id)),
+req AS (
+    SELECT i.request_id, i.number, i.current_id, r.scac, r.ref_numbers, r.tags
+    FROM input i JOIN tracking_requests r ON r.account_id = $1 AND r.id = i.request_id),
+cur AS (SELECT req.request_id, s.id FROM req JOIN shipments s ON s.account_id = $1 AND s.id = req.current_id),
+found AS (
+    SELECT req.request_id, s.id FROM req JOIN shipments s ON s.account_id = $1 AND s.shipping_line_scac = req.scac
+        AND upper(s.normalized_number) = upper(req.number)
+    WHERE NOT EXISTS (SELECT 1 FROM cur WHERE cur.request_id = req.request_id)),
+need AS (
+    SELECT req.* FROM req
+    WHERE NOT EXISTS (SELECT 1 FROM cur WHERE cur.request_id = req.request_id)
+      AND NOT EXISTS (SELECT 1 FROM found WHERE found.request_id = req.request_id)),
+ins AS (
+    INSERT INTO shipments (account_id, bill_of_lading_number, normalized_number, ref_numbers, tags, shipping_line_id,
+        shipping_line_scac, shipping_line_name, shipping_line_short_name)
+    SELECT DISTINCT ON (n.scac, upper(n.number)) $1::uuid, n.number, upper(n.number), nullif(n.ref_numbers, '{}'), n.tags, sl.id, n.scac,
+        coalesce(sl.name, n.scac), coalesce(sl.short_name, n.scac)
+    FROM need n LEFT JOIN shipping_lines sl ON sl.scac = n.scac
+    ORDER BY n.scac, upper(n.number), n.request_id
+    ON CONFLICT (account_id, shipping_line_scac, upper(normalized_number)) DO NOTHING
+    RETURNING id, shipping_line_scac, normalized_number)
+SELECT request_id, id FROM cur
+UNION ALL SELECT request_id, id FROM found
+UNION ALL SELECT need.request_id, ins.id FROM need JOIN ins ON ins.shipping_line_scac = need.scac
+    AND upper(ins.normalized_number) = upper(need.number)`, t.account, pq.StringArray(req), pq.StringArray(num), pq.Array(cur))
+	if err != nil || len(out) == len(cs) {
+		return out, err
+	}
+	// Another transaction created some after this statement's snapshot.
+	return out, selectRows(t.ctx, t.q, each, `
+SELECT u.request_id, s.id FROM unnest($2::uuid[], $3::text[]) AS u(request_id, number)
+JOIN tracking_requests r ON r.account_id = $1 AND r.id = u.request_id
+JOIN shipments s ON s.account_id = $1 AND s.shipping_line_scac = r.scac AND upper(s.normalized_number) = upper(u.number)`,
+		t.account, pq.StringArray(req), pq.StringArray(num))
+}
+
+// ShipmentUpdate is what a poll says about one shipment, with the request
+// whose customer the shipment takes when it has none.
+type ShipmentUpdate struct {
+	ShipmentID, RequestID string
+	PolledShipment
+}
+
+// UpdateShipments writes the carrier's milestones of each shipment where
+// they differ from what is stored (known values replace, unknown ones
+// keep; the first ETA ever seen stays pod_original_eta_at): port of
+// lading/discharge by UN/LOCODE against ports, the POD terminal by its
+// facility code, destination, times, the vessel at the port of discharge.
+// A shipment without a customer takes its request's (a party), and
+// customer_name, when empty, the party's company name; one that has one
+// keeps it. One row per shipment.
+func (t *TrackingTx) UpdateShipments(us []ShipmentUpdate) error {
+	if len(us) == 0 {
+		return nil
+	}
+	n := len(us)
+	id := make([]string, n)
+	req := make([]string, n)
+	for i, u := range us {
+		id[i], req[i] = u.ShipmentID, u.RequestID
+	}
+	s := func(get func(p *PolledShipment) *string) any {
+		return pq.Array(strsOf(n, func(i int) *string { return get(&us[i].PolledShipment) }))
+	}
+	tm := func(get func(p *PolledShipment) *time.Time) any {
+		return pqTimes(timesOf(n, func(i int) *time.Time { return get(&us[i].PolledShipment) }))
+	}
+	_, err := t.q.ExecContext(t.ctx, `
+WITH u AS (
+    SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
+        $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::text[], $14::text[], $15::text[], $16::text[])
+        AS u(id, request_id, pol, pod, dest, pol_etd_at, pol_atd_at, pod_eta_at, pod_ata_at, dest_eta_at, dest_ata_at,
+             vessel_name, vessel_imo, voyage, pod_facility)),
+n AS (
+    SELECT s.id,
+        coalesce((SELECT p.id FROM ports p WHERE p.code = u.pol), s.port_of_lading_id) AS pol_id,
+        coalesce(u.pol, s.port_of_lading_locode) AS pol_locode,
+        coalesce((SELECT p.name FROM ports p WHERE p.code = u.pol), s.port_of_lading_name) AS pol_name,
+        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = u.pol), s.pol_timezone) AS pol_tz,
+        coalesce((SELECT p.id FROM ports p WHERE p.code = u.pod), s.port_of_discharge_id) AS pod_id,
+        coalesce(u.pod, s.port_of_discharge_locode) AS pod_locode,
+        coalesce((SELECT p.name FROM ports p WHERE p.code = u.pod), s.port_of_discharge_name) AS pod_name,
+        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = u.pod), s.pod_timezone) AS pod_tz,
+        coalesce((SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
+            WHERE p.code = u.pod AND u.pod_facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1), s.pod_terminal_id) AS pod_terminal_id,
+        CASE WHEN u.dest IS NULL THEN s.destination_port_id ELSE (SELECT p.id FROM ports p WHERE p.code = u.dest) END AS dest_id,
+        coalesce(u.dest, s.destination_locode) AS dest_locode,
+        CASE WHEN u.dest IS NULL THEN s.destination_name ELSE coalesce((SELECT p.name FROM ports p WHERE p.code = u.dest), u.dest) END AS dest_name,
+        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = u.dest), s.destination_timezone) AS dest_tz,
+        coalesce(u.pol_etd_at, s.pol_etd_at) AS pol_etd_at, coalesce(u.pol_atd_at, s.pol_atd_at) AS pol_atd_at,
+        coalesce(u.pod_eta_at, s.pod_eta_at) AS pod_eta_at, coalesce(s.pod_original_eta_at, u.pod_eta_at) AS pod_original_eta_at,
+        coalesce(u.pod_ata_at, s.pod_ata_at) AS pod_ata_at,
+        coalesce(u.dest_eta_at, s.destination_eta_at) AS dest_eta_at, coalesce(u.dest_ata_at, s.destination_ata_at) AS dest_ata_at,
+        coalesce(u.vessel_name, s.pod_vessel_name) AS vessel_name, coalesce(u.vessel_imo, s.pod_vessel_imo) AS vessel_imo,
+        coalesce(u.voyage, s.pod_voyage_number) AS voyage,
+        coalesce(s.customer_id, r.customer_id) AS customer_id,
+        CASE WHEN s.customer_id IS NULL AND p.id IS NOT NULL
+             THEN coalesce(nullif(btrim(s.customer_name), ''), p.company_name) ELSE s.customer_name END AS customer_name
+    FROM u JOIN shipments s ON s.account_id = $1 AND s.id = u.id
+    LEFT JOIN tracking_requests r ON r.account_id = $1 AND r.id = u.request_id
+    LEFT JOIN parties p ON p.account_id = $1 AND p.id = r.customer_id)
+UPDATE shipments s SET port_of_lading_id = n.pol_id, port_of_lading_locode = n.pol_locode, port_of_lading_name = n.pol_name,
+    pol_timezone = n.pol_tz, port_of_discharge_id = n.pod_id, port_of_discharge_locode = n.pod_locode,
+    port_of_discharge_name = n.pod_name, pod_timezone = n.pod_tz, pod_terminal_id = n.pod_terminal_id,
+    destination_port_id = n.dest_id, destination_metro_area_id = CASE WHEN n.dest_id IS NULL THEN s.destination_metro_area_id END,
+    destination_locode = n.dest_locode, destination_name = n.dest_name, destination_timezone = n.dest_tz,
+    pol_etd_at = n.pol_etd_at, pol_atd_at = n.pol_atd_at, pod_eta_at = n.pod_eta_at, pod_original_eta_at = n.pod_original_eta_at,
+    pod_ata_at = n.pod_ata_at, destination_eta_at = n.dest_eta_at, destination_ata_at = n.dest_ata_at,
+    pod_vessel_name = n.vessel_name, pod_vessel_imo = n.vessel_imo, pod_voyage_number = n.voyage,
+    customer_id = n.customer_id, customer_name = n.customer_name, updated_at = now()
+FROM n
+WHERE s.account_id = $1 AND s.id = n.id
+  AND (s.port_of_lading_id, s.port_of_lading_locode, s.port_of_lading_name, s.pol_timezone, s.port_of_discharge_id,
+       s.port_of_discharge_locode, s.port_of_discharge_name, s.pod_timezone, s.pod_terminal_id, s.destination_port_id,
+       s.destination_locode, s.destination_name, s.destination_timezone, s.pol_etd_at, s.pol_atd_at, s.pod_eta_at,
+       s.pod_original_eta_at, s.pod_ata_at, s.destination_eta_at, s.destination_ata_at, s.pod_vessel_name,
+       s.pod_vessel_imo, s.pod_voyage_number, s.customer_id, s.customer_name)
+  IS DISTINCT FROM
+      (n.pol_id, n.pol_locode, n.pol_name, n.pol_tz, n.pod_id, n.pod_locode, n.pod_name, n.pod_tz, n.pod_terminal_id, n.dest_id,
+       n.dest_locode, n.dest_name, n.dest_tz, n.pol_etd_at, n.pol_atd_at, n.pod_eta_at, n.pod_original_eta_at, n.pod_ata_at,
+       n.dest_eta_at, n.dest_ata_at, n.vessel_name, n.vessel_imo, n.voyage, n.customer_id, n.customer_name)`,
+		t.account, pq.StringArray(id), pq.StringArray(req),
+		s(func(p *PolledShipment) *string { return p.PolLocode }), s(func(p *PolledShipment) *string { return p.PodLocode }),
+		s(func(p *PolledShipment) *string { return p.DestinationLocode }),
+		tm(func(p *PolledShipment) *time.Time { return p.PolEtdAt }), tm(func(p *PolledShipment) *time.Time { return p.PolAtdAt }),
+		tm(func(p *PolledShipment) *time.Time { return p.PodEtaAt }), tm(func(p *PolledShipment) *time.Time { return p.PodAtaAt }),
+		tm(func(p *PolledShipment) *time.Time { return p.DestinationEtaAt }),
+		tm(func(p *PolledShipment) *time.Time { return p.DestinationAtaAt }),
+		s(func(p *PolledShipment) *string { return p.VesselName }), s(func(p *PolledShipment) *string { return p.VesselIMO }),
+		s(func(p *PolledShipment) *string { return p.VoyageNumber }), s(func(p *PolledShipment) *string { return p.PodFacility }))
+	return err
+}
+
+// StopFacts is what the stop rules read of a shipment after a poll's
+// writes.
+type StopFacts struct {
+	ShipmentID    string   `db:"id"`
+	Stopped       bool     `db:"stopped"`
+	StoppedReason *string  `db:"stopped_reason"`
+	HasContainers bool     `db:"has_containers"`
+	AllTerminated bool     `db:"all_terminated"`
+	ArrivedAgo    *float64 `db:"arrived_ago"` // seconds since pod_ata_at, by the database's clock
+}
+
+// RequestShipment pairs a request with its shipment.
+type RequestShipment struct{ RequestID, ShipmentID string }
+
+// MarkCreated marks the requests created with their shipments (their
+// receivers hear tracking_request.succeeded before anything may stop
+// them), then reads the stop facts of the shipments, in one statement.
+func (t *TrackingTx) MarkCreated(created []RequestShipment, shipments []string) (map[string]StopFacts, error) {
+	req := make([]string, len(created))
+	ship := make([]string, len(created))
+	for i, c := range created {
+		req[i], ship[i] = c.RequestID, c.ShipmentID
+	}
+	out := map[string]StopFacts{}
+	err := selectRows(t.ctx, t.q, func(f *StopFacts) { out[f.ShipmentID] = *f }, `
+WITH created AS (
+    UPDATE tracking_requests r SET status = 'created', failed_reason = NULL, shipment_id = u.shipment_id,
+        is_retrying = false, retry_count = 0, updated_at = now()
+    FROM unnest($2::uuid[], $3::uuid[]) AS u(id, shipment_id)
+    WHERE r.account_id = $1 AND r.id = u.id
+    RETURNING r.id)
+SELECT s.id, s.line_tracking_stopped_at IS NOT NULL AS stopped, s.line_tracking_stopped_reason AS stopped_reason,
+    EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = s.id) AS has_containers,
+    NOT EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = s.id AND c.empty_terminated_at IS NULL) AS all_terminated,
+    extract(epoch FROM now() - s.pod_ata_at)::float8 AS arrived_ago
+FROM shipments s WHERE s.account_id = $1 AND s.id = ANY($4::uuid[])`,
+		t.account, pq.StringArray(req), pq.StringArray(ship), pq.StringArray(shipments))
+	return out, err
+}
+
+// ShipmentStop stops a shipment's tracking for Reason.
+type ShipmentStop struct{ ShipmentID, Reason string }
+
+// StopShipments stops the tracking of the shipments not stopped yet.
+func (t *TrackingTx) StopShipments(ss []ShipmentStop) error {
+	if len(ss) == 0 {
+		return nil
+	}
+	id := make([]string, len(ss))
+	reason := make([]string, len(ss))
+	for i, s := range ss {
+		id[i], reason[i] = s.ShipmentID, s.Reason
+	}
+	_, err := t.q.ExecContext(t.ctx, `
+UPDATE shipments s SET line_tracking_stopped_at = now(), line_tracking_stopped_reason = u.reason, updated_at = now()
+FROM unnest($2::uuid[], $3::text[]) AS u(id, reason)
+WHERE s.account_id = $1 AND s.id = u.id AND s.line_tracking_stopped_at IS NULL`, t.account, pq.StringArray(id), pq.StringArray(reason))
+	return err
+}
+
+// RequestOutcome is a request's status after a poll and its next poll.
+type RequestOutcome struct {
+	RequestID    string
 	Status       string
 	FailedReason *string
-	Shipment     *PolledShipment // nil unless created
-	Containers   []PolledContainer
-	Events       []PolledEvent
-	Vessels      []PolledVessel
-	// NextPollAt is when to look again (nil: never).
-	NextPollAt *time.Time
-	// StopAfterArrival: tracking stops once the shipment arrived this long
-	// ago (past_arrival_window); 0 never.
-	StopAfterArrival time.Duration
+	ShipmentID   *string    // nil: keep
+	NextPollAt   *time.Time // nil: never
 }
 
-// TrackingPollResult says what a poll changed.
-type TrackingPollResult struct {
-	Status      string
-	ShipmentID  *string
-	StopReason  *string
-	NewEvents   int
-	NewVessels  int
-	Containers  int
-	RequestGone bool // the request ended (or was deleted) before the poll applied
-}
-
-func ptrTime(t *time.Time) any {
-	if t == nil {
+// SetOutcomes writes each request's status (logged, only where it
+// changed: a poll that changed nothing only moves the schedule), then its
+// schedule and its shipment's poll times with the change log off
+// (shipgraph.notify = off for the rest of the transaction): those change
+// on every poll and announce nothing.
+func (t *TrackingTx) SetOutcomes(os []RequestOutcome) error {
+	if len(os) == 0 {
 		return nil
 	}
-	return *t
-}
-
-func nullStr(s *string) any {
-	if s == nil {
-		return nil
+	n := len(os)
+	id := make([]string, n)
+	status := make([]string, n)
+	for i, o := range os {
+		id[i], status[i] = o.RequestID, o.Status
 	}
-	return *s
-}
-
-// ApplyTrackingPoll writes a poll's outcome in one transaction: the
-// request is locked (FOR UPDATE SKIP LOCKED: ErrTrackingBusy when another
-// poll holds it), the shipment found or created, its containers upserted,
-// vessels upserted by IMO, raw and transport events inserted once per
-// carrier event id, the milestones updated where they changed, tracking
-// stopped by the shipment's rules, and the request's status and schedule
-// written. The schedule and the line_tracking_last_* times are written
-// without a change-log entry: they change on every poll and announce
-// nothing to anyone; every other change is logged as any write is. then,
-// when set, runs in the same transaction (transactional enqueueing).
-func (db *DB) ApplyTrackingPoll(ctx context.Context, p TrackingPoll, then func(ctx context.Context, tx *sql.Tx) error) (TrackingPollResult, error) {
-	var res TrackingPollResult
-	err := db.inRawTx(ctx, p.AccountID, func(q ext, tx *sql.Tx) error {
-		var status string
-		var shipmentID *string
-		err := q.QueryRowxContext(ctx, `SELECT status, shipment_id FROM tracking_requests
-			WHERE account_id = $1 AND id = $2 FOR UPDATE SKIP LOCKED`, p.AccountID, p.RequestID).Scan(&status, &shipmentID)
-		if errors.Is(err, sql.ErrNoRows) {
-			// Locked by another poll, or gone: tell them apart.
-			var exists bool
-			if err := q.QueryRowxContext(ctx, `SELECT EXISTS (SELECT 1 FROM tracking_requests WHERE account_id = $1 AND id = $2)`,
-				p.AccountID, p.RequestID).Scan(&exists); err != nil {
-				return err
-			}
-			if exists {
-				return ErrTrackingBusy
-			}
-			res.RequestGone = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if status == "failed" || status == "tracking_stopped" {
-			res.RequestGone = true
-			res.Status = status
-			return nil
-		}
-		res.Status = p.Status
-		if p.Shipment != nil {
-			if shipmentID, err = findOrCreateShipment(ctx, q, p.AccountID, shipmentID, status, p.Shipment.BillOfLadingNumber, p.RequestID); err != nil {
-				return err
-			}
-			if err := fillShipmentCustomer(ctx, q, p.AccountID, *shipmentID, p.RequestID); err != nil {
-				return err
-			}
-			vessels, err := upsertVessels(ctx, q, p.Vessels)
-			if err != nil {
-				return err
-			}
-			res.NewVessels = vessels
-			if err := updateShipmentMilestones(ctx, q, p.AccountID, *shipmentID, p.Shipment); err != nil {
-				return err
-			}
-			if res.Containers, err = upsertContainers(ctx, q, p.AccountID, *shipmentID, p.Containers, p.Shipment.PodFacility, p.Shipment.PodLocode); err != nil {
-				return err
-			}
-			if res.NewEvents, err = insertEvents(ctx, q, p.AccountID, *shipmentID, p.Events); err != nil {
-				return err
-			}
-			// A request the carrier just answered is created before
-			// anything may stop it, so its receivers hear
-			// tracking_request.succeeded before .tracking_stopped, even
-			// for a voyage that ended long ago.
-			if p.Status == "created" && status != "created" {
-				if _, err := q.ExecContext(ctx, `UPDATE tracking_requests SET status = 'created', failed_reason = NULL,
-					shipment_id = $3, is_retrying = false, retry_count = 0, updated_at = now()
-					WHERE account_id = $1 AND id = $2`, p.AccountID, p.RequestID, *shipmentID); err != nil {
-					return err
-				}
-			}
-			var reason *string
-			if err := q.QueryRowxContext(ctx, `
-WITH stop AS (
-    UPDATE shipments s SET line_tracking_stopped_at = now(),
-        line_tracking_stopped_reason = CASE WHEN NOT EXISTS (SELECT 1 FROM containers c
-            WHERE c.account_id = $1 AND c.shipment_id = $2 AND c.empty_terminated_at IS NULL)
-            THEN 'all_containers_terminated' ELSE 'past_arrival_window' END,
-        updated_at = now()
-    WHERE s.account_id = $1 AND s.id = $2 AND s.line_tracking_stopped_at IS NULL
-      AND ((EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = $2)
-            AND NOT EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = $2 AND c.empty_terminated_at IS NULL))
-        OR ($3::float8 > 0 AND s.pod_ata_at < now() - make_interval(secs => $3::float8)))
-    RETURNING s.line_tracking_stopped_reason)
-SELECT coalesce((SELECT line_tracking_stopped_reason FROM stop),
-    (SELECT line_tracking_stopped_reason FROM shipments WHERE account_id = $1 AND id = $2 AND line_tracking_stopped_at IS NOT NULL),
-    CASE WHEN EXISTS (SELECT 1 FROM shipments WHERE account_id = $1 AND id = $2 AND line_tracking_stopped_at IS NOT NULL)
-         THEN 'cancelled_by_user' END)`,
-				p.AccountID, *shipmentID, p.StopAfterArrival.Seconds()).Scan(&reason); err != nil {
-				return err
-			}
-			if reason != nil {
-				res.StopReason = reason
-				res.Status = "tracking_stopped"
-				p.NextPollAt = nil
-			}
-		}
-		res.ShipmentID = shipmentID
-		var failed any
-		if res.Status == "failed" {
-			failed = nullStr(p.FailedReason)
-			p.NextPollAt = nil
-		}
-		// The public change (status, shipment, retries) is logged; a poll
-		// that changed none of them only moves the schedule, quietly.
-		if _, err := q.ExecContext(ctx, `UPDATE tracking_requests SET status = $3, failed_reason = $4,
-			shipment_id = coalesce($5::uuid, shipment_id), is_retrying = false, retry_count = 0, updated_at = now()
-			WHERE account_id = $1 AND id = $2
-			  AND (status, failed_reason, shipment_id, is_retrying, retry_count)
-			      IS DISTINCT FROM ($3, $4, coalesce($5::uuid, shipment_id), false, 0)`,
-			p.AccountID, p.RequestID, res.Status, failed, shipmentID); err != nil {
-			return err
-		}
-		// The change log off (its AFTER triggers fire at the end of the
-		// statement, once set_config has run), then the schedule and the
-		// shipment's poll times, in one statement.
-		if _, err := q.ExecContext(ctx, `
+	failed := pq.Array(strsOf(n, func(i int) *string { return os[i].FailedReason }))
+	ship := pq.Array(strsOf(n, func(i int) *string { return os[i].ShipmentID }))
+	if _, err := t.q.ExecContext(t.ctx, `
+UPDATE tracking_requests r SET status = u.status, failed_reason = u.failed_reason, shipment_id = coalesce(u.shipment_id, r.shipment_id),
+    is_retrying = false, retry_count = 0, updated_at = now()
+FROM unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[]) AS u(id, status, failed_reason, shipment_id)
+WHERE r.account_id = $1 AND r.id = u.id
+  AND (r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count)
+      IS DISTINCT FROM (u.status, u.failed_reason, coalesce(u.shipment_id, r.shipment_id), false, 0)`,
+		t.account, pq.StringArray(id), pq.StringArray(status), failed, ship); err != nil {
+		return err
+	}
+	// The change log off (its AFTER triggers fire at the end of the
+	// statement, once set_config has run), then the schedule and the
+	// shipments' poll times, in one statement.
+	_, err := t.q.ExecContext(t.ctx, `
 WITH quiet AS (SELECT set_config('shipgraph.notify', 'off', true) AS off),
+u AS (SELECT * FROM unnest($2::uuid[], $3::timestamptz[], $4::uuid[]) AS u(id, next_poll_at, shipment_id)),
 req AS (
-    UPDATE tracking_requests SET last_polled_at = now(), next_poll_at = $3
-    FROM quiet WHERE account_id = $1 AND id = $2 RETURNING 1)
-UPDATE shipments SET line_tracking_last_attempted_at = now(), line_tracking_last_succeeded_at = now()
-FROM quiet WHERE account_id = $1 AND id = $4::uuid`, p.AccountID, p.RequestID, ptrTime(p.NextPollAt), nullStr(shipmentID)); err != nil {
-			return err
-		}
-		if then != nil {
-			return then(ctx, tx)
-		}
-		return nil
-	})
-	return res, err
+    UPDATE tracking_requests r SET last_polled_at = now(), next_poll_at = u.next_poll_at
+    FROM quiet, u WHERE r.account_id = $1 AND r.id = u.id RETURNING 1)
+UPDATE shipments s SET line_tracking_last_attempted_at = now(), line_tracking_last_succeeded_at = now()
+FROM quiet WHERE s.account_id = $1 AND s.id IN (SELECT u.shipment_id FROM u WHERE u.shipment_id IS NOT NULL)`,
+		t.account, pq.StringArray(id), pqTimes(timesOf(n, func(i int) *time.Time { return os[i].NextPollAt })), ship)
+	return err
 }
 
 // quiet turns the change log off for the rest of the transaction.
@@ -291,70 +442,10 @@ func quiet(ctx context.Context, q ext) error {
 	return err
 }
 
-// findOrCreateShipment returns the request's shipment: the one it already
-// has, else the account's shipment of that number and carrier, else a new
-// one. One shipment per (account, carrier, number) is a unique index
-// (migration 00023): two polls creating it at once meet there, the second
-// one's insert waits for the first and then does nothing, and its next
-// statement, whose snapshot is newer than the first's commit, reads the
-// winner's row.
-func findOrCreateShipment(ctx context.Context, q ext, accountID string, current *string, status, number, requestID string) (*string, error) {
-	if current != nil {
-		var id string
-		err := q.QueryRowxContext(ctx, `SELECT id FROM shipments WHERE account_id = $1 AND id = $2`, accountID, *current).Scan(&id)
-		if err == nil {
-			return &id, nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return nil, err
-		}
-	}
-	var id string
-	err := q.QueryRowxContext(ctx, `
-WITH req AS (SELECT r.scac, r.ref_numbers, r.tags FROM tracking_requests r WHERE r.account_id = $1 AND r.id = $3),
-found AS (
-    SELECT s.id FROM shipments s, req
-    WHERE s.account_id = $1 AND s.shipping_line_scac = req.scac AND upper(s.normalized_number) = upper($2)),
-ins AS (
-    INSERT INTO shipments (account_id, bill_of_lading_number, normalized_number, ref_numbers, tags, shipping_line_id,
-        shipping_line_scac, shipping_line_name, shipping_line_short_name)
-    SELECT $1, $2, upper($2), nullif(req.ref_numbers, '{}'), req.tags, sl.id, req.scac,
-        coalesce(sl.name, req.scac), coalesce(sl.short_name, req.scac)
-    FROM req LEFT JOIN shipping_lines sl ON sl.scac = req.scac
-    WHERE NOT EXISTS (SELECT 1 FROM found)
-    ON CONFLICT (account_id, shipping_line_scac, upper(normalized_number)) DO NOTHING
-    RETURNING id)
-SELECT id FROM found UNION ALL SELECT id FROM ins`, accountID, number, requestID).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		// Another poll created it after this statement's snapshot.
-		err = q.QueryRowxContext(ctx, `SELECT s.id FROM shipments s JOIN tracking_requests r ON r.account_id = s.account_id
-			AND r.scac = s.shipping_line_scac
-			WHERE s.account_id = $1 AND r.id = $3 AND upper(s.normalized_number) = upper($2)`, accountID, number, requestID).Scan(&id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &id, nil
-}
-
-// fillShipmentCustomer copies the request's customer (a party) onto its
-// shipment when the shipment has none: a shipment the request created, or
-// one it found or was linked to without a customer. A shipment that
-// already has a customer keeps it (another request, or a person, chose
-// it; the first customer stands). customer_name, the shipment's searched
-// attribute, takes the party's company name when it is empty. A shipment
-// that has its customer, or a request without one, writes nothing, so the
-// repeated polls of a tracked request log no change.
-func fillShipmentCustomer(ctx context.Context, q ext, accountID, shipmentID, requestID string) error {
-	_, err := q.ExecContext(ctx, `
-UPDATE shipments s SET customer_id = r.customer_id,
-    customer_name = coalesce(nullif(btrim(s.customer_name), ''), p.company_name), updated_at = now()
-FROM tracking_requests r
-JOIN parties p ON p.account_id = r.account_id AND p.id = r.customer_id
-WHERE s.account_id = $1 AND s.id = $2 AND s.customer_id IS NULL
-  AND r.account_id = $1 AND r.id = $3`, accountID, shipmentID, requestID)
-	return err
-}
+// Vessels inserts the vessels not known yet (by IMO) and refreshes the
+// names, call signs and flags of the known ones where they differ: the
+// number inserted.
+func (t *TrackingTx) Vessels(vs []PolledVessel) (int, error) { return upsertVessels(t.ctx, t.q, vs) }
 
 // upsertVessels inserts the vessels not known yet (by IMO) and refreshes
 // the names, call signs and flags of the known ones where they differ.
@@ -397,59 +488,6 @@ SELECT (SELECT count(*) FROM ins) + 0 * (SELECT count(*) FROM upd)`, pq.StringAr
 	return n, err
 }
 
-// updateShipmentMilestones writes what the carrier said about the
-// shipment where it differs from what is stored: known values replace,
-// unknown ones keep. The first ETA ever seen stays pod_original_eta_at.
-func updateShipmentMilestones(ctx context.Context, q ext, accountID, id string, s *PolledShipment) error {
-	_, err := q.ExecContext(ctx, `
-WITH n AS (
-    SELECT coalesce((SELECT p.id FROM ports p WHERE p.code = $3), s.port_of_lading_id) AS pol_id,
-        coalesce($3, s.port_of_lading_locode) AS pol_locode,
-        coalesce((SELECT p.name FROM ports p WHERE p.code = $3), s.port_of_lading_name) AS pol_name,
-        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = $3), s.pol_timezone) AS pol_tz,
-        coalesce((SELECT p.id FROM ports p WHERE p.code = $4), s.port_of_discharge_id) AS pod_id,
-        coalesce($4, s.port_of_discharge_locode) AS pod_locode,
-        coalesce((SELECT p.name FROM ports p WHERE p.code = $4), s.port_of_discharge_name) AS pod_name,
-        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = $4), s.pod_timezone) AS pod_tz,
-        coalesce((SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
-            WHERE p.code = $4 AND $15 IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1), s.pod_terminal_id) AS pod_terminal_id,
-        CASE WHEN $5::text IS NULL THEN s.destination_port_id ELSE (SELECT p.id FROM ports p WHERE p.code = $5) END AS dest_id,
-        coalesce($5, s.destination_locode) AS dest_locode,
-        CASE WHEN $5::text IS NULL THEN s.destination_name ELSE coalesce((SELECT p.name FROM ports p WHERE p.code = $5), $5) END AS dest_name,
-        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = $5), s.destination_timezone) AS dest_tz,
-        coalesce($6::timestamptz, s.pol_etd_at) AS pol_etd_at, coalesce($7::timestamptz, s.pol_atd_at) AS pol_atd_at,
-        coalesce($8::timestamptz, s.pod_eta_at) AS pod_eta_at, coalesce(s.pod_original_eta_at, $8::timestamptz) AS pod_original_eta_at,
-        coalesce($9::timestamptz, s.pod_ata_at) AS pod_ata_at,
-        coalesce($10::timestamptz, s.destination_eta_at) AS dest_eta_at, coalesce($11::timestamptz, s.destination_ata_at) AS dest_ata_at,
-        coalesce($12, s.pod_vessel_name) AS vessel_name, coalesce($13, s.pod_vessel_imo) AS vessel_imo,
-        coalesce($14, s.pod_voyage_number) AS voyage
-    FROM shipments s WHERE s.account_id = $1 AND s.id = $2)
-UPDATE shipments s SET port_of_lading_id = n.pol_id, port_of_lading_locode = n.pol_locode, port_of_lading_name = n.pol_name,
-    pol_timezone = n.pol_tz, port_of_discharge_id = n.pod_id, port_of_discharge_locode = n.pod_locode,
-    port_of_discharge_name = n.pod_name, pod_timezone = n.pod_tz, pod_terminal_id = n.pod_terminal_id,
-    destination_port_id = n.dest_id, destination_metro_area_id = CASE WHEN n.dest_id IS NULL THEN s.destination_metro_area_id END,
-    destination_locode = n.dest_locode, destination_name = n.dest_name, destination_timezone = n.dest_tz,
-    pol_etd_at = n.pol_etd_at, pol_atd_at = n.pol_atd_at, pod_eta_at = n.pod_eta_at, pod_original_eta_at = n.pod_original_eta_at,
-    pod_ata_at = n.pod_ata_at, destination_eta_at = n.dest_eta_at, destination_ata_at = n.dest_ata_at,
-    pod_vessel_name = n.vessel_name, pod_vessel_imo = n.vessel_imo, pod_voyage_number = n.voyage, updated_at = now()
-FROM n
-WHERE s.account_id = $1 AND s.id = $2
-  AND (s.port_of_lading_id, s.port_of_lading_locode, s.port_of_lading_name, s.pol_timezone, s.port_of_discharge_id,
-       s.port_of_discharge_locode, s.port_of_discharge_name, s.pod_timezone, s.pod_terminal_id, s.destination_port_id,
-       s.destination_locode, s.destination_name, s.destination_timezone, s.pol_etd_at, s.pol_atd_at, s.pod_eta_at,
-       s.pod_original_eta_at, s.pod_ata_at, s.destination_eta_at, s.destination_ata_at, s.pod_vessel_name,
-       s.pod_vessel_imo, s.pod_voyage_number)
-  IS DISTINCT FROM
-      (n.pol_id, n.pol_locode, n.pol_name, n.pol_tz, n.pod_id, n.pod_locode, n.pod_name, n.pod_tz, n.pod_terminal_id, n.dest_id,
-       n.dest_locode, n.dest_name, n.dest_tz, n.pol_etd_at, n.pol_atd_at, n.pod_eta_at, n.pod_original_eta_at, n.pod_ata_at,
-       n.dest_eta_at, n.dest_ata_at, n.vessel_name, n.vessel_imo, n.voyage)`,
-		accountID, id, nullStr(s.PolLocode), nullStr(s.PodLocode), nullStr(s.DestinationLocode),
-		ptrTime(s.PolEtdAt), ptrTime(s.PolAtdAt), ptrTime(s.PodEtaAt), ptrTime(s.PodAtaAt),
-		ptrTime(s.DestinationEtaAt), ptrTime(s.DestinationAtaAt),
-		nullStr(s.VesselName), nullStr(s.VesselIMO), nullStr(s.VoyageNumber), nullStr(s.PodFacility))
-	return err
-}
-
 func timesOf(n int, get func(i int) *time.Time) []sql.NullTime {
 	out := make([]sql.NullTime, n)
 	for i := range out {
@@ -483,36 +521,53 @@ func (a pqTimes) Value() (any, error) {
 	return pq.Array(s).Value()
 }
 
-// upsertContainers inserts the shipment's containers not stored yet (by
+// ContainerUpdate is what a poll says about one container of a shipment,
+// with the facility and UN/LOCODE of the shipment's port of discharge
+// (its POD terminal).
+type ContainerUpdate struct {
+	ShipmentID  string
+	PodFacility *string
+	PodLocode   *string
+	PolledContainer
+}
+
+// Containers inserts the containers not stored yet (by shipment and
 // number) and writes the carrier's milestones of the others where they
-// differ; known values replace, unknown ones keep.
-func upsertContainers(ctx context.Context, q ext, accountID, shipmentID string, cs []PolledContainer, podFacility, podLocode *string) (int, error) {
+// differ; known values replace, unknown ones keep. One row per shipment
+// and number.
+func (t *TrackingTx) Containers(cs []ContainerUpdate) error {
 	if len(cs) == 0 {
-		return 0, nil
+		return nil
 	}
 	n := len(cs)
+	ship := make([]string, n)
 	number := make([]string, n)
 	length := make([]sql.NullInt64, n)
 	for i, c := range cs {
-		number[i] = c.Number
+		ship[i], number[i] = c.ShipmentID, c.Number
 		if c.EquipmentLength != nil {
 			length[i] = sql.NullInt64{Int64: int64(*c.EquipmentLength), Valid: true}
 		}
 	}
-	_, err := q.ExecContext(ctx, `
+	s := func(get func(c *ContainerUpdate) *string) any {
+		return pq.Array(strsOf(n, func(i int) *string { return get(&cs[i]) }))
+	}
+	tm := func(get func(c *ContainerUpdate) *time.Time) any {
+		return pqTimes(timesOf(n, func(i int) *time.Time { return get(&cs[i]) }))
+	}
+	_, err := t.q.ExecContext(t.ctx, `
 WITH input AS (
-    SELECT * FROM unnest($3::text[], $4::text[], $5::int[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::timestamptz[],
-        $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $15::text[])
-        AS u(number, equipment_type, equipment_length, equipment_height, pod_arrived_at, pod_discharged_at, pod_full_out_at,
-             empty_terminated_at, pod_rail_loaded_at, pod_rail_departed_at, ind_eta_at, ind_ata_at, current_status)),
-term AS (
-    SELECT (SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
-        WHERE p.code = $17 AND $16 IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1) AS id),
+    SELECT u.*, (SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
+        WHERE p.code = u.pod_locode AND u.pod_facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1) AS term_id
+    FROM unnest($2::uuid[], $3::text[], $4::text[], $5::int[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::timestamptz[],
+        $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $15::text[], $16::text[], $17::text[])
+        AS u(shipment_id, number, equipment_type, equipment_length, equipment_height, pod_arrived_at, pod_discharged_at, pod_full_out_at,
+             empty_terminated_at, pod_rail_loaded_at, pod_rail_departed_at, ind_eta_at, ind_ata_at, current_status, pod_facility, pod_locode)),
 n AS (
     SELECT c.id, coalesce(u.equipment_type, c.equipment_type) AS equipment_type,
         coalesce(u.equipment_length, c.equipment_length) AS equipment_length,
         coalesce(u.equipment_height, c.equipment_height) AS equipment_height,
-        coalesce(term.id, c.pod_terminal_id) AS pod_terminal_id,
+        coalesce(u.term_id, c.pod_terminal_id) AS pod_terminal_id,
         coalesce(u.pod_arrived_at, c.pod_arrived_at) AS pod_arrived_at,
         coalesce(u.pod_discharged_at, c.pod_discharged_at) AS pod_discharged_at,
         coalesce(u.pod_full_out_at, c.pod_full_out_at) AS pod_full_out_at,
@@ -521,8 +576,7 @@ n AS (
         coalesce(u.pod_rail_departed_at, c.pod_rail_departed_at) AS pod_rail_departed_at,
         coalesce(u.ind_eta_at, c.ind_eta_at) AS ind_eta_at, coalesce(u.ind_ata_at, c.ind_ata_at) AS ind_ata_at,
         coalesce(u.current_status, c.current_status) AS current_status
-    FROM containers c JOIN input u ON u.number = c.number CROSS JOIN term
-    WHERE c.account_id = $1 AND c.shipment_id = $2),
+    FROM containers c JOIN input u ON c.account_id = $1 AND c.shipment_id = u.shipment_id AND c.number = u.number),
 upd AS (
     UPDATE containers c SET equipment_type = n.equipment_type, equipment_length = n.equipment_length,
         equipment_height = n.equipment_height, pod_terminal_id = n.pod_terminal_id, pod_arrived_at = n.pod_arrived_at,
@@ -542,39 +596,50 @@ upd AS (
 INSERT INTO containers (account_id, shipment_id, number, equipment_type, equipment_length, equipment_height, pod_terminal_id,
     pod_arrived_at, pod_discharged_at, pod_full_out_at, empty_terminated_at, pod_rail_loaded_at, pod_rail_departed_at,
     ind_eta_at, ind_ata_at, current_status)
-SELECT $1, $2, u.number, u.equipment_type, u.equipment_length, u.equipment_height, term.id, u.pod_arrived_at,
+SELECT $1, u.shipment_id, u.number, u.equipment_type, u.equipment_length, u.equipment_height, u.term_id, u.pod_arrived_at,
     u.pod_discharged_at, u.pod_full_out_at, u.empty_terminated_at, u.pod_rail_loaded_at, u.pod_rail_departed_at,
     u.ind_eta_at, u.ind_ata_at, coalesce(u.current_status, 'new')
-FROM input u CROSS JOIN term
-WHERE NOT EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = $2 AND c.number = u.number)
+FROM input u
+WHERE NOT EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = u.shipment_id AND c.number = u.number)
 ON CONFLICT (account_id, shipment_id, number) DO NOTHING`,
-		accountID, shipmentID, pq.StringArray(number),
-		pq.Array(strsOf(n, func(i int) *string { return cs[i].EquipmentType })), pq.Array(length),
-		pq.Array(strsOf(n, func(i int) *string { return cs[i].EquipmentHeight })),
-		pqTimes(timesOf(n, func(i int) *time.Time { return cs[i].PodArrivedAt })),
-		pqTimes(timesOf(n, func(i int) *time.Time { return cs[i].PodDischargedAt })),
-		pqTimes(timesOf(n, func(i int) *time.Time { return cs[i].PodFullOutAt })),
-		pqTimes(timesOf(n, func(i int) *time.Time { return cs[i].EmptyTerminatedAt })),
-		pqTimes(timesOf(n, func(i int) *time.Time { return cs[i].PodRailLoadedAt })),
-		pqTimes(timesOf(n, func(i int) *time.Time { return cs[i].PodRailDepartedAt })),
-		pqTimes(timesOf(n, func(i int) *time.Time { return cs[i].IndEtaAt })),
-		pqTimes(timesOf(n, func(i int) *time.Time { return cs[i].IndAtaAt })),
-		pq.Array(strsOf(n, func(i int) *string { return cs[i].CurrentStatus })),
-		nullStr(podFacility), nullStr(podLocode))
-	return n, err
+		t.account, pq.StringArray(ship), pq.StringArray(number),
+		s(func(c *ContainerUpdate) *string { return c.EquipmentType }), pq.Array(length),
+		s(func(c *ContainerUpdate) *string { return c.EquipmentHeight }),
+		tm(func(c *ContainerUpdate) *time.Time { return c.PodArrivedAt }),
+		tm(func(c *ContainerUpdate) *time.Time { return c.PodDischargedAt }),
+		tm(func(c *ContainerUpdate) *time.Time { return c.PodFullOutAt }),
+		tm(func(c *ContainerUpdate) *time.Time { return c.EmptyTerminatedAt }),
+		tm(func(c *ContainerUpdate) *time.Time { return c.PodRailLoadedAt }),
+		tm(func(c *ContainerUpdate) *time.Time { return c.PodRailDepartedAt }),
+		tm(func(c *ContainerUpdate) *time.Time { return c.IndEtaAt }),
+		tm(func(c *ContainerUpdate) *time.Time { return c.IndAtaAt }),
+		s(func(c *ContainerUpdate) *string { return c.CurrentStatus }),
+		s(func(c *ContainerUpdate) *string { return c.PodFacility }), s(func(c *ContainerUpdate) *string { return c.PodLocode }))
+	return err
 }
 
-// insertEvents inserts the raw events not stored yet (by account,
-// container, SCAC and carrier event id) and, for each one inserted that
-// maps to one, its transport event: a poll repeated adds nothing. An
-// estimate the container holds already as a transport event (same event,
-// time and place: a carrier that publishes it again under a new id) adds
-// its raw event only.
-func insertEvents(ctx context.Context, q ext, accountID, shipmentID string, es []PolledEvent) (int, error) {
+// EventInsert is one carrier event of a shipment's container.
+type EventInsert struct {
+	ShipmentID string
+	PolledEvent
+}
+
+// Events inserts the raw events not stored yet (by account, container,
+// SCAC and carrier event id) and, for each one inserted that maps to one,
+// its transport event: a poll repeated adds nothing. An estimate the
+// container holds already as a transport event (same event, time and
+// place: a carrier that publishes it again under a new id) adds its raw
+// event only. It returns the number of raw events inserted. Each row's
+// raw event id is drawn beforehand, so that its transport event needs no
+// join with the raw events inserted: a raw event another transaction
+// inserted meanwhile fails the statement (the transport event's key to
+// it), and the poll, retried, finds it stored.
+func (t *TrackingTx) Events(es []EventInsert) (int, error) {
 	if len(es) == 0 {
 		return 0, nil
 	}
 	n := len(es)
+	ship := make([]string, n)
 	number := make([]string, n)
 	id := make([]string, n)
 	event := make([]string, n)
@@ -583,56 +648,58 @@ func insertEvents(ctx context.Context, q ext, accountID, shipmentID string, es [
 	pos := make([]int64, n)
 	payload := make([]string, n)
 	for i, e := range es {
-		number[i], id[i], event[i], orig[i], est[i], pos[i] = e.ContainerNumber, e.CarrierEventID, e.Event, e.OriginalEvent, e.Estimated, int64(e.Position)
+		ship[i], number[i], id[i], event[i], orig[i], est[i], pos[i] = e.ShipmentID, e.ContainerNumber, e.CarrierEventID, e.Event,
+			e.OriginalEvent, e.Estimated, int64(e.Position)
 		payload[i] = string(e.Payload)
 	}
+	s := func(get func(e *EventInsert) *string) any {
+		return pq.Array(strsOf(n, func(i int) *string { return get(&es[i]) }))
+	}
 	var inserted int
-	err := q.QueryRowxContext(ctx, `
+	err := t.q.QueryRowxContext(t.ctx, `
 WITH input AS (
-    SELECT u.*, c.id AS container_id, s.shipping_line_scac AS scac,
+    SELECT u.*, c.id AS container_id, s.shipping_line_scac AS scac, gen_random_uuid() AS raw_id,
         (SELECT p.id FROM ports p WHERE p.code = u.locode) AS port_id,
+        (SELECT p.time_zone FROM ports p WHERE p.code = u.locode) AS timezone,
         (SELECT v.id FROM vessels v WHERE v.imo = u.vessel_imo) AS vessel_id,
         (SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
-            WHERE p.code = u.locode AND u.facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1) AS terminal_id
-    FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::timestamptz[], $9::text[], $10::text[],
+            WHERE p.code = u.locode AND u.facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1) AS terminal_id,
+        EXISTS (SELECT 1 FROM raw_events x WHERE x.account_id = $1 AND x.container_id = c.id
+            AND x.scac = s.shipping_line_scac AND x.carrier_event_id = u.carrier_event_id) AS stored,
+        (u.estimated AND EXISTS (SELECT 1 FROM transport_events t
+            WHERE t.account_id = $1 AND t.container_id = c.id AND t.event = u.transport_event
+              AND t.event_at IS NOT DISTINCT FROM u.event_at AND t.location_locode IS NOT DISTINCT FROM u.locode)) AS held
+    FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::timestamptz[], $9::text[], $10::text[],
         $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::jsonb[], $17::text[])
-        AS u(number, carrier_event_id, event, original_event, estimated, event_at, location_name, locode, facility,
+        AS u(shipment_id, number, carrier_event_id, event, original_event, estimated, event_at, location_name, locode, facility,
              vessel_imo, vessel_name, voyage, position, payload, transport_event)
-    JOIN containers c ON c.account_id = $1 AND c.shipment_id = $2 AND c.number = u.number
-    JOIN shipments s ON s.account_id = $1 AND s.id = $2),
+    JOIN containers c ON c.account_id = $1 AND c.shipment_id = u.shipment_id AND c.number = u.number
+    JOIN shipments s ON s.account_id = $1 AND s.id = u.shipment_id),
 raw AS (
-    INSERT INTO raw_events (account_id, container_id, shipment_id, scac, carrier_event_id, event, original_event, estimated,
+    INSERT INTO raw_events (account_id, id, container_id, shipment_id, scac, carrier_event_id, event, original_event, estimated,
         event_at, timezone, location_name, location_locode, port_id, vessel_id, vessel_name, vessel_imo, voyage_number,
         position, payload)
-    SELECT $1, i.container_id, $2, i.scac, i.carrier_event_id, i.event, i.original_event, i.estimated, i.event_at,
-        (SELECT p.time_zone FROM ports p WHERE p.id = i.port_id), i.location_name, i.locode, i.port_id, i.vessel_id,
-        i.vessel_name, i.vessel_imo, i.voyage, i.position, i.payload
-    FROM input i
+    SELECT $1, i.raw_id, i.container_id, i.shipment_id, i.scac, i.carrier_event_id, i.event, i.original_event, i.estimated, i.event_at,
+        i.timezone, i.location_name, i.locode, i.port_id, i.vessel_id, i.vessel_name, i.vessel_imo, i.voyage, i.position, i.payload
+    FROM input i WHERE NOT i.stored
     ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING
-    RETURNING id, container_id, carrier_event_id),
+    RETURNING 1),
 te AS (
     INSERT INTO transport_events (account_id, container_id, shipment_id, raw_event_id, scac, carrier_event_id, event,
         event_at, timezone, location_locode, port_id, terminal_id, vessel_id, voyage_number)
-    SELECT $1, i.container_id, $2, r.id, i.scac, i.carrier_event_id, i.transport_event, i.event_at,
-        (SELECT p.time_zone FROM ports p WHERE p.id = i.port_id), i.locode, i.port_id, i.terminal_id, i.vessel_id, i.voyage
-    FROM raw r JOIN input i ON i.container_id = r.container_id AND i.carrier_event_id = r.carrier_event_id
-    WHERE i.transport_event IS NOT NULL
-      AND NOT (i.estimated AND EXISTS (SELECT 1 FROM transport_events t
-          WHERE t.account_id = $1 AND t.container_id = i.container_id AND t.event = i.transport_event
-            AND t.event_at IS NOT DISTINCT FROM i.event_at AND t.location_locode IS NOT DISTINCT FROM i.locode))
+    SELECT $1, i.container_id, i.shipment_id, i.raw_id, i.scac, i.carrier_event_id, i.transport_event, i.event_at,
+        i.timezone, i.locode, i.port_id, i.terminal_id, i.vessel_id, i.voyage
+    FROM input i
+    WHERE NOT i.stored AND i.transport_event IS NOT NULL AND NOT i.held
     ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING
-    RETURNING id)
+    RETURNING 1)
 SELECT (SELECT count(*) FROM raw) + 0 * (SELECT count(*) FROM te)`,
-		accountID, shipmentID, pq.StringArray(number), pq.StringArray(id), pq.StringArray(event), pq.StringArray(orig),
+		t.account, pq.StringArray(ship), pq.StringArray(number), pq.StringArray(id), pq.StringArray(event), pq.StringArray(orig),
 		pq.BoolArray(est), pqTimes(timesOf(n, func(i int) *time.Time { return es[i].EventAt })),
-		pq.Array(strsOf(n, func(i int) *string { return es[i].LocationName })),
-		pq.Array(strsOf(n, func(i int) *string { return es[i].Locode })),
-		pq.Array(strsOf(n, func(i int) *string { return es[i].Facility })),
-		pq.Array(strsOf(n, func(i int) *string { return es[i].VesselIMO })),
-		pq.Array(strsOf(n, func(i int) *string { return es[i].VesselName })),
-		pq.Array(strsOf(n, func(i int) *string { return es[i].VoyageNumber })),
-		pq.Int64Array(pos), pq.StringArray(payload),
-		pq.Array(strsOf(n, func(i int) *string { return es[i].TransportEvent }))).Scan(&inserted)
+		s(func(e *EventInsert) *string { return e.LocationName }), s(func(e *EventInsert) *string { return e.Locode }),
+		s(func(e *EventInsert) *string { return e.Facility }), s(func(e *EventInsert) *string { return e.VesselIMO }),
+		s(func(e *EventInsert) *string { return e.VesselName }), s(func(e *EventInsert) *string { return e.VoyageNumber }),
+		pq.Int64Array(pos), pq.StringArray(payload), s(func(e *EventInsert) *string { return e.TransportEvent })).Scan(&inserted)
 	return inserted, err
 }
 
@@ -681,30 +748,49 @@ type DueTracking struct {
 }
 
 // ClaimDueTrackingRequests takes up to limit live requests whose
-// next_poll_at has passed, whatever their account, moves their
-// next_poll_at lease ahead (a poll that never reports back, its process
-// dead, makes the request due again after it) without a change-log entry,
-// and runs enqueue with them in the same transaction, so a request is
-// either enqueued or still due.
+// next_poll_at has passed, moves their next_poll_at lease ahead (a poll
+// that never reports back, its process dead, makes the request due again
+// after it) without a change-log entry, and runs enqueue with them in the
+// same transaction, so a request is either enqueued or still due. It
+// works account by account, as a distributed database (Citus) routes
+// statements: the accounts with due requests are read without a lock
+// (the one statement across accounts), then each account's due requests
+// are claimed FOR UPDATE SKIP LOCKED by a statement on that account alone.
 func (db *DB) ClaimDueTrackingRequests(ctx context.Context, limit int, lease time.Duration,
 	enqueue func(ctx context.Context, tx *sql.Tx, due []DueTracking) error) (int, error) {
+	var accounts []string
+	err := selectRows(ctx, db.write(""), func(a *DueTracking) { accounts = append(accounts, a.AccountID) }, `
+SELECT account_id, '' AS id FROM tracking_requests
+WHERE next_poll_at <= now() AND status IN ('pending', 'awaiting_manifest', 'created')
+GROUP BY account_id ORDER BY min(next_poll_at) LIMIT $1`, limit)
+	if err != nil || len(accounts) == 0 {
+		return 0, err
+	}
 	var n int
-	err := db.inRawTx(ctx, "", func(q ext, tx *sql.Tx) error {
+	err = db.inRawTx(ctx, "", func(q ext, tx *sql.Tx) error {
 		if err := quiet(ctx, q); err != nil {
 			return err
 		}
 		var due []DueTracking
-		err := selectRows(ctx, q, func(d *DueTracking) { due = append(due, *d) }, `
-UPDATE tracking_requests r SET next_poll_at = now() + make_interval(secs => $2)
-FROM (SELECT account_id, id FROM tracking_requests
-      WHERE next_poll_at <= now() AND status IN ('pending', 'awaiting_manifest', 'created')
-      ORDER BY next_poll_at LIMIT $1 FOR UPDATE SKIP LOCKED) d
-WHERE r.account_id = d.account_id AND r.id = d.id
-RETURNING r.account_id, r.id`, limit, lease.Seconds())
-		if err != nil || len(due) == 0 {
-			return err
+		for _, a := range accounts {
+			if len(due) >= limit {
+				break
+			}
+			err := selectRows(ctx, q, func(d *DueTracking) { due = append(due, *d) }, `
+UPDATE tracking_requests r SET next_poll_at = now() + make_interval(secs => $3)
+FROM (SELECT id FROM tracking_requests
+      WHERE account_id = $1 AND next_poll_at <= now() AND status IN ('pending', 'awaiting_manifest', 'created')
+      ORDER BY next_poll_at LIMIT $2 FOR UPDATE SKIP LOCKED) d
+WHERE r.account_id = $1 AND r.id = d.id
+RETURNING r.account_id, r.id`, a, limit-len(due), lease.Seconds())
+			if err != nil {
+				return err
+			}
 		}
 		n = len(due)
+		if n == 0 {
+			return nil
+		}
 		return enqueue(ctx, tx, due)
 	})
 	return n, err

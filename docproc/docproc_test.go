@@ -13,39 +13,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-pdf/fpdf"
-
 	"shipgraph/docproc"
 	"shipgraph/model"
+	"shipgraph/testkit"
 )
 
 var refs = seed.DocumentRefs{BillOfLading: "MAEU240117352", Booking: "BKG7731209", Containers: []string{"MSCU1234566", "TGHU 765432-0"}}
 
-// samplePDF prints lines on an A4 page with fpdf, as a form would.
-func samplePDF(t testing.TB, lines []string) []byte {
-	t.Helper()
-	p := fpdf.New("P", "mm", "A4", "")
-	p.SetCompression(true)
-	p.AddPage()
-	p.SetFont("Helvetica", "B", 16)
-	p.Cell(0, 10, lines[0])
-	p.Ln(12)
-	p.SetFont("Helvetica", "", 10)
-	for _, l := range lines[1:] {
-		p.Cell(0, 6, l)
-		p.Ln(7)
-	}
-	var b bytes.Buffer
-	if err := p.Output(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 func TestClassifyGeneratedPDFs(t *testing.T) {
 	for _, dt := range model.DocumentTypes {
 		t.Run(dt.Code, func(t *testing.T) {
-			x, err := docproc.Extract("application/pdf", samplePDF(t, seed.DocumentLines(dt.Code, refs)))
+			x, err := docproc.Extract("application/pdf", testkit.FormPDF(t, seed.DocumentLines(dt.Code, refs)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -224,7 +224,7 @@ func sampleIDs(t *testing.T, e *testkit.Env, table, acme string, n int) []string
 
 func testEveryAttribute(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	node := introspect(t, e, k, "Node")
 	if len(node.PossibleTypes) != len(nodeTables) {
 		t.Errorf("Node has %d implementations, the test knows %d", len(node.PossibleTypes), len(nodeTables))

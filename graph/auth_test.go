@@ -47,7 +47,7 @@ func TestRevokedKey(t *testing.T) {
 	}
 	var tokenID, acme string
 	e.SQL(t, &tokenID, `SELECT id FROM api_tokens WHERE prefix = $1`, k[:10])
-	acme = accountID(t, e, "acme")
+	acme = e.Account(t, "acme")
 	if err := e.Store.RevokeToken(context.Background(), acme, tokenID); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestRevokedKey(t *testing.T) {
 // testViewerCannotWrite: viewer keys are refused every mutation with
 // FORBIDDEN, before anything is read or written.
 func testViewerCannotWrite(t *testing.T, e *testkit.Env) {
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	var ship, def, opt string
 	e.SQL(t, &ship, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, acme)
 	e.SQL(t, &def, `SELECT id FROM custom_field_definitions WHERE account_id = $1 AND api_slug = 'priority_level'`, acme)

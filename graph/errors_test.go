@@ -7,13 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/db"
-	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/resolve"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 // TestInternalErrors: a failing database is an INTERNAL_SERVER_ERROR with
@@ -21,26 +19,11 @@ import (
 // never to the client. Authentication runs on a store of its own so the
 // request gets past it and the resolvers meet the closed one.
 func TestInternalErrors(t *testing.T) {
-	url := dbtest.NewDB(t)
-	ctx := context.Background()
-	auth, err := db.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = auth.Close() })
-	tokens, _, err := seed.Run(ctx, auth, seed.Options{Shipments: 4, Seed: 1, Now: testkit.SeedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := tokens[0].Key
-	broken, err := db.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := pg.New(t, 4)
+	auth, k := d.Store, d.Key(t, "acme/admin")
+	broken := d.Open(t)
 	var ship string
-	if err := auth.SQL().QueryRowContext(ctx, `SELECT id FROM shipments ORDER BY id LIMIT 1`).Scan(&ship); err != nil {
-		t.Fatal(err)
-	}
+	d.One(t, []any{&ship}, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, d.Account(t, "acme"))
 
 	var logs testkit.Log
 	hc := gqlhttp.DefaultHandlerConfig
@@ -56,7 +39,7 @@ func TestInternalErrors(t *testing.T) {
 		}
 		gql.ServeHTTP(w, r.WithContext(res.Session(r.Context(), p)))
 	}))
-	e := &testkit.Env{Store: auth, Handler: h}
+	e := testkit.On(t, d, h)
 
 	// Works while the store is open...
 	e.Must(t, k, `query($id: ID!) { shipment(id: $id) { id containers { id } } }`, testkit.Vars{"id": ship}, nil)

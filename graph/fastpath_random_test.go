@@ -50,7 +50,7 @@ func TestFastPathRandom(t *testing.T) {
 
 	e := testkit.New(t, testkit.Options{Shipments: 30})
 	k := e.Key(t, acmeAdmin)
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.NoFastPath = true
 	gq := testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)

@@ -7,7 +7,6 @@ import (
 
 	"shipgraph/graph/executor"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/load"
 	"shipgraph/testkit"
 )
 
@@ -27,7 +26,7 @@ func TestFastPathHandOverStatements(t *testing.T) {
 	k := e.Key(t, acmeAdmin)
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.NoFastPath = true
-	gq := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+	gq := e.WithGraphQL(t, hc)
 
 	const page = `shipments(first: 5, orderBy: {field: BILL_OF_LADING_NUMBER}) { totalCount nodes { id billOfLadingNumber } }`
 	const query = `{ ` + page + ` __type(name: "Shipment") { name } }`

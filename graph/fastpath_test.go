@@ -13,7 +13,6 @@ import (
 	"shipgraph/graph"
 	"shipgraph/graph/executor"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/load"
 	"shipgraph/testkit"
 )
 
@@ -35,7 +34,7 @@ type fastCase struct {
 func TestFastPath(t *testing.T) {
 	e := testkit.New(t, testkit.Options{Shipments: 40})
 	k := e.Key(t, acmeAdmin)
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	for _, stmt := range []string{
 		`UPDATE shipments SET bill_of_lading_number = E'q"uo\\te\n\ttab\r\x01\x1f ü 🚢 <&> \u2028',
 			ref_numbers = ARRAY[E'a"b', E'c\\d', ''], created_at = '2026-03-01 12:34:56.123456+00'
@@ -53,9 +52,9 @@ func TestFastPath(t *testing.T) {
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.NoFastPath = true
 	hc.ComplexityLimit = 1 << 30
-	gq := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+	gq := e.WithGraphQL(t, hc)
 	hc.NoFastPath = false
-	fast := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+	fast := e.WithGraphQL(t, hc)
 
 	cases := []fastCase{
 		{name: "compare.sh dashboard", query: benchDashboard},

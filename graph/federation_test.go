@@ -73,7 +73,7 @@ func idsOf(t *testing.T, e *testkit.Env, query string, args ...any) []string {
 // it reads the process-wide counter too.
 func testEntitiesStatements(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
-	ships := idsOf(t, e, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 100`, accountID(t, e, "acme"))
+	ships := idsOf(t, e, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 100`, e.Account(t, "acme"))
 	if len(ships) < 100 {
 		t.Fatalf("want 100 shipments, seeded %d", len(ships))
 	}
@@ -122,7 +122,7 @@ func testEntitiesStatements(t *testing.T, e *testkit.Env) {
 // (never the record, never an error), for every entity type of account
 // data.
 func testEntities(t *testing.T, e *testkit.Env) {
-	acme, globex := accountID(t, e, "acme"), accountID(t, e, "globex")
+	acme, globex := e.Account(t, "acme"), e.Account(t, "globex")
 	k := e.Key(t, acmeViewer)
 	for _, typ := range []string{"Shipment", "Container", "Document", "CustomFieldDefinition"} {
 		own := idsOf(t, e, strings.Replace(accountRecords[typ], "LIMIT 1", "LIMIT 2", 1), acme)
@@ -230,7 +230,7 @@ func testService(t *testing.T, e *testkit.Env) {
 func TestEntitiesFastPath(t *testing.T) {
 	e := testkit.New(t, testkit.Options{Shipments: 3})
 	k := e.Key(t, acmeAdmin)
-	ship := idsOf(t, e, accountRecords["Shipment"], accountID(t, e, "acme"))[0]
+	ship := idsOf(t, e, accountRecords["Shipment"], e.Account(t, "acme"))[0]
 	for _, q := range []string{
 		`{ _service { __typename sdl } }`,
 		`{ _entities(representations: [{__typename: "Shipment", id: "` + ship + `"}]) { __typename ... on Shipment { id } } }`,
@@ -289,7 +289,7 @@ func TestServiceIntrospectionOff(t *testing.T) {
 	if !slices.Equal(res.Codes(), []string{"FORBIDDEN"}) || strings.Contains(string(res.Data), "Shipment") {
 		t.Errorf("_service with introspection off: %s", res)
 	}
-	ship := idsOf(t, e, accountRecords["Shipment"], accountID(t, e, "acme"))[0]
+	ship := idsOf(t, e, accountRecords["Shipment"], e.Account(t, "acme"))[0]
 	var d struct {
 		Entities []*entity `json:"_entities"`
 	}

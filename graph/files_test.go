@@ -3,21 +3,14 @@ package graph_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"io"
 	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"net/textproto"
 	"testing"
 
-	"shipgraph/db"
-	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/files"
-	"shipgraph/graph/gqlhttp"
-	"shipgraph/load"
 	"shipgraph/testkit"
 )
 
@@ -36,30 +29,8 @@ type gqlReply struct {
 func TestDocumentFilesGraphQL(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: 20, Seed: 1, Now: testkit.SeedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := map[string]string{}
-	for _, tok := range tokens {
-		keys[tok.Account+"/"+tok.Role] = tok.Key
-	}
-	secret := make([]byte, 32)
-	_, _ = rand.Read(secret)
-	fs, err := files.Open(ctx, files.Config{Dir: t.TempDir(), Secret: secret, MaxSize: 2 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = fs.Close() })
-	c := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
-	c.Files = fs
-	srv := httptest.NewServer(testkit.Start(t, store, c))
-	t.Cleanup(srv.Close)
+	e := testkit.New(t, testkit.Options{Shipments: 20, Files: &files.Config{MaxSize: 2 << 20}})
+	store, keys, gqlURL := e.Store, e.Keys, e.URL()
 
 	var shipment string
 	if err := store.SQL().QueryRowContext(ctx, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id LIMIT 1`).Scan(&shipment); err != nil {
@@ -84,7 +55,7 @@ func TestDocumentFilesGraphQL(t *testing.T) {
 		pw, _ := mw.CreatePart(h)
 		_, _ = pw.Write(data)
 		_ = mw.Close()
-		req, _ := http.NewRequest("POST", srv.URL+"/graphql", &b)
+		req, _ := http.NewRequest("POST", gqlURL, &b)
 		req.Header.Set("Content-Type", mw.FormDataContentType())
 		req.Header.Set("Authorization", "Token "+keys[who])
 		return post(t, req)
@@ -109,7 +80,7 @@ func TestDocumentFilesGraphQL(t *testing.T) {
 	query := func(who, q string) gqlReply {
 		t.Helper()
 		body, _ := json.Marshal(map[string]any{"query": q})
-		req, _ := http.NewRequest("POST", srv.URL+"/graphql", bytes.NewReader(body))
+		req, _ := http.NewRequest("POST", gqlURL, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Token "+keys[who])
 		return post(t, req)

@@ -53,7 +53,7 @@ type filterCase struct {
 func runFilterCases(t *testing.T, e *testkit.Env, field, filterType string, cases []filterCase) {
 	t.Helper()
 	k := e.Key(t, acmeAdmin)
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var want []string
@@ -73,7 +73,7 @@ func runFilterCases(t *testing.T, e *testkit.Env, field, filterType string, case
 }
 
 func testShipmentFilters(t *testing.T, e *testkit.Env) {
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	one := func(q string) string {
 		var s string
 		e.SQL(t, &s, q, acme)
@@ -119,7 +119,7 @@ func testShipmentFilters(t *testing.T, e *testkit.Env) {
 }
 
 func testContainerFilters(t *testing.T, e *testkit.Env) {
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	one := func(q string) string {
 		var s string
 		e.SQL(t, &s, q, acme)
@@ -145,7 +145,7 @@ func testContainerFilters(t *testing.T, e *testkit.Env) {
 }
 
 func testDocumentFilters(t *testing.T, e *testkit.Env) {
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	one := func(q string) string {
 		var s string
 		e.SQL(t, &s, q, acme)

@@ -1,19 +1,17 @@
 package graph_test
 
 import (
-	"encoding/json"
 	"testing"
 
-	"shipgraph/db"
-	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 // Every test package gets its own databases cloned from one migrated
 // template (see dbtest). Read-only tests share one seeded database: they
 // are the subtests of TestSeeded, which seeds it once. Tests that write
 // make a small database of their own.
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // Demo keys of the seeded data.
 const (
@@ -72,19 +70,4 @@ func TestSeeded(t *testing.T) {
 	}
 }
 
-// accountID returns the id of the account with this slug.
-func accountID(t testing.TB, e *testkit.Env, slug string) string {
-	t.Helper()
-	var id string
-	e.SQL(t, &id, `SELECT id FROM accounts WHERE slug = $1`, slug)
-	return id
-}
-
-func body(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func body(t *testing.T, v any) []byte { return testkit.JSON(t, v) }

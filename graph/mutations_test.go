@@ -32,7 +32,7 @@ type fixture struct {
 func loadFixture(t *testing.T, e *testkit.Env) fixture {
 	t.Helper()
 	var f fixture
-	f.acme, f.globex = accountID(t, e, "acme"), accountID(t, e, "globex")
+	f.acme, f.globex = e.Account(t, "acme"), e.Account(t, "globex")
 	e.SQL(t, &f.ship, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
 	e.SQL(t, &f.otherShip, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
 	def := func(acct, slug string) string {

@@ -111,7 +111,7 @@ func pageIDs(p connPage) []string {
 // the order the database gives: the same rows, each once, in order.
 func testPagination(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	for _, l := range lists {
 		t.Run(l.field+l.order, func(t *testing.T) {
 			t.Parallel()
@@ -211,7 +211,7 @@ func testPagination(t *testing.T, e *testkit.Env) {
 // testNumberedPages reads every list page by page with page:{number,size}.
 func testNumberedPages(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	for _, l := range []list{lists[3], lists[9], lists[17], lists[19]} {
 		t.Run(l.field+l.order, func(t *testing.T) {
 			var want []string

@@ -46,7 +46,7 @@ func sameSet(got, want []string) bool {
 
 func testShipmentRelationships(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	var d struct {
 		Shipments struct {
 			Nodes []struct {
@@ -179,7 +179,7 @@ func testShipmentRelationships(t *testing.T, e *testkit.Env) {
 
 func testContainerRelationships(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	var d struct {
 		Containers struct {
 			Nodes []struct {
@@ -246,7 +246,7 @@ func testContainerRelationships(t *testing.T, e *testkit.Env) {
 
 func testDocumentRelationships(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	var d struct {
 		Documents struct {
 			Nodes []struct {
@@ -307,7 +307,7 @@ func testDocumentRelationships(t *testing.T, e *testkit.Env) {
 
 func testCustomFieldRelationships(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
-	acme := accountID(t, e, "acme")
+	acme := e.Account(t, "acme")
 	var d struct {
 		CustomFieldDefinitions struct {
 			TotalCount int
@@ -500,7 +500,7 @@ func testViewer(t *testing.T, e *testkit.Env) {
 		e.Must(t, e.Key(t, who), `{ viewer { account { id companyName } user { id email role } role } }`, nil, &d)
 		slug, role, _ := strings.Cut(who, "/")
 		v := d.Viewer
-		if v.Account.ID != accountID(t, e, slug) || v.Role != strings.ToUpper(role) || v.User == nil ||
+		if v.Account.ID != e.Account(t, slug) || v.Role != strings.ToUpper(role) || v.User == nil ||
 			v.User.Email != role+"@"+slug+".example" || v.User.Role != strings.ToUpper(role) {
 			t.Errorf("%s: viewer %+v", who, v)
 		}

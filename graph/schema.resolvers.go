@@ -188,7 +188,7 @@ func (r *mutationResolver) RelinkDocument(ctx context.Context, id string) (*mode
 // RotateDocument is the resolver for the rotateDocument field.
 func (r *mutationResolver) RotateDocument(ctx context.Context, id string, degrees int) (*model.Document, error) {
 	return r.documentJob(ctx, id, func(ctx context.Context, p *model.Principal, id string) error {
-		return r.Res.RotateDocument(ctx, p, id, degrees)
+		return r.Res.RotateDocument(ctx, p, resolve.RotateDocument{ID: id, Degrees: degrees})
 	})
 }
 

@@ -125,7 +125,7 @@ func testDashboardStatements(t *testing.T, e *testkit.Env) {
 	// request must blow the budget, or the test above proves nothing.
 	t.Run("RowByRowFails", func(t *testing.T) {
 		one := testkit.Chain(t, e.Store, gqlhttp.DefaultHandlerConfig, load.LoaderConfig{Wait: time.Millisecond, MaxBatch: 1})
-		row := &testkit.Env{Store: e.Store, Handler: one, Keys: e.Keys}
+		row := e.With(t, one)
 		res := row.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": 100}, nil)
 		if res.Statements <= 100 {
 			t.Errorf("row-by-row loading cost %d statements; want > 100", res.Statements)
@@ -201,7 +201,7 @@ func testWideQueryStatements(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.ComplexityLimit = 1 << 30 // not what this test is about
-	w := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+	w := e.WithGraphQL(t, hc)
 	counts := map[int][]int64{}
 	for _, first := range []int{10, 100} {
 		for range 5 {

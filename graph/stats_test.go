@@ -162,8 +162,7 @@ func TestStats(t *testing.T) {
 		env.SQL(t, &id, `SELECT id FROM accounts WHERE slug = $1`, slug)
 		accounts[slug] = id
 	}
-	counted := &testkit.Env{Store: env.Store, Keys: env.Keys,
-		Handler: testkit.Chain(t, env.Store.WithoutStatsRollups(), gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)}
+	counted := env.With(t, testkit.Chain(t, env.Store.WithoutStatsRollups(), gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig))
 	for _, c := range statsCases {
 		for _, who := range []string{acmeAdmin, globexViewer} {
 			for _, path := range []struct {

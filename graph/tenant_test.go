@@ -36,7 +36,7 @@ var rootByID = map[string]string{
 // while the account's own record is found, and lists hold only the
 // account's own rows.
 func testTenantIsolation(t *testing.T, e *testkit.Env) {
-	accounts := map[string]string{"acme": accountID(t, e, "acme"), "globex": accountID(t, e, "globex")}
+	accounts := map[string]string{"acme": e.Account(t, "acme"), "globex": e.Account(t, "globex")}
 	records := map[string]map[string]string{}
 	for slug, id := range accounts {
 		records[slug] = map[string]string{}

@@ -12,7 +12,7 @@ import (
 	"shipgraph/testkit"
 
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/sharedlimit/redistest"
+	"shipgraph/testkit/redistest"
 )
 
 // costQuery weighs 1 + 2×5 = 11 (a page of five, two fields a node).

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 // /v2 PATCH throughput with the change log and with the trigger before it
@@ -37,17 +38,7 @@ func TestChangeLogPatchThroughput(t *testing.T) {
 	variants := []struct{ name, fn string }{{"log", body(up)}, {"notify-only", body(down)}}
 
 	slug := d.shortTextSlug(t, "acme")
-	rows, err := d.sql.Query(`SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var shipments []string
-	for rows.Next() {
-		var id string
-		_ = rows.Scan(&id)
-		shipments = append(shipments, id)
-	}
-	rows.Close()
+	shipments := pg.Column[string](t, d.sql, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id`)
 	key := d.keys["acme/member"]
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	patch := func(shipment string, i int) error {

@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,13 +15,12 @@ import (
 	"shipgraph/app"
 	"shipgraph/config"
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/httpapi"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // instance is one server: a store of its own (its own pool and key
 // listener) on a shared test database, the chain, a real listener on
@@ -38,35 +36,21 @@ type instance struct {
 // the demo keys by "account/role".
 func seeded(t *testing.T) (string, map[string]string) {
 	t.Helper()
-	url := dbtest.NewDB(t)
-	return url, seedAt(t, url)
+	d := pg.New(t, 3)
+	return d.URL, d.Keys
 }
 
 // seedAt loads the demo data into the database at url and returns the demo
 // keys by "account/role".
 func seedAt(t *testing.T, url string) map[string]string {
 	t.Helper()
-	store := open(t, url)
-	tokens, _, err := seed.Run(context.Background(), store, seed.Options{Shipments: 3, Seed: 1, Now: testkit.SeedNow})
-	if err != nil {
-		t.Fatalf("seed: %v", err)
-	}
-	keys := map[string]string{}
-	for _, k := range tokens {
-		keys[k.Account+"/"+k.Role] = k.Key
-	}
-	return keys
+	d := pg.At(t, url)
+	d.Seed(t, 3)
+	return d.Keys
 }
 
-func open(t *testing.T, url string) *db.DB {
-	t.Helper()
-	store, err := db.Open(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	return store
-}
+// open is a store of its own on the database at url.
+func open(t *testing.T, url string) *db.DB { return pg.At(t, url).Store }
 
 // start runs the chain with c (the server's defaults when nil) over a store
 // of its own on url, behind a real HTTP listener.

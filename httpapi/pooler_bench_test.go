@@ -12,10 +12,10 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/db/pgbouncertest"
 	"shipgraph/db/seed"
 	"shipgraph/graph"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pgbouncertest"
 )
 
 // BenchmarkDashboardPooler is the dashboard (50 shipments of 400) through

@@ -16,9 +16,9 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/db/pgbouncertest"
 	"shipgraph/graph"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pgbouncertest"
 )
 
 // The real chain behind PgBouncer in transaction mode (two server

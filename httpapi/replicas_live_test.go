@@ -15,8 +15,8 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/db/replicatest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/replicatest"
 )
 
 // withReplica starts an instance of the real chain on the primary at url

@@ -15,11 +15,11 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/db/pgbouncertest"
-	"shipgraph/db/replicatest"
 	"shipgraph/sharedlimit"
-	"shipgraph/sharedlimit/redistest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pgbouncertest"
+	"shipgraph/testkit/redistest"
+	"shipgraph/testkit/replicatest"
 )
 
 // applyDelay is the standby's recovery_min_apply_delay: every write is

@@ -21,9 +21,10 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/db/replicatest"
-	"shipgraph/sharedlimit/redistest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
+	"shipgraph/testkit/redistest"
+	"shipgraph/testkit/replicatest"
 )
 
 // dashboardQuery is the bench's dashboard (../shared/bench), with the
@@ -167,27 +168,8 @@ func TestResponseCacheRandomized(t *testing.T) {
 	if err := sql.QueryRow(`SELECT id FROM accounts WHERE slug = 'acme'`).Scan(&account); err != nil {
 		t.Fatal(err)
 	}
-	var ships, ctrs []string
-	rows, err := sql.Query(`SELECT id FROM shipments WHERE account_id = $1 ORDER BY id`, account)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id string
-		_ = rows.Scan(&id)
-		ships = append(ships, id)
-	}
-	rows.Close()
-	rows, err = sql.Query(`SELECT id FROM containers WHERE account_id = $1 ORDER BY id`, account)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id string
-		_ = rows.Scan(&id)
-		ctrs = append(ctrs, id)
-	}
-	rows.Close()
+	ships := pg.Column[string](t, sql, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id`, account)
+	ctrs := pg.Column[string](t, sql, `SELECT id FROM containers WHERE account_id = $1 ORDER BY id`, account)
 	if len(ships) == 0 || len(ctrs) == 0 {
 		t.Fatal("no seeded shipments or containers")
 	}

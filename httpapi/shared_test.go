@@ -14,8 +14,8 @@ import (
 	"shipgraph/app"
 	"shipgraph/resolve"
 	"shipgraph/sharedlimit"
-	"shipgraph/sharedlimit/redistest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/redistest"
 )
 
 // twoInstances starts two chains (stores of their own) over one seeded

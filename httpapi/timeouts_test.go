@@ -9,6 +9,7 @@ import (
 
 	"shipgraph/httpapi"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 // TestReadyzWithinItsTimeout: with every backend of the store frozen
@@ -25,19 +26,7 @@ func TestReadyzWithinItsTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	rows, err := admin.Query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for rows.Next() {
-		var pid int
-		if err := rows.Scan(&pid); err != nil {
-			t.Fatal(err)
-		}
-		pids = append(pids, pid)
-	}
-	_ = rows.Close()
+	pids := pg.Column[int](t, admin, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
 	if len(pids) == 0 {
 		t.Fatal("no backends to freeze")
 	}

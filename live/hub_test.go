@@ -9,16 +9,11 @@ import (
 	"time"
 
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/model"
+	"shipgraph/testkit/pg"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
-
-// seedNow is "today" of the seeded data (testkit.SeedNow: the kit imports
-// the server, which imports live, so this package cannot import it).
-var seedNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // env is a seeded database of the test's own, a hub on it, and the demo
 // keys' principals by "account/role".
@@ -31,28 +26,11 @@ type env struct {
 
 func newEnv(t *testing.T, cfg Config) *env {
 	t.Helper()
-	ctx := context.Background()
-	url := dbtest.NewDB(t)
-	store, err := db.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: 3, Seed: 1, Now: seedNow})
-	if err != nil {
-		t.Fatalf("seed: %v", err)
-	}
-	e := &env{store: store, sql: store.SQL(), who: map[string]*model.Principal{}}
-	for _, k := range tokens {
-		p, err := store.Authenticate(ctx, k.Key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.who[k.Account+"/"+k.Role] = p
-	}
-	listener := store.Listen(time.Second)
+	d := pg.New(t, 3)
+	e := &env{store: d.Store, sql: d.Store.SQL(), who: d.Principals(t)}
+	listener := d.Store.Listen(time.Second)
 	t.Cleanup(listener.Close)
-	e.hub = New(store, listener, cfg, nil)
+	e.hub = New(d.Store, listener, cfg, nil)
 	t.Cleanup(e.hub.Close)
 	return e
 }
@@ -81,7 +59,7 @@ func (e *env) container(t *testing.T, account string, n int) string {
 // change commits one update of container id (one change-log entry).
 func (e *env) change(t *testing.T, id string, i int) {
 	t.Helper()
-	if _, err := e.sql.Exec(`UPDATE containers SET pickup_lfd_terminal = $2 WHERE id = $1`, id, seedNow.AddDate(10, 0, i)); err != nil {
+	if _, err := e.sql.Exec(`UPDATE containers SET pickup_lfd_terminal = $2 WHERE id = $1`, id, pg.SeedNow.AddDate(10, 0, i)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -10,17 +10,16 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"shipgraph/db"
-	"shipgraph/db/dbtest"
 	"shipgraph/graph/executor"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/httpapi"
 	"shipgraph/load"
 	"shipgraph/mcp"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // server is the HTTP chain with /mcp mounted as the composition root
 // mounts it, on 127.0.0.1, over env's database.

@@ -17,15 +17,24 @@ import (
 // no values, as users of a custom field screen expect, and nothing is left
 // orphaned.
 
-// CreateDefinition creates a custom field definition.
+// CreateDefinition creates a custom field definition. Invalid is an input
+// error the transport found, reported after the key's role.
 type CreateDefinition struct {
-	Input model.CustomFieldDefinitionInput
+	Input   model.CustomFieldDefinitionInput
+	Invalid error
 }
 
 // UpdateDefinition changes the editable attributes of a definition.
+// Fixed are the attributes that cannot change (entity_type, api_slug,
+// data_type) as the request gave them, by name, nil for a value that is
+// not text: each must be the definition's (any case). Invalid as
+// CreateDefinition, reported once the definition is found and its fixed
+// attributes are checked.
 type UpdateDefinition struct {
-	ID    string
-	Patch model.CustomFieldDefinitionPatch
+	ID      string
+	Patch   model.CustomFieldDefinitionPatch
+	Fixed   map[string]*string
+	Invalid error
 }
 
 // CreateOption adds an option to an enum definition. Invalid is an input
@@ -89,9 +98,15 @@ func checkDefault(ctx context.Context, l *load.Loaders, def *model.CustomFieldDe
 
 // CreateDefinition runs c and returns the definition created.
 func (r *Resolver) CreateDefinition(ctx context.Context, p *model.Principal, c CreateDefinition) (*model.CustomFieldDefinition, error) {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return nil, err
+	}
 	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err
+	}
+	if c.Invalid != nil {
+		return nil, c.Invalid
 	}
 	in := c.Input
 	slug := strings.TrimSpace(in.APISlug)
@@ -130,9 +145,24 @@ func (r *Resolver) CreateDefinition(ctx context.Context, p *model.Principal, c C
 
 // UpdateDefinition runs c and returns the definition written.
 func (r *Resolver) UpdateDefinition(ctx context.Context, p *model.Principal, c UpdateDefinition) (*model.CustomFieldDefinition, error) {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return nil, err
+	}
 	p, l, def, err := writeTarget(ctx, p, func(l *load.Loaders) *load.Loader[*model.CustomFieldDefinition] { return l.DefinitionByID }, c.ID, "custom field definition", nil)
 	if err != nil {
 		return nil, err
+	}
+	// Entity type, api_slug and data type are the definition's identity:
+	// a new one is a new definition.
+	for _, f := range []struct{ name, current string }{
+		{"entity_type", string(def.EntityType)}, {"api_slug", def.APISlug}, {"data_type", string(def.DataType)},
+	} {
+		if v, ok := c.Fixed[f.name]; ok && (v == nil || !strings.EqualFold(*v, f.current)) {
+			return nil, invalidField(f.name, "%s cannot be changed; create a new definition", f.name)
+		}
+	}
+	if c.Invalid != nil {
+		return nil, c.Invalid
 	}
 	in := c.Patch
 	var patch db.DefinitionPatch
@@ -226,6 +256,9 @@ func checkOptionText(field, v string) (string, error) {
 
 // CreateOption runs c and returns the option created.
 func (r *Resolver) CreateOption(ctx context.Context, p *model.Principal, c CreateOption) (*model.CustomFieldOption, error) {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return nil, err
+	}
 	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err
@@ -252,6 +285,9 @@ func (r *Resolver) CreateOption(ctx context.Context, p *model.Principal, c Creat
 
 // UpdateOption runs c and returns the option written.
 func (r *Resolver) UpdateOption(ctx context.Context, p *model.Principal, c UpdateOption) (*model.CustomFieldOption, error) {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return nil, err
+	}
 	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err

@@ -6,9 +6,12 @@
 // for an unknown, malformed or another account's id), node, viewer. Writes:
 // shipments (update, stop and resume tracking), documents (update, delete),
 // custom field definitions, options and values (create, update, delete).
-// Every write checks, in this order: the key may write (403), the target is
-// the account's (404), the input (422: Invalid, which a transport found
-// while decoding, then the rules here), then the store (conflicts).
+// Every write checks, in this order: the key may write (403), a request the
+// transport could not read (Invalid marked Malformed: a body of the wrong
+// shape, 400), a stricter role where one is needed, the target is the
+// account's (404), the input (422: Invalid, which a transport found while
+// decoding, then the rules here), then the store (conflicts). Transports
+// check no role themselves: they hand over what they could not read.
 //
 // Functions take the request's principal explicitly, as their second
 // parameter (func (r *Resolver) X(ctx, p *model.Principal, …)): the

@@ -146,13 +146,28 @@ func (r *Resolver) rerun(ctx context.Context, p *model.Principal, id, step strin
 	return jobs.Enqueue(ctx, docproc.JobArgs{AccountID: p.AccountID, DocumentID: d.ID, Step: step})
 }
 
-// RotateDocument turns the document id's image file clockwise by degrees.
-func (r *Resolver) RotateDocument(ctx context.Context, p *model.Principal, id string, degrees int) error {
-	d, err := r.documentJob(ctx, p, id)
+// RotateDocument turns the image file of document ID clockwise by Degrees.
+// Invalid is an input error the transport found, reported once the
+// document is found (or first, marked Malformed).
+type RotateDocument struct {
+	ID      string
+	Degrees int
+	Invalid error
+}
+
+// RotateDocument runs c.
+func (r *Resolver) RotateDocument(ctx context.Context, p *model.Principal, c RotateDocument) error {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return err
+	}
+	d, err := r.documentJob(ctx, p, c.ID)
 	if err != nil {
 		return err
 	}
-	if !docproc.ValidDegrees(degrees) {
+	if c.Invalid != nil {
+		return c.Invalid
+	}
+	if !docproc.ValidDegrees(c.Degrees) {
 		return model.Errorf(model.EINVALID, "Invalid rotation: degrees must be one of: 90, 180, 270").AtField("degrees")
 	}
 	if ok, err := r.hasFile(ctx, p, d); err != nil {
@@ -167,7 +182,7 @@ func (r *Resolver) RotateDocument(ctx context.Context, p *model.Principal, id st
 	if err != nil {
 		return err
 	}
-	return jobs.Enqueue(ctx, docproc.JobArgs{AccountID: p.AccountID, DocumentID: d.ID, Step: docproc.StepRotate, Degrees: degrees})
+	return jobs.Enqueue(ctx, docproc.JobArgs{AccountID: p.AccountID, DocumentID: d.ID, Step: docproc.StepRotate, Degrees: c.Degrees})
 }
 
 // clearDocument drops the request's cached copy of a document written.

@@ -80,6 +80,9 @@ func (r *Resolver) files() (*files.Store, error) {
 
 // CreateUpload records an announced upload and signs its upload URL.
 func (r *Resolver) CreateUpload(ctx context.Context, p *model.Principal, c CreateUpload) (*DirectUpload, error) {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return nil, err
+	}
 	p, err := mayWrite(p)
 	if err != nil {
 		return nil, err
@@ -151,6 +154,9 @@ type CreateDocument struct {
 
 // CreateDocument runs c and returns the new document (source api).
 func (r *Resolver) CreateDocument(ctx context.Context, p *model.Principal, c CreateDocument) (*model.Document, error) {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return nil, err
+	}
 	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err

@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"shipgraph/catalog"
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/load"
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/testkit/pg"
 )
 
 // The tests call the resolver layer directly, as both adapters do, on a
@@ -23,7 +21,7 @@ import (
 // db.Authenticate), then loaders of that account (resolve.Session); each call passes the
 // principal explicitly.
 
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // TestReads runs the tests that only read on one seeded database (each
 // account gets a webhook first, in recordsOf): seeding is most of the cost.
@@ -51,8 +49,6 @@ func TestWrites(t *testing.T) {
 // seedShipments keeps the data set small: acme gets two thirds of it.
 const seedShipments = 24
 
-var seedNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-
 type env struct {
 	t     *testing.T
 	store *db.DB
@@ -66,25 +62,9 @@ type env struct {
 // layer over it, with webhook URLs allowed on loopback (no DNS here).
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: seedShipments, Seed: 1, Now: seedNow})
-	if err != nil {
-		t.Fatalf("seed: %v", err)
-	}
-	e := &env{t: t, store: store, r: resolve.New(store, resolve.Deps{}), who: map[string]*model.Principal{}}
+	d := pg.New(t, seedShipments)
+	e := &env{t: t, store: d.Store, r: resolve.New(d.Store, resolve.Deps{}), who: d.Principals(t)}
 	e.r.WebhookConfig = resolve.WebhookConfig{Limit: resolve.DefaultWebhookLimit, AllowPrivate: true}
-	for _, tok := range tokens {
-		p, err := store.Authenticate(ctx, tok.Key)
-		if err != nil {
-			t.Fatalf("authenticate %s/%s: %v", tok.Account, tok.Role, err)
-		}
-		e.who[tok.Account+"/"+tok.Role] = p
-	}
 	for _, k := range []string{"acme/admin", "acme/member", "acme/viewer", "globex/admin", "globex/member", "globex/viewer"} {
 		if e.who[k] == nil || e.who[k].Role != k[len(k)-len(e.who[k].Role):] {
 			t.Fatalf("seed: no %s key (%v)", k, e.who)

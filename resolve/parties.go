@@ -62,6 +62,9 @@ type CreateParty struct {
 // NUL), then the database's word on duplicates (one party per company
 // name in an account, whatever its case).
 func (r *Resolver) CreateParty(ctx context.Context, p *model.Principal, c CreateParty) (*model.Party, error) {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return nil, err
+	}
 	p, err := model.MayWrite(p)
 	if err != nil {
 		return nil, err

@@ -141,6 +141,38 @@ var (
 	mayWrite      = model.MayWrite
 )
 
+// Malformed marks an error a transport found reading a write's request
+// before it could say what the request asks (a body that is not JSON or
+// not the JSON:API shape, the wrong content type, a value of the wrong type
+// for a write that reads it first): a write reports it right after
+// checking that the key may write at all, before it looks its target up
+// or checks a stricter role. An unmarked input error (a command's Invalid)
+// is reported once the target is found. Nil stays nil.
+func Malformed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &malformed{err}
+}
+
+type malformed struct{ err error }
+
+func (m *malformed) Error() string { return m.err.Error() }
+func (m *malformed) Unwrap() error { return m.err }
+
+// checkRequest is what every write checks first: the key may write (403),
+// then a request Malformed marks (returned unmarked).
+func checkRequest(p *model.Principal, invalid error) error {
+	if _, err := mayWrite(p); err != nil {
+		return err
+	}
+	var m *malformed
+	if errors.As(invalid, &m) {
+		return m.err
+	}
+	return nil
+}
+
 // writer returns the principal of a request that may write, and its
 // loaders (which writes clear).
 func writer(ctx context.Context, p *model.Principal) (*model.Principal, *load.Loaders, error) {
@@ -151,9 +183,13 @@ func writer(ctx context.Context, p *model.Principal) (*model.Principal, *load.Lo
 }
 
 // writeTarget checks what a write on one record checks first: the key may
-// write, the record (read through loader) is the account's, and then the
-// input errors the transport found decoding it (invalid).
+// write, the request is not malformed, the record (read through loader) is
+// the account's, and then the input errors the transport found decoding it
+// (invalid).
 func writeTarget[T any](ctx context.Context, p *model.Principal, loader func(*load.Loaders) *load.Loader[*T], id, what string, invalid error) (*model.Principal, *load.Loaders, *T, error) {
+	if err := checkRequest(p, invalid); err != nil {
+		return nil, nil, nil, err
+	}
 	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, nil, nil, err

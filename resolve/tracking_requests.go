@@ -70,6 +70,9 @@ type UpdateTrackingRequest struct {
 // reference numbers and tags, and last the database's word on duplicates
 // (one live request per number, type and SCAC in an account).
 func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal, c CreateTrackingRequest) (*model.TrackingRequest, error) {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return nil, err
+	}
 	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, err

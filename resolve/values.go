@@ -116,6 +116,9 @@ func normalizeValue(ctx context.Context, l *load.Loaders, def *model.CustomField
 // entity of kind needs: the writer, the request's loaders, the entity's id
 // (found in the account) and the definition.
 func (r *Resolver) valueTarget(ctx context.Context, p *model.Principal, kind model.CustomFieldEntityType, entityID, slug string, invalid error) (*model.Principal, *load.Loaders, string, *model.CustomFieldDefinition, error) {
+	if err := checkRequest(p, invalid); err != nil {
+		return nil, nil, "", nil, err
+	}
 	p, l, err := writer(ctx, p)
 	if err != nil {
 		return nil, nil, "", nil, err
@@ -176,7 +179,7 @@ func (r *Resolver) RemoveValue(ctx context.Context, p *model.Principal, kind mod
 
 // CreateValue runs c and returns the value created.
 func (r *Resolver) CreateValue(ctx context.Context, p *model.Principal, c CreateValue) (*model.CustomField, error) {
-	if _, err := mayWrite(p); err != nil {
+	if err := checkRequest(p, c.Invalid); err != nil {
 		return nil, err
 	}
 	l, err := load.For(ctx)
@@ -194,6 +197,9 @@ func (r *Resolver) CreateValue(ctx context.Context, p *model.Principal, c Create
 
 // UpdateValue runs c: the value set, or nil after a clear.
 func (r *Resolver) UpdateValue(ctx context.Context, p *model.Principal, c UpdateValue) (*model.CustomField, error) {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return nil, err
+	}
 	if _, err := mayWrite(p); err != nil {
 		return nil, err
 	}

@@ -153,6 +153,9 @@ func (r *Resolver) WebhookEvents(ctx context.Context, p *model.Principal) ([]mod
 
 // CreateWebhook runs c and returns the webhook created, with its secret.
 func (r *Resolver) CreateWebhook(ctx context.Context, p *model.Principal, c CreateWebhook) (*model.Webhook, error) {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return nil, err
+	}
 	p, l, err := admin(ctx, p)
 	if err != nil {
 		return nil, err
@@ -192,6 +195,9 @@ func (r *Resolver) CreateWebhook(ctx context.Context, p *model.Principal, c Crea
 // UpdateWebhook runs c and returns the webhook written (with its new secret
 // when c rotates it).
 func (r *Resolver) UpdateWebhook(ctx context.Context, p *model.Principal, c UpdateWebhook) (*model.Webhook, error) {
+	if err := checkRequest(p, c.Invalid); err != nil {
+		return nil, err
+	}
 	p, l, err := admin(ctx, p)
 	if err != nil {
 		return nil, err

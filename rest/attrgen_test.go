@@ -76,10 +76,9 @@ func writerOf(f reflect.StructField, name string, omit bool) string {
 		return call("int64p", v)
 	case reflect.TypeFor[*float64]():
 		return call("float64p", v)
-	case reflect.TypeFor[[]model.TerminalHold]():
-		return custom("appendHolds(a.e.b, " + v + ")")
-	case reflect.TypeFor[[]model.TerminalFee]():
-		return custom("a.e.appendFees(a.e.b, " + v + ")")
+	case reflect.TypeFor[[]model.TerminalHold](), reflect.TypeFor[[]model.TerminalFee]():
+		// The list writers tools/attrgen generates (model_attributes_gen.go).
+		return custom("a.e.append" + t.Elem().Name() + "s(a.e.b, " + v + ")")
 	case reflect.TypeFor[model.JSON]():
 		return call("json", v)
 	}

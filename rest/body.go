@@ -213,3 +213,98 @@ func (a attributes) optionalList(name string) (model.Optional[[]string], error) 
 	}
 	return model.Given(v), nil
 }
+
+// oneOf reads a required string attribute that must be one of values (any
+// case), returned in the values' spelling.
+func (a attributes) oneOf(name string, values []string) (string, error) {
+	v, err := a.text(name, true)
+	if err != nil {
+		return "", err
+	}
+	for _, x := range values {
+		if strings.EqualFold(x, *v) {
+			return x, nil
+		}
+	}
+	return "", attrError(name, "%s must be one of %s", name, strings.Join(values, ", "))
+}
+
+// nullableText reads an optional string attribute that may be null: set
+// reports whether it was given at all.
+func (a attributes) nullableText(name string) (v *string, set bool, err error) {
+	raw, ok := a[name]
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(raw) {
+		return nil, true, nil
+	}
+	v, err = a.text(name, false)
+	return v, true, err
+}
+
+// raw returns a JSON attribute as given (null included); set reports
+// whether it was given.
+func (a attributes) raw(name string) (model.JSON, bool) {
+	v, ok := a[name]
+	return model.JSON(v), ok
+}
+
+// boolean reads an optional boolean attribute (absent: nil).
+func (a attributes) boolean(name string) (*bool, error) {
+	raw, ok := a[name]
+	if !ok {
+		return nil, nil
+	}
+	var v bool
+	if isNull(raw) || json.Unmarshal(raw, &v) != nil {
+		return nil, attrError(name, "%s must be true or false", name)
+	}
+	return &v, nil
+}
+
+// stringList reads an optional list of strings; null is a nil list with
+// set true.
+func (a attributes) stringList(name string) (v []string, set bool, err error) {
+	raw, ok := a[name]
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(raw) {
+		return nil, true, nil
+	}
+	// A null member would decode as "" and be dropped: refuse it.
+	var list []*string
+	if json.Unmarshal(raw, &list) != nil || slices.Contains(list, nil) {
+		return nil, true, attrError(name, "%s must be a list of strings (without nulls)", name)
+	}
+	v = make([]string, len(list))
+	for i, s := range list {
+		v[i] = *s
+	}
+	return v, true, nil
+}
+
+// headers reads an optional list of {"name","value"}.
+func (a attributes) headers(name string) (v []*model.WebhookHeaderInput, set bool, err error) {
+	raw, ok := a[name]
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(raw) {
+		return nil, true, nil
+	}
+	var list []map[string]json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		return nil, true, attrError(name, `%s must be a list of {"name": …, "value": …}`, name)
+	}
+	v = make([]*model.WebhookHeaderInput, 0, len(list))
+	for _, h := range list {
+		var n, val string
+		if json.Unmarshal(h["name"], &n) != nil || json.Unmarshal(h["value"], &val) != nil {
+			return nil, true, attrError(name, `%s must be a list of {"name": …, "value": …} with string names and values`, name)
+		}
+		v = append(v, &model.WebhookHeaderInput{Name: n, Value: val})
+	}
+	return v, true, nil
+}

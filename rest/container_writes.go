@@ -18,14 +18,10 @@ func (s *server) updateContainer(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	attrs, err := writeBody(r, containerItem, "container")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
+	attrs, bad := writeBody(r, "container")
 	// An attribute error is answered once the container is found (404
 	// first), as the resolver layer orders it.
-	c := resolve.UpdateContainer{ID: r.PathValue("id")}
+	c := resolve.UpdateContainer{ID: r.PathValue("id"), Invalid: bad}
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		if name != "ref_numbers" && c.Invalid == nil {
 			c.Invalid = attrError(name, "%s cannot be changed; a container's editable attribute is ref_numbers", name)

@@ -105,15 +105,15 @@ func (s *server) createEntityCustomField(e entityRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		entityID := r.PathValue(e.param)
-		attrs, err := writeBody(r, customFieldOne, "custom_field")
-		if err != nil {
+		if _, err := parseParams(r, customFieldOne); err != nil {
 			WriteError(w, r, err)
 			return
 		}
+		attrs, bad := writeBody(r, "custom_field")
 		// An attribute error is answered once the entity is found (404
 		// first), as the resolver layer orders it.
 		slug, value, invalid := newValueAttributes(attrs)
-		cf, err := s.res.SetValue(ctx, who(r), resolve.SetValue{EntityType: e.kind, EntityID: entityID, APISlug: slug, Value: value, Invalid: invalid})
+		cf, err := s.res.SetValue(ctx, who(r), resolve.SetValue{EntityType: e.kind, EntityID: entityID, APISlug: slug, Value: value, Invalid: firstErr(bad, invalid)})
 		if err == nil && cf == nil { // not reached: a non-null value is never a clear
 			err = attrError("value", "value is required")
 		}
@@ -153,17 +153,13 @@ func (s *server) patchEntityCustomField(e entityRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		entityID, slug := r.PathValue(e.param), r.PathValue("api_slug")
-		attrs, err := writeBody(r, customFieldOne, "custom_field")
-		if err != nil {
+		if _, err := parseParams(r, customFieldOne); err != nil {
 			WriteError(w, r, err)
 			return
 		}
+		attrs, bad := writeBody(r, "custom_field")
 		c := resolve.SetValue{EntityType: e.kind, EntityID: entityID, APISlug: slug}
-		if value, ok := attrs["value"]; ok {
-			c.Value = model.JSON(value)
-		} else {
-			c.Invalid = attrError("value", "value is required (null clears the field)")
-		}
+		c.Value, c.Invalid = requiredValue(attrs, bad)
 		cf, err := s.res.SetValue(ctx, who(r), c)
 		s.writeUpdated(w, r, cf, err)
 	}
@@ -286,22 +282,14 @@ func (s *server) createCustomField(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if _, err := model.MayWrite(who(r)); err != nil {
-		WriteError(w, r, err)
-		return
-	}
 	attrs, rels, err := readResource(r, "custom_field")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	kind, entityID, err := entityLinkage(rels)
-	if err != nil {
-		WriteError(w, r, err)
-		return
+	var kind model.CustomFieldEntityType
+	var entityID string
+	if err == nil {
+		kind, entityID, err = entityLinkage(rels)
 	}
 	slug, value, invalid := newValueAttributes(attrs)
-	cf, err := s.res.CreateValue(r.Context(), who(r), resolve.CreateValue{EntityID: entityID, EntityType: &kind, APISlug: slug, Value: value, Invalid: invalid})
+	cf, err := s.res.CreateValue(r.Context(), who(r), resolve.CreateValue{EntityID: entityID, EntityType: &kind, APISlug: slug, Value: value, Invalid: firstErr(resolve.Malformed(err), invalid)})
 	s.writeCreated(w, r, cf, err)
 }
 
@@ -336,19 +324,28 @@ func entityLinkage(rels map[string]json.RawMessage) (model.CustomFieldEntityType
 
 func (s *server) patchCustomField(w http.ResponseWriter, r *http.Request) {
 	ctx, id := r.Context(), r.PathValue("id")
-	attrs, err := writeBody(r, customFieldOne, "custom_field")
-	if err != nil {
+	if _, err := parseParams(r, customFieldOne); err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	attrs, bad := writeBody(r, "custom_field")
 	c := resolve.UpdateValue{ID: id}
-	if value, ok := attrs["value"]; ok {
-		c.Value = model.JSON(value)
-	} else {
-		c.Invalid = attrError("value", "value is required (null clears the field)")
-	}
+	c.Value, c.Invalid = requiredValue(attrs, bad)
 	cf, err := s.res.UpdateValue(ctx, who(r), c)
 	s.writeUpdated(w, r, cf, err)
+}
+
+// requiredValue reads the value of a PATCH (null clears the field); bad is
+// the body's error, reported first.
+func requiredValue(attrs attributes, bad error) (model.JSON, error) {
+	if bad != nil {
+		return nil, bad
+	}
+	value, ok := attrs["value"]
+	if !ok {
+		return nil, attrError("value", "value is required (null clears the field)")
+	}
+	return model.JSON(value), nil
 }
 
 // deleteCustomField answers 200 with the deleted value, as an option

@@ -111,15 +111,15 @@ func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 	defID := r.PathValue("definition_id")
-	attrs, err := writeBody(r, optionItem, "custom_field_option")
-	if err != nil {
+	if _, err := parseParams(r, optionItem); err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	attrs, bad := writeBody(r, "custom_field_option")
 	// An attribute error is answered once the definition is found (404
 	// first), as the resolver layer orders it.
 	in, invalid := optionInput(attrs)
-	o, err := s.res.CreateOption(r.Context(), who(r), resolve.CreateOption{DefinitionID: defID, Input: in, Invalid: invalid})
+	o, err := s.res.CreateOption(r.Context(), who(r), resolve.CreateOption{DefinitionID: defID, Input: in, Invalid: firstErr(bad, invalid)})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -132,13 +132,13 @@ func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
 	defID, optID := r.PathValue("definition_id"), r.PathValue("option_id")
-	attrs, err := writeBody(r, optionItem, "custom_field_option")
-	if err != nil {
+	if _, err := parseParams(r, optionItem); err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	attrs, bad := writeBody(r, "custom_field_option")
 	patch, invalid := optionPatch(attrs)
-	o, err := s.res.UpdateOption(r.Context(), who(r), resolve.UpdateOption{DefinitionID: defID, OptionID: optID, Patch: patch, Invalid: invalid})
+	o, err := s.res.UpdateOption(r.Context(), who(r), resolve.UpdateOption{DefinitionID: defID, OptionID: optID, Patch: patch, Invalid: firstErr(bad, invalid)})
 	if err != nil {
 		WriteError(w, r, err)
 		return

@@ -2,7 +2,6 @@ package rest
 
 import (
 	"net/http"
-	"strings"
 
 	"shipgraph/model"
 	"shipgraph/resolve"
@@ -17,17 +16,13 @@ import (
 // Deleting a definition deletes its options and every value set for it.
 
 func (s *server) createDefinition(w http.ResponseWriter, r *http.Request) {
-	attrs, err := writeBody(r, definitionItem, "custom_field_definition")
-	if err != nil {
+	if _, err := parseParams(r, definitionItem); err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	in, err := definitionInput(attrs)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	d, err := s.res.CreateDefinition(r.Context(), who(r), resolve.CreateDefinition{Input: in})
+	attrs, bad := writeBody(r, "custom_field_definition")
+	in, invalid := definitionInput(attrs)
+	d, err := s.res.CreateDefinition(r.Context(), who(r), resolve.CreateDefinition{Input: in, Invalid: firstErr(bad, invalid)})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -39,25 +34,22 @@ func (s *server) createDefinition(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	attrs, err := writeBody(r, definitionItem, "custom_field_definition")
-	if err != nil {
+	if _, err := parseParams(r, definitionItem); err != nil {
 		WriteError(w, r, err)
 		return
 	}
-	// The patch is read against the definition: its fixed attributes may
-	// be given only with their current values.
-	def, err := s.res.Definition(r.Context(), who(r), id, nil)
-	if err != nil {
-		WriteError(w, r, err)
-		return
+	attrs, bad := writeBody(r, "custom_field_definition")
+	c := resolve.UpdateDefinition{ID: r.PathValue("id"), Fixed: map[string]*string{}}
+	// The fixed attributes, as given: the resolver layer refuses a change.
+	for _, name := range []string{"entity_type", "api_slug", "data_type"} {
+		if _, ok := attrs[name]; ok {
+			c.Fixed[name], _ = attrs.text(name, false)
+		}
 	}
-	patch, err := definitionPatch(attrs, def)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	d, err := s.res.UpdateDefinition(r.Context(), who(r), resolve.UpdateDefinition{ID: id, Patch: patch})
+	var invalid error
+	c.Patch, invalid = definitionPatch(attrs)
+	c.Invalid = firstErr(bad, invalid)
+	d, err := s.res.UpdateDefinition(r.Context(), who(r), c)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -80,42 +72,6 @@ func (s *server) deleteDefinition(w http.ResponseWriter, r *http.Request) {
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
 	writeDocument(w, r, http.StatusOK, b.document(b.definitionResource(d), nil, nil))
-}
-
-// oneOf reads a required string attribute that must be one of values (any
-// case), returned in the values' spelling.
-func (a attributes) oneOf(name string, values []string) (string, error) {
-	v, err := a.text(name, true)
-	if err != nil {
-		return "", err
-	}
-	for _, x := range values {
-		if strings.EqualFold(x, *v) {
-			return x, nil
-		}
-	}
-	return "", attrError(name, "%s must be one of %s", name, strings.Join(values, ", "))
-}
-
-// nullableText reads an optional string attribute that may be null: set
-// reports whether it was given at all.
-func (a attributes) nullableText(name string) (v *string, set bool, err error) {
-	raw, ok := a[name]
-	if !ok {
-		return nil, false, nil
-	}
-	if isNull(raw) {
-		return nil, true, nil
-	}
-	v, err = a.text(name, false)
-	return v, true, err
-}
-
-// raw returns a JSON attribute as given (null included); set reports
-// whether it was given.
-func (a attributes) raw(name string) (model.JSON, bool) {
-	v, ok := a[name]
-	return model.JSON(v), ok
 }
 
 func definitionInput(attrs attributes) (in model.CustomFieldDefinitionInput, err error) {
@@ -153,19 +109,8 @@ func definitionInput(attrs attributes) (in model.CustomFieldDefinitionInput, err
 // definitionPatch reads the editable attributes of a definition update
 // (the OpenAPI document's: display_name, description, validation,
 // default_format, default_value). Entity type, api_slug and data type
-// cannot change: given with another value they are a 422.
-func definitionPatch(attrs attributes, def *model.CustomFieldDefinition) (p model.CustomFieldDefinitionPatch, err error) {
-	for _, f := range []struct{ name, current string }{
-		{"entity_type", string(def.EntityType)}, {"api_slug", def.APISlug}, {"data_type", string(def.DataType)},
-	} {
-		name, current := f.name, f.current
-		if _, ok := attrs[name]; !ok {
-			continue
-		}
-		if v, err := attrs.text(name, false); err != nil || !strings.EqualFold(*v, current) {
-			return p, attrError(name, "%s cannot be changed; create a new definition", name)
-		}
-	}
+// cannot change (the resolver layer checks them against the definition).
+func definitionPatch(attrs attributes) (p model.CustomFieldDefinitionPatch, err error) {
 	if p.DisplayName, err = attrs.text("display_name", false); err != nil {
 		return p, err
 	}

@@ -2,9 +2,11 @@ package rest
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"shipgraph/model"
+	"shipgraph/resolve"
 )
 
 // Documents that are processed:
@@ -30,8 +32,13 @@ func accepted(w http.ResponseWriter) {
 
 // jobError answers what the resolver layer refuses of the document itself
 // (no file, not an image: EINVALID without a member) as the OpenAPI
-// document's 422, not as a malformed request's 400.
+// document's 422, not as a malformed request's 400. An error of the HTTP
+// layer (a body it could not read: 400, 413, 415) keeps its status.
 func jobError(err error) error {
+	var se *statusError
+	if errors.As(err, &se) {
+		return err
+	}
 	if e, ok := model.AsError(err); ok && e.Code == model.EINVALID && e.Field == "" && e.Pointer == "" && e.Parameter == "" {
 		return &statusError{status: http.StatusUnprocessableEntity, err: e}
 	}
@@ -71,21 +78,20 @@ func (s *server) relinkDocument(w http.ResponseWriter, r *http.Request) {
 func (s *server) rotateDocument(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := who(r)
-	attrs, err := writeBody(r, processEndpoint, "document")
-	if err != nil {
+	if _, err := parseParams(r, processEndpoint); err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	attrs, bad := writeBody(r, "document")
+	c := resolve.RotateDocument{ID: r.PathValue("id")}
 	deg, _, err := attrs.integer("degrees")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	d := 0
 	if deg != nil {
-		d = *deg
+		c.Degrees = *deg
 	}
-	if err := s.res.RotateDocument(ctx, p, r.PathValue("id"), d); err != nil {
+	// degrees of the wrong type is answered before the document is looked
+	// up, as the body's shape is.
+	c.Invalid = firstErr(bad, resolve.Malformed(err))
+	if err := s.res.RotateDocument(ctx, p, c); err != nil {
 		WriteError(w, r, jobError(err))
 		return
 	}

@@ -18,7 +18,6 @@ import (
 	"shipgraph/db/seed"
 	"shipgraph/jobs"
 
-	"github.com/go-pdf/fpdf"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -26,6 +25,7 @@ import (
 	"shipgraph/docproc"
 	"shipgraph/files"
 	"shipgraph/resolve"
+	"shipgraph/testkit"
 )
 
 // Documents that are processed (issue 28, point 4), through the whole
@@ -95,26 +95,6 @@ func (j *documentJobs) wait(t testing.TB, id, step string) rivertype.JobState {
 	}
 }
 
-// formPDF prints lines as a one-page form.
-func formPDF(t testing.TB, lines []string) []byte {
-	t.Helper()
-	p := fpdf.New("P", "mm", "A4", "")
-	p.AddPage()
-	p.SetFont("Helvetica", "B", 16)
-	p.Cell(0, 10, lines[0])
-	p.Ln(12)
-	p.SetFont("Helvetica", "", 10)
-	for _, l := range lines[1:] {
-		p.Cell(0, 6, l)
-		p.Ln(7)
-	}
-	var b bytes.Buffer
-	if err := p.Output(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // textPNG is a 4x2 PNG (red top-left pixel) carrying text in a tEXt chunk.
 func textPNG(t testing.TB, text string) []byte {
 	t.Helper()
@@ -134,7 +114,7 @@ func textPNG(t testing.TB, text string) []byte {
 }
 
 func processingEnv(t *testing.T) (*env, *documentJobs, *files.Store) {
-	fs := openFiles(t, files.Config{Dir: t.TempDir(), Secret: testSecret(t), MaxSize: testFileMax})
+	fs := testkit.OpenFiles(t, files.Config{Dir: t.TempDir(), Secret: testSecret(t), MaxSize: testFileMax})
 	jobs := &documentJobs{}
 	return newEnv(t, envOptions{files: fs, jobs: jobs}), jobs, fs
 }
@@ -174,7 +154,7 @@ func TestDocumentProcessing(t *testing.T) {
 		}
 	}
 	lines := seed.DocumentLines("bill_of_lading", seed.DocumentRefs{BillOfLading: f.bol, Booking: "BK" + t.Name()[:4], Containers: boxes})
-	id := createDoc(t, e, "Scanned BL", "bl.pdf", "application/pdf", formPDF(t, lines))
+	id := createDoc(t, e, "Scanned BL", "bl.pdf", "application/pdf", testkit.FormPDF(t, lines))
 	if st := jobs.wait(t, id, docproc.StepExtract); st != rivertype.JobStateCompleted {
 		t.Fatalf("extraction job: %s", st)
 	}

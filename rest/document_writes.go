@@ -21,17 +21,16 @@ import (
 // keeps no manual extraction, so it is a 422 rather than silently dropped.
 
 func (s *server) updateDocument(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	attrs, err := writeBody(r, documentItem, "document")
+	p, err := parseParams(r, documentItem)
 	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	attrs, bad := writeBody(r, "document")
 	// An attribute error is answered once the document is found (404
 	// first), as the resolver layer orders it.
 	patch, invalid := documentPatch(attrs)
-	p, _ := parseParams(r, documentItem) // checked by writeBody
-	d, err := s.res.UpdateDocument(r.Context(), who(r), resolve.UpdateDocument{ID: id, DocumentTypeManual: patch.DocumentTypeManual, Invalid: invalid})
+	d, err := s.res.UpdateDocument(r.Context(), who(r), resolve.UpdateDocument{ID: r.PathValue("id"), DocumentTypeManual: patch.DocumentTypeManual, Invalid: firstErr(bad, invalid)})
 	serveWritten(s, w, r, p, d, err, (*builder).documents)
 }
 

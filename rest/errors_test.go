@@ -528,3 +528,74 @@ func TestMethodNotAllowedSlowBody(t *testing.T) {
 }
 
 const uuidZero = "00000000-0000-0000-0000-000000000000"
+
+// TestWriteErrorOrder checks the order the resolver layer answers a write
+// in, the body's shape included: a key that may not write (403), then a
+// body that is not the JSON:API shape (400, even for an unknown record),
+// then an unknown record (404), then the attributes (422). A member key's
+// malformed body to an admin-only write is a 400 before the role's 403.
+func TestWriteErrorOrder(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	const unknown = "00000000-0000-4000-8000-000000000000"
+	for _, path := range []string{
+		"/v2/shipments/" + unknown, "/v2/containers/" + unknown, "/v2/documents/" + unknown,
+		"/v2/tracking_requests/" + unknown, "/v2/parties/" + unknown, "/v2/custom_fields/" + unknown,
+		"/v2/custom_field_definitions/" + unknown, "/v2/custom_field_definitions/" + unknown + "/options/" + unknown,
+		"/v2/shipments/" + unknown + "/custom_fields/customer_po",
+	} {
+		wantError(t, e.do("acme/viewer", "PATCH", path, `{"data": 5}`), http.StatusForbidden, "", "")
+		wantError(t, e.do("acme/member", "PATCH", path, `{"data": 5}`), http.StatusBadRequest, "pointer", "/data")
+		wantError(t, e.do("acme/member", "PATCH", path, `{"nonsense": 1, "value": 1}`), http.StatusNotFound, "", "")
+	}
+	// A new record's body: the shape, then the attributes.
+	wantError(t, e.do("acme/viewer", "POST", "/v2/tracking_requests", `{"data": 5}`), http.StatusForbidden, "", "")
+	wantError(t, e.do("acme/member", "POST", "/v2/tracking_requests", `{"data": 5}`), http.StatusBadRequest, "pointer", "/data")
+	wantError(t, e.do("acme/member", "POST", "/v2/tracking_requests", `{"data": {"relationships": 5}}`), http.StatusBadRequest, "pointer", "/data/relationships")
+	wantError(t, e.do("acme/member", "POST", "/v2/custom_fields", `{"data": {"attributes": {}}}`), http.StatusBadRequest, "pointer", "/data/relationships/entity")
+	wantError(t, e.do("acme/member", "POST", "/v2/documents", `{"data": {"attributes": {}, "relationships": {"vessels": {"data": []}}}}`), http.StatusBadRequest, "pointer", "/data/relationships/vessels")
+	wantError(t, e.do("acme/member", "POST", "/rails/active_storage/direct_uploads", `{}`), http.StatusBadRequest, "pointer", "/blob")
+	wantError(t, e.do("acme/viewer", "POST", "/rails/active_storage/direct_uploads", `{}`), http.StatusForbidden, "", "")
+	// Rotation: a degrees of the wrong type is answered before the
+	// document is looked up; a number is checked once it is found.
+	rotate := "/v2/documents/" + unknown + "/rotate"
+	wantError(t, e.do("acme/member", "POST", rotate, `{"degrees": "x"}`), http.StatusUnprocessableEntity, "pointer", "/data/attributes/degrees")
+	wantError(t, e.do("acme/member", "POST", rotate, `{"degrees": 45}`), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/member", "POST", rotate, `{"degrees": 90}`, "Content-Type", "text/plain"), http.StatusUnsupportedMediaType, "", "")
+	wantError(t, e.do("acme/member", "POST", rotate, "{\"degrees\": \"\xff\"}"), http.StatusBadRequest, "", "")
+	wantError(t, e.do("acme/member", "POST", rotate, `{"data": 5}`), http.StatusBadRequest, "pointer", "/data")
+	// Webhooks are an admin's: a member's malformed body is still a 400
+	// first, a well-formed one the role's 403.
+	wantError(t, e.do("acme/member", "POST", "/v2/webhooks", `{"data": 5}`), http.StatusBadRequest, "pointer", "/data")
+	wantError(t, e.do("acme/member", "POST", "/v2/webhooks", `{"url": "https://example.com/hook"}`), http.StatusForbidden, "", "")
+	wantError(t, e.do("acme/member", "POST", "/v2/webhooks/trigger", `{"data": 5}`), http.StatusForbidden, "", "")
+}
+
+// TestDefinitionFixedAttributes: a definition's entity type, api_slug and
+// data type may be sent with a PATCH only as they are (any case).
+func TestDefinitionFixedAttributes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	f := findFixtures(t, e)
+	path := "/v2/custom_field_definitions/" + f.textDefinition
+	def := e.get(path)["data"].(map[string]any)["attributes"].(map[string]any)
+	patch := func(attrs map[string]any) *response {
+		return e.do("acme/member", "PATCH", path, map[string]any{"data": map[string]any{"type": "custom_field_definition", "attributes": attrs}})
+	}
+	for _, name := range []string{"entity_type", "api_slug", "data_type"} {
+		for _, v := range []any{"something_else", 5, nil} {
+			r := patch(map[string]any{name: v, "display_name": 7})
+			body := wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/data/attributes/"+name)
+			if d := body["detail"]; d != name+" cannot be changed; create a new definition" {
+				t.Errorf("%s %v: detail %q", name, v, d)
+			}
+		}
+	}
+	r := patch(map[string]any{"entity_type": strings.ToUpper(def["entity_type"].(string)), "api_slug": def["api_slug"], "data_type": def["data_type"], "display_name": "Renamed"})
+	if r.status != http.StatusOK {
+		t.Fatalf("PATCH with the fixed attributes as they are: %d\n%s", r.status, r.body)
+	}
+	// A fixed attribute's check comes once the definition is found.
+	wantError(t, e.do("acme/member", "PATCH", "/v2/custom_field_definitions/00000000-0000-4000-8000-000000000000",
+		map[string]any{"api_slug": "other"}), http.StatusNotFound, "", "")
+}

@@ -31,15 +31,8 @@ const directUploadsPath = "/rails/active_storage/direct_uploads"
 
 // directUpload announces a file and answers where to PUT it.
 func (s *server) directUpload(w http.ResponseWriter, r *http.Request) {
-	if _, err := model.MayWrite(who(r)); err != nil {
-		WriteError(w, r, err)
-		return
-	}
 	c, err := readBlob(r)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
+	c.Invalid = firstErr(resolve.Malformed(err), c.Invalid)
 	d, err := s.res.CreateUpload(r.Context(), who(r), c)
 	if err != nil {
 		WriteError(w, r, atBlob(err))
@@ -141,20 +134,12 @@ func (s *server) createDocument(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if _, err := model.MayWrite(who(r)); err != nil {
-		WriteError(w, r, err)
-		return
-	}
 	attrs, rels, err := readResource(r, "document")
-	if err != nil {
-		WriteError(w, r, err)
-		return
+	var c resolve.CreateDocument
+	if err == nil {
+		c, err = documentCreate(attrs, rels)
 	}
-	c, err := documentCreate(attrs, rels)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
+	c.Invalid = firstErr(resolve.Malformed(err), c.Invalid)
 	d, err := s.res.CreateDocument(r.Context(), who(r), c)
 	serveCreated(s, w, r, p, d, err, (*builder).documents)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"shipgraph/files"
+	"shipgraph/testkit"
 )
 
 // The document-file flow against a real S3-compatible server: versitygw
@@ -110,7 +111,7 @@ func TestDocumentFilesS3(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", s3Access)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", s3Secret)
 	t.Setenv("AWS_REGION", "us-east-1")
-	fs := openFiles(t, files.Config{
+	fs := testkit.OpenFiles(t, files.Config{
 		URL:    "s3://" + s3Bucket + "?endpoint=" + endpoint + "&region=us-east-1&use_path_style=true&disable_https=true",
 		Secret: testSecret(t), MaxSize: testFileMax,
 	})

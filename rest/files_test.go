@@ -16,6 +16,7 @@ import (
 
 	"shipgraph/files"
 	"shipgraph/resolve"
+	"shipgraph/testkit"
 )
 
 // Document files (issue 16) through the whole chain, with the default
@@ -29,16 +30,6 @@ func testSecret(t testing.TB) []byte {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	return b
-}
-
-func openFiles(t testing.TB, c files.Config) *files.Store {
-	t.Helper()
-	fs, err := files.Open(context.Background(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = fs.Close() })
-	return fs
 }
 
 // pdf returns a small PDF with a unique line, so each is a new file.
@@ -173,7 +164,7 @@ func TestDocumentFiles(t *testing.T) {
 	t.Parallel()
 	secret := testSecret(t)
 	dir := t.TempDir()
-	fs := openFiles(t, files.Config{Dir: dir, Secret: secret, MaxSize: testFileMax})
+	fs := testkit.OpenFiles(t, files.Config{Dir: dir, Secret: secret, MaxSize: testFileMax})
 	e := newEnv(t, envOptions{files: fs})
 	f := findFixtures(t, e)
 	ctx := context.Background()
@@ -202,7 +193,7 @@ func TestDocumentFiles(t *testing.T) {
 	// expired; all 422 at attached_document.
 	other := upload(e, "globex/admin", "g.pdf", "application/pdf", pdf("globex "+t.Name()))
 	fresh := upload(e, "acme/admin", "fresh.pdf", "application/pdf", pdf("fresh "+t.Name()))
-	expiredStore := openFiles(t, files.Config{Dir: dir, Secret: secret, UploadLifetime: -time.Hour})
+	expiredStore := testkit.OpenFiles(t, files.Config{Dir: dir, Secret: secret, UploadLifetime: -time.Hour})
 	vid, ok := fs.VerifyID(fresh, time.Now())
 	if !ok {
 		t.Fatal("VerifyID refuses a fresh signed id")
@@ -281,7 +272,7 @@ func TestDocumentFiles(t *testing.T) {
 			t.Errorf("tampered %s: %d %q", v.RawQuery, resp.StatusCode, body)
 		}
 	}
-	expired, err := openFiles(t, files.Config{Dir: dir, Secret: secret, DownloadTTL: -time.Minute}).DownloadURL(files.WithBaseURL(ctx, e.srv.URL), u.Query().Get("k"), "application/pdf", "x.pdf")
+	expired, err := testkit.OpenFiles(t, files.Config{Dir: dir, Secret: secret, DownloadTTL: -time.Minute}).DownloadURL(files.WithBaseURL(ctx, e.srv.URL), u.Query().Get("k"), "application/pdf", "x.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}

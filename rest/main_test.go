@@ -2,7 +2,6 @@ package rest_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -16,18 +15,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/files"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/load"
 	"shipgraph/rest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 // The tests drive the server's handler chain (package httpapi: body limit →
@@ -40,7 +37,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files of rest/testdata/golden")
 
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // publicBase is the PUBLIC_BASE_URL of the test server, so links in golden
 // files do not depend on the listener's port.
@@ -48,8 +45,6 @@ const publicBase = "https://api.shipgraph.test"
 
 // testBodyLimit is the server's body limit in tests.
 const testBodyLimit = 4 << 10
-
-var seedNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 
 // env is a seeded database behind a running test server.
 type env struct {
@@ -82,20 +77,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if o.shipments == 0 {
 		o.shipments = 60
 	}
-	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: o.shipments, Seed: 1, Now: seedNow})
-	if err != nil {
-		t.Fatalf("seed: %v", err)
-	}
-	e := &env{t: t, store: store, keys: map[string]string{}, counts: map[string]int64{}}
-	for _, tok := range tokens {
-		e.keys[tok.Account+"/"+tok.Role] = tok.Key
-	}
+	d := pg.New(t, o.shipments)
+	store := d.Store
+	e := &env{t: t, store: store, keys: d.Keys, counts: map[string]int64{}}
 	c := testkit.Config(gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig)
 	c.BodyLimit = testBodyLimit
 	c.PublicBaseURL = publicBase

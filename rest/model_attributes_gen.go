@@ -176,10 +176,10 @@ func (v containerAttributes) writeAttributes(a *attrs) {
 	a.timep("final_destination_full_out_at", v.FinalDestinationFullOutAt)
 	a.timep("empty_terminated_at", v.EmptyTerminatedAt)
 	if a.member("holds_at_pod_terminal") {
-		a.e.b = appendHolds(a.e.b, v.HoldsAtPodTerminal)
+		a.e.b = a.e.appendTerminalHolds(a.e.b, v.HoldsAtPodTerminal)
 	}
 	if a.member("fees_at_pod_terminal") {
-		a.e.b = a.e.appendFees(a.e.b, v.FeesAtPodTerminal)
+		a.e.b = a.e.appendTerminalFees(a.e.b, v.FeesAtPodTerminal)
 	}
 	a.strp("pod_timezone", v.PodTimezone)
 	a.strp("final_destination_timezone", v.FinalDestinationTimezone)
@@ -788,4 +788,46 @@ func notificationAttributesOf(v *model.WebhookNotification) notificationAttribut
 		DeliveryStatus: v.DeliveryStatus,
 		CreatedAt:      ts(v.CreatedAt),
 	}
+}
+
+// appendTerminalHolds writes v as encoding/json writes []model.TerminalHold.
+func (e *encoder) appendTerminalHolds(b []byte, v []model.TerminalHold) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, x.Name)
+		b = append(b, `,"status":`...)
+		b = appendString(b, string(x.Status))
+		b = append(b, `,"description":`...)
+		b = appendStringp(b, x.Description)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendTerminalFees writes v as encoding/json writes []model.TerminalFee.
+func (e *encoder) appendTerminalFees(b []byte, v []model.TerminalFee) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":`...)
+		b = appendString(b, string(x.Type))
+		b = append(b, `,"amount":`...)
+		b = e.appendFloat(b, x.Amount)
+		b = append(b, `,"currency_code":`...)
+		b = appendString(b, x.CurrencyCode)
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }

@@ -70,18 +70,11 @@ func (s *server) createParty(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	var c resolve.CreateParty
-	if caller.CanWrite() { // a viewer's 403 comes first, from the resolver
-		attrs, err := readAttributes(r, model.PartyType)
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		name, err := attrs.text("company_name", false)
-		c.Invalid = err
-		if name != nil {
-			c.Input.CompanyName = *name
-		}
+	attrs, bad := writeBody(r, model.PartyType)
+	name, invalid := attrs.text("company_name", false)
+	c := resolve.CreateParty{Invalid: firstErr(bad, invalid)}
+	if name != nil {
+		c.Input.CompanyName = *name
 	}
 	v, err := s.res.CreateParty(r.Context(), caller, c)
 	if err != nil {
@@ -132,12 +125,8 @@ func (s *server) updateParty(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	attrs, err := writeBody(r, partyItem, model.PartyType)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	c := resolve.UpdateParty{ID: r.PathValue("id")}
+	attrs, bad := writeBody(r, model.PartyType)
+	c := resolve.UpdateParty{ID: r.PathValue("id"), Invalid: bad}
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		if name != "company_name" && c.Invalid == nil {
 			c.Invalid = attrError(name, "%s cannot be changed; a party's editable attribute is company_name", name)

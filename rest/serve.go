@@ -154,16 +154,23 @@ func (b *builder) writeOne(w http.ResponseWriter, r *http.Request, status int, d
 	writeDocument(w, r, status, b.document(data, &Links{Self: data.Links.Self}, nil))
 }
 
-// writeBody checks what every write checks first, in the resolver layer's
-// order: the query string, then the key (a viewer's is refused before the
-// body is read), then the body, whose attributes it returns; typ is the
-// resource type data.type must name.
-func writeBody(r *http.Request, e endpoint, typ string) (attributes, error) {
-	if _, err := parseParams(r, e); err != nil {
-		return nil, err
+// writeBody reads a write's body, whose attributes it returns; typ is the
+// resource type data.type must name. Its error is marked resolve.Malformed:
+// the resolver layer answers it after the key's role (a viewer's 403 comes
+// first) and before looking the target up; a handler hands it over as the
+// command's Invalid, ahead of the attributes' own errors.
+func writeBody(r *http.Request, typ string) (attributes, error) {
+	attrs, err := readAttributes(r, typ)
+	return attrs, resolve.Malformed(err)
+}
+
+// firstErr is the first error of errs that is not nil: a write's body
+// error before its attributes' errors.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
-	if _, err := model.MayWrite(who(r)); err != nil {
-		return nil, err
-	}
-	return readAttributes(r, typ)
+	return nil
 }

@@ -24,16 +24,12 @@ var shipmentEditable = []string{"ref_numbers", "tags"}
 
 func (s *server) updateShipment(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	attrs, err := writeBody(r, shipmentItem, "shipment")
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	// An attribute error is answered once the shipment is found (404
-	// first), as the resolver layer orders it.
-	patch, invalid := shipmentPatch(attrs)
 	s.writeShipment(w, r, func(ctx context.Context) (*model.Shipment, error) {
-		return s.res.UpdateShipment(ctx, who(r), resolve.UpdateShipment{ID: id, RefNumbers: patch.RefNumbers, Tags: patch.Tags, Invalid: invalid})
+		attrs, bad := writeBody(r, "shipment")
+		// An attribute error is answered once the shipment is found (404
+		// first), as the resolver layer orders it.
+		patch, invalid := shipmentPatch(attrs)
+		return s.res.UpdateShipment(ctx, who(r), resolve.UpdateShipment{ID: id, RefNumbers: patch.RefNumbers, Tags: patch.Tags, Invalid: firstErr(bad, invalid)})
 	})
 }
 

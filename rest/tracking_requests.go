@@ -127,15 +127,7 @@ func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	if _, err := model.MayWrite(who(r)); err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	attrs, rels, err := readResource(r, model.TrackingRequestType)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
+	attrs, rels, bad := readResource(r, model.TrackingRequestType)
 	in, invalid := trackingRequestInput(attrs)
 	if customer, err := customerOf(rels); err != nil {
 		if invalid == nil {
@@ -144,7 +136,7 @@ func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
 	} else {
 		in.CustomerID = customer
 	}
-	t, err := s.res.CreateTrackingRequest(r.Context(), who(r), resolve.CreateTrackingRequest{Input: in, Invalid: invalid})
+	t, err := s.res.CreateTrackingRequest(r.Context(), who(r), resolve.CreateTrackingRequest{Input: in, Invalid: firstErr(resolve.Malformed(bad), invalid)})
 	serveCreated(s, w, r, p, t, err, (*builder).trackingRequests)
 }
 
@@ -154,15 +146,11 @@ func (s *server) updateTrackingRequest(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	attrs, err := writeBody(r, trackingRequestItem, model.TrackingRequestType)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
+	attrs, bad := writeBody(r, model.TrackingRequestType)
 	// An attribute error is answered once the request is found (404
 	// first), as the resolver layer orders it.
 	patch, invalid := trackingRequestPatch(attrs)
-	t, err := s.res.UpdateTrackingRequest(r.Context(), who(r), resolve.UpdateTrackingRequest{ID: r.PathValue("id"), Patch: patch, Invalid: invalid})
+	t, err := s.res.UpdateTrackingRequest(r.Context(), who(r), resolve.UpdateTrackingRequest{ID: r.PathValue("id"), Patch: patch, Invalid: firstErr(bad, invalid)})
 	serveWritten(s, w, r, p, t, err, (*builder).trackingRequests)
 }
 

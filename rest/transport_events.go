@@ -193,15 +193,6 @@ func (s *server) serveFuturePositions(w http.ResponseWriter, r *http.Request, e 
 	writeDocument(w, r, http.StatusOK, &Document{Data: res, Links: &Links{Self: b.base + r.URL.Path}})
 }
 
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // coordinate is the required parameter name, a number within ±limit.
 func coordinate(p *params, name string, limit float64) (float64, error) {
 	v, ok := p.filters[name]

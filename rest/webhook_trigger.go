@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"shipgraph/model"
 	"shipgraph/resolve"
 )
 
@@ -25,21 +24,21 @@ func (s *server) triggerWebhook(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
+	// The body's errors are the command's Invalid: the resolver layer
+	// answers the role's 403 first.
 	var c resolve.TriggerWebhook
-	if p := who(r); p != nil && p.Role == model.RoleAdmin { // the role's 403 comes first, from the resolver
-		attrs, err := readAttributes(r, "webhook_trigger")
-		if err != nil {
-			c.Invalid = err
-		} else {
-			u, errURL := attrs.text("url", true)
-			e, errEvent := attrs.text("event", true)
-			sec, errSecret := attrs.text("secret", false)
-			c.URL, c.Event, c.Secret = deref(u), deref(e), deref(sec)
-			c.Invalid = firstErr(errURL, errEvent, errSecret)
-		}
-		if c.Invalid == nil {
-			c.Payload = s.examplePayload(r, strings.TrimSpace(c.Event))
-		}
+	attrs, err := readAttributes(r, "webhook_trigger")
+	if err != nil {
+		c.Invalid = err
+	} else {
+		u, errURL := attrs.text("url", true)
+		e, errEvent := attrs.text("event", true)
+		sec, errSecret := attrs.text("secret", false)
+		c.URL, c.Event, c.Secret = deref(u), deref(e), deref(sec)
+		c.Invalid = firstErr(errURL, errEvent, errSecret)
+	}
+	if c.Invalid == nil {
+		c.Payload = s.examplePayload(r, strings.TrimSpace(c.Event))
 	}
 	trial, wait, err := s.res.TriggerWebhook(r.Context(), who(r), c)
 	if err != nil {
@@ -62,27 +61,17 @@ func (s *server) triggerWebhook(w http.ResponseWriter, r *http.Request) {
 // sends (a JSON:API document: the notification, its reference object
 // included), or nil when event is not one Shipgraph raises.
 func (s *server) examplePayload(r *http.Request, event string) []byte {
-	cats, err := s.res.WebhookEvents(r.Context(), who(r))
-	if err != nil {
+	examples, err := s.res.WebhookExamples(r.Context(), who(r), event)
+	if err != nil || event == "" || len(examples) != 1 {
 		return nil
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
 	b.withIncluded = true
-	i := 0
-	for _, c := range cats {
-		for _, e := range c.Events {
-			i++
-			if e.Name != event {
-				continue
-			}
-			res, ref := b.exampleNotification(i, e.Name, e.ObjectType)
-			b.include(ref)
-			out, err := b.document(res, nil, nil).appendJSON(nil)
-			if err != nil {
-				return nil
-			}
-			return out
-		}
+	res, ref := b.exampleNotification(examples[0])
+	b.include(ref)
+	out, err := b.document(res, nil, nil).appendJSON(nil)
+	if err != nil {
+		return nil
 	}
-	return nil
+	return out
 }

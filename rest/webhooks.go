@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 
 	"shipgraph/catalog"
@@ -75,13 +74,13 @@ func (s *server) getWebhook(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
-	attrs, err := writeBody(r, webhookItem, "webhook")
-	if err != nil {
+	if _, err := parseParams(r, webhookItem); err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	attrs, bad := writeBody(r, "webhook")
 	in, invalid := webhookInput(attrs)
-	wh, err := s.res.CreateWebhook(r.Context(), who(r), resolve.CreateWebhook{Input: in, Invalid: invalid})
+	wh, err := s.res.CreateWebhook(r.Context(), who(r), resolve.CreateWebhook{Input: in, Invalid: firstErr(bad, invalid)})
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -93,13 +92,14 @@ func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) {
-	attrs, err := writeBody(r, webhookItem, "webhook")
-	if err != nil {
+	if _, err := parseParams(r, webhookItem); err != nil {
 		WriteError(w, r, err)
 		return
 	}
+	attrs, bad := writeBody(r, "webhook")
 	c := resolve.UpdateWebhook{ID: r.PathValue("id")}
 	c.Patch, c.RotateSecret, c.Invalid = webhookPatch(attrs)
+	c.Invalid = firstErr(bad, c.Invalid)
 	wh, err := s.res.UpdateWebhook(r.Context(), who(r), c)
 	if err != nil {
 		WriteError(w, r, err)
@@ -197,65 +197,6 @@ func webhookPatch(attrs attributes) (p model.WebhookPatch, rotate bool, err erro
 		rotate = true
 	}
 	return p, rotate, nil
-}
-
-// boolean reads an optional boolean attribute (absent: nil).
-func (a attributes) boolean(name string) (*bool, error) {
-	raw, ok := a[name]
-	if !ok {
-		return nil, nil
-	}
-	var v bool
-	if isNull(raw) || json.Unmarshal(raw, &v) != nil {
-		return nil, attrError(name, "%s must be true or false", name)
-	}
-	return &v, nil
-}
-
-// stringList reads an optional list of strings; null is a nil list with
-// set true.
-func (a attributes) stringList(name string) (v []string, set bool, err error) {
-	raw, ok := a[name]
-	if !ok {
-		return nil, false, nil
-	}
-	if isNull(raw) {
-		return nil, true, nil
-	}
-	// A null member would decode as "" and be dropped: refuse it.
-	var list []*string
-	if json.Unmarshal(raw, &list) != nil || slices.Contains(list, nil) {
-		return nil, true, attrError(name, "%s must be a list of strings (without nulls)", name)
-	}
-	v = make([]string, len(list))
-	for i, s := range list {
-		v[i] = *s
-	}
-	return v, true, nil
-}
-
-// headers reads an optional list of {"name","value"}.
-func (a attributes) headers(name string) (v []*model.WebhookHeaderInput, set bool, err error) {
-	raw, ok := a[name]
-	if !ok {
-		return nil, false, nil
-	}
-	if isNull(raw) {
-		return nil, true, nil
-	}
-	var list []map[string]json.RawMessage
-	if json.Unmarshal(raw, &list) != nil {
-		return nil, true, attrError(name, `%s must be a list of {"name": …, "value": …}`, name)
-	}
-	v = make([]*model.WebhookHeaderInput, 0, len(list))
-	for _, h := range list {
-		var n, val string
-		if json.Unmarshal(h["name"], &n) != nil || json.Unmarshal(h["value"], &val) != nil {
-			return nil, true, attrError(name, `%s must be a list of {"name": …, "value": …} with string names and values`, name)
-		}
-		v = append(v, &model.WebhookHeaderInput{Name: n, Value: val})
-	}
-	return v, true, nil
 }
 
 // ---------------------------------------------------------------- events

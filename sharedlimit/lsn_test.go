@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"shipgraph/sharedlimit/redistest"
+	"shipgraph/testkit/redistest"
 )
 
 // An account's position only rises, is seen by every instance, and is

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/sharedlimit/redistest"
+	"shipgraph/testkit/redistest"
 )
 
 // A live instance keeps its subscriptions counted by its heartbeat; one

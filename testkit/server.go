@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -26,16 +27,16 @@ import (
 	"shipgraph/app"
 	"shipgraph/config"
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
+	"shipgraph/files"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/httpapi"
 	"shipgraph/load"
+	"shipgraph/testkit/pg"
 )
 
 // SeedNow is "today" of the seeded data, so ids, keys and values are the
 // same on every run.
-var SeedNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+var SeedNow = pg.SeedNow
 
 // BodyLimit is the server's default request body limit (BODY_LIMIT).
 var BodyLimit = int(Defaults().BodyLimit)
@@ -59,15 +60,26 @@ type Options struct {
 	Shipments int
 	Handler   *gqlhttp.HandlerConfig
 	Loader    *load.LoaderConfig
+	// Files, when set, serves document files from a store of its own
+	// (OpenFiles: a temporary directory and a random secret unless set).
+	Files *files.Config
+	// Configure changes the chain's configuration (Config) before it is
+	// built: body limit, public base URL, webhook settings, document jobs.
+	Configure func(*pg.DB, *app.ChainConfig)
 }
 
-// Env is a seeded database behind the server's handler chain.
+// Env is a seeded database behind the server's handler chain; its
+// methods SQL, Rows, One, Count, Exec, Key and Account are those of
+// pg.DB on it.
 type Env struct {
-	Store   *db.DB
-	Handler http.Handler
+	Store *db.DB
 	// Keys are the demo API keys by "account/role", e.g. "acme/admin".
-	Keys map[string]string
+	Keys    map[string]string
+	Handler http.Handler
+	// Files is the store of document files (Options.Files), or nil.
+	Files *files.Store
 
+	url     string // the database's
 	srvOnce sync.Once
 	srv     *httptest.Server
 }
@@ -76,25 +88,12 @@ type Env struct {
 // template and seeded as Options say, and the handler chain over it.
 func New(tb testing.TB, o Options) *Env {
 	tb.Helper()
-	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(tb))
-	if err != nil {
-		tb.Fatalf("open: %v", err)
-	}
-	tb.Cleanup(func() { _ = store.Close() })
-	e := &Env{Store: store, Keys: map[string]string{}}
-	if o.Shipments >= 0 {
-		n := o.Shipments
-		if n == 0 {
-			n = 150
-		}
-		tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: n, Seed: 1, Now: SeedNow})
-		if err != nil {
-			tb.Fatalf("seed: %v", err)
-		}
-		for _, t := range tokens {
-			e.Keys[t.Account+"/"+t.Role] = t.Key
-		}
+	n := o.Shipments
+	switch {
+	case n == 0:
+		n = 150
+	case n < 0:
+		n = 0
 	}
 	hc, lc := gqlhttp.DefaultHandlerConfig, load.DefaultLoaderConfig
 	if o.Handler != nil {
@@ -103,13 +102,106 @@ func New(tb testing.TB, o Options) *Env {
 	if o.Loader != nil {
 		lc = *o.Loader
 	}
-	e.Handler = Chain(tb, store, hc, lc)
+	d := pg.New(tb, n)
+	c := Config(hc, lc)
+	var fs *files.Store
+	if o.Files != nil {
+		fs = OpenFiles(tb, *o.Files)
+		c.Files = fs
+	}
+	if o.Configure != nil {
+		o.Configure(d, &c)
+	}
+	e := On(tb, d, Start(tb, d.Store, c))
+	e.Files = fs
+	return e
+}
+
+// OpenFiles opens a store of document files with c, in a temporary
+// directory of tb and with a random secret unless c sets them, closed when
+// tb ends.
+func OpenFiles(tb testing.TB, c files.Config) *files.Store {
+	tb.Helper()
+	if c.Dir == "" && c.URL == "" {
+		c.Dir = tb.TempDir()
+	}
+	if c.Secret == nil {
+		c.Secret = make([]byte, 32)
+		_, _ = rand.Read(c.Secret)
+	}
+	fs, err := files.Open(context.Background(), c)
+	if err != nil {
+		tb.Fatalf("files: %v", err)
+	}
+	tb.Cleanup(func() { _ = fs.Close() })
+	return fs
+}
+
+// On is an Env of handler over the database d (another chain over the
+// database of an Env: e.On(tb, h) is On(tb, e.DB, h)).
+func On(tb testing.TB, d *pg.DB, handler http.Handler) *Env {
+	e := &Env{Store: d.Store, Keys: d.Keys, Handler: handler, url: d.URL}
 	tb.Cleanup(func() {
 		if e.srv != nil {
 			e.srv.Close()
 		}
 	})
 	return e
+}
+
+// With is an Env of handler over e's database.
+func (e *Env) With(tb testing.TB, handler http.Handler) *Env { return On(tb, e.DB(), handler) }
+
+// DB is e's database as pg.DB (its URL is empty for an Env built by hand).
+func (e *Env) DB() *pg.DB { return &pg.DB{URL: e.url, Store: e.Store, Keys: e.Keys} }
+
+// SQL is pg.DB.SQL on e's database.
+func (e *Env) SQL(tb testing.TB, dest any, query string, args ...any) {
+	tb.Helper()
+	e.DB().SQL(tb, dest, query, args...)
+}
+
+// Rows is pg.DB.Rows on e's database.
+func (e *Env) Rows(tb testing.TB, query string, args ...any) [][]string {
+	tb.Helper()
+	return e.DB().Rows(tb, query, args...)
+}
+
+// One is pg.DB.One on e's database.
+func (e *Env) One(tb testing.TB, dest []any, query string, args ...any) {
+	tb.Helper()
+	e.DB().One(tb, dest, query, args...)
+}
+
+// Count is pg.DB.Count on e's database.
+func (e *Env) Count(tb testing.TB, query string, args ...any) int {
+	tb.Helper()
+	return e.DB().Count(tb, query, args...)
+}
+
+// Exec is pg.DB.Exec on e's database.
+func (e *Env) Exec(tb testing.TB, query string, args ...any) {
+	tb.Helper()
+	e.DB().Exec(tb, query, args...)
+}
+
+// Key returns the demo key of "account/role" (acme/admin …).
+func (e *Env) Key(tb testing.TB, who string) string {
+	tb.Helper()
+	return e.DB().Key(tb, who)
+}
+
+// Account is the id of the account with this slug.
+func (e *Env) Account(tb testing.TB, slug string) string {
+	tb.Helper()
+	return e.DB().Account(tb, slug)
+}
+
+// WithGraphQL is an Env of a chain with these GraphQL settings (the
+// loaders' defaults) over e's database.
+func (e *Env) WithGraphQL(tb testing.TB, hc gqlhttp.HandlerConfig) *Env {
+	tb.Helper()
+	return e.With(tb, Chain(tb, e.Store, hc, load.DefaultLoaderConfig))
 }
 
 // Config is the chain configuration of Chain: the server's defaults with
@@ -388,95 +480,8 @@ func QueriesOn(tb testing.TB, target string) float64 {
 	return sum
 }
 
-// SQL runs a query directly against the test database, for ground truth
-// (ids of an account, counts) that the API under test must match.
-func (e *Env) SQL(tb testing.TB, dest any, query string, args ...any) {
-	tb.Helper()
-	rows, err := e.Store.SQL().QueryContext(context.Background(), query, args...)
-	if err != nil {
-		tb.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	switch d := dest.(type) {
-	case *[]string:
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				tb.Fatal(err)
-			}
-			*d = append(*d, s)
-		}
-	case *int:
-		if !rows.Next() {
-			tb.Fatalf("%s: no row", query)
-		}
-		if err := rows.Scan(d); err != nil {
-			tb.Fatal(err)
-		}
-	case *string:
-		if !rows.Next() {
-			tb.Fatalf("%s: no row", query)
-		}
-		if err := rows.Scan(d); err != nil {
-			tb.Fatal(err)
-		}
-	default:
-		tb.Fatalf("testkit.SQL: unsupported destination %T", dest)
-	}
-	if err := rows.Err(); err != nil {
-		tb.Fatal(err)
-	}
-}
-
-// Rows runs a query directly against the test database and returns every
-// row as text columns (NULL as ""), for ground truth with several columns.
-func (e *Env) Rows(tb testing.TB, query string, args ...any) [][]string {
-	tb.Helper()
-	rows, err := e.Store.SQL().QueryContext(context.Background(), query, args...)
-	if err != nil {
-		tb.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var out [][]string
-	for rows.Next() {
-		vals := make([]*string, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			tb.Fatalf("%s: %v", query, err)
-		}
-		row := make([]string, len(cols))
-		for i, v := range vals {
-			if v != nil {
-				row[i] = *v
-			}
-		}
-		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return out
-}
-
 // Vars is shorthand for a variables map.
 type Vars = map[string]any
-
-// Key returns the demo key of "account/role" (acme/admin …).
-func (e *Env) Key(tb testing.TB, who string) string {
-	tb.Helper()
-	k, ok := e.Keys[who]
-	if !ok {
-		tb.Fatalf("no demo key for %s", who)
-	}
-	return k
-}
 
 // CodesEqual reports whether the errors' extensions.code are want, in order.
 func CodesEqual(got []string, want ...string) bool {
@@ -509,4 +514,14 @@ func Refused(tb testing.TB, what string, res *Result, code string) {
 	if strings.TrimSpace(res.Errors[0].Message) == "" {
 		tb.Errorf("%s: empty message", what)
 	}
+}
+
+// JSON marshals v, failing tb on error: a request body.
+func JSON(tb testing.TB, v any) []byte {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }

@@ -29,7 +29,7 @@ func (e *env) containerOf(t testing.TB, account string, n int) (string, string) 
 // toggle changes available_for_pickup of container: one container.updated.
 func (e *env) toggle(t testing.TB, container string) {
 	t.Helper()
-	e.exec(t, `UPDATE containers SET available_for_pickup = NOT coalesce(available_for_pickup, false) WHERE id = $1`, container)
+	e.Exec(t, `UPDATE containers SET available_for_pickup = NOT coalesce(available_for_pickup, false) WHERE id = $1`, container)
 }
 
 func TestDeliveredSignedForEachSubscribedEvent(t *testing.T) {
@@ -37,22 +37,22 @@ func TestDeliveredSignedForEachSubscribedEvent(t *testing.T) {
 	r := newReceiver(t)
 	c1, s1 := e.containerOf(t, e.acme, 0)
 	g1, _ := e.containerOf(t, e.globex, 0)
-	e.exec(t, `UPDATE containers SET current_status = 'on_ship', available_for_pickup = false WHERE id = $1`, c1)
+	e.Exec(t, `UPDATE containers SET current_status = 'on_ship', available_for_pickup = false WHERE id = $1`, c1)
 	// Before the webhook exists: not for it.
 	e.toggle(t, c1)
 	hook := e.webhook(t, e.acme, r.URL+"/hook", webhook.EventContainerUpdated, webhook.EventTransportAvailable, webhook.EventShipmentEstimatedArrival)
 	other := newReceiver(t)
 	e.webhook(t, e.globex, other.URL, webhook.EventContainerUpdated)
 	e.webhook(t, e.acme, other.URL, webhook.EventTransportDelivered) // not raised below
-	e.exec(t, `UPDATE webhooks SET active = false WHERE url = $1 AND account_id = $2`, other.URL, e.acme)
+	e.Exec(t, `UPDATE webhooks SET active = false WHERE url = $1 AND account_id = $2`, other.URL, e.acme)
 	e.start(t, e.Store, webhook.Config{})
 	t0 := time.Now()
 	defer func() { t.Logf("took %s", time.Since(t0)) }()
 
 	// Plain SQL, as another system writes.
-	e.exec(t, `UPDATE containers SET current_status = 'available', available_for_pickup = true WHERE id = $1`, c1)
-	e.exec(t, `UPDATE shipments SET pod_eta_at = coalesce(pod_eta_at, now()) + interval '1 day' WHERE id = $1`, s1)
-	e.exec(t, `UPDATE containers SET seal_number = 'nothing-watched' WHERE id = $1`, c1)
+	e.Exec(t, `UPDATE containers SET current_status = 'available', available_for_pickup = true WHERE id = $1`, c1)
+	e.Exec(t, `UPDATE shipments SET pod_eta_at = coalesce(pod_eta_at, now()) + interval '1 day' WHERE id = $1`, s1)
+	e.Exec(t, `UPDATE containers SET seal_number = 'nothing-watched' WHERE id = $1`, c1)
 	// Shipgraph's own write (the demo activity moves statuses).
 	if _, err := e.Store.DemoActivity(context.Background(), 3); err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestDeliveredSignedForEachSubscribedEvent(t *testing.T) {
 		ids = append(ids, d.id)
 	}
 	testkit.WaitFor(t, 5*time.Second, "every notification delivered", func() bool {
-		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status <> 'succeeded'`, hook) == 0
+		return e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status <> 'succeeded'`, hook) == 0
 	})
 	for _, id := range ids {
 		var attempts, codes int
@@ -93,7 +93,7 @@ func TestDeliveredSignedForEachSubscribedEvent(t *testing.T) {
 	if n := len(other.deliveries()); n != 0 {
 		t.Errorf("another account's, an inactive and an unsubscribed webhook got %d deliveries", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM webhook_notifications WHERE account_id = $1`, e.globex); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE account_id = $1`, e.globex); n != 0 {
 		t.Errorf("globex has %d notifications for acme's changes", n)
 	}
 	_ = g1
@@ -113,7 +113,7 @@ func TestRetriedThenFailed(t *testing.T) {
 	e.start(t, e.Store, webhook.Config{RetryBase: time.Millisecond})
 	e.toggle(t, c1)
 	testkit.WaitFor(t, 60*time.Second, "the notification failed", func() bool {
-		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'failed'`, hook) == 1
+		return e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'failed'`, hook) == 1
 	})
 	var attempts, rows, errs int
 	var lastErr string
@@ -141,10 +141,10 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 	e.start(t, e.Store, webhook.Config{RetryBase: time.Hour})
 	e.toggle(t, c1)
 	testkit.WaitFor(t, 10*time.Second, "an attempt", func() bool {
-		return e.count(t, `SELECT count(*) FROM webhook_delivery_attempts a JOIN webhook_notifications n ON n.id = a.notification_id
+		return e.Count(t, `SELECT count(*) FROM webhook_delivery_attempts a JOIN webhook_notifications n ON n.id = a.notification_id
 			WHERE n.webhook_id = $1 AND a.status_code = 307`, hook) == 1
 	})
-	if e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'pending' AND attempts = 1`, hook) != 1 {
+	if e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'pending' AND attempts = 1`, hook) != 1 {
 		t.Error("a 307 did not leave the notification pending for a retry")
 	}
 	if n := len(target.deliveries()); n != 0 {
@@ -167,7 +167,7 @@ func TestDeadEndpointDoesNotDelayLive(t *testing.T) {
 		e.toggle(t, c1)
 	}
 	testkit.WaitFor(t, 20*time.Second, "every live delivery", func() bool {
-		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, liveHook) == n
+		return e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, liveHook) == n
 	})
 	if got := len(dead.deliveries()); got != 2 {
 		t.Errorf("the dead endpoint has %d requests in flight, want its bound 2", got)
@@ -184,13 +184,13 @@ func TestTwoProcessesDeliverEachOnce(t *testing.T) {
 	}
 	hook := e.webhook(t, e.acme, r.URL, webhook.EventContainerUpdated)
 	e.start(t, e.Store, webhook.Config{Workers: 4, PerWebhook: 4})
-	e.start(t, e.open(t), webhook.Config{Workers: 4, PerWebhook: 4})
+	e.start(t, e.Open(t), webhook.Config{Workers: 4, PerWebhook: 4})
 	const n = 120
 	for i := range n {
 		e.toggle(t, containers[i%len(containers)])
 	}
 	testkit.WaitFor(t, 30*time.Second, "every delivery", func() bool {
-		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, hook) == n
+		return e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, hook) == n
 	})
 	time.Sleep(200 * time.Millisecond)
 	seen := map[string]int{}
@@ -205,7 +205,7 @@ func TestTwoProcessesDeliverEachOnce(t *testing.T) {
 			t.Errorf("notification %s delivered %d times", id, k)
 		}
 	}
-	if k := e.count(t, `SELECT count(*) FROM webhook_notifications`); k != n {
+	if k := e.Count(t, `SELECT count(*) FROM webhook_notifications`); k != n {
 		t.Errorf("%d notifications raised for %d changes", k, n)
 	}
 }
@@ -229,14 +229,14 @@ func TestKilledProcessClaimsExpire(t *testing.T) {
 	if owner != "process-a" || attempts != 0 {
 		t.Fatalf("after the kill: claimed by %q, %d attempts", owner, attempts)
 	}
-	e.start(t, e.open(t), webhook.Config{Owner: "process-b"})
+	e.start(t, e.Open(t), webhook.Config{Owner: "process-b"})
 	testkit.WaitFor(t, 15*time.Second, "delivered by process b", func() bool {
-		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, hook) == 1
+		return e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, hook) == 1
 	})
-	if e.count(t, `SELECT count(*) FROM webhook_notifications WHERE delivered_at >= $1::timestamptz`, until) != 1 {
+	if e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE delivered_at >= $1::timestamptz`, until) != 1 {
 		t.Error("delivered before the dead process' claim expired")
 	}
-	if n := e.count(t, `SELECT count(*) FROM webhook_delivery_attempts`); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM webhook_delivery_attempts`); n != 1 {
 		t.Errorf("%d attempts recorded, want 1 (the killed one records nothing)", n)
 	}
 }
@@ -258,7 +258,7 @@ func TestPrivateAddressRefusedAtDelivery(t *testing.T) {
 	_, stop := e.start(t, e.Store, webhook.Config{Resolve: resolve, RetryBase: 50 * time.Millisecond})
 	e.toggle(t, c1)
 	testkit.WaitFor(t, 10*time.Second, "refused attempts", func() bool {
-		return e.count(t, `SELECT count(*) FROM webhook_delivery_attempts WHERE status_code IS NULL AND error = 'webhook address 127.0.0.1 is loopback, private, link-local or metadata'`) >= 2
+		return e.Count(t, `SELECT count(*) FROM webhook_delivery_attempts WHERE status_code IS NULL AND error = 'webhook address 127.0.0.1 is loopback, private, link-local or metadata'`) >= 2
 	})
 	stop()
 	if n := len(r.deliveries()); n != 0 {
@@ -268,7 +268,7 @@ func TestPrivateAddressRefusedAtDelivery(t *testing.T) {
 	// switch): delivered.
 	e.start(t, e.Store, webhook.Config{Resolve: resolve, AllowPrivate: true, RetryBase: 50 * time.Millisecond})
 	testkit.WaitFor(t, 10*time.Second, "delivered", func() bool {
-		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, hook) == 1
+		return e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, hook) == 1
 	})
 }
 
@@ -292,13 +292,13 @@ func TestQueueLimitRecordsFailed(t *testing.T) {
 			break
 		}
 	}
-	rows := e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'pending'`, hook)
-	failed := e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'failed'
+	rows := e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'pending'`, hook)
+	failed := e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'failed'
 		AND attempts = 0 AND last_error LIKE 'not queued:%WEBHOOK_QUEUE_LIMIT%'`, hook)
 	if rows != 3 || failed != 2 {
 		t.Errorf("acme: %d pending, %d failed with the reason; want 3 and 2", rows, failed)
 	}
-	if n := e.count(t, `SELECT count(*) FROM webhook_notifications WHERE account_id = $1 AND delivery_status = 'pending'`, e.globex); n != 3 {
+	if n := e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE account_id = $1 AND delivery_status = 'pending'`, e.globex); n != 3 {
 		t.Errorf("globex: %d pending, want 3 (its own limit)", n)
 	}
 }
@@ -313,7 +313,7 @@ func TestFanOutConcurrentRaisesOnce(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for range 3 {
-		store := e.open(t)
+		store := e.Open(t)
 		f := webhook.NewFanOut(store, e.config(webhook.Config{Batch: 7}), nil)
 		wg.Add(1)
 		go func() {
@@ -324,14 +324,14 @@ func TestFanOutConcurrentRaisesOnce(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if !more && e.count(t, `SELECT count(*) FROM webhook_notifications`) == n {
+				if !more && e.Count(t, `SELECT count(*) FROM webhook_notifications`) == n {
 					return
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	if k := e.count(t, `SELECT count(*) FROM webhook_notifications`); k != n {
+	if k := e.Count(t, `SELECT count(*) FROM webhook_notifications`); k != n {
 		t.Errorf("%d notifications for %d changes", k, n)
 	}
 	cur, err := e.Store.WebhookCursor(context.Background(), e.acme)
@@ -361,7 +361,7 @@ func TestDrainFinishesDeliveriesInFlight(t *testing.T) {
 	_, stop := e.start(t, e.Store, webhook.Config{})
 	e.toggle(t, c1)
 	testkit.WaitFor(t, 10*time.Second, "a claim", func() bool {
-		return e.count(t, `SELECT count(*) FROM webhook_notifications WHERE claimed_by IS NOT NULL`) == 1
+		return e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE claimed_by IS NOT NULL`) == 1
 	})
 	stopped := make(chan struct{})
 	go func() { stop(); close(stopped) }()
@@ -372,7 +372,7 @@ func TestDrainFinishesDeliveriesInFlight(t *testing.T) {
 	}
 	close(release)
 	<-stopped
-	if e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded' AND claimed_by IS NULL`, hook) != 1 {
+	if e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded' AND claimed_by IS NULL`, hook) != 1 {
 		t.Error("the delivery in flight at the drain was not finished and recorded")
 	}
 }

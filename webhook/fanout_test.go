@@ -9,6 +9,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/webhook"
 )
 
@@ -55,21 +56,8 @@ FROM containers WHERE account_id = $1 AND id = $2 RETURNING id`, account, contai
 // the webhook, in order.
 func (e *env) notified(t testing.TB, hook string) []int64 {
 	t.Helper()
-	rows, err := e.Store.SQL().Query(`SELECT change_id FROM webhook_notifications WHERE webhook_id = $1 AND event = $2 ORDER BY change_id`,
+	return pg.Column[int64](t, e.Store.SQL(), `SELECT change_id FROM webhook_notifications WHERE webhook_id = $1 AND event = $2 ORDER BY change_id`,
 		hook, webhook.EventContainerUpdated)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, id)
-	}
-	return out
 }
 
 func (e *env) lastChange(t testing.TB) int64 {
@@ -160,7 +148,7 @@ func TestRefusedRowIsSkipped(t *testing.T) {
 	c1, _ := e.containerOf(t, e.acme, 0)
 	c2, _ := e.containerOf(t, e.acme, 1)
 	hook := e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventContainerUpdated)
-	e.exec(t, `ALTER TABLE webhook_notifications ADD CONSTRAINT test_refused CHECK (reference_id <> '`+c2+`')`)
+	e.Exec(t, `ALTER TABLE webhook_notifications ADD CONSTRAINT test_refused CHECK (reference_id <> '`+c2+`')`)
 	var l testkit.Log
 	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{Logger: l.Logger(slog.LevelDebug)}), nil)
 	before := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row")
@@ -169,10 +157,10 @@ func TestRefusedRowIsSkipped(t *testing.T) {
 	first := e.lastChange(t)
 	e.toggle(t, c2)
 	refused := e.lastChange(t)
-	e.exec(t, `UPDATE containers SET seal_number = 'raises nothing' WHERE id = $1`, c1)
+	e.Exec(t, `UPDATE containers SET seal_number = 'raises nothing' WHERE id = $1`, c1)
 	e.toggle(t, c1)
 	second := e.lastChange(t)
-	e.exec(t, `UPDATE containers SET seal_number = 'raises nothing either' WHERE id = $1`, c1)
+	e.Exec(t, `UPDATE containers SET seal_number = 'raises nothing either' WHERE id = $1`, c1)
 	last := e.lastChange(t)
 	drain(t, f)
 
@@ -250,7 +238,7 @@ func TestFanOutLag(t *testing.T) {
 		t.Fatalf("an empty log: lag %v (%v), gauge %v", lag, err, testkit.Metric(t, "shipgraph_webhook_fanout_lag_seconds"))
 	}
 	// Two hours behind: logged then (a fan-out that was down), and now.
-	e.exec(t, `INSERT INTO change_log (account_id, pos, record_type, record_id, op, logged_at)
+	e.Exec(t, `INSERT INTO change_log (account_id, pos, record_type, record_id, op, logged_at)
 		VALUES ($1, shipgraph_change_log_pos($1), 'container', $2, 'UPDATE', now() - interval '2 hours')`, e.acme, c1)
 	e.toggle(t, c1)
 	lag, err := f.CheckLag(ctx)
@@ -285,12 +273,12 @@ func TestPruningPastTheCeilingIsReported(t *testing.T) {
 	c1, _ := e.containerOf(t, e.acme, 0)
 	g1, _ := e.containerOf(t, e.globex, 0)
 	e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventContainerUpdated)
-	e.exec(t, `UPDATE webhooks SET created_at = now() - interval '90 days'`)
+	e.Exec(t, `UPDATE webhooks SET created_at = now() - interval '90 days'`)
 	ins := `INSERT INTO change_log (account_id, pos, record_type, record_id, op, logged_at)
 		SELECT $1, shipgraph_change_log_pos($1), 'container', $2, 'UPDATE', now() - $3::interval FROM generate_series(1, $4)`
-	e.exec(t, ins, e.acme, c1, "50 days", 3)
-	e.exec(t, ins, e.globex, g1, "45 days", 2)
-	e.exec(t, ins, e.acme, c1, "10 days", 4) // older than the retention, younger than the ceiling
+	e.Exec(t, ins, e.acme, c1, "50 days", 3)
+	e.Exec(t, ins, e.globex, g1, "45 days", 2)
+	e.Exec(t, ins, e.acme, c1, "10 days", 4) // older than the retention, younger than the ceiling
 	var l testkit.Log
 	before := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "pruned_unread")
 
@@ -312,7 +300,7 @@ func TestPruningPastTheCeilingIsReported(t *testing.T) {
 	}
 	cancel()
 	<-done
-	if n := e.count(t, `SELECT count(*) FROM change_log`); n != 4 {
+	if n := e.Count(t, `SELECT count(*) FROM change_log`); n != 4 {
 		t.Errorf("%d rows left, want the 4 unread within the ceiling", n)
 	}
 	if d := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "pruned_unread") - before; d != 5 {

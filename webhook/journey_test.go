@@ -76,7 +76,7 @@ func TestTransportEventInsertRaisesOnce(t *testing.T) {
 	departed := insert("T-1", "container.transport.vessel_departed")
 	arrived := insert("T-2", "container.transport.vessel_arrived")
 	insert("T-3", "container.transport.full_out") // not subscribed
-	e.exec(t, `UPDATE transport_events SET voyage_number = '9W' WHERE id = $1`, departed)
+	e.Exec(t, `UPDATE transport_events SET voyage_number = '9W' WHERE id = $1`, departed)
 	drain(t, f)
 	drain(t, f)
 
@@ -104,7 +104,7 @@ func TestTransportEventInsertRaisesOnce(t *testing.T) {
 		attrs["location_locode"] != "CNSHA" || attrs["timestamp"] == nil {
 		t.Errorf("payload %s (%v)", got[0].payload, err)
 	}
-	if n := e.count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1`, other); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1`, other); n != 0 {
 		t.Errorf("globex's webhook got %d notifications", n)
 	}
 	// The reference object: the record's container, port and vessel.

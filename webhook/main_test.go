@@ -14,69 +14,29 @@ import (
 	"time"
 
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/model"
-	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/webhook"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // env is a seeded database of the test's own.
 type env struct {
-	url          string
-	Store        *db.DB
+	*pg.DB
 	acme, globex string // account ids
 }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	e := &env{url: dbtest.NewDB(t)}
-	e.Store = e.open(t)
-	if _, _, err := seed.Run(context.Background(), e.Store, seed.Options{Shipments: 4, Seed: 1, Now: testkit.SeedNow}); err != nil {
-		t.Fatal(err)
-	}
-	e.one(t, `SELECT id FROM accounts WHERE slug = 'acme'`, &e.acme)
-	e.one(t, `SELECT id FROM accounts WHERE slug = 'globex'`, &e.globex)
-	return e
-}
-
-// open is another process' store on the same database.
-func (e *env) open(t testing.TB) *db.DB {
-	t.Helper()
-	s, err := db.Open(context.Background(), e.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
+	d := pg.New(t, 4)
+	return &env{DB: d, acme: d.Account(t, "acme"), globex: d.Account(t, "globex")}
 }
 
 // one reads one row of plain SQL into dest.
 func (e *env) one(t testing.TB, q string, dest ...any) {
 	t.Helper()
-	if err := e.Store.SQL().QueryRowContext(context.Background(), q).Scan(dest...); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-}
-
-// count is a count(*) query's answer.
-func (e *env) count(t testing.TB, q string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := e.Store.SQL().QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	return n
-}
-
-// exec runs plain SQL, as another system would.
-func (e *env) exec(t testing.TB, q string, args ...any) {
-	t.Helper()
-	if _, err := e.Store.SQL().ExecContext(context.Background(), q, args...); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
+	e.One(t, dest, q)
 }
 
 // webhook creates a webhook of account for events, with secret "secret-<url>".

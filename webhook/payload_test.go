@@ -16,14 +16,14 @@ func TestPayloadIsTheV2Document(t *testing.T) {
 	e := newEnv(t)
 	r := newReceiver(t)
 	c1, s1 := e.containerOf(t, e.acme, 0)
-	e.exec(t, `UPDATE containers SET current_status = 'on_ship' WHERE id = $1`, c1)
+	e.Exec(t, `UPDATE containers SET current_status = 'on_ship' WHERE id = $1`, c1)
 	e.webhook(t, e.acme, r.URL, webhook.EventContainerUpdated, webhook.EventTransportAvailable, webhook.EventShipmentEstimatedArrival)
 	res := resolve.New(e.Store, resolve.Deps{})
 	e.start(t, e.Store, webhook.Config{Payload: func(ctx context.Context, account, id string) ([]byte, error) {
 		return rest.NotificationPayload(ctx, res, rest.Config{}, account, id)
 	}})
-	e.exec(t, `UPDATE containers SET current_status = 'available', pickup_appointment_at = '2026-03-05T08:30:00Z' WHERE id = $1`, c1)
-	e.exec(t, `UPDATE shipments SET pod_eta_at = '2026-04-01T00:00:00Z' WHERE id = $1`, s1)
+	e.Exec(t, `UPDATE containers SET current_status = 'available', pickup_appointment_at = '2026-03-05T08:30:00Z' WHERE id = $1`, c1)
+	e.Exec(t, `UPDATE shipments SET pod_eta_at = '2026-04-01T00:00:00Z' WHERE id = $1`, s1)
 	type resource struct {
 		ID            string          `json:"id"`
 		Type          string          `json:"type"`

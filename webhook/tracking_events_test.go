@@ -62,12 +62,12 @@ func TestTrackingRequestEvents(t *testing.T) {
 		if reason != "" {
 			r = reason
 		}
-		e.exec(t, `UPDATE tracking_requests SET status = $3, failed_reason = $4, updated_at = now() WHERE account_id = $1 AND id = $2`,
+		e.Exec(t, `UPDATE tracking_requests SET status = $3, failed_reason = $4, updated_at = now() WHERE account_id = $1 AND id = $2`,
 			e.acme, req.ID, status, r)
 	}
 	set("awaiting_manifest", "")
 	raised(webhook.EventTrackingAwaitingManifest)
-	e.exec(t, `UPDATE tracking_requests SET retry_count = 2, is_retrying = true WHERE id = $1 AND account_id = $2`, req.ID, e.acme)
+	e.Exec(t, `UPDATE tracking_requests SET retry_count = 2, is_retrying = true WHERE id = $1 AND account_id = $2`, req.ID, e.acme)
 	raised(webhook.EventTrackingAwaitingManifest) // a retry is no transition
 	set("failed", "not_found")
 	raised(webhook.EventTrackingAwaitingManifest, webhook.EventTrackingFailed)
@@ -95,7 +95,7 @@ func TestTrackingRequestEvents(t *testing.T) {
 	raised(webhook.EventTrackingAwaitingManifest, webhook.EventTrackingFailed, webhook.EventTrackingSucceeded, webhook.EventTrackingStopped,
 		webhook.EventTrackingSucceeded)
 	// The shipping line's stop written with plain SQL: the same rule.
-	e.exec(t, `UPDATE shipments SET line_tracking_stopped_at = now(), line_tracking_stopped_reason = 'past_arrival_window'
+	e.Exec(t, `UPDATE shipments SET line_tracking_stopped_at = now(), line_tracking_stopped_reason = 'past_arrival_window'
 		WHERE account_id = $1 AND id = $2`, e.acme, ship)
 	raised(webhook.EventTrackingAwaitingManifest, webhook.EventTrackingFailed, webhook.EventTrackingSucceeded, webhook.EventTrackingStopped,
 		webhook.EventTrackingSucceeded, webhook.EventTrackingStopped)

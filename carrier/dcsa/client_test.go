@@ -12,7 +12,7 @@ import (
 	"shipgraph/carrier/dcsa"
 	"shipgraph/carrier/numbers"
 	"shipgraph/carrier/sim"
-	"shipgraph/carrier/sim/simtest"
+	"shipgraph/testkit/simtest"
 )
 
 var epoch = simtest.Epoch

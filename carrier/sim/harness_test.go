@@ -14,7 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"shipgraph/carrier/sim"
-	"shipgraph/carrier/sim/simtest"
+	"shipgraph/testkit/simtest"
 )
 
 // epoch anchors every test's voyages.

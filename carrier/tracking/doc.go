@@ -1,16 +1,19 @@
 // Package tracking is the tracking engine: durable River jobs that poll
 // carriers (DCSA Track & Trace v2.2, carrier/dcsa) for the numbers of
-// tracking requests and write what they find through db, in one
-// transaction per poll.
+// tracking requests and write what they find through db: the polls of one
+// account that finish together in one transaction (apply.go).
 //
 //   - A poll job (PollArgs: account and request id; unique per request
 //     while available, pending, scheduled, retryable or running) reads its
 //     request, asks the carrier's connector for the events of its number
 //     (outside any transaction), maps them (mapping.go: ONE table of DCSA
-//     codes → public event names) and applies them with
-//     db.ApplyTrackingPoll, which locks the request FOR UPDATE SKIP LOCKED.
+//     codes → public event names) and queues them for its account's next
+//     batch (apply.go: the lifecycle rules; db.TrackingTx: the statements,
+//     one per table for the whole batch), which locks the requests FOR
+//     UPDATE SKIP LOCKED.
 //   - A periodic job (leader-elected by River) claims the requests whose
-//     next_poll_at has passed (db.ClaimDueTrackingRequests) and enqueues
+//     next_poll_at has passed (db.ClaimDueTrackingRequests, account by
+//     account) and enqueues
 //     their polls in the same transaction: a request inserted by any path,
 //     plain SQL included, is picked up; a poll lost with its process is
 //     enqueued again once its lease (next_poll_at moved ahead) passes.

@@ -65,6 +65,8 @@ type Engine struct {
 	mu     sync.Mutex
 	// refresh: the per-process refresh limits by key (without Redis).
 	refresh map[string]*rate.Limiter
+	// batches: the finished polls queued per account (apply.go).
+	batches batches
 }
 
 // limited is a connector behind its carrier's rate and concurrency limits.
@@ -288,8 +290,8 @@ func (e *Engine) work(ctx context.Context, job *river.Job[PollArgs]) error {
 
 var errBusy = errors.New("carrier busy")
 
-func (e *Engine) poll(ctx context.Context, a PollArgs) (db.TrackingPollResult, error) {
-	var res db.TrackingPollResult
+func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
+	var res Result
 	t, err := e.store.TrackingPollTarget(ctx, a.AccountID, a.RequestID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return res, nil // deleted: nothing to do
@@ -323,8 +325,7 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (db.TrackingPollResult, e
 			err = &CarrierError{Unrecognized, err}
 		} else {
 			reason := "not_found"
-			return e.store.ApplyTrackingPoll(ctx, db.TrackingPoll{AccountID: a.AccountID, RequestID: a.RequestID,
-				Status: "failed", FailedReason: &reason}, nil)
+			return e.apply(ctx, Poll{AccountID: a.AccountID, RequestID: a.RequestID, Status: "failed", FailedReason: &reason})
 		}
 	}
 	if err != nil {
@@ -344,7 +345,7 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (db.TrackingPollResult, e
 		return res, rerr
 	}
 	o, _ := mapEvents(t.RequestType, t.RequestNumber, events)
-	p := db.TrackingPoll{AccountID: a.AccountID, RequestID: a.RequestID, Status: o.status,
+	p := Poll{AccountID: a.AccountID, RequestID: a.RequestID, Status: o.status,
 		StopAfterArrival: e.c.StopAfterArrival}
 	next := now.Add(e.c.PollInterval)
 	if o.status == "awaiting_manifest" {
@@ -353,8 +354,8 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (db.TrackingPollResult, e
 		p.Shipment, p.Containers, p.Events, p.Vessels = o.shipment, o.boxes, o.events, o.vessels
 	}
 	p.NextPollAt = &next
-	res, err = e.store.ApplyTrackingPoll(ctx, p, nil)
-	if errors.Is(err, db.ErrTrackingBusy) {
+	res, err = e.apply(ctx, p)
+	if errors.Is(err, errTrackingBusy) {
 		// The schedule's claim holds the row for a moment: look again soon.
 		return res, river.JobSnooze(time.Duration(20+rand.IntN(80)) * time.Millisecond)
 	}

@@ -18,8 +18,8 @@ import (
 	"shipgraph/carrier/sim"
 	"shipgraph/carrier/tracking"
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
 	"shipgraph/jobs"
+	"shipgraph/testkit/pg"
 )
 
 // env is one test's database, simulator and engines.
@@ -39,13 +39,8 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	ctx := context.Background()
-	url := dbtest.NewDB(t)
-	store, err := db.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	d := pg.New(t, 0)
+	store, url := d.Store, d.URL
 	e0 := &env{}
 	start := time.Now().UTC()
 	e0.clock.Store(&start)
@@ -57,10 +52,7 @@ func newEnv(t testing.TB) *env {
 	t.Cleanup(srv.Close)
 	e := e0
 	e.t, e.store, e.sim, e.url, e.dbURL, e.polled = t, store, s, srv.URL, url, map[string]chan rivertype.JobState{}
-	if err := store.SQL().QueryRowContext(ctx, `INSERT INTO accounts (slug, company_name) VALUES ('trk', 'Tracking')
-		RETURNING id`).Scan(&e.acct); err != nil {
-		t.Fatal(err)
-	}
+	d.One(t, []any{&e.acct}, `INSERT INTO accounts (slug, company_name) VALUES ('trk', 'Tracking') RETURNING id`)
 	return e
 }
 
@@ -437,21 +429,9 @@ func TestEndedVoyageSucceedsThenStops(t *testing.T) {
 	if r.Status != "tracking_stopped" {
 		t.Fatalf("request for an ended voyage: %+v, want tracking_stopped", r)
 	}
-	rows, err := e.store.SQL().Query(`SELECT new ->> 'status' FROM change_log
+	got := pg.Column[string](t, e.store.SQL(), `SELECT new ->> 'status' FROM change_log
 		WHERE account_id = $1 AND record_type = 'tracking_request' AND record_id = $2 AND op = 'UPDATE' AND changed @> '{status}'
 		ORDER BY pos`, e.acct, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var got []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, s)
-	}
 	if strings.Join(got, ",") != "created,tracking_stopped" {
 		t.Errorf("status changes logged: %v, want created then tracking_stopped", got)
 	}

@@ -11,8 +11,8 @@ import (
 	"shipgraph/carrier/sim"
 	"shipgraph/carrier/tracking"
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
 	"shipgraph/jobs"
+	"shipgraph/testkit/pg"
 )
 
 // childEnv, set, makes the test binary an engine process of the crash
@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		runChild(v)
 		return
 	}
-	dbtest.Main(m, db.Migrate)
+	pg.Main(m)
 }
 
 // runChild runs an engine until killed.

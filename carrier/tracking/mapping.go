@@ -144,7 +144,7 @@ func str(s string) *string {
 
 func tm(t time.Time) *time.Time { return &t }
 
-// outcome is a carrier's answer mapped for db.ApplyTrackingPoll.
+// outcome is a carrier's answer mapped for the poll's write (apply.go).
 type outcome struct {
 	status   string // created, awaiting_manifest
 	shipment *db.PolledShipment
@@ -318,73 +318,16 @@ func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) 
 	var o outcome
 	places, pol, pod, dest := route(events)
 
-	// The bill of lading: the transport document the events name, else
-	// the booking, else the number asked.
-	bl, booking := "", ""
-	for i := range events {
-		e := &events[i]
-		for _, r := range e.DocumentReferences {
-			switch r.DocumentReferenceType {
-			case dcsa.DocumentReferenceTransportDocument:
-				bl = r.DocumentReferenceValue
-			case dcsa.DocumentReferenceBooking:
-				booking = r.DocumentReferenceValue
-			}
-		}
-		if e.EventType == dcsa.EventTypeShipment {
-			switch e.DocumentTypeCode {
-			case dcsa.DocumentTransportDocument:
-				bl = e.DocumentID
-			case dcsa.DocumentBooking:
-				booking = e.DocumentID
-			}
-		}
-	}
-	if requestType == "bill_of_lading" {
-		bl = number
-	}
-	if bl == "" {
-		bl = booking
-	}
-	if bl == "" {
-		bl = number
-	}
+	bl := billOfLading(requestType, number, events)
 
-	// Containers, in the order first met.
-	var order []string
-	iso := map[string]string{}
-	for i := range events {
-		e := &events[i]
-		if e.EventType != dcsa.EventTypeEquipment || e.EquipmentReference == "" {
-			continue
-		}
-		if requestType == "container" && e.EquipmentReference != number {
-			continue
-		}
-		if _, ok := iso[e.EquipmentReference]; !ok {
-			order = append(order, e.EquipmentReference)
-		}
-		if e.ISOEquipmentCode != "" {
-			iso[e.EquipmentReference] = e.ISOEquipmentCode
-		}
-	}
+	order, iso := containersOf(requestType, number, events)
 	if len(order) == 0 {
 		o.status = "awaiting_manifest"
 		return o, true
 	}
 	o.status = "created"
 
-	// Events in time order: transport events apply to every container.
-	sorted := make([]*dcsa.Event, len(events))
-	for i := range events {
-		sorted[i] = &events[i]
-	}
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if !sorted[i].EventDateTime.Equal(sorted[j].EventDateTime) {
-			return sorted[i].EventDateTime.Before(sorted[j].EventDateTime)
-		}
-		return sorted[i].EventID < sorted[j].EventID
-	})
+	sorted := timeOrder(events)
 	ship := &db.PolledShipment{BillOfLadingNumber: bl, PolLocode: str(pol), PodLocode: str(pod), DestinationLocode: str(dest)}
 	var polEtd, podEta, destEta latest
 	vessels := map[string]db.PolledVessel{}
@@ -415,53 +358,11 @@ func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) 
 			continue
 		}
 		estimated := e.EventClassifierCode != dcsa.ClassifierActual
-		var tv *db.PolledVessel
-		var voyage string
-		if tc := e.TransportCall; tc != nil {
-			voyage = tc.ImportVoyageNumber
-			if voyage == "" {
-				voyage = tc.ExportVoyageNumber
-			}
-			if voyage == "" {
-				voyage = tc.CarrierVoyageNumber
-			}
-			if v := tc.Vessel; v != nil && imoPattern.MatchString(v.VesselIMONumber) {
-				pv := db.PolledVessel{IMO: v.VesselIMONumber, Name: v.VesselName, CallSign: str(v.VesselCallSignNumber), Flag: str(v.VesselFlag)}
-				if pv.Name == "" {
-					pv.Name = pv.IMO
-				}
-				vessels[pv.IMO] = pv
-				tv = &pv
-			}
+		voyage, tv := voyageOf(e)
+		if tv != nil {
+			vessels[tv.IMO] = *tv
 		}
-		// Shipment milestones.
-		if e.EventType == dcsa.EventTypeTransport {
-			switch {
-			case act == ActDepart && lg == legVessel && place == AtOrigin:
-				if estimated {
-					polEtd.offer(e)
-				} else {
-					ship.PolAtdAt = tm(e.EventDateTime)
-				}
-			case act == ActArrive && lg == legVessel && place == AtDischarge:
-				if estimated {
-					podEta.offer(e)
-				} else {
-					ship.PodAtaAt = tm(e.EventDateTime)
-				}
-				if tv != nil {
-					ship.VesselName, ship.VesselIMO = str(tv.Name), str(tv.IMO)
-				}
-				ship.VoyageNumber = str(voyage)
-				ship.PodFacility = str(facilityOf(e))
-			case act == ActArrive && lg == legRail && loc == dest:
-				if estimated {
-					destEta.offer(e)
-				} else {
-					ship.DestinationAtaAt = tm(e.EventDateTime)
-				}
-			}
-		}
+		shipmentMilestone(ship, e, act, lg, place, loc, dest, estimated, tv, voyage, &polEtd, &podEta, &destEta)
 		payload, err := json.Marshal(e)
 		if err != nil {
 			continue
@@ -508,23 +409,7 @@ func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) 
 				}
 				continue
 			}
-			at := tm(e.EventDateTime)
-			switch {
-			case act == ActArrive && lg == legVessel && place == AtDischarge:
-				b.c.PodArrivedAt = at
-			case act == ActDischarge && lg == legVessel && place == AtDischarge:
-				b.c.PodDischargedAt = at
-			case act == ActGateOutFull && (loc == pod || pod == ""):
-				b.c.PodFullOutAt = at
-			case act == ActGateInEmpty && b.loaded:
-				b.c.EmptyTerminatedAt = at
-			case act == ActLoad && lg == legRail:
-				b.c.PodRailLoadedAt = at
-			case act == ActDepart && lg == legRail && loc == pod:
-				b.c.PodRailDepartedAt = at
-			case act == ActArrive && lg == legRail && loc == dest:
-				b.c.IndAtaAt = at
-			}
+			containerMilestone(&b.c, act, lg, place, loc, pod, dest, b.loaded, tm(e.EventDateTime))
 			if act == ActLoad {
 				b.loaded = true
 			}
@@ -558,4 +443,157 @@ func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) 
 		o.vessels = append(o.vessels, vessels[imo])
 	}
 	return o, true
+}
+
+// billOfLading is the shipment's number: the request's for a bill of
+// lading request, else the transport document the events name, else the
+// booking, else the number asked.
+func billOfLading(requestType, number string, events []dcsa.Event) string {
+	bl, booking := "", ""
+	for i := range events {
+		e := &events[i]
+		for _, r := range e.DocumentReferences {
+			switch r.DocumentReferenceType {
+			case dcsa.DocumentReferenceTransportDocument:
+				bl = r.DocumentReferenceValue
+			case dcsa.DocumentReferenceBooking:
+				booking = r.DocumentReferenceValue
+			}
+		}
+		if e.EventType == dcsa.EventTypeShipment {
+			switch e.DocumentTypeCode {
+			case dcsa.DocumentTransportDocument:
+				bl = e.DocumentID
+			case dcsa.DocumentBooking:
+				booking = e.DocumentID
+			}
+		}
+	}
+	if requestType == "bill_of_lading" {
+		bl = number
+	}
+	if bl == "" {
+		bl = booking
+	}
+	if bl == "" {
+		bl = number
+	}
+	return bl
+}
+
+// containersOf is the request's containers in the order first met (a
+// container request: that one only) and their ISO size-type codes.
+func containersOf(requestType, number string, events []dcsa.Event) (order []string, iso map[string]string) {
+	iso = map[string]string{}
+	for i := range events {
+		e := &events[i]
+		if e.EventType != dcsa.EventTypeEquipment || e.EquipmentReference == "" {
+			continue
+		}
+		if requestType == "container" && e.EquipmentReference != number {
+			continue
+		}
+		if _, ok := iso[e.EquipmentReference]; !ok {
+			order = append(order, e.EquipmentReference)
+		}
+		if e.ISOEquipmentCode != "" {
+			iso[e.EquipmentReference] = e.ISOEquipmentCode
+		}
+	}
+	return order, iso
+}
+
+// timeOrder is the events by time, then event id.
+func timeOrder(events []dcsa.Event) []*dcsa.Event {
+	sorted := make([]*dcsa.Event, len(events))
+	for i := range events {
+		sorted[i] = &events[i]
+	}
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if !sorted[i].EventDateTime.Equal(sorted[j].EventDateTime) {
+			return sorted[i].EventDateTime.Before(sorted[j].EventDateTime)
+		}
+		return sorted[i].EventID < sorted[j].EventID
+	})
+	return sorted
+}
+
+// voyageOf is the voyage of an event's transport call (import, else
+// export, else the carrier's) and its vessel when it has a valid IMO.
+func voyageOf(e *dcsa.Event) (voyage string, tv *db.PolledVessel) {
+	tc := e.TransportCall
+	if tc == nil {
+		return "", nil
+	}
+	voyage = tc.ImportVoyageNumber
+	if voyage == "" {
+		voyage = tc.ExportVoyageNumber
+	}
+	if voyage == "" {
+		voyage = tc.CarrierVoyageNumber
+	}
+	if v := tc.Vessel; v != nil && imoPattern.MatchString(v.VesselIMONumber) {
+		pv := db.PolledVessel{IMO: v.VesselIMONumber, Name: v.VesselName, CallSign: str(v.VesselCallSignNumber), Flag: str(v.VesselFlag)}
+		if pv.Name == "" {
+			pv.Name = pv.IMO
+		}
+		tv = &pv
+	}
+	return voyage, tv
+}
+
+// shipmentMilestone writes what a transport event says of the shipment:
+// departure from the origin, arrival at the port of discharge (with the
+// vessel, voyage and terminal there), arrival at the inland destination;
+// estimates go to their latest.
+func shipmentMilestone(ship *db.PolledShipment, e *dcsa.Event, act Act, lg leg, place Place, loc, dest string, estimated bool,
+	tv *db.PolledVessel, voyage string, polEtd, podEta, destEta *latest) {
+	if e.EventType != dcsa.EventTypeTransport {
+		return
+	}
+	switch {
+	case act == ActDepart && lg == legVessel && place == AtOrigin:
+		if estimated {
+			polEtd.offer(e)
+		} else {
+			ship.PolAtdAt = tm(e.EventDateTime)
+		}
+	case act == ActArrive && lg == legVessel && place == AtDischarge:
+		if estimated {
+			podEta.offer(e)
+		} else {
+			ship.PodAtaAt = tm(e.EventDateTime)
+		}
+		if tv != nil {
+			ship.VesselName, ship.VesselIMO = str(tv.Name), str(tv.IMO)
+		}
+		ship.VoyageNumber = str(voyage)
+		ship.PodFacility = str(facilityOf(e))
+	case act == ActArrive && lg == legRail && loc == dest:
+		if estimated {
+			destEta.offer(e)
+		} else {
+			ship.DestinationAtaAt = tm(e.EventDateTime)
+		}
+	}
+}
+
+// containerMilestone writes what an actual event says of a container.
+func containerMilestone(c *db.PolledContainer, act Act, lg leg, place Place, loc, pod, dest string, loaded bool, at *time.Time) {
+	switch {
+	case act == ActArrive && lg == legVessel && place == AtDischarge:
+		c.PodArrivedAt = at
+	case act == ActDischarge && lg == legVessel && place == AtDischarge:
+		c.PodDischargedAt = at
+	case act == ActGateOutFull && (loc == pod || pod == ""):
+		c.PodFullOutAt = at
+	case act == ActGateInEmpty && loaded:
+		c.EmptyTerminatedAt = at
+	case act == ActLoad && lg == legRail:
+		c.PodRailLoadedAt = at
+	case act == ActDepart && lg == legRail && loc == pod:
+		c.PodRailDepartedAt = at
+	case act == ActArrive && lg == legRail && loc == dest:
+		c.IndAtaAt = at
+	}
 }

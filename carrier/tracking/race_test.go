@@ -7,6 +7,7 @@ import (
 	"github.com/lib/pq"
 
 	"shipgraph/carrier/sim"
+	"shipgraph/testkit/pg"
 )
 
 // shipmentNumbers groups the simulator's tracked numbers by shipment: each
@@ -49,24 +50,9 @@ func TestRacingPollsMakeOneShipment(t *testing.T) {
 			typ, num, scac = append(typ, n.RequestType), append(num, n.RequestNumber), append(scac, n.SCAC)
 		}
 	}
-	rows, err := e.store.SQL().Query(`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, next_poll_at)
+	ids := pg.Column[string](t, e.store.SQL(), `INSERT INTO tracking_requests (account_id, request_type, request_number, scac, next_poll_at)
 		SELECT $1, u.t, u.n, u.s, now() FROM unnest($2::text[], $3::text[], $4::text[]) AS u(t, n, s) RETURNING id`,
 		e.acct, pq.StringArray(typ), pq.StringArray(num), pq.StringArray(scac))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	rows.Close()
 	if len(ids) != len(num) || len(groups) < 10 {
 		t.Fatalf("%d requests of %d shipments", len(ids), len(groups))
 	}

@@ -11,7 +11,7 @@ import (
 	"shipgraph/carrier/sim"
 	"shipgraph/carrier/tracking"
 	"shipgraph/sharedlimit"
-	"shipgraph/sharedlimit/redistest"
+	"shipgraph/testkit/redistest"
 )
 
 // TestCarrierConcurrencySharedOverInstances: a carrier's concurrency limit

@@ -17,6 +17,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/model"
+	"shipgraph/testkit/pg"
 )
 
 // rollupTruth holds each rollup of migrations 00021 and 00024 (its slots
@@ -58,22 +59,7 @@ UNION ALL SELECT 'shipment_stats have ' || x::text FROM (SELECT * FROM rss EXCEP
 func checkRollups(t *testing.T, store *db.DB, account, step string) {
 	t.Helper()
 	ctx := context.Background()
-	rows, err := store.SQL().QueryContext(ctx, rollupTruth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var diff []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		diff = append(diff, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	rows.Close()
+	diff := pg.Column[string](t, store.SQL(), rollupTruth)
 	if len(diff) > 0 {
 		t.Fatalf("%s: the rollups differ from a fresh count:\n%s", step, strings.Join(diff, "\n"))
 	}

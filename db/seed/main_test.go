@@ -3,9 +3,8 @@ package seed_test
 import (
 	"testing"
 
-	"shipgraph/db"
-	"shipgraph/db/dbtest"
+	"shipgraph/testkit/pg"
 )
 
 // Each test seeds a database of its own, cloned from a migrated template.
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }

@@ -18,9 +18,9 @@ import (
 
 	"shipgraph/carrier/numbers"
 	"shipgraph/db"
-	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
 	"shipgraph/model"
+	"shipgraph/testkit/pg"
 )
 
 // seedNow is the seeds' "today", so runs compare equal whatever the date.
@@ -32,15 +32,7 @@ var seedTables = []string{"ports", "metro_areas", "terminals", "rail_terminals",
 	"email_submissions", "documents", "document_representations", "document_shipments", "document_containers", "document_texts",
 	"custom_fields", "tracking_requests", "vessels", "raw_events", "transport_events"}
 
-func openSeedDB(t *testing.T) *db.DB {
-	t.Helper()
-	d, err := db.Open(context.Background(), dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
+func openSeedDB(t *testing.T) *db.DB { return pg.New(t, 0).Store }
 
 func mustSeed(t *testing.T, d *db.DB, o seed.Options) ([]seed.Token, seed.Stats) {
 	t.Helper()
@@ -65,23 +57,7 @@ func queryInt(t *testing.T, q *sql.DB, query string, args ...any) int64 {
 
 func queryStrings(t *testing.T, q *sql.DB, query string, args ...any) []string {
 	t.Helper()
-	rows, err := q.Query(query, args...)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, query)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return pg.Column[string](t, q, query, args...)
 }
 
 // digest is a hash of every row of every seeded table: equal digests mean

@@ -18,7 +18,6 @@ import (
 
 	"shipgraph/graph/executor"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/load"
 	"shipgraph/testkit"
 )
 
@@ -65,7 +64,7 @@ func TestFieldMiddleware(t *testing.T) {
 			testutil.ToFloat64(executor.FastPathTotal.WithLabelValues("handed_over")) - h0
 	}
 	env := func(hc gqlhttp.HandlerConfig) *testkit.Env {
-		return &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+		return e.WithGraphQL(t, hc)
 	}
 	off := gqlhttp.DefaultHandlerConfig
 	off.NoFastPath = true

@@ -9,7 +9,6 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/load"
 	"shipgraph/testkit"
 )
 
@@ -51,7 +50,7 @@ func measureComplexity(t *testing.T, e *testkit.Env, k, query string, vars testk
 	t.Helper()
 	hc := gqlhttp.DefaultHandlerConfig
 	hc.ComplexityLimit = 1
-	m := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+	m := e.WithGraphQL(t, hc)
 	res := m.Do(t, k, query, vars)
 	if len(res.Errors) != 1 {
 		t.Fatalf("complexity probe: %s", res)

@@ -3,15 +3,14 @@ package gqlhttp_test
 import (
 	"testing"
 
-	"shipgraph/db"
-	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 // The transport's tests run against the real chain on databases cloned
 // from one migrated template (see dbtest); the limit tests share one
 // seeded database.
-func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
+func TestMain(m *testing.M) { pg.Main(m) }
 
 const acmeAdmin = "acme/admin"
 

@@ -4,28 +4,19 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"shipgraph/graph/gqlhttp"
-	"shipgraph/load"
 	"shipgraph/testkit"
 )
 
 // Transport tests go over a real HTTP server (127.0.0.1:0) to check status
 // codes, media types and headers as clients see them.
 
-func body(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func body(t *testing.T, v any) []byte { return testkit.JSON(t, v) }
 
 func TestTransport(t *testing.T) {
 	e := testkit.New(t, testkit.Options{Shipments: 6})
@@ -218,7 +209,7 @@ func TestTransport(t *testing.T) {
 		}
 		hc := gqlhttp.DefaultHandlerConfig
 		hc.Introspection = false
-		off := &testkit.Env{Store: e.Store, Keys: e.Keys, Handler: testkit.Chain(t, e.Store, hc, load.DefaultLoaderConfig)}
+		off := e.WithGraphQL(t, hc)
 		for _, q := range []string{`{ __schema { queryType { name } } }`, `{ __type(name: "Shipment") { name } }`,
 			`{ viewer { role } __schema { types { name } } }`} {
 			res := off.Do(t, k, q, nil)

@@ -160,8 +160,6 @@ func goName(s string) string {
 var (
 	timeType    = reflect.TypeFor[time.Time]()
 	timePtrType = reflect.TypeFor[*time.Time]()
-	holdsType   = reflect.TypeFor[model.TerminalHolds]()
-	feesType    = reflect.TypeFor[model.TerminalFees]()
 	jsonType    = reflect.TypeFor[model.JSON]()
 )
 
@@ -234,10 +232,6 @@ func writerOf(m member, ownerName string) (string, error) {
 		return call("time", v), nil
 	case timePtrType:
 		return call("timep", v), nil
-	case holdsType:
-		return custom("appendHolds(a.e.b, " + v + ")"), nil
-	case feesType:
-		return custom("a.e.appendFees(a.e.b, " + v + ")"), nil
 	case jsonType:
 		return call("json", v), nil
 	case reflect.TypeFor[bool]():
@@ -254,6 +248,11 @@ func writerOf(m member, ownerName string) (string, error) {
 		return call("float64p", v), nil
 	}
 	switch {
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+		if !slices.Contains(listElems, t.Elem()) {
+			listElems = append(listElems, t.Elem())
+		}
+		return custom("a.e." + listWriter(t.Elem()) + "(a.e.b, " + v + ")"), nil
 	case t.Kind() == reflect.Slice && t.Elem() == reflect.TypeFor[string]():
 		return call("strs", v), nil
 	case t.Kind() == reflect.String:
@@ -264,8 +263,62 @@ func writerOf(m member, ownerName string) (string, error) {
 	return "", fmt.Errorf("%s.%s: no /v2 writer for %s (add one to tools/attrgen and rest/encode.go)", ownerName, m.field.Name, t)
 }
 
+// listWriter is the name of the generated writer of a list of elem
+// (holds, fees): appendTerminalHolds for model.TerminalHold. Its elements
+// are written from their json tags, as encoding/json writes them.
+func listWriter(elem reflect.Type) string { return "append" + elem.Name() + "s" }
+
+// listElems are the element types of the lists the writers met, in the
+// order met; generate writes a listWriter for each.
+var listElems []reflect.Type
+
+// elemWriterOf is the statement appending field f of the list element x
+// (its json name written before it by the caller).
+func elemWriterOf(f reflect.StructField) (string, error) {
+	t, v := f.Type, "x."+f.Name
+	switch {
+	case t == reflect.TypeFor[string]():
+		return "b = appendString(b, " + v + ")", nil
+	case t.Kind() == reflect.String:
+		return "b = appendString(b, string(" + v + "))", nil
+	case t == reflect.TypeFor[*string]():
+		return "b = appendStringp(b, " + v + ")", nil
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.String:
+		return "b = appendStringp(b, (*string)(" + v + "))", nil
+	case t == reflect.TypeFor[float64]():
+		return "b = e.appendFloat(b, " + v + ")", nil
+	}
+	return "", fmt.Errorf("%s.%s: no /v2 writer for %s in a list element (add one to tools/attrgen)", f.Name, t, t)
+}
+
+// writeListWriter writes the writer of a list of elem: null for nil, else
+// each element as an object of its json-tagged fields, in their order.
+func writeListWriter(b *bytes.Buffer, elem reflect.Type) error {
+	fmt.Fprintf(b, "\n// %s writes v as encoding/json writes []%s.\nfunc (e *encoder) %s(b []byte, v []%s) []byte {\n", listWriter(elem), elem, listWriter(elem), elem)
+	b.WriteString("\tif v == nil {\n\t\treturn append(b, \"null\"...)\n\t}\n\tb = append(b, '[')\n\tfor i, x := range v {\n\t\tif i > 0 {\n\t\t\tb = append(b, ',')\n\t\t}\n")
+	sep := "{"
+	for _, f := range reflect.VisibleFields(elem) {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			return fmt.Errorf("%s.%s: a list element's fields need a json name", elem, f.Name)
+		}
+		if opts != "" {
+			return fmt.Errorf("%s.%s: json options (%s) are not supported in a list element", elem, f.Name, opts)
+		}
+		w, err := elemWriterOf(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", elem, err)
+		}
+		fmt.Fprintf(b, "\t\tb = append(b, `%s%q:`...)\n\t\t%s\n", sep, name, w)
+		sep = ","
+	}
+	b.WriteString("\t\tb = append(b, '}')\n\t}\n\treturn append(b, ']')\n}\n")
+	return nil
+}
+
 // generate returns the sources of rest/model_attributes_gen.go and its test list.
 func generate() (src, test []byte, err error) {
+	listElems = nil
 	var b, tb bytes.Buffer
 	b.WriteString(header)
 	b.WriteString("package rest\n\nimport \"shipgraph/model\"\n")
@@ -276,6 +329,11 @@ func generate() (src, test []byte, err error) {
 			return nil, nil, err
 		}
 		fmt.Fprintf(&tb, "\t%sAttributes{},\n", r.name)
+	}
+	for _, elem := range listElems {
+		if err := writeListWriter(&b, elem); err != nil {
+			return nil, nil, err
+		}
 	}
 	tb.WriteString("}\n")
 	if src, err = format.Source(b.Bytes()); err != nil {

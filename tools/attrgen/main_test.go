@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -49,6 +50,25 @@ func TestBadTags(t *testing.T) {
 	for _, v := range []any{omitOnTime{}, nonnullString{}, unknownOption{}, groupOfValues{}, twice{}, noWriter{}} {
 		var b bytes.Buffer
 		if err := generateOne(&b, "x", v); err == nil {
+			t.Errorf("%T: no error", v)
+		}
+	}
+}
+
+// A list element the list writers cannot write is an error too.
+func TestBadListElements(t *testing.T) {
+	type intField struct {
+		N int `json:"n"`
+	}
+	type untagged struct {
+		S string
+	}
+	type omitted struct {
+		S *string `json:"s,omitempty"`
+	}
+	for _, v := range []any{intField{}, untagged{}, omitted{}} {
+		var b bytes.Buffer
+		if err := writeListWriter(&b, reflect.TypeOf(v)); err == nil {
 			t.Errorf("%T: no error", v)
 		}
 	}

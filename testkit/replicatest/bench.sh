@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Load run behind docs/scaling.md's replica numbers and capacity model (not a test), from the
-# project's root:   db/replicatest/bench.sh [SHIPMENTS]   (default 5000; DUR=10s, CONNS=16, REPEAT=2)
+# project's root:   testkit/replicatest/bench.sh [SHIPMENTS]   (default 5000; DUR=10s, CONNS=16, REPEAT=2)
 # On one machine: a primary PostgreSQL, a streaming hot standby of it (pg_basebackup -R), a Redis.
 #   single  one Shipgraph on the primary alone: the dashboard of ../shared/bench (CONNS connections)
 #   two     two Shipgraphs (DATABASE_REPLICA_URLS=standby, REDIS_URL), CONNS/2 connections each, at once

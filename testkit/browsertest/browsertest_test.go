@@ -1,6 +1,6 @@
 //go:build browser
 
-// Run with: scripts/fetch-playground-assets.sh && go test -tags browser ./graph/playground/...
+// Run with: scripts/fetch-playground-assets.sh && go test -tags browser ./testkit/browsertest
 // Needs Chromium (apt-get install -y chromium, or $CHROMIUM). Set
 // BROWSERTEST_SCREENSHOT=/path/file.png to keep a screenshot of the run.
 package browsertest_test
@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"shipgraph/graph/playground"
-	"shipgraph/graph/playground/browsertest"
+	"shipgraph/testkit/browsertest"
 )
 
 const (
