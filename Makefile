@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/shipgraph
 export CGO_ENABLED ?= 0
 
-.PHONY: all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings stress image deploy-test chart-docs test-citus
+.PHONY: all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings budgets stress image deploy-test chart-docs test-citus
 
 all: build
 
@@ -48,6 +48,11 @@ test-citus: s3server
 # (a test fails when they differ).
 settings:
 	$(GO) run ./config/readme docs/settings.md
+
+# The statement-budget table (docs/scale.md), rewritten from
+# testkit/budgets, the budgets the tests hold (a test fails when they differ).
+budgets:
+	$(GO) run ./testkit/budgets/budgetsdoc docs/scale.md
 
 # The images localhost/shipgraph (FROM scratch, static binary, user 65532)
 # and localhost/shipgraph-demo (Debian's PostgreSQL 15 + make run), built
@@ -114,7 +119,7 @@ bench:
 
 # One request at a time against a private PostgreSQL under SCALE_DIR
 # (default /var/tmp/shipgraph-scale), seeded once per size (a 1 M seed
-# takes ~4.5 minutes: docs/scale.md) and reused; prints medians. See scripts/bench-scale.sh.
+# takes minutes: docs/scale.md, "Seeding") and reused; prints medians. See scripts/bench-scale.sh.
 bench-scale: build
 	@BIN=$(BIN) scripts/bench-scale.sh
 

@@ -7,6 +7,7 @@ import (
 
 	"shipgraph/carrier/tracking"
 	"shipgraph/config"
+	"shipgraph/datasync"
 	"shipgraph/db"
 	"shipgraph/docproc"
 	"shipgraph/files"
@@ -57,18 +58,23 @@ func jobsConfig(v *config.Values, log *slog.Logger) jobs.Config {
 }
 
 // newJobs builds the job engine and the components that work on it — the
-// document processing and the tracking engine, each registering its
-// queue — then opens it. It starts with the background components
+// document processing, the tracking engine and the data sync, each
+// registering its queue — then opens it. It starts with the background components
 // (runJobs).
-func newJobs(v *config.Values, store *db.DB, shared *sharedlimit.Limits, fs *files.Store, log *slog.Logger) (*jobs.Engine, *docproc.Processor, *tracking.Engine, error) {
+func newJobs(v *config.Values, store *db.DB, shared *sharedlimit.Limits, fs *files.Store, log *slog.Logger) (*jobs.Engine, *docproc.Processor, *tracking.Engine, *datasync.Syncer, error) {
 	tc, err := trackingConfig(v)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	j := jobs.New(store, jobsConfig(v, log))
 	docs, err := docproc.New(store, fs, j, v.Int(config.DocumentWorkers), log)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
+	}
+	syncer, err := datasync.New(store, j, datasync.Config{Workers: v.Int(config.SyncWorkers), Key: v.String(config.SyncSecretKey),
+		AllowPrivate: v.Bool(config.WebhookAllowPrivateURLs)}, log)
+	if err != nil {
+		return nil, nil, nil, nil, err
 	}
 	var opts []tracking.Option
 	if shared != nil {
@@ -76,12 +82,12 @@ func newJobs(v *config.Values, store *db.DB, shared *sharedlimit.Limits, fs *fil
 	}
 	trk, err := tracking.New(tc, store, j, log, opts...)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if err := j.Open(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return j, docs, trk, nil
+	return j, docs, trk, syncer, nil
 }
 
 // runJobs works the job engine's queues until ctx ends, then lets the jobs

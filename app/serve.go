@@ -122,12 +122,12 @@ func Serve(ctx context.Context, v *config.Values, stdout io.Writer, log *slog.Lo
 	if trusted != nil {
 		trusted.Add(agents.Documents()...) // the tools' operations are trusted
 	}
-	jobs, docs, trk, err := newJobs(v, store, p.shared, fileStore, log)
+	jobs, docs, trk, syncer, err := newJobs(v, store, p.shared, fileStore, log)
 	if err != nil {
 		return err
 	}
 	p.jobs = jobs
-	cc.Resolver.Tracking, cc.Resolver.DocumentJobs = trk, docs
+	cc.Resolver.Tracking, cc.Resolver.DocumentJobs, cc.Resolver.DataSync = trk, docs, syncer
 	// The chain's parts: the one resolver layer and the one listening
 	// connection (the key cache, the live hub, the response cache and the
 	// webhook fan-out's wake-ups), which the background components share.

@@ -125,6 +125,10 @@ var (
 		Meaning: "Container refreshes (`PATCH /v2/containers/{id}/refresh`) a minute per API key (429 with `Retry-After` beyond), over every instance with `REDIS_URL`."})
 	DocumentWorkers = declare(Setting{Env: "DOCUMENT_WORKERS", Flag: "document-workers", Kind: Int, Default: "2", Verbs: Serve,
 		Meaning: "Document processing jobs (text extraction, classification, linking, rotation; [decisions](docs/decisions.md)) running at once in this process, on the process' one job engine (River); `0`: this process processes none (uploads still enqueue)."})
+	SyncWorkers = declare(Setting{Env: "SYNC_WORKERS", Flag: "sync-workers", Kind: Int, Default: "4", Verbs: Serve,
+		Meaning: "Data sync destinations synced at once by this process, on the process' one job engine; `0`: this process syncs none ([data sync](docs/datasync.md))."})
+	SyncSecretKey = declare(Setting{Env: "SYNC_SECRET_KEY", Flag: "sync-secret-key", Kind: String, Default: "", Verbs: Serve,
+		Meaning: "32 bytes in base64 (`openssl rand -base64 32`) sealing data sync destination URLs (AES-256-GCM) in the database; empty: no destination can be added ([data sync](docs/datasync.md))."})
 	ShutdownTimeout = declare(Setting{Env: "SHUTDOWN_TIMEOUT", Flag: "shutdown-timeout", Kind: Duration, Default: "10s", Verbs: Serve,
 		Meaning: "How long `serve` drains requests on SIGINT/SIGTERM."})
 	ShutdownDelay = declare(Setting{Env: "SHUTDOWN_DELAY", Flag: "shutdown-delay", Kind: Duration, Default: "5s", Verbs: Serve,

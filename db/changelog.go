@@ -176,9 +176,12 @@ func (db *DB) AccountChangeLogHead(ctx context.Context, accountID string) (int64
 }
 
 // AccountChangeLogHeads is AccountChangeLogHead of several accounts in
-// one statement (an account with no change is missing).
+// one statement (an account with no change is missing). Both read the
+// primary (readPrimary): the response cache records the head as a write's
+// position and the hub starts subscriptions from it, so a lagging replica
+// must not make it older; the request is not marked as a writer.
 func (db *DB) AccountChangeLogHeads(ctx context.Context, accountIDs []string) (map[string]int64, error) {
-	rows, err := db.read("").QueryContext(ctx, `SELECT account_id::text, pos FROM change_log_heads WHERE account_id = ANY($1::uuid[])`,
+	rows, err := db.readPrimary("").QueryContext(ctx, `SELECT account_id::text, pos FROM change_log_heads WHERE account_id = ANY($1::uuid[])`,
 		pq.Array(validUUIDs(accountIDs)))
 	return scanHeads(rows, err)
 }

@@ -41,8 +41,13 @@ const distributeLock = 0x5368_6970_4369_7475 // "ShipCitu"
 //     a still-referenced user, party … is refused instead of nulling);
 //   - user triggers firing during the copy into the shards (counting rows
 //     twice): dropped before and re-created after each conversion;
-//   - triggers writing other tables from a shard:
-//     citus.allow_nested_distributed_execution for this database.
+//   - triggers writing other tables from a shard: the row triggers touch
+//     only their row's account (a local task on the colocated shard, which
+//     Citus runs in a trigger without a nested distributed query); the
+//     triggers that touch every account name their tables through
+//     shipgraph_shard_group() and shipgraph_local_shard_groups()
+//     (migration 00036), which this step replaces by versions that return
+//     the colocated shards on the node they run on (citusShardFunctions).
 //
 // Only this step knows the engine; the store's statements are the same on
 // both.
@@ -106,10 +111,12 @@ func distribute(ctx context.Context, c *sql.Conn) error {
 	// ALTER DATABASE … SET to the workers, where shard triggers run).
 	for _, s := range []string{
 		`SET citus.enable_unsafe_triggers = on`,
-		`SET citus.allow_nested_distributed_execution = on`,
+		// Nested distributed execution was once turned on here: no
+		// trigger needs it (and with it a worker crashed at COMMIT
+		// PREPARED), so a database that has it loses it.
 		`DO $$ BEGIN
 		   EXECUTE format('ALTER DATABASE %I SET citus.enable_unsafe_triggers = on', current_database());
-		   EXECUTE format('ALTER DATABASE %I SET citus.allow_nested_distributed_execution = on', current_database());
+		   EXECUTE format('ALTER DATABASE %I RESET citus.allow_nested_distributed_execution', current_database());
 		 END $$`,
 		`CREATE SCHEMA IF NOT EXISTS shipgraph_citus`,
 		`CREATE TABLE IF NOT EXISTS shipgraph_citus.saved_fkeys (tbl text, name text, def text, PRIMARY KEY (tbl, name))`,
@@ -262,6 +269,11 @@ ON CONFLICT (tbl, name) DO NOTHING`, pq.Array(names)); err != nil {
 			return err
 		}
 	}
+	for _, f := range citusShardFunctions {
+		if err := exec(f); err != nil {
+			return err
+		}
+	}
 	comments, err := savedRows(ctx, c, `SELECT tbl, coalesce(comment, '') FROM shipgraph_citus.saved_comments ORDER BY 1`)
 	if err != nil {
 		return err
@@ -353,4 +365,49 @@ func firstLine(s string) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// citusShardFunctions are the Citus definitions of migration 00036's
+// shipgraph_shard_group and shipgraph_local_shard_groups (plain PostgreSQL
+// keeps the migration's, which return the tables themselves), made
+// distributed functions so that every node has them. On a node they read
+// only its Citus metadata (pg_dist_shard, pg_dist_placement): nothing
+// they return starts a distributed query.
+//
+// shipgraph_shard_group(tg_table, tables): tg_table is a shard (name_<shard
+// id>); each distributed table of tables becomes its shard of the same hash
+// range (colocated: on the same node), a reference table its one shard
+// (a copy on every node), a local table itself. When tg_table is not a
+// shard, the tables themselves: Citus creates no TRUNCATE trigger on
+// shards, so a TRUNCATE trigger fires once, on the table standing for the
+// shards on the node the TRUNCATE ran on, and its statements run over
+// every shard from there (distributed, not nested in a shard's).
+//
+// shipgraph_local_shard_groups(tables): the group of every shard of the
+// first distributed table of tables placed on this node.
+var citusShardFunctions = []string{
+	`CREATE OR REPLACE FUNCTION shipgraph_shard_group(tg_table text, tables text[]) RETURNS text[] LANGUAGE sql STABLE AS $$
+    SELECT array_agg(CASE
+            WHEN me.shardid IS NULL THEN u.t
+            WHEN p.partmethod = 'h' THEN (SELECT shard_name(p.logicalrelid, s.shardid) FROM pg_dist_shard s
+                                          WHERE s.logicalrelid = p.logicalrelid AND s.shardminvalue = me.shardminvalue)
+            WHEN p.partmethod = 'n' THEN (SELECT shard_name(p.logicalrelid, s.shardid) FROM pg_dist_shard s
+                                          WHERE s.logicalrelid = p.logicalrelid)
+            ELSE u.t END ORDER BY u.i)
+    FROM unnest(tables) WITH ORDINALITY u(t, i)
+    LEFT JOIN (SELECT s.shardid, s.shardminvalue FROM pg_dist_shard s
+               WHERE s.shardid = substring(tg_table FROM '_([0-9]+)$')::bigint) me ON true
+    LEFT JOIN pg_dist_partition p ON p.logicalrelid = u.t::regclass
+$$`,
+	`SELECT create_distributed_function('shipgraph_shard_group(text, text[])')`,
+	`CREATE OR REPLACE FUNCTION shipgraph_local_shard_groups(tables text[]) RETURNS SETOF text[] LANGUAGE sql STABLE AS $$
+    SELECT shipgraph_shard_group(shard_name(s.logicalrelid, s.shardid), tables)
+    FROM pg_dist_shard s JOIN pg_dist_placement pl ON pl.shardid = s.shardid
+    WHERE s.logicalrelid = (SELECT p.logicalrelid FROM unnest(tables) WITH ORDINALITY u(t, i)
+                            JOIN pg_dist_partition p ON p.logicalrelid = u.t::regclass
+                            WHERE p.partmethod = 'h' ORDER BY u.i LIMIT 1)
+      AND pl.groupid = (SELECT groupid FROM pg_dist_local_group)
+    ORDER BY s.shardid
+$$`,
+	`SELECT create_distributed_function('shipgraph_local_shard_groups(text[])')`,
 }

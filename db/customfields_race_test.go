@@ -27,7 +27,7 @@ func (f *fixture) danglingValues(t *testing.T, definitionIDs ...string) []string
 				WHEN 'string' THEN jsonb_build_array(cf.value)
 				ELSE '[]'::jsonb END) AS v(value)
 		WHERE cf.definition_id = ANY($1::uuid[]) AND NOT EXISTS (
-			SELECT 1 FROM custom_field_options o WHERE o.definition_id = cf.definition_id AND o.value = v.value)
+			SELECT 1 FROM custom_field_options o WHERE o.account_id = cf.account_id AND o.definition_id = cf.definition_id AND o.value = v.value)
 		ORDER BY cf.id`, "{"+strings.Join(definitionIDs, ",")+"}")
 	if err != nil {
 		t.Fatal(err)

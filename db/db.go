@@ -218,6 +218,18 @@ func (db *DB) read(account string) ext {
 	return c
 }
 
+// readPrimary is the scope of a store method whose read must be the
+// primary's: a position that is later compared with what the primary
+// committed (an account's change-log head recorded as a write's position,
+// a subscription's starting point). Its statements go to the primary
+// whatever the session allows, and, being reads, note no write: the
+// session's other reads may still use its replica.
+func (db *DB) readPrimary(account string) ext {
+	c := db.q
+	c.read, c.primary, c.account = true, true, account
+	return c
+}
+
 // write is the scope of a store method that writes (or reads what it is
 // about to write): its statements go to the primary, and one that succeeds
 // notes in the session that account's data was written (read-your-writes).
@@ -243,6 +255,7 @@ type counted struct {
 	textJSON bool
 	r        *router
 	read     bool   // a read scope (DB.read); false: a write scope or a transaction
+	primary  bool   // a read scope that never uses a replica (DB.readPrimary)
 	account  string // the account whose data the scope reads or writes
 	w        *waker // a write scope's: woken after a statement succeeds (nil in a transaction)
 }
@@ -281,7 +294,7 @@ func send[T any](c counted, ctx context.Context, q string, args []any,
 		args = jsonAsText(args)
 	}
 	ctx, sp := startStatement(ctx, q)
-	if c.read && c.r != nil {
+	if c.read && !c.primary && c.r != nil {
 		if rep := c.r.replicaFor(ctx, c.account); rep != nil {
 			queriesReplica.Inc()
 			v, n, err := do(rep.q, ctx, q, args)

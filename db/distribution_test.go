@@ -462,7 +462,8 @@ var crossTenant = []struct{ fragment, reason string }{
 	{"FROM change_log l LEFT JOIN webhook_log_cursors c ON c.account_id = l.account_id", "pruning every account's log by age: an operator job"},
 	{"SELECT min(created_at) FROM webhooks", "pruning every account's log by age: the oldest webhook of any account bounds what is owed"},
 	{"DELETE FROM change_log WHERE account_id = ANY($1::uuid[]) AND id = ANY($2::bigint[])", "pruning: the rows of a batch, of any account"},
-	{"FROM webhooks WHERE active AND id > $5::uuid", "the webhook dispatcher claims due notifications of every account"},
+	{"GROUP BY account_id ORDER BY account_id > $2::uuid DESC", "the webhook dispatcher finds the accounts with due " +
+		"notifications, without locks (it then claims one account's at a time)"},
 	{"SELECT count(*) FROM webhook_notifications WHERE delivery_status = 'pending'", "the queue-depth gauge over every account"},
 	{"WHERE next_poll_at <= now() AND status IN", "the tracking schedule claims due polls of every account (carrier/tracking)"},
 	// Also cross-tenant by design, not run here: the seeder's bulk loads,
@@ -931,7 +932,11 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		Payload: []byte(`{"changeset":{}}`)}}, 10); err != nil {
 		t.Fatal(err)
 	}
-	claimed, err := store.ClaimWebhookDeliveries(root, "dist", 10, 2, time.Minute, "00000000-0000-0000-0000-000000000000")
+	due, err := store.WebhookDueAccounts(root, 10, "00000000-0000-0000-0000-000000000000")
+	if err != nil || !slices.Contains(due, acme) {
+		t.Fatalf("accounts with due notifications: %v, %v; want %s among them", due, err, acme)
+	}
+	claimed, err := store.ClaimWebhookDeliveries(root, acme, "dist", 10, 2, time.Minute, "00000000-0000-0000-0000-000000000000")
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claimed %d notifications, %v; want the one raised", len(claimed), err)
 	}
@@ -969,6 +974,48 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		},
 		func() error { _, err := store.WebhookQueueDepth(root); return err },
 		func() error { _, err := store.ChangeLogLag(root); return err },
+		// The data sync's statements (datasync, migration 00043).
+		func() error {
+			d, err := store.CreateSyncDestination(root, model.SyncDestination{AccountID: acme, Kind: "postgres", URL: "postgres://h/db",
+				Tables: []string{db.SyncShipments}}, []byte{1})
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			for _, step := range []func() error{
+				func() error { _, err := store.SyncDestinations(root, acme); return err },
+				func() error { _, err := store.SyncDestinationSecret(root, acme, d.ID); return err },
+				func() error { _, err := store.SyncStatuses(root, acme, d.ID, d.Tables); return err },
+				func() error { return store.SyncBackfillStarted(root, acme, d.ID, db.SyncShipments, 0) },
+				func() error { return store.SyncBackfillPage(root, acme, d.ID, db.SyncShipments, ship, 1, false, now) },
+				func() error { return store.SyncBackfillPage(root, acme, d.ID, db.SyncShipments, ship, 1, true, now) },
+				func() error {
+					_, err := store.SyncAdvance(root, acme, d.ID, db.SyncShipments, 0, 1, 1, now)
+					return err
+				},
+				func() error { _, err := store.SyncFailed(root, acme, d.ID, d.Tables, "x", now); return err },
+				func() error { return store.SyncSucceeded(root, acme, d.ID) },
+				func() error { _, err := store.SyncLease(root, acme, d.ID, acme, now, now.Add(time.Minute)); return err },
+				func() error { return store.SyncRelease(root, acme, d.ID, acme) },
+				func() error { _, err := store.SyncLogHead(root, acme); return err },
+				func() error { _, err := store.SyncLogPage(root, acme, 0, 10); return err },
+				func() error { _, err := store.PauseSyncDestination(root, acme, d.ID, true); return err },
+				func() error { _, err := store.ResyncSyncDestination(root, acme, d.ID); return err },
+			} {
+				if err := step(); err != nil {
+					return err
+				}
+			}
+			for _, tb := range db.SyncTables() {
+				if _, err := store.SyncPage(root, acme, tb, "", 5); err != nil {
+					return err
+				}
+				if _, err := store.SyncRows(root, acme, tb, []string{ship}, map[string][]string{"shipment": {ship}, "container": {box}}); err != nil {
+					return err
+				}
+			}
+			return store.DeleteSyncDestination(root, acme, d.ID)
+		},
 		// The document jobs (issue 28, migration 00020).
 		func() error { _, err := store.DocumentTarget(root, acme, doc); return err },
 		func() error { _, err := store.DocumentText(root, acme, doc); return err },

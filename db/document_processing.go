@@ -108,11 +108,13 @@ func (db *DB) SaveExtraction(ctx context.Context, x Extraction) (LinkCount, erro
 	if !validUUID(x.AccountID) || !validUUID(x.DocumentID) {
 		return l, model.NotFound("document")
 	}
+	// extracted_at from EXCLUDED (the column default, now()): Citus
+	// refuses a function that is not immutable in DO UPDATE SET.
 	err := db.inTx(ctx, x.AccountID, func(q ext) error {
 		if _, err := q.ExecContext(ctx,
 			`INSERT INTO document_texts (account_id, document_id, text, extractor)
 			 SELECT d.account_id, d.id, $3, $4 FROM documents d WHERE d.account_id = $1 AND d.id = $2
-			 ON CONFLICT (account_id, document_id) DO UPDATE SET text = EXCLUDED.text, extractor = EXCLUDED.extractor, extracted_at = now()`,
+			 ON CONFLICT (account_id, document_id) DO UPDATE SET text = EXCLUDED.text, extractor = EXCLUDED.extractor, extracted_at = EXCLUDED.extracted_at`,
 			x.AccountID, x.DocumentID, x.Text, x.Extractor); err != nil {
 			return mapErr(err)
 		}

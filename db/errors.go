@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"net"
+	"regexp"
 	"syscall"
 
 	"github.com/lib/pq"
@@ -128,4 +129,24 @@ func isConnectionLoss(err error) bool {
 	}
 	var ne net.Error
 	return errors.As(err, &ne)
+}
+
+// shardSuffix is what Citus appends to a constraint's or index's name on a
+// shard (its shard id), which its errors report.
+var shardSuffix = regexp.MustCompile(`_[0-9]+$`)
+
+// messageConstraint finds the constraint in an error's message, for the
+// errors a Citus coordinator relays from a worker without the field.
+var messageConstraint = regexp.MustCompile(`constraint "([^"]+)"`)
+
+// constraintIs reports whether e names constraint (or unique index) name,
+// on plain PostgreSQL or on a Citus shard.
+func constraintIs(e *pq.Error, name string) bool {
+	c := e.Constraint
+	if c == "" {
+		if m := messageConstraint.FindStringSubmatch(e.Message); m != nil {
+			c = m[1]
+		}
+	}
+	return c == name || shardSuffix.ReplaceAllString(c, "") == name
 }

@@ -80,7 +80,7 @@ func (db *DB) CreateParty(ctx context.Context, accountID string, p *model.Party)
 	err := sqlx.GetContext(ctx, db.write(accountID), p,
 		`INSERT INTO parties (account_id, company_name) VALUES ($1, $2) RETURNING `+partyReturning, accountID, p.CompanyName)
 	var pqe *pq.Error
-	if errors.As(err, &pqe) && pqe.Code == "23505" && pqe.Constraint == PartyNameIndex {
+	if errors.As(err, &pqe) && pqe.Code == "23505" && constraintIs(pqe, PartyNameIndex) {
 		c := *ErrDuplicateParty
 		return &c
 	}
@@ -101,7 +101,7 @@ func (db *DB) RenameParty(ctx context.Context, accountID, id, name string) (*mod
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, model.NotFound("party")
-	case errors.As(err, &pqe) && pqe.Code == "23505" && pqe.Constraint == PartyNameIndex:
+	case errors.As(err, &pqe) && pqe.Code == "23505" && constraintIs(pqe, PartyNameIndex):
 		c := *ErrDuplicateParty
 		return nil, &c
 	case err != nil:

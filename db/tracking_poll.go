@@ -130,6 +130,9 @@ type LockedRequest struct {
 	ID         string  `db:"id"`
 	Status     string  `db:"status"`
 	ShipmentID *string `db:"shipment_id"`
+	// Staged: the request carries initial custom field values to write
+	// when it first succeeds (ApplyInitialCustomFields).
+	Staged bool `db:"staged"`
 }
 
 // Lock takes the requests' rows FOR UPDATE SKIP LOCKED: locked are the
@@ -138,7 +141,7 @@ type LockedRequest struct {
 func (t *TrackingTx) Lock(ids []string) (locked map[string]LockedRequest, busy []string, err error) {
 	locked = map[string]LockedRequest{}
 	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { locked[r.ID] = *r },
-		`SELECT id, status, shipment_id FROM tracking_requests
+		`SELECT id, status, shipment_id, initial_custom_fields IS NOT NULL AS staged FROM tracking_requests
 		WHERE account_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE SKIP LOCKED`, t.account, pq.StringArray(ids))
 	if err != nil || len(locked) == len(ids) {
 		return locked, nil, err
@@ -150,7 +153,7 @@ func (t *TrackingTx) Lock(ids []string) (locked map[string]LockedRequest, busy [
 		}
 	}
 	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { busy = append(busy, r.ID) },
-		`SELECT id, '' AS status, NULL::uuid AS shipment_id FROM tracking_requests WHERE account_id = $1 AND id = ANY($2::uuid[])`,
+		`SELECT id, '' AS status, NULL::uuid AS shipment_id, false AS staged FROM tracking_requests WHERE account_id = $1 AND id = ANY($2::uuid[])`,
 		t.account, pq.StringArray(missing))
 	return locked, busy, err
 }
@@ -363,6 +366,54 @@ SELECT s.id, s.line_tracking_stopped_at IS NOT NULL AS stopped, s.line_tracking_
 FROM shipments s WHERE s.account_id = $1 AND s.id = ANY($4::uuid[])`,
 		t.account, pq.StringArray(req), pq.StringArray(ship), pq.StringArray(shipments))
 	return out, err
+}
+
+// ApplyInitialCustomFields writes the staged initial custom field values
+// of requests that first succeed (one statement each; only requests that
+// staged values, so a batch without them costs nothing).
+func (t *TrackingTx) ApplyInitialCustomFields(rs []RequestShipment) error {
+	for _, r := range rs {
+		if err := applyInitialCustomFields(t.ctx, t.q, t.account, r.RequestID, r.ShipmentID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyInitialCustomFields writes the request's staged custom field values
+// (initial_custom_fields, checked at create) onto its shipment and the
+// shipment's containers, once, when the request first succeeds: a
+// container value names one container by number or, without one, every
+// container the shipment has then (one naming the container wins over
+// one for all). A value the entity already has stays (someone set it);
+// a definition deleted since the create is skipped.
+func applyInitialCustomFields(ctx context.Context, q ext, accountID, requestID, shipmentID string) error {
+	_, err := q.ExecContext(ctx, `
+WITH staged AS (
+    SELECT (e->>'definition_id')::uuid AS definition_id, e->>'entity' AS entity, e->'value' AS value,
+        coalesce(e->>'number', '') AS number
+    FROM tracking_requests r, jsonb_array_elements(r.initial_custom_fields) AS e
+    WHERE r.account_id = $1 AND r.id = $2),
+defs AS (
+    SELECT d.id, d.entity_type FROM custom_field_definitions d
+    WHERE d.account_id = $1 AND d.id IN (SELECT definition_id FROM staged)),
+on_shipment AS (
+    INSERT INTO custom_fields (account_id, definition_id, shipment_id, value)
+    SELECT $1, st.definition_id, $3, st.value
+    FROM staged st JOIN defs d ON d.id = st.definition_id AND d.entity_type = 'Shipment'
+    WHERE st.entity = 'shipment'
+    ON CONFLICT (account_id, definition_id, entity_id) DO NOTHING
+    RETURNING 1)
+INSERT INTO custom_fields (account_id, definition_id, container_id, value)
+SELECT DISTINCT ON (st.definition_id, c.id) $1, st.definition_id, c.id, st.value
+FROM staged st
+JOIN defs d ON d.id = st.definition_id AND d.entity_type = 'Container'
+JOIN containers c ON c.account_id = $1 AND c.shipment_id = $3
+    AND (st.number = '' OR upper(c.number) = upper(st.number))
+WHERE st.entity = 'container'
+ORDER BY st.definition_id, c.id, st.number = ''
+ON CONFLICT (account_id, definition_id, entity_id) DO NOTHING`, accountID, requestID, shipmentID)
+	return err
 }
 
 // ShipmentStop stops a shipment's tracking for Reason.

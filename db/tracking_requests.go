@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -149,12 +150,21 @@ func (db *DB) CreateTrackingRequest(ctx context.Context, accountID string, t *mo
 		return model.NotFound("account")
 	}
 	insert := func(q ext) error {
+		var staged model.JSON
+		if len(t.Staged) > 0 {
+			b, err := json.Marshal(t.Staged)
+			if err != nil {
+				return err
+			}
+			staged = b
+		}
 		err := sqlx.GetContext(ctx, q, t,
-			`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, ref_numbers, tags, status, user_id, next_poll_at, customer_id)
-			 VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, now(), $8)
+			`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, ref_numbers, tags, status, user_id, next_poll_at, customer_id,
+			     initial_custom_fields)
+			 VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, now(), $8, $9)
 			 RETURNING `+trackingRequestReturning,
 			accountID, t.RequestType, t.RequestNumber, t.Scac, pq.StringArray(orEmptyStrings(t.RefNumbers)),
-			pq.StringArray(orEmptyStrings(t.Tags)), userID, t.CustomerID)
+			pq.StringArray(orEmptyStrings(t.Tags)), userID, t.CustomerID, staged)
 		if isDuplicateTrackingRequest(err) {
 			c := *ErrDuplicateTrackingRequest
 			return &c
@@ -175,7 +185,7 @@ func (db *DB) CreateTrackingRequest(ctx context.Context, accountID string, t *mo
 // isDuplicateTrackingRequest reports a violation of the live number index.
 func isDuplicateTrackingRequest(err error) bool {
 	var pqe *pq.Error
-	return errors.As(err, &pqe) && pqe.Code == "23505" && pqe.Constraint == TrackingRequestLiveNumberIndex
+	return errors.As(err, &pqe) && pqe.Code == "23505" && constraintIs(pqe, TrackingRequestLiveNumberIndex)
 }
 
 func orEmptyStrings(s []string) []string {

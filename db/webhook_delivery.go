@@ -6,9 +6,10 @@ import (
 	"time"
 )
 
-// The webhook engine's statements (package webhook). They are cross-tenant
-// by design: the dispatcher serves every account's webhooks. Every key
-// they use still carries account_id.
+// The webhook engine's statements (package webhook). The dispatcher serves
+// every account's webhooks: it finds the accounts with due work without
+// locks (cross-tenant by design), then claims and records one account's
+// rows at a time.
 
 // WebhookHeader is one custom header of a webhook.
 type WebhookHeader struct {
@@ -25,29 +26,66 @@ type WebhookDelivery struct {
 	CreatedAt                       time.Time
 }
 
-// ClaimWebhookDeliveries claims up to limit due notifications of active
-// webhooks for owner until now()+claim, at most perWebhook in flight per
-// webhook (counting the unexpired claims of every process), skipping rows
-// another process is claiming (FOR UPDATE SKIP LOCKED). A claim that
-// expires (its process died) makes the row due again. The webhooks are
-// walked from a random point (start) so that no endpoint is always served
-// first.
-func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit, perWebhook int, claim time.Duration, start string) ([]WebhookDelivery, error) {
-	rows, err := db.write("").QueryContext(ctx, `
+// WebhookDueAccounts returns up to limit accounts that have due, unclaimed
+// notifications, walked from a random point (start) so that no account is
+// always served first. It takes no locks (a multi-shard read on Citus):
+// the claim is then made one account at a time (ClaimWebhookDeliveries).
+// Cross-tenant by design: the dispatcher serves every account's webhooks.
+func (db *DB) WebhookDueAccounts(ctx context.Context, limit int, start string) ([]string, error) {
+	rows, err := db.write("").QueryContext(ctx, `SELECT account_id::text FROM webhook_notifications
+WHERE delivery_status = 'pending' AND next_attempt_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
+GROUP BY account_id ORDER BY account_id > $2::uuid DESC, account_id LIMIT $1`, limit, start)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, a)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// ClaimWebhookDeliveries claims up to limit due notifications of the
+// account's active webhooks for owner until now()+claim, at most
+// perWebhook in flight per webhook (counting the unexpired claims of every
+// process), skipping rows another process is claiming (FOR UPDATE SKIP
+// LOCKED: one account's rows, a single-shard statement on Citus). A claim
+// that expires (its process died) makes the row due again.
+//
+// Per webhook, one record's notifications go in the order of their
+// changes: a notification is claimed only when no pending notification of
+// the same webhook and reference record has an earlier change, whether
+// that one is in flight or waiting for its retry (it holds the later
+// ones until it is delivered or given up). Notifications of one change
+// (several events of one update) may go together.
+//
+// The account's webhooks are walked from a random point (start) so that
+// no endpoint is always served first.
+func (db *DB) ClaimWebhookDeliveries(ctx context.Context, accountID, owner string, limit, perWebhook int, claim time.Duration, start string) ([]WebhookDelivery, error) {
+	rows, err := db.write(accountID).QueryContext(ctx, `
 WITH w AS (
-    (SELECT account_id, id FROM webhooks WHERE active AND id > $5::uuid ORDER BY id)
+    (SELECT account_id, id FROM webhooks WHERE account_id = $6 AND active AND id > $5::uuid ORDER BY id)
     UNION ALL
-    (SELECT account_id, id FROM webhooks WHERE active AND id <= $5::uuid ORDER BY id)
+    (SELECT account_id, id FROM webhooks WHERE account_id = $6 AND active AND id <= $5::uuid ORDER BY id)
 ), pick AS (
     SELECT n.account_id, n.id
     FROM w CROSS JOIN LATERAL (
         SELECT n.account_id, n.id FROM webhook_notifications n
-        WHERE n.account_id = w.account_id AND n.webhook_id = w.id
+        WHERE n.account_id = $6 AND n.webhook_id = w.id
           AND n.delivery_status = 'pending' AND n.next_attempt_at <= now()
           AND (n.claimed_until IS NULL OR n.claimed_until < now())
-        ORDER BY n.next_attempt_at
+          AND NOT EXISTS (SELECT 1 FROM webhook_notifications e
+              WHERE e.account_id = $6 AND e.webhook_id = n.webhook_id AND e.reference_id = n.reference_id
+                AND e.reference_type = n.reference_type AND e.delivery_status = 'pending'
+                AND e.change_id < n.change_id)
+        ORDER BY n.next_attempt_at, n.change_id
         LIMIT greatest(0, $3 - (SELECT count(*) FROM webhook_notifications b
-            WHERE b.account_id = w.account_id AND b.webhook_id = w.id
+            WHERE b.account_id = $6 AND b.webhook_id = w.id
               AND b.claimed_until IS NOT NULL AND b.claimed_until >= now()))
         FOR UPDATE OF n SKIP LOCKED
     ) n
@@ -56,10 +94,10 @@ WITH w AS (
 UPDATE webhook_notifications n
 SET claimed_by = $1, claimed_until = now() + make_interval(secs => $4)
 FROM pick, webhooks wh
-WHERE n.account_id = pick.account_id AND n.id = pick.id
-  AND wh.account_id = n.account_id AND wh.id = n.webhook_id
+WHERE n.account_id = $6 AND n.id = pick.id
+  AND wh.account_id = $6 AND wh.id = n.webhook_id
 RETURNING n.account_id, n.id, n.webhook_id, n.event, n.attempts, n.created_at, wh.url, wh.secret, wh.headers`,
-		owner, limit, perWebhook, claim.Seconds(), start)
+		owner, limit, perWebhook, claim.Seconds(), start, accountID)
 	if err != nil {
 		return nil, mapErr(err)
 	}

@@ -20,7 +20,8 @@ const (
 	webhookCols             = `w.id, w.account_id, w.url, w.active, w.events, w.headers, w.created_at, w.updated_at`
 	webhookReturning        = `id, account_id, url, active, events, headers, created_at, updated_at`
 	webhookNotificationCols = `n.id, n.account_id, n.webhook_id, n.event, n.reference_type, n.reference_id,
-	n.delivery_status, n.attempts, n.delivered_at, n.created_at`
+	n.delivery_status, n.attempts, n.delivered_at, n.created_at,
+	CASE WHEN n.reference_type = 'tracking_request' THEN n.payload END AS ref_state`
 )
 
 var webhookList = &listSpec{

@@ -248,6 +248,31 @@ func (r *mutationResolver) UpdateParty(ctx context.Context, id string, input mod
 	return r.Res.UpdateParty(ctx, who(ctx), resolve.UpdateParty{ID: id, Patch: input})
 }
 
+// CreateSyncDestination is the resolver for the createSyncDestination field.
+func (r *mutationResolver) CreateSyncDestination(ctx context.Context, input model.SyncDestinationInput) (*model.SyncDestination, error) {
+	return r.Res.CreateSyncDestination(ctx, who(ctx), input)
+}
+
+// PauseSyncDestination is the resolver for the pauseSyncDestination field.
+func (r *mutationResolver) PauseSyncDestination(ctx context.Context, id string) (*model.SyncDestination, error) {
+	return r.Res.ActOnSyncDestination(ctx, who(ctx), id, resolve.SyncPause)
+}
+
+// ResumeSyncDestination is the resolver for the resumeSyncDestination field.
+func (r *mutationResolver) ResumeSyncDestination(ctx context.Context, id string) (*model.SyncDestination, error) {
+	return r.Res.ActOnSyncDestination(ctx, who(ctx), id, resolve.SyncResume)
+}
+
+// ResyncSyncDestination is the resolver for the resyncSyncDestination field.
+func (r *mutationResolver) ResyncSyncDestination(ctx context.Context, id string) (*model.SyncDestination, error) {
+	return r.Res.ActOnSyncDestination(ctx, who(ctx), id, resolve.SyncResync)
+}
+
+// DeleteSyncDestination is the resolver for the deleteSyncDestination field.
+func (r *mutationResolver) DeleteSyncDestination(ctx context.Context, id string) (string, error) {
+	return id, r.Res.DeleteSyncDestination(ctx, who(ctx), id)
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *partyConnectionResolver) TotalCount(ctx context.Context, obj *model.PartyConnection) (int, error) {
 	return r.totalCount(ctx)
@@ -507,6 +532,16 @@ func (r *queryResolver) ContainerRoute(ctx context.Context, id string) (*model.R
 // ContainerMap is the resolver for the containerMap field.
 func (r *queryResolver) ContainerMap(ctx context.Context, id string) (model.JSON, error) {
 	return r.containerMap(ctx, id)
+}
+
+// SyncDestinations is the resolver for the syncDestinations field.
+func (r *queryResolver) SyncDestinations(ctx context.Context) ([]*model.SyncDestination, error) {
+	return r.Res.SyncDestinations(ctx, who(ctx))
+}
+
+// SyncDestination is the resolver for the syncDestination field.
+func (r *queryResolver) SyncDestination(ctx context.Context, id string) (*model.SyncDestination, error) {
+	return orNull(r.Res.SyncDestination(ctx, who(ctx), id))
 }
 
 // RefNumbers is the resolver for the refNumbers field.

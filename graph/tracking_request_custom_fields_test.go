@@ -244,3 +244,40 @@ func TestTrackingRequestCustomFieldsStatements(t *testing.T) {
 		t.Errorf("TrackingRequest.customFields costs %v statements by page size; want the same few at any size", counts)
 	}
 }
+
+// TestCreateTrackingRequestInitialCustomFields: createTrackingRequest's
+// initialCustomFields is checked as /v2's initial_custom_fields is: a
+// good one is staged on the request; an unknown slug and a value its data
+// type refuses are BAD_USER_INPUT naming the member in extensions.field.
+func TestCreateTrackingRequestInitialCustomFields(t *testing.T) {
+	t.Parallel()
+	e := newWriteEnv(t)
+	k := e.Key(t, acmeMember)
+	const create = `mutation($i: TrackingRequestInput!) { createTrackingRequest(input: $i) { id } }`
+	input := func(number string, initial any) testkit.Vars {
+		return testkit.Vars{"i": map[string]any{"requestType": "bill_of_lading", "requestNumber": number, "scac": "MSCU",
+			"initialCustomFields": initial}}
+	}
+	var c struct{ CreateTrackingRequest struct{ ID string } }
+	e.Must(t, k, create, input("MEDUGQ100001", map[string]any{
+		"shipment":   []any{map[string]any{"apiSlug": "customer_po", "value": "PO-9"}},
+		"containers": []any{map[string]any{"apiSlug": "yard_slot", "value": "C-3", "number": "MSCU1234566"}},
+	}), &c)
+	var n int
+	e.SQL(t, &n, `SELECT jsonb_array_length(initial_custom_fields) FROM tracking_requests WHERE id = $1`, c.CreateTrackingRequest.ID)
+	if n != 2 {
+		t.Errorf("%d values staged, want 2", n)
+	}
+	for i, m := range []struct {
+		initial any
+		field   string
+	}{
+		{map[string]any{"shipment": []any{map[string]any{"apiSlug": "no_such", "value": "x"}}}, "initial_custom_fields/shipment/0/api_slug"},
+		{map[string]any{"containers": []any{map[string]any{"apiSlug": "chassis_provider", "value": "nope"}}}, "initial_custom_fields/containers/0/value"},
+	} {
+		res := e.Do(t, k, create, input(fmt.Sprintf("MEDUGQ2%05d", i), m.initial))
+		if !testkit.CodesEqual(res.Codes(), "BAD_USER_INPUT") || len(res.Errors) != 1 || res.Errors[0].Extensions["field"] != m.field {
+			t.Errorf("%v: %s, want BAD_USER_INPUT at %s", m.initial, res, m.field)
+		}
+	}
+}

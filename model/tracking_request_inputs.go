@@ -59,6 +59,35 @@ type TrackingRequestInput struct {
 	// AutoDetectScac (/v2's auto_detect_vocc_scac): with no Scac, take the
 	// shipping line infer_number selects for the number.
 	AutoDetectScac bool `json:"autoDetectVoccScac"`
+	// InitialCustomFields (/v2's initial_custom_fields): values for the
+	// shipment and containers the request's poll creates.
+	InitialCustomFields *InitialCustomFieldsInput `json:"initialCustomFields"`
+}
+
+// InitialCustomFieldsInput are custom field values staged on a tracking
+// request: Shipment's for the shipment it finds, Containers' for its
+// containers.
+type InitialCustomFieldsInput struct {
+	Shipment   []*InitialCustomFieldInput `json:"shipment"`
+	Containers []*InitialCustomFieldInput `json:"containers"`
+}
+
+// InitialCustomFieldInput is one staged value: the definition's api_slug,
+// the value, and for a container value the container's number (empty:
+// every container of the shipment).
+type InitialCustomFieldInput struct {
+	APISlug string  `json:"apiSlug"`
+	Value   JSON    `json:"value"`
+	Number  *string `json:"number"`
+}
+
+// StagedCustomField is an InitialCustomFieldInput checked against the
+// account's definitions, as the request stores it.
+type StagedCustomField struct {
+	DefinitionID string `json:"definition_id"`
+	Entity       string `json:"entity"` // shipment or container
+	Value        JSON   `json:"value"`
+	Number       string `json:"number,omitempty"`
 }
 
 // TrackingRequestPatch changes a tracking request; an omitted member is

@@ -43,6 +43,9 @@ type TrackingRequest struct {
 	CustomerID   *string    `db:"customer_id"` // a party (migration 00019)
 	LastPolledAt *time.Time `db:"last_polled_at"`
 	NextPollAt   *time.Time `db:"next_poll_at"`
+	// Staged: the create's initial custom field values, checked; written
+	// with the request, never read back into the record.
+	Staged []StagedCustomField `db:"-"`
 
 	Rel TrackingRequestRel `db:"-"`
 }

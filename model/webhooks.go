@@ -142,6 +142,11 @@ type WebhookNotification struct {
 	Attempts       int                   `db:"attempts"`
 	DeliveredAt    *time.Time            `db:"delivered_at"`
 	CreatedAt      time.Time             `db:"created_at" jsonapi:"created_at"`
+	// RefState is what a tracking request event froze of its request
+	// (its status, and failed_reason when the event's update changed it):
+	// the reference object renders these as they were at the event. Nil
+	// for other events.
+	RefState JSON `db:"ref_state"`
 
 	Rel WebhookNotificationRel `db:"-"`
 }

@@ -33,6 +33,9 @@ type Resolver struct {
 	// DocumentJobs is the document processing (document_processing.go);
 	// nil: documents are not processed.
 	DocumentJobs DocumentJobs
+	// DataSync is the data sync (datasync.go); nil: destinations are
+	// refused as unavailable.
+	DataSync DataSync
 
 	// Shared, when set (REDIS_URL), counts per-key limits over every
 	// instance: the test deliveries' (webhook_trigger.go).
@@ -55,6 +58,7 @@ type Deps struct {
 	Tracking     Tracker
 	DocumentJobs DocumentJobs
 	Shared       *sharedlimit.Limits
+	DataSync     DataSync
 }
 
 // New returns the resolver layer over store with its dependencies (the
@@ -64,7 +68,7 @@ func New(store *db.DB, d Deps) *Resolver {
 		d.Loaders = load.DefaultLoaderConfig
 	}
 	return &Resolver{DB: store, Loaders: d.Loaders, Files: d.Files, WebhookConfig: d.Webhooks, Tracking: d.Tracking,
-		DocumentJobs: d.DocumentJobs, Shared: d.Shared}
+		DocumentJobs: d.DocumentJobs, Shared: d.Shared, DataSync: d.DataSync}
 }
 
 // Load attaches to rows the relationships plan names (load.Load): what a

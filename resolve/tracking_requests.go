@@ -3,6 +3,7 @@ package resolve
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -126,6 +127,9 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal
 	if err := checkCustomer(ctx, l, t.CustomerID); err != nil {
 		return nil, err
 	}
+	if t.Staged, err = r.stageCustomFields(ctx, l, p.AccountID, in.InitialCustomFields); err != nil {
+		return nil, err
+	}
 	// Poll at once: the first poll is inserted in the transaction that
 	// inserts the request (without an engine, the schedule picks every
 	// due request up).
@@ -144,6 +148,71 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal
 	}
 	l.TrackingRequestByID.Prime(t.ID, t)
 	return t, nil
+}
+
+// stageCustomFields checks a create's initial custom field values (the
+// public API's initial_custom_fields) against the account's definitions as
+// a value write would, and returns them as the request stores them, by
+// definition id, for its first successful poll to write on the shipment
+// and containers (db.ApplyTrackingPoll). A slug with no definition of the
+// entity type, a missing or wrong value, a shipment value with a number and
+// one definition given twice for the same target are 422s pointing at the
+// member (initial_custom_fields/containers/1/value).
+func (r *Resolver) stageCustomFields(ctx context.Context, l *load.Loaders, accountID string, in *model.InitialCustomFieldsInput) ([]model.StagedCustomField, error) {
+	if in == nil {
+		return nil, nil
+	}
+	var out []model.StagedCustomField
+	for _, part := range []struct {
+		member, entity string
+		kind           model.CustomFieldEntityType
+		items          []*model.InitialCustomFieldInput
+	}{
+		{"shipment", "shipment", "Shipment", in.Shipment},
+		{"containers", "container", "Container", in.Containers},
+	} {
+		seen := map[string]bool{}
+		for i, it := range part.items {
+			at := fmt.Sprintf("initial_custom_fields/%s/%d", part.member, i)
+			if it == nil {
+				return nil, invalidField(at, "each initial custom field is an object with api_slug and value")
+			}
+			slug := strings.TrimSpace(it.APISlug)
+			if slug == "" {
+				return nil, invalidField(at+"/api_slug", "api_slug can't be blank")
+			}
+			def, err := r.definitionBySlug(ctx, accountID, part.kind, slug)
+			if model.ErrorCode(err) == model.ENOTFOUND {
+				return nil, invalidField(at+"/api_slug", "No %s custom field definition of the account has the api_slug '%s'", part.kind, slug)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if it.Value == nil || string(it.Value) == "null" {
+				return nil, invalidField(at+"/value", "value can't be blank")
+			}
+			v, err := normalizeValue(ctx, l, def, it.Value)
+			if err != nil {
+				if e, ok := model.AsError(err); ok && e.Code == model.EINVALID {
+					return nil, invalidField(at+"/value", "%s", e.Message)
+				}
+				return nil, err
+			}
+			number := ""
+			if it.Number != nil {
+				number = model.NormalizeTrackingNumber(*it.Number)
+			}
+			if part.entity == "shipment" && number != "" {
+				return nil, invalidField(at+"/number", "a shipment's value names no container number")
+			}
+			if seen[def.ID+"/"+number] {
+				return nil, invalidField(at+"/api_slug", "'%s' is given twice for the same %s", slug, part.entity)
+			}
+			seen[def.ID+"/"+number] = true
+			out = append(out, model.StagedCustomField{DefinitionID: def.ID, Entity: part.entity, Value: v, Number: number})
+		}
+	}
+	return out, nil
 }
 
 // detectScac is auto_detect_vocc_scac: the shipping line infer_number

@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -185,9 +186,74 @@ func trackingRequestInput(attrs attributes) (in model.TrackingRequestInput, err 
 		return in, err
 	}
 	if _, ok := attrs["tags"]; ok {
-		in.Tags, _, err = attrs.stringList("tags")
+		if in.Tags, _, err = attrs.stringList("tags"); err != nil {
+			return in, err
+		}
 	}
+	in.InitialCustomFields, err = initialCustomFields(attrs["initial_custom_fields"])
 	return in, err
+}
+
+// initialCustomFields reads initial_custom_fields, the OpenAPI document's
+// {"shipment": [{api_slug, value}], "containers": [{api_slug, value,
+// number?}]}: its shape only (the resolver layer checks the slugs and
+// values). Absent or null: none.
+func initialCustomFields(raw json.RawMessage) (*model.InitialCustomFieldsInput, error) {
+	const name = "initial_custom_fields"
+	if raw == nil || isNull(raw) {
+		return nil, nil
+	}
+	var parts map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, attrError(name, "initial_custom_fields must be an object with shipment and containers lists")
+	}
+	out := &model.InitialCustomFieldsInput{}
+	for _, member := range slices.Sorted(maps.Keys(parts)) {
+		var list *[]*model.InitialCustomFieldInput
+		switch member {
+		case "shipment":
+			list = &out.Shipment
+		case "containers":
+			list = &out.Containers
+		default:
+			return nil, attrError(name+"/"+member, "initial_custom_fields takes shipment and containers, not %s", member)
+		}
+		if isNull(parts[member]) {
+			continue
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(parts[member], &items); err != nil {
+			return nil, attrError(name+"/"+member, "%s must be a list of {api_slug, value} objects", member)
+		}
+		for i, item := range items {
+			at := fmt.Sprintf("%s/%s/%d", name, member, i)
+			var f map[string]json.RawMessage
+			if err := json.Unmarshal(item, &f); err != nil || f == nil {
+				return nil, attrError(at, "each initial custom field is an object with api_slug and value")
+			}
+			it := &model.InitialCustomFieldInput{Value: model.JSON(f["value"])}
+			for _, k := range slices.Sorted(maps.Keys(f)) {
+				var s *string
+				switch k {
+				case "value":
+					continue
+				case "api_slug", "number":
+					if err := json.Unmarshal(f[k], &s); err != nil {
+						return nil, attrError(at+"/"+k, "%s must be a string", k)
+					}
+				default:
+					return nil, attrError(at+"/"+k, "an initial custom field has api_slug, value and (for containers) number, not %s", k)
+				}
+				if k == "number" {
+					it.Number = s
+				} else if s != nil {
+					it.APISlug = *s
+				}
+			}
+			*list = append(*list, it)
+		}
+	}
+	return out, nil
 }
 
 // trackingRequestPatch reads ref_number (one), ref_numbers and tags: lists

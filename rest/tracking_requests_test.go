@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -406,6 +407,92 @@ func TestTrackingRequestAutoDetectScac(t *testing.T) {
 	} {
 		r := post(c.attrs)
 		wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/data/attributes/"+c.member)
+		validate(t, "post-tracking-requests-422", r.body)
+	}
+}
+
+// TestTrackingRequestInitialCustomFields: initial_custom_fields (the
+// OpenAPI document's shape) is checked at the create against the account's
+// definitions and stored on the request by definition id; an unknown slug,
+// a slug of the other entity type, a value its data type refuses, a
+// missing value and a malformed shape are 422s pointing at the member.
+func TestTrackingRequestInitialCustomFields(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	post := func(number string, initial any) *response {
+		t.Helper()
+		return e.do("acme/member", "POST", "/v2/tracking_requests", trackingBody(map[string]any{
+			"request_type": "bill_of_lading", "request_number": number, "scac": "MSCU", "initial_custom_fields": initial}))
+	}
+	r := post("MEDUIC100001", map[string]any{
+		"shipment": []any{map[string]any{"api_slug": "customer_po", "value": "PO-1"}, map[string]any{"api_slug": "priority_level", "value": "high"}},
+		"containers": []any{
+			map[string]any{"api_slug": "yard_slot", "value": "A-1", "number": "mscu1234566"},
+			map[string]any{"api_slug": "yard_slot", "value": "B-all", "number": ""},
+			map[string]any{"api_slug": "chassis_provider", "value": "dcli"},
+		},
+	})
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d\n%s", r.status, r.body)
+	}
+	validate(t, "post-tracking-requests-201", r.body)
+	id := obj(r.json(t), "data")["id"].(string)
+	var stored []struct {
+		DefinitionID string          `json:"definition_id"`
+		Entity       string          `json:"entity"`
+		Value        json.RawMessage `json:"value"`
+		Number       string          `json:"number"`
+	}
+	var raw []byte
+	if err := e.store.SQL().QueryRow(`SELECT initial_custom_fields FROM tracking_requests WHERE id = $1`, id).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &stored); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	var got []string
+	for _, s := range stored {
+		var slug string
+		if err := e.store.SQL().QueryRow(`SELECT api_slug FROM custom_field_definitions WHERE id = $1`, s.DefinitionID).Scan(&slug); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %s=%s %s", s.Entity, slug, s.Value, s.Number))
+	}
+	want := []string{`shipment customer_po="PO-1" `, `shipment priority_level="high" `, `container yard_slot="A-1" MSCU1234566`,
+		`container yard_slot="B-all" `, `container chassis_provider="dcli" `}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("stored %q, want %q", got, want)
+	}
+	// Without initial_custom_fields nothing is staged.
+	r = post("MEDUIC100002", nil)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create without: %d\n%s", r.status, r.body)
+	}
+	if err := e.store.SQL().QueryRow(`SELECT initial_custom_fields FROM tracking_requests WHERE id = $1`,
+		obj(r.json(t), "data")["id"]).Scan(&raw); err != nil || raw != nil {
+		t.Errorf("staged without initial_custom_fields: %s %v", raw, err)
+	}
+
+	for i, c := range []struct {
+		initial any
+		pointer string
+	}{
+		{map[string]any{"shipment": []any{map[string]any{"api_slug": "no_such_field", "value": "x"}}}, "initial_custom_fields/shipment/0/api_slug"},
+		// A container definition named for the shipment.
+		{map[string]any{"shipment": []any{map[string]any{"api_slug": "yard_slot", "value": "x"}}}, "initial_custom_fields/shipment/0/api_slug"},
+		{map[string]any{"containers": []any{map[string]any{"api_slug": "yard_slot", "value": "x"}, map[string]any{"api_slug": "chassis_provider", "value": "nope"}}}, "initial_custom_fields/containers/1/value"},
+		{map[string]any{"shipment": []any{map[string]any{"api_slug": "declared_value_usd", "value": "lots"}}}, "initial_custom_fields/shipment/0/value"},
+		{map[string]any{"shipment": []any{map[string]any{"api_slug": "customer_po"}}}, "initial_custom_fields/shipment/0/value"},
+		{map[string]any{"shipment": []any{map[string]any{"api_slug": "customer_po", "value": "x", "number": "MSCU1234566"}}}, "initial_custom_fields/shipment/0/number"},
+		{map[string]any{"shipment": []any{map[string]any{"api_slug": "customer_po", "value": "x"}, map[string]any{"api_slug": "customer_po", "value": "y"}}}, "initial_custom_fields/shipment/1/api_slug"},
+		{map[string]any{"shipment": "customer_po"}, "initial_custom_fields/shipment"},
+		{map[string]any{"shipments": []any{}}, "initial_custom_fields/shipments"},
+		{map[string]any{"containers": []any{"x"}}, "initial_custom_fields/containers/0"},
+		{map[string]any{"containers": []any{map[string]any{"api_slug": 5, "value": "x"}}}, "initial_custom_fields/containers/0/api_slug"},
+		{[]any{}, "initial_custom_fields"},
+	} {
+		r := post(fmt.Sprintf("MEDUIC2%05d", i), c.initial)
+		wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/data/attributes/"+c.pointer)
 		validate(t, "post-tracking-requests-422", r.body)
 	}
 }

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"shipgraph/model"
@@ -54,5 +55,49 @@ func NotificationPayload(ctx context.Context, res *resolve.Resolver, cfg Config,
 	if err != nil {
 		return nil, err
 	}
+	asOfEvent(b.included, n)
 	return b.document(data[0], &Links{Self: data[0].Links.Self}, nil).appendJSON(nil)
+}
+
+// asOfEvent gives the tracking request a tracking_request.* notification
+// is about the attributes its event froze (model.WebhookNotification's
+// RefState): the request is read when the payload is rendered, maybe
+// after later transitions (a request that succeeded and stopped in one
+// poll is tracking_stopped by then, and its succeeded notification must
+// still say created).
+func asOfEvent(included []*Resource, n *model.WebhookNotification) {
+	if len(n.RefState) == 0 {
+		return
+	}
+	key := n.EventKey(model.TrackingRequestType)
+	if key == nil {
+		return
+	}
+	var state map[string]json.RawMessage
+	if err := json.Unmarshal(n.RefState, &state); err != nil {
+		return
+	}
+	for _, r := range included {
+		if r.Type != model.TrackingRequestType || r.ID != *key {
+			continue
+		}
+		a, ok := r.Attributes.(trackingRequestAttributes)
+		if !ok {
+			return
+		}
+		if v, ok := state["status"]; ok {
+			var st string
+			if json.Unmarshal(v, &st) == nil && st != "" {
+				a.Status = model.TrackingRequestStatus(st)
+			}
+		}
+		if v, ok := state["failed_reason"]; ok {
+			var fr *string
+			if json.Unmarshal(v, &fr) == nil {
+				a.FailedReason = fr
+			}
+		}
+		r.Attributes = a
+		return
+	}
 }

@@ -70,6 +70,9 @@ wal_level = logical
 max_replication_slots = 40
 max_wal_senders = 40
 citus.shard_count = $CITUS_SHARD_COUNT
+# Triggers on distributed tables (db.Distribute sets it per database too;
+# the test kit's clones of a template do not inherit that).
+citus.enable_unsafe_triggers = on
 citus.max_adaptive_executor_pool_size = 4
 log_min_messages = warning
 log_line_prefix = '%m [%p] %d '

@@ -58,20 +58,34 @@ if [ -z "${CARRIERS:-}" ]; then
   echo "  e.g. (a voyage at sea) curl -s -H \"Authorization: Token ${key:-<key>}\" -H 'Content-Type: application/json' http://${ADDR:-127.0.0.1:8080}/v2/tracking_requests \\"
   echo "         -d '{\"data\":{\"type\":\"tracking_request\",\"attributes\":{\"request_type\":\"${at_sea_type:-bill_of_lading}\",\"request_number\":\"${at_sea_number:-<number>}\",\"scac\":\"${at_sea_scac:-<scac>}\"}}}'"
 fi
-stop_sim() { [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null; wait 2>/dev/null || true; }
+stop_sim() { if [ -n "$sim_pid" ]; then kill "$sim_pid" 2>/dev/null || true; fi; wait 2>/dev/null || true; }
 trap stop_sim EXIT
+serve=("$BIN" serve --playground-api-key "$key" --demo-activity "${DEMO_ACTIVITY:-4s}")
+status=0
+if [ -t 0 ]; then
+  # Ctrl-C: the terminal signals its foreground process group. With job
+  # control, serve runs as the foreground job in a group of its own, so
+  # the signal reaches serve alone: it shuts down and this script (and
+  # make, which would otherwise die of the signal itself and report it)
+  # ends normally. The simulator, a background job, is stopped on exit.
+  set -m
+  "${serve[@]}" || status=$?
+  # serve ends with the signal's status when the signal came before its
+  # handler was in place.
+  if [ "$status" -eq 130 ]; then status=0; fi
+  exit "$status"
+fi
+# Without a terminal (a supervisor, a pipe): a SIGINT or SIGTERM sent to
+# the script is passed on to serve, whose clean end is a success.
 stopped=""
-trap 'stopped=1; kill -INT "$serve_pid" 2>/dev/null' INT
-trap 'stopped=1; kill -TERM "$serve_pid" 2>/dev/null' TERM
-"$BIN" serve --playground-api-key "$key" --demo-activity "${DEMO_ACTIVITY:-4s}" &
+trap 'stopped=1; kill -INT "$serve_pid" 2>/dev/null || true' INT
+trap 'stopped=1; kill -TERM "$serve_pid" 2>/dev/null || true' TERM
+"${serve[@]}" &
 serve_pid=$!
 # wait returns early when a trapped signal arrives: wait until serve ended,
 # then take its own status (bash keeps it for a second wait).
 while kill -0 "$serve_pid" 2>/dev/null; do wait "$serve_pid" || true; done
-status=0
 wait "$serve_pid" || status=$?
-# Ctrl-C is how the demo ends: serve shut down cleanly (or by the signal
-# itself), so make reports no error.
 if [ -n "$stopped" ] && { [ "$status" -eq 0 ] || [ "$status" -eq 130 ] || [ "$status" -eq 143 ]; }; then
   status=0
 fi

@@ -156,15 +156,21 @@ func TestDeadEndpointDoesNotDelayLive(t *testing.T) {
 	e := newEnv(t)
 	dead, live := newReceiver(t), newReceiver(t)
 	dead.hang.Store(true)
-	c1, _ := e.containerOf(t, e.acme, 0)
+	// Three containers: one record's notifications go one at a time, so
+	// the dead endpoint's bound is reached by two records' first ones.
+	var containers []string
+	for i := range 3 {
+		c, _ := e.containerOf(t, e.acme, i)
+		containers = append(containers, c)
+	}
 	e.webhook(t, e.acme, dead.URL, webhook.EventContainerUpdated)
 	liveHook := e.webhook(t, e.acme, live.URL, webhook.EventContainerUpdated)
 	abort, kill := context.WithCancel(context.Background())
 	defer kill() // the dead endpoint's deliveries: no need to wait for their timeout
 	e.start(t, e.Store, webhook.Config{Workers: 4, PerWebhook: 2, Timeout: 30 * time.Second, Abort: abort})
 	const n = 30
-	for range n {
-		e.toggle(t, c1)
+	for i := range n {
+		e.toggle(t, containers[i%len(containers)])
 	}
 	testkit.WaitFor(t, 20*time.Second, "every live delivery", func() bool {
 		return e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'succeeded'`, liveHook) == n

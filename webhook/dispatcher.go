@@ -121,6 +121,12 @@ type Dispatcher struct {
 	cfg    Config
 	client *http.Client
 	wake   chan struct{}
+
+	// due are the accounts with due work Run last found, and when (read
+	// and written by Run's goroutine only): claims go through them until
+	// they are drained or dueFresh has passed, or a wake-up came.
+	due   []string
+	dueAt time.Time
 }
 
 // NewDispatcher returns a dispatcher over store; Run starts it.
@@ -171,8 +177,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	for {
 		more := false
 		if free := d.cfg.Workers - inflight; free > 0 && ctx.Err() == nil {
-			claim := d.cfg.Timeout + d.cfg.ClaimMargin
-			ds, err := d.store.ClaimWebhookDeliveries(ctx, d.cfg.Owner, free, d.cfg.PerWebhook, claim, randomUUID())
+			ds, err := d.claim(ctx, free)
 			if err != nil && ctx.Err() == nil {
 				d.cfg.Logger.Warn("webhook claim failed", "err", err)
 			}
@@ -207,9 +212,56 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		case <-done:
 			inflight--
 		case <-d.wake:
+			d.dueAt = time.Time{} // new work: look for its accounts
 		case <-poll.C:
+			d.dueAt = time.Time{}
 		}
 	}
+}
+
+// dueAccounts is how many accounts with due work one look finds.
+const dueAccounts = 100
+
+// dueFresh is how long the accounts found are claimed from before they are
+// looked for again (a busy dispatcher claims after every delivery: it
+// would otherwise read every due row's account each time).
+const dueFresh = 250 * time.Millisecond
+
+// claim claims up to free due notifications: it finds the accounts with
+// due work (no locks), then claims one account's at a time, so every
+// locking statement names one account (a single shard on Citus). An
+// account that gave fewer than asked is drained for now and dropped from
+// the accounts found. What it claimed before an error is returned with it
+// (to be delivered).
+func (d *Dispatcher) claim(ctx context.Context, free int) ([]db.WebhookDelivery, error) {
+	if len(d.due) == 0 || time.Since(d.dueAt) > dueFresh {
+		accounts, err := d.store.WebhookDueAccounts(ctx, dueAccounts, randomUUID())
+		if err != nil {
+			return nil, err
+		}
+		d.due, d.dueAt = accounts, time.Now()
+	}
+	claim := d.cfg.Timeout + d.cfg.ClaimMargin
+	var out []db.WebhookDelivery
+	keep := d.due[:0]
+	for i, a := range d.due {
+		want := free - len(out)
+		if want <= 0 {
+			keep = append(keep, d.due[i:]...)
+			break
+		}
+		ds, err := d.store.ClaimWebhookDeliveries(ctx, a, d.cfg.Owner, want, d.cfg.PerWebhook, claim, randomUUID())
+		if err != nil {
+			d.due = nil
+			return out, err
+		}
+		out = append(out, ds...)
+		if len(ds) == want {
+			keep = append(keep, a) // it may have more
+		}
+	}
+	d.due = keep
+	return out, nil
 }
 
 // forbiddenHeaders may not be set by a webhook's custom headers (the

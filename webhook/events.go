@@ -106,9 +106,10 @@ var documentEvents = map[string]string{
 //     "location_locode", "voyage_number", "data_source": "shipping_line",
 //     "created_at"};
 //   - tracking_request (tracking_request.succeeded, .failed,
-//     .awaiting_manifest, .tracking_stopped): {}: the reference object is
+//     .awaiting_manifest, .tracking_stopped): {"status", and
+//     "failed_reason" when the update changed it}: the reference object is
 //     the tracking request record, read when the notification is rendered
-//     (model.TrackingRequest), not frozen.
+//     (model.TrackingRequest), with these attributes as of the event.
 //
 // timestamp and created_at are when the change was logged (its commit,
 // to the log's precision).
@@ -195,7 +196,7 @@ func Derive(c *Change) []Event {
 		if c.Op == "UPDATE" && changed(c, "status") {
 			to, _ := c.New["status"].(string)
 			if ev, ok := trackingEvents[to]; ok {
-				return []Event{{Name: ev, ReferenceType: "tracking_request", ReferenceID: c.RecordID, Payload: noPayload}}
+				return []Event{{Name: ev, ReferenceType: "tracking_request", ReferenceID: c.RecordID, Payload: trackingPayload(c, to)}}
 			}
 		}
 	}
@@ -243,8 +244,23 @@ func deriveTransportEvent(c *Change) []Event {
 	return []Event{{Name: name, ReferenceType: "transport_event", ReferenceID: c.RecordID, Payload: b}}
 }
 
+// trackingPayload is what a tracking request event freezes of its
+// request: the status it moved to and, when the same update changed it,
+// its failed_reason. The reference object is the request record read when
+// the notification is rendered, with these as they were at the event (a
+// request that succeeds and stops in one poll says created in its
+// succeeded notification, not tracking_stopped).
+func trackingPayload(c *Change, status string) json.RawMessage {
+	state := map[string]any{"status": status}
+	if r, ok := c.New["failed_reason"]; ok && changed(c, "failed_reason") {
+		state["failed_reason"] = r
+	}
+	b, _ := json.Marshal(state)
+	return b
+}
+
 // noPayload is the frozen attributes of a reference object read when it is
-// rendered (a tracking request): none.
+// rendered (a document): none.
 var noPayload = json.RawMessage(`{}`)
 
 type pair struct{ col, attr string }

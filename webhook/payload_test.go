@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"shipgraph/model"
 	"shipgraph/resolve"
 	"shipgraph/rest"
 	"shipgraph/webhook"
@@ -84,5 +85,73 @@ func TestPayloadIsTheV2Document(t *testing.T) {
 		default:
 			t.Errorf("unexpected event %q: %s", attrs.Event, d.body)
 		}
+	}
+}
+
+// TestTrackingPayloadAsOfEvent: a tracking request that succeeds and stops
+// in one transaction is tracking_stopped when its notifications are
+// rendered; the /v2 body of each still shows the request as of its event
+// (succeeded: created; tracking_stopped: tracking_stopped).
+func TestTrackingPayloadAsOfEvent(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventTrackingSucceeded, webhook.EventTrackingStopped)
+	req := &model.TrackingRequest{RequestType: "bill_of_lading", RequestNumber: "MEDUASOF1", Scac: "MSCU"}
+	if err := e.Store.CreateTrackingRequest(ctx, e.acme, req, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := e.Store.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{"created", "tracking_stopped"} {
+		if _, err := tx.ExecContext(ctx, `UPDATE tracking_requests SET status = $3 WHERE account_id = $1 AND id = $2`, e.acme, req.ID, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, webhook.NewFanOut(e.Store, e.config(webhook.Config{}), nil))
+	res := resolve.New(e.Store, resolve.Deps{})
+	rows, err := e.Store.SQL().QueryContext(ctx, `SELECT id, event FROM webhook_notifications WHERE account_id = $1 AND reference_id = $2
+		ORDER BY change_id`, e.acme, req.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var id, event string
+		if err := rows.Scan(&id, &event); err != nil {
+			t.Fatal(err)
+		}
+		body, err := rest.NotificationPayload(ctx, res, rest.Config{}, e.acme, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Included []struct {
+				Type       string `json:"type"`
+				ID         string `json:"id"`
+				Attributes struct {
+					Status string `json:"status"`
+				} `json:"attributes"`
+			} `json:"included"`
+		}
+		if err := json.Unmarshal(body, &doc); err != nil {
+			t.Fatal(err)
+		}
+		status := "(not included)"
+		for _, inc := range doc.Included {
+			if inc.Type == model.TrackingRequestType && inc.ID == req.ID {
+				status = inc.Attributes.Status
+			}
+		}
+		got = append(got, event+" "+status)
+	}
+	want := []string{webhook.EventTrackingSucceeded + " created", webhook.EventTrackingStopped + " tracking_stopped"}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("rendered %q, want %q", got, want)
 	}
 }

@@ -239,6 +239,15 @@ func stopRules(tx *db.TrackingTx, live, tracked []*applied) error {
 		}
 		shipments = append(shipments, p.shipment)
 	}
+	var staged []db.RequestShipment
+	for _, p := range tracked {
+		if p.Status == "created" && p.prior.Status != "created" && p.prior.Staged {
+			staged = append(staged, db.RequestShipment{RequestID: p.RequestID, ShipmentID: p.shipment})
+		}
+	}
+	if err := tx.ApplyInitialCustomFields(staged); err != nil {
+		return err
+	}
 	facts, err := tx.MarkCreated(created, shipments)
 	if err != nil {
 		return err

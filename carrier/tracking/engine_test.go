@@ -13,13 +13,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lib/pq"
 	"github.com/riverqueue/river/rivertype"
 
 	"shipgraph/carrier/sim"
 	"shipgraph/carrier/tracking"
 	"shipgraph/db"
 	"shipgraph/jobs"
+	"shipgraph/testkit"
 	"shipgraph/testkit/pg"
+	"shipgraph/webhook"
 )
 
 // env is one test's database, simulator and engines.
@@ -416,13 +419,14 @@ func TestETAMovesThenTrackingStops(t *testing.T) {
 // TestEndedVoyageSucceedsThenStops: a request for a voyage that ended
 // long ago (every container back empty) is created, then stopped, in the
 // poll that first finds it: the change log holds both transitions, in
-// that order, so webhook receivers hear tracking_request.succeeded before
-// .tracking_stopped.
+// that order, and webhook receivers hear tracking_request.succeeded (its
+// request as of that event: created) before .tracking_stopped.
 func TestEndedVoyageSucceedsThenStops(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.advance(200 * 24 * time.Hour)
 	e.engine(e.config())
+	hook := newHookReceiver(t, e, webhook.EventTrackingSucceeded, webhook.EventTrackingStopped)
 	n := e.number("bill_of_lading", "tracked")
 	id := e.request(n.RequestType, n.RequestNumber, n.SCAC)
 	r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
@@ -435,4 +439,69 @@ func TestEndedVoyageSucceedsThenStops(t *testing.T) {
 	if strings.Join(got, ",") != "created,tracking_stopped" {
 		t.Errorf("status changes logged: %v, want created then tracking_stopped", got)
 	}
+	// Delivered in that order, each saying the request's status as of its
+	// event (succeeded: created, not already tracking_stopped).
+	delivered := hook.wait(t, 2)
+	if len(delivered) != 2 || delivered[0] != webhook.EventTrackingSucceeded+" created" ||
+		delivered[1] != webhook.EventTrackingStopped+" tracking_stopped" {
+		t.Errorf("delivered %q, want succeeded (created) then tracking_stopped", delivered)
+	}
+}
+
+// hookReceiver is a webhook of the account for events, delivered by a
+// fan-out and dispatcher of the webhook engine to a receiver on 127.0.0.1
+// that records "event status" of each delivery (status: the reference
+// object's, as the notification froze it).
+type hookReceiver struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func newHookReceiver(t *testing.T, e *env, events ...string) *hookReceiver {
+	t.Helper()
+	h := &hookReceiver{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var doc struct{ Event, Status string }
+		_ = json.NewDecoder(req.Body).Decode(&doc)
+		h.mu.Lock()
+		h.got = append(h.got, doc.Event+" "+doc.Status)
+		h.mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	if _, err := e.store.SQL().Exec(`INSERT INTO webhooks (account_id, url, events, secret) VALUES ($1, $2, $3, 'secret')`,
+		e.acct, srv.URL, pq.Array(events)); err != nil {
+		t.Fatal(err)
+	}
+	payload := func(ctx context.Context, account, id string) ([]byte, error) {
+		var event, status string
+		err := e.store.SQL().QueryRowContext(ctx, `SELECT event, coalesce(payload ->> 'status', '') FROM webhook_notifications
+			WHERE account_id = $1 AND id = $2`, account, id).Scan(&event, &status)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]string{"event": event, "status": status})
+	}
+	c := webhook.Config{Payload: payload, AllowPrivate: true, Poll: 50 * time.Millisecond, RetryBase: time.Millisecond}
+	d := webhook.NewDispatcher(e.store, c)
+	f := webhook.NewFanOut(e.store, c, d.Wake)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); d.Run(ctx) }()
+	go func() { defer wg.Done(); f.Run(ctx) }()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return h
+}
+
+// wait returns the deliveries once there are n of them (or fails).
+func (h *hookReceiver) wait(t *testing.T, n int) []string {
+	t.Helper()
+	var got []string
+	testkit.WaitFor(t, 30*time.Second, "webhook deliveries", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		got = append(got[:0], h.got...)
+		return len(got) >= n
+	})
+	return got
 }

@@ -109,14 +109,23 @@ func NewDB(tb testing.TB) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
+	// Each node (one on plain PostgreSQL; a Citus coordinator and its
+	// workers) clones its own copy of the template, all at once: they are
+	// separate servers.
 	cloneMu.Lock()
-	var err error
-	for _, n := range e.nodes() {
-		if _, err = n.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)+" TEMPLATE "+pq.QuoteIdentifier(e.tmpl)); err != nil {
-			break
-		}
+	nodes := e.nodes()
+	errs := make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = n.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)+" TEMPLATE "+pq.QuoteIdentifier(e.tmpl))
+		}()
 	}
+	wg.Wait()
 	cloneMu.Unlock()
+	err := errors.Join(errs...)
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

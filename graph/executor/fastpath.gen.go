@@ -30,12 +30,15 @@ func (ec *executionContext) fastUnmarshalers() map[reflect.Type]reflect.Value {
 		ec.unmarshalInputDocumentFilter,
 		ec.unmarshalInputDocumentOrder,
 		ec.unmarshalInputDocumentPatch,
+		ec.unmarshalInputInitialCustomFieldInput,
+		ec.unmarshalInputInitialCustomFieldsInput,
 		ec.unmarshalInputPageInput,
 		ec.unmarshalInputPartyInput,
 		ec.unmarshalInputPartyPatch,
 		ec.unmarshalInputShipmentFilter,
 		ec.unmarshalInputShipmentOrder,
 		ec.unmarshalInputShipmentPatch,
+		ec.unmarshalInputSyncDestinationInput,
 		ec.unmarshalInputTrackingRequestFilter,
 		ec.unmarshalInputTrackingRequestInput,
 		ec.unmarshalInputTrackingRequestOrder,
@@ -129,6 +132,10 @@ func (f *fastWriter) rootField(field graphql.CollectedField) bool {
 		return f.root_Query_containerRoute(field)
 	case "containerMap":
 		return f.root_Query_containerMap(field)
+	case "syncDestinations":
+		return f.root_Query_syncDestinations(field)
+	case "syncDestination":
+		return f.root_Query_syncDestination(field)
 	}
 	return false
 }
@@ -637,6 +644,34 @@ func (f *fastWriter) root_Query_containerMap(field graphql.CollectedField) bool 
 	return f.fwOJSON2shipgraphᚋmodelᚐJSON(field.Selections, v)
 }
 
+func (f *fastWriter) root_Query_syncDestinations(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_syncDestinations(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().SyncDestinations(ctx)
+	if err != nil {
+		return false
+	}
+	return f.fwNSyncDestination2ᚕᚖshipgraphᚋmodelᚐSyncDestinationᚄ(field.Selections, v)
+}
+
+func (f *fastWriter) root_Query_syncDestination(field graphql.CollectedField) bool {
+	ctx := graphql.WithRootFieldContext(f.ctx, &graphql.RootFieldContext{Object: field.Name, Field: field})
+	fc, err := f.ec.fieldContext_Query_syncDestination(ctx, field)
+	if err != nil {
+		return false
+	}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	v, err := f.ec.Resolvers.Query().SyncDestination(ctx, fc.Args["id"].(string))
+	if err != nil {
+		return false
+	}
+	return f.fwOSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(field.Selections, v)
+}
+
 func (f *fastWriter) fwNViewer2ᚖshipgraphᚋmodelᚐViewer(sel ast.SelectionSet, v *model.Viewer) bool {
 	if v == nil {
 		return false
@@ -941,6 +976,28 @@ func (f *fastWriter) fwOJSON2shipgraphᚋmodelᚐJSON(sel ast.SelectionSet, v mo
 	}
 	v.MarshalGQL(&f.w)
 	return true
+}
+
+func (f *fastWriter) fwNSyncDestination2ᚕᚖshipgraphᚋmodelᚐSyncDestinationᚄ(sel ast.SelectionSet, v []*model.SyncDestination) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
+func (f *fastWriter) fwOSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(sel ast.SelectionSet, v *model.SyncDestination) bool {
+	if v == nil {
+		f.null()
+		return true
+	}
+	return f.o_SyncDestination(sel, v)
 }
 
 func (f *fastWriter) o_Viewer(sel ast.SelectionSet, obj *model.Viewer) bool {
@@ -3205,6 +3262,77 @@ func (f *fastWriter) o_Route(sel ast.SelectionSet, obj *model.Route) bool {
 	return true
 }
 
+func (f *fastWriter) fwNSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(sel ast.SelectionSet, v *model.SyncDestination) bool {
+	if v == nil {
+		return false
+	}
+	return f.o_SyncDestination(sel, v)
+}
+
+func (f *fastWriter) o_SyncDestination(sel ast.SelectionSet, obj *model.SyncDestination) bool {
+	fields, ok := f.fields(sel, syncDestinationImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("SyncDestination")
+		case "id":
+			v := obj.ID
+			if !f.fwNID2string(field.Selections, v) {
+				return false
+			}
+		case "name":
+			v := obj.Name
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "kind":
+			v := obj.Kind
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "url":
+			v := obj.URL
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "tables":
+			v := obj.Tables
+			if !f.fwNString2ᚕstringᚄ(field.Selections, v) {
+				return false
+			}
+		case "paused":
+			v := obj.Paused
+			if !f.fwNBoolean2bool(field.Selections, v) {
+				return false
+			}
+		case "status":
+			v := obj.Status
+			if !f.fwNSyncTableStatus2ᚕshipgraphᚋmodelᚐSyncTableStatusᚄ(field.Selections, v) {
+				return false
+			}
+		case "createdAt":
+			v := obj.CreatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "updatedAt":
+			v := obj.UpdatedAt
+			if !f.fwNDateTime2timeᚐTime(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 func (f *fastWriter) fwNAccount2ᚖshipgraphᚋmodelᚐAccount(sel ast.SelectionSet, v *model.Account) bool {
 	if v == nil {
 		return false
@@ -4410,6 +4538,20 @@ func (f *fastWriter) fwNRouteLocation2ᚕᚖshipgraphᚋmodelᚐRouteLocationᚄ
 	return true
 }
 
+func (f *fastWriter) fwNSyncTableStatus2ᚕshipgraphᚋmodelᚐSyncTableStatusᚄ(sel ast.SelectionSet, v []model.SyncTableStatus) bool {
+	f.w.b = append(f.w.b, '[')
+	for i := range v {
+		if i > 0 {
+			f.w.b = append(f.w.b, ',')
+		}
+		if !f.fwNSyncTableStatus2shipgraphᚋmodelᚐSyncTableStatus(sel, v[i]) {
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, ']')
+	return true
+}
+
 func (f *fastWriter) fwNShipmentEdge2ᚖshipgraphᚋmodelᚐShipmentEdge(sel ast.SelectionSet, v *model.ShipmentEdge) bool {
 	if v == nil {
 		return false
@@ -4917,6 +5059,10 @@ func (f *fastWriter) fwNRouteLocation2ᚖshipgraphᚋmodelᚐRouteLocation(sel a
 		return false
 	}
 	return f.o_RouteLocation(sel, v)
+}
+
+func (f *fastWriter) fwNSyncTableStatus2shipgraphᚋmodelᚐSyncTableStatus(sel ast.SelectionSet, v model.SyncTableStatus) bool {
+	return f.o_SyncTableStatus(sel, &v)
 }
 
 func (f *fastWriter) o_ShipmentEdge(sel ast.SelectionSet, obj *model.ShipmentEdge) bool {
@@ -5703,6 +5849,65 @@ func (f *fastWriter) o_RouteLocation(sel ast.SelectionSet, obj *model.RouteLocat
 	return true
 }
 
+func (f *fastWriter) o_SyncTableStatus(sel ast.SelectionSet, obj *model.SyncTableStatus) bool {
+	fields, ok := f.fields(sel, syncTableStatusImplementors)
+	if !ok {
+		return false
+	}
+	f.w.b = append(f.w.b, '{')
+	for i, field := range fields {
+		f.key(i, field.Alias)
+		switch field.Name {
+		case "__typename":
+			f.str("SyncTableStatus")
+		case "table":
+			v := obj.Table
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "phase":
+			v := obj.Phase
+			if !f.fwNString2string(field.Selections, v) {
+				return false
+			}
+		case "position":
+			v := obj.Position()
+			if !f.fwNInt2int64(field.Selections, v) {
+				return false
+			}
+		case "lag":
+			v := obj.Lag
+			if !f.fwNInt2int64(field.Selections, v) {
+				return false
+			}
+		case "rowsWritten":
+			v := obj.RowsWritten
+			if !f.fwNInt2int64(field.Selections, v) {
+				return false
+			}
+		case "lastError":
+			v := obj.LastErrorText()
+			if !f.fwOString2ᚖstring(field.Selections, v) {
+				return false
+			}
+		case "lastErrorAt":
+			v := obj.LastErrorTime()
+			if !f.fwODateTime2ᚖtimeᚐTime(field.Selections, v) {
+				return false
+			}
+		case "lastSyncedAt":
+			v := obj.LastSyncedTime()
+			if !f.fwODateTime2ᚖtimeᚐTime(field.Selections, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	f.w.b = append(f.w.b, '}')
+	return true
+}
+
 func (f *fastWriter) fwNHoldStatus2shipgraphᚋmodelᚐHoldStatus(sel ast.SelectionSet, v model.HoldStatus) bool {
 	v.MarshalGQL(&f.w)
 	return true
@@ -5749,5 +5954,10 @@ func (f *fastWriter) o_WebhookEventInfo(sel ast.SelectionSet, obj *model.Webhook
 		}
 	}
 	f.w.b = append(f.w.b, '}')
+	return true
+}
+
+func (f *fastWriter) fwNInt2int64(sel ast.SelectionSet, v int64) bool {
+	f.int(int64(v))
 	return true
 }

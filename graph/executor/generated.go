@@ -349,6 +349,7 @@ type ComplexityRoot struct {
 		CreateCustomFieldOption          func(childComplexity int, definitionID string, input model.CustomFieldOptionInput) int
 		CreateDocument                   func(childComplexity int, input model.CreateDocumentInput) int
 		CreateParty                      func(childComplexity int, input model.PartyInput) int
+		CreateSyncDestination            func(childComplexity int, input model.SyncDestinationInput) int
 		CreateTrackingRequest            func(childComplexity int, input model.TrackingRequestInput) int
 		CreateWebhook                    func(childComplexity int, input model.WebhookInput) int
 		DeleteContainerCustomField       func(childComplexity int, containerID string, apiSlug string) int
@@ -357,13 +358,17 @@ type ComplexityRoot struct {
 		DeleteCustomFieldOption          func(childComplexity int, definitionID string, optionID string) int
 		DeleteDocument                   func(childComplexity int, id string) int
 		DeleteShipmentCustomField        func(childComplexity int, shipmentID string, apiSlug string) int
+		DeleteSyncDestination            func(childComplexity int, id string) int
 		DeleteTrackingRequestCustomField func(childComplexity int, trackingRequestID string, apiSlug string) int
 		DeleteWebhook                    func(childComplexity int, id string) int
+		PauseSyncDestination             func(childComplexity int, id string) int
 		ReclassifyDocument               func(childComplexity int, id string) int
 		ReextractDocument                func(childComplexity int, id string) int
 		RefreshContainer                 func(childComplexity int, id string) int
 		RelinkDocument                   func(childComplexity int, id string) int
+		ResumeSyncDestination            func(childComplexity int, id string) int
 		ResumeTrackingShipment           func(childComplexity int, id string) int
+		ResyncSyncDestination            func(childComplexity int, id string) int
 		RotateDocument                   func(childComplexity int, id string, degrees int) int
 		RotateWebhookSecret              func(childComplexity int, id string) int
 		StopTrackingShipment             func(childComplexity int, id string) int
@@ -454,6 +459,8 @@ type ComplexityRoot struct {
 		Shipments              func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.ShipmentFilter, orderBy *model.ShipmentOrder) int
 		ShippingLine           func(childComplexity int, id string) int
 		ShippingLines          func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput) int
+		SyncDestination        func(childComplexity int, id string) int
+		SyncDestinations       func(childComplexity int) int
 		Terminal               func(childComplexity int, id string) int
 		TrackingRequest        func(childComplexity int, id string) int
 		TrackingRequests       func(childComplexity int, first *int, after *string, last *int, before *string, page *model.PageInput, filter *model.TrackingRequestFilter, orderBy *model.TrackingRequestOrder) int
@@ -646,6 +653,29 @@ type ComplexityRoot struct {
 		ContainerUpdated   func(childComplexity int, filter *model.ContainerSubscriptionFilter, after *string) int
 		CustomFieldChanged func(childComplexity int, entityID string, after *string) int
 		ShipmentUpdated    func(childComplexity int, id string, after *string) int
+	}
+
+	SyncDestination struct {
+		CreatedAt func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Kind      func(childComplexity int) int
+		Name      func(childComplexity int) int
+		Paused    func(childComplexity int) int
+		Status    func(childComplexity int) int
+		Tables    func(childComplexity int) int
+		URL       func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	SyncTableStatus struct {
+		Lag            func(childComplexity int) int
+		LastErrorText  func(childComplexity int) int
+		LastErrorTime  func(childComplexity int) int
+		LastSyncedTime func(childComplexity int) int
+		Phase          func(childComplexity int) int
+		Position       func(childComplexity int) int
+		RowsWritten    func(childComplexity int) int
+		Table          func(childComplexity int) int
 	}
 
 	Terminal struct {
@@ -891,6 +921,11 @@ type MutationResolver interface {
 	CreateParty(ctx context.Context, input model.PartyInput) (*model.Party, error)
 	UpdateContainer(ctx context.Context, id string, input model.ContainerPatch) (*model.Container, error)
 	UpdateParty(ctx context.Context, id string, input model.PartyPatch) (*model.Party, error)
+	CreateSyncDestination(ctx context.Context, input model.SyncDestinationInput) (*model.SyncDestination, error)
+	PauseSyncDestination(ctx context.Context, id string) (*model.SyncDestination, error)
+	ResumeSyncDestination(ctx context.Context, id string) (*model.SyncDestination, error)
+	ResyncSyncDestination(ctx context.Context, id string) (*model.SyncDestination, error)
+	DeleteSyncDestination(ctx context.Context, id string) (string, error)
 }
 type PartyConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.PartyConnection) (int, error)
@@ -932,6 +967,8 @@ type QueryResolver interface {
 	Party(ctx context.Context, id string) (*model.Party, error)
 	ContainerRoute(ctx context.Context, id string) (*model.Route, error)
 	ContainerMap(ctx context.Context, id string) (model.JSON, error)
+	SyncDestinations(ctx context.Context) ([]*model.SyncDestination, error)
+	SyncDestination(ctx context.Context, id string) (*model.SyncDestination, error)
 }
 type SearchResultResolver interface {
 	RefNumbers(ctx context.Context, obj *model.SearchResult) ([]string, error)
@@ -2321,6 +2358,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateParty(childComplexity, args["input"].(model.PartyInput)), true
+	case "Mutation.createSyncDestination":
+		if e.ComplexityRoot.Mutation.CreateSyncDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createSyncDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateSyncDestination(childComplexity, args["input"].(model.SyncDestinationInput)), true
 	case "Mutation.createTrackingRequest":
 		if e.ComplexityRoot.Mutation.CreateTrackingRequest == nil {
 			break
@@ -2409,6 +2457,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteShipmentCustomField(childComplexity, args["shipmentId"].(string), args["apiSlug"].(string)), true
+	case "Mutation.deleteSyncDestination":
+		if e.ComplexityRoot.Mutation.DeleteSyncDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteSyncDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteSyncDestination(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteTrackingRequestCustomField":
 		if e.ComplexityRoot.Mutation.DeleteTrackingRequestCustomField == nil {
 			break
@@ -2431,6 +2490,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhook(childComplexity, args["id"].(string)), true
+	case "Mutation.pauseSyncDestination":
+		if e.ComplexityRoot.Mutation.PauseSyncDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_pauseSyncDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PauseSyncDestination(childComplexity, args["id"].(string)), true
 	case "Mutation.reclassifyDocument":
 		if e.ComplexityRoot.Mutation.ReclassifyDocument == nil {
 			break
@@ -2475,6 +2545,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RelinkDocument(childComplexity, args["id"].(string)), true
+	case "Mutation.resumeSyncDestination":
+		if e.ComplexityRoot.Mutation.ResumeSyncDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resumeSyncDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeSyncDestination(childComplexity, args["id"].(string)), true
 	case "Mutation.resumeTrackingShipment":
 		if e.ComplexityRoot.Mutation.ResumeTrackingShipment == nil {
 			break
@@ -2486,6 +2567,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ResumeTrackingShipment(childComplexity, args["id"].(string)), true
+	case "Mutation.resyncSyncDestination":
+		if e.ComplexityRoot.Mutation.ResyncSyncDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resyncSyncDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResyncSyncDestination(childComplexity, args["id"].(string)), true
 	case "Mutation.rotateDocument":
 		if e.ComplexityRoot.Mutation.RotateDocument == nil {
 			break
@@ -3108,6 +3200,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ShippingLines(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["page"].(*model.PageInput)), true
+	case "Query.syncDestination":
+		if e.ComplexityRoot.Query.SyncDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Query_syncDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SyncDestination(childComplexity, args["id"].(string)), true
+	case "Query.syncDestinations":
+		if e.ComplexityRoot.Query.SyncDestinations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SyncDestinations(childComplexity), true
 	case "Query.terminal":
 		if e.ComplexityRoot.Query.Terminal == nil {
 			break
@@ -4076,6 +4185,110 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.ShipmentUpdated(childComplexity, args["id"].(string), args["after"].(*string)), true
 
+	case "SyncDestination.createdAt":
+		if e.ComplexityRoot.SyncDestination.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncDestination.CreatedAt(childComplexity), true
+	case "SyncDestination.id":
+		if e.ComplexityRoot.SyncDestination.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncDestination.ID(childComplexity), true
+	case "SyncDestination.kind":
+		if e.ComplexityRoot.SyncDestination.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncDestination.Kind(childComplexity), true
+	case "SyncDestination.name":
+		if e.ComplexityRoot.SyncDestination.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncDestination.Name(childComplexity), true
+	case "SyncDestination.paused":
+		if e.ComplexityRoot.SyncDestination.Paused == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncDestination.Paused(childComplexity), true
+	case "SyncDestination.status":
+		if e.ComplexityRoot.SyncDestination.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncDestination.Status(childComplexity), true
+	case "SyncDestination.tables":
+		if e.ComplexityRoot.SyncDestination.Tables == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncDestination.Tables(childComplexity), true
+	case "SyncDestination.url":
+		if e.ComplexityRoot.SyncDestination.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncDestination.URL(childComplexity), true
+	case "SyncDestination.updatedAt":
+		if e.ComplexityRoot.SyncDestination.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncDestination.UpdatedAt(childComplexity), true
+
+	case "SyncTableStatus.lag":
+		if e.ComplexityRoot.SyncTableStatus.Lag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncTableStatus.Lag(childComplexity), true
+	case "SyncTableStatus.lastError":
+		if e.ComplexityRoot.SyncTableStatus.LastErrorText == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncTableStatus.LastErrorText(childComplexity), true
+	case "SyncTableStatus.lastErrorAt":
+		if e.ComplexityRoot.SyncTableStatus.LastErrorTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncTableStatus.LastErrorTime(childComplexity), true
+	case "SyncTableStatus.lastSyncedAt":
+		if e.ComplexityRoot.SyncTableStatus.LastSyncedTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncTableStatus.LastSyncedTime(childComplexity), true
+	case "SyncTableStatus.phase":
+		if e.ComplexityRoot.SyncTableStatus.Phase == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncTableStatus.Phase(childComplexity), true
+	case "SyncTableStatus.position":
+		if e.ComplexityRoot.SyncTableStatus.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncTableStatus.Position(childComplexity), true
+	case "SyncTableStatus.rowsWritten":
+		if e.ComplexityRoot.SyncTableStatus.RowsWritten == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncTableStatus.RowsWritten(childComplexity), true
+	case "SyncTableStatus.table":
+		if e.ComplexityRoot.SyncTableStatus.Table == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncTableStatus.Table(childComplexity), true
+
 	case "Terminal.bicFacilityCode":
 		if e.ComplexityRoot.Terminal.BicFacilityCode == nil {
 			break
@@ -4805,6 +5018,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDocumentFilter,
 		ec.unmarshalInputDocumentOrder,
 		ec.unmarshalInputDocumentPatch,
+		ec.unmarshalInputInitialCustomFieldInput,
+		ec.unmarshalInputInitialCustomFieldsInput,
 		ec.unmarshalInputPageInput,
 		ec.unmarshalInputPartyInput,
 		ec.unmarshalInputPartyPatch,
@@ -4816,6 +5031,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputShipmentPatch,
 		ec.unmarshalInputShippingLineByIDsInput,
 		ec.unmarshalInputShippingLineByScacsInput,
+		ec.unmarshalInputSyncDestinationInput,
 		ec.unmarshalInputTerminalByIDsInput,
 		ec.unmarshalInputTrackingRequestFilter,
 		ec.unmarshalInputTrackingRequestInput,
@@ -6924,6 +7140,34 @@ extend input TrackingRequestInput {
   customerId: ID
 }
 
+extend input TrackingRequestInput {
+  """
+  Custom field values for the shipment and containers the request finds,
+  written when it first succeeds (a value the record already has stays).
+  BAD_USER_INPUT (extensions.field initial_custom_fields/…) for an api_slug
+  with no definition of the entity type, or a value its data type refuses.
+  """
+  initialCustomFields: InitialCustomFieldsInput
+}
+
+"Custom field values staged on a tracking request."
+input InitialCustomFieldsInput {
+  "Values for the shipment (definitions of entity type Shipment)."
+  shipment: [InitialCustomFieldInput!]
+  "Values for its containers (definitions of entity type Container)."
+  containers: [InitialCustomFieldInput!]
+}
+
+"One staged custom field value."
+input InitialCustomFieldInput {
+  "The definition's api_slug."
+  apiSlug: String!
+  "The value, as a value write takes it."
+  value: JSON!
+  "A container's number: the value goes on that container only; omitted or empty, on every container of the shipment."
+  number: String
+}
+
 # ---------------------------------------------------------------- container route and map, container and party edits
 
 extend type Query {
@@ -6998,6 +7242,76 @@ input ContainerPatch {
 "Changes to a party."
 input PartyPatch {
   companyName: String!
+}
+
+# ------------------------------------------------------------ data sync
+
+extend type Query {
+  "The account's data sync destinations with their status, oldest first (docs/datasync.md). Admin keys only (FORBIDDEN otherwise)."
+  syncDestinations: [SyncDestination!]!
+  "One data sync destination, or null when it does not exist in this account. Admin keys only."
+  syncDestination(id: ID!): SyncDestination
+}
+
+extend type Mutation {
+  """
+  Add a data sync destination: the account's tables are copied to it, then
+  kept current from the change log. The URL's password is never shown again.
+  BAD_USER_INPUT for an unknown kind or table, or a host that resolves to a
+  private address (unless WEBHOOK_ALLOW_PRIVATE_URLS). Admin keys only.
+  """
+  createSyncDestination(input: SyncDestinationInput!): SyncDestination!
+  "Stop syncing a destination; its position is kept. Admin keys only."
+  pauseSyncDestination(id: ID!): SyncDestination!
+  "Sync a paused destination again from its kept position. Admin keys only."
+  resumeSyncDestination(id: ID!): SyncDestination!
+  "Empty a destination's tables and copy them again from scratch. Admin keys only."
+  resyncSyncDestination(id: ID!): SyncDestination!
+  "Remove a destination (its tables stay as they are); returns its id. Admin keys only."
+  deleteSyncDestination(id: ID!): ID!
+}
+
+"A database the account's tracking data is exported to, kept current from the change log."
+type SyncDestination {
+  id: ID!
+  name: String!
+  "postgres (object_store is not available yet)."
+  kind: String!
+  "The destination's URL without its password."
+  url: String!
+  "The tables exported: shipments, containers, tracking_requests, transport_events."
+  tables: [String!]!
+  paused: Boolean!
+  "Where each table stands."
+  status: [SyncTableStatus!]!
+  createdAt: DateTime!
+  updatedAt: DateTime!
+}
+
+"Where one table of a data sync destination stands."
+type SyncTableStatus {
+  table: String!
+  "backfill (copying the account's rows) or follow (applying the change log)."
+  phase: String!
+  "The last position of the account's change log applied."
+  position: Int!
+  "Changes of the account's log not yet applied."
+  lag: Int!
+  rowsWritten: Int!
+  lastError: String
+  lastErrorAt: DateTime
+  lastSyncedAt: DateTime
+}
+
+"A new data sync destination."
+input SyncDestinationInput {
+  name: String = ""
+  "postgres."
+  kind: String!
+  "postgres://user:password@host:port/database (schema=… names the schema of the tables)."
+  url: String!
+  "The tables to export; all when omitted."
+  tables: [String!]
 }
 `, BuiltIn: false},
 	{Name: "../../federation/directives.graphql", Input: `
@@ -8063,6 +8377,52 @@ func (ec *executionContext) childFields_ShippingLineEdge(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type ShippingLineEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_SyncDestination(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SyncDestination_id(ctx, field)
+	case "name":
+		return ec.fieldContext_SyncDestination_name(ctx, field)
+	case "kind":
+		return ec.fieldContext_SyncDestination_kind(ctx, field)
+	case "url":
+		return ec.fieldContext_SyncDestination_url(ctx, field)
+	case "tables":
+		return ec.fieldContext_SyncDestination_tables(ctx, field)
+	case "paused":
+		return ec.fieldContext_SyncDestination_paused(ctx, field)
+	case "status":
+		return ec.fieldContext_SyncDestination_status(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_SyncDestination_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_SyncDestination_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SyncDestination", field.Name)
+}
+
+func (ec *executionContext) childFields_SyncTableStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "table":
+		return ec.fieldContext_SyncTableStatus_table(ctx, field)
+	case "phase":
+		return ec.fieldContext_SyncTableStatus_phase(ctx, field)
+	case "position":
+		return ec.fieldContext_SyncTableStatus_position(ctx, field)
+	case "lag":
+		return ec.fieldContext_SyncTableStatus_lag(ctx, field)
+	case "rowsWritten":
+		return ec.fieldContext_SyncTableStatus_rowsWritten(ctx, field)
+	case "lastError":
+		return ec.fieldContext_SyncTableStatus_lastError(ctx, field)
+	case "lastErrorAt":
+		return ec.fieldContext_SyncTableStatus_lastErrorAt(ctx, field)
+	case "lastSyncedAt":
+		return ec.fieldContext_SyncTableStatus_lastSyncedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SyncTableStatus", field.Name)
+}
+
 func (ec *executionContext) childFields_Terminal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -8729,6 +9089,20 @@ func (ec *executionContext) field_Mutation_createParty_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createSyncDestination_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SyncDestinationInput, error) {
+			return ec.unmarshalNSyncDestinationInput2shipgraphᚋmodelᚐSyncDestinationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createTrackingRequest_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8865,6 +9239,20 @@ func (ec *executionContext) field_Mutation_deleteShipmentCustomField_args(ctx co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteSyncDestination_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteTrackingRequestCustomField_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8888,6 +9276,20 @@ func (ec *executionContext) field_Mutation_deleteTrackingRequestCustomField_args
 }
 
 func (ec *executionContext) field_Mutation_deleteWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_pauseSyncDestination_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -8957,7 +9359,35 @@ func (ec *executionContext) field_Mutation_relinkDocument_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_resumeSyncDestination_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_resumeTrackingShipment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_resyncSyncDestination_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -10028,6 +10458,20 @@ func (ec *executionContext) field_Query_shippingLines_args(ctx context.Context, 
 		return nil, err
 	}
 	args["page"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_syncDestination_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -17292,6 +17736,226 @@ func (ec *executionContext) fieldContext_Mutation_updateParty(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createSyncDestination(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createSyncDestination(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateSyncDestination(ctx, fc.Args["input"].(model.SyncDestinationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SyncDestination) graphql.Marshaler {
+			return ec.marshalNSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createSyncDestination(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SyncDestination(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createSyncDestination_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_pauseSyncDestination(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_pauseSyncDestination(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PauseSyncDestination(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SyncDestination) graphql.Marshaler {
+			return ec.marshalNSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_pauseSyncDestination(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SyncDestination(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_pauseSyncDestination_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resumeSyncDestination(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resumeSyncDestination(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResumeSyncDestination(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SyncDestination) graphql.Marshaler {
+			return ec.marshalNSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resumeSyncDestination(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SyncDestination(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resumeSyncDestination_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resyncSyncDestination(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resyncSyncDestination(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResyncSyncDestination(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SyncDestination) graphql.Marshaler {
+			return ec.marshalNSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resyncSyncDestination(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SyncDestination(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resyncSyncDestination_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteSyncDestination(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteSyncDestination(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteSyncDestination(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteSyncDestination(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteSyncDestination_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NumberValidation_isValid(ctx context.Context, field graphql.CollectedField, obj *model.NumberValidation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19514,6 +20178,82 @@ func (ec *executionContext) fieldContext_Query_containerMap(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_containerMap_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_syncDestinations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_syncDestinations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SyncDestinations(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SyncDestination) graphql.Marshaler {
+			return ec.marshalNSyncDestination2ᚕᚖshipgraphᚋmodelᚐSyncDestinationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_syncDestinations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SyncDestination(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_syncDestination(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_syncDestination(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SyncDestination(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SyncDestination) graphql.Marshaler {
+			return ec.marshalOSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_syncDestination(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SyncDestination(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_syncDestination_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23141,6 +23881,406 @@ func (ec *executionContext) fieldContext_Subscription_changes(ctx context.Contex
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SyncDestination_id(ctx context.Context, field graphql.CollectedField, obj *model.SyncDestination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncDestination_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncDestination_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncDestination", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SyncDestination_name(ctx context.Context, field graphql.CollectedField, obj *model.SyncDestination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncDestination_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncDestination_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncDestination", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SyncDestination_kind(ctx context.Context, field graphql.CollectedField, obj *model.SyncDestination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncDestination_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncDestination_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncDestination", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SyncDestination_url(ctx context.Context, field graphql.CollectedField, obj *model.SyncDestination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncDestination_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncDestination_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncDestination", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SyncDestination_tables(ctx context.Context, field graphql.CollectedField, obj *model.SyncDestination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncDestination_tables(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tables, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncDestination_tables(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncDestination", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SyncDestination_paused(ctx context.Context, field graphql.CollectedField, obj *model.SyncDestination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncDestination_paused(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paused, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncDestination_paused(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncDestination", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SyncDestination_status(ctx context.Context, field graphql.CollectedField, obj *model.SyncDestination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncDestination_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.SyncTableStatus) graphql.Marshaler {
+			return ec.marshalNSyncTableStatus2ᚕshipgraphᚋmodelᚐSyncTableStatusᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncDestination_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SyncDestination",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SyncTableStatus(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SyncDestination_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.SyncDestination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncDestination_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncDestination_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncDestination", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _SyncDestination_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.SyncDestination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncDestination_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncDestination_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncDestination", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _SyncTableStatus_table(ctx context.Context, field graphql.CollectedField, obj *model.SyncTableStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncTableStatus_table(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Table, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncTableStatus_table(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncTableStatus", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SyncTableStatus_phase(ctx context.Context, field graphql.CollectedField, obj *model.SyncTableStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncTableStatus_phase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Phase, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncTableStatus_phase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncTableStatus", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SyncTableStatus_position(ctx context.Context, field graphql.CollectedField, obj *model.SyncTableStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncTableStatus_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncTableStatus_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncTableStatus", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SyncTableStatus_lag(ctx context.Context, field graphql.CollectedField, obj *model.SyncTableStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncTableStatus_lag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncTableStatus_lag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncTableStatus", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SyncTableStatus_rowsWritten(ctx context.Context, field graphql.CollectedField, obj *model.SyncTableStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncTableStatus_rowsWritten(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RowsWritten, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncTableStatus_rowsWritten(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncTableStatus", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SyncTableStatus_lastError(ctx context.Context, field graphql.CollectedField, obj *model.SyncTableStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncTableStatus_lastError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastErrorText(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SyncTableStatus_lastError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncTableStatus", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SyncTableStatus_lastErrorAt(ctx context.Context, field graphql.CollectedField, obj *model.SyncTableStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncTableStatus_lastErrorAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastErrorTime(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SyncTableStatus_lastErrorAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncTableStatus", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _SyncTableStatus_lastSyncedAt(ctx context.Context, field graphql.CollectedField, obj *model.SyncTableStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncTableStatus_lastSyncedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastSyncedTime(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SyncTableStatus_lastSyncedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncTableStatus", field, true, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _Terminal_id(ctx context.Context, field graphql.CollectedField, obj *model.Terminal) (ret graphql.Marshaler) {
@@ -27859,6 +28999,87 @@ func (ec *executionContext) unmarshalInputDocumentPatch(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputInitialCustomFieldInput(ctx context.Context, obj any) (model.InitialCustomFieldInput, error) {
+	var it model.InitialCustomFieldInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"apiSlug", "value", "number"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "apiSlug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("apiSlug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.APISlug = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNJSON2shipgraphᚋmodelᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "number":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("number"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Number = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputInitialCustomFieldsInput(ctx context.Context, obj any) (model.InitialCustomFieldsInput, error) {
+	var it model.InitialCustomFieldsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"shipment", "containers"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "shipment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shipment"))
+			data, err := ec.unmarshalOInitialCustomFieldInput2ᚕᚖshipgraphᚋmodelᚐInitialCustomFieldInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Shipment = data
+		case "containers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("containers"))
+			data, err := ec.unmarshalOInitialCustomFieldInput2ᚕᚖshipgraphᚋmodelᚐInitialCustomFieldInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Containers = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputPageInput(ctx context.Context, obj any) (model.PageInput, error) {
 	var it model.PageInput
 	if obj == nil {
@@ -28263,6 +29484,61 @@ func (ec *executionContext) unmarshalInputShippingLineByScacsInput(ctx context.C
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSyncDestinationInput(ctx context.Context, obj any) (model.SyncDestinationInput, error) {
+	var it model.SyncDestinationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["name"]; !present {
+		asMap["name"] = ""
+	}
+
+	fieldsInOrder := [...]string{"name", "kind", "url", "tables"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "tables":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tables"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tables = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTerminalByIDsInput(ctx context.Context, obj any) (model.TerminalByIDsInput, error) {
 	var it model.TerminalByIDsInput
 	if obj == nil {
@@ -28404,7 +29680,7 @@ func (ec *executionContext) unmarshalInputTrackingRequestInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"requestType", "requestNumber", "scac", "refNumbers", "tags", "customerId"}
+	fieldsInOrder := [...]string{"requestType", "requestNumber", "scac", "refNumbers", "tags", "customerId", "initialCustomFields"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -28453,6 +29729,13 @@ func (ec *executionContext) unmarshalInputTrackingRequestInput(ctx context.Conte
 				return it, err
 			}
 			it.CustomerID = data
+		case "initialCustomFields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("initialCustomFields"))
+			data, err := ec.unmarshalOInitialCustomFieldsInput2ᚖshipgraphᚋmodelᚐInitialCustomFieldsInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InitialCustomFields = data
 		}
 	}
 	return it, nil
@@ -31638,6 +32921,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createSyncDestination":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createSyncDestination(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pauseSyncDestination":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_pauseSyncDestination(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resumeSyncDestination":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resumeSyncDestination(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resyncSyncDestination":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resyncSyncDestination(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteSyncDestination":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteSyncDestination(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32830,6 +34148,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_containerMap(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "syncDestinations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_syncDestinations(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "syncDestination":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_syncDestination(ctx, field)
 				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -34161,6 +35523,157 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var syncDestinationImplementors = []string{"SyncDestination"}
+
+func (ec *executionContext) _SyncDestination(ctx context.Context, sel ast.SelectionSet, obj *model.SyncDestination) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, syncDestinationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SyncDestination")
+		case "id":
+			out.Values[i] = ec._SyncDestination_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._SyncDestination_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._SyncDestination_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._SyncDestination_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tables":
+			out.Values[i] = ec._SyncDestination_tables(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paused":
+			out.Values[i] = ec._SyncDestination_paused(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._SyncDestination_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._SyncDestination_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._SyncDestination_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var syncTableStatusImplementors = []string{"SyncTableStatus"}
+
+func (ec *executionContext) _SyncTableStatus(ctx context.Context, sel ast.SelectionSet, obj *model.SyncTableStatus) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, syncTableStatusImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SyncTableStatus")
+		case "table":
+			out.Values[i] = ec._SyncTableStatus_table(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "phase":
+			out.Values[i] = ec._SyncTableStatus_phase(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "position":
+			out.Values[i] = ec._SyncTableStatus_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lag":
+			out.Values[i] = ec._SyncTableStatus_lag(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rowsWritten":
+			out.Values[i] = ec._SyncTableStatus_rowsWritten(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastError":
+			out.Values[i] = ec._SyncTableStatus_lastError(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lastErrorAt":
+			out.Values[i] = ec._SyncTableStatus_lastErrorAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lastSyncedAt":
+			out.Values[i] = ec._SyncTableStatus_lastSyncedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
 }
 
 var terminalImplementors = []string{"Terminal", "DestinationTerminal", "Node", "_Entity"}
@@ -36685,6 +38198,11 @@ func (ec *executionContext) marshalNInferredNumber2ᚖshipgraphᚋmodelᚐInferr
 	return ec._InferredNumber(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNInitialCustomFieldInput2ᚖshipgraphᚋmodelᚐInitialCustomFieldInput(ctx context.Context, v any) (*model.InitialCustomFieldInput, error) {
+	res, err := ec.unmarshalInputInitialCustomFieldInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
 	res, err := graphql.UnmarshalInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -36693,6 +38211,22 @@ func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, 
 func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.SelectionSet, v int) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalInt(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNInt2int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt64(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -37247,6 +38781,57 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	for i := range v {
 		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
 	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSyncDestination2ᚕᚖshipgraphᚋmodelᚐSyncDestinationᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SyncDestination) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(ctx context.Context, sel ast.SelectionSet, v *model.SyncDestination) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SyncDestination(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSyncDestinationInput2shipgraphᚋmodelᚐSyncDestinationInput(ctx context.Context, v any) (model.SyncDestinationInput, error) {
+	res, err := ec.unmarshalInputSyncDestinationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSyncTableStatus2shipgraphᚋmodelᚐSyncTableStatus(ctx context.Context, sel ast.SelectionSet, v model.SyncTableStatus) graphql.Marshaler {
+	return ec._SyncTableStatus(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSyncTableStatus2ᚕshipgraphᚋmodelᚐSyncTableStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SyncTableStatus) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSyncTableStatus2shipgraphᚋmodelᚐSyncTableStatus(ctx, sel, v[i])
+	})
 
 	for _, e := range ret {
 		if e == graphql.Null {
@@ -38457,6 +40042,31 @@ func (ec *executionContext) marshalOImportDeadlines2ᚖshipgraphᚋmodelᚐImpor
 	return ec._ImportDeadlines(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOInitialCustomFieldInput2ᚕᚖshipgraphᚋmodelᚐInitialCustomFieldInputᚄ(ctx context.Context, v any) ([]*model.InitialCustomFieldInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.InitialCustomFieldInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInitialCustomFieldInput2ᚖshipgraphᚋmodelᚐInitialCustomFieldInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOInitialCustomFieldsInput2ᚖshipgraphᚋmodelᚐInitialCustomFieldsInput(ctx context.Context, v any) (*model.InitialCustomFieldsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInitialCustomFieldsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -38779,6 +40389,13 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := model.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOSyncDestination2ᚖshipgraphᚋmodelᚐSyncDestination(ctx context.Context, sel ast.SelectionSet, v *model.SyncDestination) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SyncDestination(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOTerminal2ᚕᚖshipgraphᚋmodelᚐTerminal(ctx context.Context, sel ast.SelectionSet, v []*model.Terminal) graphql.Marshaler {
