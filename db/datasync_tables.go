@@ -374,4 +374,3 @@ func (db *DB) SyncLogHead(ctx context.Context, accountID string) (int64, error) 
 		`SELECT coalesce((SELECT pos FROM change_log_heads WHERE account_id = $1), 0)`, accountID).Scan(&pos)
 	return pos, mapErr(err)
 }
-
