@@ -60,12 +60,23 @@ func testDashboardStatements(t *testing.T, e *testkit.Env) {
 	counts := map[int][]int64{}
 	for _, first := range []int{10, 100} {
 		for i := range runs {
-			before := testkit.QueriesTotal(t)
+			// A statement the request's counter misses differs on every
+			// try; one another goroutine of the process sent in the window
+			// (a background loop of an earlier test's server) does not
+			// come back three times in a row.
 			var d dashboard
-			res := e.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": first}, &d)
-			scraped := testkit.QueriesTotal(t) - before
-			if int64(scraped) != res.Statements {
-				t.Errorf("first %d run %d: /metrics counted %v statements, the request counter %d", first, i, scraped, res.Statements)
+			var res *testkit.Result
+			for try := 0; ; try++ {
+				before := testkit.QueriesTotal(t)
+				res = e.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": first}, &d)
+				scraped := testkit.QueriesTotal(t) - before
+				if int64(scraped) == res.Statements {
+					break
+				}
+				if try == 2 {
+					t.Errorf("first %d run %d: /metrics counted %v statements, the request counter %d (three tries)", first, i, scraped, res.Statements)
+					break
+				}
 			}
 			counts[first] = append(counts[first], res.Statements)
 			if i == 0 {
