@@ -135,7 +135,7 @@ SELECT $1, $2, t FROM unnest($3::text[]) t ON CONFLICT DO NOTHING`, accountID, i
 			return nil, mapErr(err)
 		}
 	}
-	rows, err := db.readPrimary(accountID).QueryContext(ctx, `SELECT `+syncStatusCols+` FROM sync_table_status
+	rows, err := db.write(accountID).QueryContext(ctx, `SELECT `+syncStatusCols+` FROM sync_table_status
 WHERE account_id = $1 AND destination_id = $2 ORDER BY table_name`, accountID, id)
 	if err != nil {
 		return nil, mapErr(err)

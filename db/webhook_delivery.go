@@ -32,7 +32,7 @@ type WebhookDelivery struct {
 // the claim is then made one account at a time (ClaimWebhookDeliveries).
 // Cross-tenant by design: the dispatcher serves every account's webhooks.
 func (db *DB) WebhookDueAccounts(ctx context.Context, limit int, start string) ([]string, error) {
-	rows, err := db.write("").QueryContext(ctx, `SELECT account_id::text FROM webhook_notifications
+	rows, err := db.readPrimary("").QueryContext(ctx, `SELECT account_id::text FROM webhook_notifications
 WHERE delivery_status = 'pending' AND next_attempt_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
 GROUP BY account_id ORDER BY account_id > $2::uuid DESC, account_id LIMIT $1`, limit, start)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/db/replicatest"
+	"shipgraph/testkit/replicatest"
 	"shipgraph/testkit"
 )
 

@@ -587,7 +587,7 @@ func (s *Server) Start(tb testing.TB) {
 
 // AllowReplication lets the server's OS user (and root) open replication
 // connections on its socket, as pg_basebackup and a standby's walreceiver
-// do (db/replicatest); wal_level and max_wal_senders are PostgreSQL's
+// do (testkit/replicatest); wal_level and max_wal_senders are PostgreSQL's
 // defaults (replica, 10). Opt-in: other tests' servers stay as they are.
 func (s *Server) AllowReplication(tb testing.TB) {
 	tb.Helper()

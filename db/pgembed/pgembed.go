@@ -512,7 +512,7 @@ func serverUser() (runAs, error) {
 // ServerCredential is who a PostgreSQL (or PgBouncer) child runs as: nil
 // (ourselves) unless we are root, then the unprivileged "postgres" user,
 // with no supplementary groups. The test harnesses that start servers of
-// their own (db/replicatest, db/pgbouncertest) use it, as Start does.
+// their own (testkit/replicatest, testkit/pgbouncertest) use it, as Start does.
 func ServerCredential() (*syscall.Credential, error) {
 	as, err := serverUser()
 	return as.cred, err
