@@ -8,8 +8,8 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/testkit/replicatest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/replicatest"
 )
 
 // TestChangeLogHeadsReadThePrimary: an account's change-log head (what
