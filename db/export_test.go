@@ -79,6 +79,3 @@ func setClock[T any](c *refCache[T], now func() time.Time) {
 // turns to the text indexes (search.go), so a test's few records take
 // both ways.
 func (db *DB) SetSearchWindow(n int) { db.searchWindow = n }
-
-// ScanStringArray exposes the rows' text array reader to the tests.
-var ScanStringArray = scanStringArray

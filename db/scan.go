@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 )
 
 // Rows are read into db-tagged structs as sqlx reads them (a column maps
@@ -54,8 +53,6 @@ const (
 	scanBoolPtr
 	scanIntPtr
 	scanFloatPtr
-	scanStrings // pq.StringArray: one-dimensional text arrays parsed here
-	scanUUID    // a string field read from a uuid column (see uuidString)
 )
 
 type planKey struct {
@@ -141,12 +138,7 @@ func fieldOffset(t reflect.Type, index []int) (uintptr, bool) {
 	return off, true
 }
 
-var stringArrayType = reflect.TypeFor[pq.StringArray]()
-
 func kindOf(t reflect.Type) scanKind {
-	if t == stringArrayType {
-		return scanStrings
-	}
 	if reflect.PointerTo(t).Implements(scannerType) {
 		return scanOther
 	}
@@ -291,87 +283,9 @@ func (d *colDest) Scan(src any) error {
 		default:
 			return d.err(src, nil)
 		}
-	case scanStrings:
-		return scanStringArray((*pq.StringArray)(d.p), src)
-	case scanUUID:
-		switch v := src.(type) {
-		case []byte:
-			*(*string)(d.p) = uuidString(v)
-		case string:
-			*(*string)(d.p) = v
-		default:
-			return d.err(src, nil)
-		}
 	default:
 		return fmt.Errorf("db: colDest of kind %d", d.col.kind)
 	}
-	return nil
-}
-
-// uuidString is the text of a uuid column's value without copying it:
-// lib/pq (v1.12, pinned in go.mod) reads uuids in binary and formats each
-// into a fresh 36-byte slice of its own (decodeUUIDBinary), which nothing
-// else holds, so the string may share it. database/sql would copy it once
-// more. TestRowPlansMatchSqlx holds it (it compares whole results, read
-// first, with sqlx's).
-func uuidString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
-// scanStringArray is pq.StringArray's Scan for the arrays rows carry
-// (reference numbers, tags, the journey's event ids): a one-dimensional
-// array of unquoted elements becomes one string and its elements
-// substrings of it, instead of a string per element and the parser's
-// slices. Anything else (quotes, escapes, NULL elements, nested arrays)
-// goes to pq.StringArray, which also makes the errors.
-func scanStringArray(a *pq.StringArray, src any) error {
-	var b []byte
-	switch v := src.(type) {
-	case []byte:
-		b = v
-	case string:
-		b = []byte(v)
-	default:
-		return a.Scan(src)
-	}
-	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
-		return a.Scan(src)
-	}
-	body := b[1 : len(b)-1]
-	if len(body) == 0 {
-		*a = pq.StringArray{}
-		return nil
-	}
-	n := 1
-	for _, c := range body {
-		switch c {
-		case ',':
-			n++
-		case '"', '\\', '{', '}', ' ':
-			return a.Scan(src)
-		}
-	}
-	s := string(body) // a copy: the driver's buffer is reused
-	out := make(pq.StringArray, 0, n)
-	for {
-		i := strings.IndexByte(s, ',')
-		e := s
-		if i >= 0 {
-			e = s[:i]
-		}
-		if e == "" || e == "NULL" {
-			return a.Scan(src)
-		}
-		out = append(out, e)
-		if i < 0 {
-			break
-		}
-		s = s[i+1:]
-	}
-	*a = out
 	return nil
 }
 
@@ -466,23 +380,9 @@ func newRowReader[R any](rows *sql.Rows) (*rowReader[R], error) {
 	}
 	r := &rowReader[R]{rows: rows, plan: plan, dests: make([]any, len(columns)), cols: make([]colDest, len(columns))}
 	s := new(slabs)
-	var types []*sql.ColumnType // the uuid columns' string fields (uuidString)
 	for i := range r.cols {
 		r.cols[i].col = &plan.cols[i]
 		r.cols[i].slabs = s
-		if plan.cols[i].kind != scanString || plan.cols[i].typ.Kind() != reflect.String {
-			continue
-		}
-		if types == nil {
-			if types, err = rows.ColumnTypes(); err != nil {
-				return nil, err
-			}
-		}
-		if types[i].DatabaseTypeName() == "UUID" {
-			c := plan.cols[i]
-			c.kind = scanUUID
-			r.cols[i].col = &c
-		}
 	}
 	return r, nil
 }
@@ -496,9 +396,6 @@ func (r *rowReader[R]) scan(v *R) error {
 		switch c.col.kind {
 		case scanString:
 			r.dests[i] = (*string)(p)
-		case scanUUID:
-			c.p = p
-			r.dests[i] = c
 		case scanTime:
 			r.dests[i] = (*time.Time)(p)
 		case scanAny:
