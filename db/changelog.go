@@ -135,20 +135,31 @@ func (db *DB) ReadAccountChangeLogPage(ctx context.Context, accountID string, af
 	if limit <= 0 {
 		limit = DefaultChangeLogPage
 	}
-	page := AccountChangeLogPage{Next: after}
 	// The WAL insert position, read after the statement's snapshot was
 	// taken, is past the commit record of every row returned (each one's
 	// transaction ended before the snapshot): the position a re-read of
 	// those rows' records needs a replica to have replayed. The insert
 	// position, not pg_current_wal_lsn (the written one): with
 	// synchronous_commit off a commit may be inserted and not yet written.
-	rows, err := db.read(accountID).QueryContext(ctx, `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8, `+changeLogCols+`
+	return readLogPage(ctx, db.read(accountID), `(pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8`, accountID, after, limit, true)
+}
+
+// readLogPage reads one account's changes after position after through
+// q, with lsn the statement's first column (the WAL position a re-read
+// needs, or 0 where none is kept); stamp: the changes carry when they were
+// read (the statement's end).
+func readLogPage(ctx context.Context, q ext, lsn, accountID string, after int64, limit int, stamp bool) (AccountChangeLogPage, error) {
+	page := AccountChangeLogPage{Next: after}
+	rows, err := q.QueryContext(ctx, `SELECT `+lsn+`, `+changeLogCols+`
 FROM change_log l WHERE l.account_id = $1 AND l.pos > $2 ORDER BY l.pos LIMIT $3`, accountID, after, limit)
 	if err != nil {
 		return page, mapErr(err)
 	}
 	defer rows.Close()
-	readAt := time.Now()
+	var readAt time.Time
+	if stamp {
+		readAt = time.Now()
+	}
 	for rows.Next() {
 		var c LoggedChange
 		if err := scanChange(rows, &c, readAt); err != nil {

@@ -341,36 +341,11 @@ WHERE x.account_id = $1 AND (%s)`, t.selectList(), t.from, strings.Join(where, "
 // the primary (ReadAccountChangeLogPage may read a replica, which may not
 // yet hold the rows SyncRows reads next).
 func (db *DB) SyncLogPage(ctx context.Context, accountID string, after int64, limit int) (AccountChangeLogPage, error) {
-	page := AccountChangeLogPage{Next: after}
-	rows, err := db.readPrimary(accountID).QueryContext(ctx, `SELECT 0::int8, `+changeLogCols+`
-FROM change_log l WHERE l.account_id = $1 AND l.pos > $2 ORDER BY l.pos LIMIT $3`, accountID, after, limit)
-	if err != nil {
-		return page, mapErr(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var c LoggedChange
-		if err := scanChange(rows, &c, time.Time{}); err != nil {
-			return AccountChangeLogPage{Next: after}, err
-		}
-		if c.Pos != page.Next+1 {
-			page.Gap = true
-		}
-		page.Changes = append(page.Changes, c)
-		page.Next = c.Pos
-	}
-	if err := rows.Err(); err != nil {
-		return AccountChangeLogPage{Next: after}, mapErr(err)
-	}
-	page.More = len(page.Changes) == limit
-	return page, nil
+	return readLogPage(ctx, db.readPrimary(accountID), `0::int8`, accountID, after, limit, false)
 }
 
 // SyncLogHead is the account's last committed log position, read from the
-// primary.
+// primary (AccountChangeLogHead).
 func (db *DB) SyncLogHead(ctx context.Context, accountID string) (int64, error) {
-	var pos int64
-	err := db.readPrimary(accountID).QueryRowxContext(ctx,
-		`SELECT coalesce((SELECT pos FROM change_log_heads WHERE account_id = $1), 0)`, accountID).Scan(&pos)
-	return pos, mapErr(err)
+	return db.AccountChangeLogHead(ctx, accountID)
 }
