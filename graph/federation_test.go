@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -84,21 +85,9 @@ func testEntitiesStatements(t *testing.T, e *testkit.Env) {
 			var d struct {
 				Entities []*entity `json:"_entities"`
 			}
-			// As in testDashboardStatements: a missed statement differs
-			// on every try, another goroutine's not three times running.
-			var res *testkit.Result
-			for try := 0; ; try++ {
-				before := testkit.QueriesTotal(t)
-				res = e.Must(t, k, entitiesQuery, testkit.Vars{"representations": reps("Shipment", "id", ships[:n]...)}, &d)
-				scraped := int64(testkit.QueriesTotal(t) - before)
-				if scraped == res.Statements {
-					break
-				}
-				if try == 2 {
-					t.Errorf("%d representations: /metrics counted %d statements, the request %d (three tries)", n, scraped, res.Statements)
-					break
-				}
-			}
+			res := scrapedMatches(t, fmt.Sprintf("%d representations", n), func() *testkit.Result {
+				return e.Must(t, k, entitiesQuery, testkit.Vars{"representations": reps("Shipment", "id", ships[:n]...)}, &d)
+			})
 			counts[n] = append(counts[n], res.Statements)
 			if len(d.Entities) != n {
 				t.Fatalf("%d representations, %d entities", n, len(d.Entities))

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -60,24 +61,10 @@ func testDashboardStatements(t *testing.T, e *testkit.Env) {
 	counts := map[int][]int64{}
 	for _, first := range []int{10, 100} {
 		for i := range runs {
-			// A statement the request's counter misses differs on every
-			// try; one another goroutine of the process sent in the window
-			// (a background loop of an earlier test's server) does not
-			// come back three times in a row.
 			var d dashboard
-			var res *testkit.Result
-			for try := 0; ; try++ {
-				before := testkit.QueriesTotal(t)
-				res = e.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": first}, &d)
-				scraped := testkit.QueriesTotal(t) - before
-				if int64(scraped) == res.Statements {
-					break
-				}
-				if try == 2 {
-					t.Errorf("first %d run %d: /metrics counted %v statements, the request counter %d (three tries)", first, i, scraped, res.Statements)
-					break
-				}
-			}
+			res := scrapedMatches(t, fmt.Sprintf("first %d run %d", first, i), func() *testkit.Result {
+				return e.Must(t, k, graph.DashboardQuery, testkit.Vars{"first": first}, &d)
+			})
 			counts[first] = append(counts[first], res.Statements)
 			if i == 0 {
 				checkDashboardLoaded(t, first, &d)
@@ -236,6 +223,27 @@ func testWideQueryStatements(t *testing.T, e *testkit.Env) {
 	for _, first := range []int{10, 100} {
 		if m := slices.Max(counts[first]); m > wideQueryPaths {
 			t.Errorf("wide query at first: %d cost up to %d statements, want at most %d", first, m, wideQueryPaths)
+		}
+	}
+}
+
+// scrapedMatches runs the request do and checks that the process-wide
+// counter (/metrics) moved by the statements the request counted. A
+// statement the request's counter misses differs on every try; one another
+// goroutine of the process sent in the window (a background loop of an
+// earlier test's server) does not come back three times in a row.
+func scrapedMatches(t *testing.T, what string, do func() *testkit.Result) *testkit.Result {
+	t.Helper()
+	for try := 0; ; try++ {
+		before := testkit.QueriesTotal(t)
+		res := do()
+		scraped := int64(testkit.QueriesTotal(t) - before)
+		if scraped == res.Statements {
+			return res
+		}
+		if try == 2 {
+			t.Errorf("%s: /metrics counted %d statements, the request counter %d (three tries)", what, scraped, res.Statements)
+			return res
 		}
 	}
 }
