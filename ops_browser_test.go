@@ -363,17 +363,7 @@ func sameRows(t *testing.T, what string, page [][3]string, api [][2]string) {
 // showing in row and tile within a second, the WebSocket dropped and the
 // subscription resumed, axe-core, a screenshot.
 func TestBrowserOpsPage(t *testing.T) {
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "60")
-	base := serve(t, "--database-url", url)
-	db, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	d := newOpsDriver(t, ctx, base)
+	base, db, keys, d := startOps(t)
 	member := keys["acme member"]
 
 	// A wrong key is refused in words, and the form stays.
@@ -841,4 +831,22 @@ func TestBrowserOpsMeasure(t *testing.T) {
 	out, _ := json.MarshalIndent(report, "", "  ")
 	_ = os.WriteFile(filepath.Join(dir, "ops-measure.json"), out, 0o644)
 	t.Logf("%s", out)
+}
+
+// startOps serves a database seeded with 60 shipments and opens /ops in a
+// browser driver (four minutes at most): the server's URL, the database
+// for plain SQL, the seeded keys and the driver.
+func startOps(t *testing.T) (base string, db *sql.DB, keys map[string]string, d *opsDriver) {
+	t.Helper()
+	url := dbtest.NewDB(t)
+	keys = seedKeys(t, url, "60")
+	base = serve(t, "--database-url", url)
+	db, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	return base, db, keys, newOpsDriver(t, ctx, base)
 }

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,8 +16,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-
-	"shipgraph/db/dbtest"
 )
 
 // viewportShot saves what the window shows (not the whole page): the
@@ -58,17 +54,7 @@ func (d *opsDriver) markers() []mapMarker {
 // header's controls never covered; no horizontal scrolling at 200% zoom;
 // screenshots at 1366×768 and 1920×1080; axe-core; no console error.
 func TestBrowserOpsMap(t *testing.T) {
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "60")
-	base := serve(t, "--database-url", url)
-	db, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	d := newOpsDriver(t, ctx, base)
+	base, db, keys, d := startOps(t)
 	member := keys["acme member"]
 
 	d.run(chromedp.EmulateViewport(1366, 768), chromedp.Navigate(d.page))
