@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"shipgraph/testkit/budgets"
@@ -28,7 +29,10 @@ const batchedPolls = 30
 
 // TestPollStatementBudget is not parallel: the counter is the process'
 // own, so nothing else may poll while it counts. The schedule is slowed
-// so that only the polls enqueued here run.
+// so that only the polls enqueued here run, and its one round at start-up
+// (River runs it once a leader is elected, which can take seconds) has
+// ended before anything is counted: its statements would otherwise land
+// in whichever poll it overlaps.
 func TestPollStatementBudget(t *testing.T) {
 	e := newEnv(t)
 	c := e.config()
@@ -36,7 +40,21 @@ func TestPollStatementBudget(t *testing.T) {
 	for i := range c.Carriers {
 		c.Carriers[i].RatePerMinute, c.Carriers[i].Concurrency = 0, 0
 	}
-	eng := e.engine(c)
+	eng, j := newEngine(t, c, e.store)
+	ended, cancel, err := j.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	e.start(eng, j)
+	for scheduled := false; !scheduled; {
+		select {
+		case ev := <-ended:
+			scheduled = ev.Job.Kind == "tracking_schedule"
+		case <-time.After(60 * time.Second):
+			t.Fatal("the schedule's round at start-up never ended")
+		}
+	}
 	insert := func(number, typ, scac string) string {
 		var id string
 		if err := e.store.SQL().QueryRow(`INSERT INTO tracking_requests (account_id, request_type, request_number, scac)
