@@ -69,9 +69,13 @@ func TestRowValuesOutliveTheDriverBuffer(t *testing.T) {
 		ARRAY[md5(i::text), 'T' || i] AS tags
 		FROM generate_series(1, %s) i ORDER BY i`
 	for name, read := range map[string]func() ([]aliasRow, error){
-		"simple":     func() ([]aliasRow, error) { return db.SelectRows[aliasRow](ctx, d, true, fmt.Sprintf(q, "300")) },
-		"unprepared": func() ([]aliasRow, error) { return db.SelectRows[aliasRow](ctx, d, true, fmt.Sprintf(q, "$1::int"), 300) },
-		"prepared":   func() ([]aliasRow, error) { return db.SelectRows[aliasRow](ctx, d, false, fmt.Sprintf(q, "$1::int"), 300) },
+		"simple": func() ([]aliasRow, error) { return db.SelectRows[aliasRow](ctx, d, true, fmt.Sprintf(q, "300")) },
+		"unprepared": func() ([]aliasRow, error) {
+			return db.SelectRows[aliasRow](ctx, d, true, fmt.Sprintf(q, "$1::int"), 300)
+		},
+		"prepared": func() ([]aliasRow, error) {
+			return db.SelectRows[aliasRow](ctx, d, false, fmt.Sprintf(q, "$1::int"), 300)
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			rows, err := read()
