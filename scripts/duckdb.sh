@@ -4,8 +4,8 @@
 # (SHIPGRAPH_DUCKDB_DIR, default ~/.cache/shipgraph/duckdb-<version>).
 #
 #   scripts/duckdb.sh --install   installs it when missing (idempotent)
-#   scripts/duckdb.sh SQL         runs SQL in an in-memory database and prints
-#                                 the rows as one JSON array of arrays
+#   scripts/duckdb.sh SQL...      runs each SQL in one in-memory database and
+#                                 prints a JSON array of their rows (arrays)
 set -euo pipefail
 version=1.5.6-r.1
 dir="${SHIPGRAPH_DUCKDB_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/shipgraph/duckdb-${version}}"

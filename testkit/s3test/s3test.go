@@ -34,6 +34,10 @@ type Server struct {
 	Bucket string
 	// Client is an S3 client of the server.
 	Client *s3.Client
+
+	bin, addr, data, meta string
+	cmd                   *exec.Cmd
+	logs                  *strings.Builder
 }
 
 var buildOnce sync.Once
@@ -67,7 +71,6 @@ func Binary(t testing.TB) string {
 // Start runs versitygw until the test ends, with bucket made.
 func Start(t testing.TB, bucket string) *Server {
 	t.Helper()
-	bin := Binary(t)
 	root := t.TempDir()
 	data, meta := filepath.Join(root, "data"), filepath.Join(root, "meta")
 	for _, d := range []string{data, meta} {
@@ -81,30 +84,9 @@ func Start(t testing.TB, bucket string) *Server {
 	}
 	addr := ln.Addr().String()
 	_ = ln.Close()
-	cmd := exec.Command(bin, "--access", Access, "--secret", Secret, "--port", addr, "--quiet",
-		"posix", "--sidecar", meta, data)
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			_ = c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not listen on %s: %v\n%s", addr, err, logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	s := &Server{Endpoint: "http://" + addr, Bucket: bucket}
+	s := &Server{Endpoint: "http://" + addr, Bucket: bucket, bin: Binary(t), addr: addr, data: data, meta: meta}
+	s.Restart(t)
+	t.Cleanup(func() { s.Stop(t) })
 	s.Client = s3.New(s3.Options{
 		Region: Region, BaseEndpoint: aws.String(s.Endpoint), UsePathStyle: true,
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
@@ -112,7 +94,44 @@ func Start(t testing.TB, bucket string) *Server {
 		}),
 	})
 	if _, err := s.Client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
-		t.Fatalf("create bucket: %v\n%s", err, logs.String())
+		t.Fatalf("create bucket: %v\n%s", err, s.logs.String())
 	}
 	return s
+}
+
+// Stop kills the server (its data stays for Restart).
+func (s *Server) Stop(t testing.TB) {
+	t.Helper()
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
+
+// Restart starts the server again on its address and data, and waits
+// until it listens.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	cmd := exec.Command(s.bin, "--access", Access, "--secret", Secret, "--port", s.addr, "--quiet",
+		"posix", "--sidecar", s.meta, s.data)
+	s.logs = &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = s.logs, s.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.cmd = cmd
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", s.addr, 200*time.Millisecond)
+		if err == nil {
+			_ = c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("versitygw did not listen on %s: %v\n%s", s.addr, err, s.logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
