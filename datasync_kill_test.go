@@ -114,9 +114,11 @@ func TestSyncSurvivesServeKill(t *testing.T) {
 	env := []string{
 		"SYNC_SECRET_KEY=" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")),
 		"WEBHOOK_ALLOW_PRIVATE_URLS=true",
-		// The killed process' job is rescued soon (its lease, 30 s, is
-		// what the next worker waits for).
-		"TRACKING_RESCUE_AFTER=3s",
+		// The killed process' job is rescued once its timeout passed (River
+		// waits for the worker's own, 80 s); the lease (30 s) has expired
+		// by then.
+		"TRACKING_POLL_TIMEOUT=5s",
+		"TRACKING_RESCUE_AFTER=10s",
 	}
 	args := []string{"--database-url", src, "--data-dir", t.TempDir()}
 	child, base := childServe(t, env, args...)
