@@ -18,7 +18,7 @@ if [[ ! -f "${dir}/.installed" ]]; then
   flock 9
   if [[ ! -f "${dir}/.installed" ]]; then
     echo '{"private":true,"type":"module"}' >"${dir}/package.json"
-    if ! npm install --prefix "${dir}" --no-audit --no-fund --loglevel=error "@duckdb/node-api@${version}" >"${dir}/npm.log" 2>&1; then
+    if ! npm install --prefix "${dir}" --no-audit --no-fund --ignore-scripts --loglevel=error "@duckdb/node-api@${version}" >"${dir}/npm.log" 2>&1; then
       cat "${dir}/npm.log" >&2
       exit 2
     fi
