@@ -73,7 +73,6 @@ func TestMeasure(t *testing.T) {
 		t.Fatal(err)
 	}
 
-
 	for _, rate := range []int{10, 100} {
 		lags := e.lagAt(dest, rate, 20*time.Second)
 		sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })

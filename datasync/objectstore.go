@@ -286,7 +286,7 @@ type batchFile struct {
 	index  map[string]int // column name → leaf index in the schema
 	cancel context.CancelFunc
 	out    *blob.Writer
-	pw     *parquet.Writer
+	pw     *parquet.GenericWriter[any]
 	rows   int
 	dels   int
 }
@@ -308,7 +308,7 @@ func (t *objectTarget) begin(ctx context.Context, tb *db.SyncTable, name string,
 	for i, c := range schema.Columns() {
 		f.index[c[0]] = i
 	}
-	f.pw = parquet.NewWriter(out, schema, parquet.Compression(&parquet.Zstd))
+	f.pw = parquet.NewGenericWriter[any](out, schema, parquet.Compression(&parquet.Zstd))
 	return f, nil
 }
 
