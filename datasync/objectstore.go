@@ -224,6 +224,9 @@ func openObjectTarget(ctx context.Context, raw string, allowPrivate bool) (*obje
 	if err != nil {
 		return nil, err
 	}
+	if o.scheme == "file" && !allowPrivate {
+		return nil, errors.New("datasync: file:// destinations need WEBHOOK_ALLOW_PRIVATE_URLS")
+	}
 	b, err := o.openBucket(ctx, allowPrivate)
 	if err != nil {
 		return nil, err
