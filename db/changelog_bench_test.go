@@ -135,11 +135,7 @@ func BenchmarkChangeLogPrune(b *testing.B) {
 	store, url, _ := benchStoreURL(b, 20)
 	ctx := context.Background()
 	// Without the store's statement timeout: the load takes a while.
-	s, err := sql.Open("postgres", url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := dbtest.Open(b, url)
 	var account, container string
 	if err := s.QueryRow(`SELECT account_id, id FROM containers ORDER BY id LIMIT 1`).Scan(&account, &container); err != nil {
 		b.Fatal(err)

@@ -25,6 +25,7 @@ import (
 
 	_ "github.com/lib/pq"
 
+	"shipgraph/db/dbtest"
 	"shipgraph/db/pgembed"
 )
 
@@ -55,16 +56,6 @@ func start(t *testing.T, dir string) *pgembed.Server {
 	t.Logf("Start took %v", time.Since(begin).Round(time.Millisecond))
 	t.Cleanup(func() { _ = s.Stop() })
 	return s
-}
-
-func open(t *testing.T, url string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
 }
 
 func exec1(t *testing.T, db *sql.DB, query string, args ...any) {
@@ -102,7 +93,7 @@ func TestStartStopReuse(t *testing.T) {
 	if want := "postgres://postgres@/postgres?host=" + url.QueryEscape(s.SocketDir()) + "&"; !strings.HasPrefix(s.URL("postgres"), want) {
 		t.Errorf("URL = %q, want prefix %q", s.URL("postgres"), want)
 	}
-	db := open(t, s.URL("postgres"))
+	db := dbtest.Open(t, s.URL("postgres"))
 	exec1(t, db, "CREATE TABLE survivor (id int PRIMARY KEY, name text)")
 	exec1(t, db, "INSERT INTO survivor VALUES (1, 'kept')")
 	db.Close()
@@ -144,7 +135,7 @@ func TestStartStopReuse(t *testing.T) {
 	if s2.Pid() == pid {
 		t.Errorf("same pid %d after restart", pid)
 	}
-	db2 := open(t, s2.URL("postgres"))
+	db2 := dbtest.Open(t, s2.URL("postgres"))
 	var name string
 	if err := db2.QueryRow("SELECT name FROM survivor WHERE id = 1").Scan(&name); err != nil || name != "kept" {
 		t.Fatalf("table after restart: %q, %v", name, err)
@@ -182,7 +173,7 @@ func TestInUse(t *testing.T) {
 	}
 
 	// The failed attempts must not have disturbed the running server.
-	db := open(t, s.URL("postgres"))
+	db := dbtest.Open(t, s.URL("postgres"))
 	exec1(t, db, "SELECT 1")
 }
 
@@ -238,7 +229,7 @@ func TestParentKilled(t *testing.T) {
 	t.Logf("orphaned postgres %d exited %v after its parent was killed", pid, time.Since(begin).Round(time.Millisecond))
 
 	s := start(t, dir)
-	exec1(t, open(t, s.URL("postgres")), "SELECT 1")
+	exec1(t, dbtest.Open(t, s.URL("postgres")), "SELECT 1")
 }
 
 // TestAsOtherUser runs Start as the unprivileged postgres user, which takes
@@ -344,7 +335,7 @@ func TestHelperProcess(t *testing.T) {
 			t.Fatal("helper still root")
 		}
 		s := start(t, filepath.Join(dir, "data"))
-		db := open(t, s.URL("postgres"))
+		db := dbtest.Open(t, s.URL("postgres"))
 		var user string
 		if err := db.QueryRow("SELECT current_user").Scan(&user); err != nil {
 			t.Fatal(err)
@@ -417,7 +408,7 @@ func TestRelocatedDataDir(t *testing.T) {
 	if s.Home() != dir {
 		t.Fatalf("reachable DATA_DIR: home %s", s.Home())
 	}
-	exec1(t, open(t, s.URL("postgres")), "CREATE TABLE survivor AS SELECT 'kept' AS name")
+	exec1(t, dbtest.Open(t, s.URL("postgres")), "CREATE TABLE survivor AS SELECT 'kept' AS name")
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +423,7 @@ func TestRelocatedDataDir(t *testing.T) {
 			t.Fatalf("home %s, want %s", s.Home(), want)
 		}
 		var name string
-		if err := open(t, s.URL("postgres")).QueryRow("SELECT name FROM survivor").Scan(&name); err != nil || name != "kept" {
+		if err := dbtest.Open(t, s.URL("postgres")).QueryRow("SELECT name FROM survivor").Scan(&name); err != nil || name != "kept" {
 			t.Fatalf("data after the move: %q, %v", name, err)
 		}
 		if err := s.Stop(); err != nil {
@@ -458,7 +449,7 @@ func TestOnlyOwnerAdmitted(t *testing.T) {
 	t.Parallel()
 	dir := dataDir(t)
 	s := start(t, dir)
-	exec1(t, open(t, s.URL("postgres")), "SELECT 1")
+	exec1(t, dbtest.Open(t, s.URL("postgres")), "SELECT 1")
 
 	if ports := tcpListeners(t, s.Pid()); len(ports) > 0 {
 		t.Fatalf("postmaster listens on TCP: %v", ports)
@@ -529,7 +520,7 @@ func TestUpgradeTrustingCluster(t *testing.T) {
 	t.Parallel()
 	dir := dataDir(t)
 	s := start(t, dir)
-	exec1(t, open(t, s.URL("postgres")), "CREATE TABLE survivor AS SELECT 'kept' AS name")
+	exec1(t, dbtest.Open(t, s.URL("postgres")), "CREATE TABLE survivor AS SELECT 'kept' AS name")
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +531,7 @@ func TestUpgradeTrustingCluster(t *testing.T) {
 	}
 	s = start(t, dir)
 	var name string
-	if err := open(t, s.URL("postgres")).QueryRow("SELECT name FROM survivor").Scan(&name); err != nil || name != "kept" {
+	if err := dbtest.Open(t, s.URL("postgres")).QueryRow("SELECT name FROM survivor").Scan(&name); err != nil || name != "kept" {
 		t.Fatalf("data after the upgrade: %q, %v", name, err)
 	}
 	hba, err := os.ReadFile(hbaPath)
