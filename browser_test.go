@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,11 +62,7 @@ func TestBrowserPlaygroundSubscription(t *testing.T) {
 	url := dbtest.NewDB(t)
 	keys := seedKeys(t, url, "5")
 	base := serve(t, "--database-url", url, "--playground-key", keys["acme viewer"])
-	conn, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dbtest.Open(t, url)
 	var number string
 	if err := conn.QueryRow(`SELECT c.number FROM containers c JOIN accounts a ON a.id = c.account_id
 		WHERE a.slug = 'acme' ORDER BY c.id LIMIT 1`).Scan(&number); err != nil {

@@ -841,11 +841,7 @@ func startOps(t *testing.T) (base string, db *sql.DB, keys map[string]string, d 
 	url := dbtest.NewDB(t)
 	keys = seedKeys(t, url, "60")
 	base = serve(t, "--database-url", url)
-	db, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db = dbtest.Open(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
 	return base, db, keys, newOpsDriver(t, ctx, base)

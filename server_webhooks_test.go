@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -30,11 +29,7 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 	url := dbtest.NewDB(t)
 	keys := seedKeys(t, url, "10")
 	base := serve(t, "--database-url", url, "--webhook-allow-private-urls", "--webhook-retry-base", "20ms")
-	sqldb, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sqldb.Close() })
+	sqldb := dbtest.Open(t, url)
 	ctx := context.Background()
 
 	type delivery struct {

@@ -61,11 +61,7 @@ func newLiveDB(t *testing.T) *liveDB {
 
 func liveDBAt(t *testing.T, url string, keys map[string]string) *liveDB {
 	t.Helper()
-	s, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := dbtest.Open(t, url)
 	return &liveDB{url: url, keys: keys, sql: s}
 }
 

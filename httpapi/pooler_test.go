@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -35,11 +34,7 @@ func TestBehindPgBouncer(t *testing.T) {
 
 	// The timeout the pooler cannot carry in the startup packet, set on
 	// the database: every server connection PgBouncer opens has it.
-	ds, err := sql.Open("postgres", direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ds.Close()
+	ds := dbtest.Open(t, direct)
 	if _, err := ds.Exec(`ALTER DATABASE "` + name + `" SET statement_timeout = '20s'`); err != nil {
 		t.Fatal(err)
 	}
@@ -64,11 +59,7 @@ func TestBehindPgBouncer(t *testing.T) {
 	in.url = srv.URL
 
 	// The session of a pooled connection has the database's timeout.
-	ps, err := sql.Open("postgres", pooled)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ps.Close()
+	ps := dbtest.Open(t, pooled)
 	var timeout string
 	if err := ps.QueryRow(`SHOW statement_timeout`).Scan(&timeout); err != nil || timeout != "20s" {
 		t.Fatalf("statement_timeout through the pooler: %q %v", timeout, err)

@@ -30,11 +30,7 @@ func TestChangeLogHeadsReadThePrimary(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = store.Close() })
 
-	pdb, err := sql.Open("postgres", primary.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pdb.Close()
+	pdb := dbtest.Open(t, primary.URL())
 	var account string
 	if err := pdb.QueryRow(`SELECT account_id::text FROM shipments ORDER BY account_id LIMIT 1`).Scan(&account); err != nil {
 		t.Fatal(err)
@@ -47,11 +43,7 @@ func TestChangeLogHeadsReadThePrimary(t *testing.T) {
 		}
 		return pos
 	}
-	sdb, err := sql.Open("postgres", standby.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
+	sdb := dbtest.Open(t, standby.URL())
 	testkit.WaitFor(t, 30*time.Second, "the standby to replay the seed", func() bool {
 		return headOn(sdb) == headOn(pdb)
 	})

@@ -4,7 +4,6 @@ package httpapi_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -48,11 +47,7 @@ func withReplica(t *testing.T, url string, standby *replicatest.Standby, wait ti
 // standbyStatus is a container's current_status on the standby.
 func standbyStatus(t *testing.T, standby *replicatest.Standby, id string) string {
 	t.Helper()
-	sdb, err := sql.Open("postgres", standby.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
+	sdb := dbtest.Open(t, standby.URL())
 	var s string
 	if err := sdb.QueryRow(`SELECT current_status FROM containers WHERE id = $1`, id).Scan(&s); err != nil {
 		t.Fatal(err)

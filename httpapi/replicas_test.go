@@ -4,7 +4,6 @@ package httpapi_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -245,11 +244,7 @@ func TestReplicasManyInstances(t *testing.T) {
 // standbyHas reports whether the standby has replayed a custom field value.
 func standbyHas(t *testing.T, standby *replicatest.Standby, value string) bool {
 	t.Helper()
-	sdb, err := sql.Open("postgres", standby.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
+	sdb := dbtest.Open(t, standby.URL())
 	var n int
 	if err := sdb.QueryRow(`SELECT count(*) FROM custom_fields WHERE value = to_jsonb($1::text)`, value).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -262,11 +257,7 @@ func standbyHas(t *testing.T, standby *replicatest.Standby, value string) bool {
 // until resumeReplay, whatever the machine's speed.
 func pauseReplay(t *testing.T, standby *replicatest.Standby) {
 	t.Helper()
-	sdb, err := sql.Open("postgres", standby.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
+	sdb := dbtest.Open(t, standby.URL())
 	if _, err := sdb.Exec(`SELECT pg_wal_replay_pause()`); err != nil {
 		t.Fatalf("pausing the standby's replay: %v", err)
 	}
@@ -282,11 +273,7 @@ func pauseReplay(t *testing.T, standby *replicatest.Standby) {
 // resumeReplay resumes the standby's WAL replay.
 func resumeReplay(t *testing.T, standby *replicatest.Standby) {
 	t.Helper()
-	sdb, err := sql.Open("postgres", standby.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
+	sdb := dbtest.Open(t, standby.URL())
 	if _, err := sdb.Exec(`SELECT pg_wal_replay_resume()`); err != nil {
 		t.Fatalf("resuming the standby's replay: %v", err)
 	}
