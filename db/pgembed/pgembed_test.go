@@ -58,6 +58,22 @@ func start(t *testing.T, dir string) *pgembed.Server {
 	return s
 }
 
+// localAccount is the uid and gid of the local account name; the test is
+// skipped when it cannot switch to it (not root, or no such account).
+func localAccount(t *testing.T, name string) (uid, gid int) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("switching to another local account needs root")
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		t.Skipf("no %s user", name)
+	}
+	uid, _ = strconv.Atoi(u.Uid)
+	gid, _ = strconv.Atoi(u.Gid)
+	return uid, gid
+}
+
 func exec1(t *testing.T, db *sql.DB, query string, args ...any) {
 	t.Helper()
 	if _, err := db.Exec(query, args...); err != nil {
@@ -237,15 +253,7 @@ func TestParentKilled(t *testing.T) {
 // someone else.
 func TestAsOtherUser(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to switch to the postgres user")
-	}
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		t.Skip("no postgres user")
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
+	uid, gid := localAccount(t, "postgres")
 	base := dataDir(t)
 	if err := os.Chown(base, uid, gid); err != nil {
 		t.Fatal(err)
@@ -467,15 +475,7 @@ func TestOnlyOwnerAdmitted(t *testing.T) {
 		t.Fatalf("socket directory mode: %v %v", fi.Mode(), err)
 	}
 
-	if os.Geteuid() != 0 {
-		t.Skip("switching to another local account needs root")
-	}
-	nobody, err := user.Lookup("nobody")
-	if err != nil {
-		t.Skip("no nobody user")
-	}
-	uid, _ := strconv.Atoi(nobody.Uid)
-	gid, _ := strconv.Atoi(nobody.Gid)
+	uid, gid := localAccount(t, "nobody")
 	bin := filepath.Join(dir, "pgembed.test")
 	copyFile(t, os.Args[0], bin)
 	asNobody := func(dbuser, want string) {
