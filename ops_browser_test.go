@@ -561,9 +561,7 @@ func TestBrowserOpsTrustedOnly(t *testing.T) {
 	if _, err := os.Stat(manifest); err != nil {
 		t.Fatalf("the page's manifest: %v (make ops writes it)", err)
 	}
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "20")
-	base := serve(t, "--database-url", url, "--trusted-documents", manifest, "--trusted-only=true")
+	url, base, keys := serveSeeded(t, "20", "--trusted-documents", manifest, "--trusted-only=true")
 	if errs := gql(t, base, keys["acme member"], `{ viewer { role } }`, nil, nil); len(errs) != 1 || !strings.Contains(errs[0], "trusted documents only") {
 		t.Fatalf("a document that is not the page's: %v", errs)
 	}
@@ -620,9 +618,7 @@ func TestBrowserOpsUnavailable(t *testing.T) {
 // violation.
 func (d *opsDriver) axe() {
 	d.t.Helper()
-	if _, err := exec.LookPath("npm"); err != nil {
-		d.t.Fatal("npm is needed for axe-core")
-	}
+	needNPM(d.t, "axe-core")
 	dir := d.t.TempDir()
 	out, err := exec.Command("npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", "axe-core@"+axeCoreVersion).CombinedOutput()
 	if err != nil {
@@ -838,9 +834,7 @@ func TestBrowserOpsMeasure(t *testing.T) {
 // for plain SQL, the seeded keys and the driver.
 func startOps(t *testing.T) (base string, db *sql.DB, keys map[string]string, d *opsDriver) {
 	t.Helper()
-	url := dbtest.NewDB(t)
-	keys = seedKeys(t, url, "60")
-	base = serve(t, "--database-url", url)
+	url, base, keys := serveSeeded(t, "60")
 	db = dbtest.Open(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)

@@ -59,6 +59,16 @@ func seedKeys(t *testing.T, url string, shipments string) map[string]string {
 	return keys
 }
 
+// serveSeeded seeds a database of the test's own with shipments and
+// serves it with args: the database's URL, the server's base URL and the
+// demo keys.
+func serveSeeded(t *testing.T, shipments string, args ...string) (url, base string, keys map[string]string) {
+	t.Helper()
+	url = dbtest.NewDB(t)
+	keys = seedKeys(t, url, shipments)
+	return url, serve(t, append([]string{"--database-url", url}, args...)...), keys
+}
+
 // serve starts `shipgraph serve` on 127.0.0.1:0 and returns its base URL;
 // the server stops (and run returns 0) when the test ends.
 func serve(t *testing.T, args ...string) string {
@@ -120,9 +130,7 @@ func get(t *testing.T, url, key string) (*http.Response, []byte) {
 }
 
 func TestServeEndToEnd(t *testing.T) {
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "20")
-	base := serve(t, "--database-url", url)
+	_, base, keys := serveSeeded(t, "20")
 
 	if res, body := get(t, base+"/healthz", ""); res.StatusCode != 200 || string(body) != "ok\n" {
 		t.Fatalf("/healthz: %d %q", res.StatusCode, body)

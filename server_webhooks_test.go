@@ -26,9 +26,7 @@ import (
 // the one the APIs can make and a public event names: a shipment's
 // tracking stops (tracking_request.tracking_stopped).
 func TestWebhooksFromEveryWriter(t *testing.T) {
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "10")
-	base := serve(t, "--database-url", url, "--webhook-allow-private-urls", "--webhook-retry-base", "20ms")
+	url, base, keys := serveSeeded(t, "10", "--webhook-allow-private-urls", "--webhook-retry-base", "20ms")
 	sqldb := dbtest.Open(t, url)
 	ctx := context.Background()
 

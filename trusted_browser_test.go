@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"shipgraph/db/dbtest"
 )
 
 // TestBrowserTrustedDocuments generates the trusted documents manifest of a
@@ -25,9 +23,7 @@ import (
 // and ids are refused with their codes, and admin keys are exempt when
 // the setting says so.
 func TestBrowserTrustedDocuments(t *testing.T) {
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatal("npm is needed for the trusted documents test")
-	}
+	needNPM(t, "the trusted documents test")
 	manifest := filepath.Join(t.TempDir(), "persisted-query-manifest.json")
 	script := filepath.Join("scripts", "trusted-documents.sh")
 	gen := exec.Command(script, "generate", filepath.Join("testdata", "trusted-client"), manifest)
@@ -54,9 +50,7 @@ func TestBrowserTrustedDocuments(t *testing.T) {
 		ids[op.Name] = op.ID
 	}
 
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "5")
-	base := serve(t, "--database-url", url, "--trusted-documents", manifest, "--trusted-only=true", "--trusted-exempt-admin=true")
+	_, base, keys := serveSeeded(t, "5", "--trusted-documents", manifest, "--trusted-only=true", "--trusted-exempt-admin=true")
 
 	// Apollo Client runs both operations by id, over POST and GET.
 	client := exec.Command(script, "client", base+"/graphql", manifest,

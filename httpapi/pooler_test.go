@@ -127,10 +127,7 @@ func TestBehindPgBouncer(t *testing.T) {
 
 	// Live updates listen on the direct connection: a change reaches a
 	// subscriber of the pooled chain.
-	c, err := testkit.DialWS(t, in.url, auth(keys["acme/member"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, keys["acme/member"])
 	c.Subscribe("1", `subscription { changes { operation type id } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if w := in.do(t, http.MethodPatch, path, keys["acme/member"], `{"data":{"type":"custom_field","attributes":{"value":"PO-POOLED-2"}}}`); w.status != http.StatusOK {
