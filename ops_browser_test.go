@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -27,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"shipgraph/db/dbtest"
+	"shipgraph/testkit"
 	"shipgraph/testkit/browsertest"
 	"shipgraph/web/ops"
 )
@@ -184,21 +184,13 @@ func (d *opsDriver) rows() [][3]string {
 func gql(t *testing.T, base, key, query string, vars map[string]any, out any) []string {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	req, _ := http.NewRequest(http.MethodPost, base+"/graphql", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Token "+key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
+	res := testkit.Send(t, http.MethodPost, base+"/graphql", key, body)
 	var r struct {
 		Data   json.RawMessage
 		Errors []struct{ Message string }
 	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("%d %s", res.StatusCode, raw)
+	if err := json.Unmarshal(res.Body, &r); err != nil {
+		t.Fatalf("%d %s", res.Status, res.Body)
 	}
 	var msgs []string
 	for _, e := range r.Errors {

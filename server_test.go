@@ -75,18 +75,23 @@ func serve(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	base, done, stderr := startServe(t, ctx, append([]string{"--shutdown-delay", "0", "--data-dir", t.TempDir()}, args...)...)
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Errorf("serve exited %d: %s", code, stderr.String())
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop within 30s of cancellation")
-		}
-	})
+	t.Cleanup(func() { stopServe(t, cancel, done, stderr) })
 	return base
+}
+
+// stopServe cancels a serve run and waits for it to return: the test fails
+// unless it returns 0 within 30 s.
+func stopServe(t *testing.T, cancel func(), done <-chan int, stderr *testkit.Log) {
+	t.Helper()
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited %d: %s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("serve did not stop within 30s of cancellation")
+	}
 }
 
 // startServe runs `shipgraph serve --addr 127.0.0.1:0 --log-level warn`

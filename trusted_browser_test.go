@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"shipgraph/testkit"
 )
 
 // TestBrowserTrustedDocuments generates the trusted documents manifest of a
@@ -89,20 +91,11 @@ func TestBrowserTrustedDocuments(t *testing.T) {
 	post := func(key string, v any) string {
 		t.Helper()
 		b, _ := json.Marshal(v)
-		req, _ := http.NewRequest(http.MethodPost, base+"/graphql", bytes.NewReader(b))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Token "+key)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		res := testkit.Send(t, http.MethodPost, base+"/graphql", key, b)
+		if res.Status != http.StatusOK {
+			t.Errorf("status %d: %s", res.Status, res.Body)
 		}
-		defer res.Body.Close()
-		var body bytes.Buffer
-		_, _ = body.ReadFrom(res.Body)
-		if res.StatusCode != http.StatusOK {
-			t.Errorf("status %d: %s", res.StatusCode, body.String())
-		}
-		return body.String()
+		return string(res.Body)
 	}
 	unknown := map[string]any{"extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": strings.Repeat("0", 64)}}}
 	if got := post(keys["acme member"], unknown); !strings.Contains(got, `"PERSISTED_QUERY_NOT_IN_LIST"`) || strings.Contains(got, `"data"`) {
