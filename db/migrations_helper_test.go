@@ -11,6 +11,7 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 // seededMigrations is a database of the test's own seeded with shipments
@@ -19,11 +20,7 @@ import (
 func seededMigrations(t *testing.T, shipments int, seedN int64) (*db.DB, *goose.Provider) {
 	t.Helper()
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := pg.At(t, dbtest.NewDB(t)).Store
 	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: shipments, Seed: seedN, Now: testkit.SeedNow}); err != nil {
 		t.Fatal(err)
 	}
