@@ -276,6 +276,13 @@ func TestAsOtherUser(t *testing.T) {
 	cmd := exec.Command(bin, "-test.run=^TestHelperProcess$", "-test.v")
 	cmd.Dir = base
 	cmd.Env = append(os.Environ(), "PGEMBED_HELPER=nonroot", "PGEMBED_HELPER_DIR="+base, "HOME="+base)
+	t.Logf("helper output:\n%s", runAs(t, cmd, uid, gid))
+}
+
+// runAs runs cmd (the test binary as a helper) as uid and gid and returns
+// its output; the test fails when it does not exit 0.
+func runAs(t *testing.T, cmd *exec.Cmd, uid, gid int) string {
+	t.Helper()
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}},
 		Pdeathsig:  syscall.SIGKILL,
@@ -283,9 +290,9 @@ func TestAsOtherUser(t *testing.T) {
 	var buf strings.Builder
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := <-startPinned(t, cmd); err != nil {
-		t.Fatalf("helper as postgres: %v\n%s", err, buf.String())
+		t.Fatalf("helper as uid %d: %v\n%s", uid, err, buf.String())
 	}
-	t.Logf("helper output:\n%s", buf.String())
+	return buf.String()
 }
 
 // startPinned starts cmd from a goroutine locked to its OS thread and waits
@@ -484,19 +491,11 @@ func TestOnlyOwnerAdmitted(t *testing.T) {
 		cmd := exec.Command(bin, "-test.run=^TestHelperProcess$")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "PGEMBED_HELPER=connect", "PGEMBED_HELPER_URL="+target)
-		cmd.SysProcAttr = &syscall.SysProcAttr{
-			Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}},
-			Pdeathsig:  syscall.SIGKILL,
+		out := runAs(t, cmd, uid, gid)
+		if !strings.Contains(out, "CONNECT REFUSED") || !strings.Contains(out, want) {
+			t.Fatalf("nobody connecting as %s was not refused with %q:\n%s", dbuser, want, out)
 		}
-		var buf strings.Builder
-		cmd.Stdout, cmd.Stderr = &buf, &buf
-		if err := <-startPinned(t, cmd); err != nil {
-			t.Fatalf("helper as nobody: %v\n%s", err, buf.String())
-		}
-		if !strings.Contains(buf.String(), "CONNECT REFUSED") || !strings.Contains(buf.String(), want) {
-			t.Fatalf("nobody connecting as %s was not refused with %q:\n%s", dbuser, want, buf.String())
-		}
-		t.Logf("nobody as %s: %s", dbuser, strings.TrimSpace(buf.String()))
+		t.Logf("nobody as %s: %s", dbuser, strings.TrimSpace(out))
 	}
 	for _, dbuser := range []string{"postgres", "nobody", "root"} {
 		asNobody(dbuser, "permission denied")
