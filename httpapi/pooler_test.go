@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -17,6 +15,7 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/graph"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/testkit/pgbouncertest"
 )
 
@@ -42,21 +41,11 @@ func TestBehindPgBouncer(t *testing.T) {
 	if _, err := db.OpenWith(context.Background(), pooled, db.Options{Pooler: true}); err == nil || !strings.Contains(err.Error(), "DATABASE_DIRECT_URL") {
 		t.Fatalf("pooler without a direct URL: %v", err)
 	}
-	store, err := db.OpenWith(context.Background(), pooled, db.Options{Pooler: true, DirectURL: direct, StatementTimeout: 30 * time.Second, ConnectTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := pg.OpenWith(t, pooled, db.Options{Pooler: true, DirectURL: direct, StatementTimeout: 30 * time.Second, ConnectTimeout: 5 * time.Second})
 	if err := store.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrations behind the pooler: %v", err)
 	}
-	in := &instance{store: store, log: &testkit.Log{}}
-	cfg := testkit.Defaults()
-	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
-	in.h = testkit.Start(t, store, cfg) // waits for the key cache to listen (directly)
-	srv := httptest.NewServer(in.h)
-	t.Cleanup(srv.Close)
-	in.url = srv.URL
+	in := serveOn(t, store, testkit.Defaults()) // waits for the key cache to listen (directly)
 
 	// The session of a pooled connection has the database's timeout.
 	ps := dbtest.Open(t, pooled)

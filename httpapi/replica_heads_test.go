@@ -9,6 +9,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/testkit/replicatest"
 )
 
@@ -22,13 +23,9 @@ func TestChangeLogHeadsReadThePrimary(t *testing.T) {
 	primary := dbtest.NewServer(t)
 	seedAt(t, primary.URL())
 	standby := replicatest.Start(t, primary, replicatest.Options{})
-	store, err := db.OpenWith(context.Background(), primary.URL(), db.Options{
+	store := pg.OpenWith(t, primary.URL(), db.Options{
 		ConnectTimeout: 2 * time.Second, Replicas: []string{standby.URL()},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
 
 	pdb := dbtest.Open(t, primary.URL())
 	var account string

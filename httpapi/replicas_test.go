@@ -3,7 +3,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/sharedlimit"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/testkit/pgbouncertest"
 	"shipgraph/testkit/redistest"
 	"shipgraph/testkit/replicatest"
@@ -32,14 +32,10 @@ const applyDelay = 2 * time.Second
 // WAL positions through the Redis at redisURL.
 func replicated(t *testing.T, pooledURL, directURL string, standby *replicatest.Standby, redisURL string, maxLag time.Duration) *instance {
 	t.Helper()
-	store, err := db.OpenWith(context.Background(), pooledURL, db.Options{
+	store := pg.OpenWith(t, pooledURL, db.Options{
 		Pooler: true, DirectURL: directURL, ConnectTimeout: 2 * time.Second,
 		Replicas: []string{standby.URL()}, ReplicaMaxLag: maxLag,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
 	shared, err := sharedlimit.Open(redisURL, nil)
 	if err != nil {
 		t.Fatal(err)
