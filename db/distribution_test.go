@@ -19,7 +19,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -30,13 +29,11 @@ import (
 	"time"
 
 	_ "github.com/lib/pq"
-	"github.com/pressly/goose/v3"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/load"
 	"shipgraph/model"
@@ -315,11 +312,7 @@ func (a *stringArray) Scan(src any) error {
 func TestDistributionRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	q, err := sql.Open("postgres", dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Close() })
+	q := dbtest.Open(t, dbtest.NewDB(t))
 
 	t.Run("migrated schema", func(t *testing.T) {
 		out, err := schemaViolations(ctx, q)
@@ -385,11 +378,7 @@ func TestDistributionRules(t *testing.T) {
 		if dbtest.Citus(t) {
 			t.Skip("on a distributed database Citus itself refuses these tables (a local table with a key to a distributed one); the check is proved on plain PostgreSQL")
 		}
-		bq, err := sql.Open("postgres", dbtest.NewDB(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer bq.Close()
+		bq := dbtest.Open(t, dbtest.NewDB(t))
 		for _, ddl := range []string{
 			`CREATE TABLE bad_unmarked (id uuid PRIMARY KEY)`,
 			`CREATE TABLE bad_no_account (id uuid PRIMARY KEY)`,
@@ -559,11 +548,7 @@ func TestRouterCheckOnCitus(t *testing.T) {
 	}
 	t.Parallel()
 	ctx := context.Background()
-	q, err := sql.Open("postgres", dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Close() })
+	q := dbtest.Open(t, dbtest.NewDB(t))
 	conn, err := q.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -1158,23 +1143,8 @@ func TestStatementsFilterByAccount(t *testing.T) {
 func TestDistributionMigrationOnSeededData(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 120, Seed: 7, Now: testkit.SeedNow}); err != nil {
-		t.Fatal(err)
-	}
+	store, p := seededMigrations(t, 120, 7)
 	q := store.SQL()
-	fsys, err := fs.Sub(db.Migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, q, fsys, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// What the rows say, by table: counts, and who owns each link and option.
 	snapshot := func() map[string]string {
 		t.Helper()
