@@ -483,6 +483,7 @@ var crossTenant = []struct{ fragment, reason string }{
 	{"FROM change_log_heads h LEFT JOIN webhook_log_cursors c ON c.account_id = h.account_id", "the webhook fan-out's " +
 		"backlog and lag over every account: its position per account beside each account's head"},
 	{"FROM change_log l LEFT JOIN webhook_log_cursors c ON c.account_id = l.account_id", "pruning every account's log by age: an operator job"},
+	{"extract(epoch FROM now() - min(l.logged_at))", "the webhook fan-out's lag gauge: the oldest change not yet fanned out, over every account"},
 	{"SELECT min(created_at) FROM webhooks", "pruning every account's log by age: the oldest webhook of any account bounds what is owed"},
 	{"DELETE FROM change_log WHERE account_id = ANY($1::uuid[]) AND id = ANY($2::bigint[])", "pruning: the rows of a batch, of any account"},
 	{"GROUP BY account_id ORDER BY account_id > $2::uuid DESC", "the webhook dispatcher finds the accounts with due " +
