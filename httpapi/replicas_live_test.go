@@ -37,6 +37,7 @@ func withReplica(t *testing.T, url string, standby *replicatest.Standby, wait ti
 func standbyStatus(t *testing.T, standby *replicatest.Standby, id string) string {
 	t.Helper()
 	sdb := dbtest.Open(t, standby.URL())
+	defer sdb.Close() // called in a wait loop: one pool per call would outlast it
 	var s string
 	if err := sdb.QueryRow(`SELECT current_status FROM containers WHERE id = $1`, id).Scan(&s); err != nil {
 		t.Fatal(err)

@@ -241,6 +241,7 @@ func TestReplicasManyInstances(t *testing.T) {
 func standbyHas(t *testing.T, standby *replicatest.Standby, value string) bool {
 	t.Helper()
 	sdb := dbtest.Open(t, standby.URL())
+	defer sdb.Close() // called in a wait loop: one pool per call would outlast it
 	var n int
 	if err := sdb.QueryRow(`SELECT count(*) FROM custom_fields WHERE value = to_jsonb($1::text)`, value).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -254,6 +255,7 @@ func standbyHas(t *testing.T, standby *replicatest.Standby, value string) bool {
 func pauseReplay(t *testing.T, standby *replicatest.Standby) {
 	t.Helper()
 	sdb := dbtest.Open(t, standby.URL())
+	defer sdb.Close() // called in a wait loop: one pool per call would outlast it
 	if _, err := sdb.Exec(`SELECT pg_wal_replay_pause()`); err != nil {
 		t.Fatalf("pausing the standby's replay: %v", err)
 	}
@@ -270,6 +272,7 @@ func pauseReplay(t *testing.T, standby *replicatest.Standby) {
 func resumeReplay(t *testing.T, standby *replicatest.Standby) {
 	t.Helper()
 	sdb := dbtest.Open(t, standby.URL())
+	defer sdb.Close() // called in a wait loop: one pool per call would outlast it
 	if _, err := sdb.Exec(`SELECT pg_wal_replay_resume()`); err != nil {
 		t.Fatalf("resuming the standby's replay: %v", err)
 	}

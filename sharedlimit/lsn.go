@@ -96,16 +96,30 @@ func (l *Limits) advance(ctx context.Context, kind, accountID string, pos uint64
 		fallbackLSN.Inc()
 		return errors.New("redis unreachable")
 	}
-	rctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
-	defer cancel()
-	err := advanceLSN.Run(rctx, l.rdb, []string{l.o.Prefix + kind + accountID}, fmt.Sprintf("%016x", pos), LSNTTL.Milliseconds()).Err()
-	if err != nil {
-		if ctx.Err() == nil {
-			l.failed("lsn", err)
-			fallbackLSN.Inc()
+	// A position not recorded lets another instance answer from what it
+	// read before the write, so a slow answer (a loaded machine: one
+	// command past Timeout) is tried again, up to advanceTries times
+	// within ctx, before the breaker opens. Raising is idempotent.
+	var err error
+	for try := 0; try < advanceTries && ctx.Err() == nil; try++ {
+		rctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
+		err = advanceLSN.Run(rctx, l.rdb, []string{l.o.Prefix + kind + accountID}, fmt.Sprintf("%016x", pos), LSNTTL.Milliseconds()).Err()
+		cancel()
+		if err == nil {
+			l.ok()
+			return nil
 		}
-		return err
 	}
-	l.ok()
-	return nil
+	if err == nil { // ctx ended before the first try
+		return ctx.Err()
+	}
+	if ctx.Err() == nil {
+		l.failed("lsn", err)
+		fallbackLSN.Inc()
+	}
+	return err
 }
+
+// advanceTries is how many times advance sends its command before it
+// gives up (each within Options.Timeout).
+const advanceTries = 3
