@@ -42,7 +42,7 @@ var statsCases = []statsCase{
 		 LEFT JOIN ports p ON p.id = t.port_id WHERE c.account_id = $1 GROUP BY 1, 2, 3`},
 	{"containers by line and port", "containerStats", `groupBy: [SHIPPING_LINE, PORT_OF_DISCHARGE]`,
 		`shippingLineScac portOfDischarge { code } count`,
-		`SELECT s.shipping_line_scac, p.code, count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id
+		`SELECT s.shipping_line_scac, p.code, count(*) FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
 		 LEFT JOIN ports p ON p.id = s.port_of_discharge_id WHERE c.account_id = $1 GROUP BY 1, 2`},
 	{"containers by last free day", "containerStats", `groupBy: [LAST_FREE_DAY]`, `lastFreeDay count`,
 		`SELECT ` + truthLFD + `, count(*) FROM containers c ` + truthZoneC + ` WHERE c.account_id = $1 GROUP BY 1`},
@@ -52,18 +52,18 @@ var statsCases = []statsCase{
 		`SELECT t.firms_code, ` + truthLFD + `, count(*) FROM containers c ` + truthZoneC + `
 		 WHERE c.account_id = $1 AND c.current_status IN ('on_ship', 'available', 'not_available') GROUP BY 1, 2`},
 	{"containers by ETA week", "containerStats", `groupBy: [ETA_WEEK, STATUS]`, `etaWeek status count`,
-		`SELECT ` + truthWeek + `, upper(c.current_status), count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id
+		`SELECT ` + truthWeek + `, upper(c.current_status), count(*) FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
 		 LEFT JOIN ports pp ON pp.id = s.port_of_discharge_id WHERE c.account_id = $1 GROUP BY 1, 2`},
 	{"containers, no key", "containerStats", `filter: {hasHolds: true}, groupBy: []`, `count`,
 		`SELECT count(*) FROM containers WHERE account_id = $1 AND has_holds`},
 	{"containers by last free day and line (no rollup holds both)", "containerStats", `groupBy: [LAST_FREE_DAY, SHIPPING_LINE]`,
 		`lastFreeDay shippingLineScac count`,
-		`SELECT ` + truthLFD + `, s.shipping_line_scac, count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id ` + truthZoneC + `
+		`SELECT ` + truthLFD + `, s.shipping_line_scac, count(*) FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id ` + truthZoneC + `
 		 WHERE c.account_id = $1 GROUP BY 1, 2`},
 	{"containers by port and ETA week, filtered by status", "containerStats",
 		`filter: {statuses: [ON_SHIP, AVAILABLE, PICKED_UP, EMPTY_RETURNED]}, groupBy: [PORT_OF_DISCHARGE, ETA_WEEK]`,
 		`portOfDischarge { code } etaWeek count`,
-		`SELECT pp.code, ` + truthWeek + `, count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id
+		`SELECT pp.code, ` + truthWeek + `, count(*) FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
 		 LEFT JOIN ports pp ON pp.id = s.port_of_discharge_id
 		 WHERE c.account_id = $1 AND c.current_status IN ('on_ship', 'available', 'picked_up', 'empty_returned') GROUP BY 1, 2`},
 	{"containers, no key, no filter", "containerStats", `groupBy: []`, `count`,
