@@ -141,8 +141,8 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 	e.start(t, e.Store, webhook.Config{RetryBase: time.Hour})
 	e.toggle(t, c1)
 	testkit.WaitFor(t, 10*time.Second, "an attempt", func() bool {
-		return e.Count(t, `SELECT count(*) FROM webhook_delivery_attempts a JOIN webhook_notifications n ON n.id = a.notification_id
-			WHERE n.webhook_id = $1 AND a.status_code = 307`, hook) == 1
+		return e.Count(t, `SELECT count(*) FROM webhook_delivery_attempts a JOIN webhook_notifications n ON n.account_id = a.account_id AND n.id = a.notification_id
+			WHERE n.account_id = $2 AND n.webhook_id = $1 AND a.status_code = 307`, hook, e.acme) == 1
 	})
 	if e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'pending' AND attempts = 1`, hook) != 1 {
 		t.Error("a 307 did not leave the notification pending for a retry")
