@@ -35,7 +35,7 @@ run: build
 # than skips under SHIPGRAPH_REQUIRE_ASSETS=1); without npm it skips, saying why.
 test: s3server
 	@if command -v npm >/dev/null; then scripts/fetch-playground-assets.sh; scripts/build-ops.sh; fi
-	@if command -v npm >/dev/null; then export SHIPGRAPH_REQUIRE_ASSETS=1; fi; $(GO) test -count=1 ./...
+	@if command -v npm >/dev/null; then export SHIPGRAPH_REQUIRE_ASSETS=1; fi; $(GO) test -count=1 -timeout 25m ./...
 
 # The test suite against a Citus coordinator and two workers on loopback
 # (scripts/citus-cluster.sh starts them, installing ../shared/citus), every
