@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/load"
@@ -145,10 +146,14 @@ func TestStats(t *testing.T) {
 	// Last free days from five days ago to a week ahead, a few unknown;
 	// ETAs over six weeks around today.
 	var n int
+	// Spread by a hash of the id from a time given as a parameter (Citus
+	// refuses random() and now() in an UPDATE of a distributed table).
+	now := time.Now().Unix()
 	env.SQL(t, &n, `WITH u AS (UPDATE containers SET pickup_lfd_rail = NULL, pickup_lfd_terminal = NULL,
-		pickup_lfd_line = CASE WHEN random() < 0.1 THEN NULL ELSE now() + (random() * 12 - 5) * interval '1 day' END RETURNING 1) SELECT count(*) FROM u`)
-	env.SQL(t, &n, `WITH u AS (UPDATE shipments SET pod_eta_at = CASE WHEN random() < 0.1 THEN NULL
-		ELSE now() + (random() * 42 - 21) * interval '1 day' END RETURNING 1) SELECT count(*) FROM u`)
+		pickup_lfd_line = CASE WHEN abs(hashtext(id::text)) % 10 = 0 THEN NULL
+		ELSE to_timestamp($1::float8 + abs(hashtext(id::text || 'lfd')) % 1036800 - 432000) END RETURNING 1) SELECT count(*) FROM u`, now)
+	env.SQL(t, &n, `WITH u AS (UPDATE shipments SET pod_eta_at = CASE WHEN abs(hashtext(id::text)) % 10 = 0 THEN NULL
+		ELSE to_timestamp($1::float8 + abs(hashtext(id::text || 'eta')) % 3628800 - 1814400) END RETURNING 1) SELECT count(*) FROM u`, now)
 	var zones int
 	env.SQL(t, &zones, `SELECT count(DISTINCT p.time_zone) FROM containers c JOIN terminals t ON t.id = c.pod_terminal_id
 		JOIN ports p ON p.id = t.port_id`)
