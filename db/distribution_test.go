@@ -1186,11 +1186,11 @@ func TestDistributionMigrationOnSeededData(t *testing.T) {
 				(SELECT count(*) FROM custom_fields) || '/' || (SELECT string_agg(account_id::text || list || n, ',' ORDER BY account_id, list)
 					FROM (SELECT account_id, list, sum(n) AS n FROM list_counts GROUP BY 1, 2) c)`,
 			"links": `SELECT md5(string_agg(d.account_id::text || ds.document_id::text || ds.shipment_id::text, ',' ORDER BY ds.document_id, ds.shipment_id))
-				FROM document_shipments ds JOIN documents d ON d.account_id = ds.account_id AND d.id = ds.document_id`,
+				FROM document_shipments ds JOIN documents d ON d.id = ds.document_id`,
 			"cargos": `SELECT md5(string_agg(d.account_id::text || dc.document_id::text || dc.container_id::text, ',' ORDER BY dc.document_id, dc.container_id))
-				FROM document_containers dc JOIN documents d ON d.account_id = dc.account_id AND d.id = dc.document_id`,
+				FROM document_containers dc JOIN documents d ON d.id = dc.document_id`,
 			"options": `SELECT md5(string_agg(d.account_id::text || o.id::text || o.value, ',' ORDER BY o.id))
-				FROM custom_field_options o JOIN custom_field_definitions d ON d.account_id = o.account_id AND d.id = o.definition_id`,
+				FROM custom_field_options o JOIN custom_field_definitions d ON d.id = o.definition_id`,
 		} {
 			var s string
 			if err := q.QueryRowContext(ctx, query).Scan(&s); err != nil {
