@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/shipgraph
 export CGO_ENABLED ?= 0
 
-.PHONY: all build assets ops run test s3server test-browser audit generate check-generate lint bench bench-scale clean settings budgets stress image deploy-test chart-docs test-citus
+.PHONY: all build assets ops run test s3server duckdb test-browser audit generate check-generate lint bench bench-scale clean settings budgets stress image deploy-test chart-docs test-citus
 
 all: build
 
@@ -34,7 +34,7 @@ run: build
 # it) they must arrive and TestEmbeddedAssets must run (it fails rather
 # than skips under SHIPGRAPH_REQUIRE_ASSETS=1); without npm it skips, saying why.
 test: s3server
-	@if command -v npm >/dev/null; then scripts/fetch-playground-assets.sh; scripts/build-ops.sh; fi
+	@if command -v npm >/dev/null; then scripts/fetch-playground-assets.sh; scripts/build-ops.sh; scripts/duckdb.sh --install; fi
 	@if command -v npm >/dev/null; then export SHIPGRAPH_REQUIRE_ASSETS=1; fi; $(GO) test -count=1 -timeout 25m ./...
 
 # The test suite against a Citus coordinator and two workers on loopback
@@ -76,6 +76,11 @@ chart-docs:
 STRESS_COUNT ?= 20
 stress:
 	@scripts/stress.sh $(STRESS_COUNT)
+
+# DuckDB (npm @duckdb/node-api) in a cache directory outside the repository:
+# the data sync's tests read its Parquet files back with it.
+duckdb:
+	@scripts/duckdb.sh --install
 
 # The real S3-compatible server of the file tests (versitygw, pinned in
 # tools/s3server's own go.mod), built into bin/ before the tests need it.

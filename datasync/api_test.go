@@ -261,4 +261,33 @@ func TestCheckAddressRule(t *testing.T) {
 	if _, err := open.Check(ctx, datasync.KindPostgres, "postgres://u:p@127.0.0.1:5432/db"); err != nil {
 		t.Fatalf("with private addresses allowed: %v", err)
 	}
+
+	// Object stores: the endpoint passes the same rule; credentials are
+	// required and never shown; the server's own disk only for demos.
+	for _, u := range []string{
+		"s3://AK:SK@lake/acme?endpoint=http://127.0.0.1:9000&region=us-east-1",
+		"s3://AK:SK@lake/acme?endpoint=10.0.0.5:9000&disable_https=true",
+		"s3://AK:SK@lake?endpoint=http://169.254.169.254",
+		"s3://AK:SK@lake?endpoint=localhost:9000",
+		"s3://lake/acme?region=us-east-1",
+		"s3://AK@lake/acme",
+		"file:///var/lib/lake",
+		"gs://lake/acme",
+	} {
+		if _, err := s.Check(ctx, datasync.KindObjectStore, u); model.ErrorCode(err) != model.EINVALID {
+			t.Errorf("%s: %v, want invalid", u, err)
+		}
+	}
+	shown, err = s.Check(ctx, datasync.KindObjectStore, "s3://AK:SECRETKEY@lake/exports/acme?region=eu-west-1&endpoint=https://8.8.8.8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(shown, "SECRETKEY") || shown != "s3://AK@lake/exports/acme?endpoint=https%3A%2F%2F8.8.8.8&region=eu-west-1" {
+		t.Fatalf("shown as %s", shown)
+	}
+	for _, u := range []string{"s3://AK:SK@lake/acme?endpoint=http://127.0.0.1:9000&use_path_style=true", "file:///var/lib/lake"} {
+		if _, err := open.Check(ctx, datasync.KindObjectStore, u); err != nil {
+			t.Errorf("%s with private addresses allowed: %v", u, err)
+		}
+	}
 }

@@ -31,9 +31,9 @@ func (s *Syncer) Check(ctx context.Context, kind, raw string) (string, error) {
 	switch kind {
 	case KindPostgres:
 	case KindObjectStore:
-		return "", model.Errorf(model.EINVALID, "object_store destinations are not available yet; use postgres").AtField("kind")
+		return s.checkObjectStore(ctx, raw)
 	default:
-		return "", model.Errorf(model.EINVALID, "kind must be postgres").AtField("kind")
+		return "", model.Errorf(model.EINVALID, "kind must be postgres or object_store").AtField("kind")
 	}
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {

@@ -13,6 +13,7 @@ import (
 	"shipgraph/datasync"
 	"shipgraph/db"
 	"shipgraph/testkit"
+	"shipgraph/testkit/s3test"
 )
 
 // writer changes the account's shipments until stopped: inserts with
@@ -52,10 +53,16 @@ AND id = (SELECT id FROM containers WHERE account_id = $1 ORDER BY created_at LI
 	return func() int { cancel(); wg.Wait(); return int(n.Load()) }
 }
 
-// The destination stops under writes: the sync records the error, backs
-// off, and once the destination is back, catches up with nothing lost
-// and nothing doubled (the destination equals the source, key by key).
+// outage is how long a destination stays stopped under writes.
+const outage = 30 * time.Second
+
+// The destination stops for 30 s under writes: the sync records the
+// error, backs off, and once the destination is back, catches up with
+// nothing lost and nothing doubled (the destination equals the source,
+// key by key). Parallel with the object store's outage, so that CI waits
+// for the two outages once.
 func TestDestinationDownUnderWrites(t *testing.T) {
+	t.Parallel()
 	e := open(t, datasync.Config{MaxBackoff: 2 * time.Second})
 	for i := range 3 {
 		e.shipment(e.acme, fmt.Sprintf("ACME%04d", i), 2)
@@ -82,7 +89,7 @@ func TestDestinationDownUnderWrites(t *testing.T) {
 		return false
 	})
 	// Writes go on while the destination is down.
-	for time.Since(down) < 5*time.Second {
+	for time.Since(down) < outage {
 		time.Sleep(100 * time.Millisecond)
 	}
 	srv.Start(t)
@@ -92,6 +99,56 @@ func TestDestinationDownUnderWrites(t *testing.T) {
 		t.Fatalf("only %d writes", writes)
 	}
 	e.waitEqual(dest, e.acme, 90*time.Second)
+	for _, st := range e.status(e.acme, id) {
+		if st.LastError != "" {
+			t.Errorf("%s still shows the error %q after catching up", st.Table, st.LastError)
+		}
+	}
+}
+
+// The object store stops for 30 s under writes, then comes back on the
+// same address and data: the sync records the error, then catches up, and
+// DuckDB's latest-version query of the files equals the source.
+func TestObjectStoreDownUnderWrites(t *testing.T) {
+	t.Parallel()
+	e := open(t, datasync.Config{MaxBackoff: 2 * time.Second})
+	for i := range 3 {
+		e.shipment(e.acme, fmt.Sprintf("ACME%04d", i), 2)
+	}
+	srv := s3test.Start(t, "lake")
+	id := e.addDestination(e.acme, datasync.KindObjectStore, objectURL(srv, "acme"))
+	e.waitCaughtUp(e.acme, id, 60*time.Second)
+
+	stop := e.writer(e.acme)
+	testkit.WaitFor(t, 10*time.Second, "writes followed", func() bool {
+		for _, st := range e.status(e.acme, id) {
+			if st.Table == db.SyncContainers && st.RowsWritten > 6+3 {
+				return true
+			}
+		}
+		return false
+	})
+	srv.Stop(t)
+	down := time.Now()
+	testkit.WaitFor(t, 60*time.Second, "the sync to record the object store's failure", func() bool {
+		for _, st := range e.status(e.acme, id) {
+			if st.LastError != "" {
+				return true
+			}
+		}
+		return false
+	})
+	for time.Since(down) < outage {
+		time.Sleep(100 * time.Millisecond)
+	}
+	srv.Restart(t)
+	time.Sleep(time.Second)
+	writes := stop()
+	if writes < 50 {
+		t.Fatalf("only %d writes", writes)
+	}
+	e.waitCaughtUp(e.acme, id, 90*time.Second)
+	e.checkLake(srv, "acme", e.acme)
 	for _, st := range e.status(e.acme, id) {
 		if st.LastError != "" {
 			t.Errorf("%s still shows the error %q after catching up", st.Table, st.LastError)

@@ -17,6 +17,7 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
 	"shipgraph/testkit"
+	"shipgraph/testkit/s3test"
 )
 
 // TestMeasure measures what docs/datasync.md reports; it runs only with
@@ -51,9 +52,42 @@ func TestMeasure(t *testing.T) {
 	defer dest.Close()
 
 	// Backfill: rows per second and the process' heap while it runs.
+	peakHeap := heapSampler()
+	id := e.addPostgres(e.acme, destURL)
+	rows, took := e.backfilled(id)
+	peak := peakHeap()
+	t.Logf("backfill: %d rows (4 tables, acme's share of %d shipments) in %v: %.0f rows/s; peak heap in use %.1f MiB",
+		rows, n, took.Round(time.Millisecond), float64(rows)/took.Seconds(), float64(peak)/(1<<20))
+
+	// The same into Parquet files on the S3-compatible server.
+	srv := s3test.Start(t, "lake")
+	runtime.GC()
+	peakHeap = heapSampler()
+	lake := e.addDestination(e.acme, datasync.KindObjectStore, objectURL(srv, "acme"))
+	rows, took = e.backfilled(lake)
+	peak = peakHeap()
+	t.Logf("object store backfill: %d rows in %v: %.0f rows/s; peak heap in use %.1f MiB",
+		rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), float64(peak)/(1<<20))
+	// The lags below are the PostgreSQL destination's alone.
+	if _, err := e.store.PauseSyncDestination(e.ctx, e.acme, lake, true); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, rate := range []int{10, 100} {
+		lags := e.lagAt(dest, rate, 20*time.Second)
+		sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
+		p := func(q float64) time.Duration { return lags[int(q*float64(len(lags)-1))].Round(time.Millisecond) }
+		t.Logf("%d writes/s for 20 s: %d changes, commit → destination p50 %v, p99 %v, max %v", rate, len(lags), p(0.5), p(0.99), p(1))
+	}
+}
+
+// heapSampler samples the process' heap in use every 50 ms until the
+// function it returns is called, which returns the peak.
+func heapSampler() func() uint64 {
 	var peak uint64
-	done := make(chan struct{})
+	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(stopped)
 		var m runtime.MemStats
 		for {
 			select {
@@ -62,15 +96,18 @@ func TestMeasure(t *testing.T) {
 			case <-time.After(50 * time.Millisecond):
 			}
 			runtime.ReadMemStats(&m)
-			if m.HeapInuse > peak {
-				peak = m.HeapInuse
-			}
+			peak = max(peak, m.HeapInuse)
 		}
 	}()
-	begin = time.Now()
-	id := e.addPostgres(e.acme, destURL)
+	return func() uint64 { close(done); <-stopped; return peak }
+}
+
+// backfilled waits until every table of the destination follows the log
+// and returns the rows written and the time since the call.
+func (e *env) backfilled(id string) (int64, time.Duration) {
+	begin := time.Now()
 	var rows int64
-	testkit.WaitFor(t, 30*time.Minute, "the backfill", func() bool {
+	testkit.WaitFor(e.t, 30*time.Minute, "the backfill", func() bool {
 		rows = 0
 		sts := e.status(e.acme, id)
 		if len(sts) != len(db.SyncTables()) {
@@ -84,17 +121,7 @@ func TestMeasure(t *testing.T) {
 		}
 		return true
 	})
-	took := time.Since(begin)
-	close(done)
-	t.Logf("backfill: %d rows (4 tables, acme's share of %d shipments) in %v: %.0f rows/s; peak heap in use %.1f MiB",
-		rows, n, took.Round(time.Millisecond), float64(rows)/took.Seconds(), float64(peak)/(1<<20))
-
-	for _, rate := range []int{10, 100} {
-		lags := e.lagAt(dest, rate, 20*time.Second)
-		sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
-		p := func(q float64) time.Duration { return lags[int(q*float64(len(lags)-1))].Round(time.Millisecond) }
-		t.Logf("%d writes/s for 20 s: %d changes, commit → destination p50 %v, p99 %v, max %v", rate, len(lags), p(0.5), p(0.99), p(1))
-	}
+	return rows, time.Since(begin)
 }
 
 // lagAt inserts shipments at rate a second for d, and returns for each

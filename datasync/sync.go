@@ -65,6 +65,9 @@ type Config struct {
 	MaxBackoff time.Duration
 	// Page is the rows a backfill page and the changes a log page hold.
 	Page int
+	// FilePages is how many backfill pages (row groups) one Parquet file
+	// of an object store holds at most.
+	FilePages int
 }
 
 // Defaults fills what c leaves zero.
@@ -83,6 +86,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Page <= 0 {
 		c.Page = 1000
+	}
+	if c.FilePages <= 0 {
+		c.FilePages = 100
 	}
 	return c
 }
@@ -209,8 +215,28 @@ func (s *Syncer) run(ctx context.Context, a JobArgs) error {
 type target interface {
 	Prepare(ctx context.Context, tables []*db.SyncTable) error
 	Reset(ctx context.Context, t *db.SyncTable) error
-	Apply(ctx context.Context, t *db.SyncTable, rows []db.SyncRow, deletes []string, at time.Time) error
+	Apply(ctx context.Context, t *db.SyncTable, b batch) error
 	Close() error
+}
+
+// batch is one write to a destination's table.
+type batch struct {
+	rows    []db.SyncRow
+	deletes []string
+	// pos is a log position the rows are at least as recent as (the
+	// object store's _position).
+	pos int64
+	// name is the batch's name, the same when it is written again after
+	// a crash (the object store's file name).
+	name string
+	at   time.Time
+}
+
+// pgTarget is a PostgreSQL destination.
+type pgTarget struct{ *db.SyncTarget }
+
+func (t pgTarget) Apply(ctx context.Context, tb *db.SyncTable, b batch) error {
+	return t.SyncTarget.Apply(ctx, tb, b.rows, b.deletes, b.at)
 }
 
 func (s *Syncer) open(ctx context.Context, d *db.SyncDestination) (target, error) {
@@ -238,7 +264,12 @@ func (s *Syncer) open(ctx context.Context, d *db.SyncDestination) (target, error
 		} else {
 			t, err = db.OpenSyncTarget(conn, schema, nil)
 		}
-		return t, err
+		if err != nil {
+			return nil, err
+		}
+		return pgTarget{t}, nil
+	case KindObjectStore:
+		return openObjectTarget(ctx, raw, s.c.AllowPrivate)
 	}
 	return nil, fmt.Errorf("datasync: destinations of kind %q are not supported", d.Kind)
 }
@@ -362,12 +393,16 @@ func (s *Syncer) step(ctx context.Context, d *db.SyncDestination, t target, tabl
 			}
 			return true, s.store.SyncBackfillStarted(ctx, d.AccountID, d.ID, tb.Name, head)
 		}
+		if ot, ok := t.(*objectTarget); ok {
+			return true, s.backfillFile(ctx, d, ot, tb, st)
+		}
 		rows, err := s.store.SyncPage(ctx, d.AccountID, tb, st.BackfillAfter, s.c.Page)
 		if err != nil {
 			return false, err
 		}
 		now := time.Now()
-		if err := s.apply(ctx, t, tb, rows, nil, now); err != nil {
+		b := batch{rows: rows, pos: st.BackfillHead, name: batchName(st.BackfillHead, true, st.BackfillAfter), at: now}
+		if err := s.apply(ctx, t, tb, b); err != nil {
 			return false, err
 		}
 		after := st.BackfillAfter
@@ -439,7 +474,8 @@ func (s *Syncer) step(ctx context.Context, d *db.SyncDestination, t target, tabl
 				delete(w.keys, r.Key())
 			}
 			gone := setKeys(w.keys)
-			if err := s.apply(ctx, t, tb, rows, gone, now); err != nil {
+			b := batch{rows: rows, deletes: gone, pos: page.Next, name: batchName(page.Next, false, ""), at: now}
+			if err := s.apply(ctx, t, tb, b); err != nil {
 				return false, err
 			}
 			n = len(rows) + len(gone)
@@ -455,10 +491,53 @@ func (s *Syncer) step(ctx context.Context, d *db.SyncDestination, t target, tabl
 // hangs fails the run (and backs off) instead of holding a worker.
 const applyTimeout = time.Minute
 
-func (s *Syncer) apply(ctx context.Context, t target, tb *db.SyncTable, rows []db.SyncRow, deletes []string, at time.Time) error {
+func (s *Syncer) apply(ctx context.Context, t target, tb *db.SyncTable, b batch) error {
 	ctx, cancel := context.WithTimeout(ctx, applyTimeout)
 	defer cancel()
-	return t.Apply(ctx, tb, rows, deletes, at)
+	return t.Apply(ctx, tb, b)
+}
+
+// backfillFile copies pages of a table into one Parquet file of an
+// object store, one row group a page (memory holds one page), until the
+// table ends, FilePages pages were read or a third of the lease passed
+// (the lease is renewed between steps), then stores the last key copied.
+// Cut short, the file is never completed and the copy starts again after
+// the last key stored, under the same name.
+func (s *Syncer) backfillFile(ctx context.Context, d *db.SyncDestination, t *objectTarget, tb *db.SyncTable, st db.SyncTableStatus) error {
+	f, err := t.begin(ctx, tb, batchName(st.BackfillHead, true, st.BackfillAfter), st.BackfillHead)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	after, total, done := st.BackfillAfter, 0, false
+	for pages := 0; pages < s.c.FilePages && time.Since(start) < s.c.Lease/3; pages++ {
+		rows, err := s.store.SyncPage(ctx, d.AccountID, tb, after, s.c.Page)
+		if err != nil {
+			f.abort()
+			return err
+		}
+		if err := f.write(rows, nil); err != nil {
+			f.abort()
+			return err
+		}
+		total += len(rows)
+		if len(rows) > 0 {
+			after = rows[len(rows)-1].Key()
+		}
+		if len(rows) < s.c.Page {
+			done = true
+			break
+		}
+	}
+	now := time.Now()
+	if total > 0 {
+		if err := f.commit(ctx, now); err != nil {
+			return err
+		}
+	} else {
+		f.abort()
+	}
+	return s.store.SyncBackfillPage(ctx, d.AccountID, d.ID, tb.Name, after, total, done, now)
 }
 
 func setKeys(m map[string]bool) []string {

@@ -1,108 +1,30 @@
 package rest_test
 
 import (
-	"context"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"shipgraph/files"
 	"shipgraph/testkit"
+	"shipgraph/testkit/s3test"
 )
 
-// The document-file flow against a real S3-compatible server: versitygw
-// (pinned in tools/s3server) with its POSIX backend in a temporary
-// directory, on a free loopback port. Shipgraph then hands out the store's
-// own presigned URLs, so the bytes go to and from versitygw directly.
+// The document-file flow against a real S3-compatible server (versitygw,
+// testkit/s3test). Shipgraph then hands out the store's own presigned
+// URLs, so the bytes go to and from versitygw directly.
 
 const (
-	s3Access = "shipgraphtest"
-	s3Secret = "shipgraphtestsecret"
+	s3Access = s3test.Access
+	s3Secret = s3test.Secret
 	s3Bucket = "documents"
 )
-
-// versitygwBinary returns the server binary: $SHIPGRAPH_VERSITYGW, or
-// bin/versitygw (make s3server), built from tools/s3server when missing.
-func versitygwBinary(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("SHIPGRAPH_VERSITYGW"); p != "" {
-		return p
-	}
-	bin, err := filepath.Abs(filepath.Join("..", "bin", "versitygw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err == nil {
-		return bin
-	}
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/versity/versitygw/cmd/versitygw")
-	cmd.Dir = filepath.Join("..", "tools", "s3server")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building versitygw (tools/s3server): %v\n%s", err, out)
-	}
-	return bin
-}
 
 // startVersitygw runs versitygw until the test ends and returns its
 // endpoint with the bucket created.
 func startVersitygw(t *testing.T) string {
 	t.Helper()
-	bin := versitygwBinary(t)
-	root := t.TempDir()
-	data, meta := filepath.Join(root, "data"), filepath.Join(root, "meta")
-	for _, d := range []string{data, meta} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	cmd := exec.Command(bin, "--access", s3Access, "--secret", s3Secret, "--port", addr, "--quiet",
-		"posix", "--sidecar", meta, data)
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			_ = c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not listen on %s: %v\n%s", addr, err, logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	endpoint := "http://" + addr
-	client := s3.New(s3.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String(endpoint), UsePathStyle: true,
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: s3Access, SecretAccessKey: s3Secret}, nil
-		}),
-	})
-	if _, err := client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(s3Bucket)}); err != nil {
-		t.Fatalf("create bucket: %v\n%s", err, logs.String())
-	}
-	return endpoint
+	return s3test.Start(t, s3Bucket).Endpoint
 }
 
 func TestDocumentFilesS3(t *testing.T) {

@@ -7352,13 +7352,13 @@ extend type Mutation {
   deleteSyncDestination(id: ID!): ID!
 }
 
-"A database the account's tracking data is exported to, kept current from the change log."
+"A database or object-store prefix the account's tracking data is exported to, kept current from the change log."
 type SyncDestination {
   id: ID!
   name: String!
-  "postgres (object_store is not available yet)."
+  "postgres or object_store (Parquet files)."
   kind: String!
-  "The destination's URL without its password."
+  "The destination's URL without its password or secret key."
   url: String!
   "The tables exported: shipments, containers, tracking_requests, transport_events."
   tables: [String!]!
@@ -7387,9 +7387,9 @@ type SyncTableStatus {
 "A new data sync destination."
 input SyncDestinationInput {
   name: String = ""
-  "postgres."
+  "postgres or object_store."
   kind: String!
-  "postgres://user:password@host:port/database (schema=… names the schema of the tables)."
+  "postgres://user:password@host:port/database (schema=… names the schema of the tables), or s3://ACCESS_KEY:SECRET@bucket/prefix?region=…&endpoint=… for object_store."
   url: String!
   "The tables to export; all when omitted."
   tables: [String!]
