@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,11 +62,7 @@ func TestBrowserPlaygroundSubscription(t *testing.T) {
 	url := dbtest.NewDB(t)
 	keys := seedKeys(t, url, "5")
 	base := serve(t, "--database-url", url, "--playground-key", keys["acme viewer"])
-	conn, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dbtest.Open(t, url)
 	var number string
 	if err := conn.QueryRow(`SELECT c.number FROM containers c JOIN accounts a ON a.id = c.account_id
 		WHERE a.slug = 'acme' ORDER BY c.id LIMIT 1`).Scan(&number); err != nil {
@@ -92,16 +87,21 @@ func TestBrowserPlaygroundSubscription(t *testing.T) {
 	}
 }
 
+// needNPM fails the test when npm, which installs the client it runs
+// (for what), is not on PATH.
+func needNPM(t testing.TB, what string) {
+	t.Helper()
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Fatal("npm is needed for " + what)
+	}
+}
+
 // TestBrowserGraphQLWSLibrary subscribes with the graphql-ws npm library's
 // own client to the real server, whose demo activity moves containers:
 // three events arrive. A wrong key is refused with 4401.
 func TestBrowserGraphQLWSLibrary(t *testing.T) {
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatal("npm is needed for the graphql-ws client")
-	}
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "5")
-	base := serve(t, "--database-url", url, "--demo-activity", "200ms")
+	needNPM(t, "the graphql-ws client")
+	_, base, keys := serveSeeded(t, "5", "--demo-activity", "200ms")
 	ws := "ws" + strings.TrimPrefix(base, "http") + "/graphql"
 	query := `subscription { containerUpdated { operation changedFields container { number currentStatus podTerminal { name } } } }`
 	client := func(key string) (string, error) {
@@ -129,12 +129,8 @@ func TestBrowserGraphQLWSLibrary(t *testing.T) {
 // TestBrowserGraphQLHTTPAudit runs the graphql-http audit suite (npm) against
 // the real server: no failed MUST and no SHOULD warning.
 func TestBrowserGraphQLHTTPAudit(t *testing.T) {
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatal("npm is needed for the graphql-http audit")
-	}
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "5")
-	base := serve(t, "--database-url", url)
+	needNPM(t, "the graphql-http audit")
+	_, base, keys := serveSeeded(t, "5")
 	cmd := exec.Command(filepath.Join("scripts", "graphql-http-audit.sh"), base+"/graphql")
 	cmd.Env = append(os.Environ(), "GRAPHQL_AUDIT_AUTHORIZATION=Token "+keys["acme viewer"])
 	out, err := cmd.CombinedOutput()

@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -38,6 +37,7 @@ import (
 	"shipgraph/carrier/sim"
 	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/simtest"
 )
 
 // citusWriter creates tracking requests of one account until stopped;
@@ -140,26 +140,10 @@ func TestCitusShardMovesUnderWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	simCtx, stopSim := context.WithCancel(context.Background())
-	simDone := make(chan error, 1)
-	go func() { simDone <- simulator.Serve(simCtx, ln) }()
-	t.Cleanup(func() {
-		stopSim()
-		if err := <-simDone; err != nil {
-			t.Errorf("simulator: %v", err)
-		}
-	})
-	base := serve(t, "--database-url", dbURL, "--rate-limit", "0", "--carriers", "MSCU=http://"+ln.Addr().String()+"/MSCU",
+	simURL := simtest.Serve(t, simulator)
+	base := serve(t, "--database-url", dbURL, "--rate-limit", "0", "--carriers", "MSCU="+simURL+"/MSCU",
 		"--webhook-allow-private-urls", "--webhook-retry-base", "20ms")
-	q, err := sql.Open("postgres", dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Close() })
+	q := dbtest.Open(t, dbURL)
 
 	// acme (the big account, isolated below) and globex, an admin key
 	// each; acme's tracked shipments are stopped and resumed in turn.
@@ -204,11 +188,7 @@ func TestCitusShardMovesUnderWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	admin.Host = spare
-	spareAdmin, err := sql.Open("postgres", admin.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { spareAdmin.Close() })
+	spareAdmin := dbtest.Open(t, admin.String())
 	if _, err := spareAdmin.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(name)); err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"shipgraph/db/dbtest"
 )
 
 // TestBrowserApolloDefer reads a dashboard whose grouped counts are
@@ -21,12 +19,8 @@ import (
 // (dataState "streaming", no containerStats yet), then the whole answer
 // ("complete") with the counts merged in.
 func TestBrowserApolloDefer(t *testing.T) {
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatal("npm is needed for Apollo Client")
-	}
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "20")
-	base := serve(t, "--database-url", url)
+	needNPM(t, "Apollo Client")
+	_, base, keys := serveSeeded(t, "20")
 	query := `query Dashboard {
 		shipments(first: 3) { nodes { id billOfLadingNumber } }
 		... @defer(label: "stats") { containerStats(groupBy: [STATUS]) { status count } }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
 	"shipgraph/testkit/pg"
 )
@@ -150,11 +151,7 @@ type liveCounts struct {
 func (p *liveProbe) check(t *testing.T, newPrimary string, outageEnd time.Time) liveCounts {
 	t.Helper()
 	var n liveCounts
-	db, err := sql.Open("postgres", newPrimary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := dbtest.Open(t, newPrimary)
 	var account string
 	if err := db.QueryRow(`SELECT account_id FROM api_tokens WHERE token_sha256 = sha256(convert_to($1, 'UTF8'))`, p.key).Scan(&account); err != nil {
 		t.Fatal(err)

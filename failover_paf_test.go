@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"shipgraph/db/dbtest"
 	"shipgraph/db/pgembed"
 )
 
@@ -147,11 +148,7 @@ func (c *pafCluster) FormationURL() string {
 }
 
 func (c *pafCluster) open(u string) *sql.DB {
-	db, err := sql.Open("postgres", u)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	c.t.Cleanup(func() { db.Close() })
+	db := dbtest.Open(c.t, u)
 	return db
 }
 

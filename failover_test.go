@@ -349,11 +349,7 @@ func (r *loadResult) check(t *testing.T, newPrimary string) {
 	}
 
 	// Every acknowledged write is on the new primary.
-	sdb, err := sql.Open("postgres", newPrimary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
+	sdb := dbtest.Open(t, newPrimary)
 	var missing []string
 	for _, id := range r.acked {
 		var n int
@@ -388,11 +384,7 @@ func TestReplicaOldTimeline(t *testing.T) {
 	standby := replicatest.Start(t, pg, replicatest.Options{})
 	old := replicatest.Start(t, pg, replicatest.Options{})
 	standby.Stop(t)
-	admin, err := sql.Open("postgres", pg.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	admin := dbtest.Open(t, pg.URL())
 	var end string
 	if err := admin.QueryRow(`CREATE TABLE failover_filler AS SELECT g, repeat('x', 200) AS pad FROM generate_series(1, 20000) g`).Err(); err != nil {
 		t.Fatal(err)
@@ -400,11 +392,7 @@ func TestReplicaOldTimeline(t *testing.T) {
 	if err := admin.QueryRow(`SELECT pg_current_wal_insert_lsn()::text`).Scan(&end); err != nil {
 		t.Fatal(err)
 	}
-	oldDB, err := sql.Open("postgres", old.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer oldDB.Close()
+	oldDB := dbtest.Open(t, old.URL())
 	testkit.WaitFor(t, 30*time.Second, "the replica replaying the primary's last write", func() bool {
 		var ok bool
 		return oldDB.QueryRow(`SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn`, end).Scan(&ok) == nil && ok

@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"shipgraph/db/dbtest"
 )
 
 // TestBrowserFederationGateway composes the real server with a second
@@ -21,12 +19,8 @@ import (
 // and runs queries across both: customers → their shipments (Shipgraph's
 // _entities) and shipments → their customer (the other subgraph's).
 func TestBrowserFederationGateway(t *testing.T) {
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatal("npm is needed for the federation gateway test")
-	}
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "5")
-	base := serve(t, "--database-url", url)
+	needNPM(t, "the federation gateway test")
+	_, base, keys := serveSeeded(t, "5")
 	auth := "Token " + keys["acme viewer"]
 
 	// Four of the account's shipments, in the order shipments(first:) lists them.

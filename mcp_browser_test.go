@@ -22,9 +22,7 @@ import (
 // a budget of 60 a minute); the MCP Inspector's CLI lists and calls tools
 // over HTTP and over `shipgraph mcp` (stdio, the binary built here).
 func TestBrowserMCPClients(t *testing.T) {
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatal("npm is needed for the MCP clients")
-	}
+	needNPM(t, "the MCP clients")
 	url := dbtest.NewDB(t)
 	keys := seedKeys(t, url, "20")
 	// track_container's line must be one a carrier connection serves (an

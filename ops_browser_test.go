@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -27,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"shipgraph/db/dbtest"
+	"shipgraph/testkit"
 	"shipgraph/testkit/browsertest"
 	"shipgraph/web/ops"
 )
@@ -184,21 +184,13 @@ func (d *opsDriver) rows() [][3]string {
 func gql(t *testing.T, base, key, query string, vars map[string]any, out any) []string {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	req, _ := http.NewRequest(http.MethodPost, base+"/graphql", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Token "+key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
+	res := testkit.Send(t, http.MethodPost, base+"/graphql", key, body)
 	var r struct {
 		Data   json.RawMessage
 		Errors []struct{ Message string }
 	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("%d %s", res.StatusCode, raw)
+	if err := json.Unmarshal(res.Body, &r); err != nil {
+		t.Fatalf("%d %s", res.Status, res.Body)
 	}
 	var msgs []string
 	for _, e := range r.Errors {
@@ -561,9 +553,7 @@ func TestBrowserOpsTrustedOnly(t *testing.T) {
 	if _, err := os.Stat(manifest); err != nil {
 		t.Fatalf("the page's manifest: %v (make ops writes it)", err)
 	}
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "20")
-	base := serve(t, "--database-url", url, "--trusted-documents", manifest, "--trusted-only=true")
+	url, base, keys := serveSeeded(t, "20", "--trusted-documents", manifest, "--trusted-only=true")
 	if errs := gql(t, base, keys["acme member"], `{ viewer { role } }`, nil, nil); len(errs) != 1 || !strings.Contains(errs[0], "trusted documents only") {
 		t.Fatalf("a document that is not the page's: %v", errs)
 	}
@@ -620,9 +610,7 @@ func TestBrowserOpsUnavailable(t *testing.T) {
 // violation.
 func (d *opsDriver) axe() {
 	d.t.Helper()
-	if _, err := exec.LookPath("npm"); err != nil {
-		d.t.Fatal("npm is needed for axe-core")
-	}
+	needNPM(d.t, "axe-core")
 	dir := d.t.TempDir()
 	out, err := exec.Command("npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", "axe-core@"+axeCoreVersion).CombinedOutput()
 	if err != nil {
@@ -838,14 +826,8 @@ func TestBrowserOpsMeasure(t *testing.T) {
 // for plain SQL, the seeded keys and the driver.
 func startOps(t *testing.T) (base string, db *sql.DB, keys map[string]string, d *opsDriver) {
 	t.Helper()
-	url := dbtest.NewDB(t)
-	keys = seedKeys(t, url, "60")
-	base = serve(t, "--database-url", url)
-	db, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	url, base, keys := serveSeeded(t, "60")
+	db = dbtest.Open(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
 	return base, db, keys, newOpsDriver(t, ctx, base)

@@ -33,17 +33,7 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", pg.URL(), "--shutdown-delay", "0"}, io.Discard, &stderr)
 	}()
-	defer func() {
-		cancel()
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Errorf("serve exited %d: %s", code, stderr.String())
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop")
-		}
-	}()
+	defer stopServe(t, cancel, done, &stderr)
 	base := "http://" + addr
 	begin := time.Now()
 	for {

@@ -59,24 +59,39 @@ func seedKeys(t *testing.T, url string, shipments string) map[string]string {
 	return keys
 }
 
+// serveSeeded seeds a database of the test's own with shipments and
+// serves it with args: the database's URL, the server's base URL and the
+// demo keys.
+func serveSeeded(t *testing.T, shipments string, args ...string) (url, base string, keys map[string]string) {
+	t.Helper()
+	url = dbtest.NewDB(t)
+	keys = seedKeys(t, url, shipments)
+	return url, serve(t, append([]string{"--database-url", url}, args...)...), keys
+}
+
 // serve starts `shipgraph serve` on 127.0.0.1:0 and returns its base URL;
 // the server stops (and run returns 0) when the test ends.
 func serve(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	base, done, stderr := startServe(t, ctx, append([]string{"--shutdown-delay", "0", "--data-dir", t.TempDir()}, args...)...)
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Errorf("serve exited %d: %s", code, stderr.String())
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop within 30s of cancellation")
-		}
-	})
+	t.Cleanup(func() { stopServe(t, cancel, done, stderr) })
 	return base
+}
+
+// stopServe cancels a serve run and waits for it to return: the test fails
+// unless it returns 0 within 30 s.
+func stopServe(t *testing.T, cancel func(), done <-chan int, stderr *testkit.Log) {
+	t.Helper()
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited %d: %s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("serve did not stop within 30s of cancellation")
+	}
 }
 
 // startServe runs `shipgraph serve --addr 127.0.0.1:0 --log-level warn`
@@ -120,9 +135,7 @@ func get(t *testing.T, url, key string) (*http.Response, []byte) {
 }
 
 func TestServeEndToEnd(t *testing.T) {
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "20")
-	base := serve(t, "--database-url", url)
+	_, base, keys := serveSeeded(t, "20")
 
 	if res, body := get(t, base+"/healthz", ""); res.StatusCode != 200 || string(body) != "ok\n" {
 		t.Fatalf("/healthz: %d %q", res.StatusCode, body)

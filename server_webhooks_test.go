@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -27,14 +26,8 @@ import (
 // the one the APIs can make and a public event names: a shipment's
 // tracking stops (tracking_request.tracking_stopped).
 func TestWebhooksFromEveryWriter(t *testing.T) {
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "10")
-	base := serve(t, "--database-url", url, "--webhook-allow-private-urls", "--webhook-retry-base", "20ms")
-	sqldb, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sqldb.Close() })
+	url, base, keys := serveSeeded(t, "10", "--webhook-allow-private-urls", "--webhook-retry-base", "20ms")
+	sqldb := dbtest.Open(t, url)
 	ctx := context.Background()
 
 	type delivery struct {

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -27,6 +26,7 @@ import (
 	"shipgraph/carrier/sim"
 	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/simtest"
 	"shipgraph/webhook"
 )
 
@@ -45,20 +45,7 @@ func TestTrackingEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	simCtx, stopSim := context.WithCancel(context.Background())
-	simDone := make(chan error, 1)
-	go func() { simDone <- s.Serve(simCtx, ln) }()
-	t.Cleanup(func() {
-		stopSim()
-		if err := <-simDone; err != nil {
-			t.Errorf("simulator: %v", err)
-		}
-	})
-	simURL := "http://" + ln.Addr().String()
+	simURL := simtest.Serve(t, s)
 	var carriers []string
 	for _, scac := range sim.DefaultSCACs {
 		carriers = append(carriers, scac+"="+simURL+"/"+scac)

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"shipgraph/db/dbtest"
+	"shipgraph/testkit"
 )
 
 // TestBrowserTrustedDocuments generates the trusted documents manifest of a
@@ -25,9 +25,7 @@ import (
 // and ids are refused with their codes, and admin keys are exempt when
 // the setting says so.
 func TestBrowserTrustedDocuments(t *testing.T) {
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatal("npm is needed for the trusted documents test")
-	}
+	needNPM(t, "the trusted documents test")
 	manifest := filepath.Join(t.TempDir(), "persisted-query-manifest.json")
 	script := filepath.Join("scripts", "trusted-documents.sh")
 	gen := exec.Command(script, "generate", filepath.Join("testdata", "trusted-client"), manifest)
@@ -54,9 +52,7 @@ func TestBrowserTrustedDocuments(t *testing.T) {
 		ids[op.Name] = op.ID
 	}
 
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "5")
-	base := serve(t, "--database-url", url, "--trusted-documents", manifest, "--trusted-only=true", "--trusted-exempt-admin=true")
+	_, base, keys := serveSeeded(t, "5", "--trusted-documents", manifest, "--trusted-only=true", "--trusted-exempt-admin=true")
 
 	// Apollo Client runs both operations by id, over POST and GET.
 	client := exec.Command(script, "client", base+"/graphql", manifest,
@@ -95,20 +91,11 @@ func TestBrowserTrustedDocuments(t *testing.T) {
 	post := func(key string, v any) string {
 		t.Helper()
 		b, _ := json.Marshal(v)
-		req, _ := http.NewRequest(http.MethodPost, base+"/graphql", bytes.NewReader(b))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Token "+key)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		res := testkit.Send(t, http.MethodPost, base+"/graphql", key, b)
+		if res.Status != http.StatusOK {
+			t.Errorf("status %d: %s", res.Status, res.Body)
 		}
-		defer res.Body.Close()
-		var body bytes.Buffer
-		_, _ = body.ReadFrom(res.Body)
-		if res.StatusCode != http.StatusOK {
-			t.Errorf("status %d: %s", res.StatusCode, body.String())
-		}
-		return body.String()
+		return string(res.Body)
 	}
 	unknown := map[string]any{"extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": strings.Repeat("0", 64)}}}
 	if got := post(keys["acme member"], unknown); !strings.Contains(got, `"PERSISTED_QUERY_NOT_IN_LIST"`) || strings.Contains(got, `"data"`) {

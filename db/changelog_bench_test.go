@@ -15,6 +15,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
+	"shipgraph/testkit/pg"
 )
 
 // The cost of the change log, measured, never asserted:
@@ -60,11 +61,7 @@ func benchStore(b *testing.B, shipments int) (*db.DB, *sql.DB) {
 func benchStoreURL(b *testing.B, shipments int) (*db.DB, string, *sql.DB) {
 	b.Helper()
 	url := dbtest.NewDB(b)
-	store, err := db.Open(context.Background(), url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { store.Close() })
+	store := pg.At(b, url).Store
 	if shipments > 0 {
 		if _, _, err := seed.Run(context.Background(), store, seed.Options{Shipments: shipments, Seed: 1}); err != nil {
 			b.Fatal(err)
@@ -135,11 +132,7 @@ func BenchmarkChangeLogPrune(b *testing.B) {
 	store, url, _ := benchStoreURL(b, 20)
 	ctx := context.Background()
 	// Without the store's statement timeout: the load takes a while.
-	s, err := sql.Open("postgres", url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := dbtest.Open(b, url)
 	var account, container string
 	if err := s.QueryRow(`SELECT account_id, id FROM containers ORDER BY id LIMIT 1`).Scan(&account, &container); err != nil {
 		b.Fatal(err)

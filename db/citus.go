@@ -35,7 +35,9 @@ const distributeLock = 0x5368_6970_4369_7475 // "ShipCitu"
 //   - foreign keys between the tables converted: dropped before and re-added
 //     after (converting a table referenced by a local table would make
 //     that table Citus-local, and colocate_with then fails);
-//   - table comments, lost in conversions: saved and restored;
+//   - table comments, lost in conversions: saved and restored, and the
+//     keys' comments (relation names for catalogue-driven tools) with the
+//     keys;
 //   - ON DELETE SET NULL (col) keys that include account_id: re-added as
 //     NO ACTION (the store never deletes their parents; a manual delete of
 //     a still-referenced user, party … is refused instead of nulling);
@@ -120,6 +122,10 @@ func distribute(ctx context.Context, c *sql.Conn) error {
 		 END $$`,
 		`CREATE SCHEMA IF NOT EXISTS shipgraph_citus`,
 		`CREATE TABLE IF NOT EXISTS shipgraph_citus.saved_fkeys (tbl text, name text, def text, PRIMARY KEY (tbl, name))`,
+		// A key's comment (the relation names of migration 00012, smart
+		// tags for tools that build an API from the catalogue) goes with
+		// the key when it is dropped.
+		`ALTER TABLE shipgraph_citus.saved_fkeys ADD COLUMN IF NOT EXISTS comment text`,
 		`CREATE TABLE IF NOT EXISTS shipgraph_citus.saved_triggers (tbl text, name text, def text, enabled "char", PRIMARY KEY (tbl, name))`,
 		`CREATE TABLE IF NOT EXISTS shipgraph_citus.saved_comments (tbl text PRIMARY KEY, comment text)`,
 	} {
@@ -153,8 +159,8 @@ ON CONFLICT (tbl) DO NOTHING`, pq.Array(names)); err != nil {
 			return err
 		}
 		if err := exec(`
-INSERT INTO shipgraph_citus.saved_fkeys (tbl, name, def)
-SELECT k.conrelid::regclass::text, k.conname, pg_get_constraintdef(k.oid)
+INSERT INTO shipgraph_citus.saved_fkeys (tbl, name, def, comment)
+SELECT k.conrelid::regclass::text, k.conname, pg_get_constraintdef(k.oid), obj_description(k.oid, 'pg_constraint')
 FROM pg_constraint k
 WHERE k.contype = 'f' AND (k.conrelid::regclass::text = ANY ($1) OR k.confrelid::regclass::text = ANY ($1))
 ON CONFLICT (tbl, name) DO NOTHING`, pq.Array(names)); err != nil {
@@ -228,7 +234,7 @@ ON CONFLICT (tbl, name) DO NOTHING`, pq.Array(names)); err != nil {
 	}
 
 	// Put back what was taken apart (on a resumed run, what is left).
-	fkeys, err := savedRows(ctx, c, `SELECT tbl, name, def FROM shipgraph_citus.saved_fkeys ORDER BY 1, 2`)
+	fkeys, err := savedRows(ctx, c, `SELECT tbl, name, def, coalesce(comment, '') FROM shipgraph_citus.saved_fkeys ORDER BY 1, 2`)
 	if err != nil {
 		return err
 	}
@@ -240,6 +246,11 @@ ON CONFLICT (tbl, name) DO NOTHING`, pq.Array(names)); err != nil {
 		if !exists {
 			if err := exec(`ALTER TABLE ` + pq.QuoteIdentifier(r[0]) + ` ADD CONSTRAINT ` + pq.QuoteIdentifier(r[1]) + ` ` + citusForeignKey(r[2])); err != nil {
 				return err
+			}
+			if r[3] != "" {
+				if err := exec(`COMMENT ON CONSTRAINT ` + pq.QuoteIdentifier(r[1]) + ` ON ` + pq.QuoteIdentifier(r[0]) + ` IS ` + pq.QuoteLiteral(r[3])); err != nil {
+					return err
+				}
 			}
 		}
 		if err := exec(`DELETE FROM shipgraph_citus.saved_fkeys WHERE tbl = $1 AND name = $2`, r[0], r[1]); err != nil {

@@ -16,10 +16,10 @@ package db_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -30,13 +30,11 @@ import (
 	"time"
 
 	_ "github.com/lib/pq"
-	"github.com/pressly/goose/v3"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/load"
 	"shipgraph/model"
@@ -315,11 +313,7 @@ func (a *stringArray) Scan(src any) error {
 func TestDistributionRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	q, err := sql.Open("postgres", dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Close() })
+	q := dbtest.Open(t, dbtest.NewDB(t))
 
 	t.Run("migrated schema", func(t *testing.T) {
 		out, err := schemaViolations(ctx, q)
@@ -347,6 +341,28 @@ func TestDistributionRules(t *testing.T) {
 		for table, kind := range want {
 			if kinds[table] != kind {
 				t.Errorf("table %s is %q, want shipgraph:%s", table, kinds[table], kind)
+			}
+		}
+	})
+
+	// The keys' relation names (migration 00012's comments, which the peer
+	// benchmark's PostGraphile reads: without them it names the dashboard's
+	// relations containersByAccountIdAndShipmentId …) survive distribution,
+	// which drops and re-adds every key between converted tables.
+	t.Run("relation names kept", func(t *testing.T) {
+		for key, want := range map[string]string{
+			"containers_shipment_id_fkey":            "@fieldName shipment\n@foreignFieldName containers",
+			"custom_fields_shipment_id_fkey":         "@fieldName shipment\n@foreignFieldName customFields",
+			"custom_fields_definition_id_fkey":       "@fieldName definition\n@foreignFieldName customFields",
+			"custom_fields_tracking_request_id_fkey": "@fieldName trackingRequest\n@foreignFieldName customFields",
+		} {
+			var got sql.NullString
+			if err := q.QueryRowContext(ctx, `SELECT obj_description(oid, 'pg_constraint') FROM pg_constraint
+				WHERE conname = $1 AND connamespace = 'public'::regnamespace`, key).Scan(&got); err != nil {
+				t.Fatalf("%s: %v", key, err)
+			}
+			if got.String != want {
+				t.Errorf("comment of %s = %q, want %q", key, got.String, want)
 			}
 		}
 	})
@@ -385,11 +401,7 @@ func TestDistributionRules(t *testing.T) {
 		if dbtest.Citus(t) {
 			t.Skip("on a distributed database Citus itself refuses these tables (a local table with a key to a distributed one); the check is proved on plain PostgreSQL")
 		}
-		bq, err := sql.Open("postgres", dbtest.NewDB(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer bq.Close()
+		bq := dbtest.Open(t, dbtest.NewDB(t))
 		for _, ddl := range []string{
 			`CREATE TABLE bad_unmarked (id uuid PRIMARY KEY)`,
 			`CREATE TABLE bad_no_account (id uuid PRIMARY KEY)`,
@@ -460,6 +472,7 @@ var crossTenant = []struct{ fragment, reason string }{
 	{"FROM change_log_heads h LEFT JOIN webhook_log_cursors c ON c.account_id = h.account_id", "the webhook fan-out's " +
 		"backlog and lag over every account: its position per account beside each account's head"},
 	{"FROM change_log l LEFT JOIN webhook_log_cursors c ON c.account_id = l.account_id", "pruning every account's log by age: an operator job"},
+	{"extract(epoch FROM now() - min(l.logged_at))", "the webhook fan-out's lag gauge: the oldest change not yet fanned out, over every account"},
 	{"SELECT min(created_at) FROM webhooks", "pruning every account's log by age: the oldest webhook of any account bounds what is owed"},
 	{"DELETE FROM change_log WHERE account_id = ANY($1::uuid[]) AND id = ANY($2::bigint[])", "pruning: the rows of a batch, of any account"},
 	{"GROUP BY account_id ORDER BY account_id > $2::uuid DESC", "the webhook dispatcher finds the accounts with due " +
@@ -559,11 +572,7 @@ func TestRouterCheckOnCitus(t *testing.T) {
 	}
 	t.Parallel()
 	ctx := context.Background()
-	q, err := sql.Open("postgres", dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Close() })
+	q := dbtest.Open(t, dbtest.NewDB(t))
 	conn, err := q.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -949,6 +958,7 @@ func TestStatementsFilterByAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	trShip := "" // the shipment the tracking batch below creates
 	steps := []func() error{
 		func() error { _, err := store.UnusedUpload(root, acme, u.ID); return err },
 		func() error {
@@ -1038,6 +1048,159 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		},
 		func() error {
 			_, err := store.ReplaceDocumentFile(root, acme, doc, "dist/rotated", 3, "abc=")
+			return err
+		},
+		// The tracking engine (carrier/tracking): a batch of polls of the
+		// account in one TrackingTx, every statement of it, then a retry,
+		// the schedule's claim (its per-account statement runs only for an
+		// account with a due request: the outcome makes this one due) and
+		// a refresh's lookup.
+		func() error { _, err := store.TrackingPollTarget(root, acme, trID); return err },
+		func() error {
+			return store.InTrackingTx(root, acme, func(tx *db.TrackingTx) error {
+				// An id no row has takes Lock's second statement (busy or gone).
+				if _, _, err := tx.Lock([]string{trID, acme}); err != nil {
+					return err
+				}
+				// A claim of no request takes Shipments' second statement.
+				got, err := tx.Shipments([]db.ShipmentClaim{{RequestID: trID, Number: "MEDUDIST01"}, {RequestID: acme, Number: "X"}})
+				if err != nil {
+					return err
+				}
+				sid := got[trID]
+				trShip = sid
+				if sid == "" {
+					return fmt.Errorf("no shipment for the request: %v", got)
+				}
+				usnyc, facility, status := "USNYC", "E005", "on_ship"
+				if err := tx.UpdateShipments([]db.ShipmentUpdate{{ShipmentID: sid, RequestID: trID,
+					PolledShipment: db.PolledShipment{BillOfLadingNumber: "MEDUDIST01", PodLocode: &usnyc, PodFacility: &facility}}}); err != nil {
+					return err
+				}
+				if err := tx.Containers([]db.ContainerUpdate{{ShipmentID: sid, PodFacility: &facility, PodLocode: &usnyc,
+					PolledContainer: db.PolledContainer{Number: "MSCU1234566", CurrentStatus: &status}}}); err != nil {
+					return err
+				}
+				loaded := "container.transport.vessel_loaded"
+				if _, err := tx.Events([]db.EventInsert{{ShipmentID: sid, PolledEvent: db.PolledEvent{ContainerNumber: "MSCU1234566",
+					CarrierEventID: "dist-1", Event: "Loaded", OriginalEvent: "Loaded", Locode: &usnyc, Payload: []byte(`{}`),
+					TransportEvent: &loaded}}}, []string{sid}); err != nil {
+					return err
+				}
+				created := []db.RequestShipment{{RequestID: trID, ShipmentID: sid}}
+				if err := tx.MarkCreated(created); err != nil {
+					return err
+				}
+				if err := tx.ApplyInitialCustomFields(created); err != nil {
+					return err
+				}
+				if err := tx.StopShipments([]db.ShipmentStop{{ShipmentID: sid, Reason: "cancelled_by_user"}}); err != nil {
+					return err
+				}
+				past := time.Now().Add(-time.Hour)
+				return tx.SetOutcomes([]db.RequestOutcome{{RequestID: trID, Status: "created", ShipmentID: &sid, NextPollAt: &past}})
+			})
+		},
+		func() error {
+			past := time.Now().Add(-time.Hour)
+			_, _, err := store.RecordTrackingRetry(root, db.TrackingRetry{AccountID: acme, RequestID: trID, NextPollAt: past,
+				MaxRetries: 5, FailReason: "retries_exhausted", Regular: past})
+			return err
+		},
+		func() error {
+			claimed := 0
+			_, err := store.ClaimDueTrackingRequests(root, 10, time.Minute, func(_ context.Context, _ *sql.Tx, due []db.DueTracking) error {
+				claimed = len(due)
+				return nil
+			})
+			if err == nil && claimed == 0 {
+				err = fmt.Errorf("the due request was not claimed: the per-account claim did not run")
+			}
+			return err
+		},
+		func() error { _, _, err := store.TrackingRequestsOfContainer(root, acme, box); return err },
+		// A container's journey (GraphQL's events and vessels), the
+		// status history, parties, key management, and the writes the
+		// requests above do not reach.
+		func() error { _, err := store.TransportEventsByContainerIDs(root, acme, []string{box}); return err },
+		func() error { _, err := store.TransportEventIDsByContainerIDs(root, acme, []string{box}); return err },
+		func() error { _, err := store.TransportEventsByIDs(root, acme, []string{box}); return err },
+		func() error { _, err := store.RawEventsByContainerIDs(root, acme, []string{box}); return err },
+		func() error { _, err := store.RawEventIDsByContainerIDs(root, acme, []string{box}); return err },
+		func() error { _, err := store.VesselFuturePortCalls(root, acme, acme, time.Now()); return err },
+		func() error {
+			_, err := store.ContainerStatusHistory(root, acme, time.Now().AddDate(0, 0, -7), time.Now(), 7)
+			return err
+		},
+		func() error {
+			p := &model.Party{CompanyName: "Dist Party"}
+			if err := store.CreateParty(root, acme, p); err != nil {
+				return err
+			}
+			if _, err := store.PartiesByIDs(root, acme, []string{p.ID}); err != nil {
+				return err
+			}
+			_, err := store.RenameParty(root, acme, p.ID, "Dist Party 2")
+			return err
+		},
+		func() error {
+			u, err := store.FirstUserWithRole(root, acme, "admin")
+			if err != nil {
+				return err
+			}
+			k, err := db.NewAPIKey(rand.Reader)
+			if err != nil {
+				return err
+			}
+			tok, err := store.CreateToken(root, db.TokenInput{AccountID: acme, UserID: &u.ID, Role: "viewer", Name: "dist", Key: k})
+			if err != nil {
+				return err
+			}
+			if err := store.TouchTokens(root, []string{tok.ID}); err != nil {
+				return err
+			}
+			if _, err := store.ActiveTokens(root, []string{tok.ID}); err != nil {
+				return err
+			}
+			return store.RevokeToken(root, acme, tok.ID)
+		},
+		func() error {
+			_, err := store.UpdateContainerRefNumbers(root, acme, box, []string{"DIST-REF"})
+			return err
+		},
+		func() error {
+			_, err := store.UpdateShipment(root, acme, ship, db.ShipmentPatch{Tags: []string{"dist"}, SetTags: true})
+			return err
+		},
+		func() error {
+			defs, err := store.CustomFieldDefinitionsByIDs(root, acme, []string{textDef})
+			if err != nil || len(defs) != 1 {
+				return fmt.Errorf("definition %s: %d, %v", textDef, len(defs), err)
+			}
+			// The tracking batch's new shipment has no value yet.
+			cf, err := store.CreateCustomField(root, acme, defs[0], trShip, model.JSON(`"dist"`))
+			if err != nil {
+				return err
+			}
+			_, err = store.DeleteCustomFieldByID(root, acme, cf.ID)
+			return err
+		},
+		func() error {
+			u, err := store.CreateUpload(root, model.Upload{AccountID: acme, Key: "dist/attach/" + acme, Filename: "a.pdf",
+				ContentType: "application/pdf", ByteSize: 3, Checksum: "abd="})
+			if err != nil {
+				return err
+			}
+			d, err := store.CreateDocument(root, db.NewDocument{AccountID: acme, Name: "d2", DocumentType: "other",
+				Source: "upload", Upload: u})
+			if err != nil {
+				return err
+			}
+			if err := store.AttachUpload(root, d.ID, model.Upload{AccountID: acme, Key: "dist/attach2/" + acme, Filename: "b.pdf",
+				ContentType: "application/pdf", ByteSize: 4, Checksum: "abe="}); err != nil {
+				return err
+			}
+			_, _, err = store.DeleteDocumentWithFile(root, acme, d.ID)
 			return err
 		},
 	}
@@ -1158,23 +1321,8 @@ func TestStatementsFilterByAccount(t *testing.T) {
 func TestDistributionMigrationOnSeededData(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 120, Seed: 7, Now: testkit.SeedNow}); err != nil {
-		t.Fatal(err)
-	}
+	store, p := seededMigrations(t, 120, 7)
 	q := store.SQL()
-	fsys, err := fs.Sub(db.Migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, q, fsys, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// What the rows say, by table: counts, and who owns each link and option.
 	snapshot := func() map[string]string {
 		t.Helper()

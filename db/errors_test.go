@@ -85,11 +85,7 @@ func TestClassifyConnectionLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	admin, err := sql.Open("postgres", srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	admin := dbtest.Open(t, srv.URL())
 
 	// A connection held in a transaction, then terminated by the server.
 	conn, err := store.SQL().Conn(ctx)

@@ -79,3 +79,19 @@ func setClock[T any](c *refCache[T], now func() time.Time) {
 // turns to the text indexes (search.go), so a test's few records take
 // both ways.
 func (db *DB) SetSearchWindow(n int) { db.searchWindow = n }
+
+// ScanStringArray exposes the rows' text array reader to the tests.
+var ScanStringArray = scanStringArray
+
+// SelectRows reads query through the row plans of scan.go, as a prepared
+// statement of the pool, or unprepared (without arguments lib/pq sends it
+// by the simple protocol, whose values all arrive as text).
+func SelectRows[R any](ctx context.Context, d *DB, unprepared bool, query string, args ...any) ([]R, error) {
+	var q sqlx.QueryerContext = d.q
+	if unprepared {
+		q = d.db
+	}
+	var out []R
+	err := selectRows(ctx, q, func(v *R) { out = append(out, *v) }, query, args...)
+	return out, err
+}

@@ -174,7 +174,10 @@ func (db *DB) DocumentFiles(ctx context.Context, accountID string, ids []string)
 
 // DeleteDocumentWithFile deletes one of the account's documents (as
 // DeleteDocument does) and returns it with the upload that held its file
-// (nil without one); the caller removes the file and then the upload.
+// (nil without one); the caller removes the file and then the upload. The
+// upload's join names the account parameter, not the deleted row's column:
+// Citus runs the writing CTE first and prunes uploads by that constant
+// (joined by the CTE's column, uploads went to every shard).
 func (db *DB) DeleteDocumentWithFile(ctx context.Context, accountID, id string) (*model.Document, *model.Upload, error) {
 	if !validUUID(accountID) || !validUUID(id) {
 		return nil, nil, model.NotFound("document")
@@ -189,7 +192,7 @@ func (db *DB) DeleteDocumentWithFile(ctx context.Context, accountID, id string) 
 			DELETE FROM documents WHERE id = $1 AND account_id = $2
 			RETURNING `+documentReturning+`, upload_id)
 		 SELECT `+documentCols+`, d.upload_id, u.key AS upload_key FROM d
-		 LEFT JOIN uploads u ON u.account_id = d.account_id AND u.id = d.upload_id`, id, accountID)
+		 LEFT JOIN uploads u ON u.account_id = $2 AND u.id = d.upload_id`, id, accountID)
 	if err != nil {
 		if e := mapErr(err); model.ErrorCode(e) == model.ENOTFOUND {
 			return nil, nil, model.NotFound("document")

@@ -2,16 +2,8 @@ package db_test
 
 import (
 	"context"
-	"io/fs"
 	"strings"
 	"testing"
-
-	"github.com/pressly/goose/v3"
-
-	"shipgraph/db"
-	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
-	"shipgraph/testkit"
 )
 
 // Migration 00023 merges the doubled shipments and containers that racing
@@ -21,23 +13,8 @@ import (
 func TestMergeDoublesMigration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 20, Seed: 3, Now: testkit.SeedNow}); err != nil {
-		t.Fatal(err)
-	}
+	store, p := seededMigrations(t, 20, 3)
 	q := store.SQL()
-	fsys, err := fs.Sub(db.Migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, q, fsys, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := p.DownTo(ctx, 22); err != nil {
 		t.Fatalf("down: %v", err)
 	}

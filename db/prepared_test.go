@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"shipgraph/db"
 	"shipgraph/db/dbtest"
+	"shipgraph/testkit/pg"
 )
 
 // Reads run as prepared statements; when a migration changes a column a
@@ -13,11 +13,7 @@ import (
 // type"), the read still answers, and so does the next one.
 func TestPreparedReadSurvivesColumnChange(t *testing.T) {
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := pg.At(t, dbtest.NewDB(t)).Store
 	var id string
 	if err := store.SQL().QueryRowContext(ctx,
 		`INSERT INTO ports (code, name, country_code, time_zone) VALUES ('ZZTST', 'Test', 'ZZ', 'UTC') RETURNING id`).Scan(&id); err != nil {

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // Rows are read into db-tagged structs as sqlx reads them (a column maps
@@ -53,6 +54,8 @@ const (
 	scanBoolPtr
 	scanIntPtr
 	scanFloatPtr
+	scanStrings // pq.StringArray: one-dimensional text arrays parsed here
+	scanUUID    // a string field read from a uuid column (see slabs.text)
 )
 
 type planKey struct {
@@ -138,7 +141,12 @@ func fieldOffset(t reflect.Type, index []int) (uintptr, bool) {
 	return off, true
 }
 
+var stringArrayType = reflect.TypeFor[pq.StringArray]()
+
 func kindOf(t reflect.Type) scanKind {
+	if t == stringArrayType {
+		return scanStrings
+	}
 	if reflect.PointerTo(t).Implements(scannerType) {
 		return scanOther
 	}
@@ -199,6 +207,25 @@ type slabs struct {
 	floats  slab[float64]
 	ints    slab[int]
 	int64s  slab[int64]
+	text    []byte // the bytes of strings made from the driver's []byte values
+}
+
+// str returns a string of b's bytes. b may be lib/pq's reused row buffer
+// (text-format values: uuids of a statement without parameters or sent
+// with binary_parameters, arrays), so its bytes are always copied, into
+// a chunk shared by the strings of the result instead of one allocation
+// each: a uuid column's value arrives as []byte (binary or text format)
+// and database/sql would allocate a string for it per row.
+func (s *slabs) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(s.text)-len(s.text) < len(b) {
+		s.text = make([]byte, 0, max(min(2*cap(s.text), 4096), 512, len(b)))
+	}
+	i := len(s.text)
+	s.text = append(s.text, b...)
+	return unsafe.String(&s.text[i], len(b))
 }
 
 type slab[T any] struct{ buf []T }
@@ -261,7 +288,7 @@ func (d *colDest) Scan(src any) error {
 		case string:
 			s = v
 		case []byte:
-			s = string(v)
+			s = d.slabs.str(v)
 		case time.Time:
 			s = v.Format(time.RFC3339Nano)
 		case int64:
@@ -283,9 +310,75 @@ func (d *colDest) Scan(src any) error {
 		default:
 			return d.err(src, nil)
 		}
+	case scanUUID:
+		switch v := src.(type) {
+		case []byte:
+			*(*string)(d.p) = d.slabs.str(v)
+		case string:
+			*(*string)(d.p) = v
+		default:
+			return d.err(src, nil)
+		}
+	case scanStrings:
+		return scanStringArray((*pq.StringArray)(d.p), src)
 	default:
 		return fmt.Errorf("db: colDest of kind %d", d.col.kind)
 	}
+	return nil
+}
+
+// scanStringArray is pq.StringArray's Scan for the arrays rows carry
+// (reference numbers, tags, the journey's event ids): a one-dimensional
+// array of unquoted elements becomes one string, copied from the
+// driver's buffer, and its elements substrings of it, instead of a string
+// per element and the parser's slices. Anything else (quotes, escapes,
+// NULL elements, nested arrays) goes to pq.StringArray, which also makes
+// the errors.
+func scanStringArray(a *pq.StringArray, src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case []byte:
+		b = v
+	case string:
+		b = []byte(v)
+	default:
+		return a.Scan(src)
+	}
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return a.Scan(src)
+	}
+	body := b[1 : len(b)-1]
+	if len(body) == 0 {
+		*a = pq.StringArray{}
+		return nil
+	}
+	n := 1
+	for _, c := range body {
+		switch c {
+		case ',':
+			n++
+		case '"', '\\', '{', '}', ' ':
+			return a.Scan(src)
+		}
+	}
+	s := string(body) // a copy: the driver's buffer is reused
+	out := make(pq.StringArray, 0, n)
+	for {
+		i := strings.IndexByte(s, ',')
+		e := s
+		if i >= 0 {
+			e = s[:i]
+		}
+		if e == "" || e == "NULL" {
+			return a.Scan(src)
+		}
+		out = append(out, e)
+		if i < 0 {
+			break
+		}
+		s = s[i+1:]
+	}
+	*a = out
 	return nil
 }
 
@@ -380,9 +473,23 @@ func newRowReader[R any](rows *sql.Rows) (*rowReader[R], error) {
 	}
 	r := &rowReader[R]{rows: rows, plan: plan, dests: make([]any, len(columns)), cols: make([]colDest, len(columns))}
 	s := new(slabs)
+	var types []*sql.ColumnType // the uuid columns' string fields (scanUUID)
 	for i := range r.cols {
 		r.cols[i].col = &plan.cols[i]
 		r.cols[i].slabs = s
+		if plan.cols[i].kind != scanString || plan.cols[i].typ.Kind() != reflect.String {
+			continue
+		}
+		if types == nil {
+			if types, err = rows.ColumnTypes(); err != nil {
+				return nil, err
+			}
+		}
+		if types[i].DatabaseTypeName() == "UUID" {
+			c := plan.cols[i]
+			c.kind = scanUUID
+			r.cols[i].col = &c
+		}
 	}
 	return r, nil
 }

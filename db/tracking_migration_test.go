@@ -2,16 +2,9 @@ package db_test
 
 import (
 	"context"
-	"io/fs"
 	"testing"
 
-	"github.com/pressly/goose/v3"
-
-	"shipgraph/db"
-	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/model"
-	"shipgraph/testkit"
 )
 
 // Migration 00013 backfills one tracking request per existing shipment
@@ -21,25 +14,10 @@ import (
 func TestTrackingMigrationBackfill(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 60, Seed: 3, Now: testkit.SeedNow}); err != nil {
-		t.Fatal(err)
-	}
+	store, p := seededMigrations(t, 60, 3)
 	q := store.SQL()
 	if _, err := q.ExecContext(ctx, `UPDATE shipments SET line_tracking_stopped_at = now(), line_tracking_stopped_reason = 'cancelled_by_user'
 		WHERE id = (SELECT id FROM shipments ORDER BY id LIMIT 1)`); err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := fs.Sub(db.Migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, q, fsys, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.DownTo(ctx, 12); err != nil {

@@ -127,9 +127,12 @@ func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *Tr
 
 // LockedRequest is a request under a poll's lock.
 type LockedRequest struct {
-	ID         string  `db:"id"`
-	Status     string  `db:"status"`
-	ShipmentID *string `db:"shipment_id"`
+	ID           string  `db:"id"`
+	Status       string  `db:"status"`
+	FailedReason *string `db:"failed_reason"`
+	ShipmentID   *string `db:"shipment_id"`
+	Retrying     bool    `db:"is_retrying"`
+	Retries      int     `db:"retry_count"`
 	// Staged: the request carries initial custom field values to write
 	// when it first succeeds (ApplyInitialCustomFields).
 	Staged bool `db:"staged"`
@@ -141,7 +144,8 @@ type LockedRequest struct {
 func (t *TrackingTx) Lock(ids []string) (locked map[string]LockedRequest, busy []string, err error) {
 	locked = map[string]LockedRequest{}
 	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { locked[r.ID] = *r },
-		`SELECT id, status, shipment_id, initial_custom_fields IS NOT NULL AS staged FROM tracking_requests
+		`SELECT id, status, failed_reason, shipment_id, is_retrying, retry_count, initial_custom_fields IS NOT NULL AS staged
+		FROM tracking_requests
 		WHERE account_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE SKIP LOCKED`, t.account, pq.StringArray(ids))
 	if err != nil || len(locked) == len(ids) {
 		return locked, nil, err
@@ -153,7 +157,8 @@ func (t *TrackingTx) Lock(ids []string) (locked map[string]LockedRequest, busy [
 		}
 	}
 	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { busy = append(busy, r.ID) },
-		`SELECT id, '' AS status, NULL::uuid AS shipment_id, false AS staged FROM tracking_requests WHERE account_id = $1 AND id = ANY($2::uuid[])`,
+		`SELECT id, '' AS status, NULL AS failed_reason, NULL::uuid AS shipment_id, false AS is_retrying, 0 AS retry_count,
+		false AS staged FROM tracking_requests WHERE account_id = $1 AND id = ANY($2::uuid[])`,
 		t.account, pq.StringArray(missing))
 	return locked, busy, err
 }
@@ -342,31 +347,36 @@ type StopFacts struct {
 // RequestShipment pairs a request with its shipment.
 type RequestShipment struct{ RequestID, ShipmentID string }
 
-// MarkCreated marks the requests created with their shipments (their
-// receivers hear tracking_request.succeeded before anything may stop
-// them), then reads the stop facts of the shipments, in one statement.
-func (t *TrackingTx) MarkCreated(created []RequestShipment, shipments []string) (map[string]StopFacts, error) {
+// MarkCreated marks the requests created with their shipments, before
+// those shipments stop (their receivers hear tracking_request.succeeded
+// before .tracking_stopped). A request created and not stopped takes its
+// status with the others' (SetOutcomes).
+func (t *TrackingTx) MarkCreated(created []RequestShipment) error {
+	if len(created) == 0 {
+		return nil
+	}
 	req := make([]string, len(created))
 	ship := make([]string, len(created))
 	for i, c := range created {
 		req[i], ship[i] = c.RequestID, c.ShipmentID
 	}
-	out := map[string]StopFacts{}
-	err := selectRows(t.ctx, t.q, func(f *StopFacts) { out[f.ShipmentID] = *f }, `
-WITH created AS (
-    UPDATE tracking_requests r SET status = 'created', failed_reason = NULL, shipment_id = u.shipment_id,
-        is_retrying = false, retry_count = 0, updated_at = now()
-    FROM unnest($2::uuid[], $3::uuid[]) AS u(id, shipment_id)
-    WHERE r.account_id = $1 AND r.id = u.id
-    RETURNING r.id)
+	_, err := t.q.ExecContext(t.ctx, `
+UPDATE tracking_requests r SET status = 'created', failed_reason = NULL, shipment_id = u.shipment_id,
+    is_retrying = false, retry_count = 0, updated_at = now()
+FROM unnest($2::uuid[], $3::uuid[]) AS u(id, shipment_id)
+WHERE r.account_id = $1 AND r.id = u.id`, t.account, pq.StringArray(req), pq.StringArray(ship))
+	return err
+}
+
+// stopFacts is the statement's tail that reads the stop facts of the
+// shipments $2 (the containers as the batch's earlier statements left
+// them).
+const stopFacts = `
 SELECT s.id, s.line_tracking_stopped_at IS NOT NULL AS stopped, s.line_tracking_stopped_reason AS stopped_reason,
     EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = s.id) AS has_containers,
     NOT EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = s.id AND c.empty_terminated_at IS NULL) AS all_terminated,
     extract(epoch FROM now() - s.pod_ata_at)::float8 AS arrived_ago
-FROM shipments s WHERE s.account_id = $1 AND s.id = ANY($4::uuid[])`,
-		t.account, pq.StringArray(req), pq.StringArray(ship), pq.StringArray(shipments))
-	return out, err
-}
+FROM shipments s WHERE s.account_id = $1 AND s.id = ANY($2::uuid[])`
 
 // ApplyInitialCustomFields writes the staged initial custom field values
 // of requests that first succeed (one statement each; only requests that
@@ -443,10 +453,14 @@ type RequestOutcome struct {
 	FailedReason *string
 	ShipmentID   *string    // nil: keep
 	NextPollAt   *time.Time // nil: never
+	// Stored: the request's row holds this status already (with no
+	// retry counted): only its schedule is written.
+	Stored bool
 }
 
 // SetOutcomes writes each request's status (logged, only where it
-// changed: a poll that changed nothing only moves the schedule), then its
+// changed, and not at all for the outcomes Stored: a poll that changed
+// nothing only moves the schedule), then its
 // schedule and its shipment's poll times with the change log off
 // (shipgraph.notify = off for the rest of the transaction): those change
 // on every poll and announce nothing.
@@ -454,24 +468,15 @@ func (t *TrackingTx) SetOutcomes(os []RequestOutcome) error {
 	if len(os) == 0 {
 		return nil
 	}
-	n := len(os)
-	id := make([]string, n)
-	status := make([]string, n)
-	for i, o := range os {
-		id[i], status[i] = o.RequestID, o.Status
-	}
-	failed := pq.Array(strsOf(n, func(i int) *string { return os[i].FailedReason }))
-	ship := pq.Array(strsOf(n, func(i int) *string { return os[i].ShipmentID }))
-	if _, err := t.q.ExecContext(t.ctx, `
-UPDATE tracking_requests r SET status = u.status, failed_reason = u.failed_reason, shipment_id = coalesce(u.shipment_id, r.shipment_id),
-    is_retrying = false, retry_count = 0, updated_at = now()
-FROM unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[]) AS u(id, status, failed_reason, shipment_id)
-WHERE r.account_id = $1 AND r.id = u.id
-  AND (r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count)
-      IS DISTINCT FROM (u.status, u.failed_reason, coalesce(u.shipment_id, r.shipment_id), false, 0)`,
-		t.account, pq.StringArray(id), pq.StringArray(status), failed, ship); err != nil {
+	if err := t.setStatuses(os); err != nil {
 		return err
 	}
+	n := len(os)
+	id := make([]string, n)
+	for i, o := range os {
+		id[i] = o.RequestID
+	}
+	ship := pq.Array(strsOf(n, func(i int) *string { return os[i].ShipmentID }))
 	// The change log off (its AFTER triggers fire at the end of the
 	// statement, once set_config has run), then the schedule and the
 	// shipments' poll times, in one statement.
@@ -487,16 +492,54 @@ FROM quiet WHERE s.account_id = $1 AND s.id IN (SELECT u.shipment_id FROM u WHER
 	return err
 }
 
+// setStatuses writes the statuses of the outcomes not Stored (logged,
+// only where they changed); none: no statement.
+func (t *TrackingTx) setStatuses(all []RequestOutcome) error {
+	var os []RequestOutcome
+	for _, o := range all {
+		if !o.Stored {
+			os = append(os, o)
+		}
+	}
+	if len(os) == 0 {
+		return nil
+	}
+	n := len(os)
+	id := make([]string, n)
+	status := make([]string, n)
+	for i, o := range os {
+		id[i], status[i] = o.RequestID, o.Status
+	}
+	failed := pq.Array(strsOf(n, func(i int) *string { return os[i].FailedReason }))
+	ship := pq.Array(strsOf(n, func(i int) *string { return os[i].ShipmentID }))
+	_, err := t.q.ExecContext(t.ctx, `
+UPDATE tracking_requests r SET status = u.status, failed_reason = u.failed_reason, shipment_id = coalesce(u.shipment_id, r.shipment_id),
+    is_retrying = false, retry_count = 0, updated_at = now()
+FROM unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[]) AS u(id, status, failed_reason, shipment_id)
+WHERE r.account_id = $1 AND r.id = u.id
+  AND (r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count)
+      IS DISTINCT FROM (u.status, u.failed_reason, coalesce(u.shipment_id, r.shipment_id), false, 0)`,
+		t.account, pq.StringArray(id), pq.StringArray(status), failed, ship)
+	return err
+}
+
 // quiet turns the change log off for the rest of the transaction.
 func quiet(ctx context.Context, q ext) error {
 	_, err := q.ExecContext(ctx, `SELECT set_config('shipgraph.notify', 'off', true)`)
 	return err
 }
 
-// Vessels inserts the vessels not known yet (by IMO) and refreshes the
-// names, call signs and flags of the known ones where they differ: the
-// number inserted.
-func (t *TrackingTx) Vessels(vs []PolledVessel) (int, error) { return upsertVessels(t.ctx, t.q, vs) }
+// UpsertVessels inserts the vessels not known yet (by IMO) and refreshes
+// the names, call signs and flags of the known ones where they differ: the
+// number inserted. Vessels are shared by every account (a reference table
+// on Citus), so this is its own statement, outside any account's
+// transaction: a new vessel's row is not held by one poll's transaction
+// while every other poll of that vessel's shipments waits for it, and a
+// distributed database writes its reference table once, not inside a
+// shard's transaction.
+func (db *DB) UpsertVessels(ctx context.Context, vs []PolledVessel) (int, error) {
+	return upsertVessels(ctx, db.write(""), vs)
+}
 
 // upsertVessels inserts the vessels not known yet (by IMO) and refreshes
 // the names, call signs and flags of the known ones where they differ.
@@ -680,14 +723,17 @@ type EventInsert struct {
 // its transport event: a poll repeated adds nothing. An estimate the
 // container holds already as a transport event (same event, time and
 // place: a carrier that publishes it again under a new id) adds its raw
-// event only. It returns the number of raw events inserted. Each row's
+// event only. In the same statement it reads the stop facts of the
+// shipments (the events change none of them), by shipment id. Each row's
 // raw event id is drawn beforehand, so that its transport event needs no
 // join with the raw events inserted: a raw event another transaction
 // inserted meanwhile fails the statement (the transport event's key to
 // it), and the poll, retried, finds it stored.
-func (t *TrackingTx) Events(es []EventInsert) (int, error) {
+func (t *TrackingTx) Events(es []EventInsert, shipments []string) (map[string]StopFacts, error) {
+	facts := map[string]StopFacts{}
+	each := func(f *StopFacts) { facts[f.ShipmentID] = *f }
 	if len(es) == 0 {
-		return 0, nil
+		return facts, selectRows(t.ctx, t.q, each, stopFacts, t.account, pq.StringArray(shipments))
 	}
 	n := len(es)
 	ship := make([]string, n)
@@ -706,8 +752,7 @@ func (t *TrackingTx) Events(es []EventInsert) (int, error) {
 	s := func(get func(e *EventInsert) *string) any {
 		return pq.Array(strsOf(n, func(i int) *string { return get(&es[i]) }))
 	}
-	var inserted int
-	err := t.q.QueryRowxContext(t.ctx, `
+	err := selectRows(t.ctx, t.q, each, `
 WITH input AS (
     SELECT u.*, c.id AS container_id, s.shipping_line_scac AS scac, gen_random_uuid() AS raw_id,
         (SELECT p.id FROM ports p WHERE p.code = u.locode) AS port_id,
@@ -720,8 +765,8 @@ WITH input AS (
         (u.estimated AND EXISTS (SELECT 1 FROM transport_events t
             WHERE t.account_id = $1 AND t.container_id = c.id AND t.event = u.transport_event
               AND t.event_at IS NOT DISTINCT FROM u.event_at AND t.location_locode IS NOT DISTINCT FROM u.locode)) AS held
-    FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::timestamptz[], $9::text[], $10::text[],
-        $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::jsonb[], $17::text[])
+    FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::timestamptz[], $10::text[], $11::text[],
+        $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::jsonb[], $18::text[])
         AS u(shipment_id, number, carrier_event_id, event, original_event, estimated, event_at, location_name, locode, facility,
              vessel_imo, vessel_name, voyage, position, payload, transport_event)
     JOIN containers c ON c.account_id = $1 AND c.shipment_id = u.shipment_id AND c.number = u.number
@@ -733,8 +778,7 @@ raw AS (
     SELECT $1, i.raw_id, i.container_id, i.shipment_id, i.scac, i.carrier_event_id, i.event, i.original_event, i.estimated, i.event_at,
         i.timezone, i.location_name, i.locode, i.port_id, i.vessel_id, i.vessel_name, i.vessel_imo, i.voyage, i.position, i.payload
     FROM input i WHERE NOT i.stored
-    ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING
-    RETURNING 1),
+    ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING),
 te AS (
     INSERT INTO transport_events (account_id, container_id, shipment_id, raw_event_id, scac, carrier_event_id, event,
         event_at, timezone, location_locode, port_id, terminal_id, vessel_id, voyage_number)
@@ -742,16 +786,14 @@ te AS (
         i.timezone, i.locode, i.port_id, i.terminal_id, i.vessel_id, i.voyage
     FROM input i
     WHERE NOT i.stored AND i.transport_event IS NOT NULL AND NOT i.held
-    ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING
-    RETURNING 1)
-SELECT (SELECT count(*) FROM raw) + 0 * (SELECT count(*) FROM te)`,
-		t.account, pq.StringArray(ship), pq.StringArray(number), pq.StringArray(id), pq.StringArray(event), pq.StringArray(orig),
+    ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING)`+stopFacts,
+		t.account, pq.StringArray(shipments), pq.StringArray(ship), pq.StringArray(number), pq.StringArray(id), pq.StringArray(event), pq.StringArray(orig),
 		pq.BoolArray(est), pqTimes(timesOf(n, func(i int) *time.Time { return es[i].EventAt })),
 		s(func(e *EventInsert) *string { return e.LocationName }), s(func(e *EventInsert) *string { return e.Locode }),
 		s(func(e *EventInsert) *string { return e.Facility }), s(func(e *EventInsert) *string { return e.VesselIMO }),
 		s(func(e *EventInsert) *string { return e.VesselName }), s(func(e *EventInsert) *string { return e.VoyageNumber }),
-		pq.Int64Array(pos), pq.StringArray(payload), s(func(e *EventInsert) *string { return e.TransportEvent })).Scan(&inserted)
-	return inserted, err
+		pq.Int64Array(pos), pq.StringArray(payload), s(func(e *EventInsert) *string { return e.TransportEvent }))
+	return facts, err
 }
 
 // TrackingRetry is a failed poll's bookkeeping.

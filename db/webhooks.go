@@ -88,6 +88,8 @@ func (db *DB) CountWebhooks(ctx context.Context, accountID string) (int, error) 
 // for the account, unless the account has limit webhooks already (limit
 // 0: no limit): then it answers a conflict. The account's row is locked
 // while it counts, so concurrent creates cannot pass the limit together.
+// The count names the account parameter itself: joined only to the locked
+// row, Citus could not tell its shard and counted on every shard.
 func (db *DB) CreateWebhook(ctx context.Context, accountID string, w *model.Webhook, secret string, limit int) error {
 	if !validUUID(accountID) {
 		return model.NotFound("account")
@@ -96,7 +98,7 @@ func (db *DB) CreateWebhook(ctx context.Context, accountID string, w *model.Webh
 		if limit > 0 {
 			var n int
 			if err := sqlx.GetContext(ctx, q, &n, `WITH a AS (SELECT id FROM accounts WHERE id = $1 FOR UPDATE)
-				SELECT count(*) FROM webhooks w, a WHERE w.account_id = a.id`, accountID); err != nil {
+				SELECT count(*) FROM webhooks w, a WHERE w.account_id = $1 AND w.account_id = a.id`, accountID); err != nil {
 				return mapErr(err)
 			}
 			if n >= limit {

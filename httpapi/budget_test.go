@@ -146,10 +146,7 @@ func TestCostBudgetPerProcess(t *testing.T) {
 	m.check(t, "past the budget", 6*costOf, 1, 0)
 	// An operation on a WebSocket is charged the same budget: its
 	// refusal is its error, with the numbers the headers would carry.
-	ws, err := testkit.DialWS(t, in.url, auth(key), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := in.ws(t, key)
 	ws.Subscribe("q", costQuery, nil)
 	if m := ws.Next(10 * time.Second); m.Type != "error" && m.Type != "next" || !strings.Contains(string(m.Payload), gqlhttp.CodeCostBudget) || !strings.Contains(string(m.Payload), `"retryAfter"`) {
 		t.Errorf("on a WebSocket past the budget: %s %s", m.Type, m.Payload)

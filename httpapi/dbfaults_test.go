@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
 )
 
@@ -120,11 +121,7 @@ func TestBadTextIsTheClients(t *testing.T) {
 // read of shipments waits.
 func lockShipments(t *testing.T, url string) *sql.Tx {
 	t.Helper()
-	admin, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
+	admin := dbtest.Open(t, url)
 	tx, err := admin.BeginTx(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

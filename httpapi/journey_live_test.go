@@ -17,14 +17,8 @@ func TestLiveTransportEvent(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
 	container, shipment := d.container(t, "acme", 0)
-	acme, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	globex, err := testkit.DialWS(t, in.url, auth(d.keys["globex/admin"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	acme := in.ws(t, d.keys["acme/viewer"])
+	globex := in.ws(t, d.keys["globex/admin"])
 	const sub = `subscription { changes { operation type id parentId } }`
 	acme.Subscribe("all", sub, nil)
 	globex.Subscribe("all", sub, nil)
@@ -59,14 +53,8 @@ func TestLiveTrackingRequest(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
 	_, shipment := d.container(t, "acme", 0)
-	acme, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	globex, err := testkit.DialWS(t, in.url, auth(d.keys["globex/admin"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	acme := in.ws(t, d.keys["acme/viewer"])
+	globex := in.ws(t, d.keys["globex/admin"])
 	const sub = `subscription { changes { operation type id parentId changedFields } }`
 	acme.Subscribe("all", sub, nil)
 	globex.Subscribe("all", sub, nil)

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
+	"shipgraph/testkit/pg"
 )
 
 // TestCachedKeyKeepsLastUsed: a key answered from the cache still has its
@@ -17,11 +17,7 @@ import (
 // and only then. (The clock is moved by handing get a later "now".)
 func TestCachedKeyKeepsLastUsed(t *testing.T) {
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := pg.At(t, dbtest.NewDB(t)).Store
 	tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: 1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -40,10 +40,7 @@ func TestOneListeningConnection(t *testing.T) {
 	if first.status != http.StatusOK || again.status != http.StatusOK || first.statements-again.statements != 1 {
 		t.Fatalf("%d then %d, %d then %d statements: want the key cached after its first use", first.status, again.status, first.statements, again.statements)
 	}
-	c, err := testkit.DialWS(t, in.url, auth(k), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, k)
 	c.Subscribe("1", containerSub, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if !in.h.KeyCacheLive() {

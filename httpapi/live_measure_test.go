@@ -19,10 +19,7 @@ import (
 func TestLiveLatency(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	ws, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := in.ws(t, d.keys["acme/admin"])
 	ws.Subscribe("1", containerSub, nil)
 	sse, stop := testkit.SubscribeSSE(t, in.url, d.keys["acme/viewer"], containerSub)
 	defer stop()
@@ -84,10 +81,7 @@ func TestLiveIdleMemory(t *testing.T) {
 		before, s0, g0 := heap()
 		var clients []*testkit.WS
 		for range conns {
-			c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := in.ws(t, d.keys["acme/admin"])
 			clients = append(clients, c)
 		}
 		for _, c := range clients {

@@ -167,10 +167,7 @@ func TestLiveWebSocketResume(t *testing.T) {
 		} `json:"containerUpdated"`
 	}
 	filter := map[string]any{"shipmentId": shipment}
-	c, err := testkit.DialWS(t, in.url, auth(key), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, key)
 	c.Subscribe("1", q, map[string]any{"f": filter})
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	d.exec(t, `UPDATE containers SET seal_number = 'seen' WHERE id = $1`, id)
@@ -196,10 +193,7 @@ func TestLiveWebSocketResume(t *testing.T) {
 			d.exec(t, `UPDATE containers SET seal_number = 'elsewhere' WHERE id = $1`, elsewhere)
 		}
 	}
-	c, err = testkit.DialWS(t, in.url, auth(key), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c = in.ws(t, key)
 	c.Subscribe("2", q, map[string]any{"f": filter, "after": *seen})
 	prev, _ := strconv.ParseInt(*seen, 10, 64)
 	for i := range 10 {
@@ -278,10 +272,7 @@ func TestChangeLogOfAPIWrites(t *testing.T) {
 func TestLiveResyncAfterPruning(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, d.keys["acme/admin"])
 	c.Subscribe("1", `subscription { changes { operation logId id } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	id, _ := d.container(t, "acme", 0)
@@ -322,10 +313,7 @@ func TestLiveResyncAfterPruning(t *testing.T) {
 func TestLiveHeldBack(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, d.keys["acme/admin"])
 	c.Subscribe("1", `subscription { changes { operation id } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	older, err := d.sql.Begin()

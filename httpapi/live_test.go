@@ -61,11 +61,7 @@ func newLiveDB(t *testing.T) *liveDB {
 
 func liveDBAt(t *testing.T, url string, keys map[string]string) *liveDB {
 	t.Helper()
-	s, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := dbtest.Open(t, url)
 	return &liveDB{url: url, keys: keys, sql: s}
 }
 
@@ -101,20 +97,25 @@ func (d *liveDB) exec(t testing.TB, q string, args ...any) {
 
 func auth(key string) map[string]any { return map[string]any{"Authorization": "Token " + key} }
 
+// ws is a graphql-transport-ws connection to the instance with key,
+// initialised (the test fails when it cannot be).
+func (in *instance) ws(t *testing.T, key string) *testkit.WS {
+	t.Helper()
+	c, err := testkit.DialWS(t, in.url, auth(key), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // A plain SQL UPDATE reaches the account's subscriber with the record read
 // through the loaders (nested relationships included), and only the
 // account's subscriber.
 func TestLiveWebSocketTenantIsolation(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	acme, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	globex, err := testkit.DialWS(t, in.url, auth(d.keys["globex/admin"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	acme := in.ws(t, d.keys["acme/viewer"])
+	globex := in.ws(t, d.keys["globex/admin"])
 	id, shipment := d.container(t, "acme", 0)
 	d.exec(t, `UPDATE containers SET current_status = 'on_ship', available_for_pickup = false WHERE id = $1`, id)
 	acme.Subscribe("1", containerSub, nil)
@@ -161,10 +162,7 @@ func TestLiveWebSocketTenantIsolation(t *testing.T) {
 func TestLiveContainerFilter(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, d.keys["acme/admin"])
 	id, shipment := d.container(t, "acme", 0)
 	other, otherShipment := d.container(t, "acme", 1)
 	for n := 2; otherShipment == shipment; n++ {
@@ -250,10 +248,7 @@ func TestLiveAuth(t *testing.T) {
 	}
 
 	// A second connection of the key, without subscriptions.
-	q, err := testkit.DialWS(t, in.url, auth(d.keys["acme/member"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := in.ws(t, d.keys["acme/member"])
 	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = (
 		SELECT t.id FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE a.slug = 'acme' AND t.role = 'member' LIMIT 1)`)
 	// Its next operation finds the key revoked and ends the connection.
@@ -304,10 +299,7 @@ func TestLiveSSE(t *testing.T) {
 func TestLiveReconnect(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, d.keys["acme/admin"])
 	c.Subscribe("1", containerSub, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	var killed int
@@ -342,10 +334,7 @@ func TestLiveRestart(t *testing.T) {
 	d := liveDBAt(t, srv.URL(), seedAt(t, srv.URL()))
 	in := start(t, d.url, nil)
 	admin, viewer := d.keys["acme/admin"], d.keys["acme/viewer"]
-	c, err := testkit.DialWS(t, in.url, auth(admin), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, admin)
 	c.Subscribe("1", containerSub, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if !in.authorized(t, admin) || !in.authorized(t, viewer) {
@@ -409,10 +398,7 @@ func TestLiveSlowConsumer(t *testing.T) {
 	cfg := testkit.Defaults()
 	cfg.Live.Queue = 16
 	in := start(t, d.url, &cfg)
-	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, d.keys["acme/admin"])
 	c.Subscribe("1", containerSub, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	id, _ := d.container(t, "acme", 0)
@@ -432,10 +418,7 @@ func TestLiveSlowConsumer(t *testing.T) {
 func TestLiveBurst(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/admin"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, d.keys["acme/admin"])
 	c.Subscribe("1", `subscription { changes { operation type id changedFields } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	id, _ := d.container(t, "acme", 0)
@@ -457,10 +440,7 @@ func TestLiveShipmentAndCustomField(t *testing.T) {
 	in := start(t, d.url, nil)
 	_, shipment := d.container(t, "acme", 0)
 	slug := d.shortTextSlug(t, "acme")
-	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, d.keys["acme/viewer"])
 	c.Subscribe("s", `subscription($id: ID!) { shipmentUpdated(id: $id) { operation id changedFields shipment { id customerName containers { id } } } }`,
 		map[string]any{"id": shipment})
 	c.Subscribe("cf", `subscription($id: ID!) { customFieldChanged(entityId: $id) { operation entityId customField { apiSlug value definition { apiSlug } entity { ... on Shipment { id } } } } }`,
@@ -668,10 +648,7 @@ func TestLiveRateLimit(t *testing.T) {
 	cfg := testkit.Defaults()
 	cfg.RateLimit = 10 // bursts of 1
 	in := start(t, d.url, &cfg)
-	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, d.keys["acme/viewer"])
 	var payloads []string
 	for i := range 2 {
 		c.Subscribe(fmt.Sprint(i), `{ viewer { role } }`, nil)

@@ -25,10 +25,7 @@ func TestLiveTrackingRequestCustomField(t *testing.T) {
 	}
 	d.exec(t, `INSERT INTO custom_field_definitions (account_id, entity_type, api_slug, display_name, data_type)
 		VALUES ($1, 'TrackingRequest', 'live_desk', 'Live desk', 'short_text')`, acct)
-	c, err := testkit.DialWS(t, in.url, auth(d.keys["acme/viewer"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, d.keys["acme/viewer"])
 	c.Subscribe("cf", `subscription($id: ID!) { customFieldChanged(entityId: $id) { operation entityId
 		customField { apiSlug value entity { __typename ... on TrackingRequest { id } } } } }`, map[string]any{"id": req})
 	testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })

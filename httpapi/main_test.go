@@ -60,9 +60,16 @@ func start(t *testing.T, url string, c *app.ChainConfig) *instance {
 	if c != nil {
 		cfg = *c
 	}
-	in := &instance{store: open(t, url), log: &testkit.Log{}}
+	return serveOn(t, open(t, url), cfg)
+}
+
+// serveOn runs the chain with cfg over store behind a real HTTP listener,
+// its log kept in the instance.
+func serveOn(t *testing.T, store *db.DB, cfg app.ChainConfig) *instance {
+	t.Helper()
+	in := &instance{store: store, log: &testkit.Log{}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
-	in.h = testkit.Start(t, in.store, cfg)
+	in.h = testkit.Start(t, store, cfg)
 	srv := httptest.NewServer(in.h)
 	t.Cleanup(srv.Close)
 	in.url = srv.URL

@@ -2,12 +2,9 @@ package httpapi_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -18,6 +15,7 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/graph"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/testkit/pgbouncertest"
 )
 
@@ -35,11 +33,7 @@ func TestBehindPgBouncer(t *testing.T) {
 
 	// The timeout the pooler cannot carry in the startup packet, set on
 	// the database: every server connection PgBouncer opens has it.
-	ds, err := sql.Open("postgres", direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ds.Close()
+	ds := dbtest.Open(t, direct)
 	if _, err := ds.Exec(`ALTER DATABASE "` + name + `" SET statement_timeout = '20s'`); err != nil {
 		t.Fatal(err)
 	}
@@ -47,28 +41,14 @@ func TestBehindPgBouncer(t *testing.T) {
 	if _, err := db.OpenWith(context.Background(), pooled, db.Options{Pooler: true}); err == nil || !strings.Contains(err.Error(), "DATABASE_DIRECT_URL") {
 		t.Fatalf("pooler without a direct URL: %v", err)
 	}
-	store, err := db.OpenWith(context.Background(), pooled, db.Options{Pooler: true, DirectURL: direct, StatementTimeout: 30 * time.Second, ConnectTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := pg.OpenWith(t, pooled, db.Options{Pooler: true, DirectURL: direct, StatementTimeout: 30 * time.Second, ConnectTimeout: 5 * time.Second})
 	if err := store.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrations behind the pooler: %v", err)
 	}
-	in := &instance{store: store, log: &testkit.Log{}}
-	cfg := testkit.Defaults()
-	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
-	in.h = testkit.Start(t, store, cfg) // waits for the key cache to listen (directly)
-	srv := httptest.NewServer(in.h)
-	t.Cleanup(srv.Close)
-	in.url = srv.URL
+	in := serveOn(t, store, testkit.Defaults()) // waits for the key cache to listen (directly)
 
 	// The session of a pooled connection has the database's timeout.
-	ps, err := sql.Open("postgres", pooled)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ps.Close()
+	ps := dbtest.Open(t, pooled)
 	var timeout string
 	if err := ps.QueryRow(`SHOW statement_timeout`).Scan(&timeout); err != nil || timeout != "20s" {
 		t.Fatalf("statement_timeout through the pooler: %q %v", timeout, err)
@@ -136,10 +116,7 @@ func TestBehindPgBouncer(t *testing.T) {
 
 	// Live updates listen on the direct connection: a change reaches a
 	// subscriber of the pooled chain.
-	c, err := testkit.DialWS(t, in.url, auth(keys["acme/member"]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := in.ws(t, keys["acme/member"])
 	c.Subscribe("1", `subscription { changes { operation type id } }`, nil)
 	testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if w := in.do(t, http.MethodPatch, path, keys["acme/member"], `{"data":{"type":"custom_field","attributes":{"value":"PO-POOLED-2"}}}`); w.status != http.StatusOK {

@@ -9,6 +9,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/testkit/replicatest"
 )
 
@@ -22,19 +23,11 @@ func TestChangeLogHeadsReadThePrimary(t *testing.T) {
 	primary := dbtest.NewServer(t)
 	seedAt(t, primary.URL())
 	standby := replicatest.Start(t, primary, replicatest.Options{})
-	store, err := db.OpenWith(context.Background(), primary.URL(), db.Options{
+	store := pg.OpenWith(t, primary.URL(), db.Options{
 		ConnectTimeout: 2 * time.Second, Replicas: []string{standby.URL()},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
 
-	pdb, err := sql.Open("postgres", primary.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pdb.Close()
+	pdb := dbtest.Open(t, primary.URL())
 	var account string
 	if err := pdb.QueryRow(`SELECT account_id::text FROM shipments ORDER BY account_id LIMIT 1`).Scan(&account); err != nil {
 		t.Fatal(err)
@@ -47,11 +40,7 @@ func TestChangeLogHeadsReadThePrimary(t *testing.T) {
 		}
 		return pos
 	}
-	sdb, err := sql.Open("postgres", standby.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
+	sdb := dbtest.Open(t, standby.URL())
 	testkit.WaitFor(t, 30*time.Second, "the standby to replay the seed", func() bool {
 		return headOn(sdb) == headOn(pdb)
 	})

@@ -3,12 +3,8 @@
 package httpapi_test
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +12,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/testkit/replicatest"
 )
 
@@ -24,20 +21,11 @@ import (
 // replay what it must see.
 func withReplica(t *testing.T, url string, standby *replicatest.Standby, wait time.Duration) *instance {
 	t.Helper()
-	store, err := db.OpenWith(context.Background(), url, db.Options{
+	store := pg.OpenWith(t, url, db.Options{
 		ConnectTimeout: 2 * time.Second, Replicas: []string{standby.URL()}, ReplicaWait: wait,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
 	cfg := testkit.Defaults()
-	in := &instance{store: store, log: &testkit.Log{}}
-	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
-	in.h = testkit.Start(t, store, cfg)
-	srv := httptest.NewServer(in.h)
-	t.Cleanup(srv.Close)
-	in.url = srv.URL
+	in := serveOn(t, store, cfg)
 	testkit.WaitFor(t, 20*time.Second, "the replica to be up", func() bool {
 		status, body := in.readyz(t)
 		return status == http.StatusOK && strings.Contains(body, ": up,")
@@ -48,11 +36,7 @@ func withReplica(t *testing.T, url string, standby *replicatest.Standby, wait ti
 // standbyStatus is a container's current_status on the standby.
 func standbyStatus(t *testing.T, standby *replicatest.Standby, id string) string {
 	t.Helper()
-	sdb, err := sql.Open("postgres", standby.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
+	sdb := dbtest.Open(t, standby.URL())
 	var s string
 	if err := sdb.QueryRow(`SELECT current_status FROM containers WHERE id = $1`, id).Scan(&s); err != nil {
 		t.Fatal(err)

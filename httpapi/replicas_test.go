@@ -3,8 +3,6 @@
 package httpapi_test
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -17,6 +15,7 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/sharedlimit"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/testkit/pgbouncertest"
 	"shipgraph/testkit/redistest"
 	"shipgraph/testkit/replicatest"
@@ -33,14 +32,10 @@ const applyDelay = 2 * time.Second
 // WAL positions through the Redis at redisURL.
 func replicated(t *testing.T, pooledURL, directURL string, standby *replicatest.Standby, redisURL string, maxLag time.Duration) *instance {
 	t.Helper()
-	store, err := db.OpenWith(context.Background(), pooledURL, db.Options{
+	store := pg.OpenWith(t, pooledURL, db.Options{
 		Pooler: true, DirectURL: directURL, ConnectTimeout: 2 * time.Second,
 		Replicas: []string{standby.URL()}, ReplicaMaxLag: maxLag,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
 	shared, err := sharedlimit.Open(redisURL, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -245,11 +240,7 @@ func TestReplicasManyInstances(t *testing.T) {
 // standbyHas reports whether the standby has replayed a custom field value.
 func standbyHas(t *testing.T, standby *replicatest.Standby, value string) bool {
 	t.Helper()
-	sdb, err := sql.Open("postgres", standby.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
+	sdb := dbtest.Open(t, standby.URL())
 	var n int
 	if err := sdb.QueryRow(`SELECT count(*) FROM custom_fields WHERE value = to_jsonb($1::text)`, value).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -262,11 +253,7 @@ func standbyHas(t *testing.T, standby *replicatest.Standby, value string) bool {
 // until resumeReplay, whatever the machine's speed.
 func pauseReplay(t *testing.T, standby *replicatest.Standby) {
 	t.Helper()
-	sdb, err := sql.Open("postgres", standby.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
+	sdb := dbtest.Open(t, standby.URL())
 	if _, err := sdb.Exec(`SELECT pg_wal_replay_pause()`); err != nil {
 		t.Fatalf("pausing the standby's replay: %v", err)
 	}
@@ -282,11 +269,7 @@ func pauseReplay(t *testing.T, standby *replicatest.Standby) {
 // resumeReplay resumes the standby's WAL replay.
 func resumeReplay(t *testing.T, standby *replicatest.Standby) {
 	t.Helper()
-	sdb, err := sql.Open("postgres", standby.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
+	sdb := dbtest.Open(t, standby.URL())
 	if _, err := sdb.Exec(`SELECT pg_wal_replay_resume()`); err != nil {
 		t.Fatalf("resuming the standby's replay: %v", err)
 	}

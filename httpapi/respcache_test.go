@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -270,19 +269,10 @@ func TestResponseCacheReplica(t *testing.T) {
 	primary := dbtest.NewServer(t)
 	keys := seedAt(t, primary.URL())
 	standby := replicatest.Start(t, primary, replicatest.Options{})
-	store, err := db.OpenWith(context.Background(), primary.URL(), db.Options{Replicas: []string{standby.URL()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := pg.OpenWith(t, primary.URL(), db.Options{Replicas: []string{standby.URL()}})
 	cfg := testkit.Defaults()
 	cfg.ResponseCacheBytes = serverDefaults().ResponseCacheBytes
-	in := &instance{store: store, log: &testkit.Log{}}
-	cfg.Logger = slog.New(slog.NewJSONHandler(in.log, nil))
-	in.h = testkit.Start(t, store, cfg)
-	srv := httptest.NewServer(in.h)
-	t.Cleanup(srv.Close)
-	in.url = srv.URL
+	in := serveOn(t, store, cfg)
 	testkit.WaitFor(t, 20*time.Second, "the replica and the cache to be up", func() bool {
 		status, body := in.readyz(t)
 		return status == http.StatusOK && strings.Contains(body, ": up,") && in.h.ResponseCacheLive()

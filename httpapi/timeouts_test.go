@@ -1,12 +1,12 @@
 package httpapi_test
 
 import (
-	"database/sql"
 	"net/http"
 	"syscall"
 	"testing"
 	"time"
 
+	"shipgraph/db/dbtest"
 	"shipgraph/httpapi"
 	"shipgraph/testkit"
 	"shipgraph/testkit/pg"
@@ -21,11 +21,7 @@ func TestReadyzWithinItsTimeout(t *testing.T) {
 	if r := in.do(t, http.MethodGet, "/readyz", "", ""); r.status != http.StatusOK {
 		t.Fatalf("/readyz: %d %s", r.status, r.body)
 	}
-	admin, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	admin := dbtest.Open(t, url)
 	pids := pg.Column[int](t, admin, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
 	if len(pids) == 0 {
 		t.Fatal("no backends to freeze")

@@ -26,11 +26,7 @@ func (pingArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: "
 
 func open(t *testing.T) *db.DB {
 	t.Helper()
-	store, err := db.Open(context.Background(), dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := pg.At(t, dbtest.NewDB(t)).Store
 	return store
 }
 

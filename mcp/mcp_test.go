@@ -30,19 +30,12 @@ var wantTools = []string{
 // v2 GETs a /v2 document with key.
 func v2(t *testing.T, base, key, path string) map[string]any {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
-	req.Header.Set("Authorization", "Token "+key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %s", path, resp.StatusCode, b)
+	resp := testkit.Send(t, http.MethodGet, base+path, key, nil)
+	if resp.Status != 200 {
+		t.Fatalf("GET %s: %d %s", path, resp.Status, resp.Body)
 	}
 	var doc map[string]any
-	if err := json.Unmarshal(b, &doc); err != nil {
+	if err := json.Unmarshal(resp.Body, &doc); err != nil {
 		t.Fatal(err)
 	}
 	return doc
@@ -467,17 +460,9 @@ func TestMCPStatements(t *testing.T) {
 	graphql := func() {
 		body, _ := json.Marshal(map[string]any{"query": query, "operationName": name,
 			"variables": map[string]any{"id": id, "shipment": true, "pod_terminal": true, "transport_events": true}})
-		req, _ := http.NewRequest(http.MethodPost, base+"/graphql", strings.NewReader(string(body)))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Token "+key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || strings.Contains(string(b), `"errors"`) {
-			t.Fatalf("/graphql: %d %s", resp.StatusCode, b)
+		resp := testkit.Send(t, http.MethodPost, base+"/graphql", key, body)
+		if resp.Status != 200 || strings.Contains(string(resp.Body), `"errors"`) {
+			t.Fatalf("/graphql: %d %s", resp.Status, resp.Body)
 		}
 	}
 	tool := func() {
@@ -566,15 +551,7 @@ func TestMCPTrustedOnly(t *testing.T) {
 	if res, _ := call(t, s, "list_containers", nil); res.IsError {
 		t.Errorf("list_containers under trusted documents only: %s", text(res))
 	}
-	req, _ := http.NewRequest(http.MethodPost, base+"/graphql", strings.NewReader(`{"query":"{ containers(first: 1) { totalCount } }"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Token "+key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	b := testkit.Send(t, http.MethodPost, base+"/graphql", key, []byte(`{"query":"{ containers(first: 1) { totalCount } }"}`)).Body
 	if !strings.Contains(string(b), "QUERY_NOT_IN_SAFELIST") {
 		t.Errorf("a document as text under trusted documents only: %s", b)
 	}
@@ -586,43 +563,32 @@ func TestMCPTrustedOnly(t *testing.T) {
 func TestMCPRateLimit(t *testing.T) {
 	env := testkit.New(t, testkit.Options{Shipments: 1})
 	base := server(t, env, func(c *httpapi.Config) { c.RateLimit = 30 }) // bursts of 3
-	post := func(key string) *http.Response {
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_supported_shipping_lines","arguments":{}}}`
-		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
+	// send posts body to /mcp as an MCP client does, with host as the
+	// request's Host ("" for the server's address).
+	send := func(key, host, body string) *testkit.HTTPResponse {
+		req := testkit.Request(t, http.MethodPost, base+"/mcp", key, []byte(body))
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Token "+key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		if host != "" {
+			req.Host = host
 		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK && !strings.Contains(string(b), `"structuredContent"`) {
-			t.Fatalf("tools/call without initialize: %s", b)
+		return testkit.Do(t, req)
+	}
+	post := func(key string) *testkit.HTTPResponse {
+		resp := send(key, "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_supported_shipping_lines","arguments":{}}}`)
+		if resp.Status == http.StatusOK && !strings.Contains(string(resp.Body), `"structuredContent"`) {
+			t.Fatalf("tools/call without initialize: %s", resp.Body)
 		}
 		return resp
 	}
 	key := env.Key(t, "acme/admin")
 	// Behind a reverse proxy on the same host: a loopback peer, the
 	// public Host.
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
-	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
-	req.Host = "shipgraph.example.com"
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Token "+env.Key(t, "globex/viewer"))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("a proxied request (Host shipgraph.example.com): %d", resp.StatusCode)
+	if resp := send(env.Key(t, "globex/viewer"), "shipgraph.example.com", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.Status != http.StatusOK {
+		t.Errorf("a proxied request (Host shipgraph.example.com): %d", resp.Status)
 	}
 	limited := false
 	for range 10 {
-		if resp := post(key); resp.StatusCode == http.StatusTooManyRequests {
+		if resp := post(key); resp.Status == http.StatusTooManyRequests {
 			if resp.Header.Get("Retry-After") == "" {
 				t.Error("429 without Retry-After")
 			}
@@ -633,7 +599,7 @@ func TestMCPRateLimit(t *testing.T) {
 	if !limited {
 		t.Fatal("10 requests never met a rate limit of 30 a minute (bursts of 3)")
 	}
-	if resp := post(env.Key(t, "globex/admin")); resp.StatusCode != http.StatusOK {
-		t.Errorf("another key: %d", resp.StatusCode)
+	if resp := post(env.Key(t, "globex/admin")); resp.Status != http.StatusOK {
+		t.Errorf("another key: %d", resp.Status)
 	}
 }

@@ -15,7 +15,6 @@ import (
 // Only the spelling differs: snake_case and lower-case enum values in
 // /v2, camelCase and UPPER_SNAKE enum names in GraphQL.
 func TestSameValuesAsGraphQL(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 	// Pick records with as many attributes set as possible.

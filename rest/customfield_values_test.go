@@ -30,7 +30,6 @@ func containerWithout(t *testing.T, e *env, slug string) string {
 // TestEntityCustomFields: POST, GET (the self link), PATCH and DELETE of a
 // value by slug under /v2/shipments/{id} and /v2/containers/{id}.
 func TestEntityCustomFields(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	for _, c := range []struct {
 		entity, slug, postSchema, patchSchema, listSchema string
@@ -129,7 +128,6 @@ func TestEntityCustomFields(t *testing.T) {
 
 // TestCustomFieldsResource: /v2/custom_fields and /v2/custom_fields/{id}.
 func TestCustomFieldsResource(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 
@@ -246,7 +244,6 @@ func TestCustomFieldsResource(t *testing.T) {
 // TestCustomFieldSelfLinks: every value's links.self answers GET with the
 // same resource (clients follow self links).
 func TestCustomFieldSelfLinks(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	for _, list := range []string{"/v2/custom_fields?page[size]=50&filter[entity_type]=Shipment", "/v2/custom_fields?page[size]=20&filter[entity_type]=Container"} {
 		data := e.get(list)["data"].([]any)
@@ -271,7 +268,6 @@ func TestCustomFieldSelfLinks(t *testing.T) {
 // TestUpperCaseIDs: an id in upper case names the same record, in a /v2
 // path and in a GraphQL argument (ids are normalised where they enter).
 func TestUpperCaseIDs(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 	up := strings.ToUpper
@@ -367,7 +363,6 @@ func racePosts(e *env, path string, body func(i int) any) map[int]int {
 // /v2/custom_fields (create only): one is created (201), the others are
 // the conflict (422), never a 5xx; the unique constraint decides.
 func TestConcurrentCreates(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	ship := shipmentWithout(t, e, "customer_po")
 	got := racePosts(e, "/v2/custom_fields", func(i int) any { return newEntityCF("shipment", ship, "customer_po", fmt.Sprint("PO-", i)) })
@@ -380,7 +375,6 @@ func TestConcurrentCreates(t *testing.T) {
 // shipment (create or update) all succeed, never a 5xx, and leave one
 // value.
 func TestConcurrentEntityPosts(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	ship := shipmentWithout(t, e, "customer_po")
 	base := "/v2/shipments/" + ship + "/custom_fields"

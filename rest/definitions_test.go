@@ -6,19 +6,14 @@ import (
 	"testing"
 )
 
-func defBody(attrs map[string]any) map[string]any {
-	return map[string]any{"data": map[string]any{"type": "custom_field_definition", "attributes": attrs}}
-}
-
 // TestDefinitionWrites: POST, PATCH and DELETE of custom field
 // definitions; a deleted definition takes its options and values with it.
 func TestDefinitionWrites(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	const defs = "/v2/custom_field_definitions"
 
 	// Create: 201, Location, newest first in the list.
-	r := e.do("acme/member", "POST", defs, defBody(map[string]any{
+	r := e.do("acme/member", "POST", defs, resource("custom_field_definition", map[string]any{
 		"entity_type": "Shipment", "api_slug": "incoterm", "display_name": "Incoterm", "data_type": "enum",
 		"description": "Delivery terms.", "validation": map[string]any{"required": false}, "default_format": nil,
 	}))
@@ -54,15 +49,15 @@ func TestDefinitionWrites(t *testing.T) {
 		{map[string]any{"entity_type": "Shipment", "api_slug": "x", "display_name": "X", "data_type": "enum", "default_value": "a"}, "/data/attributes/default_value"},
 		{map[string]any{"entity_type": "Shipment", "api_slug": "x", "display_name": "X", "data_type": "number", "description": 5}, "/data/attributes/description"},
 	} {
-		wantError(t, e.do("acme/member", "POST", defs, defBody(c.attrs)), http.StatusUnprocessableEntity, "pointer", c.pointer)
+		wantError(t, e.do("acme/member", "POST", defs, resource("custom_field_definition", c.attrs)), http.StatusUnprocessableEntity, "pointer", c.pointer)
 	}
 	// The same slug for the other entity type is another definition.
-	if r := e.do("acme/member", "POST", defs, defBody(map[string]any{"entity_type": "container", "api_slug": "incoterm", "display_name": "Incoterm", "data_type": "short_text"})); r.status != http.StatusCreated {
+	if r := e.do("acme/member", "POST", defs, resource("custom_field_definition", map[string]any{"entity_type": "container", "api_slug": "incoterm", "display_name": "Incoterm", "data_type": "short_text"})); r.status != http.StatusCreated {
 		t.Errorf("same slug on containers: %d\n%s", r.status, r.body)
 	}
 
 	// Update: the editable attributes; null clears; the rest cannot change.
-	r = e.do("acme/member", "PATCH", self, defBody(map[string]any{"display_name": "Incoterms 2020", "description": nil, "api_slug": "incoterm", "default_format": "upper"}))
+	r = e.do("acme/member", "PATCH", self, resource("custom_field_definition", map[string]any{"display_name": "Incoterms 2020", "description": nil, "api_slug": "incoterm", "default_format": "upper"}))
 	if r.status != http.StatusOK {
 		t.Fatalf("PATCH: %d\n%s", r.status, r.body)
 	}
@@ -83,13 +78,13 @@ func TestDefinitionWrites(t *testing.T) {
 		{map[string]any{"validation": []any{1}}, "/data/attributes/validation"},
 		{map[string]any{"default_value": "fob"}, "/data/attributes/default_value"},
 	} {
-		wantError(t, e.do("acme/member", "PATCH", self, defBody(c.attrs)), http.StatusUnprocessableEntity, "pointer", c.pointer)
+		wantError(t, e.do("acme/member", "PATCH", self, resource("custom_field_definition", c.attrs)), http.StatusUnprocessableEntity, "pointer", c.pointer)
 	}
 	// An option, then it is a valid default.
 	if r := e.do("acme/member", "POST", self+"/options", map[string]any{"label": "FOB", "value": "fob"}); r.status != http.StatusCreated {
 		t.Fatalf("option: %d\n%s", r.status, r.body)
 	}
-	if r := e.do("acme/member", "PATCH", self, defBody(map[string]any{"default_value": "fob"})); r.status != http.StatusOK || obj(r.json(t), "data", "attributes")["default_value"] != "fob" {
+	if r := e.do("acme/member", "PATCH", self, resource("custom_field_definition", map[string]any{"default_value": "fob"})); r.status != http.StatusOK || obj(r.json(t), "data", "attributes")["default_value"] != "fob" {
 		t.Errorf("default_value: %d\n%s", r.status, r.body)
 	}
 
@@ -107,7 +102,7 @@ func TestDefinitionWrites(t *testing.T) {
 	wantError(t, e.do("acme/member", "GET", self, nil), http.StatusNotFound, "", "")
 	wantError(t, e.do("acme/member", "GET", self+"/options", nil), http.StatusNotFound, "", "")
 	wantError(t, e.do("acme/member", "DELETE", self, nil), http.StatusNotFound, "", "")
-	wantError(t, e.do("acme/member", "PATCH", self, defBody(map[string]any{"display_name": "X"})), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/member", "PATCH", self, resource("custom_field_definition", map[string]any{"display_name": "X"})), http.StatusNotFound, "", "")
 	if _, ok := fieldsBySlug(e, ship)["incoterm"]; ok {
 		t.Errorf("the deleted definition's value is still on the shipment")
 	}

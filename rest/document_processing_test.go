@@ -138,7 +138,6 @@ func ids(rel map[string]any) []string {
 }
 
 func TestDocumentProcessing(t *testing.T) {
-	t.Parallel()
 	e, jobs, fs := processingEnv(t)
 	f := findFixtures(t, e)
 	ctx := context.Background()
@@ -323,7 +322,6 @@ func (e *env) acme(t testing.TB) string {
 // viewer (403, before the body is read), another account's or an unknown
 // document (404), and never answers 5xx to what a client can send.
 func TestDocumentJobAccess(t *testing.T) {
-	t.Parallel()
 	e, _, _ := processingEnv(t)
 	doc := e.firstID("/v2/documents?page[size]=1")
 	globexDoc := e.firstIDAs("globex/admin", "/v2/documents?page[size]=1")
@@ -374,7 +372,6 @@ func TestDocumentJobAccess(t *testing.T) {
 }
 
 func TestDocumentSchemas(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	r := e.do("acme/viewer", "GET", "/v2/document_schemas/commercial_invoice@"+docproc.SchemaVersion, nil)
 	if r.status != http.StatusOK {

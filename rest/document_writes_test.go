@@ -5,14 +5,9 @@ import (
 	"testing"
 )
 
-func documentBody(attrs map[string]any) map[string]any {
-	return map[string]any{"data": map[string]any{"type": "document", "attributes": attrs}}
-}
-
 // TestDocumentWrites: PATCH and DELETE /v2/documents/{id} and GET
 // /v2/documents/types.
 func TestDocumentWrites(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 
@@ -24,7 +19,7 @@ func TestDocumentWrites(t *testing.T) {
 	golden(t, "document_types", r)
 
 	self := "/v2/documents/" + f.document
-	r = e.do("acme/member", "PATCH", self+"?include=shipments", documentBody(map[string]any{"document_type_manual": " packing_list "}))
+	r = e.do("acme/member", "PATCH", self+"?include=shipments", resource("document", map[string]any{"document_type_manual": " packing_list "}))
 	if r.status != http.StatusOK {
 		t.Fatalf("PATCH: %d\n%s", r.status, r.body)
 	}
@@ -41,7 +36,7 @@ func TestDocumentWrites(t *testing.T) {
 	if !found {
 		t.Errorf("filter[document_types] misses the manually typed document")
 	}
-	r = e.do("acme/member", "PATCH", self, documentBody(map[string]any{"document_type_manual": nil}))
+	r = e.do("acme/member", "PATCH", self, resource("document", map[string]any{"document_type_manual": nil}))
 	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || a["document_type_manual"] != nil {
 		t.Errorf("clear: %d %v", r.status, a)
 	}
@@ -54,7 +49,7 @@ func TestDocumentWrites(t *testing.T) {
 		{map[string]any{"extracted_data_manual": map[string]any{"a": 1}}, "/data/attributes/extracted_data_manual"},
 		{map[string]any{"name": "x"}, "/data/attributes/name"},
 	} {
-		wantError(t, e.do("acme/member", "PATCH", self, documentBody(c.attrs)), http.StatusUnprocessableEntity, "pointer", c.pointer)
+		wantError(t, e.do("acme/member", "PATCH", self, resource("document", c.attrs)), http.StatusUnprocessableEntity, "pointer", c.pointer)
 	}
 
 	// Delete: 204, then gone from GET, lists and its shipments.
@@ -64,7 +59,7 @@ func TestDocumentWrites(t *testing.T) {
 	}
 	wantError(t, e.do("acme/member", "GET", self, nil), http.StatusNotFound, "", "")
 	wantError(t, e.do("acme/member", "DELETE", self, nil), http.StatusNotFound, "", "")
-	wantError(t, e.do("acme/member", "PATCH", self, documentBody(map[string]any{"document_type_manual": "other"})), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/member", "PATCH", self, resource("document", map[string]any{"document_type_manual": "other"})), http.StatusNotFound, "", "")
 	for _, d := range e.get("/v2/documents?page[size]=100")["data"].([]any) {
 		if d.(map[string]any)["id"] == f.document {
 			t.Errorf("a deleted document is listed")

@@ -15,7 +15,7 @@ import (
 // encoding/json writes for the same attribute structs. Not parallel: the
 // switch is global.
 func TestAttributeWritersOnSeededData(t *testing.T) {
-	e := newEnv(t, envOptions{shipments: 150})
+	e := newEnv(t, envOptions{shipments: 150, serial: true})
 	t.Cleanup(func() { rest.SetReflectAttributes(false) })
 	lists := []string{
 		"/v2/documents?include=shipments,cargos,account,user,email_submission,last_document_representation&page[size]=100",

@@ -15,7 +15,6 @@ import (
 // response has (the store reads only their columns, so a missing column
 // would show as a zero value here); other types are whole.
 func TestSparseFieldsets(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 
 	cases := []struct {

@@ -40,7 +40,7 @@ func TestDocumentFilesS3(t *testing.T) {
 	if fs.Local() {
 		t.Fatal("an s3:// store must presign its own URLs")
 	}
-	e := newEnv(t, envOptions{files: fs})
+	e := newEnv(t, envOptions{files: fs, serial: true})
 	f := findFixtures(t, e)
 
 	data := pdf("S3 " + t.Name())

@@ -161,7 +161,6 @@ func fileFlow(t *testing.T, e *env, shipment string, name string, data []byte) s
 }
 
 func TestDocumentFiles(t *testing.T) {
-	t.Parallel()
 	secret := testSecret(t)
 	dir := t.TempDir()
 	fs := testkit.OpenFiles(t, files.Config{Dir: dir, Secret: secret, MaxSize: testFileMax})

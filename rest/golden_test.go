@@ -134,7 +134,6 @@ func findFixturesOf(t *testing.T, e *env, account string) fixtures {
 // TestGolden answers every read endpoint with a fixed body (golden file)
 // that matches the endpoint's response schema in the OpenAPI document.
 func TestGolden(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 	q := url.QueryEscape

@@ -52,7 +52,6 @@ func findJourney(t *testing.T, e *env) journeyFixtures {
 // against the OpenAPI document's schemas (the route, which it lacks, is
 // checked as a JSON:API document).
 func TestJourneyGolden(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findJourney(t, e)
 	cases := []struct{ name, path, schema string }{
@@ -97,7 +96,6 @@ func TestJourneyGolden(t *testing.T) {
 // its ports at their own coordinates in route order, and valid against
 // the OpenAPI schema.
 func TestJourneyMaps(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	ports := map[string][2]float64{}
 	for _, c := range e.get("/v2/containers?page[size]=40")["data"].([]any) {
@@ -168,7 +166,6 @@ func TestJourneyMaps(t *testing.T) {
 // journey path, with or without includes; no key is 401; malformed ids are
 // 404, never a 5xx.
 func TestJourneyTenancy(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findJourney(t, e)
 	paths := []string{"/transport_events", "/transport_events?include=location,vessel", "/raw_events", "/route", "/map_geojson"}
@@ -221,7 +218,6 @@ func TestJourneyTenancy(t *testing.T) {
 // TestJourneyStatements: the journey reads cost a fixed number of
 // statements whatever the number of events, and includes batch.
 func TestJourneyStatements(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findJourney(t, e)
 	for _, c := range []struct {
@@ -261,7 +257,6 @@ func TestJourneyStatements(t *testing.T) {
 // for every container of the page (the list, a container alone, and
 // containers included by a shipment).
 func TestJourneyHeldLinkage(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	ids := func(list []any) []string {
 		out := make([]string, len(list))
@@ -302,7 +297,6 @@ func TestJourneyHeldLinkage(t *testing.T) {
 // name the types their endpoints return: each resource shows only the
 // fields named; a name the type lacks is still a 400.
 func TestJourneyEventFieldsets(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findJourney(t, e)
 	for _, tc := range []struct{ path, typ, field string }{

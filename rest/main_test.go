@@ -70,10 +70,19 @@ type envOptions struct {
 	// webhooks are the webhook settings (webhook_trigger_test.go lets
 	// URLs point at a receiver on 127.0.0.1).
 	webhooks *resolve.WebhookConfig
+	// serial keeps the test from running in parallel with others (it
+	// sets an environment variable or a package-wide switch).
+	serial bool
 }
 
+// newEnv serves a seeded database of the test's own through the real
+// chain. The test runs in parallel with the package's others unless
+// o.serial.
 func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
+	if tt, ok := t.(*testing.T); ok && !o.serial {
+		tt.Parallel()
+	}
 	if o.shipments == 0 {
 		o.shipments = 60
 	}
@@ -358,6 +367,12 @@ func wantError(t testing.TB, r *response, status int, sourceKey, sourceValue str
 		t.Errorf("source %v, want %s %q", src, sourceKey, sourceValue)
 	}
 	return e
+}
+
+// resource is a write's JSON:API body: one resource of type typ with
+// attrs as its attributes.
+func resource(typ string, attrs map[string]any) map[string]any {
+	return map[string]any{"data": map[string]any{"type": typ, "attributes": attrs}}
 }
 
 // path helpers for nested JSON.

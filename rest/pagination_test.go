@@ -11,7 +11,6 @@ import (
 // TestWalkNextLinks follows links.next from the first page of each list to
 // the end: every record comes exactly once, and the count is meta.total.
 func TestWalkNextLinks(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 	for _, start := range []string{
@@ -75,7 +74,6 @@ func TestWalkNextLinks(t *testing.T) {
 // TestLinksFromRequest: without PUBLIC_BASE_URL, links use the host the
 // request came to.
 func TestLinksFromRequest(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{requestBase: true})
 	doc := e.get("/v2/shipments?page[size]=1")
 	self := obj(doc, "links")["self"].(string)
@@ -95,7 +93,6 @@ func TestLinksFromRequest(t *testing.T) {
 // TestIncludedOnlyWhenAsked: no include, no included member; an include
 // that reaches nothing gives included: [].
 func TestIncludedOnlyWhenAsked(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	if _, ok := e.get("/v2/documents?page[size]=2")["included"]; ok {
 		t.Error("included without include")
@@ -115,7 +112,6 @@ func TestIncludedOnlyWhenAsked(t *testing.T) {
 // (even one beyond the numbered bound), so following links costs the same
 // at any depth.
 func TestCursorLinks(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	for _, start := range []string{
 		"/v2/shipments?page[size]=4",
@@ -173,7 +169,6 @@ func TestCursorLinks(t *testing.T) {
 // records into a list; beyond, and for bad cursors, a JSON:API 400 names
 // the parameter.
 func TestPageBounds(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 	if r := e.do("acme/admin", "GET", "/v2/documents?page[number]=3334&page[size]=30", nil); r.status != http.StatusOK {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
 )
@@ -322,6 +323,70 @@ func (p *params) listFilter(name string) []string {
 	for item := range strings.SplitSeq(p.filters[name], ",") {
 		if item = strings.TrimSpace(item); item != "" {
 			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// parseFields reads fields[typ]=v: every name must be an attribute or
+// relationship of typ. An empty value shows no attribute or relationship.
+func (p *params) parseFields(param, typ, v string) error {
+	known, ok := resourceTypes()[typ]
+	if !ok {
+		return badParam(param, "%s: %q is not a resource type", param, typ)
+	}
+	set := map[string]bool{}
+	for name := range strings.SplitSeq(v, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if !known[name] {
+			return badParam(param, "%s: %q is not an attribute or relationship of %s", param, name, typ)
+		}
+		set[name] = true
+	}
+	if p.fields == nil {
+		p.fields = map[string]map[string]bool{}
+	}
+	p.fields[typ] = set
+	return nil
+}
+
+// storeFields is what the store must read for the fieldsets of p, in the
+// catalogue's terms: the columns of the attributes each type fields[…]
+// names, and the key columns of its relationships, those it shows and
+// those the includes follow.
+//
+// A type without fields[…] shows all its attributes and relationships: the
+// store then reads their columns, not those no resource shows (account_id,
+// updated_at of shipments and containers …).
+func (p *params) storeFields() resolve.Fields {
+	if len(p.fields) == 0 {
+		return allStoreFields()
+	}
+	out := resolve.Fields{}
+	for typ := range resourceTypes() {
+		res := catalog.ByJSONAPI(typ)
+		names, ok := p.fields[typ]
+		if !ok {
+			if all := allStoreFields()[res]; all != nil {
+				out[res] = all
+			}
+			continue
+		}
+		for n := range names {
+			addMember(out, res, n)
+		}
+		// The plan loads every to-many linkage whatever the fieldset
+		// (planRels): the linkage a row can carry is read with it.
+		for _, rel := range res.Members() {
+			addHeld(out, res, rel)
+		}
+		for inc := range p.include {
+			if resourceTypes()[typ][inc] {
+				addMember(out, res, inc)
+			}
 		}
 	}
 	return out

@@ -13,7 +13,6 @@ import (
 // with their shipments and cargos costs the same number of SQL statements
 // as a page of 10 — one per relationship, never one per document.
 func TestStatementCounts(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{shipments: 400})
 	count := func(path string) int64 {
 		t.Helper()

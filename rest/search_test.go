@@ -32,7 +32,6 @@ func searchAs(t *testing.T, e *env, who, q string) []map[string]any {
 // shipments before containers before tracking requests, and folds accents
 // and case: "MULLER suss" finds "Müller Süßwaren".
 func TestSearch(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 
@@ -106,7 +105,6 @@ func hasID(hits []map[string]any, id string) bool {
 // OpenAPI's 400 shape), too long or not UTF-8 is a 400, no key is a 401,
 // and another account's numbers find nothing.
 func TestSearchErrors(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 	for _, path := range []string{"/v2/search", "/v2/search?query=", "/v2/search?query=%20%20",

@@ -6,14 +6,9 @@ import (
 	"testing"
 )
 
-func shipmentBody(attrs map[string]any) map[string]any {
-	return map[string]any{"data": map[string]any{"type": "shipment", "attributes": attrs}}
-}
-
 // TestShipmentWrites: PATCH /v2/shipments/{id} (ref_numbers, tags) and
 // stop_tracking / resume_tracking.
 func TestShipmentWrites(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	var id string
 	for _, s := range e.get("/v2/shipments?filter[tracking_stopped]=false&page[size]=1")["data"].([]any) {
@@ -21,7 +16,7 @@ func TestShipmentWrites(t *testing.T) {
 	}
 	self := "/v2/shipments/" + id
 
-	r := e.do("acme/member", "PATCH", self, shipmentBody(map[string]any{"ref_numbers": []string{"REF-1", " REF-2 ", "REF-1"}, "tags": []string{"hot", "", "hot", "vip"}}))
+	r := e.do("acme/member", "PATCH", self, resource("shipment", map[string]any{"ref_numbers": []string{"REF-1", " REF-2 ", "REF-1"}, "tags": []string{"hot", "", "hot", "vip"}}))
 	if r.status != http.StatusOK {
 		t.Fatalf("PATCH: %d\n%s", r.status, r.body)
 	}
@@ -35,11 +30,11 @@ func TestShipmentWrites(t *testing.T) {
 	if a := obj(e.get(self), "data", "attributes"); !equalList(a["tags"], "hot", "vip") {
 		t.Errorf("read back: %v", a["tags"])
 	}
-	r = e.do("acme/member", "PATCH", self, shipmentBody(map[string]any{"ref_numbers": nil}))
+	r = e.do("acme/member", "PATCH", self, resource("shipment", map[string]any{"ref_numbers": nil}))
 	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || a["ref_numbers"] != nil || !equalList(a["tags"], "hot", "vip") {
 		t.Errorf("clear ref_numbers: %d %v", r.status, a)
 	}
-	r = e.do("acme/member", "PATCH", self, shipmentBody(map[string]any{"tags": nil}))
+	r = e.do("acme/member", "PATCH", self, resource("shipment", map[string]any{"tags": nil}))
 	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || !equalList(a["tags"]) {
 		t.Errorf("clear tags: %d %v", r.status, a)
 	}
@@ -51,9 +46,9 @@ func TestShipmentWrites(t *testing.T) {
 		{map[string]any{"ref_numbers": []any{1}}, "/data/attributes/ref_numbers"},
 		{map[string]any{"bill_of_lading_number": "X"}, "/data/attributes/bill_of_lading_number"},
 	} {
-		wantError(t, e.do("acme/member", "PATCH", self, shipmentBody(c.attrs)), http.StatusUnprocessableEntity, "pointer", c.pointer)
+		wantError(t, e.do("acme/member", "PATCH", self, resource("shipment", c.attrs)), http.StatusUnprocessableEntity, "pointer", c.pointer)
 	}
-	wantError(t, e.do("acme/member", "PATCH", "/v2/shipments/00000000-0000-4000-8000-000000000000", shipmentBody(map[string]any{"tags": 5})), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/member", "PATCH", "/v2/shipments/00000000-0000-4000-8000-000000000000", resource("shipment", map[string]any{"tags": 5})), http.StatusNotFound, "", "")
 
 	// The member's user id, for line_tracking_stopped_by_user.
 	g := e.do("acme/member", "POST", "/graphql", map[string]any{"query": "{ viewer { user { id } } }"}, "Content-Type", "application/json")

@@ -13,7 +13,6 @@ import (
 // every one is a 404 that looks exactly like the 404 of an id that does
 // not exist, and nothing changes. Reference data is shared.
 func TestTenantIsolation(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	for _, c := range []struct{ owner, intruder string }{{"acme", "globex"}, {"globex", "acme"}} {
 		t.Run(c.intruder+" on "+c.owner, func(t *testing.T) { checkIsolation(t, e, c.owner, c.intruder) })

@@ -26,7 +26,6 @@ func newRequestDefinition(t *testing.T, e *env, slug string) string {
 // TestEntityCustomFields does for shipments and containers, and its
 // tenancy and roles.
 func TestTrackingRequestCustomFields(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	const slug = "internal_ref"
 	def := newRequestDefinition(t, e, slug)
@@ -154,7 +153,6 @@ func TestTrackingRequestCustomFields(t *testing.T) {
 // on relationships.entity of type tracking_request, the entity_type
 // filters, read, update and delete by id.
 func TestTrackingRequestCustomFieldsResource(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	const slug = "desk"
 	def := newRequestDefinition(t, e, slug)

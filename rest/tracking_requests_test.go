@@ -10,14 +10,9 @@ import (
 	"testing"
 )
 
-func trackingBody(attrs map[string]any) map[string]any {
-	return map[string]any{"data": map[string]any{"type": "tracking_request", "attributes": attrs}}
-}
-
 // TestTrackingRequestReads: the seeded requests (one per shipment) listed,
 // filtered, paged and read one by one, in the OpenAPI document's shapes.
 func TestTrackingRequestReads(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	ships := int(obj(e.get("/v2/shipments?page[size]=1"), "meta")["total"].(float64))
 	stopped := int(obj(e.get("/v2/shipments?filter[tracking_stopped]=true&page[size]=1"), "meta")["total"].(float64))
@@ -107,11 +102,10 @@ func TestTrackingRequestReads(t *testing.T) {
 // at its attribute, the duplicate, and the pending request stored for the
 // poller.
 func TestTrackingRequestCreate(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	post := func(who string, attrs map[string]any) *response {
 		t.Helper()
-		return e.do(who, "POST", "/v2/tracking_requests", trackingBody(attrs))
+		return e.do(who, "POST", "/v2/tracking_requests", resource("tracking_request", attrs))
 	}
 	r := post("acme/member", map[string]any{"request_type": "bill_of_lading", "request_number": " medu-fr 030802 ", "scac": "mscu",
 		"ref_numbers": []string{"PO1", "PO1", " HBL2 "}, "shipment_tags": []string{"camembert"}})
@@ -193,7 +187,7 @@ func TestTrackingRequestCreate(t *testing.T) {
 	valid := map[string]any{"request_type": "bill_of_lading", "request_number": "MEDUVIEWER1", "scac": "MSCU"}
 	wantError(t, post("acme/viewer", valid), http.StatusForbidden, "", "")
 	wantError(t, post("acme/viewer", map[string]any{}), http.StatusForbidden, "", "")
-	wantError(t, e.do("", "POST", "/v2/tracking_requests", trackingBody(valid)), http.StatusUnauthorized, "", "")
+	wantError(t, e.do("", "POST", "/v2/tracking_requests", resource("tracking_request", valid)), http.StatusUnauthorized, "", "")
 	wantError(t, e.do("acme/member", "POST", "/v2/tracking_requests", map[string]any{"data": map[string]any{"type": "shipment", "attributes": valid}}),
 		http.StatusBadRequest, "pointer", "/data/type")
 	if n := int(obj(e.get("/v2/tracking_requests?filter[request_number]=MEDUVIEWER1"), "meta")["total"].(float64)); n != 0 {
@@ -204,11 +198,10 @@ func TestTrackingRequestCreate(t *testing.T) {
 // TestTrackingRequestUpdate: PATCH ref_numbers (or the OpenAPI document's
 // ref_number) and tags; other attributes are refused.
 func TestTrackingRequestUpdate(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	id := e.firstID("/v2/tracking_requests?page[size]=1")
 	self := "/v2/tracking_requests/" + id
-	r := e.do("acme/member", "PATCH", self+"?include=tracked_object", trackingBody(map[string]any{"ref_numbers": []string{"R1", "R2"}, "tags": []string{"hot"}}))
+	r := e.do("acme/member", "PATCH", self+"?include=tracked_object", resource("tracking_request", map[string]any{"ref_numbers": []string{"R1", "R2"}, "tags": []string{"hot"}}))
 	if r.status != http.StatusOK {
 		t.Fatalf("PATCH: %d\n%s", r.status, r.body)
 	}
@@ -217,11 +210,11 @@ func TestTrackingRequestUpdate(t *testing.T) {
 	if a := obj(doc, "data", "attributes"); !equalList(a["ref_numbers"], "R1", "R2") || !equalList(a["tags"], "hot") || len(doc["included"].([]any)) != 1 {
 		t.Errorf("PATCH: %s", r.body)
 	}
-	r = e.do("acme/member", "PATCH", self, trackingBody(map[string]any{"ref_number": "R9"}))
+	r = e.do("acme/member", "PATCH", self, resource("tracking_request", map[string]any{"ref_number": "R9"}))
 	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || !equalList(a["ref_numbers"], "R9") || !equalList(a["tags"], "hot") {
 		t.Errorf("ref_number: %d %s", r.status, r.body)
 	}
-	r = e.do("acme/member", "PATCH", self, trackingBody(map[string]any{"tags": nil}))
+	r = e.do("acme/member", "PATCH", self, resource("tracking_request", map[string]any{"tags": nil}))
 	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || !equalList(a["tags"]) {
 		t.Errorf("clear tags: %d %s", r.status, r.body)
 	}
@@ -234,25 +227,24 @@ func TestTrackingRequestUpdate(t *testing.T) {
 		{map[string]any{"tags": "hot"}, "tags"},
 		{map[string]any{"ref_number": 5}, "ref_number"},
 	} {
-		wantError(t, e.do("acme/member", "PATCH", self, trackingBody(c.attrs)), http.StatusUnprocessableEntity, "pointer", "/data/attributes/"+c.member)
+		wantError(t, e.do("acme/member", "PATCH", self, resource("tracking_request", c.attrs)), http.StatusUnprocessableEntity, "pointer", "/data/attributes/"+c.member)
 	}
-	wantError(t, e.do("acme/viewer", "PATCH", self, trackingBody(map[string]any{"tags": []string{"x"}})), http.StatusForbidden, "", "")
-	wantError(t, e.do("", "PATCH", self, trackingBody(map[string]any{"tags": []string{"x"}})), http.StatusUnauthorized, "", "")
-	wantError(t, e.do("acme/member", "PATCH", "/v2/tracking_requests/00000000-0000-4000-8000-000000000000", trackingBody(map[string]any{"scac": 1})), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/viewer", "PATCH", self, resource("tracking_request", map[string]any{"tags": []string{"x"}})), http.StatusForbidden, "", "")
+	wantError(t, e.do("", "PATCH", self, resource("tracking_request", map[string]any{"tags": []string{"x"}})), http.StatusUnauthorized, "", "")
+	wantError(t, e.do("acme/member", "PATCH", "/v2/tracking_requests/00000000-0000-4000-8000-000000000000", resource("tracking_request", map[string]any{"scac": 1})), http.StatusNotFound, "", "")
 	wantError(t, e.do("acme/member", "DELETE", self, nil), http.StatusMethodNotAllowed, "", "")
 }
 
 // TestTrackingRequestTenants: another account's request is not found on
 // every path, and never listed.
 func TestTrackingRequestTenants(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	acme := e.firstID("/v2/tracking_requests?page[size]=1")
 	for _, who := range []string{"globex/admin", "globex/viewer"} {
 		wantError(t, e.do(who, "GET", "/v2/tracking_requests/"+acme, nil), http.StatusNotFound, "", "")
 		wantError(t, e.do(who, "GET", "/v2/tracking_requests/"+acme+"?include=tracked_object", nil), http.StatusNotFound, "", "")
 	}
-	wantError(t, e.do("globex/admin", "PATCH", "/v2/tracking_requests/"+acme, trackingBody(map[string]any{"tags": []string{"x"}})), http.StatusNotFound, "", "")
+	wantError(t, e.do("globex/admin", "PATCH", "/v2/tracking_requests/"+acme, resource("tracking_request", map[string]any{"tags": []string{"x"}})), http.StatusNotFound, "", "")
 	for _, d := range e.getAs("globex/admin", "/v2/tracking_requests?page[size]=100")["data"].([]any) {
 		if d.(map[string]any)["id"] == acme {
 			t.Errorf("globex lists acme's request %s", acme)
@@ -270,7 +262,6 @@ func TestTrackingRequestTenants(t *testing.T) {
 // of lading by the lines' prefixes, bookings, and the 422 of a number that
 // is not one.
 func TestInferNumber(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	for _, c := range []struct {
 		number, numberType, decision, selected string
@@ -318,7 +309,6 @@ func TestInferNumber(t *testing.T) {
 // U+FFFD a lone surrogate decodes to, and null members of ref_numbers and
 // tags are refused rather than dropped.
 func TestTrackingRequestRefusesWhatInferCalls(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	for _, number := range []string{
 		"!!", "MEDU\x07FR030802", "MEDU\u202eFR030802", "MEDU\u2066FR0308", "MEDU🚢030802", "'; DROP TABLE tracking_requests; --",
@@ -326,7 +316,7 @@ func TestTrackingRequestRefusesWhatInferCalls(t *testing.T) {
 	} {
 		r := e.do("acme/viewer", "POST", "/v2/tracking_requests/infer_number", map[string]any{"number": number})
 		wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/number")
-		r = e.do("acme/member", "POST", "/v2/tracking_requests", trackingBody(map[string]any{"request_type": "bill_of_lading", "request_number": number, "scac": "MSCU"}))
+		r = e.do("acme/member", "POST", "/v2/tracking_requests", resource("tracking_request", map[string]any{"request_type": "bill_of_lading", "request_number": number, "scac": "MSCU"}))
 		e422 := wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/data/attributes/request_number")
 		if d := fmt.Sprint(e422["detail"]); !strings.Contains(d, "is not valid") || strings.ContainsAny(d, "\u202e\u2066\x07") {
 			t.Errorf("%q: detail %q", number, d)
@@ -375,11 +365,10 @@ func TestTrackingRequestRefusesWhatInferCalls(t *testing.T) {
 // no line can be inferred from is a 422 at auto_detect_vocc_scac; without
 // the flag a missing scac is still refused; a given scac wins.
 func TestTrackingRequestAutoDetectScac(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	post := func(attrs map[string]any) *response {
 		t.Helper()
-		return e.do("acme/member", "POST", "/v2/tracking_requests", trackingBody(attrs))
+		return e.do("acme/member", "POST", "/v2/tracking_requests", resource("tracking_request", attrs))
 	}
 	r := post(map[string]any{"request_type": "bill_of_lading", "request_number": "MEDUAD771234", "auto_detect_vocc_scac": true})
 	if r.status != http.StatusCreated {
@@ -417,11 +406,10 @@ func TestTrackingRequestAutoDetectScac(t *testing.T) {
 // a slug of the other entity type, a value its data type refuses, a
 // missing value and a malformed shape are 422s pointing at the member.
 func TestTrackingRequestInitialCustomFields(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	post := func(number string, initial any) *response {
 		t.Helper()
-		return e.do("acme/member", "POST", "/v2/tracking_requests", trackingBody(map[string]any{
+		return e.do("acme/member", "POST", "/v2/tracking_requests", resource("tracking_request", map[string]any{
 			"request_type": "bill_of_lading", "request_number": number, "scac": "MSCU", "initial_custom_fields": initial}))
 	}
 	r := post("MEDUIC100001", map[string]any{

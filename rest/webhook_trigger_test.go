@@ -40,7 +40,6 @@ func newReceiver(t *testing.T) *receiver {
 }
 
 func TestWebhookTrigger(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{webhooks: &resolve.WebhookConfig{AllowPrivate: true}})
 	rc := newReceiver(t)
 
@@ -163,7 +162,6 @@ func TestWebhookTrigger(t *testing.T) {
 // TestWebhookTriggerGuard: without WEBHOOK_ALLOW_PRIVATE_URLS the same SSRF
 // guard as webhooks refuses a private address before anything is sent.
 func TestWebhookTriggerGuard(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	rc := newReceiver(t)
 	for _, u := range []string{rc.URL, "https://127.0.0.1:9/x", "https://10.0.0.1/x", "https://[::1]/x"} {

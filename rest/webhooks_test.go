@@ -91,7 +91,6 @@ func (e *env) firstIDAs(who, path string) string {
 // TestWebhookGolden answers the webhook reads with fixed bodies that match
 // the OpenAPI document's schemas.
 func TestWebhookGolden(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	w := seedWebhooks(t, e)
 	cases := []struct{ name, path, schema string }{
@@ -134,7 +133,6 @@ var hexSecret = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // TestWebhookLifecycle creates, reads, changes, rotates and deletes a
 // webhook: the secret is shown at creation and rotation only.
 func TestWebhookLifecycle(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	body := map[string]any{"data": map[string]any{"type": "webhook", "attributes": map[string]any{
 		"url": publicHookURL, "active": true, "events": []string{"container.updated", "shipment.estimated.arrival"},
@@ -187,7 +185,7 @@ func TestWebhookLifecycle(t *testing.T) {
 
 	// Rotation: a new secret, shown once.
 	for _, rotate := range []any{nil, "rotate"} {
-		r = e.do("acme/admin", "PATCH", "/v2/webhooks/"+id, map[string]any{"data": map[string]any{"type": "webhook", "attributes": map[string]any{"secret": rotate}}})
+		r = e.do("acme/admin", "PATCH", "/v2/webhooks/"+id, resource("webhook", map[string]any{"secret": rotate}))
 		if r.status != http.StatusOK {
 			t.Fatalf("rotate: %d\n%s", r.status, r.body)
 		}
@@ -201,7 +199,7 @@ func TestWebhookLifecycle(t *testing.T) {
 	if err := e.store.SQL().QueryRow(`SELECT secret FROM webhooks WHERE id = $1`, id).Scan(&stored); err != nil || stored != secret {
 		t.Errorf("stored secret %q, %v; want the rotated one", stored, err)
 	}
-	wantError(t, e.do("acme/admin", "PATCH", "/v2/webhooks/"+id, map[string]any{"data": map[string]any{"type": "webhook", "attributes": map[string]any{"secret": "mine"}}}),
+	wantError(t, e.do("acme/admin", "PATCH", "/v2/webhooks/"+id, resource("webhook", map[string]any{"secret": "mine"})),
 		http.StatusUnprocessableEntity, "pointer", "/data/attributes/secret")
 
 	// Delete: 200 with the webhook, then 404.
@@ -216,7 +214,6 @@ func TestWebhookLifecycle(t *testing.T) {
 // TestWebhookValidation: every refused input is a 422 pointing at its
 // attribute, and nothing is stored.
 func TestWebhookValidation(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	valid := func() map[string]any {
 		return map[string]any{"url": publicHookURL, "events": []any{"container.updated"}}
@@ -288,7 +285,6 @@ func TestWebhookValidation(t *testing.T) {
 // TestWebhookLimit: WEBHOOK_LIMIT (25 by default) webhooks per account,
 // then a 422 saying so; another account is not affected.
 func TestWebhookLimit(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	body := map[string]any{"url": publicHookURL, "events": []any{"container.updated"}}
 	for i := range resolve.DefaultWebhookLimit {
@@ -309,10 +305,9 @@ func TestWebhookLimit(t *testing.T) {
 // viewers on every path but the events; 404 for another account's ids, the
 // same answer as for an unknown one; lists show only the caller's.
 func TestWebhookAccess(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	w := seedWebhooks(t, e)
-	patch := map[string]any{"data": map[string]any{"type": "webhook", "attributes": map[string]any{"active": false}}}
+	patch := resource("webhook", map[string]any{"active": false})
 	create := map[string]any{"url": publicHookURL, "events": []any{"container.updated"}}
 	calls := []struct {
 		method, path string
@@ -393,7 +388,6 @@ func mustJSON(t *testing.T, v any) []byte {
 // included, valid against the single notification's schema, the same
 // bytes every time; another account's or an unknown id is not found.
 func TestNotificationPayload(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	w := seedWebhooks(t, e)
 	res := resolve.New(e.store, resolve.Deps{})

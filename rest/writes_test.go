@@ -32,11 +32,10 @@ func shipmentWithout(t *testing.T, e *env, slug string) string {
 }
 
 func cfBody(value any) map[string]any {
-	return map[string]any{"data": map[string]any{"type": "custom_field", "attributes": map[string]any{"value": value}}}
+	return resource("custom_field", map[string]any{"value": value})
 }
 
 func TestPatchShipmentCustomField(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 	path := func(shipment, slug string) string { return "/v2/shipments/" + shipment + "/custom_fields/" + slug }
@@ -138,7 +137,7 @@ func TestPatchShipmentCustomField(t *testing.T) {
 	})
 
 	t.Run("value is required", func(t *testing.T) {
-		for _, body := range []any{map[string]any{}, map[string]any{"data": map[string]any{"type": "custom_field", "attributes": map[string]any{}}},
+		for _, body := range []any{map[string]any{}, resource("custom_field", map[string]any{}),
 			map[string]any{"data": map[string]any{"type": "custom_field"}}} {
 			r := e.do("acme/admin", "PATCH", path(f.fieldsShipment, "customer_po"), body)
 			wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/data/attributes/value")
@@ -159,18 +158,13 @@ func idReplacements(r *response, placeholder string) []string {
 	return []string{id, "<" + placeholder + "-id>"}
 }
 
-func optionBody(attrs map[string]any) map[string]any {
-	return map[string]any{"data": map[string]any{"type": "custom_field_option", "attributes": attrs}}
-}
-
 func TestOptions(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 	options := "/v2/custom_field_definitions/" + f.enumDefinition + "/options"
 
 	// Create.
-	r := e.do("acme/member", "POST", options, optionBody(map[string]any{"label": "Urgent", "value": "urgent", "position": 9}))
+	r := e.do("acme/member", "POST", options, resource("custom_field_option", map[string]any{"label": "Urgent", "value": "urgent", "position": 9}))
 	if r.status != http.StatusCreated {
 		t.Fatalf("create: %d\n%s", r.status, r.body)
 	}
@@ -216,18 +210,18 @@ func TestOptions(t *testing.T) {
 		{map[string]any{"label": "Dup", "value": "high"}, "/data/attributes/value"},
 		{map[string]any{"label": "Dup", "value": "urgent"}, "/data/attributes/value"},
 	} {
-		r := e.do("acme/member", "POST", options, optionBody(c.body))
+		r := e.do("acme/member", "POST", options, resource("custom_field_option", c.body))
 		wantError(t, r, http.StatusUnprocessableEntity, "pointer", c.pointer)
 	}
-	golden(t, "error_422_duplicate_option", e.do("acme/member", "POST", options, optionBody(map[string]any{"label": "Dup", "value": "high"})))
+	golden(t, "error_422_duplicate_option", e.do("acme/member", "POST", options, resource("custom_field_option", map[string]any{"label": "Dup", "value": "high"})))
 
 	// Not on a definition without options.
-	r = e.do("acme/member", "POST", "/v2/custom_field_definitions/"+f.textDefinition+"/options", optionBody(map[string]any{"label": "X", "value": "x"}))
+	r = e.do("acme/member", "POST", "/v2/custom_field_definitions/"+f.textDefinition+"/options", resource("custom_field_option", map[string]any{"label": "X", "value": "x"}))
 	wantError(t, r, http.StatusUnprocessableEntity, "pointer", "/data")
 	golden(t, "error_422_not_enum", r)
 
 	// Update.
-	r = e.do("acme/member", "PATCH", options+"/"+id, optionBody(map[string]any{"label": "Very urgent", "position": 0}))
+	r = e.do("acme/member", "PATCH", options+"/"+id, resource("custom_field_option", map[string]any{"label": "Very urgent", "position": 0}))
 	if r.status != http.StatusOK {
 		t.Fatalf("update: %d\n%s", r.status, r.body)
 	}
@@ -239,19 +233,19 @@ func TestOptions(t *testing.T) {
 	}
 	// An explicit null clears the position; omitting it keeps it.
 	before := obj(e.getAs("acme/member", options+"/"+id), "data", "attributes")["position"]
-	r = e.do("acme/member", "PATCH", options+"/"+id, optionBody(map[string]any{"position": 7}))
+	r = e.do("acme/member", "PATCH", options+"/"+id, resource("custom_field_option", map[string]any{"position": 7}))
 	if r.status != http.StatusOK || obj(r.json(t), "data", "attributes")["position"] != float64(7) {
 		t.Fatalf("set position: %d\n%s", r.status, r.body)
 	}
-	r = e.do("acme/member", "PATCH", options+"/"+id, optionBody(map[string]any{"label": "Kept position"}))
+	r = e.do("acme/member", "PATCH", options+"/"+id, resource("custom_field_option", map[string]any{"label": "Kept position"}))
 	if r.status != http.StatusOK || obj(r.json(t), "data", "attributes")["position"] != float64(7) {
 		t.Fatalf("omitted position must be kept: %d\n%s", r.status, r.body)
 	}
-	r = e.do("acme/member", "PATCH", options+"/"+id, optionBody(map[string]any{"position": nil}))
+	r = e.do("acme/member", "PATCH", options+"/"+id, resource("custom_field_option", map[string]any{"position": nil}))
 	if attrs := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || attrs["position"] != nil || attrs["label"] != "Kept position" {
 		t.Fatalf("clear position: %d\n%s", r.status, r.body)
 	}
-	if r := e.do("acme/member", "PATCH", options+"/"+id, optionBody(map[string]any{"position": before, "label": "Flat label"})); r.status != http.StatusOK {
+	if r := e.do("acme/member", "PATCH", options+"/"+id, resource("custom_field_option", map[string]any{"position": before, "label": "Flat label"})); r.status != http.StatusOK {
 		t.Fatalf("restore position: %d\n%s", r.status, r.body)
 	}
 	for _, c := range []struct {
@@ -263,7 +257,7 @@ func TestOptions(t *testing.T) {
 		{map[string]any{"value": "high"}, "/data/attributes/value"},
 		{map[string]any{"position": true}, "/data/attributes/position"},
 	} {
-		r := e.do("acme/member", "PATCH", options+"/"+id, optionBody(c.body))
+		r := e.do("acme/member", "PATCH", options+"/"+id, resource("custom_field_option", c.body))
 		wantError(t, r, http.StatusUnprocessableEntity, "pointer", c.pointer)
 	}
 
@@ -272,7 +266,7 @@ func TestOptions(t *testing.T) {
 	if r.status != http.StatusOK {
 		t.Fatalf("set: %d\n%s", r.status, r.body)
 	}
-	r = e.do("acme/member", "PATCH", options+"/"+id, optionBody(map[string]any{"value": "asap", "label": "ASAP"}))
+	r = e.do("acme/member", "PATCH", options+"/"+id, resource("custom_field_option", map[string]any{"value": "asap", "label": "ASAP"}))
 	if r.status != http.StatusOK {
 		t.Fatalf("update value: %d\n%s", r.status, r.body)
 	}
@@ -301,7 +295,6 @@ func TestOptions(t *testing.T) {
 // database's unique constraint picks one winner (201); every other request
 // gets a 422, never a 500.
 func TestDuplicateOptionRace(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, envOptions{})
 	f := findFixtures(t, e)
 	options := "/v2/custom_field_definitions/" + f.enumDefinition + "/options"
@@ -316,7 +309,7 @@ func TestDuplicateOptionRace(t *testing.T) {
 			if i%2 == 1 {
 				who = "acme/member"
 			}
-			r := e.do(who, "POST", options, optionBody(map[string]any{"label": fmt.Sprint("Racer ", i), "value": "racing"}))
+			r := e.do(who, "POST", options, resource("custom_field_option", map[string]any{"label": fmt.Sprint("Racer ", i), "value": "racing"}))
 			statuses[i] = r.status
 			if r.status == http.StatusUnprocessableEntity {
 				validate(t, errorSchema, r.body)

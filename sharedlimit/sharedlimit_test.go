@@ -7,6 +7,24 @@ import (
 	"shipgraph/testkit/redistest"
 )
 
+// twoClients opens two clients of one Redis with o, closed when the test
+// ends, as two processes would share it. Decisions get a generous timeout:
+// a fail-open answer under load would allow what a test expects refused,
+// or not share what it expects shared.
+func twoClients(t *testing.T, url string, o Options) (a, b *Limits) {
+	t.Helper()
+	o.Timeout = 10 * time.Second
+	open := func() *Limits {
+		l, err := OpenWith(url, o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(l.Close)
+		return l
+	}
+	return open(), open()
+}
+
 // A live instance keeps its subscriptions counted by its heartbeat; one
 // that dies (no release, no heartbeat) stops counting after SubTTL.
 //
@@ -18,16 +36,7 @@ func TestSubscriptionsExpireWithTheirInstance(t *testing.T) {
 	rs := redistest.Start(t)
 	o := DefaultOptions
 	o.SubTTL = 900 * time.Millisecond
-	o.Timeout = 10 * time.Second
-	open := func() *Limits {
-		l, err := OpenWith(rs.URL, o, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(l.Close)
-		return l
-	}
-	a, b := open(), open()
+	a, b := twoClients(t, rs.URL, o)
 	if _, ok := a.Acquire("k", 1); !ok {
 		t.Fatal("first subscription refused")
 	}
@@ -101,19 +110,7 @@ func TestSubscriptionsExpireWithTheirInstance(t *testing.T) {
 // GCRA over Redis: burst, then refusals with a wait, shared by two clients.
 func TestAllowShared(t *testing.T) {
 	rs := redistest.Start(t)
-	// A generous timeout: a fail-open answer under load is not shared.
-	o := DefaultOptions
-	o.Timeout = 10 * time.Second
-	a, err := OpenWith(rs.URL, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := OpenWith(rs.URL, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := twoClients(t, rs.URL, DefaultOptions)
 	for i := range 3 {
 		l := a
 		if i%2 == 1 {
@@ -136,18 +133,7 @@ func TestAllowShared(t *testing.T) {
 // than what remains is refused whole (taking nothing) with the wait for it.
 func TestAllowNShared(t *testing.T) {
 	rs := redistest.Start(t)
-	o := DefaultOptions
-	o.Timeout = 10 * time.Second
-	a, err := OpenWith(rs.URL, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := OpenWith(rs.URL, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := twoClients(t, rs.URL, DefaultOptions)
 	// 60 a minute, at most 100 held: a unit a second comes back, far
 	// less than the quantities below between two calls.
 	take := func(l *Limits, n int) Taken {

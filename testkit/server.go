@@ -405,6 +405,20 @@ func (r *HTTPResponse) JSON(tb testing.TB) *Result {
 // HTTP sends a request to the test server over the network.
 func (e *Env) HTTP(tb testing.TB, req *http.Request) *HTTPResponse {
 	tb.Helper()
+	return Do(tb, req)
+}
+
+// Send sends method to url (any server's: a serve process', an httptest
+// one's) with key as the API key ("" for none) and body as JSON (nil for
+// none), and reads the whole answer.
+func Send(tb testing.TB, method, url, key string, body []byte) *HTTPResponse {
+	tb.Helper()
+	return Do(tb, Request(tb, method, url, key, body))
+}
+
+// Do sends req over the network and reads the whole answer.
+func Do(tb testing.TB, req *http.Request) *HTTPResponse {
+	tb.Helper()
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		tb.Fatalf("%s %s: %v", req.Method, req.URL, err)
@@ -425,6 +439,13 @@ func (e *Env) NewRequest(tb testing.TB, method, key, rawQuery string, body []byt
 	if rawQuery != "" {
 		u += "?" + rawQuery
 	}
+	return Request(tb, method, u, key, body)
+}
+
+// Request builds a request to url with key as the API key ("" for none)
+// and body as JSON (nil for none).
+func Request(tb testing.TB, method, u, key string, body []byte) *http.Request {
+	tb.Helper()
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)

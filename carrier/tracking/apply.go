@@ -45,6 +45,7 @@ type applied struct {
 	Poll
 	prior    db.LockedRequest
 	shipment string
+	marked   bool // marked created by this batch (MarkCreated)
 	res      Result
 	err      error
 }
@@ -68,10 +69,11 @@ func applyBatch(ctx context.Context, store *db.DB, account string, polls []*appl
 		if err != nil {
 			return err
 		}
-		if err := writeTracked(tx, tracked); err != nil {
+		facts, err := writeTracked(tx, tracked)
+		if err != nil {
 			return err
 		}
-		if err := stopRules(tx, live, tracked); err != nil {
+		if err := stopRules(tx, tracked, facts); err != nil {
 			return err
 		}
 		return writeOutcomes(tx, live)
@@ -146,30 +148,29 @@ func claimShipments(tx *db.TrackingTx, live []*applied) ([]*applied, error) {
 	return tracked, nil
 }
 
-// writeTracked writes what the polls said about their shipments: vessels,
+// writeTracked writes what the polls said about their shipments:
 // milestones (one row per shipment), containers (one per shipment and
 // number) and events (one per container and carrier event id). Two polls
 // of one shipment in a batch (a bill of lading and one of its containers)
-// merge: the later one's known values replace the earlier one's.
-func writeTracked(tx *db.TrackingTx, tracked []*applied) error {
+// merge: the later one's known values replace the earlier one's. It
+// returns what the stop rules read of the shipments after these writes
+// (read by the events' statement).
+func writeTracked(tx *db.TrackingTx, tracked []*applied) (map[string]db.StopFacts, error) {
 	if len(tracked) == 0 {
-		return nil
+		return nil, nil
 	}
-	var vessels []db.PolledVessel
-	for _, p := range tracked {
-		vessels = append(vessels, p.Vessels...)
-	}
-	if _, err := tx.Vessels(vessels); err != nil {
-		return err
-	}
-	if err := tx.UpdateShipments(shipmentUpdates(tracked)); err != nil {
-		return err
+	updates := shipmentUpdates(tracked)
+	if err := tx.UpdateShipments(updates); err != nil {
+		return nil, err
 	}
 	if err := tx.Containers(containerUpdates(tracked)); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := tx.Events(eventInserts(tracked))
-	return err
+	shipments := make([]string, len(updates))
+	for i, u := range updates {
+		shipments[i] = u.ShipmentID
+	}
+	return tx.Events(eventInserts(tracked), shipments)
 }
 
 func shipmentUpdates(tracked []*applied) []db.ShipmentUpdate {
@@ -221,23 +222,18 @@ func eventInserts(tracked []*applied) []db.EventInsert {
 	return out
 }
 
-// stopRules marks the requests the carrier just answered created, then
-// stops the shipments whose tracking is over: every container back empty
-// (all_containers_terminated), arrived longer ago than StopAfterArrival
-// (past_arrival_window). A shipment stopped before keeps its reason (one
-// a user stopped without one: cancelled_by_user). The requests of a
-// stopped shipment stop tracking and are no longer scheduled.
-func stopRules(tx *db.TrackingTx, live, tracked []*applied) error {
+// stopRules stops the shipments whose tracking is over, by their facts:
+// every container back empty (all_containers_terminated), arrived longer
+// ago than StopAfterArrival (past_arrival_window). A shipment stopped
+// before keeps its reason (one a user stopped without one:
+// cancelled_by_user). The requests of a stopped shipment stop tracking
+// and are no longer scheduled; one the carrier just answered is marked
+// created first (its receivers hear tracking_request.succeeded before
+// .tracking_stopped). The staged initial custom fields of the requests
+// that first succeed are written too.
+func stopRules(tx *db.TrackingTx, tracked []*applied, facts map[string]db.StopFacts) error {
 	if len(tracked) == 0 {
 		return nil
-	}
-	var created []db.RequestShipment
-	var shipments []string
-	for _, p := range tracked {
-		if p.Status == "created" && p.prior.Status != "created" {
-			created = append(created, db.RequestShipment{RequestID: p.RequestID, ShipmentID: p.shipment})
-		}
-		shipments = append(shipments, p.shipment)
 	}
 	var staged []db.RequestShipment
 	for _, p := range tracked {
@@ -246,10 +242,6 @@ func stopRules(tx *db.TrackingTx, live, tracked []*applied) error {
 		}
 	}
 	if err := tx.ApplyInitialCustomFields(staged); err != nil {
-		return err
-	}
-	facts, err := tx.MarkCreated(created, shipments)
-	if err != nil {
 		return err
 	}
 	reasons := map[string]string{}
@@ -274,6 +266,16 @@ func stopRules(tx *db.TrackingTx, live, tracked []*applied) error {
 			p.NextPollAt = nil
 		}
 	}
+	var created []db.RequestShipment
+	for _, p := range tracked {
+		if p.Status == "created" && p.prior.Status != "created" && p.res.Status == "tracking_stopped" {
+			created = append(created, db.RequestShipment{RequestID: p.RequestID, ShipmentID: p.shipment})
+			p.marked = true
+		}
+	}
+	if err := tx.MarkCreated(created); err != nil {
+		return err
+	}
 	return tx.StopShipments(stops)
 }
 
@@ -295,7 +297,9 @@ func stopReason(f db.StopFacts, afterArrival time.Duration) (reason string, stop
 
 // writeOutcomes writes each live request's status and schedule: a failed
 // request (the carrier does not know it) or a stopped one is no longer
-// scheduled.
+// scheduled. A status the row holds already (a repeated poll; a request
+// just marked created and not stopped) is not written again: only the
+// schedule is.
 func writeOutcomes(tx *db.TrackingTx, live []*applied) error {
 	out := make([]db.RequestOutcome, len(live))
 	for i, p := range live {
@@ -303,10 +307,25 @@ func writeOutcomes(tx *db.TrackingTx, live []*applied) error {
 		if p.res.Status == "failed" {
 			o.FailedReason, o.NextPollAt = p.FailedReason, nil
 		}
+		o.Stored = stored(p, o)
 		out[i] = o
 	}
 	return tx.SetOutcomes(out)
 }
+
+// stored reports whether p's request row holds o's status already: the
+// status, reason and shipment it had under the lock (or was marked created
+// with), and no retry counted.
+func stored(p *applied, o db.RequestOutcome) bool {
+	cur := p.prior
+	if p.marked {
+		cur.Status, cur.FailedReason, cur.ShipmentID, cur.Retrying, cur.Retries = "created", nil, &p.shipment, false, 0
+	}
+	return !cur.Retrying && cur.Retries == 0 && cur.Status == o.Status && sameString(cur.FailedReason, o.FailedReason) &&
+		(o.ShipmentID == nil || sameString(cur.ShipmentID, o.ShipmentID))
+}
+
+func sameString(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // mergeShipment lays what b knows over a.
 func mergeShipment(a, b *db.PolledShipment) {
@@ -424,6 +443,12 @@ func (e *Engine) write(account string, batch []*waiting) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), e.c.PollTimeout)
 	defer cancel()
+	if err := e.vessels.write(ctx, e.store, polls); err != nil {
+		for _, p := range polls {
+			p.err = err
+		}
+		return
+	}
 	err := applyBatch(ctx, e.store, account, polls)
 	if err == nil {
 		return
@@ -438,3 +463,70 @@ func (e *Engine) write(account string, batch []*waiting) {
 		}
 	}
 }
+
+// vessels remembers the vessels this process has written (by IMO, as
+// stored), so that a batch writes only the vessels that are new or that
+// the carrier now describes differently: most polls name vessels already
+// known and send no vessel statement at all.
+type vessels struct {
+	mu   sync.Mutex
+	seen map[string]db.PolledVessel
+}
+
+// maxVessels bounds the memory: past it the cache starts afresh (the
+// world fleet is about 60,000 ships with an IMO number).
+const maxVessels = 100_000
+
+// write stores the batch's vessels that are new or changed to this
+// process, on their own (db.UpsertVessels), before the batch's
+// transaction, whose events name them.
+func (v *vessels) write(ctx context.Context, store *db.DB, polls []*applied) error {
+	v.mu.Lock()
+	var out []db.PolledVessel
+	for _, p := range polls {
+		if p.Shipment == nil {
+			continue
+		}
+		for _, x := range p.Vessels {
+			if old, ok := v.seen[x.IMO]; !ok || old != merged(old, x) {
+				out = append(out, x)
+			}
+		}
+	}
+	v.mu.Unlock()
+	if len(out) == 0 {
+		return nil
+	}
+	if _, err := store.UpsertVessels(ctx, out); err != nil {
+		return err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.seen == nil || len(v.seen) > maxVessels {
+		v.seen = map[string]db.PolledVessel{}
+	}
+	for _, x := range out {
+		old, ok := v.seen[x.IMO]
+		if !ok {
+			old = db.PolledVessel{IMO: x.IMO}
+		}
+		v.seen[x.IMO] = merged(old, x)
+	}
+	return nil
+}
+
+// merged is the stored vessel old after x was written: the name replaced,
+// the call sign and flag where x knows them (db.UpsertVessels' rule). The
+// pointers are interned copies, so that equal vessels compare equal.
+func merged(old, x db.PolledVessel) db.PolledVessel {
+	out := db.PolledVessel{IMO: x.IMO, Name: x.Name, CallSign: old.CallSign, Flag: old.Flag}
+	if x.CallSign != nil && (old.CallSign == nil || *old.CallSign != *x.CallSign) {
+		out.CallSign = ptr(*x.CallSign)
+	}
+	if x.Flag != nil && (old.Flag == nil || *old.Flag != *x.Flag) {
+		out.Flag = ptr(*x.Flag)
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -67,6 +67,8 @@ type Engine struct {
 	refresh map[string]*rate.Limiter
 	// batches: the finished polls queued per account (apply.go).
 	batches batches
+	// vessels: the vessels this process wrote (apply.go).
+	vessels vessels
 }
 
 // limited is a connector behind its carrier's rate and concurrency limits.

@@ -637,3 +637,15 @@ func (s *Server) Kill(tb testing.TB) {
 	<-s.srv.Done()
 	s.srv = nil
 }
+
+// Open is a plain database/sql pool on url (any database: a test's own, a
+// server's admin database, a sync destination), closed when tb ends.
+func Open(tb testing.TB, url string) *sql.DB {
+	tb.Helper()
+	q, err := sql.Open("postgres", url)
+	if err != nil {
+		tb.Fatalf("open %s: %v", url, err)
+	}
+	tb.Cleanup(func() { _ = q.Close() })
+	return q
+}

@@ -29,16 +29,6 @@ func TestMain(m *testing.M) {
 	})
 }
 
-func open(t *testing.T, url string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 func widgets(t *testing.T, db *sql.DB) []string {
 	t.Helper()
 	rows, err := db.Query("SELECT name FROM widget ORDER BY id")
@@ -70,7 +60,7 @@ func TestIsolatedDatabases(t *testing.T) {
 	if urlA == urlB {
 		t.Fatalf("same URL twice: %s", urlA)
 	}
-	a, b := open(t, urlA), open(t, urlB)
+	a, b := dbtest.Open(t, urlA), dbtest.Open(t, urlB)
 
 	if _, err := a.Exec("INSERT INTO widget VALUES (2, 'only in a')"); err != nil {
 		t.Fatal(err)
@@ -92,7 +82,7 @@ func TestParallelAndDropped(t *testing.T) {
 		for i := range names {
 			t.Run(fmt.Sprint(i), func(t *testing.T) {
 				t.Parallel()
-				db := open(t, dbtest.NewDB(t))
+				db := dbtest.Open(t, dbtest.NewDB(t))
 				if _, err := db.Exec("INSERT INTO widget VALUES ($1, 'mine')", 100+i); err != nil {
 					t.Fatal(err)
 				}
@@ -111,7 +101,7 @@ func TestParallelAndDropped(t *testing.T) {
 		}
 	})
 
-	admin := open(t, dbtest.AdminURL())
+	admin := dbtest.Open(t, dbtest.AdminURL())
 	for _, name := range names {
 		var n int
 		if err := admin.QueryRow("SELECT count(*) FROM pg_database WHERE datname = $1", name).Scan(&n); err != nil {
@@ -145,7 +135,7 @@ func TestExternalServer(t *testing.T) {
 	pid := cmd.Process.Pid
 
 	var n int
-	if err := open(t, admin).QueryRow("SELECT count(*) FROM pg_database WHERE datname LIKE $1",
+	if err := dbtest.Open(t, admin).QueryRow("SELECT count(*) FROM pg_database WHERE datname LIKE $1",
 		fmt.Sprintf("sg_%%_%d_%%", pid)).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +154,7 @@ func TestExternalHelper(t *testing.T) {
 	if got, want := dbtest.AdminURL(), os.Getenv(dbtest.EnvURL); got != want {
 		t.Errorf("AdminURL = %q, want %q", got, want)
 	}
-	db := open(t, dbtest.NewDB(t))
+	db := dbtest.Open(t, dbtest.NewDB(t))
 	if got := widgets(t, db); len(got) != 1 {
 		t.Errorf("widgets = %q", got)
 	}
@@ -180,7 +170,7 @@ func TestExternalHelper(t *testing.T) {
 // a pool opened before makes new connections to the same URL, and the
 // package's shared server, with its tests' connections, is not disturbed.
 func TestNewServer(t *testing.T) {
-	shared := open(t, dbtest.NewDB(t))
+	shared := dbtest.Open(t, dbtest.NewDB(t))
 	var sharedPid int
 	if err := shared.QueryRow("SELECT pg_backend_pid()").Scan(&sharedPid); err != nil {
 		t.Fatal(err)
@@ -189,7 +179,7 @@ func TestNewServer(t *testing.T) {
 
 	s := dbtest.NewServer(t)
 	url := s.URL()
-	db := open(t, url)
+	db := dbtest.Open(t, url)
 	if got := strings.Join(widgets(t, db), ","); got != "seed" {
 		t.Fatalf("private database has %q", got)
 	}

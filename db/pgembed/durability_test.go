@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"shipgraph/db/dbtest"
 	"shipgraph/db/pgembed"
 )
 
@@ -24,7 +25,7 @@ func TestDurableByDefault(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		db := open(t, s.URL("postgres"))
+		db := dbtest.Open(t, s.URL("postgres"))
 		for _, name := range []string{"fsync", "synchronous_commit", "full_page_writes"} {
 			var got string
 			if err := db.QueryRow(`SELECT current_setting($1)`, name).Scan(&got); err != nil {

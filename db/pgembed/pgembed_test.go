@@ -25,6 +25,7 @@ import (
 
 	_ "github.com/lib/pq"
 
+	"shipgraph/db/dbtest"
 	"shipgraph/db/pgembed"
 )
 
@@ -57,14 +58,20 @@ func start(t *testing.T, dir string) *pgembed.Server {
 	return s
 }
 
-func open(t *testing.T, url string) *sql.DB {
+// localAccount is the uid and gid of the local account name; the test is
+// skipped when it cannot switch to it (not root, or no such account).
+func localAccount(t *testing.T, name string) (uid, gid int) {
 	t.Helper()
-	db, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
+	if os.Geteuid() != 0 {
+		t.Skip("switching to another local account needs root")
 	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	u, err := user.Lookup(name)
+	if err != nil {
+		t.Skipf("no %s user", name)
+	}
+	uid, _ = strconv.Atoi(u.Uid)
+	gid, _ = strconv.Atoi(u.Gid)
+	return uid, gid
 }
 
 func exec1(t *testing.T, db *sql.DB, query string, args ...any) {
@@ -102,7 +109,7 @@ func TestStartStopReuse(t *testing.T) {
 	if want := "postgres://postgres@/postgres?host=" + url.QueryEscape(s.SocketDir()) + "&"; !strings.HasPrefix(s.URL("postgres"), want) {
 		t.Errorf("URL = %q, want prefix %q", s.URL("postgres"), want)
 	}
-	db := open(t, s.URL("postgres"))
+	db := dbtest.Open(t, s.URL("postgres"))
 	exec1(t, db, "CREATE TABLE survivor (id int PRIMARY KEY, name text)")
 	exec1(t, db, "INSERT INTO survivor VALUES (1, 'kept')")
 	db.Close()
@@ -144,7 +151,7 @@ func TestStartStopReuse(t *testing.T) {
 	if s2.Pid() == pid {
 		t.Errorf("same pid %d after restart", pid)
 	}
-	db2 := open(t, s2.URL("postgres"))
+	db2 := dbtest.Open(t, s2.URL("postgres"))
 	var name string
 	if err := db2.QueryRow("SELECT name FROM survivor WHERE id = 1").Scan(&name); err != nil || name != "kept" {
 		t.Fatalf("table after restart: %q, %v", name, err)
@@ -182,7 +189,7 @@ func TestInUse(t *testing.T) {
 	}
 
 	// The failed attempts must not have disturbed the running server.
-	db := open(t, s.URL("postgres"))
+	db := dbtest.Open(t, s.URL("postgres"))
 	exec1(t, db, "SELECT 1")
 }
 
@@ -238,7 +245,7 @@ func TestParentKilled(t *testing.T) {
 	t.Logf("orphaned postgres %d exited %v after its parent was killed", pid, time.Since(begin).Round(time.Millisecond))
 
 	s := start(t, dir)
-	exec1(t, open(t, s.URL("postgres")), "SELECT 1")
+	exec1(t, dbtest.Open(t, s.URL("postgres")), "SELECT 1")
 }
 
 // TestAsOtherUser runs Start as the unprivileged postgres user, which takes
@@ -246,15 +253,7 @@ func TestParentKilled(t *testing.T) {
 // someone else.
 func TestAsOtherUser(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to switch to the postgres user")
-	}
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		t.Skip("no postgres user")
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
+	uid, gid := localAccount(t, "postgres")
 	base := dataDir(t)
 	if err := os.Chown(base, uid, gid); err != nil {
 		t.Fatal(err)
@@ -277,6 +276,13 @@ func TestAsOtherUser(t *testing.T) {
 	cmd := exec.Command(bin, "-test.run=^TestHelperProcess$", "-test.v")
 	cmd.Dir = base
 	cmd.Env = append(os.Environ(), "PGEMBED_HELPER=nonroot", "PGEMBED_HELPER_DIR="+base, "HOME="+base)
+	t.Logf("helper output:\n%s", runAs(t, cmd, uid, gid))
+}
+
+// runAs runs cmd (the test binary as a helper) as uid and gid and returns
+// its output; the test fails when it does not exit 0.
+func runAs(t *testing.T, cmd *exec.Cmd, uid, gid int) string {
+	t.Helper()
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}},
 		Pdeathsig:  syscall.SIGKILL,
@@ -284,9 +290,9 @@ func TestAsOtherUser(t *testing.T) {
 	var buf strings.Builder
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := <-startPinned(t, cmd); err != nil {
-		t.Fatalf("helper as postgres: %v\n%s", err, buf.String())
+		t.Fatalf("helper as uid %d: %v\n%s", uid, err, buf.String())
 	}
-	t.Logf("helper output:\n%s", buf.String())
+	return buf.String()
 }
 
 // startPinned starts cmd from a goroutine locked to its OS thread and waits
@@ -344,7 +350,7 @@ func TestHelperProcess(t *testing.T) {
 			t.Fatal("helper still root")
 		}
 		s := start(t, filepath.Join(dir, "data"))
-		db := open(t, s.URL("postgres"))
+		db := dbtest.Open(t, s.URL("postgres"))
 		var user string
 		if err := db.QueryRow("SELECT current_user").Scan(&user); err != nil {
 			t.Fatal(err)
@@ -417,7 +423,7 @@ func TestRelocatedDataDir(t *testing.T) {
 	if s.Home() != dir {
 		t.Fatalf("reachable DATA_DIR: home %s", s.Home())
 	}
-	exec1(t, open(t, s.URL("postgres")), "CREATE TABLE survivor AS SELECT 'kept' AS name")
+	exec1(t, dbtest.Open(t, s.URL("postgres")), "CREATE TABLE survivor AS SELECT 'kept' AS name")
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +438,7 @@ func TestRelocatedDataDir(t *testing.T) {
 			t.Fatalf("home %s, want %s", s.Home(), want)
 		}
 		var name string
-		if err := open(t, s.URL("postgres")).QueryRow("SELECT name FROM survivor").Scan(&name); err != nil || name != "kept" {
+		if err := dbtest.Open(t, s.URL("postgres")).QueryRow("SELECT name FROM survivor").Scan(&name); err != nil || name != "kept" {
 			t.Fatalf("data after the move: %q, %v", name, err)
 		}
 		if err := s.Stop(); err != nil {
@@ -458,7 +464,7 @@ func TestOnlyOwnerAdmitted(t *testing.T) {
 	t.Parallel()
 	dir := dataDir(t)
 	s := start(t, dir)
-	exec1(t, open(t, s.URL("postgres")), "SELECT 1")
+	exec1(t, dbtest.Open(t, s.URL("postgres")), "SELECT 1")
 
 	if ports := tcpListeners(t, s.Pid()); len(ports) > 0 {
 		t.Fatalf("postmaster listens on TCP: %v", ports)
@@ -476,15 +482,7 @@ func TestOnlyOwnerAdmitted(t *testing.T) {
 		t.Fatalf("socket directory mode: %v %v", fi.Mode(), err)
 	}
 
-	if os.Geteuid() != 0 {
-		t.Skip("switching to another local account needs root")
-	}
-	nobody, err := user.Lookup("nobody")
-	if err != nil {
-		t.Skip("no nobody user")
-	}
-	uid, _ := strconv.Atoi(nobody.Uid)
-	gid, _ := strconv.Atoi(nobody.Gid)
+	uid, gid := localAccount(t, "nobody")
 	bin := filepath.Join(dir, "pgembed.test")
 	copyFile(t, os.Args[0], bin)
 	asNobody := func(dbuser, want string) {
@@ -493,19 +491,11 @@ func TestOnlyOwnerAdmitted(t *testing.T) {
 		cmd := exec.Command(bin, "-test.run=^TestHelperProcess$")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "PGEMBED_HELPER=connect", "PGEMBED_HELPER_URL="+target)
-		cmd.SysProcAttr = &syscall.SysProcAttr{
-			Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}},
-			Pdeathsig:  syscall.SIGKILL,
+		out := runAs(t, cmd, uid, gid)
+		if !strings.Contains(out, "CONNECT REFUSED") || !strings.Contains(out, want) {
+			t.Fatalf("nobody connecting as %s was not refused with %q:\n%s", dbuser, want, out)
 		}
-		var buf strings.Builder
-		cmd.Stdout, cmd.Stderr = &buf, &buf
-		if err := <-startPinned(t, cmd); err != nil {
-			t.Fatalf("helper as nobody: %v\n%s", err, buf.String())
-		}
-		if !strings.Contains(buf.String(), "CONNECT REFUSED") || !strings.Contains(buf.String(), want) {
-			t.Fatalf("nobody connecting as %s was not refused with %q:\n%s", dbuser, want, buf.String())
-		}
-		t.Logf("nobody as %s: %s", dbuser, strings.TrimSpace(buf.String()))
+		t.Logf("nobody as %s: %s", dbuser, strings.TrimSpace(out))
 	}
 	for _, dbuser := range []string{"postgres", "nobody", "root"} {
 		asNobody(dbuser, "permission denied")
@@ -529,7 +519,7 @@ func TestUpgradeTrustingCluster(t *testing.T) {
 	t.Parallel()
 	dir := dataDir(t)
 	s := start(t, dir)
-	exec1(t, open(t, s.URL("postgres")), "CREATE TABLE survivor AS SELECT 'kept' AS name")
+	exec1(t, dbtest.Open(t, s.URL("postgres")), "CREATE TABLE survivor AS SELECT 'kept' AS name")
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +530,7 @@ func TestUpgradeTrustingCluster(t *testing.T) {
 	}
 	s = start(t, dir)
 	var name string
-	if err := open(t, s.URL("postgres")).QueryRow("SELECT name FROM survivor").Scan(&name); err != nil || name != "kept" {
+	if err := dbtest.Open(t, s.URL("postgres")).QueryRow("SELECT name FROM survivor").Scan(&name); err != nil || name != "kept" {
 		t.Fatalf("data after the upgrade: %q, %v", name, err)
 	}
 	hba, err := os.ReadFile(hbaPath)

@@ -224,3 +224,15 @@ func Column[T any](tb testing.TB, q Querier, query string, args ...any) []T {
 	}
 	return out
 }
+
+// OpenWith is a store on the database at url with o (replicas, a pooler,
+// timeouts), closed when tb ends.
+func OpenWith(tb testing.TB, url string, o db.Options) *db.DB {
+	tb.Helper()
+	s, err := db.OpenWith(context.Background(), url, o)
+	if err != nil {
+		tb.Fatalf("open: %v", err)
+	}
+	tb.Cleanup(func() { _ = s.Close() })
+	return s
+}

@@ -58,6 +58,13 @@ func Start(t testing.TB, o sim.Options, at time.Time) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &Server{Sim: s, URL: Serve(t, s), Clock: c}
+}
+
+// Serve serves s (on its own clock: the wall clock unless its options
+// brought one) on 127.0.0.1 until the test ends and returns its base URL.
+func Serve(t testing.TB, s *sim.Sim) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -68,10 +75,10 @@ func Start(t testing.TB, o sim.Options, at time.Time) *Server {
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
+			t.Errorf("simulator: %v", err)
 		}
 	})
-	return &Server{Sim: s, URL: "http://" + ln.Addr().String(), Clock: c}
+	return "http://" + ln.Addr().String()
 }
 
 // Number is the first number of the simulator's list with scac, request
