@@ -215,7 +215,7 @@ func TestChangeLogRows(t *testing.T) {
 	if status == next {
 		next = "delivered"
 	}
-	exec(t, f.sql, `UPDATE containers SET current_status = $2, updated_at = updated_at + interval '1 second' WHERE id = $1`, c0, next)
+	exec(t, f.sql, `UPDATE containers SET current_status = $2, updated_at = $3 WHERE id = $1`, c0, next, time.Now())
 	exec(t, f.sql, `UPDATE containers SET current_status = current_status WHERE id = $1`, c0) // no change
 
 	tx := begin(t, f.sql)

@@ -206,7 +206,7 @@ func sampleIDs(t *testing.T, e *testkit.Env, table, acme string, n int) []string
 	const density = "(SELECT count(*) FROM jsonb_each(to_jsonb(x)) j WHERE j.value <> 'null'::jsonb)"
 	switch table {
 	case "custom_field_options":
-		e.SQL(t, &ids, `SELECT x.id FROM custom_field_options x JOIN custom_field_definitions d ON d.id = x.definition_id
+		e.SQL(t, &ids, `SELECT x.id FROM custom_field_options x JOIN custom_field_definitions d ON d.account_id = x.account_id AND d.id = x.definition_id
 			WHERE d.account_id = $1 ORDER BY x.id LIMIT $2`, acme, n)
 	case "ports", "metro_areas", "terminals", "rail_terminals", "shipping_lines":
 		e.SQL(t, &ids, `SELECT x.id FROM `+table+` x ORDER BY `+density+` DESC, x.id LIMIT $1`, n)

@@ -186,7 +186,7 @@ func sampleValues(t *testing.T, e *testkit.Env, acme string) *samples {
 	e.SQL(t, &ids, `SELECT id::text FROM custom_field_definitions WHERE account_id = $1 ORDER BY id LIMIT 4`, acme)
 	s.ids["CustomFieldDefinition"] = ids
 	ids = nil
-	e.SQL(t, &ids, `SELECT c.id::text FROM custom_fields c JOIN custom_field_definitions d ON d.id = c.definition_id WHERE d.account_id = $1 ORDER BY c.id LIMIT 4`, acme)
+	e.SQL(t, &ids, `SELECT c.id::text FROM custom_fields c JOIN custom_field_definitions d ON d.account_id = c.account_id AND d.id = c.definition_id WHERE d.account_id = $1 ORDER BY c.id LIMIT 4`, acme)
 	s.ids["CustomField"] = ids
 	e.SQL(t, &s.slugs, `SELECT api_slug FROM custom_field_definitions WHERE account_id = $1 ORDER BY api_slug`, acme)
 	s.slugs = append(s.slugs, "no_such_slug")

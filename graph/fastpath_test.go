@@ -38,11 +38,11 @@ func TestFastPath(t *testing.T) {
 	for _, stmt := range []string{
 		`UPDATE shipments SET bill_of_lading_number = E'q"uo\\te\n\ttab\r\x01\x1f ü 🚢 <&> \u2028',
 			ref_numbers = ARRAY[E'a"b', E'c\\d', ''], created_at = '2026-03-01 12:34:56.123456+00'
-			WHERE id = (SELECT id FROM shipments WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1)`,
+			WHERE account_id = $1 AND id = (SELECT id FROM shipments WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1)`,
 		`UPDATE shipments SET created_at = '2026-03-01 09:00:00.5-07:00'
-			WHERE id = (SELECT id FROM shipments WHERE account_id = $1 ORDER BY created_at DESC, id DESC OFFSET 1 LIMIT 1)`,
+			WHERE account_id = $1 AND id = (SELECT id FROM shipments WHERE account_id = $1 ORDER BY created_at DESC, id DESC OFFSET 1 LIMIT 1)`,
 		`UPDATE custom_fields SET value = to_jsonb(E'val"ue\\ \n ü'::text)
-			WHERE id = (SELECT c.id FROM custom_fields c JOIN custom_field_definitions d ON d.id = c.definition_id
+			WHERE account_id = $1 AND id = (SELECT c.id FROM custom_fields c JOIN custom_field_definitions d ON d.account_id = c.account_id AND d.id = c.definition_id
 				WHERE d.account_id = $1 AND d.data_type = 'text' LIMIT 1)`,
 	} {
 		if _, err := e.Store.SQL().Exec(stmt, acme); err != nil {

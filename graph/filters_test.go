@@ -153,16 +153,16 @@ func testDocumentFilters(t *testing.T, e *testkit.Env) {
 	}
 	typ := one(`SELECT document_type FROM documents WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)
 	manual := one(`SELECT document_type_manual FROM documents WHERE account_id = $1 AND document_type_manual IS NOT NULL AND document_type_manual <> document_type ORDER BY id LIMIT 1`)
-	bol := one(`SELECT s.bill_of_lading_number FROM document_shipments ds JOIN shipments s ON s.id = ds.shipment_id WHERE s.account_id = $1 ORDER BY s.id LIMIT 1`)
-	box := one(`SELECT c.number FROM document_containers dc JOIN containers c ON c.id = dc.container_id WHERE c.account_id = $1 ORDER BY c.id LIMIT 1`)
-	bolType := one(`SELECT d.document_type FROM documents d JOIN document_shipments ds ON ds.document_id = d.id
-		JOIN shipments s ON s.id = ds.shipment_id WHERE s.account_id = $1 ORDER BY s.id, d.id LIMIT 1`)
+	bol := one(`SELECT s.bill_of_lading_number FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id WHERE s.account_id = $1 ORDER BY s.id LIMIT 1`)
+	box := one(`SELECT c.number FROM document_containers dc JOIN containers c ON c.account_id = dc.account_id AND c.id = dc.container_id WHERE c.account_id = $1 ORDER BY c.id LIMIT 1`)
+	bolType := one(`SELECT d.document_type FROM documents d JOIN document_shipments ds ON ds.account_id = d.account_id AND ds.document_id = d.id
+		JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id WHERE s.account_id = $1 ORDER BY s.id, d.id LIMIT 1`)
 	word := one(`SELECT w FROM documents, regexp_split_to_table(lower(file_name), '[^a-z0-9]+') w WHERE account_id = $1 AND length(w) > 4 GROUP BY 1 ORDER BY count(*), 1 LIMIT 1`)
 	const base = `SELECT id FROM documents d WHERE account_id = $1 AND `
 	byFileName := base + `EXISTS (SELECT 1 FROM regexp_split_to_table(lower(file_name), '[^a-z0-9]+') w WHERE w LIKE $2 || '%')`
-	byReference := base + `id IN (SELECT ds.document_id FROM document_shipments ds JOIN shipments s ON s.id = ds.shipment_id
+	byReference := base + `id IN (SELECT ds.document_id FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id
 			WHERE upper(s.bill_of_lading_number) = upper($2) OR upper(s.normalized_number) = upper($2) OR upper($2) = ANY(s.ref_numbers)
-		UNION SELECT dc.document_id FROM document_containers dc JOIN containers c ON c.id = dc.container_id
+		UNION SELECT dc.document_id FROM document_containers dc JOIN containers c ON c.account_id = dc.account_id AND c.id = dc.container_id
 			WHERE upper(c.number) = upper($2) OR upper($2) = ANY(c.ref_numbers))`
 	runFilterCases(t, e, "documents", "DocumentFilter", []filterCase{
 		{"filename word", map[string]any{"filename": strings.ToUpper(word)}, byFileName, []any{word}},

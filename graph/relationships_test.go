@@ -87,7 +87,7 @@ func testShipmentRelationships(t *testing.T, e *testkit.Env) {
 		t.Fatalf("got %d shipments, want 100", len(nodes))
 	}
 	containers := groupRows(e.Rows(t, `SELECT shipment_id, id FROM containers WHERE account_id = $1`, acme))
-	documents := groupRows(e.Rows(t, `SELECT ds.shipment_id, ds.document_id FROM document_shipments ds JOIN documents d ON d.id = ds.document_id WHERE d.account_id = $1`, acme))
+	documents := groupRows(e.Rows(t, `SELECT ds.shipment_id, ds.document_id FROM document_shipments ds JOIN documents d ON d.account_id = ds.account_id AND d.id = ds.document_id WHERE d.account_id = $1`, acme))
 	fields := groupRows(e.Rows(t, `SELECT shipment_id, id FROM custom_fields WHERE account_id = $1 AND shipment_id IS NOT NULL`, acme))
 	fk := map[string][]string{}
 	for _, r := range e.Rows(t, `SELECT id, coalesce(port_of_lading_id::text, ''), coalesce(port_of_discharge_id::text, ''),
@@ -209,7 +209,7 @@ func testContainerRelationships(t *testing.T, e *testkit.Env) {
 		fk[r[0]] = r[1:]
 	}
 	fields := groupRows(e.Rows(t, `SELECT container_id, id FROM custom_fields WHERE account_id = $1 AND container_id IS NOT NULL`, acme))
-	documents := groupRows(e.Rows(t, `SELECT dc.container_id, dc.document_id FROM document_containers dc JOIN documents d ON d.id = dc.document_id WHERE d.account_id = $1`, acme))
+	documents := groupRows(e.Rows(t, `SELECT dc.container_id, dc.document_id FROM document_containers dc JOIN documents d ON d.account_id = dc.account_id AND d.id = dc.document_id WHERE d.account_id = $1`, acme))
 	var withFields, withDocs, withPickup int
 	for _, c := range d.Containers.Nodes {
 		got := []string{c.Shipment.ID, "", ""}
@@ -266,8 +266,8 @@ func testDocumentRelationships(t *testing.T, e *testkit.Env) {
 	if len(d.Documents.Nodes) == 0 {
 		t.Fatal("no documents")
 	}
-	shipments := groupRows(e.Rows(t, `SELECT ds.document_id, ds.shipment_id FROM document_shipments ds JOIN documents d ON d.id = ds.document_id WHERE d.account_id = $1`, acme))
-	cargos := groupRows(e.Rows(t, `SELECT dc.document_id, dc.container_id FROM document_containers dc JOIN documents d ON d.id = dc.document_id WHERE d.account_id = $1`, acme))
+	shipments := groupRows(e.Rows(t, `SELECT ds.document_id, ds.shipment_id FROM document_shipments ds JOIN documents d ON d.account_id = ds.account_id AND d.id = ds.document_id WHERE d.account_id = $1`, acme))
+	cargos := groupRows(e.Rows(t, `SELECT dc.document_id, dc.container_id FROM document_containers dc JOIN documents d ON d.account_id = dc.account_id AND d.id = dc.document_id WHERE d.account_id = $1`, acme))
 	fk := map[string][]string{}
 	for _, r := range e.Rows(t, `SELECT id, account_id, coalesce(user_id::text, ''), coalesce(email_submission_id::text, ''),
 		coalesce(last_document_representation_id::text, '') FROM documents WHERE account_id = $1`, acme) {
@@ -356,7 +356,7 @@ func testCustomFieldRelationships(t *testing.T, e *testkit.Env) {
 
 	// Values and their display: through node(id), one value per data type.
 	rows := e.Rows(t, `SELECT DISTINCT ON (d.data_type) cf.id, d.data_type, d.api_slug, cf.definition_id, cf.value::text
-		FROM custom_fields cf JOIN custom_field_definitions d ON d.id = cf.definition_id
+		FROM custom_fields cf JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id
 		WHERE cf.account_id = $1 AND cf.value IS NOT NULL
 		  AND (d.data_type <> 'enum_multi' OR jsonb_array_length(cf.value) > 1)
 		ORDER BY d.data_type, cf.id`, acme)

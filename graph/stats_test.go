@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/load"
@@ -42,7 +43,7 @@ var statsCases = []statsCase{
 		 LEFT JOIN ports p ON p.id = t.port_id WHERE c.account_id = $1 GROUP BY 1, 2, 3`},
 	{"containers by line and port", "containerStats", `groupBy: [SHIPPING_LINE, PORT_OF_DISCHARGE]`,
 		`shippingLineScac portOfDischarge { code } count`,
-		`SELECT s.shipping_line_scac, p.code, count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id
+		`SELECT s.shipping_line_scac, p.code, count(*) FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
 		 LEFT JOIN ports p ON p.id = s.port_of_discharge_id WHERE c.account_id = $1 GROUP BY 1, 2`},
 	{"containers by last free day", "containerStats", `groupBy: [LAST_FREE_DAY]`, `lastFreeDay count`,
 		`SELECT ` + truthLFD + `, count(*) FROM containers c ` + truthZoneC + ` WHERE c.account_id = $1 GROUP BY 1`},
@@ -52,18 +53,18 @@ var statsCases = []statsCase{
 		`SELECT t.firms_code, ` + truthLFD + `, count(*) FROM containers c ` + truthZoneC + `
 		 WHERE c.account_id = $1 AND c.current_status IN ('on_ship', 'available', 'not_available') GROUP BY 1, 2`},
 	{"containers by ETA week", "containerStats", `groupBy: [ETA_WEEK, STATUS]`, `etaWeek status count`,
-		`SELECT ` + truthWeek + `, upper(c.current_status), count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id
+		`SELECT ` + truthWeek + `, upper(c.current_status), count(*) FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
 		 LEFT JOIN ports pp ON pp.id = s.port_of_discharge_id WHERE c.account_id = $1 GROUP BY 1, 2`},
 	{"containers, no key", "containerStats", `filter: {hasHolds: true}, groupBy: []`, `count`,
 		`SELECT count(*) FROM containers WHERE account_id = $1 AND has_holds`},
 	{"containers by last free day and line (no rollup holds both)", "containerStats", `groupBy: [LAST_FREE_DAY, SHIPPING_LINE]`,
 		`lastFreeDay shippingLineScac count`,
-		`SELECT ` + truthLFD + `, s.shipping_line_scac, count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id ` + truthZoneC + `
+		`SELECT ` + truthLFD + `, s.shipping_line_scac, count(*) FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id ` + truthZoneC + `
 		 WHERE c.account_id = $1 GROUP BY 1, 2`},
 	{"containers by port and ETA week, filtered by status", "containerStats",
 		`filter: {statuses: [ON_SHIP, AVAILABLE, PICKED_UP, EMPTY_RETURNED]}, groupBy: [PORT_OF_DISCHARGE, ETA_WEEK]`,
 		`portOfDischarge { code } etaWeek count`,
-		`SELECT pp.code, ` + truthWeek + `, count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id
+		`SELECT pp.code, ` + truthWeek + `, count(*) FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
 		 LEFT JOIN ports pp ON pp.id = s.port_of_discharge_id
 		 WHERE c.account_id = $1 AND c.current_status IN ('on_ship', 'available', 'picked_up', 'empty_returned') GROUP BY 1, 2`},
 	{"containers, no key, no filter", "containerStats", `groupBy: []`, `count`,
@@ -145,10 +146,14 @@ func TestStats(t *testing.T) {
 	// Last free days from five days ago to a week ahead, a few unknown;
 	// ETAs over six weeks around today.
 	var n int
+	// Spread by a hash of the id from a time given as a parameter (Citus
+	// refuses random() and now() in an UPDATE of a distributed table).
+	now := time.Now().Unix()
 	env.SQL(t, &n, `WITH u AS (UPDATE containers SET pickup_lfd_rail = NULL, pickup_lfd_terminal = NULL,
-		pickup_lfd_line = CASE WHEN random() < 0.1 THEN NULL ELSE now() + (random() * 12 - 5) * interval '1 day' END RETURNING 1) SELECT count(*) FROM u`)
-	env.SQL(t, &n, `WITH u AS (UPDATE shipments SET pod_eta_at = CASE WHEN random() < 0.1 THEN NULL
-		ELSE now() + (random() * 42 - 21) * interval '1 day' END RETURNING 1) SELECT count(*) FROM u`)
+		pickup_lfd_line = CASE WHEN abs(hashtext(id::text)) % 10 = 0 THEN NULL
+		ELSE to_timestamp($1::float8 + abs(hashtext(id::text || 'lfd')) % 1036800 - 432000) END RETURNING 1) SELECT count(*) FROM u`, now)
+	env.SQL(t, &n, `WITH u AS (UPDATE shipments SET pod_eta_at = CASE WHEN abs(hashtext(id::text)) % 10 = 0 THEN NULL
+		ELSE to_timestamp($1::float8 + abs(hashtext(id::text || 'eta')) % 3628800 - 1814400) END RETURNING 1) SELECT count(*) FROM u`, now)
 	var zones int
 	env.SQL(t, &zones, `SELECT count(DISTINCT p.time_zone) FROM containers c JOIN terminals t ON t.id = c.pod_terminal_id
 		JOIN ports p ON p.id = t.port_id`)

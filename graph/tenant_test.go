@@ -18,7 +18,7 @@ var accountRecords = map[string]string{
 	"EmailSubmission":        `SELECT id FROM email_submissions WHERE account_id = $1 ORDER BY id LIMIT 1`,
 	"DocumentRepresentation": `SELECT id FROM document_representations WHERE account_id = $1 ORDER BY id LIMIT 1`,
 	"CustomFieldDefinition":  `SELECT id FROM custom_field_definitions WHERE account_id = $1 ORDER BY id LIMIT 1`,
-	"CustomFieldOption": `SELECT o.id FROM custom_field_options o JOIN custom_field_definitions d ON d.id = o.definition_id
+	"CustomFieldOption": `SELECT o.id FROM custom_field_options o JOIN custom_field_definitions d ON d.account_id = o.account_id AND d.id = o.definition_id
 		WHERE d.account_id = $1 ORDER BY o.id LIMIT 1`,
 	"CustomField": `SELECT id FROM custom_fields WHERE account_id = $1 ORDER BY id LIMIT 1`,
 }

@@ -18,8 +18,8 @@ func TestCustomFieldValues(t *testing.T) {
 	k := e.Key(t, acmeMember)
 	var cont string
 	e.SQL(t, &cont, `SELECT id FROM containers WHERE account_id = $1 AND NOT EXISTS (
-		SELECT 1 FROM custom_fields cf JOIN custom_field_definitions d ON d.id = cf.definition_id
-		WHERE cf.container_id = containers.id AND d.api_slug = 'yard_slot') ORDER BY id LIMIT 1`, f.acme)
+		SELECT 1 FROM custom_fields cf JOIN custom_field_definitions d ON d.account_id = cf.account_id AND d.id = cf.definition_id
+		WHERE cf.account_id = containers.account_id AND cf.container_id = containers.id AND d.api_slug = 'yard_slot') ORDER BY id LIMIT 1`, f.acme)
 	e.SQL(t, new(int), `WITH d AS (DELETE FROM custom_fields WHERE shipment_id = $1 AND definition_id = $2 RETURNING 1)
 		SELECT count(*) FROM d`, f.ship, f.customerPO)
 

@@ -8,4 +8,8 @@ cd "$(dirname "$0")/.."
 eval "$(scripts/citus-cluster.sh start | sed 's/^/export /')"
 skip=$(grep -v '^\s*\(#\|$\)' scripts/citus-skip.txt | awk '{print "^" $1 "$"}' | paste -sd'|' -)
 echo "citus: coordinator $SHIPGRAPH_TEST_DATABASE_URL; skipping $(grep -cv '^\s*\(#\|$\)' scripts/citus-skip.txt) tests (scripts/citus-skip.txt)"
-exec go test -count=1 -p "${CITUS_TEST_P:-2}" -timeout "${CITUS_TEST_TIMEOUT:-14m}" ${skip:+-skip "$skip"} "${@:-./...}"
+begin=$(date +%s)
+rc=0
+go test -count=1 -p "${CITUS_TEST_P:-2}" -timeout "${CITUS_TEST_TIMEOUT:-25m}" ${skip:+-skip "$skip"} "${@:-./...}" || rc=$?
+echo "citus: go test ${*:-./...} took $(($(date +%s) - begin)) s (exit $rc)"
+exit "$rc"

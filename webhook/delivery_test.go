@@ -51,7 +51,7 @@ func TestDeliveredSignedForEachSubscribedEvent(t *testing.T) {
 
 	// Plain SQL, as another system writes.
 	e.Exec(t, `UPDATE containers SET current_status = 'available', available_for_pickup = true WHERE id = $1`, c1)
-	e.Exec(t, `UPDATE shipments SET pod_eta_at = coalesce(pod_eta_at, now()) + interval '1 day' WHERE id = $1`, s1)
+	e.Exec(t, `UPDATE shipments SET pod_eta_at = coalesce(pod_eta_at, $2) + interval '1 day' WHERE id = $1`, s1, time.Now())
 	e.Exec(t, `UPDATE containers SET seal_number = 'nothing-watched' WHERE id = $1`, c1)
 	// Shipgraph's own write (the demo activity moves statuses).
 	if _, err := e.Store.DemoActivity(context.Background(), 3); err != nil {
@@ -84,7 +84,7 @@ func TestDeliveredSignedForEachSubscribedEvent(t *testing.T) {
 	for _, id := range ids {
 		var attempts, codes int
 		e.one(t, fmt.Sprintf(`SELECT attempts, (SELECT count(*) FROM webhook_delivery_attempts a
-			WHERE a.notification_id = n.id AND a.status_code = 200 AND a.error IS NULL AND a.response_body = '{"ok":true}')
+			WHERE a.account_id = n.account_id AND a.notification_id = n.id AND a.status_code = 200 AND a.error IS NULL AND a.response_body = '{"ok":true}')
 			FROM webhook_notifications n WHERE id = '%s' AND delivered_at IS NOT NULL AND claimed_by IS NULL`, id), &attempts, &codes)
 		if attempts != 1 || codes != 1 {
 			t.Errorf("%s: attempts %d, recorded 200s %d", id, attempts, codes)
@@ -117,8 +117,8 @@ func TestRetriedThenFailed(t *testing.T) {
 	})
 	var attempts, rows, errs int
 	var lastErr string
-	e.one(t, `SELECT attempts, last_error, (SELECT count(*) FROM webhook_delivery_attempts a WHERE a.notification_id = n.id),
-		(SELECT count(*) FROM webhook_delivery_attempts a WHERE a.notification_id = n.id AND a.status_code = 500 AND a.error LIKE 'HTTP 500%' AND a.response_body = '{"ok":true}')
+	e.one(t, `SELECT attempts, last_error, (SELECT count(*) FROM webhook_delivery_attempts a WHERE a.account_id = n.account_id AND a.notification_id = n.id),
+		(SELECT count(*) FROM webhook_delivery_attempts a WHERE a.account_id = n.account_id AND a.notification_id = n.id AND a.status_code = 500 AND a.error LIKE 'HTTP 500%' AND a.response_body = '{"ok":true}')
 		FROM webhook_notifications n`, &attempts, &lastErr, &rows, &errs)
 	if attempts != webhook.MaxAttempts || rows != webhook.MaxAttempts || errs != webhook.MaxAttempts {
 		t.Errorf("attempts %d, rows %d, 500s recorded %d; want %d", attempts, rows, errs, webhook.MaxAttempts)
@@ -141,8 +141,8 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 	e.start(t, e.Store, webhook.Config{RetryBase: time.Hour})
 	e.toggle(t, c1)
 	testkit.WaitFor(t, 10*time.Second, "an attempt", func() bool {
-		return e.Count(t, `SELECT count(*) FROM webhook_delivery_attempts a JOIN webhook_notifications n ON n.id = a.notification_id
-			WHERE n.webhook_id = $1 AND a.status_code = 307`, hook) == 1
+		return e.Count(t, `SELECT count(*) FROM webhook_delivery_attempts a JOIN webhook_notifications n ON n.account_id = a.account_id AND n.id = a.notification_id
+			WHERE n.account_id = $2 AND n.webhook_id = $1 AND a.status_code = 307`, hook, e.acme) == 1
 	})
 	if e.Count(t, `SELECT count(*) FROM webhook_notifications WHERE webhook_id = $1 AND delivery_status = 'pending' AND attempts = 1`, hook) != 1 {
 		t.Error("a 307 did not leave the notification pending for a retry")

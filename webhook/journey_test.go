@@ -63,7 +63,7 @@ func TestTransportEventInsertRaisesOnce(t *testing.T) {
 
 	var container, shipment, port, vessel string
 	e.one(t, `SELECT c.id, c.shipment_id, s.port_of_lading_id, (SELECT id FROM vessels ORDER BY imo LIMIT 1)
-		FROM containers c JOIN shipments s ON s.id = c.shipment_id
+		FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
 		WHERE c.account_id = (SELECT id FROM accounts WHERE slug = 'acme') ORDER BY c.id LIMIT 1`, &container, &shipment, &port, &vessel)
 	insert := func(carrierID, event string) string {
 		var id string

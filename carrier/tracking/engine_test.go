@@ -215,7 +215,7 @@ func TestPollKnownNumberCreates(t *testing.T) {
 		"containers with equipment": `SELECT count(*) FROM containers WHERE shipment_id = $1 AND equipment_length IS NOT NULL AND equipment_type IS NOT NULL`,
 		"raw events":                `SELECT count(*) FROM raw_events WHERE shipment_id = $1`,
 		"transport events":          `SELECT count(*) FROM transport_events WHERE shipment_id = $1 AND event LIKE 'container.transport.%'`,
-		"vessels":                   `SELECT count(*) FROM vessels v WHERE EXISTS (SELECT 1 FROM raw_events r WHERE r.shipment_id = $1 AND r.vessel_id = v.id)`,
+		"vessels":                   `SELECT count(*) FROM vessels v WHERE v.id IN (SELECT r.vessel_id FROM raw_events r WHERE r.shipment_id = $1)`,
 		"milestones":                `SELECT count(*) FROM shipments WHERE id = $1 AND pol_atd_at IS NOT NULL AND pod_original_eta_at IS NOT NULL AND pod_vessel_imo IS NOT NULL`,
 	} {
 		if got := e.count(q, ship); got == 0 {
