@@ -250,6 +250,11 @@ func TestObjectStoreDestinationFollows(t *testing.T) {
 	s := e.shipment(e.acme, "ACME9999", 3)
 	e.exec(`UPDATE shipments SET tags = '{z,y}', bill_of_lading_number = 'CHANGED' WHERE account_id = $1 AND id = $2`, e.acme, s)
 	e.exec(`DELETE FROM containers WHERE account_id = $1 AND id = (SELECT id FROM containers WHERE account_id = $1 AND shipment_id = $2 ORDER BY number LIMIT 1)`, e.acme, s)
+	// Its tracking requests let go of it first: on Citus the key is NO
+	// ACTION, not SET NULL (the distribution column is part of it; the
+	// store never deletes a shipment, so a manual delete does this).
+	e.exec(`UPDATE tracking_requests SET shipment_id = NULL WHERE account_id = $1 AND shipment_id IN
+		(SELECT id FROM shipments WHERE account_id = $1 AND bill_of_lading_number = 'ACME0000')`, e.acme)
 	e.exec(`DELETE FROM shipments WHERE account_id = $1 AND bill_of_lading_number = 'ACME0000'`, e.acme)
 	e.exec(`UPDATE tracking_requests SET status = 'tracking_stopped' WHERE account_id = $1`, e.acme)
 	e.shipment(e.other, "OTHR9999", 2)
