@@ -10,12 +10,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,12 +21,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/duckdbtest"
 	"shipgraph/testkit/s3test"
 )
 
@@ -245,9 +241,8 @@ AND id = (SELECT id FROM containers WHERE account_id = $1 ORDER BY created_at LI
 	}
 	// The object store: DuckDB's current shipments (key, the updated
 	// column) and containers (keys) equal the source.
-	dir := t.TempDir()
-	downloadPrefix(t, lake, "acme", dir)
-	answers := duckdbQuery(t,
+	dir := lake.Download(t, "acme")
+	answers := duckdbtest.Query(t,
 		fmt.Sprintf(`SELECT shipment_id || '|' || coalesce(pod_vessel_name, '') FROM read_parquet('%s/shipments/*.parquet', union_by_name = true)
 QUALIFY row_number() OVER (PARTITION BY shipment_id ORDER BY _position DESC) = 1 AND NOT _deleted ORDER BY shipment_id`, dir),
 		fmt.Sprintf(`SELECT container_id FROM read_parquet('%s/containers/*.parquet', union_by_name = true)
@@ -339,54 +334,6 @@ func valuesLine(vals []any) string {
 		}
 	}
 	return strings.Join(parts, "|")
-}
-
-// downloadPrefix copies the objects under prefix to dir.
-func downloadPrefix(t *testing.T, srv *s3test.Server, prefix, dir string) {
-	t.Helper()
-	p := s3.NewListObjectsV2Paginator(srv.Client, &s3.ListObjectsV2Input{Bucket: aws.String(srv.Bucket), Prefix: aws.String(prefix + "/")})
-	for p.HasMorePages() {
-		page, err := p.NextPage(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range page.Contents {
-			out, err := srv.Client.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(srv.Bucket), Key: o.Key})
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(out.Body)
-			_ = out.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, strings.TrimPrefix(*o.Key, prefix+"/"))
-			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, body, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-}
-
-// duckdbQuery runs queries in one DuckDB (scripts/duckdb.sh) and returns
-// their rows.
-func duckdbQuery(t *testing.T, queries ...string) [][][]any {
-	t.Helper()
-	cmd := exec.Command("bash", append([]string{filepath.Join("scripts", "duckdb.sh")}, queries...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("duckdb: %v\n%s", err, stderr.String())
-	}
-	var rows [][][]any
-	if err := json.Unmarshal(out, &rows); err != nil {
-		t.Fatalf("duckdb's answer: %v\n%s", err, out)
-	}
-	return rows
 }
 
 // testkitColumn is the first column of query's rows.

@@ -3,21 +3,17 @@ package datasync_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-
 	"shipgraph/datasync"
 	"shipgraph/db"
 	"shipgraph/testkit"
+	"shipgraph/testkit/duckdbtest"
 	"shipgraph/testkit/s3test"
 )
 
@@ -71,57 +67,6 @@ func (e *env) waitCaughtUp(account, id string, within time.Duration) {
 		}
 		return behind == ""
 	})
-}
-
-// download copies the objects under prefix to a new directory.
-func download(t *testing.T, srv *s3test.Server, prefix string) string {
-	t.Helper()
-	dir := t.TempDir()
-	p := s3.NewListObjectsV2Paginator(srv.Client, &s3.ListObjectsV2Input{Bucket: aws.String(srv.Bucket), Prefix: aws.String(prefix + "/")})
-	for p.HasMorePages() {
-		page, err := p.NextPage(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range page.Contents {
-			out, err := srv.Client.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(srv.Bucket), Key: o.Key})
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(out.Body)
-			_ = out.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, strings.TrimPrefix(*o.Key, prefix+"/"))
-			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, body, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return dir
-}
-
-// duckdb runs queries in one DuckDB (scripts/duckdb.sh: npm
-// @duckdb/node-api in a cache directory, installed on first use) and
-// returns their rows.
-func duckdb(t *testing.T, queries ...string) [][][]any {
-	t.Helper()
-	cmd := exec.Command("bash", append([]string{filepath.Join("..", "scripts", "duckdb.sh")}, queries...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("duckdb: %v\n%s\n%s", err, stderr.String(), strings.Join(queries, "\n"))
-	}
-	var rows [][][]any
-	if err := json.Unmarshal(out, &rows); err != nil {
-		t.Fatalf("duckdb's answer: %v\n%s", err, out)
-	}
-	return rows
 }
 
 // currentQuery is the documented query of a table's current rows: per
@@ -185,7 +130,7 @@ func lakeRows(t *testing.T, tb *db.SyncTable, rows [][]any) []string {
 func (e *env) checkLake(srv *s3test.Server, prefix, account string) {
 	t := e.t
 	t.Helper()
-	dir := download(t, srv, prefix)
+	dir := srv.Download(t, prefix)
 	var queries []string
 	for _, tb := range db.SyncTables() {
 		queries = append(queries, lakeQuery(dir, tb))
@@ -193,7 +138,7 @@ func (e *env) checkLake(srv *s3test.Server, prefix, account string) {
 	queries = append(queries, fmt.Sprintf(`SELECT (SELECT count(*) FROM read_parquet('%[1]s/shipments/*.parquet') WHERE customer_id <> '%[2]s')
  + (SELECT count(*) FROM read_parquet('%[1]s/containers/*.parquet') WHERE customer_id <> '%[2]s')`, dir, account),
 		fmt.Sprintf(`SELECT string_agg(data_model_name, ',' ORDER BY data_model_name) FROM read_parquet('%s/_transfer_status/*.parquet')`, dir))
-	answers := duckdb(t, queries...)
+	answers := duckdbtest.Query(t, queries...)
 	for i, tb := range db.SyncTables() {
 		want := e.sourceRows(account, tb)
 		got := lakeRows(t, tb, answers[i])

@@ -5,6 +5,7 @@ package s3test
 
 import (
 	"context"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -134,4 +135,39 @@ func (s *Server) Restart(t testing.TB) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// Download copies the objects of the bucket under prefix (a folder: the
+// keys "prefix/…") to a new temporary directory, keeping the rest of
+// their keys as paths, and returns it.
+func (s *Server) Download(t testing.TB, prefix string) string {
+	t.Helper()
+	dir := t.TempDir()
+	ctx := context.Background()
+	p := s3.NewListObjectsV2Paginator(s.Client, &s3.ListObjectsV2Input{Bucket: aws.String(s.Bucket), Prefix: aws.String(prefix + "/")})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range page.Contents {
+			out, err := s.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.Bucket), Key: o.Key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(out.Body)
+			_ = out.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, strings.TrimPrefix(*o.Key, prefix+"/"))
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, body, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
 }
