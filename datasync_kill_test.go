@@ -26,6 +26,7 @@ import (
 	"shipgraph/testkit"
 	"shipgraph/testkit/duckdbtest"
 	"shipgraph/testkit/s3test"
+	"shipgraph/testkit/synctest"
 )
 
 // TestHelperServe is the child process of TestSyncSurvivesServeKill: the
@@ -228,8 +229,14 @@ AND id = (SELECT id FROM containers WHERE account_id = $1 ORDER BY created_at LI
 
 	// PostgreSQL: every table equals the source, row by row.
 	for _, tb := range db.SyncTables() {
-		want := sourceLines(t, store, acme, tb)
-		got := destLines(t, dest, tb)
+		want, err := synctest.SourceLines(context.Background(), store, acme, tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := synctest.DestLines(context.Background(), dest, tb)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(want) != len(got) {
 			t.Fatalf("%s: %d rows at the destination, %d at the source", tb.Name, len(got), len(want))
 		}
@@ -260,80 +267,6 @@ QUALIFY row_number() OVER (PARTITION BY container_id ORDER BY _position DESC) = 
 			t.Fatalf("object store query %d: %d rows, want %d", i, len(got), len(want))
 		}
 	}
-}
-
-// sourceLines is the account's rows of the table as the sync exports
-// them, one line per row, in key order.
-func sourceLines(t *testing.T, store *db.DB, account string, tb *db.SyncTable) []string {
-	t.Helper()
-	var out []string
-	after := ""
-	for {
-		rows, err := store.SyncPage(context.Background(), account, tb, after, 500)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rows {
-			out = append(out, valuesLine(r))
-		}
-		if len(rows) < 500 {
-			return out
-		}
-		after = rows[len(rows)-1].Key()
-	}
-}
-
-// destLines is the destination's rows of the table in key order.
-func destLines(t *testing.T, dest *sql.DB, tb *db.SyncTable) []string {
-	t.Helper()
-	names := make([]string, len(tb.Columns))
-	for i, c := range tb.Columns {
-		names[i] = c.Name
-	}
-	rows, err := dest.Query(fmt.Sprintf(`SELECT %s FROM %s ORDER BY %s`, strings.Join(names, ", "), tb.Name, tb.Key()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(names))
-		ptrs := make([]any, len(names))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range vals {
-			if ts, ok := v.(time.Time); ok {
-				// timestamp without time zone: the UTC wall clock.
-				vals[i] = time.Date(ts.Year(), ts.Month(), ts.Day(), ts.Hour(), ts.Minute(), ts.Second(), ts.Nanosecond(), time.UTC)
-			}
-		}
-		out = append(out, valuesLine(vals))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func valuesLine(vals []any) string {
-	parts := make([]string, len(vals))
-	for i, v := range vals {
-		switch v := v.(type) {
-		case nil:
-			parts[i] = "∅"
-		case time.Time:
-			parts[i] = v.UTC().Format(time.RFC3339Nano)
-		case []byte:
-			parts[i] = string(v)
-		default:
-			parts[i] = fmt.Sprint(v)
-		}
-	}
-	return strings.Join(parts, "|")
 }
 
 // testkitColumn is the first column of query's rows.

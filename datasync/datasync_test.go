@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/jobs"
+	"shipgraph/testkit/synctest"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m, db.Migrate) }
@@ -155,71 +155,11 @@ func (e *env) addPostgres(account, dest string, tables ...string) string {
 // one line per row, in key order.
 func (e *env) sourceRows(account string, tb *db.SyncTable) []string {
 	e.t.Helper()
-	var out []string
-	after := ""
-	for {
-		rows, err := e.store.SyncPage(e.ctx, account, tb, after, 500)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		for _, r := range rows {
-			out = append(out, line(r))
-		}
-		if len(rows) < 500 {
-			return out
-		}
-		after = rows[len(rows)-1].Key()
-	}
-}
-
-func line(vals []any) string {
-	parts := make([]string, len(vals))
-	for i, v := range vals {
-		switch v := v.(type) {
-		case nil:
-			parts[i] = "∅"
-		case time.Time:
-			parts[i] = v.UTC().Format(time.RFC3339Nano)
-		case []byte:
-			parts[i] = string(v)
-		default:
-			parts[i] = fmt.Sprint(v)
-		}
-	}
-	return strings.Join(parts, "|")
-}
-
-// destRows is the destination's rows of the table in key order (nil: no
-// table, or the destination does not answer).
-func destRows(ctx context.Context, dest *sql.DB, tb *db.SyncTable) ([]string, error) {
-	names := make([]string, len(tb.Columns))
-	for i, c := range tb.Columns {
-		names[i] = c.Name
-	}
-	rows, err := dest.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM %s ORDER BY %s`, strings.Join(names, ", "), tb.Name, tb.Key()))
+	out, err := synctest.SourceLines(e.ctx, e.store, account, tb)
 	if err != nil {
-		return nil, err
+		e.t.Fatal(err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(names))
-		ptrs := make([]any, len(names))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		for i, v := range vals {
-			if t, ok := v.(time.Time); ok {
-				// timestamp without time zone: the UTC wall clock.
-				vals[i] = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
-			}
-		}
-		out = append(out, line(vals))
-	}
-	return out, rows.Err()
+	return out
 }
 
 // waitEqual waits until every table of the destination equals the
@@ -232,7 +172,7 @@ func (e *env) waitEqual(dest *sql.DB, account string, within time.Duration) {
 		why = ""
 		for _, tb := range db.SyncTables() {
 			want := e.sourceRows(account, tb)
-			got, err := destRows(e.ctx, dest, tb)
+			got, err := synctest.DestLines(e.ctx, dest, tb)
 			if err != nil {
 				why = tb.Name + ": " + err.Error()
 				break

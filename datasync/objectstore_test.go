@@ -15,6 +15,7 @@ import (
 	"shipgraph/testkit"
 	"shipgraph/testkit/duckdbtest"
 	"shipgraph/testkit/s3test"
+	"shipgraph/testkit/synctest"
 )
 
 // objectURL is the object-store destination URL of a prefix of the
@@ -118,7 +119,7 @@ func lakeRows(t *testing.T, tb *db.SyncTable, rows [][]any) []string {
 				vals[i] = v
 			}
 		}
-		out = append(out, line(vals))
+		out = append(out, synctest.Line(vals))
 	}
 	return out
 }
