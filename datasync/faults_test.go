@@ -78,32 +78,9 @@ func TestDestinationDownUnderWrites(t *testing.T) {
 
 	stop := e.writer(e.acme)
 	testkit.WaitFor(t, 10*time.Second, "writes followed", func() bool { return e.rowsAt(dest) > 6 })
-	srv.Stop(t)
-	down := time.Now()
-	testkit.WaitFor(t, 60*time.Second, "the sync to record the destination's failure", func() bool {
-		for _, st := range e.status(e.acme, id) {
-			if st.LastError != "" {
-				return true
-			}
-		}
-		return false
-	})
-	// Writes go on while the destination is down.
-	for time.Since(down) < outage {
-		time.Sleep(100 * time.Millisecond)
-	}
-	srv.Start(t)
-	time.Sleep(time.Second)
-	writes := stop()
-	if writes < 50 {
-		t.Fatalf("only %d writes", writes)
-	}
+	e.outage(id, stop, func() { srv.Stop(t) }, func() { srv.Start(t) })
 	e.waitEqual(dest, e.acme, 90*time.Second)
-	for _, st := range e.status(e.acme, id) {
-		if st.LastError != "" {
-			t.Errorf("%s still shows the error %q after catching up", st.Table, st.LastError)
-		}
-	}
+	e.noErrorLeft(id)
 }
 
 // The object store stops for 30 s under writes, then comes back on the
@@ -128,9 +105,21 @@ func TestObjectStoreDownUnderWrites(t *testing.T) {
 		}
 		return false
 	})
-	srv.Stop(t)
-	down := time.Now()
-	testkit.WaitFor(t, 60*time.Second, "the sync to record the object store's failure", func() bool {
+	e.outage(id, stop, func() { srv.Stop(t) }, func() { srv.Restart(t) })
+	e.waitCaughtUp(e.acme, id, 90*time.Second)
+	e.checkLake(srv, "acme", e.acme)
+	e.noErrorLeft(id)
+}
+
+// outage takes acme's destination id down (down), waits until the sync
+// records its failure, keeps the writes (stopWrites) going for the
+// outage, brings it back (up), and ends the writes a second later, after
+// at least 50.
+func (e *env) outage(id string, stopWrites func() int, down, up func()) {
+	e.t.Helper()
+	down()
+	since := time.Now()
+	testkit.WaitFor(e.t, 60*time.Second, "the sync to record the destination's failure", func() bool {
 		for _, st := range e.status(e.acme, id) {
 			if st.LastError != "" {
 				return true
@@ -138,20 +127,24 @@ func TestObjectStoreDownUnderWrites(t *testing.T) {
 		}
 		return false
 	})
-	for time.Since(down) < outage {
+	// Writes go on while the destination is down.
+	for time.Since(since) < outage {
 		time.Sleep(100 * time.Millisecond)
 	}
-	srv.Restart(t)
+	up()
 	time.Sleep(time.Second)
-	writes := stop()
-	if writes < 50 {
-		t.Fatalf("only %d writes", writes)
+	if writes := stopWrites(); writes < 50 {
+		e.t.Fatalf("only %d writes", writes)
 	}
-	e.waitCaughtUp(e.acme, id, 90*time.Second)
-	e.checkLake(srv, "acme", e.acme)
+}
+
+// noErrorLeft checks that no table of acme's destination id shows an
+// error once it caught up.
+func (e *env) noErrorLeft(id string) {
+	e.t.Helper()
 	for _, st := range e.status(e.acme, id) {
 		if st.LastError != "" {
-			t.Errorf("%s still shows the error %q after catching up", st.Table, st.LastError)
+			e.t.Errorf("%s still shows the error %q after catching up", st.Table, st.LastError)
 		}
 	}
 }
