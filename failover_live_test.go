@@ -212,8 +212,25 @@ func (p *liveProbe) check(t *testing.T, newPrimary string, outageEnd time.Time) 
 		}
 	}
 
-	// Webhooks: wait until the hook has nothing pending (a row, polled).
+	// Webhooks: wait until the fan-out has read the account's log to its
+	// head (it raises notifications after the change, asynchronously: a
+	// hook with nothing pending before that may get more), then until the
+	// hook has nothing pending (rows, polled).
 	deadline := time.Now().Add(40 * time.Second)
+	for {
+		var behind bool
+		if err := db.QueryRow(`SELECT coalesce((SELECT pos FROM change_log_heads WHERE account_id = $1), 0)
+			> coalesce((SELECT pos FROM webhook_log_cursors WHERE account_id = $1), 0)`, account).Scan(&behind); err != nil {
+			t.Fatal(err)
+		}
+		if !behind {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the webhook fan-out has not read the account's change log to its head 40 s after the load")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	for {
 		var pending int
 		if err := db.QueryRow(`SELECT count(*) FROM webhook_notifications WHERE account_id = $1 AND webhook_id = $2 AND delivery_status = 'pending'`, account, p.hook).Scan(&pending); err != nil {
