@@ -11,7 +11,8 @@ package db_test
 //     the store sends, EXPLAINs each with a generic plan and fails on a scan
 //     of a tenant table that does not name the account; on a Citus cluster
 //     (make test-citus) it checks Citus' own plan instead: one task, no
-//     subplans.
+//     subplans (with a data-modifying CTE, which Citus runs first: every
+//     step one task), and logs its verdict on each statement.
 
 import (
 	"bytes"
