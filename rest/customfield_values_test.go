@@ -139,11 +139,7 @@ func TestCustomFieldsResource(t *testing.T) {
 		"custom_fields_filter_definition": "/v2/custom_fields?filter[definition_id]=" + f.enumDefinition + "&page[size]=2",
 	} {
 		r := e.do("acme/viewer", "GET", path, nil)
-		if r.status != http.StatusOK {
-			t.Fatalf("GET %s: %d\n%s", path, r.status, r.body)
-		}
-		validate(t, "get-custom-fields-200", r.body)
-		checkDocument(t, r)
+		wantDocument(t, r, http.StatusOK, "get-custom-fields-200")
 		golden(t, name, r)
 		if len(r.json(t)["data"].([]any)) == 0 {
 			t.Errorf("GET %s: empty", path)
@@ -177,20 +173,13 @@ func TestCustomFieldsResource(t *testing.T) {
 
 	// One value.
 	r := e.do("acme/viewer", "GET", "/v2/custom_fields/"+f.customField, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET: %d\n%s", r.status, r.body)
-	}
-	validate(t, "get-custom-field-200", r.body)
+	wantDocument(t, r, http.StatusOK, "get-custom-field-200")
 	golden(t, "custom_field", r)
 
 	// Create on the entity of the relationship.
 	ship := shipmentWithout(t, e, "customer_po")
 	r = e.do("acme/member", "POST", "/v2/custom_fields", newEntityCF("shipment", ship, "customer_po", "ABC124"))
-	if r.status != http.StatusCreated {
-		t.Fatalf("POST: %d\n%s", r.status, r.body)
-	}
-	validate(t, "post-custom-field-201", r.body)
-	created := obj(r.json(t), "data")["id"].(string)
+	created := obj(wantDocument(t, r, http.StatusCreated, "post-custom-field-201"), "data")["id"].(string)
 	golden(t, "custom_field_create", r, created, "<created-id>", ship, "<entity-id>")
 	for _, c := range []struct {
 		body            any
@@ -231,10 +220,7 @@ func TestCustomFieldsResource(t *testing.T) {
 	wantError(t, e.do("acme/member", "PATCH", self, cfBody("x")), http.StatusNotFound, "", "")
 
 	r = e.do("acme/member", "DELETE", "/v2/custom_fields/"+f.customField, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("DELETE: %d\n%s", r.status, r.body)
-	}
-	validate(t, "get-custom-field-200", r.body)
+	wantDocument(t, r, http.StatusOK, "get-custom-field-200")
 	golden(t, "custom_field_delete", r)
 	wantError(t, e.do("acme/member", "GET", "/v2/custom_fields/"+f.customField, nil), http.StatusNotFound, "", "")
 	wantError(t, e.do("acme/member", "DELETE", "/v2/custom_fields/"+f.customField, nil), http.StatusNotFound, "", "")

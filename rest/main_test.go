@@ -330,6 +330,25 @@ const errorSchema = "get-documents-400"
 
 // ---------------------------------------------------------------- helpers
 
+// wantJSON checks that r answered status with a body the OpenAPI schema
+// accepts, and returns it decoded.
+func wantJSON(t *testing.T, r *response, status int, schema string) map[string]any {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d\n%s", r.status, status, r.body)
+	}
+	validate(t, schema, r.body)
+	return r.json(t)
+}
+
+// wantDocument is wantJSON for a JSON:API document (checkDocument).
+func wantDocument(t *testing.T, r *response, status int, schema string) map[string]any {
+	t.Helper()
+	doc := wantJSON(t, r, status, schema)
+	checkDocument(t, r)
+	return doc
+}
+
 // errorOf returns the single error object of an error document.
 func errorOf(t testing.TB, r *response) map[string]any {
 	t.Helper()
