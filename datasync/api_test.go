@@ -3,7 +3,6 @@ package datasync_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -80,11 +79,7 @@ func TestSyncDestinationsAPI(t *testing.T) {
 	}
 
 	_, destURL := destination(t)
-	dest, err := sql.Open("postgres", destURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dest.Close()
+	dest := dbtest.Open(t, destURL)
 	u, _ := url.Parse(destURL)
 	u.User = url.UserPassword("postgres", "s3cret-pw")
 	withPassword := u.String()

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"shipgraph/db"
 	"shipgraph/model"
+	"shipgraph/testkit"
 )
 
 // raceIterations is how many times each race below is run. Which of the
@@ -56,22 +56,6 @@ const raceSetters = 4
 func (f *fixture) clearValues(t *testing.T, entityIDs []string) {
 	t.Helper()
 	f.exec(t, `DELETE FROM custom_fields WHERE entity_id = ANY($1::uuid[])`, "{"+strings.Join(entityIDs, ",")+"}")
-}
-
-// concurrently runs the functions at (as nearly as possible) one moment.
-func concurrently(fns ...func()) {
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for _, fn := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			fn()
-		}()
-	}
-	close(start)
-	wg.Wait()
 }
 
 // raceValue is what an iteration sets: the fresh option alone on the enum,
@@ -137,7 +121,8 @@ func raceOptionChange(t *testing.T, what string, change func(f *fixture, r *opti
 		}
 		var sets []func()
 		sets, r.cfs, r.setErrs = raceSets(f, r.def, shipments, raceValue(r.def, r.value))
-		concurrently(append(sets, func() { r.err = change(f, r, o.ID) })...)
+		fns := append(sets, func() { r.err = change(f, r, o.ID) })
+		testkit.AtOnce(len(fns), func(i int) { fns[i]() })
 		if d := f.danglingValues(t, a.DefPriority, a.DefFlags); len(d) > 0 {
 			t.Errorf("iteration %d (sets: %v, %s: %v): values name no option: %v", i, r.setErrs, what, r.err, d)
 			outcomes["dangling"]++

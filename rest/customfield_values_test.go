@@ -94,14 +94,7 @@ func TestEntityCustomFields(t *testing.T) {
 			list := e.do("acme/viewer", "GET", base, nil)
 			validate(t, c.listSchema, list.body)
 
-			// Delete: 204, then gone (GET and a second DELETE are 404).
-			r = e.do("acme/member", "DELETE", self, nil)
-			if r.status != http.StatusNoContent || len(r.body) != 0 {
-				t.Fatalf("DELETE: %d\n%s", r.status, r.body)
-			}
-			wantError(t, e.do("acme/member", "GET", self, nil), http.StatusNotFound, "", "")
-			wantError(t, e.do("acme/member", "DELETE", self, nil), http.StatusNotFound, "", "")
-			wantError(t, e.do("acme/member", "GET", "/v2/custom_fields/"+created, nil), http.StatusNotFound, "", "")
+			deleteCustomField(t, e, self, created)
 			for _, cf := range e.get(base)["data"].([]any) {
 				if obj(cf, "attributes")["api_slug"] == c.slug {
 					t.Errorf("deleted value still listed")

@@ -549,14 +549,7 @@ func TestTrackingRequestCustomFields(t *testing.T) {
 		t.Fatalf("PATCH unset: %d\n%s", r.status, r.body)
 	}
 
-	// Delete: 204, then gone (GET and a second DELETE are 404).
-	r = e.do("acme/member", "DELETE", self, nil)
-	if r.status != http.StatusNoContent || len(r.body) != 0 {
-		t.Fatalf("DELETE: %d\n%s", r.status, r.body)
-	}
-	wantError(t, e.do("acme/member", "GET", self, nil), http.StatusNotFound, "", "")
-	wantError(t, e.do("acme/member", "DELETE", self, nil), http.StatusNotFound, "", "")
-	wantError(t, e.do("acme/member", "GET", "/v2/custom_fields/"+created, nil), http.StatusNotFound, "", "")
+	deleteCustomField(t, e, self, created)
 	if n := countSlug(t, e, base, slug); n != 0 {
 		t.Errorf("deleted value still listed %d times", n)
 	}

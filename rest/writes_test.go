@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sync"
 	"testing"
+
+	"shipgraph/testkit"
 )
 
 // fieldsBySlug returns the custom field resources of a shipment by slug.
@@ -282,24 +283,17 @@ func TestDuplicateOptionRace(t *testing.T) {
 	options := "/v2/custom_field_definitions/" + f.enumDefinition + "/options"
 	const n = 12
 	statuses := make([]int, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			who := "acme/admin"
-			if i%2 == 1 {
-				who = "acme/member"
-			}
-			r := e.do(who, "POST", options, resource("custom_field_option", map[string]any{"label": fmt.Sprint("Racer ", i), "value": "racing"}))
-			statuses[i] = r.status
-			if r.status == http.StatusUnprocessableEntity {
-				validate(t, errorSchema, r.body)
-			}
-		})
-	}
-	close(start)
-	wg.Wait()
+	testkit.AtOnce(n, func(i int) {
+		who := "acme/admin"
+		if i%2 == 1 {
+			who = "acme/member"
+		}
+		r := e.do(who, "POST", options, resource("custom_field_option", map[string]any{"label": fmt.Sprint("Racer ", i), "value": "racing"}))
+		statuses[i] = r.status
+		if r.status == http.StatusUnprocessableEntity {
+			validate(t, errorSchema, r.body)
+		}
+	})
 	count := map[int]int{}
 	for _, s := range statuses {
 		count[s]++
