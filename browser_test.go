@@ -23,16 +23,24 @@ import (
 	"shipgraph/testkit/browsertest"
 )
 
+// servePlayground serves a database of its own seeded with shipments, its
+// playground prefilled with who's key ("acme admin"); it returns the
+// database's URL and the server's base URL.
+func servePlayground(t *testing.T, shipments, who string) (url, base string) {
+	t.Helper()
+	if !playground.Embedded() {
+		t.Fatal("playground assets are not embedded: run `make assets` (the browser test proves the offline page)")
+	}
+	url = dbtest.NewDB(t)
+	keys := seedKeys(t, url, shipments)
+	return url, serve(t, "--database-url", url, "--playground-key", keys[who])
+}
+
 // TestBrowserPlaygroundDashboard opens the playground of the real server in
 // headless Chromium with no network beyond loopback, runs the example
 // dashboard query with the prefilled demo key, and reads the results.
 func TestBrowserPlaygroundDashboard(t *testing.T) {
-	if !playground.Embedded() {
-		t.Fatal("playground assets are not embedded: run `make assets` (the browser test proves the offline page)")
-	}
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "30")
-	base := serve(t, "--database-url", url, "--playground-key", keys["acme admin"])
+	_, base := servePlayground(t, "30", "acme admin")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -61,12 +69,7 @@ func TestBrowserPlaygroundDashboard(t *testing.T) {
 // (over a WebSocket, the key in connection_init) while plain SQL changes a
 // container, and sees the event in the result pane.
 func TestBrowserPlaygroundSubscription(t *testing.T) {
-	if !playground.Embedded() {
-		t.Fatal("playground assets are not embedded: run `make assets` (the browser test proves the offline page)")
-	}
-	url := dbtest.NewDB(t)
-	keys := seedKeys(t, url, "5")
-	base := serve(t, "--database-url", url, "--playground-key", keys["acme viewer"])
+	url, base := servePlayground(t, "5", "acme viewer")
 	conn := dbtest.Open(t, url)
 	var number string
 	if err := conn.QueryRow(`SELECT c.number FROM containers c JOIN accounts a ON a.id = c.account_id

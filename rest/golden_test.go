@@ -219,11 +219,7 @@ func TestGolden(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := e.do("acme/member", "GET", c.path, nil)
-			if r.status != http.StatusOK {
-				t.Fatalf("GET %s: %d\n%s", c.path, r.status, r.body)
-			}
-			checkDocument(t, r)
-			validate(t, c.schema, r.body)
+			wantDocument(t, r, http.StatusOK, c.schema)
 			golden(t, c.name, r)
 		})
 	}

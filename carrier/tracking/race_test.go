@@ -108,12 +108,7 @@ func TestEstimatesStoredOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	eng := e.engine(e.config())
-	var ids []string
-	for _, n := range e.sim.Numbers() {
-		if n.State == "tracked" && n.RequestType == "bill_of_lading" && len(ids) < 12 {
-			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
-		}
-	}
+	ids := e.requestTracked("bill_of_lading", 12)
 	for _, id := range ids {
 		e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
 	}
