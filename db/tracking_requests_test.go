@@ -2,11 +2,11 @@ package db_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	"shipgraph/db"
 	"shipgraph/model"
+	"shipgraph/testkit"
 )
 
 // TestTrackingRequestDuplicateRace: concurrent creates of one number, type
@@ -17,17 +17,11 @@ func TestTrackingRequestDuplicateRace(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	const n = 8
-	var wg sync.WaitGroup
 	errs := make([]error, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = f.DB.CreateTrackingRequest(ctx, f.A.Account,
-				&model.TrackingRequest{RequestType: "bill_of_lading", RequestNumber: "MEDURACE1", Scac: "MSCU"}, nil, nil)
-		}()
-	}
-	wg.Wait()
+	testkit.AtOnce(n, func(i int) {
+		errs[i] = f.DB.CreateTrackingRequest(ctx, f.A.Account,
+			&model.TrackingRequest{RequestType: "bill_of_lading", RequestNumber: "MEDURACE1", Scac: "MSCU"}, nil, nil)
+	})
 	created := 0
 	for _, err := range errs {
 		switch {

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
+
+	"shipgraph/testkit"
 )
 
 // containerWithout returns a container of acme with no value for slug.
@@ -320,19 +321,12 @@ func countSlug(t *testing.T, e *env, base, slug string) int {
 // returns how many answered each status.
 func racePosts(e *env, path string, body func(i int) any) map[int]int {
 	const n = 8
-	statuses := make(chan int, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			statuses <- e.do("acme/member", "POST", path, body(i)).status
-		}()
-	}
-	wg.Wait()
-	close(statuses)
+	statuses := make([]int, n)
+	testkit.AtOnce(n, func(i int) {
+		statuses[i] = e.do("acme/member", "POST", path, body(i)).status
+	})
 	got := map[int]int{}
-	for s := range statuses {
+	for _, s := range statuses {
 		got[s]++
 	}
 	return got
