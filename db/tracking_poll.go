@@ -460,10 +460,10 @@ type RequestOutcome struct {
 
 // SetOutcomes writes each request's status (logged, only where it
 // changed, and not at all for the outcomes Stored: a poll that changed
-// nothing only moves the schedule), then its
-// schedule and its shipment's poll times with the change log off
-// (shipgraph.notify = off for the rest of the transaction): those change
-// on every poll and announce nothing.
+// nothing only moves the schedule), then its schedule and its shipment's
+// poll times: those change on every poll and announce nothing, and the
+// change-log trigger leaves out an update of them alone (quiet columns,
+// migration 00052), on every engine.
 func (t *TrackingTx) SetOutcomes(os []RequestOutcome) error {
 	if len(os) == 0 {
 		return nil
@@ -477,17 +477,14 @@ func (t *TrackingTx) SetOutcomes(os []RequestOutcome) error {
 		id[i] = o.RequestID
 	}
 	ship := pq.Array(strsOf(n, func(i int) *string { return os[i].ShipmentID }))
-	// The change log off (its AFTER triggers fire at the end of the
-	// statement, once set_config has run), then the schedule and the
-	// shipments' poll times, in one statement.
+	// The schedule and the shipments' poll times, in one statement.
 	_, err := t.q.ExecContext(t.ctx, `
-WITH quiet AS (SELECT set_config('shipgraph.notify', 'off', true) AS off),
-u AS (SELECT * FROM unnest($2::uuid[], $3::timestamptz[], $4::uuid[]) AS u(id, next_poll_at, shipment_id)),
+WITH u AS (SELECT * FROM unnest($2::uuid[], $3::timestamptz[], $4::uuid[]) AS u(id, next_poll_at, shipment_id)),
 req AS (
     UPDATE tracking_requests r SET last_polled_at = now(), next_poll_at = u.next_poll_at
-    FROM quiet, u WHERE r.account_id = $1 AND r.id = u.id RETURNING 1)
+    FROM u WHERE r.account_id = $1 AND r.id = u.id RETURNING 1)
 UPDATE shipments s SET line_tracking_last_attempted_at = now(), line_tracking_last_succeeded_at = now()
-FROM quiet WHERE s.account_id = $1 AND s.id IN (SELECT u.shipment_id FROM u WHERE u.shipment_id IS NOT NULL)`,
+WHERE s.account_id = $1 AND s.id IN (SELECT u.shipment_id FROM u WHERE u.shipment_id IS NOT NULL)`,
 		t.account, pq.StringArray(id), pqTimes(timesOf(n, func(i int) *time.Time { return os[i].NextPollAt })), ship)
 	return err
 }
@@ -520,12 +517,6 @@ WHERE r.account_id = $1 AND r.id = u.id
   AND (r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count)
       IS DISTINCT FROM (u.status, u.failed_reason, coalesce(u.shipment_id, r.shipment_id), false, 0)`,
 		t.account, pq.StringArray(id), pq.StringArray(status), failed, ship)
-	return err
-}
-
-// quiet turns the change log off for the rest of the transaction.
-func quiet(ctx context.Context, q ext) error {
-	_, err := q.ExecContext(ctx, `SELECT set_config('shipgraph.notify', 'off', true)`)
 	return err
 }
 
@@ -843,7 +834,7 @@ type DueTracking struct {
 // ClaimDueTrackingRequests takes up to limit live requests whose
 // next_poll_at has passed, moves their next_poll_at lease ahead (a poll
 // that never reports back, its process dead, makes the request due again
-// after it) without a change-log entry, and runs enqueue with them in the
+// after it; a quiet column, which the change log leaves out), and runs enqueue with them in the
 // same transaction, so a request is either enqueued or still due. It
 // works account by account, as a distributed database (Citus) routes
 // statements: the accounts with due requests are read without a lock
@@ -861,9 +852,6 @@ GROUP BY account_id ORDER BY min(next_poll_at) LIMIT $1`, limit)
 	}
 	var n int
 	err = db.inRawTx(ctx, "", func(q ext, tx *sql.Tx) error {
-		if err := quiet(ctx, q); err != nil {
-			return err
-		}
 		var due []DueTracking
 		for _, a := range accounts {
 			if len(due) >= limit {
