@@ -743,25 +743,33 @@ func (t *TrackingTx) Events(es []EventInsert, shipments []string) (map[string]St
 	s := func(get func(e *EventInsert) *string) any {
 		return pq.Array(strsOf(n, func(i int) *string { return get(&es[i]) }))
 	}
+	// The places, terminals and vessels are looked up once per statement
+	// (a poll's events name a few of each), not once per event.
 	err := selectRows(t.ctx, t.q, each, `
-WITH input AS (
+WITH u AS MATERIALIZED (
+    SELECT * FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::timestamptz[], $10::text[], $11::text[],
+        $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::jsonb[], $18::text[])
+        AS u(shipment_id, number, carrier_event_id, event, original_event, estimated, event_at, location_name, locode, facility,
+             vessel_imo, vessel_name, voyage, position, payload, transport_event)),
+place AS (
+    SELECT k.locode, k.facility, p.id AS port_id, p.time_zone,
+        (SELECT t.id FROM terminals t
+            WHERE t.port_id = p.id AND k.facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1) AS terminal_id
+    FROM (SELECT DISTINCT locode, facility FROM u WHERE locode IS NOT NULL) k JOIN ports p ON p.code = k.locode),
+vessel AS (SELECT v.imo, v.id FROM vessels v WHERE v.imo IN (SELECT DISTINCT vessel_imo FROM u)),
+input AS (
     SELECT u.*, c.id AS container_id, s.shipping_line_scac AS scac, gen_random_uuid() AS raw_id,
-        (SELECT p.id FROM ports p WHERE p.code = u.locode) AS port_id,
-        (SELECT p.time_zone FROM ports p WHERE p.code = u.locode) AS timezone,
-        (SELECT v.id FROM vessels v WHERE v.imo = u.vessel_imo) AS vessel_id,
-        (SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
-            WHERE p.code = u.locode AND u.facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1) AS terminal_id,
+        pl.port_id, pl.time_zone AS timezone, v.id AS vessel_id, pl.terminal_id,
         EXISTS (SELECT 1 FROM raw_events x WHERE x.account_id = $1 AND x.container_id = c.id
             AND x.scac = s.shipping_line_scac AND x.carrier_event_id = u.carrier_event_id) AS stored,
         (u.estimated AND EXISTS (SELECT 1 FROM transport_events t
             WHERE t.account_id = $1 AND t.container_id = c.id AND t.event = u.transport_event
               AND t.event_at IS NOT DISTINCT FROM u.event_at AND t.location_locode IS NOT DISTINCT FROM u.locode)) AS held
-    FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::timestamptz[], $10::text[], $11::text[],
-        $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::jsonb[], $18::text[])
-        AS u(shipment_id, number, carrier_event_id, event, original_event, estimated, event_at, location_name, locode, facility,
-             vessel_imo, vessel_name, voyage, position, payload, transport_event)
+    FROM u
     JOIN containers c ON c.account_id = $1 AND c.shipment_id = u.shipment_id AND c.number = u.number
-    JOIN shipments s ON s.account_id = $1 AND s.id = u.shipment_id),
+    JOIN shipments s ON s.account_id = $1 AND s.id = u.shipment_id
+    LEFT JOIN place pl ON pl.locode = u.locode AND pl.facility IS NOT DISTINCT FROM u.facility
+    LEFT JOIN vessel v ON v.imo = u.vessel_imo),
 raw AS (
     INSERT INTO raw_events (account_id, id, container_id, shipment_id, scac, carrier_event_id, event, original_event, estimated,
         event_at, timezone, location_name, location_locode, port_id, vessel_id, vessel_name, vessel_imo, voyage_number,

@@ -16,10 +16,11 @@
 -- as before, with every changed column). The test is made without JSON:
 -- the new row with the quiet columns put back to their old values,
 -- compared byte for byte with the old row (*=). An UPDATE that changes
--- nothing at all is skipped the same way before any JSON is made, and the
+-- nothing at all is skipped the same way before any JSON is made; the
 -- changed columns are found with one pass over the new row's JSON
 -- (looking each key up in the old row's) instead of joining both rows'
--- expanded pairs.
+-- expanded pairs; an INSERT or DELETE makes no JSON at all (the account,
+-- id and parent are read from the row).
 --
 -- SET LOCAL shipgraph.notify = 'off' stays as the bulk loader's switch
 -- (the seeder; on Citus with citus.propagate_set_commands = local, which
@@ -37,6 +38,7 @@ DECLARE
     oldv    jsonb;
     newv    jsonb;
     q       record;
+    r       record;
 BEGIN
     IF current_setting('shipgraph.notify', true) = 'off' THEN
         RETURN NULL;
@@ -71,27 +73,32 @@ BEGIN
         IF cols IS NULL THEN
             RETURN NULL;
         END IF;
-    ELSIF TG_OP = 'DELETE' THEN
-        rec := to_jsonb(OLD);
+    END IF;
+    -- The account, id and parent read from the row itself, not from its
+    -- JSON: an INSERT or DELETE makes none (every table logged here has
+    -- account_id and id, options too since 00010).
+    IF TG_OP = 'DELETE' THEN
+        r := OLD;
     ELSE
-        rec := to_jsonb(NEW);
+        r := NEW;
     END IF;
-    account := (rec ->> 'account_id')::uuid;
-    IF account IS NULL AND rec ? 'definition_id' THEN
-        -- Options carry no account: their definition's. A definition
-        -- deleted with its options (CASCADE) is gone already; its own
-        -- DELETE was logged.
-        SELECT d.account_id INTO account FROM custom_field_definitions d
-        WHERE d.id = (rec ->> 'definition_id')::uuid;
-    END IF;
+    account := r.account_id;
     IF account IS NULL THEN
         RETURN NULL;
     END IF;
-    IF TG_ARGV[1] <> '' THEN
-        parent := (rec ->> TG_ARGV[1])::uuid;
+    IF TG_ARGV[1] = 'shipment_id' THEN
+        parent := r.shipment_id;
+    ELSIF TG_ARGV[1] = 'container_id' THEN
+        parent := r.container_id;
+    ELSIF TG_ARGV[1] = 'entity_id' THEN
+        parent := r.entity_id;
+    ELSIF TG_ARGV[1] = 'definition_id' THEN
+        parent := r.definition_id;
+    ELSIF TG_ARGV[1] <> '' THEN
+        parent := (to_jsonb(r) ->> TG_ARGV[1])::uuid;
     END IF;
     INSERT INTO change_log (account_id, pos, record_type, record_id, op, parent_id, changed, old, new)
-    VALUES (account, shipgraph_change_log_pos(account), TG_ARGV[0], (rec ->> 'id')::uuid, TG_OP, parent, cols, oldv, newv);
+    VALUES (account, shipgraph_change_log_pos(account), TG_ARGV[0], r.id, TG_OP, parent, cols, oldv, newv);
     RETURN NULL;
 END
 $$;
