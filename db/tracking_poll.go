@@ -876,10 +876,9 @@ GROUP BY account_id ORDER BY min(next_poll_at) LIMIT $1`, limit)
 				}
 				err := selectRows(ctx, q, func(d *DueTracking) { due = append(due, *d) }, `
 UPDATE tracking_requests r SET next_poll_at = now() + make_interval(secs => $3)
-FROM (SELECT id FROM tracking_requests
+WHERE r.account_id = $1 AND r.id = ANY(ARRAY(SELECT id FROM tracking_requests
       WHERE account_id = $1 AND next_poll_at <= now() AND status IN ('pending', 'awaiting_manifest', 'created')
-      ORDER BY next_poll_at LIMIT $2 FOR UPDATE SKIP LOCKED) d
-WHERE r.account_id = $1 AND r.id = d.id
+      ORDER BY next_poll_at, id LIMIT $2 FOR UPDATE SKIP LOCKED))
 RETURNING r.account_id, r.id`, a, limit-n-len(due), lease.Seconds())
 				if err != nil {
 					return err
@@ -898,6 +897,11 @@ RETURNING r.account_id, r.id`, a, limit-n-len(due), lease.Seconds())
 	return n, nil
 }
 
+// The due ids are picked once (an uncorrelated ARRAY subquery): as a
+// subquery joined in UPDATE … FROM it could run again for each row it
+// joined, and each run, skipping the rows just moved ahead, picked others:
+// more than its LIMIT were claimed.
+//
 // claimAccountsPerTx is how many accounts' claims share a transaction in
 // ClaimDueTrackingRequests: their polls start when it commits.
 const claimAccountsPerTx = 16
