@@ -41,7 +41,14 @@ func TestMeasure(t *testing.T) {
 	url := os.Getenv("SHIPGRAPH_DATASYNC_MEASURE_URL")
 	seeded := url == ""
 	if seeded {
+		// No statement timeout: seeding 100,000 shipments runs statements
+		// of minutes on this machine.
 		url = dbtest.NewDB(t)
+		if strings.Contains(url, "?") {
+			url += "&statement_timeout=0"
+		} else {
+			url += "?statement_timeout=0"
+		}
 	}
 	store, err := db.Open(ctx, url)
 	if err != nil {
