@@ -260,6 +260,8 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 		var mark respcache.Mark
 		ctx = respcache.WithMark(ctx, &mark)
 		bw := &bufferWriter{ResponseWriter: w, status: http.StatusOK, limit: 32 << 20}
+		bw.buf = *bytes.NewBuffer(answerBufs.get())
+		defer bw.release()
 		if rc.cache != nil {
 			bw.limit = max(rc.cache.MaxEntry(), 1<<20)
 		}
@@ -453,7 +455,41 @@ func (w *bufferWriter) pass() {
 	w.passing = true
 	w.ResponseWriter.WriteHeader(w.status)
 	_, _ = w.ResponseWriter.Write(w.buf.Bytes())
+	w.release()
+}
+
+// release gives the buffer back for another answer. Nothing keeps its
+// bytes past the request: a cached entry holds a copy, and an answer
+// served from it is written out before the handler returns.
+func (w *bufferWriter) release() {
+	answerBufs.put(w.buf.Bytes())
 	w.buf = bytes.Buffer{}
+}
+
+// answerBufs are the buffers answers are held in, reused: without them
+// every answer grows a fresh buffer to its size (a /v2 include list of
+// 700 KB, twenty doublings with their copies and zeroing).
+var answerBufs bufPool
+
+// bufPool keeps byte slices of at most maxPooledAnswer bytes.
+type bufPool struct{ p sync.Pool }
+
+// maxPooledAnswer is the largest buffer kept for reuse.
+const maxPooledAnswer = 8 << 20
+
+func (bp *bufPool) get() []byte {
+	if b, ok := bp.p.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return nil
+}
+
+func (bp *bufPool) put(b []byte) {
+	if cap(b) == 0 || cap(b) > maxPooledAnswer {
+		return
+	}
+	b = b[:0]
+	bp.p.Put(&b)
 }
 
 // flushOut sends a buffered answer that is not cacheable as it is.
