@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zeebo/xxh3"
+
 	"shipgraph/db"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/model"
@@ -366,10 +368,15 @@ func cacheable(r *http.Request, bw *bufferWriter, m *respcache.Mark, t *db.Touch
 	return true
 }
 
-// etagOf is the strong ETag of body: 144 bits of its SHA-256.
+// etagOf is the strong ETag of body: its 128-bit XXH3 hash. Equal bytes
+// give equal tags in every instance; the tag names one answer among the
+// versions of one caller's request, where a chance collision of 128 bits
+// is not a concern, and it is computed for every cacheable answer, cache
+// on or off: SHA-256 cost 0.3-0.6 ms of CPU per 700 KB include list, XXH3
+// about a hundredth of that.
 func etagOf(body []byte) string {
-	sum := sha256.Sum256(body)
-	return `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+	sum := xxh3.Hash128(body).Bytes()
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:]) + `"`
 }
 
 // serveEntry answers with e: a 304 when If-None-Match names its ETag.
