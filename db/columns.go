@@ -79,7 +79,11 @@ var pickers = map[string]*picker{
 	"Document":    newPicker(documentCols, "id"),
 	"Terminal":    newPicker(terminalCols, "id"),
 	"Port":        newPicker(portCols, "id"),
-	"CustomField": newPicker(customFieldCols, "id", "entity_id", "shipment_id", "container_id", "tracking_request_id", "definition_id", "api_slug"),
+	// A value's entity and definition columns are read when a request
+	// shows those relationships (their key columns) or, in /v2, its
+	// links (rest/params.go, linkColumns): a dashboard that shows apiSlug
+	// and value reads four uuids less per value.
+	"CustomField": newPicker(customFieldCols, "id", "entity_id", "api_slug"),
 }
 
 // Select returns the store narrowed to sel: its batch and page reads of
