@@ -74,11 +74,11 @@ func (p *picker) list(want []string) string {
 // pickers are the types whose reads can be narrowed: the ones a dashboard
 // or a /v2 include list reads many rows of.
 var pickers = map[string]*picker{
-	"Shipment":    newPicker(shipmentCols, "id"),
-	"Container":   newPicker(containerCols, "id", "shipment_id").optional(containerJourneyCols),
-	"Document":    newPicker(documentCols, "id"),
-	"Terminal":    newPicker(terminalCols, "id"),
-	"Port":        newPicker(portCols, "id"),
+	"Shipment":  newPicker(shipmentCols, "id"),
+	"Container": newPicker(containerCols, "id", "shipment_id").optional(containerJourneyCols),
+	"Document":  newPicker(documentCols, "id"),
+	"Terminal":  newPicker(terminalCols, "id"),
+	"Port":      newPicker(portCols, "id"),
 	// A value's entity and definition columns are read when a request
 	// shows those relationships (their key columns) or, in /v2, its
 	// links (rest/params.go, linkColumns): a dashboard that shows apiSlug
