@@ -362,7 +362,9 @@ func (p *params) parseFields(param, typ, v string) error {
 // store then reads their columns, not those no resource shows (account_id,
 // updated_at of shipments and containers …).
 // linkColumns are the columns a resource's links are built from whatever
-// its fieldset shows (a custom field value's self link names its entity).
+// its fieldset shows (a custom field value's self link names its entity),
+// for a /v2 read of the type through the plan (no /v2 relationship reads
+// custom field values yet; their own endpoints read them whole).
 var linkColumns = map[string][]string{
 	"custom_field": {"shipment_id", "container_id", "tracking_request_id"},
 }
