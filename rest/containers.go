@@ -53,13 +53,3 @@ func (s *server) getContainer(w http.ResponseWriter, r *http.Request) {
 func (b *builder) containers(ctx context.Context, cs []*model.Container, p *params) ([]*Resource, error) {
 	return renderAll(b, ctx, cs, p, containerShape)
 }
-
-func (b *builder) containerResource(c *model.Container) *Resource {
-	return &Resource{
-		ID:            c.ID,
-		Type:          "container",
-		Attributes:    containerAttributesOf(c),
-		Relationships: b.linkage(c, containerShape.members),
-		Links:         &Links{Self: b.base + "/v2/containers/" + c.ID},
-	}
-}

@@ -59,20 +59,11 @@ func (s *server) listDefinitions(w http.ResponseWriter, r *http.Request) {
 			return none, err
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountDefinitions(ctx, who(r), filter) }), nil
-	}, plain((*builder).definitionResource))
+	}, plain(definitionResource))
 }
 
 func (s *server) getDefinition(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, definitionItem, (s.res.Definition), plain((*builder).definitionResource))
-}
-
-func (b *builder) definitionResource(d *model.CustomFieldDefinition) *Resource {
-	return &Resource{
-		ID:         d.ID,
-		Type:       "custom_field_definition",
-		Attributes: definitionAttributesOf(d),
-		Links:      &Links{Self: b.base + "/v2/custom_field_definitions/" + d.ID},
-	}
+	serveOne(s, w, r, definitionItem, (s.res.Definition), plain(definitionResource))
 }
 
 // ---------------------------------------------------------------- options
@@ -84,7 +75,7 @@ func (s *server) listOptions(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.CustomFieldOption]{}, p.cursorError(err)
 		}
 		return memoryPage(all, p.page), nil
-	}, plain((*builder).optionResource))
+	}, plain(optionResource))
 }
 
 func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
@@ -102,7 +93,7 @@ func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
 	for _, o := range all {
 		if o.ID == id {
 			b := s.newBuilder(s.baseURL(r), p)
-			b.writeOne(w, r, http.StatusOK, b.optionResource(o))
+			b.writeOne(w, r, http.StatusOK, optionResource(b, o))
 			return
 		}
 	}
@@ -125,7 +116,7 @@ func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	data := b.optionResource(o)
+	data := optionResource(b, o)
 	w.Header().Set("Location", data.Links.Self)
 	b.writeOne(w, r, http.StatusCreated, data)
 }
@@ -144,7 +135,7 @@ func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	b.writeOne(w, r, http.StatusOK, b.optionResource(o))
+	b.writeOne(w, r, http.StatusOK, optionResource(b, o))
 }
 
 // deleteOption answers 200 with the deleted option, so a client sees what
@@ -160,7 +151,7 @@ func (s *server) deleteOption(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(b.optionResource(o), nil, nil))
+	writeDocument(w, r, http.StatusOK, b.document(optionResource(b, o), nil, nil))
 }
 
 // optionInput reads the attributes of a new option: label and value are
@@ -196,15 +187,6 @@ func optionPatch(attrs attributes) (p model.CustomFieldOptionPatch, err error) {
 		p.Position = model.Given(pos)
 	}
 	return p, nil
-}
-
-func (b *builder) optionResource(o *model.CustomFieldOption) *Resource {
-	return &Resource{
-		ID:         o.ID,
-		Type:       "custom_field_option",
-		Attributes: optionAttributesOf(o),
-		Links:      &Links{Self: b.base + "/v2/custom_field_definitions/" + o.DefinitionID + "/options/" + o.ID},
-	}
 }
 
 // ---------------------------------------------------------------- values

@@ -28,7 +28,7 @@ func (s *server) createDefinition(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	data := b.definitionResource(d)
+	data := definitionResource(b, d)
 	w.Header().Set("Location", data.Links.Self)
 	b.writeOne(w, r, http.StatusCreated, data)
 }
@@ -55,7 +55,7 @@ func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	b.writeOne(w, r, http.StatusOK, b.definitionResource(d))
+	b.writeOne(w, r, http.StatusOK, definitionResource(b, d))
 }
 
 // deleteDefinition answers 200 with the deleted definition, as an option
@@ -71,7 +71,7 @@ func (s *server) deleteDefinition(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(b.definitionResource(d), nil, nil))
+	writeDocument(w, r, http.StatusOK, b.document(definitionResource(b, d), nil, nil))
 }
 
 func definitionInput(attrs attributes) (in model.CustomFieldDefinitionInput, err error) {

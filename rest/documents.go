@@ -54,33 +54,6 @@ func (b *builder) documents(ctx context.Context, docs []*model.Document, p *para
 	return renderAll(b, ctx, docs, p, documentShape)
 }
 
-// documentResource renders a document; its shipments and cargos linkage
-// must have been loaded.
-func (b *builder) documentResource(d *model.Document) *Resource {
-	self := b.base + "/v2/documents/" + d.ID
-	return &Resource{
-		ID:            d.ID,
-		Type:          "document",
-		Attributes:    documentAttributesOf(d),
-		Relationships: b.linkage(d, documentShape.members),
-		// The download link is the documented endpoint that hands out a
-		// (presigned) file URL.
-		Links: &Links{Self: self, Download: self + "/download_url"},
-	}
-}
-
-func accountResource(a *model.Account) *Resource {
-	return &Resource{ID: a.ID, Type: "account", Attributes: accountAttributesOf(a)}
-}
-
-func userResource(u *model.User) *Resource {
-	return &Resource{ID: u.ID, Type: "user", Attributes: userAttributesOf(u)}
-}
-
-func emailSubmissionResource(e *model.EmailSubmission) *Resource {
-	return &Resource{ID: e.ID, Type: "email_submission", Attributes: emailSubmissionAttributesOf(e)}
-}
-
 type representationAttributes struct {
 	SchemaVersion string     `json:"schema_version"`
 	Payload       model.JSON `json:"payload"`

@@ -400,6 +400,22 @@ func userAttributesOf(v *model.User) userAttributes {
 	}
 }
 
+// partyAttributes are the /v2 attributes of a model.Party, in the model's order.
+type partyAttributes struct {
+	CompanyName string `json:"company_name"`
+}
+
+func (v partyAttributes) writeAttributes(a *attrs) {
+	a.str("company_name", v.CompanyName)
+}
+
+// partyAttributesOf is the /v2 attributes of v.
+func partyAttributesOf(v *model.Party) partyAttributes {
+	return partyAttributes{
+		CompanyName: v.CompanyName,
+	}
+}
+
 // portAttributes are the /v2 attributes of a model.Port, in the model's order.
 type portAttributes struct {
 	Name        string   `json:"name"`

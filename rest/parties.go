@@ -24,23 +24,12 @@ var partyShape *shape
 
 // init runs before render.go's, which registers partyShape as the shape
 // of included parties.
-func init() { partyShape = shapeOf(catalog.Party, (*builder).partyResource) }
+func init() { partyShape = shapeOf(catalog.Party, partyResource) }
 
 var (
 	partyList = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party), paged: true}
 	partyItem = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party)}
 )
-
-// partyAttributes are the public party attributes (hand-written, in a file
-// of their own like the others).
-type partyAttributes struct {
-	CompanyName string `json:"company_name"`
-}
-
-func (b *builder) partyResource(p *model.Party) *Resource {
-	return &Resource{ID: p.ID, Type: model.PartyType, Attributes: partyAttributes{CompanyName: p.CompanyName},
-		Links: &Links{Self: b.base + "/v2/parties/" + p.ID}}
-}
 
 func (b *builder) parties(ctx context.Context, ps []*model.Party, p *params) ([]*Resource, error) {
 	return renderAll(b, ctx, ps, p, partyShape)

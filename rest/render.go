@@ -296,22 +296,22 @@ var (
 )
 
 func init() {
-	shipmentShape = shapeOf(catalog.Shipment, (*builder).shipmentResource)
-	containerShape = shapeOf(catalog.Container, (*builder).containerResource)
-	documentShape = shapeOf(catalog.Document, (*builder).documentResource)
-	terminalShape = shapeOf(catalog.Terminal, (*builder).terminalResource)
-	railTerminalShape = shapeOf(catalog.RailTerminal, (*builder).railTerminalResource)
+	shipmentShape = shapeOf(catalog.Shipment, shipmentResource)
+	containerShape = shapeOf(catalog.Container, containerResource)
+	documentShape = shapeOf(catalog.Document, documentResource)
+	terminalShape = shapeOf(catalog.Terminal, terminalResource)
+	railTerminalShape = shapeOf(catalog.RailTerminal, railTerminalResource)
 	emailSubmissionPrimaryShape = shapeOf(catalog.EmailSubmission, (*builder).emailSubmissionPrimary)
-	emailSubmissionShape = shapeOf(catalog.EmailSubmission, free(emailSubmissionResource), []string{}...)
+	emailSubmissionShape = shapeOf(catalog.EmailSubmission, emailSubmissionResource, []string{}...)
 	emailDocumentShape = shapeOf(catalog.Document, (*builder).emailDocumentResource, "last_document_representation")
 	customFieldShape = shapeOf(catalog.CustomField, (*builder).customFieldResource)
 	includedShapes = map[*catalog.Resource]*shape{}
 	for _, s := range []*shape{
 		shipmentShape, containerShape, documentShape, terminalShape, railTerminalShape, emailSubmissionShape,
-		shapeOf(catalog.Port, (*builder).portResource),
-		shapeOf(catalog.MetroArea, (*builder).metroAreaResource),
-		shapeOf(catalog.Account, free(accountResource)),
-		shapeOf(catalog.User, free(userResource)),
+		shapeOf(catalog.Port, portResource),
+		shapeOf(catalog.MetroArea, metroAreaResource),
+		shapeOf(catalog.Account, accountResource),
+		shapeOf(catalog.User, userResource),
 		shapeOf(catalog.DocumentRepresentation, free(representationResource)),
 		partyShape, // rest/parties.go
 	} {

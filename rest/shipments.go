@@ -51,17 +51,3 @@ func (s *server) getShipment(w http.ResponseWriter, r *http.Request) {
 func (b *builder) shipments(ctx context.Context, ships []*model.Shipment, p *params) ([]*Resource, error) {
 	return renderAll(b, ctx, ships, p, shipmentShape)
 }
-
-// shipmentResource renders a shipment; its containers linkage must have
-// been loaded (a plan with "containers" or "containerIDs"). Its attributes
-// are the model's jsonapi tags (model_attributes_gen.go): ref_numbers is
-// nullable in the spec (null when never set, as in GraphQL), tags is not.
-func (b *builder) shipmentResource(s *model.Shipment) *Resource {
-	return &Resource{
-		ID:            s.ID,
-		Type:          "shipment",
-		Attributes:    shipmentAttributesOf(s),
-		Relationships: b.linkage(s, shipmentShape.members),
-		Links:         &Links{Self: b.base + "/v2/shipments/" + s.ID},
-	}
-}

@@ -21,24 +21,3 @@ func (s *server) getTerminal(w http.ResponseWriter, r *http.Request) {
 func (b *builder) terminals(ctx context.Context, ts []*model.Terminal, p *params) ([]*Resource, error) {
 	return renderAll(b, ctx, ts, p, terminalShape)
 }
-
-func (b *builder) terminalResource(t *model.Terminal) *Resource {
-	return &Resource{
-		ID:            t.ID,
-		Type:          "terminal",
-		Attributes:    terminalAttributesOf(t),
-		Relationships: b.linkage(t, terminalShape.members),
-		Links:         &Links{Self: b.base + "/v2/terminals/" + t.ID},
-	}
-}
-
-// railTerminalResource renders a rail terminal (a shipment's destination
-// terminal); /v2 has no rail terminal endpoint, so it has no self link.
-func (b *builder) railTerminalResource(t *model.RailTerminal) *Resource {
-	return &Resource{
-		ID:            t.ID,
-		Type:          "rail_terminal",
-		Attributes:    railTerminalAttributesOf(t),
-		Relationships: b.linkage(t, railTerminalShape.members),
-	}
-}

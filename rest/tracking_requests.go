@@ -31,7 +31,7 @@ import (
 var trackingRequestShape *shape
 
 func init() {
-	trackingRequestShape = shapeOf(catalog.TrackingRequest, (*builder).trackingRequestResource)
+	trackingRequestShape = shapeOf(catalog.TrackingRequest, trackingRequestResource)
 	includedShapes[trackingRequestShape.res] = trackingRequestShape
 }
 
@@ -287,16 +287,6 @@ func trackingRequestPatch(attrs attributes) (p model.TrackingRequestPatch, err e
 // trackingRequests renders tracking requests with the includes of p.
 func (b *builder) trackingRequests(ctx context.Context, ts []*model.TrackingRequest, p *params) ([]*Resource, error) {
 	return renderAll(b, ctx, ts, p, trackingRequestShape)
-}
-
-func (b *builder) trackingRequestResource(t *model.TrackingRequest) *Resource {
-	return &Resource{
-		ID:            t.ID,
-		Type:          model.TrackingRequestType,
-		Attributes:    trackingRequestAttributesOf(t),
-		Relationships: b.linkage(t, trackingRequestShape.members),
-		Links:         &Links{Self: b.base + "/v2/tracking_requests/" + t.ID},
-	}
 }
 
 // ---------------------------------------------------------------- infer_number

@@ -34,7 +34,7 @@ var rawEventShape *shape
 // the included ones.
 func init() {
 	rawEventShape = shapeOf(catalog.RawEvent, (*builder).rawEventResource)
-	for _, s := range []*shape{rawEventShape, shapeOf(catalog.Vessel, (*builder).vesselResource)} {
+	for _, s := range []*shape{rawEventShape, shapeOf(catalog.Vessel, vesselResource)} {
 		includedShapes[s.res] = s
 	}
 }
@@ -142,16 +142,11 @@ type vesselPositionsAttributes struct {
 	Positions model.JSON `json:"positions"`
 }
 
-func (b *builder) vesselResource(v *model.Vessel) *Resource {
-	return &Resource{ID: v.ID, Type: model.VesselType, Attributes: vesselAttributesOf(v),
-		Links: &Links{Self: b.base + "/v2/vessels/" + v.ID}}
-}
-
 // getVessel answers /v2/vessels/{id} for a vessel's id or IMO number. The
 // positions history (show_positions) is not kept: the parameters are
 // accepted and change nothing.
 func (s *server) getVessel(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, vesselItem, (s.res.Vessel), plain((*builder).vesselResource))
+	serveOne(s, w, r, vesselItem, (s.res.Vessel), plain(vesselResource))
 }
 
 func (s *server) vesselFuturePositions(w http.ResponseWriter, r *http.Request) {

@@ -47,7 +47,7 @@ var (
 // init runs after render.go's (files initialise in name order): the
 // included shapes of the webhook types join its map.
 func init() {
-	notificationShape = shapeOf(catalog.WebhookNotification, (*builder).notificationResource)
+	notificationShape = shapeOf(catalog.WebhookNotification, notificationResource)
 	webhookShape = shapeOf(catalog.Webhook, (*builder).webhookResource)
 	containerUpdatedEventShape = shapeOf(catalog.ContainerUpdatedEvent, (*builder).containerUpdatedEventResource)
 	transportEventShape = shapeOf(catalog.TransportEvent, (*builder).transportEventResource)
@@ -277,16 +277,6 @@ func (s *server) getNotification(w http.ResponseWriter, r *http.Request) {
 // notifications renders notifications with the includes of p.
 func (b *builder) notifications(ctx context.Context, ns []*model.WebhookNotification, p *params) ([]*Resource, error) {
 	return renderAll(b, ctx, ns, p, notificationShape)
-}
-
-func (b *builder) notificationResource(n *model.WebhookNotification) *Resource {
-	return &Resource{
-		ID:            n.ID,
-		Type:          "webhook_notification",
-		Attributes:    notificationAttributesOf(n),
-		Relationships: b.linkage(n, notificationShape.members),
-		Links:         &Links{Self: b.base + "/v2/webhook_notifications/" + n.ID},
-	}
 }
 
 // eventAttributes are a reference object's frozen attributes, with the

@@ -55,13 +55,13 @@ func (b *builder) exampleNotification(x resolve.WebhookExample) (res, ref *Resou
 	case *model.TransportEvent:
 		ref = b.transportEventResource(v)
 	case *model.Document:
-		ref = b.documentResource(v)
+		ref = documentResource(b, v)
 	case *model.TrackingRequest:
-		ref = b.trackingRequestResource(v)
+		ref = trackingRequestResource(b, v)
 	case *model.EstimatedEvent:
 		ref = b.estimatedEventResource(v)
 	}
-	res = b.notificationResource(x.Notification)
+	res = notificationResource(b, x.Notification)
 	res.Links = nil // nothing to fetch
 	return res, ref
 }
