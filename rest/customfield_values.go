@@ -65,7 +65,7 @@ func (s *server) listEntityCustomFields(e entityRoute) http.HandlerFunc {
 				return listPage[*model.CustomField]{}, err
 			}
 			return memoryPage(all, p.page), nil
-		}, plain((*builder).customFieldResource))
+		}, plain(customFieldResource))
 	}
 }
 
@@ -87,7 +87,7 @@ func (s *server) getEntityCustomField(e entityRoute) http.HandlerFunc {
 		for _, cf := range all {
 			if cf.APISlug == slug {
 				b := s.newBuilder(s.baseURL(r), p)
-				b.writeOne(w, r, http.StatusOK, b.customFieldResource(cf))
+				b.writeOne(w, r, http.StatusOK, customFieldResource(b, cf))
 				return
 			}
 		}
@@ -141,7 +141,7 @@ func (s *server) writeCreated(w http.ResponseWriter, r *http.Request, cf *model.
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	data := b.customFieldResource(cf)
+	data := customFieldResource(b, cf)
 	w.Header().Set("Location", data.Links.Self)
 	b.writeOne(w, r, http.StatusCreated, data)
 }
@@ -174,7 +174,7 @@ func (s *server) writeUpdated(w http.ResponseWriter, r *http.Request, cf *model.
 		w.WriteHeader(http.StatusNoContent)
 	default:
 		b := s.newBuilder(s.baseURL(r), nil)
-		b.writeOne(w, r, http.StatusOK, b.customFieldResource(cf))
+		b.writeOne(w, r, http.StatusOK, customFieldResource(b, cf))
 	}
 }
 
@@ -216,7 +216,7 @@ func (s *server) listCustomFields(w http.ResponseWriter, r *http.Request) {
 			return none, err
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountCustomFields(ctx, who(r), f) }), nil
-	}, plain((*builder).customFieldResource))
+	}, plain(customFieldResource))
 }
 
 // entityTypeFilter reads filter[entity_type]: an entity type as the
@@ -271,7 +271,7 @@ func isUUID(id string) bool {
 }
 
 func (s *server) getCustomField(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, customFieldOne, (s.res.CustomField), plain((*builder).customFieldResource))
+	serveOne(s, w, r, customFieldOne, (s.res.CustomField), plain(customFieldResource))
 }
 
 // createCustomField sets a value on the entity of
@@ -361,5 +361,5 @@ func (s *server) deleteCustomField(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(b.customFieldResource(cf), nil, nil))
+	writeDocument(w, r, http.StatusOK, b.document(customFieldResource(b, cf), nil, nil))
 }

@@ -200,7 +200,7 @@ type customFieldAttributes struct {
 // customFieldResource renders a value: value is the raw JSON of its data
 // type (string, number, boolean, list of strings), display_value the human
 // form (an enum's label, a formatted date).
-func (b *builder) customFieldResource(cf *model.CustomField) *Resource {
+func customFieldResource(b *builder, cf *model.CustomField) *Resource {
 	self := b.base + "/v2/shipments/" + deref(cf.ShipmentID) + "/custom_fields/" + cf.APISlug
 	switch {
 	case cf.ContainerID != nil:

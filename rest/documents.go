@@ -39,19 +39,11 @@ func (s *server) listDocuments(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.Document]{}, p.cursorError(err)
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountDocuments(ctx, who(r), filter) }), nil
-	}, (*builder).documents)
+	}, withIncludes)
 }
 
 func (s *server) getDocument(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, documentItem, (s.res.Document), (*builder).documents)
-}
-
-// documents renders documents with their linkage and the includes of p.
-// Statements: one per to-many relationship (shipments, cargos: linkage is
-// always needed), one per included to-one relationship, and, when shipments
-// are included, one for their containers linkage.
-func (b *builder) documents(ctx context.Context, docs []*model.Document, p *params) ([]*Resource, error) {
-	return renderAll(b, ctx, docs, p, documentShape)
+	serveOne(s, w, r, documentItem, (s.res.Document), withIncludes)
 }
 
 type representationAttributes struct {

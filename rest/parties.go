@@ -20,20 +20,10 @@ import (
 // A party is also a tracking request's customer (include=customer). PATCH
 // renames it (company_name, the create's rules).
 
-var partyShape *shape
-
-// init runs before render.go's, which registers partyShape as the shape
-// of included parties.
-func init() { partyShape = shapeOf(catalog.Party, partyResource) }
-
 var (
 	partyList = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party), paged: true}
 	partyItem = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party)}
 )
-
-func (b *builder) parties(ctx context.Context, ps []*model.Party, p *params) ([]*Resource, error) {
-	return renderAll(b, ctx, ps, p, partyShape)
-}
 
 func (s *server) listParties(w http.ResponseWriter, r *http.Request) {
 	caller := who(r)
@@ -43,13 +33,13 @@ func (s *server) listParties(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.Party]{}, err
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountParties(ctx, caller) }), nil
-	}, (*builder).parties)
+	}, withIncludes)
 }
 
 func (s *server) getParty(w http.ResponseWriter, r *http.Request) {
 	serveOne(s, w, r, partyItem, func(ctx context.Context, p *model.Principal, id string, _ *resolve.Plan) (*model.Party, error) {
 		return s.res.Party(ctx, p, id)
-	}, (*builder).parties)
+	}, withIncludes)
 }
 
 func (s *server) createParty(w http.ResponseWriter, r *http.Request) {
@@ -71,7 +61,7 @@ func (s *server) createParty(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), p)
-	data, err := b.parties(r.Context(), []*model.Party{v}, p)
+	data, err := withIncludes(b, r.Context(), []*model.Party{v}, p)
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -129,5 +119,5 @@ func (s *server) updateParty(w http.ResponseWriter, r *http.Request) {
 		c.Patch.CompanyName = *name
 	}
 	v, err := s.res.UpdateParty(r.Context(), who(r), c)
-	serveWritten(s, w, r, p, v, err, (*builder).parties)
+	serveWritten(s, w, r, p, v, err, withIncludes)
 }

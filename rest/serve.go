@@ -148,12 +148,6 @@ func answerRecord[T any](s *server, w http.ResponseWriter, r *http.Request, p *p
 	b.writeOne(w, r, status, data[0])
 }
 
-// writeOne answers a document whose data is one resource, with the
-// resource's self link as the document's.
-func (b *builder) writeOne(w http.ResponseWriter, r *http.Request, status int, data *Resource) {
-	writeDocument(w, r, status, b.document(data, &Links{Self: data.Links.Self}, nil))
-}
-
 // writeBody reads a write's body, whose attributes it returns; typ is the
 // resource type data.type must name. Its error is marked resolve.Malformed:
 // the resolver layer answers it after the key's role (a viewer's 403 comes

@@ -28,13 +28,6 @@ import (
 // include=tracked_object,customer (a party; the create takes it
 // as data.relationships.customer).
 
-var trackingRequestShape *shape
-
-func init() {
-	trackingRequestShape = shapeOf(catalog.TrackingRequest, trackingRequestResource)
-	includedShapes[trackingRequestShape.res] = trackingRequestShape
-}
-
 var (
 	trackingRequestIncludes = includes(catalog.TrackingRequest)
 	trackingRequestList     = endpoint{
@@ -67,7 +60,7 @@ func (s *server) listTrackingRequests(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.TrackingRequest]{}, p.cursorError(err)
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountTrackingRequests(ctx, who(r), filter) }), nil
-	}, (*builder).trackingRequests)
+	}, withIncludes)
 }
 
 // trackingRequestFilter reads the list's filters.
@@ -119,7 +112,7 @@ func timeFilter(p *params, name string) (*time.Time, error) {
 }
 
 func (s *server) getTrackingRequest(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, trackingRequestItem, (s.res.TrackingRequest), (*builder).trackingRequests)
+	serveOne(s, w, r, trackingRequestItem, (s.res.TrackingRequest), withIncludes)
 }
 
 func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
@@ -138,7 +131,7 @@ func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
 		in.CustomerID = customer
 	}
 	t, err := s.res.CreateTrackingRequest(r.Context(), who(r), resolve.CreateTrackingRequest{Input: in, Invalid: firstErr(resolve.Malformed(bad), invalid)})
-	serveCreated(s, w, r, p, t, err, (*builder).trackingRequests)
+	serveCreated(s, w, r, p, t, err, withIncludes)
 }
 
 func (s *server) updateTrackingRequest(w http.ResponseWriter, r *http.Request) {
@@ -152,7 +145,7 @@ func (s *server) updateTrackingRequest(w http.ResponseWriter, r *http.Request) {
 	// first), as the resolver layer orders it.
 	patch, invalid := trackingRequestPatch(attrs)
 	t, err := s.res.UpdateTrackingRequest(r.Context(), who(r), resolve.UpdateTrackingRequest{ID: r.PathValue("id"), Patch: patch, Invalid: firstErr(bad, invalid)})
-	serveWritten(s, w, r, p, t, err, (*builder).trackingRequests)
+	serveWritten(s, w, r, p, t, err, withIncludes)
 }
 
 // trackingRequestInput reads the attributes of a POST. shipment_tags (the
@@ -282,11 +275,6 @@ func trackingRequestPatch(attrs attributes) (p model.TrackingRequestPatch, err e
 	}
 	p.Tags, err = attrs.optionalList("tags")
 	return p, err
-}
-
-// trackingRequests renders tracking requests with the includes of p.
-func (b *builder) trackingRequests(ctx context.Context, ts []*model.TrackingRequest, p *params) ([]*Resource, error) {
-	return renderAll(b, ctx, ts, p, trackingRequestShape)
 }
 
 // ---------------------------------------------------------------- infer_number

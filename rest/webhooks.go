@@ -38,25 +38,6 @@ var (
 	notificationItem = endpoint{serializer: "V2::WebhookNotificationSerializer", includes: notificationIncludes}
 )
 
-// The shapes of notifications and of what they include.
-var (
-	notificationShape, webhookShape                                      *shape
-	containerUpdatedEventShape, transportEventShape, estimatedEventShape *shape
-)
-
-// init runs after render.go's (files initialise in name order): the
-// included shapes of the webhook types join its map.
-func init() {
-	notificationShape = shapeOf(catalog.WebhookNotification, notificationResource)
-	webhookShape = shapeOf(catalog.Webhook, (*builder).webhookResource)
-	containerUpdatedEventShape = shapeOf(catalog.ContainerUpdatedEvent, (*builder).containerUpdatedEventResource)
-	transportEventShape = shapeOf(catalog.TransportEvent, (*builder).transportEventResource)
-	estimatedEventShape = shapeOf(catalog.EstimatedEvent, (*builder).estimatedEventResource)
-	for _, s := range []*shape{webhookShape, containerUpdatedEventShape, transportEventShape, estimatedEventShape} {
-		includedShapes[s.res] = s
-	}
-}
-
 // ---------------------------------------------------------------- webhooks
 
 func (s *server) listWebhooks(w http.ResponseWriter, r *http.Request) {
@@ -66,11 +47,11 @@ func (s *server) listWebhooks(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.Webhook]{}, err
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountWebhooks(ctx, who(r)) }), nil
-	}, plain((*builder).webhookResource))
+	}, plain(webhookResource))
 }
 
 func (s *server) getWebhook(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, webhookItem, (s.res.Webhook), plain((*builder).webhookResource))
+	serveOne(s, w, r, webhookItem, (s.res.Webhook), plain(webhookResource))
 }
 
 func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
@@ -86,7 +67,7 @@ func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	data := b.webhookResource(wh)
+	data := webhookResource(b, wh)
 	w.Header().Set("Location", data.Links.Self)
 	b.writeOne(w, r, http.StatusCreated, data)
 }
@@ -106,7 +87,7 @@ func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	b.writeOne(w, r, http.StatusOK, b.webhookResource(wh))
+	b.writeOne(w, r, http.StatusOK, webhookResource(b, wh))
 }
 
 func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
@@ -120,7 +101,7 @@ func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(b.webhookResource(wh), nil, nil))
+	writeDocument(w, r, http.StatusOK, b.document(webhookResource(b, wh), nil, nil))
 }
 
 type webhookAttributes struct {
@@ -131,7 +112,7 @@ type webhookAttributes struct {
 	Headers []model.WebhookHeader `json:"headers"`
 }
 
-func (b *builder) webhookResource(wh *model.Webhook) *Resource {
+func webhookResource(b *builder, wh *model.Webhook) *Resource {
 	headers := []model.WebhookHeader(wh.HeaderList)
 	if headers == nil {
 		headers = []model.WebhookHeader{}
@@ -267,16 +248,11 @@ func (s *server) listNotifications(w http.ResponseWriter, r *http.Request) {
 			return none, err
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountWebhookNotifications(ctx, who(r), f) }), nil
-	}, (*builder).notifications)
+	}, withIncludes)
 }
 
 func (s *server) getNotification(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, notificationItem, (s.res.WebhookNotification), (*builder).notifications)
-}
-
-// notifications renders notifications with the includes of p.
-func (b *builder) notifications(ctx context.Context, ns []*model.WebhookNotification, p *params) ([]*Resource, error) {
-	return renderAll(b, ctx, ns, p, notificationShape)
+	serveOne(s, w, r, notificationItem, (s.res.WebhookNotification), withIncludes)
 }
 
 // eventAttributes are a reference object's frozen attributes, with the
@@ -313,12 +289,12 @@ func eventAttributes(e *model.WebhookEvent, typ string) model.JSON {
 	return model.JSON(strings.TrimSpace(string(out)))
 }
 
-func (b *builder) containerUpdatedEventResource(e *model.ContainerUpdatedEvent) *Resource {
+func containerUpdatedEventResource(b *builder, e *model.ContainerUpdatedEvent) *Resource {
 	return &Resource{ID: e.ID, Type: model.ContainerUpdatedEventType, Attributes: eventAttributes(&e.WebhookEvent, model.ContainerUpdatedEventType),
 		Relationships: b.linkage(e, containerUpdatedEventShape.members)}
 }
 
-func (b *builder) estimatedEventResource(e *model.EstimatedEvent) *Resource {
+func estimatedEventResource(b *builder, e *model.EstimatedEvent) *Resource {
 	return &Resource{ID: e.ID, Type: model.EstimatedEventType, Attributes: eventAttributes(&e.WebhookEvent, model.EstimatedEventType),
 		Relationships: b.linkage(e, estimatedEventShape.members)}
 }

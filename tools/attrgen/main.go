@@ -278,7 +278,7 @@ func writerOf(m member, ownerName string) (string, error) {
 		if !slices.Contains(listElems, t.Elem()) {
 			listElems = append(listElems, t.Elem())
 		}
-		return custom("a.e." + listWriter(t.Elem()) + "(a.e.b, " + v + ")"), nil
+		return custom(listWriter(t.Elem()) + "(a.e, a.e.b, " + v + ")"), nil
 	case t.Kind() == reflect.Slice && t.Elem() == reflect.TypeFor[string]():
 		return call("strs", v), nil
 	case t.Kind() == reflect.String:
@@ -320,7 +320,7 @@ func elemWriterOf(f reflect.StructField) (string, error) {
 // writeListWriter writes the writer of a list of elem: null for nil, else
 // each element as an object of its json-tagged fields, in their order.
 func writeListWriter(b *bytes.Buffer, elem reflect.Type) error {
-	fmt.Fprintf(b, "\n// %s writes v as encoding/json writes []%s.\nfunc (e *encoder) %s(b []byte, v []%s) []byte {\n", listWriter(elem), elem, listWriter(elem), elem)
+	fmt.Fprintf(b, "\n// %s writes v as encoding/json writes []%s.\nfunc %s(e *encoder, b []byte, v []%s) []byte {\n", listWriter(elem), elem, listWriter(elem), elem)
 	b.WriteString("\tif v == nil {\n\t\treturn append(b, \"null\"...)\n\t}\n\tb = append(b, '[')\n\tfor i, x := range v {\n\t\tif i > 0 {\n\t\t\tb = append(b, ',')\n\t\t}\n")
 	sep := "{"
 	for _, f := range reflect.VisibleFields(elem) {
