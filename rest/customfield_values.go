@@ -51,16 +51,10 @@ var (
 	requestFields   = entityRoute{kind: "TrackingRequest", param: "tracking_request_id", what: "tracking request"}
 )
 
-// values reads the values set on the entity of the path (one statement;
-// display name order), or answers not found.
-func (s *server) values(ctx context.Context, p *model.Principal, e entityRoute, id string) ([]*model.CustomField, error) {
-	return s.res.CustomFieldsOf(ctx, p, e.kind, id)
-}
-
 func (s *server) listEntityCustomFields(e entityRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		serveList(s, w, r, customFieldLst, func(ctx context.Context, p *params) (listPage[*model.CustomField], error) {
-			all, err := s.values(ctx, who(r), e, r.PathValue(e.param))
+			all, err := s.res.CustomFieldsOf(ctx, who(r), e.kind, r.PathValue(e.param))
 			if err != nil {
 				return listPage[*model.CustomField]{}, err
 			}
@@ -73,25 +67,9 @@ func (s *server) listEntityCustomFields(e entityRoute) http.HandlerFunc {
 // on the entity, 404 when it is not set.
 func (s *server) getEntityCustomField(e entityRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		p, err := parseParams(r, customFieldOne)
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		all, err := s.values(r.Context(), who(r), e, r.PathValue(e.param))
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		slug := r.PathValue("api_slug")
-		for _, cf := range all {
-			if cf.APISlug == slug {
-				b := s.newBuilder(s.baseURL(r), p)
-				b.writeOne(w, r, http.StatusOK, customFieldResource(b, cf))
-				return
-			}
-		}
-		WriteError(w, r, model.Errorf(model.ENOTFOUND, "custom field %q is not set", slug))
+		serveOne(s, w, r, customFieldOne, func(ctx context.Context, p *model.Principal, id string, _ *resolve.Plan) (*model.CustomField, error) {
+			return s.res.EntityCustomField(ctx, p, e.kind, r.PathValue(e.param), r.PathValue("api_slug"))
+		}, plain(customFieldResource))
 	}
 }
 

@@ -3,7 +3,6 @@ package rest
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"shipgraph/model"
 	"shipgraph/resolve"
@@ -79,25 +78,9 @@ func (s *server) listOptions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
-	p, err := parseParams(r, optionItem)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	all, err := s.res.Options(r.Context(), who(r), r.PathValue("definition_id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	id := strings.ToLower(r.PathValue("option_id"))
-	for _, o := range all {
-		if o.ID == id {
-			b := s.newBuilder(s.baseURL(r), p)
-			b.writeOne(w, r, http.StatusOK, optionResource(b, o))
-			return
-		}
-	}
-	WriteError(w, r, model.NotFound("custom field option"))
+	serveOne(s, w, r, optionItem, func(ctx context.Context, p *model.Principal, _ string, _ *resolve.Plan) (*model.CustomFieldOption, error) {
+		return s.res.Option(ctx, p, r.PathValue("definition_id"), r.PathValue("option_id"))
+	}, plain(optionResource))
 }
 
 func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
