@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"shipgraph/catalog"
@@ -57,29 +56,24 @@ func (s *server) listTrackingRequests(w http.ResponseWriter, r *http.Request) {
 		}
 		pg, err := s.res.TrackingRequests(ctx, who(r), resolve.TrackingRequestQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
-			return listPage[*model.TrackingRequest]{}, p.cursorError(err)
+			return listPage[*model.TrackingRequest]{}, atParameter(p.cursorError(err), trackingRequestParams)
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountTrackingRequests(ctx, who(r), filter) }), nil
 	}, withIncludes)
 }
 
-// trackingRequestFilter reads the list's filters.
+// trackingRequestParams are the query parameters of the resolver layer's
+// filter arguments.
+var trackingRequestParams = map[string]string{"statuses": "filter[status]", "requestTypes": "filter[request_type]"}
+
+// trackingRequestFilter reads the list's filters; the resolver layer
+// checks them.
 func trackingRequestFilter(p *params) (f model.TrackingRequestFilter, err error) {
 	for _, v := range p.listFilter("filter[status]") {
-		if !slices.Contains(model.TrackingRequestStatuses.Values(), v) {
-			return f, badParam("filter[status]", "filter[status] must be one of %s", strings.Join(model.TrackingRequestStatuses.Values(), ", "))
-		}
 		f.Statuses = append(f.Statuses, model.TrackingRequestStatus(v))
 	}
-	for _, v := range p.listFilter("filter[request_type]") {
-		if !slices.Contains(model.TrackingRequestTypes, v) {
-			return f, badParam("filter[request_type]", "filter[request_type] must be one of %s", strings.Join(model.TrackingRequestTypes, ", "))
-		}
-		f.RequestTypes = append(f.RequestTypes, v)
-	}
-	for _, v := range p.listFilter("filter[scac]") {
-		f.Scacs = append(f.Scacs, strings.ToUpper(v))
-	}
+	f.RequestTypes = p.listFilter("filter[request_type]")
+	f.Scacs = p.listFilter("filter[scac]")
 	f.RequestNumber = p.filter("filter[request_number]")
 	f.Search = p.filter("q")
 	f.Tags = p.listFilter("filter[tags]")
