@@ -334,10 +334,5 @@ func (s *server) deleteCustomField(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cf, err := s.res.DeleteValue(r.Context(), who(r), r.PathValue("id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(customFieldResource(b, cf), nil, nil))
+	serveDeleted(s, w, r, cf, err, customFieldResource)
 }

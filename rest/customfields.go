@@ -85,7 +85,8 @@ func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 	defID := r.PathValue("definition_id")
-	if _, err := parseParams(r, optionItem); err != nil {
+	p, err := parseParams(r, optionItem)
+	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -94,31 +95,20 @@ func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 	// first), as the resolver layer orders it.
 	in, invalid := optionInput(attrs)
 	o, err := s.res.CreateOption(r.Context(), who(r), resolve.CreateOption{DefinitionID: defID, Input: in, Invalid: firstErr(bad, invalid)})
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	data := optionResource(b, o)
-	w.Header().Set("Location", data.Links.Self)
-	b.writeOne(w, r, http.StatusCreated, data)
+	serveCreated(s, w, r, p, o, err, plain(optionResource))
 }
 
 func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
 	defID, optID := r.PathValue("definition_id"), r.PathValue("option_id")
-	if _, err := parseParams(r, optionItem); err != nil {
+	p, err := parseParams(r, optionItem)
+	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "custom_field_option")
 	patch, invalid := optionPatch(attrs)
 	o, err := s.res.UpdateOption(r.Context(), who(r), resolve.UpdateOption{DefinitionID: defID, OptionID: optID, Patch: patch, Invalid: firstErr(bad, invalid)})
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	b.writeOne(w, r, http.StatusOK, optionResource(b, o))
+	serveWritten(s, w, r, p, o, err, plain(optionResource))
 }
 
 // deleteOption answers 200 with the deleted option, so a client sees what
@@ -129,12 +119,7 @@ func (s *server) deleteOption(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := s.res.DeleteOption(r.Context(), who(r), r.PathValue("definition_id"), r.PathValue("option_id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(optionResource(b, o), nil, nil))
+	serveDeleted(s, w, r, o, err, optionResource)
 }
 
 // optionInput reads the attributes of a new option: label and value are

@@ -56,18 +56,7 @@ func (s *server) createParty(w http.ResponseWriter, r *http.Request) {
 		c.Input.CompanyName = *name
 	}
 	v, err := s.res.CreateParty(r.Context(), caller, c)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data, err := withIncludes(b, r.Context(), []*model.Party{v}, p)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	w.Header().Set("Location", data[0].Links.Self)
-	b.writeOne(w, r, http.StatusCreated, data[0])
+	serveCreated(s, w, r, p, v, err, withIncludes)
 }
 
 // customerOf reads a tracking request body's customer relationship:

@@ -148,6 +148,17 @@ func answerRecord[T any](s *server, w http.ResponseWriter, r *http.Request, p *p
 	b.writeOne(w, r, status, data[0])
 }
 
+// serveDeleted answers a delete: 200 with the record deleted (without
+// links: it is gone), or err.
+func serveDeleted[T any](s *server, w http.ResponseWriter, r *http.Request, v *T, err error, render func(*builder, *T) *Resource) {
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	writeDocument(w, r, http.StatusOK, b.document(render(b, v), nil, nil))
+}
+
 // writeBody reads a write's body, whose attributes it returns; typ is the
 // resource type data.type must name. Its error is marked resolve.Malformed:
 // the resolver layer answers it after the key's role (a viewer's 403 comes

@@ -55,25 +55,20 @@ func (s *server) getWebhook(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseParams(r, webhookItem); err != nil {
+	p, err := parseParams(r, webhookItem)
+	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "webhook")
 	in, invalid := webhookInput(attrs)
 	wh, err := s.res.CreateWebhook(r.Context(), who(r), resolve.CreateWebhook{Input: in, Invalid: firstErr(bad, invalid)})
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	data := webhookResource(b, wh)
-	w.Header().Set("Location", data.Links.Self)
-	b.writeOne(w, r, http.StatusCreated, data)
+	serveCreated(s, w, r, p, wh, err, plain(webhookResource))
 }
 
 func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseParams(r, webhookItem); err != nil {
+	p, err := parseParams(r, webhookItem)
+	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -82,12 +77,7 @@ func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) {
 	c.Patch, c.RotateSecret, c.Invalid = webhookPatch(attrs)
 	c.Invalid = firstErr(bad, c.Invalid)
 	wh, err := s.res.UpdateWebhook(r.Context(), who(r), c)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	b.writeOne(w, r, http.StatusOK, webhookResource(b, wh))
+	serveWritten(s, w, r, p, wh, err, plain(webhookResource))
 }
 
 func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
@@ -96,12 +86,7 @@ func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wh, err := s.res.DeleteWebhook(r.Context(), who(r), r.PathValue("id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(webhookResource(b, wh), nil, nil))
+	serveDeleted(s, w, r, wh, err, webhookResource)
 }
 
 type webhookAttributes struct {
