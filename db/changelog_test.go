@@ -223,7 +223,10 @@ func TestChangeLogRows(t *testing.T) {
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
+	// The bulk loader's switch (on Citus SET LOCAL reaches the workers,
+	// where the shards' triggers run, with propagate_set_commands).
 	tx = begin(t, f.sql)
+	exec(t, tx, `SET LOCAL citus.propagate_set_commands = 'local'`)
 	exec(t, tx, `SET LOCAL shipgraph.notify = 'off'`)
 	exec(t, tx, touch, c0)
 	if err := tx.Commit(); err != nil {
@@ -286,6 +289,47 @@ func TestChangeLogRows(t *testing.T) {
 	}
 	if _, ok, err := f.store.AccountChangeLogPos(ctx, f.account, got[1].ID+1000); ok || err != nil {
 		t.Fatalf("an unknown id is known (%v)", err)
+	}
+}
+
+// The schedule and poll times that change on every tracking poll are
+// quiet: an update of them alone is not logged, with no setting, on every
+// engine (the trigger on a Citus worker's shard decides it too); one that
+// changes them with anything else is logged with every changed column.
+func TestChangeLogQuietColumns(t *testing.T) {
+	f := newLogFixture(t)
+	ctx := context.Background()
+	var shipment, request string
+	if err := f.sql.QueryRow(`SELECT shipment_id FROM containers WHERE account_id = $1 AND id = $2`, f.account, f.containers[0]).Scan(&shipment); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.sql.QueryRow(`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, next_poll_at)
+		VALUES ($1, 'bill_of_lading', 'QUIET1', 'MAEU', now()) RETURNING id`, f.account).Scan(&request); err != nil {
+		t.Fatal(err)
+	}
+	head, err := f.store.AccountChangeLogHead(ctx, f.account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(t, f.sql, `UPDATE tracking_requests SET last_polled_at = now(), next_poll_at = now() + interval '1 hour'
+		WHERE account_id = $1 AND id = $2`, f.account, request)
+	exec(t, f.sql, `UPDATE shipments SET line_tracking_last_attempted_at = now(), line_tracking_last_succeeded_at = now()
+		WHERE account_id = $1 AND id = $2`, f.account, shipment)
+	if got, _ := f.readAll(t, f.account, head); len(got) != 0 {
+		t.Fatalf("quiet updates logged: %+v", got)
+	}
+
+	exec(t, f.sql, `UPDATE tracking_requests SET next_poll_at = now() + interval '2 hours', retry_count = retry_count + 1
+		WHERE account_id = $1 AND id = $2`, f.account, request)
+	exec(t, f.sql, `UPDATE shipments SET line_tracking_last_attempted_at = now() + interval '1 minute', pod_voyage_number = 'Q1'
+		WHERE account_id = $1 AND id = $2`, f.account, shipment)
+	got, _ := f.readAll(t, f.account, head)
+	if len(got) != 2 || got[0].RecordID != request || got[0].Type != "tracking_request" || got[1].RecordID != shipment || got[1].Type != "shipment" {
+		t.Fatalf("logged %+v, want the request's and the shipment's changes", got)
+	}
+	if !slices.Equal(got[0].Changed, []string{"next_poll_at", "retry_count"}) ||
+		!slices.Equal(got[1].Changed, []string{"line_tracking_last_attempted_at", "pod_voyage_number"}) {
+		t.Fatalf("changed %v and %v", got[0].Changed, got[1].Changed)
 	}
 }
 
