@@ -206,6 +206,16 @@ func (p *params) cursorError(err error) error {
 	return e.AtParameter(name)
 }
 
+// atParameter names in err, an error of the resolver layer naming one of
+// its arguments, the query parameter that carries the argument (names:
+// argument → parameter).
+func atParameter(err error, names map[string]string) error {
+	if e, ok := model.AsError(err); ok && names[e.Parameter] != "" {
+		return e.AtParameter(names[e.Parameter])
+	}
+	return err
+}
+
 // queryError describes a url.ParseQuery failure without echoing internals.
 func queryError(err error) string {
 	if strings.Contains(err.Error(), "semicolon") {
