@@ -103,16 +103,29 @@ func exec(t *testing.T, q interface {
 	}
 }
 
-const touch = `UPDATE containers SET seal_number = coalesce(seal_number, '') || 'x' WHERE id = $1`
+// touch changes container $2 of account $1 (by its key, a single-shard
+// write on Citus: by id alone it would lock every shard, and a writer of
+// another account would wait for it).
+const touch = `UPDATE containers SET seal_number = coalesce(seal_number, '') || 'x' WHERE account_id = $1 AND id = $2`
 
 // waitBlocked returns once a backend runs a statement containing q and
-// waits for a lock.
+// waits for a lock. On Citus the wait is on the worker that holds the
+// shard, under the shard's statement; citus_lock_waits shows it with the
+// coordinator's statement.
 func waitBlocked(t *testing.T, s *sql.DB, q string) {
 	t.Helper()
+	waits := `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0`
+	var citus bool
+	if err := s.QueryRow(`SELECT to_regclass('pg_catalog.citus_lock_waits') IS NOT NULL`).Scan(&citus); err != nil {
+		t.Fatal(err)
+	}
+	if citus {
+		waits = `SELECT count(*) FROM citus_lock_waits WHERE strpos(blocked_statement, $1) > 0`
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var n int
-		if err := s.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0`, q).Scan(&n); err != nil {
+		if err := s.QueryRow(waits, q).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n > 0 {
@@ -142,10 +155,10 @@ func TestChangeLogInterleaved(t *testing.T) {
 	// A writes first and stays open; B's write of the same account waits
 	// for A.
 	a, b := begin(t, f.sql), begin(t, f.sql)
-	exec(t, a, touch, f.containers[0])
+	exec(t, a, touch, f.account, f.containers[0])
 	bDone := make(chan error, 1)
 	go func() {
-		_, err := b.Exec(touch+` -- writer B`, f.containers[1])
+		_, err := b.Exec(touch+` -- writer B`, f.account, f.containers[1])
 		bDone <- err
 	}()
 	waitBlocked(t, f.sql, "-- writer B")
@@ -157,7 +170,7 @@ func TestChangeLogInterleaved(t *testing.T) {
 	if err := f.sql.QueryRow(`SELECT id FROM containers WHERE account_id = $1 LIMIT 1`, f.other).Scan(&otherContainer); err != nil {
 		t.Fatal(err)
 	}
-	exec(t, f.sql, touch, otherContainer)
+	exec(t, f.sql, touch, f.other, otherContainer)
 	if got, _ := f.readAll(t, f.other, 0); len(got) != 1 || got[0].Pos != 1 {
 		t.Fatalf("the other account's log: %+v", got)
 	}
@@ -185,12 +198,12 @@ func TestChangeLogInterleaved(t *testing.T) {
 
 	// A rollback gives its positions back: no hole.
 	tx := begin(t, f.sql)
-	exec(t, tx, touch, f.containers[2])
-	exec(t, tx, touch, f.containers[2])
+	exec(t, tx, touch, f.account, f.containers[2])
+	exec(t, tx, touch, f.account, f.containers[2])
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	exec(t, f.sql, touch, f.containers[2])
+	exec(t, f.sql, touch, f.account, f.containers[2])
 	page, err := f.store.ReadAccountChangeLogPage(ctx, f.account, c, 10)
 	if err != nil || len(page.Changes) != 1 || page.Changes[0].Pos != c+1 || page.Gap {
 		t.Fatalf("after a rollback: %+v (%v), want one change at %d", page, err, c+1)
@@ -219,13 +232,13 @@ func TestChangeLogRows(t *testing.T) {
 	exec(t, f.sql, `UPDATE containers SET current_status = current_status WHERE id = $1`, c0) // no change
 
 	tx := begin(t, f.sql)
-	exec(t, tx, touch, c0)
+	exec(t, tx, touch, f.account, c0)
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
 	tx = begin(t, f.sql)
 	exec(t, tx, `SET LOCAL shipgraph.notify = 'off'`)
-	exec(t, tx, touch, c0)
+	exec(t, tx, touch, f.account, c0)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +490,7 @@ func TestChangeLogWAL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.sql.Exec(touch, f.containers[0]); err != nil {
+	if _, err := f.sql.Exec(touch, f.account, f.containers[0]); err != nil {
 		t.Fatal(err)
 	}
 	var committed int64
