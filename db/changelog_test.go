@@ -302,10 +302,30 @@ func TestChangeLogRows(t *testing.T) {
 	}
 }
 
-// insertLog is a statement that logs $4 changes of account $1 (record $2)
-// at now() - $3, each at the account's next position.
-const insertLog = `INSERT INTO change_log (account_id, pos, record_type, record_id, op, logged_at)
-	SELECT $1, shipgraph_change_log_pos($1), 'container', $2, 'UPDATE', now() - $3::interval FROM generate_series(1, $4)`
+// logChanges logs n changes of container of account the store's own way
+// (n writes of the row, logged by its trigger at the account's next
+// positions), then dates them age ago.
+func (f *logFixture) logChanges(t *testing.T, account, container string, age time.Duration, n int) {
+	t.Helper()
+	head, err := f.store.AccountChangeLogHead(context.Background(), account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		exec(t, f.sql, touch, account, container)
+	}
+	exec(t, f.sql, `UPDATE change_log SET logged_at = $3 WHERE account_id = $1 AND pos > $2`, account, head, time.Now().Add(-age))
+}
+
+// otherContainer is a container of the fixture's other account.
+func (f *logFixture) otherContainer(t *testing.T) string {
+	t.Helper()
+	var id string
+	if err := f.sql.QueryRow(`SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, f.other).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
 
 // Pruning removes the rows older than the retention, oldest first, a batch
 // at a time; one instance prunes at a time. A reader finds what was pruned
@@ -315,9 +335,9 @@ func TestChangeLogPrune(t *testing.T) {
 	ctx := context.Background()
 	// 12 old rows, then 2 recent ones of the account; 3 recent ones of
 	// another.
-	exec(t, f.sql, insertLog, f.account, f.containers[0], "10 days", 12)
-	exec(t, f.sql, insertLog, f.account, f.containers[2], "1 hour", 2)
-	exec(t, f.sql, insertLog, f.other, f.containers[1], "1 hour", 3)
+	f.logChanges(t, f.account, f.containers[0], 10*24*time.Hour, 12)
+	f.logChanges(t, f.account, f.containers[2], time.Hour, 2)
+	f.logChanges(t, f.other, f.otherContainer(t), time.Hour, 3)
 	all, _ := f.readAll(t, f.account, 0)
 	if len(all) != 14 {
 		t.Fatalf("%d rows", len(all))
@@ -386,11 +406,10 @@ func TestChangeLogPrune(t *testing.T) {
 func TestChangeLogPruneHoldsForWebhookCursor(t *testing.T) {
 	f := newLogFixture(t)
 	ctx := context.Background()
-	ins := insertLog
-	exec(t, f.sql, ins, f.account, f.containers[0], "40 days", 3) // past the ceiling
-	exec(t, f.sql, ins, f.other, f.containers[1], "40 days", 2)   // past the ceiling
-	exec(t, f.sql, ins, f.account, f.containers[2], "10 days", 4) // past the retention
-	exec(t, f.sql, ins, f.account, f.containers[2], "1 hour", 2)  // recent
+	f.logChanges(t, f.account, f.containers[0], 40*24*time.Hour, 3)   // past the ceiling
+	f.logChanges(t, f.other, f.otherContainer(t), 40*24*time.Hour, 2) // past the ceiling
+	f.logChanges(t, f.account, f.containers[2], 10*24*time.Hour, 4)   // past the retention
+	f.logChanges(t, f.account, f.containers[2], time.Hour, 2)         // recent
 	var n int
 	if err := f.sql.QueryRow(`SELECT count(*) FROM change_log`).Scan(&n); err != nil || n != 11 {
 		t.Fatalf("%d rows (%v)", n, err)
@@ -460,7 +479,7 @@ func TestChangeLogPruneHoldsForWebhookCursor(t *testing.T) {
 
 	// The loop passes the ceiling on: a row past it goes and is reported.
 	exec(t, f.sql, `UPDATE webhooks SET created_at = now() - interval '60 days'`)
-	exec(t, f.sql, ins, f.account, f.containers[0], "40 days", 1)
+	f.logChanges(t, f.account, f.containers[0], 40*24*time.Hour, 1)
 	exec(t, f.sql, `DELETE FROM change_log WHERE logged_at > now() - interval '1 day'`)
 	ctx2, cancel := context.WithCancel(ctx)
 	rounds := make(chan db.ChangeLogPruning, 1)
