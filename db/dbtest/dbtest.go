@@ -33,7 +33,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -170,31 +169,41 @@ func NewDB(tb testing.TB) string {
 }
 
 // drop drops database name on every node, the coordinator first: its
-// sessions hold connections to the workers' databases, which go with them.
-// A worker's database may still be held by such a connection for a moment
-// after (DROP … FORCE ends the worker's own sessions, not the closing
-// ones): that error is retried until ctx ends.
+// sessions hold connections to the workers' databases, which go with them;
+// then the workers, all at once (separate servers). A worker's database
+// may still be held by such a connection for a moment after (DROP … FORCE
+// ends the worker's own sessions, not the closing ones): that error is
+// retried until ctx ends.
 func (e *environment) drop(ctx context.Context, name string) error {
-	nodes := e.nodes()
-	slices.Reverse(nodes)
-	for _, n := range nodes {
-		for {
-			_, err := n.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(name)+" WITH (FORCE)")
-			var pqErr *pq.Error
-			if err == nil || !errors.As(err, &pqErr) || pqErr.Code != "55006" || ctx.Err() != nil {
-				if err != nil {
-					return err
-				}
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return err
-			case <-time.After(50 * time.Millisecond):
-			}
+	if err := dropOn(ctx, e.admin, name); err != nil {
+		return err
+	}
+	errs := make([]error, len(e.workers))
+	var wg sync.WaitGroup
+	for i, n := range e.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = dropOn(ctx, n, name)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func dropOn(ctx context.Context, n *sql.DB, name string) error {
+	for {
+		_, err := n.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(name)+" WITH (FORCE)")
+		var pqErr *pq.Error
+		if err == nil || !errors.As(err, &pqErr) || pqErr.Code != "55006" || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return nil
 }
 
 // nodes returns the admin connections of every server a test database lives
