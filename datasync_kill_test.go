@@ -91,21 +91,13 @@ func TestSyncSurvivesServeKill(t *testing.T) {
 	}
 
 	pg := dbtest.NewServer(t)
-	admin, err := sql.Open("postgres", pg.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	admin := dbtest.Open(t, pg.URL())
 	if _, err := admin.Exec(`CREATE DATABASE warehouse`); err != nil {
 		t.Fatal(err)
 	}
 	du, _ := url.Parse(pg.URL())
 	du.Path = "/warehouse"
-	dest, err := sql.Open("postgres", du.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dest.Close()
+	dest := dbtest.Open(t, du.String())
 	lake := s3test.Start(t, "lake")
 
 	env := []string{

@@ -652,6 +652,19 @@ func (c change) String() string {
 	return c.Operation + " " + c.Type + " " + c.ID + " (parent " + c.ParentID + ")"
 }
 
+// changeOf decodes a message of the changes subscription; ok is false for
+// one that is not a change (an error, a broken body).
+func changeOf(payload []byte) (c change, ok bool) {
+	var r struct {
+		Data   struct{ Changes change }
+		Errors []any
+	}
+	if json.Unmarshal(payload, &r) != nil || len(r.Errors) > 0 {
+		return change{}, false
+	}
+	return r.Data.Changes, true
+}
+
 // subscribeSSE opens a subscription over Server-Sent Events (the kit's
 // client) and returns the feed of its changes; it ends with the test.
 func subscribeSSE(t *testing.T, base, key, query string) *testkit.Feed[change] {
@@ -662,20 +675,11 @@ func subscribeSSE(t *testing.T, base, key, query string) *testkit.Feed[change] {
 	go func() {
 		defer close(done)
 		for data := range events {
-			var r struct {
-				Data struct {
-					Changes struct {
-						Operation, LogID, Type, ID, ParentID string
-						ChangedFields                        []string
-					}
-				}
-				Errors []any
+			c, ok := changeOf(data)
+			if !ok {
+				c = change{Operation: "BROKEN " + string(data)}
 			}
-			if err := json.Unmarshal(data, &r); err != nil || len(r.Errors) > 0 {
-				f.Add(change{Operation: "BROKEN " + string(data)})
-				continue
-			}
-			f.Add(change(r.Data.Changes))
+			f.Add(c)
 		}
 		f.Add(change{Operation: "STREAM ENDED"})
 	}()

@@ -3,7 +3,6 @@ package datasync_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -71,40 +70,16 @@ func TestSyncDestinationsAPI(t *testing.T) {
 
 	do := func(method, key, path string, body any) (int, []byte) {
 		t.Helper()
-		var rd *bytes.Reader
+		var b []byte
 		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		} else {
-			rd = bytes.NewReader(nil)
+			b, _ = json.Marshal(body)
 		}
-		req, err := http.NewRequest(method, srv.URL+path, rd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Token "+key)
-		if body != nil {
-			req.Header.Set("Content-Type", "application/vnd.api+json")
-			if path == "/graphql" {
-				req.Header.Set("Content-Type", "application/json")
-			}
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var buf bytes.Buffer
-		_, _ = buf.ReadFrom(res.Body)
-		return res.StatusCode, buf.Bytes()
+		r := testkit.Send(t, method, srv.URL+path, key, b)
+		return r.Status, r.Body
 	}
 
 	_, destURL := destination(t)
-	dest, err := sql.Open("postgres", destURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dest.Close()
+	dest := dbtest.Open(t, destURL)
 	u, _ := url.Parse(destURL)
 	u.User = url.UserPassword("postgres", "s3cret-pw")
 	withPassword := u.String()

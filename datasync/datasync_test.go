@@ -117,11 +117,7 @@ func destination(t *testing.T) (*dbtest.Server, string) {
 	t.Helper()
 	srv := dbtest.NewServer(t)
 	u := mustParse(t, srv.URL())
-	admin, err := sql.Open("postgres", srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	admin := dbtest.Open(t, srv.URL())
 	if _, err := admin.Exec(`CREATE DATABASE warehouse`); err != nil {
 		t.Fatal(err)
 	}
@@ -224,11 +220,7 @@ func TestPostgresDestinationFollows(t *testing.T) {
 		e.shipment(e.other, fmt.Sprintf("OTHR%04d", i), 1)
 	}
 	_, destURL := destination(t)
-	dest, err := sql.Open("postgres", destURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dest.Close()
+	dest := dbtest.Open(t, destURL)
 	id := e.addPostgres(e.acme, destURL)
 	e.waitEqual(dest, e.acme, 60*time.Second)
 	for _, st := range e.status(e.acme, id) {

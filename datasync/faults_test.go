@@ -12,6 +12,7 @@ import (
 
 	"shipgraph/datasync"
 	"shipgraph/db"
+	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
 	"shipgraph/testkit/s3test"
 )
@@ -68,11 +69,7 @@ func TestDestinationDownUnderWrites(t *testing.T) {
 		e.shipment(e.acme, fmt.Sprintf("ACME%04d", i), 2)
 	}
 	srv, destURL := destination(t)
-	dest, err := sql.Open("postgres", destURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dest.Close()
+	dest := dbtest.Open(t, destURL)
 	id := e.addPostgres(e.acme, destURL)
 	e.waitEqual(dest, e.acme, 60*time.Second)
 
@@ -166,16 +163,8 @@ func TestSlowDestinationDelaysOnlyItself(t *testing.T) {
 	e.shipment(e.other, "OTHR0001", 1)
 	srv, slowURL := destination(t)
 	fastURL := databaseURL(t, srv.URL(), "fast")
-	slow, err := sql.Open("postgres", slowURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close()
-	fast, err := sql.Open("postgres", fastURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fast.Close()
+	slow := dbtest.Open(t, slowURL)
+	fast := dbtest.Open(t, fastURL)
 	e.addPostgres(e.acme, slowURL)
 	e.addPostgres(e.other, fastURL)
 	e.waitEqual(slow, e.acme, 60*time.Second)
@@ -212,11 +201,7 @@ func TestSlowDestinationDelaysOnlyItself(t *testing.T) {
 // URL.
 func databaseURL(t *testing.T, base, name string) string {
 	t.Helper()
-	admin, err := sql.Open("postgres", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	admin := dbtest.Open(t, base)
 	if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
 		t.Fatal(err)
 	}

@@ -45,11 +45,7 @@ func TestMeasure(t *testing.T) {
 	e.acme = e.id(`SELECT id FROM accounts WHERE slug = 'acme'`)
 	e.syncer = start(t, store, datasync.Config{})
 	_, destURL := destination(t)
-	dest, err := sql.Open("postgres", destURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dest.Close()
+	dest := dbtest.Open(t, destURL)
 
 	// Backfill: rows per second and the process' heap while it runs.
 	peakHeap := heapSampler()

@@ -236,7 +236,10 @@ func TestChangeLogRows(t *testing.T) {
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
+	// The bulk loader's switch (on Citus SET LOCAL reaches the workers,
+	// where the shards' triggers run, with propagate_set_commands).
 	tx = begin(t, f.sql)
+	exec(t, tx, `SET LOCAL citus.propagate_set_commands = 'local'`)
 	exec(t, tx, `SET LOCAL shipgraph.notify = 'off'`)
 	exec(t, tx, touch, f.account, c0)
 	if err := tx.Commit(); err != nil {
@@ -325,6 +328,47 @@ func (f *logFixture) otherContainer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// The schedule and poll times that change on every tracking poll are
+// quiet: an update of them alone is not logged, with no setting, on every
+// engine (the trigger on a Citus worker's shard decides it too); one that
+// changes them with anything else is logged with every changed column.
+func TestChangeLogQuietColumns(t *testing.T) {
+	f := newLogFixture(t)
+	ctx := context.Background()
+	var shipment, request string
+	if err := f.sql.QueryRow(`SELECT shipment_id FROM containers WHERE account_id = $1 AND id = $2`, f.account, f.containers[0]).Scan(&shipment); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.sql.QueryRow(`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, next_poll_at)
+		VALUES ($1, 'bill_of_lading', 'QUIET1', 'MAEU', now()) RETURNING id`, f.account).Scan(&request); err != nil {
+		t.Fatal(err)
+	}
+	head, err := f.store.AccountChangeLogHead(ctx, f.account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(t, f.sql, `UPDATE tracking_requests SET last_polled_at = now(), next_poll_at = now() + interval '1 hour'
+		WHERE account_id = $1 AND id = $2`, f.account, request)
+	exec(t, f.sql, `UPDATE shipments SET line_tracking_last_attempted_at = now(), line_tracking_last_succeeded_at = now()
+		WHERE account_id = $1 AND id = $2`, f.account, shipment)
+	if got, _ := f.readAll(t, f.account, head); len(got) != 0 {
+		t.Fatalf("quiet updates logged: %+v", got)
+	}
+
+	exec(t, f.sql, `UPDATE tracking_requests SET next_poll_at = now() + interval '2 hours', retry_count = retry_count + 1
+		WHERE account_id = $1 AND id = $2`, f.account, request)
+	exec(t, f.sql, `UPDATE shipments SET line_tracking_last_attempted_at = now() + interval '1 minute', pod_voyage_number = 'Q1'
+		WHERE account_id = $1 AND id = $2`, f.account, shipment)
+	got, _ := f.readAll(t, f.account, head)
+	if len(got) != 2 || got[0].RecordID != request || got[0].Type != "tracking_request" || got[1].RecordID != shipment || got[1].Type != "shipment" {
+		t.Fatalf("logged %+v, want the request's and the shipment's changes", got)
+	}
+	if !slices.Equal(got[0].Changed, []string{"next_poll_at", "retry_count"}) ||
+		!slices.Equal(got[1].Changed, []string{"line_tracking_last_attempted_at", "pod_voyage_number"}) {
+		t.Fatalf("changed %v and %v", got[0].Changed, got[1].Changed)
+	}
 }
 
 // Pruning removes the rows older than the retention, oldest first, a batch
@@ -529,6 +573,87 @@ func TestChangeLogWAL(t *testing.T) {
 		}
 		if got := db.ChangeOf(&c).WAL; got != c.WAL {
 			t.Fatalf("ChangeOf: WAL %d, want %d", got, c.WAL)
+		}
+	}
+}
+
+// The demo activity moves containers along their journey: the account's
+// channel wakes its readers once per transaction, and the log has each
+// move (the seeder's bulk load, on the other hand, is silent).
+func TestDemoActivityAndFeed(t *testing.T) {
+	store := openDB(t)
+	ctx := context.Background()
+	if _, _, err := seed.Run(ctx, store, seed.Options{Shipments: 3, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	feed := store.Listen(time.Second)
+	defer feed.Close()
+	events := feed.Subscribe(16, db.FeedChange).Events()
+	select {
+	case e := <-events:
+		if e.Kind != db.FeedListening {
+			t.Fatalf("first event %v", e.Kind)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the feed did not listen")
+	}
+	var account string
+	if err := store.SQL().QueryRowContext(ctx, `SELECT id FROM accounts ORDER BY slug LIMIT 1`).Scan(&account); err != nil {
+		t.Fatal(err)
+	}
+	if err := feed.Listen(account); err != nil {
+		t.Fatal(err)
+	}
+	if err := feed.ListenAll(); err != nil {
+		t.Fatal(err)
+	}
+	head, err := store.AccountChangeLogHead(ctx, account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, err := store.DemoActivity(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(moved) == 0 {
+		t.Fatal("nothing moved")
+	}
+	// One wake-up on the account's channel, one on every account's (which
+	// names the account).
+	woken := map[string]int{}
+	for range 2 {
+		select {
+		case e := <-events:
+			if e.Kind != db.FeedChange || e.Change.ID != "" {
+				t.Fatalf("event %+v %+v", e, e.Change)
+			}
+			woken[e.Change.AccountID]++
+		case <-time.After(5 * time.Second):
+			t.Fatal("no wake-up heard")
+		}
+	}
+	if woken[account] != 2 {
+		t.Fatalf("wake-ups %v", woken)
+	}
+	select {
+	case e := <-events:
+		t.Fatalf("a third wake-up %+v", e)
+	case <-time.After(200 * time.Millisecond):
+	}
+	logged, _, err := store.ReadAccountChangeLog(ctx, account, head, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logged) != len(moved) {
+		t.Fatalf("%d moved, %d logged", len(moved), len(logged))
+	}
+	for i := range logged {
+		c := db.ChangeOf(&logged[i])
+		if c.Type != "container" || c.Op != "UPDATE" || c.AccountID != account || c.Parent == "" || len(c.Columns) == 0 || c.Log == 0 {
+			t.Fatalf("change %+v", c)
+		}
+		if _, ok := c.Was["current_status"]; !ok {
+			t.Errorf("no previous status in %+v", c)
 		}
 	}
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"shipgraph/db"
 	"shipgraph/model"
+	"shipgraph/testkit"
 )
 
 // raceIterations is how many times each race below is run. Which of the
@@ -58,22 +58,6 @@ func (f *fixture) clearValues(t *testing.T, entityIDs []string) {
 	f.exec(t, `DELETE FROM custom_fields WHERE entity_id = ANY($1::uuid[])`, "{"+strings.Join(entityIDs, ",")+"}")
 }
 
-// concurrently runs the functions at (as nearly as possible) one moment.
-func concurrently(fns ...func()) {
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for _, fn := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			fn()
-		}()
-	}
-	close(start)
-	wg.Wait()
-}
-
 // raceValue is what an iteration sets: the fresh option alone on the enum,
 // or after an older option on the enum_multi.
 func raceValue(def *model.CustomFieldDefinition, value string) model.JSON {
@@ -105,11 +89,23 @@ func raceSets(f *fixture, def *model.CustomFieldDefinition, shipments []string, 
 	return fns, cfs, errs
 }
 
-// Sets naming an option race the option's delete: either the sets fail
-// (the option is gone) or the delete is refused (the option is in use);
-// never does a stored value name a deleted option. Run it on the enum and
-// the enum_multi definition in turn, on a fresh option each time.
-func TestSetCustomFieldRacesOptionDelete(t *testing.T) {
+// optionRace is one iteration of a race between sets naming a fresh
+// option and a change of that option.
+type optionRace struct {
+	i       int
+	def     *model.CustomFieldDefinition
+	value   string // the option's value the sets name
+	cfs     []*model.CustomField
+	setErrs []error
+	err     error // the change's
+}
+
+// raceOptionChange runs raceIterations races, on the enum and the
+// enum_multi definition in turn, on a fresh option each time: sets naming
+// the option against change (what names it). After each, no stored value
+// may name a missing option; judge checks the rest and names the outcome
+// of each contender, counted in the log.
+func raceOptionChange(t *testing.T, what string, change func(f *fixture, r *optionRace, optionID string) error, judge func(t *testing.T, f *fixture, r *optionRace) []string) {
 	f := newFixture(t)
 	ctx := context.Background()
 	a := f.A
@@ -117,85 +113,83 @@ func TestSetCustomFieldRacesOptionDelete(t *testing.T) {
 	shipments := a.Shipments[1 : 1+raceSetters]
 	outcomes := map[string]int{}
 	for i := range raceIterations {
-		def := defs[i%2]
+		r := &optionRace{i: i, def: defs[i%2], value: fmt.Sprintf("opt%d", i)}
 		f.clearValues(t, shipments)
-		value := fmt.Sprintf("del%d", i)
-		o, err := f.DB.CreateCustomFieldOption(ctx, a.Account, def.ID, db.OptionInput{Label: value, Value: value})
+		o, err := f.DB.CreateCustomFieldOption(ctx, a.Account, r.def.ID, db.OptionInput{Label: r.value, Value: r.value})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sets, _, setErrs := raceSets(f, def, shipments, raceValue(def, value))
-		var delErr error
-		concurrently(append(sets, func() { _, delErr = f.DB.DeleteCustomFieldOption(ctx, a.Account, def.ID, o.ID) })...)
+		var sets []func()
+		sets, r.cfs, r.setErrs = raceSets(f, r.def, shipments, raceValue(r.def, r.value))
+		fns := append(sets, func() { r.err = change(f, r, o.ID) })
+		testkit.AtOnce(len(fns), func(i int) { fns[i]() })
 		if d := f.danglingValues(t, a.DefPriority, a.DefFlags); len(d) > 0 {
-			t.Errorf("iteration %d (sets: %v, delete: %v): values name deleted options: %v", i, setErrs, delErr, d)
+			t.Errorf("iteration %d (sets: %v, %s: %v): values name no option: %v", i, r.setErrs, what, r.err, d)
 			outcomes["dangling"]++
 			continue
 		}
-		// A set that commits first keeps the option (the delete is
-		// refused); a delete that commits first fails every set.
-		switch model.ErrorCode(delErr) {
-		case model.ECONFLICT:
-			for _, err := range setErrs {
-				if err != nil {
-					t.Fatalf("iteration %d: delete refused, yet a set failed: %v", i, err)
-				}
-			}
-			outcomes["sets won"]++
-		case "":
-			for _, err := range setErrs {
-				wantMissingOption(t, err, value)
-			}
-			outcomes["delete won"]++
-		default:
-			t.Fatalf("iteration %d: delete: %v", i, delErr)
+		for _, o := range judge(t, f, r) {
+			outcomes[o]++
 		}
 	}
-	t.Logf("outcomes of %d iterations: %v", raceIterations, outcomes)
+	t.Logf("outcomes of %d iterations × %d sets: %v", raceIterations, raceSetters, outcomes)
+}
+
+// Sets naming an option race the option's delete: either the sets fail
+// (the option is gone) or the delete is refused (the option is in use);
+// never does a stored value name a deleted option.
+func TestSetCustomFieldRacesOptionDelete(t *testing.T) {
+	raceOptionChange(t, "delete", func(f *fixture, r *optionRace, optionID string) error {
+		_, err := f.DB.DeleteCustomFieldOption(context.Background(), r.def.AccountID, r.def.ID, optionID)
+		return err
+	}, func(t *testing.T, f *fixture, r *optionRace) []string {
+		// A set that commits first keeps the option (the delete is
+		// refused); a delete that commits first fails every set.
+		switch model.ErrorCode(r.err) {
+		case model.ECONFLICT:
+			for _, err := range r.setErrs {
+				if err != nil {
+					t.Fatalf("iteration %d: delete refused, yet a set failed: %v", r.i, err)
+				}
+			}
+			return []string{"sets won"}
+		case "":
+			for _, err := range r.setErrs {
+				wantMissingOption(t, err, r.value)
+			}
+			return []string{"delete won"}
+		default:
+			t.Fatalf("iteration %d: delete: %v", r.i, r.err)
+			return nil
+		}
+	})
 }
 
 // Sets naming an option race the rename of the option's value: a set
 // either fails (the old value is gone) or its value is rewritten by the
 // rename; never is the old value left behind.
 func TestSetCustomFieldRacesOptionRename(t *testing.T) {
-	f := newFixture(t)
-	ctx := context.Background()
-	a := f.A
-	defs := []*model.CustomFieldDefinition{f.def(t, a.Account, a.DefPriority), f.def(t, a.Account, a.DefFlags)}
-	shipments := a.Shipments[1 : 1+raceSetters]
-	outcomes := map[string]int{}
-	for i := range raceIterations {
-		def := defs[i%2]
-		f.clearValues(t, shipments)
-		value, renamed := fmt.Sprintf("old%d", i), fmt.Sprintf("new%d", i)
-		o, err := f.DB.CreateCustomFieldOption(ctx, a.Account, def.ID, db.OptionInput{Label: value, Value: value})
-		if err != nil {
-			t.Fatal(err)
+	renamed := func(r *optionRace) string { return fmt.Sprintf("new%d", r.i) }
+	raceOptionChange(t, "rename", func(f *fixture, r *optionRace, optionID string) error {
+		v := renamed(r)
+		_, err := f.DB.UpdateCustomFieldOption(context.Background(), r.def.AccountID, r.def.ID, optionID, db.OptionPatch{Value: &v})
+		return err
+	}, func(t *testing.T, f *fixture, r *optionRace) []string {
+		if r.err != nil {
+			t.Fatalf("iteration %d: rename: %v", r.i, r.err)
 		}
-		sets, cfs, setErrs := raceSets(f, def, shipments, raceValue(def, value))
-		var updErr error
-		concurrently(append(sets, func() {
-			_, updErr = f.DB.UpdateCustomFieldOption(ctx, a.Account, def.ID, o.ID, db.OptionPatch{Value: &renamed})
-		})...)
-		if d := f.danglingValues(t, a.DefPriority, a.DefFlags); len(d) > 0 {
-			t.Errorf("iteration %d (sets: %v, rename: %v): values name no option: %v", i, setErrs, updErr, d)
-			outcomes["dangling"]++
-			continue
-		}
-		if updErr != nil {
-			t.Fatalf("iteration %d: rename: %v", i, updErr)
-		}
-		for j, err := range setErrs {
+		var outcomes []string
+		for j, err := range r.setErrs {
 			if err != nil {
-				wantMissingOption(t, err, value)
-				outcomes["rename first"]++
+				wantMissingOption(t, err, r.value)
+				outcomes = append(outcomes, "rename first")
 				continue
 			}
-			if got, want := f.storedValue(t, cfs[j].ID), string(raceValue(def, renamed)); got != want {
-				t.Fatalf("iteration %d: stored %s, want %s", i, got, want)
+			if got, want := f.storedValue(t, r.cfs[j].ID), string(raceValue(r.def, renamed(r))); got != want {
+				t.Fatalf("iteration %d: stored %s, want %s", r.i, got, want)
 			}
-			outcomes["set first"]++
+			outcomes = append(outcomes, "set first")
 		}
-	}
-	t.Logf("outcomes of %d iterations × %d sets: %v", raceIterations, raceSetters, outcomes)
+		return outcomes
+	})
 }

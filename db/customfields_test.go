@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 
 	"shipgraph/db"
 	"shipgraph/model"
+	"shipgraph/testkit"
 )
 
 func (f *fixture) def(t *testing.T, accountID, id string) *model.CustomFieldDefinition {
@@ -296,20 +296,11 @@ func TestOptionRenameRewritesValues(t *testing.T) {
 func TestConcurrentOptionCreates(t *testing.T) {
 	f := newFixture(t)
 	const n = 8
-	var wg sync.WaitGroup
 	errs := make([]error, n)
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			_, errs[i] = f.DB.CreateCustomFieldOption(context.Background(), f.A.Account, f.A.DefPriority,
-				db.OptionInput{Label: fmt.Sprintf("Rush %d", i), Value: "rush"})
-		}()
-	}
-	close(start)
-	wg.Wait()
+	testkit.AtOnce(n, func(i int) {
+		_, errs[i] = f.DB.CreateCustomFieldOption(context.Background(), f.A.Account, f.A.DefPriority,
+			db.OptionInput{Label: fmt.Sprintf("Rush %d", i), Value: "rush"})
+	})
 	won := 0
 	for _, err := range errs {
 		switch model.ErrorCode(err) {

@@ -460,10 +460,10 @@ type RequestOutcome struct {
 
 // SetOutcomes writes each request's status (logged, only where it
 // changed, and not at all for the outcomes Stored: a poll that changed
-// nothing only moves the schedule), then its
-// schedule and its shipment's poll times with the change log off
-// (shipgraph.notify = off for the rest of the transaction): those change
-// on every poll and announce nothing.
+// nothing only moves the schedule), then its schedule and its shipment's
+// poll times: those change on every poll and announce nothing, and the
+// change-log trigger leaves out an update of them alone (quiet columns,
+// migration 00052), on every engine.
 func (t *TrackingTx) SetOutcomes(os []RequestOutcome) error {
 	if len(os) == 0 {
 		return nil
@@ -477,17 +477,14 @@ func (t *TrackingTx) SetOutcomes(os []RequestOutcome) error {
 		id[i] = o.RequestID
 	}
 	ship := pq.Array(strsOf(n, func(i int) *string { return os[i].ShipmentID }))
-	// The change log off (its AFTER triggers fire at the end of the
-	// statement, once set_config has run), then the schedule and the
-	// shipments' poll times, in one statement.
+	// The schedule and the shipments' poll times, in one statement.
 	_, err := t.q.ExecContext(t.ctx, `
-WITH quiet AS (SELECT set_config('shipgraph.notify', 'off', true) AS off),
-u AS (SELECT * FROM unnest($2::uuid[], $3::timestamptz[], $4::uuid[]) AS u(id, next_poll_at, shipment_id)),
+WITH u AS (SELECT * FROM unnest($2::uuid[], $3::timestamptz[], $4::uuid[]) AS u(id, next_poll_at, shipment_id)),
 req AS (
     UPDATE tracking_requests r SET last_polled_at = now(), next_poll_at = u.next_poll_at
-    FROM quiet, u WHERE r.account_id = $1 AND r.id = u.id RETURNING 1)
+    FROM u WHERE r.account_id = $1 AND r.id = u.id RETURNING 1)
 UPDATE shipments s SET line_tracking_last_attempted_at = now(), line_tracking_last_succeeded_at = now()
-FROM quiet WHERE s.account_id = $1 AND s.id IN (SELECT u.shipment_id FROM u WHERE u.shipment_id IS NOT NULL)`,
+WHERE s.account_id = $1 AND s.id IN (SELECT u.shipment_id FROM u WHERE u.shipment_id IS NOT NULL)`,
 		t.account, pq.StringArray(id), pqTimes(timesOf(n, func(i int) *time.Time { return os[i].NextPollAt })), ship)
 	return err
 }
@@ -520,12 +517,6 @@ WHERE r.account_id = $1 AND r.id = u.id
   AND (r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count)
       IS DISTINCT FROM (u.status, u.failed_reason, coalesce(u.shipment_id, r.shipment_id), false, 0)`,
 		t.account, pq.StringArray(id), pq.StringArray(status), failed, ship)
-	return err
-}
-
-// quiet turns the change log off for the rest of the transaction.
-func quiet(ctx context.Context, q ext) error {
-	_, err := q.ExecContext(ctx, `SELECT set_config('shipgraph.notify', 'off', true)`)
 	return err
 }
 
@@ -752,25 +743,33 @@ func (t *TrackingTx) Events(es []EventInsert, shipments []string) (map[string]St
 	s := func(get func(e *EventInsert) *string) any {
 		return pq.Array(strsOf(n, func(i int) *string { return get(&es[i]) }))
 	}
+	// The places, terminals and vessels are looked up once per statement
+	// (a poll's events name a few of each), not once per event.
 	err := selectRows(t.ctx, t.q, each, `
-WITH input AS (
+WITH u AS MATERIALIZED (
+    SELECT * FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::timestamptz[], $10::text[], $11::text[],
+        $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::jsonb[], $18::text[])
+        AS u(shipment_id, number, carrier_event_id, event, original_event, estimated, event_at, location_name, locode, facility,
+             vessel_imo, vessel_name, voyage, position, payload, transport_event)),
+place AS (
+    SELECT k.locode, k.facility, p.id AS port_id, p.time_zone,
+        (SELECT t.id FROM terminals t
+            WHERE t.port_id = p.id AND k.facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1) AS terminal_id
+    FROM (SELECT DISTINCT locode, facility FROM u WHERE locode IS NOT NULL) k JOIN ports p ON p.code = k.locode),
+vessel AS (SELECT v.imo, v.id FROM vessels v WHERE v.imo IN (SELECT DISTINCT vessel_imo FROM u)),
+input AS (
     SELECT u.*, c.id AS container_id, s.shipping_line_scac AS scac, gen_random_uuid() AS raw_id,
-        (SELECT p.id FROM ports p WHERE p.code = u.locode) AS port_id,
-        (SELECT p.time_zone FROM ports p WHERE p.code = u.locode) AS timezone,
-        (SELECT v.id FROM vessels v WHERE v.imo = u.vessel_imo) AS vessel_id,
-        (SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
-            WHERE p.code = u.locode AND u.facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1) AS terminal_id,
+        pl.port_id, pl.time_zone AS timezone, v.id AS vessel_id, pl.terminal_id,
         EXISTS (SELECT 1 FROM raw_events x WHERE x.account_id = $1 AND x.container_id = c.id
             AND x.scac = s.shipping_line_scac AND x.carrier_event_id = u.carrier_event_id) AS stored,
         (u.estimated AND EXISTS (SELECT 1 FROM transport_events t
             WHERE t.account_id = $1 AND t.container_id = c.id AND t.event = u.transport_event
               AND t.event_at IS NOT DISTINCT FROM u.event_at AND t.location_locode IS NOT DISTINCT FROM u.locode)) AS held
-    FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::timestamptz[], $10::text[], $11::text[],
-        $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::jsonb[], $18::text[])
-        AS u(shipment_id, number, carrier_event_id, event, original_event, estimated, event_at, location_name, locode, facility,
-             vessel_imo, vessel_name, voyage, position, payload, transport_event)
+    FROM u
     JOIN containers c ON c.account_id = $1 AND c.shipment_id = u.shipment_id AND c.number = u.number
-    JOIN shipments s ON s.account_id = $1 AND s.id = u.shipment_id),
+    JOIN shipments s ON s.account_id = $1 AND s.id = u.shipment_id
+    LEFT JOIN place pl ON pl.locode = u.locode AND pl.facility IS NOT DISTINCT FROM u.facility
+    LEFT JOIN vessel v ON v.imo = u.vessel_imo),
 raw AS (
     INSERT INTO raw_events (account_id, id, container_id, shipment_id, scac, carrier_event_id, event, original_event, estimated,
         event_at, timezone, location_name, location_locode, port_id, vessel_id, vessel_name, vessel_imo, voyage_number,
@@ -843,7 +842,7 @@ type DueTracking struct {
 // ClaimDueTrackingRequests takes up to limit live requests whose
 // next_poll_at has passed, moves their next_poll_at lease ahead (a poll
 // that never reports back, its process dead, makes the request due again
-// after it) without a change-log entry, and runs enqueue with them in the
+// after it; a quiet column, which the change log leaves out), and runs enqueue with them in the
 // same transaction, so a request is either enqueued or still due. It
 // works account by account, as a distributed database (Citus) routes
 // statements: the accounts with due requests are read without a lock
@@ -861,9 +860,6 @@ GROUP BY account_id ORDER BY min(next_poll_at) LIMIT $1`, limit)
 	}
 	var n int
 	err = db.inRawTx(ctx, "", func(q ext, tx *sql.Tx) error {
-		if err := quiet(ctx, q); err != nil {
-			return err
-		}
 		var due []DueTracking
 		for _, a := range accounts {
 			if len(due) >= limit {

@@ -264,8 +264,7 @@ func testEveryAttribute(t *testing.T, e *testkit.Env) {
 					if obj["__typename"] != typ {
 						t.Fatalf("node(%s) is a %v, want %s", id, obj["__typename"], typ)
 					}
-					var rowJSON string
-					e.SQL(t, &rowJSON, `SELECT to_jsonb(x)::text FROM `+table+` x WHERE x.id = $1`, id)
+					rowJSON := e.Text(t, `SELECT to_jsonb(x)::text FROM `+table+` x WHERE x.id = $1`, id)
 					var row map[string]any
 					if err := json.Unmarshal([]byte(rowJSON), &row); err != nil {
 						t.Fatal(err)

@@ -15,8 +15,7 @@ import (
 // container.
 func TestContainerRouteAndMapGraphQL(t *testing.T) {
 	t.Parallel()
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeViewer)
 	var box, theirs string
 	// A container whose events name at least two ports: a route with legs.
@@ -106,12 +105,10 @@ func TestContainerRouteAndMapGraphQL(t *testing.T) {
 // another account's record.
 func TestUpdateContainerAndPartyGraphQL(t *testing.T) {
 	t.Parallel()
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeMember)
-	var box, theirs string
-	e.SQL(t, &box, `SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
-	e.SQL(t, &theirs, `SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
+	box := e.Text(t, `SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
+	theirs := e.Text(t, `SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
 
 	var up struct {
 		UpdateContainer struct {

@@ -6,6 +6,7 @@ import (
 
 	"shipgraph/graph"
 	"shipgraph/load"
+	"shipgraph/testkit"
 )
 
 // GraphQL's names become the catalogue's columns in graph (load speaks no
@@ -32,18 +33,7 @@ func TestFieldsSelection(t *testing.T) {
 		"CustomField": {"api_slug", "id", "value"}, // no option_labels: displayValue was not asked for
 		"Shipment":    {"bill_of_lading_number", "destination_metro_area_id", "destination_port_id", "id"},
 	}
-	for typ, cols := range want {
-		got := slices.Clone(sel[typ])
-		slices.Sort(got)
-		if !slices.Equal(got, cols) {
-			t.Errorf("%s: columns %v, want %v", typ, got, cols)
-		}
-	}
-	for _, typ := range []string{"Terminal", "Viewer", "Port"} {
-		if _, ok := sel[typ]; ok {
-			t.Errorf("%s is narrowed to %v; want it read whole", typ, sel[typ])
-		}
-	}
+	testkit.WantSelection(t, sel, want, "Terminal", "Viewer", "Port")
 	withDisplay := load.Fields{}
 	graph.AddField(withDisplay, "CustomField", "displayValue")
 	if !slices.Contains(withDisplay.Selection()["CustomField"], "option_labels") {

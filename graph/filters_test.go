@@ -74,21 +74,16 @@ func runFilterCases(t *testing.T, e *testkit.Env, field, filterType string, case
 
 func testShipmentFilters(t *testing.T, e *testkit.Env) {
 	acme := e.Account(t, "acme")
-	one := func(q string) string {
-		var s string
-		e.SQL(t, &s, q, acme)
-		return s
-	}
-	bol := one(`SELECT bill_of_lading_number FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`)
-	normalized := one(`SELECT normalized_number FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`)
-	ref := one(`SELECT ref_numbers[1] FROM shipments WHERE account_id = $1 AND cardinality(ref_numbers) > 0 ORDER BY id LIMIT 1`)
-	box := one(`SELECT number FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`)
-	scac := one(`SELECT shipping_line_scac FROM shipments WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)
-	scac2 := one(`SELECT shipping_line_scac FROM shipments WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 OFFSET 1 LIMIT 1`)
-	pod := one(`SELECT port_of_discharge_id FROM shipments WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)
-	term := one(`SELECT pod_terminal_id FROM shipments WHERE account_id = $1 AND pod_terminal_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)
-	tag := one(`SELECT t FROM shipments, unnest(tags) t WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)
-	tag2 := one(`SELECT t FROM shipments, unnest(tags) t WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 OFFSET 1 LIMIT 1`)
+	bol := e.Text(t, `SELECT bill_of_lading_number FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, acme)
+	normalized := e.Text(t, `SELECT normalized_number FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, acme)
+	ref := e.Text(t, `SELECT ref_numbers[1] FROM shipments WHERE account_id = $1 AND cardinality(ref_numbers) > 0 ORDER BY id LIMIT 1`, acme)
+	box := e.Text(t, `SELECT number FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, acme)
+	scac := e.Text(t, `SELECT shipping_line_scac FROM shipments WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`, acme)
+	scac2 := e.Text(t, `SELECT shipping_line_scac FROM shipments WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 OFFSET 1 LIMIT 1`, acme)
+	pod := e.Text(t, `SELECT port_of_discharge_id FROM shipments WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`, acme)
+	term := e.Text(t, `SELECT pod_terminal_id FROM shipments WHERE account_id = $1 AND pod_terminal_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`, acme)
+	tag := e.Text(t, `SELECT t FROM shipments, unnest(tags) t WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`, acme)
+	tag2 := e.Text(t, `SELECT t FROM shipments, unnest(tags) t WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 OFFSET 1 LIMIT 1`, acme)
 	from, to := testkit.SeedNow.AddDate(0, 0, -10), testkit.SeedNow.AddDate(0, 0, 10)
 
 	const base = `SELECT id FROM shipments s WHERE account_id = $1 AND `
@@ -120,13 +115,8 @@ func testShipmentFilters(t *testing.T, e *testkit.Env) {
 
 func testContainerFilters(t *testing.T, e *testkit.Env) {
 	acme := e.Account(t, "acme")
-	one := func(q string) string {
-		var s string
-		e.SQL(t, &s, q, acme)
-		return s
-	}
-	term := one(`SELECT pod_terminal_id FROM containers WHERE account_id = $1 AND pod_terminal_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)
-	box := one(`SELECT number FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`)
+	term := e.Text(t, `SELECT pod_terminal_id FROM containers WHERE account_id = $1 AND pod_terminal_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`, acme)
+	box := e.Text(t, `SELECT number FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, acme)
 	from, to := testkit.SeedNow.AddDate(0, 0, -5), testkit.SeedNow.AddDate(0, 0, 5)
 	const base = `SELECT id FROM containers WHERE account_id = $1 AND `
 	runFilterCases(t, e, "containers", "ContainerFilter", []filterCase{
@@ -146,18 +136,13 @@ func testContainerFilters(t *testing.T, e *testkit.Env) {
 
 func testDocumentFilters(t *testing.T, e *testkit.Env) {
 	acme := e.Account(t, "acme")
-	one := func(q string) string {
-		var s string
-		e.SQL(t, &s, q, acme)
-		return s
-	}
-	typ := one(`SELECT document_type FROM documents WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)
-	manual := one(`SELECT document_type_manual FROM documents WHERE account_id = $1 AND document_type_manual IS NOT NULL AND document_type_manual <> document_type ORDER BY id LIMIT 1`)
-	bol := one(`SELECT s.bill_of_lading_number FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id WHERE s.account_id = $1 ORDER BY s.id LIMIT 1`)
-	box := one(`SELECT c.number FROM document_containers dc JOIN containers c ON c.account_id = dc.account_id AND c.id = dc.container_id WHERE c.account_id = $1 ORDER BY c.id LIMIT 1`)
-	bolType := one(`SELECT d.document_type FROM documents d JOIN document_shipments ds ON ds.account_id = d.account_id AND ds.document_id = d.id
-		JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id WHERE s.account_id = $1 ORDER BY s.id, d.id LIMIT 1`)
-	word := one(`SELECT w FROM documents, regexp_split_to_table(lower(file_name), '[^a-z0-9]+') w WHERE account_id = $1 AND length(w) > 4 GROUP BY 1 ORDER BY count(*), 1 LIMIT 1`)
+	typ := e.Text(t, `SELECT document_type FROM documents WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`, acme)
+	manual := e.Text(t, `SELECT document_type_manual FROM documents WHERE account_id = $1 AND document_type_manual IS NOT NULL AND document_type_manual <> document_type ORDER BY id LIMIT 1`, acme)
+	bol := e.Text(t, `SELECT s.bill_of_lading_number FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id WHERE s.account_id = $1 ORDER BY s.id LIMIT 1`, acme)
+	box := e.Text(t, `SELECT c.number FROM document_containers dc JOIN containers c ON c.account_id = dc.account_id AND c.id = dc.container_id WHERE c.account_id = $1 ORDER BY c.id LIMIT 1`, acme)
+	bolType := e.Text(t, `SELECT d.document_type FROM documents d JOIN document_shipments ds ON ds.account_id = d.account_id AND ds.document_id = d.id
+		JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id WHERE s.account_id = $1 ORDER BY s.id, d.id LIMIT 1`, acme)
+	word := e.Text(t, `SELECT w FROM documents, regexp_split_to_table(lower(file_name), '[^a-z0-9]+') w WHERE account_id = $1 AND length(w) > 4 GROUP BY 1 ORDER BY count(*), 1 LIMIT 1`, acme)
 	const base = `SELECT id FROM documents d WHERE account_id = $1 AND `
 	byFileName := base + `EXISTS (SELECT 1 FROM regexp_split_to_table(lower(file_name), '[^a-z0-9]+') w WHERE w LIKE $2 || '%')`
 	byReference := base + `id IN (SELECT ds.document_id FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id

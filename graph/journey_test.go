@@ -117,8 +117,7 @@ func testJourney(t *testing.T, e *testkit.Env) {
 	e.Must(t, e.Key(t, globexAdmin), journeyQuery, testkit.Vars{"first": 50}, &g)
 	for _, c := range g.Containers.Nodes {
 		for _, ev := range c.TransportEvents {
-			var acct string
-			e.SQL(t, &acct, `SELECT a.slug FROM transport_events te JOIN accounts a ON a.id = te.account_id WHERE te.id = $1`, ev.ID)
+			acct := e.Text(t, `SELECT a.slug FROM transport_events te JOIN accounts a ON a.id = te.account_id WHERE te.id = $1`, ev.ID)
 			if acct != "globex" {
 				t.Errorf("globex's container %s shows %s's event %s", c.ID, acct, ev.ID)
 			}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"shipgraph/testkit"
@@ -15,6 +14,13 @@ import (
 func newWriteEnv(t *testing.T) *testkit.Env {
 	t.Helper()
 	return testkit.New(t, testkit.Options{Shipments: 12})
+}
+
+// newWriteFixture is a write database and its fixture ids.
+func newWriteFixture(t *testing.T) (*testkit.Env, fixture) {
+	t.Helper()
+	e := newWriteEnv(t)
+	return e, loadFixture(t, e)
 }
 
 // fixture ids of the acme account (and one of globex) in a write database.
@@ -36,13 +42,11 @@ func loadFixture(t *testing.T, e *testkit.Env) fixture {
 	e.SQL(t, &f.ship, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
 	e.SQL(t, &f.otherShip, `SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
 	def := func(acct, slug string) string {
-		var id string
-		e.SQL(t, &id, `SELECT id FROM custom_field_definitions WHERE account_id = $1 AND api_slug = $2`, acct, slug)
+		id := e.Text(t, `SELECT id FROM custom_field_definitions WHERE account_id = $1 AND api_slug = $2`, acct, slug)
 		return id
 	}
 	opt := func(def, value string) string {
-		var id string
-		e.SQL(t, &id, `SELECT id FROM custom_field_options WHERE definition_id = $1 AND value = $2`, def, value)
+		id := e.Text(t, `SELECT id FROM custom_field_options WHERE definition_id = $1 AND value = $2`, def, value)
 		return id
 	}
 	f.priority, f.handling, f.customerPO = def(f.acme, "priority_level"), def(f.acme, "handling_requirements"), def(f.acme, "customer_po")
@@ -76,8 +80,7 @@ type setResult struct {
 }
 
 func TestUpdateShipmentCustomField(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeMember) // members may write
 	ok := []struct {
 		slug    string
@@ -251,8 +254,7 @@ type optionResult struct {
 }
 
 func TestCreateCustomFieldOption(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeAdmin)
 
 	var d struct{ CreateCustomFieldOption optionResult }
@@ -304,25 +306,15 @@ func TestCreateCustomFieldOption(t *testing.T) {
 // simultaneous creates of one value exactly one wins and the rest are
 // CONFLICT, never an internal error.
 func TestConcurrentOptionCreates(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeAdmin)
 	for round := range 5 {
 		value := fmt.Sprintf("race-%d", round)
 		const n = 8
 		results := make([]*testkit.Result, n)
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				results[i] = e.Do(t, k, createOption, testkit.Vars{"d": f.priority, "in": map[string]any{"label": value, "value": value}})
-			}()
-		}
-		close(start)
-		wg.Wait()
+		testkit.AtOnce(n, func(i int) {
+			results[i] = e.Do(t, k, createOption, testkit.Vars{"d": f.priority, "in": map[string]any{"label": value, "value": value}})
+		})
 		won := 0
 		for _, res := range results {
 			switch {
@@ -343,8 +335,7 @@ func TestConcurrentOptionCreates(t *testing.T) {
 }
 
 func TestUpdateCustomFieldOption(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeAdmin)
 	// A stored enum and enum_multi value that use the options renamed below.
 	e.Must(t, k, setField, testkit.Vars{"s": f.ship, "slug": "priority_level", "v": "high"}, nil)
@@ -409,8 +400,7 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 			t.Errorf("%s: %s; want %s", c.name, res, c.code)
 		}
 	}
-	var label string
-	e.SQL(t, &label, `SELECT label FROM custom_field_options WHERE id = $1`, f.otherOpt)
+	label := e.Text(t, `SELECT label FROM custom_field_options WHERE id = $1`, f.otherOpt)
 	if label != "Low" {
 		t.Errorf("another account's option was changed to %q", label)
 	}
@@ -421,15 +411,9 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 		var ids []string
 		e.SQL(t, &ids, `SELECT id FROM custom_field_options WHERE definition_id = $1 ORDER BY id LIMIT 2`, f.priority)
 		results := make([]*testkit.Result, len(ids))
-		var wg sync.WaitGroup
-		for i, id := range ids {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				results[i] = e.Do(t, k, updateOption, testkit.Vars{"d": f.priority, "o": id, "in": map[string]any{"value": value}})
-			}()
-		}
-		wg.Wait()
+		testkit.AtOnce(len(ids), func(i int) {
+			results[i] = e.Do(t, k, updateOption, testkit.Vars{"d": f.priority, "o": ids[i], "in": map[string]any{"value": value}})
+		})
 		won := 0
 		for _, res := range results {
 			if len(res.Errors) == 0 {
@@ -445,8 +429,7 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 }
 
 func TestDeleteCustomFieldOption(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeAdmin)
 	// Make sure "high" is in use and "low" is not.
 	e.SQL(t, new(int), `WITH d AS (DELETE FROM custom_fields WHERE definition_id = $1 AND value = '"low"' RETURNING 1) SELECT count(*) FROM d`, f.priority)
@@ -499,8 +482,7 @@ func TestDeleteCustomFieldOption(t *testing.T) {
 // mutation's answer had loaded them (a write starts a new generation of
 // the request's relationships).
 func TestMutationsInOneDocumentSeeEachOther(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeMember)
 	var got struct {
 		A, B struct {

@@ -154,8 +154,7 @@ func TestReferenceDisplayValue(t *testing.T) {
 	e.Must(t, k, `mutation($s: ID!, $v: JSON!) { updateShipmentCustomField(shipmentId: $s, apiSlug: "account_manager", value: $v) { apiSlug value displayValue } }`,
 		testkit.Vars{"s": ship, "v": other}, &set)
 	check("after the write", []field{set.UpdateShipmentCustomField})
-	var globexUser string
-	e.SQL(t, &globexUser, `SELECT u.id FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.slug = 'globex' LIMIT 1`)
+	globexUser := e.Text(t, `SELECT u.id FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.slug = 'globex' LIMIT 1`)
 	for _, v := range []string{"someone@acme.example", globexUser} {
 		e.Must(t, k, `mutation($s: ID!, $v: JSON!) { updateShipmentCustomField(shipmentId: $s, apiSlug: "account_manager", value: $v) { apiSlug value displayValue } }`,
 			testkit.Vars{"s": ship, "v": v}, &set)

@@ -407,13 +407,9 @@ func expectedDisplay(t *testing.T, e *testkit.Env, dataType, defID, raw string) 
 		}
 		return "No"
 	case "date":
-		var s string
-		e.SQL(t, &s, `SELECT to_char(($1::jsonb #>> '{}')::date, 'Mon FMDD, YYYY')`, raw)
-		return s
+		return e.Text(t, `SELECT to_char(($1::jsonb #>> '{}')::date, 'Mon FMDD, YYYY')`, raw)
 	case "short_text":
-		var s string
-		e.SQL(t, &s, `SELECT $1::jsonb #>> '{}'`, raw)
-		return s
+		return e.Text(t, `SELECT $1::jsonb #>> '{}'`, raw)
 	}
 	return ""
 }

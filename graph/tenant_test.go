@@ -41,8 +41,7 @@ func testTenantIsolation(t *testing.T, e *testkit.Env) {
 	for slug, id := range accounts {
 		records[slug] = map[string]string{}
 		for typ, q := range accountRecords {
-			var rec string
-			e.SQL(t, &rec, q, id)
+			rec := e.Text(t, q, id)
 			records[slug][typ] = rec
 		}
 	}
@@ -93,9 +92,8 @@ func testTenantIsolation(t *testing.T, e *testkit.Env) {
 		}
 
 		// Searching for the other account's numbers finds nothing.
-		var bol, box string
-		e.SQL(t, &bol, `SELECT bill_of_lading_number FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, accounts[other])
-		e.SQL(t, &box, `SELECT number FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, accounts[other])
+		bol := e.Text(t, `SELECT bill_of_lading_number FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, accounts[other])
+		box := e.Text(t, `SELECT number FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, accounts[other])
 		var d struct {
 			S struct{ TotalCount int }
 			C struct{ TotalCount int }
@@ -113,8 +111,7 @@ func testTenantIsolation(t *testing.T, e *testkit.Env) {
 	}
 
 	// Reference data is shared: both accounts see the same terminal.
-	var term string
-	e.SQL(t, &term, `SELECT id FROM terminals ORDER BY id LIMIT 1`)
+	term := e.Text(t, `SELECT id FROM terminals ORDER BY id LIMIT 1`)
 	for _, who := range []string{acmeViewer, globexViewer} {
 		var d struct{ Terminal *idObj }
 		e.Must(t, e.Key(t, who), `query($id: ID!) { terminal(id: $id) { id } }`, testkit.Vars{"id": term}, &d)

@@ -35,13 +35,11 @@ func newRequestDefinitions(t *testing.T, e *testkit.Env, k string, slugs ...stri
 // account's request is NOT_FOUND.
 func TestTrackingRequestCustomFieldsGraphQL(t *testing.T) {
 	t.Parallel()
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	admin, k := e.Key(t, acmeAdmin), e.Key(t, acmeMember)
 	defs := newRequestDefinitions(t, e, admin, "internal_ref", "desk")
-	var req, otherReq string
-	e.SQL(t, &req, `SELECT id FROM tracking_requests WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
-	e.SQL(t, &otherReq, `SELECT id FROM tracking_requests WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
+	req := e.Text(t, `SELECT id FROM tracking_requests WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
+	otherReq := e.Text(t, `SELECT id FROM tracking_requests WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
 
 	type cf struct {
 		ID, APISlug string
@@ -62,8 +60,7 @@ func TestTrackingRequestCustomFieldsGraphQL(t *testing.T) {
 	if v == nil || v.Entity.Typename != "TrackingRequest" || v.Entity.ID != req || string(v.Value) != `"REF-1"` || v.Definition.ID != defs[0] {
 		t.Fatalf("set: %+v", v)
 	}
-	var stored string
-	e.SQL(t, &stored, `SELECT tracking_request_id::text FROM custom_fields WHERE id = $1 AND shipment_id IS NULL AND container_id IS NULL`, v.ID)
+	stored := e.Text(t, `SELECT tracking_request_id::text FROM custom_fields WHERE id = $1 AND shipment_id IS NULL AND container_id IS NULL`, v.ID)
 	if stored != req {
 		t.Errorf("stored on %q, want %s", stored, req)
 	}
@@ -181,8 +178,7 @@ func TestTrackingRequestCustomFieldsGraphQL(t *testing.T) {
 // grow with its size.
 func TestTrackingRequestCustomFieldsStatements(t *testing.T) {
 	t.Parallel()
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeMember)
 	newRequestDefinitions(t, e, e.Key(t, acmeAdmin), "internal_ref", "desk")
 	var ids struct {

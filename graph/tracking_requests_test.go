@@ -28,8 +28,7 @@ const trackingRequestFields = `id requestNumber requestType scac status failedRe
 // editing through the same rules as /v2, and the tenant and role checks.
 func TestTrackingRequestsGraphQL(t *testing.T) {
 	t.Parallel()
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeMember)
 
 	var list struct {

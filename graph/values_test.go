@@ -13,8 +13,7 @@ import (
 // deleteShipmentCustomField, deleteContainerCustomField, deleteCustomField,
 // customField(id) and customFields.
 func TestCustomFieldValues(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeMember)
 	var cont string
 	e.SQL(t, &cont, `SELECT id FROM containers WHERE account_id = $1 AND NOT EXISTS (
@@ -104,8 +103,7 @@ func TestCustomFieldValues(t *testing.T) {
 	if got := res.Codes(); len(got) != 1 || got[0] != "NOT_FOUND" {
 		t.Errorf("second delete: %s", res)
 	}
-	var someID string
-	e.SQL(t, &someID, `SELECT id FROM custom_fields WHERE account_id = $1 AND shipment_id IS NOT NULL ORDER BY id LIMIT 1`, f.acme)
+	someID := e.Text(t, `SELECT id FROM custom_fields WHERE account_id = $1 AND shipment_id IS NOT NULL ORDER BY id LIMIT 1`, f.acme)
 	var di struct{ DeleteCustomField cf }
 	e.Must(t, k, `mutation($id: ID!) { deleteCustomField(id: $id) { `+fields+` } }`, testkit.Vars{"id": someID}, &di)
 	if di.DeleteCustomField.ID != someID {
@@ -118,8 +116,7 @@ func TestCustomFieldValues(t *testing.T) {
 	}
 
 	// Another account's value is NOT_FOUND / null.
-	var theirs string
-	e.SQL(t, &theirs, `SELECT id FROM custom_fields WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
+	theirs := e.Text(t, `SELECT id FROM custom_fields WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
 	e.Must(t, k, `query($id: ID!) { customField(id: $id) { id } }`, testkit.Vars{"id": theirs}, &gone)
 	if gone.CustomField != nil {
 		t.Errorf("another account's value is visible")
@@ -138,8 +135,7 @@ func TestCustomFieldValues(t *testing.T) {
 // TestDefinitionMutations: create, update (an omitted field keeps its
 // value, null clears) and delete (options and values go with it).
 func TestDefinitionMutations(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeAdmin)
 	type def struct {
 		ID, APISlug, DisplayName string
@@ -187,8 +183,7 @@ func TestDefinitionMutations(t *testing.T) {
 // TestShipmentMutations: updateShipment, stopTrackingShipment and
 // resumeTrackingShipment.
 func TestShipmentMutations(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeMember)
 	e.SQL(t, new(int), `WITH s AS (UPDATE shipments SET line_tracking_stopped_at = NULL, line_tracking_stopped_reason = NULL,
 		line_tracking_stopped_by_user_id = NULL WHERE id = $1 RETURNING 1) SELECT count(*) FROM s`, f.ship)
@@ -230,12 +225,10 @@ func TestShipmentMutations(t *testing.T) {
 
 // TestDocumentMutations: documentTypes, updateDocument, deleteDocument.
 func TestDocumentMutations(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeMember)
-	var doc, theirs string
-	e.SQL(t, &doc, `SELECT id FROM documents WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
-	e.SQL(t, &theirs, `SELECT id FROM documents WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
+	doc := e.Text(t, `SELECT id FROM documents WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)
+	theirs := e.Text(t, `SELECT id FROM documents WHERE account_id = $1 ORDER BY id LIMIT 1`, f.globex)
 	var types struct {
 		DocumentTypes []struct{ Code, Label string }
 	}
@@ -270,8 +263,7 @@ func TestDocumentMutations(t *testing.T) {
 
 // TestEmailSubmissions: the list (newest first, with documents) and one.
 func TestEmailSubmissions(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	k := e.Key(t, acmeViewer)
 	var got struct {
 		EmailSubmissions struct {
@@ -335,8 +327,7 @@ func TestReferenceReads(t *testing.T) {
 			t.Errorf("not by SCAC: %s after %s", nodes[i].Scac, nodes[i-1].Scac)
 		}
 	}
-	var metro string
-	e.SQL(t, &metro, `SELECT id FROM metro_areas ORDER BY id LIMIT 1`)
+	metro := e.Text(t, `SELECT id FROM metro_areas ORDER BY id LIMIT 1`)
 	var one struct {
 		ByID, ByScac, None *struct{ ID string }
 		MetroArea          *struct{ ID string }

@@ -118,8 +118,7 @@ func TestWebhookMutations(t *testing.T) {
 // reference object (a union) through the load plan: a fixed number of
 // statements whatever the page size.
 func TestWebhookNotificationsQuery(t *testing.T) {
-	e := newWriteEnv(t)
-	f := loadFixture(t, e)
+	e, f := newWriteFixture(t)
 	admin := e.Key(t, "acme/admin")
 	var hook, container string
 	e.SQL(t, &container, `SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, f.acme)

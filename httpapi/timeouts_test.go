@@ -1,7 +1,14 @@
 package httpapi_test
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -68,4 +75,93 @@ func TestRequestTimeout(t *testing.T) {
 	if took := time.Since(begin); r.status != http.StatusServiceUnavailable || took > 2*time.Second {
 		t.Errorf("a request behind a lock: %d after %v, want 503 after about 300ms: %s", r.status, took, r.body)
 	}
+}
+
+// slowBody opens a connection to addr and sends a request announcing
+// length bytes of body, then only the first few: a client trickling it.
+func slowBody(t *testing.T, addr, path, key string, length int) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Token %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"q", path, key, length)
+	return c
+}
+
+// answered waits up to within for the server to answer on c or close it,
+// and returns the status line ("" when closed without an answer) and how
+// long it took.
+func answered(t *testing.T, c net.Conn, within time.Duration) (string, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	_ = c.SetReadDeadline(start.Add(within))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the server still waits for the body after %v", within)
+	}
+	return strings.TrimSpace(line), time.Since(start)
+}
+
+// TestBodyTimeouts: a body that does not arrive within BodyTimeout is cut;
+// an announced Content-Length over BodyLimit is answered 413 before a byte
+// of the body is sent; a shutdown does not wait for a slow body.
+func TestBodyTimeouts(t *testing.T) {
+	url, keys := seeded(t)
+	k := keys["acme/admin"]
+	c := testkit.Defaults()
+	c.BodyTimeout = 300 * time.Millisecond
+	in := start(t, url, &c)
+	addr := strings.TrimPrefix(in.url, "http://")
+
+	for _, path := range []string{"/graphql", "/v2/custom_field_definitions"} {
+		conn := slowBody(t, addr, path, k, 100)
+		line, took := answered(t, conn, 5*time.Second)
+		if took > 2*time.Second || strings.Contains(line, " 2") {
+			t.Errorf("%s slow body: %q after %v, want cut after 300ms", path, line, took)
+		}
+	}
+
+	// 10 GB announced, nothing sent: 413 at once, in the API's shape.
+	for _, path := range []string{"/graphql", "/v2/custom_field_definitions"} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Token %s\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n", path, k)
+		line, took := answered(t, conn, 5*time.Second)
+		if !strings.Contains(line, " 413 ") || took > time.Second {
+			t.Errorf("%s 10 GB announced: %q after %v, want 413 at once", path, line, took)
+		}
+	}
+
+	// Normal bodies still pass.
+	if r := in.gql(t, k, `{ viewer { role } }`); r.status != http.StatusOK {
+		t.Errorf("a normal body: %d %s", r.status, r.body)
+	}
+
+	// Shutdown with a slow body open (a long body timeout): it is cut at
+	// once, and Shutdown returns without waiting for it.
+	c.BodyTimeout = time.Minute
+	store := open(t, url)
+	c.Logger = slog.New(slog.DiscardHandler)
+	h := testkit.Start(t, store, c)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.RegisterOnShutdown(h.CutBodies)
+	srv.Start()
+	defer srv.Close()
+	conn := slowBody(t, strings.TrimPrefix(srv.URL, "http://"), "/graphql", k, 100)
+	time.Sleep(200 * time.Millisecond) // the handler is reading the body
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	begin := time.Now()
+	if err := srv.Config.Shutdown(ctx); err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+	if took := time.Since(begin); took > 2*time.Second {
+		t.Errorf("shutdown waited %v for a slow body", took)
+	}
+	_, _ = answered(t, conn, 5*time.Second)
 }

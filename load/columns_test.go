@@ -1,10 +1,11 @@
-package load
+package load_test
 
 import (
-	"slices"
 	"testing"
 
 	"shipgraph/catalog"
+	"shipgraph/load"
+	"shipgraph/testkit"
 )
 
 // The columns a request reads follow what it asks for, in the catalogue's
@@ -12,7 +13,7 @@ import (
 // id; a resource with a column the store does not know (or every column)
 // is read whole, and so is a resource the request does not name.
 func TestFieldsSelection(t *testing.T) {
-	fs := Fields{}
+	fs := load.Fields{}
 	fs.AddColumn(catalog.Container, "number")
 	fs.AddColumn(catalog.Container, "current_status")
 	fs.AddRel(catalog.Container.Rel("podTerminal"))
@@ -31,24 +32,13 @@ func TestFieldsSelection(t *testing.T) {
 		"CustomField": {"api_slug", "id", "value"},
 		"Shipment":    {"bill_of_lading_number", "destination_metro_area_id", "destination_port_id", "id"},
 	}
-	for typ, cols := range want {
-		got := slices.Clone(sel[typ])
-		slices.Sort(got)
-		if !slices.Equal(got, cols) {
-			t.Errorf("%s: columns %v, want %v", typ, got, cols)
-		}
-	}
-	for _, typ := range []string{"Terminal", "Document", "Port"} {
-		if _, ok := sel[typ]; ok {
-			t.Errorf("%s is narrowed to %v; want it read whole", typ, sel[typ])
-		}
-	}
+	testkit.WantSelection(t, sel, want, "Terminal", "Document", "Port")
 }
 
 // A plan names relationships of the catalogue: NewPlan resolves dotted
 // plan names through each target, and skips a name a target lacks.
 func TestNewPlan(t *testing.T) {
-	p := NewPlan(catalog.Container, "transportEvents.vessel", "noSuch", "shipment.noSuch")
+	p := load.NewPlan(catalog.Container, "transportEvents.vessel", "noSuch", "shipment.noSuch")
 	events := p.Rels[catalog.Container.Rel("transportEvents")]
 	if len(p.Rels) != 2 || events == nil || p.Rels[catalog.Container.Rel("shipment")] == nil {
 		t.Fatalf("plan %v: want transportEvents and shipment", p.Rels)

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
+
+	"shipgraph/testkit"
 )
 
 // containerWithout returns a container of acme with no value for slug.
@@ -94,14 +95,7 @@ func TestEntityCustomFields(t *testing.T) {
 			list := e.do("acme/viewer", "GET", base, nil)
 			validate(t, c.listSchema, list.body)
 
-			// Delete: 204, then gone (GET and a second DELETE are 404).
-			r = e.do("acme/member", "DELETE", self, nil)
-			if r.status != http.StatusNoContent || len(r.body) != 0 {
-				t.Fatalf("DELETE: %d\n%s", r.status, r.body)
-			}
-			wantError(t, e.do("acme/member", "GET", self, nil), http.StatusNotFound, "", "")
-			wantError(t, e.do("acme/member", "DELETE", self, nil), http.StatusNotFound, "", "")
-			wantError(t, e.do("acme/member", "GET", "/v2/custom_fields/"+created, nil), http.StatusNotFound, "", "")
+			deleteCustomField(t, e, self, created)
 			for _, cf := range e.get(base)["data"].([]any) {
 				if obj(cf, "attributes")["api_slug"] == c.slug {
 					t.Errorf("deleted value still listed")
@@ -139,11 +133,7 @@ func TestCustomFieldsResource(t *testing.T) {
 		"custom_fields_filter_definition": "/v2/custom_fields?filter[definition_id]=" + f.enumDefinition + "&page[size]=2",
 	} {
 		r := e.do("acme/viewer", "GET", path, nil)
-		if r.status != http.StatusOK {
-			t.Fatalf("GET %s: %d\n%s", path, r.status, r.body)
-		}
-		validate(t, "get-custom-fields-200", r.body)
-		checkDocument(t, r)
+		wantDocument(t, r, http.StatusOK, "get-custom-fields-200")
 		golden(t, name, r)
 		if len(r.json(t)["data"].([]any)) == 0 {
 			t.Errorf("GET %s: empty", path)
@@ -177,20 +167,13 @@ func TestCustomFieldsResource(t *testing.T) {
 
 	// One value.
 	r := e.do("acme/viewer", "GET", "/v2/custom_fields/"+f.customField, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET: %d\n%s", r.status, r.body)
-	}
-	validate(t, "get-custom-field-200", r.body)
+	wantDocument(t, r, http.StatusOK, "get-custom-field-200")
 	golden(t, "custom_field", r)
 
 	// Create on the entity of the relationship.
 	ship := shipmentWithout(t, e, "customer_po")
 	r = e.do("acme/member", "POST", "/v2/custom_fields", newEntityCF("shipment", ship, "customer_po", "ABC124"))
-	if r.status != http.StatusCreated {
-		t.Fatalf("POST: %d\n%s", r.status, r.body)
-	}
-	validate(t, "post-custom-field-201", r.body)
-	created := obj(r.json(t), "data")["id"].(string)
+	created := obj(wantDocument(t, r, http.StatusCreated, "post-custom-field-201"), "data")["id"].(string)
 	golden(t, "custom_field_create", r, created, "<created-id>", ship, "<entity-id>")
 	for _, c := range []struct {
 		body            any
@@ -231,10 +214,7 @@ func TestCustomFieldsResource(t *testing.T) {
 	wantError(t, e.do("acme/member", "PATCH", self, cfBody("x")), http.StatusNotFound, "", "")
 
 	r = e.do("acme/member", "DELETE", "/v2/custom_fields/"+f.customField, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("DELETE: %d\n%s", r.status, r.body)
-	}
-	validate(t, "get-custom-field-200", r.body)
+	wantDocument(t, r, http.StatusOK, "get-custom-field-200")
 	golden(t, "custom_field_delete", r)
 	wantError(t, e.do("acme/member", "GET", "/v2/custom_fields/"+f.customField, nil), http.StatusNotFound, "", "")
 	wantError(t, e.do("acme/member", "DELETE", "/v2/custom_fields/"+f.customField, nil), http.StatusNotFound, "", "")
@@ -341,19 +321,12 @@ func countSlug(t *testing.T, e *env, base, slug string) int {
 // returns how many answered each status.
 func racePosts(e *env, path string, body func(i int) any) map[int]int {
 	const n = 8
-	statuses := make(chan int, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			statuses <- e.do("acme/member", "POST", path, body(i)).status
-		}()
-	}
-	wg.Wait()
-	close(statuses)
+	statuses := make([]int, n)
+	testkit.AtOnce(n, func(i int) {
+		statuses[i] = e.do("acme/member", "POST", path, body(i)).status
+	})
 	got := map[int]int{}
-	for s := range statuses {
+	for _, s := range statuses {
 		got[s]++
 	}
 	return got

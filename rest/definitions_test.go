@@ -17,12 +17,7 @@ func TestDefinitionWrites(t *testing.T) {
 		"entity_type": "Shipment", "api_slug": "incoterm", "display_name": "Incoterm", "data_type": "enum",
 		"description": "Delivery terms.", "validation": map[string]any{"required": false}, "default_format": nil,
 	}))
-	if r.status != http.StatusCreated {
-		t.Fatalf("POST: %d\n%s", r.status, r.body)
-	}
-	validate(t, "post-custom-field-definition-201", r.body)
-	checkDocument(t, r)
-	id := obj(r.json(t), "data")["id"].(string)
+	id := obj(wantDocument(t, r, http.StatusCreated, "post-custom-field-definition-201"), "data")["id"].(string)
 	self := defs + "/" + id
 	if loc := r.header.Get("Location"); loc != publicBase+self {
 		t.Errorf("Location %q", loc)
@@ -58,11 +53,7 @@ func TestDefinitionWrites(t *testing.T) {
 
 	// Update: the editable attributes; null clears; the rest cannot change.
 	r = e.do("acme/member", "PATCH", self, resource("custom_field_definition", map[string]any{"display_name": "Incoterms 2020", "description": nil, "api_slug": "incoterm", "default_format": "upper"}))
-	if r.status != http.StatusOK {
-		t.Fatalf("PATCH: %d\n%s", r.status, r.body)
-	}
-	validate(t, "patch-custom-field-definition-200", r.body)
-	a := obj(r.json(t), "data", "attributes")
+	a := obj(wantDocument(t, r, http.StatusOK, "patch-custom-field-definition-200"), "data", "attributes")
 	if a["display_name"] != "Incoterms 2020" || a["description"] != nil || a["default_format"] != "upper" || a["validation"] == nil {
 		t.Errorf("PATCH: %v", a)
 	}
@@ -95,10 +86,7 @@ func TestDefinitionWrites(t *testing.T) {
 		t.Fatalf("value: %d\n%s", r.status, r.body)
 	}
 	r = e.do("acme/member", "DELETE", self, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("DELETE: %d\n%s", r.status, r.body)
-	}
-	validate(t, "get-custom-field-definition-200", r.body)
+	wantDocument(t, r, http.StatusOK, "get-custom-field-definition-200")
 	wantError(t, e.do("acme/member", "GET", self, nil), http.StatusNotFound, "", "")
 	wantError(t, e.do("acme/member", "GET", self+"/options", nil), http.StatusNotFound, "", "")
 	wantError(t, e.do("acme/member", "DELETE", self, nil), http.StatusNotFound, "", "")

@@ -208,10 +208,7 @@ func TestDocumentProcessing(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = e.do("acme/admin", "POST", "/v2/documents/"+id+"/reclassify", nil)
-	if r.status != http.StatusAccepted {
-		t.Fatalf("reclassify: %d %s", r.status, r.body)
-	}
-	validate(t, "post-document-reclassify-202", r.body)
+	wantJSON(t, r, http.StatusAccepted, "post-document-reclassify-202")
 	golden(t, "post-document-reclassify-202", r)
 	jobs.wait(t, id, docproc.StepClassify)
 	if a := obj(e.get("/v2/documents/"+id), "data", "attributes"); a["document_type"] != "bill_of_lading" {
@@ -240,10 +237,7 @@ func TestDocumentProcessing(t *testing.T) {
 	img := createDoc(t, e, "Gate photo", "gate.png", "image/png", textPNG(t, "DELIVERY ORDER\nB/L No: "+f.bol+"\nRelease Number: R-1\nDeliver To: Dock 4"))
 	jobs.wait(t, img, docproc.StepExtract)
 	r = e.do("acme/admin", "POST", "/v2/documents/"+img+"/rotate", map[string]any{"degrees": 90})
-	if r.status != http.StatusAccepted {
-		t.Fatalf("rotate: %d %s", r.status, r.body)
-	}
-	validate(t, "post-document-rotate-202", r.body)
+	wantJSON(t, r, http.StatusAccepted, "post-document-rotate-202")
 	jobs.wait(t, img, docproc.StepRotate)
 	u, err := e.store.DocumentFile(ctx, e.acme(t), img)
 	if err != nil || u == nil {
@@ -374,10 +368,7 @@ func TestDocumentJobAccess(t *testing.T) {
 func TestDocumentSchemas(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	r := e.do("acme/viewer", "GET", "/v2/document_schemas/commercial_invoice@"+docproc.SchemaVersion, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("%d %s", r.status, r.body)
-	}
-	validate(t, "get-document-schema-200", r.body)
+	wantDocument(t, r, http.StatusOK, "get-document-schema-200")
 	golden(t, "get-document-schema-200", r)
 	for _, dt := range []string{"bill_of_lading", "packing_list", "certificate_of_origin", "arrival_notice", "delivery_order", "customs_entry", "other"} {
 		r := e.do("globex/admin", "GET", "/v2/document_schemas/"+dt+"@"+docproc.SchemaVersion, nil)

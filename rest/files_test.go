@@ -117,11 +117,7 @@ func fileFlow(t *testing.T, e *env, shipment string, name string, data []byte) s
 	t.Helper()
 	signed := upload(e, "acme/member", name, "application/pdf", data)
 	r := e.do("acme/member", "POST", "/v2/documents?include=shipments", createBody("Bill of lading", signed, shipment))
-	if r.status != http.StatusCreated {
-		t.Fatalf("POST /v2/documents: %d\n%s", r.status, r.body)
-	}
-	validate(t, "post-documents-201", r.body)
-	doc := r.json(t)["data"].(map[string]any)
+	doc := wantDocument(t, r, http.StatusCreated, "post-documents-201")["data"].(map[string]any)
 	id := doc["id"].(string)
 	a := doc["attributes"].(map[string]any)
 	if a["file_name"] != name || a["file_content_type"] != "application/pdf" || a["file_size_bytes"] != float64(len(data)) || a["source"] != "api" || a["name"] != "Bill of lading" {
@@ -174,10 +170,7 @@ func TestDocumentFiles(t *testing.T) {
 	// The same bytes again: 409 duplicate_document naming the first.
 	signed := upload(e, "acme/admin", "copy.pdf", "application/pdf", data)
 	r := e.do("acme/admin", "POST", "/v2/documents", createBody("Copy", signed))
-	if r.status != http.StatusConflict {
-		t.Fatalf("duplicate: %d\n%s", r.status, r.body)
-	}
-	validate(t, "post-documents-409", r.body)
+	wantDocument(t, r, http.StatusConflict, "post-documents-409")
 	er := errorOf(t, r)
 	if er["code"] != "duplicate_document" || er["status"] != "409" || obj(er, "meta")["existing_document_id"] != id || obj(er, "meta")["existing_document_name"] != "Bill of lading" {
 		t.Errorf("409: %v", er)

@@ -330,6 +330,39 @@ const errorSchema = "get-documents-400"
 
 // ---------------------------------------------------------------- helpers
 
+// deleteCustomField deletes the custom field value at self (its record
+// id) as acme's member: 204 with no body, then gone: GET and a second
+// DELETE of self, and GET of the record, are 404.
+func deleteCustomField(t *testing.T, e *env, self, id string) {
+	t.Helper()
+	r := e.do("acme/member", "DELETE", self, nil)
+	if r.status != http.StatusNoContent || len(r.body) != 0 {
+		t.Fatalf("DELETE: %d\n%s", r.status, r.body)
+	}
+	wantError(t, e.do("acme/member", "GET", self, nil), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/member", "DELETE", self, nil), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/member", "GET", "/v2/custom_fields/"+id, nil), http.StatusNotFound, "", "")
+}
+
+// wantJSON checks that r answered status with a body the OpenAPI schema
+// accepts, and returns it decoded.
+func wantJSON(t *testing.T, r *response, status int, schema string) map[string]any {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d\n%s", r.status, status, r.body)
+	}
+	validate(t, schema, r.body)
+	return r.json(t)
+}
+
+// wantDocument is wantJSON for a JSON:API document (checkDocument).
+func wantDocument(t *testing.T, r *response, status int, schema string) map[string]any {
+	t.Helper()
+	doc := wantJSON(t, r, status, schema)
+	checkDocument(t, r)
+	return doc
+}
+
 // errorOf returns the single error object of an error document.
 func errorOf(t testing.TB, r *response) map[string]any {
 	t.Helper()

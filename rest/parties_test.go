@@ -18,11 +18,7 @@ func TestParties(t *testing.T) {
 	e := newEnv(t, envOptions{})
 
 	r := e.do("acme/member", "POST", "/v2/parties", partyBody("  Sodor Steamworks "))
-	if r.status != http.StatusCreated {
-		t.Fatalf("create: %d\n%s", r.status, r.body)
-	}
-	validate(t, "post-parties-201", r.body)
-	data := obj(r.json(t), "data")
+	data := obj(wantDocument(t, r, http.StatusCreated, "post-parties-201"), "data")
 	id, _ := data["id"].(string)
 	if data["type"] != "party" || obj(data, "attributes")["company_name"] != "Sodor Steamworks" ||
 		r.header.Get("Location") != publicBase+"/v2/parties/"+id {
@@ -30,19 +26,11 @@ func TestParties(t *testing.T) {
 	}
 
 	g := e.do("acme/viewer", "GET", "/v2/parties/"+id, nil)
-	if g.status != http.StatusOK {
-		t.Fatalf("get: %d\n%s", g.status, g.body)
-	}
-	validate(t, "get-party-200", g.body)
-	if obj(g.json(t), "data")["id"] != id {
+	if obj(wantDocument(t, g, http.StatusOK, "get-party-200"), "data")["id"] != id {
 		t.Errorf("get: %s", g.body)
 	}
 	l := e.do("acme/viewer", "GET", "/v2/parties?page[size]=10", nil)
-	if l.status != http.StatusOK {
-		t.Fatalf("list: %d\n%s", l.status, l.body)
-	}
-	validate(t, "get-parties-200", l.body)
-	if list := l.json(t)["data"].([]any); len(list) != 1 || list[0].(map[string]any)["id"] != id {
+	if list := wantDocument(t, l, http.StatusOK, "get-parties-200")["data"].([]any); len(list) != 1 || list[0].(map[string]any)["id"] != id {
 		t.Errorf("acme's parties: %s", l.body)
 	}
 
@@ -108,11 +96,7 @@ func TestPartyUpdate(t *testing.T) {
 	self := "/v2/parties/" + id
 
 	r := e.do("acme/member", "PATCH", self, partyBody("  Sodor Steam Works "))
-	if r.status != http.StatusOK {
-		t.Fatalf("PATCH: %d\n%s", r.status, r.body)
-	}
-	validate(t, "patch-party-200", r.body)
-	if a := obj(r.json(t), "data", "attributes"); a["company_name"] != "Sodor Steam Works" {
+	if a := obj(wantDocument(t, r, http.StatusOK, "patch-party-200"), "data", "attributes"); a["company_name"] != "Sodor Steam Works" {
 		t.Errorf("renamed: %s", r.body)
 	}
 	if a := obj(e.get(self), "data", "attributes"); a["company_name"] != "Sodor Steam Works" {
@@ -160,11 +144,7 @@ func TestContainerUpdate(t *testing.T) {
 		return map[string]any{"data": map[string]any{"type": "container", "attributes": attrs}}
 	}
 	r := e.do("acme/member", "PATCH", self, body(map[string]any{"ref_numbers": []string{"REF-1", " REF-2 ", "REF-1"}}))
-	if r.status != http.StatusOK {
-		t.Fatalf("PATCH: %d\n%s", r.status, r.body)
-	}
-	validate(t, "patch-container-200", r.body)
-	if a := obj(r.json(t), "data", "attributes"); !equalList(a["ref_numbers"], "REF-1", "REF-2") {
+	if a := obj(wantDocument(t, r, http.StatusOK, "patch-container-200"), "data", "attributes"); !equalList(a["ref_numbers"], "REF-1", "REF-2") {
 		t.Errorf("PATCH: %s", r.body)
 	}
 	if a := obj(e.get(self), "data", "attributes"); !equalList(a["ref_numbers"], "REF-1", "REF-2") {

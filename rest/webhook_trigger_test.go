@@ -60,10 +60,7 @@ func TestWebhookTrigger(t *testing.T) {
 	}
 	read := func(r *response) trial {
 		t.Helper()
-		if r.status != http.StatusOK {
-			t.Fatalf("trigger: %d %s", r.status, r.body)
-		}
-		validate(t, "post-webhooks-trigger-200", r.body)
+		wantJSON(t, r, http.StatusOK, "post-webhooks-trigger-200")
 		var members map[string]json.RawMessage
 		var tr trial
 		if json.Unmarshal(r.body, &members) != nil || json.Unmarshal(r.body, &tr) != nil || len(members) != 8 {

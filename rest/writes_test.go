@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync"
+	"slices"
 	"testing"
+
+	"shipgraph/testkit"
 )
 
 // fieldsBySlug returns the custom field resources of a shipment by slug.
@@ -63,12 +65,7 @@ func TestPatchShipmentCustomField(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.slug, "=", c.value), func(t *testing.T) {
 			r := e.do("acme/member", "PATCH", path(f.fieldsShipment, c.slug), cfBody(c.value))
-			if r.status != http.StatusOK {
-				t.Fatalf("%d\n%s", r.status, r.body)
-			}
-			validate(t, "patch-shipment-custom-field-200", r.body)
-			checkDocument(t, r)
-			attrs := obj(r.json(t), "data", "attributes")
+			attrs := obj(wantDocument(t, r, http.StatusOK, "patch-shipment-custom-field-200"), "data", "attributes")
 			if fmt.Sprint(attrs["value"]) != fmt.Sprint(c.stored) || attrs["display_value"] != c.display {
 				t.Errorf("value %v display %v, want %v %v", attrs["value"], attrs["display_value"], c.stored, c.display)
 			}
@@ -91,10 +88,7 @@ func TestPatchShipmentCustomField(t *testing.T) {
 	t.Run("creates a value the shipment does not have", func(t *testing.T) {
 		s := shipmentWithout(t, e, "customer_po")
 		r := e.do("acme/admin", "PATCH", path(s, "customer_po"), cfBody("NEW-1"))
-		if r.status != http.StatusOK {
-			t.Fatalf("%d\n%s", r.status, r.body)
-		}
-		validate(t, "patch-shipment-custom-field-200", r.body)
+		wantDocument(t, r, http.StatusOK, "patch-shipment-custom-field-200")
 		if got := fieldsBySlug(e, s)["customer_po"]; got == nil || obj(got, "attributes")["value"] != "NEW-1" {
 			t.Errorf("not created: %v", got)
 		}
@@ -165,12 +159,7 @@ func TestOptions(t *testing.T) {
 
 	// Create.
 	r := e.do("acme/member", "POST", options, resource("custom_field_option", map[string]any{"label": "Urgent", "value": "urgent", "position": 9}))
-	if r.status != http.StatusCreated {
-		t.Fatalf("create: %d\n%s", r.status, r.body)
-	}
-	validate(t, "post-custom-field-option-201", r.body)
-	checkDocument(t, r)
-	created := obj(r.json(t), "data")
+	created := obj(wantDocument(t, r, http.StatusCreated, "post-custom-field-option-201"), "data")
 	id := created["id"].(string)
 	if loc := r.header.Get("Location"); loc != publicBase+options+"/"+id {
 		t.Errorf("Location %q", loc)
@@ -222,10 +211,7 @@ func TestOptions(t *testing.T) {
 
 	// Update.
 	r = e.do("acme/member", "PATCH", options+"/"+id, resource("custom_field_option", map[string]any{"label": "Very urgent", "position": 0}))
-	if r.status != http.StatusOK {
-		t.Fatalf("update: %d\n%s", r.status, r.body)
-	}
-	validate(t, "patch-custom-field-option-200", r.body)
+	wantDocument(t, r, http.StatusOK, "patch-custom-field-option-200")
 	golden(t, "option_update", r, id, "<created-option-id>")
 	r = e.do("acme/member", "PATCH", options+"/"+id, map[string]any{"label": "Flat label"}, "Content-Type", "application/json")
 	if r.status != http.StatusOK || obj(r.json(t), "data", "attributes")["label"] != "Flat label" {
@@ -282,10 +268,7 @@ func TestOptions(t *testing.T) {
 		t.Fatalf("clear: %d\n%s", r.status, r.body)
 	}
 	r = e.do("acme/member", "DELETE", options+"/"+id, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("delete: %d\n%s", r.status, r.body)
-	}
-	validate(t, "get-custom-field-option-200", r.body)
+	wantDocument(t, r, http.StatusOK, "get-custom-field-option-200")
 	golden(t, "option_delete", r, id, "<created-option-id>")
 	wantError(t, e.do("acme/member", "GET", options+"/"+id, nil), http.StatusNotFound, "", "")
 	wantError(t, e.do("acme/member", "DELETE", options+"/"+id, nil), http.StatusNotFound, "", "")
@@ -300,24 +283,17 @@ func TestDuplicateOptionRace(t *testing.T) {
 	options := "/v2/custom_field_definitions/" + f.enumDefinition + "/options"
 	const n = 12
 	statuses := make([]int, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			who := "acme/admin"
-			if i%2 == 1 {
-				who = "acme/member"
-			}
-			r := e.do(who, "POST", options, resource("custom_field_option", map[string]any{"label": fmt.Sprint("Racer ", i), "value": "racing"}))
-			statuses[i] = r.status
-			if r.status == http.StatusUnprocessableEntity {
-				validate(t, errorSchema, r.body)
-			}
-		})
-	}
-	close(start)
-	wg.Wait()
+	testkit.AtOnce(n, func(i int) {
+		who := "acme/admin"
+		if i%2 == 1 {
+			who = "acme/member"
+		}
+		r := e.do(who, "POST", options, resource("custom_field_option", map[string]any{"label": fmt.Sprint("Racer ", i), "value": "racing"}))
+		statuses[i] = r.status
+		if r.status == http.StatusUnprocessableEntity {
+			validate(t, errorSchema, r.body)
+		}
+	})
 	count := map[int]int{}
 	for _, s := range statuses {
 		count[s]++
@@ -333,5 +309,156 @@ func TestDuplicateOptionRace(t *testing.T) {
 	}
 	if racing != 1 {
 		t.Errorf("%d options with the raced value", racing)
+	}
+}
+
+// TestShipmentWrites: PATCH /v2/shipments/{id} (ref_numbers, tags) and
+// stop_tracking / resume_tracking.
+func TestShipmentWrites(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	var id string
+	for _, s := range e.get("/v2/shipments?filter[tracking_stopped]=false&page[size]=1")["data"].([]any) {
+		id = s.(map[string]any)["id"].(string)
+	}
+	self := "/v2/shipments/" + id
+
+	r := e.do("acme/member", "PATCH", self, resource("shipment", map[string]any{"ref_numbers": []string{"REF-1", " REF-2 ", "REF-1"}, "tags": []string{"hot", "", "hot", "vip"}}))
+	a := obj(wantDocument(t, r, http.StatusOK, "patch-shipment-200"), "data", "attributes")
+	if !equalList(a["ref_numbers"], "REF-1", "REF-2") || !equalList(a["tags"], "hot", "vip") {
+		t.Errorf("PATCH: ref_numbers %v tags %v", a["ref_numbers"], a["tags"])
+	}
+	// Read back; an omitted attribute keeps its value; null clears.
+	if a := obj(e.get(self), "data", "attributes"); !equalList(a["tags"], "hot", "vip") {
+		t.Errorf("read back: %v", a["tags"])
+	}
+	r = e.do("acme/member", "PATCH", self, resource("shipment", map[string]any{"ref_numbers": nil}))
+	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || a["ref_numbers"] != nil || !equalList(a["tags"], "hot", "vip") {
+		t.Errorf("clear ref_numbers: %d %v", r.status, a)
+	}
+	r = e.do("acme/member", "PATCH", self, resource("shipment", map[string]any{"tags": nil}))
+	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || !equalList(a["tags"]) {
+		t.Errorf("clear tags: %d %v", r.status, a)
+	}
+	for _, c := range []struct {
+		attrs   map[string]any
+		pointer string
+	}{
+		{map[string]any{"tags": "hot"}, "/data/attributes/tags"},
+		{map[string]any{"ref_numbers": []any{1}}, "/data/attributes/ref_numbers"},
+		{map[string]any{"bill_of_lading_number": "X"}, "/data/attributes/bill_of_lading_number"},
+	} {
+		wantError(t, e.do("acme/member", "PATCH", self, resource("shipment", c.attrs)), http.StatusUnprocessableEntity, "pointer", c.pointer)
+	}
+	wantError(t, e.do("acme/member", "PATCH", "/v2/shipments/00000000-0000-4000-8000-000000000000", resource("shipment", map[string]any{"tags": 5})), http.StatusNotFound, "", "")
+
+	// The member's user id, for line_tracking_stopped_by_user.
+	g := e.do("acme/member", "POST", "/graphql", map[string]any{"query": "{ viewer { user { id } } }"}, "Content-Type", "application/json")
+	user := obj(g.json(t), "data", "viewer", "user")["id"]
+
+	// Stop: now, cancelled_by_user, by the key's user; listed as stopped.
+	r = e.do("acme/member", "PATCH", self+"/stop_tracking?include=line_tracking_stopped_by_user", nil)
+	doc := wantDocument(t, r, http.StatusOK, "patch-shipment-stop-tracking-200")
+	a = obj(doc, "data", "attributes")
+	stoppedAt := a["line_tracking_stopped_at"]
+	if stoppedAt == nil || a["line_tracking_stopped_reason"] != "cancelled_by_user" ||
+		obj(doc, "data", "relationships", "line_tracking_stopped_by_user", "data")["id"] != user || len(doc["included"].([]any)) != 1 {
+		t.Errorf("stop: %s", r.body)
+	}
+	found := false
+	for _, s := range e.get("/v2/shipments?filter[tracking_stopped]=true&page[size]=100")["data"].([]any) {
+		found = found || s.(map[string]any)["id"] == id
+	}
+	if !found {
+		t.Errorf("a stopped shipment is not listed by filter[tracking_stopped]=true")
+	}
+	// Stopping again keeps when and who.
+	r = e.do("acme/admin", "PATCH", self+"/stop_tracking", nil)
+	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || a["line_tracking_stopped_at"] != stoppedAt {
+		t.Errorf("stop again: %d %v", r.status, a)
+	}
+	if u := obj(r.json(t), "data", "relationships", "line_tracking_stopped_by_user", "data")["id"]; u != user {
+		t.Errorf("stop again changed the user to %v", u)
+	}
+
+	// Resume clears all three.
+	r = e.do("acme/member", "PATCH", self+"/resume_tracking", nil)
+	doc = wantDocument(t, r, http.StatusOK, "patch-shipment-resume-tracking-200")
+	if a := obj(doc, "data", "attributes"); a["line_tracking_stopped_at"] != nil || a["line_tracking_stopped_reason"] != nil ||
+		obj(doc, "data", "relationships", "line_tracking_stopped_by_user")["data"] != nil {
+		t.Errorf("resume: %s", r.body)
+	}
+	for _, p := range []string{"/stop_tracking", "/resume_tracking"} {
+		wantError(t, e.do("acme/member", "PATCH", "/v2/shipments/not-a-uuid"+p, nil), http.StatusNotFound, "", "")
+		wantError(t, e.do("acme/member", "GET", self+p, nil), http.StatusMethodNotAllowed, "", "")
+	}
+}
+
+// equalList reports whether a JSON list holds exactly want, in order.
+func equalList(v any, want ...string) bool {
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	got := make([]string, len(l))
+	for i, x := range l {
+		got[i], _ = x.(string)
+	}
+	return slices.Equal(got, want)
+}
+
+// TestDocumentWrites: PATCH and DELETE /v2/documents/{id} and GET
+// /v2/documents/types.
+func TestDocumentWrites(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	f := findFixtures(t, e)
+
+	r := e.do("acme/viewer", "GET", "/v2/documents/types", nil)
+	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" {
+		t.Fatalf("types: %d %s\n%s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	validate(t, "get-document-types-200", r.body)
+	golden(t, "document_types", r)
+
+	self := "/v2/documents/" + f.document
+	r = e.do("acme/member", "PATCH", self+"?include=shipments", resource("document", map[string]any{"document_type_manual": " packing_list "}))
+	if a := obj(wantDocument(t, r, http.StatusOK, "patch-document-200"), "data", "attributes"); a["document_type_manual"] != "packing_list" {
+		t.Errorf("PATCH: %v", a)
+	}
+	// The manual type is what filter[document_types] matches too.
+	found := false
+	for _, d := range e.get("/v2/documents?filter[document_types]=packing_list&page[size]=100")["data"].([]any) {
+		found = found || d.(map[string]any)["id"] == f.document
+	}
+	if !found {
+		t.Errorf("filter[document_types] misses the manually typed document")
+	}
+	r = e.do("acme/member", "PATCH", self, resource("document", map[string]any{"document_type_manual": nil}))
+	if a := obj(r.json(t), "data", "attributes"); r.status != http.StatusOK || a["document_type_manual"] != nil {
+		t.Errorf("clear: %d %v", r.status, a)
+	}
+	for _, c := range []struct {
+		attrs   map[string]any
+		pointer string
+	}{
+		{map[string]any{"document_type_manual": "passport"}, "/data/attributes/document_type_manual"},
+		{map[string]any{"document_type_manual": 5}, "/data/attributes/document_type_manual"},
+		{map[string]any{"extracted_data_manual": map[string]any{"a": 1}}, "/data/attributes/extracted_data_manual"},
+		{map[string]any{"name": "x"}, "/data/attributes/name"},
+	} {
+		wantError(t, e.do("acme/member", "PATCH", self, resource("document", c.attrs)), http.StatusUnprocessableEntity, "pointer", c.pointer)
+	}
+
+	// Delete: 204, then gone from GET, lists and its shipments.
+	r = e.do("acme/member", "DELETE", self, nil)
+	if r.status != http.StatusNoContent || len(r.body) != 0 {
+		t.Fatalf("DELETE: %d\n%s", r.status, r.body)
+	}
+	wantError(t, e.do("acme/member", "GET", self, nil), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/member", "DELETE", self, nil), http.StatusNotFound, "", "")
+	wantError(t, e.do("acme/member", "PATCH", self, resource("document", map[string]any{"document_type_manual": "other"})), http.StatusNotFound, "", "")
+	for _, d := range e.get("/v2/documents?page[size]=100")["data"].([]any) {
+		if d.(map[string]any)["id"] == f.document {
+			t.Errorf("a deleted document is listed")
+		}
 	}
 }

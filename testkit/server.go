@@ -179,6 +179,12 @@ func (e *Env) Count(tb testing.TB, query string, args ...any) int {
 	return e.DB().Count(tb, query, args...)
 }
 
+// Text is pg.DB.Text on e's database.
+func (e *Env) Text(tb testing.TB, query string, args ...any) string {
+	tb.Helper()
+	return e.DB().Text(tb, query, args...)
+}
+
 // Exec is pg.DB.Exec on e's database.
 func (e *Env) Exec(tb testing.TB, query string, args ...any) {
 	tb.Helper()

@@ -143,3 +143,23 @@ func WaitMetric(tb testing.TB, timeout time.Duration, name string, ok func(float
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// WantSelection checks a column selection (type → columns, as
+// load.Fields.Selection gives it): each type of want narrowed to exactly
+// its columns, in any order, and each type of whole not narrowed (read
+// whole).
+func WantSelection(tb testing.TB, sel, want map[string][]string, whole ...string) {
+	tb.Helper()
+	for typ, cols := range want {
+		got := slices.Clone(sel[typ])
+		slices.Sort(got)
+		if !slices.Equal(got, cols) {
+			tb.Errorf("%s: columns %v, want %v", typ, got, cols)
+		}
+	}
+	for _, typ := range whole {
+		if _, ok := sel[typ]; ok {
+			tb.Errorf("%s is narrowed to %v; want it read whole", typ, sel[typ])
+		}
+	}
+}

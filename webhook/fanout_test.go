@@ -76,6 +76,28 @@ func (e *env) lastChange(t testing.TB) int64 {
 	return id
 }
 
+// wantSkipped checks what a drained fan-out did with skipped changes:
+// hook notified for exactly the changes notified, the cursor at last,
+// skipped poison rows counted since before and one ERROR record each,
+// which it returns.
+func (e *env) wantSkipped(t *testing.T, l *testkit.Log, hook string, notified []int64, last int64, before float64, skipped int) []map[string]any {
+	t.Helper()
+	if got := e.notified(t, hook); !equal(got, notified) {
+		t.Errorf("notified for changes %v, want %v", got, notified)
+	}
+	if c := e.cursorID(t); c != last {
+		t.Errorf("cursor at change %d, want %d (the last)", c, last)
+	}
+	if d := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != float64(skipped) {
+		t.Errorf("poison_row counted %v, want %d", d, skipped)
+	}
+	recs := l.Find(t, "ERROR", "skipped a change")
+	if len(recs) != skipped {
+		t.Fatalf("%d ERROR records of a skipped change, want %d: %s", len(recs), skipped, l.String())
+	}
+	return recs
+}
+
 // cursorID is the log id of the change at the fan-out's position in acme's
 // log (0: none read).
 func (e *env) cursorID(t testing.TB) int64 {
@@ -128,19 +150,7 @@ func TestPoisonRowDoesNotStopTheFanOut(t *testing.T) {
 	third := e.lastChange(t)
 	drain(t, f)
 
-	if got, want := e.notified(t, hook), []int64{first, second, third}; !equal(got, want) {
-		t.Errorf("notified for changes %v, want %v (the rows around the poison ones)", got, want)
-	}
-	if c := e.cursorID(t); c != third {
-		t.Errorf("cursor at change %d, want %d (the last)", c, third)
-	}
-	if d := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 2 {
-		t.Errorf("poison_row counted %v, want 2", d)
-	}
-	recs := l.Find(t, "ERROR", "skipped a change")
-	if len(recs) != 2 {
-		t.Fatalf("%d ERROR records of a skipped change, want 2: %s", len(recs), l.String())
-	}
+	recs := e.wantSkipped(t, &l, hook, []int64{first, second, third}, third, before, 2)
 	for i, want := range []int64{badOld, badNew} {
 		r := recs[i]
 		if r["change_id"] != float64(want) || r["account"] != e.acme || !strings.Contains(r["reason"].(string), "json") {
@@ -173,17 +183,8 @@ func TestRefusedRowIsSkipped(t *testing.T) {
 	last := e.lastChange(t)
 	drain(t, f)
 
-	if got, want := e.notified(t, hook), []int64{first, second}; !equal(got, want) {
-		t.Errorf("notified for changes %v, want %v", got, want)
-	}
-	if c := e.cursorID(t); c != last {
-		t.Errorf("cursor at change %d, want %d (the last)", c, last)
-	}
-	if d := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "poison_row") - before; d != 1 {
-		t.Errorf("poison_row counted %v, want 1", d)
-	}
-	recs := l.Find(t, "ERROR", "skipped a change")
-	if len(recs) != 1 || recs[0]["change_id"] != float64(refused) || !strings.Contains(recs[0]["reason"].(string), "test_refused") {
+	recs := e.wantSkipped(t, &l, hook, []int64{first, second}, last, before, 1)
+	if recs[0]["change_id"] != float64(refused) || !strings.Contains(recs[0]["reason"].(string), "test_refused") {
 		t.Errorf("ERROR records %v, want one of change %d naming the constraint", recs, refused)
 	}
 }

@@ -156,3 +156,240 @@ func TestTransportEventInsertRaisesOnce(t *testing.T) {
 		t.Errorf("the record %s is not included: %s", departed, body)
 	}
 }
+
+// TestTrackingRequestEvents: each transition of a tracking request's
+// status, written to its row, raises its event through the change log and
+// the fan-out, with the request as the reference; stopping a shipment's
+// tracking (through the store, or plain SQL) stops its request in the
+// same transaction, which raises tracking_stopped (and a resume,
+// succeeded).
+func TestTrackingRequestEvents(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	hook := e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventTrackingSucceeded, webhook.EventTrackingFailed,
+		webhook.EventTrackingAwaitingManifest, webhook.EventTrackingStopped)
+	f := webhook.NewFanOut(e.Store, e.config(webhook.Config{}), nil)
+	drain(t, f) // the seed's changes, if any
+
+	req := &model.TrackingRequest{RequestType: "bill_of_lading", RequestNumber: "MEDUEVENTS1", Scac: "MSCU"}
+	if err := e.Store.CreateTrackingRequest(ctx, e.acme, req, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	raised := func(want ...string) {
+		t.Helper()
+		drain(t, f)
+		rows, err := e.Store.SQL().Query(`SELECT event, reference_type, reference_id FROM webhook_notifications
+			WHERE webhook_id = $1 ORDER BY change_id, event`, hook)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var got []string
+		for rows.Next() {
+			var ev, typ, id string
+			if err := rows.Scan(&ev, &typ, &id); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ev)
+			if typ != model.TrackingRequestType {
+				t.Errorf("%s: reference %s %s, want the tracking request", ev, typ, id)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("notifications %v, want %v", got, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("notifications %v, want %v", got, want)
+			}
+		}
+	}
+	raised() // created pending: nothing yet
+	set := func(status, reason string) {
+		t.Helper()
+		var r any
+		if reason != "" {
+			r = reason
+		}
+		e.Exec(t, `UPDATE tracking_requests SET status = $3, failed_reason = $4, updated_at = now() WHERE account_id = $1 AND id = $2`,
+			e.acme, req.ID, status, r)
+	}
+	set("awaiting_manifest", "")
+	raised(webhook.EventTrackingAwaitingManifest)
+	e.Exec(t, `UPDATE tracking_requests SET retry_count = 2, is_retrying = true WHERE id = $1 AND account_id = $2`, req.ID, e.acme)
+	raised(webhook.EventTrackingAwaitingManifest) // a retry is no transition
+	set("failed", "not_found")
+	raised(webhook.EventTrackingAwaitingManifest, webhook.EventTrackingFailed)
+	set("pending", "")
+	set("created", "")
+	raised(webhook.EventTrackingAwaitingManifest, webhook.EventTrackingFailed, webhook.EventTrackingSucceeded)
+
+	// stop_tracking and resume_tracking of a shipment, through the store.
+	var ship, seeded string
+	e.one(t, `SELECT s.id, r.id FROM shipments s JOIN tracking_requests r ON r.account_id = s.account_id AND r.shipment_id = s.id
+		WHERE s.account_id = '`+e.acme+`' AND s.line_tracking_stopped_at IS NULL AND r.status = 'created' ORDER BY s.id LIMIT 1`, &ship, &seeded)
+	if _, err := e.Store.StopTracking(ctx, e.acme, ship, nil); err != nil {
+		t.Fatal(err)
+	}
+	raised(webhook.EventTrackingAwaitingManifest, webhook.EventTrackingFailed, webhook.EventTrackingSucceeded, webhook.EventTrackingStopped)
+	var status, ref string
+	e.one(t, `SELECT r.status, n.reference_id FROM tracking_requests r JOIN webhook_notifications n ON n.account_id = r.account_id
+		WHERE r.account_id = '`+e.acme+`' AND r.id = '`+seeded+`' AND n.event = 'tracking_request.tracking_stopped'`, &status, &ref)
+	if status != "tracking_stopped" || ref != seeded {
+		t.Errorf("stopped request: status %s, notification about %s, want %s", status, ref, seeded)
+	}
+	if _, err := e.Store.ResumeTracking(ctx, e.acme, ship); err != nil {
+		t.Fatal(err)
+	}
+	raised(webhook.EventTrackingAwaitingManifest, webhook.EventTrackingFailed, webhook.EventTrackingSucceeded, webhook.EventTrackingStopped,
+		webhook.EventTrackingSucceeded)
+	// The shipping line's stop written with plain SQL: the same rule.
+	e.Exec(t, `UPDATE shipments SET line_tracking_stopped_at = now(), line_tracking_stopped_reason = 'past_arrival_window'
+		WHERE account_id = $1 AND id = $2`, e.acme, ship)
+	raised(webhook.EventTrackingAwaitingManifest, webhook.EventTrackingFailed, webhook.EventTrackingSucceeded, webhook.EventTrackingStopped,
+		webhook.EventTrackingSucceeded, webhook.EventTrackingStopped)
+}
+
+// The server's wiring: the body is rest.NotificationPayload's document.
+func TestPayloadIsTheV2Document(t *testing.T) {
+	e := newEnv(t)
+	r := newReceiver(t)
+	c1, s1 := e.containerOf(t, e.acme, 0)
+	e.Exec(t, `UPDATE containers SET current_status = 'on_ship' WHERE id = $1`, c1)
+	e.webhook(t, e.acme, r.URL, webhook.EventContainerUpdated, webhook.EventTransportAvailable, webhook.EventShipmentEstimatedArrival)
+	res := resolve.New(e.Store, resolve.Deps{})
+	e.start(t, e.Store, webhook.Config{Payload: func(ctx context.Context, account, id string) ([]byte, error) {
+		return rest.NotificationPayload(ctx, res, rest.Config{}, account, id)
+	}})
+	e.Exec(t, `UPDATE containers SET current_status = 'available', pickup_appointment_at = '2026-03-05T08:30:00Z' WHERE id = $1`, c1)
+	e.Exec(t, `UPDATE shipments SET pod_eta_at = '2026-04-01T00:00:00Z' WHERE id = $1`, s1)
+	type resource struct {
+		ID            string          `json:"id"`
+		Type          string          `json:"type"`
+		Attributes    json.RawMessage `json:"attributes"`
+		Relationships map[string]struct {
+			Data json.RawMessage `json:"data"`
+		} `json:"relationships"`
+	}
+	got := map[string]bool{}
+	for len(got) < 3 {
+		d := r.wait(t, 15*time.Second)
+		var doc struct {
+			Data     resource   `json:"data"`
+			Included []resource `json:"included"`
+		}
+		if err := json.Unmarshal(d.body, &doc); err != nil {
+			t.Fatalf("%v: %s", err, d.body)
+		}
+		if !webhook.Verify("secret-"+r.URL, d.body, d.header.Get(webhook.SignatureHeader)) {
+			t.Errorf("signature does not verify")
+		}
+		var attrs struct {
+			Event string `json:"event"`
+		}
+		_ = json.Unmarshal(doc.Data.Attributes, &attrs)
+		if doc.Data.Type != "webhook_notification" {
+			t.Fatalf("primary data %s", d.body)
+		}
+		got[attrs.Event] = true
+		types := map[string]json.RawMessage{}
+		for _, inc := range doc.Included {
+			types[inc.Type] = inc.Attributes
+		}
+		switch attrs.Event {
+		case webhook.EventContainerUpdated:
+			var a struct {
+				Changeset map[string][2]any `json:"changeset"`
+			}
+			_ = json.Unmarshal(types["container_updated_event"], &a)
+			if v := a.Changeset["pickup_appointment_at"]; v[1] != "2026-03-05T08:30:00Z" {
+				t.Errorf("container_updated_event changeset %v in %s", a.Changeset, d.body)
+			}
+			if types["container"] == nil {
+				t.Errorf("the container is not included: %s", d.body)
+			}
+		case webhook.EventTransportAvailable:
+			if types["transport_event"] == nil || types["container"] == nil {
+				t.Errorf("transport_event or container missing: %s", d.body)
+			}
+		case webhook.EventShipmentEstimatedArrival:
+			var a struct {
+				Estimated string `json:"estimated_timestamp"`
+			}
+			_ = json.Unmarshal(types["estimated_event"], &a)
+			if a.Estimated != "2026-04-01T00:00:00Z" || types["shipment"] == nil {
+				t.Errorf("estimated_event %s", d.body)
+			}
+		default:
+			t.Errorf("unexpected event %q: %s", attrs.Event, d.body)
+		}
+	}
+}
+
+// TestTrackingPayloadAsOfEvent: a tracking request that succeeds and stops
+// in one transaction is tracking_stopped when its notifications are
+// rendered; the /v2 body of each still shows the request as of its event
+// (succeeded: created; tracking_stopped: tracking_stopped).
+func TestTrackingPayloadAsOfEvent(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventTrackingSucceeded, webhook.EventTrackingStopped)
+	req := &model.TrackingRequest{RequestType: "bill_of_lading", RequestNumber: "MEDUASOF1", Scac: "MSCU"}
+	if err := e.Store.CreateTrackingRequest(ctx, e.acme, req, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := e.Store.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{"created", "tracking_stopped"} {
+		if _, err := tx.ExecContext(ctx, `UPDATE tracking_requests SET status = $3 WHERE account_id = $1 AND id = $2`, e.acme, req.ID, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, webhook.NewFanOut(e.Store, e.config(webhook.Config{}), nil))
+	res := resolve.New(e.Store, resolve.Deps{})
+	rows, err := e.Store.SQL().QueryContext(ctx, `SELECT id, event FROM webhook_notifications WHERE account_id = $1 AND reference_id = $2
+		ORDER BY change_id`, e.acme, req.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var id, event string
+		if err := rows.Scan(&id, &event); err != nil {
+			t.Fatal(err)
+		}
+		body, err := rest.NotificationPayload(ctx, res, rest.Config{}, e.acme, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Included []struct {
+				Type       string `json:"type"`
+				ID         string `json:"id"`
+				Attributes struct {
+					Status string `json:"status"`
+				} `json:"attributes"`
+			} `json:"included"`
+		}
+		if err := json.Unmarshal(body, &doc); err != nil {
+			t.Fatal(err)
+		}
+		status := "(not included)"
+		for _, inc := range doc.Included {
+			if inc.Type == model.TrackingRequestType && inc.ID == req.ID {
+				status = inc.Attributes.Status
+			}
+		}
+		got = append(got, event+" "+status)
+	}
+	want := []string{webhook.EventTrackingSucceeded + " created", webhook.EventTrackingStopped + " tracking_stopped"}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("rendered %q, want %q", got, want)
+	}
+}

@@ -106,6 +106,19 @@ func (e *env) ch(id string) chan rivertype.JobState {
 	return c
 }
 
+// requestTracked requests up to n of the simulator's tracked numbers of
+// the request type ("" for any) and returns the requests' ids.
+func (e *env) requestTracked(typ string, n int) []string {
+	e.t.Helper()
+	var ids []string
+	for _, num := range e.sim.Numbers() {
+		if num.State == "tracked" && (typ == "" || num.RequestType == typ) && len(ids) < n {
+			ids = append(ids, e.request(num.RequestType, num.RequestNumber, num.SCAC))
+		}
+	}
+	return ids
+}
+
 // request inserts a pending request with plain SQL, as any path may.
 func (e *env) request(typ, number, scac string) string {
 	e.t.Helper()
@@ -295,12 +308,7 @@ func TestTwoEnginesNeverDouble(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a, b := e.engine(e.config()), e.engine(e.config())
-	var ids []string
-	for _, n := range e.sim.Numbers() {
-		if n.State == "tracked" && n.RequestType == "container" && len(ids) < 6 {
-			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
-		}
-	}
+	ids := e.requestTracked("container", 6)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
 		for _, id := range ids {
@@ -356,12 +364,7 @@ func TestETAMovesThenTrackingStops(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	eng := e.engine(e.config())
-	var ids []string
-	for _, n := range e.sim.Numbers() {
-		if n.State == "tracked" && n.RequestType == "bill_of_lading" && len(ids) < 6 {
-			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
-		}
-	}
+	ids := e.requestTracked("bill_of_lading", 6)
 	etas := func() map[string]string {
 		out := map[string]string{}
 		for _, id := range ids {

@@ -1,13 +1,21 @@
 package tracking_test
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/lib/pq"
-
 	"shipgraph/carrier/sim"
+	"shipgraph/carrier/tracking"
+	"shipgraph/sharedlimit"
 	"shipgraph/testkit/pg"
+	"shipgraph/testkit/redistest"
 )
 
 // shipmentNumbers groups the simulator's tracked numbers by shipment: each
@@ -100,12 +108,7 @@ func TestEstimatesStoredOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	eng := e.engine(e.config())
-	var ids []string
-	for _, n := range e.sim.Numbers() {
-		if n.State == "tracked" && n.RequestType == "bill_of_lading" && len(ids) < 12 {
-			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
-		}
-	}
+	ids := e.requestTracked("bill_of_lading", 12)
 	for _, id := range ids {
 		e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
 	}
@@ -123,4 +126,149 @@ func TestEstimatesStoredOnce(t *testing.T) {
 		GROUP BY container_id, event, event_at, location_locode HAVING count(*) > 1) d`, e.acct); got != 0 {
 		t.Errorf("%d estimates stored more than once as transport events", got)
 	}
+}
+
+// A process killed (SIGKILL) in the middle of a poll loses nothing and
+// doubles nothing: the job it held is rescued by the next process's River
+// (RescueAfter), the poll runs again and writes each event once.
+func TestKilledMidPoll(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	n := e.number("bill_of_lading", "tracked")
+	// The carrier answers this number only after a minute: the child is
+	// mid-poll (its job running, its request locked by nobody yet) when
+	// it dies.
+	e.faults(sim.Fault{SCAC: n.SCAC, Number: n.RequestNumber, Mode: sim.FaultSlow, Delay: sim.Duration(time.Minute)})
+	id := e.request(n.RequestType, n.RequestNumber, n.SCAC)
+
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), childEnv+"="+e.dbURL+" "+e.url)
+	child.Stdout, child.Stderr = os.Stderr, os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	// Wait for the child's poll to be running (River's row).
+	deadline := time.Now().Add(30 * time.Second)
+	for e.count(`SELECT count(*) FROM river_job WHERE kind = 'tracking_poll' AND state = 'running' AND args->>'request_id' = $1`, id) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the child never started the poll")
+		}
+		waitRow(e)
+	}
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	if r := e.row(id); r.Status != "pending" {
+		t.Fatalf("after the kill: %+v, want still pending", r)
+	}
+
+	// A new process: the carrier answers again; the dead poll is rescued.
+	e.faults()
+	c := e.config()
+	c.PollTimeout, c.RescueAfter = time.Second, 2*time.Second
+	e.engine(c)
+	r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+	if r.ShipmentID == nil {
+		t.Fatalf("after the restart: %+v, want tracked", r)
+	}
+	if got := e.count(`SELECT count(*) FROM (SELECT container_id, carrier_event_id FROM raw_events WHERE account_id = $1
+		GROUP BY 1, 2 HAVING count(*) > 1) d`, e.acct); got != 0 {
+		t.Fatalf("%d events doubled", got)
+	}
+	if got := e.count(`SELECT count(*) FROM raw_events WHERE account_id = $1`, e.acct); got == 0 {
+		t.Fatal("no events after the restart")
+	}
+}
+
+// waitRow waits a moment for a row another process writes (the child's:
+// no channel reaches across processes).
+func waitRow(e *env) {
+	select {
+	case <-time.After(20 * time.Millisecond):
+	case <-e.t.Context().Done():
+	}
+}
+
+// TestCarrierConcurrencySharedOverInstances: a carrier's concurrency limit
+// holds over every instance through Redis. Two engines (two instances on
+// one database, each with its own connection to a real redis-server) poll
+// six requests of one slow carrier whose CARRIER_<SCAC>_CONCURRENCY is 1:
+// the carrier never sees two requests at once, and every request settles.
+// Each engine alone would allow one: without the shared limit the two
+// together reach two.
+func TestCarrierConcurrencySharedOverInstances(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	redis := redistest.Start(t)
+	const scac = "MAEU"
+	e.faults(sim.Fault{SCAC: scac, Mode: "slow", Delay: sim.Duration(150 * time.Millisecond)})
+	var inFlight, most, seen atomic.Int64
+	counted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/"+scac+"/v2/events") {
+			n := inFlight.Add(1)
+			defer inFlight.Add(-1)
+			seen.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+		}
+		// The simulator's own handler answers (slowly, as faulted).
+		proxy, _ := http.NewRequestWithContext(r.Context(), r.Method, e.url+r.URL.RequestURI(), nil)
+		proxy.Header = r.Header.Clone()
+		resp, err := http.DefaultClient.Do(proxy)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := resp.Body.Read(buf)
+			_, _ = w.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(counted.Close)
+
+	c := e.config()
+	for i := range c.Carriers {
+		if c.Carriers[i].SCAC == scac {
+			c.Carriers[i].BaseURL = counted.URL + "/" + scac
+			c.Carriers[i].Concurrency = 1
+			c.Carriers[i].RatePerMinute = 0
+		}
+	}
+	for range 2 {
+		limits, err := sharedlimit.Open(redis.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(limits.Close)
+		e.start(newEngine(t, c, e.store, tracking.WithShared(limits)))
+	}
+	var ids []string
+	for _, n := range e.sim.Numbers() {
+		if n.SCAC == scac && n.State == "tracked" && n.RequestType == "bill_of_lading" && len(ids) < 6 {
+			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
+		}
+	}
+	if len(ids) < 2 {
+		t.Fatalf("the simulator knows %d bills of lading of %s", len(ids), scac)
+	}
+	for _, id := range ids {
+		if r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" }); r.ShipmentID == nil {
+			t.Errorf("request %s: %+v, want its shipment", id, r)
+		}
+	}
+	if got := most.Load(); got != 1 {
+		t.Errorf("the carrier saw %d requests at once over the two instances, want 1 (CONCURRENCY=1 shared)", got)
+	}
+	t.Logf("%d carrier requests for %d tracking requests, at most %d at once", seen.Load(), len(ids), most.Load())
 }

@@ -148,12 +148,7 @@ func TestStatsRollupsFollowWrites(t *testing.T) {
 	e := newEnv(t)
 	reference(t, e.store)
 	eng := e.engine(e.config())
-	var ids []string
-	for _, n := range e.sim.Numbers() {
-		if n.State == "tracked" && n.RequestType == "bill_of_lading" && len(ids) < 8 {
-			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
-		}
-	}
+	ids := e.requestTracked("bill_of_lading", 8)
 	for _, id := range ids {
 		if r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" }); r.ShipmentID == nil {
 			t.Fatalf("request %s: %+v", id, r)
@@ -243,12 +238,7 @@ func TestStatsRollupsConcurrentWriters(t *testing.T) {
 	e := newEnv(t)
 	reference(t, e.store)
 	e.engine(e.config())
-	var ids []string
-	for _, n := range e.sim.Numbers() {
-		if n.State == "tracked" && len(ids) < 6 {
-			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
-		}
-	}
+	ids := e.requestTracked("", 6)
 	for _, id := range ids {
 		e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
 	}

@@ -65,8 +65,7 @@ func measureComplexity(t *testing.T, e *testkit.Env, k, query string, vars testk
 
 func testLimits(t *testing.T, e *testkit.Env) {
 	k := e.Key(t, acmeAdmin)
-	var ship string
-	e.SQL(t, &ship, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id LIMIT 1`)
+	ship := e.Text(t, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id LIMIT 1`)
 	hc := gqlhttp.DefaultHandlerConfig
 
 	t.Run("Depth", func(t *testing.T) {

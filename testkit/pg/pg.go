@@ -136,6 +136,14 @@ func (d *DB) Count(tb testing.TB, query string, args ...any) int {
 	return n
 }
 
+// Text is the one text value the query selects.
+func (d *DB) Text(tb testing.TB, query string, args ...any) string {
+	tb.Helper()
+	var s string
+	d.One(tb, []any{&s}, query, args...)
+	return s
+}
+
 // Exec runs plain SQL, as another system would.
 func (d *DB) Exec(tb testing.TB, query string, args ...any) {
 	tb.Helper()
