@@ -16,11 +16,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/parquet-go/parquet-go"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 	"gocloud.dev/blob/s3blob"
 
+	"shipgraph/datasync/parquetfile"
 	"shipgraph/db"
 	"shipgraph/model"
 	"shipgraph/netguard"
@@ -258,24 +258,24 @@ func (t *objectTarget) Reset(ctx context.Context, tb *db.SyncTable) error {
 	return nil
 }
 
-// parquetSchema is the table's Parquet schema: its columns, all optional
-// (a deleted key's row has only its key), and _position, _deleted.
-func parquetSchema(tb *db.SyncTable) *parquet.Schema {
-	g := parquet.Group{
-		colPosition: parquet.Int(64),
-		colDeleted:  parquet.Leaf(parquet.BooleanType),
-	}
+// parquetColumns are the table's Parquet columns: its columns in their
+// order, all optional (a deleted key's row has only its key), then
+// _position and _deleted.
+func parquetColumns(tb *db.SyncTable) []parquetfile.Column {
+	cols := make([]parquetfile.Column, 0, len(tb.Columns)+2)
 	for _, c := range tb.Columns {
+		k := parquetfile.String
 		switch c.Type {
 		case "timestamp":
-			g[c.Name] = parquet.Optional(parquet.TimestampAdjusted(parquet.Microsecond, false))
+			k = parquetfile.Timestamp
 		case "integer", "bigint":
-			g[c.Name] = parquet.Optional(parquet.Int(64))
-		default:
-			g[c.Name] = parquet.Optional(parquet.String())
+			k = parquetfile.Int64
 		}
+		cols = append(cols, parquetfile.Column{Name: c.Name, Kind: k, Optional: true})
 	}
-	return parquet.NewSchema(tb.Name, g)
+	return append(cols,
+		parquetfile.Column{Name: colPosition, Kind: parquetfile.Int64},
+		parquetfile.Column{Name: colDeleted, Kind: parquetfile.Bool})
 }
 
 // batchFile streams one batch of a table into one Parquet object: each
@@ -285,11 +285,9 @@ type batchFile struct {
 	tb     *db.SyncTable
 	name   string
 	pos    int64
-	schema *parquet.Schema
-	index  map[string]int // column name → leaf index in the schema
 	cancel context.CancelFunc
 	out    *blob.Writer
-	pw     *parquet.GenericWriter[any]
+	pw     *parquetfile.Writer
 	rows   int
 	dels   int
 }
@@ -306,67 +304,58 @@ func (t *objectTarget) begin(ctx context.Context, tb *db.SyncTable, name string,
 		cancel()
 		return nil, err
 	}
-	schema := parquetSchema(tb)
-	f := &batchFile{t: t, tb: tb, name: name, pos: pos, schema: schema, index: map[string]int{}, cancel: cancel, out: out}
-	for i, c := range schema.Columns() {
-		f.index[c[0]] = i
+	pw, err := parquetfile.NewWriter(out, tb.Name, parquetColumns(tb))
+	if err != nil {
+		cancel()
+		_ = out.Close()
+		return nil, err
 	}
-	f.pw = parquet.NewGenericWriter[any](out, schema, parquet.Compression(&parquet.Zstd))
-	return f, nil
+	return &batchFile{t: t, tb: tb, name: name, pos: pos, cancel: cancel, out: out, pw: pw}, nil
 }
 
 // write adds rows (upserts) and deleted keys as one row group.
 func (f *batchFile) write(rows []db.SyncRow, deletes []string) error {
-	n := len(f.schema.Columns())
-	out := make([]parquet.Row, 0, len(rows)+len(deletes))
-	mk := func(vals map[int]parquet.Value, deleted bool) parquet.Row {
-		r := make(parquet.Row, n)
-		for i := range r {
-			r[i] = parquet.NullValue().Level(0, 0, i)
-		}
-		r[f.index[colPosition]] = parquet.Int64Value(f.pos).Level(0, 0, f.index[colPosition])
-		r[f.index[colDeleted]] = parquet.BooleanValue(deleted).Level(0, 0, f.index[colDeleted])
-		for i, v := range vals {
-			r[i] = v.Level(0, 1, i)
-		}
+	n := len(f.tb.Columns)
+	out := make([][]any, 0, len(rows)+len(deletes))
+	// One backing array for the page's values.
+	vals := make([]any, (n+2)*(len(rows)+len(deletes)))
+	next := func(deleted bool) []any {
+		r := vals[: n+2 : n+2]
+		vals = vals[n+2:]
+		r[n], r[n+1] = f.pos, deleted
 		return r
 	}
 	for _, row := range rows {
-		vals := map[int]parquet.Value{}
-		for j, c := range f.tb.Columns {
+		r := next(false)
+		for j := range f.tb.Columns {
 			switch v := row[j].(type) {
-			case nil:
-			case string:
-				vals[f.index[c.Name]] = parquet.ByteArrayValue([]byte(v))
-			case time.Time:
-				vals[f.index[c.Name]] = parquet.Int64Value(v.UnixMicro())
-			case int64:
-				vals[f.index[c.Name]] = parquet.Int64Value(v)
+			case nil, string, time.Time, int64:
+				r[j] = v
 			case bool:
-				s := "No"
+				r[j] = "No"
 				if v {
-					s = "Yes"
+					r[j] = "Yes"
 				}
-				vals[f.index[c.Name]] = parquet.ByteArrayValue([]byte(s))
 			default:
-				vals[f.index[c.Name]] = parquet.ByteArrayValue(fmt.Append(nil, v))
+				r[j] = fmt.Sprint(v)
 			}
 		}
-		out = append(out, mk(vals, false))
+		out = append(out, r)
 	}
-	key := f.index[f.tb.Key()]
 	for _, k := range deletes {
-		out = append(out, mk(map[int]parquet.Value{key: parquet.ByteArrayValue([]byte(k))}, true))
+		r := next(true)
+		r[0] = k // the key is the first column
+		out = append(out, r)
 	}
 	if len(out) == 0 {
 		return nil
 	}
-	if _, err := f.pw.WriteRows(out); err != nil {
+	if err := f.pw.WriteRowGroup(out); err != nil {
 		return err
 	}
 	f.rows += len(rows)
 	f.dels += len(deletes)
-	return f.pw.Flush()
+	return nil
 }
 
 // abort drops the file (nothing of it is visible).
@@ -420,13 +409,15 @@ func (f *batchFile) commit(ctx context.Context, at time.Time) error {
 
 // writeTransferStatus writes the one-row _transfer_status file of table.
 func (t *objectTarget) writeTransferStatus(ctx context.Context, table string, at time.Time) error {
-	type status struct {
-		DataModelName         string    `parquet:"data_model_name"`
-		TransferLastUpdatedAt time.Time `parquet:"transfer_last_updated_at,timestamp(microsecond)"`
-	}
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[status](&buf)
-	if _, err := w.Write([]status{{table, at.UTC()}}); err != nil {
+	w, err := parquetfile.NewWriter(&buf, db.SyncTransferStatus, []parquetfile.Column{
+		{Name: "data_model_name", Kind: parquetfile.String},
+		{Name: "transfer_last_updated_at", Kind: parquetfile.TimestampUTC},
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.WriteRowGroup([][]any{{table, at.UTC()}}); err != nil {
 		return err
 	}
 	if err := w.Close(); err != nil {

@@ -25,12 +25,14 @@ func objectURL(srv *s3test.Server, prefix string) string {
 		srv.Bucket, prefix, srv.Endpoint, s3test.Region)
 }
 
-// addDestination stores a destination of every table and enqueues its job.
-func (e *env) addDestination(account, kind, dest string) string {
+// addDestination stores a destination of the tables (default: every
+// table) and enqueues its job.
+func (e *env) addDestination(account, kind, dest string, tables ...string) string {
 	e.t.Helper()
-	var tables []string
-	for _, tb := range db.SyncTables() {
-		tables = append(tables, tb.Name)
+	if len(tables) == 0 {
+		for _, tb := range db.SyncTables() {
+			tables = append(tables, tb.Name)
+		}
 	}
 	sealed, err := e.syncer.Sealer().Seal(dest)
 	if err != nil {

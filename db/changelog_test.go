@@ -103,16 +103,29 @@ func exec(t *testing.T, q interface {
 	}
 }
 
-const touch = `UPDATE containers SET seal_number = coalesce(seal_number, '') || 'x' WHERE id = $1`
+// touch changes container $2 of account $1 (by its key, a single-shard
+// write on Citus: by id alone it would lock every shard, and a writer of
+// another account would wait for it).
+const touch = `UPDATE containers SET seal_number = coalesce(seal_number, '') || 'x' WHERE account_id = $1 AND id = $2`
 
 // waitBlocked returns once a backend runs a statement containing q and
-// waits for a lock.
+// waits for a lock. On Citus the wait is on the worker that holds the
+// shard, under the shard's statement; citus_lock_waits shows it with the
+// coordinator's statement.
 func waitBlocked(t *testing.T, s *sql.DB, q string) {
 	t.Helper()
+	waits := `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0`
+	var citus bool
+	if err := s.QueryRow(`SELECT to_regclass('pg_catalog.citus_lock_waits') IS NOT NULL`).Scan(&citus); err != nil {
+		t.Fatal(err)
+	}
+	if citus {
+		waits = `SELECT count(*) FROM citus_lock_waits WHERE strpos(blocked_statement, $1) > 0`
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var n int
-		if err := s.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0`, q).Scan(&n); err != nil {
+		if err := s.QueryRow(waits, q).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n > 0 {
@@ -142,10 +155,10 @@ func TestChangeLogInterleaved(t *testing.T) {
 	// A writes first and stays open; B's write of the same account waits
 	// for A.
 	a, b := begin(t, f.sql), begin(t, f.sql)
-	exec(t, a, touch, f.containers[0])
+	exec(t, a, touch, f.account, f.containers[0])
 	bDone := make(chan error, 1)
 	go func() {
-		_, err := b.Exec(touch+` -- writer B`, f.containers[1])
+		_, err := b.Exec(touch+` -- writer B`, f.account, f.containers[1])
 		bDone <- err
 	}()
 	waitBlocked(t, f.sql, "-- writer B")
@@ -157,7 +170,7 @@ func TestChangeLogInterleaved(t *testing.T) {
 	if err := f.sql.QueryRow(`SELECT id FROM containers WHERE account_id = $1 LIMIT 1`, f.other).Scan(&otherContainer); err != nil {
 		t.Fatal(err)
 	}
-	exec(t, f.sql, touch, otherContainer)
+	exec(t, f.sql, touch, f.other, otherContainer)
 	if got, _ := f.readAll(t, f.other, 0); len(got) != 1 || got[0].Pos != 1 {
 		t.Fatalf("the other account's log: %+v", got)
 	}
@@ -185,12 +198,12 @@ func TestChangeLogInterleaved(t *testing.T) {
 
 	// A rollback gives its positions back: no hole.
 	tx := begin(t, f.sql)
-	exec(t, tx, touch, f.containers[2])
-	exec(t, tx, touch, f.containers[2])
+	exec(t, tx, touch, f.account, f.containers[2])
+	exec(t, tx, touch, f.account, f.containers[2])
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	exec(t, f.sql, touch, f.containers[2])
+	exec(t, f.sql, touch, f.account, f.containers[2])
 	page, err := f.store.ReadAccountChangeLogPage(ctx, f.account, c, 10)
 	if err != nil || len(page.Changes) != 1 || page.Changes[0].Pos != c+1 || page.Gap {
 		t.Fatalf("after a rollback: %+v (%v), want one change at %d", page, err, c+1)
@@ -219,7 +232,7 @@ func TestChangeLogRows(t *testing.T) {
 	exec(t, f.sql, `UPDATE containers SET current_status = current_status WHERE id = $1`, c0) // no change
 
 	tx := begin(t, f.sql)
-	exec(t, tx, touch, c0)
+	exec(t, tx, touch, f.account, c0)
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +241,7 @@ func TestChangeLogRows(t *testing.T) {
 	tx = begin(t, f.sql)
 	exec(t, tx, `SET LOCAL citus.propagate_set_commands = 'local'`)
 	exec(t, tx, `SET LOCAL shipgraph.notify = 'off'`)
-	exec(t, tx, touch, c0)
+	exec(t, tx, touch, f.account, c0)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -292,6 +305,31 @@ func TestChangeLogRows(t *testing.T) {
 	}
 }
 
+// logChanges logs n changes of container of account the store's own way
+// (n writes of the row, logged by its trigger at the account's next
+// positions), then dates them age ago.
+func (f *logFixture) logChanges(t *testing.T, account, container string, age time.Duration, n int) {
+	t.Helper()
+	head, err := f.store.AccountChangeLogHead(context.Background(), account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		exec(t, f.sql, touch, account, container)
+	}
+	exec(t, f.sql, `UPDATE change_log SET logged_at = $3 WHERE account_id = $1 AND pos > $2`, account, head, time.Now().Add(-age))
+}
+
+// otherContainer is a container of the fixture's other account.
+func (f *logFixture) otherContainer(t *testing.T) string {
+	t.Helper()
+	var id string
+	if err := f.sql.QueryRow(`SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, f.other).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 // The schedule and poll times that change on every tracking poll are
 // quiet: an update of them alone is not logged, with no setting, on every
 // engine (the trigger on a Citus worker's shard decides it too); one that
@@ -333,11 +371,6 @@ func TestChangeLogQuietColumns(t *testing.T) {
 	}
 }
 
-// insertLog is a statement that logs $4 changes of account $1 (record $2)
-// at now() - $3, each at the account's next position.
-const insertLog = `INSERT INTO change_log (account_id, pos, record_type, record_id, op, logged_at)
-	SELECT $1, shipgraph_change_log_pos($1), 'container', $2, 'UPDATE', now() - $3::interval FROM generate_series(1, $4)`
-
 // Pruning removes the rows older than the retention, oldest first, a batch
 // at a time; one instance prunes at a time. A reader finds what was pruned
 // before it read it as a hole in the positions (Gap), never a silent skip.
@@ -346,9 +379,9 @@ func TestChangeLogPrune(t *testing.T) {
 	ctx := context.Background()
 	// 12 old rows, then 2 recent ones of the account; 3 recent ones of
 	// another.
-	exec(t, f.sql, insertLog, f.account, f.containers[0], "10 days", 12)
-	exec(t, f.sql, insertLog, f.account, f.containers[2], "1 hour", 2)
-	exec(t, f.sql, insertLog, f.other, f.containers[1], "1 hour", 3)
+	f.logChanges(t, f.account, f.containers[0], 10*24*time.Hour, 12)
+	f.logChanges(t, f.account, f.containers[2], time.Hour, 2)
+	f.logChanges(t, f.other, f.otherContainer(t), time.Hour, 3)
 	all, _ := f.readAll(t, f.account, 0)
 	if len(all) != 14 {
 		t.Fatalf("%d rows", len(all))
@@ -417,11 +450,10 @@ func TestChangeLogPrune(t *testing.T) {
 func TestChangeLogPruneHoldsForWebhookCursor(t *testing.T) {
 	f := newLogFixture(t)
 	ctx := context.Background()
-	ins := insertLog
-	exec(t, f.sql, ins, f.account, f.containers[0], "40 days", 3) // past the ceiling
-	exec(t, f.sql, ins, f.other, f.containers[1], "40 days", 2)   // past the ceiling
-	exec(t, f.sql, ins, f.account, f.containers[2], "10 days", 4) // past the retention
-	exec(t, f.sql, ins, f.account, f.containers[2], "1 hour", 2)  // recent
+	f.logChanges(t, f.account, f.containers[0], 40*24*time.Hour, 3)   // past the ceiling
+	f.logChanges(t, f.other, f.otherContainer(t), 40*24*time.Hour, 2) // past the ceiling
+	f.logChanges(t, f.account, f.containers[2], 10*24*time.Hour, 4)   // past the retention
+	f.logChanges(t, f.account, f.containers[2], time.Hour, 2)         // recent
 	var n int
 	if err := f.sql.QueryRow(`SELECT count(*) FROM change_log`).Scan(&n); err != nil || n != 11 {
 		t.Fatalf("%d rows (%v)", n, err)
@@ -491,7 +523,7 @@ func TestChangeLogPruneHoldsForWebhookCursor(t *testing.T) {
 
 	// The loop passes the ceiling on: a row past it goes and is reported.
 	exec(t, f.sql, `UPDATE webhooks SET created_at = now() - interval '60 days'`)
-	exec(t, f.sql, ins, f.account, f.containers[0], "40 days", 1)
+	f.logChanges(t, f.account, f.containers[0], 40*24*time.Hour, 1)
 	exec(t, f.sql, `DELETE FROM change_log WHERE logged_at > now() - interval '1 day'`)
 	ctx2, cancel := context.WithCancel(ctx)
 	rounds := make(chan db.ChangeLogPruning, 1)
@@ -521,7 +553,7 @@ func TestChangeLogWAL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.sql.Exec(touch, f.containers[0]); err != nil {
+	if _, err := f.sql.Exec(touch, f.account, f.containers[0]); err != nil {
 		t.Fatal(err)
 	}
 	var committed int64

@@ -208,8 +208,11 @@ ON CONFLICT (tbl, name) DO NOTHING`, pq.Array(names)); err != nil {
 				}
 				if t.state == "s" || (t.state != "" && t.kind == "tenant") {
 					// Citus-local (or distributed another way): back to a
-					// plain table first.
-					if err := exec(`SELECT undistribute_table($1)`, t.name); err != nil {
+					// plain table first. A table a migration created on a
+					// running cluster with a key to a reference table was
+					// made Citus-local by that key, and Citus undid that
+					// itself when the key was dropped above: nothing to undo.
+					if err := exec(`SELECT undistribute_table(logicalrelid) FROM pg_dist_partition WHERE logicalrelid = $1::regclass`, t.name); err != nil {
 						return err
 					}
 				}

@@ -321,15 +321,24 @@ func TestLiveHeldBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer older.Rollback()
-	if _, err := older.Exec(`UPDATE accounts SET company_name = company_name WHERE slug = 'globex'`); err != nil {
+	// Each write names its row's account as a value (a single-shard write
+	// on Citus): a write whose account comes from a subquery, or by id
+	// alone, runs on every shard, and Citus makes a second such write wait
+	// for the first's transaction (citus_lock_waits shows it), which would
+	// hold back the account's change below.
+	var globex, acme string
+	if err := d.sql.QueryRow(`SELECT (SELECT id FROM accounts WHERE slug = 'globex'), (SELECT id FROM accounts WHERE slug = 'acme')`).Scan(&globex, &acme); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := older.Exec(`UPDATE accounts SET company_name = company_name WHERE id = $1`, globex); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := d.container(t, "globex", 0)
+	if _, err := older.Exec(`UPDATE containers SET seal_number = 'open' WHERE account_id = $1 AND id = $2`, globex, other); err != nil {
 		t.Fatal(err)
 	}
 	id, _ := d.container(t, "acme", 0)
-	if _, err := older.Exec(`UPDATE containers SET seal_number = 'open' WHERE account_id = (SELECT id FROM accounts WHERE slug = 'globex')
-		AND id = (SELECT id FROM containers WHERE account_id = (SELECT id FROM accounts WHERE slug = 'globex') LIMIT 1)`); err != nil {
-		t.Fatal(err)
-	}
-	d.exec(t, `UPDATE containers SET seal_number = 'held back' WHERE id = $1`, id)
+	d.exec(t, `UPDATE containers SET seal_number = 'held back' WHERE account_id = $1 AND id = $2`, acme, id)
 	m := c.Next(10 * time.Second)
 	if !strings.Contains(string(m.Payload), `"operation":"UPDATE"`) || !strings.Contains(string(m.Payload), id) {
 		t.Fatalf("with another account's transaction open: %s", m.Payload)

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zeebo/xxh3"
+
 	"shipgraph/db"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/model"
@@ -260,6 +262,8 @@ func (rc *responseCache) wrap(next http.Handler) http.Handler {
 		var mark respcache.Mark
 		ctx = respcache.WithMark(ctx, &mark)
 		bw := &bufferWriter{ResponseWriter: w, status: http.StatusOK, limit: 32 << 20}
+		bw.buf = *bytes.NewBuffer(answerBufs.get())
+		defer bw.release()
 		if rc.cache != nil {
 			bw.limit = max(rc.cache.MaxEntry(), 1<<20)
 		}
@@ -364,10 +368,15 @@ func cacheable(r *http.Request, bw *bufferWriter, m *respcache.Mark, t *db.Touch
 	return true
 }
 
-// etagOf is the strong ETag of body: 144 bits of its SHA-256.
+// etagOf is the strong ETag of body: its 128-bit XXH3 hash. Equal bytes
+// give equal tags in every instance; the tag names one answer among the
+// versions of one caller's request, where a chance collision of 128 bits
+// is not a concern, and it is computed for every cacheable answer, cache
+// on or off: SHA-256 cost 0.3-0.6 ms of CPU per 700 KB include list, XXH3
+// about a hundredth of that.
 func etagOf(body []byte) string {
-	sum := sha256.Sum256(body)
-	return `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+	sum := xxh3.Hash128(body).Bytes()
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:]) + `"`
 }
 
 // serveEntry answers with e: a 304 when If-None-Match names its ETag.
@@ -453,7 +462,41 @@ func (w *bufferWriter) pass() {
 	w.passing = true
 	w.ResponseWriter.WriteHeader(w.status)
 	_, _ = w.ResponseWriter.Write(w.buf.Bytes())
+	w.release()
+}
+
+// release gives the buffer back for another answer. Nothing keeps its
+// bytes past the request: a cached entry holds a copy, and an answer
+// served from it is written out before the handler returns.
+func (w *bufferWriter) release() {
+	answerBufs.put(w.buf.Bytes())
 	w.buf = bytes.Buffer{}
+}
+
+// answerBufs are the buffers answers are held in, reused: without them
+// every answer grows a fresh buffer to its size (a /v2 include list of
+// 700 KB, twenty doublings with their copies and zeroing).
+var answerBufs bufPool
+
+// bufPool keeps byte slices of at most maxPooledAnswer bytes.
+type bufPool struct{ p sync.Pool }
+
+// maxPooledAnswer is the largest buffer kept for reuse.
+const maxPooledAnswer = 8 << 20
+
+func (bp *bufPool) get() []byte {
+	if b, ok := bp.p.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return nil
+}
+
+func (bp *bufPool) put(b []byte) {
+	if cap(b) == 0 || cap(b) > maxPooledAnswer {
+		return
+	}
+	b = b[:0]
+	bp.p.Put(&b)
 }
 
 // flushOut sends a buffered answer that is not cacheable as it is.

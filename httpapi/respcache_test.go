@@ -508,3 +508,37 @@ func TestResponseCacheReadYourWritesOverInstances(t *testing.T) {
 		}
 	}
 }
+
+// TestResponseCacheKeepsItsOwnBytes: answers are held in reused buffers
+// (answerBufs), so a kept answer must be its own copy. Answers of other
+// sizes, with the cache on and off, pass through the buffers between the
+// first answer and the kept one served again: it must equal the first
+// byte for byte.
+func TestResponseCacheKeepsItsOwnBytes(t *testing.T) {
+	url, keys := seeded(t)
+	in := cached(t, url)
+	off := uncached(t, url)
+	k := keys["acme/admin"]
+	const kept = "/v2/shipments?include=containers&page[size]=3"
+	first := in.do(t, http.MethodGet, kept, k, "")
+	if first.status != http.StatusOK || len(first.body) < 1000 {
+		t.Fatalf("first: %d, %d bytes", first.status, len(first.body))
+	}
+	others := []string{"/v2/shipments?page[size]=1", "/v2/containers?page[size]=100", "/v2/documents?page[size]=7"}
+	for i := range 30 {
+		inst := in
+		if i%2 == 1 {
+			inst = off
+		}
+		if r := inst.do(t, http.MethodGet, others[i%len(others)], k, ""); r.status != http.StatusOK {
+			t.Fatalf("%d: %s", r.status, r.body)
+		}
+	}
+	again := in.do(t, http.MethodGet, kept, k, "")
+	if again.statements != 0 {
+		t.Fatalf("the answer was not kept (%d statements): the test saw no reuse", again.statements)
+	}
+	if !bytes.Equal(again.body, first.body) {
+		t.Fatalf("the kept answer changed after other answers used the buffers:\nfirst %.200s\nagain %.200s", first.body, again.body)
+	}
+}

@@ -13,7 +13,7 @@ const PartyCompanyNameMaxLength = 255
 type Party struct {
 	ID          string    `db:"id"`
 	AccountID   string    `db:"account_id"`
-	CompanyName string    `db:"company_name"`
+	CompanyName string    `db:"company_name" jsonapi:"company_name"`
 	CreatedAt   time.Time `db:"created_at"`
 	UpdatedAt   time.Time `db:"updated_at"`
 }

@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"context"
+	"strings"
 
 	"shipgraph/catalog"
 	"shipgraph/load"
@@ -174,6 +175,22 @@ func (r *Resolver) CustomFieldsOf(ctx context.Context, p *model.Principal, kind 
 	return s.CustomFields(), nil
 }
 
+// EntityCustomField reads the value of the definition api_slug set on a
+// shipment, container or tracking request (kind): not found when the
+// entity is not the account's or the value is not set.
+func (r *Resolver) EntityCustomField(ctx context.Context, p *model.Principal, kind model.CustomFieldEntityType, id, slug string) (*model.CustomField, error) {
+	all, err := r.CustomFieldsOf(ctx, p, kind, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, cf := range all {
+		if cf.APISlug == slug {
+			return cf, nil
+		}
+	}
+	return nil, model.Errorf(model.ENOTFOUND, "custom field %q is not set", slug)
+}
+
 // EntityCustomFields reads the values set on the entity id (a shipment or
 // container id), whatever its kind: none for an unknown one.
 func (r *Resolver) EntityCustomFields(ctx context.Context, p *model.Principal, id string) ([]*model.CustomField, error) {
@@ -192,6 +209,22 @@ func (r *Resolver) Options(ctx context.Context, p *model.Principal, definitionID
 		return nil, err
 	}
 	return def.Options(), nil
+}
+
+// Option reads one option of one of the account's definitions (an id in
+// any case): not found when either is unknown.
+func (r *Resolver) Option(ctx context.Context, p *model.Principal, definitionID, optionID string) (*model.CustomFieldOption, error) {
+	all, err := r.Options(ctx, p, definitionID)
+	if err != nil {
+		return nil, err
+	}
+	optionID = strings.ToLower(optionID)
+	for _, o := range all {
+		if o.ID == optionID {
+			return o, nil
+		}
+	}
+	return nil, model.NotFound("custom field option")
 }
 
 // DocumentTypes lists the document types a document may be set to.

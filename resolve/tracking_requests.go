@@ -30,12 +30,44 @@ var trackingRequests = Kind[*model.TrackingRequest, model.TrackingRequestFilter]
 
 // TrackingRequests lists the account's tracking requests, newest first.
 func (r *Resolver) TrackingRequests(ctx context.Context, p *model.Principal, q TrackingRequestQuery) (*Page[*model.TrackingRequest], error) {
+	var err error
+	if q.Filter, err = checkTrackingRequestFilter(q.Filter); err != nil {
+		return nil, err
+	}
 	return List(ctx, r, p, &trackingRequests, q)
 }
 
 // CountTrackingRequests counts the account's tracking requests f keeps.
 func (r *Resolver) CountTrackingRequests(ctx context.Context, p *model.Principal, f model.TrackingRequestFilter) (int, error) {
+	f, err := checkTrackingRequestFilter(f)
+	if err != nil {
+		return 0, err
+	}
 	return Count(ctx, r, p, &trackingRequests, f)
+}
+
+// checkTrackingRequestFilter checks the states and request types of f
+// (an unknown one is invalid, naming the argument: statuses,
+// requestTypes) and returns f with its SCACs in upper case.
+func checkTrackingRequestFilter(f model.TrackingRequestFilter) (model.TrackingRequestFilter, error) {
+	for _, s := range f.Statuses {
+		if !slices.Contains(model.TrackingRequestStatuses.Values(), string(s)) {
+			return f, model.Errorf(model.EINVALID, "a tracking request's status is one of %s, not '%s'", strings.Join(model.TrackingRequestStatuses.Values(), ", "), s).AtParameter("statuses")
+		}
+	}
+	for _, t := range f.RequestTypes {
+		if !slices.Contains(model.TrackingRequestTypes, t) {
+			return f, model.Errorf(model.EINVALID, "a tracking request's request type is one of %s, not '%s'", strings.Join(model.TrackingRequestTypes, ", "), t).AtParameter("requestTypes")
+		}
+	}
+	if len(f.Scacs) > 0 {
+		scacs := make([]string, len(f.Scacs))
+		for i, s := range f.Scacs {
+			scacs[i] = strings.ToUpper(s)
+		}
+		f.Scacs = scacs
+	}
+	return f, nil
 }
 
 func trackingRequestLoader(l *load.Loaders) *load.Loader[*model.TrackingRequest] {

@@ -78,7 +78,7 @@ func writerOf(f reflect.StructField, name string, omit bool) string {
 		return call("float64p", v)
 	case reflect.TypeFor[[]model.TerminalHold](), reflect.TypeFor[[]model.TerminalFee]():
 		// The list writers tools/attrgen generates (model_attributes_gen.go).
-		return custom("a.e.append" + t.Elem().Name() + "s(a.e.b, " + v + ")")
+		return custom("append" + t.Elem().Name() + "s(a.e, a.e.b, " + v + ")")
 	case reflect.TypeFor[model.JSON]():
 		return call("json", v)
 	}

@@ -31,5 +31,5 @@ func (s *server) updateContainer(w http.ResponseWriter, r *http.Request) {
 		c.RefNumbers, c.Invalid = attrs.optionalList("ref_numbers")
 	}
 	v, err := s.res.UpdateContainer(r.Context(), who(r), c)
-	serveWritten(s, w, r, p, v, err, (*builder).containers)
+	serveWritten(s, w, r, p, v, err, withIncludes)
 }

@@ -40,26 +40,9 @@ func (s *server) listContainers(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.Container]{}, p.cursorError(err)
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountContainers(ctx, who(r), filter) }), nil
-	}, (*builder).containers)
+	}, withIncludes)
 }
 
 func (s *server) getContainer(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, containerItem, (s.res.Container), (*builder).containers)
-}
-
-// containers renders containers and the includes of p. Their own linkage
-// needs no statement (foreign keys); an included shipment needs its
-// containers linkage (one statement for all).
-func (b *builder) containers(ctx context.Context, cs []*model.Container, p *params) ([]*Resource, error) {
-	return renderAll(b, ctx, cs, p, containerShape)
-}
-
-func (b *builder) containerResource(c *model.Container) *Resource {
-	return &Resource{
-		ID:            c.ID,
-		Type:          "container",
-		Attributes:    containerAttributesOf(c),
-		Relationships: b.linkage(c, containerShape.members),
-		Links:         &Links{Self: b.base + "/v2/containers/" + c.ID},
-	}
+	serveOne(s, w, r, containerItem, (s.res.Container), withIncludes)
 }

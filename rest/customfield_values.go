@@ -51,21 +51,15 @@ var (
 	requestFields   = entityRoute{kind: "TrackingRequest", param: "tracking_request_id", what: "tracking request"}
 )
 
-// values reads the values set on the entity of the path (one statement;
-// display name order), or answers not found.
-func (s *server) values(ctx context.Context, p *model.Principal, e entityRoute, id string) ([]*model.CustomField, error) {
-	return s.res.CustomFieldsOf(ctx, p, e.kind, id)
-}
-
 func (s *server) listEntityCustomFields(e entityRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		serveList(s, w, r, customFieldLst, func(ctx context.Context, p *params) (listPage[*model.CustomField], error) {
-			all, err := s.values(ctx, who(r), e, r.PathValue(e.param))
+			all, err := s.res.CustomFieldsOf(ctx, who(r), e.kind, r.PathValue(e.param))
 			if err != nil {
 				return listPage[*model.CustomField]{}, err
 			}
 			return memoryPage(all, p.page), nil
-		}, plain((*builder).customFieldResource))
+		}, plain(customFieldResource))
 	}
 }
 
@@ -73,25 +67,9 @@ func (s *server) listEntityCustomFields(e entityRoute) http.HandlerFunc {
 // on the entity, 404 when it is not set.
 func (s *server) getEntityCustomField(e entityRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		p, err := parseParams(r, customFieldOne)
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		all, err := s.values(r.Context(), who(r), e, r.PathValue(e.param))
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		slug := r.PathValue("api_slug")
-		for _, cf := range all {
-			if cf.APISlug == slug {
-				b := s.newBuilder(s.baseURL(r), p)
-				b.writeOne(w, r, http.StatusOK, b.customFieldResource(cf))
-				return
-			}
-		}
-		WriteError(w, r, model.Errorf(model.ENOTFOUND, "custom field %q is not set", slug))
+		serveOne(s, w, r, customFieldOne, func(ctx context.Context, p *model.Principal, id string, _ *resolve.Plan) (*model.CustomField, error) {
+			return s.res.EntityCustomField(ctx, p, e.kind, r.PathValue(e.param), r.PathValue("api_slug"))
+		}, plain(customFieldResource))
 	}
 }
 
@@ -141,7 +119,7 @@ func (s *server) writeCreated(w http.ResponseWriter, r *http.Request, cf *model.
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	data := b.customFieldResource(cf)
+	data := customFieldResource(b, cf)
 	w.Header().Set("Location", data.Links.Self)
 	b.writeOne(w, r, http.StatusCreated, data)
 }
@@ -174,7 +152,7 @@ func (s *server) writeUpdated(w http.ResponseWriter, r *http.Request, cf *model.
 		w.WriteHeader(http.StatusNoContent)
 	default:
 		b := s.newBuilder(s.baseURL(r), nil)
-		b.writeOne(w, r, http.StatusOK, b.customFieldResource(cf))
+		b.writeOne(w, r, http.StatusOK, customFieldResource(b, cf))
 	}
 }
 
@@ -216,7 +194,7 @@ func (s *server) listCustomFields(w http.ResponseWriter, r *http.Request) {
 			return none, err
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountCustomFields(ctx, who(r), f) }), nil
-	}, plain((*builder).customFieldResource))
+	}, plain(customFieldResource))
 }
 
 // entityTypeFilter reads filter[entity_type]: an entity type as the
@@ -271,7 +249,7 @@ func isUUID(id string) bool {
 }
 
 func (s *server) getCustomField(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, customFieldOne, (s.res.CustomField), plain((*builder).customFieldResource))
+	serveOne(s, w, r, customFieldOne, (s.res.CustomField), plain(customFieldResource))
 }
 
 // createCustomField sets a value on the entity of
@@ -356,10 +334,5 @@ func (s *server) deleteCustomField(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cf, err := s.res.DeleteValue(r.Context(), who(r), r.PathValue("id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(b.customFieldResource(cf), nil, nil))
+	serveDeleted(s, w, r, cf, err, customFieldResource)
 }

@@ -3,7 +3,6 @@ package rest
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"shipgraph/model"
 	"shipgraph/resolve"
@@ -59,20 +58,11 @@ func (s *server) listDefinitions(w http.ResponseWriter, r *http.Request) {
 			return none, err
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountDefinitions(ctx, who(r), filter) }), nil
-	}, plain((*builder).definitionResource))
+	}, plain(definitionResource))
 }
 
 func (s *server) getDefinition(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, definitionItem, (s.res.Definition), plain((*builder).definitionResource))
-}
-
-func (b *builder) definitionResource(d *model.CustomFieldDefinition) *Resource {
-	return &Resource{
-		ID:         d.ID,
-		Type:       "custom_field_definition",
-		Attributes: definitionAttributesOf(d),
-		Links:      &Links{Self: b.base + "/v2/custom_field_definitions/" + d.ID},
-	}
+	serveOne(s, w, r, definitionItem, (s.res.Definition), plain(definitionResource))
 }
 
 // ---------------------------------------------------------------- options
@@ -84,34 +74,19 @@ func (s *server) listOptions(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.CustomFieldOption]{}, p.cursorError(err)
 		}
 		return memoryPage(all, p.page), nil
-	}, plain((*builder).optionResource))
+	}, plain(optionResource))
 }
 
 func (s *server) getOption(w http.ResponseWriter, r *http.Request) {
-	p, err := parseParams(r, optionItem)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	all, err := s.res.Options(r.Context(), who(r), r.PathValue("definition_id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	id := strings.ToLower(r.PathValue("option_id"))
-	for _, o := range all {
-		if o.ID == id {
-			b := s.newBuilder(s.baseURL(r), p)
-			b.writeOne(w, r, http.StatusOK, b.optionResource(o))
-			return
-		}
-	}
-	WriteError(w, r, model.NotFound("custom field option"))
+	serveOne(s, w, r, optionItem, func(ctx context.Context, p *model.Principal, _ string, _ *resolve.Plan) (*model.CustomFieldOption, error) {
+		return s.res.Option(ctx, p, r.PathValue("definition_id"), r.PathValue("option_id"))
+	}, plain(optionResource))
 }
 
 func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 	defID := r.PathValue("definition_id")
-	if _, err := parseParams(r, optionItem); err != nil {
+	p, err := parseParams(r, optionItem)
+	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -120,31 +95,20 @@ func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 	// first), as the resolver layer orders it.
 	in, invalid := optionInput(attrs)
 	o, err := s.res.CreateOption(r.Context(), who(r), resolve.CreateOption{DefinitionID: defID, Input: in, Invalid: firstErr(bad, invalid)})
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	data := b.optionResource(o)
-	w.Header().Set("Location", data.Links.Self)
-	b.writeOne(w, r, http.StatusCreated, data)
+	serveCreated(s, w, r, p, o, err, plain(optionResource))
 }
 
 func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
 	defID, optID := r.PathValue("definition_id"), r.PathValue("option_id")
-	if _, err := parseParams(r, optionItem); err != nil {
+	p, err := parseParams(r, optionItem)
+	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "custom_field_option")
 	patch, invalid := optionPatch(attrs)
 	o, err := s.res.UpdateOption(r.Context(), who(r), resolve.UpdateOption{DefinitionID: defID, OptionID: optID, Patch: patch, Invalid: firstErr(bad, invalid)})
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	b.writeOne(w, r, http.StatusOK, b.optionResource(o))
+	serveWritten(s, w, r, p, o, err, plain(optionResource))
 }
 
 // deleteOption answers 200 with the deleted option, so a client sees what
@@ -155,12 +119,7 @@ func (s *server) deleteOption(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := s.res.DeleteOption(r.Context(), who(r), r.PathValue("definition_id"), r.PathValue("option_id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(b.optionResource(o), nil, nil))
+	serveDeleted(s, w, r, o, err, optionResource)
 }
 
 // optionInput reads the attributes of a new option: label and value are
@@ -198,15 +157,6 @@ func optionPatch(attrs attributes) (p model.CustomFieldOptionPatch, err error) {
 	return p, nil
 }
 
-func (b *builder) optionResource(o *model.CustomFieldOption) *Resource {
-	return &Resource{
-		ID:         o.ID,
-		Type:       "custom_field_option",
-		Attributes: optionAttributesOf(o),
-		Links:      &Links{Self: b.base + "/v2/custom_field_definitions/" + o.DefinitionID + "/options/" + o.ID},
-	}
-}
-
 // ---------------------------------------------------------------- values
 
 type customFieldAttributes struct {
@@ -218,7 +168,7 @@ type customFieldAttributes struct {
 // customFieldResource renders a value: value is the raw JSON of its data
 // type (string, number, boolean, list of strings), display_value the human
 // form (an enum's label, a formatted date).
-func (b *builder) customFieldResource(cf *model.CustomField) *Resource {
+func customFieldResource(b *builder, cf *model.CustomField) *Resource {
 	self := b.base + "/v2/shipments/" + deref(cf.ShipmentID) + "/custom_fields/" + cf.APISlug
 	switch {
 	case cf.ContainerID != nil:

@@ -16,25 +16,20 @@ import (
 // Deleting a definition deletes its options and every value set for it.
 
 func (s *server) createDefinition(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseParams(r, definitionItem); err != nil {
+	p, err := parseParams(r, definitionItem)
+	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "custom_field_definition")
 	in, invalid := definitionInput(attrs)
 	d, err := s.res.CreateDefinition(r.Context(), who(r), resolve.CreateDefinition{Input: in, Invalid: firstErr(bad, invalid)})
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	data := b.definitionResource(d)
-	w.Header().Set("Location", data.Links.Self)
-	b.writeOne(w, r, http.StatusCreated, data)
+	serveCreated(s, w, r, p, d, err, plain(definitionResource))
 }
 
 func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseParams(r, definitionItem); err != nil {
+	p, err := parseParams(r, definitionItem)
+	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -50,12 +45,7 @@ func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
 	c.Patch, invalid = definitionPatch(attrs)
 	c.Invalid = firstErr(bad, invalid)
 	d, err := s.res.UpdateDefinition(r.Context(), who(r), c)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	b.writeOne(w, r, http.StatusOK, b.definitionResource(d))
+	serveWritten(s, w, r, p, d, err, plain(definitionResource))
 }
 
 // deleteDefinition answers 200 with the deleted definition, as an option
@@ -66,12 +56,7 @@ func (s *server) deleteDefinition(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := s.res.DeleteDefinition(r.Context(), who(r), r.PathValue("id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(b.definitionResource(d), nil, nil))
+	serveDeleted(s, w, r, d, err, definitionResource)
 }
 
 func definitionInput(attrs attributes) (in model.CustomFieldDefinitionInput, err error) {

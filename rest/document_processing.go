@@ -125,10 +125,10 @@ func (s *server) getDocumentSchema(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), p)
-	b.writeOne(w, r, http.StatusOK, b.documentSchemaResource(ds))
+	b.writeOne(w, r, http.StatusOK, documentSchemaResource(b, ds))
 }
 
-func (b *builder) documentSchemaResource(d *model.DocumentSchema) *Resource {
+func documentSchemaResource(b *builder, d *model.DocumentSchema) *Resource {
 	desc := d.Description
 	return &Resource{ID: d.ID, Type: "document_schema", Attributes: documentSchemaAttributes{
 		DocumentType: d.DocumentType, Label: d.Label, SchemaVersion: d.SchemaVersion, FullVersion: d.ID,

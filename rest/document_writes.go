@@ -31,7 +31,7 @@ func (s *server) updateDocument(w http.ResponseWriter, r *http.Request) {
 	// first), as the resolver layer orders it.
 	patch, invalid := documentPatch(attrs)
 	d, err := s.res.UpdateDocument(r.Context(), who(r), resolve.UpdateDocument{ID: r.PathValue("id"), DocumentTypeManual: patch.DocumentTypeManual, Invalid: firstErr(bad, invalid)})
-	serveWritten(s, w, r, p, d, err, (*builder).documents)
+	serveWritten(s, w, r, p, d, err, withIncludes)
 }
 
 // documentPatch reads document_type_manual (a string, or null to clear).

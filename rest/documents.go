@@ -39,46 +39,11 @@ func (s *server) listDocuments(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.Document]{}, p.cursorError(err)
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountDocuments(ctx, who(r), filter) }), nil
-	}, (*builder).documents)
+	}, withIncludes)
 }
 
 func (s *server) getDocument(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, documentItem, (s.res.Document), (*builder).documents)
-}
-
-// documents renders documents with their linkage and the includes of p.
-// Statements: one per to-many relationship (shipments, cargos: linkage is
-// always needed), one per included to-one relationship, and, when shipments
-// are included, one for their containers linkage.
-func (b *builder) documents(ctx context.Context, docs []*model.Document, p *params) ([]*Resource, error) {
-	return renderAll(b, ctx, docs, p, documentShape)
-}
-
-// documentResource renders a document; its shipments and cargos linkage
-// must have been loaded.
-func (b *builder) documentResource(d *model.Document) *Resource {
-	self := b.base + "/v2/documents/" + d.ID
-	return &Resource{
-		ID:            d.ID,
-		Type:          "document",
-		Attributes:    documentAttributesOf(d),
-		Relationships: b.linkage(d, documentShape.members),
-		// The download link is the documented endpoint that hands out a
-		// (presigned) file URL.
-		Links: &Links{Self: self, Download: self + "/download_url"},
-	}
-}
-
-func accountResource(a *model.Account) *Resource {
-	return &Resource{ID: a.ID, Type: "account", Attributes: accountAttributesOf(a)}
-}
-
-func userResource(u *model.User) *Resource {
-	return &Resource{ID: u.ID, Type: "user", Attributes: userAttributesOf(u)}
-}
-
-func emailSubmissionResource(e *model.EmailSubmission) *Resource {
-	return &Resource{ID: e.ID, Type: "email_submission", Attributes: emailSubmissionAttributesOf(e)}
+	serveOne(s, w, r, documentItem, (s.res.Document), withIncludes)
 }
 
 type representationAttributes struct {

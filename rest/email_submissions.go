@@ -59,7 +59,7 @@ func (s *server) listEmailSubmissions(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		b.withIncluded = p.include != nil // the default includes too
-		return b.emailSubmissions(ctx, items, p)
+		return withIncludes(b, ctx, items, p)
 	})
 }
 
@@ -70,13 +70,7 @@ func (s *server) getEmailSubmission(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e, err := s.res.EmailSubmission(r.Context(), who(r), r.PathValue("id"), planOf(emailSubmissionPrimaryShape, p))
-	serveRecord(s, w, r, p, e, err, (*builder).emailSubmissions)
-}
-
-// emailSubmissions renders submissions with their documents linkage (one
-// statement for the page) and the includes of p.
-func (b *builder) emailSubmissions(ctx context.Context, subs []*model.EmailSubmission, p *params) ([]*Resource, error) {
-	return renderAll(b, ctx, subs, p, emailSubmissionPrimaryShape)
+	serveRecord(s, w, r, p, e, err, withIncludes)
 }
 
 type emailSubmissionPrimaryAttributes struct {
@@ -100,7 +94,7 @@ type emailSubmissionPrimaryAttributes struct {
 // emailSubmissionPrimary renders a submission as the primary resource of
 // its own endpoints (the email_submission schema; documents embedded in a
 // document's include use emailSubmissionResource).
-func (b *builder) emailSubmissionPrimary(e *model.EmailSubmission) *Resource {
+func emailSubmissionPrimary(b *builder, e *model.EmailSubmission) *Resource {
 	docs := e.Documents()
 	return &Resource{
 		ID:   e.ID,
@@ -133,7 +127,7 @@ type emailDocumentAttributes struct {
 
 // emailDocumentResource renders a document included by a submission, in
 // the OpenAPI document's email_submission_document shape.
-func (b *builder) emailDocumentResource(d *model.Document) *Resource {
+func emailDocumentResource(b *builder, d *model.Document) *Resource {
 	return &Resource{
 		ID:   d.ID,
 		Type: "document",

@@ -120,34 +120,6 @@ var allStoreFields = sync.OnceValue(func() resolve.Fields {
 	return out
 })
 
-// sparse restricts rs to the fieldsets of the builder's request.
-func (b *builder) sparse(rs []*Resource) {
-	if len(b.fields) == 0 {
-		return
-	}
-	for _, r := range rs {
-		keep, ok := b.fields[r.Type]
-		if !ok {
-			continue
-		}
-		if _, ok := r.Attributes.(attributeWriter); ok {
-			r.keep = keep
-		} else if r.Attributes != nil {
-			r.Attributes = sparseAttributes{v: r.Attributes, keep: keep}
-			if len(r.Attributes.(sparseAttributes).members()) == 0 {
-				r.Attributes = nil
-			}
-		}
-		var rels Relationships
-		for _, rel := range r.Relationships {
-			if keep[rel.Name] {
-				rels = append(rels, rel)
-			}
-		}
-		r.Relationships = rels
-	}
-}
-
 // sparseAttributes renders the attributes struct v with only the members
 // named in keep, in the struct's order.
 type sparseAttributes struct {

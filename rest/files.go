@@ -141,7 +141,7 @@ func (s *server) createDocument(w http.ResponseWriter, r *http.Request) {
 	}
 	c.Invalid = firstErr(resolve.Malformed(err), c.Invalid)
 	d, err := s.res.CreateDocument(r.Context(), who(r), c)
-	serveCreated(s, w, r, p, d, err, (*builder).documents)
+	serveCreated(s, w, r, p, d, err, withIncludes)
 }
 
 // documentCreate reads name and attached_document, and the shipments and

@@ -176,10 +176,10 @@ func (v containerAttributes) writeAttributes(a *attrs) {
 	a.timep("final_destination_full_out_at", v.FinalDestinationFullOutAt)
 	a.timep("empty_terminated_at", v.EmptyTerminatedAt)
 	if a.member("holds_at_pod_terminal") {
-		a.e.b = a.e.appendTerminalHolds(a.e.b, v.HoldsAtPodTerminal)
+		a.e.b = appendTerminalHolds(a.e, a.e.b, v.HoldsAtPodTerminal)
 	}
 	if a.member("fees_at_pod_terminal") {
-		a.e.b = a.e.appendTerminalFees(a.e.b, v.FeesAtPodTerminal)
+		a.e.b = appendTerminalFees(a.e, a.e.b, v.FeesAtPodTerminal)
 	}
 	a.strp("pod_timezone", v.PodTimezone)
 	a.strp("final_destination_timezone", v.FinalDestinationTimezone)
@@ -397,6 +397,22 @@ func userAttributesOf(v *model.User) userAttributes {
 		FirstName: v.FirstName,
 		LastName:  v.LastName,
 		CreatedAt: ts(v.CreatedAt),
+	}
+}
+
+// partyAttributes are the /v2 attributes of a model.Party, in the model's order.
+type partyAttributes struct {
+	CompanyName string `json:"company_name"`
+}
+
+func (v partyAttributes) writeAttributes(a *attrs) {
+	a.str("company_name", v.CompanyName)
+}
+
+// partyAttributesOf is the /v2 attributes of v.
+func partyAttributesOf(v *model.Party) partyAttributes {
+	return partyAttributes{
+		CompanyName: v.CompanyName,
 	}
 }
 
@@ -791,7 +807,7 @@ func notificationAttributesOf(v *model.WebhookNotification) notificationAttribut
 }
 
 // appendTerminalHolds writes v as encoding/json writes []model.TerminalHold.
-func (e *encoder) appendTerminalHolds(b []byte, v []model.TerminalHold) []byte {
+func appendTerminalHolds(e *encoder, b []byte, v []model.TerminalHold) []byte {
 	if v == nil {
 		return append(b, "null"...)
 	}
@@ -812,7 +828,7 @@ func (e *encoder) appendTerminalHolds(b []byte, v []model.TerminalHold) []byte {
 }
 
 // appendTerminalFees writes v as encoding/json writes []model.TerminalFee.
-func (e *encoder) appendTerminalFees(b []byte, v []model.TerminalFee) []byte {
+func appendTerminalFees(e *encoder, b []byte, v []model.TerminalFee) []byte {
 	if v == nil {
 		return append(b, "null"...)
 	}

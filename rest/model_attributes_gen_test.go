@@ -10,6 +10,7 @@ var modelAttributeStructs = []any{
 	trackingRequestAttributes{},
 	accountAttributes{},
 	userAttributes{},
+	partyAttributes{},
 	portAttributes{},
 	metroAreaAttributes{},
 	terminalAttributes{},

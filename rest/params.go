@@ -206,6 +206,16 @@ func (p *params) cursorError(err error) error {
 	return e.AtParameter(name)
 }
 
+// atParameter names in err, an error of the resolver layer naming one of
+// its arguments, the query parameter that carries the argument (names:
+// argument → parameter).
+func atParameter(err error, names map[string]string) error {
+	if e, ok := model.AsError(err); ok && names[e.Parameter] != "" {
+		return e.AtParameter(names[e.Parameter])
+	}
+	return err
+}
+
 // queryError describes a url.ParseQuery failure without echoing internals.
 func queryError(err error) string {
 	if strings.Contains(err.Error(), "semicolon") {
@@ -361,6 +371,14 @@ func (p *params) parseFields(param, typ, v string) error {
 // A type without fields[…] shows all its attributes and relationships: the
 // store then reads their columns, not those no resource shows (account_id,
 // updated_at of shipments and containers …).
+// linkColumns are the columns a resource's links are built from whatever
+// its fieldset shows (a custom field value's self link names its entity),
+// for a /v2 read of the type through the plan (no /v2 relationship reads
+// custom field values yet; their own endpoints read them whole).
+var linkColumns = map[string][]string{
+	"custom_field": {"shipment_id", "container_id", "tracking_request_id"},
+}
+
 func (p *params) storeFields() resolve.Fields {
 	if len(p.fields) == 0 {
 		return allStoreFields()
@@ -377,6 +395,9 @@ func (p *params) storeFields() resolve.Fields {
 		}
 		for n := range names {
 			addMember(out, res, n)
+		}
+		for _, c := range linkColumns[typ] {
+			out.AddColumn(res, c)
 		}
 		// The plan loads every to-many linkage whatever the fieldset
 		// (planRels): the linkage a row can carry is read with it.

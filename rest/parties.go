@@ -20,31 +20,10 @@ import (
 // A party is also a tracking request's customer (include=customer). PATCH
 // renames it (company_name, the create's rules).
 
-var partyShape *shape
-
-// init runs before render.go's, which registers partyShape as the shape
-// of included parties.
-func init() { partyShape = shapeOf(catalog.Party, (*builder).partyResource) }
-
 var (
 	partyList = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party), paged: true}
 	partyItem = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party)}
 )
-
-// partyAttributes are the public party attributes (hand-written, in a file
-// of their own like the others).
-type partyAttributes struct {
-	CompanyName string `json:"company_name"`
-}
-
-func (b *builder) partyResource(p *model.Party) *Resource {
-	return &Resource{ID: p.ID, Type: model.PartyType, Attributes: partyAttributes{CompanyName: p.CompanyName},
-		Links: &Links{Self: b.base + "/v2/parties/" + p.ID}}
-}
-
-func (b *builder) parties(ctx context.Context, ps []*model.Party, p *params) ([]*Resource, error) {
-	return renderAll(b, ctx, ps, p, partyShape)
-}
 
 func (s *server) listParties(w http.ResponseWriter, r *http.Request) {
 	caller := who(r)
@@ -54,13 +33,13 @@ func (s *server) listParties(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.Party]{}, err
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountParties(ctx, caller) }), nil
-	}, (*builder).parties)
+	}, withIncludes)
 }
 
 func (s *server) getParty(w http.ResponseWriter, r *http.Request) {
 	serveOne(s, w, r, partyItem, func(ctx context.Context, p *model.Principal, id string, _ *resolve.Plan) (*model.Party, error) {
 		return s.res.Party(ctx, p, id)
-	}, (*builder).parties)
+	}, withIncludes)
 }
 
 func (s *server) createParty(w http.ResponseWriter, r *http.Request) {
@@ -77,18 +56,7 @@ func (s *server) createParty(w http.ResponseWriter, r *http.Request) {
 		c.Input.CompanyName = *name
 	}
 	v, err := s.res.CreateParty(r.Context(), caller, c)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), p)
-	data, err := b.parties(r.Context(), []*model.Party{v}, p)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	w.Header().Set("Location", data[0].Links.Self)
-	b.writeOne(w, r, http.StatusCreated, data[0])
+	serveCreated(s, w, r, p, v, err, withIncludes)
 }
 
 // customerOf reads a tracking request body's customer relationship:
@@ -140,5 +108,5 @@ func (s *server) updateParty(w http.ResponseWriter, r *http.Request) {
 		c.Patch.CompanyName = *name
 	}
 	v, err := s.res.UpdateParty(r.Context(), who(r), c)
-	serveWritten(s, w, r, p, v, err, (*builder).parties)
+	serveWritten(s, w, r, p, v, err, withIncludes)
 }

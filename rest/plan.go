@@ -71,7 +71,7 @@ func primaryShape[T any]() *shape {
 var primaryShapes = sync.OnceValue(func() map[*catalog.Resource]*shape {
 	out := map[*catalog.Resource]*shape{}
 	for _, s := range []*shape{shipmentShape, containerShape, documentShape, terminalShape, emailSubmissionPrimaryShape,
-		trackingRequestShape, notificationShape, transportEventShape, rawEventShape, customFieldShape} {
+		trackingRequestShape, notificationShape, transportEventShape, rawEventShape, customFieldShape, partyShape} {
 		out[s.res] = s
 	}
 	return out

@@ -27,24 +27,15 @@ func (s *server) listShippingLines(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.ShippingLine]{}, err
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountShippingLines(ctx, who(r)) }), nil
-	}, plain((*builder).shippingLineResource))
+	}, plain(shippingLineResource))
 }
 
 func (s *server) getShippingLine(w http.ResponseWriter, r *http.Request) {
 	serveOne(s, w, r, shippingLineItem, func(ctx context.Context, p *model.Principal, id string, _ *resolve.Plan) (*model.ShippingLine, error) {
 		return s.res.ShippingLine(ctx, p, id)
-	}, plain((*builder).shippingLineResource))
+	}, plain(shippingLineResource))
 }
 
 func (s *server) getMetroArea(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, metroAreaItem, (s.res.MetroArea), plain((*builder).metroAreaResource))
-}
-
-func (b *builder) shippingLineResource(l *model.ShippingLine) *Resource {
-	return &Resource{
-		ID:         l.ID,
-		Type:       "shipping_line",
-		Attributes: shippingLineAttributesOf(l),
-		Links:      &Links{Self: b.base + "/v2/shipping_lines/" + l.ID},
-	}
+	serveOne(s, w, r, metroAreaItem, (s.res.MetroArea), plain(metroAreaResource))
 }

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"net/http"
 	"strings"
 
 	"shipgraph/catalog"
@@ -79,6 +80,40 @@ func (b *builder) document(data any, links *Links, meta *Meta) *Document {
 		}
 	}
 	return d
+}
+
+// sparse restricts rs to the fieldsets of the builder's request.
+func (b *builder) sparse(rs []*Resource) {
+	if len(b.fields) == 0 {
+		return
+	}
+	for _, r := range rs {
+		keep, ok := b.fields[r.Type]
+		if !ok {
+			continue
+		}
+		if _, ok := r.Attributes.(attributeWriter); ok {
+			r.keep = keep
+		} else if r.Attributes != nil {
+			r.Attributes = sparseAttributes{v: r.Attributes, keep: keep}
+			if len(r.Attributes.(sparseAttributes).members()) == 0 {
+				r.Attributes = nil
+			}
+		}
+		var rels Relationships
+		for _, rel := range r.Relationships {
+			if keep[rel.Name] {
+				rels = append(rels, rel)
+			}
+		}
+		r.Relationships = rels
+	}
+}
+
+// writeOne answers a document whose data is one resource, with the
+// resource's self link as the document's.
+func (b *builder) writeOne(w http.ResponseWriter, r *http.Request, status int, data *Resource) {
+	writeDocument(w, r, status, b.document(data, &Links{Self: data.Links.Self}, nil))
 }
 
 func fieldsOf(p *params) map[string]map[string]bool {
@@ -210,6 +245,12 @@ func includesOf(p *params) includeTree {
 	return t
 }
 
+// withIncludes renders records of T as primary data of their shape
+// (primaryShape) with the includes of p.
+func withIncludes[T any](b *builder, ctx context.Context, rows []T, p *params) ([]*Resource, error) {
+	return renderAll(b, ctx, rows, p, primaryShape[T]())
+}
+
 // renderAll renders rows as primary data of shape s with the includes of
 // p, whose relationships the resolver layer loaded running the response's
 // plan (planOf): the resources, then the included ones in relationship
@@ -277,43 +318,55 @@ func includes(res *catalog.Resource, nested ...string) map[string]string {
 	return out
 }
 
-// The shapes of the resource types /v2 renders with relationships or
-// includes. They are set in init: the resource functions read their
-// shape's members.
+// The shapes of the resource types /v2 renders, all set here (in init:
+// the renderers read their shape's members).
 var (
 	shipmentShape, containerShape, documentShape, terminalShape, railTerminalShape *shape
+	trackingRequestShape, partyShape, customFieldShape                             *shape
 	// A submission is primary data of its own endpoints with its
 	// relationships, and included by a document without them.
 	emailSubmissionPrimaryShape, emailSubmissionShape *shape
 	// A document included by a submission: the OpenAPI document's
 	// email_submission_document shape.
 	emailDocumentShape *shape
-	customFieldShape   *shape
 	emailDocuments     = catalog.EmailSubmission.Member("documents")
+	// Notifications and what they include; a container's journey.
+	notificationShape, webhookShape, containerUpdatedEventShape, estimatedEventShape *shape
+	transportEventShape, rawEventShape                                               *shape
 
 	// includedShapes are the shapes of included resources, by type.
 	includedShapes map[*catalog.Resource]*shape
 )
 
 func init() {
-	shipmentShape = shapeOf(catalog.Shipment, (*builder).shipmentResource)
-	containerShape = shapeOf(catalog.Container, (*builder).containerResource)
-	documentShape = shapeOf(catalog.Document, (*builder).documentResource)
-	terminalShape = shapeOf(catalog.Terminal, (*builder).terminalResource)
-	railTerminalShape = shapeOf(catalog.RailTerminal, (*builder).railTerminalResource)
-	emailSubmissionPrimaryShape = shapeOf(catalog.EmailSubmission, (*builder).emailSubmissionPrimary)
-	emailSubmissionShape = shapeOf(catalog.EmailSubmission, free(emailSubmissionResource), []string{}...)
-	emailDocumentShape = shapeOf(catalog.Document, (*builder).emailDocumentResource, "last_document_representation")
-	customFieldShape = shapeOf(catalog.CustomField, (*builder).customFieldResource)
+	shipmentShape = shapeOf(catalog.Shipment, shipmentResource)
+	containerShape = shapeOf(catalog.Container, containerResource)
+	documentShape = shapeOf(catalog.Document, documentResource)
+	terminalShape = shapeOf(catalog.Terminal, terminalResource)
+	railTerminalShape = shapeOf(catalog.RailTerminal, railTerminalResource)
+	trackingRequestShape = shapeOf(catalog.TrackingRequest, trackingRequestResource)
+	partyShape = shapeOf(catalog.Party, partyResource)
+	customFieldShape = shapeOf(catalog.CustomField, customFieldResource)
+	emailSubmissionPrimaryShape = shapeOf(catalog.EmailSubmission, emailSubmissionPrimary)
+	emailSubmissionShape = shapeOf(catalog.EmailSubmission, emailSubmissionResource, []string{}...)
+	emailDocumentShape = shapeOf(catalog.Document, emailDocumentResource, "last_document_representation")
+	notificationShape = shapeOf(catalog.WebhookNotification, notificationResource)
+	webhookShape = shapeOf(catalog.Webhook, webhookResource)
+	containerUpdatedEventShape = shapeOf(catalog.ContainerUpdatedEvent, containerUpdatedEventResource)
+	estimatedEventShape = shapeOf(catalog.EstimatedEvent, estimatedEventResource)
+	transportEventShape = shapeOf(catalog.TransportEvent, transportEventResource)
+	rawEventShape = shapeOf(catalog.RawEvent, rawEventResource)
 	includedShapes = map[*catalog.Resource]*shape{}
 	for _, s := range []*shape{
 		shipmentShape, containerShape, documentShape, terminalShape, railTerminalShape, emailSubmissionShape,
-		shapeOf(catalog.Port, (*builder).portResource),
-		shapeOf(catalog.MetroArea, (*builder).metroAreaResource),
-		shapeOf(catalog.Account, free(accountResource)),
-		shapeOf(catalog.User, free(userResource)),
+		trackingRequestShape, partyShape,
+		webhookShape, containerUpdatedEventShape, transportEventShape, estimatedEventShape, rawEventShape,
+		shapeOf(catalog.Port, portResource),
+		shapeOf(catalog.MetroArea, metroAreaResource),
+		shapeOf(catalog.Account, accountResource),
+		shapeOf(catalog.User, userResource),
 		shapeOf(catalog.DocumentRepresentation, free(representationResource)),
-		partyShape, // rest/parties.go
+		shapeOf(catalog.Vessel, vesselResource),
 	} {
 		includedShapes[s.res] = s
 	}

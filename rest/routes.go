@@ -51,12 +51,12 @@ func (s *server) containerRoute(w http.ResponseWriter, r *http.Request) {
 			}})
 	}
 	for _, l := range route.Locations {
-		b.include(b.portResource(l.Port))
+		b.include(portResource(b, l.Port))
 	}
 	for _, l := range route.Locations {
 		for _, v := range []*model.Vessel{l.InboundVessel, l.OutboundVessel} {
 			if v != nil {
-				b.include(b.vesselResource(v))
+				b.include(vesselResource(b, v))
 			}
 		}
 	}

@@ -148,10 +148,15 @@ func answerRecord[T any](s *server, w http.ResponseWriter, r *http.Request, p *p
 	b.writeOne(w, r, status, data[0])
 }
 
-// writeOne answers a document whose data is one resource, with the
-// resource's self link as the document's.
-func (b *builder) writeOne(w http.ResponseWriter, r *http.Request, status int, data *Resource) {
-	writeDocument(w, r, status, b.document(data, &Links{Self: data.Links.Self}, nil))
+// serveDeleted answers a delete: 200 with the record deleted (without
+// links: it is gone), or err.
+func serveDeleted[T any](s *server, w http.ResponseWriter, r *http.Request, v *T, err error, render func(*builder, *T) *Resource) {
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	b := s.newBuilder(s.baseURL(r), nil)
+	writeDocument(w, r, http.StatusOK, b.document(render(b, v), nil, nil))
 }
 
 // writeBody reads a write's body, whose attributes it returns; typ is the

@@ -54,7 +54,7 @@ func (s *server) writeShipment(w http.ResponseWriter, r *http.Request, write fun
 		return
 	}
 	sh, err := write(r.Context())
-	serveWritten(s, w, r, p, sh, err, (*builder).shipments)
+	serveWritten(s, w, r, p, sh, err, withIncludes)
 }
 
 // shipmentPatch reads ref_numbers and tags: lists of strings, or null to

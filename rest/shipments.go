@@ -39,29 +39,9 @@ func (s *server) listShipments(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.Shipment]{}, p.cursorError(err)
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountShipments(ctx, who(r), filter) }), nil
-	}, (*builder).shipments)
+	}, withIncludes)
 }
 
 func (s *server) getShipment(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, shipmentItem, (s.res.Shipment), (*builder).shipments)
-}
-
-// shipments renders shipments with their containers linkage and the
-// includes of p: one statement per relationship and level (plan.go).
-func (b *builder) shipments(ctx context.Context, ships []*model.Shipment, p *params) ([]*Resource, error) {
-	return renderAll(b, ctx, ships, p, shipmentShape)
-}
-
-// shipmentResource renders a shipment; its containers linkage must have
-// been loaded (a plan with "containers" or "containerIDs"). Its attributes
-// are the model's jsonapi tags (model_attributes_gen.go): ref_numbers is
-// nullable in the spec (null when never set, as in GraphQL), tags is not.
-func (b *builder) shipmentResource(s *model.Shipment) *Resource {
-	return &Resource{
-		ID:            s.ID,
-		Type:          "shipment",
-		Attributes:    shipmentAttributesOf(s),
-		Relationships: b.linkage(s, shipmentShape.members),
-		Links:         &Links{Self: b.base + "/v2/shipments/" + s.ID},
-	}
+	serveOne(s, w, r, shipmentItem, (s.res.Shipment), withIncludes)
 }

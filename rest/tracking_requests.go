@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"shipgraph/catalog"
@@ -27,13 +26,6 @@ import (
 // created_at and updated_at ranges) and, beyond it, filter[tags] and q;
 // include=tracked_object,customer (a party; the create takes it
 // as data.relationships.customer).
-
-var trackingRequestShape *shape
-
-func init() {
-	trackingRequestShape = shapeOf(catalog.TrackingRequest, (*builder).trackingRequestResource)
-	includedShapes[trackingRequestShape.res] = trackingRequestShape
-}
 
 var (
 	trackingRequestIncludes = includes(catalog.TrackingRequest)
@@ -64,29 +56,24 @@ func (s *server) listTrackingRequests(w http.ResponseWriter, r *http.Request) {
 		}
 		pg, err := s.res.TrackingRequests(ctx, who(r), resolve.TrackingRequestQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
-			return listPage[*model.TrackingRequest]{}, p.cursorError(err)
+			return listPage[*model.TrackingRequest]{}, atParameter(p.cursorError(err), trackingRequestParams)
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountTrackingRequests(ctx, who(r), filter) }), nil
-	}, (*builder).trackingRequests)
+	}, withIncludes)
 }
 
-// trackingRequestFilter reads the list's filters.
+// trackingRequestParams are the query parameters of the resolver layer's
+// filter arguments.
+var trackingRequestParams = map[string]string{"statuses": "filter[status]", "requestTypes": "filter[request_type]"}
+
+// trackingRequestFilter reads the list's filters; the resolver layer
+// checks them.
 func trackingRequestFilter(p *params) (f model.TrackingRequestFilter, err error) {
 	for _, v := range p.listFilter("filter[status]") {
-		if !slices.Contains(model.TrackingRequestStatuses.Values(), v) {
-			return f, badParam("filter[status]", "filter[status] must be one of %s", strings.Join(model.TrackingRequestStatuses.Values(), ", "))
-		}
 		f.Statuses = append(f.Statuses, model.TrackingRequestStatus(v))
 	}
-	for _, v := range p.listFilter("filter[request_type]") {
-		if !slices.Contains(model.TrackingRequestTypes, v) {
-			return f, badParam("filter[request_type]", "filter[request_type] must be one of %s", strings.Join(model.TrackingRequestTypes, ", "))
-		}
-		f.RequestTypes = append(f.RequestTypes, v)
-	}
-	for _, v := range p.listFilter("filter[scac]") {
-		f.Scacs = append(f.Scacs, strings.ToUpper(v))
-	}
+	f.RequestTypes = p.listFilter("filter[request_type]")
+	f.Scacs = p.listFilter("filter[scac]")
 	f.RequestNumber = p.filter("filter[request_number]")
 	f.Search = p.filter("q")
 	f.Tags = p.listFilter("filter[tags]")
@@ -119,7 +106,7 @@ func timeFilter(p *params, name string) (*time.Time, error) {
 }
 
 func (s *server) getTrackingRequest(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, trackingRequestItem, (s.res.TrackingRequest), (*builder).trackingRequests)
+	serveOne(s, w, r, trackingRequestItem, (s.res.TrackingRequest), withIncludes)
 }
 
 func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
@@ -138,7 +125,7 @@ func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
 		in.CustomerID = customer
 	}
 	t, err := s.res.CreateTrackingRequest(r.Context(), who(r), resolve.CreateTrackingRequest{Input: in, Invalid: firstErr(resolve.Malformed(bad), invalid)})
-	serveCreated(s, w, r, p, t, err, (*builder).trackingRequests)
+	serveCreated(s, w, r, p, t, err, withIncludes)
 }
 
 func (s *server) updateTrackingRequest(w http.ResponseWriter, r *http.Request) {
@@ -152,7 +139,7 @@ func (s *server) updateTrackingRequest(w http.ResponseWriter, r *http.Request) {
 	// first), as the resolver layer orders it.
 	patch, invalid := trackingRequestPatch(attrs)
 	t, err := s.res.UpdateTrackingRequest(r.Context(), who(r), resolve.UpdateTrackingRequest{ID: r.PathValue("id"), Patch: patch, Invalid: firstErr(bad, invalid)})
-	serveWritten(s, w, r, p, t, err, (*builder).trackingRequests)
+	serveWritten(s, w, r, p, t, err, withIncludes)
 }
 
 // trackingRequestInput reads the attributes of a POST. shipment_tags (the
@@ -282,21 +269,6 @@ func trackingRequestPatch(attrs attributes) (p model.TrackingRequestPatch, err e
 	}
 	p.Tags, err = attrs.optionalList("tags")
 	return p, err
-}
-
-// trackingRequests renders tracking requests with the includes of p.
-func (b *builder) trackingRequests(ctx context.Context, ts []*model.TrackingRequest, p *params) ([]*Resource, error) {
-	return renderAll(b, ctx, ts, p, trackingRequestShape)
-}
-
-func (b *builder) trackingRequestResource(t *model.TrackingRequest) *Resource {
-	return &Resource{
-		ID:            t.ID,
-		Type:          model.TrackingRequestType,
-		Attributes:    trackingRequestAttributesOf(t),
-		Relationships: b.linkage(t, trackingRequestShape.members),
-		Links:         &Links{Self: b.base + "/v2/tracking_requests/" + t.ID},
-	}
 }
 
 // ---------------------------------------------------------------- infer_number

@@ -28,17 +28,6 @@ var (
 	futureAt   = endpoint{serializer: "V2::VesselSerializer", filters: []string{"port_id", "previous_port_id", "latitude", "longitude"}}
 )
 
-var rawEventShape *shape
-
-// init runs after render.go's (files initialise in name order): the journey's shapes join
-// the included ones.
-func init() {
-	rawEventShape = shapeOf(catalog.RawEvent, (*builder).rawEventResource)
-	for _, s := range []*shape{rawEventShape, shapeOf(catalog.Vessel, (*builder).vesselResource)} {
-		includedShapes[s.res] = s
-	}
-}
-
 func (s *server) containerTransportEvents(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, transportEventList, func(ctx context.Context, p *params) (listPage[*model.TransportEvent], error) {
 		all, err := s.res.ContainerTransportEvents(ctx, who(r), r.PathValue("id"), p.plan)
@@ -48,9 +37,7 @@ func (s *server) containerTransportEvents(w http.ResponseWriter, r *http.Request
 		pg := memoryPage(all, p.page)
 		pg.hasPrev = p.page.Number > 1 && len(all) > 0 // a container's events are few: read whole, paged here
 		return pg, nil
-	}, func(b *builder, ctx context.Context, es []*model.TransportEvent, p *params) ([]*Resource, error) {
-		return renderAll(b, ctx, es, p, transportEventShape)
-	})
+	}, withIncludes)
 }
 
 func (s *server) containerRawEvents(w http.ResponseWriter, r *http.Request) {
@@ -84,7 +71,7 @@ type transportEventAttributes struct {
 	VoyageNumber   *string    `json:"voyage_number"`
 }
 
-func (b *builder) transportEventResource(e *model.TransportEvent) *Resource {
+func transportEventResource(b *builder, e *model.TransportEvent) *Resource {
 	var attrs any
 	if e.Record {
 		attrs = transportEventAttributes{CreatedAt: ts(e.CreatedAt), DataSource: e.DataSource, Event: e.Event,
@@ -119,7 +106,7 @@ type rawEventAttributes struct {
 	VoyageNumber   *string    `json:"voyage_number"`
 }
 
-func (b *builder) rawEventResource(e *model.RawEvent) *Resource {
+func rawEventResource(b *builder, e *model.RawEvent) *Resource {
 	a := rawEventAttributes{OriginalEvent: e.OriginalEvent, Timestamp: tsp(e.EventAt), Estimated: e.Estimated,
 		Timezone: e.Timezone, CreatedAt: ts(e.CreatedAt), LocationName: e.LocationName, LocationLocode: e.LocationLocode,
 		VesselName: e.VesselName, VesselImo: e.VesselIMO, Index: e.Position, VoyageNumber: e.VoyageNumber}
@@ -142,16 +129,11 @@ type vesselPositionsAttributes struct {
 	Positions model.JSON `json:"positions"`
 }
 
-func (b *builder) vesselResource(v *model.Vessel) *Resource {
-	return &Resource{ID: v.ID, Type: model.VesselType, Attributes: vesselAttributesOf(v),
-		Links: &Links{Self: b.base + "/v2/vessels/" + v.ID}}
-}
-
 // getVessel answers /v2/vessels/{id} for a vessel's id or IMO number. The
 // positions history (show_positions) is not kept: the parameters are
 // accepted and change nothing.
 func (s *server) getVessel(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, vesselItem, (s.res.Vessel), plain((*builder).vesselResource))
+	serveOne(s, w, r, vesselItem, (s.res.Vessel), plain(vesselResource))
 }
 
 func (s *server) vesselFuturePositions(w http.ResponseWriter, r *http.Request) {

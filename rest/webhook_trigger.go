@@ -67,7 +67,7 @@ func (s *server) examplePayload(r *http.Request, event string) []byte {
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
 	b.withIncluded = true
-	res, ref := b.exampleNotification(examples[0])
+	res, ref := exampleNotification(b, examples[0])
 	b.include(ref)
 	out, err := b.document(res, nil, nil).appendJSON(nil)
 	if err != nil {

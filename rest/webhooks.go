@@ -38,25 +38,6 @@ var (
 	notificationItem = endpoint{serializer: "V2::WebhookNotificationSerializer", includes: notificationIncludes}
 )
 
-// The shapes of notifications and of what they include.
-var (
-	notificationShape, webhookShape                                      *shape
-	containerUpdatedEventShape, transportEventShape, estimatedEventShape *shape
-)
-
-// init runs after render.go's (files initialise in name order): the
-// included shapes of the webhook types join its map.
-func init() {
-	notificationShape = shapeOf(catalog.WebhookNotification, (*builder).notificationResource)
-	webhookShape = shapeOf(catalog.Webhook, (*builder).webhookResource)
-	containerUpdatedEventShape = shapeOf(catalog.ContainerUpdatedEvent, (*builder).containerUpdatedEventResource)
-	transportEventShape = shapeOf(catalog.TransportEvent, (*builder).transportEventResource)
-	estimatedEventShape = shapeOf(catalog.EstimatedEvent, (*builder).estimatedEventResource)
-	for _, s := range []*shape{webhookShape, containerUpdatedEventShape, transportEventShape, estimatedEventShape} {
-		includedShapes[s.res] = s
-	}
-}
-
 // ---------------------------------------------------------------- webhooks
 
 func (s *server) listWebhooks(w http.ResponseWriter, r *http.Request) {
@@ -66,33 +47,28 @@ func (s *server) listWebhooks(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.Webhook]{}, err
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountWebhooks(ctx, who(r)) }), nil
-	}, plain((*builder).webhookResource))
+	}, plain(webhookResource))
 }
 
 func (s *server) getWebhook(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, webhookItem, (s.res.Webhook), plain((*builder).webhookResource))
+	serveOne(s, w, r, webhookItem, (s.res.Webhook), plain(webhookResource))
 }
 
 func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseParams(r, webhookItem); err != nil {
+	p, err := parseParams(r, webhookItem)
+	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "webhook")
 	in, invalid := webhookInput(attrs)
 	wh, err := s.res.CreateWebhook(r.Context(), who(r), resolve.CreateWebhook{Input: in, Invalid: firstErr(bad, invalid)})
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	data := b.webhookResource(wh)
-	w.Header().Set("Location", data.Links.Self)
-	b.writeOne(w, r, http.StatusCreated, data)
+	serveCreated(s, w, r, p, wh, err, plain(webhookResource))
 }
 
 func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseParams(r, webhookItem); err != nil {
+	p, err := parseParams(r, webhookItem)
+	if err != nil {
 		WriteError(w, r, err)
 		return
 	}
@@ -101,12 +77,7 @@ func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) {
 	c.Patch, c.RotateSecret, c.Invalid = webhookPatch(attrs)
 	c.Invalid = firstErr(bad, c.Invalid)
 	wh, err := s.res.UpdateWebhook(r.Context(), who(r), c)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	b.writeOne(w, r, http.StatusOK, b.webhookResource(wh))
+	serveWritten(s, w, r, p, wh, err, plain(webhookResource))
 }
 
 func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
@@ -115,12 +86,7 @@ func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wh, err := s.res.DeleteWebhook(r.Context(), who(r), r.PathValue("id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(b.webhookResource(wh), nil, nil))
+	serveDeleted(s, w, r, wh, err, webhookResource)
 }
 
 type webhookAttributes struct {
@@ -131,7 +97,7 @@ type webhookAttributes struct {
 	Headers []model.WebhookHeader `json:"headers"`
 }
 
-func (b *builder) webhookResource(wh *model.Webhook) *Resource {
+func webhookResource(b *builder, wh *model.Webhook) *Resource {
 	headers := []model.WebhookHeader(wh.HeaderList)
 	if headers == nil {
 		headers = []model.WebhookHeader{}
@@ -267,26 +233,11 @@ func (s *server) listNotifications(w http.ResponseWriter, r *http.Request) {
 			return none, err
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountWebhookNotifications(ctx, who(r), f) }), nil
-	}, (*builder).notifications)
+	}, withIncludes)
 }
 
 func (s *server) getNotification(w http.ResponseWriter, r *http.Request) {
-	serveOne(s, w, r, notificationItem, (s.res.WebhookNotification), (*builder).notifications)
-}
-
-// notifications renders notifications with the includes of p.
-func (b *builder) notifications(ctx context.Context, ns []*model.WebhookNotification, p *params) ([]*Resource, error) {
-	return renderAll(b, ctx, ns, p, notificationShape)
-}
-
-func (b *builder) notificationResource(n *model.WebhookNotification) *Resource {
-	return &Resource{
-		ID:            n.ID,
-		Type:          "webhook_notification",
-		Attributes:    notificationAttributesOf(n),
-		Relationships: b.linkage(n, notificationShape.members),
-		Links:         &Links{Self: b.base + "/v2/webhook_notifications/" + n.ID},
-	}
+	serveOne(s, w, r, notificationItem, (s.res.WebhookNotification), withIncludes)
 }
 
 // eventAttributes are a reference object's frozen attributes, with the
@@ -323,12 +274,12 @@ func eventAttributes(e *model.WebhookEvent, typ string) model.JSON {
 	return model.JSON(strings.TrimSpace(string(out)))
 }
 
-func (b *builder) containerUpdatedEventResource(e *model.ContainerUpdatedEvent) *Resource {
+func containerUpdatedEventResource(b *builder, e *model.ContainerUpdatedEvent) *Resource {
 	return &Resource{ID: e.ID, Type: model.ContainerUpdatedEventType, Attributes: eventAttributes(&e.WebhookEvent, model.ContainerUpdatedEventType),
 		Relationships: b.linkage(e, containerUpdatedEventShape.members)}
 }
 
-func (b *builder) estimatedEventResource(e *model.EstimatedEvent) *Resource {
+func estimatedEventResource(b *builder, e *model.EstimatedEvent) *Resource {
 	return &Resource{ID: e.ID, Type: model.EstimatedEventType, Attributes: eventAttributes(&e.WebhookEvent, model.EstimatedEventType),
 		Relationships: b.linkage(e, estimatedEventShape.members)}
 }

@@ -39,7 +39,7 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 	b.withIncluded = true
 	var data []*Resource
 	for _, x := range examples {
-		res, ref := b.exampleNotification(x)
+		res, ref := exampleNotification(b, x)
 		data = append(data, res)
 		b.include(ref)
 	}
@@ -48,20 +48,20 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 
 // exampleNotification renders an example: its notification and its
 // reference object, to include.
-func (b *builder) exampleNotification(x resolve.WebhookExample) (res, ref *Resource) {
+func exampleNotification(b *builder, x resolve.WebhookExample) (res, ref *Resource) {
 	switch v := x.Reference.(type) {
 	case *model.ContainerUpdatedEvent:
-		ref = b.containerUpdatedEventResource(v)
+		ref = containerUpdatedEventResource(b, v)
 	case *model.TransportEvent:
-		ref = b.transportEventResource(v)
+		ref = transportEventResource(b, v)
 	case *model.Document:
-		ref = b.documentResource(v)
+		ref = documentResource(b, v)
 	case *model.TrackingRequest:
-		ref = b.trackingRequestResource(v)
+		ref = trackingRequestResource(b, v)
 	case *model.EstimatedEvent:
-		ref = b.estimatedEventResource(v)
+		ref = estimatedEventResource(b, v)
 	}
-	res = b.notificationResource(x.Notification)
+	res = notificationResource(b, x.Notification)
 	res.Links = nil // nothing to fetch
 	return res, ref
 }

@@ -9,6 +9,7 @@
 #   scripts/citus-cluster.sh env     # print DATABASE_URL=... and the test variables
 #   scripts/citus-cluster.sh stop    # stop every node (data kept)
 #   scripts/citus-cluster.sh destroy # stop and remove the data
+#   scripts/citus-cluster.sh dropdb NAME # drop database NAME on every node
 #
 # CITUS_DIR (default /tmp/shipgraph-citus) holds the nodes' data; CITUS_PORT
 # (default 9700) is the coordinator's port, workers take the next three.
@@ -139,8 +140,13 @@ case "${1:-}" in
     "$0" stop
     rm -rf "$CITUS_DIR"
     ;;
+  dropdb) # dropdb NAME: drop database NAME on every node (the test run's template)
+    for p in "$coord" "${workers[@]}"; do
+      psql_at "$p" postgres "DROP DATABASE IF EXISTS \"$2\" WITH (FORCE)"
+    done
+    ;;
   *)
-    echo "usage: $0 start|env|stop|destroy" >&2
+    echo "usage: $0 start|env|stop|destroy|dropdb NAME" >&2
     exit 2
     ;;
 esac

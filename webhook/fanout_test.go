@@ -28,28 +28,37 @@ func drain(t testing.TB, f *webhook.FanOut) {
 	t.Fatal("the fan-out never finished")
 }
 
-// logChange writes a change_log row by hand, with the change triggers off
-// (another system's bad write, a restore, a bug): old and new are JSON.
+// logChange logs a change of the container the store's own way (a write
+// of it, at the account's next position on either engine), then rewrites
+// the logged row as another system's bad write, a restore or a bug would
+// leave it: old and new are JSON.
 func (e *env) logChange(t testing.TB, account, container, old, new string) int64 {
 	t.Helper()
-	tx, err := e.Store.SQL().Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.Exec(`SET LOCAL shipgraph.notify = 'off'`); err != nil {
-		t.Fatal(err)
-	}
+	head := e.logAged(t, account, container, 0, 1)
 	var id int64
-	if err := tx.QueryRow(`INSERT INTO change_log (account_id, pos, record_type, record_id, op, parent_id, changed, old, new)
-SELECT account_id, shipgraph_change_log_pos(account_id), 'container', id, 'UPDATE', shipment_id, '{available_for_pickup}', $3::jsonb, $4::jsonb
-FROM containers WHERE account_id = $1 AND id = $2 RETURNING id`, account, container, old, new).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
+	if err := e.Store.SQL().QueryRow(`UPDATE change_log SET changed = '{available_for_pickup}', old = $3::jsonb, new = $4::jsonb
+		WHERE account_id = $1 AND pos = $2 RETURNING id`, account, head+1, old, new).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// logAged logs n changes of the container (n writes of it) dated age ago
+// (0: as logged), and returns the account's log head before them.
+func (e *env) logAged(t testing.TB, account, container string, age time.Duration, n int) int64 {
+	t.Helper()
+	head, err := e.Store.AccountChangeLogHead(context.Background(), account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		e.Exec(t, `UPDATE containers SET available_for_pickup = NOT coalesce(available_for_pickup, false) WHERE account_id = $1 AND id = $2`,
+			account, container)
+	}
+	if age > 0 {
+		e.Exec(t, `UPDATE change_log SET logged_at = $3 WHERE account_id = $1 AND pos > $2`, account, head, time.Now().Add(-age))
+	}
+	return head
 }
 
 // notified are the change ids of the container.updated notifications of
@@ -239,8 +248,7 @@ func TestFanOutLag(t *testing.T) {
 		t.Fatalf("an empty log: lag %v (%v), gauge %v", lag, err, testkit.Metric(t, "shipgraph_webhook_fanout_lag_seconds"))
 	}
 	// Two hours behind: logged then (a fan-out that was down), and now.
-	e.Exec(t, `INSERT INTO change_log (account_id, pos, record_type, record_id, op, logged_at)
-		VALUES ($1, shipgraph_change_log_pos($1), 'container', $2, 'UPDATE', now() - interval '2 hours')`, e.acme, c1)
+	e.logAged(t, e.acme, c1, 2*time.Hour, 1)
 	e.toggle(t, c1)
 	lag, err := f.CheckLag(ctx)
 	if err != nil {
@@ -275,11 +283,9 @@ func TestPruningPastTheCeilingIsReported(t *testing.T) {
 	g1, _ := e.containerOf(t, e.globex, 0)
 	e.webhook(t, e.acme, "https://hooks.example.com/", webhook.EventContainerUpdated)
 	e.Exec(t, `UPDATE webhooks SET created_at = now() - interval '90 days'`)
-	ins := `INSERT INTO change_log (account_id, pos, record_type, record_id, op, logged_at)
-		SELECT $1, shipgraph_change_log_pos($1), 'container', $2, 'UPDATE', now() - $3::interval FROM generate_series(1, $4)`
-	e.Exec(t, ins, e.acme, c1, "50 days", 3)
-	e.Exec(t, ins, e.globex, g1, "45 days", 2)
-	e.Exec(t, ins, e.acme, c1, "10 days", 4) // older than the retention, younger than the ceiling
+	e.logAged(t, e.acme, c1, 50*24*time.Hour, 3)
+	e.logAged(t, e.globex, g1, 45*24*time.Hour, 2)
+	e.logAged(t, e.acme, c1, 10*24*time.Hour, 4) // older than the retention, younger than the ceiling
 	var l testkit.Log
 	before := testkit.Metric(t, "shipgraph_webhook_changes_lost_total", "reason", "pruned_unread")
 

@@ -233,8 +233,8 @@ func TestTrackingRequestEvents(t *testing.T) {
 	}
 	raised(webhook.EventTrackingAwaitingManifest, webhook.EventTrackingFailed, webhook.EventTrackingSucceeded, webhook.EventTrackingStopped)
 	var status, ref string
-	e.one(t, `SELECT r.status, n.reference_id FROM tracking_requests r, webhook_notifications n
-		WHERE r.id = '`+seeded+`' AND n.event = 'tracking_request.tracking_stopped'`, &status, &ref)
+	e.one(t, `SELECT r.status, n.reference_id FROM tracking_requests r JOIN webhook_notifications n ON n.account_id = r.account_id
+		WHERE r.account_id = '`+e.acme+`' AND r.id = '`+seeded+`' AND n.event = 'tracking_request.tracking_stopped'`, &status, &ref)
 	if status != "tracking_stopped" || ref != seeded {
 		t.Errorf("stopped request: status %s, notification about %s, want %s", status, ref, seeded)
 	}

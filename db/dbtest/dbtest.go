@@ -26,11 +26,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
+	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +47,16 @@ import (
 
 // EnvURL names the variable holding an existing server's URL.
 const EnvURL = "SHIPGRAPH_TEST_DATABASE_URL"
+
+// EnvTemplate names a variable that, with EnvURL, lets the test processes
+// of one run share their template: its value names the run (make
+// test-citus sets it, and drops the template after the run). The first
+// process to need it migrates it, under an advisory lock; the others clone
+// it. On a Citus cluster building the template (migrations, then the
+// distribution step on every node) is most of a small package's time.
+// The template is also keyed by the migrate func's name, so a package
+// with a migrate func of its own gets a template of its own.
+const EnvTemplate = "SHIPGRAPH_TEST_TEMPLATE"
 
 // tempPrefix starts the name of each embedded server's directory, followed
 // by the owning test process' pid so that later runs can tell leftovers of
@@ -73,6 +85,7 @@ type environment struct {
 	admin    *sql.DB
 	tmpl     string // template database, once created
 	external bool
+	shared   bool // tmpl is the run's (EnvTemplate): teardown leaves it
 	// workers are the admin connections of a Citus coordinator's workers
 	// (empty on plain PostgreSQL): each test database exists on every
 	// node, cloned from a template of the same name on each.
@@ -156,31 +169,41 @@ func NewDB(tb testing.TB) string {
 }
 
 // drop drops database name on every node, the coordinator first: its
-// sessions hold connections to the workers' databases, which go with them.
-// A worker's database may still be held by such a connection for a moment
-// after (DROP … FORCE ends the worker's own sessions, not the closing
-// ones): that error is retried until ctx ends.
+// sessions hold connections to the workers' databases, which go with them;
+// then the workers, all at once (separate servers). A worker's database
+// may still be held by such a connection for a moment after (DROP … FORCE
+// ends the worker's own sessions, not the closing ones): that error is
+// retried until ctx ends.
 func (e *environment) drop(ctx context.Context, name string) error {
-	nodes := e.nodes()
-	slices.Reverse(nodes)
-	for _, n := range nodes {
-		for {
-			_, err := n.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(name)+" WITH (FORCE)")
-			var pqErr *pq.Error
-			if err == nil || !errors.As(err, &pqErr) || pqErr.Code != "55006" || ctx.Err() != nil {
-				if err != nil {
-					return err
-				}
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return err
-			case <-time.After(50 * time.Millisecond):
-			}
+	if err := dropOn(ctx, e.admin, name); err != nil {
+		return err
+	}
+	errs := make([]error, len(e.workers))
+	var wg sync.WaitGroup
+	for i, n := range e.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = dropOn(ctx, n, name)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func dropOn(ctx context.Context, n *sql.DB, name string) error {
+	for {
+		_, err := n.ExecContext(ctx, "DROP DATABASE IF EXISTS "+pq.QuoteIdentifier(name)+" WITH (FORCE)")
+		var pqErr *pq.Error
+		if err == nil || !errors.As(err, &pqErr) || pqErr.Code != "55006" || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return nil
 }
 
 // nodes returns the admin connections of every server a test database lives
@@ -272,6 +295,34 @@ func (e *environment) setup(migrate func(context.Context, *sql.DB) error) error 
 	}
 
 	tmpl := fmt.Sprintf("sg_tmpl_%d_%08x", os.Getpid(), rand.Uint32())
+	if run := os.Getenv(EnvTemplate); run != "" && e.external {
+		tmpl = sharedTemplateName(run, migrate)
+		conn, err := e.admin.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		// Session lock, released when conn goes back (closed) at return.
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(hashtext($1))`, tmpl); err != nil {
+			return fmt.Errorf("waiting for the shared template: %w", err)
+		}
+		defer conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock(hashtext($1))`, tmpl) //nolint:errcheck
+		// Ready once its connections are refused, which setup does last
+		// (the coordinator after the workers).
+		var ready bool
+		if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1 AND NOT datallowconn)`, tmpl).Scan(&ready); err != nil {
+			return err
+		}
+		e.shared = true
+		if ready {
+			e.tmpl = tmpl
+			return nil
+		}
+		// What a process that failed half-way left.
+		if err := e.drop(ctx, tmpl); err != nil {
+			return fmt.Errorf("dropping a half-built shared template: %w", err)
+		}
+	}
 	for _, n := range e.nodes() {
 		if _, err := n.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(tmpl)); err != nil {
 			return fmt.Errorf("creating template database: %w", err)
@@ -429,7 +480,7 @@ func teardown() {
 		return
 	}
 	var errs []error
-	if e.external && e.tmpl != "" {
+	if e.external && e.tmpl != "" && !e.shared {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		err := e.drop(ctx, e.tmpl)
 		cancel()
@@ -456,6 +507,26 @@ func teardown() {
 	if err := errors.Join(errs...); err != nil {
 		fmt.Fprintf(os.Stderr, "dbtest: cleanup: %v\n", err)
 	}
+}
+
+// sharedTemplateName is the name of the run's shared template for
+// migrate: run and the func's name, reduced to what a database name holds.
+func sharedTemplateName(run string, migrate func(context.Context, *sql.DB) error) string {
+	h := fnv.New32a()
+	h.Write([]byte(runtime.FuncForPC(reflect.ValueOf(migrate).Pointer()).Name()))
+	clean := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
+			return r
+		}
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return '_'
+	}, run)
+	if len(clean) > 32 {
+		clean = clean[:32]
+	}
+	return fmt.Sprintf("sg_tmpl_run_%s_%08x", clean, h.Sum32())
 }
 
 // withDB returns base with its database (the URL path) replaced by name.

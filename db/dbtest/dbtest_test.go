@@ -20,6 +20,9 @@ import (
 var migrations atomic.Int32
 
 func TestMain(m *testing.M) {
+	// These tests check a process's own template (its name, its drop):
+	// not the run's shared one, which make test-citus asks for.
+	os.Unsetenv(dbtest.EnvTemplate)
 	dbtest.Main(m, func(ctx context.Context, db *sql.DB) error {
 		migrations.Add(1)
 		_, err := db.ExecContext(ctx, `

@@ -58,6 +58,11 @@ CREATE CONSTRAINT TRIGGER change_log_head AFTER INSERT ON change_log
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION shipgraph_change_log_head();
 
 -- +goose Down
+-- On Citus, dropping the trigger runs on the shards in parallel, and a
+-- function command after a parallel operation in the same transaction is
+-- refused; one connection per worker (sequential) lets both run. Plain
+-- PostgreSQL keeps it as an unused placeholder setting.
+SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
 DROP TRIGGER change_log_head ON change_log;
 DROP FUNCTION shipgraph_change_log_head();
 -- +goose StatementBegin

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -107,7 +108,9 @@ type seedCopyData interface {
 // seedCopyStream runs one COPY of t with the rows in buf, on the
 // connection of the transaction (conn.Raw gives the driver connection the
 // transaction runs on; pq only accepts COPY inside a transaction).
-func seedCopyStream(ctx context.Context, conn *sqlx.Conn, t *seedTable, buf *seedBuf) error {
+// Without freeze (tables that were empty, not truncated in this
+// transaction) the COPY writes ordinary rows.
+func seedCopyStream(ctx context.Context, conn *sqlx.Conn, t *seedTable, buf *seedBuf, freeze bool) error {
 	if buf.rows == 0 {
 		return nil
 	}
@@ -116,7 +119,11 @@ func seedCopyStream(ctx context.Context, conn *sqlx.Conn, t *seedTable, buf *see
 		if !ok {
 			return errors.New("driver cannot prepare statements with a context")
 		}
-		st, err := prep.PrepareContext(ctx, t.copy)
+		stmt := t.copy
+		if !freeze {
+			stmt = strings.TrimSuffix(stmt, " WITH (FREEZE)")
+		}
+		st, err := prep.PrepareContext(ctx, stmt)
 		if err != nil {
 			return err
 		}

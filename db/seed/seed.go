@@ -87,6 +87,20 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 		return nil, Stats{}, fmt.Errorf("seed: %w", err)
 	}
 	defer conn.Close()
+	// Whether every table is empty (see prepare), read before the
+	// transaction: on a Citus coordinator a read of the distributed tables
+	// in it would run in parallel, after which the reference tables'
+	// COPYs are refused. A row written in between fails the seed on a
+	// duplicate key; accounts are checked again under the lock.
+	probes := make([]string, len(seedAllTables))
+	for i, t := range seedAllTables {
+		probes[i] = "NOT EXISTS (SELECT 1 FROM " + t + ")"
+	}
+	var empty bool
+	seedCount(ctx)
+	if err := conn.QueryRowContext(ctx, "SELECT "+strings.Join(probes, " AND ")).Scan(&empty); err != nil {
+		return nil, Stats{}, fmt.Errorf("seed: %w", err)
+	}
 	// READ COMMITTED whatever the server's default: COPY FREEZE refuses
 	// to run under a snapshot older than the TRUNCATE.
 	seedCount(ctx) // BEGIN
@@ -115,12 +129,18 @@ func Run(ctx context.Context, store *db.DB, o Options) ([]Token, Stats, error) {
 	}
 	s := &seeder{ctx: ctx, conn: conn, q: counted{tx}}
 
-	if err := s.prepare(o.Force); err != nil {
+	if err := s.prepare(o.Force, o.Shipments >= bulkLoadFrom, empty); err != nil {
 		return nil, Stats{}, err
 	}
-	ddl, err := s.dropForLoad()
-	if err != nil {
-		return nil, Stats{}, err
+	// Keys and indexes off for a bulk load only: a small data set (the
+	// tests') goes in faster through them than the drop and rebuild take,
+	// which on a Citus cluster are DDL on every shard of every table (a
+	// 3-shipment seed took 22-30 s there against 1-2 s on one server).
+	ddl := &seedLoadDDL{}
+	if o.Shipments >= bulkLoadFrom {
+		if ddl, err = s.dropForLoad(); err != nil {
+			return nil, Stats{}, err
+		}
 	}
 
 	for _, rows := range []map[*seedTable][][]any{seedReferenceRows(ref, now), accountRows} {
@@ -232,6 +252,9 @@ type seeder struct {
 	conn *sqlx.Conn // the transaction's connection, for COPY
 	q    counted    // the transaction, for everything else
 	rows int64
+	// freeze: the tables were truncated in this transaction, so COPY
+	// may write the rows frozen.
+	freeze bool
 }
 
 // seedCount counts a statement that does not go through counted (BEGIN,
@@ -261,8 +284,10 @@ func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Re
 // prepare refuses a database that has accounts (unless force), then
 // empties every table, reference data included: the data set replaces
 // the whole content, and COPY FREEZE needs the tables truncated in this
-// transaction anyway.
-func (s *seeder) prepare(force bool) error {
+// transaction anyway. A small data set (not bulk) going into tables that
+// are all empty skips the TRUNCATE and the FREEZE: on a Citus cluster the
+// TRUNCATE of every shard took most of a test's 3-shipment seed.
+func (s *seeder) prepare(force, bulk, empty bool) error {
 	// The lock makes the emptiness check hold until commit: a concurrent
 	// seed waits here, then sees our accounts and stops.
 	if _, err := s.q.ExecContext(s.ctx, "LOCK TABLE accounts IN EXCLUSIVE MODE"); err != nil {
@@ -275,9 +300,12 @@ func (s *seeder) prepare(force bool) error {
 	if exists && !force {
 		return ErrNotEmpty
 	}
-	// CASCADE also empties tables that later migrations hang off these.
-	if _, err := s.q.ExecContext(s.ctx, "TRUNCATE "+strings.Join(seedAllTables, ", ")+" CASCADE"); err != nil {
-		return fmt.Errorf("seed: truncate: %w", err)
+	if exists || bulk || !empty {
+		// CASCADE also empties tables that later migrations hang off these.
+		if _, err := s.q.ExecContext(s.ctx, "TRUNCATE "+strings.Join(seedAllTables, ", ")+" CASCADE"); err != nil {
+			return fmt.Errorf("seed: truncate: %w", err)
+		}
+		s.freeze = true
 	}
 	for _, set := range []string{
 		// Only the final commit waits for the disk.
@@ -291,6 +319,10 @@ func (s *seeder) prepare(force bool) error {
 	}
 	return nil
 }
+
+// bulkLoadFrom is the data set size (shipments) from which Run drops the
+// bulk tables' keys and indexes for the load and rebuilds them after.
+const bulkLoadFrom = 1000
 
 // seedLoadDDL is what dropForLoad removed and restore puts back, as
 // ALTER TABLE and CREATE INDEX statements in the order to run them.
@@ -458,7 +490,7 @@ func (s *seeder) copyBuf(t *seedTable, buf *seedBuf) error {
 		return nil
 	}
 	seedCount(s.ctx)
-	if err := seedCopyStream(s.ctx, s.conn, t, buf); err != nil {
+	if err := seedCopyStream(s.ctx, s.conn, t, buf, s.freeze); err != nil {
 		if s.ctx.Err() != nil {
 			// pq reports the server's "canceling statement due to
 			// user request"; the caller wants to know it was ctx.

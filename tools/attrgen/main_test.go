@@ -15,7 +15,11 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, want := range map[string][]byte{out: src, testOut: test} {
+	views, err := generateViews()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string][]byte{out: src, testOut: test, viewsOut: views} {
 		got, err := os.ReadFile(filepath.Join("..", "..", path))
 		if err != nil {
 			t.Fatal(err)
