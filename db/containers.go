@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"strings"
 
 	"github.com/lib/pq"
 
@@ -25,13 +26,27 @@ const containerCols = `c.id, c.account_id, c.shipment_id, c.number, c.ref_number
 // a statement per relationship: optional columns, selected only when a
 // read names them (/v2 renders the linkage; GraphQL never needs it).
 // Their order is TransportEventIDsByContainerIDs' and
-// RawEventIDsByContainerIDs'.
+// RawEventIDsByContainerIDs'. The subqueries name the statement's account
+// parameter (accountParam, replaced by containerColsAt), not only the outer
+// row's account: Citus prunes a correlated subquery to one shard only by a
+// parameter or constant, so with c.account_id alone the read went to every
+// shard.
 const containerJourneyCols = `ARRAY(SELECT te.id FROM transport_events te
-	 WHERE te.container_id = c.id AND te.account_id = c.account_id
+	 WHERE te.container_id = c.id AND te.account_id = c.account_id AND te.account_id = ` + accountParam + `
 	 ORDER BY te.event_at NULLS LAST, te.created_at, te.id) AS transport_event_ids,
 	ARRAY(SELECT re.id FROM raw_events re
-	 WHERE re.container_id = c.id AND re.account_id = c.account_id
+	 WHERE re.container_id = c.id AND re.account_id = c.account_id AND re.account_id = ` + accountParam + `
 	 ORDER BY re.event_at NULLS LAST, re.position, re.id) AS raw_event_ids`
+
+// accountParam stands for the account's parameter in a select list whose
+// items name it; containerColsAt puts the statement's own in its place.
+const accountParam = "$account"
+
+// containerColsAt is the container select list under db's selection, its
+// journey subqueries naming the account as param ("$1", "$2" …).
+func (db *DB) containerColsAt(param string) string {
+	return strings.ReplaceAll(db.cols("Container"), accountParam, param)
+}
 
 var containerList = &listSpec{
 	plural:  "containers",
@@ -64,14 +79,14 @@ func (r linkedContainer) linked() Linked[*model.Container] {
 // ContainersByIDs reads containers of the account.
 func (db *DB) ContainersByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Container, error) {
 	return byIDs[model.Container](ctx, db.read(accountID),
-		`SELECT `+db.cols("Container")+` FROM containers c WHERE c.id = ANY($1) AND c.account_id = $2`, ids, accountID)
+		`SELECT `+db.containerColsAt("$2")+` FROM containers c WHERE c.id = ANY($1) AND c.account_id = $2`, ids, accountID)
 }
 
 // ContainersByShipmentIDs reads the containers of shipments; rows carry
 // their shipment id and come in (shipment, created_at, id) order.
 func (db *DB) ContainersByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]*model.Container, error) {
 	return byIDs[model.Container](ctx, db.read(accountID),
-		`SELECT `+db.cols("Container")+` FROM containers c WHERE c.shipment_id = ANY($1) AND c.account_id = $2
+		`SELECT `+db.containerColsAt("$2")+` FROM containers c WHERE c.shipment_id = ANY($1) AND c.account_id = $2
 		 ORDER BY c.shipment_id, c.created_at, c.id`, shipmentIDs, accountID)
 }
 
@@ -94,7 +109,7 @@ func (r linkedID) linked() Linked[string] { return Linked[string]{ParentID: r.Pa
 // ContainersByDocumentIDs reads the containers linked to documents.
 func (db *DB) ContainersByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Container], error) {
 	return byParentIDs(ctx, db.read(accountID),
-		`SELECT dc.document_id AS parent_id, `+db.cols("Container")+`
+		`SELECT dc.document_id AS parent_id, `+db.containerColsAt("$2")+`
 		 FROM document_containers dc JOIN containers c ON c.account_id = dc.account_id AND c.id = dc.container_id
 		 WHERE dc.document_id = ANY($1) AND dc.account_id = $2
 		 ORDER BY dc.document_id, c.created_at, c.id`, accountID, documentIDs, linkedContainer.linked)
@@ -102,7 +117,7 @@ func (db *DB) ContainersByDocumentIDs(ctx context.Context, accountID string, doc
 
 // ListContainers reads one page of the account's containers.
 func (db *DB) ListContainers(ctx context.Context, accountID string, f model.ContainerFilter, p model.PageRequest) (*model.Page[*model.Container], error) {
-	st, err := containerList.pageQuery(containerFilter(accountID, f), p, db.cols("Container"))
+	st, err := containerList.pageQuery(containerFilter(accountID, f), p, db.containerColsAt("$1"))
 	if err != nil {
 		return nil, err
 	}

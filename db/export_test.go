@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -19,7 +20,7 @@ var Columns = map[string]string{
 	"RailTerminal":           railTerminalCols,
 	"ShippingLine":           shippingLineCols,
 	"Shipment":               shipmentCols,
-	"Container":              containerCols + ", " + containerJourneyCols,
+	"Container":              containerCols + ", " + strings.ReplaceAll(containerJourneyCols, accountParam, "c.account_id"),
 	"Document":               documentCols,
 	"EmailSubmission":        emailSubmissionCols,
 	"DocumentRepresentation": documentRepresentationCols,

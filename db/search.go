@@ -161,7 +161,7 @@ func searchStatement(trigram bool, window int) string {
 SELECT r.* FROM (
 (SELECT s.id, 'shipment' AS entity_type, s.bill_of_lading_number AS number, NULL::uuid AS shipment_id,
 	s.shipping_line_scac AS scac, s.port_of_lading_name, s.port_of_discharge_name,
-	(SELECT count(*) FROM containers c WHERE c.account_id = s.account_id AND c.shipment_id = s.id)::int AS containers_count,
+	(SELECT count(*) FROM containers c WHERE c.account_id = $1 AND c.account_id = s.account_id AND c.shipment_id = s.id)::int AS containers_count,
 	s.line_tracking_stopped_at IS NOT NULL AS tracking_stopped, s.line_tracking_stopped_reason AS tracking_stopped_reason,
 	NULL::text AS status, NULL::text AS failed_reason, coalesce(s.ref_numbers, '{}') AS ref_numbers, s.created_at, s.updated_at,
 	1 AS kind, p.exact

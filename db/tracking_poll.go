@@ -847,7 +847,12 @@ type DueTracking struct {
 // works account by account, as a distributed database (Citus) routes
 // statements: the accounts with due requests are read without a lock
 // (the one statement across accounts), then each account's due requests
-// are claimed FOR UPDATE SKIP LOCKED by a statement on that account alone.
+// are claimed FOR UPDATE SKIP LOCKED by a statement on that account alone,
+// claimAccountsPerTx accounts to a transaction: with one transaction for
+// every account, the polls of a round with many accounts waited for all
+// of their claims (one statement each, a round trip to a worker on a
+// cluster, where 400 accounts took longer than 30 s) and the commit was a
+// two-phase commit over every shard.
 func (db *DB) ClaimDueTrackingRequests(ctx context.Context, limit int, lease time.Duration,
 	enqueue func(ctx context.Context, tx *sql.Tx, due []DueTracking) error) (int, error) {
 	var accounts []string
@@ -858,32 +863,48 @@ GROUP BY account_id ORDER BY min(next_poll_at) LIMIT $1`, limit)
 	if err != nil || len(accounts) == 0 {
 		return 0, err
 	}
-	var n int
-	err = db.inRawTx(ctx, "", func(q ext, tx *sql.Tx) error {
+	n := 0
+	for len(accounts) > 0 && n < limit {
+		chunk := accounts[:min(claimAccountsPerTx, len(accounts))]
+		accounts = accounts[len(chunk):]
 		var due []DueTracking
-		for _, a := range accounts {
-			if len(due) >= limit {
-				break
-			}
-			err := selectRows(ctx, q, func(d *DueTracking) { due = append(due, *d) }, `
+		err = db.inRawTx(ctx, "", func(q ext, tx *sql.Tx) error {
+			due = nil
+			for _, a := range chunk {
+				if n+len(due) >= limit {
+					break
+				}
+				err := selectRows(ctx, q, func(d *DueTracking) { due = append(due, *d) }, `
 UPDATE tracking_requests r SET next_poll_at = now() + make_interval(secs => $3)
-FROM (SELECT id FROM tracking_requests
+WHERE r.account_id = $1 AND r.id = ANY(ARRAY(SELECT id FROM tracking_requests
       WHERE account_id = $1 AND next_poll_at <= now() AND status IN ('pending', 'awaiting_manifest', 'created')
-      ORDER BY next_poll_at LIMIT $2 FOR UPDATE SKIP LOCKED) d
-WHERE r.account_id = $1 AND r.id = d.id
-RETURNING r.account_id, r.id`, a, limit-len(due), lease.Seconds())
-			if err != nil {
-				return err
+      ORDER BY next_poll_at, id LIMIT $2 FOR UPDATE SKIP LOCKED))
+RETURNING r.account_id, r.id`, a, limit-n-len(due), lease.Seconds())
+				if err != nil {
+					return err
+				}
 			}
+			if len(due) == 0 {
+				return nil
+			}
+			return enqueue(ctx, tx, due)
+		})
+		if err != nil {
+			return n, err
 		}
-		n = len(due)
-		if n == 0 {
-			return nil
-		}
-		return enqueue(ctx, tx, due)
-	})
-	return n, err
+		n += len(due)
+	}
+	return n, nil
 }
+
+// The due ids are picked once (an uncorrelated ARRAY subquery): as a
+// subquery joined in UPDATE … FROM it could run again for each row it
+// joined, and each run, skipping the rows just moved ahead, picked others:
+// more than its LIMIT were claimed.
+//
+// claimAccountsPerTx is how many accounts' claims share a transaction in
+// ClaimDueTrackingRequests: their polls start when it commits.
+const claimAccountsPerTx = 16
 
 // TrackingRequestsOfContainer returns the live requests of the account
 // that track the container's shipment (refresh).
