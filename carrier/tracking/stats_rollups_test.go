@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -174,24 +175,30 @@ func TestStatsRollupsFollowWrites(t *testing.T) {
 		checkRollups(t, e.store, e.acct, step)
 	}
 	acct := e.acct
+	// Times are computed from now as a value ($2) in UTC with immutable
+	// operators only, so the statements run on a Citus cluster too (it
+	// refuses STABLE functions, such as now() or timestamptz + interval,
+	// with column references in an UPDATE of a distributed table).
+	now := time.Now().UTC()
 	exec("terminals and last free days set", `UPDATE containers c SET pod_terminal_id = t.id,
-		pickup_lfd_line = now() + ((abs(hashtext(c.id::text)) % 12) - 5) * interval '1 day' + interval '7 hours'
+		pickup_lfd_line = ($2::timestamp + ((abs(hashtext(c.id::text)) % 12) - 5) * interval '1 day' + interval '7 hours') AT TIME ZONE 'UTC'
 		FROM (SELECT id, row_number() OVER (ORDER BY id) AS k FROM terminals) t, (SELECT count(*) AS n FROM terminals) m
-		WHERE c.account_id = $1 AND t.k = 1 + abs(hashtext(c.number)) % m.n`, acct)
+		WHERE c.account_id = $1 AND t.k = 1 + abs(hashtext(c.number)) % m.n`, acct, now)
 	exec("status", `UPDATE containers SET current_status = 'available' WHERE account_id = $1 AND id IN
 		(SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 5)`, acct)
 	exec("terminal", `UPDATE containers SET pod_terminal_id = (SELECT id FROM terminals ORDER BY name DESC LIMIT 1)
 		WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY number LIMIT 3)`, acct)
 	exec("no terminal", `UPDATE containers SET pod_terminal_id = NULL
 		WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY number DESC LIMIT 2)`, acct)
-	exec("last free day", `UPDATE containers SET pickup_lfd_line = pickup_lfd_line + interval '2 days', pickup_lfd_terminal = now()
-		WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY id DESC LIMIT 6)`, acct)
+	exec("last free day", `UPDATE containers SET pickup_lfd_line = ((pickup_lfd_line AT TIME ZONE 'UTC') + interval '2 days') AT TIME ZONE 'UTC',
+		pickup_lfd_terminal = $2 WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY id DESC LIMIT 6)`, acct, now)
 	exec("unknown last free day", `UPDATE containers SET pickup_lfd_line = NULL, pickup_lfd_terminal = NULL, pickup_lfd_rail = NULL
 		WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY number LIMIT 2)`, acct)
-	exec("an update that changes no key", `UPDATE containers SET updated_at = now() WHERE account_id = $1`, acct)
+	exec("an update that changes no key", `UPDATE containers SET updated_at = $2 WHERE account_id = $1`, acct, now)
 	exec("shipment line", `UPDATE shipments SET shipping_line_scac = 'ZZZZ' WHERE account_id = $1 AND id IN
 		(SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 2)`, acct)
-	exec("shipment ETA", `UPDATE shipments SET pod_eta_at = coalesce(pod_eta_at, now()) + interval '9 days' WHERE account_id = $1`, acct)
+	exec("shipment ETA", `UPDATE shipments SET pod_eta_at = (coalesce(pod_eta_at AT TIME ZONE 'UTC', $2::timestamp) + interval '9 days') AT TIME ZONE 'UTC'
+		WHERE account_id = $1`, acct, now)
 	exec("shipment ETA unknown", `UPDATE shipments SET pod_eta_at = NULL WHERE account_id = $1 AND id IN
 		(SELECT id FROM shipments WHERE account_id = $1 ORDER BY id DESC LIMIT 1)`, acct)
 	exec("shipment port", `UPDATE shipments SET port_of_discharge_id = (SELECT id FROM ports WHERE time_zone <> 'UTC' ORDER BY code LIMIT 1)
@@ -203,17 +210,34 @@ func TestStatsRollupsFollowWrites(t *testing.T) {
 		WHERE c.account_id = $1 AND c.id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 2)`, acct)
 	exec("container inserted", `INSERT INTO containers (account_id, shipment_id, number, current_status, pod_terminal_id, pickup_lfd_rail)
 		SELECT account_id, id, 'ZZZU' || lpad(row_number() OVER (ORDER BY id)::text, 7, '0'), 'not_available',
-			(SELECT id FROM terminals ORDER BY firms_code LIMIT 1), now()
-		FROM shipments WHERE account_id = $1`, acct)
+			(SELECT id FROM terminals ORDER BY firms_code LIMIT 1), $2
+		FROM shipments WHERE account_id = $1`, acct, now)
 	exec("container deleted", `DELETE FROM containers WHERE account_id = $1 AND id IN
 		(SELECT id FROM containers WHERE account_id = $1 ORDER BY number DESC LIMIT 3)`, acct)
+	// Their tracking requests let go of them first: on Citus the key is NO
+	// ACTION (it refuses SET NULL (column) with the distribution column).
+	if _, err := e.store.SQL().Exec(`UPDATE tracking_requests SET shipment_id = NULL WHERE account_id = $1 AND shipment_id IN
+		(SELECT id FROM shipments WHERE account_id = $1 ORDER BY id DESC LIMIT 2)`, acct); err != nil {
+		t.Fatal(err)
+	}
 	exec("shipment deleted with its containers", `DELETE FROM shipments WHERE account_id = $1 AND id IN
 		(SELECT id FROM shipments WHERE account_id = $1 ORDER BY id DESC LIMIT 2)`, acct)
+	// Reference rows are changed by id: Citus refuses a write to a
+	// reference table that selects from a distributed one.
+	refIDs := func(q string) []string {
+		t.Helper()
+		var out []string
+		if err := e.store.SQL().QueryRow(`SELECT coalesce(array_agg(DISTINCT id), '{}') FROM (`+q+`) q WHERE id IS NOT NULL`, acct).Scan(pq.Array(&out)); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
 	exec("a port's time zone", `UPDATE ports SET time_zone = CASE WHEN time_zone = 'Pacific/Kiritimati' THEN 'Pacific/Pago_Pago'
-		ELSE 'Pacific/Kiritimati' END WHERE id IN (SELECT port_of_discharge_id FROM shipments WHERE account_id = $1
-		UNION SELECT t.port_id FROM containers c JOIN terminals t ON t.id = c.pod_terminal_id WHERE c.account_id = $1)`, acct)
+		ELSE 'Pacific/Kiritimati' END WHERE id = ANY($1)`, pq.Array(refIDs(`SELECT port_of_discharge_id AS id FROM shipments WHERE account_id = $1
+		UNION SELECT t.port_id FROM containers c JOIN terminals t ON t.id = c.pod_terminal_id WHERE c.account_id = $1`)))
 	exec("a terminal's port", `UPDATE terminals SET port_id = (SELECT id FROM ports WHERE code = 'NZAKL')
-		WHERE id IN (SELECT pod_terminal_id FROM containers WHERE account_id = $1) AND port_id <> (SELECT id FROM ports WHERE code = 'NZAKL')`, acct)
+		WHERE id = ANY($1) AND port_id <> (SELECT id FROM ports WHERE code = 'NZAKL')`,
+		pq.Array(refIDs(`SELECT pod_terminal_id AS id FROM containers WHERE account_id = $1`)))
 
 	e.advance(150 * 24 * time.Hour)
 	e.repoll(eng, ids...)
@@ -244,24 +268,45 @@ func TestStatsRollupsConcurrentWriters(t *testing.T) {
 	}
 	checkRollups(t, e.store, e.acct, "created by polls")
 	ctx := context.Background()
-	statements := []string{
-		`UPDATE containers SET current_status = (ARRAY['available', 'not_available', 'picked_up', 'on_ship'])[1 + floor(random() * 4)::int]
-			WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY random() LIMIT 2)`,
-		`UPDATE containers SET pickup_lfd_line = now() + (random() * 10 - 5) * interval '1 day'
-			WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY random() LIMIT 2)`,
-		`UPDATE containers SET pod_terminal_id = (SELECT id FROM terminals ORDER BY random() LIMIT 1)
-			WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY random() LIMIT 1)`,
-		`UPDATE shipments SET shipping_line_scac = (ARRAY['MAEU', 'MSCU', 'CMDU'])[1 + floor(random() * 3)::int]
-			WHERE account_id = $1 AND id IN (SELECT id FROM shipments WHERE account_id = $1 ORDER BY random() LIMIT 1)`,
-		`UPDATE shipments SET pod_eta_at = now() + (random() * 30 - 15) * interval '1 day',
-			port_of_discharge_id = (SELECT id FROM ports ORDER BY random() LIMIT 1)
-			WHERE account_id = $1 AND id IN (SELECT id FROM shipments WHERE account_id = $1 ORDER BY random() LIMIT 1)`,
-		`UPDATE containers c SET shipment_id = (SELECT s.id FROM shipments s WHERE s.account_id = c.account_id ORDER BY random() LIMIT 1)
-			WHERE c.account_id = $1 AND c.id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY random() LIMIT 1)`,
-		`INSERT INTO containers (account_id, shipment_id, number, current_status)
-			SELECT account_id, id, 'ZZZU' || lpad((floor(random() * 1e7))::bigint::text, 7, '0'), 'on_ship'
-			FROM shipments WHERE account_id = $1 ORDER BY random() LIMIT 1`,
-		`DELETE FROM containers WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY random() LIMIT 1)`,
+	// Each statement takes the account ($1) and values drawn by the
+	// writer's generator: Citus refuses random() (VOLATILE) in an UPDATE of
+	// a distributed table, so rows are picked in an order salted by a
+	// drawn value (md5, immutable) and new values are parameters.
+	type stmt struct {
+		q    string
+		args func(r *rand.Rand) []any
+	}
+	salt := func(r *rand.Rand) string { return strconv.FormatUint(r.Uint64(), 36) }
+	days := func(r *rand.Rand, span float64) time.Time {
+		return time.Now().UTC().Add(time.Duration((r.Float64()*2*span - span) * float64(24*time.Hour)))
+	}
+	statements := []stmt{
+		{`UPDATE containers SET current_status = $2
+			WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY md5(id::text || $3) LIMIT 2)`,
+			func(r *rand.Rand) []any {
+				return []any{[]string{"available", "not_available", "picked_up", "on_ship"}[r.IntN(4)], salt(r)}
+			}},
+		{`UPDATE containers SET pickup_lfd_line = $2
+			WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY md5(id::text || $3) LIMIT 2)`,
+			func(r *rand.Rand) []any { return []any{days(r, 5), salt(r)} }},
+		{`UPDATE containers SET pod_terminal_id = (SELECT id FROM terminals ORDER BY md5(id::text || $2) LIMIT 1)
+			WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY md5(id::text || $3) LIMIT 1)`,
+			func(r *rand.Rand) []any { return []any{salt(r), salt(r)} }},
+		{`UPDATE shipments SET shipping_line_scac = $2
+			WHERE account_id = $1 AND id IN (SELECT id FROM shipments WHERE account_id = $1 ORDER BY md5(id::text || $3) LIMIT 1)`,
+			func(r *rand.Rand) []any { return []any{[]string{"MAEU", "MSCU", "CMDU"}[r.IntN(3)], salt(r)} }},
+		{`UPDATE shipments SET pod_eta_at = $2,
+			port_of_discharge_id = (SELECT id FROM ports ORDER BY md5(id::text || $3) LIMIT 1)
+			WHERE account_id = $1 AND id IN (SELECT id FROM shipments WHERE account_id = $1 ORDER BY md5(id::text || $4) LIMIT 1)`,
+			func(r *rand.Rand) []any { return []any{days(r, 15), salt(r), salt(r)} }},
+		{`UPDATE containers SET shipment_id = (SELECT s.id FROM shipments s WHERE s.account_id = $1 ORDER BY md5(s.id::text || $2) LIMIT 1)
+			WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY md5(id::text || $3) LIMIT 1)`,
+			func(r *rand.Rand) []any { return []any{salt(r), salt(r)} }},
+		{`INSERT INTO containers (account_id, shipment_id, number, current_status)
+			SELECT account_id, id, $2, 'on_ship' FROM shipments WHERE account_id = $1 ORDER BY md5(id::text || $3) LIMIT 1`,
+			func(r *rand.Rand) []any { return []any{fmt.Sprintf("ZZZU%07d", r.IntN(1e7)), salt(r)} }},
+		{`DELETE FROM containers WHERE account_id = $1 AND id IN (SELECT id FROM containers WHERE account_id = $1 ORDER BY md5(id::text || $2) LIMIT 1)`,
+			func(r *rand.Rand) []any { return []any{salt(r)} }},
 	}
 	const writers, txs = 4, 8
 	var wg sync.WaitGroup
@@ -273,9 +318,13 @@ func TestStatsRollupsConcurrentWriters(t *testing.T) {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(w), 27))
 			for range txs {
-				picks := []string{statements[r.IntN(len(statements))], statements[r.IntN(len(statements))], statements[r.IntN(len(statements))]}
+				var picks []stmtArgs
+				for range 3 {
+					s := statements[r.IntN(len(statements))]
+					picks = append(picks, stmtArgs{s.q, append([]any{e.acct}, s.args(r)...)})
+				}
 				for {
-					err := runTx(ctx, e.store.SQL(), e.acct, picks)
+					err := runTx(ctx, e.store.SQL(), picks)
 					var pe *pq.Error
 					if errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001") {
 						retries.Add(1)
@@ -299,15 +348,21 @@ func TestStatsRollupsConcurrentWriters(t *testing.T) {
 	checkRollups(t, e.store, e.acct, "after concurrent writers")
 }
 
-// runTx runs stmts (each with the account as $1) in one transaction.
-func runTx(ctx context.Context, q *sql.DB, account string, stmts []string) error {
+// stmtArgs is one statement of a transaction and its arguments.
+type stmtArgs struct {
+	q    string
+	args []any
+}
+
+// runTx runs stmts in one transaction.
+func runTx(ctx context.Context, q *sql.DB, stmts []stmtArgs) error {
 	tx, err := q.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	for _, s := range stmts {
-		if _, err := tx.ExecContext(ctx, s, account); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
 			return err
 		}
 	}
