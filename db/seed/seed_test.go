@@ -175,8 +175,10 @@ func TestSeedDataSet(t *testing.T) {
 		for name, query := range map[string]string{
 			"transport event without its raw event": `SELECT count(*) FROM transport_events te LEFT JOIN raw_events re
 				ON re.account_id = te.account_id AND re.id = te.raw_event_id WHERE re.id IS NULL OR re.container_id <> te.container_id`,
-			"event elsewhere than the shipment's ports": `SELECT count(*) FROM transport_events te JOIN shipments s ON s.id = te.shipment_id
-				WHERE te.port_id NOT IN (s.port_of_lading_id, s.port_of_discharge_id) OR te.account_id <> s.account_id`,
+			"event elsewhere than the shipment's ports": `SELECT count(*) FROM transport_events te JOIN shipments s ON s.account_id = te.account_id AND s.id = te.shipment_id
+				WHERE te.port_id NOT IN (s.port_of_lading_id, s.port_of_discharge_id)`,
+			"event without a shipment of its account": `SELECT count(*) FROM transport_events te WHERE te.shipment_id IS NOT NULL AND NOT EXISTS
+				(SELECT 1 FROM shipments s WHERE s.account_id = te.account_id AND s.id = te.shipment_id)`,
 			"actual event in the future":    `SELECT count(*) FROM transport_events WHERE event NOT LIKE 'container.transport.estimated.%' AND event_at > $1`,
 			"vessel event without a vessel": `SELECT count(*) FROM transport_events WHERE event ~ 'vessel_(loaded|departed|arrived|discharged)$' AND vessel_id IS NULL`,
 			"vessel position half known": `SELECT count(*) FROM vessels WHERE (latitude IS NULL) <> (longitude IS NULL)
@@ -220,7 +222,7 @@ func TestSeedDataSet(t *testing.T) {
 			sum := sha256.Sum256([]byte(tok.Key))
 			var slug, role, prefix, email string
 			err := q.QueryRow(`SELECT a.slug, t.role, t.prefix, u.email FROM api_tokens t
-				JOIN accounts a ON a.id = t.account_id JOIN users u ON u.id = t.user_id
+				JOIN accounts a ON a.id = t.account_id JOIN users u ON u.account_id = t.account_id AND u.id = t.user_id
 				WHERE t.token_sha256 = $1`, sum[:]).Scan(&slug, &role, &prefix, &email)
 			if err != nil {
 				t.Fatalf("token %s/%s not stored by its hash: %v", tok.Account, tok.Role, err)
@@ -261,7 +263,7 @@ func TestSeedDataSet(t *testing.T) {
 			t.Errorf("container custom fields defined for %d accounts", got)
 		}
 		if got := queryInt(t, q, `SELECT count(*) FROM custom_field_definitions d WHERE data_type IN ('enum', 'enum_multi')
-			AND (SELECT count(*) FROM custom_field_options o WHERE o.definition_id = d.id) NOT BETWEEN 3 AND 6`); got != 0 {
+			AND (SELECT count(*) FROM custom_field_options o WHERE o.account_id = d.account_id AND o.definition_id = d.id) NOT BETWEEN 3 AND 6`); got != 0 {
 			t.Errorf("%d enum definitions without 3 to 6 options", got)
 		}
 		if got := queryInt(t, q, `SELECT count(*) FROM custom_field_options WHERE position IS NULL OR label = ''`); got != 0 {
@@ -316,8 +318,8 @@ func TestSeedDataSet(t *testing.T) {
 			OR pod_eta_at NOT BETWEEN $1::timestamptz - interval '31 days' AND $1::timestamptz + interval '31 days'`,
 		"stop reason with a time": `SELECT count(*) FROM shipments WHERE (line_tracking_stopped_at IS NULL) <> (line_tracking_stopped_reason IS NULL)`,
 		"vessel imo":              `SELECT count(*) FROM shipments WHERE pod_vessel_imo !~ '^9[0-9]{6}$' OR pod_vessel_name IS NULL OR pod_voyage_number IS NULL`,
-		"containers follow their shipment": `SELECT count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id
-			WHERE c.account_id <> s.account_id OR c.pod_terminal_id IS DISTINCT FROM s.pod_terminal_id
+		"containers follow their shipment": `SELECT count(*) FROM containers c LEFT JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
+			WHERE s.id IS NULL OR c.pod_terminal_id IS DISTINCT FROM s.pod_terminal_id
 			   OR c.pod_timezone IS DISTINCT FROM s.pod_timezone OR c.pod_arrived_at IS DISTINCT FROM s.pod_ata_at`,
 		"before arrival nothing at the port": `SELECT count(*) FROM containers WHERE current_status IN ('new', 'on_ship')
 			AND (pod_arrived_at IS NOT NULL OR pod_discharged_at IS NOT NULL OR pod_full_out_at IS NOT NULL OR empty_terminated_at IS NOT NULL)`,
@@ -326,7 +328,7 @@ func TestSeedDataSet(t *testing.T) {
 			     OR pickup_lfd NOT BETWEEN $1::timestamptz - interval '7 days' AND $1::timestamptz + interval '7 days')`,
 		"picked up means full out":   `SELECT count(*) FROM containers WHERE current_status = 'picked_up' AND pod_full_out_at IS NULL`,
 		"empty returned means empty": `SELECT count(*) FROM containers WHERE (current_status = 'empty_returned') <> (empty_terminated_at IS NOT NULL)`,
-		"rail statuses are inland": `SELECT count(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id
+		"rail statuses are inland": `SELECT count(*) FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
 			WHERE c.current_status IN ('on_rail', 'grounded', 'awaiting_inland_transfer') AND s.destination_rail_terminal_id IS NULL`,
 		"milestones in order": `SELECT count(*) FROM containers WHERE pod_discharged_at < pod_arrived_at OR pod_full_out_at < pod_discharged_at
 			OR pod_rail_loaded_at < pod_discharged_at OR ind_ata_at < pod_rail_departed_at OR final_destination_full_out_at < ind_rail_unloaded_at
@@ -339,21 +341,24 @@ func TestSeedDataSet(t *testing.T) {
 			OR EXISTS (SELECT 1 FROM jsonb_array_elements(c.fees_at_pod_terminal) f
 			WHERE f->>'type' NOT IN ('demurrage', 'exam', 'extended_dwell_time', 'other', 'total') OR f->>'currency_code' <> 'USD')`,
 		"documents link their own account": `SELECT count(*) FROM documents d WHERE
-			(SELECT count(*) FROM document_shipments ds JOIN shipments s ON s.id = ds.shipment_id
-			 WHERE ds.document_id = d.id AND s.account_id = d.account_id) NOT BETWEEN 1 AND 2
-			OR EXISTS (SELECT 1 FROM document_containers dc JOIN containers c ON c.id = dc.container_id
-			 WHERE dc.document_id = d.id AND (c.account_id <> d.account_id OR NOT EXISTS (
-			   SELECT 1 FROM document_shipments ds WHERE ds.document_id = d.id AND ds.shipment_id = c.shipment_id)))`,
+			(SELECT count(*) FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id
+			 WHERE ds.account_id = d.account_id AND ds.document_id = d.id) NOT BETWEEN 1 AND 2
+			OR EXISTS (SELECT 1 FROM document_containers dc LEFT JOIN containers c ON c.account_id = dc.account_id AND c.id = dc.container_id
+			 WHERE dc.account_id = d.account_id AND dc.document_id = d.id AND (c.id IS NULL OR NOT EXISTS (
+			   SELECT 1 FROM document_shipments ds WHERE ds.account_id = d.account_id AND ds.document_id = d.id AND ds.shipment_id = c.shipment_id)))`,
+		"document links in their document's account": `SELECT count(*) FROM document_shipments ds WHERE NOT EXISTS
+			(SELECT 1 FROM documents d WHERE d.account_id = ds.account_id AND d.id = ds.document_id)`,
 		"documents by source": `SELECT count(*) FROM documents WHERE (source = 'email') <> (email_submission_id IS NOT NULL)
 			OR (source = 'upload' AND user_id IS NULL) OR (source = 'api' AND user_id IS NOT NULL)
 			OR file_name !~ '^[A-Z]+_[A-Z]{4}[0-9]+(_p[0-9]+-[0-9]+)?\.(pdf|xlsx|jpg|png)$' OR file_size_bytes <= 0`,
 		"latest representation": `SELECT count(*) FROM documents d WHERE d.last_document_representation_id IS DISTINCT FROM
-			(SELECT r.id FROM document_representations r WHERE r.document_id = d.id ORDER BY r.created_at DESC, r.schema_version DESC LIMIT 1)`,
+			(SELECT r.id FROM document_representations r WHERE r.account_id = d.account_id AND r.document_id = d.id ORDER BY r.created_at DESC, r.schema_version DESC LIMIT 1)`,
 		"one document per two shipments":  `SELECT count(*) FROM (SELECT count(*) AS n FROM documents) x WHERE n NOT BETWEEN 15 AND 45`,
 		"custom fields on most shipments": `SELECT count(*) FROM (SELECT count(DISTINCT shipment_id) AS n FROM custom_fields) x WHERE n NOT BETWEEN 40 AND 58`,
-		"custom fields own account": `SELECT count(*) FROM custom_fields f JOIN custom_field_definitions d ON d.id = f.definition_id
-			LEFT JOIN shipments s ON s.id = f.shipment_id LEFT JOIN containers c ON c.id = f.container_id
-			WHERE d.account_id <> f.account_id OR coalesce(s.account_id, c.account_id) <> f.account_id
+		"custom fields own account": `SELECT count(*) FROM custom_fields f LEFT JOIN custom_field_definitions d ON d.account_id = f.account_id AND d.id = f.definition_id
+			LEFT JOIN shipments s ON s.account_id = f.account_id AND s.id = f.shipment_id
+			LEFT JOIN containers c ON c.account_id = f.account_id AND c.id = f.container_id
+			WHERE d.id IS NULL OR coalesce(s.id, c.id) IS NULL
 			   OR (f.shipment_id IS NOT NULL) <> (d.entity_type = 'Shipment')`,
 	}
 	for name, query := range rules {
@@ -370,8 +375,8 @@ func TestSeedDataSet(t *testing.T) {
 
 	t.Run("custom field values fit their type", func(t *testing.T) {
 		rows, err := q.Query(`SELECT d.api_slug, d.data_type, f.value,
-			coalesce((SELECT array_agg(o.value) FROM custom_field_options o WHERE o.definition_id = d.id), '{}')
-			FROM custom_fields f JOIN custom_field_definitions d ON d.id = f.definition_id`)
+			coalesce((SELECT array_agg(o.value) FROM custom_field_options o WHERE o.account_id = d.account_id AND o.definition_id = d.id), '{}')
+			FROM custom_fields f JOIN custom_field_definitions d ON d.account_id = f.account_id AND d.id = f.definition_id`)
 		if err != nil {
 			t.Fatal(err)
 		}
