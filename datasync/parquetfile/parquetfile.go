@@ -70,6 +70,18 @@ const (
 
 var magic = []byte("PAR1")
 
+// physicalType is the Parquet type a column of kind k is stored as.
+func physicalType(k Kind) int32 {
+	switch k {
+	case String:
+		return typeByteArray
+	case Bool:
+		return typeBoolean
+	default:
+		return typeInt64
+	}
+}
+
 // Writer writes one Parquet file to an io.Writer, one row group per
 // WriteRowGroup call; memory holds one row group.
 type Writer struct {
@@ -278,14 +290,7 @@ func (w *Writer) Close() error {
 	t.pop()
 	for _, c := range w.cols {
 		t.elem()
-		switch c.Kind {
-		case String:
-			t.i32(1, typeByteArray)
-		case Bool:
-			t.i32(1, typeBoolean)
-		default:
-			t.i32(1, typeInt64)
-		}
+		t.i32(1, physicalType(c.Kind))
 		if c.Optional {
 			t.i32(3, repOptional)
 		} else {
@@ -327,14 +332,7 @@ func (w *Writer) Close() error {
 			t.elem()
 			t.i64(2, ch.offset)
 			t.begin(3) // meta_data
-			switch c.Kind {
-			case String:
-				t.i32(1, typeByteArray)
-			case Bool:
-				t.i32(1, typeBoolean)
-			default:
-				t.i32(1, typeInt64)
-			}
+			t.i32(1, physicalType(c.Kind))
 			t.list(2, tI32, 2)
 			t.b = appendZigzag(t.b, encodingPlain)
 			t.b = appendZigzag(t.b, encodingRLE)
