@@ -784,6 +784,36 @@ func routeLocationAttributesOf(v *model.RouteLocation) routeLocationAttributes {
 	}
 }
 
+// webhookAttributes are the /v2 attributes of a model.Webhook, in the model's order.
+type webhookAttributes struct {
+	URL        string                `json:"url"`
+	Active     bool                  `json:"active"`
+	EventList  []string              `json:"events"`
+	Secret     *string               `json:"secret"`
+	HeaderList []model.WebhookHeader `json:"headers"`
+}
+
+func (v webhookAttributes) writeAttributes(a *attrs) {
+	a.str("url", v.URL)
+	a.boolean("active", v.Active)
+	a.strs("events", v.EventList)
+	a.strp("secret", v.Secret)
+	if a.member("headers") {
+		a.e.b = appendWebhookHeaders(a.e, a.e.b, v.HeaderList)
+	}
+}
+
+// webhookAttributesOf is the /v2 attributes of v.
+func webhookAttributesOf(v *model.Webhook) webhookAttributes {
+	return webhookAttributes{
+		URL:        v.URL,
+		Active:     v.Active,
+		EventList:  orEmpty([]string(v.EventList)),
+		Secret:     v.Secret,
+		HeaderList: orEmpty([]model.WebhookHeader(v.HeaderList)),
+	}
+}
+
 // notificationAttributes are the /v2 attributes of a model.WebhookNotification, in the model's order.
 type notificationAttributes struct {
 	Event          string                      `json:"event"`
@@ -843,6 +873,25 @@ func appendTerminalFees(e *encoder, b []byte, v []model.TerminalFee) []byte {
 		b = e.appendFloat(b, x.Amount)
 		b = append(b, `,"currency_code":`...)
 		b = appendString(b, x.CurrencyCode)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendWebhookHeaders writes v as encoding/json writes []model.WebhookHeader.
+func appendWebhookHeaders(e *encoder, b []byte, v []model.WebhookHeader) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, x.Name)
+		b = append(b, `,"value":`...)
+		b = appendString(b, x.Value)
 		b = append(b, '}')
 	}
 	return append(b, ']')

@@ -22,5 +22,6 @@ var modelAttributeStructs = []any{
 	vesselAttributes{},
 	routeAttributes{},
 	routeLocationAttributes{},
+	webhookAttributes{},
 	notificationAttributes{},
 }

@@ -89,27 +89,6 @@ func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 	serveDeleted(s, w, r, wh, err, webhookResource)
 }
 
-type webhookAttributes struct {
-	URL     string                `json:"url"`
-	Active  bool                  `json:"active"`
-	Events  []string              `json:"events"`
-	Secret  *string               `json:"secret"`
-	Headers []model.WebhookHeader `json:"headers"`
-}
-
-func webhookResource(b *builder, wh *model.Webhook) *Resource {
-	headers := []model.WebhookHeader(wh.HeaderList)
-	if headers == nil {
-		headers = []model.WebhookHeader{}
-	}
-	return &Resource{
-		ID:         wh.ID,
-		Type:       "webhook",
-		Attributes: webhookAttributes{URL: wh.URL, Active: wh.Active, Events: strs(wh.EventList), Secret: wh.Secret, Headers: headers},
-		Links:      &Links{Self: b.base + "/v2/webhooks/" + wh.ID},
-	}
-}
-
 // webhookInput reads the attributes of a POST; the error is the first
 // attribute of the wrong type (reported after the key's role).
 func webhookInput(attrs attributes) (in model.WebhookInput, err error) {

@@ -67,6 +67,7 @@ var resources = []struct {
 	{"vessel", model.Vessel{}, &view{typ: model.VesselType, self: "/v2/vessels/{ID}"}},
 	{"route", model.Route{}, nil},
 	{"routeLocation", model.RouteLocation{}, nil},
+	{"webhook", model.Webhook{}, &view{typ: "webhook", self: "/v2/webhooks/{ID}"}},
 	{"notification", model.WebhookNotification{}, &view{typ: "webhook_notification", self: "/v2/webhook_notifications/{ID}", rels: true}},
 }
 
