@@ -21,6 +21,7 @@ var modelAttributeStructs = []any{
 	definitionAttributes{},
 	vesselAttributes{},
 	routeAttributes{},
+	searchAttributes{},
 	routeLocationAttributes{},
 	webhookAttributes{},
 	notificationAttributes{},
