@@ -245,13 +245,14 @@ type WebhookEventCategory struct {
 	Events []WebhookEventInfo
 }
 
-// WebhookEventInfo is one event a webhook may subscribe to.
+// WebhookEventInfo is one event a webhook may subscribe to (json names:
+// /v2's webhook_event_category events).
 type WebhookEventInfo struct {
-	Name        string
-	Description string
+	Name        string `json:"name"`
+	Description string `json:"description"`
 	// ObjectType is the JSON:API type of its notifications' reference
 	// object.
-	ObjectType string
+	ObjectType string `json:"-"`
 }
 
 // WebhookEventCategories are the events Shipgraph can raise: those of the

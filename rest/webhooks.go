@@ -146,14 +146,10 @@ func webhookPatch(attrs attributes) (p model.WebhookPatch, rotate bool, err erro
 
 // ---------------------------------------------------------------- events
 
+// webhookEventCategoryAttributes are a category's: its name and events.
 type webhookEventCategoryAttributes struct {
-	Name   string             `json:"name"`
-	Events []webhookEventInfo `json:"events"`
-}
-
-type webhookEventInfo struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	Name   string                   `json:"name"`
+	Events []model.WebhookEventInfo `json:"events"`
 }
 
 // eventCategories is the start of the three paths any key may read
@@ -182,11 +178,7 @@ func (s *server) webhookEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	data := make([]*Resource, len(cats))
 	for i, c := range cats {
-		events := make([]webhookEventInfo, len(c.Events))
-		for j, e := range c.Events {
-			events[j] = webhookEventInfo{Name: e.Name, Description: e.Description}
-		}
-		data[i] = &Resource{ID: c.ID, Type: "webhook_event_category", Attributes: webhookEventCategoryAttributes{Name: c.Name, Events: events}}
+		data[i] = &Resource{ID: c.ID, Type: "webhook_event_category", Attributes: webhookEventCategoryAttributes{Name: c.Name, Events: orEmpty(c.Events)}}
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
 	writeDocument(w, r, http.StatusOK, b.document(data, nil, nil))
