@@ -74,7 +74,7 @@ func (p *picker) list(want []string, param string) string {
 		return s.(string)
 	}
 	s := p.build(want, param)
-	if p.madeN.Add(1) <= maxMadeLists {
+	if p.madeN.Load() < maxMadeLists && p.madeN.Add(1) <= maxMadeLists {
 		p.made.Store(key, s)
 	}
 	return s
