@@ -220,13 +220,15 @@ func (o *objectURL) openBucket(ctx context.Context, allowPrivate bool) (b *blob.
 		// read's 16 MiB threshold as it is; its BeforeWrite hands out the
 		// writer's manager, replaced here by one of bounded buffers (the
 		// checksum setting left unset as s3blob leaves it without options).
+		// Were the hook to stop handing it out, TestObjectStoreUploadBounded
+		// fails.
 		beforeWrite = func(as func(any) bool) error {
 			var tm *transfermanager.Client
 			if as(&tm) && tm != nil {
-				*tm = *transfermanager.New(client, func(o *transfermanager.Options) {
-					o.PartSizeBytes = uploadPartBytes
-					o.MultipartUploadThreshold = uploadPartBytes
-					o.Concurrency = uploadParts
+				*tm = *transfermanager.New(client, func(opt *transfermanager.Options) {
+					opt.PartSizeBytes = uploadPartBytes
+					opt.MultipartUploadThreshold = uploadPartBytes
+					opt.Concurrency = uploadParts
 				})
 			}
 			return nil
