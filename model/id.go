@@ -15,23 +15,32 @@ import (
 // NormalizeID returns id lower-cased when it is a UUID (8-4-4-4-12 hex
 // digits), else id unchanged.
 func NormalizeID(id string) string {
-	if len(id) != 36 {
+	if !IsUUID(id) {
 		return id
+	}
+	return strings.ToLower(id)
+}
+
+// IsUUID reports whether id is a UUID (8-4-4-4-12 hex digits, in any
+// case).
+func IsUUID(id string) bool {
+	if len(id) != 36 {
+		return false
 	}
 	for i := 0; i < len(id); i++ {
 		c := id[i]
 		switch i {
 		case 8, 13, 18, 23:
 			if c != '-' {
-				return id
+				return false
 			}
 		default:
 			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return id
+				return false
 			}
 		}
 	}
-	return strings.ToLower(id)
+	return true
 }
 
 // MarshalID writes an ID as gqlgen does.

@@ -108,20 +108,22 @@ type InferredNumber struct {
 	Candidates []*ScacCandidate
 }
 
-// NumberValidation is infer_number's check of a number.
+// NumberValidation is infer_number's check of a number (json names: /v2's
+// validation member).
 type NumberValidation struct {
-	IsValid          *bool
-	Type             string // container or shipment
-	CheckDigitPassed *bool
-	ParsedNumber     *string
-	Reason           *string
+	IsValid          *bool   `json:"is_valid"`
+	Type             string  `json:"type"` // container or shipment
+	CheckDigitPassed *bool   `json:"check_digit_passed"`
+	ParsedNumber     *string `json:"parsed_number"`
+	Reason           *string `json:"reason"`
 }
 
-// ScacCandidate is a shipping line a number may belong to.
+// ScacCandidate is a shipping line a number may belong to (json names:
+// /v2's shipping_line candidates).
 type ScacCandidate struct {
-	Scac       string
-	Name       string
-	Confidence float64
+	Scac       string  `json:"scac"`
+	Name       string  `json:"name"`
+	Confidence float64 `json:"confidence"`
 }
 
 func (TrackingRequest) IsNode()         {}

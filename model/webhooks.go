@@ -39,14 +39,13 @@ func (h WebhookHeaders) Value() (driver.Value, error) { return valueJSON(h, "[]"
 type Webhook struct {
 	ID         string         `db:"id"`
 	AccountID  string         `db:"account_id"`
-	URL        string         `db:"url"`
-	Active     bool           `db:"active"`
-	EventList  pq.StringArray `db:"events"`
-	HeaderList WebhookHeaders `db:"headers"`
+	URL        string         `db:"url" jsonapi:"url"`
+	Active     bool           `db:"active" jsonapi:"active"`
+	EventList  pq.StringArray `db:"events" jsonapi:"events,nonnull"`
+	Secret     *string        `db:"-" jsonapi:"secret"`
+	HeaderList WebhookHeaders `db:"headers" jsonapi:"headers,nonnull"`
 	CreatedAt  time.Time      `db:"created_at"`
 	UpdatedAt  time.Time      `db:"updated_at"`
-
-	Secret *string `db:"-"`
 }
 
 // Events are the events the webhook receives, never nil.
@@ -246,13 +245,14 @@ type WebhookEventCategory struct {
 	Events []WebhookEventInfo
 }
 
-// WebhookEventInfo is one event a webhook may subscribe to.
+// WebhookEventInfo is one event a webhook may subscribe to (json names:
+// /v2's webhook_event_category events).
 type WebhookEventInfo struct {
-	Name        string
-	Description string
+	Name        string `json:"name"`
+	Description string `json:"description"`
 	// ObjectType is the JSON:API type of its notifications' reference
 	// object.
-	ObjectType string
+	ObjectType string `json:"-"`
 }
 
 // WebhookEventCategories are the events Shipgraph can raise: those of the

@@ -222,30 +222,11 @@ func idFilter(p *params, name string) (*string, error) {
 	if v == "" {
 		return nil, nil
 	}
-	id := model.NormalizeID(v)
-	if !isUUID(id) {
+	if !model.IsUUID(v) {
 		return nil, badParam(name, "%s must be a UUID", name)
 	}
+	id := model.NormalizeID(v)
 	return &id, nil
-}
-
-// isUUID reports whether id is a UUID in the lower-case form NormalizeID
-// gives one.
-func isUUID(id string) bool {
-	if len(id) != 36 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if c != '-' {
-				return false
-			}
-		} else if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *server) getCustomField(w http.ResponseWriter, r *http.Request) {

@@ -102,9 +102,9 @@ func emailSubmissionPrimary(b *builder, e *model.EmailSubmission) *Resource {
 		Attributes: emailSubmissionPrimaryAttributes{
 			Subject:        e.Subject,
 			Body:           e.Body,
-			From:           strs(e.From),
-			To:             strs(e.To),
-			Cc:             strs(e.Cc),
+			From:           orEmpty(e.From),
+			To:             orEmpty(e.To),
+			Cc:             orEmpty(e.Cc),
 			SentAt:         tsp(e.SentAt),
 			MessageID:      e.MessageID,
 			References:     []string{},

@@ -145,14 +145,6 @@ func ts(t time.Time) timestamp { return timestamp(t) }
 // tsp is ts for nullable times: the same value, not a copy.
 func tsp(t *time.Time) *timestamp { return (*timestamp)(t) }
 
-// strings returns s, or an empty list for nil, for non-nullable arrays.
-func strs(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // orEmpty returns s, or an empty list for nil: a list the spec does not
 // let be null (the jsonapi tag's nonnull).
 func orEmpty[T any](s []T) []T {

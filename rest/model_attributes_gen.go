@@ -747,6 +747,61 @@ func routeAttributesOf(v *model.Route) routeAttributes {
 	}
 }
 
+// searchAttributes are the /v2 attributes of a model.SearchResult, in the model's order.
+type searchAttributes struct {
+	EntityType            string    `json:"entity_type"`
+	Number                string    `json:"number"`
+	ShipmentID            *string   `json:"shipment_id"`
+	Scac                  *string   `json:"scac"`
+	PortOfLadingName      *string   `json:"port_of_lading_name"`
+	PortOfDischargeName   *string   `json:"port_of_discharge_name"`
+	ContainersCount       *int      `json:"containers_count"`
+	TrackingStopped       *bool     `json:"tracking_stopped"`
+	TrackingStoppedReason *string   `json:"tracking_stopped_reason"`
+	Status                *string   `json:"status"`
+	FailedReason          *string   `json:"failed_reason"`
+	RefNumbers            []string  `json:"ref_numbers"`
+	CreatedAt             timestamp `json:"created_at"`
+	UpdatedAt             timestamp `json:"updated_at"`
+}
+
+func (v searchAttributes) writeAttributes(a *attrs) {
+	a.str("entity_type", v.EntityType)
+	a.str("number", v.Number)
+	a.strp("shipment_id", v.ShipmentID)
+	a.strp("scac", v.Scac)
+	a.strp("port_of_lading_name", v.PortOfLadingName)
+	a.strp("port_of_discharge_name", v.PortOfDischargeName)
+	a.intp("containers_count", v.ContainersCount)
+	a.boolp("tracking_stopped", v.TrackingStopped)
+	a.strp("tracking_stopped_reason", v.TrackingStoppedReason)
+	a.strp("status", v.Status)
+	a.strp("failed_reason", v.FailedReason)
+	a.strs("ref_numbers", v.RefNumbers)
+	a.time("created_at", v.CreatedAt)
+	a.time("updated_at", v.UpdatedAt)
+}
+
+// searchAttributesOf is the /v2 attributes of v.
+func searchAttributesOf(v *model.SearchResult) searchAttributes {
+	return searchAttributes{
+		EntityType:            v.EntityType,
+		Number:                v.Number,
+		ShipmentID:            v.ShipmentID,
+		Scac:                  v.Scac,
+		PortOfLadingName:      v.PortOfLadingName,
+		PortOfDischargeName:   v.PortOfDischargeName,
+		ContainersCount:       v.ContainersCount,
+		TrackingStopped:       v.TrackingStopped,
+		TrackingStoppedReason: v.TrackingStoppedReason,
+		Status:                v.Status,
+		FailedReason:          v.FailedReason,
+		RefNumbers:            orEmpty([]string(v.RefNumbers)),
+		CreatedAt:             ts(v.CreatedAt),
+		UpdatedAt:             ts(v.UpdatedAt),
+	}
+}
+
 // routeLocationAttributes are the /v2 attributes of a model.RouteLocation, in the model's order.
 type routeLocationAttributes struct {
 	InboundMode   *string    `json:"inbound_mode"`
@@ -781,6 +836,36 @@ func routeLocationAttributesOf(v *model.RouteLocation) routeLocationAttributes {
 		OutboundScac:  v.OutboundScac,
 		OutboundEtdAt: tsp(v.OutboundEtdAt),
 		OutboundAtdAt: tsp(v.OutboundAtdAt),
+	}
+}
+
+// webhookAttributes are the /v2 attributes of a model.Webhook, in the model's order.
+type webhookAttributes struct {
+	URL        string                `json:"url"`
+	Active     bool                  `json:"active"`
+	EventList  []string              `json:"events"`
+	Secret     *string               `json:"secret"`
+	HeaderList []model.WebhookHeader `json:"headers"`
+}
+
+func (v webhookAttributes) writeAttributes(a *attrs) {
+	a.str("url", v.URL)
+	a.boolean("active", v.Active)
+	a.strs("events", v.EventList)
+	a.strp("secret", v.Secret)
+	if a.member("headers") {
+		a.e.b = appendWebhookHeaders(a.e, a.e.b, v.HeaderList)
+	}
+}
+
+// webhookAttributesOf is the /v2 attributes of v.
+func webhookAttributesOf(v *model.Webhook) webhookAttributes {
+	return webhookAttributes{
+		URL:        v.URL,
+		Active:     v.Active,
+		EventList:  orEmpty([]string(v.EventList)),
+		Secret:     v.Secret,
+		HeaderList: orEmpty([]model.WebhookHeader(v.HeaderList)),
 	}
 }
 
@@ -843,6 +928,25 @@ func appendTerminalFees(e *encoder, b []byte, v []model.TerminalFee) []byte {
 		b = e.appendFloat(b, x.Amount)
 		b = append(b, `,"currency_code":`...)
 		b = appendString(b, x.CurrencyCode)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendWebhookHeaders writes v as encoding/json writes []model.WebhookHeader.
+func appendWebhookHeaders(e *encoder, b []byte, v []model.WebhookHeader) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, x.Name)
+		b = append(b, `,"value":`...)
+		b = appendString(b, x.Value)
 		b = append(b, '}')
 	}
 	return append(b, ']')

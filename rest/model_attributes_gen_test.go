@@ -21,6 +21,8 @@ var modelAttributeStructs = []any{
 	definitionAttributes{},
 	vesselAttributes{},
 	routeAttributes{},
+	searchAttributes{},
 	routeLocationAttributes{},
+	webhookAttributes{},
 	notificationAttributes{},
 }

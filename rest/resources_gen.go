@@ -167,6 +167,16 @@ func vesselResource(b *builder, v *model.Vessel) *Resource {
 	}
 }
 
+// webhookResource renders v as a /v2 webhook resource.
+func webhookResource(b *builder, v *model.Webhook) *Resource {
+	return &Resource{
+		ID:         v.ID,
+		Type:       "webhook",
+		Attributes: webhookAttributesOf(v),
+		Links:      &Links{Self: b.base + "/v2/webhooks/" + v.ID},
+	}
+}
+
 // notificationResource renders v as a /v2 webhook_notification resource.
 func notificationResource(b *builder, v *model.WebhookNotification) *Resource {
 	return &Resource{

@@ -14,25 +14,6 @@ import (
 
 var searchEndpoint = endpoint{serializer: "V2::SearchSerializer", filters: []string{"query"}}
 
-// searchAttributes are a search result's attributes (hand-written: not a
-// catalogue resource, so not generated from model tags).
-type searchAttributes struct {
-	EntityType            string    `json:"entity_type"`
-	Number                string    `json:"number"`
-	ShipmentID            *string   `json:"shipment_id"`
-	Scac                  *string   `json:"scac"`
-	PortOfLadingName      *string   `json:"port_of_lading_name"`
-	PortOfDischargeName   *string   `json:"port_of_discharge_name"`
-	ContainersCount       *int      `json:"containers_count"`
-	TrackingStopped       *bool     `json:"tracking_stopped"`
-	TrackingStoppedReason *string   `json:"tracking_stopped_reason"`
-	Status                *string   `json:"status"`
-	FailedReason          *string   `json:"failed_reason"`
-	RefNumbers            []string  `json:"ref_numbers"`
-	CreatedAt             timestamp `json:"created_at"`
-	UpdatedAt             timestamp `json:"updated_at"`
-}
-
 type searchResource struct {
 	ID         string           `json:"id"`
 	Type       string           `json:"type"`
@@ -51,16 +32,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	data := make([]searchResource, len(found))
 	for i, x := range found {
-		refs := []string(x.RefNumbers)
-		if refs == nil {
-			refs = []string{}
-		}
-		data[i] = searchResource{ID: x.ID, Type: x.EntityType, Attributes: searchAttributes{
-			EntityType: x.EntityType, Number: x.Number, ShipmentID: x.ShipmentID, Scac: x.Scac,
-			PortOfLadingName: x.PortOfLadingName, PortOfDischargeName: x.PortOfDischargeName,
-			ContainersCount: x.ContainersCount, TrackingStopped: x.TrackingStopped,
-			TrackingStoppedReason: x.TrackingStoppedReason, Status: x.Status, FailedReason: x.FailedReason,
-			RefNumbers: refs, CreatedAt: ts(x.CreatedAt), UpdatedAt: ts(x.UpdatedAt)}}
+		data[i] = searchResource{ID: x.ID, Type: x.EntityType, Attributes: searchAttributesOf(x)}
 	}
 	writeJSON(w, http.StatusOK, struct {
 		Data []searchResource `json:"data"`

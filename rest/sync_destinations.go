@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"encoding/json"
 	"net/http"
 	"time"
 
@@ -19,6 +18,19 @@ import (
 // Admin keys only (403 for members and viewers). The URL is shown without
 // its password, in every answer. DELETE answers 204.
 
+// syncDestinationAttributes are a destination's attributes: the URL
+// without its password, and where each table stands.
+type syncDestinationAttributes struct {
+	Name      string           `json:"name"`
+	Kind      string           `json:"kind"`
+	URL       string           `json:"url"`
+	Tables    []string         `json:"tables"`
+	Paused    bool             `json:"paused"`
+	Status    []syncStatusJSON `json:"status"`
+	CreatedAt time.Time        `json:"created_at"`
+	UpdatedAt time.Time        `json:"updated_at"`
+}
+
 type syncStatusJSON struct {
 	Table         string     `json:"table"`
 	Phase         string     `json:"phase"`
@@ -29,22 +41,6 @@ type syncStatusJSON struct {
 	LastErrorAt   *time.Time `json:"last_error_at"`
 	LastSyncedAt  *time.Time `json:"last_synced_at"`
 	BackfillAfter *string    `json:"backfill_after,omitempty"`
-}
-
-type syncDestinationJSON struct {
-	ID         string `json:"id"`
-	Type       string `json:"type"`
-	Attributes struct {
-		Name      string           `json:"name"`
-		Kind      string           `json:"kind"`
-		URL       string           `json:"url"`
-		Tables    []string         `json:"tables"`
-		Paused    bool             `json:"paused"`
-		Status    []syncStatusJSON `json:"status"`
-		CreatedAt time.Time        `json:"created_at"`
-		UpdatedAt time.Time        `json:"updated_at"`
-	} `json:"attributes"`
-	Links *Links `json:"links,omitempty"`
 }
 
 func optTime(t time.Time) *time.Time {
@@ -62,13 +58,11 @@ func optString(s string) *string {
 	return &s
 }
 
-func (s *server) syncDestinationJSON(r *http.Request, d *model.SyncDestination) syncDestinationJSON {
-	var out syncDestinationJSON
-	out.ID, out.Type = d.ID, "sync_destination"
-	a := &out.Attributes
-	a.Name, a.Kind, a.URL, a.Tables, a.Paused = d.Name, d.Kind, d.URL, d.Tables, d.Paused
-	a.CreatedAt, a.UpdatedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC()
-	a.Status = []syncStatusJSON{}
+// syncDestinationResource renders d; the backfill's place shows only while
+// a table is in its backfill.
+func syncDestinationResource(b *builder, d *model.SyncDestination) *Resource {
+	a := syncDestinationAttributes{Name: d.Name, Kind: d.Kind, URL: d.URL, Tables: d.Tables, Paused: d.Paused,
+		Status: []syncStatusJSON{}, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC()}
 	for _, st := range d.Status {
 		j := syncStatusJSON{Table: st.Table, Phase: st.Phase, Position: st.Pos, Lag: st.Lag, RowsWritten: st.RowsWritten,
 			LastError: optString(st.LastError), LastErrorAt: optTime(st.LastErrorAt), LastSyncedAt: optTime(st.SyncedAt)}
@@ -77,16 +71,21 @@ func (s *server) syncDestinationJSON(r *http.Request, d *model.SyncDestination) 
 		}
 		a.Status = append(a.Status, j)
 	}
-	out.Links = &Links{Self: s.baseURL(r) + "/v2/sync_destinations/" + d.ID}
-	return out
+	return &Resource{ID: d.ID, Type: "sync_destination", Attributes: a, Links: &Links{Self: b.base + "/v2/sync_destinations/" + d.ID}}
 }
 
-func writeSyncDocument(w http.ResponseWriter, status int, doc any) {
-	w.Header().Set("Content-Type", MediaType)
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(doc)
+// writeSyncDestination answers d (with its Location when created), or
+// err.
+func (s *server) writeSyncDestination(w http.ResponseWriter, r *http.Request, status int, d *model.SyncDestination, err error) {
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	data := syncDestinationResource(s.newBuilder(s.baseURL(r), nil), d)
+	if status == http.StatusCreated {
+		w.Header().Set("Location", data.Links.Self)
+	}
+	writeDocument(w, r, status, &Document{Data: data})
 }
 
 func (s *server) listSyncDestinations(w http.ResponseWriter, r *http.Request) {
@@ -95,20 +94,17 @@ func (s *server) listSyncDestinations(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	data := make([]syncDestinationJSON, 0, len(ds))
-	for _, d := range ds {
-		data = append(data, s.syncDestinationJSON(r, d))
+	b := s.newBuilder(s.baseURL(r), nil)
+	data := make([]*Resource, len(ds))
+	for i, d := range ds {
+		data[i] = syncDestinationResource(b, d)
 	}
-	writeSyncDocument(w, http.StatusOK, map[string]any{"data": data})
+	writeDocument(w, r, http.StatusOK, &Document{Data: data})
 }
 
 func (s *server) getSyncDestination(w http.ResponseWriter, r *http.Request) {
 	d, err := s.res.SyncDestination(r.Context(), who(r), r.PathValue("id"))
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	writeSyncDocument(w, http.StatusOK, map[string]any{"data": s.syncDestinationJSON(r, d)})
+	s.writeSyncDestination(w, r, http.StatusOK, d, err)
 }
 
 func (s *server) createSyncDestination(w http.ResponseWriter, r *http.Request) {
@@ -133,23 +129,13 @@ func (s *server) createSyncDestination(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := s.res.CreateSyncDestination(r.Context(), who(r), in)
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	data := s.syncDestinationJSON(r, d)
-	w.Header().Set("Location", data.Links.Self)
-	writeSyncDocument(w, http.StatusCreated, map[string]any{"data": data})
+	s.writeSyncDestination(w, r, http.StatusCreated, d, err)
 }
 
 func (s *server) actOnSyncDestination(a resolve.SyncDestinationAction) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		d, err := s.res.ActOnSyncDestination(r.Context(), who(r), r.PathValue("id"), a)
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		writeSyncDocument(w, http.StatusOK, map[string]any{"data": s.syncDestinationJSON(r, d)})
+		s.writeSyncDestination(w, r, http.StatusOK, d, err)
 	}
 }
 

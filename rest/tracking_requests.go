@@ -314,44 +314,20 @@ func (s *server) inferNumber(w http.ResponseWriter, r *http.Request) {
 	writeDocument(w, r, http.StatusOK, &Document{Data: &Resource{ID: "req_" + res.Number, Type: "infer_number_results", Attributes: inferAttributes(res)}})
 }
 
+// inferNumberAttributes are infer_number's answer: the decision and the
+// candidates grouped as shipping_line.
 type inferNumberAttributes struct {
-	NumberType   string                `json:"number_type"`
-	Validation   inferValidation       `json:"validation"`
-	ShippingLine inferShippingLineJSON `json:"shipping_line"`
-}
-
-type inferValidation struct {
-	IsValid          *bool   `json:"is_valid"`
-	Type             string  `json:"type"`
-	CheckDigitPassed *bool   `json:"check_digit_passed"`
-	ParsedNumber     *string `json:"parsed_number"`
-	Reason           *string `json:"reason"`
-}
-
-type inferCandidate struct {
-	Scac       string  `json:"scac"`
-	Name       string  `json:"name"`
-	Confidence float64 `json:"confidence"`
-}
-
-type inferShippingLineJSON struct {
-	Decision   string           `json:"decision"`
-	Selected   *inferCandidate  `json:"selected"`
-	Candidates []inferCandidate `json:"candidates"`
+	NumberType   string                 `json:"number_type"`
+	Validation   model.NumberValidation `json:"validation"`
+	ShippingLine struct {
+		Decision   string                 `json:"decision"`
+		Selected   *model.ScacCandidate   `json:"selected"`
+		Candidates []*model.ScacCandidate `json:"candidates"`
+	} `json:"shipping_line"`
 }
 
 func inferAttributes(n *model.InferredNumber) inferNumberAttributes {
-	v := n.Validation
-	out := inferNumberAttributes{
-		NumberType:   n.NumberType,
-		Validation:   inferValidation{IsValid: v.IsValid, Type: v.Type, CheckDigitPassed: v.CheckDigitPassed, ParsedNumber: v.ParsedNumber, Reason: v.Reason},
-		ShippingLine: inferShippingLineJSON{Decision: n.Decision, Candidates: make([]inferCandidate, len(n.Candidates))},
-	}
-	for i, c := range n.Candidates {
-		out.ShippingLine.Candidates[i] = inferCandidate{c.Scac, c.Name, c.Confidence}
-	}
-	if c := n.Selected; c != nil {
-		out.ShippingLine.Selected = &inferCandidate{c.Scac, c.Name, c.Confidence}
-	}
+	out := inferNumberAttributes{NumberType: n.NumberType, Validation: n.Validation}
+	out.ShippingLine.Decision, out.ShippingLine.Selected, out.ShippingLine.Candidates = n.Decision, n.Selected, orEmpty(n.Candidates)
 	return out
 }

@@ -89,27 +89,6 @@ func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 	serveDeleted(s, w, r, wh, err, webhookResource)
 }
 
-type webhookAttributes struct {
-	URL     string                `json:"url"`
-	Active  bool                  `json:"active"`
-	Events  []string              `json:"events"`
-	Secret  *string               `json:"secret"`
-	Headers []model.WebhookHeader `json:"headers"`
-}
-
-func webhookResource(b *builder, wh *model.Webhook) *Resource {
-	headers := []model.WebhookHeader(wh.HeaderList)
-	if headers == nil {
-		headers = []model.WebhookHeader{}
-	}
-	return &Resource{
-		ID:         wh.ID,
-		Type:       "webhook",
-		Attributes: webhookAttributes{URL: wh.URL, Active: wh.Active, Events: strs(wh.EventList), Secret: wh.Secret, Headers: headers},
-		Links:      &Links{Self: b.base + "/v2/webhooks/" + wh.ID},
-	}
-}
-
 // webhookInput reads the attributes of a POST; the error is the first
 // attribute of the wrong type (reported after the key's role).
 func webhookInput(attrs attributes) (in model.WebhookInput, err error) {
@@ -167,14 +146,10 @@ func webhookPatch(attrs attributes) (p model.WebhookPatch, rotate bool, err erro
 
 // ---------------------------------------------------------------- events
 
+// webhookEventCategoryAttributes are a category's: its name and events.
 type webhookEventCategoryAttributes struct {
-	Name   string             `json:"name"`
-	Events []webhookEventInfo `json:"events"`
-}
-
-type webhookEventInfo struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	Name   string                   `json:"name"`
+	Events []model.WebhookEventInfo `json:"events"`
 }
 
 // eventCategories is the start of the three paths any key may read
@@ -203,11 +178,7 @@ func (s *server) webhookEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	data := make([]*Resource, len(cats))
 	for i, c := range cats {
-		events := make([]webhookEventInfo, len(c.Events))
-		for j, e := range c.Events {
-			events[j] = webhookEventInfo{Name: e.Name, Description: e.Description}
-		}
-		data[i] = &Resource{ID: c.ID, Type: "webhook_event_category", Attributes: webhookEventCategoryAttributes{Name: c.Name, Events: events}}
+		data[i] = &Resource{ID: c.ID, Type: "webhook_event_category", Attributes: webhookEventCategoryAttributes{Name: c.Name, Events: orEmpty(c.Events)}}
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
 	writeDocument(w, r, http.StatusOK, b.document(data, nil, nil))

@@ -66,7 +66,11 @@ var resources = []struct {
 	{"definition", model.CustomFieldDefinition{}, &view{typ: "custom_field_definition", self: "/v2/custom_field_definitions/{ID}"}},
 	{"vessel", model.Vessel{}, &view{typ: model.VesselType, self: "/v2/vessels/{ID}"}},
 	{"route", model.Route{}, nil},
+	// A search result's type is its entity type; rest writes the plain
+	// JSON answer of /v2/search by hand.
+	{"search", model.SearchResult{}, nil},
 	{"routeLocation", model.RouteLocation{}, nil},
+	{"webhook", model.Webhook{}, &view{typ: "webhook", self: "/v2/webhooks/{ID}"}},
 	{"notification", model.WebhookNotification{}, &view{typ: "webhook_notification", self: "/v2/webhook_notifications/{ID}", rels: true}},
 }
 
