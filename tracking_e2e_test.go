@@ -12,15 +12,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"shipgraph/carrier/dcsa"
 	"shipgraph/carrier/sim"
@@ -320,7 +316,7 @@ func TestTrackingEndToEnd(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("PATCH /v2/containers/{id}/refresh: %d %s", status, b)
 	}
-	validateSchema(t, refreshSchema, "PATCH /v2/containers/{id}/refresh", b)
+	testkit.SchemaText(refreshSchema).Validate(t, "", b) // PATCH /v2/containers/{id}/refresh
 	var vessel struct {
 		Data struct {
 			ID         string
@@ -689,75 +685,19 @@ func subscribeSSE(t *testing.T, base, key, query string) *testkit.Feed[change] {
 
 // ---------------------------------------------------------------- schemas
 
-var (
-	openAPIOnce     sync.Once
-	openAPICompiler *jsonschema.Compiler
-	openAPIErr      error
-)
+// openAPI holds the OpenAPI document's response schemas, as rest's tests
+// do (rest/testdata/openapi-schemas.json, extracted by
+// rest/testdata/extract).
+var openAPI = testkit.SchemaFile(filepath.Join("rest", "testdata", "openapi-schemas.json"))
 
 // validateOpenAPI checks body against a response schema of the OpenAPI
-// document, as rest's tests do (rest/testdata/openapi-schemas.json,
-// extracted by rest/testdata/extract).
+// document.
 func validateOpenAPI(t *testing.T, schema string, body []byte) {
 	t.Helper()
-	openAPIOnce.Do(func() {
-		f, err := os.Open(filepath.Join("rest", "testdata", "openapi-schemas.json"))
-		if err != nil {
-			openAPIErr = err
-			return
-		}
-		defer f.Close()
-		doc, err := jsonschema.UnmarshalJSON(f)
-		if err != nil {
-			openAPIErr = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		if openAPIErr = c.AddResource("https://shipgraph.test/openapi.json", doc); openAPIErr == nil {
-			openAPICompiler = c
-		}
-	})
-	if openAPIErr != nil {
-		t.Fatal(openAPIErr)
-	}
-	sch, err := openAPICompiler.Compile("https://shipgraph.test/openapi.json#/$defs/" + schema)
-	if err != nil {
-		t.Fatalf("schema %s: %v", schema, err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		t.Fatalf("%s: body is not JSON: %v", schema, err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("body does not match the OpenAPI schema %s: %v\n%.2000s", schema, err, body)
-	}
+	openAPI.Validate(t, "/$defs/"+schema, body)
 }
 
 // refreshSchema is the OpenAPI document's answer to PATCH
 // /containers/{id}/refresh (200), which the extract does not carry: an
 // object with a string message.
 const refreshSchema = `{"type":"object","required":["message"],"properties":{"message":{"type":"string"}}}`
-
-func validateSchema(t *testing.T, schema, what string, body []byte) {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("https://shipgraph.test/inline.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("https://shipgraph.test/inline.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		t.Fatalf("%s: body is not JSON: %v", what, err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("%s does not match its schema: %v\n%s", what, err, body)
-	}
-}

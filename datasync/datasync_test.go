@@ -125,26 +125,11 @@ func destination(t *testing.T) (*dbtest.Server, string) {
 	return srv, u.String()
 }
 
-// addPostgres stores a destination of every table and enqueues its job.
+// addPostgres stores a PostgreSQL destination of the tables (default:
+// every table) and enqueues its job.
 func (e *env) addPostgres(account, dest string, tables ...string) string {
 	e.t.Helper()
-	if len(tables) == 0 {
-		for _, tb := range db.SyncTables() {
-			tables = append(tables, tb.Name)
-		}
-	}
-	sealed, err := e.syncer.Sealer().Seal(dest)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	d, err := e.store.CreateSyncDestination(e.ctx, db.SyncDestination{AccountID: account, Kind: "postgres", URL: "postgres://warehouse", Tables: tables}, sealed)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := e.syncer.Enqueue(e.ctx, account, d.ID); err != nil {
-		e.t.Fatal(err)
-	}
-	return d.ID
+	return e.addDestination(account, datasync.KindPostgres, dest, tables...)
 }
 
 // sourceRows is the account's rows of the table as the sync exports them,

@@ -10,6 +10,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/seed"
+	"shipgraph/testkit"
 )
 
 // logFixture is a seeded database (the seeder logs nothing) and a few of
@@ -419,28 +420,25 @@ func TestChangeLogPrune(t *testing.T) {
 
 	// The loop prunes what has aged past the retention, and stops with
 	// its context.
-	ctx2, cancel := context.WithCancel(ctx)
-	rounds := make(chan int64, 1)
+	if p := f.firstPruning(t, 30*time.Minute, 0, time.Hour); p.Err != nil || p.Pruned != 5 {
+		t.Fatalf("the loop: %+v, want the 5 rows an hour old pruned", p)
+	}
+}
+
+// firstPruning runs the change log's prune loop (retention, ceiling, every
+// as PruneChangeLogLoop takes them) until its first round, which it
+// returns; the loop stops with it.
+func (f *logFixture) firstPruning(t *testing.T, retention, ceiling, every time.Duration) db.ChangeLogPruning {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	rounds := make(chan db.ChangeLogPruning, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		f.store.PruneChangeLogLoop(ctx2, 30*time.Minute, 0, time.Hour, func(p db.ChangeLogPruning) {
-			if p.Err != nil {
-				t.Error(p.Err)
-			}
-			rounds <- p.Pruned
-		})
+		f.store.PruneChangeLogLoop(ctx, retention, ceiling, every, func(p db.ChangeLogPruning) { rounds <- p })
 	}()
-	select {
-	case n := <-rounds:
-		if n != 5 {
-			t.Fatalf("the loop pruned %d rows, want the 5 an hour old", n)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the loop pruned nothing")
-	}
-	cancel()
-	<-done
+	defer func() { cancel(); <-done }()
+	return testkit.Recv(t, rounds, 10*time.Second, "the prune loop's first round")
 }
 
 // Pruning holds back at the webhook cursor: rows older than the retention
@@ -525,23 +523,9 @@ func TestChangeLogPruneHoldsForWebhookCursor(t *testing.T) {
 	exec(t, f.sql, `UPDATE webhooks SET created_at = now() - interval '60 days'`)
 	f.logChanges(t, f.account, f.containers[0], 40*24*time.Hour, 1)
 	exec(t, f.sql, `DELETE FROM change_log WHERE logged_at > now() - interval '1 day'`)
-	ctx2, cancel := context.WithCancel(ctx)
-	rounds := make(chan db.ChangeLogPruning, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f.store.PruneChangeLogLoop(ctx2, 168*time.Hour, 720*time.Hour, time.Hour, func(p db.ChangeLogPruning) { rounds <- p })
-	}()
-	select {
-	case p := <-rounds:
-		if p.Err != nil || p.Pruned != 1 || p.Unread != 1 || p.UnreadAccounts[f.account] != 1 {
-			t.Fatalf("the loop: %+v, want the one unread row past the ceiling", p)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the loop pruned nothing")
+	if p := f.firstPruning(t, 168*time.Hour, 720*time.Hour, time.Hour); p.Err != nil || p.Pruned != 1 || p.Unread != 1 || p.UnreadAccounts[f.account] != 1 {
+		t.Fatalf("the loop: %+v, want the one unread row past the ceiling", p)
 	}
-	cancel()
-	<-done
 }
 
 // Each change read carries a WAL position at or past its commit: the

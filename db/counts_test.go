@@ -9,6 +9,7 @@ import (
 
 	"shipgraph/db/dbtest"
 	"shipgraph/model"
+	"shipgraph/testkit/pg"
 )
 
 // TestUnfilteredCountsStayExact: the unfiltered totals come from list_counts
@@ -222,21 +223,9 @@ func TestShardTriggersKeepCounts(t *testing.T) {
 		if err := q.QueryRow(`SHOW citus.allow_nested_distributed_execution`).Scan(&nested); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := q.Query(`SELECT result FROM run_command_on_workers('SHOW citus.allow_nested_distributed_execution')`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var r string
-			if err := rows.Scan(&r); err != nil {
-				t.Fatal(err)
-			}
+		for _, r := range pg.Column[string](t, q, `SELECT result FROM run_command_on_workers('SHOW citus.allow_nested_distributed_execution')`) {
 			nested += " " + r
 		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
 		if strings.Contains(nested, "on") {
 			t.Fatalf("citus.allow_nested_distributed_execution (coordinator, workers): %s, want off everywhere", nested)
 		}

@@ -143,12 +143,7 @@ func post(t *testing.T, req *http.Request) gqlReply {
 
 func getBytes(t *testing.T, link string) []byte {
 	t.Helper()
-	resp, err := http.Get(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := testkit.Get(t, link, "")
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: %d", link, resp.StatusCode)
 	}

@@ -150,14 +150,7 @@ func TestSlowConsumerEnded(t *testing.T) {
 		e.change(t, id, i)
 		got += len(take(t, fast, 1)) // fast keeps up: one at a time
 	}
-	select {
-	case <-slow.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the slow subscription was not ended")
-	}
-	if slow.Reason() != EndSlow {
-		t.Fatalf("ended with %+v, want EndSlow", slow.Reason())
-	}
+	wantEnded(t, slow, EndSlow, "the slow subscription")
 	if n := len(slow.Take()); n > 4 {
 		t.Fatalf("the slow subscription held %d events, beyond its queue of 4", n)
 	}
@@ -233,14 +226,7 @@ func TestRevokedKeyEnds(t *testing.T) {
 	if err := e.store.RevokeToken(context.Background(), p.AccountID, p.TokenID); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-viewer.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the revoked key's subscription did not end")
-	}
-	if viewer.Reason() != EndRevoked {
-		t.Fatalf("ended with %+v, want EndRevoked", viewer.Reason())
-	}
+	wantEnded(t, viewer, EndRevoked, "the revoked key's subscription")
 	// The other key's still hears changes.
 	id := e.container(t, "acme", 0)
 	e.change(t, id, 0)
@@ -277,4 +263,18 @@ func TestLimitAndShutdown(t *testing.T) {
 func isCode(err error, code string) bool {
 	var me *model.Error
 	return errors.As(err, &me) && me.Code == code
+}
+
+// wantEnded waits up to 10 s for the subscription (what) to end, for the
+// reason want.
+func wantEnded(t *testing.T, s *Sub, want EndReason, what string) {
+	t.Helper()
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not end within 10s", what)
+	}
+	if s.Reason() != want {
+		t.Fatalf("%s ended with %+v, want %+v", what, s.Reason(), want)
+	}
 }
