@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -14,10 +13,10 @@ import (
 	"shipgraph/datasync"
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/jobs"
 	"shipgraph/model"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 type destDoc struct {
@@ -47,26 +46,14 @@ type destDoc struct {
 // find it.
 func TestSyncDestinationsAPI(t *testing.T) {
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: 30, Seed: 1, Now: testkit.SeedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := map[string]string{}
-	for _, tk := range tokens {
-		keys[tk.Account+"/"+tk.Role] = tk.Key
-	}
+	seeded := pg.New(t, 30)
+	store, keys := seeded.Store, seeded.Keys
 	e := &env{t: t, ctx: ctx, store: store, src: store.SQL()}
 	e.acme = e.id(`SELECT id FROM accounts WHERE slug = 'acme'`)
 	e.syncer = start(t, store, datasync.Config{Page: 50})
 	c := testkit.Config(testkit.Defaults().GraphQL, testkit.Defaults().Resolver.Loaders)
 	c.Resolver.DataSync = e.syncer
-	srv := httptest.NewServer(testkit.Start(t, store, c))
-	t.Cleanup(srv.Close)
+	base := strings.TrimSuffix(testkit.On(t, seeded, testkit.Start(t, store, c)).URL(), "/graphql")
 
 	do := func(method, key, path string, body any) (int, []byte) {
 		t.Helper()
@@ -74,7 +61,7 @@ func TestSyncDestinationsAPI(t *testing.T) {
 		if body != nil {
 			b, _ = json.Marshal(body)
 		}
-		r := testkit.Send(t, method, srv.URL+path, key, b)
+		r := testkit.Send(t, method, base+path, key, b)
 		return r.Status, r.Body
 	}
 

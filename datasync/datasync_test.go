@@ -13,6 +13,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/jobs"
+	"shipgraph/testkit"
 	"shipgraph/testkit/synctest"
 )
 
@@ -64,14 +65,7 @@ func start(t *testing.T, store *db.DB, c datasync.Config) *datasync.Syncer {
 	if err := j.Open(); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_ = j.Stop(stop)
-	})
+	testkit.StartJobs(t, j)
 	return s
 }
 

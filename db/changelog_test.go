@@ -139,6 +139,16 @@ func waitBlocked(t *testing.T, s *sql.DB, q string) {
 	}
 }
 
+// head is the account's change log head.
+func (f *logFixture) head(t *testing.T) int64 {
+	t.Helper()
+	h, err := f.store.AccountChangeLogHead(context.Background(), f.account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // The hard part: ids are taken at INSERT, not at commit, and transactions
 // commit in any order. Positions are the account's and taken under its
 // head row: a second writer of the account waits for the first to end, so
@@ -148,10 +158,7 @@ func waitBlocked(t *testing.T, s *sql.DB, q string) {
 func TestChangeLogInterleaved(t *testing.T) {
 	f := newLogFixture(t)
 	ctx := context.Background()
-	head, err := f.store.AccountChangeLogHead(ctx, f.account)
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := f.head(t)
 
 	// A writes first and stays open; B's write of the same account waits
 	// for A.
@@ -216,10 +223,7 @@ func TestChangeLogInterleaved(t *testing.T) {
 func TestChangeLogRows(t *testing.T) {
 	f := newLogFixture(t)
 	ctx := context.Background()
-	head, err := f.store.AccountChangeLogHead(ctx, f.account)
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := f.head(t)
 	c0 := f.containers[0]
 	var status string
 	if err := f.sql.QueryRow(`SELECT current_status FROM containers WHERE id = $1`, c0).Scan(&status); err != nil {
@@ -337,7 +341,6 @@ func (f *logFixture) otherContainer(t *testing.T) string {
 // changes them with anything else is logged with every changed column.
 func TestChangeLogQuietColumns(t *testing.T) {
 	f := newLogFixture(t)
-	ctx := context.Background()
 	var shipment, request string
 	if err := f.sql.QueryRow(`SELECT shipment_id FROM containers WHERE account_id = $1 AND id = $2`, f.account, f.containers[0]).Scan(&shipment); err != nil {
 		t.Fatal(err)
@@ -346,10 +349,7 @@ func TestChangeLogQuietColumns(t *testing.T) {
 		VALUES ($1, 'bill_of_lading', 'QUIET1', 'MAEU', now()) RETURNING id`, f.account).Scan(&request); err != nil {
 		t.Fatal(err)
 	}
-	head, err := f.store.AccountChangeLogHead(ctx, f.account)
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := f.head(t)
 	exec(t, f.sql, `UPDATE tracking_requests SET last_polled_at = now(), next_poll_at = now() + interval '1 hour'
 		WHERE account_id = $1 AND id = $2`, f.account, request)
 	exec(t, f.sql, `UPDATE shipments SET line_tracking_last_attempted_at = now(), line_tracking_last_succeeded_at = now()
@@ -533,10 +533,7 @@ func TestChangeLogPruneHoldsForWebhookCursor(t *testing.T) {
 func TestChangeLogWAL(t *testing.T) {
 	f := newLogFixture(t)
 	ctx := context.Background()
-	head, err := f.store.AccountChangeLogHead(ctx, f.account)
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := f.head(t)
 	if _, err := f.sql.Exec(touch, f.account, f.containers[0]); err != nil {
 		t.Fatal(err)
 	}

@@ -91,6 +91,18 @@ func TestUnfilteredCountsStayExact(t *testing.T) {
 	check("insert after truncate")
 }
 
+// counterSlot is the counter slot that c's backend adds account A's
+// changes to (on Citus a worker's: the one c keeps for the account's shard).
+func (f *fixture) counterSlot(t *testing.T, c *sql.Conn) int {
+	t.Helper()
+	var n int
+	if err := c.QueryRowContext(context.Background(), `SELECT counter_slot() FROM shipments WHERE account_id = $1 AND id = $2`,
+		f.A.Account, f.A.Shipments[0]).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // TestCountersKeepWritersApart: two transactions of one account inserting
 // a shipment and a container each, at once, do not wait for each other on
 // the account's counters or rollups (each adds to its own slot), and no
@@ -130,15 +142,7 @@ func TestCountersKeepWritersApart(t *testing.T) {
 	// Two transactions whose backends add to different slots: the slot of
 	// the backend that writes the account's rows (on Citus a worker's, the
 	// one this transaction keeps for the account's shard).
-	slot := func(c *sql.Conn) int {
-		t.Helper()
-		var n int
-		if err := c.QueryRowContext(ctx, `SELECT counter_slot() FROM shipments WHERE account_id = $1 AND id = $2`,
-			f.A.Account, f.A.Shipments[0]).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	slot := func(c *sql.Conn) int { return f.counterSlot(t, c) }
 	a := begin()
 	slotA := slot(a)
 	var b *sql.Conn
@@ -359,15 +363,7 @@ func TestWritersOfOneAccountNeverDeadlock(t *testing.T) {
 			t.Fatalf("%v\n%s", err, q)
 		}
 	}
-	slot := func(t *testing.T, c *sql.Conn) int {
-		t.Helper()
-		var n int
-		if err := c.QueryRowContext(ctx, `SELECT counter_slot() FROM shipments WHERE account_id = $1 AND id = $2`,
-			f.A.Account, f.A.Shipments[0]).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	slot := f.counterSlot
 	// background runs q on c and then commits, in a goroutine; its error
 	// arrives on the channel.
 	background := func(c *sql.Conn, q string, args ...any) <-chan error {

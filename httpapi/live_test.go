@@ -70,6 +70,16 @@ func (in *instance) acmeAndGlobex(t *testing.T, d *liveDB, sub string) (acme, gl
 	return acme, globex
 }
 
+// wantClosed waits up to within for the server to close c with code and a
+// reason that contains reason, and then for no subscription to be left.
+func (in *instance) wantClosed(t *testing.T, c *testkit.WS, within time.Duration, code websocket.StatusCode, reason string) {
+	t.Helper()
+	if got, why := c.Closed(within); got != code || !strings.Contains(why, reason) {
+		t.Fatalf("closed with %d %q, want %d %q", got, why, code, reason)
+	}
+	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+}
+
 // acmeAlone checks that acme's last message m carries no errors and that
 // globex hears nothing.
 func acmeAlone(t *testing.T, m testkit.WSMsg, globex *testkit.WS) {
@@ -283,11 +293,7 @@ func TestLiveAuth(t *testing.T) {
 	if code, reason := q.Closed(5 * time.Second); code != 4403 || !strings.Contains(reason, "revoked") {
 		t.Fatalf("query after revocation: %d %q", code, reason)
 	}
-	code, reason := c.Closed(5 * time.Second)
-	if code != 4403 || !strings.Contains(reason, "revoked") {
-		t.Fatalf("after revocation: %d %q", code, reason)
-	}
-	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+	in.wantClosed(t, c, 5*time.Second, 4403, "revoked")
 }
 
 func TestLiveSSE(t *testing.T) {
@@ -432,12 +438,8 @@ func TestLiveSlowConsumer(t *testing.T) {
 	// how many the connection's socket buffers absorb before the queue
 	// fills depends on the machine.
 	stop := keepChanging(d, id, "S")
-	code, reason := c.Closed(60 * time.Second)
-	t.Logf("disconnected after %d changes", stop())
-	if code != 1008 || !strings.Contains(reason, "slow consumer") {
-		t.Fatalf("closed with %d %q", code, reason)
-	}
-	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+	defer func() { t.Logf("disconnected after %d changes", stop()) }()
+	in.wantClosed(t, c, 60*time.Second, 1008, "slow consumer")
 }
 
 // A burst of 1,000 changes reaches a subscriber that keeps up, none lost.

@@ -64,15 +64,8 @@ func (j *documentJobs) start(t testing.TB, store *db.DB, fs *files.Store) resolv
 			}
 		}
 	}()
-	if err := eng.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-		defer stop()
-		_ = eng.Stop(ctx)
-		cancel()
-	})
+	t.Cleanup(cancel) // after the engine's stop
+	testkit.StartJobs(t, eng)
 	return p
 }
 

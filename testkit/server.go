@@ -21,6 +21,7 @@ import (
 	"shipgraph/files"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/httpapi"
+	"shipgraph/jobs"
 	"shipgraph/load"
 	"shipgraph/testkit/pg"
 )
@@ -126,6 +127,20 @@ func OpenFiles(tb testing.TB, c files.Config) *files.Store {
 	}
 	tb.Cleanup(func() { _ = fs.Close() })
 	return fs
+}
+
+// StartJobs starts the job engine e (opened, its queues registered) and
+// stops it when tb ends.
+func StartJobs(tb testing.TB, e *jobs.Engine) {
+	tb.Helper()
+	if err := e.Start(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_ = e.Stop(ctx)
+	})
 }
 
 // On is an Env of handler over the database d (another chain over the

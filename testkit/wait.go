@@ -65,6 +65,24 @@ func (f *Feed[T]) WaitFor(d time.Duration, match func(T) bool) (T, bool) {
 	}
 }
 
+// WaitN waits up to d for at least n items and returns them all, and
+// whether n came.
+func (f *Feed[T]) WaitN(d time.Duration, n int) ([]T, bool) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		if items := f.All(); len(items) >= n {
+			return items, true
+		}
+		select {
+		case <-f.signal:
+		case <-deadline.C:
+			items := f.All()
+			return items, len(items) >= n
+		}
+	}
+}
+
 // Wait is WaitFor that fails tb, showing the last items seen.
 func (f *Feed[T]) Wait(tb testing.TB, d time.Duration, what string, match func(T) bool) T {
 	tb.Helper()
