@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"shipgraph/datasync"
-	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/jobs"
 	"shipgraph/model"
@@ -186,11 +185,7 @@ func TestSyncDestinationsAPI(t *testing.T) {
 // A destination's host passes the webhook address rule unless private
 // addresses are allowed; the URL is shown without its password.
 func TestCheckAddressRule(t *testing.T) {
-	store, err := db.Open(context.Background(), dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := pg.New(t, 0).Store
 	s, err := datasync.New(store, jobs.New(store, jobs.Config{}), datasync.Config{Key: testKey}, nil)
 	if err != nil {
 		t.Fatal(err)

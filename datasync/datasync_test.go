@@ -14,6 +14,7 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/jobs"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/testkit/synctest"
 )
 
@@ -33,13 +34,8 @@ type env struct {
 
 func open(t *testing.T, c datasync.Config) *env {
 	t.Helper()
-	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	e := &env{t: t, ctx: ctx, store: store, src: store.SQL()}
+	store := pg.New(t, 0).Store
+	e := &env{t: t, ctx: context.Background(), store: store, src: store.SQL()}
 	e.acme = e.account("acme")
 	e.other = e.account("other")
 	e.syncer = start(t, store, c)
