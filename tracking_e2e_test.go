@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -62,31 +61,15 @@ func TestTrackingEndToEnd(t *testing.T) {
 	// Every answer is recorded: none may be a 5xx.
 	call := func(method, path, key string, body any) (int, []byte) {
 		t.Helper()
-		var rd io.Reader
+		var b []byte
 		if body != nil {
-			b, err := json.Marshal(body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rd = bytes.NewReader(b)
+			b = testkit.JSON(t, body)
 		}
-		req, _ := http.NewRequest(method, base+path, rd)
-		if key != "" {
-			req.Header.Set("Authorization", "Token "+key)
+		r := testkit.Send(t, method, base+path, key, b)
+		if r.Status >= 500 {
+			t.Errorf("%s %s: %d %s", method, path, r.Status, r.Body)
 		}
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("%s %s: %v", method, path, err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		if res.StatusCode >= 500 {
-			t.Errorf("%s %s: %d %s", method, path, res.StatusCode, b)
-		}
-		return res.StatusCode, b
+		return r.Status, r.Body
 	}
 	// ok calls as acme's admin, wants 200 and a body valid against schema
 	// ("" for an answer the OpenAPI document lacks), and decodes it.

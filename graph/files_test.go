@@ -79,11 +79,7 @@ func TestDocumentFilesGraphQL(t *testing.T) {
 	// without a file.
 	query := func(who, q string) gqlReply {
 		t.Helper()
-		body, _ := json.Marshal(map[string]any{"query": q})
-		req, _ := http.NewRequest("POST", gqlURL, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Token "+keys[who])
-		return post(t, req)
+		return post(t, testkit.Request(t, http.MethodPost, gqlURL, keys[who], testkit.JSON(t, map[string]any{"query": q})))
 	}
 	r = query("acme/viewer", `{ documents(first: 100) { nodes { id downloadUrl } } }`)
 	if len(r.Errors) > 0 {
