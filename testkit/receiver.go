@@ -25,6 +25,7 @@ type Receiver struct {
 	*httptest.Server
 	Got    *Feed[Received]
 	status atomic.Int32
+	hang   atomic.Bool
 }
 
 // NewReceiver starts a receiver that answers status with body and header
@@ -36,6 +37,10 @@ func NewReceiver(tb testing.TB, status int, body string, header ...string) *Rece
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		b, _ := io.ReadAll(req.Body)
 		r.Got.Add(Received{At: time.Now(), Method: req.Method, Path: req.URL.Path, Header: req.Header.Clone(), Body: b})
+		if r.hang.Load() {
+			<-req.Context().Done()
+			return
+		}
 		for i := 0; i+1 < len(header); i += 2 {
 			w.Header().Set(header[i], header[i+1])
 		}
@@ -48,3 +53,7 @@ func NewReceiver(tb testing.TB, status int, body string, header ...string) *Rece
 
 // SetStatus makes the receiver answer code from now on.
 func (r *Receiver) SetStatus(code int) { r.status.Store(int32(code)) }
+
+// SetHang makes the receiver hold every request it gets from now on
+// (after keeping it) until the client gives up, or answer again.
+func (r *Receiver) SetHang(on bool) { r.hang.Store(on) }
