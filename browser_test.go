@@ -250,15 +250,8 @@ func TestBrowserFederationGateway(t *testing.T) {
 		ids = append(ids, n.ID)
 	}
 
-	cmd := exec.Command(filepath.Join("scripts", "federation-gateway.sh"), append([]string{base + "/graphql"}, ids...)...)
-	cmd.Env = append(os.Environ(), "SHIPGRAPH_AUTHORIZATION="+auth)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	t.Logf("%s%s", out, stderr.Bytes())
-	if err != nil {
-		t.Fatalf("gateway: %v", err)
-	}
+	out := runScript(t, "gateway", "SHIPGRAPH_AUTHORIZATION="+auth,
+		filepath.Join("scripts", "federation-gateway.sh"), append([]string{base + "/graphql"}, ids...)...)
 	answers := map[string]json.RawMessage{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		if !strings.HasPrefix(line, "{") {
@@ -365,16 +358,8 @@ func TestBrowserTrustedDocuments(t *testing.T) {
 	_, base, keys := serveSeeded(t, "5", "--trusted-documents", manifest, "--trusted-only=true", "--trusted-exempt-admin=true")
 
 	// Apollo Client runs both operations by id, over POST and GET.
-	client := exec.Command(script, "client", base+"/graphql", manifest,
-		`[{"name":"Viewer","variables":{}},{"name":"Shipments","variables":{"first":2}}]`)
-	client.Env = append(os.Environ(), "SHIPGRAPH_AUTHORIZATION=Token "+keys["acme member"])
-	var stderr bytes.Buffer
-	client.Stderr = &stderr
-	out, err := client.Output()
-	t.Logf("%s%s", out, stderr.Bytes())
-	if err != nil {
-		t.Fatalf("client: %v", err)
-	}
+	out := runScript(t, "client", "SHIPGRAPH_AUTHORIZATION=Token "+keys["acme member"],
+		script, "client", base+"/graphql", manifest, `[{"name":"Viewer","variables":{}},{"name":"Shipments","variables":{"first":2}}]`)
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		var a struct {
@@ -422,4 +407,21 @@ func TestBrowserTrustedDocuments(t *testing.T) {
 	if got := post(keys["globex viewer"], byID); !strings.Contains(got, `"role":"VIEWER"`) {
 		t.Errorf("by id with curl's means: %s", got)
 	}
+}
+
+// runScript runs a script with env added to the environment and returns
+// its output; both its output and its stderr are logged, and the test
+// fails (naming what) when the script does.
+func runScript(t *testing.T, what, env, name string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	t.Logf("%s%s", out, stderr.Bytes())
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return out
 }

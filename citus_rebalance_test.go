@@ -37,6 +37,7 @@ import (
 	"shipgraph/carrier/sim"
 	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/testkit/simtest"
 )
 
@@ -155,19 +156,9 @@ func TestCitusShardMovesUnderWrites(t *testing.T) {
 		}
 		writers = append(writers, w)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT id FROM shipments WHERE account_id = $1 AND line_tracking_stopped_at IS NULL ORDER BY id LIMIT 4`,
+	writers[0].ships = pg.Column[string](t, q, `SELECT id FROM shipments WHERE account_id = $1 AND line_tracking_stopped_at IS NULL ORDER BY id LIMIT 4`,
 		writers[0].account)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		writers[0].ships = append(writers[0].ships, id)
-	}
-	if rows.Close(); len(writers[0].ships) < 2 {
+	if len(writers[0].ships) < 2 {
 		t.Fatalf("acme has %d tracked shipments, want 2 or more", len(writers[0].ships))
 	}
 	probe := startProbe(t, base, writers[0].key, func() {

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -25,6 +24,7 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
 	"shipgraph/testkit/duckdbtest"
+	"shipgraph/testkit/pg"
 	"shipgraph/testkit/s3test"
 	"shipgraph/testkit/synctest"
 )
@@ -90,12 +90,12 @@ func TestSyncSurvivesServeKill(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	pg := dbtest.NewServer(t)
-	admin := dbtest.Open(t, pg.URL())
+	destSrv := dbtest.NewServer(t)
+	admin := dbtest.Open(t, destSrv.URL())
 	if _, err := admin.Exec(`CREATE DATABASE warehouse`); err != nil {
 		t.Fatal(err)
 	}
-	du, _ := url.Parse(pg.URL())
+	du, _ := url.Parse(destSrv.URL())
 	du.Path = "/warehouse"
 	dest := dbtest.Open(t, du.String())
 	lake := s3test.Start(t, "lake")
@@ -250,7 +250,7 @@ QUALIFY row_number() OVER (PARTITION BY container_id ORDER BY _position DESC) = 
 		`SELECT id::text || '|' || coalesce(pod_vessel_name, '') FROM shipments WHERE account_id = $1 ORDER BY id`,
 		`SELECT id::text FROM containers WHERE account_id = $1 ORDER BY id`,
 	} {
-		want := testkitColumn(t, store.SQL(), q, acme)
+		want := pg.Column[string](t, store.SQL(), q, acme)
 		var got []string
 		for _, r := range answers[i] {
 			got = append(got, fmt.Sprint(r[0]))
@@ -259,23 +259,4 @@ QUALIFY row_number() OVER (PARTITION BY container_id ORDER BY _position DESC) = 
 			t.Fatalf("object store query %d: %d rows, want %d", i, len(got), len(want))
 		}
 	}
-}
-
-// testkitColumn is the first column of query's rows.
-func testkitColumn(t *testing.T, q *sql.DB, query string, args ...any) []string {
-	t.Helper()
-	rows, err := q.Query(query, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return out
 }

@@ -117,7 +117,7 @@ func TestFailoverPromote(t *testing.T) {
 	// The replica followed: /readyz lists it up (on the new primary's
 	// timeline), and reads go to it again.
 	testkit.WaitFor(t, 30*time.Second, "/readyz listing the replica up after the promotion", func() bool {
-		res, body := get(t, base+"/readyz", "")
+		res, body := testkit.Get(t, base+"/readyz", "")
 		return res.StatusCode == http.StatusOK && strings.Contains(string(body), ": up,")
 	})
 	// Reads reach the replica again once it has replayed the key's last
@@ -129,7 +129,7 @@ func TestFailoverPromote(t *testing.T) {
 	took := testkit.WaitFor(t, 30*time.Second, "a read after the promotion answered by the replica that followed it", func() bool {
 		tries++
 		before := testkit.QueriesOn(t, "replica")
-		if res, body := get(t, base+fmt.Sprintf("/v2/shipments?page%%5Bsize%%5D=7&page%%5Bnumber%%5D=%d", tries), key); res.StatusCode != http.StatusOK {
+		if res, body := testkit.Get(t, base+fmt.Sprintf("/v2/shipments?page%%5Bsize%%5D=7&page%%5Bnumber%%5D=%d", tries), key); res.StatusCode != http.StatusOK {
 			t.Fatalf("GET /v2/shipments: %d %s", res.StatusCode, body)
 		}
 		return testkit.QueriesOn(t, "replica") > before
@@ -367,7 +367,7 @@ func (r *loadResult) check(t *testing.T, newPrimary string) {
 	if len(missing) > 0 {
 		t.Errorf("%d of %d acknowledged writes missing on the new primary: %v", len(missing), len(r.acked), missing)
 	}
-	if res, body := get(t, r.base+"/readyz", ""); res.StatusCode != http.StatusOK {
+	if res, body := testkit.Get(t, r.base+"/readyz", ""); res.StatusCode != http.StatusOK {
 		t.Errorf("/readyz after the failover: %d %s", res.StatusCode, body)
 	}
 	r.probe.check(t, newPrimary, r.outageEnd)
@@ -418,7 +418,7 @@ func TestReplicaOldTimeline(t *testing.T) {
 			t.Errorf("GET of the webhook just created (read-your-writes): %d %s", status, body)
 		}
 	}
-	res, body := get(t, base+"/readyz", "")
+	res, body := testkit.Get(t, base+"/readyz", "")
 	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "replica ") || !strings.Contains(string(body), ": down") || !strings.Contains(string(body), "timeline") {
 		t.Errorf("/readyz with the replica on the old timeline: %d %s; want 200 listing it down, saying which timeline", res.StatusCode, body)
 	}
@@ -711,16 +711,12 @@ func startSecond(t *testing.T, dbURL, key string) *secondInstance {
 		"--db-connect-timeout", "2s", "--log-level", "info", "--rate-limit", "0", "--webhook-allow-private-urls")
 	t.Cleanup(func() {
 		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("the second serve did not stop within 30s of cancellation")
-		}
+		waitServe(t, done, 30*time.Second, "the second serve")
 	})
 	s := &secondInstance{base: base, log: stderr, key: key, dbURL: dbURL}
 	// The key is used (and cached) on this instance, and holds a
 	// subscription there: the revocation must end it.
-	if res, body := get(t, base+"/v2/shipments", key); res.StatusCode != http.StatusOK {
+	if res, body := testkit.Get(t, base+"/v2/shipments", key); res.StatusCode != http.StatusOK {
 		t.Fatalf("second instance: GET /v2/shipments: %d %s", res.StatusCode, body)
 	}
 	w, err := testkit.DialWS(t, base, map[string]any{"Authorization": "Token " + key}, nil)
@@ -747,7 +743,7 @@ func (s *secondInstance) revokeAfter(t *testing.T, first, newPrimary string) {
 	})
 	// The key works on both (and is cached again on this one).
 	for _, base := range []string{first, s.base} {
-		if res, body := get(t, base+"/v2/shipments", s.key); res.StatusCode != http.StatusOK {
+		if res, body := testkit.Get(t, base+"/v2/shipments", s.key); res.StatusCode != http.StatusOK {
 			t.Fatalf("%s: the key before its revocation: %d %s", base, res.StatusCode, body)
 		}
 	}
@@ -781,7 +777,7 @@ func (s *secondInstance) revokeAfter(t *testing.T, first, newPrimary string) {
 		t.Errorf("the first instance's subscription with the revoked key ended %d %q, want 4403", code, reason)
 	}
 	for _, base := range []string{first, s.base} {
-		if res, body := get(t, base+"/v2/shipments", s.key); res.StatusCode != http.StatusUnauthorized {
+		if res, body := testkit.Get(t, base+"/v2/shipments", s.key); res.StatusCode != http.StatusUnauthorized {
 			t.Errorf("%s: the revoked key: %d %s, want 401", base, res.StatusCode, body)
 		}
 	}
@@ -796,11 +792,7 @@ func serveLogged(t *testing.T, args ...string) string {
 	base, done, stderr := startServe(t, ctx, append([]string{"--shutdown-delay", "0", "--data-dir", t.TempDir(), "--log-level", "info"}, args...)...)
 	t.Cleanup(func() {
 		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop within 30s of cancellation")
-		}
+		waitServe(t, done, 30*time.Second, "serve")
 		if t.Failed() {
 			s := stderr.String()
 			t.Logf("serve's log (the end):\n%s", s[max(0, len(s)-6000):])

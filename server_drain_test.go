@@ -103,13 +103,8 @@ func TestDrainOnShutdown(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the load did not see the drain")
 	}
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("serve exited %d: %s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
+	if code := waitServe(t, done, 30*time.Second, "serve"); code > 0 {
+		t.Errorf("serve exited %d: %s", code, stderr.String())
 	}
 	if failed.Load() != 0 {
 		t.Errorf("%d requests failed in flight (%d answered): %v", failed.Load(), ok.Load(), failures[:min(5, len(failures))])
@@ -133,12 +128,7 @@ func TestInterruptSkipsDelay(t *testing.T) {
 		t.Fatalf("/healthz: %v %v", res, err)
 	}
 	cancel(app.ErrInterrupted) // Ctrl-C
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("serve exited %d: %s", code, stderr.String())
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve waited for SHUTDOWN_DELAY after Ctrl-C")
+	if code := waitServe(t, done, 60*time.Second, "serve (waiting for SHUTDOWN_DELAY after Ctrl-C?)"); code > 0 {
+		t.Errorf("serve exited %d: %s", code, stderr.String())
 	}
 }

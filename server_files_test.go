@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"shipgraph/db/dbtest"
+	"shipgraph/testkit"
 )
 
 // The demo data carries real small files (PDFs and PNGs generated at seed
@@ -25,7 +26,7 @@ func TestSeedDemoFiles(t *testing.T) {
 		}
 	}
 	base := serve(t, "--database-url", url, "--data-dir", dir)
-	_, body := get(t, base+"/v2/documents?page[size]=100", key)
+	_, body := testkit.Get(t, base+"/v2/documents?page[size]=100", key)
 	var list struct {
 		Data []struct{ ID string } `json:"data"`
 	}
@@ -34,7 +35,7 @@ func TestSeedDemoFiles(t *testing.T) {
 	}
 	pdfs, pngs := 0, 0
 	for _, d := range list.Data {
-		resp, body := get(t, base+"/v2/documents/"+d.ID+"/download_url", key)
+		resp, body := testkit.Get(t, base+"/v2/documents/"+d.ID+"/download_url", key)
 		if resp.StatusCode == http.StatusNotFound {
 			continue
 		}
@@ -44,7 +45,7 @@ func TestSeedDemoFiles(t *testing.T) {
 		if err := json.Unmarshal(body, &link); err != nil || resp.StatusCode != http.StatusOK {
 			t.Fatalf("download_url: %d %s", resp.StatusCode, body)
 		}
-		fr, data := get(t, link.URL, "")
+		fr, data := testkit.Get(t, link.URL, "")
 		switch {
 		case fr.StatusCode != http.StatusOK:
 			t.Errorf("GET %s: %d", link.URL, fr.StatusCode)

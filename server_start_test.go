@@ -63,7 +63,7 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 			t.Errorf("%s: %s, want UNAVAILABLE", what, body)
 		}
 	}
-	res, _ := get(t, base+"/readyz", "")
+	res, _ := testkit.Get(t, base+"/readyz", "")
 	if res.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("/readyz without the database: %d", res.StatusCode)
 	}
@@ -89,7 +89,7 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 	pg.Start(t)
 	begin = time.Now()
 	for {
-		res, body := get(t, base+"/v2/shipments", key)
+		res, body := testkit.Get(t, base+"/v2/shipments", key)
 		if res.StatusCode == http.StatusOK {
 			break
 		}
@@ -98,7 +98,7 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if res, _ := get(t, base+"/readyz", ""); res.StatusCode != http.StatusOK {
+	if res, _ := testkit.Get(t, base+"/readyz", ""); res.StatusCode != http.StatusOK {
 		t.Errorf("/readyz with the database: %d", res.StatusCode)
 	}
 }

@@ -84,13 +84,21 @@ func serve(t *testing.T, args ...string) string {
 func stopServe(t *testing.T, cancel func(), done <-chan int, stderr *testkit.Log) {
 	t.Helper()
 	cancel()
+	if code := waitServe(t, done, 30*time.Second, "serve"); code > 0 {
+		t.Errorf("serve exited %d: %s", code, stderr.String())
+	}
+}
+
+// waitServe waits up to within for a serve run to return and returns its
+// exit code: -1, and the test failed naming what, when it did not return.
+func waitServe(t *testing.T, done <-chan int, within time.Duration, what string) int {
+	t.Helper()
 	select {
 	case code := <-done:
-		if code != 0 {
-			t.Errorf("serve exited %d: %s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Error("serve did not stop within 30s of cancellation")
+		return code
+	case <-time.After(within):
+		t.Errorf("%s did not stop within %v", what, within)
+		return -1
 	}
 }
 
@@ -119,33 +127,18 @@ func startServe(t *testing.T, ctx context.Context, args ...string) (base string,
 	return "", exit, stderr
 }
 
-func get(t *testing.T, url, key string) (*http.Response, []byte) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	if key != "" {
-		req.Header.Set("Authorization", "Token "+key)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	return res, body
-}
-
 func TestServeEndToEnd(t *testing.T) {
 	_, base, keys := serveSeeded(t, "20")
 
-	if res, body := get(t, base+"/healthz", ""); res.StatusCode != 200 || string(body) != "ok\n" {
+	if res, body := testkit.Get(t, base+"/healthz", ""); res.StatusCode != 200 || string(body) != "ok\n" {
 		t.Fatalf("/healthz: %d %q", res.StatusCode, body)
 	}
-	if res, _ := get(t, base+"/readyz", ""); res.StatusCode != 200 {
+	if res, _ := testkit.Get(t, base+"/readyz", ""); res.StatusCode != 200 {
 		t.Fatalf("/readyz: %d", res.StatusCode)
 	}
 
 	// /v2 without a key: the JSON:API 401 of the spec.
-	res, body := get(t, base+"/v2/documents", "")
+	res, body := testkit.Get(t, base+"/v2/documents", "")
 	if res.StatusCode != 401 || res.Header.Get("Content-Type") != "application/vnd.api+json" {
 		t.Fatalf("/v2/documents without key: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
@@ -156,7 +149,7 @@ func TestServeEndToEnd(t *testing.T) {
 		errDoc.Errors[0].Status != "401" || errDoc.Errors[0].Title != "Unauthorized" || errDoc.Errors[0].Detail == "" {
 		t.Fatalf("401 body: %s", body)
 	}
-	if res, _ := get(t, base+"/v2/documents", "sg_0000000000000000000000000000000000000000"); res.StatusCode != 401 {
+	if res, _ := testkit.Get(t, base+"/v2/documents", "sg_0000000000000000000000000000000000000000"); res.StatusCode != 401 {
 		t.Fatalf("unknown key: %d", res.StatusCode)
 	}
 
@@ -192,7 +185,7 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 
 	// /metrics exposes the statement counter, which the requests above moved.
-	_, metrics := get(t, base+"/metrics", "")
+	_, metrics := testkit.Get(t, base+"/metrics", "")
 	m := regexp.MustCompile(`(?m)^shipgraph_db_queries_total\{target="primary"\} (\d+)`).FindSubmatch(metrics)
 	if m == nil || string(m[1]) == "0" {
 		t.Fatalf("/metrics has no non-zero shipgraph_db_queries_total{target=\"primary\"}:\n%s", metrics)
@@ -269,10 +262,10 @@ func TestSeedRefusesNonEmptyAndTokenCreate(t *testing.T) {
 		t.Fatalf("token create: exit %d %q %q", code, out, errOut)
 	}
 	base := serve(t, "--database-url", url)
-	if res, _ := get(t, base+"/v2/documents", m[3]); res.StatusCode != 200 {
+	if res, _ := testkit.Get(t, base+"/v2/documents", m[3]); res.StatusCode != 200 {
 		t.Fatalf("new key: %d", res.StatusCode)
 	}
-	if res, _ := get(t, base+"/v2/documents", keys["acme admin"]); res.StatusCode != 200 {
+	if res, _ := testkit.Get(t, base+"/v2/documents", keys["acme admin"]); res.StatusCode != 200 {
 		t.Fatalf("seeded key: %d", res.StatusCode)
 	}
 	code, _, errOut = runCmd(t, context.Background(), "token", "create", "--database-url", url, "--account", "nope", "--role", "member")
@@ -310,7 +303,7 @@ func TestEmbeddedDatabase(t *testing.T) {
 		}
 	})
 	base := serve(t, "--data-dir", dir)
-	if res, _ := get(t, base+"/readyz", ""); res.StatusCode != 200 {
+	if res, _ := testkit.Get(t, base+"/readyz", ""); res.StatusCode != 200 {
 		t.Fatalf("/readyz with the embedded database: %d", res.StatusCode)
 	}
 	if pids := processesWith(t, "postgres\x00-D\x00"+dir); len(pids) == 0 {

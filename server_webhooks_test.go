@@ -6,16 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"shipgraph/db/dbtest"
 	"shipgraph/model"
+	"shipgraph/testkit"
 	"shipgraph/testkit/pg"
 )
 
@@ -30,27 +28,8 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 	sqldb := dbtest.Open(t, url)
 	ctx := context.Background()
 
-	type delivery struct {
-		body []byte
-		sig  string
-		ct   string
-	}
-	var mu sync.Mutex
-	var got []delivery
-	arrived := make(chan struct{}, 100)
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		got = append(got, delivery{b, r.Header.Get("X-T49-Webhook-Signature"), r.Header.Get("Content-Type")})
-		mu.Unlock()
-		arrived <- struct{}{}
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(recv.Close)
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t.Errorf("globex's endpoint got a delivery of acme's changes")
-	}))
-	t.Cleanup(other.Close)
+	recv := testkit.NewReceiver(t, http.StatusNoContent, "")
+	other := testkit.NewReceiver(t, http.StatusNoContent, "") // globex's endpoint: acme's changes must not reach it
 
 	do := func(method, path, key, body string) (int, []byte) {
 		t.Helper()
@@ -99,11 +78,10 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 	}
 
 	seen := map[string]bool{}
-	deadline := time.After(30 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for i := 0; len(seen) < 3; i++ {
-		select {
-		case <-arrived:
-		case <-deadline:
+		got, ok := recv.Got.WaitN(time.Until(deadline), i+1)
+		if !ok {
 			var state string
 			_ = sqldb.QueryRowContext(ctx, `SELECT string_agg(event || ' ' || reference_id || ' ' || delivery_status || ' ' || attempts || ' ' || coalesce(last_error, ''), E'\n') FROM webhook_notifications`).Scan(&state)
 			var logged string
@@ -111,18 +89,16 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 			t.Logf("notifications:\n%s\nlog:\n%s", state, logged)
 			t.Fatalf("deliveries for %d of 3 shipments within 30s: %v", len(seen), seen)
 		}
-		mu.Lock()
 		d := got[i] // one arrival per delivery, in order
-		mu.Unlock()
 		// The receiver's check: HMAC-SHA256 of the exact body, keyed by
 		// the secret shown at creation.
 		m := hmac.New(sha256.New, []byte(secret))
-		m.Write(d.body)
-		if want := hex.EncodeToString(m.Sum(nil)); d.sig != want {
-			t.Errorf("signature %q, want %q over %s", d.sig, want, d.body)
+		m.Write(d.Body)
+		if sig, want := d.Header.Get("X-T49-Webhook-Signature"), hex.EncodeToString(m.Sum(nil)); sig != want {
+			t.Errorf("signature %q, want %q over %s", sig, want, d.Body)
 		}
-		if d.ct != "application/json" {
-			t.Errorf("Content-Type %q", d.ct)
+		if ct := d.Header.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("Content-Type %q", ct)
 		}
 		var doc struct {
 			Data struct {
@@ -137,9 +113,9 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 				Relationships map[string]struct{ Data json.RawMessage }
 			}
 		}
-		if err := json.Unmarshal(d.body, &doc); err != nil || doc.Data.Type != "webhook_notification" ||
+		if err := json.Unmarshal(d.Body, &doc); err != nil || doc.Data.Type != "webhook_notification" ||
 			doc.Data.Attributes.Event != "tracking_request.tracking_stopped" {
-			t.Fatalf("delivery %v: %s", err, d.body)
+			t.Fatalf("delivery %v: %s", err, d.Body)
 		}
 		var shipment string
 		for _, inc := range doc.Included {
@@ -149,8 +125,8 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 				shipment = tracked.ID
 			}
 		}
-		if shipment == "" || !strings.Contains(string(d.body), `"type":"shipment","id":"`+shipment+`"`) {
-			t.Fatalf("no stopped tracking request with its shipment included: %s", d.body)
+		if shipment == "" || !strings.Contains(string(d.Body), `"type":"shipment","id":"`+shipment+`"`) {
+			t.Fatalf("no stopped tracking request with its shipment included: %s", d.Body)
 		}
 		if seen[shipment] {
 			t.Errorf("shipment %s notified twice", shipment)
@@ -202,10 +178,10 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 			t.Errorf("/v2/webhook_notifications has no notification for shipment %s: %v", s, refs)
 		}
 	}
-	mu.Lock()
-	n := len(got)
-	mu.Unlock()
-	if n != 3 {
+	if n := len(recv.Got.All()); n != 3 {
 		t.Errorf("%d deliveries, want 3 (one per stop)", n)
+	}
+	if n := len(other.Got.All()); n != 0 {
+		t.Errorf("globex's endpoint got %d deliveries of acme's changes", n)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -12,15 +11,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"shipgraph/carrier/dcsa"
 	"shipgraph/carrier/sim"
@@ -66,31 +61,15 @@ func TestTrackingEndToEnd(t *testing.T) {
 	// Every answer is recorded: none may be a 5xx.
 	call := func(method, path, key string, body any) (int, []byte) {
 		t.Helper()
-		var rd io.Reader
+		var b []byte
 		if body != nil {
-			b, err := json.Marshal(body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rd = bytes.NewReader(b)
+			b = testkit.JSON(t, body)
 		}
-		req, _ := http.NewRequest(method, base+path, rd)
-		if key != "" {
-			req.Header.Set("Authorization", "Token "+key)
+		r := testkit.Send(t, method, base+path, key, b)
+		if r.Status >= 500 {
+			t.Errorf("%s %s: %d %s", method, path, r.Status, r.Body)
 		}
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("%s %s: %v", method, path, err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		if res.StatusCode >= 500 {
-			t.Errorf("%s %s: %d %s", method, path, res.StatusCode, b)
-		}
-		return res.StatusCode, b
+		return r.Status, r.Body
 	}
 	// ok calls as acme's admin, wants 200 and a body valid against schema
 	// ("" for an answer the OpenAPI document lacks), and decodes it.
@@ -320,7 +299,7 @@ func TestTrackingEndToEnd(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("PATCH /v2/containers/{id}/refresh: %d %s", status, b)
 	}
-	validateSchema(t, refreshSchema, "PATCH /v2/containers/{id}/refresh", b)
+	testkit.SchemaText(refreshSchema).Validate(t, "", b) // PATCH /v2/containers/{id}/refresh
 	var vessel struct {
 		Data struct {
 			ID         string
@@ -689,75 +668,19 @@ func subscribeSSE(t *testing.T, base, key, query string) *testkit.Feed[change] {
 
 // ---------------------------------------------------------------- schemas
 
-var (
-	openAPIOnce     sync.Once
-	openAPICompiler *jsonschema.Compiler
-	openAPIErr      error
-)
+// openAPI holds the OpenAPI document's response schemas, as rest's tests
+// do (rest/testdata/openapi-schemas.json, extracted by
+// rest/testdata/extract).
+var openAPI = testkit.SchemaFile(filepath.Join("rest", "testdata", "openapi-schemas.json"))
 
 // validateOpenAPI checks body against a response schema of the OpenAPI
-// document, as rest's tests do (rest/testdata/openapi-schemas.json,
-// extracted by rest/testdata/extract).
+// document.
 func validateOpenAPI(t *testing.T, schema string, body []byte) {
 	t.Helper()
-	openAPIOnce.Do(func() {
-		f, err := os.Open(filepath.Join("rest", "testdata", "openapi-schemas.json"))
-		if err != nil {
-			openAPIErr = err
-			return
-		}
-		defer f.Close()
-		doc, err := jsonschema.UnmarshalJSON(f)
-		if err != nil {
-			openAPIErr = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		if openAPIErr = c.AddResource("https://shipgraph.test/openapi.json", doc); openAPIErr == nil {
-			openAPICompiler = c
-		}
-	})
-	if openAPIErr != nil {
-		t.Fatal(openAPIErr)
-	}
-	sch, err := openAPICompiler.Compile("https://shipgraph.test/openapi.json#/$defs/" + schema)
-	if err != nil {
-		t.Fatalf("schema %s: %v", schema, err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		t.Fatalf("%s: body is not JSON: %v", schema, err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("body does not match the OpenAPI schema %s: %v\n%.2000s", schema, err, body)
-	}
+	openAPI.Validate(t, "/$defs/"+schema, body)
 }
 
 // refreshSchema is the OpenAPI document's answer to PATCH
 // /containers/{id}/refresh (200), which the extract does not carry: an
 // object with a string message.
 const refreshSchema = `{"type":"object","required":["message"],"properties":{"message":{"type":"string"}}}`
-
-func validateSchema(t *testing.T, schema, what string, body []byte) {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("https://shipgraph.test/inline.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("https://shipgraph.test/inline.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		t.Fatalf("%s: body is not JSON: %v", what, err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("%s does not match its schema: %v\n%s", what, err, body)
-	}
-}

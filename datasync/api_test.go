@@ -5,19 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"shipgraph/datasync"
-	"shipgraph/db"
 	"shipgraph/db/dbtest"
-	"shipgraph/db/seed"
 	"shipgraph/jobs"
 	"shipgraph/model"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 type destDoc struct {
@@ -47,26 +45,14 @@ type destDoc struct {
 // find it.
 func TestSyncDestinationsAPI(t *testing.T) {
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	tokens, _, err := seed.Run(ctx, store, seed.Options{Shipments: 30, Seed: 1, Now: testkit.SeedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := map[string]string{}
-	for _, tk := range tokens {
-		keys[tk.Account+"/"+tk.Role] = tk.Key
-	}
+	seeded := pg.New(t, 30)
+	store, keys := seeded.Store, seeded.Keys
 	e := &env{t: t, ctx: ctx, store: store, src: store.SQL()}
 	e.acme = e.id(`SELECT id FROM accounts WHERE slug = 'acme'`)
 	e.syncer = start(t, store, datasync.Config{Page: 50})
 	c := testkit.Config(testkit.Defaults().GraphQL, testkit.Defaults().Resolver.Loaders)
 	c.Resolver.DataSync = e.syncer
-	srv := httptest.NewServer(testkit.Start(t, store, c))
-	t.Cleanup(srv.Close)
+	base := strings.TrimSuffix(testkit.On(t, seeded, testkit.Start(t, store, c)).URL(), "/graphql")
 
 	do := func(method, key, path string, body any) (int, []byte) {
 		t.Helper()
@@ -74,7 +60,7 @@ func TestSyncDestinationsAPI(t *testing.T) {
 		if body != nil {
 			b, _ = json.Marshal(body)
 		}
-		r := testkit.Send(t, method, srv.URL+path, key, b)
+		r := testkit.Send(t, method, base+path, key, b)
 		return r.Status, r.Body
 	}
 
@@ -199,29 +185,29 @@ func TestSyncDestinationsAPI(t *testing.T) {
 // A destination's host passes the webhook address rule unless private
 // addresses are allowed; the URL is shown without its password.
 func TestCheckAddressRule(t *testing.T) {
-	store, err := db.Open(context.Background(), dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := pg.New(t, 0).Store
 	s, err := datasync.New(store, jobs.New(store, jobs.Config{}), datasync.Config{Key: testKey}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, u := range []string{
+	// refused checks that each address of the kind is refused as invalid.
+	refused := func(kind string, addresses ...string) {
+		t.Helper()
+		for _, u := range addresses {
+			if _, err := s.Check(ctx, kind, u); model.ErrorCode(err) != model.EINVALID {
+				t.Errorf("%s: %v, want invalid", u, err)
+			}
+		}
+	}
+	refused(datasync.KindPostgres,
 		"postgres://u:p@127.0.0.1:5432/db",
 		"postgres://u:p@10.1.2.3/db",
 		"postgres://u:p@169.254.169.254/db",
 		"postgres://u:p@localhost/db",
 		"postgres://u:p@[::1]/db",
 		"postgres://u:p@/db?host=/var/run/postgresql",
-		"mysql://u:p@8.8.8.8/db",
-	} {
-		if _, err := s.Check(ctx, datasync.KindPostgres, u); model.ErrorCode(err) != model.EINVALID {
-			t.Errorf("%s: %v, want invalid", u, err)
-		}
-	}
+		"mysql://u:p@8.8.8.8/db")
 	shown, err := s.Check(ctx, datasync.KindPostgres, "postgres://u:p@8.8.8.8:5432/db?sslmode=require&schema=t49")
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +225,7 @@ func TestCheckAddressRule(t *testing.T) {
 
 	// Object stores: the endpoint passes the same rule; credentials are
 	// required and never shown; the server's own disk only for demos.
-	for _, u := range []string{
+	refused(datasync.KindObjectStore,
 		"s3://AK:SK@lake/acme?endpoint=http://127.0.0.1:9000&region=us-east-1",
 		"s3://AK:SK@lake/acme?endpoint=10.0.0.5:9000&disable_https=true",
 		"s3://AK:SK@lake?endpoint=http://169.254.169.254",
@@ -247,12 +233,7 @@ func TestCheckAddressRule(t *testing.T) {
 		"s3://lake/acme?region=us-east-1",
 		"s3://AK@lake/acme",
 		"file:///var/lib/lake",
-		"gs://lake/acme",
-	} {
-		if _, err := s.Check(ctx, datasync.KindObjectStore, u); model.ErrorCode(err) != model.EINVALID {
-			t.Errorf("%s: %v, want invalid", u, err)
-		}
-	}
+		"gs://lake/acme")
 	shown, err = s.Check(ctx, datasync.KindObjectStore, "s3://AK:SECRETKEY@lake/exports/acme?region=eu-west-1&endpoint=https://8.8.8.8")
 	if err != nil {
 		t.Fatal(err)

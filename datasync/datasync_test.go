@@ -13,6 +13,8 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/jobs"
+	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 	"shipgraph/testkit/synctest"
 )
 
@@ -32,13 +34,8 @@ type env struct {
 
 func open(t *testing.T, c datasync.Config) *env {
 	t.Helper()
-	ctx := context.Background()
-	store, err := db.Open(ctx, dbtest.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	e := &env{t: t, ctx: ctx, store: store, src: store.SQL()}
+	store := pg.New(t, 0).Store
+	e := &env{t: t, ctx: context.Background(), store: store, src: store.SQL()}
 	e.acme = e.account("acme")
 	e.other = e.account("other")
 	e.syncer = start(t, store, c)
@@ -64,14 +61,7 @@ func start(t *testing.T, store *db.DB, c datasync.Config) *datasync.Syncer {
 	if err := j.Open(); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_ = j.Stop(stop)
-	})
+	testkit.StartJobs(t, j)
 	return s
 }
 
@@ -125,26 +115,11 @@ func destination(t *testing.T) (*dbtest.Server, string) {
 	return srv, u.String()
 }
 
-// addPostgres stores a destination of every table and enqueues its job.
+// addPostgres stores a PostgreSQL destination of the tables (default:
+// every table) and enqueues its job.
 func (e *env) addPostgres(account, dest string, tables ...string) string {
 	e.t.Helper()
-	if len(tables) == 0 {
-		for _, tb := range db.SyncTables() {
-			tables = append(tables, tb.Name)
-		}
-	}
-	sealed, err := e.syncer.Sealer().Seal(dest)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	d, err := e.store.CreateSyncDestination(e.ctx, db.SyncDestination{AccountID: account, Kind: "postgres", URL: "postgres://warehouse", Tables: tables}, sealed)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := e.syncer.Enqueue(e.ctx, account, d.ID); err != nil {
-		e.t.Fatal(err)
-	}
-	return d.ID
+	return e.addDestination(account, datasync.KindPostgres, dest, tables...)
 }
 
 // sourceRows is the account's rows of the table as the sync exports them,

@@ -25,8 +25,9 @@ func objectURL(srv *s3test.Server, prefix string) string {
 		srv.Bucket, prefix, srv.Endpoint, s3test.Region)
 }
 
-// addDestination stores a destination of the tables (default: every
-// table) and enqueues its job.
+// addDestination stores a destination of the kind and the tables
+// (default: every table) and enqueues its job. The stored URL is a label
+// (the sealed one is used).
 func (e *env) addDestination(account, kind, dest string, tables ...string) string {
 	e.t.Helper()
 	if len(tables) == 0 {
@@ -38,7 +39,11 @@ func (e *env) addDestination(account, kind, dest string, tables ...string) strin
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	d, err := e.store.CreateSyncDestination(e.ctx, db.SyncDestination{AccountID: account, Kind: kind, URL: "s3://lake", Tables: tables}, sealed)
+	label := "s3://lake"
+	if kind == datasync.KindPostgres {
+		label = "postgres://warehouse"
+	}
+	d, err := e.store.CreateSyncDestination(e.ctx, db.SyncDestination{AccountID: account, Kind: kind, URL: label, Tables: tables}, sealed)
 	if err != nil {
 		e.t.Fatal(err)
 	}

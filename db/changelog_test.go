@@ -10,6 +10,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/db/seed"
+	"shipgraph/testkit"
 )
 
 // logFixture is a seeded database (the seeder logs nothing) and a few of
@@ -138,6 +139,16 @@ func waitBlocked(t *testing.T, s *sql.DB, q string) {
 	}
 }
 
+// head is the account's change log head.
+func (f *logFixture) head(t *testing.T) int64 {
+	t.Helper()
+	h, err := f.store.AccountChangeLogHead(context.Background(), f.account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // The hard part: ids are taken at INSERT, not at commit, and transactions
 // commit in any order. Positions are the account's and taken under its
 // head row: a second writer of the account waits for the first to end, so
@@ -147,10 +158,7 @@ func waitBlocked(t *testing.T, s *sql.DB, q string) {
 func TestChangeLogInterleaved(t *testing.T) {
 	f := newLogFixture(t)
 	ctx := context.Background()
-	head, err := f.store.AccountChangeLogHead(ctx, f.account)
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := f.head(t)
 
 	// A writes first and stays open; B's write of the same account waits
 	// for A.
@@ -215,10 +223,7 @@ func TestChangeLogInterleaved(t *testing.T) {
 func TestChangeLogRows(t *testing.T) {
 	f := newLogFixture(t)
 	ctx := context.Background()
-	head, err := f.store.AccountChangeLogHead(ctx, f.account)
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := f.head(t)
 	c0 := f.containers[0]
 	var status string
 	if err := f.sql.QueryRow(`SELECT current_status FROM containers WHERE id = $1`, c0).Scan(&status); err != nil {
@@ -336,7 +341,6 @@ func (f *logFixture) otherContainer(t *testing.T) string {
 // changes them with anything else is logged with every changed column.
 func TestChangeLogQuietColumns(t *testing.T) {
 	f := newLogFixture(t)
-	ctx := context.Background()
 	var shipment, request string
 	if err := f.sql.QueryRow(`SELECT shipment_id FROM containers WHERE account_id = $1 AND id = $2`, f.account, f.containers[0]).Scan(&shipment); err != nil {
 		t.Fatal(err)
@@ -345,10 +349,7 @@ func TestChangeLogQuietColumns(t *testing.T) {
 		VALUES ($1, 'bill_of_lading', 'QUIET1', 'MAEU', now()) RETURNING id`, f.account).Scan(&request); err != nil {
 		t.Fatal(err)
 	}
-	head, err := f.store.AccountChangeLogHead(ctx, f.account)
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := f.head(t)
 	exec(t, f.sql, `UPDATE tracking_requests SET last_polled_at = now(), next_poll_at = now() + interval '1 hour'
 		WHERE account_id = $1 AND id = $2`, f.account, request)
 	exec(t, f.sql, `UPDATE shipments SET line_tracking_last_attempted_at = now(), line_tracking_last_succeeded_at = now()
@@ -419,28 +420,25 @@ func TestChangeLogPrune(t *testing.T) {
 
 	// The loop prunes what has aged past the retention, and stops with
 	// its context.
-	ctx2, cancel := context.WithCancel(ctx)
-	rounds := make(chan int64, 1)
+	if p := f.firstPruning(t, 30*time.Minute, 0, time.Hour); p.Err != nil || p.Pruned != 5 {
+		t.Fatalf("the loop: %+v, want the 5 rows an hour old pruned", p)
+	}
+}
+
+// firstPruning runs the change log's prune loop (retention, ceiling, every
+// as PruneChangeLogLoop takes them) until its first round, which it
+// returns; the loop stops with it.
+func (f *logFixture) firstPruning(t *testing.T, retention, ceiling, every time.Duration) db.ChangeLogPruning {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	rounds := make(chan db.ChangeLogPruning, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		f.store.PruneChangeLogLoop(ctx2, 30*time.Minute, 0, time.Hour, func(p db.ChangeLogPruning) {
-			if p.Err != nil {
-				t.Error(p.Err)
-			}
-			rounds <- p.Pruned
-		})
+		f.store.PruneChangeLogLoop(ctx, retention, ceiling, every, func(p db.ChangeLogPruning) { rounds <- p })
 	}()
-	select {
-	case n := <-rounds:
-		if n != 5 {
-			t.Fatalf("the loop pruned %d rows, want the 5 an hour old", n)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the loop pruned nothing")
-	}
-	cancel()
-	<-done
+	defer func() { cancel(); <-done }()
+	return testkit.Recv(t, rounds, 10*time.Second, "the prune loop's first round")
 }
 
 // Pruning holds back at the webhook cursor: rows older than the retention
@@ -525,23 +523,9 @@ func TestChangeLogPruneHoldsForWebhookCursor(t *testing.T) {
 	exec(t, f.sql, `UPDATE webhooks SET created_at = now() - interval '60 days'`)
 	f.logChanges(t, f.account, f.containers[0], 40*24*time.Hour, 1)
 	exec(t, f.sql, `DELETE FROM change_log WHERE logged_at > now() - interval '1 day'`)
-	ctx2, cancel := context.WithCancel(ctx)
-	rounds := make(chan db.ChangeLogPruning, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f.store.PruneChangeLogLoop(ctx2, 168*time.Hour, 720*time.Hour, time.Hour, func(p db.ChangeLogPruning) { rounds <- p })
-	}()
-	select {
-	case p := <-rounds:
-		if p.Err != nil || p.Pruned != 1 || p.Unread != 1 || p.UnreadAccounts[f.account] != 1 {
-			t.Fatalf("the loop: %+v, want the one unread row past the ceiling", p)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the loop pruned nothing")
+	if p := f.firstPruning(t, 168*time.Hour, 720*time.Hour, time.Hour); p.Err != nil || p.Pruned != 1 || p.Unread != 1 || p.UnreadAccounts[f.account] != 1 {
+		t.Fatalf("the loop: %+v, want the one unread row past the ceiling", p)
 	}
-	cancel()
-	<-done
 }
 
 // Each change read carries a WAL position at or past its commit: the
@@ -549,10 +533,7 @@ func TestChangeLogPruneHoldsForWebhookCursor(t *testing.T) {
 func TestChangeLogWAL(t *testing.T) {
 	f := newLogFixture(t)
 	ctx := context.Background()
-	head, err := f.store.AccountChangeLogHead(ctx, f.account)
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := f.head(t)
 	if _, err := f.sql.Exec(touch, f.account, f.containers[0]); err != nil {
 		t.Fatal(err)
 	}

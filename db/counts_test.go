@@ -9,6 +9,7 @@ import (
 
 	"shipgraph/db/dbtest"
 	"shipgraph/model"
+	"shipgraph/testkit/pg"
 )
 
 // TestUnfilteredCountsStayExact: the unfiltered totals come from list_counts
@@ -90,6 +91,18 @@ func TestUnfilteredCountsStayExact(t *testing.T) {
 	check("insert after truncate")
 }
 
+// counterSlot is the counter slot that c's backend adds account A's
+// changes to (on Citus a worker's: the one c keeps for the account's shard).
+func (f *fixture) counterSlot(t *testing.T, c *sql.Conn) int {
+	t.Helper()
+	var n int
+	if err := c.QueryRowContext(context.Background(), `SELECT counter_slot() FROM shipments WHERE account_id = $1 AND id = $2`,
+		f.A.Account, f.A.Shipments[0]).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // TestCountersKeepWritersApart: two transactions of one account inserting
 // a shipment and a container each, at once, do not wait for each other on
 // the account's counters or rollups (each adds to its own slot), and no
@@ -129,15 +142,7 @@ func TestCountersKeepWritersApart(t *testing.T) {
 	// Two transactions whose backends add to different slots: the slot of
 	// the backend that writes the account's rows (on Citus a worker's, the
 	// one this transaction keeps for the account's shard).
-	slot := func(c *sql.Conn) int {
-		t.Helper()
-		var n int
-		if err := c.QueryRowContext(ctx, `SELECT counter_slot() FROM shipments WHERE account_id = $1 AND id = $2`,
-			f.A.Account, f.A.Shipments[0]).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	slot := func(c *sql.Conn) int { return f.counterSlot(t, c) }
 	a := begin()
 	slotA := slot(a)
 	var b *sql.Conn
@@ -222,21 +227,9 @@ func TestShardTriggersKeepCounts(t *testing.T) {
 		if err := q.QueryRow(`SHOW citus.allow_nested_distributed_execution`).Scan(&nested); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := q.Query(`SELECT result FROM run_command_on_workers('SHOW citus.allow_nested_distributed_execution')`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var r string
-			if err := rows.Scan(&r); err != nil {
-				t.Fatal(err)
-			}
+		for _, r := range pg.Column[string](t, q, `SELECT result FROM run_command_on_workers('SHOW citus.allow_nested_distributed_execution')`) {
 			nested += " " + r
 		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
 		if strings.Contains(nested, "on") {
 			t.Fatalf("citus.allow_nested_distributed_execution (coordinator, workers): %s, want off everywhere", nested)
 		}
@@ -370,15 +363,7 @@ func TestWritersOfOneAccountNeverDeadlock(t *testing.T) {
 			t.Fatalf("%v\n%s", err, q)
 		}
 	}
-	slot := func(t *testing.T, c *sql.Conn) int {
-		t.Helper()
-		var n int
-		if err := c.QueryRowContext(ctx, `SELECT counter_slot() FROM shipments WHERE account_id = $1 AND id = $2`,
-			f.A.Account, f.A.Shipments[0]).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	slot := f.counterSlot
 	// background runs q on c and then commits, in a goroutine; its error
 	// arrives on the channel.
 	background := func(c *sql.Conn, q string, args ...any) <-chan error {

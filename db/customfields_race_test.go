@@ -10,6 +10,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/model"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 // raceIterations is how many times each race below is run. Which of the
@@ -21,7 +22,7 @@ const raceIterations = 50
 // option of their definition, as "value id: option" lines.
 func (f *fixture) danglingValues(t *testing.T, definitionIDs ...string) []string {
 	t.Helper()
-	rows, err := f.SQL.Query(`SELECT cf.id, v.value FROM custom_fields cf,
+	return pg.Column[string](t, f.SQL, `SELECT cf.id || ': ' || v.value FROM custom_fields cf,
 			jsonb_array_elements_text(CASE jsonb_typeof(cf.value)
 				WHEN 'array' THEN cf.value
 				WHEN 'string' THEN jsonb_build_array(cf.value)
@@ -29,22 +30,6 @@ func (f *fixture) danglingValues(t *testing.T, definitionIDs ...string) []string
 		WHERE cf.definition_id = ANY($1::uuid[]) AND NOT EXISTS (
 			SELECT 1 FROM custom_field_options o WHERE o.account_id = cf.account_id AND o.definition_id = cf.definition_id AND o.value = v.value)
 		ORDER BY cf.id`, "{"+strings.Join(definitionIDs, ",")+"}")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id, v string
-		if err := rows.Scan(&id, &v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, id+": "+v)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // raceSetters is how many sets race each delete or rename, on as many

@@ -36,6 +36,46 @@ func pick[T interface{ GetID() string }](items []T, keep func(T) bool) []string 
 
 var all100 = model.PageRequest{Limit: model.MaxPageSize}
 
+// filterCase is a filter and the rows of account A it must select: those
+// of the fixture's rows that keep returns true for (a case that selects
+// none or all of them cannot fail, so is refused), or, with no keep,
+// exactly ids.
+type filterCase[F any, T any] struct {
+	name   string
+	filter F
+	keep   func(T) bool
+	ids    []string
+}
+
+// checkFilters lists and counts every case's filter in account A: the list
+// holds exactly the rows the case selects, and the count is their number.
+func checkFilters[F any, T interface{ GetID() string }](t *testing.T, f *fixture, rows []T, cases []filterCase[F, T],
+	list func(context.Context, string, F, model.PageRequest) (*model.Page[T], error),
+	count func(context.Context, string, F) (int, error)) {
+	t.Helper()
+	ctx := context.Background()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want := c.ids
+			if c.keep != nil {
+				want = pick(rows, c.keep)
+				if len(want) == 0 || len(want) == len(rows) {
+					t.Fatalf("test case selects %d of %d rows: it cannot fail", len(want), len(rows))
+				}
+			}
+			p, err := list(ctx, f.A.Account, c.filter, all100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameSet(t, "list", ids(p.Items), want)
+			n, err := count(ctx, f.A.Account, c.filter)
+			if err != nil || n != len(want) {
+				t.Fatalf("count = %d (%v), want %d", n, err, len(want))
+			}
+		})
+	}
+}
+
 func TestShipmentFilters(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -74,63 +114,39 @@ func TestShipmentFilters(t *testing.T) {
 		}
 	}
 	eq := func(p *string, v string) bool { return p != nil && *p == v }
-	cases := []struct {
-		name   string
-		filter model.ShipmentFilter
-		want   func(*model.Shipment) bool
-		empty  bool // the filter is meant to match nothing
-	}{
+	cases := []filterCase[model.ShipmentFilter, *model.Shipment]{
 		{"ids", model.ShipmentFilter{IDs: []string{f.A.Shipments[1], f.A.Shipments[4], f.B.Shipments[0], "nope"}},
-			func(s *model.Shipment) bool { return s.ID == f.A.Shipments[1] || s.ID == f.A.Shipments[4] }, false},
-		{"only invalid ids", model.ShipmentFilter{IDs: []string{"nope"}}, nil, true},
-		{"search bill of lading prefix", model.ShipmentFilter{Search: " maeu001"}, search("maeu001"), false},
-		{"search normalized number", model.ShipmentFilter{Search: "nrm4 "}, search("nrm4"), false},
-		{"search reference", model.ShipmentFilter{Search: "po-777"}, search("po-777"), false},
-		{"search container number stored lowercase", model.ShipmentFilter{Search: "TCNU0000001"}, search("TCNU0000001"), false},
-		{"search container number", model.ShipmentFilter{Search: "mscu0000002"}, search("mscu0000002"), false},
-		{"search % is literal", model.ShipmentFilter{Search: "MAEU%"}, nil, true},
-		{"search _ is literal", model.ShipmentFilter{Search: "_AEU"}, nil, true},
-		{"number", model.ShipmentFilter{Number: "maeu0010"}, number("maeu0010"), false},
-		{"number normalized", model.ShipmentFilter{Number: " nrm7 "}, number("nrm7"), false},
-		{"number is not a prefix", model.ShipmentFilter{Number: "MAEU001"}, nil, true},
+			func(s *model.Shipment) bool { return s.ID == f.A.Shipments[1] || s.ID == f.A.Shipments[4] }, nil},
+		{"only invalid ids", model.ShipmentFilter{IDs: []string{"nope"}}, nil, nil},
+		{"search bill of lading prefix", model.ShipmentFilter{Search: " maeu001"}, search("maeu001"), nil},
+		{"search normalized number", model.ShipmentFilter{Search: "nrm4 "}, search("nrm4"), nil},
+		{"search reference", model.ShipmentFilter{Search: "po-777"}, search("po-777"), nil},
+		{"search container number stored lowercase", model.ShipmentFilter{Search: "TCNU0000001"}, search("TCNU0000001"), nil},
+		{"search container number", model.ShipmentFilter{Search: "mscu0000002"}, search("mscu0000002"), nil},
+		{"search % is literal", model.ShipmentFilter{Search: "MAEU%"}, nil, nil},
+		{"search _ is literal", model.ShipmentFilter{Search: "_AEU"}, nil, nil},
+		{"number", model.ShipmentFilter{Number: "maeu0010"}, number("maeu0010"), nil},
+		{"number normalized", model.ShipmentFilter{Number: " nrm7 "}, number("nrm7"), nil},
+		{"number is not a prefix", model.ShipmentFilter{Number: "MAEU001"}, nil, nil},
 		{"scacs", model.ShipmentFilter{ShippingLineScacs: []string{"MSCU"}},
-			func(s *model.Shipment) bool { return s.ShippingLineScac == "MSCU" }, false},
+			func(s *model.Shipment) bool { return s.ShippingLineScac == "MSCU" }, nil},
 		{"port of discharge", model.ShipmentFilter{PortOfDischargeIDs: []string{f.PortOK, "bad"}},
-			func(s *model.Shipment) bool { return eq(s.PortOfDischargeID, f.PortOK) }, false},
+			func(s *model.Shipment) bool { return eq(s.PortOfDischargeID, f.PortOK) }, nil},
 		{"pod terminal", model.ShipmentFilter{PodTerminalIDs: []string{f.TermLA, f.TermOK}},
-			func(s *model.Shipment) bool { return s.PodTerminalID != nil }, false},
-		{"eta from", model.ShipmentFilter{EtaFrom: ptr(days(2))}, etaIn(ptr(days(2)), nil), false},
-		{"eta to", model.ShipmentFilter{EtaTo: ptr(days(2))}, etaIn(nil, ptr(days(2))), false},
-		{"eta range", model.ShipmentFilter{EtaFrom: ptr(days(1)), EtaTo: ptr(days(3))}, etaIn(ptr(days(1)), ptr(days(3))), false},
+			func(s *model.Shipment) bool { return s.PodTerminalID != nil }, nil},
+		{"eta from", model.ShipmentFilter{EtaFrom: ptr(days(2))}, etaIn(ptr(days(2)), nil), nil},
+		{"eta to", model.ShipmentFilter{EtaTo: ptr(days(2))}, etaIn(nil, ptr(days(2))), nil},
+		{"eta range", model.ShipmentFilter{EtaFrom: ptr(days(1)), EtaTo: ptr(days(3))}, etaIn(ptr(days(1)), ptr(days(3))), nil},
 		{"tags", model.ShipmentFilter{Tags: []string{"hot", "cold"}},
-			func(s *model.Shipment) bool { return slices.Contains(s.Tags, "hot") && slices.Contains(s.Tags, "cold") }, false},
+			func(s *model.Shipment) bool { return slices.Contains(s.Tags, "hot") && slices.Contains(s.Tags, "cold") }, nil},
 		{"tracking stopped", model.ShipmentFilter{TrackingStopped: ptr(true)},
-			func(s *model.Shipment) bool { return s.LineTrackingStoppedAt != nil }, false},
+			func(s *model.Shipment) bool { return s.LineTrackingStoppedAt != nil }, nil},
 		{"tracking not stopped", model.ShipmentFilter{TrackingStopped: ptr(false)},
-			func(s *model.Shipment) bool { return s.LineTrackingStoppedAt == nil }, false},
+			func(s *model.Shipment) bool { return s.LineTrackingStoppedAt == nil }, nil},
 		{"combined", model.ShipmentFilter{ShippingLineScacs: []string{"MAEU"}, TrackingStopped: ptr(false), Search: "MAEU"},
-			func(s *model.Shipment) bool { return s.ShippingLineScac == "MAEU" && s.LineTrackingStoppedAt == nil }, false},
+			func(s *model.Shipment) bool { return s.ShippingLineScac == "MAEU" && s.LineTrackingStoppedAt == nil }, nil},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var want []string
-			if !c.empty {
-				want = pick(ships, c.want)
-				if len(want) == 0 || len(want) == len(ships) {
-					t.Fatalf("test case selects %d of %d shipments: it cannot fail", len(want), len(ships))
-				}
-			}
-			p, err := f.DB.ListShipments(ctx, f.A.Account, c.filter, all100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameSet(t, "list", ids(p.Items), want)
-			n, err := f.DB.CountShipments(ctx, f.A.Account, c.filter)
-			if err != nil || n != len(want) {
-				t.Fatalf("count = %d (%v), want %d", n, err, len(want))
-			}
-		})
-	}
+	checkFilters(t, f, ships, cases, f.DB.ListShipments, f.DB.CountShipments)
 }
 
 func TestContainerFilters(t *testing.T) {
@@ -145,62 +161,37 @@ func TestContainerFilters(t *testing.T) {
 			return c.PickupLfd != nil && (from == nil || !c.PickupLfd.Before(*from)) && (to == nil || c.PickupLfd.Before(*to))
 		}
 	}
-	cases := []struct {
-		name   string
-		filter model.ContainerFilter
-		want   func(*model.Container) bool
-		empty  bool
-	}{
+	cases := []filterCase[model.ContainerFilter, *model.Container]{
 		{"ids", model.ContainerFilter{IDs: []string{f.A.Containers[2], f.B.Containers[0]}},
-			func(c *model.Container) bool { return c.ID == f.A.Containers[2] }, false},
+			func(c *model.Container) bool { return c.ID == f.A.Containers[2] }, nil},
 		{"shipments", model.ContainerFilter{ShipmentIDs: []string{f.A.Shipments[2], f.A.Shipments[4], f.B.Shipments[2]}},
 			func(c *model.Container) bool {
 				return c.ShipmentID == f.A.Shipments[2] || c.ShipmentID == f.A.Shipments[4]
-			}, false},
+			}, nil},
 		{"statuses", model.ContainerFilter{Statuses: []model.ContainerStatus{"new", "available"}},
-			func(c *model.Container) bool { return c.CurrentStatus == "new" || c.CurrentStatus == "available" }, false},
+			func(c *model.Container) bool { return c.CurrentStatus == "new" || c.CurrentStatus == "available" }, nil},
 		{"pod terminal", model.ContainerFilter{PodTerminalIDs: []string{f.TermOK}},
-			func(c *model.Container) bool { return c.PodTerminalID != nil && *c.PodTerminalID == f.TermOK }, false},
-		{"lfd from", model.ContainerFilter{LastFreeDayFrom: ptr(days(2))}, lfdIn(ptr(days(2)), nil), false},
-		{"lfd to", model.ContainerFilter{LastFreeDayTo: ptr(days(2))}, lfdIn(nil, ptr(days(2))), false},
-		{"lfd range", model.ContainerFilter{LastFreeDayFrom: ptr(days(1)), LastFreeDayTo: ptr(days(3))}, lfdIn(ptr(days(1)), ptr(days(3))), false},
+			func(c *model.Container) bool { return c.PodTerminalID != nil && *c.PodTerminalID == f.TermOK }, nil},
+		{"lfd from", model.ContainerFilter{LastFreeDayFrom: ptr(days(2))}, lfdIn(ptr(days(2)), nil), nil},
+		{"lfd to", model.ContainerFilter{LastFreeDayTo: ptr(days(2))}, lfdIn(nil, ptr(days(2))), nil},
+		{"lfd range", model.ContainerFilter{LastFreeDayFrom: ptr(days(1)), LastFreeDayTo: ptr(days(3))}, lfdIn(ptr(days(1)), ptr(days(3))), nil},
 		{"available", model.ContainerFilter{AvailableForPickup: ptr(true)},
-			func(c *model.Container) bool { return c.AvailableForPickup != nil && *c.AvailableForPickup }, false},
+			func(c *model.Container) bool { return c.AvailableForPickup != nil && *c.AvailableForPickup }, nil},
 		{"not available (or unknown)", model.ContainerFilter{AvailableForPickup: ptr(false)},
-			func(c *model.Container) bool { return c.AvailableForPickup == nil || !*c.AvailableForPickup }, false},
+			func(c *model.Container) bool { return c.AvailableForPickup == nil || !*c.AvailableForPickup }, nil},
 		{"holds", model.ContainerFilter{HasHolds: ptr(true)},
-			func(c *model.Container) bool { return len(c.HoldsAtPodTerminal) > 0 }, false},
+			func(c *model.Container) bool { return len(c.HoldsAtPodTerminal) > 0 }, nil},
 		{"no holds", model.ContainerFilter{HasHolds: ptr(false)},
-			func(c *model.Container) bool { return len(c.HoldsAtPodTerminal) == 0 }, false},
+			func(c *model.Container) bool { return len(c.HoldsAtPodTerminal) == 0 }, nil},
 		{"number, case-insensitive", model.ContainerFilter{Number: " TCNU0000001 "},
-			func(c *model.Container) bool { return strings.EqualFold(c.Number, "tcnu0000001") }, false},
-		{"number exact", model.ContainerFilter{Number: "MSCU000000"}, nil, true},
+			func(c *model.Container) bool { return strings.EqualFold(c.Number, "tcnu0000001") }, nil},
+		{"number exact", model.ContainerFilter{Number: "MSCU000000"}, nil, nil},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var want []string
-			if !c.empty {
-				want = pick(conts, c.want)
-				if len(want) == 0 || len(want) == len(conts) {
-					t.Fatalf("test case selects %d of %d containers: it cannot fail", len(want), len(conts))
-				}
-			}
-			p, err := f.DB.ListContainers(ctx, f.A.Account, c.filter, all100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameSet(t, "list", ids(p.Items), want)
-			n, err := f.DB.CountContainers(ctx, f.A.Account, c.filter)
-			if err != nil || n != len(want) {
-				t.Fatalf("count = %d (%v), want %d", n, err, len(want))
-			}
-		})
-	}
+	checkFilters(t, f, conts, cases, f.DB.ListContainers, f.DB.CountContainers)
 }
 
 func TestDocumentFilters(t *testing.T) {
 	f := newFixture(t)
-	ctx := context.Background()
 	docs := func(idx ...int) []string {
 		var out []string
 		for _, i := range idx {
@@ -208,45 +199,29 @@ func TestDocumentFilters(t *testing.T) {
 		}
 		return out
 	}
-	cases := []struct {
-		name   string
-		filter model.DocumentFilter
-		want   []string
-	}{
-		{"none", model.DocumentFilter{}, f.A.Documents},
-		{"ids", model.DocumentFilter{IDs: []string{f.A.Documents[3], f.B.Documents[0]}}, docs(3)},
-		{"filename token prefix", model.DocumentFilter{Filename: "bl"}, docs(0, 5)},
-		{"filename several tokens", model.DocumentFilter{Filename: "Pack LIST"}, docs(2)},
-		{"filename any case", model.DocumentFilter{Filename: "FINAL"}, docs(2, 6)},
-		{"filename split like the column", model.DocumentFilter{Filename: "maeu0000.PDF"}, docs(0)},
-		{"filename with tsquery syntax", model.DocumentFilter{Filename: "100%_sure & !|("}, docs(7)},
-		{"filename no match", model.DocumentFilter{Filename: "zzz"}, nil},
-		{"filename blank is ignored", model.DocumentFilter{Filename: "  "}, f.A.Documents},
-		{"filename without tokens matches nothing", model.DocumentFilter{Filename: "--"}, nil},
-		{"reference bill of lading", model.DocumentFilter{Reference: "maeu0000"}, docs(0, 5)},
-		{"reference shipment ref number", model.DocumentFilter{Reference: " PO-777 "}, docs(3)},
-		{"reference normalized number", model.DocumentFilter{Reference: "nrm2"}, docs(5)},
-		{"reference container number", model.DocumentFilter{Reference: "MSCU0000000"}, docs(1)},
-		{"reference container stored lowercase", model.DocumentFilter{Reference: "TCNU0000001"}, docs(2)},
-		{"reference container ref number", model.DocumentFilter{Reference: "CREF1"}, docs(2)},
-		{"reference is a token, not a prefix", model.DocumentFilter{Reference: "MAEU000"}, nil},
-		{"types", model.DocumentFilter{DocumentTypes: []string{"bill_of_lading"}}, docs(0, 3, 5)},
-		{"types several", model.DocumentFilter{DocumentTypes: []string{"invoice", "other"}}, docs(1, 3, 4, 6)},
-		{"combined", model.DocumentFilter{DocumentTypes: []string{"bill_of_lading"}, Filename: "pdf", Reference: "maeu0000"}, docs(0, 5)},
+	cases := []filterCase[model.DocumentFilter, *model.Document]{
+		{"none", model.DocumentFilter{}, nil, f.A.Documents},
+		{"ids", model.DocumentFilter{IDs: []string{f.A.Documents[3], f.B.Documents[0]}}, nil, docs(3)},
+		{"filename token prefix", model.DocumentFilter{Filename: "bl"}, nil, docs(0, 5)},
+		{"filename several tokens", model.DocumentFilter{Filename: "Pack LIST"}, nil, docs(2)},
+		{"filename any case", model.DocumentFilter{Filename: "FINAL"}, nil, docs(2, 6)},
+		{"filename split like the column", model.DocumentFilter{Filename: "maeu0000.PDF"}, nil, docs(0)},
+		{"filename with tsquery syntax", model.DocumentFilter{Filename: "100%_sure & !|("}, nil, docs(7)},
+		{"filename no match", model.DocumentFilter{Filename: "zzz"}, nil, nil},
+		{"filename blank is ignored", model.DocumentFilter{Filename: "  "}, nil, f.A.Documents},
+		{"filename without tokens matches nothing", model.DocumentFilter{Filename: "--"}, nil, nil},
+		{"reference bill of lading", model.DocumentFilter{Reference: "maeu0000"}, nil, docs(0, 5)},
+		{"reference shipment ref number", model.DocumentFilter{Reference: " PO-777 "}, nil, docs(3)},
+		{"reference normalized number", model.DocumentFilter{Reference: "nrm2"}, nil, docs(5)},
+		{"reference container number", model.DocumentFilter{Reference: "MSCU0000000"}, nil, docs(1)},
+		{"reference container stored lowercase", model.DocumentFilter{Reference: "TCNU0000001"}, nil, docs(2)},
+		{"reference container ref number", model.DocumentFilter{Reference: "CREF1"}, nil, docs(2)},
+		{"reference is a token, not a prefix", model.DocumentFilter{Reference: "MAEU000"}, nil, nil},
+		{"types", model.DocumentFilter{DocumentTypes: []string{"bill_of_lading"}}, nil, docs(0, 3, 5)},
+		{"types several", model.DocumentFilter{DocumentTypes: []string{"invoice", "other"}}, nil, docs(1, 3, 4, 6)},
+		{"combined", model.DocumentFilter{DocumentTypes: []string{"bill_of_lading"}, Filename: "pdf", Reference: "maeu0000"}, nil, docs(0, 5)},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			p, err := f.DB.ListDocuments(ctx, f.A.Account, c.filter, all100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameSet(t, "list", ids(p.Items), c.want)
-			n, err := f.DB.CountDocuments(ctx, f.A.Account, c.filter)
-			if err != nil || n != len(c.want) {
-				t.Fatalf("count = %d (%v), want %d", n, err, len(c.want))
-			}
-		})
-	}
+	checkFilters(t, f, []*model.Document(nil), cases, f.DB.ListDocuments, f.DB.CountDocuments)
 }
 
 func TestCustomFieldDefinitionFilters(t *testing.T) {
@@ -259,33 +234,17 @@ func TestCustomFieldDefinitionFilters(t *testing.T) {
 	byName := func(names ...string) []string {
 		return pick(defs, func(d *model.CustomFieldDefinition) bool { return slices.Contains(names, d.APISlug) })
 	}
-	cases := []struct {
-		name   string
-		filter model.CustomFieldDefinitionFilter
-		want   []string
-	}{
-		{"entity type", model.CustomFieldDefinitionFilter{EntityType: ptr(model.CustomFieldEntityType("Container"))}, byName("note", "percent")},
-		{"data type", model.CustomFieldDefinitionFilter{DataType: ptr(model.CustomFieldDataType("enum"))}, byName("priority")},
-		{"display name prefix", model.CustomFieldDefinitionFilter{DisplayName: "du"}, byName("dup_one", "dup_two")},
-		{"display name any case", model.CustomFieldDefinitionFilter{DisplayName: "PRI"}, byName("priority")},
-		{"display name % is literal", model.CustomFieldDefinitionFilter{DisplayName: "100%"}, byName("percent")},
-		{"display name _ is literal", model.CustomFieldDefinitionFilter{DisplayName: "100_"}, nil},
-		{"display name is a prefix", model.CustomFieldDefinitionFilter{DisplayName: "riority"}, nil},
-		{"combined", model.CustomFieldDefinitionFilter{EntityType: ptr(model.CustomFieldEntityType("Shipment")), DisplayName: "d"}, byName("dup_one", "dup_two")},
+	cases := []filterCase[model.CustomFieldDefinitionFilter, *model.CustomFieldDefinition]{
+		{"entity type", model.CustomFieldDefinitionFilter{EntityType: ptr(model.CustomFieldEntityType("Container"))}, nil, byName("note", "percent")},
+		{"data type", model.CustomFieldDefinitionFilter{DataType: ptr(model.CustomFieldDataType("enum"))}, nil, byName("priority")},
+		{"display name prefix", model.CustomFieldDefinitionFilter{DisplayName: "du"}, nil, byName("dup_one", "dup_two")},
+		{"display name any case", model.CustomFieldDefinitionFilter{DisplayName: "PRI"}, nil, byName("priority")},
+		{"display name % is literal", model.CustomFieldDefinitionFilter{DisplayName: "100%"}, nil, byName("percent")},
+		{"display name _ is literal", model.CustomFieldDefinitionFilter{DisplayName: "100_"}, nil, nil},
+		{"display name is a prefix", model.CustomFieldDefinitionFilter{DisplayName: "riority"}, nil, nil},
+		{"combined", model.CustomFieldDefinitionFilter{EntityType: ptr(model.CustomFieldEntityType("Shipment")), DisplayName: "d"}, nil, byName("dup_one", "dup_two")},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			p, err := f.DB.ListCustomFieldDefinitions(ctx, f.A.Account, c.filter, all100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameSet(t, "list", ids(p.Items), c.want)
-			n, err := f.DB.CountCustomFieldDefinitions(ctx, f.A.Account, c.filter)
-			if err != nil || n != len(c.want) {
-				t.Fatalf("count = %d (%v), want %d", n, err, len(c.want))
-			}
-		})
-	}
+	checkFilters(t, f, defs, cases, f.DB.ListCustomFieldDefinitions, f.DB.CountCustomFieldDefinitions)
 }
 
 // Lists and counts never show another account's rows: account B's lists

@@ -238,51 +238,48 @@ func checkList[T interface{ GetID() string }](t *testing.T, list lister[T], all 
 	}
 }
 
+// checkOrders reads account A's rows of ids and walks list (unfiltered)
+// through them in each order; it returns the rows.
+func checkOrders[F any, T interface{ GetID() string }](t *testing.T, f *fixture, ids []string,
+	byIDs func(context.Context, string, []string) ([]T, error),
+	list func(context.Context, string, F, model.PageRequest) (*model.Page[T], error),
+	orders ...orderCase[T]) []T {
+	t.Helper()
+	all, err := byIDs(context.Background(), f.A.Account, ids)
+	if err != nil || len(all) != len(ids) || len(all) == 0 {
+		t.Fatalf("%d rows of %d, %v", len(all), len(ids), err)
+	}
+	var unfiltered F
+	ofA := func(ctx context.Context, p model.PageRequest) (*model.Page[T], error) {
+		return list(ctx, f.A.Account, unfiltered, p)
+	}
+	for _, oc := range orders {
+		t.Run(oc.field, func(t *testing.T) { checkList(t, ofA, all, oc) })
+	}
+	return all
+}
+
 func TestListShipmentsPagination(t *testing.T) {
 	f := newFixture(t)
-	ctx := context.Background()
-	all, err := f.DB.ShipmentsByIDs(ctx, f.A.Account, f.A.Shipments)
-	if err != nil || len(all) != nShipmentsA {
-		t.Fatalf("%d shipments, %v", len(all), err)
+	if len(f.A.Shipments) != nShipmentsA {
+		t.Fatalf("%d shipments, want %d", len(f.A.Shipments), nShipmentsA)
 	}
-	list := func(ctx context.Context, p model.PageRequest) (*model.Page[*model.Shipment], error) {
-		return f.DB.ListShipments(ctx, f.A.Account, model.ShipmentFilter{}, p)
-	}
-	for _, oc := range []orderCase[*model.Shipment]{
-		{"created_at", func(a, b *model.Shipment) int { return a.CreatedAt.Compare(b.CreatedAt) }},
-		{"pod_eta_at", func(a, b *model.Shipment) int { return cmpTime(a.PodEtaAt, b.PodEtaAt) }},
-		{"bill_of_lading_number", func(a, b *model.Shipment) int { return cmp.Compare(a.BillOfLadingNumber, b.BillOfLadingNumber) }},
-	} {
-		t.Run(oc.field, func(t *testing.T) { checkList(t, list, all, oc) })
-	}
+	checkOrders(t, f, f.A.Shipments, f.DB.ShipmentsByIDs, f.DB.ListShipments,
+		orderCase[*model.Shipment]{"created_at", func(a, b *model.Shipment) int { return a.CreatedAt.Compare(b.CreatedAt) }},
+		orderCase[*model.Shipment]{"pod_eta_at", func(a, b *model.Shipment) int { return cmpTime(a.PodEtaAt, b.PodEtaAt) }},
+		orderCase[*model.Shipment]{"bill_of_lading_number", func(a, b *model.Shipment) int { return cmp.Compare(a.BillOfLadingNumber, b.BillOfLadingNumber) }})
 }
 
 func TestListContainersPagination(t *testing.T) {
 	f := newFixture(t)
-	ctx := context.Background()
-	all, err := f.DB.ContainersByIDs(ctx, f.A.Account, f.A.Containers)
-	if err != nil || len(all) != len(f.A.Containers) {
-		t.Fatalf("%d containers, %v", len(all), err)
-	}
-	list := func(ctx context.Context, p model.PageRequest) (*model.Page[*model.Container], error) {
-		return f.DB.ListContainers(ctx, f.A.Account, model.ContainerFilter{}, p)
-	}
-	for _, oc := range []orderCase[*model.Container]{
-		{"created_at", func(a, b *model.Container) int { return a.CreatedAt.Compare(b.CreatedAt) }},
-		{"pickup_lfd", func(a, b *model.Container) int { return cmpTime(a.PickupLfd, b.PickupLfd) }},
-		{"number", func(a, b *model.Container) int { return cmp.Compare(a.Number, b.Number) }},
-	} {
-		t.Run(oc.field, func(t *testing.T) { checkList(t, list, all, oc) })
-	}
+	checkOrders(t, f, f.A.Containers, f.DB.ContainersByIDs, f.DB.ListContainers,
+		orderCase[*model.Container]{"created_at", func(a, b *model.Container) int { return a.CreatedAt.Compare(b.CreatedAt) }},
+		orderCase[*model.Container]{"pickup_lfd", func(a, b *model.Container) int { return cmpTime(a.PickupLfd, b.PickupLfd) }},
+		orderCase[*model.Container]{"number", func(a, b *model.Container) int { return cmp.Compare(a.Number, b.Number) }})
 }
 
 func TestListDocumentsPagination(t *testing.T) {
 	f := newFixture(t)
-	ctx := context.Background()
-	all, err := f.DB.DocumentsByIDs(ctx, f.A.Account, f.A.Documents)
-	if err != nil || len(all) != len(f.A.Documents) {
-		t.Fatalf("%d documents, %v", len(all), err)
-	}
 	names := map[string]string{f.A.Admin: "alice Zed", f.A.Member: "bob Young", f.A.Viewer: "carol"}
 	addedBy := func(d *model.Document) string {
 		if d.UserID == nil {
@@ -290,41 +287,24 @@ func TestListDocumentsPagination(t *testing.T) {
 		}
 		return names[*d.UserID]
 	}
-	list := func(ctx context.Context, p model.PageRequest) (*model.Page[*model.Document], error) {
-		return f.DB.ListDocuments(ctx, f.A.Account, model.DocumentFilter{}, p)
-	}
-	for _, oc := range []orderCase[*model.Document]{
-		{"created_at", func(a, b *model.Document) int { return a.CreatedAt.Compare(b.CreatedAt) }},
-		{"document_type", func(a, b *model.Document) int { return cmp.Compare(a.DocumentType, b.DocumentType) }},
-		{"added_by", func(a, b *model.Document) int { return cmp.Compare(addedBy(a), addedBy(b)) }},
-	} {
-		t.Run(oc.field, func(t *testing.T) { checkList(t, list, all, oc) })
-	}
+	checkOrders(t, f, f.A.Documents, f.DB.DocumentsByIDs, f.DB.ListDocuments,
+		orderCase[*model.Document]{"created_at", func(a, b *model.Document) int { return a.CreatedAt.Compare(b.CreatedAt) }},
+		orderCase[*model.Document]{"document_type", func(a, b *model.Document) int { return cmp.Compare(a.DocumentType, b.DocumentType) }},
+		orderCase[*model.Document]{"added_by", func(a, b *model.Document) int { return cmp.Compare(addedBy(a), addedBy(b)) }})
 }
 
 func TestListCustomFieldDefinitionsPagination(t *testing.T) {
 	f := newFixture(t)
-	ctx := context.Background()
-	all, err := f.DB.CustomFieldDefinitionsByIDs(ctx, f.A.Account, f.A.Defs)
-	if err != nil || len(all) != len(f.A.Defs) {
-		t.Fatalf("%d definitions, %v", len(all), err)
-	}
-	list := func(ctx context.Context, p model.PageRequest) (*model.Page[*model.CustomFieldDefinition], error) {
-		return f.DB.ListCustomFieldDefinitions(ctx, f.A.Account, model.CustomFieldDefinitionFilter{}, p)
-	}
-	for _, oc := range []orderCase[*model.CustomFieldDefinition]{
-		{"created_at", func(a, b *model.CustomFieldDefinition) int { return a.CreatedAt.Compare(b.CreatedAt) }},
-		{"display_name", func(a, b *model.CustomFieldDefinition) int { return cmp.Compare(a.DisplayName, b.DisplayName) }},
-	} {
-		t.Run(oc.field, func(t *testing.T) { checkList(t, list, all, oc) })
-	}
+	createdAt := func(a, b *model.CustomFieldDefinition) int { return a.CreatedAt.Compare(b.CreatedAt) }
+	all := checkOrders(t, f, f.A.Defs, f.DB.CustomFieldDefinitionsByIDs, f.DB.ListCustomFieldDefinitions,
+		orderCase[*model.CustomFieldDefinition]{"created_at", createdAt},
+		orderCase[*model.CustomFieldDefinition]{"display_name", func(a, b *model.CustomFieldDefinition) int { return cmp.Compare(a.DisplayName, b.DisplayName) }})
 	// An empty order field is the default, created_at.
-	p, err := list(ctx, model.PageRequest{Limit: 100})
+	p, err := f.DB.ListCustomFieldDefinitions(context.Background(), f.A.Account, model.CustomFieldDefinitionFilter{}, model.PageRequest{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := expectedOrder(all, func(a, b *model.CustomFieldDefinition) int { return a.CreatedAt.Compare(b.CreatedAt) }, false)
-	if got := ids(p.Items); !slices.Equal(got, want) {
+	if got, want := ids(p.Items), expectedOrder(all, createdAt, false); !slices.Equal(got, want) {
 		t.Fatalf("default order: %v, want %v", got, want)
 	}
 }

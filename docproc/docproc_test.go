@@ -3,15 +3,14 @@ package docproc_test
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/crc32"
 	"image"
-	"image/color"
 	"image/jpeg"
 	"image/png"
-	"shipgraph/db/seed"
 	"slices"
 	"strings"
 	"testing"
+
+	"shipgraph/db/seed"
 
 	"shipgraph/docproc"
 	"shipgraph/model"
@@ -83,26 +82,9 @@ func TestReferencesCheckDigits(t *testing.T) {
 	}
 }
 
-func chunk(typ string, data []byte) []byte {
-	var b bytes.Buffer
-	_ = binary.Write(&b, binary.BigEndian, uint32(len(data)))
-	body := append([]byte(typ), data...)
-	b.Write(body)
-	_ = binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(body))
-	return b.Bytes()
-}
-
 // pngWithText is a 3x2 PNG with a tEXt and an iTXt chunk.
 func pngWithText(t testing.TB, text string) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
-	img.Set(0, 0, color.RGBA{255, 0, 0, 255})
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	enc := b.Bytes()
-	extra := append(chunk("tEXt", []byte("Title\x00Scan")), chunk("iTXt", []byte("Description\x00\x00\x00en\x00\x00"+text))...)
-	return append(append(append([]byte{}, enc[:len(enc)-12]...), extra...), enc[len(enc)-12:]...)
+	return testkit.TextPNG(t, 3, 2, "tEXt", "Title\x00Scan", "iTXt", "Description\x00\x00\x00en\x00\x00"+text)
 }
 
 func TestImageText(t *testing.T) {

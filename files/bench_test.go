@@ -43,6 +43,22 @@ func fiveMB() []byte {
 	return data
 }
 
+// storedFiveMB stores 5 MB of random bytes in a bench store and returns
+// them with their download link.
+func storedFiveMB(b *testing.B) ([]byte, string) {
+	b.Helper()
+	fs, _, ctx := benchStore(b)
+	data := fiveMB()
+	if err := fs.Put(ctx, "k", "application/pdf", data); err != nil {
+		b.Fatal(err)
+	}
+	link, err := fs.DownloadURL(ctx, "k", "application/pdf", "x.pdf")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data, link
+}
+
 func BenchmarkUpload5MB(b *testing.B) {
 	fs, _, ctx := benchStore(b)
 	data := fiveMB()
@@ -66,12 +82,7 @@ func BenchmarkUpload5MB(b *testing.B) {
 }
 
 func BenchmarkDownload5MB(b *testing.B) {
-	fs, _, ctx := benchStore(b)
-	data := fiveMB()
-	if err := fs.Put(ctx, "k", "application/pdf", data); err != nil {
-		b.Fatal(err)
-	}
-	link, _ := fs.DownloadURL(ctx, "k", "application/pdf", "x.pdf")
+	data, link := storedFiveMB(b)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		resp, err := http.Get(link)
@@ -89,12 +100,7 @@ func BenchmarkDownload5MB(b *testing.B) {
 // process's peak RSS above the start (server and clients share the process;
 // the clients discard what they read).
 func BenchmarkDownload5MBParallel16(b *testing.B) {
-	fs, _, ctx := benchStore(b)
-	data := fiveMB()
-	if err := fs.Put(ctx, "k", "application/pdf", data); err != nil {
-		b.Fatal(err)
-	}
-	link, _ := fs.DownloadURL(ctx, "k", "application/pdf", "x.pdf")
+	data, link := storedFiveMB(b)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	base := rss()
 	var peak atomic.Int64

@@ -19,20 +19,16 @@ const deferredDashboard = `query Dashboard {
 	... @defer(label: "stats") { containerStats(groupBy: [STATUS]) { status count } }
 }`
 
-// postMultipart sends query to the real server asking for multipart/mixed
-// as Apollo Client does for an operation with @defer.
-func postMultipart(t *testing.T, env *testkit.Env, key, query string) *http.Response {
+// sendMultipart sends query to the real server asking for multipart/mixed
+// as Apollo Client does for an operation with @defer: over POST as a JSON
+// body, over GET in the query string. The body is left to read part by part.
+func sendMultipart(t *testing.T, env *testkit.Env, method, key, query string) *http.Response {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"query": query})
-	req, err := http.NewRequest(http.MethodPost, env.URL(), strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatal(err)
+	req := env.NewRequest(t, http.MethodPost, key, "", testkit.JSON(t, map[string]any{"query": query}))
+	if method == http.MethodGet {
+		req = env.NewRequest(t, http.MethodGet, key, url.Values{"query": {query}}.Encode(), nil)
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json;q=0.9")
-	if key != "" {
-		req.Header.Set("Authorization", "Token "+key)
-	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -48,28 +44,14 @@ func postMultipart(t *testing.T, env *testkit.Env, key, query string) *http.Resp
 func TestDefer(t *testing.T) {
 	t.Parallel()
 	env := testkit.New(t, testkit.Options{Shipments: 30})
-	checkDeferred(t, env, postMultipart(t, env, env.Key(t, acmeViewer), deferredDashboard))
+	checkDeferred(t, env, sendMultipart(t, env, http.MethodPost, env.Key(t, acmeViewer), deferredDashboard))
 
 	// No key: one JSON error, as on the plain transport.
-	resp := postMultipart(t, env, "", deferredDashboard)
+	resp := sendMultipart(t, env, http.MethodPost, "", deferredDashboard)
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"UNAUTHENTICATED"`) {
 		t.Fatalf("no key: %d %s", resp.StatusCode, b)
 	}
-}
-
-// getMultipart sends query over GET (the query string) asking for
-// multipart/mixed.
-func getMultipart(t *testing.T, env *testkit.Env, key, query string) *http.Response {
-	t.Helper()
-	req := env.NewRequest(t, http.MethodGet, key, url.Values{"query": {query}}.Encode(), nil)
-	req.Header.Set("Accept", "multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json;q=0.9")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
 }
 
 // TestDeferGET: a query with @defer sent over GET that asks for
@@ -78,8 +60,8 @@ func getMultipart(t *testing.T, env *testkit.Env, key, query string) *http.Respo
 func TestDeferGET(t *testing.T) {
 	t.Parallel()
 	env := testkit.New(t, testkit.Options{Shipments: 30})
-	checkDeferred(t, env, getMultipart(t, env, env.Key(t, acmeViewer), deferredDashboard))
-	resp := getMultipart(t, env, env.Key(t, acmeAdmin), `mutation { deleteCustomField(id: "00000000-0000-0000-0000-000000000000") { id } }`)
+	checkDeferred(t, env, sendMultipart(t, env, http.MethodGet, env.Key(t, acmeViewer), deferredDashboard))
+	resp := sendMultipart(t, env, http.MethodGet, env.Key(t, acmeAdmin), `mutation { deleteCustomField(id: "00000000-0000-0000-0000-000000000000") { id } }`)
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
 		t.Fatalf("a mutation over GET: %d Allow %q %s", resp.StatusCode, resp.Header.Get("Allow"), b)

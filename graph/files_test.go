@@ -79,11 +79,7 @@ func TestDocumentFilesGraphQL(t *testing.T) {
 	// without a file.
 	query := func(who, q string) gqlReply {
 		t.Helper()
-		body, _ := json.Marshal(map[string]any{"query": q})
-		req, _ := http.NewRequest("POST", gqlURL, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Token "+keys[who])
-		return post(t, req)
+		return post(t, testkit.Request(t, http.MethodPost, gqlURL, keys[who], testkit.JSON(t, map[string]any{"query": q})))
 	}
 	r = query("acme/viewer", `{ documents(first: 100) { nodes { id downloadUrl } } }`)
 	if len(r.Errors) > 0 {
@@ -143,12 +139,7 @@ func post(t *testing.T, req *http.Request) gqlReply {
 
 func getBytes(t *testing.T, link string) []byte {
 	t.Helper()
-	resp, err := http.Get(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := testkit.Get(t, link, "")
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: %d", link, resp.StatusCode)
 	}

@@ -315,22 +315,29 @@ func TestConcurrentOptionCreates(t *testing.T) {
 		testkit.AtOnce(n, func(i int) {
 			results[i] = e.Do(t, k, createOption, testkit.Vars{"d": f.priority, "in": map[string]any{"label": value, "value": value}})
 		})
-		won := 0
-		for _, res := range results {
-			switch {
-			case len(res.Errors) == 0:
-				won++
-			case testkit.CodesEqual(res.Codes(), "CONFLICT"):
-				if !strings.Contains(res.Errors[0].Message, value) {
-					t.Errorf("conflict message %q does not name the value", res.Errors[0].Message)
-				}
-			default:
-				t.Errorf("concurrent create: %s; want success or CONFLICT", res)
+		oneWins(t, "concurrent create", value, results)
+	}
+}
+
+// oneWins checks the answers to simultaneous writes of one value: exactly
+// one succeeded, every other is a CONFLICT that names the value.
+func oneWins(t *testing.T, what, value string, results []*testkit.Result) {
+	t.Helper()
+	won := 0
+	for _, res := range results {
+		switch {
+		case len(res.Errors) == 0:
+			won++
+		case testkit.CodesEqual(res.Codes(), "CONFLICT"):
+			if !strings.Contains(res.Errors[0].Message, value) {
+				t.Errorf("%s: conflict message %q does not name the value", what, res.Errors[0].Message)
 			}
+		default:
+			t.Errorf("%s: %s; want success or CONFLICT", what, res)
 		}
-		if won != 1 {
-			t.Errorf("round %d: %d creates succeeded, want exactly 1", round, won)
-		}
+	}
+	if won != 1 {
+		t.Errorf("%s of %s: %d succeeded, want exactly 1", what, value, won)
 	}
 }
 
@@ -414,17 +421,7 @@ func TestUpdateCustomFieldOption(t *testing.T) {
 		testkit.AtOnce(len(ids), func(i int) {
 			results[i] = e.Do(t, k, updateOption, testkit.Vars{"d": f.priority, "o": ids[i], "in": map[string]any{"value": value}})
 		})
-		won := 0
-		for _, res := range results {
-			if len(res.Errors) == 0 {
-				won++
-			} else if !testkit.CodesEqual(res.Codes(), "CONFLICT") {
-				t.Errorf("concurrent rename: %s", res)
-			}
-		}
-		if won != 1 {
-			t.Errorf("round %d: %d renames succeeded, want 1", round, won)
-		}
+		oneWins(t, "concurrent rename", value, results)
 	}
 }
 

@@ -121,56 +121,50 @@ func testPagination(t *testing.T, e *testkit.Env) {
 				t.Fatalf("only %d rows: the walk would not page", len(want))
 			}
 
-			var fwd []string
-			var after any
-			for i := 0; ; i++ {
-				p := l.page(t, e, k, fmt.Sprintf("first: %d, after: $after", l.size), testkit.Vars{"after": after})
-				if p.TotalCount != len(want) {
-					t.Fatalf("totalCount %d, want %d", p.TotalCount, len(want))
+			// walk pages through the list one way, l.size rows a page, and
+			// returns the ids in the list's order.
+			walk := func(backward bool) []string {
+				t.Helper()
+				way, args, name := "forward", "first: %d, after: $after", "after"
+				if backward {
+					way, args, name = "backward", "last: %d, before: $before", "before"
 				}
-				if p.PageInfo.HasPreviousPage != (i > 0) {
-					t.Fatalf("forward page %d: hasPreviousPage %v", i, p.PageInfo.HasPreviousPage)
-				}
-				fwd = append(fwd, pageIDs(p)...)
-				if !p.PageInfo.HasNextPage {
-					if len(p.Nodes) == 0 {
-						t.Fatalf("forward page %d is empty", i)
+				var got []string
+				var cursor any
+				for i := 0; ; i++ {
+					p := l.page(t, e, k, fmt.Sprintf(args, l.size), testkit.Vars{name: cursor})
+					if p.TotalCount != len(want) {
+						t.Fatalf("%s page %d: totalCount %d, want %d", way, i, p.TotalCount, len(want))
 					}
-					break
-				}
-				if len(p.Nodes) != l.size {
-					t.Fatalf("forward page %d has %d rows and a next page", i, len(p.Nodes))
-				}
-				after = *p.PageInfo.EndCursor
-				if i > len(want) {
-					t.Fatal("the forward walk does not end")
-				}
-			}
-			if !slices.Equal(fwd, want) {
-				t.Fatalf("forward walk differs from the database order:\n got %v\nwant %v", fwd, want)
-			}
-
-			var bwd []string
-			var before any
-			for i := 0; ; i++ {
-				p := l.page(t, e, k, fmt.Sprintf("last: %d, before: $before", l.size), testkit.Vars{"before": before})
-				if p.PageInfo.HasNextPage != (i > 0) {
-					t.Fatalf("backward page %d: hasNextPage %v", i, p.PageInfo.HasNextPage)
-				}
-				bwd = append(pageIDs(p), bwd...)
-				if !p.PageInfo.HasPreviousPage {
-					break
-				}
-				if len(p.Nodes) != l.size {
-					t.Fatalf("backward page %d has %d rows and a previous page", i, len(p.Nodes))
-				}
-				before = *p.PageInfo.StartCursor
-				if i > len(want) {
-					t.Fatal("the backward walk does not end")
+					ahead, behind, next := p.PageInfo.HasNextPage, p.PageInfo.HasPreviousPage, p.PageInfo.EndCursor
+					if backward {
+						ahead, behind, next = behind, ahead, p.PageInfo.StartCursor
+						got = append(pageIDs(p), got...)
+					} else {
+						got = append(got, pageIDs(p)...)
+					}
+					if behind != (i > 0) {
+						t.Fatalf("%s page %d: a page behind it %v", way, i, behind)
+					}
+					if !ahead {
+						if len(p.Nodes) == 0 {
+							t.Fatalf("%s page %d is empty", way, i)
+						}
+						return got
+					}
+					if len(p.Nodes) != l.size {
+						t.Fatalf("%s page %d has %d rows and a page after it", way, i, len(p.Nodes))
+					}
+					cursor = *next
+					if i > len(want) {
+						t.Fatalf("the %s walk does not end", way)
+					}
 				}
 			}
-			if !slices.Equal(bwd, want) {
-				t.Fatalf("backward walk differs from the database order:\n got %v\nwant %v", bwd, want)
+			for _, backward := range []bool{false, true} {
+				if got := walk(backward); !slices.Equal(got, want) {
+					t.Fatalf("walk (backward %v) differs from the database order:\n got %v\nwant %v", backward, got, want)
+				}
 			}
 
 			// A window between two cursors, from either end.

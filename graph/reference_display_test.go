@@ -2,7 +2,6 @@ package graph_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -89,14 +88,7 @@ func TestReferenceDisplayValue(t *testing.T) {
 	// /v2: the entity's values, the list, a value by id.
 	v2 := func(path string) []byte {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(e.URL(), "/graphql")+path, nil)
-		req.Header.Set("Authorization", "Token "+k)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
+		res, b := testkit.Get(t, strings.TrimSuffix(e.URL(), "/graphql")+path, k)
 		if res.StatusCode != http.StatusOK {
 			t.Fatalf("GET %s: %d %s", path, res.StatusCode, b)
 		}

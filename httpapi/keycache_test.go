@@ -11,6 +11,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 // TestKeyCacheStatements: a request with a key the chain already knows
@@ -71,18 +72,6 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 	if err := a.store.SQL().QueryRowContext(ctx, `SELECT id FROM accounts WHERE slug = 'acme'`).Scan(&acme); err != nil {
 		t.Fatal(err)
 	}
-	newKey := func(t *testing.T) (string, string) {
-		t.Helper()
-		k, err := db.NewAPIKey(rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok, err := a.store.CreateToken(ctx, db.TokenInput{AccountID: acme, Role: "member", Key: k})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k, tok.ID
-	}
 	// cached checks that k works on both servers and that each answers it
 	// from its cache.
 	cached := func(t *testing.T, k string) {
@@ -121,7 +110,7 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 	}
 
 	t.Run("RevokeToken", func(t *testing.T) {
-		k, id := newKey(t)
+		k, id := pg.NewToken(t, a.store, acme, "member")
 		cached(t, k)
 		if err := a.store.RevokeToken(ctx, acme, id); err != nil {
 			t.Fatal(err)
@@ -129,7 +118,7 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 		refusedEverywhere(t, "RevokeToken through server a", k)
 	})
 	t.Run("PlainSQL", func(t *testing.T) {
-		k, id := newKey(t)
+		k, id := pg.NewToken(t, a.store, acme, "member")
 		cached(t, k)
 		admin := open(t, url) // neither server's
 		if _, err := admin.SQL().ExecContext(ctx, `UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, id); err != nil {
@@ -138,7 +127,7 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 		refusedEverywhere(t, "UPDATE by plain SQL", k)
 	})
 	t.Run("Delete", func(t *testing.T) {
-		k, id := newKey(t)
+		k, id := pg.NewToken(t, a.store, acme, "member")
 		cached(t, k)
 		if _, err := b.store.SQL().ExecContext(ctx, `DELETE FROM api_tokens WHERE id = $1`, id); err != nil {
 			t.Fatal(err)
@@ -146,7 +135,7 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 		refusedEverywhere(t, "DELETE", k)
 	})
 	t.Run("RoleChange", func(t *testing.T) {
-		k, id := newKey(t)
+		k, id := pg.NewToken(t, a.store, acme, "member")
 		cached(t, k)
 		if _, err := b.store.SQL().ExecContext(ctx, `UPDATE api_tokens SET role = 'viewer' WHERE id = $1`, id); err != nil {
 			t.Fatal(err)
@@ -229,19 +218,11 @@ func TestReconnectFlushesKeyCache(t *testing.T) {
 func TestOneListeningConnection(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
-	ctx := context.Background()
 	var acme string
 	if err := d.sql.QueryRow(`SELECT id FROM accounts WHERE slug = 'acme'`).Scan(&acme); err != nil {
 		t.Fatal(err)
 	}
-	k, err := db.NewAPIKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := in.store.CreateToken(ctx, db.TokenInput{AccountID: acme, Role: "admin", Key: k})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, tokID := pg.NewToken(t, in.store, acme, "admin")
 	// A new key: looked up once, then answered from the cache.
 	first := in.do(t, http.MethodGet, "/v2/shipments?page[size]=1", k, "")
 	again := in.do(t, http.MethodGet, "/v2/shipments?page[size]=1", k, "")
@@ -273,7 +254,7 @@ func TestOneListeningConnection(t *testing.T) {
 		t.Fatalf("the listening connection is not the named one (%d, %v)", both, err)
 	}
 
-	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, tok.ID)
+	d.exec(t, `UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, tokID)
 	start := time.Now()
 	code, reason := c.Closed(5 * time.Second)
 	if code != 4403 || !strings.Contains(reason, "revoked") {

@@ -221,11 +221,7 @@ func TestLiveWebSocketResume(t *testing.T) {
 	}
 	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 	d.exec(t, `UPDATE containers SET seal_number = 'after resync' WHERE id = $1`, id)
-	got := map[string]string{}
-	for range 2 {
-		m := c.Next(5 * time.Second)
-		got[m.ID] = string(m.Payload)
-	}
+	got := c.NextByID(2, 5*time.Second)
 	if !strings.Contains(got["2"], `"operation":"UPDATE"`) || !strings.Contains(got["3"], `"operation":"UPDATE"`) {
 		t.Fatalf("after the RESYNC: %v", got)
 	}

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -17,9 +20,11 @@ import (
 
 	"github.com/coder/websocket"
 	_ "github.com/lib/pq"
+
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
+	"shipgraph/testkit/pg"
 )
 
 type containerEvent struct {
@@ -52,6 +57,37 @@ type liveDB struct {
 	url  string
 	keys map[string]string
 	sql  *sql.DB
+}
+
+// acmeAndGlobex subscribes acme's viewer and globex's admin to sub (as
+// "all") and waits until both subscriptions are on.
+func (in *instance) acmeAndGlobex(t *testing.T, d *liveDB, sub string) (acme, globex *testkit.WS) {
+	t.Helper()
+	acme, globex = in.ws(t, d.keys["acme/viewer"]), in.ws(t, d.keys["globex/admin"])
+	acme.Subscribe("all", sub, nil)
+	globex.Subscribe("all", sub, nil)
+	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	return acme, globex
+}
+
+// wantClosed waits up to within for the server to close c with code and a
+// reason that contains reason, and then for no subscription to be left.
+func (in *instance) wantClosed(t *testing.T, c *testkit.WS, within time.Duration, code websocket.StatusCode, reason string) {
+	t.Helper()
+	if got, why := c.Closed(within); got != code || !strings.Contains(why, reason) {
+		t.Fatalf("closed with %d %q, want %d %q", got, why, code, reason)
+	}
+	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+}
+
+// acmeAlone checks that acme's last message m carries no errors and that
+// globex hears nothing.
+func acmeAlone(t *testing.T, m testkit.WSMsg, globex *testkit.WS) {
+	t.Helper()
+	if strings.Contains(string(m.Payload), "errors") {
+		t.Errorf("errors: %s", m.Payload)
+	}
+	globex.None(300 * time.Millisecond)
 }
 
 func newLiveDB(t *testing.T) *liveDB {
@@ -257,11 +293,7 @@ func TestLiveAuth(t *testing.T) {
 	if code, reason := q.Closed(5 * time.Second); code != 4403 || !strings.Contains(reason, "revoked") {
 		t.Fatalf("query after revocation: %d %q", code, reason)
 	}
-	code, reason := c.Closed(5 * time.Second)
-	if code != 4403 || !strings.Contains(reason, "revoked") {
-		t.Fatalf("after revocation: %d %q", code, reason)
-	}
-	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+	in.wantClosed(t, c, 5*time.Second, 4403, "revoked")
 }
 
 func TestLiveSSE(t *testing.T) {
@@ -406,12 +438,8 @@ func TestLiveSlowConsumer(t *testing.T) {
 	// how many the connection's socket buffers absorb before the queue
 	// fills depends on the machine.
 	stop := keepChanging(d, id, "S")
-	code, reason := c.Closed(60 * time.Second)
-	t.Logf("disconnected after %d changes", stop())
-	if code != 1008 || !strings.Contains(reason, "slow consumer") {
-		t.Fatalf("closed with %d %q", code, reason)
-	}
-	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+	defer func() { t.Logf("disconnected after %d changes", stop()) }()
+	in.wantClosed(t, c, 60*time.Second, 1008, "slow consumer")
 }
 
 // A burst of 1,000 changes reaches a subscriber that keeps up, none lost.
@@ -449,11 +477,7 @@ func TestLiveShipmentAndCustomField(t *testing.T) {
 	testkit.WaitFor(t, 5*time.Second, "three subscriptions", func() bool { return in.h.Subscriptions() == 3 })
 
 	d.exec(t, `UPDATE shipments SET customer_name = 'Live Ltd' WHERE id = $1`, shipment)
-	got := map[string]string{}
-	for range 2 {
-		m := c.Next(5 * time.Second)
-		got[m.ID] = string(m.Payload)
-	}
+	got := c.NextByID(2, 5*time.Second)
 	if !strings.Contains(got["s"], `"customerName":"Live Ltd"`) || !strings.Contains(got["s"], `"changedFields":["customerName"`) ||
 		!strings.Contains(got["s"], `"containers":[{"id"`) {
 		t.Errorf("shipmentUpdated: %s", got["s"])
@@ -466,11 +490,7 @@ func TestLiveShipmentAndCustomField(t *testing.T) {
 	if r.status != 200 || strings.Contains(string(r.body), "errors") {
 		t.Fatalf("mutation: %d %s", r.status, r.body)
 	}
-	got = map[string]string{}
-	for range 2 {
-		m := c.Next(5 * time.Second)
-		got[m.ID] = string(m.Payload)
-	}
+	got = c.NextByID(2, 5*time.Second)
 	for _, want := range []string{`"value":"live value"`, `"definition":{"apiSlug":"` + slug + `"}`, `"entity":{"id":"` + shipment + `"}`, `"entityId":"` + shipment + `"`} {
 		if !strings.Contains(got["cf"], want) {
 			t.Errorf("customFieldChanged has no %s: %s", want, got["cf"])
@@ -700,12 +720,7 @@ func TestLiveTransportEvent(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
 	container, shipment := d.container(t, "acme", 0)
-	acme := in.ws(t, d.keys["acme/viewer"])
-	globex := in.ws(t, d.keys["globex/admin"])
-	const sub = `subscription { changes { operation type id parentId } }`
-	acme.Subscribe("all", sub, nil)
-	globex.Subscribe("all", sub, nil)
-	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	acme, globex := in.acmeAndGlobex(t, d, `subscription { changes { operation type id parentId } }`)
 
 	var id string
 	if err := d.sql.QueryRow(`INSERT INTO transport_events (account_id, container_id, shipment_id, scac, carrier_event_id, event, event_at)
@@ -721,10 +736,7 @@ func TestLiveTransportEvent(t *testing.T) {
 	if got.Changes.Operation != "INSERT" || got.Changes.Type != "TRANSPORT_EVENT" || got.Changes.ID != id || got.Changes.ParentID != container {
 		t.Errorf("changes: %s", m.Payload)
 	}
-	if strings.Contains(string(m.Payload), "errors") {
-		t.Errorf("errors: %s", m.Payload)
-	}
-	globex.None(300 * time.Millisecond)
+	acmeAlone(t, m, globex)
 }
 
 // TestLiveTrackingRequest: a tracking request written with plain SQL (its
@@ -736,12 +748,7 @@ func TestLiveTrackingRequest(t *testing.T) {
 	d := newLiveDB(t)
 	in := start(t, d.url, nil)
 	_, shipment := d.container(t, "acme", 0)
-	acme := in.ws(t, d.keys["acme/viewer"])
-	globex := in.ws(t, d.keys["globex/admin"])
-	const sub = `subscription { changes { operation type id parentId changedFields } }`
-	acme.Subscribe("all", sub, nil)
-	globex.Subscribe("all", sub, nil)
-	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	acme, globex := in.acmeAndGlobex(t, d, `subscription { changes { operation type id parentId changedFields } }`)
 
 	var id string
 	if err := d.sql.QueryRow(`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, next_poll_at)
@@ -769,10 +776,7 @@ func TestLiveTrackingRequest(t *testing.T) {
 		got.Changes.ParentID == nil || *got.Changes.ParentID != shipment || !slices.Contains(got.Changes.ChangedFields, "status") {
 		t.Errorf("update: %s", m.Payload)
 	}
-	if strings.Contains(string(m.Payload), "errors") {
-		t.Errorf("errors: %s", m.Payload)
-	}
-	globex.None(300 * time.Millisecond)
+	acmeAlone(t, m, globex)
 }
 
 // customFieldChanged follows a tracking request's values as it follows a
@@ -809,4 +813,184 @@ func TestLiveTrackingRequestCustomField(t *testing.T) {
 		}
 	}
 	c.None(300 * time.Millisecond)
+}
+
+// Latency from a plain SQL UPDATE's commit to the event at a graphql-ws
+// client and an SSE client, over 200 changes: reported, not asserted
+// (timing depends on the machine).
+func TestLiveLatency(t *testing.T) {
+	d := newLiveDB(t)
+	in := start(t, d.url, nil)
+	ws := in.ws(t, d.keys["acme/admin"])
+	ws.Subscribe("1", containerSub, nil)
+	sse, stop := testkit.SubscribeSSE(t, in.url, d.keys["acme/viewer"], containerSub)
+	defer stop()
+	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	id, _ := d.container(t, "acme", 0)
+	const n = 200
+	var wsLat, sseLat []time.Duration
+	for i := range n {
+		start := time.Now()
+		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("L", i))
+		for got := 0; got < 2; got++ {
+			select {
+			case m := <-ws.Msgs():
+				var e containerEvent
+				testkit.Event(t, m, &e)
+				wsLat = append(wsLat, time.Since(start))
+			case data := <-sse:
+				var r struct{ Data containerEvent }
+				if err := json.Unmarshal(data, &r); err != nil {
+					t.Fatal(err)
+				}
+				sseLat = append(sseLat, time.Since(start))
+			case <-time.After(5 * time.Second):
+				t.Fatalf("change %d: no event", i)
+			}
+		}
+	}
+	for name, l := range map[string][]time.Duration{"graphql-ws": wsLat, "SSE": sseLat} {
+		if len(l) != n {
+			t.Fatalf("%s: %d events, want %d", name, len(l), n)
+		}
+		slices.Sort(l)
+		t.Logf("%s: %d changes, UPDATE commit → event: p50 %v, p99 %v, max %v", name, n,
+			l[n/2].Round(10*time.Microsecond), l[n*99/100-1].Round(10*time.Microsecond), l[n-1].Round(10*time.Microsecond))
+	}
+}
+
+// Memory of idle subscriptions, measured in this process (server and Go
+// clients together, so an upper bound of the server's share): reported,
+// not asserted.
+func TestLiveIdleMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 1,000 subscriptions")
+	}
+	d := newLiveDB(t)
+	cfg := testkit.Defaults()
+	cfg.Live.MaxPerKey = 0
+	cfg.RateLimit = 0 // 1,000 subscriptions in a second are a burst beyond it
+	in := start(t, d.url, &cfg)
+	heap := func() (uint64, uint64, int) {
+		for range 3 {
+			runtime.GC()
+		}
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc, m.StackInuse, runtime.NumGoroutine()
+	}
+	measure := func(conns, perConn int) {
+		before, s0, g0 := heap()
+		var clients []*testkit.WS
+		for range conns {
+			c := in.ws(t, d.keys["acme/admin"])
+			clients = append(clients, c)
+		}
+		for _, c := range clients {
+			for j := range perConn {
+				c.Subscribe(fmt.Sprint(j), containerSub, nil)
+			}
+		}
+		total := conns * perConn
+		testkit.WaitFor(t, 30*time.Second, "the subscriptions", func() bool { return in.h.Subscriptions() == total })
+		after, s1, g1 := heap()
+		if f := os.Getenv("LIVE_HEAP_PROFILE"); f != "" && perConn > 1 {
+			out, _ := os.Create(f)
+			_ = pprof.WriteHeapProfile(out)
+			_ = out.Close()
+		}
+		t.Logf("%d idle subscriptions on %d WebSocket connections: heap +%.1f MiB, stacks +%.1f MiB: %.1f KiB a subscription; goroutines +%d",
+			total, conns, float64(after-before)/(1<<20), float64(s1-s0)/(1<<20), float64(after-before+s1-s0)/1024/float64(total), g1-g0)
+		// One change reaches every one of them.
+		id, _ := d.container(t, "acme", 0)
+		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("M", time.Now().UnixNano()))
+		for _, c := range clients {
+			for range perConn {
+				if m := c.Next(20 * time.Second); m.Type != "next" {
+					t.Fatalf("got %s", m.Type)
+				}
+			}
+			_ = c.CloseNow()
+		}
+		testkit.WaitFor(t, 30*time.Second, "the subscriptions to end", func() bool { return in.h.Subscriptions() == 0 })
+	}
+	measure(20, 50)
+	measure(1000, 1)
+}
+
+// /v2 PATCH throughput with the change log and with the trigger before it
+// (notify only), on loopback, interleaved rounds: reported, not asserted.
+// Run with SHIPGRAPH_MEASURE=1 (docs/live.md has the numbers).
+func TestChangeLogPatchThroughput(t *testing.T) {
+	if os.Getenv("SHIPGRAPH_MEASURE") == "" {
+		t.Skip("a measurement: set SHIPGRAPH_MEASURE=1")
+	}
+	d := newLiveDB(t)
+	cfg := testkit.Defaults()
+	cfg.RateLimit = 0
+	in := start(t, d.url, &cfg)
+	mig, err := os.ReadFile("../db/migrations/00008_change_log.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := func(s string) string {
+		a := strings.Index(s, "CREATE OR REPLACE FUNCTION")
+		return s[a:strings.Index(s, "-- +goose StatementEnd")]
+	}
+	up, down, _ := strings.Cut(string(mig), "-- +goose Down")
+	variants := []struct{ name, fn string }{{"log", body(up)}, {"notify-only", body(down)}}
+
+	slug := d.shortTextSlug(t, "acme")
+	shipments := pg.Column[string](t, d.sql, `SELECT s.id FROM shipments s JOIN accounts a ON a.id = s.account_id WHERE a.slug = 'acme' ORDER BY s.id`)
+	key := d.keys["acme/member"]
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	patch := func(shipment string, i int) error {
+		req, _ := http.NewRequest(http.MethodPatch, in.url+"/v2/shipments/"+shipment+"/custom_fields/"+slug,
+			strings.NewReader(fmt.Sprintf(`{"data":{"type":"custom_field","attributes":{"value":"v%d"}}}`, i)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Token "+key)
+		res, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			return fmt.Errorf("PATCH: %d", res.StatusCode)
+		}
+		return nil
+	}
+	// One worker per shipment: no two wait on one row.
+	workers, round := min(4, len(shipments)), 4*time.Second
+	results := map[string][]float64{}
+	for r := range 4 {
+		for _, v := range variants {
+			if _, err := d.sql.Exec(v.fn); err != nil {
+				t.Fatal(err)
+			}
+			var n atomic.Int64
+			deadline := time.Now().Add(round)
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					for i := 0; time.Now().Before(deadline); i++ {
+						if err := patch(shipments[w%len(shipments)], r*1_000_000+i); err != nil {
+							t.Error(err)
+							return
+						}
+						n.Add(1)
+					}
+				})
+			}
+			wg.Wait()
+			results[v.name] = append(results[v.name], float64(n.Load())/round.Seconds())
+		}
+	}
+	for _, v := range variants {
+		sum := 0.0
+		for _, r := range results[v.name] {
+			sum += r
+		}
+		t.Logf("%s: PATCH /v2/shipments/{id}/custom_fields/{slug}, %d workers: %.0f req/s on average, per round %.0f", v.name, workers, sum/float64(len(results[v.name])), results[v.name])
+	}
 }

@@ -160,8 +160,8 @@ func TestChangeLogHeadsReadThePrimary(t *testing.T) {
 	})
 
 	// The account's change the standby cannot have: its replay is paused.
-	pauseReplay(t, standby)
-	t.Cleanup(func() { resumeReplay(t, standby) })
+	standby.PauseReplay(t)
+	t.Cleanup(func() { standby.ResumeReplay(t) })
 	if _, err := pdb.Exec(`UPDATE shipments SET tags = array_append(tags, 'heads-test')
 		WHERE account_id = $1 AND id = (SELECT id FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1)`, account); err != nil {
 		t.Fatal(err)

@@ -119,7 +119,7 @@ func TestReplicasManyInstances(t *testing.T) {
 		t.Fatalf("list: %v %s", err, r.body)
 	}
 	path := "/v2/shipments/" + list.Data[0].ID + "/custom_fields/customer_po"
-	pauseReplay(t, standby)
+	standby.PauseReplay(t)
 	w := a.do(t, http.MethodPatch, path, member, `{"data":{"type":"custom_field","attributes":{"value":"PO-REPLICA-1"}}}`)
 	if w.status != http.StatusOK {
 		t.Fatalf("PATCH %s: %d %s", path, w.status, w.body)
@@ -144,7 +144,7 @@ func TestReplicasManyInstances(t *testing.T) {
 	if replicaReads(t) == before {
 		t.Fatal("an account without a recent write did not read from the replica")
 	}
-	resumeReplay(t, standby)
+	standby.ResumeReplay(t)
 
 	// A replica lagging beyond the bound is skipped: an instance bounded
 	// to half the apply delay, after a write, sends even another
@@ -155,7 +155,7 @@ func TestReplicasManyInstances(t *testing.T) {
 		_, body := c.readyz(t)
 		return strings.Contains(body, ": up,")
 	})
-	pauseReplay(t, standby) // it cannot catch up before C's check
+	standby.PauseReplay(t) // it cannot catch up before C's check
 	if w := a.do(t, http.MethodPatch, path, member, `{"data":{"type":"custom_field","attributes":{"value":"PO-REPLICA-2"}}}`); w.status != http.StatusOK {
 		t.Fatalf("second PATCH: %d %s", w.status, w.body)
 	}
@@ -173,7 +173,7 @@ func TestReplicasManyInstances(t *testing.T) {
 	if replicaReads(t) != before {
 		t.Fatal("C read from a replica lagging beyond its bound")
 	}
-	resumeReplay(t, standby)
+	standby.ResumeReplay(t)
 	// B (the default bound) reads the fresh value too, from the primary.
 	if g := b.do(t, http.MethodGet, path, member, ""); g.status != http.StatusOK || !strings.Contains(string(g.body), "PO-REPLICA-2") {
 		t.Fatalf("read through B after the second write: %d %s", g.status, g.body)
@@ -190,7 +190,7 @@ func TestReplicasManyInstances(t *testing.T) {
 	// The same through GraphQL, the replica having caught up: a mutation
 	// through B, at once a query through A (a mutation's statements after
 	// its write go to the primary; its answer records the position).
-	pauseReplay(t, standby)
+	standby.PauseReplay(t)
 	m := b.gql(t, member, `mutation { updateShipmentCustomField(shipmentId: "`+list.Data[0].ID+`", apiSlug: "customer_po", value: "PO-GQL-1") { value } }`)
 	if m.status != http.StatusOK || !strings.Contains(string(m.body), "PO-GQL-1") || strings.Contains(string(m.body), `"errors"`) {
 		t.Fatalf("mutation through B: %d %s", m.status, m.body)
@@ -201,7 +201,7 @@ func TestReplicasManyInstances(t *testing.T) {
 	if standbyHas(t, standby, "PO-GQL-1") {
 		t.Fatal("the standby has the mutation while its replay is paused")
 	}
-	resumeReplay(t, standby)
+	standby.ResumeReplay(t)
 
 	// A stopped replica: reads still answer 200, from the primary, and
 	// /readyz stays ready, reporting it down.
@@ -247,33 +247,4 @@ func standbyHas(t *testing.T, standby *replicatest.Standby, value string) bool {
 		t.Fatal(err)
 	}
 	return n > 0
-}
-
-// pauseReplay pauses the standby's WAL replay (it still receives WAL) and
-// returns once it is paused: what is written next is not on the replica
-// until resumeReplay, whatever the machine's speed.
-func pauseReplay(t *testing.T, standby *replicatest.Standby) {
-	t.Helper()
-	sdb := dbtest.Open(t, standby.URL())
-	defer sdb.Close() // called in a wait loop: one pool per call would outlast it
-	if _, err := sdb.Exec(`SELECT pg_wal_replay_pause()`); err != nil {
-		t.Fatalf("pausing the standby's replay: %v", err)
-	}
-	testkit.WaitFor(t, 10*time.Second, "the standby's replay to pause", func() bool {
-		var state string
-		if err := sdb.QueryRow(`SELECT pg_get_wal_replay_pause_state()`).Scan(&state); err != nil {
-			t.Fatal(err)
-		}
-		return state == "paused"
-	})
-}
-
-// resumeReplay resumes the standby's WAL replay.
-func resumeReplay(t *testing.T, standby *replicatest.Standby) {
-	t.Helper()
-	sdb := dbtest.Open(t, standby.URL())
-	defer sdb.Close() // called in a wait loop: one pool per call would outlast it
-	if _, err := sdb.Exec(`SELECT pg_wal_replay_resume()`); err != nil {
-		t.Fatalf("resuming the standby's replay: %v", err)
-	}
 }

@@ -291,8 +291,8 @@ func TestResponseCacheReplica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pauseReplay(t, standby)
-	t.Cleanup(func() { resumeReplay(t, standby) })
+	standby.PauseReplay(t)
+	t.Cleanup(func() { standby.ResumeReplay(t) })
 	if _, err := store.SQL().Exec(`UPDATE shipments SET tags = ARRAY['replica-fresh'] WHERE account_id = $1 AND id = $2`, account, ship); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/jobs"
+	"shipgraph/testkit"
 	"shipgraph/testkit/pg"
 )
 
@@ -94,13 +95,8 @@ func TestInsertTxCommits(t *testing.T) {
 	}
 	insert(1, false)
 	insert(2, true)
-	select {
-	case n := <-ran:
-		if n != 2 {
-			t.Fatalf("ran job %d, want 2 (1 was rolled back)", n)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the committed job never ran")
+	if n := testkit.Recv(t, ran, 30*time.Second, "the committed job to run"); n != 2 {
+		t.Fatalf("ran job %d, want 2 (1 was rolled back)", n)
 	}
 	var left int
 	if err := store.SQL().QueryRowContext(ctx, `SELECT count(*) FROM river_job WHERE kind = 'jobs_test_ping' AND args->>'n' = '1'`).Scan(&left); err != nil {

@@ -2,8 +2,6 @@ package live
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -19,7 +17,7 @@ func TestMain(m *testing.M) { pg.Main(m) }
 // keys' principals by "account/role".
 type env struct {
 	store *db.DB
-	sql   *sql.DB
+	db    *pg.DB
 	hub   *Hub
 	who   map[string]*model.Principal
 }
@@ -27,7 +25,7 @@ type env struct {
 func newEnv(t *testing.T, cfg Config) *env {
 	t.Helper()
 	d := pg.New(t, 3)
-	e := &env{store: d.Store, sql: d.Store.SQL(), who: d.Principals(t)}
+	e := &env{store: d.Store, db: d, who: d.Principals(t)}
 	listener := d.Store.Listen(time.Second)
 	t.Cleanup(listener.Close)
 	e.hub = New(d.Store, listener, cfg, nil)
@@ -48,20 +46,14 @@ func (e *env) subscribe(t *testing.T, who string, after *int64) *Sub {
 // container is the id of the account's (by slug) n-th container.
 func (e *env) container(t *testing.T, account string, n int) string {
 	t.Helper()
-	var id string
-	if err := e.sql.QueryRow(`SELECT c.id FROM containers c JOIN accounts a ON a.id = c.account_id
-		WHERE a.slug = $1 ORDER BY c.id OFFSET $2 LIMIT 1`, account, n).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
-	return id
+	return e.db.Text(t, `SELECT c.id FROM containers c JOIN accounts a ON a.id = c.account_id
+		WHERE a.slug = $1 ORDER BY c.id OFFSET $2 LIMIT 1`, account, n)
 }
 
 // change commits one update of container id (one change-log entry).
 func (e *env) change(t *testing.T, id string, i int) {
 	t.Helper()
-	if _, err := e.sql.Exec(`UPDATE containers SET pickup_lfd_terminal = $2 WHERE id = $1`, id, pg.SeedNow.AddDate(10, 0, i)); err != nil {
-		t.Fatal(err)
-	}
+	e.db.Exec(t, `UPDATE containers SET pickup_lfd_terminal = $2 WHERE id = $1`, id, pg.SeedNow.AddDate(10, 0, i))
 }
 
 // take waits for n changes on s (failing after 10 s, or if s ends) and
@@ -150,14 +142,7 @@ func TestSlowConsumerEnded(t *testing.T) {
 		e.change(t, id, i)
 		got += len(take(t, fast, 1)) // fast keeps up: one at a time
 	}
-	select {
-	case <-slow.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the slow subscription was not ended")
-	}
-	if slow.Reason() != EndSlow {
-		t.Fatalf("ended with %+v, want EndSlow", slow.Reason())
-	}
+	wantEnded(t, slow, EndSlow, "the slow subscription")
 	if n := len(slow.Take()); n > 4 {
 		t.Fatalf("the slow subscription held %d events, beyond its queue of 4", n)
 	}
@@ -214,10 +199,7 @@ func TestResumeFromLogID(t *testing.T) {
 	// An id that is not the account's: RESYNC first.
 	other := e.container(t, "globex", 0)
 	e.change(t, other, 0)
-	var globexLog int64
-	if err := e.sql.QueryRow(`SELECT max(l.id) FROM change_log l JOIN accounts a ON a.id = l.account_id WHERE a.slug = 'globex'`).Scan(&globexLog); err != nil {
-		t.Fatal(err)
-	}
+	globexLog := int64(e.db.Count(t, `SELECT max(l.id) FROM change_log l JOIN accounts a ON a.id = l.account_id WHERE a.slug = 'globex'`))
 	r := e.subscribe(t, "acme/viewer", &globexLog)
 	if evs := e.hub.CatchUp(context.Background(), r); len(evs) != 1 || evs[0].Change != nil {
 		t.Fatalf("resuming after another account's id: %d events, want one RESYNC", len(evs))
@@ -233,14 +215,7 @@ func TestRevokedKeyEnds(t *testing.T) {
 	if err := e.store.RevokeToken(context.Background(), p.AccountID, p.TokenID); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-viewer.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the revoked key's subscription did not end")
-	}
-	if viewer.Reason() != EndRevoked {
-		t.Fatalf("ended with %+v, want EndRevoked", viewer.Reason())
-	}
+	wantEnded(t, viewer, EndRevoked, "the revoked key's subscription")
 	// The other key's still hears changes.
 	id := e.container(t, "acme", 0)
 	e.change(t, id, 0)
@@ -253,7 +228,7 @@ func TestLimitAndShutdown(t *testing.T) {
 	e := newEnv(t, Config{MaxPerKey: 2})
 	a := e.subscribe(t, "acme/viewer", nil)
 	b := e.subscribe(t, "acme/viewer", nil)
-	if _, err := e.hub.Subscribe(context.Background(), e.who["acme/viewer"], nil); !isCode(err, model.ERATELIMITED) {
+	if _, err := e.hub.Subscribe(context.Background(), e.who["acme/viewer"], nil); model.ErrorCode(err) != model.ERATELIMITED {
 		t.Fatalf("a third subscription of the key: %v, want %s", err, model.ERATELIMITED)
 	}
 	e.hub.Unsubscribe(b)
@@ -269,12 +244,21 @@ func TestLimitAndShutdown(t *testing.T) {
 			t.Fatalf("ended with %+v, want EndShutdown", s.Reason())
 		}
 	}
-	if _, err := e.hub.Subscribe(context.Background(), e.who["acme/admin"], nil); !isCode(err, model.EUNAVAILABLE) {
+	if _, err := e.hub.Subscribe(context.Background(), e.who["acme/admin"], nil); model.ErrorCode(err) != model.EUNAVAILABLE {
 		t.Fatalf("subscribing after EndAll: %v, want %s", err, model.EUNAVAILABLE)
 	}
 }
 
-func isCode(err error, code string) bool {
-	var me *model.Error
-	return errors.As(err, &me) && me.Code == code
+// wantEnded waits up to 10 s for the subscription (what) to end, for the
+// reason want.
+func wantEnded(t *testing.T, s *Sub, want EndReason, what string) {
+	t.Helper()
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not end within 10s", what)
+	}
+	if s.Reason() != want {
+		t.Fatalf("%s ended with %+v, want %+v", what, s.Reason(), want)
+	}
 }

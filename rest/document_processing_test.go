@@ -3,11 +3,8 @@ package rest_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
-	"hash/crc32"
 	"image"
-	"image/color"
 	"image/png"
 	"net/http"
 	"slices"
@@ -67,15 +64,8 @@ func (j *documentJobs) start(t testing.TB, store *db.DB, fs *files.Store) resolv
 			}
 		}
 	}()
-	if err := eng.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-		defer stop()
-		_ = eng.Stop(ctx)
-		cancel()
-	})
+	t.Cleanup(cancel) // after the engine's stop
+	testkit.StartJobs(t, eng)
 	return p
 }
 
@@ -95,24 +85,6 @@ func (j *documentJobs) wait(t testing.TB, id, step string) rivertype.JobState {
 	}
 }
 
-// textPNG is a 4x2 PNG (red top-left pixel) carrying text in a tEXt chunk.
-func textPNG(t testing.TB, text string) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 4, 2))
-	img.Set(0, 0, color.RGBA{255, 0, 0, 255})
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	enc := b.Bytes()
-	body := append([]byte("tEXtDescription\x00"), text...)
-	var c bytes.Buffer
-	_ = binary.Write(&c, binary.BigEndian, uint32(len(body)-4))
-	c.Write(body)
-	_ = binary.Write(&c, binary.BigEndian, crc32.ChecksumIEEE(body))
-	return append(append(append([]byte{}, enc[:len(enc)-12]...), c.Bytes()...), enc[len(enc)-12:]...)
-}
-
 func processingEnv(t *testing.T) (*env, *documentJobs, *files.Store) {
 	fs := testkit.OpenFiles(t, files.Config{Dir: t.TempDir(), Secret: testSecret(t), MaxSize: testFileMax})
 	jobs := &documentJobs{}
@@ -127,14 +99,6 @@ func createDoc(t *testing.T, e *env, name, file, ct string, data []byte) string 
 		t.Fatalf("create: %d\n%s", r.status, r.body)
 	}
 	return obj(r.json(t), "data")["id"].(string)
-}
-
-func ids(rel map[string]any) []string {
-	var out []string
-	for _, x := range rel["data"].([]any) {
-		out = append(out, x.(map[string]any)["id"].(string))
-	}
-	return out
 }
 
 func TestDocumentProcessing(t *testing.T) {
@@ -165,10 +129,10 @@ func TestDocumentProcessing(t *testing.T) {
 		t.Errorf("classified: %v / %v", a["document_type"], a["classification_notes"])
 	}
 	rels := obj(doc, "data", "relationships")
-	if got := ids(obj(rels, "shipments")); !slices.Equal(got, []string{f.shipment}) {
+	if got := dataIDs(obj(rels, "shipments")); !slices.Equal(got, []string{f.shipment}) {
 		t.Errorf("linked shipments %v, want %s", got, f.shipment)
 	}
-	got := ids(obj(rels, "cargos"))
+	got := dataIDs(obj(rels, "cargos"))
 	slices.Sort(got)
 	slices.Sort(boxIDs)
 	if !slices.Equal(got, boxIDs) {
@@ -220,7 +184,7 @@ func TestDocumentProcessing(t *testing.T) {
 	r = e.do("acme/admin", "POST", "/v2/documents/"+id+"/relink", nil)
 	validate(t, "post-document-relink-202", r.body)
 	jobs.wait(t, id, docproc.StepLink)
-	if got := ids(obj(e.get("/v2/documents/"+id), "data", "relationships", "shipments")); !slices.Equal(got, []string{f.shipment}) {
+	if got := dataIDs(obj(e.get("/v2/documents/"+id), "data", "relationships", "shipments")); !slices.Equal(got, []string{f.shipment}) {
 		t.Errorf("relinked shipments %v", got)
 	}
 	// reextract: pending again at once, extracted again after; the
@@ -234,7 +198,7 @@ func TestDocumentProcessing(t *testing.T) {
 	}
 
 	// Rotation of an image: the stored file turns, its text stays.
-	img := createDoc(t, e, "Gate photo", "gate.png", "image/png", textPNG(t, "DELIVERY ORDER\nB/L No: "+f.bol+"\nRelease Number: R-1\nDeliver To: Dock 4"))
+	img := createDoc(t, e, "Gate photo", "gate.png", "image/png", testkit.TextPNG(t, 4, 2, "tEXt", "Description\x00DELIVERY ORDER\nB/L No: "+f.bol+"\nRelease Number: R-1\nDeliver To: Dock 4"))
 	jobs.wait(t, img, docproc.StepExtract)
 	r = e.do("acme/admin", "POST", "/v2/documents/"+img+"/rotate", map[string]any{"degrees": 90})
 	wantJSON(t, r, http.StatusAccepted, "post-document-rotate-202")

@@ -51,7 +51,7 @@ func TestDocumentFilesS3(t *testing.T) {
 		t.Errorf("download URL is not the store's presigned one: %s", link)
 	}
 	// A tampered presigned URL: 403 from the store.
-	if resp, _ := fetch(t, strings.Replace(link, "X-Amz-Signature=", "X-Amz-Signature=0", 1)); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := testkit.Get(t, strings.Replace(link, "X-Amz-Signature=", "X-Amz-Signature=0", 1), ""); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("tampered presigned URL: %d", resp.StatusCode)
 	}
 	// A body that differs from the announced one is refused (the PUT
@@ -73,7 +73,7 @@ func TestDocumentFilesS3(t *testing.T) {
 	if r := e.do("acme/admin", "DELETE", "/v2/documents/"+id, nil); r.status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d", r.status)
 	}
-	if resp, _ := fetch(t, link); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := testkit.Get(t, link, ""); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("the deleted document's file: %d", resp.StatusCode)
 	}
 }

@@ -96,21 +96,6 @@ func createBody(name, signedID string, shipments ...string) map[string]any {
 	return map[string]any{"data": data}
 }
 
-// fetch GETs a URL without a key.
-func fetch(t testing.TB, link string) (*http.Response, []byte) {
-	t.Helper()
-	resp, err := http.Get(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
-}
-
 // fileFlow is what an SDK-style client does: blob → PUT → create → list →
 // download_url → GET the bytes. It returns the new document's id.
 func fileFlow(t *testing.T, e *env, shipment string, name string, data []byte) string {
@@ -143,7 +128,7 @@ func fileFlow(t *testing.T, e *env, shipment string, name string, data []byte) s
 	}
 	validate(t, "get-document-download-url-200", r.body)
 	link := r.json(t)["download_url"].(string)
-	resp, body := fetch(t, link)
+	resp, body := testkit.Get(t, link, "")
 	if resp.StatusCode != http.StatusOK || !bytes.Equal(body, data) {
 		t.Fatalf("GET the file: %d, %d bytes (want %d)", resp.StatusCode, len(body), len(data))
 	}
@@ -260,7 +245,7 @@ func TestDocumentFiles(t *testing.T) {
 		q := v.Query()
 		change(q)
 		v.RawQuery = q.Encode()
-		if resp, body := fetch(t, v.String()); resp.StatusCode != http.StatusForbidden || len(body) > 20 {
+		if resp, body := testkit.Get(t, v.String(), ""); resp.StatusCode != http.StatusForbidden || len(body) > 20 {
 			t.Errorf("tampered %s: %d %q", v.RawQuery, resp.StatusCode, body)
 		}
 	}
@@ -268,7 +253,7 @@ func TestDocumentFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp, _ := fetch(t, expired); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := testkit.Get(t, expired, ""); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("expired URL: %d", resp.StatusCode)
 	}
 	wantError(t, e.do("globex/admin", "GET", "/v2/documents/"+id+"/download_url", nil), http.StatusNotFound, "", "")
@@ -289,7 +274,7 @@ func TestDocumentFiles(t *testing.T) {
 	if r := e.do("acme/admin", "DELETE", "/v2/documents/"+id, nil); r.status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d\n%s", r.status, r.body)
 	}
-	if resp, _ := fetch(t, link); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := testkit.Get(t, link, ""); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("the deleted document's file still answers %d", resp.StatusCode)
 	}
 	if _, ok := fs.VerifyID(fresh, time.Now()); !ok || freshID == "" {
@@ -307,7 +292,7 @@ func TestDocumentFiles(t *testing.T) {
 	}
 	// Documents keep their files.
 	fr := e.getAs("acme/admin", "/v2/documents/"+freshID+"/download_url")["download_url"].(string)
-	if resp, _ := fetch(t, fr); resp.StatusCode != http.StatusOK {
+	if resp, _ := testkit.Get(t, fr, ""); resp.StatusCode != http.StatusOK {
 		t.Errorf("a document's file after the sweep: %d", resp.StatusCode)
 	}
 }

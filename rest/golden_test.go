@@ -235,15 +235,7 @@ func checkDocument(t *testing.T, r *response) {
 		t.Errorf("Content-Type %q", ct)
 	}
 	doc := r.json(t)
-	var primary []map[string]any
-	switch d := doc["data"].(type) {
-	case []any:
-		for _, x := range d {
-			primary = append(primary, x.(map[string]any))
-		}
-	case map[string]any:
-		primary = append(primary, d)
-	}
+	primary := primaryData(doc)
 	key := func(m map[string]any) string { return m["type"].(string) + "/" + m["id"].(string) }
 	seen := map[string]bool{}
 	for _, p := range primary {

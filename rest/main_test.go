@@ -10,13 +10,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"shipgraph/resolve"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"shipgraph/resolve"
 
 	"shipgraph/db"
 	"shipgraph/files"
@@ -274,55 +273,15 @@ func diff(want, got string) string {
 
 // ---------------------------------------------------------------- schemas
 
-var (
-	schemasOnce sync.Once
-	schemas     *jsonschema.Compiler
-	schemasErr  error
-	compiled    sync.Map // name → *jsonschema.Schema
-)
+// openAPI holds the OpenAPI document's response schemas
+// (testdata/openapi-schemas.json, see testdata/extract).
+var openAPI = testkit.SchemaFile(filepath.Join("testdata", "openapi-schemas.json"))
 
-// validate checks a body against a response schema extracted from the
-// OpenAPI document (testdata/openapi-schemas.json, see testdata/extract).
+// validate checks a body against a response schema of the OpenAPI
+// document.
 func validate(t testing.TB, schema string, body []byte) {
 	t.Helper()
-	schemasOnce.Do(func() {
-		f, err := os.Open(filepath.Join("testdata", "openapi-schemas.json"))
-		if err != nil {
-			schemasErr = err
-			return
-		}
-		defer f.Close()
-		doc, err := jsonschema.UnmarshalJSON(f)
-		if err != nil {
-			schemasErr = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		schemasErr = c.AddResource("https://shipgraph.test/openapi.json", doc)
-		schemas = c
-	})
-	if schemasErr != nil {
-		t.Fatal(schemasErr)
-	}
-	var sch *jsonschema.Schema
-	if v, ok := compiled.Load(schema); ok {
-		sch = v.(*jsonschema.Schema)
-	} else {
-		var err error
-		sch, err = schemas.Compile("https://shipgraph.test/openapi.json#/$defs/" + schema)
-		if err != nil {
-			t.Fatalf("schema %s: %v", schema, err)
-		}
-		compiled.Store(schema, sch)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		t.Fatalf("body is not JSON: %v", err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("body does not match the OpenAPI schema %s: %v\n%.2000s", schema, err, body)
-	}
+	openAPI.Validate(t, "/$defs/"+schema, body)
 }
 
 // errorSchema is the schema of every error document.

@@ -199,6 +199,7 @@ func TestPageBounds(t *testing.T) {
 	wantError(t, r, http.StatusBadRequest, "parameter", "page[after]")
 }
 
+// dataIDs are the ids of a document's (or a relationship's) data list.
 func dataIDs(doc map[string]any) []string {
 	var ids []string
 	for _, d := range doc["data"].([]any) {
@@ -322,8 +323,8 @@ func project(t *testing.T, doc map[string]any, fields map[string][]string) map[s
 	return out
 }
 
-// resources are the primary and included resources of a document.
-func resources(doc map[string]any) []map[string]any {
+// primaryData is a document's primary data: its one resource or its list.
+func primaryData(doc map[string]any) []map[string]any {
 	var out []map[string]any
 	switch d := doc["data"].(type) {
 	case []any:
@@ -333,6 +334,12 @@ func resources(doc map[string]any) []map[string]any {
 	case map[string]any:
 		out = append(out, d)
 	}
+	return out
+}
+
+// resources are the primary and included resources of a document.
+func resources(doc map[string]any) []map[string]any {
+	out := primaryData(doc)
 	inc, _ := doc["included"].([]any)
 	for _, r := range inc {
 		out = append(out, r.(map[string]any))

@@ -2,46 +2,18 @@ package rest_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"shipgraph/resolve"
+	"shipgraph/testkit"
 	"shipgraph/webhook"
 )
 
-// receiver is a webhook receiver on 127.0.0.1 that answers status and
-// keeps what it got.
-type receiver struct {
-	*httptest.Server
-	mu     sync.Mutex
-	status int
-	got    []*http.Request
-	bodies [][]byte
-}
-
-func newReceiver(t *testing.T) *receiver {
-	rc := &receiver{status: http.StatusAccepted}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		rc.got, rc.bodies = append(rc.got, r), append(rc.bodies, b)
-		status := rc.status
-		rc.mu.Unlock()
-		w.Header().Set("X-Receiver", "yes")
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, "got it")
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
 func TestWebhookTrigger(t *testing.T) {
 	e := newEnv(t, envOptions{webhooks: &resolve.WebhookConfig{AllowPrivate: true}})
-	rc := newReceiver(t)
+	rc := testkit.NewReceiver(t, http.StatusAccepted, "got it", "X-Receiver", "yes")
 
 	trigger := func(who string, body any) *response {
 		t.Helper()
@@ -71,12 +43,11 @@ func TestWebhookTrigger(t *testing.T) {
 
 	// A signed delivery of the event's example, and the receiver's answer.
 	tr := read(trigger("acme/admin", map[string]any{"url": rc.URL + "/hook", "event": "tracking_request.succeeded", "secret": "s3cret"}))
-	rc.mu.Lock()
-	if len(rc.got) != 1 {
-		t.Fatalf("the receiver got %d requests, want 1", len(rc.got))
+	all := rc.Got.All()
+	if len(all) != 1 {
+		t.Fatalf("the receiver got %d requests, want 1", len(all))
 	}
-	got, body := rc.got[0], rc.bodies[0]
-	rc.mu.Unlock()
+	got, body := all[0], all[0].Body
 	if !tr.Succeeded || tr.Error != nil || tr.StatusCode == nil || *tr.StatusCode != http.StatusAccepted ||
 		tr.ResponseBody == nil || *tr.ResponseBody != "got it" || tr.ResponseHeaders["X-Receiver"] != "yes" || tr.URL != rc.URL+"/hook" {
 		t.Errorf("a delivery the receiver took: %+v", tr)
@@ -98,9 +69,7 @@ func TestWebhookTrigger(t *testing.T) {
 	}
 
 	// A receiver that fails: reported, not retried; no secret, no signature.
-	rc.mu.Lock()
-	rc.status = http.StatusInternalServerError
-	rc.mu.Unlock()
+	rc.SetStatus(http.StatusInternalServerError)
 	tr = read(trigger("acme/admin", map[string]any{"url": rc.URL, "event": "container.transport.vessel_arrived"}))
 	if tr.Succeeded || tr.Error == nil || tr.StatusCode == nil || *tr.StatusCode != http.StatusInternalServerError {
 		t.Errorf("a receiver's 500: %+v", tr)
@@ -110,7 +79,7 @@ func TestWebhookTrigger(t *testing.T) {
 	}
 
 	// Nobody listening: no status, the error.
-	closed := httptest.NewServer(http.NotFoundHandler())
+	closed := testkit.NewReceiver(t, http.StatusNotFound, "")
 	closed.Close()
 	tr = read(trigger("acme/admin", map[string]any{"url": closed.URL, "event": "container.updated"}))
 	if tr.Succeeded || tr.Error == nil || tr.StatusCode != nil || tr.ResponseBody != nil || tr.ResponseHeaders != nil {
@@ -122,11 +91,9 @@ func TestWebhookTrigger(t *testing.T) {
 	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
 		t.Errorf("past the limit: %d %s (Retry-After %q)", r.status, r.body, r.header.Get("Retry-After"))
 	}
-	rc.mu.Lock()
-	if len(rc.got) != 2 {
-		t.Errorf("the receiver got %d requests, want 2", len(rc.got))
+	if n := len(rc.Got.All()); n != 2 {
+		t.Errorf("the receiver got %d requests, want 2", n)
 	}
-	rc.mu.Unlock()
 
 	// Refusals, in the resolver's order: the key, the role, the body.
 	for _, c := range []struct {
@@ -149,27 +116,23 @@ func TestWebhookTrigger(t *testing.T) {
 			t.Errorf("%s %v: %d %s, want %d with %q", c.who, c.body, r.status, r.body, c.status, c.detail)
 		}
 	}
-	rc.mu.Lock()
-	if len(rc.got) != 2 {
-		t.Errorf("refused triggers reached the receiver: %d requests", len(rc.got))
+	if n := len(rc.Got.All()); n != 2 {
+		t.Errorf("refused triggers reached the receiver: %d requests", n)
 	}
-	rc.mu.Unlock()
 }
 
 // TestWebhookTriggerGuard: without WEBHOOK_ALLOW_PRIVATE_URLS the same SSRF
 // guard as webhooks refuses a private address before anything is sent.
 func TestWebhookTriggerGuard(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	rc := newReceiver(t)
+	rc := testkit.NewReceiver(t, http.StatusAccepted, "got it", "X-Receiver", "yes")
 	for _, u := range []string{rc.URL, "https://127.0.0.1:9/x", "https://10.0.0.1/x", "https://[::1]/x"} {
 		r := e.do("acme/admin", http.MethodPost, "/v2/webhooks/trigger", map[string]any{"url": u, "event": "container.updated"})
 		if r.status != http.StatusUnprocessableEntity || !strings.Contains(string(r.body), "/data/attributes/url") {
 			t.Errorf("%s: %d %s, want 422 on url", u, r.status, r.body)
 		}
 	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	if len(rc.got) != 0 {
-		t.Errorf("the guard let %d requests through", len(rc.got))
+	if n := len(rc.Got.All()); n != 0 {
+		t.Errorf("the guard let %d requests through", n)
 	}
 }

@@ -2,7 +2,6 @@ package rest_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"shipgraph/model"
 	"shipgraph/resolve"
 	"shipgraph/rest"
+	"shipgraph/testkit"
 )
 
 // Fixed ids of the webhook fixtures (notifications are the delivery's to
@@ -358,18 +358,9 @@ func TestWebhookAccess(t *testing.T) {
 	if d := notes["data"].([]any); len(d) != 1 || d[0].(map[string]any)["id"] != w.otherNote {
 		t.Errorf("globex notifications %v", d)
 	}
-	if strings.Contains(string(mustJSON(t, notes)), w.container) {
+	if strings.Contains(string(testkit.JSON(t, notes)), w.container) {
 		t.Error("globex's notifications show an acme container")
 	}
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestNotificationPayload renders the body a delivery sends: the
@@ -441,7 +432,7 @@ func TestNotificationPayload(t *testing.T) {
 				if m["type"] != "tracking_request" {
 					continue
 				}
-				validate(t, "tracking_request", mustJSON(t, m))
+				validate(t, "tracking_request", testkit.JSON(t, m))
 				a := m["attributes"].(map[string]any)
 				if a["status"] != "tracking_stopped" || a["updated_at"] != "2026-03-01T14:00:00Z" || a["request_type"] != "bill_of_lading" ||
 					obj(m, "relationships", "tracked_object", "data")["id"] != stopped {

@@ -1,14 +1,19 @@
 package testkit
 
 import (
+	"bufio"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Feed collects what arrives (deliveries, events, log records) from other
@@ -60,6 +65,24 @@ func (f *Feed[T]) WaitFor(d time.Duration, match func(T) bool) (T, bool) {
 	}
 }
 
+// WaitN waits up to d for at least n items and returns them all, and
+// whether n came.
+func (f *Feed[T]) WaitN(d time.Duration, n int) ([]T, bool) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		if items := f.All(); len(items) >= n {
+			return items, true
+		}
+		select {
+		case <-f.signal:
+		case <-deadline.C:
+			items := f.All()
+			return items, len(items) >= n
+		}
+	}
+}
+
 // Wait is WaitFor that fails tb, showing the last items seen.
 func (f *Feed[T]) Wait(tb testing.TB, d time.Duration, what string, match func(T) bool) T {
 	tb.Helper()
@@ -73,6 +96,20 @@ func (f *Feed[T]) Wait(tb testing.TB, d time.Duration, what string, match func(T
 		tb.Fatalf("%s: not within %s; %d seen, the last:\n%s", what, d, len(items), strings.Join(last, "\n"))
 	}
 	return x
+}
+
+// WaitFor polls cond every few milliseconds until it holds, failing tb
+// after timeout, and returns how long it took.
+func WaitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool) time.Duration {
+	tb.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > timeout {
+			tb.Fatalf("waited %v for %s", timeout, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return time.Since(start)
 }
 
 // Recv receives from ch, failing tb, naming what, when nothing comes
@@ -92,6 +129,44 @@ func Recv[T any](tb testing.TB, ch <-chan T, timeout time.Duration, what string)
 	}
 	var zero T
 	return zero
+}
+
+// QueriesTotal scrapes shipgraph_db_queries_total the way Prometheus
+// does, from the /metrics handler of the server: the statements sent to
+// every target (primary and replicas).
+func QueriesTotal(tb testing.TB) float64 {
+	tb.Helper()
+	return QueriesOn(tb, "")
+}
+
+// QueriesOn scrapes shipgraph_db_queries_total{target=target} ("primary"
+// or "replica"; "" sums every target).
+func QueriesOn(tb testing.TB, target string) float64 {
+	tb.Helper()
+	rec := httptest.NewRecorder()
+	promhttp.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	sc := bufio.NewScanner(rec.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	sum, found := 0.0, false
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "shipgraph_db_queries_total{")
+		if !ok {
+			continue
+		}
+		labels, v, ok := strings.Cut(rest, "} ")
+		if !ok || (target != "" && !strings.Contains(labels, `target="`+target+`"`)) {
+			continue
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			tb.Fatalf("shipgraph_db_queries_total %q: %v", v, err)
+		}
+		sum, found = sum+f, true
+	}
+	if !found {
+		tb.Fatalf("shipgraph_db_queries_total{target=%q} is not exported on /metrics", target)
+	}
+	return sum
 }
 
 // Metric is the value of a counter or gauge of the default registry whose

@@ -121,6 +121,19 @@ func (w *WS) Next(timeout time.Duration) WSMsg {
 	return WSMsg{}
 }
 
+// NextByID reads the next n messages (each within timeout) and returns
+// their payloads by operation id: for subscriptions whose messages come
+// in no set order.
+func (w *WS) NextByID(n int, timeout time.Duration) map[string]string {
+	w.t.Helper()
+	got := map[string]string{}
+	for range n {
+		m := w.Next(timeout)
+		got[m.ID] = string(m.Payload)
+	}
+	return got
+}
+
 // None checks that no message arrives within d.
 func (w *WS) None(d time.Duration) {
 	w.t.Helper()

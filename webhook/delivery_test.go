@@ -16,6 +16,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+
 	"shipgraph/resolve"
 	"shipgraph/rest"
 	"shipgraph/testkit"
@@ -114,7 +115,7 @@ func TestDeliveredSignedForEachSubscribedEvent(t *testing.T) {
 func TestRetriedThenFailed(t *testing.T) {
 	e := newEnv(t)
 	r := newReceiver(t)
-	r.status.Store(500)
+	r.SetStatus(500)
 	c1, _ := e.containerOf(t, e.acme, 0)
 	hook := e.webhook(t, e.acme, r.URL, webhook.EventContainerUpdated)
 	e.start(t, e.Store, webhook.Config{RetryBase: time.Millisecond})
@@ -162,7 +163,7 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 func TestDeadEndpointDoesNotDelayLive(t *testing.T) {
 	e := newEnv(t)
 	dead, live := newReceiver(t), newReceiver(t)
-	dead.hang.Store(true)
+	dead.SetHang(true)
 	// Three containers: one record's notifications go one at a time, so
 	// the dead endpoint's bound is reached by two records' first ones.
 	var containers []string
@@ -226,7 +227,7 @@ func TestTwoProcessesDeliverEachOnce(t *testing.T) {
 func TestKilledProcessClaimsExpire(t *testing.T) {
 	e := newEnv(t)
 	r := newReceiver(t)
-	r.hang.Store(true)
+	r.SetHang(true)
 	c1, _ := e.containerOf(t, e.acme, 0)
 	hook := e.webhook(t, e.acme, r.URL, webhook.EventContainerUpdated)
 	abort, kill := context.WithCancel(context.Background())
@@ -235,7 +236,7 @@ func TestKilledProcessClaimsExpire(t *testing.T) {
 	r.wait(t, 10*time.Second) // A is delivering
 	kill()                    // mid-delivery: nothing recorded, the claim stays
 	stopA()
-	r.hang.Store(false)
+	r.SetHang(false)
 	var owner, until string
 	var attempts int
 	e.one(t, `SELECT claimed_by, claimed_until::text, attempts FROM webhook_notifications WHERE delivery_status = 'pending'`, &owner, &until, &attempts)
@@ -458,7 +459,7 @@ func TestDeliveryTraces(t *testing.T) {
 	}
 
 	// A refused attempt (HTTP 500): error spans, retried.
-	r.status.Store(500)
+	r.SetStatus(500)
 	exp.Reset()
 	e.toggle(t, c1)
 	r.wait(t, 15*time.Second)

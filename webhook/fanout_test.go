@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,7 +83,7 @@ func (e *env) lastChange(t testing.TB) int64 {
 // which it returns.
 func (e *env) wantSkipped(t *testing.T, l *testkit.Log, hook string, notified []int64, last int64, before float64, skipped int) []map[string]any {
 	t.Helper()
-	if got := e.notified(t, hook); !equal(got, notified) {
+	if got := e.notified(t, hook); !slices.Equal(got, notified) {
 		t.Errorf("notified for changes %v, want %v", got, notified)
 	}
 	if c := e.cursorID(t); c != last {
@@ -114,18 +115,6 @@ func (e *env) cursorID(t testing.TB) int64 {
 		t.Fatal(err)
 	}
 	return id
-}
-
-func equal(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // A row whose old/new JSON does not decode into the change's attributes

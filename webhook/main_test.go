@@ -5,16 +5,15 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"shipgraph/db"
 	"shipgraph/model"
+	"shipgraph/testkit"
 	"shipgraph/testkit/pg"
 	"shipgraph/webhook"
 )
@@ -120,62 +119,51 @@ type delivery struct {
 	header    http.Header
 }
 
-// receiver is a webhook endpoint on 127.0.0.1.
+// receiver is a webhook endpoint on 127.0.0.1 whose deliveries are
+// handed out in order by wait.
 type receiver struct {
-	*httptest.Server
-	mu     sync.Mutex
-	got    []delivery
-	status atomic.Int32
-	hang   atomic.Bool // hold every request until the client gives up
-	seen   chan delivery
+	*testkit.Receiver
+	mu   sync.Mutex
+	next int // how many deliveries wait has returned
 }
 
 func newReceiver(t testing.TB) *receiver {
-	r := &receiver{seen: make(chan delivery, 10000)}
-	r.status.Store(200)
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		var doc struct {
-			Data struct {
-				ID         string `json:"id"`
-				Attributes struct {
-					Event string `json:"event"`
-				} `json:"attributes"`
-			} `json:"data"`
-		}
-		_ = json.Unmarshal(body, &doc)
-		d := delivery{at: time.Now(), id: doc.Data.ID, event: doc.Data.Attributes.Event, body: body, header: req.Header.Clone()}
-		r.mu.Lock()
-		r.got = append(r.got, d)
-		r.mu.Unlock()
-		r.seen <- d
-		if r.hang.Load() {
-			<-req.Context().Done()
-			return
-		}
-		w.WriteHeader(int(r.status.Load()))
-		_, _ = w.Write([]byte(`{"ok":true}`))
-	}))
-	t.Cleanup(r.Close)
-	return r
+	return &receiver{Receiver: testkit.NewReceiver(t, http.StatusOK, `{"ok":true}`)}
+}
+
+// parse is a request the receiver got, as a delivery.
+func parse(got testkit.Received) delivery {
+	var doc struct {
+		Data struct {
+			ID         string `json:"id"`
+			Attributes struct {
+				Event string `json:"event"`
+			} `json:"attributes"`
+		} `json:"data"`
+	}
+	_ = json.Unmarshal(got.Body, &doc)
+	return delivery{at: got.At, id: doc.Data.ID, event: doc.Data.Attributes.Event, body: got.Body, header: got.Header}
 }
 
 func (r *receiver) deliveries() []delivery {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]delivery(nil), r.got...)
+	var out []delivery
+	for _, got := range r.Got.All() {
+		out = append(out, parse(got))
+	}
+	return out
 }
 
 // wait returns the next delivery, failing after timeout.
 func (r *receiver) wait(t testing.TB, timeout time.Duration) delivery {
 	t.Helper()
-	select {
-	case d := <-r.seen:
-		return d
-	case <-time.After(timeout):
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all, ok := r.Got.WaitN(timeout, r.next+1)
+	if !ok {
 		t.Fatalf("no delivery within %s", timeout)
-		return delivery{}
 	}
+	r.next++
+	return parse(all[r.next-1])
 }
 
 // newRedirector answers every request with a 307 to target.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"shipgraph/carrier/sim"
+	"shipgraph/testkit"
 )
 
 func firstOf(t *testing.T, s *server, scac, typ string) sim.Number {
@@ -28,13 +29,7 @@ func firstOf(t *testing.T, s *server, scac, typ string) sim.Number {
 
 func postFaults(t *testing.T, s *server, body string) (*http.Response, []byte) {
 	t.Helper()
-	res, err := http.Post(s.URL+"/sim/faults", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, b
+	return testkit.Fetch(t, testkit.Request(t, http.MethodPost, s.URL+"/sim/faults", "", []byte(body)))
 }
 
 // TestFaults sets each fault over POST /sim/faults and checks what the

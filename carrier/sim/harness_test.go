@@ -3,7 +3,6 @@ package sim_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"shipgraph/carrier/sim"
+	"shipgraph/testkit"
 	"shipgraph/testkit/simtest"
 )
 
@@ -33,26 +33,15 @@ var param = map[string]string{
 	"container":      "equipmentReference",
 }
 
-// get fetches a URL and returns the response and its body.
+// get fetches a URL with header (name, value pairs) and returns the
+// response and its body.
 func get(t *testing.T, u string, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := testkit.Request(t, http.MethodGet, u, "", nil)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, b
+	return testkit.Fetch(t, req)
 }
 
 func eventsURL(base string, n sim.Number, extra string) string {

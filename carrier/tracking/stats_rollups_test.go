@@ -76,40 +76,39 @@ func checkRollups(t *testing.T, store *db.DB, account, step string) {
 		Scan((*pq.StringArray)(&terminals), (*pq.StringArray)(&ports), (*pq.StringArray)(&lines)); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []model.ContainerFilter{{}, {PodTerminalIDs: terminals, Statuses: []model.ContainerStatus{"available", "on_ship"}}} {
-		for _, keys := range [][]model.ContainerGroupBy{
+	sameStats(t, step+": containers", account, now, store.ContainerStats, counted.ContainerStats,
+		[]model.ContainerFilter{{}, {PodTerminalIDs: terminals, Statuses: []model.ContainerStatus{"available", "on_ship"}}},
+		[][]model.ContainerGroupBy{
 			nil, {model.ContainerGroupByStatus}, {model.ContainerGroupByPodTerminal, model.ContainerGroupByLastFreeDay},
 			{model.ContainerGroupByShippingLine, model.ContainerGroupByPortOfDischarge, model.ContainerGroupByEtaWeek},
 			{model.ContainerGroupByStatus, model.ContainerGroupByEtaWeek},
-		} {
-			a, err := store.ContainerStats(ctx, account, f, keys, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := counted.ContainerStats(ctx, account, f, keys, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(a, b) {
-				t.Fatalf("%s: containers %+v by %v: the rollups give %s, GROUP BY %s", step, f, keys, groupsText(a), groupsText(b))
-			}
-		}
-	}
-	for _, f := range []model.ShipmentFilter{{}, {ShippingLineScacs: lines, PortOfDischargeIDs: ports}, {PodTerminalIDs: terminals}} {
-		for _, keys := range [][]model.ShipmentGroupBy{
+		})
+	sameStats(t, step+": shipments", account, now, store.ShipmentStats, counted.ShipmentStats,
+		[]model.ShipmentFilter{{}, {ShippingLineScacs: lines, PortOfDischargeIDs: ports}, {PodTerminalIDs: terminals}},
+		[][]model.ShipmentGroupBy{
 			nil, {model.ShipmentGroupByPodTerminal, model.ShipmentGroupByEtaWeek},
 			{model.ShipmentGroupByShippingLine, model.ShipmentGroupByPortOfDischarge},
-		} {
-			a, err := store.ShipmentStats(ctx, account, f, keys, now)
+		})
+}
+
+// sameStats checks that the rollups and a GROUP BY (counted) give the same
+// groups for every filter by every grouping.
+func sameStats[F, K any](t *testing.T, what, account string, now time.Time,
+	rollups, counted func(context.Context, string, F, []K, time.Time) ([]*model.Group, error), filters []F, groupings [][]K) {
+	t.Helper()
+	ctx := context.Background()
+	for _, f := range filters {
+		for _, keys := range groupings {
+			a, err := rollups(ctx, account, f, keys, now)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := counted.ShipmentStats(ctx, account, f, keys, now)
+			b, err := counted(ctx, account, f, keys, now)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(a, b) {
-				t.Fatalf("%s: shipments %+v by %v: the rollups give %s, GROUP BY %s", step, f, keys, groupsText(a), groupsText(b))
+				t.Fatalf("%s %+v by %v: the rollups give %s, GROUP BY %s", what, f, keys, groupsText(a), groupsText(b))
 			}
 		}
 	}

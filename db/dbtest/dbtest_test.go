@@ -15,6 +15,7 @@ import (
 	_ "github.com/lib/pq"
 
 	"shipgraph/db/dbtest"
+	"shipgraph/testkit/pg"
 )
 
 var migrations atomic.Int32
@@ -34,23 +35,7 @@ func TestMain(m *testing.M) {
 
 func widgets(t *testing.T, db *sql.DB) []string {
 	t.Helper()
-	rows, err := db.Query("SELECT name FROM widget ORDER BY id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, n)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return names
+	return pg.Column[string](t, db, "SELECT name FROM widget ORDER BY id")
 }
 
 func TestIsolatedDatabases(t *testing.T) {

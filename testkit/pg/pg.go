@@ -12,6 +12,7 @@ package pg
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"testing"
 	"time"
@@ -94,6 +95,21 @@ func (d *DB) Key(tb testing.TB, who string) string {
 		tb.Fatalf("no demo key for %s", who)
 	}
 	return k
+}
+
+// NewToken creates an API token of the account (an id) with role on
+// store, and returns its key and the token's id.
+func NewToken(tb testing.TB, store *db.DB, account, role string) (key, id string) {
+	tb.Helper()
+	key, err := db.NewAPIKey(rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tok, err := store.CreateToken(context.Background(), db.TokenInput{AccountID: account, Role: role, Key: key})
+	if err != nil {
+		tb.Fatalf("creating a %s token: %v", role, err)
+	}
+	return key, tok.ID
 }
 
 // Principals authenticates every demo key, as the HTTP chain does, and

@@ -254,6 +254,40 @@ func (s *Standby) Replayed(tb testing.TB) string {
 	return lsn
 }
 
+// PauseReplay pauses the standby's WAL replay (it still receives WAL) and
+// returns once it is paused: what is written next is not on the standby
+// until ResumeReplay, whatever the machine's speed.
+func (s *Standby) PauseReplay(tb testing.TB) {
+	tb.Helper()
+	sdb := dbtest.Open(tb, s.URL())
+	defer sdb.Close() // called in wait loops: one pool per call would outlast them
+	if _, err := sdb.Exec(`SELECT pg_wal_replay_pause()`); err != nil {
+		tb.Fatalf("replicatest: pausing the standby's replay: %v", err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var state string
+		if err := sdb.QueryRow(`SELECT pg_get_wal_replay_pause_state()`).Scan(&state); err != nil {
+			tb.Fatal(err)
+		}
+		if state == "paused" {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("replicatest: the standby's replay is %s 10s after the pause", state)
+		}
+	}
+}
+
+// ResumeReplay resumes the standby's WAL replay.
+func (s *Standby) ResumeReplay(tb testing.TB) {
+	tb.Helper()
+	sdb := dbtest.Open(tb, s.URL())
+	defer sdb.Close()
+	if _, err := sdb.Exec(`SELECT pg_wal_replay_resume()`); err != nil {
+		tb.Fatalf("replicatest: resuming the standby's replay: %v", err)
+	}
+}
+
 func (s *Standby) logTail() string {
 	b, _ := os.ReadFile(s.log)
 	if len(b) > 4096 {
