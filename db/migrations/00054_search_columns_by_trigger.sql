@@ -10,14 +10,47 @@
 -- inputs changed (WHEN): the same expression, so the same values
 -- (db/search_columns_test.go compares them with it).
 --
--- DROP EXPRESSION keeps the stored values and the indexes (no rewrite).
+-- DROP EXPRESSION keeps the stored values and the indexes (no rewrite) on
+-- one PostgreSQL.
 -- The triggers touch only their own row: they run on a Citus shard as they
 -- do on one node.
 
 -- +goose Up
-ALTER TABLE shipments ALTER COLUMN search_doc DROP EXPRESSION, ALTER COLUMN search_tsv DROP EXPRESSION;
-ALTER TABLE containers ALTER COLUMN search_doc DROP EXPRESSION, ALTER COLUMN search_tsv DROP EXPRESSION;
-ALTER TABLE tracking_requests ALTER COLUMN search_doc DROP EXPRESSION, ALTER COLUMN search_tsv DROP EXPRESSION;
+-- On Citus (a cluster migrated down and up again), DDL on a distributed
+-- table runs on its shards in parallel, and a function command after a
+-- parallel operation in the same transaction is refused; one connection
+-- per worker (sequential) lets both run (as 00041's down).
+SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
+-- Citus refuses DROP EXPRESSION on a distributed table (a cluster already
+-- distributed when it migrates): there the columns are dropped and added
+-- again as plain ones, with the indexes built on them, and filled below
+-- once the triggers exist (a rewrite, as 00018's ADD was).
+-- +goose StatementBegin
+DO $$
+DECLARE
+    tb          text;
+    distributed boolean;
+BEGIN
+    FOREACH tb IN ARRAY ARRAY['shipments', 'containers', 'tracking_requests'] LOOP
+        distributed := false;
+        IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+            EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::regclass)'
+                INTO distributed USING tb;
+        END IF;
+        IF distributed THEN
+            EXECUTE format('ALTER TABLE %I DROP COLUMN search_doc, DROP COLUMN search_tsv', tb);
+            EXECUTE format('ALTER TABLE %I ADD COLUMN search_doc text, ADD COLUMN search_tsv tsvector', tb);
+            EXECUTE format('CREATE INDEX %I ON %I USING gin (account_id, search_doc gin_trgm_ops)', tb || '_search_trgm_idx', tb);
+            EXECUTE format('CREATE INDEX %I ON %I USING gin (account_id, search_tsv)', tb || '_search_tsv_idx', tb);
+            EXECUTE format('CREATE INDEX %I ON %I (account_id, created_at, id) INCLUDE (search_doc%s)', tb || '_search_recent_idx', tb,
+                CASE WHEN tb = 'tracking_requests' THEN ', request_number' ELSE '' END);
+        ELSE
+            EXECUTE format('ALTER TABLE %I ALTER COLUMN search_doc DROP EXPRESSION, ALTER COLUMN search_tsv DROP EXPRESSION', tb);
+        END IF;
+    END LOOP;
+END
+$$;
+-- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE FUNCTION shipments_search_columns() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -83,7 +116,14 @@ CREATE TRIGGER tracking_requests_search_upd BEFORE UPDATE OF request_number, ref
           IS DISTINCT FROM (NEW.request_number, NEW.ref_numbers, NEW.tags, NEW.search_doc, NEW.search_tsv))
     EXECUTE FUNCTION tracking_requests_search_columns();
 
+-- The columns added again above (Citus) are empty: an update that sets
+-- them fires the triggers, which fill them. Nothing to do elsewhere.
+UPDATE shipments SET search_doc = '' WHERE search_doc IS NULL;
+UPDATE containers SET search_doc = '' WHERE search_doc IS NULL;
+UPDATE tracking_requests SET search_doc = '' WHERE search_doc IS NULL;
+
 -- +goose Down
+SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
 DROP TRIGGER shipments_search_ins ON shipments;
 DROP TRIGGER shipments_search_upd ON shipments;
 DROP TRIGGER containers_search_ins ON containers;
