@@ -333,3 +333,114 @@ func TestShardTriggersKeepCounts(t *testing.T) {
 		t.Errorf("after TRUNCATE containers, %d container rollup rows", n)
 	}
 }
+
+// Writers of one account take its rows in one order: the rows a statement
+// writes or reads for its rollups, then the account's change-log head,
+// then its counter and rollup rows. Two interleavings that deadlocked
+// before (40P01, one writer's statement failed), each forced here with a
+// transaction held open and the other writer seen waiting:
+//
+//   - a transaction that logged a change (it holds the head) and then adds
+//     a container, against a lone container insert on the same counter
+//     slot (the count trigger fired before the change log's);
+//   - a transaction that holds a shipment's row and then updates it,
+//     against a container added to that shipment (the rollup's share lock
+//     on the shipment came after the head).
+//
+// Each writer succeeds once the other commits.
+func TestWritersOfOneAccountNeverDeadlock(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	begin := func(t *testing.T) *sql.Conn {
+		t.Helper()
+		c, err := f.SQL.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if _, err := c.ExecContext(ctx, `BEGIN`); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	exec := func(t *testing.T, c *sql.Conn, q string, args ...any) {
+		t.Helper()
+		if _, err := c.ExecContext(ctx, q, args...); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	slot := func(t *testing.T, c *sql.Conn) int {
+		t.Helper()
+		var n int
+		if err := c.QueryRowContext(ctx, `SELECT counter_slot() FROM shipments WHERE account_id = $1 AND id = $2`,
+			f.A.Account, f.A.Shipments[0]).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// background runs q on c and then commits, in a goroutine; its error
+	// arrives on the channel.
+	background := func(c *sql.Conn, q string, args ...any) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.ExecContext(ctx, q, args...)
+			if err == nil {
+				_, err = c.ExecContext(ctx, `COMMIT`)
+			}
+			done <- err
+		}()
+		return done
+	}
+	// The number is in the statement's text, where waitBlocked finds it.
+	addContainer := func(number string) string {
+		return `INSERT INTO containers (account_id, shipment_id, number) VALUES ($1, $2, '` + number + `')`
+	}
+
+	t.Run("the head before a counter slot", func(t *testing.T) {
+		a := begin(t)
+		var b *sql.Conn
+		for tries := 0; b == nil; tries++ {
+			c := begin(t)
+			if slot(t, c) == slot(t, a) {
+				b = c
+			} else if tries > 200 {
+				t.Fatal("no second session on the first one's counter slot")
+			} else {
+				exec(t, c, `ROLLBACK`)
+			}
+		}
+		exec(t, a, `UPDATE shipments SET pod_vessel_name = 'HELD' WHERE account_id = $1 AND id = $2`, f.A.Account, f.A.Shipments[1])
+		done := background(b, addContainer("SLOTB01"), f.A.Account, f.A.Shipments[0])
+		waitBlocked(t, f.SQL, "SLOTB01")
+		exec(t, a, addContainer("SLOTA01"), f.A.Account, f.A.Shipments[2])
+		exec(t, a, `COMMIT`)
+		if err := <-done; err != nil {
+			t.Fatalf("the lone insert: %v", err)
+		}
+	})
+
+	t.Run("the shipment before the head", func(t *testing.T) {
+		a := begin(t)
+		exec(t, a, `SELECT 1 FROM shipments WHERE account_id = $1 AND id = $2 FOR NO KEY UPDATE`, f.A.Account, f.A.Shipments[3])
+		b := begin(t)
+		done := background(b, addContainer("SHIPB01"), f.A.Account, f.A.Shipments[3])
+		waitBlocked(t, f.SQL, "SHIPB01")
+		exec(t, a, `UPDATE shipments SET pod_vessel_name = 'HELD' WHERE account_id = $1 AND id = $2`, f.A.Account, f.A.Shipments[3])
+		exec(t, a, `COMMIT`)
+		if err := <-done; err != nil {
+			t.Fatalf("the container insert: %v", err)
+		}
+	})
+
+	for _, list := range []string{"shipments", "containers"} {
+		var counted, rows int
+		if err := f.SQL.QueryRow(`SELECT (SELECT sum(n) FROM list_counts WHERE account_id = $1 AND list = $2),
+			(SELECT count(*) FROM `+list+` WHERE account_id = $1)`, f.A.Account, list).Scan(&counted, &rows); err != nil {
+			t.Fatal(err)
+		}
+		if counted != rows {
+			t.Errorf("%s: counted %d, rows %d", list, counted, rows)
+		}
+	}
+}
