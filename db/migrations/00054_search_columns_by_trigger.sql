@@ -16,15 +16,15 @@
 -- do on one node.
 
 -- +goose Up
--- On Citus (a cluster migrated down and up again), DDL on a distributed
--- table runs on its shards in parallel, and a function command after a
--- parallel operation in the same transaction is refused; one connection
--- per worker (sequential) lets both run (as 00041's down).
+-- On Citus (a cluster already distributed when it migrates), DDL on a
+-- distributed table runs on its shards in parallel, and a function
+-- command after a parallel operation in the same transaction is refused;
+-- one connection per worker (sequential) lets both run (as 00041's down).
 SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
--- Citus refuses DROP EXPRESSION on a distributed table (a cluster already
--- distributed when it migrates): there the columns are dropped and added
--- again as plain ones, with the indexes built on them, and filled below
--- once the triggers exist (a rewrite, as 00018's ADD was).
+-- Citus refuses DROP EXPRESSION on a distributed table: there the columns
+-- are dropped and added again as plain ones, with the indexes built on
+-- them, and filled below once the triggers exist (a rewrite, as 00018's
+-- ADD was).
 -- +goose StatementBegin
 DO $$
 DECLARE
@@ -117,7 +117,8 @@ CREATE TRIGGER tracking_requests_search_upd BEFORE UPDATE OF request_number, ref
     EXECUTE FUNCTION tracking_requests_search_columns();
 
 -- The columns added again above (Citus) are empty: an update that sets
--- them fires the triggers, which fill them. Nothing to do elsewhere.
+-- them fires the triggers, which fill them. Elsewhere no row is NULL there
+-- (the expression gave '' at least): a scan that writes nothing.
 UPDATE shipments SET search_doc = '' WHERE search_doc IS NULL;
 UPDATE containers SET search_doc = '' WHERE search_doc IS NULL;
 UPDATE tracking_requests SET search_doc = '' WHERE search_doc IS NULL;
