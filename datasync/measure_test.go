@@ -7,6 +7,8 @@ import (
 	"maps"
 	"os"
 	"runtime"
+	"runtime/pprof"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,7 +33,11 @@ import (
 // SHIPGRAPH_DATASYNC_MEASURE_URL names an already seeded and migrated
 // database to measure on instead (make bench-scale's, 1,000,000
 // shipments: MEASURE is then only the label); SHIPGRAPH_DATASYNC_MEASURE_TABLES
-// (comma-separated) limits the backfilled tables (default all four).
+// (comma-separated) limits the backfilled tables (default all four);
+// SHIPGRAPH_DATASYNC_MEASURE_KINDS the destinations' kinds (default
+// postgres,object_store); SHIPGRAPH_DATASYNC_MEASURE_LAG=0 skips the lag;
+// SHIPGRAPH_DATASYNC_MEASURE_PROFILE=<prefix> writes a heap profile of
+// each backfill at its peak to <prefix>-<kind>.heap.pprof.
 func TestMeasure(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("SHIPGRAPH_DATASYNC_MEASURE"))
 	if n <= 0 {
@@ -70,75 +76,97 @@ func TestMeasure(t *testing.T) {
 			tables = append(tables, tb.Name)
 		}
 	}
+	kinds := []string{"postgres", datasync.KindObjectStore}
+	if v := os.Getenv("SHIPGRAPH_DATASYNC_MEASURE_KINDS"); v != "" {
+		kinds = strings.Split(v, ",")
+	}
+	profile := os.Getenv("SHIPGRAPH_DATASYNC_MEASURE_PROFILE")
 	e := &env{t: t, ctx: ctx, store: store, src: store.SQL()}
 	e.acme = e.id(`SELECT id FROM accounts WHERE slug = 'acme'`)
 	e.syncer = start(t, store, datasync.Config{})
-	_, destURL := destination(t)
-	dest := dbtest.Open(t, destURL)
 
-	// Backfill: rows per second, the process' heap and RSS while it runs.
-	peak := sampler()
-	id := e.addPostgres(e.acme, destURL, tables...)
-	rows, took := e.backfilled(id, len(tables))
-	heap, rss := peak()
-	t.Logf("backfill of %v: %d rows (acme's share of %d shipments) in %v: %.0f rows/s; peak heap in use %.1f MiB, peak RSS %.1f MiB",
-		tables, rows, n, took.Round(time.Millisecond), float64(rows)/took.Seconds(), float64(heap)/(1<<20), float64(rss)/(1<<20))
-	if _, err := e.store.PauseSyncDestination(e.ctx, e.acme, id, true); err != nil {
-		t.Fatal(err)
+	// Each kind's backfill alone (the one before paused): rows per
+	// second, the process' heap and RSS while it runs.
+	type measured struct {
+		kind, id string
+		seen     func(map[string]int64) []string
+		dest     *sql.DB // a PostgreSQL destination's
+	}
+	var done []measured
+	for _, kind := range kinds {
+		var m measured
+		runtime.GC()
+		peak := sampler(profileFile(profile, kind))
+		switch kind {
+		case "postgres":
+			_, destURL := destination(t)
+			dest := dbtest.Open(t, destURL)
+			m = measured{kind: kind, id: e.addPostgres(e.acme, destURL, tables...), seen: e.seenInTable(dest), dest: dest}
+		case datasync.KindObjectStore:
+			srv := s3test.Start(t, "lake")
+			m = measured{kind: kind, id: e.addDestination(e.acme, datasync.KindObjectStore, objectURL(srv, "acme"), tables...)}
+			m.seen = e.seenInStatus(m.id)
+		default:
+			t.Fatalf("SHIPGRAPH_DATASYNC_MEASURE_KINDS: %q is not postgres nor %s", kind, datasync.KindObjectStore)
+		}
+		rows, took := e.backfilled(m.id, len(tables))
+		heap, rss := peak()
+		t.Logf("%s backfill of %v: %d rows (acme's share of %d shipments) in %v: %.0f rows/s; peak heap in use %.1f MiB, peak RSS %.1f MiB",
+			kind, tables, rows, n, took.Round(time.Millisecond), float64(rows)/took.Seconds(), float64(heap)/(1<<20), float64(rss)/(1<<20))
+		if _, err := e.store.PauseSyncDestination(e.ctx, e.acme, m.id, true); err != nil {
+			t.Fatal(err)
+		}
+		if m.dest != nil {
+			// The lag's poll looks numbers up by prefix: an index, so that
+			// a poll of a million-row table does not cost more than the
+			// sync.
+			if _, err := m.dest.ExecContext(e.ctx, `CREATE INDEX IF NOT EXISTS shipments_bl_prefix ON shipments (bill_of_lading_number text_pattern_ops)`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done = append(done, m)
+	}
+	if os.Getenv("SHIPGRAPH_DATASYNC_MEASURE_LAG") == "0" || !slices.Contains(tables, db.SyncShipments) {
+		return // the lag is measured with shipments
 	}
 
-	// The same into Parquet files on the S3-compatible server, alone.
-	srv := s3test.Start(t, "lake")
-	runtime.GC()
-	peak = sampler()
-	lake := e.addDestination(e.acme, datasync.KindObjectStore, objectURL(srv, "acme"), tables...)
-	rows, took = e.backfilled(lake, len(tables))
-	heap, rss = peak()
-	t.Logf("object store backfill: %d rows in %v: %.0f rows/s; peak heap in use %.1f MiB, peak RSS %.1f MiB",
-		rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), float64(heap)/(1<<20), float64(rss)/(1<<20))
-
-	// Steady-state lag of each kind, the other paused.
-	if _, err := e.store.PauseSyncDestination(e.ctx, e.acme, lake, true); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.store.PauseSyncDestination(e.ctx, e.acme, id, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.syncer.Enqueue(e.ctx, e.acme, id); err != nil {
-		t.Fatal(err)
-	}
-	e.backfilled(id, len(tables))
-	// The lag's poll looks numbers up by prefix: an index, so that a poll
-	// of a million-row table does not cost more than the sync.
-	if _, err := dest.ExecContext(e.ctx, `CREATE INDEX IF NOT EXISTS shipments_bl_prefix ON shipments (bill_of_lading_number text_pattern_ops)`); err != nil {
-		t.Fatal(err)
-	}
+	// Steady-state lag of each kind, the others paused.
 	report := func(kind string, rate int, lags []time.Duration) {
 		sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
 		p := func(q float64) time.Duration { return lags[int(q*float64(len(lags)-1))].Round(time.Millisecond) }
 		t.Logf("%s: %d writes/s for 20 s: %d changes, commit → destination p50 %v, p99 %v, max %v", kind, rate, len(lags), p(0.5), p(0.99), p(1))
 	}
-	for _, rate := range []int{10, 100} {
-		report("postgres", rate, e.lagAt(rate, 20*time.Second, e.seenInTable(dest)))
+	for _, m := range done {
+		if _, err := e.store.PauseSyncDestination(e.ctx, e.acme, m.id, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.syncer.Enqueue(e.ctx, e.acme, m.id); err != nil {
+			t.Fatal(err)
+		}
+		e.backfilled(m.id, len(tables))
+		for _, rate := range []int{10, 100} {
+			report(m.kind, rate, e.lagAt(rate, 20*time.Second, m.seen))
+		}
+		if _, err := e.store.PauseSyncDestination(e.ctx, e.acme, m.id, true); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := e.store.PauseSyncDestination(e.ctx, e.acme, id, true); err != nil {
-		t.Fatal(err)
+}
+
+// profileFile is where the heap profile of kind's backfill goes ("" when
+// no profile was asked for).
+func profileFile(prefix, kind string) string {
+	if prefix == "" {
+		return ""
 	}
-	if _, err := e.store.PauseSyncDestination(e.ctx, e.acme, lake, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.syncer.Enqueue(e.ctx, e.acme, lake); err != nil {
-		t.Fatal(err)
-	}
-	e.backfilled(lake, len(tables))
-	for _, rate := range []int{10, 100} {
-		report("object store", rate, e.lagAt(rate, 20*time.Second, e.seenInStatus(lake)))
-	}
+	return prefix + "-" + kind + ".heap.pprof"
 }
 
 // sampler samples the process' heap in use and resident set every 50 ms
 // until the function it returns is called, which returns their peaks.
-func sampler() func() (heap, rss uint64) {
+// With a file named, it writes a heap profile there at each new peak of
+// the heap in use (the profile's in-use figures are the last collection's).
+func sampler(file string) func() (heap, rss uint64) {
 	var peakHeap, peakRSS uint64
 	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -151,6 +179,12 @@ func sampler() func() (heap, rss uint64) {
 			case <-time.After(50 * time.Millisecond):
 			}
 			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peakHeap && file != "" {
+				if f, err := os.Create(file); err == nil {
+					_ = pprof.Lookup("heap").WriteTo(f, 0)
+					_ = f.Close()
+				}
+			}
 			peakHeap = max(peakHeap, m.HeapInuse)
 			peakRSS = max(peakRSS, residentSet())
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
@@ -170,16 +171,27 @@ func (s *Syncer) checkObjectStore(ctx context.Context, raw string) (string, erro
 	return o.display(), nil
 }
 
+// An S3 upload's buffers. The transfer manager's defaults hold up to six
+// 8 MiB parts per upload (five in flight and one filling) after a first
+// read of up to 16 MiB (io.ReadAll, which copies as it grows): about
+// 100 MiB of heap once a file passes 16 MiB, as a backfill file of 100
+// pages does, and per destination being copied. One part of S3's smallest
+// size, uploaded while the next fills, holds a file's upload to about
+// 15 MiB whatever the file's size.
+const (
+	uploadPartBytes = 5 << 20
+	uploadParts     = 1
+)
+
 // openBucket opens the destination's bucket under its prefix. Its
 // connections pass netguard's Control (after DNS) unless private
-// addresses are allowed.
-func (o *objectURL) openBucket(ctx context.Context, allowPrivate bool) (*blob.Bucket, error) {
-	var b *blob.Bucket
-	var err error
+// addresses are allowed. beforeWrite, for an S3 bucket, bounds an
+// upload's buffers (WriterOptions.BeforeWrite of a file's writer).
+func (o *objectURL) openBucket(ctx context.Context, allowPrivate bool) (b *blob.Bucket, beforeWrite func(func(any) bool) error, err error) {
 	switch o.scheme {
 	case "file":
 		if err := os.MkdirAll(o.bucket, 0o700); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		b, err = fileblob.OpenBucket(o.bucket, &fileblob.Options{CreateDir: true})
 	case "s3":
@@ -201,22 +213,44 @@ func (o *objectURL) openBucket(ctx context.Context, allowPrivate bool) (*blob.Bu
 		if o.endpoint != "" {
 			opts.BaseEndpoint = aws.String(o.endpoint)
 		}
-		b, err = s3blob.OpenBucket(ctx, s3.New(opts), o.bucket, nil)
+		client := s3.New(opts)
+		b, err = s3blob.OpenBucket(ctx, client, o.bucket, nil)
+		// s3blob makes each writer's transfer manager from the buffer
+		// size and concurrency of WriterOptions but leaves the first
+		// read's 16 MiB threshold as it is; its BeforeWrite hands out the
+		// writer's manager, replaced here by one of bounded buffers (the
+		// checksum setting left unset as s3blob leaves it without options).
+		// Were the hook to stop handing it out, TestObjectStoreUploadBounded
+		// fails.
+		beforeWrite = func(as func(any) bool) error {
+			var tm *transfermanager.Client
+			if as(&tm) && tm != nil {
+				*tm = *transfermanager.New(client, func(opt *transfermanager.Options) {
+					opt.PartSizeBytes = uploadPartBytes
+					opt.MultipartUploadThreshold = uploadPartBytes
+					opt.Concurrency = uploadParts
+				})
+			}
+			return nil
+		}
 	default:
-		return nil, fmt.Errorf("datasync: object store scheme %q", o.scheme)
+		return nil, nil, fmt.Errorf("datasync: object store scheme %q", o.scheme)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.prefix != "" {
 		b = blob.PrefixedBucket(b, o.prefix)
 	}
-	return b, nil
+	return b, beforeWrite, nil
 }
 
 // objectTarget writes Parquet batches to a bucket.
 type objectTarget struct {
 	b *blob.Bucket
+	// beforeWrite bounds the buffers of a file's upload (nil: none to
+	// bound).
+	beforeWrite func(func(any) bool) error
 }
 
 func openObjectTarget(ctx context.Context, raw string, allowPrivate bool) (*objectTarget, error) {
@@ -227,11 +261,11 @@ func openObjectTarget(ctx context.Context, raw string, allowPrivate bool) (*obje
 	if o.scheme == "file" && !allowPrivate {
 		return nil, errors.New("datasync: file:// destinations need WEBHOOK_ALLOW_PRIVATE_URLS")
 	}
-	b, err := o.openBucket(ctx, allowPrivate)
+	b, beforeWrite, err := o.openBucket(ctx, allowPrivate)
 	if err != nil {
 		return nil, err
 	}
-	return &objectTarget{b: b}, nil
+	return &objectTarget{b: b, beforeWrite: beforeWrite}, nil
 }
 
 func (t *objectTarget) Close() error { return t.b.Close() }
@@ -299,7 +333,8 @@ const fileTimeout = 5 * time.Minute
 // pos.
 func (t *objectTarget) begin(ctx context.Context, tb *db.SyncTable, name string, pos int64) (*batchFile, error) {
 	ctx, cancel := context.WithTimeout(ctx, fileTimeout)
-	out, err := t.b.NewWriter(ctx, tb.Name+"/"+name+".parquet", &blob.WriterOptions{ContentType: "application/vnd.apache.parquet"})
+	out, err := t.b.NewWriter(ctx, tb.Name+"/"+name+".parquet", &blob.WriterOptions{ContentType: "application/vnd.apache.parquet",
+		BeforeWrite: t.beforeWrite})
 	if err != nil {
 		cancel()
 		return nil, err

@@ -2,6 +2,8 @@ package db
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"shipgraph/model"
 )
@@ -20,7 +22,17 @@ type picker struct {
 	order []string          // output names, in select-list order
 	items map[string]string // output name → select item
 	keys  map[string]bool   // always selected
+	// made holds the lists already built, by listKey: a request shape
+	// selects the same columns every time, so its reads reuse one string
+	// instead of building it (a set, a builder) per statement. At most
+	// maxMadeLists are kept; past that, lists are built per read.
+	made  sync.Map
+	madeN atomic.Int32
 }
+
+// maxMadeLists bounds a picker's made lists (selections are chosen by
+// clients: an unbounded cache would grow with every new shape).
+const maxMadeLists = 256
 
 // optional adds select items that only a read naming them selects: the
 // whole list (a read of the type not narrowed) leaves them out.
@@ -49,12 +61,43 @@ func newPicker(list string, keys ...string) *picker {
 	return p
 }
 
-// list returns the select list for the wanted columns (output names);
-// nil wants every column. Unknown names are ignored.
-func (p *picker) list(want []string) string {
+// list returns the select list for the wanted columns (output names),
+// the account placeholder (accountParam) of its items replaced by param
+// ("$1", "$2"; "" for a type whose items name none); nil wants every
+// column. Unknown names are ignored.
+func (p *picker) list(want []string, param string) string {
 	if want == nil {
 		return p.all
 	}
+	key := listKey(want, param)
+	if s, ok := p.made.Load(key); ok {
+		return s.(string)
+	}
+	s := p.build(want, param)
+	if p.madeN.Load() < maxMadeLists && p.madeN.Add(1) <= maxMadeLists {
+		p.made.Store(key, s)
+	}
+	return s
+}
+
+// listKey names a selection of columns under one account parameter.
+func listKey(want []string, param string) string {
+	n := len(param)
+	for _, w := range want {
+		n += 1 + len(w)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(param)
+	for _, w := range want {
+		b.WriteByte(0)
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+// build makes list's select list.
+func (p *picker) build(want []string, param string) string {
 	set := make(map[string]bool, len(want))
 	for _, w := range want {
 		set[w] = true
@@ -68,7 +111,10 @@ func (p *picker) list(want []string) string {
 			b.WriteString(p.items[name])
 		}
 	}
-	return b.String()
+	if param == "" {
+		return b.String()
+	}
+	return strings.ReplaceAll(b.String(), accountParam, param)
 }
 
 // pickers are the types whose reads can be narrowed: the ones a dashboard
@@ -93,13 +139,18 @@ func (db *DB) Select(sel model.Selection) *DB {
 }
 
 // cols is the select list of typ under db's selection.
-func (db *DB) cols(typ string) string {
+func (db *DB) cols(typ string) string { return db.colsAt(typ, "") }
+
+// colsAt is cols with the account placeholder of the selected items as
+// param. The whole list (typ not in the selection) has no optional items,
+// so no placeholder.
+func (db *DB) colsAt(typ, param string) string {
 	p := pickers[typ]
 	want, ok := db.sel[typ]
 	if !ok {
 		return p.all
 	}
-	return p.list(want)
+	return p.list(want, param)
 }
 
 // splitSelect splits a select list at its top-level commas.

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"strings"
 
 	"github.com/lib/pq"
 
@@ -39,14 +38,13 @@ const containerJourneyCols = `ARRAY(SELECT te.id FROM transport_events te
 	 ORDER BY re.event_at NULLS LAST, re.position, re.id) AS raw_event_ids`
 
 // accountParam stands for the account's parameter in a select list whose
-// items name it; containerColsAt puts the statement's own in its place.
+// items name it; the picker puts the statement's own in its place once
+// per selection (containerColsAt).
 const accountParam = "$account"
 
 // containerColsAt is the container select list under db's selection, its
 // journey subqueries naming the account as param ("$1", "$2" …).
-func (db *DB) containerColsAt(param string) string {
-	return strings.ReplaceAll(db.cols("Container"), accountParam, param)
-}
+func (db *DB) containerColsAt(param string) string { return db.colsAt("Container", param) }
 
 var containerList = &listSpec{
 	plural:  "containers",
