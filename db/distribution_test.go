@@ -1160,6 +1160,12 @@ func TestStatementsFilterByAccount(t *testing.T) {
 					PolledShipment: db.PolledShipment{BillOfLadingNumber: "MEDUDIST01", PodLocode: &usnyc, PodFacility: &facility}}}); err != nil {
 					return err
 				}
+				// The merged claim and milestones of a poll (its insert
+				// and update in one statement).
+				if _, err := tx.ClaimShipments([]db.ShipmentPoll{{ShipmentClaim: db.ShipmentClaim{RequestID: trID, Number: "MEDUDIST01", Current: &sid},
+					PolledShipment: db.PolledShipment{BillOfLadingNumber: "MEDUDIST01", PodLocode: &usnyc, PodFacility: &facility}}}); err != nil {
+					return err
+				}
 				if err := tx.Containers([]db.ContainerUpdate{{ShipmentID: sid, PodFacility: &facility, PodLocode: &usnyc,
 					PolledContainer: db.PolledContainer{Number: "MSCU1234566", CurrentStatus: &status}}}); err != nil {
 					return err

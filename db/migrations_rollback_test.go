@@ -54,6 +54,12 @@ func TestMigrationsDownToCitusFloorAndUp(t *testing.T) {
 	if rows1 != rows0 || listed1 != listed0 {
 		t.Fatalf("after down and up: %d shipments, %d counted; want %d, %d", rows1, listed1, rows0, listed0)
 	}
+	// The search columns, kept by triggers since 00054 (on Citus added
+	// again and filled by its up), hold their expression's values.
+	var drift, searched int
+	if err := q.QueryRowContext(ctx, searchColumnsDrift).Scan(&drift, &searched); err != nil || drift != 0 || searched == 0 {
+		t.Fatalf("after down and up: %d of %d rows' search columns differ from their expression (%v)", drift, searched, err)
+	}
 	// Two changes in one transaction: positions head+1 and head+2 (the
 	// per-transaction positions of 00041, re-created by the up).
 	tx, err := q.BeginTx(ctx, nil)

@@ -333,6 +333,160 @@ WHERE s.account_id = $1 AND s.id = n.id
 	return err
 }
 
+// ShipmentPoll is one poll's claim of its shipment with what the carrier
+// said about it.
+type ShipmentPoll struct {
+	ShipmentClaim
+	PolledShipment
+}
+
+// ClaimShipments finds or creates the shipments of the polls and writes
+// their milestones in one statement, by request id: Shipments and
+// UpdateShipments together, so a new shipment is inserted with its
+// milestones (its row triggers run once, on the insert) and an existing one
+// updated where it differs. Polls of one shipment merge as UpdateShipments'
+// callers merge them: the later poll's known values replace the earlier
+// one's, and the shipment takes the customer of its first poll's request.
+// A poll whose shipment another transaction inserted after this
+// statement's snapshot is left out of the result (its number met the
+// unique index and nothing was written for it): the caller claims it again
+// with Shipments and UpdateShipments.
+func (t *TrackingTx) ClaimShipments(ps []ShipmentPoll) (map[string]string, error) {
+	out := map[string]string{}
+	if len(ps) == 0 {
+		return out, nil
+	}
+	n := len(ps)
+	req := make([]string, n)
+	num := make([]string, n)
+	cur := make([]sql.NullString, n)
+	for i, p := range ps {
+		req[i], num[i] = p.RequestID, p.Number
+		if p.Current != nil {
+			cur[i] = sql.NullString{String: *p.Current, Valid: true}
+		}
+	}
+	s := func(get func(p *PolledShipment) *string) any {
+		return pq.Array(strsOf(n, func(i int) *string { return get(&ps[i].PolledShipment) }))
+	}
+	tm := func(get func(p *PolledShipment) *time.Time) any {
+		return pqTimes(timesOf(n, func(i int) *time.Time { return get(&ps[i].PolledShipment) }))
+	}
+	each := func(r *requestShipment) { out[r.RequestID] = r.ShipmentID }
+	// last(x): the batch's last known value of x for the shipment.
+	err := selectRows(t.ctx, t.q, each, `
+WITH u AS (
+    SELECT * FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::timestamptz[],
+        $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::text[],
+        $15::text[], $16::text[], $17::text[]) WITH ORDINALITY
+        AS u(request_id, number, current_id, pol, pod, dest, pol_etd_at, pol_atd_at, pod_eta_at, pod_ata_at, dest_eta_at,
+             dest_ata_at, vessel_name, vessel_imo, voyage, pod_facility, ord)),
+claim AS (
+    SELECT u.*, r.scac, r.ref_numbers, r.tags, coalesce(c.id, f.id) AS shipment_id,
+        coalesce(coalesce(c.id, f.id)::text, coalesce(r.scac, '') || ' ' || upper(u.number)) AS key
+    FROM u JOIN tracking_requests r ON r.account_id = $1 AND r.id = u.request_id
+    LEFT JOIN shipments c ON c.account_id = $1 AND c.id = u.current_id
+    LEFT JOIN shipments f ON c.id IS NULL AND f.account_id = $1 AND f.shipping_line_scac = r.scac
+        AND upper(f.normalized_number) = upper(u.number)),
+m AS (
+    SELECT key, (array_agg(shipment_id))[1] AS shipment_id, (array_agg(request_id ORDER BY ord))[1] AS first_request,
+        (array_agg(request_id ORDER BY request_id))[1] AS creator,
+        (array_agg(pol ORDER BY ord DESC) FILTER (WHERE pol IS NOT NULL))[1] AS pol,
+        (array_agg(pod ORDER BY ord DESC) FILTER (WHERE pod IS NOT NULL))[1] AS pod,
+        (array_agg(dest ORDER BY ord DESC) FILTER (WHERE dest IS NOT NULL))[1] AS dest,
+        (array_agg(pol_etd_at ORDER BY ord DESC) FILTER (WHERE pol_etd_at IS NOT NULL))[1] AS pol_etd_at,
+        (array_agg(pol_atd_at ORDER BY ord DESC) FILTER (WHERE pol_atd_at IS NOT NULL))[1] AS pol_atd_at,
+        (array_agg(pod_eta_at ORDER BY ord DESC) FILTER (WHERE pod_eta_at IS NOT NULL))[1] AS pod_eta_at,
+        (array_agg(pod_ata_at ORDER BY ord DESC) FILTER (WHERE pod_ata_at IS NOT NULL))[1] AS pod_ata_at,
+        (array_agg(dest_eta_at ORDER BY ord DESC) FILTER (WHERE dest_eta_at IS NOT NULL))[1] AS dest_eta_at,
+        (array_agg(dest_ata_at ORDER BY ord DESC) FILTER (WHERE dest_ata_at IS NOT NULL))[1] AS dest_ata_at,
+        (array_agg(vessel_name ORDER BY ord DESC) FILTER (WHERE vessel_name IS NOT NULL))[1] AS vessel_name,
+        (array_agg(vessel_imo ORDER BY ord DESC) FILTER (WHERE vessel_imo IS NOT NULL))[1] AS vessel_imo,
+        (array_agg(voyage ORDER BY ord DESC) FILTER (WHERE voyage IS NOT NULL))[1] AS voyage,
+        (array_agg(pod_facility ORDER BY ord DESC) FILTER (WHERE pod_facility IS NOT NULL))[1] AS pod_facility
+    FROM claim GROUP BY key),
+n AS (
+    SELECT m.key, m.shipment_id, cr.number, cr.scac, cr.ref_numbers, cr.tags,
+        coalesce((SELECT p.id FROM ports p WHERE p.code = m.pol), s.port_of_lading_id) AS pol_id,
+        coalesce(m.pol, s.port_of_lading_locode) AS pol_locode,
+        coalesce((SELECT p.name FROM ports p WHERE p.code = m.pol), s.port_of_lading_name) AS pol_name,
+        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = m.pol), s.pol_timezone) AS pol_tz,
+        coalesce((SELECT p.id FROM ports p WHERE p.code = m.pod), s.port_of_discharge_id) AS pod_id,
+        coalesce(m.pod, s.port_of_discharge_locode) AS pod_locode,
+        coalesce((SELECT p.name FROM ports p WHERE p.code = m.pod), s.port_of_discharge_name) AS pod_name,
+        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = m.pod), s.pod_timezone) AS pod_tz,
+        coalesce((SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
+            WHERE p.code = m.pod AND m.pod_facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1), s.pod_terminal_id) AS pod_terminal_id,
+        CASE WHEN m.dest IS NULL THEN s.destination_port_id ELSE (SELECT p.id FROM ports p WHERE p.code = m.dest) END AS dest_id,
+        coalesce(m.dest, s.destination_locode) AS dest_locode,
+        CASE WHEN m.dest IS NULL THEN s.destination_name ELSE coalesce((SELECT p.name FROM ports p WHERE p.code = m.dest), m.dest) END AS dest_name,
+        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = m.dest), s.destination_timezone) AS dest_tz,
+        coalesce(m.pol_etd_at, s.pol_etd_at) AS pol_etd_at, coalesce(m.pol_atd_at, s.pol_atd_at) AS pol_atd_at,
+        coalesce(m.pod_eta_at, s.pod_eta_at) AS pod_eta_at, coalesce(s.pod_original_eta_at, m.pod_eta_at) AS pod_original_eta_at,
+        coalesce(m.pod_ata_at, s.pod_ata_at) AS pod_ata_at,
+        coalesce(m.dest_eta_at, s.destination_eta_at) AS dest_eta_at, coalesce(m.dest_ata_at, s.destination_ata_at) AS dest_ata_at,
+        coalesce(m.vessel_name, s.pod_vessel_name) AS vessel_name, coalesce(m.vessel_imo, s.pod_vessel_imo) AS vessel_imo,
+        coalesce(m.voyage, s.pod_voyage_number) AS voyage,
+        coalesce(s.customer_id, r.customer_id) AS customer_id,
+        CASE WHEN s.customer_id IS NULL AND p.id IS NOT NULL
+             THEN coalesce(nullif(btrim(s.customer_name), ''), p.company_name) ELSE s.customer_name END AS customer_name
+    FROM m JOIN claim cr ON cr.request_id = m.creator
+    LEFT JOIN shipments s ON s.account_id = $1 AND s.id = m.shipment_id
+    LEFT JOIN tracking_requests r ON r.account_id = $1 AND r.id = m.first_request
+    LEFT JOIN parties p ON p.account_id = $1 AND p.id = r.customer_id),
+ins AS (
+    INSERT INTO shipments AS s (account_id, bill_of_lading_number, normalized_number, ref_numbers, tags, shipping_line_id,
+        shipping_line_scac, shipping_line_name, shipping_line_short_name,
+        port_of_lading_id, port_of_lading_locode, port_of_lading_name, pol_timezone, port_of_discharge_id,
+        port_of_discharge_locode, port_of_discharge_name, pod_timezone, pod_terminal_id, destination_port_id,
+        destination_locode, destination_name, destination_timezone, pol_etd_at, pol_atd_at, pod_eta_at,
+        pod_original_eta_at, pod_ata_at, destination_eta_at, destination_ata_at, pod_vessel_name,
+        pod_vessel_imo, pod_voyage_number, customer_id, customer_name)
+    SELECT $1::uuid, n.number, upper(n.number), nullif(n.ref_numbers, '{}'), n.tags, sl.id, n.scac,
+        coalesce(sl.name, n.scac), coalesce(sl.short_name, n.scac),
+        n.pol_id, n.pol_locode, n.pol_name, n.pol_tz, n.pod_id, n.pod_locode, n.pod_name, n.pod_tz, n.pod_terminal_id, n.dest_id,
+        n.dest_locode, n.dest_name, n.dest_tz, n.pol_etd_at, n.pol_atd_at, n.pod_eta_at, n.pod_original_eta_at, n.pod_ata_at,
+        n.dest_eta_at, n.dest_ata_at, n.vessel_name, n.vessel_imo, n.voyage, n.customer_id, n.customer_name
+    FROM n LEFT JOIN shipping_lines sl ON sl.scac = n.scac
+    WHERE n.shipment_id IS NULL
+    ON CONFLICT (account_id, shipping_line_scac, upper(normalized_number)) DO NOTHING
+    RETURNING s.id, s.shipping_line_scac, s.normalized_number),
+upd AS (
+    UPDATE shipments s SET port_of_lading_id = n.pol_id, port_of_lading_locode = n.pol_locode, port_of_lading_name = n.pol_name,
+        pol_timezone = n.pol_tz, port_of_discharge_id = n.pod_id, port_of_discharge_locode = n.pod_locode,
+        port_of_discharge_name = n.pod_name, pod_timezone = n.pod_tz, pod_terminal_id = n.pod_terminal_id,
+        destination_port_id = n.dest_id, destination_metro_area_id = CASE WHEN n.dest_id IS NULL THEN s.destination_metro_area_id END,
+        destination_locode = n.dest_locode, destination_name = n.dest_name, destination_timezone = n.dest_tz,
+        pol_etd_at = n.pol_etd_at, pol_atd_at = n.pol_atd_at, pod_eta_at = n.pod_eta_at, pod_original_eta_at = n.pod_original_eta_at,
+        pod_ata_at = n.pod_ata_at, destination_eta_at = n.dest_eta_at, destination_ata_at = n.dest_ata_at,
+        pod_vessel_name = n.vessel_name, pod_vessel_imo = n.vessel_imo, pod_voyage_number = n.voyage,
+        customer_id = n.customer_id, customer_name = n.customer_name, updated_at = now()
+    FROM n
+    WHERE s.account_id = $1 AND s.id = n.shipment_id
+      AND (s.port_of_lading_id, s.port_of_lading_locode, s.port_of_lading_name, s.pol_timezone, s.port_of_discharge_id,
+           s.port_of_discharge_locode, s.port_of_discharge_name, s.pod_timezone, s.pod_terminal_id, s.destination_port_id,
+           s.destination_locode, s.destination_name, s.destination_timezone, s.pol_etd_at, s.pol_atd_at, s.pod_eta_at,
+           s.pod_original_eta_at, s.pod_ata_at, s.destination_eta_at, s.destination_ata_at, s.pod_vessel_name,
+           s.pod_vessel_imo, s.pod_voyage_number, s.customer_id, s.customer_name)
+      IS DISTINCT FROM
+          (n.pol_id, n.pol_locode, n.pol_name, n.pol_tz, n.pod_id, n.pod_locode, n.pod_name, n.pod_tz, n.pod_terminal_id, n.dest_id,
+           n.dest_locode, n.dest_name, n.dest_tz, n.pol_etd_at, n.pol_atd_at, n.pod_eta_at, n.pod_original_eta_at, n.pod_ata_at,
+           n.dest_eta_at, n.dest_ata_at, n.vessel_name, n.vessel_imo, n.voyage, n.customer_id, n.customer_name))
+SELECT request_id, shipment_id AS id FROM claim WHERE shipment_id IS NOT NULL
+UNION ALL SELECT claim.request_id, ins.id FROM claim JOIN ins ON claim.shipment_id IS NULL
+    AND ins.shipping_line_scac = claim.scac AND upper(ins.normalized_number) = upper(claim.number)`,
+		t.account, pq.StringArray(req), pq.StringArray(num), pq.Array(cur),
+		s(func(p *PolledShipment) *string { return p.PolLocode }), s(func(p *PolledShipment) *string { return p.PodLocode }),
+		s(func(p *PolledShipment) *string { return p.DestinationLocode }),
+		tm(func(p *PolledShipment) *time.Time { return p.PolEtdAt }), tm(func(p *PolledShipment) *time.Time { return p.PolAtdAt }),
+		tm(func(p *PolledShipment) *time.Time { return p.PodEtaAt }), tm(func(p *PolledShipment) *time.Time { return p.PodAtaAt }),
+		tm(func(p *PolledShipment) *time.Time { return p.DestinationEtaAt }),
+		tm(func(p *PolledShipment) *time.Time { return p.DestinationAtaAt }),
+		s(func(p *PolledShipment) *string { return p.VesselName }), s(func(p *PolledShipment) *string { return p.VesselIMO }),
+		s(func(p *PolledShipment) *string { return p.VoyageNumber }), s(func(p *PolledShipment) *string { return p.PodFacility }))
+	return out, err
+}
+
 // StopFacts is what the stop rules read of a shipment after a poll's
 // writes.
 type StopFacts struct {

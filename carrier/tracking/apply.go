@@ -122,20 +122,44 @@ func contains(s []string, v string) bool {
 }
 
 // claimShipments finds or creates the shipment of every live poll that
-// has one (the carrier knows the number and its equipment): the polls
-// with a shipment.
+// has one (the carrier knows the number and its equipment) and writes its
+// milestones, in one statement: the polls with a shipment. A poll whose
+// shipment another transaction created after that statement's snapshot
+// is claimed again, and its milestones written, by two more statements.
 func claimShipments(tx *db.TrackingTx, live []*applied) ([]*applied, error) {
 	var tracked []*applied
-	var claims []db.ShipmentClaim
+	var polls []db.ShipmentPoll
 	for _, p := range live {
 		if p.Shipment != nil {
 			tracked = append(tracked, p)
+			polls = append(polls, db.ShipmentPoll{
+				ShipmentClaim:  db.ShipmentClaim{RequestID: p.RequestID, Number: p.Shipment.BillOfLadingNumber, Current: p.prior.ShipmentID},
+				PolledShipment: *p.Shipment})
+		}
+	}
+	ids, err := tx.ClaimShipments(polls)
+	if err != nil {
+		return nil, err
+	}
+	var late []*applied
+	var claims []db.ShipmentClaim
+	for _, p := range tracked {
+		if _, ok := ids[p.RequestID]; !ok {
+			late = append(late, p)
 			claims = append(claims, db.ShipmentClaim{RequestID: p.RequestID, Number: p.Shipment.BillOfLadingNumber, Current: p.prior.ShipmentID})
 		}
 	}
-	ids, err := tx.Shipments(claims)
-	if err != nil {
-		return nil, err
+	if len(claims) > 0 {
+		more, err := tx.Shipments(claims)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range late {
+			if id, ok := more[p.RequestID]; ok {
+				ids[p.RequestID] = id
+				p.shipment = id
+			}
+		}
 	}
 	for _, p := range tracked {
 		id, ok := ids[p.RequestID]
@@ -145,30 +169,35 @@ func claimShipments(tx *db.TrackingTx, live []*applied) ([]*applied, error) {
 		p.shipment = id
 		p.res.ShipmentID = &id
 	}
+	if len(late) > 0 {
+		if err := tx.UpdateShipments(shipmentUpdates(late)); err != nil {
+			return nil, err
+		}
+	}
 	return tracked, nil
 }
 
-// writeTracked writes what the polls said about their shipments:
-// milestones (one row per shipment), containers (one per shipment and
-// number) and events (one per container and carrier event id). Two polls
-// of one shipment in a batch (a bill of lading and one of its containers)
-// merge: the later one's known values replace the earlier one's. It
-// returns what the stop rules read of the shipments after these writes
-// (read by the events' statement).
+// writeTracked writes what the polls said about their shipments'
+// containers (one per shipment and number) and events (one per container
+// and carrier event id); claimShipments wrote the shipments' milestones.
+// Two polls of one shipment in a batch (a bill of lading and one of its
+// containers) merge: the later one's known values replace the earlier
+// one's. It returns what the stop rules read of the shipments after these
+// writes (read by the events' statement).
 func writeTracked(tx *db.TrackingTx, tracked []*applied) (map[string]db.StopFacts, error) {
 	if len(tracked) == 0 {
 		return nil, nil
 	}
-	updates := shipmentUpdates(tracked)
-	if err := tx.UpdateShipments(updates); err != nil {
-		return nil, err
-	}
 	if err := tx.Containers(containerUpdates(tracked)); err != nil {
 		return nil, err
 	}
-	shipments := make([]string, len(updates))
-	for i, u := range updates {
-		shipments[i] = u.ShipmentID
+	var shipments []string
+	seen := map[string]bool{}
+	for _, p := range tracked {
+		if !seen[p.shipment] {
+			seen[p.shipment] = true
+			shipments = append(shipments, p.shipment)
+		}
 	}
 	return tx.Events(eventInserts(tracked), shipments)
 }
