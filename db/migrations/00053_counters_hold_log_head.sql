@@ -22,14 +22,18 @@
 -- (shipgraph.notify = 'off', a bulk load) nothing takes the head, and the
 -- counters keep such writers apart by slot as before.
 --
--- The rollup of a container also share-locks its shipment (so that a
--- change of the shipment's line, port or ETA waits for it), after the head;
--- an UPDATE of the shipment holds its row and then takes the head. A BEFORE
--- trigger on containers takes that share lock first now: rows, then the
--- head, then counters, for every single statement. (A transaction that
--- holds the head from an earlier statement and then waits for a row
--- another writer holds can still deadlock; PostgreSQL ends one of them and
--- the API answers 503, retryable.)
+-- The rollup of a container also share-locked its shipment (so that a
+-- change of the shipment's line, port or ETA waited for it), after the
+-- head; an UPDATE of the shipment holds its row and then takes the head.
+-- Now the rollup holds the head before it reads the shipment and takes no
+-- lock on it: whoever changes those columns logs the change and waits for
+-- the head. (Taking the share lock earlier, in a BEFORE trigger, starved
+-- the shipment's UPDATE: share lockers queued on the head kept the row
+-- share-locked.) A single statement takes its own rows, then the head,
+-- then counters. A transaction that holds the head from an earlier
+-- statement and then waits for a row another writer holds can still
+-- deadlock; PostgreSQL ends one of them and the API answers 503,
+-- retryable.
 
 -- +goose Up
 -- +goose StatementBegin
@@ -149,46 +153,73 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
--- A container's write share-locks its shipment before anything else, in a
--- BEFORE trigger: the rollup (container_stats_row) reads the shipment's
--- line, port and ETA and locks it FOR SHARE so that a concurrent change of
--- those waits, but it fires after the head is held; an UPDATE of that
--- shipment holds the shipment's row and then takes the head. Taken here,
--- the order is the same for both: the shipment's row, then the head.
+-- A container's rollup read its shipment's line, port and ETA under a share
+-- lock on the shipment, taken after the head; an UPDATE of the shipment
+-- holds its row and then takes the head. With the head held first, the
+-- share lock is not needed: whoever changes those columns waits for the
+-- head. It stays for writers with the log off.
 -- +goose StatementBegin
-CREATE FUNCTION containers_share_shipment() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION container_stats_row() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    src container_stat_src[];
+    x container_stat_src;
+    one container_stat_delta;
+    ds container_stat_delta[];
 BEGIN
     IF counters_off() THEN
-        RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+        RETURN NULL;
     END IF;
     IF TG_OP IN ('UPDATE', 'DELETE') THEN
-        PERFORM 1 FROM shipments s WHERE s.account_id = OLD.account_id AND s.id = OLD.shipment_id FOR SHARE;
+        src := src || ROW(OLD.account_id, OLD.current_status, OLD.pod_terminal_id, OLD.shipment_id, OLD.pickup_lfd, -1)::container_stat_src;
     END IF;
-    IF TG_OP = 'DELETE' THEN
-        RETURN OLD;
+    IF TG_OP IN ('UPDATE', 'INSERT') THEN
+        src := src || ROW(NEW.account_id, NEW.current_status, NEW.pod_terminal_id, NEW.shipment_id, NEW.pickup_lfd, 1)::container_stat_src;
     END IF;
-    PERFORM 1 FROM shipments s WHERE s.account_id = NEW.account_id AND s.id = NEW.shipment_id FOR SHARE;
-    RETURN NEW;
+    IF current_setting('shipgraph.notify', true) IS DISTINCT FROM 'off' THEN
+        -- The account's head, held to commit: every writer that changes a
+        -- shipment's line, port or ETA logs it and so holds the head too;
+        -- the shipments read below stay as read, with no lock on them.
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN
+            PERFORM shipgraph_change_log_hold(OLD.account_id);
+        END IF;
+        IF TG_OP IN ('UPDATE', 'INSERT') THEN
+            PERFORM shipgraph_change_log_hold(NEW.account_id);
+        END IF;
+    ELSE
+        -- With the log off nothing holds the head: the shipment as it is
+        -- now first, then the one it left (as 00024), share-locked.
+        IF TG_OP = 'DELETE' THEN
+            PERFORM 1 FROM shipments s WHERE s.account_id = OLD.account_id AND s.id = OLD.shipment_id FOR SHARE;
+        ELSE
+            PERFORM 1 FROM shipments s WHERE s.account_id = NEW.account_id AND s.id = NEW.shipment_id FOR SHARE;
+        END IF;
+        IF TG_OP = 'UPDATE' AND (OLD.account_id, OLD.shipment_id) IS DISTINCT FROM (NEW.account_id, NEW.shipment_id) THEN
+            PERFORM 1 FROM shipments s WHERE s.account_id = OLD.account_id AND s.id = OLD.shipment_id FOR SHARE;
+        END IF;
+    END IF;
+    FOREACH x IN ARRAY src LOOP
+        SELECT x.account_id, x.current_status, coalesce(x.pod_terminal_id, '00000000-0000-0000-0000-000000000000'),
+                s.shipping_line_scac, coalesce(s.port_of_discharge_id, '00000000-0000-0000-0000-000000000000'),
+                stats_week(s.pod_eta_at, pz.time_zone), stats_day(x.pickup_lfd, tp.time_zone), x.d
+        INTO one
+        FROM shipments s
+        LEFT JOIN ports pz ON pz.id = s.port_of_discharge_id
+        LEFT JOIN terminals t ON t.id = x.pod_terminal_id LEFT JOIN ports tp ON tp.id = t.port_id
+        WHERE s.account_id = x.account_id AND s.id = x.shipment_id;
+        IF FOUND THEN
+            ds := ds || one;
+        END IF;
+    END LOOP;
+    PERFORM container_stats_put(ds);
+    RETURN NULL;
 END $$;
 -- +goose StatementEnd
-CREATE TRIGGER containers_share_shipment BEFORE INSERT OR DELETE ON containers
-    FOR EACH ROW EXECUTE FUNCTION containers_share_shipment();
--- The rollup's WHEN, with the generated pickup_lfd's inputs (a BEFORE
--- trigger sees no generated value yet).
-CREATE TRIGGER containers_share_shipment_upd BEFORE UPDATE ON containers
-    FOR EACH ROW WHEN ((OLD.account_id, OLD.current_status, OLD.pod_terminal_id, OLD.shipment_id,
-            OLD.pickup_lfd_line, OLD.pickup_lfd_terminal, OLD.pickup_lfd_rail)
-        IS DISTINCT FROM (NEW.account_id, NEW.current_status, NEW.pod_terminal_id, NEW.shipment_id,
-            NEW.pickup_lfd_line, NEW.pickup_lfd_terminal, NEW.pickup_lfd_rail))
-    EXECUTE FUNCTION containers_share_shipment();
+
 
 -- +goose Down
 -- On Citus, dropping a trigger runs on the shards in parallel, and a
 -- function command after it in one transaction is refused (as 00041's).
 SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
-DROP TRIGGER containers_share_shipment_upd ON containers;
-DROP TRIGGER containers_share_shipment ON containers;
-DROP FUNCTION containers_share_shipment();
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION list_counts_row() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -271,6 +302,50 @@ BEGIN
               AND t.eta_week = k.eta_week AND t.slot = s AND t.n = 0;
         END IF;
     END LOOP;
+END $$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION container_stats_row() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    src container_stat_src[];
+    x container_stat_src;
+    one container_stat_delta;
+    ds container_stat_delta[];
+BEGIN
+    IF counters_off() THEN
+        RETURN NULL;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        src := src || ROW(OLD.account_id, OLD.current_status, OLD.pod_terminal_id, OLD.shipment_id, OLD.pickup_lfd, -1)::container_stat_src;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') THEN
+        src := src || ROW(NEW.account_id, NEW.current_status, NEW.pod_terminal_id, NEW.shipment_id, NEW.pickup_lfd, 1)::container_stat_src;
+    END IF;
+    -- The shipment as it is now first, then the one it left (as 00024).
+    IF TG_OP = 'DELETE' THEN
+        PERFORM 1 FROM shipments s WHERE s.account_id = OLD.account_id AND s.id = OLD.shipment_id FOR SHARE;
+    ELSE
+        PERFORM 1 FROM shipments s WHERE s.account_id = NEW.account_id AND s.id = NEW.shipment_id FOR SHARE;
+    END IF;
+    IF TG_OP = 'UPDATE' AND (OLD.account_id, OLD.shipment_id) IS DISTINCT FROM (NEW.account_id, NEW.shipment_id) THEN
+        PERFORM 1 FROM shipments s WHERE s.account_id = OLD.account_id AND s.id = OLD.shipment_id FOR SHARE;
+    END IF;
+    FOREACH x IN ARRAY src LOOP
+        SELECT x.account_id, x.current_status, coalesce(x.pod_terminal_id, '00000000-0000-0000-0000-000000000000'),
+                s.shipping_line_scac, coalesce(s.port_of_discharge_id, '00000000-0000-0000-0000-000000000000'),
+                stats_week(s.pod_eta_at, pz.time_zone), stats_day(x.pickup_lfd, tp.time_zone), x.d
+        INTO one
+        FROM shipments s
+        LEFT JOIN ports pz ON pz.id = s.port_of_discharge_id
+        LEFT JOIN terminals t ON t.id = x.pod_terminal_id LEFT JOIN ports tp ON tp.id = t.port_id
+        WHERE s.account_id = x.account_id AND s.id = x.shipment_id;
+        IF FOUND THEN
+            ds := ds || one;
+        END IF;
+    END LOOP;
+    PERFORM container_stats_put(ds);
+    RETURN NULL;
 END $$;
 -- +goose StatementEnd
 
