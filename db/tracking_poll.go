@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/lib/pq"
@@ -243,6 +244,62 @@ type ShipmentUpdate struct {
 	PolledShipment
 }
 
+// shipmentFieldsOf is a polled shipment's fields as written: each polled
+// value (columns of src) where the poll has one, the stored one (s)
+// otherwise; ports, terminals and the customer looked up. One text for the
+// update of known shipments and for the claim that creates them.
+func shipmentFieldsOf(src string) string {
+	return strings.ReplaceAll(`        coalesce((SELECT p.id FROM ports p WHERE p.code = {src}.pol), s.port_of_lading_id) AS pol_id,
+        coalesce({src}.pol, s.port_of_lading_locode) AS pol_locode,
+        coalesce((SELECT p.name FROM ports p WHERE p.code = {src}.pol), s.port_of_lading_name) AS pol_name,
+        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = {src}.pol), s.pol_timezone) AS pol_tz,
+        coalesce((SELECT p.id FROM ports p WHERE p.code = {src}.pod), s.port_of_discharge_id) AS pod_id,
+        coalesce({src}.pod, s.port_of_discharge_locode) AS pod_locode,
+        coalesce((SELECT p.name FROM ports p WHERE p.code = {src}.pod), s.port_of_discharge_name) AS pod_name,
+        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = {src}.pod), s.pod_timezone) AS pod_tz,
+        coalesce((SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
+            WHERE p.code = {src}.pod AND {src}.pod_facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1), s.pod_terminal_id) AS pod_terminal_id,
+        CASE WHEN {src}.dest IS NULL THEN s.destination_port_id ELSE (SELECT p.id FROM ports p WHERE p.code = {src}.dest) END AS dest_id,
+        coalesce({src}.dest, s.destination_locode) AS dest_locode,
+        CASE WHEN {src}.dest IS NULL THEN s.destination_name ELSE coalesce((SELECT p.name FROM ports p WHERE p.code = {src}.dest), {src}.dest) END AS dest_name,
+        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = {src}.dest), s.destination_timezone) AS dest_tz,
+        coalesce({src}.pol_etd_at, s.pol_etd_at) AS pol_etd_at, coalesce({src}.pol_atd_at, s.pol_atd_at) AS pol_atd_at,
+        coalesce({src}.pod_eta_at, s.pod_eta_at) AS pod_eta_at, coalesce(s.pod_original_eta_at, {src}.pod_eta_at) AS pod_original_eta_at,
+        coalesce({src}.pod_ata_at, s.pod_ata_at) AS pod_ata_at,
+        coalesce({src}.dest_eta_at, s.destination_eta_at) AS dest_eta_at, coalesce({src}.dest_ata_at, s.destination_ata_at) AS dest_ata_at,
+        coalesce({src}.vessel_name, s.pod_vessel_name) AS vessel_name, coalesce({src}.vessel_imo, s.pod_vessel_imo) AS vessel_imo,
+        coalesce({src}.voyage, s.pod_voyage_number) AS voyage,
+        coalesce(s.customer_id, r.customer_id) AS customer_id,
+        CASE WHEN s.customer_id IS NULL AND p.id IS NOT NULL
+             THEN coalesce(nullif(btrim(s.customer_name), ''), p.company_name) ELSE s.customer_name END AS customer_name
+`, "{src}.", src+".")
+}
+
+var shipmentFieldsU, shipmentFieldsM = shipmentFieldsOf("u"), shipmentFieldsOf("m")
+
+// shipmentSet writes the fields of n (shipmentFieldsOf's columns) into s;
+// shipmentChanged is true where they differ from what s holds.
+const (
+	shipmentSet = `port_of_lading_id = n.pol_id, port_of_lading_locode = n.pol_locode, port_of_lading_name = n.pol_name,
+    pol_timezone = n.pol_tz, port_of_discharge_id = n.pod_id, port_of_discharge_locode = n.pod_locode,
+    port_of_discharge_name = n.pod_name, pod_timezone = n.pod_tz, pod_terminal_id = n.pod_terminal_id,
+    destination_port_id = n.dest_id, destination_metro_area_id = CASE WHEN n.dest_id IS NULL THEN s.destination_metro_area_id END,
+    destination_locode = n.dest_locode, destination_name = n.dest_name, destination_timezone = n.dest_tz,
+    pol_etd_at = n.pol_etd_at, pol_atd_at = n.pol_atd_at, pod_eta_at = n.pod_eta_at, pod_original_eta_at = n.pod_original_eta_at,
+    pod_ata_at = n.pod_ata_at, destination_eta_at = n.dest_eta_at, destination_ata_at = n.dest_ata_at,
+    pod_vessel_name = n.vessel_name, pod_vessel_imo = n.vessel_imo, pod_voyage_number = n.voyage,
+    customer_id = n.customer_id, customer_name = n.customer_name, updated_at = now()`
+	shipmentChanged = `(s.port_of_lading_id, s.port_of_lading_locode, s.port_of_lading_name, s.pol_timezone, s.port_of_discharge_id,
+       s.port_of_discharge_locode, s.port_of_discharge_name, s.pod_timezone, s.pod_terminal_id, s.destination_port_id,
+       s.destination_locode, s.destination_name, s.destination_timezone, s.pol_etd_at, s.pol_atd_at, s.pod_eta_at,
+       s.pod_original_eta_at, s.pod_ata_at, s.destination_eta_at, s.destination_ata_at, s.pod_vessel_name,
+       s.pod_vessel_imo, s.pod_voyage_number, s.customer_id, s.customer_name)
+  IS DISTINCT FROM
+      (n.pol_id, n.pol_locode, n.pol_name, n.pol_tz, n.pod_id, n.pod_locode, n.pod_name, n.pod_tz, n.pod_terminal_id, n.dest_id,
+       n.dest_locode, n.dest_name, n.dest_tz, n.pol_etd_at, n.pol_atd_at, n.pod_eta_at, n.pod_original_eta_at, n.pod_ata_at,
+       n.dest_eta_at, n.dest_ata_at, n.vessel_name, n.vessel_imo, n.voyage, n.customer_id, n.customer_name)`
+)
+
 // UpdateShipments writes the carrier's milestones of each shipment where
 // they differ from what is stored (known values replace, unknown ones
 // keep; the first ETA ever seen stays pod_original_eta_at): port of
@@ -275,52 +332,13 @@ WITH u AS (
              vessel_name, vessel_imo, voyage, pod_facility)),
 n AS (
     SELECT s.id,
-        coalesce((SELECT p.id FROM ports p WHERE p.code = u.pol), s.port_of_lading_id) AS pol_id,
-        coalesce(u.pol, s.port_of_lading_locode) AS pol_locode,
-        coalesce((SELECT p.name FROM ports p WHERE p.code = u.pol), s.port_of_lading_name) AS pol_name,
-        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = u.pol), s.pol_timezone) AS pol_tz,
-        coalesce((SELECT p.id FROM ports p WHERE p.code = u.pod), s.port_of_discharge_id) AS pod_id,
-        coalesce(u.pod, s.port_of_discharge_locode) AS pod_locode,
-        coalesce((SELECT p.name FROM ports p WHERE p.code = u.pod), s.port_of_discharge_name) AS pod_name,
-        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = u.pod), s.pod_timezone) AS pod_tz,
-        coalesce((SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
-            WHERE p.code = u.pod AND u.pod_facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1), s.pod_terminal_id) AS pod_terminal_id,
-        CASE WHEN u.dest IS NULL THEN s.destination_port_id ELSE (SELECT p.id FROM ports p WHERE p.code = u.dest) END AS dest_id,
-        coalesce(u.dest, s.destination_locode) AS dest_locode,
-        CASE WHEN u.dest IS NULL THEN s.destination_name ELSE coalesce((SELECT p.name FROM ports p WHERE p.code = u.dest), u.dest) END AS dest_name,
-        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = u.dest), s.destination_timezone) AS dest_tz,
-        coalesce(u.pol_etd_at, s.pol_etd_at) AS pol_etd_at, coalesce(u.pol_atd_at, s.pol_atd_at) AS pol_atd_at,
-        coalesce(u.pod_eta_at, s.pod_eta_at) AS pod_eta_at, coalesce(s.pod_original_eta_at, u.pod_eta_at) AS pod_original_eta_at,
-        coalesce(u.pod_ata_at, s.pod_ata_at) AS pod_ata_at,
-        coalesce(u.dest_eta_at, s.destination_eta_at) AS dest_eta_at, coalesce(u.dest_ata_at, s.destination_ata_at) AS dest_ata_at,
-        coalesce(u.vessel_name, s.pod_vessel_name) AS vessel_name, coalesce(u.vessel_imo, s.pod_vessel_imo) AS vessel_imo,
-        coalesce(u.voyage, s.pod_voyage_number) AS voyage,
-        coalesce(s.customer_id, r.customer_id) AS customer_id,
-        CASE WHEN s.customer_id IS NULL AND p.id IS NOT NULL
-             THEN coalesce(nullif(btrim(s.customer_name), ''), p.company_name) ELSE s.customer_name END AS customer_name
-    FROM u JOIN shipments s ON s.account_id = $1 AND s.id = u.id
+`+shipmentFieldsU+`    FROM u JOIN shipments s ON s.account_id = $1 AND s.id = u.id
     LEFT JOIN tracking_requests r ON r.account_id = $1 AND r.id = u.request_id
     LEFT JOIN parties p ON p.account_id = $1 AND p.id = r.customer_id)
-UPDATE shipments s SET port_of_lading_id = n.pol_id, port_of_lading_locode = n.pol_locode, port_of_lading_name = n.pol_name,
-    pol_timezone = n.pol_tz, port_of_discharge_id = n.pod_id, port_of_discharge_locode = n.pod_locode,
-    port_of_discharge_name = n.pod_name, pod_timezone = n.pod_tz, pod_terminal_id = n.pod_terminal_id,
-    destination_port_id = n.dest_id, destination_metro_area_id = CASE WHEN n.dest_id IS NULL THEN s.destination_metro_area_id END,
-    destination_locode = n.dest_locode, destination_name = n.dest_name, destination_timezone = n.dest_tz,
-    pol_etd_at = n.pol_etd_at, pol_atd_at = n.pol_atd_at, pod_eta_at = n.pod_eta_at, pod_original_eta_at = n.pod_original_eta_at,
-    pod_ata_at = n.pod_ata_at, destination_eta_at = n.dest_eta_at, destination_ata_at = n.dest_ata_at,
-    pod_vessel_name = n.vessel_name, pod_vessel_imo = n.vessel_imo, pod_voyage_number = n.voyage,
-    customer_id = n.customer_id, customer_name = n.customer_name, updated_at = now()
+UPDATE shipments s SET `+shipmentSet+`
 FROM n
 WHERE s.account_id = $1 AND s.id = n.id
-  AND (s.port_of_lading_id, s.port_of_lading_locode, s.port_of_lading_name, s.pol_timezone, s.port_of_discharge_id,
-       s.port_of_discharge_locode, s.port_of_discharge_name, s.pod_timezone, s.pod_terminal_id, s.destination_port_id,
-       s.destination_locode, s.destination_name, s.destination_timezone, s.pol_etd_at, s.pol_atd_at, s.pod_eta_at,
-       s.pod_original_eta_at, s.pod_ata_at, s.destination_eta_at, s.destination_ata_at, s.pod_vessel_name,
-       s.pod_vessel_imo, s.pod_voyage_number, s.customer_id, s.customer_name)
-  IS DISTINCT FROM
-      (n.pol_id, n.pol_locode, n.pol_name, n.pol_tz, n.pod_id, n.pod_locode, n.pod_name, n.pod_tz, n.pod_terminal_id, n.dest_id,
-       n.dest_locode, n.dest_name, n.dest_tz, n.pol_etd_at, n.pol_atd_at, n.pod_eta_at, n.pod_original_eta_at, n.pod_ata_at,
-       n.dest_eta_at, n.dest_ata_at, n.vessel_name, n.vessel_imo, n.voyage, n.customer_id, n.customer_name)`,
+  AND `+shipmentChanged,
 		t.account, pq.StringArray(id), pq.StringArray(req),
 		s(func(p *PolledShipment) *string { return p.PolLocode }), s(func(p *PolledShipment) *string { return p.PodLocode }),
 		s(func(p *PolledShipment) *string { return p.DestinationLocode }),
@@ -407,30 +425,7 @@ m AS (
     FROM claim GROUP BY key),
 n AS (
     SELECT m.key, m.shipment_id, cr.number, cr.scac, cr.ref_numbers, cr.tags,
-        coalesce((SELECT p.id FROM ports p WHERE p.code = m.pol), s.port_of_lading_id) AS pol_id,
-        coalesce(m.pol, s.port_of_lading_locode) AS pol_locode,
-        coalesce((SELECT p.name FROM ports p WHERE p.code = m.pol), s.port_of_lading_name) AS pol_name,
-        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = m.pol), s.pol_timezone) AS pol_tz,
-        coalesce((SELECT p.id FROM ports p WHERE p.code = m.pod), s.port_of_discharge_id) AS pod_id,
-        coalesce(m.pod, s.port_of_discharge_locode) AS pod_locode,
-        coalesce((SELECT p.name FROM ports p WHERE p.code = m.pod), s.port_of_discharge_name) AS pod_name,
-        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = m.pod), s.pod_timezone) AS pod_tz,
-        coalesce((SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
-            WHERE p.code = m.pod AND m.pod_facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1), s.pod_terminal_id) AS pod_terminal_id,
-        CASE WHEN m.dest IS NULL THEN s.destination_port_id ELSE (SELECT p.id FROM ports p WHERE p.code = m.dest) END AS dest_id,
-        coalesce(m.dest, s.destination_locode) AS dest_locode,
-        CASE WHEN m.dest IS NULL THEN s.destination_name ELSE coalesce((SELECT p.name FROM ports p WHERE p.code = m.dest), m.dest) END AS dest_name,
-        coalesce((SELECT p.time_zone FROM ports p WHERE p.code = m.dest), s.destination_timezone) AS dest_tz,
-        coalesce(m.pol_etd_at, s.pol_etd_at) AS pol_etd_at, coalesce(m.pol_atd_at, s.pol_atd_at) AS pol_atd_at,
-        coalesce(m.pod_eta_at, s.pod_eta_at) AS pod_eta_at, coalesce(s.pod_original_eta_at, m.pod_eta_at) AS pod_original_eta_at,
-        coalesce(m.pod_ata_at, s.pod_ata_at) AS pod_ata_at,
-        coalesce(m.dest_eta_at, s.destination_eta_at) AS dest_eta_at, coalesce(m.dest_ata_at, s.destination_ata_at) AS dest_ata_at,
-        coalesce(m.vessel_name, s.pod_vessel_name) AS vessel_name, coalesce(m.vessel_imo, s.pod_vessel_imo) AS vessel_imo,
-        coalesce(m.voyage, s.pod_voyage_number) AS voyage,
-        coalesce(s.customer_id, r.customer_id) AS customer_id,
-        CASE WHEN s.customer_id IS NULL AND p.id IS NOT NULL
-             THEN coalesce(nullif(btrim(s.customer_name), ''), p.company_name) ELSE s.customer_name END AS customer_name
-    FROM m JOIN claim cr ON cr.request_id = m.creator
+`+shipmentFieldsM+`    FROM m JOIN claim cr ON cr.request_id = m.creator
     LEFT JOIN shipments s ON s.account_id = $1 AND s.id = m.shipment_id
     LEFT JOIN tracking_requests r ON r.account_id = $1 AND r.id = m.first_request
     LEFT JOIN parties p ON p.account_id = $1 AND p.id = r.customer_id),
@@ -452,26 +447,10 @@ ins AS (
     ON CONFLICT (account_id, shipping_line_scac, upper(normalized_number)) DO NOTHING
     RETURNING s.id, s.shipping_line_scac, s.normalized_number),
 upd AS (
-    UPDATE shipments s SET port_of_lading_id = n.pol_id, port_of_lading_locode = n.pol_locode, port_of_lading_name = n.pol_name,
-        pol_timezone = n.pol_tz, port_of_discharge_id = n.pod_id, port_of_discharge_locode = n.pod_locode,
-        port_of_discharge_name = n.pod_name, pod_timezone = n.pod_tz, pod_terminal_id = n.pod_terminal_id,
-        destination_port_id = n.dest_id, destination_metro_area_id = CASE WHEN n.dest_id IS NULL THEN s.destination_metro_area_id END,
-        destination_locode = n.dest_locode, destination_name = n.dest_name, destination_timezone = n.dest_tz,
-        pol_etd_at = n.pol_etd_at, pol_atd_at = n.pol_atd_at, pod_eta_at = n.pod_eta_at, pod_original_eta_at = n.pod_original_eta_at,
-        pod_ata_at = n.pod_ata_at, destination_eta_at = n.dest_eta_at, destination_ata_at = n.dest_ata_at,
-        pod_vessel_name = n.vessel_name, pod_vessel_imo = n.vessel_imo, pod_voyage_number = n.voyage,
-        customer_id = n.customer_id, customer_name = n.customer_name, updated_at = now()
+    UPDATE shipments s SET `+shipmentSet+`
     FROM n
     WHERE s.account_id = $1 AND s.id = n.shipment_id
-      AND (s.port_of_lading_id, s.port_of_lading_locode, s.port_of_lading_name, s.pol_timezone, s.port_of_discharge_id,
-           s.port_of_discharge_locode, s.port_of_discharge_name, s.pod_timezone, s.pod_terminal_id, s.destination_port_id,
-           s.destination_locode, s.destination_name, s.destination_timezone, s.pol_etd_at, s.pol_atd_at, s.pod_eta_at,
-           s.pod_original_eta_at, s.pod_ata_at, s.destination_eta_at, s.destination_ata_at, s.pod_vessel_name,
-           s.pod_vessel_imo, s.pod_voyage_number, s.customer_id, s.customer_name)
-      IS DISTINCT FROM
-          (n.pol_id, n.pol_locode, n.pol_name, n.pol_tz, n.pod_id, n.pod_locode, n.pod_name, n.pod_tz, n.pod_terminal_id, n.dest_id,
-           n.dest_locode, n.dest_name, n.dest_tz, n.pol_etd_at, n.pol_atd_at, n.pod_eta_at, n.pod_original_eta_at, n.pod_ata_at,
-           n.dest_eta_at, n.dest_ata_at, n.vessel_name, n.vessel_imo, n.voyage, n.customer_id, n.customer_name))
+      AND `+shipmentChanged+`)
 SELECT request_id, shipment_id AS id FROM claim WHERE shipment_id IS NOT NULL
 UNION ALL SELECT claim.request_id, ins.id FROM claim JOIN ins ON claim.shipment_id IS NULL
     AND ins.shipping_line_scac = claim.scac AND upper(ins.normalized_number) = upper(claim.number)`,
