@@ -275,6 +275,29 @@ func shipmentFieldsOf(src string) string {
 `, "{src}.", src+".")
 }
 
+// polledArrays is the n polled shipments' fields as statement arguments,
+// one array per field, in the order shipmentFieldsOf's source columns
+// take them: pol, pod, dest, the six milestones, vessel name and IMO,
+// voyage, POD facility.
+func polledArrays(n int, at func(i int) *PolledShipment) []any {
+	s := func(get func(p *PolledShipment) *string) any {
+		return pq.Array(strsOf(n, func(i int) *string { return get(at(i)) }))
+	}
+	tm := func(get func(p *PolledShipment) *time.Time) any {
+		return pqTimes(timesOf(n, func(i int) *time.Time { return get(at(i)) }))
+	}
+	return []any{
+		s(func(p *PolledShipment) *string { return p.PolLocode }), s(func(p *PolledShipment) *string { return p.PodLocode }),
+		s(func(p *PolledShipment) *string { return p.DestinationLocode }),
+		tm(func(p *PolledShipment) *time.Time { return p.PolEtdAt }), tm(func(p *PolledShipment) *time.Time { return p.PolAtdAt }),
+		tm(func(p *PolledShipment) *time.Time { return p.PodEtaAt }), tm(func(p *PolledShipment) *time.Time { return p.PodAtaAt }),
+		tm(func(p *PolledShipment) *time.Time { return p.DestinationEtaAt }),
+		tm(func(p *PolledShipment) *time.Time { return p.DestinationAtaAt }),
+		s(func(p *PolledShipment) *string { return p.VesselName }), s(func(p *PolledShipment) *string { return p.VesselIMO }),
+		s(func(p *PolledShipment) *string { return p.VoyageNumber }), s(func(p *PolledShipment) *string { return p.PodFacility }),
+	}
+}
+
 var shipmentFieldsU, shipmentFieldsM = shipmentFieldsOf("u"), shipmentFieldsOf("m")
 
 // shipmentSet writes the fields of n (shipmentFieldsOf's columns) into s;
@@ -318,12 +341,6 @@ func (t *TrackingTx) UpdateShipments(us []ShipmentUpdate) error {
 	for i, u := range us {
 		id[i], req[i] = u.ShipmentID, u.RequestID
 	}
-	s := func(get func(p *PolledShipment) *string) any {
-		return pq.Array(strsOf(n, func(i int) *string { return get(&us[i].PolledShipment) }))
-	}
-	tm := func(get func(p *PolledShipment) *time.Time) any {
-		return pqTimes(timesOf(n, func(i int) *time.Time { return get(&us[i].PolledShipment) }))
-	}
 	_, err := t.q.ExecContext(t.ctx, `
 WITH u AS (
     SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
@@ -339,15 +356,8 @@ UPDATE shipments s SET `+shipmentSet+`
 FROM n
 WHERE s.account_id = $1 AND s.id = n.id
   AND `+shipmentChanged,
-		t.account, pq.StringArray(id), pq.StringArray(req),
-		s(func(p *PolledShipment) *string { return p.PolLocode }), s(func(p *PolledShipment) *string { return p.PodLocode }),
-		s(func(p *PolledShipment) *string { return p.DestinationLocode }),
-		tm(func(p *PolledShipment) *time.Time { return p.PolEtdAt }), tm(func(p *PolledShipment) *time.Time { return p.PolAtdAt }),
-		tm(func(p *PolledShipment) *time.Time { return p.PodEtaAt }), tm(func(p *PolledShipment) *time.Time { return p.PodAtaAt }),
-		tm(func(p *PolledShipment) *time.Time { return p.DestinationEtaAt }),
-		tm(func(p *PolledShipment) *time.Time { return p.DestinationAtaAt }),
-		s(func(p *PolledShipment) *string { return p.VesselName }), s(func(p *PolledShipment) *string { return p.VesselIMO }),
-		s(func(p *PolledShipment) *string { return p.VoyageNumber }), s(func(p *PolledShipment) *string { return p.PodFacility }))
+		append([]any{t.account, pq.StringArray(id), pq.StringArray(req)},
+			polledArrays(n, func(i int) *PolledShipment { return &us[i].PolledShipment })...)...)
 	return err
 }
 
@@ -383,12 +393,6 @@ func (t *TrackingTx) ClaimShipments(ps []ShipmentPoll) (map[string]string, error
 		if p.Current != nil {
 			cur[i] = sql.NullString{String: *p.Current, Valid: true}
 		}
-	}
-	s := func(get func(p *PolledShipment) *string) any {
-		return pq.Array(strsOf(n, func(i int) *string { return get(&ps[i].PolledShipment) }))
-	}
-	tm := func(get func(p *PolledShipment) *time.Time) any {
-		return pqTimes(timesOf(n, func(i int) *time.Time { return get(&ps[i].PolledShipment) }))
 	}
 	each := func(r *requestShipment) { out[r.RequestID] = r.ShipmentID }
 	// last(x): the batch's last known value of x for the shipment.
@@ -454,15 +458,8 @@ upd AS (
 SELECT request_id, shipment_id AS id FROM claim WHERE shipment_id IS NOT NULL
 UNION ALL SELECT claim.request_id, ins.id FROM claim JOIN ins ON claim.shipment_id IS NULL
     AND ins.shipping_line_scac = claim.scac AND upper(ins.normalized_number) = upper(claim.number)`,
-		t.account, pq.StringArray(req), pq.StringArray(num), pq.Array(cur),
-		s(func(p *PolledShipment) *string { return p.PolLocode }), s(func(p *PolledShipment) *string { return p.PodLocode }),
-		s(func(p *PolledShipment) *string { return p.DestinationLocode }),
-		tm(func(p *PolledShipment) *time.Time { return p.PolEtdAt }), tm(func(p *PolledShipment) *time.Time { return p.PolAtdAt }),
-		tm(func(p *PolledShipment) *time.Time { return p.PodEtaAt }), tm(func(p *PolledShipment) *time.Time { return p.PodAtaAt }),
-		tm(func(p *PolledShipment) *time.Time { return p.DestinationEtaAt }),
-		tm(func(p *PolledShipment) *time.Time { return p.DestinationAtaAt }),
-		s(func(p *PolledShipment) *string { return p.VesselName }), s(func(p *PolledShipment) *string { return p.VesselIMO }),
-		s(func(p *PolledShipment) *string { return p.VoyageNumber }), s(func(p *PolledShipment) *string { return p.PodFacility }))
+		append([]any{t.account, pq.StringArray(req), pq.StringArray(num), pq.Array(cur)},
+			polledArrays(n, func(i int) *PolledShipment { return &ps[i].PolledShipment })...)...)
 	return out, err
 }
 
