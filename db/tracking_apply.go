@@ -66,10 +66,13 @@ func (a PollApplied) Facts() StopFacts {
 // request id: it locks the requests (FOR UPDATE SKIP LOCKED: a row another
 // transaction holds is skipped and reported busy), and, for each request
 // whose status is one of live, finds or creates its shipment with its
-// milestones (ClaimShipments' rules: the request's shipment, else the
-// account's of that number and carrier, else a new one; one per carrier
-// and number is a unique index), its containers (one per shipment and
-// number), their raw and transport events (Events' rules), its status
+// milestones (the request's shipment, else the account's of that number
+// and carrier, else a new one; one per carrier and number is a unique
+// index; a known shipment whose port of discharge or ETA moves is left to
+// UpdateShipments: PollApplied.Moved), its containers (one per shipment and
+// number), their raw and transport events (one per container and carrier
+// event id; an estimate the container holds already adds its raw event
+// only), its status
 // (written only where it differs: a repeated poll logs nothing) and its
 // schedule and the shipment's poll times (quiet columns). It returns each
 // request's prior status and the stop facts of its shipment after the
@@ -175,7 +178,8 @@ func (t *TrackingTx) ApplyPolls(live []string, ps []PollWrite) (map[string]PollA
 	return out, err
 }
 
-// last(x) is the batch's last known value of x among a group's rows.
+// lastKnown is the select item col: the last known (non-null) value of
+// src.col among a group's rows, by src.ord.
 func lastKnown(col, src, ord string) string {
 	return `(array_agg(` + src + `.` + col + ` ORDER BY ` + src + `.` + ord + ` DESC) FILTER (WHERE ` + src + `.` + col + ` IS NOT NULL))[1] AS ` + col
 }
