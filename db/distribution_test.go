@@ -1142,6 +1142,10 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		func() error {
 			return store.InTrackingTx(root, acme, func(tx *db.TrackingTx) error {
 				live := []string{"pending", "awaiting_manifest", "created"}
+				// An id no row has takes Lock's second statement (busy or gone).
+				if _, _, err := tx.Lock([]string{trID, acme}); err != nil {
+					return err
+				}
 				usnyc, facility, status, loaded := "USNYC", "E005", "on_ship", "container.transport.vessel_loaded"
 				next := time.Now().Add(time.Hour)
 				poll := db.PollWrite{RequestID: trID, Status: "created", NextPollAt: &next,

@@ -23,13 +23,12 @@ type PollWrite struct {
 // PollApplied is what ApplyPolls did with one poll.
 type PollApplied struct {
 	RequestID string `db:"request_id"`
-	// Locked: the statement holds the request's row; not Locked and
-	// Present: another transaction holds it (nothing was written); neither:
-	// the request was deleted.
+	// Locked: the request's row was found (the caller holds its lock);
+	// not: it was deleted, nothing was written.
 	Locked  bool `db:"locked"`
 	Present bool `db:"present"`
-	// PriorStatus is the request's status under the lock, before the
-	// statement wrote it; Staged: it carries initial custom field values.
+	// PriorStatus is the request's status before the statement wrote it;
+	// Staged: it carries initial custom field values.
 	PriorStatus string `db:"prior_status"`
 	Staged      bool   `db:"staged"`
 	// ShipmentID is the poll's shipment, nil when it has none or when its
@@ -63,9 +62,9 @@ func (a PollApplied) Facts() StopFacts {
 }
 
 // ApplyPolls writes a batch of polls of the account in ONE statement, by
-// request id: it locks the requests (FOR UPDATE SKIP LOCKED: a row another
-// transaction holds is skipped and reported busy), and, for each request
-// whose status is one of live, finds or creates its shipment with its
+// request id: for each request (which the caller locked first: Lock; a
+// lock taken by this statement, FOR UPDATE in a CTE, left polls waiting
+// on Citus) whose status is one of live, it finds or creates its shipment with its
 // milestones (the request's shipment, else the account's of that number
 // and carrier, else a new one; one per carrier and number is a unique
 // index; a known shipment whose port of discharge or ETA moves is left to
@@ -210,8 +209,7 @@ present AS (SELECT r.id FROM tracking_requests r WHERE r.account_id = $1 AND r.i
 lk AS (
     SELECT r.id, r.status AS prior_status, r.shipment_id AS prior_shipment, r.initial_custom_fields IS NOT NULL AS staged,
         r.scac, r.ref_numbers, r.tags
-    FROM tracking_requests r WHERE r.account_id = $1 AND r.id = ANY($3::uuid[])
-    FOR UPDATE SKIP LOCKED),
+    FROM tracking_requests r WHERE r.account_id = $1 AND r.id = ANY($3::uuid[])),
 live AS (
     SELECT u.*, lk.prior_shipment, lk.scac, lk.ref_numbers, lk.tags
     FROM u JOIN lk ON lk.id = u.request_id WHERE lk.prior_status = ANY($2::text[])),

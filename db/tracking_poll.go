@@ -156,6 +156,44 @@ func (t preparedTx) QueryContext(ctx context.Context, query string, args ...any)
 	return t.tx.StmtContext(ctx, s.Stmt).QueryContext(ctx, args...)
 }
 
+// LockedRequest is a request under a poll's lock.
+type LockedRequest struct {
+	ID           string  `db:"id"`
+	Status       string  `db:"status"`
+	FailedReason *string `db:"failed_reason"`
+	ShipmentID   *string `db:"shipment_id"`
+	Retrying     bool    `db:"is_retrying"`
+	Retries      int     `db:"retry_count"`
+	// Staged: the request carries initial custom field values to write
+	// when it first succeeds (ApplyInitialCustomFields).
+	Staged bool `db:"staged"`
+}
+
+// Lock takes the requests' rows FOR UPDATE SKIP LOCKED: locked are the
+// rows taken, busy the ids another transaction holds (another instance
+// applying a poll of them); an id in neither was deleted.
+func (t *TrackingTx) Lock(ids []string) (locked map[string]LockedRequest, busy []string, err error) {
+	locked = map[string]LockedRequest{}
+	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { locked[r.ID] = *r },
+		`SELECT id, status, failed_reason, shipment_id, is_retrying, retry_count, initial_custom_fields IS NOT NULL AS staged
+		FROM tracking_requests
+		WHERE account_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE SKIP LOCKED`, t.account, pq.StringArray(ids))
+	if err != nil || len(locked) == len(ids) {
+		return locked, nil, err
+	}
+	var missing []string
+	for _, id := range ids {
+		if _, ok := locked[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { busy = append(busy, r.ID) },
+		`SELECT id, '' AS status, NULL AS failed_reason, NULL::uuid AS shipment_id, false AS is_retrying, 0 AS retry_count,
+		false AS staged FROM tracking_requests WHERE account_id = $1 AND id = ANY($2::uuid[])`,
+		t.account, pq.StringArray(missing))
+	return locked, busy, err
+}
+
 // ShipmentUpdate is what a poll says about one shipment, with the request
 // whose customer the shipment takes when it has none.
 type ShipmentUpdate struct {

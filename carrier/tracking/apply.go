@@ -60,9 +60,9 @@ var liveStatuses = []string{"pending", "awaiting_manifest", "created"}
 const maxRounds = 4
 
 // applyBatch writes the polls of one account in one transaction whose
-// common case is one statement (db.ApplyPolls): the requests are locked
-// (a request another transaction holds is busy and skipped:
-// errTrackingBusy), each found or created shipment gets its milestones,
+// common case is two statements: the requests are locked (db.Lock; a
+// request another transaction holds is busy and skipped: errTrackingBusy),
+// then one statement (db.ApplyPolls) writes everything else: each found or created shipment gets its milestones,
 // containers and events (a shipment whose port of discharge or ETA moves
 // gets its milestones by a statement of its own, after its containers:
 // db.PollApplied.Moved), each live request its status (created, before
@@ -79,9 +79,12 @@ func applyBatch(ctx context.Context, store *db.DB, account string, polls []*appl
 		for _, p := range polls {
 			p.res, p.err, p.shipment, p.prior, p.staged = Result{}, nil, "", "", false
 		}
+		pending, err := lockLive(tx, polls)
+		if err != nil {
+			return err
+		}
 		facts := map[string]db.StopFacts{}
 		var tracked, moved []*applied
-		pending := polls
 		for round := 0; len(pending) > 0; round++ {
 			if round == maxRounds {
 				return errors.New("tracking: shipments or containers still claimed by other transactions")
@@ -101,16 +104,9 @@ func applyBatch(ctx context.Context, store *db.DB, account string, polls []*appl
 			var again []*applied
 			for _, p := range pending {
 				r := out[p.RequestID]
-				if round == 0 {
-					p.prior, p.staged = r.PriorStatus, r.Staged
-				}
 				switch {
-				case !r.Locked && r.Present:
-					p.err = errTrackingBusy
 				case !r.Locked:
 					p.res.RequestGone = true
-				case !slices.Contains(liveStatuses, r.PriorStatus):
-					p.res.RequestGone, p.res.Status = true, r.PriorStatus
 				case p.Shipment != nil && (r.ShipmentID == nil || !r.Complete):
 					again = append(again, p)
 				default:
@@ -133,6 +129,36 @@ func applyBatch(ctx context.Context, store *db.DB, account string, polls []*appl
 		}
 		return stopRules(tx, tracked, facts)
 	})
+}
+
+// lockLive locks the batch's requests and keeps the live ones: a request
+// that ended (failed, tracking_stopped) or was deleted takes no poll, one
+// another transaction holds is busy.
+func lockLive(tx *db.TrackingTx, polls []*applied) ([]*applied, error) {
+	ids := make([]string, len(polls))
+	for i, p := range polls {
+		ids[i] = p.RequestID
+	}
+	locked, busy, err := tx.Lock(ids)
+	if err != nil {
+		return nil, err
+	}
+	var live []*applied
+	for _, p := range polls {
+		r, ok := locked[p.RequestID]
+		switch {
+		case !ok && slices.Contains(busy, p.RequestID):
+			p.err = errTrackingBusy
+		case !ok:
+			p.res.RequestGone = true
+		case !slices.Contains(liveStatuses, r.Status):
+			p.res.RequestGone, p.res.Status = true, r.Status
+		default:
+			p.prior, p.staged = r.Status, r.Staged
+			live = append(live, p)
+		}
+	}
+	return live, nil
 }
 
 // shipmentUpdates merges the polls' milestones per shipment (the later

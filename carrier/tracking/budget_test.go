@@ -15,7 +15,7 @@ import (
 // the primary (River's own statements go through its driver and are not
 // counted there). A poll reads its request, then its account's polls that
 // finish together are written in one transaction (apply.go): BEGIN, one
-// statement for the whole batch (db.ApplyPolls: the requests' lock, their
+// statement for the whole batch after the requests' lock (db.ApplyPolls: their
 // shipments, containers, events, stop facts, statuses and schedule) and
 // COMMIT; the vessels this process has not written yet go before, on
 // their own, and a shipment whose port of discharge or ETA moves, or a
