@@ -296,6 +296,10 @@ func (h *TerminalHolds) Scan(src any) error {
 		*h = TerminalHolds{}
 		return nil
 	}
+	if v, ok := scanHolds(src); ok {
+		*h = v
+		return nil
+	}
 	return scanJSON(src, h)
 }
 
@@ -307,6 +311,10 @@ type TerminalFees []TerminalFee
 func (f *TerminalFees) Scan(src any) error {
 	if emptyArray(src) {
 		*f = TerminalFees{}
+		return nil
+	}
+	if v, ok := scanFees(src); ok {
+		*f = v
 		return nil
 	}
 	return scanJSON(src, f)
