@@ -197,6 +197,11 @@ type Shipment struct {
 	LineTrackingStoppedByUserID *string   `db:"line_tracking_stopped_by_user_id"`
 	UpdatedAt                   time.Time `db:"updated_at"`
 
+	// The containers' ids (linkage, in their order), when the read
+	// gathered them in the shipment's own statement: a column a read
+	// selects only when asked (db: optional columns), nil when not read.
+	HeldContainerIDs pq.StringArray `db:"container_ids"`
+
 	Rel ShipmentRel `db:"-"` // relationships attached by the load plan
 }
 
