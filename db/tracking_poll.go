@@ -119,10 +119,11 @@ type TrackingTx struct {
 }
 
 // InTrackingTx runs fn in one transaction of the account's tracking
-// writes: fn's error rolls everything back.
+// writes: fn's error rolls everything back. Its statements run prepared
+// (prepared_tx.go).
 func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *TrackingTx) error) error {
 	return db.inRawTx(ctx, accountID, func(q ext, _ *sql.Tx) error {
-		return fn(&TrackingTx{ctx: ctx, q: q, account: accountID})
+		return fn(&TrackingTx{ctx: ctx, q: db.preparedIn(q), account: accountID})
 	})
 }
 
