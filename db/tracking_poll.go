@@ -1005,7 +1005,7 @@ GROUP BY account_id ORDER BY min(next_poll_at) LIMIT $1`, limit)
 				if n+len(due) >= limit {
 					break
 				}
-				err := selectRows(ctx, q, func(d *DueTracking) { due = append(due, *d) }, `
+				err := selectRows(ctx, db.preparedIn(q), func(d *DueTracking) { due = append(due, *d) }, `
 UPDATE tracking_requests r SET next_poll_at = now() + make_interval(secs => $3)
 WHERE r.account_id = $1 AND r.id = ANY(ARRAY(SELECT id FROM tracking_requests
       WHERE account_id = $1 AND next_poll_at <= now() AND status IN ('pending', 'awaiting_manifest', 'created')
