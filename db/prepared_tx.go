@@ -42,8 +42,8 @@ func (db *DB) preparedIn(q ext) ext {
 		return q
 	}
 	tx, ok := c.ExtContext.(*sqlx.Tx)
-	p, okP := db.q.ExtContext.(*prepared)
-	if !ok || !okP {
+	p := db.preparedStmts()
+	if !ok || p == nil {
 		return q
 	}
 	c.ExtContext = &preparedTx{Tx: tx, p: p}
