@@ -3,6 +3,8 @@ package rest
 import (
 	"net/http"
 	"strconv"
+
+	"shipgraph/rest/jsonapi"
 )
 
 // refreshContainer answers PATCH /v2/containers/{id}/refresh: the
@@ -15,7 +17,7 @@ func (s *server) refreshContainer(w http.ResponseWriter, r *http.Request) {
 		if wait > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 		}
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // PATCH /v2/containers/{id}: a container's ref_numbers (the OpenAPI
@@ -15,7 +16,7 @@ import (
 func (s *server) updateContainer(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, containerItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "container")
@@ -24,11 +25,11 @@ func (s *server) updateContainer(w http.ResponseWriter, r *http.Request) {
 	c := resolve.UpdateContainer{ID: r.PathValue("id"), Invalid: bad}
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		if name != "ref_numbers" && c.Invalid == nil {
-			c.Invalid = attrError(name, "%s cannot be changed; a container's editable attribute is ref_numbers", name)
+			c.Invalid = jsonapi.AttrError(name, "%s cannot be changed; a container's editable attribute is ref_numbers", name)
 		}
 	}
 	if c.Invalid == nil {
-		c.RefNumbers, c.Invalid = attrs.optionalList("ref_numbers")
+		c.RefNumbers, c.Invalid = attrs.OptionalList("ref_numbers")
 	}
 	v, err := s.res.UpdateContainer(r.Context(), who(r), c)
 	serveWritten(s, w, r, p, v, err, withIncludes)

@@ -19,25 +19,25 @@ var containerIncludes = includes(catalog.Container)
 
 var (
 	containerList = endpoint{
-		serializer: "V2::ContainerSerializer",
-		includes:   containerIncludes,
+		Serializer: "V2::ContainerSerializer",
+		Includes:   containerIncludes,
 		// Not in the OpenAPI document, but the resolvers order by these.
-		sorts: []string{"created_at", "pickup_lfd", "number"},
+		Sorts: []string{"created_at", "pickup_lfd", "number"},
 		// filter[number] is the lookup the shipments list's "number"
 		// parameter refers clients to.
-		filters: []string{"filter[number]"},
-		paged:   true,
-		cursors: true,
+		Filters: []string{"filter[number]"},
+		Paged:   true,
+		Cursors: true,
 	}
-	containerItem = endpoint{serializer: "V2::ContainerSerializer", includes: containerIncludes}
+	containerItem = endpoint{Serializer: "V2::ContainerSerializer", Includes: containerIncludes}
 )
 
 func (s *server) listContainers(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, containerList, func(ctx context.Context, p *params) (listPage[*model.Container], error) {
-		filter := model.ContainerFilter{Number: p.filter("filter[number]")}
-		pg, err := s.res.Containers(ctx, who(r), resolve.ContainerQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs(), Plan: p.plan})
+		filter := model.ContainerFilter{Number: p.Filter("filter[number]")}
+		pg, err := s.res.Containers(ctx, who(r), resolve.ContainerQuery{Filter: filter, Order: p.Order(), Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
-			return listPage[*model.Container]{}, p.cursorError(err)
+			return listPage[*model.Container]{}, p.CursorError(err)
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountContainers(ctx, who(r), filter) }), nil
 	}, withIncludes)

@@ -9,6 +9,7 @@ import (
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Document writes and the document type list:
@@ -23,7 +24,7 @@ import (
 func (s *server) updateDocument(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, documentItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "document")
@@ -35,17 +36,17 @@ func (s *server) updateDocument(w http.ResponseWriter, r *http.Request) {
 }
 
 // documentPatch reads document_type_manual (a string, or null to clear).
-func documentPatch(attrs attributes) (p model.DocumentPatch, err error) {
+func documentPatch(attrs jsonapi.Attributes) (p model.DocumentPatch, err error) {
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		switch name {
 		case "document_type_manual":
 		case "extracted_data_manual":
-			return p, attrError(name, "extracted_data_manual is not supported: Shipgraph keeps no manual extraction")
+			return p, jsonapi.AttrError(name, "extracted_data_manual is not supported: Shipgraph keeps no manual extraction")
 		default:
-			return p, attrError(name, "%s cannot be changed; a document's editable attribute is document_type_manual", name)
+			return p, jsonapi.AttrError(name, "%s cannot be changed; a document's editable attribute is document_type_manual", name)
 		}
 	}
-	v, set, err := attrs.nullableText("document_type_manual")
+	v, set, err := attrs.NullableText("document_type_manual")
 	if set {
 		p.DocumentTypeManual = model.Given(v)
 	}
@@ -54,11 +55,11 @@ func documentPatch(attrs attributes) (p model.DocumentPatch, err error) {
 
 func (s *server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r, documentItem); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	if _, err := s.res.DeleteDocument(r.Context(), who(r), r.PathValue("id")); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -67,18 +68,18 @@ func (s *server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 // documentTypes answers the OpenAPI document's shape, which is not a
 // JSON:API document (no data member): application/json.
 func (s *server) documentTypes(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseParams(r, endpoint{serializer: "V2::DocumentTypeSerializer"}); err != nil {
-		WriteError(w, r, err)
+	if _, err := parseParams(r, endpoint{Serializer: "V2::DocumentTypeSerializer"}); err != nil {
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	types, err := s.res.DocumentTypes(r.Context(), who(r))
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	var b bytes.Buffer
 	if err := json.NewEncoder(&b).Encode(map[string]any{"document_types": types}); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -15,28 +15,28 @@ var documentIncludes = includes(catalog.Document)
 
 var (
 	documentList = endpoint{
-		serializer: "V2::DocumentSerializer",
-		includes:   documentIncludes,
-		sorts:      []string{"document_type", "added_by", "created_at"},
-		filters:    []string{"filter[filename]", "filter[reference]", "filter[document_types]"},
-		paged:      true,
-		cursors:    true,
+		Serializer: "V2::DocumentSerializer",
+		Includes:   documentIncludes,
+		Sorts:      []string{"document_type", "added_by", "created_at"},
+		Filters:    []string{"filter[filename]", "filter[reference]", "filter[document_types]"},
+		Paged:      true,
+		Cursors:    true,
 	}
-	documentItem = endpoint{serializer: "V2::DocumentSerializer", includes: documentIncludes}
+	documentItem = endpoint{Serializer: "V2::DocumentSerializer", Includes: documentIncludes}
 )
 
 func (s *server) listDocuments(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, documentList, func(ctx context.Context, p *params) (listPage[*model.Document], error) {
 		filter := model.DocumentFilter{
-			Filename:      p.filter("filter[filename]"),
-			Reference:     p.filter("filter[reference]"),
-			DocumentTypes: p.listFilter("filter[document_types]"),
+			Filename:      p.Filter("filter[filename]"),
+			Reference:     p.Filter("filter[reference]"),
+			DocumentTypes: p.ListFilter("filter[document_types]"),
 		}
 		// Without sort the list's default applies: newest first
 		// (-created_at), ties broken by id.
-		pg, err := s.res.Documents(ctx, who(r), resolve.DocumentQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs(), Plan: p.plan})
+		pg, err := s.res.Documents(ctx, who(r), resolve.DocumentQuery{Filter: filter, Order: p.Order(), Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
-			return listPage[*model.Document]{}, p.cursorError(err)
+			return listPage[*model.Document]{}, p.CursorError(err)
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountDocuments(ctx, who(r), filter) }), nil
 	}, withIncludes)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"shipgraph/model"
+	"shipgraph/rest/jsonapi"
 )
 
 // The JSON writer of documents. It appends to a byte slice exactly what
@@ -338,7 +339,7 @@ func (e *encoder) appendFloat(b []byte, f float64) []byte {
 }
 
 // appendLinks writes a links object; members without a link are left out.
-func appendLinks(b []byte, l *Links) []byte {
+func appendLinks(b []byte, l *jsonapi.Links) []byte {
 	b = append(b, '{')
 	n := 0
 	add := func(name, v string) {
@@ -363,7 +364,7 @@ func appendLinks(b []byte, l *Links) []byte {
 	return append(b, '}')
 }
 
-func appendMeta(b []byte, m *Meta) []byte {
+func appendMeta(b []byte, m *jsonapi.Meta) []byte {
 	b = append(b, `{"size":`...)
 	b = strconv.AppendInt(b, int64(m.Size), 10)
 	b = append(b, `,"total":`...)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"shipgraph/model"
+	"shipgraph/rest/jsonapi"
 )
 
 // The hand-written writers of encode.go must write what encoding/json
@@ -246,13 +247,13 @@ func TestAppendFloatMatchesEncodingJSON(t *testing.T) {
 func TestLinksAndMetaMatchEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	for range 500 {
-		var l Links
+		var l jsonapi.Links
 		fill(r, reflect.ValueOf(&l).Elem())
 		want, _ := referenceJSON(t, &l)
 		if got := appendLinks(nil, &l); !bytes.Equal(got, want) {
 			t.Fatalf("links %s, encoding/json %s", got, want)
 		}
-		m := Meta{Size: r.IntN(101), Total: r.IntN(1 << 30)}
+		m := jsonapi.Meta{Size: r.IntN(101), Total: r.IntN(1 << 30)}
 		want, _ = referenceJSON(t, &m)
 		if got := appendMeta(nil, &m); !bytes.Equal(got, want) {
 			t.Fatalf("meta %s, encoding/json %s", got, want)

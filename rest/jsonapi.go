@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"shipgraph/rest/jsonapi"
 )
 
 // The JSON:API document types. They are written by hand (not reflected from
@@ -18,19 +20,19 @@ import (
 // []*Resource; Included is rendered only when non-nil (an include was asked
 // for), as [] when nothing was reachable.
 type Document struct {
-	Data     any         `json:"data"`
-	Included []*Resource `json:"included,omitzero"`
-	Links    *Links      `json:"links,omitempty"`
-	Meta     *Meta       `json:"meta,omitempty"`
+	Data     any            `json:"data"`
+	Included []*Resource    `json:"included,omitzero"`
+	Links    *jsonapi.Links `json:"links,omitempty"`
+	Meta     *jsonapi.Meta  `json:"meta,omitempty"`
 }
 
 // Resource is a resource object.
 type Resource struct {
-	ID            string        `json:"id"`
-	Type          string        `json:"type"`
-	Attributes    any           `json:"attributes,omitempty"`
-	Relationships Relationships `json:"relationships,omitzero"`
-	Links         *Links        `json:"links,omitempty"`
+	ID            string         `json:"id"`
+	Type          string         `json:"type"`
+	Attributes    any            `json:"attributes,omitempty"`
+	Relationships Relationships  `json:"relationships,omitzero"`
+	Links         *jsonapi.Links `json:"links,omitempty"`
 
 	// keep is the sparse fieldset of an attributeWriter's attributes
 	// (nil: every attribute).
@@ -111,24 +113,6 @@ func (id Identifier) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// Links is a links object; members without a link are left out.
-type Links struct {
-	Self     string `json:"self,omitempty"`
-	Download string `json:"download,omitempty"`
-	First    string `json:"first,omitempty"`
-	Prev     string `json:"prev,omitempty"`
-	Next     string `json:"next,omitempty"`
-	Last     string `json:"last,omitempty"`
-}
-
-// Meta is the meta object of a list: size is the page size the list was
-// read with and total the number of records of the whole (filtered) list,
-// as the live API answers.
-type Meta struct {
-	Size  int `json:"size"`
-	Total int `json:"total"`
-}
-
 // timestamp renders a time in UTC (RFC 3339, with fractional seconds only
 // when there are any), whatever the location the driver gave it.
 type timestamp time.Time
@@ -176,10 +160,10 @@ func writeDocument(w http.ResponseWriter, r *http.Request, status int, doc *Docu
 		// Every member is a plain value: only a bug (or a value JSON
 		// cannot hold, such as NaN) gets here, and it is logged and
 		// answered as a generic 500.
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", MediaType)
+	w.Header().Set("Content-Type", jsonapi.MediaType)
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }

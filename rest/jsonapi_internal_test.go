@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"shipgraph/rest/jsonapi"
 )
 
 // Document.encode writes the document encoding/json writes for the same
@@ -28,11 +30,11 @@ func TestDocumentEncodeMatchesEncodingJSON(t *testing.T) {
 				toMany("docs", []Identifier{{Type: odd, ID: "1"}, {Type: "document", ID: "2"}}),
 				toMany("raw_events", nil),
 			},
-			Links: &Links{Self: "https://x.test/v2/c?a=1&b=2"},
+			Links: &jsonapi.Links{Self: "https://x.test/v2/c?a=1&b=2"},
 		}
 	}
 	for _, doc := range []*Document{
-		{Data: []*Resource{res("1"), res(odd)}, Included: []*Resource{}, Links: &Links{Self: "s", Next: "n&x"}, Meta: &Meta{Size: 30, Total: 1}},
+		{Data: []*Resource{res("1"), res(odd)}, Included: []*Resource{}, Links: &jsonapi.Links{Self: "s", Next: "n&x"}, Meta: &jsonapi.Meta{Size: 30, Total: 1}},
 		{Data: res("1"), Included: []*Resource{res("2")}},
 		{Data: (*Resource)(nil)},
 		{Data: []*Resource{}},
@@ -77,11 +79,11 @@ func tokens(t *testing.T, b []byte) []any {
 // json.Marshal (independent of the code under test).
 
 type refResource struct {
-	ID            string  `json:"id"`
-	Type          string  `json:"type"`
-	Attributes    any     `json:"attributes,omitempty"`
-	Relationships refRels `json:"relationships,omitzero"`
-	Links         *Links  `json:"links,omitempty"`
+	ID            string         `json:"id"`
+	Type          string         `json:"type"`
+	Attributes    any            `json:"attributes,omitempty"`
+	Relationships refRels        `json:"relationships,omitzero"`
+	Links         *jsonapi.Links `json:"links,omitempty"`
 }
 
 type refRels []Relationship
@@ -115,10 +117,10 @@ func (rs refRels) MarshalJSON() ([]byte, error) {
 }
 
 type refDocument struct {
-	Data     any           `json:"data"`
-	Included []refResource `json:"included,omitzero"`
-	Links    *Links        `json:"links,omitempty"`
-	Meta     *Meta         `json:"meta,omitempty"`
+	Data     any            `json:"data"`
+	Included []refResource  `json:"included,omitzero"`
+	Links    *jsonapi.Links `json:"links,omitempty"`
+	Meta     *jsonapi.Meta  `json:"meta,omitempty"`
 }
 
 func reference(d *Document) refDocument {

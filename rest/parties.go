@@ -10,6 +10,7 @@ import (
 	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Parties: an account's customers.
@@ -21,14 +22,14 @@ import (
 // renames it (company_name, the create's rules).
 
 var (
-	partyList = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party), paged: true}
-	partyItem = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party)}
+	partyList = endpoint{Serializer: "V2::PartySerializer", Includes: includes(catalog.Party), Paged: true}
+	partyItem = endpoint{Serializer: "V2::PartySerializer", Includes: includes(catalog.Party)}
 )
 
 func (s *server) listParties(w http.ResponseWriter, r *http.Request) {
 	caller := who(r)
 	serveList(s, w, r, partyList, func(ctx context.Context, p *params) (listPage[*model.Party], error) {
-		pg, err := s.res.Parties(ctx, caller, resolve.PartyQuery{Page: resolve.PageArgs{Page: &p.page}})
+		pg, err := s.res.Parties(ctx, caller, resolve.PartyQuery{Page: resolve.PageArgs{Page: &p.Page}})
 		if err != nil {
 			return listPage[*model.Party]{}, err
 		}
@@ -46,11 +47,11 @@ func (s *server) createParty(w http.ResponseWriter, r *http.Request) {
 	caller := who(r)
 	p, err := parseParams(r, partyItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, model.PartyType)
-	name, invalid := attrs.text("company_name", false)
+	name, invalid := attrs.Text("company_name", false)
 	c := resolve.CreateParty{Invalid: firstErr(bad, invalid)}
 	if name != nil {
 		c.Input.CompanyName = *name
@@ -64,7 +65,7 @@ func (s *server) createParty(w http.ResponseWriter, r *http.Request) {
 // absent.
 func customerOf(rels map[string]json.RawMessage) (*string, error) {
 	raw, ok := rels["customer"]
-	if !ok || isNull(raw) {
+	if !ok || jsonapi.IsNull(raw) {
 		return nil, nil
 	}
 	var rel struct {
@@ -90,17 +91,17 @@ func customerOf(rels map[string]json.RawMessage) (*string, error) {
 func (s *server) updateParty(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, partyItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, model.PartyType)
 	c := resolve.UpdateParty{ID: r.PathValue("id"), Invalid: bad}
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		if name != "company_name" && c.Invalid == nil {
-			c.Invalid = attrError(name, "%s cannot be changed; a party's editable attribute is company_name", name)
+			c.Invalid = jsonapi.AttrError(name, "%s cannot be changed; a party's editable attribute is company_name", name)
 		}
 	}
-	name, err := attrs.text("company_name", true)
+	name, err := attrs.Text("company_name", true)
 	if c.Invalid == nil {
 		c.Invalid = err
 	}

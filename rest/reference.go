@@ -15,14 +15,14 @@ import (
 //	GET /v2/metro_areas/{id}
 
 var (
-	shippingLineList = endpoint{serializer: "V2::ShippingLineSerializer", paged: true}
-	shippingLineItem = endpoint{serializer: "V2::ShippingLineSerializer"}
-	metroAreaItem    = endpoint{serializer: "V2::MetroAreaSerializer"}
+	shippingLineList = endpoint{Serializer: "V2::ShippingLineSerializer", Paged: true}
+	shippingLineItem = endpoint{Serializer: "V2::ShippingLineSerializer"}
+	metroAreaItem    = endpoint{Serializer: "V2::MetroAreaSerializer"}
 )
 
 func (s *server) listShippingLines(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, shippingLineList, func(ctx context.Context, p *params) (listPage[*model.ShippingLine], error) {
-		pg, err := s.res.ShippingLines(ctx, who(r), resolve.ShippingLineQuery{Page: resolve.PageArgs{Page: &p.page}, Plan: p.plan})
+		pg, err := s.res.ShippingLines(ctx, who(r), resolve.ShippingLineQuery{Page: resolve.PageArgs{Page: &p.Page}, Plan: p.plan})
 		if err != nil {
 			return listPage[*model.ShippingLine]{}, err
 		}

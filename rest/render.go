@@ -7,6 +7,7 @@ import (
 
 	"shipgraph/catalog"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // builder renders the resources of one response, and the included
@@ -30,7 +31,7 @@ type builder struct {
 	identChunk []Identifier
 	relChunk   Relationships
 
-	// withIncluded is set when the request asked for includes: the
+	// withIncluded is set when the request asked for Includes: the
 	// document then has an included member, [] when nothing was reached.
 	withIncluded bool
 }
@@ -41,7 +42,7 @@ func (s *server) newBuilder(base string, p *params) *builder {
 		base:         base,
 		primary:      map[Identifier]bool{},
 		seen:         map[Identifier]bool{},
-		withIncluded: p != nil && len(p.include) > 0,
+		withIncluded: p != nil && len(p.Include) > 0,
 		fields:       fieldsOf(p),
 	}
 }
@@ -64,7 +65,7 @@ func (b *builder) include(r *Resource) {
 }
 
 // document assembles the top-level document.
-func (b *builder) document(data any, links *Links, meta *Meta) *Document {
+func (b *builder) document(data any, links *jsonapi.Links, meta *jsonapi.Meta) *Document {
 	switch v := data.(type) {
 	case []*Resource:
 		b.sparse(v)
@@ -113,20 +114,20 @@ func (b *builder) sparse(rs []*Resource) {
 // writeOne answers a document whose data is one resource, with the
 // resource's self link as the document's.
 func (b *builder) writeOne(w http.ResponseWriter, r *http.Request, status int, data *Resource) {
-	writeDocument(w, r, status, b.document(data, &Links{Self: data.Links.Self}, nil))
+	writeDocument(w, r, status, b.document(data, &jsonapi.Links{Self: data.Links.Self}, nil))
 }
 
 func fieldsOf(p *params) map[string]map[string]bool {
 	if p == nil {
 		return nil
 	}
-	return p.fields
+	return p.Fields
 }
 
 // ---------------------------------------------------------------- relationships
 
 // A shape is how /v2 renders the records of one resource type: its
-// resource (attributes and links) and the relationships it shows, which
+// resource (jsonapi.Attributes and links) and the relationships it shows, which
 // the catalogue (catalog/) declares. Linkage, the load plan of a response
 // and its included resources all derive from the shapes and the
 // catalogue.
@@ -231,7 +232,7 @@ type includeTree map[string]includeTree
 
 func includesOf(p *params) includeTree {
 	t := includeTree{}
-	for path := range p.include {
+	for path := range p.Include {
 		at := t
 		for name := range strings.SplitSeq(path, ".") {
 			next, ok := at[name]

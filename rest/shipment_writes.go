@@ -8,6 +8,7 @@ import (
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Shipment writes:
@@ -50,7 +51,7 @@ func (s *server) resumeTracking(w http.ResponseWriter, r *http.Request) {
 func (s *server) writeShipment(w http.ResponseWriter, r *http.Request, write func(context.Context) (*model.Shipment, error)) {
 	p, err := parseParams(r, shipmentItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	sh, err := write(r.Context())
@@ -59,15 +60,15 @@ func (s *server) writeShipment(w http.ResponseWriter, r *http.Request, write fun
 
 // shipmentPatch reads ref_numbers and tags: lists of strings, or null to
 // clear them.
-func shipmentPatch(attrs attributes) (p model.ShipmentPatch, err error) {
+func shipmentPatch(attrs jsonapi.Attributes) (p model.ShipmentPatch, err error) {
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		if !slices.Contains(shipmentEditable, name) {
-			return p, attrError(name, "%s cannot be changed; a shipment's editable attributes are ref_numbers and tags", name)
+			return p, jsonapi.AttrError(name, "%s cannot be changed; a shipment's editable attributes are ref_numbers and tags", name)
 		}
 	}
-	if p.RefNumbers, err = attrs.optionalList("ref_numbers"); err != nil {
+	if p.RefNumbers, err = attrs.OptionalList("ref_numbers"); err != nil {
 		return p, err
 	}
-	p.Tags, err = attrs.optionalList("tags")
+	p.Tags, err = attrs.OptionalList("tags")
 	return p, err
 }

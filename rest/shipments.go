@@ -16,27 +16,27 @@ var shipmentIncludes = includes(catalog.Shipment)
 
 var (
 	shipmentList = endpoint{
-		serializer: "V2::ShipmentSerializer",
-		includes:   shipmentIncludes,
+		Serializer: "V2::ShipmentSerializer",
+		Includes:   shipmentIncludes,
 		// Not in the OpenAPI document, but the resolvers order by these.
-		sorts:   []string{"created_at", "pod_eta_at", "bill_of_lading_number"},
-		filters: []string{"q", "number", "filter[tracking_stopped]"},
-		paged:   true,
-		cursors: true,
+		Sorts:   []string{"created_at", "pod_eta_at", "bill_of_lading_number"},
+		Filters: []string{"q", "number", "filter[tracking_stopped]"},
+		Paged:   true,
+		Cursors: true,
 	}
-	shipmentItem = endpoint{serializer: "V2::ShipmentSerializer", includes: shipmentIncludes}
+	shipmentItem = endpoint{Serializer: "V2::ShipmentSerializer", Includes: shipmentIncludes}
 )
 
 func (s *server) listShipments(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, shipmentList, func(ctx context.Context, p *params) (listPage[*model.Shipment], error) {
-		stopped, err := p.boolFilter("filter[tracking_stopped]")
+		stopped, err := p.BoolFilter("filter[tracking_stopped]")
 		if err != nil {
 			return listPage[*model.Shipment]{}, err
 		}
-		filter := model.ShipmentFilter{Search: p.filter("q"), Number: p.filter("number"), TrackingStopped: stopped}
-		pg, err := s.res.Shipments(ctx, who(r), resolve.ShipmentQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs(), Plan: p.plan})
+		filter := model.ShipmentFilter{Search: p.Filter("q"), Number: p.Filter("number"), TrackingStopped: stopped}
+		pg, err := s.res.Shipments(ctx, who(r), resolve.ShipmentQuery{Filter: filter, Order: p.Order(), Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
-			return listPage[*model.Shipment]{}, p.cursorError(err)
+			return listPage[*model.Shipment]{}, p.CursorError(err)
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountShipments(ctx, who(r), filter) }), nil
 	}, withIncludes)

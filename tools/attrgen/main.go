@@ -470,7 +470,7 @@ func writeStruct(b *bytes.Buffer, typ, doc string, t reflect.Type, ms []member) 
 func generateViews() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(header)
-	b.WriteString("package rest\n\nimport \"shipgraph/model\"\n")
+	b.WriteString("package rest\n\nimport (\n\t\"shipgraph/model\"\n\t\"shipgraph/rest/jsonapi\"\n)\n")
 	for _, r := range resources {
 		if r.view == nil {
 			continue
@@ -510,9 +510,9 @@ func writeView(b *bytes.Buffer, name string, t reflect.Type, v *view) error {
 	}
 	switch {
 	case v.download != "":
-		fmt.Fprintf(b, "\t\tLinks: &Links{Self: self, Download: self + %q},\n", v.download)
+		fmt.Fprintf(b, "\t\tLinks: &jsonapi.Links{Self: self, Download: self + %q},\n", v.download)
 	case self != "":
-		fmt.Fprintf(b, "\t\tLinks: &Links{Self: %s},\n", self)
+		fmt.Fprintf(b, "\t\tLinks: &jsonapi.Links{Self: %s},\n", self)
 	}
 	b.WriteString("\t}\n}\n")
 	return nil
