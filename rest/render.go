@@ -50,13 +50,13 @@ func (s *server) newBuilder(base string, p *params) *builder {
 // setPrimary records the primary data so it is never repeated in included.
 func (b *builder) setPrimary(rs ...*Resource) {
 	for _, r := range rs {
-		b.primary[r.identifier()] = true
+		b.primary[r.Identifier()] = true
 	}
 }
 
 // include adds a resource to included once, unless it is primary data.
 func (b *builder) include(r *Resource) {
-	id := r.identifier()
+	id := r.Identifier()
 	if b.primary[id] || b.seen[id] {
 		return
 	}
@@ -93,28 +93,14 @@ func (b *builder) sparse(rs []*Resource) {
 		if !ok {
 			continue
 		}
-		if _, ok := r.Attributes.(attributeWriter); ok {
-			r.keep = keep
-		} else if r.Attributes != nil {
-			r.Attributes = sparseAttributes{v: r.Attributes, keep: keep}
-			if len(r.Attributes.(sparseAttributes).members()) == 0 {
-				r.Attributes = nil
-			}
-		}
-		var rels Relationships
-		for _, rel := range r.Relationships {
-			if keep[rel.Name] {
-				rels = append(rels, rel)
-			}
-		}
-		r.Relationships = rels
+		r.Sparse(keep)
 	}
 }
 
 // writeOne answers a document whose data is one resource, with the
 // resource's self link as the document's.
 func (b *builder) writeOne(w http.ResponseWriter, r *http.Request, status int, data *Resource) {
-	writeDocument(w, r, status, b.document(data, &jsonapi.Links{Self: data.Links.Self}, nil))
+	jsonapi.WriteDocument(w, r, status, b.document(data, &jsonapi.Links{Self: data.Links.Self}, nil))
 }
 
 func fieldsOf(p *params) map[string]map[string]bool {
@@ -194,7 +180,7 @@ func (b *builder) linkage(rec any, members []*catalog.Rel) Relationships {
 				list[i] = Identifier{Type: t.Resource.JSONAPI, ID: id}
 			}
 		}
-		rels = append(rels, toMany(rel.JSONAPI, list))
+		rels = append(rels, jsonapi.ToMany(rel.JSONAPI, list))
 	}
 	return rels
 }

@@ -39,16 +39,16 @@ func (s *server) containerRoute(w http.ResponseWriter, r *http.Request) {
 	}
 	data := &Resource{ID: route.ID, Type: model.RouteType,
 		Attributes:    routeAttributesOf(route),
-		Relationships: Relationships{toMany("route_locations", ids)},
+		Relationships: Relationships{jsonapi.ToMany("route_locations", ids)},
 		Links:         &jsonapi.Links{Self: b.base + r.URL.Path}}
 	b.setPrimary(data)
 	for _, l := range route.Locations {
 		b.include(&Resource{ID: l.ID, Type: model.RouteLocationType,
 			Attributes: routeLocationAttributesOf(l),
 			Relationships: Relationships{
-				toOne("location", "port", &l.Port.ID),
-				toOne("inbound_vessel", model.VesselType, vesselID(l.InboundVessel)),
-				toOne("outbound_vessel", model.VesselType, vesselID(l.OutboundVessel)),
+				jsonapi.ToOne("location", "port", &l.Port.ID),
+				jsonapi.ToOne("inbound_vessel", model.VesselType, vesselID(l.InboundVessel)),
+				jsonapi.ToOne("outbound_vessel", model.VesselType, vesselID(l.OutboundVessel)),
 			}})
 	}
 	for _, l := range route.Locations {

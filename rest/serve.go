@@ -83,7 +83,7 @@ func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpo
 		jsonapi.WriteError(w, r, err)
 		return
 	}
-	writeDocument(w, r, http.StatusOK, b.document(data, jsonapi.PageLinks(b.base, r, p.Query, n, pg.hasNext, pg.hasPrev, pg.start, pg.end), &jsonapi.Meta{Size: p.Page.Size, Total: n}))
+	jsonapi.WriteDocument(w, r, http.StatusOK, b.document(data, jsonapi.PageLinks(b.base, r, p.Query, n, pg.hasNext, pg.hasPrev, pg.start, pg.end), &jsonapi.Meta{Size: p.Page.Size, Total: n}))
 }
 
 // serveOne answers GET of one record: get reads it by the {id} of the
@@ -157,7 +157,7 @@ func serveDeleted[T any](s *server, w http.ResponseWriter, r *http.Request, v *T
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(render(b, v), nil, nil))
+	jsonapi.WriteDocument(w, r, http.StatusOK, b.document(render(b, v), nil, nil))
 }
 
 // writeBody reads a write's body, whose attributes it returns; typ is the

@@ -86,7 +86,7 @@ func (s *server) writeSyncDestination(w http.ResponseWriter, r *http.Request, st
 	if status == http.StatusCreated {
 		w.Header().Set("Location", data.Links.Self)
 	}
-	writeDocument(w, r, status, &Document{Data: data})
+	jsonapi.WriteDocument(w, r, status, &Document{Data: data})
 }
 
 func (s *server) listSyncDestinations(w http.ResponseWriter, r *http.Request) {
@@ -100,7 +100,7 @@ func (s *server) listSyncDestinations(w http.ResponseWriter, r *http.Request) {
 	for i, d := range ds {
 		data[i] = syncDestinationResource(b, d)
 	}
-	writeDocument(w, r, http.StatusOK, &Document{Data: data})
+	jsonapi.WriteDocument(w, r, http.StatusOK, &Document{Data: data})
 }
 
 func (s *server) getSyncDestination(w http.ResponseWriter, r *http.Request) {

@@ -298,7 +298,7 @@ func (s *server) inferNumber(w http.ResponseWriter, r *http.Request) {
 		jsonapi.WriteError(w, r, err)
 		return
 	}
-	writeDocument(w, r, http.StatusOK, &Document{Data: &Resource{ID: "req_" + res.Number, Type: "infer_number_results", Attributes: inferAttributes(res)}})
+	jsonapi.WriteDocument(w, r, http.StatusOK, &Document{Data: &Resource{ID: "req_" + res.Number, Type: "infer_number_results", Attributes: inferAttributes(res)}})
 }
 
 // inferNumberAttributes are infer_number's answer: the decision and the

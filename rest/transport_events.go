@@ -57,7 +57,7 @@ func (s *server) containerRawEvents(w http.ResponseWriter, r *http.Request) {
 		jsonapi.WriteError(w, r, err)
 		return
 	}
-	writeDocument(w, r, http.StatusOK, b.document(data, &jsonapi.Links{Self: b.base + r.URL.Path}, nil))
+	jsonapi.WriteDocument(w, r, http.StatusOK, b.document(data, &jsonapi.Links{Self: b.base + r.URL.Path}, nil))
 }
 
 // transportEventAttributes are a transport event record's jsonapi.Attributes, in
@@ -173,7 +173,7 @@ func (s *server) serveFuturePositions(w http.ResponseWriter, r *http.Request, e 
 	b := s.newBuilder(s.baseURL(r), p)
 	res := &Resource{ID: v.ID, Type: model.VesselType,
 		Attributes: vesselPositionsAttributes{vesselAttributes: vesselAttributesOf(v), Positions: positionsJSON(positions)}}
-	writeDocument(w, r, http.StatusOK, &Document{Data: res, Links: &jsonapi.Links{Self: b.base + r.URL.Path}})
+	jsonapi.WriteDocument(w, r, http.StatusOK, &Document{Data: res, Links: &jsonapi.Links{Self: b.base + r.URL.Path}})
 }
 
 // coordinate is the required parameter name, a number within ±limit.

@@ -70,7 +70,7 @@ func (s *server) examplePayload(r *http.Request, event string) []byte {
 	b.withIncluded = true
 	res, ref := exampleNotification(b, examples[0])
 	b.include(ref)
-	out, err := b.document(res, nil, nil).appendJSON(nil)
+	out, err := b.document(res, nil, nil).AppendJSON(nil)
 	if err != nil {
 		return nil
 	}

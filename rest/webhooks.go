@@ -182,7 +182,7 @@ func (s *server) webhookEvents(w http.ResponseWriter, r *http.Request) {
 		data[i] = &Resource{ID: c.ID, Type: "webhook_event_category", Attributes: webhookEventCategoryAttributes{Name: c.Name, Events: orEmpty(c.Events)}}
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(data, nil, nil))
+	jsonapi.WriteDocument(w, r, http.StatusOK, b.document(data, nil, nil))
 }
 
 // ---------------------------------------------------------------- notifications

@@ -44,7 +44,7 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 		data = append(data, res)
 		b.include(ref)
 	}
-	writeDocument(w, r, http.StatusOK, b.document(data, nil, nil))
+	jsonapi.WriteDocument(w, r, http.StatusOK, b.document(data, nil, nil))
 }
 
 // exampleNotification renders an example: its notification and its

@@ -57,7 +57,7 @@ func NotificationPayload(ctx context.Context, res *resolve.Resolver, cfg Config,
 		return nil, err
 	}
 	asOfEvent(b.included, n)
-	return b.document(data[0], &jsonapi.Links{Self: data[0].Links.Self}, nil).appendJSON(nil)
+	return b.document(data[0], &jsonapi.Links{Self: data[0].Links.Self}, nil).AppendJSON(nil)
 }
 
 // asOfEvent gives the tracking request a tracking_request.* notification

@@ -1,4 +1,4 @@
-package rest
+package jsonapi
 
 import (
 	"bytes"
@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"testing"
 	"time"
-
-	"shipgraph/rest/jsonapi"
 )
 
 // Document.encode writes the document encoding/json writes for the same
@@ -20,21 +18,21 @@ func TestDocumentEncodeMatchesEncodingJSON(t *testing.T) {
 		return &Resource{
 			ID: id, Type: "container",
 			Attributes: struct {
-				Name string    `json:"name"`
-				At   timestamp `json:"at"`
-				Nil  *string   `json:"nil"`
-			}{odd, ts(time.Date(2026, 1, 2, 3, 4, 5, 600, time.FixedZone("x", 3600))), nil},
+				Name string  `json:"name"`
+				At   Time    `json:"at"`
+				Nil  *string `json:"nil"`
+			}{odd, Time(time.Date(2026, 1, 2, 3, 4, 5, 600, time.FixedZone("x", 3600))), nil},
 			Relationships: Relationships{
-				toOne("shipment", "shipment", &id),
-				toOne("pod_terminal", "terminal", nil),
-				toMany("docs", []Identifier{{Type: odd, ID: "1"}, {Type: "document", ID: "2"}}),
-				toMany("raw_events", nil),
+				ToOne("shipment", "shipment", &id),
+				ToOne("pod_terminal", "terminal", nil),
+				ToMany("docs", []Identifier{{Type: odd, ID: "1"}, {Type: "document", ID: "2"}}),
+				ToMany("raw_events", nil),
 			},
-			Links: &jsonapi.Links{Self: "https://x.test/v2/c?a=1&b=2"},
+			Links: &Links{Self: "https://x.test/v2/c?a=1&b=2"},
 		}
 	}
 	for _, doc := range []*Document{
-		{Data: []*Resource{res("1"), res(odd)}, Included: []*Resource{}, Links: &jsonapi.Links{Self: "s", Next: "n&x"}, Meta: &jsonapi.Meta{Size: 30, Total: 1}},
+		{Data: []*Resource{res("1"), res(odd)}, Included: []*Resource{}, Links: &Links{Self: "s", Next: "n&x"}, Meta: &Meta{Size: 30, Total: 1}},
 		{Data: res("1"), Included: []*Resource{res("2")}},
 		{Data: (*Resource)(nil)},
 		{Data: []*Resource{}},
@@ -47,7 +45,7 @@ func TestDocumentEncodeMatchesEncodingJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		if err := doc.encode(&got); err != nil {
+		if err := doc.Encode(&got); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(tokens(t, got.Bytes()), tokens(t, want.Bytes())) {
@@ -79,11 +77,11 @@ func tokens(t *testing.T, b []byte) []any {
 // json.Marshal (independent of the code under test).
 
 type refResource struct {
-	ID            string         `json:"id"`
-	Type          string         `json:"type"`
-	Attributes    any            `json:"attributes,omitempty"`
-	Relationships refRels        `json:"relationships,omitzero"`
-	Links         *jsonapi.Links `json:"links,omitempty"`
+	ID            string  `json:"id"`
+	Type          string  `json:"type"`
+	Attributes    any     `json:"attributes,omitempty"`
+	Relationships refRels `json:"relationships,omitzero"`
+	Links         *Links  `json:"links,omitempty"`
 }
 
 type refRels []Relationship
@@ -117,10 +115,10 @@ func (rs refRels) MarshalJSON() ([]byte, error) {
 }
 
 type refDocument struct {
-	Data     any            `json:"data"`
-	Included []refResource  `json:"included,omitzero"`
-	Links    *jsonapi.Links `json:"links,omitempty"`
-	Meta     *jsonapi.Meta  `json:"meta,omitempty"`
+	Data     any           `json:"data"`
+	Included []refResource `json:"included,omitzero"`
+	Links    *Links        `json:"links,omitempty"`
+	Meta     *Meta         `json:"meta,omitempty"`
 }
 
 func reference(d *Document) refDocument {
