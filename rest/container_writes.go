@@ -1,9 +1,7 @@
 package rest
 
 import (
-	"maps"
 	"net/http"
-	"slices"
 
 	"shipgraph/resolve"
 	"shipgraph/rest/jsonapi"
@@ -22,12 +20,7 @@ func (s *server) updateContainer(w http.ResponseWriter, r *http.Request) {
 	attrs, bad := writeBody(r, "container")
 	// An attribute error is answered once the container is found (404
 	// first), as the resolver layer orders it.
-	c := resolve.UpdateContainer{ID: r.PathValue("id"), Invalid: bad}
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		if name != "ref_numbers" && c.Invalid == nil {
-			c.Invalid = jsonapi.AttrError(name, "%s cannot be changed; a container's editable attribute is ref_numbers", name)
-		}
-	}
+	c := resolve.UpdateContainer{ID: r.PathValue("id"), Invalid: firstErr(bad, attrs.Only("%s cannot be changed; a container's editable attribute is ref_numbers", "ref_numbers"))}
 	if c.Invalid == nil {
 		c.RefNumbers, c.Invalid = attrs.OptionalList("ref_numbers")
 	}

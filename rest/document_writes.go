@@ -3,9 +3,7 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"net/http"
-	"slices"
 
 	"shipgraph/model"
 	"shipgraph/resolve"
@@ -37,14 +35,11 @@ func (s *server) updateDocument(w http.ResponseWriter, r *http.Request) {
 
 // documentPatch reads document_type_manual (a string, or null to clear).
 func documentPatch(attrs jsonapi.Attributes) (p model.DocumentPatch, err error) {
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		switch name {
-		case "document_type_manual":
-		case "extracted_data_manual":
-			return p, jsonapi.AttrError(name, "extracted_data_manual is not supported: Shipgraph keeps no manual extraction")
-		default:
-			return p, jsonapi.AttrError(name, "%s cannot be changed; a document's editable attribute is document_type_manual", name)
+	if err := attrs.Only("%s cannot be changed; a document's editable attribute is document_type_manual", "document_type_manual"); err != nil {
+		if e, _ := model.AsError(err); e.Field == "extracted_data_manual" {
+			err = jsonapi.AttrError(e.Field, "extracted_data_manual is not supported: Shipgraph keeps no manual extraction")
 		}
+		return p, err
 	}
 	v, set, err := attrs.NullableText("document_type_manual")
 	if set {

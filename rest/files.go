@@ -149,16 +149,7 @@ func (s *server) createDocument(w http.ResponseWriter, r *http.Request) {
 // cargos (containers) linkage. Linkage of the wrong shape is a 400; a
 // value error is reported by the resolver layer in its order.
 func documentCreate(attrs jsonapi.Attributes, rels map[string]json.RawMessage) (resolve.CreateDocument, error) {
-	var c resolve.CreateDocument
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		switch name {
-		case "name", "attached_document":
-		default:
-			if c.Invalid == nil {
-				c.Invalid = jsonapi.AttrError(name, "%s cannot be set; a new document takes name and attached_document", name)
-			}
-		}
-	}
+	c := resolve.CreateDocument{Invalid: attrs.Only("%s cannot be set; a new document takes name and attached_document", "name", "attached_document")}
 	if v, err := attrs.Text("name", true); err != nil {
 		if c.Invalid == nil {
 			c.Invalid = err

@@ -3,9 +3,7 @@ package rest
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"net/http"
-	"slices"
 
 	"shipgraph/catalog"
 	"shipgraph/model"
@@ -95,12 +93,7 @@ func (s *server) updateParty(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	attrs, bad := writeBody(r, model.PartyType)
-	c := resolve.UpdateParty{ID: r.PathValue("id"), Invalid: bad}
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		if name != "company_name" && c.Invalid == nil {
-			c.Invalid = jsonapi.AttrError(name, "%s cannot be changed; a party's editable attribute is company_name", name)
-		}
-	}
+	c := resolve.UpdateParty{ID: r.PathValue("id"), Invalid: firstErr(bad, attrs.Only("%s cannot be changed; a party's editable attribute is company_name", "company_name"))}
 	name, err := attrs.Text("company_name", true)
 	if c.Invalid == nil {
 		c.Invalid = err

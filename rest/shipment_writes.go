@@ -2,9 +2,7 @@ package rest
 
 import (
 	"context"
-	"maps"
 	"net/http"
-	"slices"
 
 	"shipgraph/model"
 	"shipgraph/resolve"
@@ -61,10 +59,8 @@ func (s *server) writeShipment(w http.ResponseWriter, r *http.Request, write fun
 // shipmentPatch reads ref_numbers and tags: lists of strings, or null to
 // clear them.
 func shipmentPatch(attrs jsonapi.Attributes) (p model.ShipmentPatch, err error) {
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		if !slices.Contains(shipmentEditable, name) {
-			return p, jsonapi.AttrError(name, "%s cannot be changed; a shipment's editable attributes are ref_numbers and tags", name)
-		}
+	if err := attrs.Only("%s cannot be changed; a shipment's editable attributes are ref_numbers and tags", shipmentEditable...); err != nil {
+		return p, err
 	}
 	if p.RefNumbers, err = attrs.OptionalList("ref_numbers"); err != nil {
 		return p, err

@@ -233,10 +233,8 @@ func initialCustomFields(raw json.RawMessage) (*model.InitialCustomFieldsInput, 
 // trackingRequestPatch reads ref_number (one), ref_numbers and tags: lists
 // of strings, or null to clear them.
 func trackingRequestPatch(attrs jsonapi.Attributes) (p model.TrackingRequestPatch, err error) {
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		if !slices.Contains(trackingRequestEditable, name) {
-			return p, jsonapi.AttrError(name, "%s cannot be changed; a tracking request's editable attributes are ref_numbers (or ref_number) and tags", name)
-		}
+	if err := attrs.Only("%s cannot be changed; a tracking request's editable attributes are ref_numbers (or ref_number) and tags", trackingRequestEditable...); err != nil {
+		return p, err
 	}
 	if raw, ok := attrs["ref_number"]; ok {
 		var v *string

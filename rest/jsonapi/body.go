@@ -156,6 +156,19 @@ func AttrError(name, format string, args ...any) error {
 	return model.Errorf(model.EINVALID, format, args...).AtField(name)
 }
 
+// Only is the 422 of the first attribute (in name order) that is not one
+// of allowed, its message format with the attribute's name for %s; nil when
+// every attribute is allowed.
+func (a Attributes) Only(format string, allowed ...string) error {
+	for _, name := range slices.Sorted(maps.Keys(a)) {
+		if !slices.Contains(allowed, name) {
+			return AttrError(name, format, name)
+		}
+	}
+	return nil
+}
+
+// IsNull reports whether raw is JSON's null.
 func IsNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 
 // Text returns a string attribute: absent is nil (an error when
