@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
 )
@@ -38,4 +39,22 @@ func (s *server) getShippingLine(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) getMetroArea(w http.ResponseWriter, r *http.Request) {
 	serveOne(s, w, r, metroAreaItem, (s.res.MetroArea), plain(metroAreaResource))
+}
+
+// GET /v2/ports/{id}, and the port and metro area resources included by
+// shipments and terminals.
+
+var portItem = endpoint{Serializer: "V2::PortSerializer"}
+
+func (s *server) getPort(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, portItem, (s.res.Port), plain(portResource))
+}
+
+// GET /v2/terminals/{id}, and the terminal and rail terminal resources
+// included by shipments and containers.
+
+var terminalItem = endpoint{Serializer: "V2::TerminalSerializer", Includes: includes(catalog.Terminal)}
+
+func (s *server) getTerminal(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, terminalItem, (s.res.Terminal), withIncludes)
 }
