@@ -36,7 +36,7 @@ func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
 	}
 	attrs, bad := writeBody(r, "custom_field_definition")
 	c := resolve.UpdateDefinition{ID: r.PathValue("id"), Fixed: map[string]*string{}}
-	// The fixed jsonapi.Attributes, as given: the resolver layer refuses a change.
+	// The fixed attributes, as given: the resolver layer refuses a change.
 	for _, name := range []string{"entity_type", "api_slug", "data_type"} {
 		if _, ok := attrs[name]; ok {
 			c.Fixed[name], _ = attrs.Text(name, false)

@@ -113,7 +113,7 @@ func fieldsOf(p *params) map[string]map[string]bool {
 // ---------------------------------------------------------------- relationships
 
 // A shape is how /v2 renders the records of one resource type: its
-// resource (jsonapi.Attributes and links) and the relationships it shows, which
+// resource (attributes and links) and the relationships it shows, which
 // the catalogue (catalog/) declares. Linkage, the load plan of a response
 // and its included resources all derive from the shapes and the
 // catalogue.

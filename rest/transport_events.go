@@ -60,7 +60,7 @@ func (s *server) containerRawEvents(w http.ResponseWriter, r *http.Request) {
 	jsonapi.WriteDocument(w, r, http.StatusOK, b.document(data, &jsonapi.Links{Self: b.base + r.URL.Path}, nil))
 }
 
-// transportEventAttributes are a transport event record's jsonapi.Attributes, in
+// transportEventAttributes are a transport event record's attributes, in
 // the order of a frozen reference object's (sorted names).
 type transportEventAttributes struct {
 	CreatedAt      timestamp  `json:"created_at"`

@@ -212,7 +212,7 @@ func (s *server) getNotification(w http.ResponseWriter, r *http.Request) {
 	serveOne(s, w, r, notificationItem, (s.res.WebhookNotification), withIncludes)
 }
 
-// eventAttributes are a reference object's frozen jsonapi.Attributes, with the
+// eventAttributes are a reference object's frozen attributes, with the
 // members its schema requires filled in when the notification did not
 // keep them: the event name and creation time, and for a container update
 // its timestamp and an empty changeset.

@@ -16,11 +16,10 @@ import (
 // of a hundred documents with their shipments and containers has some
 // fifteen thousand attribute values, and encoding/json's reflection over
 // the attribute structs was a quarter of the server's CPU on such a page.
-// Attribute structs implement AttributeWriter with generated writers: those
-// derived from the model's jsonapi tags with their struct and copy
-// (model_attributes_gen.go, tools/attrgen), the few structs still written
-// here from their fields and json tags (attributes_gen.go, attrgen_test.go);
-// the tests compare them with encoding/json byte for byte.
+// Attribute structs implement AttributeWriter with writers rest/ generates
+// (tools/attrgen from the model's jsonapi tags, and rest's attrgen_test.go
+// from the json tags of the few structs written there); rest's tests
+// compare them with encoding/json byte for byte.
 
 // Encoder appends one document to B; err is the first value that cannot
 // be written (a NaN, say), as encoding/json would refuse it.
