@@ -126,36 +126,15 @@ func (s *server) deleteOption(w http.ResponseWriter, r *http.Request) {
 // optionInput reads the attributes of a new option: label and value are
 // required strings, position an optional integer (null is none).
 func optionInput(attrs jsonapi.Attributes) (in model.CustomFieldOptionInput, err error) {
-	label, err := attrs.Text("label", true)
-	if err != nil {
-		return in, err
-	}
-	value, err := attrs.Text("value", true)
-	if err != nil {
-		return in, err
-	}
-	in.Label, in.Value = *label, *value
-	in.Position, _, err = attrs.Integer("position")
+	err = attrs.Read(jsonapi.Str("label", true, &in.Label), jsonapi.Str("value", true, &in.Value), jsonapi.IntP("position", &in.Position))
 	return in, err
 }
 
 // optionPatch reads the attributes of an option update; each is optional.
+// An explicit null clears the position; an absent one keeps it.
 func optionPatch(attrs jsonapi.Attributes) (p model.CustomFieldOptionPatch, err error) {
-	if p.Label, err = attrs.Text("label", false); err != nil {
-		return p, err
-	}
-	if p.Value, err = attrs.Text("value", false); err != nil {
-		return p, err
-	}
-	pos, null, err := attrs.Integer("position")
-	if err != nil {
-		return p, err
-	}
-	// An explicit null clears the position; an absent one keeps it.
-	if pos != nil || null {
-		p.Position = model.Given(pos)
-	}
-	return p, nil
+	err = attrs.Read(jsonapi.StrP("label", &p.Label), jsonapi.StrP("value", &p.Value), jsonapi.IntGiven("position", &p.Position))
+	return p, err
 }
 
 // ---------------------------------------------------------------- values

@@ -61,35 +61,18 @@ func (s *server) deleteDefinition(w http.ResponseWriter, r *http.Request) {
 }
 
 func definitionInput(attrs jsonapi.Attributes) (in model.CustomFieldDefinitionInput, err error) {
-	et, err := attrs.OneOf("entity_type", model.EntityTypes.Values())
-	if err != nil {
-		return in, err
-	}
-	slug, err := attrs.Text("api_slug", true)
-	if err != nil {
-		return in, err
-	}
-	name, err := attrs.Text("display_name", true)
-	if err != nil {
-		return in, err
-	}
-	dt, err := attrs.OneOf("data_type", model.DataTypes.Values())
-	if err != nil {
-		return in, err
-	}
-	in = model.CustomFieldDefinitionInput{EntityType: model.CustomFieldEntityType(et), APISlug: *slug, DisplayName: *name, DataType: model.CustomFieldDataType(dt)}
-	if in.Description, _, err = attrs.NullableText("description"); err != nil {
-		return in, err
-	}
-	if in.ReferenceType, _, err = attrs.NullableText("reference_type"); err != nil {
-		return in, err
-	}
-	if in.DefaultFormat, _, err = attrs.NullableText("default_format"); err != nil {
-		return in, err
-	}
-	in.Validation, _ = attrs.Raw("validation")
-	in.DefaultValue, _ = attrs.Raw("default_value")
-	return in, nil
+	err = attrs.Read(
+		jsonapi.Enum("entity_type", model.EntityTypes.Values(), &in.EntityType),
+		jsonapi.Str("api_slug", true, &in.APISlug),
+		jsonapi.Str("display_name", true, &in.DisplayName),
+		jsonapi.Enum("data_type", model.DataTypes.Values(), &in.DataType),
+		jsonapi.Nullable("description", &in.Description),
+		jsonapi.Nullable("reference_type", &in.ReferenceType),
+		jsonapi.Nullable("default_format", &in.DefaultFormat),
+		jsonapi.JSONValue("validation", &in.Validation),
+		jsonapi.JSONValue("default_value", &in.DefaultValue),
+	)
+	return in, err
 }
 
 // definitionPatch reads the editable attributes of a definition update
@@ -97,27 +80,12 @@ func definitionInput(attrs jsonapi.Attributes) (in model.CustomFieldDefinitionIn
 // default_format, default_value). Entity type, api_slug and data type
 // cannot change (the resolver layer checks them against the definition).
 func definitionPatch(attrs jsonapi.Attributes) (p model.CustomFieldDefinitionPatch, err error) {
-	if p.DisplayName, err = attrs.Text("display_name", false); err != nil {
-		return p, err
-	}
-	for _, f := range []struct {
-		name string
-		dst  *model.Optional[*string]
-	}{{"description", &p.Description}, {"default_format", &p.DefaultFormat}} {
-		name, dst := f.name, f.dst
-		v, set, err := attrs.NullableText(name)
-		if err != nil {
-			return p, err
-		}
-		if set {
-			*dst = model.Given(v)
-		}
-	}
-	if v, ok := attrs.Raw("validation"); ok {
-		p.Validation = model.Given(v)
-	}
-	if v, ok := attrs.Raw("default_value"); ok {
-		p.DefaultValue = model.Given(v)
-	}
-	return p, nil
+	err = attrs.Read(
+		jsonapi.StrP("display_name", &p.DisplayName),
+		jsonapi.NullableGiven("description", &p.Description),
+		jsonapi.NullableGiven("default_format", &p.DefaultFormat),
+		jsonapi.JSONGiven("validation", &p.Validation),
+		jsonapi.JSONGiven("default_value", &p.DefaultValue),
+	)
+	return p, err
 }

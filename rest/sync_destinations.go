@@ -115,15 +115,9 @@ func (s *server) createSyncDestination(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in model.SyncDestinationInput
-	for name, dst := range map[string]*string{"name": &in.Name, "kind": &in.Kind, "url": &in.URL} {
-		v, err := attrs.Text(name, name != "name")
-		if err != nil {
-			jsonapi.WriteError(w, r, err)
-			return
-		}
-		if v != nil {
-			*dst = *v
-		}
+	if err := attrs.Read(jsonapi.Str("name", false, &in.Name), jsonapi.Str("kind", true, &in.Kind), jsonapi.Str("url", true, &in.URL)); err != nil {
+		jsonapi.WriteError(w, r, err)
+		return
 	}
 	if in.Tables, _, err = attrs.StringList("tables"); err != nil {
 		jsonapi.WriteError(w, r, err)

@@ -132,39 +132,17 @@ func (s *server) updateTrackingRequest(w http.ResponseWriter, r *http.Request) {
 // trackingRequestInput reads the attributes of a POST. shipment_tags (the
 // OpenAPI document's name) and tags are the same list.
 func trackingRequestInput(attrs jsonapi.Attributes) (in model.TrackingRequestInput, err error) {
-	text := func(name string) (string, error) {
-		v, err := attrs.Text(name, false)
-		if err != nil || v == nil {
-			return "", err
-		}
-		return *v, nil
-	}
-	if in.RequestType, err = text("request_type"); err != nil {
-		return in, err
-	}
-	if in.RequestNumber, err = text("request_number"); err != nil {
-		return in, err
-	}
-	if in.Scac, err = text("scac"); err != nil {
-		return in, err
-	}
-	auto, err := attrs.Boolean("auto_detect_vocc_scac")
-	if err != nil {
-		return in, err
-	}
+	var auto *bool
+	err = attrs.Read(jsonapi.Str("request_type", false, &in.RequestType), jsonapi.Str("request_number", false, &in.RequestNumber),
+		jsonapi.Str("scac", false, &in.Scac), jsonapi.BoolP("auto_detect_vocc_scac", &auto),
+		jsonapi.Strings("ref_numbers", &in.RefNumbers), jsonapi.Strings("shipment_tags", &in.Tags))
 	in.AutoDetectScac = auto != nil && *auto
-	if in.RefNumbers, _, err = attrs.StringList("ref_numbers"); err != nil {
-		return in, err
+	if _, ok := attrs["tags"]; ok && err == nil {
+		in.Tags, _, err = attrs.StringList("tags")
 	}
-	if in.Tags, _, err = attrs.StringList("shipment_tags"); err != nil {
-		return in, err
+	if err == nil {
+		in.InitialCustomFields, err = initialCustomFields(attrs["initial_custom_fields"])
 	}
-	if _, ok := attrs["tags"]; ok {
-		if in.Tags, _, err = attrs.StringList("tags"); err != nil {
-			return in, err
-		}
-	}
-	in.InitialCustomFields, err = initialCustomFields(attrs["initial_custom_fields"])
 	return in, err
 }
 

@@ -93,21 +93,11 @@ func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 // webhookInput reads the attributes of a POST; the error is the first
 // attribute of the wrong type (reported after the key's role).
 func webhookInput(attrs jsonapi.Attributes) (in model.WebhookInput, err error) {
-	url, err := attrs.Text("url", true)
-	if err != nil {
-		return in, err
-	}
-	in.URL = *url
-	if in.Active, err = attrs.Boolean("active"); err != nil {
-		return in, err
-	}
-	if in.Events, _, err = attrs.StringList("events"); err != nil {
-		return in, err
-	}
+	err = attrs.Read(jsonapi.Str("url", true, &in.URL), jsonapi.BoolP("active", &in.Active), jsonapi.Strings("events", &in.Events),
+		func(a jsonapi.Attributes) (err error) { in.Headers, _, err = headersOf(a, "headers"); return err })
 	if in.Events == nil {
 		in.Events = []string{}
 	}
-	in.Headers, _, err = headersOf(attrs, "headers")
 	return in, err
 }
 
