@@ -1,7 +1,6 @@
 package jsonapi
 
 import (
-	"bytes"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -152,14 +151,7 @@ func WriteDocument(w http.ResponseWriter, r *http.Request, status int, doc *Docu
 	_, _ = w.Write(b)
 }
 
-// encode writes the document into b (see appendJSON).
-func (d *Document) Encode(b *bytes.Buffer) error {
-	out, err := d.AppendJSON(b.AvailableBuffer())
-	b.Write(out)
-	return err
-}
-
-// appendJSON appends the document as encoding/json would write the struct
+// AppendJSON appends the document as encoding/json would write the struct
 // (with HTML escaping off, so links keep their & literal, and a final
 // newline), the resources, their linkage and their attributes by hand
 // (encode.go): a page of a hundred documents with includes has thousands
