@@ -244,26 +244,21 @@ func (s *server) createCustomField(w http.ResponseWriter, r *http.Request) {
 // 400 pointing at it.
 func entityLinkage(rels map[string]json.RawMessage) (model.CustomFieldEntityType, string, error) {
 	const pointer = "/data/relationships/entity/data"
-	var rel struct {
-		Data *struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-		} `json:"data"`
-	}
 	raw, ok := rels["entity"]
 	if !ok {
 		return "", "", jsonapi.ShapeError("/data/relationships/entity", "relationships.entity is required: the shipment, container or tracking request to set the value on")
 	}
-	if err := json.Unmarshal(raw, &rel); err != nil || rel.Data == nil || rel.Data.ID == "" {
+	data, ok := jsonapi.ToOneData(raw)
+	if !ok || data == nil || data.ID == "" {
 		return "", "", jsonapi.ShapeError(pointer, "relationships.entity.data must be {\"type\": \"shipment\", \"container\" or \"tracking_request\", \"id\": …}")
 	}
-	switch rel.Data.Type {
+	switch data.Type {
 	case "shipment":
-		return "Shipment", model.NormalizeID(rel.Data.ID), nil
+		return "Shipment", model.NormalizeID(data.ID), nil
 	case "container":
-		return "Container", model.NormalizeID(rel.Data.ID), nil
+		return "Container", model.NormalizeID(data.ID), nil
 	case model.TrackingRequestType:
-		return "TrackingRequest", model.NormalizeID(rel.Data.ID), nil
+		return "TrackingRequest", model.NormalizeID(data.ID), nil
 	}
 	return "", "", jsonapi.ShapeError(pointer+"/type", "relationships.entity.data.type must be \"shipment\", \"container\" or \"tracking_request\"")
 }

@@ -175,16 +175,11 @@ func documentCreate(attrs jsonapi.Attributes, rels map[string]json.RawMessage) (
 		default:
 			return c, jsonapi.ShapeError("/data/relationships/"+name, "a new document links shipments and cargos (containers) only")
 		}
-		var rel struct {
-			Data []struct {
-				Type string `json:"type"`
-				ID   string `json:"id"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(rels[name], &rel); err != nil || rel.Data == nil {
+		data, ok := jsonapi.ToManyData(rels[name])
+		if !ok {
 			return c, jsonapi.ShapeError("/data/relationships/"+name+"/data", "relationships.%s.data must be a list of {\"type\": %q, \"id\": …}", name, want)
 		}
-		for _, x := range rel.Data {
+		for _, x := range data {
 			if x.Type != want || x.ID == "" {
 				return c, jsonapi.ShapeError("/data/relationships/"+name+"/data", "relationships.%s.data must be a list of {\"type\": %q, \"id\": …}", name, want)
 			}

@@ -66,22 +66,17 @@ func customerOf(rels map[string]json.RawMessage) (*string, error) {
 	if !ok || jsonapi.IsNull(raw) {
 		return nil, nil
 	}
-	var rel struct {
-		Data *struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &rel); err != nil {
+	data, ok := jsonapi.ToOneData(raw)
+	if !ok {
 		return nil, model.Errorf(model.EINVALID, "customer must be {\"data\": {\"type\": \"party\", \"id\": …}}").AtPointer("/data/relationships/customer")
 	}
-	if rel.Data == nil {
+	if data == nil {
 		return nil, nil
 	}
-	if rel.Data.Type != model.PartyType || rel.Data.ID == "" {
+	if data.Type != model.PartyType || data.ID == "" {
 		return nil, model.Errorf(model.EINVALID, "customer must name a party: {\"type\": \"party\", \"id\": …}").AtPointer("/data/relationships/customer/data")
 	}
-	return &rel.Data.ID, nil
+	return &data.ID, nil
 }
 
 // updateParty answers PATCH /v2/parties/{id}: company_name, by the

@@ -297,3 +297,27 @@ func (a Attributes) StringList(name string) (v []string, set bool, err error) {
 	}
 	return v, true, nil
 }
+
+// ToOneData reads a to-one relationship of a write body, {"data": {"type":
+// …, "id": …}} or {"data": null} (nil); false when raw has another shape.
+func ToOneData(raw json.RawMessage) (*Identifier, bool) {
+	var rel struct {
+		Data *Identifier `json:"data"`
+	}
+	if json.Unmarshal(raw, &rel) != nil {
+		return nil, false
+	}
+	return rel.Data, true
+}
+
+// ToManyData reads a to-many relationship of a write body, {"data": [{"type":
+// …, "id": …}, …]}; false when raw has another shape (a null data too).
+func ToManyData(raw json.RawMessage) ([]Identifier, bool) {
+	var rel struct {
+		Data []Identifier `json:"data"`
+	}
+	if json.Unmarshal(raw, &rel) != nil || rel.Data == nil {
+		return nil, false
+	}
+	return rel.Data, true
+}

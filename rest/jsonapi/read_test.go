@@ -57,3 +57,41 @@ func TestReadersInOrder(t *testing.T) {
 		t.Fatalf("absent optional string: %q %v", kind, err)
 	}
 }
+
+// A relationship's linkage: an identifier, null, or a list; anything else
+// is refused.
+func TestLinkageData(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"data": {"type": "party", "id": "1"}}`: "party/1",
+		`{"data": null}`:                         "null",
+		`{}`:                                     "null",
+		`{"data": "x"}`:                          "refused",
+		`{"data": [{"type": "party"}]}`:          "refused",
+		`5`:                                      "refused",
+	} {
+		got := "refused"
+		if id, ok := ToOneData(json.RawMessage(raw)); ok && id == nil {
+			got = "null"
+		} else if ok {
+			got = id.Type + "/" + id.ID
+		}
+		if got != want {
+			t.Errorf("ToOneData(%s) = %s, want %s", raw, got, want)
+		}
+	}
+	for raw, want := range map[string]int{
+		`{"data": [{"type": "shipment", "id": "1"}, {"type": "shipment", "id": "2"}]}`: 2,
+		`{"data": []}`:   0,
+		`{"data": null}`: -1,
+		`{}`:             -1,
+		`{"data": {}}`:   -1,
+	} {
+		got := -1
+		if ids, ok := ToManyData(json.RawMessage(raw)); ok {
+			got = len(ids)
+		}
+		if got != want {
+			t.Errorf("ToManyData(%s) = %d, want %d", raw, got, want)
+		}
+	}
+}
