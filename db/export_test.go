@@ -19,7 +19,7 @@ var Columns = map[string]string{
 	"Terminal":               terminalCols,
 	"RailTerminal":           railTerminalCols,
 	"ShippingLine":           shippingLineCols,
-	"Shipment":               shipmentCols,
+	"Shipment":               shipmentCols + ", " + strings.ReplaceAll(shipmentContainerIDsCol, accountParam, "s.account_id"),
 	"Container":              containerCols + ", " + strings.ReplaceAll(containerJourneyCols, accountParam, "c.account_id"),
 	"Document":               documentCols,
 	"EmailSubmission":        emailSubmissionCols,
