@@ -185,8 +185,10 @@ func init() {
 	}, Linkage: Shipment.rel(&Rel{Internal: "containerIDs", Many: true, Targets: []*Target{
 		// The ids of the containers alone, for /v2 linkage: no container
 		// is read whole for it.
-		manyIDs(Container, func(s *model.Shipment) string { return s.ID },
+		// A /v2 read gathers them in the shipment's own row.
+		heldIn(manyIDs(Container, func(s *model.Shipment) string { return s.ID },
 			"ContainerIDs", func(s *model.Shipment) *[]string { return &s.Rel.ContainerIDs }, ContainerIDsByShipment),
+			"container_ids", func(s *model.Shipment) []string { return s.HeldContainerIDs }),
 	}})})
 	Shipment.rel(&Rel{GraphQL: "podTerminal", JSONAPI: "pod_terminal", Targets: []*Target{
 		one(Terminal, "pod_terminal_id", func(s *model.Shipment) *string { return s.PodTerminalID },

@@ -123,7 +123,7 @@ func (p *picker) build(want []string, param string) string {
 // (their key columns) or, in /v2, its links (rest/params.go, linkColumns):
 // a dashboard that shows apiSlug and value reads four uuids less per value.
 var pickers = map[string]*picker{
-	"Shipment":    newPicker(shipmentCols, "id"),
+	"Shipment":    newPicker(shipmentCols, "id").optional(shipmentContainerIDsCol),
 	"Container":   newPicker(containerCols, "id", "shipment_id").optional(containerJourneyCols),
 	"Document":    newPicker(documentCols, "id"),
 	"Terminal":    newPicker(terminalCols, "id"),

@@ -36,6 +36,22 @@ func TestContainerColsAtNamesTheAccountParameter(t *testing.T) {
 	}
 }
 
+// A shipment read that names its containers' ids gets the subquery with
+// the statement's own account parameter; a read not narrowed has none.
+func TestShipmentColsAtNamesTheAccountParameter(t *testing.T) {
+	narrowed := (&DB{}).Select(model.Selection{"Shipment": {"bill_of_lading_number", "container_ids"}})
+	for _, param := range []string{"$1", "$2", "$1"} {
+		list := narrowed.shipmentColsAt(param)
+		if strings.Contains(list, accountParam) || !strings.Contains(list, "c.account_id = "+param) ||
+			!strings.Contains(list, "s.bill_of_lading_number") || strings.Contains(list, "s.customer_name") {
+			t.Errorf("%s: %q", param, list)
+		}
+		if whole := (&DB{}).shipmentColsAt(param); whole != shipmentCols {
+			t.Errorf("%s: a read not narrowed selects %q, want the whole list", param, whole)
+		}
+	}
+}
+
 // A picker keeps at most maxMadeLists lists; past that it still answers
 // every selection rightly, building the list per read.
 func TestPickerMadeListsBounded(t *testing.T) {

@@ -19,7 +19,7 @@ var Columns = map[string]string{
 	"Terminal":               terminalCols,
 	"RailTerminal":           railTerminalCols,
 	"ShippingLine":           shippingLineCols,
-	"Shipment":               shipmentCols,
+	"Shipment":               shipmentCols + ", " + strings.ReplaceAll(shipmentContainerIDsCol, accountParam, "s.account_id"),
 	"Container":              containerCols + ", " + strings.ReplaceAll(containerJourneyCols, accountParam, "c.account_id"),
 	"Document":               documentCols,
 	"EmailSubmission":        emailSubmissionCols,
@@ -95,4 +95,10 @@ func SelectRows[R any](ctx context.Context, d *DB, unprepared bool, query string
 	var out []R
 	err := selectRows(ctx, q, func(v *R) { out = append(out, *v) }, query, args...)
 	return out, err
+}
+
+// QueryRow runs query through the transaction's scope, as its statements
+// run.
+func (t *TrackingTx) QueryRow(query string, args ...any) *sqlx.Row {
+	return t.q.QueryRowxContext(t.ctx, query, args...)
 }

@@ -207,7 +207,8 @@ type slabs struct {
 	floats  slab[float64]
 	ints    slab[int]
 	int64s  slab[int64]
-	text    []byte // the bytes of strings made from the driver's []byte values
+	text    []byte   // the bytes of strings made from the driver's []byte values
+	elemBuf []string // the elements of text arrays (elems)
 }
 
 // str returns a string of b's bytes. b may be lib/pq's reused row buffer
@@ -320,7 +321,7 @@ func (d *colDest) Scan(src any) error {
 			return d.err(src, nil)
 		}
 	case scanStrings:
-		return scanStringArray((*pq.StringArray)(d.p), src)
+		return d.slabs.stringArray((*pq.StringArray)(d.p), src)
 	default:
 		return fmt.Errorf("db: colDest of kind %d", d.col.kind)
 	}
@@ -328,13 +329,19 @@ func (d *colDest) Scan(src any) error {
 }
 
 // scanStringArray is pq.StringArray's Scan for the arrays rows carry
-// (reference numbers, tags, the journey's event ids): a one-dimensional
-// array of unquoted elements becomes one string, copied from the
-// driver's buffer, and its elements substrings of it, instead of a string
-// per element and the parser's slices. Anything else (quotes, escapes,
-// NULL elements, nested arrays) goes to pq.StringArray, which also makes
-// the errors.
-func scanStringArray(a *pq.StringArray, src any) error {
+// (reference numbers, tags, the journey's event ids), with the string and
+// the slice allocated for it alone.
+func scanStringArray(a *pq.StringArray, src any) error { return new(slabs).stringArray(a, src) }
+
+// stringArray is pq.StringArray's Scan for the arrays rows carry: a
+// one-dimensional array of unquoted elements becomes substrings of one
+// copy of its text, made in the result's shared chunk of bytes (s.str),
+// in a slice carved from the result's chunk of strings, instead of a
+// string per element and the parser's slices (three arrays of each
+// container row, two of each shipment's). Anything else (quotes,
+// escapes, NULL elements, nested arrays) goes to pq.StringArray, which
+// also makes the errors.
+func (s *slabs) stringArray(a *pq.StringArray, src any) error {
 	var b []byte
 	switch v := src.(type) {
 	case []byte:
@@ -354,32 +361,45 @@ func scanStringArray(a *pq.StringArray, src any) error {
 	}
 	n := 1
 	for _, c := range body {
-		switch c {
-		case ',':
+		if arraySpecial[c] {
+			if c != ',' {
+				return a.Scan(src)
+			}
 			n++
-		case '"', '\\', '{', '}', ' ':
-			return a.Scan(src)
 		}
 	}
-	s := string(body) // a copy: the driver's buffer is reused
-	out := make(pq.StringArray, 0, n)
-	for {
-		i := strings.IndexByte(s, ',')
-		e := s
-		if i >= 0 {
-			e = s[:i]
+	text := s.str(body) // a copy: the driver's buffer is reused
+	out := s.elems(n)
+	for i := range out {
+		j := strings.IndexByte(text, ',')
+		e := text
+		if j >= 0 {
+			e, text = text[:j], text[j+1:]
 		}
 		if e == "" || e == "NULL" {
 			return a.Scan(src)
 		}
-		out = append(out, e)
-		if i < 0 {
-			break
-		}
-		s = s[i+1:]
+		out[i] = e
 	}
 	*a = out
 	return nil
+}
+
+// arraySpecial marks the bytes of an array's text that stringArray does
+// not read as part of an unquoted element: the separator, and what makes
+// pq.StringArray's parser take over.
+var arraySpecial = [256]bool{',': true, '"': true, '\\': true, '{': true, '}': true, ' ': true}
+
+// elems returns n strings carved from a chunk shared by the arrays of the
+// result; its capacity is n, so appending to one array copies it instead
+// of writing over the next.
+func (s *slabs) elems(n int) pq.StringArray {
+	if cap(s.elemBuf)-len(s.elemBuf) < n {
+		s.elemBuf = make([]string, 0, max(min(2*cap(s.elemBuf), 1024), 64, n))
+	}
+	i := len(s.elemBuf)
+	s.elemBuf = s.elemBuf[:i+n]
+	return pq.StringArray(s.elemBuf[i : i+n : i+n])
 }
 
 // storeInt stores v into an int or int64 field, or a pointer to one.

@@ -20,6 +20,21 @@ const shipmentCols = `s.id, s.account_id, s.bill_of_lading_number, s.normalized_
 	s.line_tracking_last_succeeded_at, s.line_tracking_stopped_at, s.line_tracking_stopped_reason,
 	s.line_tracking_stopped_by_user_id, s.created_at, s.updated_at, s.customer_id`
 
+// shipmentContainerIDsCol is the ids of the shipment's containers (its
+// /v2 containers linkage), read in the shipment's own statement (one
+// probe of containers_shipment_id_idx per shipment, in the index's
+// order, ContainerIDsByShipmentIDs') instead of a statement reading a row
+// per container: an optional column, selected only when a read names it
+// (/v2 renders the linkage; GraphQL never needs it). It names the
+// statement's account parameter for Citus, as containerJourneyCols does.
+const shipmentContainerIDsCol = `ARRAY(SELECT c.id FROM containers c
+	 WHERE c.shipment_id = s.id AND c.account_id = s.account_id AND c.account_id = ` + accountParam + `
+	 ORDER BY c.created_at, c.id) AS container_ids`
+
+// shipmentColsAt is the shipment select list under db's selection, its
+// containers' ids subquery naming the account as param ("$1", "$2" …).
+func (db *DB) shipmentColsAt(param string) string { return db.colsAt("Shipment", param) }
+
 var shipmentList = &listSpec{
 	plural:  "shipments",
 	counted: "shipments",
@@ -51,13 +66,13 @@ func (r linkedShipment) linked() Linked[*model.Shipment] {
 // ShipmentsByIDs reads shipments of the account.
 func (db *DB) ShipmentsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.Shipment, error) {
 	return byIDs[model.Shipment](ctx, db.read(accountID),
-		`SELECT `+db.cols("Shipment")+` FROM shipments s WHERE s.id = ANY($1) AND s.account_id = $2`, ids, accountID)
+		`SELECT `+db.shipmentColsAt("$2")+` FROM shipments s WHERE s.id = ANY($1) AND s.account_id = $2`, ids, accountID)
 }
 
 // ShipmentsByDocumentIDs reads the shipments linked to documents.
 func (db *DB) ShipmentsByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Shipment], error) {
 	return byParentIDs(ctx, db.read(accountID),
-		`SELECT ds.document_id AS parent_id, `+db.cols("Shipment")+`
+		`SELECT ds.document_id AS parent_id, `+db.shipmentColsAt("$2")+`
 		 FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id
 		 WHERE ds.document_id = ANY($1) AND ds.account_id = $2
 		 ORDER BY ds.document_id, s.created_at, s.id`, accountID, documentIDs, linkedShipment.linked)
@@ -65,7 +80,7 @@ func (db *DB) ShipmentsByDocumentIDs(ctx context.Context, accountID string, docu
 
 // ListShipments reads one page of the account's shipments.
 func (db *DB) ListShipments(ctx context.Context, accountID string, f model.ShipmentFilter, p model.PageRequest) (*model.Page[*model.Shipment], error) {
-	st, err := shipmentList.pageQuery(shipmentFilter(accountID, f), p, db.cols("Shipment"))
+	st, err := shipmentList.pageQuery(shipmentFilter(accountID, f), p, db.shipmentColsAt("$1"))
 	if err != nil {
 		return nil, err
 	}

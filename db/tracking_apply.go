@@ -173,7 +173,7 @@ func (t *TrackingTx) ApplyPolls(live []string, ps []PollWrite) (map[string]PollA
 		es(func(e *PolledEvent) *string { return e.Facility }), es(func(e *PolledEvent) *string { return e.VesselIMO }),
 		es(func(e *PolledEvent) *string { return e.VesselName }), es(func(e *PolledEvent) *string { return e.VoyageNumber }),
 		pq.Int64Array(pos), pq.StringArray(payload), es(func(e *PolledEvent) *string { return e.TransportEvent }))
-	err := selectRows(t.ctx, t.apply, func(a *PollApplied) { out[a.RequestID] = *a }, applyPollsSQL, args...)
+	err := selectRows(t.ctx, t.q, func(a *PollApplied) { out[a.RequestID] = *a }, applyPollsSQL, args...)
 	return out, err
 }
 

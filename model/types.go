@@ -197,6 +197,11 @@ type Shipment struct {
 	LineTrackingStoppedByUserID *string   `db:"line_tracking_stopped_by_user_id"`
 	UpdatedAt                   time.Time `db:"updated_at"`
 
+	// The containers' ids (linkage, in their order), when the read
+	// gathered them in the shipment's own statement: a column a read
+	// selects only when asked (db: optional columns), nil when not read.
+	HeldContainerIDs pq.StringArray `db:"container_ids"`
+
 	Rel ShipmentRel `db:"-"` // relationships attached by the load plan
 }
 
@@ -296,6 +301,10 @@ func (h *TerminalHolds) Scan(src any) error {
 		*h = TerminalHolds{}
 		return nil
 	}
+	if v, ok := scanHolds(src); ok {
+		*h = v
+		return nil
+	}
 	return scanJSON(src, h)
 }
 
@@ -307,6 +316,10 @@ type TerminalFees []TerminalFee
 func (f *TerminalFees) Scan(src any) error {
 	if emptyArray(src) {
 		*f = TerminalFees{}
+		return nil
+	}
+	if v, ok := scanFees(src); ok {
+		*f = v
 		return nil
 	}
 	return scanJSON(src, f)

@@ -328,3 +328,51 @@ func TestJourneyEventFieldsets(t *testing.T) {
 		}
 	}
 }
+
+// TestShipmentHeldContainerLinkage: the containers linkage a shipment
+// carries in its own statement (a shipment page, shipments included by
+// documents and by containers) names the containers that including them
+// reads, in that order.
+func TestShipmentHeldContainerLinkage(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ids := func(list []any) []string {
+		out := make([]string, len(list))
+		for i, x := range list {
+			out[i] = x.(map[string]any)["id"].(string)
+		}
+		return out
+	}
+	shipments := map[string]any{}
+	for _, s := range e.get("/v2/shipments?page[size]=100")["data"].([]any) {
+		shipments["page "+s.(map[string]any)["id"].(string)] = s
+	}
+	for _, path := range []string{"/v2/documents?page[size]=100&include=shipments", "/v2/containers?page[size]=100&include=shipment"} {
+		for _, s := range e.get(path)["included"].([]any) {
+			if s.(map[string]any)["type"] == "shipment" {
+				shipments[path+" "+s.(map[string]any)["id"].(string)] = s
+			}
+		}
+	}
+	withContainers := 0
+	for key, s := range shipments {
+		id := s.(map[string]any)["id"].(string)
+		whole := e.get("/v2/shipments/" + id + "?include=containers")
+		want := ids(obj(whole["data"], "relationships", "containers")["data"].([]any))
+		var included []string
+		for _, c := range whole["included"].([]any) {
+			if c.(map[string]any)["type"] == "container" {
+				included = append(included, c.(map[string]any)["id"].(string))
+			}
+		}
+		got := ids(obj(s, "relationships", "containers")["data"].([]any))
+		if strings.Join(got, ",") != strings.Join(want, ",") || len(included) != len(want) {
+			t.Errorf("shipment %s: containers linkage %v, with the containers read %v (%d included)", key, got, want, len(included))
+		}
+		if len(got) > 0 {
+			withContainers++
+		}
+	}
+	if len(shipments) < 3 || withContainers == 0 {
+		t.Fatalf("the seed gives %d shipments, %d with containers", len(shipments), withContainers)
+	}
+}

@@ -29,21 +29,22 @@ func TestStatementCounts(t *testing.T) {
 	cases := []struct {
 		path string
 	}{
-		// page, count, shipments and cargos linkage, containers linkage
-		// of the included shipments; the included cargos carry their
-		// transport and raw events linkage in their own statement.
+		// page, count, the included shipments and cargos; the shipments
+		// carry their containers' linkage and the cargos their transport
+		// and raw events' linkage in their own statements.
 		{"/v2/documents?include=shipments,cargos&page[size]=%d"},
 		// … and accounts, users, e-mails, representations.
 		{"/v2/documents?include=shipments,cargos,account,user,email_submission,last_document_representation&page[size]=%d"},
-		// page, count, containers linkage.
+		// page, count, shipments and cargos linkage.
 		{"/v2/documents?page[size]=%d"},
+		// page (with the containers' linkage), count.
 		{"/v2/shipments?page[size]=%d"},
 		// … ports (three relationships, one loader), terminals,
 		// metro areas, rail terminals.
 		// The included containers carry their transport and raw events
 		// linkage in their own statement.
 		{"/v2/shipments?include=containers,pod_terminal,port_of_lading,port_of_discharge,destination,destination_terminal&page[size]=%d"},
-		// page, count; the included shipments with their containers
+		// page, count; the included shipments, carrying their containers'
 		// linkage; terminals (pod_terminal and pickup_facility share
 		// the loader).
 		// The transport and raw events linkage (ids only) comes in the
