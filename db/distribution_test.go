@@ -1141,53 +1141,56 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		func() error { _, err := store.TrackingPollTarget(root, acme, trID); return err },
 		func() error {
 			return store.InTrackingTx(root, acme, func(tx *db.TrackingTx) error {
+				live := []string{"pending", "awaiting_manifest", "created"}
 				// An id no row has takes Lock's second statement (busy or gone).
 				if _, _, err := tx.Lock([]string{trID, acme}); err != nil {
 					return err
 				}
-				// A claim of no request takes Shipments' second statement.
-				got, err := tx.Shipments([]db.ShipmentClaim{{RequestID: trID, Number: "MEDUDIST01"}, {RequestID: acme, Number: "X"}})
+				usnyc, facility, status, loaded := "USNYC", "E005", "on_ship", "container.transport.vessel_loaded"
+				next := time.Now().Add(time.Hour)
+				poll := db.PollWrite{RequestID: trID, Status: "created", NextPollAt: &next,
+					Shipment:   &db.PolledShipment{BillOfLadingNumber: "MEDUDIST01", PodLocode: &usnyc, PodFacility: &facility},
+					Containers: []db.PolledContainer{{Number: "MSCU1234566", CurrentStatus: &status}},
+					Events: []db.PolledEvent{{ContainerNumber: "MSCU1234566", CarrierEventID: "dist-1", Event: "Loaded",
+						OriginalEvent: "Loaded", Locode: &usnyc, Payload: []byte(`{}`), TransportEvent: &loaded}}}
+				// A poll that creates the shipment, and one of an id no row has.
+				got, err := tx.ApplyPolls(live, []db.PollWrite{poll, {RequestID: acme, Status: "failed"}})
 				if err != nil {
 					return err
 				}
-				sid := got[trID]
+				if got[trID].ShipmentID == nil {
+					return fmt.Errorf("no shipment for the request: %+v", got)
+				}
+				sid := *got[trID].ShipmentID
 				trShip = sid
-				if sid == "" {
-					return fmt.Errorf("no shipment for the request: %v", got)
-				}
-				usnyc, facility, status := "USNYC", "E005", "on_ship"
-				if err := tx.UpdateShipments([]db.ShipmentUpdate{{ShipmentID: sid, RequestID: trID,
-					PolledShipment: db.PolledShipment{BillOfLadingNumber: "MEDUDIST01", PodLocode: &usnyc, PodFacility: &facility}}}); err != nil {
+				// The same poll with the ETA moved: the shipment's
+				// milestones are left to UpdateShipments.
+				eta := time.Now().Add(72 * time.Hour)
+				poll.Shipment.PodEtaAt = &eta
+				if got, err = tx.ApplyPolls(live, []db.PollWrite{poll}); err != nil {
 					return err
 				}
-				// The merged claim and milestones of a poll (its insert
-				// and update in one statement).
-				if _, err := tx.ClaimShipments([]db.ShipmentPoll{{ShipmentClaim: db.ShipmentClaim{RequestID: trID, Number: "MEDUDIST01", Current: &sid},
-					PolledShipment: db.PolledShipment{BillOfLadingNumber: "MEDUDIST01", PodLocode: &usnyc, PodFacility: &facility}}}); err != nil {
-					return err
+				if !got[trID].Moved {
+					return fmt.Errorf("the ETA's move was not reported: %+v", got[trID])
 				}
-				if err := tx.Containers([]db.ContainerUpdate{{ShipmentID: sid, PodFacility: &facility, PodLocode: &usnyc,
-					PolledContainer: db.PolledContainer{Number: "MSCU1234566", CurrentStatus: &status}}}); err != nil {
-					return err
-				}
-				loaded := "container.transport.vessel_loaded"
-				if _, err := tx.Events([]db.EventInsert{{ShipmentID: sid, PolledEvent: db.PolledEvent{ContainerNumber: "MSCU1234566",
-					CarrierEventID: "dist-1", Event: "Loaded", OriginalEvent: "Loaded", Locode: &usnyc, Payload: []byte(`{}`),
-					TransportEvent: &loaded}}}, []string{sid}); err != nil {
+				if err := tx.UpdateShipments([]db.ShipmentUpdate{{ShipmentID: sid, RequestID: trID, PolledShipment: *poll.Shipment}}); err != nil {
 					return err
 				}
 				created := []db.RequestShipment{{RequestID: trID, ShipmentID: sid}}
-				if err := tx.MarkCreated(created); err != nil {
-					return err
-				}
 				if err := tx.ApplyInitialCustomFields(created); err != nil {
 					return err
 				}
 				if err := tx.StopShipments([]db.ShipmentStop{{ShipmentID: sid, Reason: "cancelled_by_user"}}); err != nil {
 					return err
 				}
+				if err := tx.StopRequests(live, []string{trID}); err != nil {
+					return err
+				}
+				// The request live and due again, for the schedule's claim below.
 				past := time.Now().Add(-time.Hour)
-				return tx.SetOutcomes([]db.RequestOutcome{{RequestID: trID, Status: "created", ShipmentID: &sid, NextPollAt: &past}})
+				poll.NextPollAt = &past
+				_, err = tx.ApplyPolls(append(live, "tracking_stopped"), []db.PollWrite{poll})
+				return err
 			})
 		},
 		func() error {

@@ -10,8 +10,9 @@ import (
 	"shipgraph/db"
 )
 
-// ClaimShipments finds or creates each poll's shipment and writes its
-// milestones in the same statement: two polls of one new shipment make
+// ApplyPolls finds or creates each poll's shipment and writes its
+// milestones in the same statement (UpdateShipments after it when they move
+// its port of discharge or ETA): two polls of one new shipment make
 // one, inserted once with their merged milestones (the later poll's known
 // values over the earlier one's) and logged as one INSERT, no UPDATE; a
 // poll of a shipment it has gets its milestones (and the searched port
@@ -31,21 +32,36 @@ func TestClaimShipments(t *testing.T) {
 	la, oak, term, vessel := "USLAX", "USOAK", "Z985", "EVER GIVEN"
 	eta1 := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	eta2 := eta1.Add(48 * time.Hour)
-	polls := []db.ShipmentPoll{
-		{ShipmentClaim: db.ShipmentClaim{RequestID: bol, Number: "MAEU9000001"},
-			PolledShipment: db.PolledShipment{BillOfLadingNumber: "MAEU9000001", PodLocode: &la, PodEtaAt: &eta1, VesselName: &vessel}},
-		{ShipmentClaim: db.ShipmentClaim{RequestID: box, Number: "maeu9000001"},
-			PolledShipment: db.PolledShipment{BillOfLadingNumber: "maeu9000001", PolLocode: &oak, PodEtaAt: &eta2}},
-		{ShipmentClaim: db.ShipmentClaim{RequestID: had, Number: "MAEU0007", Current: &f.A.Shipments[1]},
-			PolledShipment: db.PolledShipment{BillOfLadingNumber: "MAEU0007", PodLocode: &oak, PodFacility: &term}},
+	polls := []db.PollWrite{
+		{RequestID: bol, Status: "created",
+			Shipment: &db.PolledShipment{BillOfLadingNumber: "MAEU9000001", PodLocode: &la, PodEtaAt: &eta1, VesselName: &vessel}},
+		{RequestID: box, Status: "created",
+			Shipment: &db.PolledShipment{BillOfLadingNumber: "maeu9000001", PolLocode: &oak, PodEtaAt: &eta2}},
+		{RequestID: had, Status: "created",
+			Shipment: &db.PolledShipment{BillOfLadingNumber: "MAEU0007", PodLocode: &oak, PodFacility: &term}},
 	}
+	// claim applies the polls as the engine does: a shipment whose port
+	// of discharge or ETA moves gets its milestones by UpdateShipments.
 	claim := func() map[string]string {
 		t.Helper()
-		var got map[string]string
+		got := map[string]string{}
 		if err := f.DB.InTrackingTx(ctx, acct, func(tx *db.TrackingTx) error {
-			var err error
-			got, err = tx.ClaimShipments(polls)
-			return err
+			out, err := tx.ApplyPolls([]string{"pending", "awaiting_manifest", "created"}, polls)
+			if err != nil {
+				return err
+			}
+			var moved []db.ShipmentUpdate
+			for _, p := range polls {
+				a := out[p.RequestID]
+				if a.ShipmentID == nil {
+					continue
+				}
+				got[p.RequestID] = *a.ShipmentID
+				if a.Moved {
+					moved = append(moved, db.ShipmentUpdate{ShipmentID: *a.ShipmentID, RequestID: p.RequestID, PolledShipment: *p.Shipment})
+				}
+			}
+			return tx.UpdateShipments(moved)
 		}); err != nil {
 			t.Fatal(err)
 		}

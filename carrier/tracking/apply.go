@@ -43,40 +43,91 @@ type Result struct {
 // applied is one poll of a batch and, once written, its result.
 type applied struct {
 	Poll
-	prior    db.LockedRequest
+	prior    string // the request's status under the lock
+	staged   bool   // the request carries initial custom field values
 	shipment string
-	marked   bool // marked created by this batch (MarkCreated)
 	res      Result
 	err      error
 }
 
-// applyBatch writes the polls of one account in one transaction, each
-// statement once for the whole batch: the requests are locked (a request
-// another transaction holds is busy and skipped: errTrackingBusy), each
-// found or created shipment gets its milestones, containers and events,
-// a request the carrier just answered becomes created before anything may
-// stop it (so its receivers hear tracking_request.succeeded before
-// .tracking_stopped), the stop rules run on each shipment, and every
-// request's status and schedule are written. An error fails every poll of
-// the batch (nothing written).
+// liveStatuses are the statuses of a request that a poll applies to; an
+// ended one (failed, tracking_stopped) takes no poll.
+var liveStatuses = []string{"pending", "awaiting_manifest", "created"}
+
+// maxRounds bounds how often a batch's polls are applied again within its
+// transaction because another transaction inserted their shipment or a
+// container meanwhile (each round sees the rows committed before it).
+const maxRounds = 4
+
+// applyBatch writes the polls of one account in one transaction whose
+// common case is two statements: the requests are locked (db.Lock; a
+// request another transaction holds is busy and skipped: errTrackingBusy),
+// then one statement (db.ApplyPolls) writes everything else: each found or created shipment gets its milestones,
+// containers and events (a shipment whose port of discharge or ETA moves
+// gets its milestones by a statement of its own, after its containers:
+// db.PollApplied.Moved), each live request its status (created, before
+// anything may stop it, so that its receivers hear
+// tracking_request.succeeded before .tracking_stopped) and schedule. A
+// poll that met another transaction's new shipment or container is
+// applied again (the statement is idempotent). Then the rules that need
+// the statement's answer, each a statement only when it applies: the
+// staged initial custom fields of a request that first succeeds, and the
+// stop rules on each shipment. An error fails every poll of the batch
+// (nothing written).
 func applyBatch(ctx context.Context, store *db.DB, account string, polls []*applied) error {
 	return store.InTrackingTx(ctx, account, func(tx *db.TrackingTx) error {
-		live, err := lockLive(tx, polls)
-		if err != nil || len(live) == 0 {
-			return err
+		for _, p := range polls {
+			p.res, p.err, p.shipment, p.prior, p.staged = Result{}, nil, "", "", false
 		}
-		tracked, err := claimShipments(tx, live)
+		pending, err := lockLive(tx, polls)
 		if err != nil {
 			return err
 		}
-		facts, err := writeTracked(tx, tracked)
-		if err != nil {
+		facts := map[string]db.StopFacts{}
+		var tracked, moved []*applied
+		for round := 0; len(pending) > 0; round++ {
+			if round == maxRounds {
+				return errors.New("tracking: shipments or containers still claimed by other transactions")
+			}
+			writes := make([]db.PollWrite, len(pending))
+			for i, p := range pending {
+				writes[i] = db.PollWrite{RequestID: p.RequestID, Status: p.Status, FailedReason: p.FailedReason,
+					NextPollAt: p.NextPollAt, Shipment: p.Shipment, Containers: p.Containers, Events: p.Events}
+				if p.Status == "failed" {
+					writes[i].NextPollAt = nil
+				}
+			}
+			out, err := tx.ApplyPolls(liveStatuses, writes)
+			if err != nil {
+				return err
+			}
+			var again []*applied
+			for _, p := range pending {
+				r := out[p.RequestID]
+				switch {
+				case !r.Locked:
+					p.res.RequestGone = true
+				case p.Shipment != nil && (r.ShipmentID == nil || !r.Complete):
+					again = append(again, p)
+				default:
+					p.res.Status = p.Status
+					if r.ShipmentID != nil {
+						p.shipment = *r.ShipmentID
+						p.res.ShipmentID = &p.shipment
+						facts[p.shipment] = r.Facts()
+						tracked = append(tracked, p)
+						if r.Moved {
+							moved = append(moved, p)
+						}
+					}
+				}
+			}
+			pending = again
+		}
+		if err := tx.UpdateShipments(shipmentUpdates(moved)); err != nil {
 			return err
 		}
-		if err := stopRules(tx, tracked, facts); err != nil {
-			return err
-		}
-		return writeOutcomes(tx, live)
+		return stopRules(tx, tracked, facts)
 	})
 }
 
@@ -87,7 +138,6 @@ func lockLive(tx *db.TrackingTx, polls []*applied) ([]*applied, error) {
 	ids := make([]string, len(polls))
 	for i, p := range polls {
 		ids[i] = p.RequestID
-		p.res, p.err = Result{}, nil
 	}
 	locked, busy, err := tx.Lock(ids)
 	if err != nil {
@@ -97,111 +147,22 @@ func lockLive(tx *db.TrackingTx, polls []*applied) ([]*applied, error) {
 	for _, p := range polls {
 		r, ok := locked[p.RequestID]
 		switch {
-		case !ok && contains(busy, p.RequestID):
+		case !ok && slices.Contains(busy, p.RequestID):
 			p.err = errTrackingBusy
 		case !ok:
 			p.res.RequestGone = true
-		case r.Status == "failed" || r.Status == "tracking_stopped":
+		case !slices.Contains(liveStatuses, r.Status):
 			p.res.RequestGone, p.res.Status = true, r.Status
 		default:
-			p.prior = r
-			p.res.Status = p.Status
+			p.prior, p.staged = r.Status, r.Staged
 			live = append(live, p)
 		}
 	}
 	return live, nil
 }
 
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-// claimShipments finds or creates the shipment of every live poll that
-// has one (the carrier knows the number and its equipment) and writes its
-// milestones, in one statement: the polls with a shipment. A poll whose
-// shipment another transaction created after that statement's snapshot
-// is claimed again, and its milestones written, by two more statements.
-func claimShipments(tx *db.TrackingTx, live []*applied) ([]*applied, error) {
-	var tracked []*applied
-	var polls []db.ShipmentPoll
-	for _, p := range live {
-		if p.Shipment != nil {
-			tracked = append(tracked, p)
-			polls = append(polls, db.ShipmentPoll{
-				ShipmentClaim:  db.ShipmentClaim{RequestID: p.RequestID, Number: p.Shipment.BillOfLadingNumber, Current: p.prior.ShipmentID},
-				PolledShipment: *p.Shipment})
-		}
-	}
-	ids, err := tx.ClaimShipments(polls)
-	if err != nil {
-		return nil, err
-	}
-	var late []*applied
-	var claims []db.ShipmentClaim
-	for _, p := range tracked {
-		if _, ok := ids[p.RequestID]; !ok {
-			late = append(late, p)
-			claims = append(claims, db.ShipmentClaim{RequestID: p.RequestID, Number: p.Shipment.BillOfLadingNumber, Current: p.prior.ShipmentID})
-		}
-	}
-	if len(claims) > 0 {
-		more, err := tx.Shipments(claims)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range late {
-			if id, ok := more[p.RequestID]; ok {
-				ids[p.RequestID] = id
-				p.shipment = id
-			}
-		}
-	}
-	for _, p := range tracked {
-		id, ok := ids[p.RequestID]
-		if !ok {
-			return nil, errors.New("tracking: no shipment for request " + p.RequestID)
-		}
-		p.shipment = id
-		p.res.ShipmentID = &id
-	}
-	if len(late) > 0 {
-		if err := tx.UpdateShipments(shipmentUpdates(late)); err != nil {
-			return nil, err
-		}
-	}
-	return tracked, nil
-}
-
-// writeTracked writes what the polls said about their shipments'
-// containers (one per shipment and number) and events (one per container
-// and carrier event id); claimShipments wrote the shipments' milestones.
-// Two polls of one shipment in a batch (a bill of lading and one of its
-// containers) merge: the later one's known values replace the earlier
-// one's. It returns what the stop rules read of the shipments after these
-// writes (read by the events' statement).
-func writeTracked(tx *db.TrackingTx, tracked []*applied) (map[string]db.StopFacts, error) {
-	if len(tracked) == 0 {
-		return nil, nil
-	}
-	if err := tx.Containers(containerUpdates(tracked)); err != nil {
-		return nil, err
-	}
-	var shipments []string
-	seen := map[string]bool{}
-	for _, p := range tracked {
-		if !seen[p.shipment] {
-			seen[p.shipment] = true
-			shipments = append(shipments, p.shipment)
-		}
-	}
-	return tx.Events(eventInserts(tracked), shipments)
-}
-
+// shipmentUpdates merges the polls' milestones per shipment (the later
+// poll's known values win; the first poll's request gives the customer).
 func shipmentUpdates(tracked []*applied) []db.ShipmentUpdate {
 	at := map[string]int{}
 	var out []db.ShipmentUpdate
@@ -215,146 +176,6 @@ func shipmentUpdates(tracked []*applied) []db.ShipmentUpdate {
 	}
 	return out
 }
-
-func containerUpdates(tracked []*applied) []db.ContainerUpdate {
-	type key struct{ shipment, number string }
-	at := map[key]int{}
-	var out []db.ContainerUpdate
-	for _, p := range tracked {
-		for _, c := range p.Containers {
-			k := key{p.shipment, c.Number}
-			if i, ok := at[k]; ok {
-				mergeContainer(&out[i].PolledContainer, &c)
-				continue
-			}
-			at[k] = len(out)
-			out = append(out, db.ContainerUpdate{ShipmentID: p.shipment, PodFacility: p.Shipment.PodFacility,
-				PodLocode: p.Shipment.PodLocode, PolledContainer: c})
-		}
-	}
-	return out
-}
-
-func eventInserts(tracked []*applied) []db.EventInsert {
-	type key struct{ shipment, number, id string }
-	seen := map[key]bool{}
-	var out []db.EventInsert
-	for _, p := range tracked {
-		for _, e := range p.Events {
-			k := key{p.shipment, e.ContainerNumber, e.CarrierEventID}
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, db.EventInsert{ShipmentID: p.shipment, PolledEvent: e})
-			}
-		}
-	}
-	return out
-}
-
-// stopRules stops the shipments whose tracking is over, by their facts:
-// every container back empty (all_containers_terminated), arrived longer
-// ago than StopAfterArrival (past_arrival_window). A shipment stopped
-// before keeps its reason (one a user stopped without one:
-// cancelled_by_user). The requests of a stopped shipment stop tracking
-// and are no longer scheduled; one the carrier just answered is marked
-// created first (its receivers hear tracking_request.succeeded before
-// .tracking_stopped). The staged initial custom fields of the requests
-// that first succeed are written too.
-func stopRules(tx *db.TrackingTx, tracked []*applied, facts map[string]db.StopFacts) error {
-	if len(tracked) == 0 {
-		return nil
-	}
-	var staged []db.RequestShipment
-	for _, p := range tracked {
-		if p.Status == "created" && p.prior.Status != "created" && p.prior.Staged {
-			staged = append(staged, db.RequestShipment{RequestID: p.RequestID, ShipmentID: p.shipment})
-		}
-	}
-	if err := tx.ApplyInitialCustomFields(staged); err != nil {
-		return err
-	}
-	reasons := map[string]string{}
-	var stops []db.ShipmentStop
-	for _, p := range tracked {
-		f, ok := facts[p.shipment]
-		if !ok {
-			continue
-		}
-		reason, decided := reasons[p.shipment]
-		if !decided {
-			var stop bool
-			reason, stop = stopReason(f, p.StopAfterArrival)
-			reasons[p.shipment] = reason
-			if stop {
-				stops = append(stops, db.ShipmentStop{ShipmentID: p.shipment, Reason: reason})
-			}
-		}
-		if reason != "" {
-			p.res.StopReason = &reason
-			p.res.Status = "tracking_stopped"
-			p.NextPollAt = nil
-		}
-	}
-	var created []db.RequestShipment
-	for _, p := range tracked {
-		if p.Status == "created" && p.prior.Status != "created" && p.res.Status == "tracking_stopped" {
-			created = append(created, db.RequestShipment{RequestID: p.RequestID, ShipmentID: p.shipment})
-			p.marked = true
-		}
-	}
-	if err := tx.MarkCreated(created); err != nil {
-		return err
-	}
-	return tx.StopShipments(stops)
-}
-
-// stopReason is why a shipment's tracking is over ("": it is not) and
-// whether this poll stops it (false: it was stopped before).
-func stopReason(f db.StopFacts, afterArrival time.Duration) (reason string, stop bool) {
-	switch {
-	case f.Stopped && f.StoppedReason != nil:
-		return *f.StoppedReason, false
-	case f.Stopped:
-		return "cancelled_by_user", false
-	case f.HasContainers && f.AllTerminated:
-		return "all_containers_terminated", true
-	case afterArrival > 0 && f.ArrivedAgo != nil && *f.ArrivedAgo > afterArrival.Seconds():
-		return "past_arrival_window", true
-	}
-	return "", false
-}
-
-// writeOutcomes writes each live request's status and schedule: a failed
-// request (the carrier does not know it) or a stopped one is no longer
-// scheduled. A status the row holds already (a repeated poll; a request
-// just marked created and not stopped) is not written again: only the
-// schedule is.
-func writeOutcomes(tx *db.TrackingTx, live []*applied) error {
-	out := make([]db.RequestOutcome, len(live))
-	for i, p := range live {
-		o := db.RequestOutcome{RequestID: p.RequestID, Status: p.res.Status, ShipmentID: p.res.ShipmentID, NextPollAt: p.NextPollAt}
-		if p.res.Status == "failed" {
-			o.FailedReason, o.NextPollAt = p.FailedReason, nil
-		}
-		o.Stored = stored(p, o)
-		out[i] = o
-	}
-	return tx.SetOutcomes(out)
-}
-
-// stored reports whether p's request row holds o's status already: the
-// status, reason and shipment it had under the lock (or was marked created
-// with), and no retry counted.
-func stored(p *applied, o db.RequestOutcome) bool {
-	cur := p.prior
-	if p.marked {
-		cur.Status, cur.FailedReason, cur.ShipmentID, cur.Retrying, cur.Retries = "created", nil, &p.shipment, false, 0
-	}
-	return !cur.Retrying && cur.Retries == 0 && cur.Status == o.Status && sameString(cur.FailedReason, o.FailedReason) &&
-		(o.ShipmentID == nil || sameString(cur.ShipmentID, o.ShipmentID))
-}
-
-func sameString(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // mergeShipment lays what b knows over a.
 func mergeShipment(a, b *db.PolledShipment) {
@@ -374,25 +195,73 @@ func mergeShipment(a, b *db.PolledShipment) {
 	}
 }
 
-// mergeContainer lays what b knows over a.
-func mergeContainer(a, b *db.PolledContainer) {
-	for _, f := range []struct{ dst, src **string }{{&a.EquipmentType, &b.EquipmentType},
-		{&a.EquipmentHeight, &b.EquipmentHeight}, {&a.CurrentStatus, &b.CurrentStatus}} {
-		if *f.src != nil {
-			*f.dst = *f.src
+// stopRules stops the shipments whose tracking is over, by their facts:
+// every container back empty (all_containers_terminated), arrived longer
+// ago than StopAfterArrival (past_arrival_window). A shipment stopped
+// before keeps its reason (one a user stopped without one:
+// cancelled_by_user). The requests of a stopped shipment stop tracking
+// and are no longer scheduled (a shipment stopped now stops them by its
+// trigger; one stopped before, here); the poll's statement wrote a
+// request the carrier just answered as created first. The staged initial
+// custom fields of the requests that first succeed are written before.
+func stopRules(tx *db.TrackingTx, tracked []*applied, facts map[string]db.StopFacts) error {
+	if len(tracked) == 0 {
+		return nil
+	}
+	var staged []db.RequestShipment
+	for _, p := range tracked {
+		if p.Status == "created" && p.prior != "created" && p.staged {
+			staged = append(staged, db.RequestShipment{RequestID: p.RequestID, ShipmentID: p.shipment})
 		}
 	}
-	if b.EquipmentLength != nil {
-		a.EquipmentLength = b.EquipmentLength
+	if err := tx.ApplyInitialCustomFields(staged); err != nil {
+		return err
 	}
-	for _, f := range []struct{ dst, src **time.Time }{{&a.PodArrivedAt, &b.PodArrivedAt}, {&a.PodDischargedAt, &b.PodDischargedAt},
-		{&a.PodFullOutAt, &b.PodFullOutAt}, {&a.EmptyTerminatedAt, &b.EmptyTerminatedAt},
-		{&a.PodRailLoadedAt, &b.PodRailLoadedAt}, {&a.PodRailDepartedAt, &b.PodRailDepartedAt},
-		{&a.IndEtaAt, &b.IndEtaAt}, {&a.IndAtaAt, &b.IndAtaAt}} {
-		if *f.src != nil {
-			*f.dst = *f.src
+	type decision struct {
+		reason string
+		stop   bool
+	}
+	decided := map[string]decision{}
+	var stops []db.ShipmentStop
+	var before []string
+	for _, p := range tracked {
+		d, ok := decided[p.shipment]
+		if !ok {
+			d.reason, d.stop = stopReason(facts[p.shipment], p.StopAfterArrival)
+			decided[p.shipment] = d
+			if d.stop {
+				stops = append(stops, db.ShipmentStop{ShipmentID: p.shipment, Reason: d.reason})
+			}
+		}
+		if d.reason != "" {
+			p.res.StopReason = &d.reason
+			p.res.Status = "tracking_stopped"
+			p.NextPollAt = nil
+			if !d.stop {
+				before = append(before, p.RequestID)
+			}
 		}
 	}
+	if err := tx.StopShipments(stops); err != nil {
+		return err
+	}
+	return tx.StopRequests(liveStatuses, before)
+}
+
+// stopReason is why a shipment's tracking is over ("": it is not) and
+// whether this poll stops it (false: it was stopped before).
+func stopReason(f db.StopFacts, afterArrival time.Duration) (reason string, stop bool) {
+	switch {
+	case f.Stopped && f.StoppedReason != nil:
+		return *f.StoppedReason, false
+	case f.Stopped:
+		return "cancelled_by_user", false
+	case f.HasContainers && f.AllTerminated:
+		return "all_containers_terminated", true
+	case afterArrival > 0 && f.ArrivedAgo != nil && *f.ArrivedAgo > afterArrival.Seconds():
+		return "past_arrival_window", true
+	}
+	return "", false
 }
 
 // maxBatch is the most polls applied in one transaction.

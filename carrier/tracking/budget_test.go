@@ -14,12 +14,13 @@ import (
 // Statement budgets of polls, as counted by shipgraph_db_queries_total on
 // the primary (River's own statements go through its driver and are not
 // counted there). A poll reads its request, then its account's polls that
-// finish together are written in one transaction (apply.go): BEGIN, the
-// requests' lock, their shipments, milestones, containers, events with the
-// stop facts, the statuses that changed, schedule and COMMIT, each one
-// statement for the whole batch; the vessels this process has not written
-// yet go before, on their own. A poll alone costs all of them; polls that
-// finish together share them (the goal, issue 37: ≤ 5 a poll).
+// finish together are written in one transaction (apply.go): BEGIN, one
+// statement for the whole batch after the requests' lock (db.ApplyPolls: their
+// shipments, containers, events, stop facts, statuses and schedule) and
+// COMMIT; the vessels this process has not written yet go before, on
+// their own, and a shipment whose port of discharge or ETA moves, or a
+// stop, takes one more. A poll alone costs all of them; polls that finish
+// together share them (the goal, issue 37: ≤ 5 a poll).
 // The budgets are testkit/budgets' (docs/scale.md's table).
 var (
 	singlePollBudget   = float64(budgets.Max("lone poll"))

@@ -9,8 +9,8 @@
 //     (outside any transaction), maps them (mapping.go: ONE table of DCSA
 //     codes → public event names) and queues them for its account's next
 //     batch (apply.go: the lifecycle rules; db.TrackingTx: the statements,
-//     one per table for the whole batch), which locks the requests FOR
-//     UPDATE SKIP LOCKED.
+//     in the common case one for the whole batch, db.ApplyPolls), which
+//     locks the requests FOR UPDATE SKIP LOCKED.
 //   - A periodic job (leader-elected by River) claims the requests whose
 //     next_poll_at has passed (db.ClaimDueTrackingRequests, account by
 //     account) and enqueues

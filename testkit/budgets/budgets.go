@@ -53,12 +53,12 @@ var All = []Budget{
 		Note: "page, count, documents, representations"},
 	{Key: "/v2/email_submissions?include=account,user,documents.last_document_representation&page[size]=%d", Request: "`/v2/email_submissions?include=account,user,documents.last_document_representation`", Max: 6, Test: "TestStatementCounts",
 		Note: "… accounts, users"},
-	{Key: "lone poll", Request: "a tracking request's poll, alone (first or repeated)", Max: 10, Test: "TestPollStatementBudget",
-		Note: "a first poll 9, and 10 when it meets a vessel this process has not written yet; River's own statements not counted ([tracking.md](tracking.md#numbers))"},
-	{Key: "lone repeated poll", Request: "a tracking request's poll, alone, that changes nothing", Max: 8, Test: "TestPollStatementBudget",
-		Note: "its status is not written again, only its schedule"},
-	{Key: "polls together", Request: "each of 30 polls of one account that finish together (average)", Max: 5, Test: "TestPollStatementBudget",
-		Note: "written in one transaction, one statement per table for the batch"},
+	{Key: "lone poll", Request: "a tracking request's poll, alone (first or repeated)", Max: 6, Test: "TestPollStatementBudget",
+		Note: "the request's read, BEGIN, the requests' lock, the poll's one statement, COMMIT; 6 when it meets a vessel this process has not written yet (or moves a known shipment's port of discharge or ETA, or a rule stops it); River's own statements not counted ([tracking.md](tracking.md#numbers))"},
+	{Key: "lone repeated poll", Request: "a tracking request's poll, alone, that changes nothing", Max: 5, Test: "TestPollStatementBudget",
+		Note: "the request's read, BEGIN, the lock, the poll's one statement (its schedule only), COMMIT"},
+	{Key: "polls together", Request: "each of 30 polls of one account that finish together (average)", Max: 3, Test: "TestPollStatementBudget",
+		Note: "each poll's read; the batch's BEGIN, lock, one statement, COMMIT (and a vessel statement when new)"},
 }
 
 // Max is the budget named key; an unknown key panics (a test that asks
