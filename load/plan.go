@@ -138,7 +138,7 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 			ld   anyLoader
 			keys []string
 			seen map[string]bool
-			got  map[string]any
+			got  found
 		}
 		batches := map[int]*batch{}
 		var order []int
@@ -200,21 +200,29 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 		levels = levels[:0:0]
 		l.mu.Lock()
 		gen := l.gen.Load()
+		var children []any
 		for _, s := range steps {
 			b := batches[s.target.Read.Index()]
 			var next []any
-			seen := map[any]bool{}
+			var seen map[any]bool
+			if len(s.plan.Rels) > 0 {
+				seen = make(map[any]bool, len(s.parents))
+			}
 			for _, p := range s.parents {
 				k := s.target.Key(p)
-				v, ok := b.got[k]
-				if k == "" || !ok {
+				if k == "" || b.got == nil {
+					continue
+				}
+				v, ok := b.got.get(k)
+				if !ok {
 					continue
 				}
 				if p.(model.Related).Loads().Mark(gen, s.target.Bit) {
 					s.target.Attach(p, v)
 				}
 				if len(s.plan.Rels) > 0 {
-					for _, c := range s.target.Children(v, nil) {
+					children = s.target.Children(v, children[:0])
+					for _, c := range children {
 						if !seen[c] {
 							seen[c] = true
 							next = append(next, c)
