@@ -51,6 +51,8 @@ func TestImportRules(t *testing.T) {
 		// One way through (issue 25): /v2 hands the resolver layer its load
 		// plan as GraphQL does; it never runs loaders or plans itself.
 		{pkg: "shipgraph/rest", never: []string{"shipgraph/load"}},
+		// The JSON:API protocol knows the model's errors, not the resources.
+		{pkg: "shipgraph/rest/jsonapi", never: []string{"shipgraph/resolve", "shipgraph/catalog", "shipgraph/rest"}},
 		{pkg: "shipgraph/resolve", never: []string{"shipgraph/graph", "shipgraph/rest", "shipgraph/httpapi"}},
 		// The MCP server reaches data only through its GraphQL operations,
 		// served by the chain it is handed: no resolver, loader or store.

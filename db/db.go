@@ -127,6 +127,13 @@ func (db *DB) Ping(ctx context.Context) error {
 // SQL returns the underlying pool, for tooling (migrations, seeding).
 func (db *DB) SQL() *sql.DB { return db.db.DB }
 
+// preparedStmts is the pool's prepared statements (prepared.go); nil
+// behind a pooler in transaction mode, where nothing is prepared.
+func (db *DB) preparedStmts() *prepared {
+	p, _ := db.q.ExtContext.(*prepared)
+	return p
+}
+
 // Migrate applies the embedded migrations in order under a PostgreSQL
 // advisory lock, so concurrent starts do not race. Idempotent.
 func Migrate(ctx context.Context, sdb *sql.DB) error {

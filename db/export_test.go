@@ -96,3 +96,9 @@ func SelectRows[R any](ctx context.Context, d *DB, unprepared bool, query string
 	err := selectRows(ctx, q, func(v *R) { out = append(out, *v) }, query, args...)
 	return out, err
 }
+
+// QueryRow runs query through the transaction's scope, as its statements
+// run.
+func (t *TrackingTx) QueryRow(query string, args ...any) *sqlx.Row {
+	return t.q.QueryRowxContext(t.ctx, query, args...)
+}

@@ -119,10 +119,11 @@ type TrackingTx struct {
 }
 
 // InTrackingTx runs fn in one transaction of the account's tracking
-// writes: fn's error rolls everything back.
+// writes: fn's error rolls everything back. Its statements run prepared
+// (prepared_tx.go).
 func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *TrackingTx) error) error {
 	return db.inRawTx(ctx, accountID, func(q ext, _ *sql.Tx) error {
-		return fn(&TrackingTx{ctx: ctx, q: q, account: accountID})
+		return fn(&TrackingTx{ctx: ctx, q: db.preparedIn(q), account: accountID})
 	})
 }
 
@@ -1004,7 +1005,7 @@ GROUP BY account_id ORDER BY min(next_poll_at) LIMIT $1`, limit)
 				if n+len(due) >= limit {
 					break
 				}
-				err := selectRows(ctx, q, func(d *DueTracking) { due = append(due, *d) }, `
+				err := selectRows(ctx, db.preparedIn(q), func(d *DueTracking) { due = append(due, *d) }, `
 UPDATE tracking_requests r SET next_poll_at = now() + make_interval(secs => $3)
 WHERE r.account_id = $1 AND r.id = ANY(ARRAY(SELECT id FROM tracking_requests
       WHERE account_id = $1 AND next_poll_at <= now() AND status IN ('pending', 'awaiting_manifest', 'created')

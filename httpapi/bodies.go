@@ -10,7 +10,7 @@ import (
 
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/model"
-	"shipgraph/rest"
+	"shipgraph/rest/jsonapi"
 )
 
 // bodies bounds request bodies: an announced Content-Length over the limit
@@ -149,7 +149,7 @@ func tooLarge(w http.ResponseWriter, r *http.Request, limit int64) {
 	msg := "the request body is larger than " + strconv.FormatInt(limit, 10) + " bytes"
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/v2/"):
-		rest.WriteErrors(w, http.StatusRequestEntityTooLarge, rest.ErrorObject{
+		jsonapi.WriteErrors(w, http.StatusRequestEntityTooLarge, jsonapi.ErrorObject{
 			Status: "413", Title: http.StatusText(http.StatusRequestEntityTooLarge), Detail: msg,
 		})
 	case r.URL.Path == "/graphql":

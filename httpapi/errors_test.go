@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"shipgraph/db/dbtest"
-	"shipgraph/rest"
+	"shipgraph/rest/jsonapi"
 	"shipgraph/testkit"
 )
 
@@ -50,8 +50,8 @@ func wantJSONAPIError(t *testing.T, what string, r *reply, status int) {
 	if r.status != status {
 		t.Errorf("%s: status %d, want %d: %s", what, r.status, status, r.body)
 	}
-	if ct := r.header.Get("Content-Type"); ct != rest.MediaType {
-		t.Errorf("%s: Content-Type %q, want %s", what, ct, rest.MediaType)
+	if ct := r.header.Get("Content-Type"); ct != jsonapi.MediaType {
+		t.Errorf("%s: Content-Type %q, want %s", what, ct, jsonapi.MediaType)
 	}
 	var body struct {
 		Errors []struct{ Status, Title string }

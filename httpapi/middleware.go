@@ -18,7 +18,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/model"
-	"shipgraph/rest"
+	"shipgraph/rest/jsonapi"
 	"shipgraph/sharedlimit"
 )
 
@@ -35,7 +35,7 @@ func requestIDFrom(ctx context.Context) string {
 func writeError(w http.ResponseWriter, r *http.Request, status int, err error) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/v2/"):
-		rest.WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 	case r.URL.Path == "/graphql":
 		gqlhttp.WriteRequestError(w, r, status, err)
 	default:

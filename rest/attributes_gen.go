@@ -2,83 +2,85 @@
 
 package rest
 
+import "shipgraph/rest/jsonapi"
+
 // The writers of the attribute structs: each writes every member of its
 // struct in order, with the struct's json name (attrgen_test.go).
 
-func (v emailSubmissionPrimaryAttributes) writeAttributes(a *attrs) {
-	a.strpOmit("subject", v.Subject)
-	a.strp("body", v.Body)
-	a.strs("from", v.From)
-	a.strs("to", v.To)
-	a.strs("cc", v.Cc)
-	a.timep("sent_at", v.SentAt)
-	a.strp("message_id", v.MessageID)
-	a.strp("in_reply_to", v.InReplyTo)
-	a.strs("references", v.References)
-	a.strp("content_type", v.ContentType)
-	a.integer("documents_count", v.DocumentsCount)
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
+func (v emailSubmissionPrimaryAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.StrpOmit("subject", v.Subject)
+	a.Strp("body", v.Body)
+	a.Strs("from", v.From)
+	a.Strs("to", v.To)
+	a.Strs("cc", v.Cc)
+	a.Timep("sent_at", v.SentAt)
+	a.Strp("message_id", v.MessageID)
+	a.Strp("in_reply_to", v.InReplyTo)
+	a.Strs("references", v.References)
+	a.Strp("content_type", v.ContentType)
+	a.Integer("documents_count", v.DocumentsCount)
+	a.Time("created_at", v.CreatedAt)
+	a.Time("updated_at", v.UpdatedAt)
 }
 
-func (v emailDocumentAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.str("source", string(v.Source))
-	a.str("document_type", v.DocumentType)
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
+func (v emailDocumentAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("name", v.Name)
+	a.Str("source", string(v.Source))
+	a.Str("document_type", v.DocumentType)
+	a.Time("created_at", v.CreatedAt)
+	a.Time("updated_at", v.UpdatedAt)
 }
 
-func (v representationAttributes) writeAttributes(a *attrs) {
-	a.str("schema_version", v.SchemaVersion)
-	a.json("payload", v.Payload)
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
+func (v representationAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("schema_version", v.SchemaVersion)
+	a.JSON("payload", v.Payload)
+	a.Time("created_at", v.CreatedAt)
+	a.Time("updated_at", v.UpdatedAt)
 }
 
-func (v customFieldAttributes) writeAttributes(a *attrs) {
-	a.str("api_slug", v.APISlug)
-	a.json("value", v.Value)
-	a.strp("display_value", v.DisplayValue)
+func (v customFieldAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("api_slug", v.APISlug)
+	a.JSON("value", v.Value)
+	a.Strp("display_value", v.DisplayValue)
 }
 
-func (v transportEventAttributes) writeAttributes(a *attrs) {
-	a.time("created_at", v.CreatedAt)
-	a.str("data_source", v.DataSource)
-	a.str("event", v.Event)
-	a.strp("location_locode", v.LocationLocode)
-	a.timep("timestamp", v.Timestamp)
-	a.strp("timezone", v.Timezone)
-	a.strp("voyage_number", v.VoyageNumber)
+func (v transportEventAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Time("created_at", v.CreatedAt)
+	a.Str("data_source", v.DataSource)
+	a.Str("event", v.Event)
+	a.Strp("location_locode", v.LocationLocode)
+	a.Timep("timestamp", v.Timestamp)
+	a.Strp("timezone", v.Timezone)
+	a.Strp("voyage_number", v.VoyageNumber)
 }
 
-func (v rawEventAttributes) writeAttributes(a *attrs) {
-	a.strp("event", v.Event)
-	a.strpOmit("original_event", v.OriginalEvent)
-	a.timep("timestamp", v.Timestamp)
-	a.boolean("estimated", v.Estimated)
-	a.strp("actual_on", v.ActualOn)
-	a.strp("estimated_on", v.EstimatedOn)
-	a.timep("actual_at", v.ActualAt)
-	a.timep("estimated_at", v.EstimatedAt)
-	a.strp("timezone", v.Timezone)
-	a.time("created_at", v.CreatedAt)
-	a.strpOmit("location_name", v.LocationName)
-	a.strp("location_locode", v.LocationLocode)
-	a.strp("vessel_name", v.VesselName)
-	a.strp("vessel_imo", v.VesselImo)
-	a.integer("index", v.Index)
-	a.strp("voyage_number", v.VoyageNumber)
+func (v rawEventAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Strp("event", v.Event)
+	a.StrpOmit("original_event", v.OriginalEvent)
+	a.Timep("timestamp", v.Timestamp)
+	a.Boolean("estimated", v.Estimated)
+	a.Strp("actual_on", v.ActualOn)
+	a.Strp("estimated_on", v.EstimatedOn)
+	a.Timep("actual_at", v.ActualAt)
+	a.Timep("estimated_at", v.EstimatedAt)
+	a.Strp("timezone", v.Timezone)
+	a.Time("created_at", v.CreatedAt)
+	a.StrpOmit("location_name", v.LocationName)
+	a.Strp("location_locode", v.LocationLocode)
+	a.Strp("vessel_name", v.VesselName)
+	a.Strp("vessel_imo", v.VesselImo)
+	a.Integer("index", v.Index)
+	a.Strp("voyage_number", v.VoyageNumber)
 }
 
-func (v vesselPositionsAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.strp("imo", v.IMO)
-	a.strp("mmsi", v.MMSI)
-	a.float64p("latitude", v.Latitude)
-	a.float64p("longitude", v.Longitude)
-	a.float64p("nautical_speed_knots", v.NauticalSpeedKnots)
-	a.float64p("navigational_heading_degrees", v.NavigationalHeadingDegrees)
-	a.timep("position_timestamp", v.PositionTimestamp)
-	a.json("positions", v.Positions)
+func (v vesselPositionsAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("name", v.Name)
+	a.Strp("imo", v.IMO)
+	a.Strp("mmsi", v.MMSI)
+	a.Float64p("latitude", v.Latitude)
+	a.Float64p("longitude", v.Longitude)
+	a.Float64p("nautical_speed_knots", v.NauticalSpeedKnots)
+	a.Float64p("navigational_heading_degrees", v.NavigationalHeadingDegrees)
+	a.Timep("position_timestamp", v.PositionTimestamp)
+	a.JSON("positions", v.Positions)
 }

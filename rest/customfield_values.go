@@ -8,6 +8,7 @@ import (
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Custom field values, on a shipment or container by the definition's
@@ -32,9 +33,9 @@ import (
 // absent from every list and its self link is a 404.
 
 var customFieldAll = endpoint{
-	serializer: "V2::CustomFieldSerializer",
-	filters:    []string{"filter[entity_type]", "filter[entity_id]", "filter[definition_id]"},
-	paged:      true,
+	Serializer: "V2::CustomFieldSerializer",
+	Filters:    []string{"filter[entity_type]", "filter[entity_id]", "filter[definition_id]"},
+	Paged:      true,
 }
 
 // entityRoute is a shipment, container or tracking request path with
@@ -58,7 +59,7 @@ func (s *server) listEntityCustomFields(e entityRoute) http.HandlerFunc {
 			if err != nil {
 				return listPage[*model.CustomField]{}, err
 			}
-			return memoryPage(all, p.page), nil
+			return memoryPage(all, p.Page), nil
 		}, plain(customFieldResource))
 	}
 }
@@ -84,7 +85,7 @@ func (s *server) createEntityCustomField(e entityRoute) http.HandlerFunc {
 		ctx := r.Context()
 		entityID := r.PathValue(e.param)
 		if _, err := parseParams(r, customFieldOne); err != nil {
-			WriteError(w, r, err)
+			jsonapi.WriteError(w, r, err)
 			return
 		}
 		attrs, bad := writeBody(r, "custom_field")
@@ -93,7 +94,7 @@ func (s *server) createEntityCustomField(e entityRoute) http.HandlerFunc {
 		slug, value, invalid := newValueAttributes(attrs)
 		cf, err := s.res.SetValue(ctx, who(r), resolve.SetValue{EntityType: e.kind, EntityID: entityID, APISlug: slug, Value: value, Invalid: firstErr(bad, invalid)})
 		if err == nil && cf == nil { // not reached: a non-null value is never a clear
-			err = attrError("value", "value is required")
+			err = jsonapi.AttrError("value", "value is required")
 		}
 		s.writeCreated(w, r, cf, err)
 	}
@@ -101,21 +102,21 @@ func (s *server) createEntityCustomField(e entityRoute) http.HandlerFunc {
 
 // newValueAttributes reads api_slug (a required string) and value
 // (required, not null) of a new value.
-func newValueAttributes(attrs attributes) (string, model.JSON, error) {
-	slug, err := attrs.text("api_slug", true)
+func newValueAttributes(attrs jsonapi.Attributes) (string, model.JSON, error) {
+	slug, err := attrs.Text("api_slug", true)
 	if err != nil {
 		return "", nil, err
 	}
 	value, ok := attrs["value"]
-	if !ok || isNull(value) {
-		return "", nil, attrError("value", "value is required")
+	if !ok || jsonapi.IsNull(value) {
+		return "", nil, jsonapi.AttrError("value", "value is required")
 	}
 	return *slug, model.JSON(value), nil
 }
 
 func (s *server) writeCreated(w http.ResponseWriter, r *http.Request, cf *model.CustomField, err error) {
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
@@ -132,7 +133,7 @@ func (s *server) patchEntityCustomField(e entityRoute) http.HandlerFunc {
 		ctx := r.Context()
 		entityID, slug := r.PathValue(e.param), r.PathValue("api_slug")
 		if _, err := parseParams(r, customFieldOne); err != nil {
-			WriteError(w, r, err)
+			jsonapi.WriteError(w, r, err)
 			return
 		}
 		attrs, bad := writeBody(r, "custom_field")
@@ -147,7 +148,7 @@ func (s *server) patchEntityCustomField(e entityRoute) http.HandlerFunc {
 func (s *server) writeUpdated(w http.ResponseWriter, r *http.Request, cf *model.CustomField, err error) {
 	switch {
 	case err != nil:
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 	case cf == nil:
 		w.WriteHeader(http.StatusNoContent)
 	default:
@@ -161,12 +162,12 @@ func (s *server) writeUpdated(w http.ResponseWriter, r *http.Request, cf *model.
 func (s *server) deleteEntityCustomField(e entityRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if _, err := parseParams(r, customFieldOne); err != nil {
-			WriteError(w, r, err)
+			jsonapi.WriteError(w, r, err)
 			return
 		}
 		ctx, entityID, slug := r.Context(), r.PathValue(e.param), r.PathValue("api_slug")
 		if _, err := s.res.RemoveValue(ctx, who(r), e.kind, entityID, slug); err != nil {
-			WriteError(w, r, err)
+			jsonapi.WriteError(w, r, err)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -183,13 +184,13 @@ func (s *server) listCustomFields(w http.ResponseWriter, r *http.Request) {
 			return none, err
 		}
 		f := model.CustomFieldFilter{EntityType: entityType}
-		if f.EntityID, err = idFilter(p, "filter[entity_id]"); err != nil {
+		if f.EntityID, err = p.IDFilter("filter[entity_id]"); err != nil {
 			return none, err
 		}
-		if f.DefinitionID, err = idFilter(p, "filter[definition_id]"); err != nil {
+		if f.DefinitionID, err = p.IDFilter("filter[definition_id]"); err != nil {
 			return none, err
 		}
-		pg, err := s.res.CustomFields(ctx, who(r), resolve.CustomFieldQuery{Filter: f, Page: resolve.PageArgs{Page: &p.page}, Plan: p.plan})
+		pg, err := s.res.CustomFields(ctx, who(r), resolve.CustomFieldQuery{Filter: f, Page: resolve.PageArgs{Page: &p.Page}, Plan: p.plan})
 		if err != nil {
 			return none, err
 		}
@@ -202,7 +203,7 @@ func (s *server) listCustomFields(w http.ResponseWriter, r *http.Request) {
 // or as relationships type it (shipment, container, tracking_request).
 func entityTypeFilter(p *params) (*model.CustomFieldEntityType, error) {
 	const name = "filter[entity_type]"
-	v := strings.ReplaceAll(p.filter(name), "_", "")
+	v := strings.ReplaceAll(p.Filter(name), "_", "")
 	if v == "" {
 		return nil, nil
 	}
@@ -212,21 +213,7 @@ func entityTypeFilter(p *params) (*model.CustomFieldEntityType, error) {
 			return &e, nil
 		}
 	}
-	return nil, badParam(name, "%s must be one of %s", name, strings.Join(model.EntityTypes.Values(), ", "))
-}
-
-// idFilter reads a filter that holds one id: a UUID in any case
-// (normalised); anything else is a 400.
-func idFilter(p *params, name string) (*string, error) {
-	v := p.filter(name)
-	if v == "" {
-		return nil, nil
-	}
-	if !model.IsUUID(v) {
-		return nil, badParam(name, "%s must be a UUID", name)
-	}
-	id := model.NormalizeID(v)
-	return &id, nil
+	return nil, jsonapi.BadParam(name, "%s must be one of %s", name, strings.Join(model.EntityTypes.Values(), ", "))
 }
 
 func (s *server) getCustomField(w http.ResponseWriter, r *http.Request) {
@@ -238,10 +225,10 @@ func (s *server) getCustomField(w http.ResponseWriter, r *http.Request) {
 // the definition named by api_slug.
 func (s *server) createCustomField(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r, customFieldOne); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
-	attrs, rels, err := readResource(r, "custom_field")
+	attrs, rels, err := jsonapi.ReadResource(r, "custom_field")
 	var kind model.CustomFieldEntityType
 	var entityID string
 	if err == nil {
@@ -257,34 +244,29 @@ func (s *server) createCustomField(w http.ResponseWriter, r *http.Request) {
 // 400 pointing at it.
 func entityLinkage(rels map[string]json.RawMessage) (model.CustomFieldEntityType, string, error) {
 	const pointer = "/data/relationships/entity/data"
-	var rel struct {
-		Data *struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-		} `json:"data"`
-	}
 	raw, ok := rels["entity"]
 	if !ok {
-		return "", "", shapeError("/data/relationships/entity", "relationships.entity is required: the shipment, container or tracking request to set the value on")
+		return "", "", jsonapi.ShapeError("/data/relationships/entity", "relationships.entity is required: the shipment, container or tracking request to set the value on")
 	}
-	if err := json.Unmarshal(raw, &rel); err != nil || rel.Data == nil || rel.Data.ID == "" {
-		return "", "", shapeError(pointer, "relationships.entity.data must be {\"type\": \"shipment\", \"container\" or \"tracking_request\", \"id\": …}")
+	data, ok := jsonapi.ToOneData(raw)
+	if !ok || data == nil || data.ID == "" {
+		return "", "", jsonapi.ShapeError(pointer, "relationships.entity.data must be {\"type\": \"shipment\", \"container\" or \"tracking_request\", \"id\": …}")
 	}
-	switch rel.Data.Type {
+	switch data.Type {
 	case "shipment":
-		return "Shipment", model.NormalizeID(rel.Data.ID), nil
+		return "Shipment", model.NormalizeID(data.ID), nil
 	case "container":
-		return "Container", model.NormalizeID(rel.Data.ID), nil
+		return "Container", model.NormalizeID(data.ID), nil
 	case model.TrackingRequestType:
-		return "TrackingRequest", model.NormalizeID(rel.Data.ID), nil
+		return "TrackingRequest", model.NormalizeID(data.ID), nil
 	}
-	return "", "", shapeError(pointer+"/type", "relationships.entity.data.type must be \"shipment\", \"container\" or \"tracking_request\"")
+	return "", "", jsonapi.ShapeError(pointer+"/type", "relationships.entity.data.type must be \"shipment\", \"container\" or \"tracking_request\"")
 }
 
 func (s *server) patchCustomField(w http.ResponseWriter, r *http.Request) {
 	ctx, id := r.Context(), r.PathValue("id")
 	if _, err := parseParams(r, customFieldOne); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "custom_field")
@@ -296,13 +278,13 @@ func (s *server) patchCustomField(w http.ResponseWriter, r *http.Request) {
 
 // requiredValue reads the value of a PATCH (null clears the field); bad is
 // the body's error, reported first.
-func requiredValue(attrs attributes, bad error) (model.JSON, error) {
+func requiredValue(attrs jsonapi.Attributes, bad error) (model.JSON, error) {
 	if bad != nil {
 		return nil, bad
 	}
 	value, ok := attrs["value"]
 	if !ok {
-		return nil, attrError("value", "value is required (null clears the field)")
+		return nil, jsonapi.AttrError("value", "value is required (null clears the field)")
 	}
 	return model.JSON(value), nil
 }
@@ -311,7 +293,7 @@ func requiredValue(attrs attributes, bad error) (model.JSON, error) {
 // delete does, so a client sees what went.
 func (s *server) deleteCustomField(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r, customFieldOne); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	cf, err := s.res.DeleteValue(r.Context(), who(r), r.PathValue("id"))

@@ -6,6 +6,7 @@ import (
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Custom field definitions, their options, and the custom fields of a
@@ -27,16 +28,16 @@ import (
 
 var (
 	definitionList = endpoint{
-		serializer: "V2::CustomFieldDefinitionSerializer",
-		filters:    []string{"filter[entity_type]", "filter[data_type]", "filter[display_name]"},
-		paged:      true,
-		cursors:    true,
+		Serializer: "V2::CustomFieldDefinitionSerializer",
+		Filters:    []string{"filter[entity_type]", "filter[data_type]", "filter[display_name]"},
+		Paged:      true,
+		Cursors:    true,
 	}
-	definitionItem = endpoint{serializer: "V2::CustomFieldDefinitionSerializer"}
-	optionList     = endpoint{serializer: "V2::CustomFieldOptionSerializer", paged: true}
-	optionItem     = endpoint{serializer: "V2::CustomFieldOptionSerializer"}
-	customFieldLst = endpoint{serializer: "V2::CustomFieldSerializer", paged: true}
-	customFieldOne = endpoint{serializer: "V2::CustomFieldSerializer"}
+	definitionItem = endpoint{Serializer: "V2::CustomFieldDefinitionSerializer"}
+	optionList     = endpoint{Serializer: "V2::CustomFieldOptionSerializer", Paged: true}
+	optionItem     = endpoint{Serializer: "V2::CustomFieldOptionSerializer"}
+	customFieldLst = endpoint{Serializer: "V2::CustomFieldSerializer", Paged: true}
+	customFieldOne = endpoint{Serializer: "V2::CustomFieldSerializer"}
 )
 
 // ---------------------------------------------------------------- definitions
@@ -48,11 +49,11 @@ func (s *server) listDefinitions(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return none, err
 		}
-		dataType, err := enumFilter[model.CustomFieldDataType](p, "filter[data_type]", model.DataTypes.Values())
+		dataType, err := jsonapi.EnumFilter[model.CustomFieldDataType](p.Query, "filter[data_type]", model.DataTypes.Values())
 		if err != nil {
 			return none, err
 		}
-		filter := model.CustomFieldDefinitionFilter{DisplayName: p.filter("filter[display_name]"), EntityType: entityType, DataType: dataType}
+		filter := model.CustomFieldDefinitionFilter{DisplayName: p.Filter("filter[display_name]"), EntityType: entityType, DataType: dataType}
 		pg, err := s.res.Definitions(ctx, who(r), resolve.DefinitionQuery{Filter: filter, Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
 			return none, err
@@ -71,9 +72,9 @@ func (s *server) listOptions(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, optionList, func(ctx context.Context, p *params) (listPage[*model.CustomFieldOption], error) {
 		all, err := s.res.Options(ctx, who(r), r.PathValue("definition_id"))
 		if err != nil {
-			return listPage[*model.CustomFieldOption]{}, p.cursorError(err)
+			return listPage[*model.CustomFieldOption]{}, p.CursorError(err)
 		}
-		return memoryPage(all, p.page), nil
+		return memoryPage(all, p.Page), nil
 	}, plain(optionResource))
 }
 
@@ -87,7 +88,7 @@ func (s *server) createOption(w http.ResponseWriter, r *http.Request) {
 	defID := r.PathValue("definition_id")
 	p, err := parseParams(r, optionItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "custom_field_option")
@@ -102,7 +103,7 @@ func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
 	defID, optID := r.PathValue("definition_id"), r.PathValue("option_id")
 	p, err := parseParams(r, optionItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "custom_field_option")
@@ -115,7 +116,7 @@ func (s *server) updateOption(w http.ResponseWriter, r *http.Request) {
 // went. An option that stored values still use is refused (422).
 func (s *server) deleteOption(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r, optionItem); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	o, err := s.res.DeleteOption(r.Context(), who(r), r.PathValue("definition_id"), r.PathValue("option_id"))
@@ -124,37 +125,16 @@ func (s *server) deleteOption(w http.ResponseWriter, r *http.Request) {
 
 // optionInput reads the attributes of a new option: label and value are
 // required strings, position an optional integer (null is none).
-func optionInput(attrs attributes) (in model.CustomFieldOptionInput, err error) {
-	label, err := attrs.text("label", true)
-	if err != nil {
-		return in, err
-	}
-	value, err := attrs.text("value", true)
-	if err != nil {
-		return in, err
-	}
-	in.Label, in.Value = *label, *value
-	in.Position, _, err = attrs.integer("position")
+func optionInput(attrs jsonapi.Attributes) (in model.CustomFieldOptionInput, err error) {
+	err = attrs.Read(jsonapi.Str("label", true, &in.Label), jsonapi.Str("value", true, &in.Value), jsonapi.IntP("position", &in.Position))
 	return in, err
 }
 
 // optionPatch reads the attributes of an option update; each is optional.
-func optionPatch(attrs attributes) (p model.CustomFieldOptionPatch, err error) {
-	if p.Label, err = attrs.text("label", false); err != nil {
-		return p, err
-	}
-	if p.Value, err = attrs.text("value", false); err != nil {
-		return p, err
-	}
-	pos, null, err := attrs.integer("position")
-	if err != nil {
-		return p, err
-	}
-	// An explicit null clears the position; an absent one keeps it.
-	if pos != nil || null {
-		p.Position = model.Given(pos)
-	}
-	return p, nil
+// An explicit null clears the position; an absent one keeps it.
+func optionPatch(attrs jsonapi.Attributes) (p model.CustomFieldOptionPatch, err error) {
+	err = attrs.Read(jsonapi.StrP("label", &p.Label), jsonapi.StrP("value", &p.Value), jsonapi.IntGiven("position", &p.Position))
+	return p, err
 }
 
 // ---------------------------------------------------------------- values
@@ -181,7 +161,7 @@ func customFieldResource(b *builder, cf *model.CustomField) *Resource {
 		Type:          "custom_field",
 		Attributes:    customFieldAttributes{APISlug: cf.APISlug, Value: cf.Value, DisplayValue: cf.DisplayValue()},
 		Relationships: b.linkage(cf, customFieldShape.members),
-		Links:         &Links{Self: self},
+		Links:         &jsonapi.Links{Self: self},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Custom field definition writes:
@@ -18,7 +19,7 @@ import (
 func (s *server) createDefinition(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, definitionItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "custom_field_definition")
@@ -30,7 +31,7 @@ func (s *server) createDefinition(w http.ResponseWriter, r *http.Request) {
 func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, definitionItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "custom_field_definition")
@@ -38,7 +39,7 @@ func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
 	// The fixed attributes, as given: the resolver layer refuses a change.
 	for _, name := range []string{"entity_type", "api_slug", "data_type"} {
 		if _, ok := attrs[name]; ok {
-			c.Fixed[name], _ = attrs.text(name, false)
+			c.Fixed[name], _ = attrs.Text(name, false)
 		}
 	}
 	var invalid error
@@ -52,71 +53,39 @@ func (s *server) updateDefinition(w http.ResponseWriter, r *http.Request) {
 // delete does.
 func (s *server) deleteDefinition(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r, definitionItem); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	d, err := s.res.DeleteDefinition(r.Context(), who(r), r.PathValue("id"))
 	serveDeleted(s, w, r, d, err, definitionResource)
 }
 
-func definitionInput(attrs attributes) (in model.CustomFieldDefinitionInput, err error) {
-	et, err := attrs.oneOf("entity_type", model.EntityTypes.Values())
-	if err != nil {
-		return in, err
-	}
-	slug, err := attrs.text("api_slug", true)
-	if err != nil {
-		return in, err
-	}
-	name, err := attrs.text("display_name", true)
-	if err != nil {
-		return in, err
-	}
-	dt, err := attrs.oneOf("data_type", model.DataTypes.Values())
-	if err != nil {
-		return in, err
-	}
-	in = model.CustomFieldDefinitionInput{EntityType: model.CustomFieldEntityType(et), APISlug: *slug, DisplayName: *name, DataType: model.CustomFieldDataType(dt)}
-	if in.Description, _, err = attrs.nullableText("description"); err != nil {
-		return in, err
-	}
-	if in.ReferenceType, _, err = attrs.nullableText("reference_type"); err != nil {
-		return in, err
-	}
-	if in.DefaultFormat, _, err = attrs.nullableText("default_format"); err != nil {
-		return in, err
-	}
-	in.Validation, _ = attrs.raw("validation")
-	in.DefaultValue, _ = attrs.raw("default_value")
-	return in, nil
+func definitionInput(attrs jsonapi.Attributes) (in model.CustomFieldDefinitionInput, err error) {
+	err = attrs.Read(
+		jsonapi.Enum("entity_type", model.EntityTypes.Values(), &in.EntityType),
+		jsonapi.Str("api_slug", true, &in.APISlug),
+		jsonapi.Str("display_name", true, &in.DisplayName),
+		jsonapi.Enum("data_type", model.DataTypes.Values(), &in.DataType),
+		jsonapi.Nullable("description", &in.Description),
+		jsonapi.Nullable("reference_type", &in.ReferenceType),
+		jsonapi.Nullable("default_format", &in.DefaultFormat),
+		jsonapi.JSONValue("validation", &in.Validation),
+		jsonapi.JSONValue("default_value", &in.DefaultValue),
+	)
+	return in, err
 }
 
 // definitionPatch reads the editable attributes of a definition update
 // (the OpenAPI document's: display_name, description, validation,
 // default_format, default_value). Entity type, api_slug and data type
 // cannot change (the resolver layer checks them against the definition).
-func definitionPatch(attrs attributes) (p model.CustomFieldDefinitionPatch, err error) {
-	if p.DisplayName, err = attrs.text("display_name", false); err != nil {
-		return p, err
-	}
-	for _, f := range []struct {
-		name string
-		dst  *model.Optional[*string]
-	}{{"description", &p.Description}, {"default_format", &p.DefaultFormat}} {
-		name, dst := f.name, f.dst
-		v, set, err := attrs.nullableText(name)
-		if err != nil {
-			return p, err
-		}
-		if set {
-			*dst = model.Given(v)
-		}
-	}
-	if v, ok := attrs.raw("validation"); ok {
-		p.Validation = model.Given(v)
-	}
-	if v, ok := attrs.raw("default_value"); ok {
-		p.DefaultValue = model.Given(v)
-	}
-	return p, nil
+func definitionPatch(attrs jsonapi.Attributes) (p model.CustomFieldDefinitionPatch, err error) {
+	err = attrs.Read(
+		jsonapi.StrP("display_name", &p.DisplayName),
+		jsonapi.NullableGiven("description", &p.Description),
+		jsonapi.NullableGiven("default_format", &p.DefaultFormat),
+		jsonapi.JSONGiven("validation", &p.Validation),
+		jsonapi.JSONGiven("default_value", &p.DefaultValue),
+	)
+	return p, err
 }

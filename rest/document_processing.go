@@ -2,11 +2,11 @@ package rest
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Documents that are processed:
@@ -21,7 +21,7 @@ import (
 // document and as the document.extracted / document.extraction_failed
 // webhook events. Their bodies are the OpenAPI document's plain JSON.
 
-var processEndpoint = endpoint{serializer: "V2::DocumentSerializer"}
+var processEndpoint = endpoint{Serializer: "V2::DocumentSerializer"}
 
 // accepted writes the 202 of a document job.
 func accepted(w http.ResponseWriter) {
@@ -35,12 +35,11 @@ func accepted(w http.ResponseWriter) {
 // document's 422, not as a malformed request's 400. An error of the HTTP
 // layer (a body it could not read: 400, 413, 415) keeps its status.
 func jobError(err error) error {
-	var se *statusError
-	if errors.As(err, &se) {
+	if jsonapi.OwnStatus(err) {
 		return err
 	}
 	if e, ok := model.AsError(err); ok && e.Code == model.EINVALID && e.Field == "" && e.Pointer == "" && e.Parameter == "" {
-		return &statusError{status: http.StatusUnprocessableEntity, err: e}
+		return jsonapi.WithStatus(http.StatusUnprocessableEntity, e)
 	}
 	return err
 }
@@ -50,11 +49,11 @@ func jobError(err error) error {
 func (s *server) documentJob(run func(ctx context.Context, p *model.Principal, id string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if _, err := parseParams(r, processEndpoint); err != nil {
-			WriteError(w, r, err)
+			jsonapi.WriteError(w, r, err)
 			return
 		}
 		if err := run(r.Context(), who(r), r.PathValue("id")); err != nil {
-			WriteError(w, r, jobError(err))
+			jsonapi.WriteError(w, r, jobError(err))
 			return
 		}
 		accepted(w)
@@ -79,12 +78,12 @@ func (s *server) rotateDocument(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := who(r)
 	if _, err := parseParams(r, processEndpoint); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "document")
 	c := resolve.RotateDocument{ID: r.PathValue("id")}
-	deg, _, err := attrs.integer("degrees")
+	deg, _, err := attrs.Integer("degrees")
 	if deg != nil {
 		c.Degrees = *deg
 	}
@@ -92,7 +91,7 @@ func (s *server) rotateDocument(w http.ResponseWriter, r *http.Request) {
 	// up, as the body's shape is.
 	c.Invalid = firstErr(bad, resolve.Malformed(err))
 	if err := s.res.RotateDocument(ctx, p, c); err != nil {
-		WriteError(w, r, jobError(err))
+		jsonapi.WriteError(w, r, jobError(err))
 		return
 	}
 	accepted(w)
@@ -114,14 +113,14 @@ type documentSchemaAttributes struct {
 }
 
 func (s *server) getDocumentSchema(w http.ResponseWriter, r *http.Request) {
-	p, err := parseParams(r, endpoint{serializer: "V2::DocumentSchemaSerializer"})
+	p, err := parseParams(r, endpoint{Serializer: "V2::DocumentSchemaSerializer"})
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	ds, err := s.res.DocumentSchema(r.Context(), who(r), r.PathValue("id"))
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), p)
@@ -134,5 +133,5 @@ func documentSchemaResource(b *builder, d *model.DocumentSchema) *Resource {
 		DocumentType: d.DocumentType, Label: d.Label, SchemaVersion: d.SchemaVersion, FullVersion: d.ID,
 		Current: d.Current, Draft: d.Draft, ActiveAt: tsp(&d.ActiveAt), SchemaFormat: "json_schema",
 		Description: &desc, SchemaPayload: d.Payload, CreatedAt: ts(d.ActiveAt), UpdatedAt: ts(d.ActiveAt),
-	}, Links: &Links{Self: b.base + "/v2/document_schemas/" + d.ID}}
+	}, Links: &jsonapi.Links{Self: b.base + "/v2/document_schemas/" + d.ID}}
 }

@@ -7,6 +7,7 @@ import (
 	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // GET /v2/email_submissions and GET /v2/email_submissions/{id}.
@@ -21,8 +22,8 @@ import (
 var emailSubmissionIncludes = includes(catalog.EmailSubmission, "documents.last_document_representation")
 
 var (
-	emailSubmissionList = endpoint{serializer: "V2::EmailSubmissionSerializer", includes: emailSubmissionIncludes, paged: true}
-	emailSubmissionItem = endpoint{serializer: "V2::EmailSubmissionSerializer", includes: emailSubmissionIncludes}
+	emailSubmissionList = endpoint{Serializer: "V2::EmailSubmissionSerializer", Includes: emailSubmissionIncludes, Paged: true}
+	emailSubmissionItem = endpoint{Serializer: "V2::EmailSubmissionSerializer", Includes: emailSubmissionIncludes}
 )
 
 // emailSubmissionParams parses the query string and applies the default
@@ -32,11 +33,11 @@ func emailSubmissionParams(r *http.Request, e endpoint) (*params, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, given := p.values["include"]; !given {
-		p.include = map[string]bool{"documents": true, "documents.last_document_representation": true}
+	if _, given := p.Values["include"]; !given {
+		p.Include = map[string]bool{"documents": true, "documents.last_document_representation": true}
 	}
-	if p.include["documents.last_document_representation"] {
-		p.include["documents"] = true // the path to it is included too
+	if p.Include["documents.last_document_representation"] {
+		p.Include["documents"] = true // the path to it is included too
 	}
 	return p, nil
 }
@@ -48,7 +49,7 @@ func (s *server) listEmailSubmissions(w http.ResponseWriter, r *http.Request) {
 			return listPage[*model.EmailSubmission]{}, err
 		}
 		p.plan = planOf(emailSubmissionPrimaryShape, p)
-		pg, err := s.res.EmailSubmissions(ctx, who(r), resolve.EmailSubmissionQuery{Page: resolve.PageArgs{Page: &p.page}, Plan: p.plan})
+		pg, err := s.res.EmailSubmissions(ctx, who(r), resolve.EmailSubmissionQuery{Page: resolve.PageArgs{Page: &p.Page}, Plan: p.plan})
 		if err != nil {
 			return listPage[*model.EmailSubmission]{}, err
 		}
@@ -58,7 +59,7 @@ func (s *server) listEmailSubmissions(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		b.withIncluded = p.include != nil // the default includes too
+		b.withIncluded = p.Include != nil // the default includes too
 		return withIncludes(b, ctx, items, p)
 	})
 }
@@ -66,7 +67,7 @@ func (s *server) listEmailSubmissions(w http.ResponseWriter, r *http.Request) {
 func (s *server) getEmailSubmission(w http.ResponseWriter, r *http.Request) {
 	p, err := emailSubmissionParams(r, emailSubmissionItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	e, err := s.res.EmailSubmission(r.Context(), who(r), r.PathValue("id"), planOf(emailSubmissionPrimaryShape, p))
@@ -113,7 +114,7 @@ func emailSubmissionPrimary(b *builder, e *model.EmailSubmission) *Resource {
 			UpdatedAt:      ts(e.UpdatedAt),
 		},
 		Relationships: b.linkage(e, emailSubmissionPrimaryShape.members),
-		Links:         &Links{Self: b.base + "/v2/email_submissions/" + e.ID},
+		Links:         &jsonapi.Links{Self: b.base + "/v2/email_submissions/" + e.ID},
 	}
 }
 

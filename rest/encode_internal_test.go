@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"shipgraph/model"
+	"shipgraph/rest/jsonapi"
 )
 
 // The hand-written writers of encode.go must write what encoding/json
@@ -111,7 +112,7 @@ func fill(r *rand.Rand, v reflect.Value) {
 func writers(t *testing.T) []reflect.Type {
 	var out []reflect.Type
 	for _, s := range resourceSchemas() {
-		if _, ok := s.attrs.(attributeWriter); ok {
+		if _, ok := s.attrs.(jsonapi.AttributeWriter); ok {
 			out = append(out, reflect.TypeOf(s.attrs))
 		}
 	}
@@ -132,15 +133,15 @@ func TestAttributeWritersMatchEncodingJSON(t *testing.T) {
 				}
 				av := v.Interface()
 				want, wantErr := referenceJSON(t, av)
-				e := &encoder{}
-				e.b = append(e.b, '{')
-				av.(attributeWriter).writeAttributes(&attrs{e: e})
-				e.b = append(e.b, '}')
-				if (e.err != nil) != (wantErr != nil) {
-					t.Fatalf("error %v, encoding/json %v", e.err, wantErr)
+				e := &jsonapi.Encoder{}
+				e.B = append(e.B, '{')
+				av.(jsonapi.AttributeWriter).WriteAttributes(&jsonapi.Attrs{E: e})
+				e.B = append(e.B, '}')
+				if (e.Err() != nil) != (wantErr != nil) {
+					t.Fatalf("error %v, encoding/json %v", e.Err(), wantErr)
 				}
-				if wantErr == nil && !bytes.Equal(e.b, want) {
-					t.Fatalf("writer:\n%s\nencoding/json:\n%s", e.b, want)
+				if wantErr == nil && !bytes.Equal(e.B, want) {
+					t.Fatalf("writer:\n%s\nencoding/json:\n%s", e.B, want)
 				}
 			}
 		})
@@ -148,14 +149,12 @@ func TestAttributeWritersMatchEncodingJSON(t *testing.T) {
 }
 
 // A sparse fieldset through a writer writes what the reflection path
-// (sparseAttributes) writes, and leaves attributes out when none is kept.
+// (encoding/json over the members kept) writes, and leaves attributes out
+// when none is kept.
 func TestAttributeWritersSparse(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 9))
 	for _, typ := range writers(t) {
-		var names []string
-		for _, f := range fieldsOfType(typ) {
-			names = append(names, f.name)
-		}
+		names := jsonapi.AttributeNames(typ)
 		for range 500 {
 			v := reflect.New(typ).Elem()
 			fill(r, v)
@@ -168,18 +167,19 @@ func TestAttributeWritersSparse(t *testing.T) {
 			if r.IntN(5) == 0 {
 				keep["not_a_member"] = true
 			}
-			got := &Resource{ID: "1", Type: "t", Attributes: v.Interface()}
-			want := &Resource{ID: "1", Type: "t", Attributes: v.Interface()}
-			got.keep = keep
-			want.Attributes = sparseAttributes{v: want.Attributes, keep: keep}
-			if len(want.Attributes.(sparseAttributes).members()) == 0 {
-				want.Attributes = nil
+			encode := func(reflected bool) []byte {
+				SetReflectAttributes(reflected)
+				defer SetReflectAttributes(false)
+				res := &Resource{ID: "1", Type: "t", Attributes: v.Interface()}
+				res.Sparse(keep)
+				b, err := (&Document{Data: res}).AppendJSON(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
 			}
-			g, w := &encoder{}, &encoder{}
-			got.encode(g)
-			want.encode(w)
-			if !bytes.Equal(g.b, w.b) {
-				t.Fatalf("%s keeping %v:\nwriter:     %s\nreflection: %s", typ.Name(), keep, g.b, w.b)
+			if g, w := encode(false), encode(true); !bytes.Equal(g, w) {
+				t.Fatalf("%s keeping %v:\nwriter:     %s\nreflection: %s", typ.Name(), keep, g, w)
 			}
 		}
 	}
@@ -219,8 +219,8 @@ func checkString(t *testing.T, s string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := appendString(nil, s); !bytes.Equal(got, want) {
-		t.Fatalf("appendString(%q) = %s, encoding/json %s", s, got, want)
+	if got := jsonapi.AppendString(nil, s); !bytes.Equal(got, want) {
+		t.Fatalf("AppendString(%q) = %s, encoding/json %s", s, got, want)
 	}
 }
 
@@ -232,30 +232,32 @@ func TestAppendFloatMatchesEncodingJSON(t *testing.T) {
 	}
 	for _, f := range floats {
 		want, wantErr := referenceJSON(t, f)
-		e := &encoder{}
-		got := e.appendFloat(nil, f)
-		if (e.err != nil) != (wantErr != nil) {
-			t.Fatalf("%v: error %v, encoding/json %v", f, e.err, wantErr)
+		e := &jsonapi.Encoder{}
+		got := e.AppendFloat(nil, f)
+		if (e.Err() != nil) != (wantErr != nil) {
+			t.Fatalf("%v: error %v, encoding/json %v", f, e.Err(), wantErr)
 		}
 		if wantErr == nil && !bytes.Equal(got, want) {
-			t.Fatalf("appendFloat(%v) = %s, encoding/json %s", f, got, want)
+			t.Fatalf("AppendFloat(%v) = %s, encoding/json %s", f, got, want)
 		}
 	}
 }
 
+// A document's links and meta are what encoding/json writes for them.
 func TestLinksAndMetaMatchEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	for range 500 {
-		var l Links
+		var l jsonapi.Links
 		fill(r, reflect.ValueOf(&l).Elem())
-		want, _ := referenceJSON(t, &l)
-		if got := appendLinks(nil, &l); !bytes.Equal(got, want) {
-			t.Fatalf("links %s, encoding/json %s", got, want)
-		}
-		m := Meta{Size: r.IntN(101), Total: r.IntN(1 << 30)}
-		want, _ = referenceJSON(t, &m)
-		if got := appendMeta(nil, &m); !bytes.Equal(got, want) {
-			t.Fatalf("meta %s, encoding/json %s", got, want)
+		m := jsonapi.Meta{Size: r.IntN(101), Total: r.IntN(1 << 30)}
+		want, _ := referenceJSON(t, struct {
+			Data  any            `json:"data"`
+			Links *jsonapi.Links `json:"links"`
+			Meta  *jsonapi.Meta  `json:"meta"`
+		}{nil, &l, &m})
+		got, err := (&Document{Links: &l, Meta: &m}).AppendJSON(nil)
+		if err != nil || !bytes.Equal(bytes.TrimSuffix(got, []byte("\n")), want) {
+			t.Fatalf("document %s (%v), encoding/json %s", got, err, want)
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 	"shipgraph/db"
 	"shipgraph/model"
-	"shipgraph/rest"
+	"shipgraph/rest/jsonapi"
 )
 
 // call is one request of the endpoint table.
@@ -425,7 +425,7 @@ func TestInternalErrors(t *testing.T) {
 	req := httptest.NewRequest("GET", "/v2/documents", nil)
 	req.Header.Set("X-Request-Id", "req-123")
 	w := httptest.NewRecorder()
-	rest.WriteError(w, req, errors.New(`pq: relation "secret_table" does not exist`))
+	jsonapi.WriteError(w, req, errors.New(`pq: relation "secret_table" does not exist`))
 	r := &response{status: w.Code, header: w.Header(), body: w.Body.Bytes()}
 	e := wantError(t, r, http.StatusInternalServerError, "", "")
 	if d := e["detail"].(string); strings.Contains(d, "secret") || !strings.Contains(d, "req-123") {
@@ -445,7 +445,7 @@ func TestInternalErrors(t *testing.T) {
 		fmt.Errorf("wrapped: %w", model.Errorf(model.ENOTFOUND, "x")): 404,
 		errors.New("x"): 500,
 	} {
-		if got := rest.StatusOf(err); got != status {
+		if got := jsonapi.StatusOf(err); got != status {
 			t.Errorf("StatusOf(%v) = %d, want %d", err, got, status)
 		}
 	}

@@ -1,5 +1,7 @@
 package rest
 
+import "shipgraph/rest/jsonapi"
+
 // SetReflectAttributes makes documents write attributes through
-// encoding/json (true) or the writers of encode.go (false).
-func SetReflectAttributes(on bool) { reflectAttributes.Store(on) }
+// encoding/json (true) or their generated writers (false).
+func SetReflectAttributes(on bool) { jsonapi.ReflectAttributes.Store(on) }

@@ -2,11 +2,11 @@ package rest
 
 import (
 	"reflect"
-	"strings"
 	"sync"
 
 	"shipgraph/catalog"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Sparse fieldsets (JSON:API `fields[TYPE]=a,b`): a resource of TYPE shows
@@ -21,10 +21,8 @@ var resourceTypes = sync.OnceValue(func() map[string]map[string]bool {
 	types := map[string]map[string]bool{}
 	for _, s := range resourceSchemas() {
 		names := map[string]bool{}
-		for _, f := range reflect.VisibleFields(reflect.TypeOf(s.attrs)) {
-			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
-				names[name] = true
-			}
+		for _, name := range jsonapi.AttributeNames(reflect.TypeOf(s.attrs)) {
+			names[name] = true
 		}
 		for _, r := range s.res.Members() {
 			names[r.JSONAPI] = true
@@ -119,76 +117,3 @@ var allStoreFields = sync.OnceValue(func() resolve.Fields {
 	}
 	return out
 })
-
-// sparseAttributes renders the attributes struct v with only the members
-// named in keep, in the struct's order.
-type sparseAttributes struct {
-	v    any
-	keep map[string]bool
-}
-
-// attrField is one member of an attributes struct.
-type attrField struct {
-	name  string
-	omit  bool // omitempty or omitzero: left out when zero
-	index []int
-}
-
-// attrFields are the members of attributes structs, by type (reflection
-// once per type, not per resource).
-var attrFields sync.Map // reflect.Type → []attrField
-
-func fieldsOfType(t reflect.Type) []attrField {
-	if v, ok := attrFields.Load(t); ok {
-		return v.([]attrField)
-	}
-	var out []attrField
-	for _, f := range reflect.VisibleFields(t) {
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" || name == "-" {
-			continue
-		}
-		out = append(out, attrField{name, strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero"), f.Index})
-	}
-	attrFields.Store(t, out)
-	return out
-}
-
-// member is one attribute a sparse fieldset keeps.
-type member struct {
-	name  string
-	value reflect.Value
-}
-
-// members are the attributes kept, in the struct's order, without those
-// the struct itself would leave out (omitempty, omitzero).
-func (s sparseAttributes) members() []member {
-	v := reflect.Indirect(reflect.ValueOf(s.v))
-	var out []member
-	for _, f := range fieldsOfType(v.Type()) {
-		if !s.keep[f.name] {
-			continue
-		}
-		fv := v.FieldByIndex(f.index)
-		if f.omit && fv.IsZero() {
-			continue
-		}
-		out = append(out, member{f.name, fv})
-	}
-	return out
-}
-
-// encode writes the kept members as an object, each value through
-// encoding/json (attribute structs without a writer of their own).
-func (s sparseAttributes) encode(e *encoder) {
-	e.b = append(e.b, '{')
-	for i, m := range s.members() {
-		if i > 0 {
-			e.b = append(e.b, ',')
-		}
-		e.b = appendString(e.b, m.name)
-		e.b = append(e.b, ':')
-		e.value(m.value.Interface())
-	}
-	e.b = append(e.b, '}')
-}

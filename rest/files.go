@@ -12,6 +12,7 @@ import (
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Document files, the public service's direct-upload flow:
@@ -35,7 +36,7 @@ func (s *server) directUpload(w http.ResponseWriter, r *http.Request) {
 	c.Invalid = firstErr(resolve.Malformed(err), c.Invalid)
 	d, err := s.res.CreateUpload(r.Context(), who(r), c)
 	if err != nil {
-		WriteError(w, r, atBlob(err))
+		jsonapi.WriteError(w, r, atBlob(err))
 		return
 	}
 	u := d.Upload
@@ -75,22 +76,22 @@ type directUploadTarget struct {
 func readBlob(r *http.Request) (resolve.CreateUpload, error) {
 	var c resolve.CreateUpload
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || (mt != "application/json" && mt != MediaType) {
-		return c, statusErrorf(http.StatusUnsupportedMediaType, "send the body as application/json")
+	if err != nil || (mt != "application/json" && mt != jsonapi.MediaType) {
+		return c, jsonapi.StatusErrorf(http.StatusUnsupportedMediaType, "send the body as application/json")
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return c, statusErrorf(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", tooLarge.Limit)
+			return c, jsonapi.StatusErrorf(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", tooLarge.Limit)
 		}
-		return c, statusErrorf(http.StatusBadRequest, "the request body could not be read")
+		return c, jsonapi.StatusErrorf(http.StatusBadRequest, "the request body could not be read")
 	}
 	var top struct {
 		Blob map[string]json.RawMessage `json:"blob"`
 	}
 	if err := json.Unmarshal(body, &top); err != nil || top.Blob == nil {
-		return c, shapeError("/blob", `the body must be {"blob": {"filename", "content_type", "byte_size", "checksum"}}`)
+		return c, jsonapi.ShapeError("/blob", `the body must be {"blob": {"filename", "content_type", "byte_size", "checksum"}}`)
 	}
 	str := func(name string, dst *string) error {
 		if err := json.Unmarshal(top.Blob[name], dst); err != nil || *dst == "" {
@@ -131,10 +132,10 @@ func atBlob(err error) error {
 func (s *server) createDocument(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, documentItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
-	attrs, rels, err := readResource(r, "document")
+	attrs, rels, err := jsonapi.ReadResource(r, "document")
 	var c resolve.CreateDocument
 	if err == nil {
 		c, err = documentCreate(attrs, rels)
@@ -147,25 +148,16 @@ func (s *server) createDocument(w http.ResponseWriter, r *http.Request) {
 // documentCreate reads name and attached_document, and the shipments and
 // cargos (containers) linkage. Linkage of the wrong shape is a 400; a
 // value error is reported by the resolver layer in its order.
-func documentCreate(attrs attributes, rels map[string]json.RawMessage) (resolve.CreateDocument, error) {
-	var c resolve.CreateDocument
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		switch name {
-		case "name", "attached_document":
-		default:
-			if c.Invalid == nil {
-				c.Invalid = attrError(name, "%s cannot be set; a new document takes name and attached_document", name)
-			}
-		}
-	}
-	if v, err := attrs.text("name", true); err != nil {
+func documentCreate(attrs jsonapi.Attributes, rels map[string]json.RawMessage) (resolve.CreateDocument, error) {
+	c := resolve.CreateDocument{Invalid: attrs.Only("%s cannot be set; a new document takes name and attached_document", "name", "attached_document")}
+	if v, err := attrs.Text("name", true); err != nil {
 		if c.Invalid == nil {
 			c.Invalid = err
 		}
 	} else {
 		c.Name = *v
 	}
-	if v, err := attrs.text("attached_document", true); err != nil {
+	if v, err := attrs.Text("attached_document", true); err != nil {
 		if c.Invalid == nil {
 			c.Invalid = err
 		}
@@ -181,20 +173,15 @@ func documentCreate(attrs attributes, rels map[string]json.RawMessage) (resolve.
 		case "cargos", "containers":
 			want, dst = "container", &c.ContainerIDs
 		default:
-			return c, shapeError("/data/relationships/"+name, "a new document links shipments and cargos (containers) only")
+			return c, jsonapi.ShapeError("/data/relationships/"+name, "a new document links shipments and cargos (containers) only")
 		}
-		var rel struct {
-			Data []struct {
-				Type string `json:"type"`
-				ID   string `json:"id"`
-			} `json:"data"`
+		data, ok := jsonapi.ToManyData(rels[name])
+		if !ok {
+			return c, jsonapi.ShapeError("/data/relationships/"+name+"/data", "relationships.%s.data must be a list of {\"type\": %q, \"id\": …}", name, want)
 		}
-		if err := json.Unmarshal(rels[name], &rel); err != nil || rel.Data == nil {
-			return c, shapeError("/data/relationships/"+name+"/data", "relationships.%s.data must be a list of {\"type\": %q, \"id\": …}", name, want)
-		}
-		for _, x := range rel.Data {
+		for _, x := range data {
 			if x.Type != want || x.ID == "" {
-				return c, shapeError("/data/relationships/"+name+"/data", "relationships.%s.data must be a list of {\"type\": %q, \"id\": …}", name, want)
+				return c, jsonapi.ShapeError("/data/relationships/"+name+"/data", "relationships.%s.data must be a list of {\"type\": %q, \"id\": …}", name, want)
 			}
 			*dst = append(*dst, model.NormalizeID(x.ID))
 		}
@@ -206,13 +193,13 @@ func documentCreate(attrs attributes, rels map[string]json.RawMessage) (resolve.
 // document's file that expires (application/json, as the OpenAPI
 // document has it).
 func (s *server) documentDownloadURL(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseParams(r, endpoint{serializer: "V2::DocumentSerializer"}); err != nil {
-		WriteError(w, r, err)
+	if _, err := parseParams(r, endpoint{Serializer: "V2::DocumentSerializer"}); err != nil {
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	link, err := s.res.DownloadURL(r.Context(), who(r), r.PathValue("id"))
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"download_url": link})
@@ -229,14 +216,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
-}
-
-// duplicateDocument fills the 409 of a file the account already has as a
-// document: code duplicate_document, the existing document in meta.
-func duplicateDocument(err error, obj *ErrorObject) {
-	var dup *model.DuplicateDocumentError
-	if errors.As(err, &dup) {
-		obj.Code, obj.Title = "duplicate_document", "Duplicate document"
-		obj.Meta = map[string]string{"existing_document_id": dup.ExistingID, "existing_document_name": dup.ExistingName}
-	}
 }

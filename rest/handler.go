@@ -7,10 +7,8 @@ import (
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
-
-// MediaType is the JSON:API media type of every response.
-const MediaType = "application/vnd.api+json"
 
 // Config holds what the adapter needs besides the resolver layer.
 type Config struct {
@@ -125,7 +123,7 @@ func NewHandler(r *resolve.Resolver, cfg Config) http.Handler {
 	route("/v2/parties", methods{http.MethodGet: s.listParties, http.MethodPost: s.createParty})
 	route("/v2/parties/{id}", methods{http.MethodGet: s.getParty, http.MethodPatch: s.updateParty})
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
-		WriteError(w, req, model.Errorf(model.ENOTFOUND, "no such endpoint: %s", req.URL.Path))
+		jsonapi.WriteError(w, req, model.Errorf(model.ENOTFOUND, "no such endpoint: %s", req.URL.Path))
 	})
 	return RequireKey(mux)
 }
@@ -156,7 +154,7 @@ func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// a slow one before the connection could be reused.
 		w.Header().Set("Connection", "close")
 	}
-	WriteError(w, r, statusErrorf(http.StatusMethodNotAllowed, "%s is not allowed here; allowed: %s", r.Method, strings.Join(allowed, ", ")))
+	jsonapi.WriteError(w, r, jsonapi.StatusErrorf(http.StatusMethodNotAllowed, "%s is not allowed here; allowed: %s", r.Method, strings.Join(allowed, ", ")))
 }
 
 // pathIDs are the path wildcards that hold ids.
@@ -176,12 +174,16 @@ func normalizePathIDs(r *http.Request) {
 func RequireKey(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if model.PrincipalFrom(r.Context()) == nil {
-			WriteError(w, r, model.Errorf(model.EUNAUTHENTICATED, "Invalid or missing API token: send the header 'Authorization: Token <key>'"))
+			jsonapi.WriteError(w, r, model.Errorf(model.EUNAUTHENTICATED, "Invalid or missing API token: send the header 'Authorization: Token <key>'"))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// baseURL returns scheme://host of the links of a response
+// (PUBLIC_BASE_URL, else the request's).
+func (s *server) baseURL(r *http.Request) string { return jsonapi.BaseURL(r, s.cfg.PublicBaseURL) }
 
 // who is the principal the chain authenticated the request as (nil:
 // anonymous), which the handlers pass to the resolver layer.

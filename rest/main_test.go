@@ -16,12 +16,12 @@ import (
 	"testing"
 
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 
 	"shipgraph/db"
 	"shipgraph/files"
 	"shipgraph/graph/gqlhttp"
 	"shipgraph/load"
-	"shipgraph/rest"
 	"shipgraph/testkit"
 	"shipgraph/testkit/pg"
 )
@@ -339,7 +339,7 @@ func wantError(t testing.TB, r *response, status int, sourceKey, sourceValue str
 	if r.status != status {
 		t.Fatalf("status %d, want %d\n%s", r.status, status, r.body)
 	}
-	if ct := r.header.Get("Content-Type"); ct != rest.MediaType {
+	if ct := r.header.Get("Content-Type"); ct != jsonapi.MediaType {
 		t.Errorf("Content-Type %q", ct)
 	}
 	validate(t, errorSchema, r.body)

@@ -2,7 +2,10 @@
 
 package rest
 
-import "shipgraph/model"
+import (
+	"shipgraph/model"
+	"shipgraph/rest/jsonapi"
+)
 
 // shipmentAttributes are the /v2 attributes of a model.Shipment, in the model's order.
 type shipmentAttributes struct {
@@ -40,39 +43,39 @@ type shipmentAttributes struct {
 	LineTrackingStoppedReason   *model.LineTrackingStoppedReason `json:"line_tracking_stopped_reason"`
 }
 
-func (v shipmentAttributes) writeAttributes(a *attrs) {
-	a.str("bill_of_lading_number", v.BillOfLadingNumber)
-	a.str("normalized_number", v.NormalizedNumber)
-	a.strs("ref_numbers", v.RefNumbers)
-	a.time("created_at", v.CreatedAt)
-	a.strs("tags", v.Tags)
-	a.strp("port_of_lading_locode", v.PortOfLadingLocode)
-	a.strp("port_of_lading_name", v.PortOfLadingName)
-	a.strp("port_of_discharge_locode", v.PortOfDischargeLocode)
-	a.strp("port_of_discharge_name", v.PortOfDischargeName)
-	a.strp("destination_locode", v.DestinationLocode)
-	a.strp("destination_name", v.DestinationName)
-	a.str("shipping_line_scac", v.ShippingLineScac)
-	a.str("shipping_line_name", v.ShippingLineName)
-	a.str("shipping_line_short_name", v.ShippingLineShortName)
-	a.strp("customer_name", v.CustomerName)
-	a.strp("pod_vessel_name", v.PodVesselName)
-	a.strp("pod_vessel_imo", v.PodVesselImo)
-	a.strp("pod_voyage_number", v.PodVoyageNumber)
-	a.timep("pol_etd_at", v.PolEtdAt)
-	a.timep("pol_atd_at", v.PolAtdAt)
-	a.timep("pod_eta_at", v.PodEtaAt)
-	a.timep("pod_original_eta_at", v.PodOriginalEtaAt)
-	a.timep("pod_ata_at", v.PodAtaAt)
-	a.timep("destination_eta_at", v.DestinationEtaAt)
-	a.timep("destination_ata_at", v.DestinationAtaAt)
-	a.strp("pol_timezone", v.PolTimezone)
-	a.strp("pod_timezone", v.PodTimezone)
-	a.strp("destination_timezone", v.DestinationTimezone)
-	a.timep("line_tracking_last_attempted_at", v.LineTrackingLastAttemptedAt)
-	a.timep("line_tracking_last_succeeded_at", v.LineTrackingLastSucceededAt)
-	a.timep("line_tracking_stopped_at", v.LineTrackingStoppedAt)
-	a.strp("line_tracking_stopped_reason", (*string)(v.LineTrackingStoppedReason))
+func (v shipmentAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("bill_of_lading_number", v.BillOfLadingNumber)
+	a.Str("normalized_number", v.NormalizedNumber)
+	a.Strs("ref_numbers", v.RefNumbers)
+	a.Time("created_at", v.CreatedAt)
+	a.Strs("tags", v.Tags)
+	a.Strp("port_of_lading_locode", v.PortOfLadingLocode)
+	a.Strp("port_of_lading_name", v.PortOfLadingName)
+	a.Strp("port_of_discharge_locode", v.PortOfDischargeLocode)
+	a.Strp("port_of_discharge_name", v.PortOfDischargeName)
+	a.Strp("destination_locode", v.DestinationLocode)
+	a.Strp("destination_name", v.DestinationName)
+	a.Str("shipping_line_scac", v.ShippingLineScac)
+	a.Str("shipping_line_name", v.ShippingLineName)
+	a.Str("shipping_line_short_name", v.ShippingLineShortName)
+	a.Strp("customer_name", v.CustomerName)
+	a.Strp("pod_vessel_name", v.PodVesselName)
+	a.Strp("pod_vessel_imo", v.PodVesselImo)
+	a.Strp("pod_voyage_number", v.PodVoyageNumber)
+	a.Timep("pol_etd_at", v.PolEtdAt)
+	a.Timep("pol_atd_at", v.PolAtdAt)
+	a.Timep("pod_eta_at", v.PodEtaAt)
+	a.Timep("pod_original_eta_at", v.PodOriginalEtaAt)
+	a.Timep("pod_ata_at", v.PodAtaAt)
+	a.Timep("destination_eta_at", v.DestinationEtaAt)
+	a.Timep("destination_ata_at", v.DestinationAtaAt)
+	a.Strp("pol_timezone", v.PolTimezone)
+	a.Strp("pod_timezone", v.PodTimezone)
+	a.Strp("destination_timezone", v.DestinationTimezone)
+	a.Timep("line_tracking_last_attempted_at", v.LineTrackingLastAttemptedAt)
+	a.Timep("line_tracking_last_succeeded_at", v.LineTrackingLastSucceededAt)
+	a.Timep("line_tracking_stopped_at", v.LineTrackingStoppedAt)
+	a.Strp("line_tracking_stopped_reason", (*string)(v.LineTrackingStoppedReason))
 }
 
 // shipmentAttributesOf is the /v2 attributes of v.
@@ -154,54 +157,54 @@ type containerAttributes struct {
 	CurrentStatus                 model.ContainerStatus     `json:"current_status"`
 }
 
-func (v containerAttributes) writeAttributes(a *attrs) {
-	a.str("number", v.Number)
-	a.strs("ref_numbers", v.RefNumbers)
-	a.strp("equipment_type", (*string)(v.EquipmentType))
-	a.intp("equipment_length", v.EquipmentLength)
-	a.strp("equipment_height", (*string)(v.EquipmentHeight))
-	a.float64p("weight_in_lbs", v.WeightInLbs)
-	a.time("created_at", v.CreatedAt)
-	a.strp("seal_number", v.SealNumber)
-	a.timep("pickup_lfd", v.PickupLfd)
-	a.timep("pickup_appointment_at", v.PickupAppointmentAt)
-	a.boolean("availability_known", v.AvailabilityKnown)
-	a.boolp("available_for_pickup", v.AvailableForPickup)
-	a.timep("pod_arrived_at", v.PodArrivedAt)
-	a.timep("pod_discharged_at", v.PodDischargedAt)
-	a.timep("pod_full_out_at", v.PodFullOutAt)
-	a.timep("terminal_checked_at", v.TerminalCheckedAt)
-	a.strp("pod_full_out_chassis_number", v.PodFullOutChassisNumber)
-	a.strp("location_at_pod_terminal", v.LocationAtPodTerminal)
-	a.timep("final_destination_full_out_at", v.FinalDestinationFullOutAt)
-	a.timep("empty_terminated_at", v.EmptyTerminatedAt)
-	if a.member("holds_at_pod_terminal") {
-		a.e.b = appendTerminalHolds(a.e, a.e.b, v.HoldsAtPodTerminal)
+func (v containerAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("number", v.Number)
+	a.Strs("ref_numbers", v.RefNumbers)
+	a.Strp("equipment_type", (*string)(v.EquipmentType))
+	a.Intp("equipment_length", v.EquipmentLength)
+	a.Strp("equipment_height", (*string)(v.EquipmentHeight))
+	a.Float64p("weight_in_lbs", v.WeightInLbs)
+	a.Time("created_at", v.CreatedAt)
+	a.Strp("seal_number", v.SealNumber)
+	a.Timep("pickup_lfd", v.PickupLfd)
+	a.Timep("pickup_appointment_at", v.PickupAppointmentAt)
+	a.Boolean("availability_known", v.AvailabilityKnown)
+	a.Boolp("available_for_pickup", v.AvailableForPickup)
+	a.Timep("pod_arrived_at", v.PodArrivedAt)
+	a.Timep("pod_discharged_at", v.PodDischargedAt)
+	a.Timep("pod_full_out_at", v.PodFullOutAt)
+	a.Timep("terminal_checked_at", v.TerminalCheckedAt)
+	a.Strp("pod_full_out_chassis_number", v.PodFullOutChassisNumber)
+	a.Strp("location_at_pod_terminal", v.LocationAtPodTerminal)
+	a.Timep("final_destination_full_out_at", v.FinalDestinationFullOutAt)
+	a.Timep("empty_terminated_at", v.EmptyTerminatedAt)
+	if a.Member("holds_at_pod_terminal") {
+		a.E.B = appendTerminalHolds(a.E, a.E.B, v.HoldsAtPodTerminal)
 	}
-	if a.member("fees_at_pod_terminal") {
-		a.e.b = appendTerminalFees(a.e, a.e.b, v.FeesAtPodTerminal)
+	if a.Member("fees_at_pod_terminal") {
+		a.E.B = appendTerminalFees(a.E, a.E.B, v.FeesAtPodTerminal)
 	}
-	a.strp("pod_timezone", v.PodTimezone)
-	a.strp("final_destination_timezone", v.FinalDestinationTimezone)
-	a.strp("empty_terminated_timezone", v.EmptyTerminatedTimezone)
-	a.strp("pod_rail_carrier_scac", v.PodRailCarrierScac)
-	a.strp("ind_rail_carrier_scac", v.IndRailCarrierScac)
-	a.timep("pod_last_tracking_request_at", v.PodLastTrackingRequestAt)
-	a.timep("shipment_last_tracking_request_at", v.ShipmentLastTrackingRequestAt)
-	a.timep("pod_rail_loaded_at", v.PodRailLoadedAt)
-	a.timep("pod_rail_departed_at", v.PodRailDepartedAt)
-	a.timep("ind_eta_at", v.IndEtaAt)
-	a.timep("ind_ata_at", v.IndAtaAt)
-	a.timep("ind_rail_unloaded_at", v.IndRailUnloadedAt)
-	a.timep("ind_facility_lfd_on", v.IndFacilityLfdOn)
-	if a.member("import_deadlines") {
+	a.Strp("pod_timezone", v.PodTimezone)
+	a.Strp("final_destination_timezone", v.FinalDestinationTimezone)
+	a.Strp("empty_terminated_timezone", v.EmptyTerminatedTimezone)
+	a.Strp("pod_rail_carrier_scac", v.PodRailCarrierScac)
+	a.Strp("ind_rail_carrier_scac", v.IndRailCarrierScac)
+	a.Timep("pod_last_tracking_request_at", v.PodLastTrackingRequestAt)
+	a.Timep("shipment_last_tracking_request_at", v.ShipmentLastTrackingRequestAt)
+	a.Timep("pod_rail_loaded_at", v.PodRailLoadedAt)
+	a.Timep("pod_rail_departed_at", v.PodRailDepartedAt)
+	a.Timep("ind_eta_at", v.IndEtaAt)
+	a.Timep("ind_ata_at", v.IndAtaAt)
+	a.Timep("ind_rail_unloaded_at", v.IndRailUnloadedAt)
+	a.Timep("ind_facility_lfd_on", v.IndFacilityLfdOn)
+	if a.Member("import_deadlines") {
 		if v.ImportDeadlines == nil {
-			a.null()
+			a.Null()
 		} else {
-			a.object(v.ImportDeadlines)
+			a.Object(v.ImportDeadlines)
 		}
 	}
-	a.str("current_status", string(v.CurrentStatus))
+	a.Str("current_status", string(v.CurrentStatus))
 }
 
 // containerAttributesOf is the /v2 attributes of v.
@@ -261,10 +264,10 @@ type containerImportDeadlines struct {
 	PickupLfdLine     *timestamp `json:"pickup_lfd_line"`
 }
 
-func (v containerImportDeadlines) writeAttributes(a *attrs) {
-	a.timep("pickup_lfd_terminal", v.PickupLfdTerminal)
-	a.timep("pickup_lfd_rail", v.PickupLfdRail)
-	a.timep("pickup_lfd_line", v.PickupLfdLine)
+func (v containerImportDeadlines) WriteAttributes(a *jsonapi.Attrs) {
+	a.Timep("pickup_lfd_terminal", v.PickupLfdTerminal)
+	a.Timep("pickup_lfd_rail", v.PickupLfdRail)
+	a.Timep("pickup_lfd_line", v.PickupLfdLine)
 }
 
 // documentAttributes are the /v2 attributes of a model.Document, in the model's order.
@@ -282,18 +285,18 @@ type documentAttributes struct {
 	UpdatedAt           timestamp            `json:"updated_at"`
 }
 
-func (v documentAttributes) writeAttributes(a *attrs) {
-	a.str("id", v.ID)
-	a.str("name", v.Name)
-	a.str("document_type", v.DocumentType)
-	a.strp("document_type_manual", v.DocumentTypeManual)
-	a.strp("classification_notes", v.ClassificationNotes)
-	a.str("source", string(v.Source))
-	a.str("file_name", v.FileName)
-	a.strp("file_content_type", v.FileContentType)
-	a.int64p("file_size_bytes", v.FileSizeBytes)
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
+func (v documentAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("id", v.ID)
+	a.Str("name", v.Name)
+	a.Str("document_type", v.DocumentType)
+	a.Strp("document_type_manual", v.DocumentTypeManual)
+	a.Strp("classification_notes", v.ClassificationNotes)
+	a.Str("source", string(v.Source))
+	a.Str("file_name", v.FileName)
+	a.Strp("file_content_type", v.FileContentType)
+	a.Int64p("file_size_bytes", v.FileSizeBytes)
+	a.Time("created_at", v.CreatedAt)
+	a.Time("updated_at", v.UpdatedAt)
 }
 
 // documentAttributesOf is the /v2 attributes of v.
@@ -328,18 +331,18 @@ type trackingRequestAttributes struct {
 	RetryCount    int                         `json:"retry_count"`
 }
 
-func (v trackingRequestAttributes) writeAttributes(a *attrs) {
-	a.str("request_number", v.RequestNumber)
-	a.strs("ref_numbers", v.RefNumbers)
-	a.strs("tags", v.Tags)
-	a.str("status", string(v.Status))
-	a.strp("failed_reason", v.FailedReason)
-	a.str("request_type", v.RequestType)
-	a.str("scac", v.Scac)
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
-	a.boolean("is_retrying", v.IsRetrying)
-	a.integer("retry_count", v.RetryCount)
+func (v trackingRequestAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("request_number", v.RequestNumber)
+	a.Strs("ref_numbers", v.RefNumbers)
+	a.Strs("tags", v.Tags)
+	a.Str("status", string(v.Status))
+	a.Strp("failed_reason", v.FailedReason)
+	a.Str("request_type", v.RequestType)
+	a.Str("scac", v.Scac)
+	a.Time("created_at", v.CreatedAt)
+	a.Time("updated_at", v.UpdatedAt)
+	a.Boolean("is_retrying", v.IsRetrying)
+	a.Integer("retry_count", v.RetryCount)
 }
 
 // trackingRequestAttributesOf is the /v2 attributes of v.
@@ -364,8 +367,8 @@ type accountAttributes struct {
 	CompanyName string `json:"company_name"`
 }
 
-func (v accountAttributes) writeAttributes(a *attrs) {
-	a.str("company_name", v.CompanyName)
+func (v accountAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("company_name", v.CompanyName)
 }
 
 // accountAttributesOf is the /v2 attributes of v.
@@ -383,11 +386,11 @@ type userAttributes struct {
 	CreatedAt timestamp `json:"created_at"`
 }
 
-func (v userAttributes) writeAttributes(a *attrs) {
-	a.str("email", v.Email)
-	a.str("first_name", v.FirstName)
-	a.str("last_name", v.LastName)
-	a.time("created_at", v.CreatedAt)
+func (v userAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("email", v.Email)
+	a.Str("first_name", v.FirstName)
+	a.Str("last_name", v.LastName)
+	a.Time("created_at", v.CreatedAt)
 }
 
 // userAttributesOf is the /v2 attributes of v.
@@ -405,8 +408,8 @@ type partyAttributes struct {
 	CompanyName string `json:"company_name"`
 }
 
-func (v partyAttributes) writeAttributes(a *attrs) {
-	a.str("company_name", v.CompanyName)
+func (v partyAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("company_name", v.CompanyName)
 }
 
 // partyAttributesOf is the /v2 attributes of v.
@@ -428,15 +431,15 @@ type portAttributes struct {
 	Longitude   *float64 `json:"longitude"`
 }
 
-func (v portAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.str("code", v.Code)
-	a.strp("state_abbr", v.StateAbbr)
-	a.strp("city", v.City)
-	a.str("country_code", v.CountryCode)
-	a.str("time_zone", v.TimeZone)
-	a.float64p("latitude", v.Latitude)
-	a.float64p("longitude", v.Longitude)
+func (v portAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("name", v.Name)
+	a.Str("code", v.Code)
+	a.Strp("state_abbr", v.StateAbbr)
+	a.Strp("city", v.City)
+	a.Str("country_code", v.CountryCode)
+	a.Str("time_zone", v.TimeZone)
+	a.Float64p("latitude", v.Latitude)
+	a.Float64p("longitude", v.Longitude)
 }
 
 // portAttributesOf is the /v2 attributes of v.
@@ -464,14 +467,14 @@ type metroAreaAttributes struct {
 	Longitude   *float64 `json:"longitude"`
 }
 
-func (v metroAreaAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.str("code", v.Code)
-	a.strp("state_abbr", v.StateAbbr)
-	a.str("country_code", v.CountryCode)
-	a.str("time_zone", v.TimeZone)
-	a.float64p("latitude", v.Latitude)
-	a.float64p("longitude", v.Longitude)
+func (v metroAreaAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("name", v.Name)
+	a.Str("code", v.Code)
+	a.Strp("state_abbr", v.StateAbbr)
+	a.Str("country_code", v.CountryCode)
+	a.Str("time_zone", v.TimeZone)
+	a.Float64p("latitude", v.Latitude)
+	a.Float64p("longitude", v.Longitude)
 }
 
 // metroAreaAttributesOf is the /v2 attributes of v.
@@ -502,18 +505,18 @@ type terminalAttributes struct {
 	Country         *string `json:"country,omitempty"`
 }
 
-func (v terminalAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.strpOmit("nickname", v.Nickname)
-	a.strpOmit("firms_code", v.FirmsCode)
-	a.strpOmit("smdg_code", v.SmdgCode)
-	a.strpOmit("bic_facility_code", v.BicFacilityCode)
-	a.strpOmit("street", v.Street)
-	a.strpOmit("city", v.City)
-	a.strpOmit("state", v.State)
-	a.strpOmit("state_abbr", v.StateAbbr)
-	a.strpOmit("zip", v.Zip)
-	a.strpOmit("country", v.Country)
+func (v terminalAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("name", v.Name)
+	a.StrpOmit("nickname", v.Nickname)
+	a.StrpOmit("firms_code", v.FirmsCode)
+	a.StrpOmit("smdg_code", v.SmdgCode)
+	a.StrpOmit("bic_facility_code", v.BicFacilityCode)
+	a.StrpOmit("street", v.Street)
+	a.StrpOmit("city", v.City)
+	a.StrpOmit("state", v.State)
+	a.StrpOmit("state_abbr", v.StateAbbr)
+	a.StrpOmit("zip", v.Zip)
+	a.StrpOmit("country", v.Country)
 }
 
 // terminalAttributesOf is the /v2 attributes of v.
@@ -540,10 +543,10 @@ type railTerminalAttributes struct {
 	FirmsCode *string `json:"firms_code,omitempty"`
 }
 
-func (v railTerminalAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.strpOmit("nickname", v.Nickname)
-	a.strpOmit("firms_code", v.FirmsCode)
+func (v railTerminalAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("name", v.Name)
+	a.StrpOmit("nickname", v.Nickname)
+	a.StrpOmit("firms_code", v.FirmsCode)
 }
 
 // railTerminalAttributesOf is the /v2 attributes of v.
@@ -566,14 +569,14 @@ type shippingLineAttributes struct {
 	ContainerNumberTrackingSupport bool     `json:"container_number_tracking_support"`
 }
 
-func (v shippingLineAttributes) writeAttributes(a *attrs) {
-	a.str("scac", v.Scac)
-	a.str("name", v.Name)
-	a.strs("alternative_scacs", v.AlternativeScacs)
-	a.str("short_name", v.ShortName)
-	a.boolean("bill_of_lading_tracking_support", v.BillOfLadingTrackingSupport)
-	a.boolean("booking_number_tracking_support", v.BookingNumberTrackingSupport)
-	a.boolean("container_number_tracking_support", v.ContainerNumberTrackingSupport)
+func (v shippingLineAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("scac", v.Scac)
+	a.Str("name", v.Name)
+	a.Strs("alternative_scacs", v.AlternativeScacs)
+	a.Str("short_name", v.ShortName)
+	a.Boolean("bill_of_lading_tracking_support", v.BillOfLadingTrackingSupport)
+	a.Boolean("booking_number_tracking_support", v.BookingNumberTrackingSupport)
+	a.Boolean("container_number_tracking_support", v.ContainerNumberTrackingSupport)
 }
 
 // shippingLineAttributesOf is the /v2 attributes of v.
@@ -602,16 +605,16 @@ type emailSubmissionAttributes struct {
 	UpdatedAt   timestamp  `json:"updated_at"`
 }
 
-func (v emailSubmissionAttributes) writeAttributes(a *attrs) {
-	a.strp("subject", v.Subject)
-	a.strp("body_preview", v.BodyPreview)
-	a.strs("from", v.From)
-	a.strs("to", v.To)
-	a.strs("cc", v.Cc)
-	a.strp("message_id", v.MessageID)
-	a.timep("sent_at", v.SentAt)
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
+func (v emailSubmissionAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Strp("subject", v.Subject)
+	a.Strp("body_preview", v.BodyPreview)
+	a.Strs("from", v.From)
+	a.Strs("to", v.To)
+	a.Strs("cc", v.Cc)
+	a.Strp("message_id", v.MessageID)
+	a.Timep("sent_at", v.SentAt)
+	a.Time("created_at", v.CreatedAt)
+	a.Time("updated_at", v.UpdatedAt)
 }
 
 // emailSubmissionAttributesOf is the /v2 attributes of v.
@@ -636,10 +639,10 @@ type optionAttributes struct {
 	Position *int   `json:"position"`
 }
 
-func (v optionAttributes) writeAttributes(a *attrs) {
-	a.str("label", v.Label)
-	a.str("value", v.Value)
-	a.intp("position", v.Position)
+func (v optionAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("label", v.Label)
+	a.Str("value", v.Value)
+	a.Intp("position", v.Position)
 }
 
 // optionAttributesOf is the /v2 attributes of v.
@@ -664,16 +667,16 @@ type definitionAttributes struct {
 	DefaultValue  model.JSON                  `json:"default_value"`
 }
 
-func (v definitionAttributes) writeAttributes(a *attrs) {
-	a.str("entity_type", string(v.EntityType))
-	a.str("api_slug", v.APISlug)
-	a.str("display_name", v.DisplayName)
-	a.strp("description", v.Description)
-	a.str("data_type", string(v.DataType))
-	a.strp("reference_type", v.ReferenceType)
-	a.json("validation", v.Validation)
-	a.strp("default_format", v.DefaultFormat)
-	a.json("default_value", v.DefaultValue)
+func (v definitionAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("entity_type", string(v.EntityType))
+	a.Str("api_slug", v.APISlug)
+	a.Str("display_name", v.DisplayName)
+	a.Strp("description", v.Description)
+	a.Str("data_type", string(v.DataType))
+	a.Strp("reference_type", v.ReferenceType)
+	a.JSON("validation", v.Validation)
+	a.Strp("default_format", v.DefaultFormat)
+	a.JSON("default_value", v.DefaultValue)
 }
 
 // definitionAttributesOf is the /v2 attributes of v.
@@ -703,15 +706,15 @@ type vesselAttributes struct {
 	PositionTimestamp          *timestamp `json:"position_timestamp"`
 }
 
-func (v vesselAttributes) writeAttributes(a *attrs) {
-	a.str("name", v.Name)
-	a.strp("imo", v.IMO)
-	a.strp("mmsi", v.MMSI)
-	a.float64p("latitude", v.Latitude)
-	a.float64p("longitude", v.Longitude)
-	a.float64p("nautical_speed_knots", v.NauticalSpeedKnots)
-	a.float64p("navigational_heading_degrees", v.NavigationalHeadingDegrees)
-	a.timep("position_timestamp", v.PositionTimestamp)
+func (v vesselAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("name", v.Name)
+	a.Strp("imo", v.IMO)
+	a.Strp("mmsi", v.MMSI)
+	a.Float64p("latitude", v.Latitude)
+	a.Float64p("longitude", v.Longitude)
+	a.Float64p("nautical_speed_knots", v.NauticalSpeedKnots)
+	a.Float64p("navigational_heading_degrees", v.NavigationalHeadingDegrees)
+	a.Timep("position_timestamp", v.PositionTimestamp)
 }
 
 // vesselAttributesOf is the /v2 attributes of v.
@@ -734,9 +737,9 @@ type routeAttributes struct {
 	UpdatedAt timestamp `json:"updated_at"`
 }
 
-func (v routeAttributes) writeAttributes(a *attrs) {
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
+func (v routeAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Time("created_at", v.CreatedAt)
+	a.Time("updated_at", v.UpdatedAt)
 }
 
 // routeAttributesOf is the /v2 attributes of v.
@@ -765,21 +768,21 @@ type searchAttributes struct {
 	UpdatedAt             timestamp `json:"updated_at"`
 }
 
-func (v searchAttributes) writeAttributes(a *attrs) {
-	a.str("entity_type", v.EntityType)
-	a.str("number", v.Number)
-	a.strp("shipment_id", v.ShipmentID)
-	a.strp("scac", v.Scac)
-	a.strp("port_of_lading_name", v.PortOfLadingName)
-	a.strp("port_of_discharge_name", v.PortOfDischargeName)
-	a.intp("containers_count", v.ContainersCount)
-	a.boolp("tracking_stopped", v.TrackingStopped)
-	a.strp("tracking_stopped_reason", v.TrackingStoppedReason)
-	a.strp("status", v.Status)
-	a.strp("failed_reason", v.FailedReason)
-	a.strs("ref_numbers", v.RefNumbers)
-	a.time("created_at", v.CreatedAt)
-	a.time("updated_at", v.UpdatedAt)
+func (v searchAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("entity_type", v.EntityType)
+	a.Str("number", v.Number)
+	a.Strp("shipment_id", v.ShipmentID)
+	a.Strp("scac", v.Scac)
+	a.Strp("port_of_lading_name", v.PortOfLadingName)
+	a.Strp("port_of_discharge_name", v.PortOfDischargeName)
+	a.Intp("containers_count", v.ContainersCount)
+	a.Boolp("tracking_stopped", v.TrackingStopped)
+	a.Strp("tracking_stopped_reason", v.TrackingStoppedReason)
+	a.Strp("status", v.Status)
+	a.Strp("failed_reason", v.FailedReason)
+	a.Strs("ref_numbers", v.RefNumbers)
+	a.Time("created_at", v.CreatedAt)
+	a.Time("updated_at", v.UpdatedAt)
 }
 
 // searchAttributesOf is the /v2 attributes of v.
@@ -814,15 +817,15 @@ type routeLocationAttributes struct {
 	OutboundAtdAt *timestamp `json:"outbound_atd_at"`
 }
 
-func (v routeLocationAttributes) writeAttributes(a *attrs) {
-	a.strp("inbound_mode", v.InboundMode)
-	a.strp("inbound_scac", v.InboundScac)
-	a.timep("inbound_eta_at", v.InboundEtaAt)
-	a.timep("inbound_ata_at", v.InboundAtaAt)
-	a.strp("outbound_mode", v.OutboundMode)
-	a.strp("outbound_scac", v.OutboundScac)
-	a.timep("outbound_etd_at", v.OutboundEtdAt)
-	a.timep("outbound_atd_at", v.OutboundAtdAt)
+func (v routeLocationAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Strp("inbound_mode", v.InboundMode)
+	a.Strp("inbound_scac", v.InboundScac)
+	a.Timep("inbound_eta_at", v.InboundEtaAt)
+	a.Timep("inbound_ata_at", v.InboundAtaAt)
+	a.Strp("outbound_mode", v.OutboundMode)
+	a.Strp("outbound_scac", v.OutboundScac)
+	a.Timep("outbound_etd_at", v.OutboundEtdAt)
+	a.Timep("outbound_atd_at", v.OutboundAtdAt)
 }
 
 // routeLocationAttributesOf is the /v2 attributes of v.
@@ -848,13 +851,13 @@ type webhookAttributes struct {
 	HeaderList []model.WebhookHeader `json:"headers"`
 }
 
-func (v webhookAttributes) writeAttributes(a *attrs) {
-	a.str("url", v.URL)
-	a.boolean("active", v.Active)
-	a.strs("events", v.EventList)
-	a.strp("secret", v.Secret)
-	if a.member("headers") {
-		a.e.b = appendWebhookHeaders(a.e, a.e.b, v.HeaderList)
+func (v webhookAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("url", v.URL)
+	a.Boolean("active", v.Active)
+	a.Strs("events", v.EventList)
+	a.Strp("secret", v.Secret)
+	if a.Member("headers") {
+		a.E.B = appendWebhookHeaders(a.E, a.E.B, v.HeaderList)
 	}
 }
 
@@ -876,10 +879,10 @@ type notificationAttributes struct {
 	CreatedAt      timestamp                   `json:"created_at"`
 }
 
-func (v notificationAttributes) writeAttributes(a *attrs) {
-	a.str("event", v.Event)
-	a.str("delivery_status", string(v.DeliveryStatus))
-	a.time("created_at", v.CreatedAt)
+func (v notificationAttributes) WriteAttributes(a *jsonapi.Attrs) {
+	a.Str("event", v.Event)
+	a.Str("delivery_status", string(v.DeliveryStatus))
+	a.Time("created_at", v.CreatedAt)
 }
 
 // notificationAttributesOf is the /v2 attributes of v.
@@ -892,7 +895,7 @@ func notificationAttributesOf(v *model.WebhookNotification) notificationAttribut
 }
 
 // appendTerminalHolds writes v as encoding/json writes []model.TerminalHold.
-func appendTerminalHolds(e *encoder, b []byte, v []model.TerminalHold) []byte {
+func appendTerminalHolds(e *jsonapi.Encoder, b []byte, v []model.TerminalHold) []byte {
 	if v == nil {
 		return append(b, "null"...)
 	}
@@ -902,18 +905,18 @@ func appendTerminalHolds(e *encoder, b []byte, v []model.TerminalHold) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"name":`...)
-		b = appendString(b, x.Name)
+		b = jsonapi.AppendString(b, x.Name)
 		b = append(b, `,"status":`...)
-		b = appendString(b, string(x.Status))
+		b = jsonapi.AppendString(b, string(x.Status))
 		b = append(b, `,"description":`...)
-		b = appendStringp(b, x.Description)
+		b = jsonapi.AppendStringp(b, x.Description)
 		b = append(b, '}')
 	}
 	return append(b, ']')
 }
 
 // appendTerminalFees writes v as encoding/json writes []model.TerminalFee.
-func appendTerminalFees(e *encoder, b []byte, v []model.TerminalFee) []byte {
+func appendTerminalFees(e *jsonapi.Encoder, b []byte, v []model.TerminalFee) []byte {
 	if v == nil {
 		return append(b, "null"...)
 	}
@@ -923,18 +926,18 @@ func appendTerminalFees(e *encoder, b []byte, v []model.TerminalFee) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"type":`...)
-		b = appendString(b, string(x.Type))
+		b = jsonapi.AppendString(b, string(x.Type))
 		b = append(b, `,"amount":`...)
-		b = e.appendFloat(b, x.Amount)
+		b = e.AppendFloat(b, x.Amount)
 		b = append(b, `,"currency_code":`...)
-		b = appendString(b, x.CurrencyCode)
+		b = jsonapi.AppendString(b, x.CurrencyCode)
 		b = append(b, '}')
 	}
 	return append(b, ']')
 }
 
 // appendWebhookHeaders writes v as encoding/json writes []model.WebhookHeader.
-func appendWebhookHeaders(e *encoder, b []byte, v []model.WebhookHeader) []byte {
+func appendWebhookHeaders(e *jsonapi.Encoder, b []byte, v []model.WebhookHeader) []byte {
 	if v == nil {
 		return append(b, "null"...)
 	}
@@ -944,9 +947,9 @@ func appendWebhookHeaders(e *encoder, b []byte, v []model.WebhookHeader) []byte 
 			b = append(b, ',')
 		}
 		b = append(b, `{"name":`...)
-		b = appendString(b, x.Name)
+		b = jsonapi.AppendString(b, x.Name)
 		b = append(b, `,"value":`...)
-		b = appendString(b, x.Value)
+		b = jsonapi.AppendString(b, x.Value)
 		b = append(b, '}')
 	}
 	return append(b, ']')

@@ -3,13 +3,12 @@ package rest
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"net/http"
-	"slices"
 
 	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Parties: an account's customers.
@@ -21,14 +20,14 @@ import (
 // renames it (company_name, the create's rules).
 
 var (
-	partyList = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party), paged: true}
-	partyItem = endpoint{serializer: "V2::PartySerializer", includes: includes(catalog.Party)}
+	partyList = endpoint{Serializer: "V2::PartySerializer", Includes: includes(catalog.Party), Paged: true}
+	partyItem = endpoint{Serializer: "V2::PartySerializer", Includes: includes(catalog.Party)}
 )
 
 func (s *server) listParties(w http.ResponseWriter, r *http.Request) {
 	caller := who(r)
 	serveList(s, w, r, partyList, func(ctx context.Context, p *params) (listPage[*model.Party], error) {
-		pg, err := s.res.Parties(ctx, caller, resolve.PartyQuery{Page: resolve.PageArgs{Page: &p.page}})
+		pg, err := s.res.Parties(ctx, caller, resolve.PartyQuery{Page: resolve.PageArgs{Page: &p.Page}})
 		if err != nil {
 			return listPage[*model.Party]{}, err
 		}
@@ -46,11 +45,11 @@ func (s *server) createParty(w http.ResponseWriter, r *http.Request) {
 	caller := who(r)
 	p, err := parseParams(r, partyItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, model.PartyType)
-	name, invalid := attrs.text("company_name", false)
+	name, invalid := attrs.Text("company_name", false)
 	c := resolve.CreateParty{Invalid: firstErr(bad, invalid)}
 	if name != nil {
 		c.Input.CompanyName = *name
@@ -64,25 +63,20 @@ func (s *server) createParty(w http.ResponseWriter, r *http.Request) {
 // absent.
 func customerOf(rels map[string]json.RawMessage) (*string, error) {
 	raw, ok := rels["customer"]
-	if !ok || isNull(raw) {
+	if !ok || jsonapi.IsNull(raw) {
 		return nil, nil
 	}
-	var rel struct {
-		Data *struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &rel); err != nil {
+	data, ok := jsonapi.ToOneData(raw)
+	if !ok {
 		return nil, model.Errorf(model.EINVALID, "customer must be {\"data\": {\"type\": \"party\", \"id\": …}}").AtPointer("/data/relationships/customer")
 	}
-	if rel.Data == nil {
+	if data == nil {
 		return nil, nil
 	}
-	if rel.Data.Type != model.PartyType || rel.Data.ID == "" {
+	if data.Type != model.PartyType || data.ID == "" {
 		return nil, model.Errorf(model.EINVALID, "customer must name a party: {\"type\": \"party\", \"id\": …}").AtPointer("/data/relationships/customer/data")
 	}
-	return &rel.Data.ID, nil
+	return &data.ID, nil
 }
 
 // updateParty answers PATCH /v2/parties/{id}: company_name, by the
@@ -90,17 +84,12 @@ func customerOf(rels map[string]json.RawMessage) (*string, error) {
 func (s *server) updateParty(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, partyItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, model.PartyType)
-	c := resolve.UpdateParty{ID: r.PathValue("id"), Invalid: bad}
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		if name != "company_name" && c.Invalid == nil {
-			c.Invalid = attrError(name, "%s cannot be changed; a party's editable attribute is company_name", name)
-		}
-	}
-	name, err := attrs.text("company_name", true)
+	c := resolve.UpdateParty{ID: r.PathValue("id"), Invalid: firstErr(bad, attrs.Only("%s cannot be changed; a party's editable attribute is company_name", "company_name"))}
+	name, err := attrs.Text("company_name", true)
 	if c.Invalid == nil {
 		c.Invalid = err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
 )
@@ -15,14 +16,14 @@ import (
 //	GET /v2/metro_areas/{id}
 
 var (
-	shippingLineList = endpoint{serializer: "V2::ShippingLineSerializer", paged: true}
-	shippingLineItem = endpoint{serializer: "V2::ShippingLineSerializer"}
-	metroAreaItem    = endpoint{serializer: "V2::MetroAreaSerializer"}
+	shippingLineList = endpoint{Serializer: "V2::ShippingLineSerializer", Paged: true}
+	shippingLineItem = endpoint{Serializer: "V2::ShippingLineSerializer"}
+	metroAreaItem    = endpoint{Serializer: "V2::MetroAreaSerializer"}
 )
 
 func (s *server) listShippingLines(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, shippingLineList, func(ctx context.Context, p *params) (listPage[*model.ShippingLine], error) {
-		pg, err := s.res.ShippingLines(ctx, who(r), resolve.ShippingLineQuery{Page: resolve.PageArgs{Page: &p.page}, Plan: p.plan})
+		pg, err := s.res.ShippingLines(ctx, who(r), resolve.ShippingLineQuery{Page: resolve.PageArgs{Page: &p.Page}, Plan: p.plan})
 		if err != nil {
 			return listPage[*model.ShippingLine]{}, err
 		}
@@ -38,4 +39,22 @@ func (s *server) getShippingLine(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) getMetroArea(w http.ResponseWriter, r *http.Request) {
 	serveOne(s, w, r, metroAreaItem, (s.res.MetroArea), plain(metroAreaResource))
+}
+
+// GET /v2/ports/{id}, and the port and metro area resources included by
+// shipments and terminals.
+
+var portItem = endpoint{Serializer: "V2::PortSerializer"}
+
+func (s *server) getPort(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, portItem, (s.res.Port), plain(portResource))
+}
+
+// GET /v2/terminals/{id}, and the terminal and rail terminal resources
+// included by shipments and containers.
+
+var terminalItem = endpoint{Serializer: "V2::TerminalSerializer", Includes: includes(catalog.Terminal)}
+
+func (s *server) getTerminal(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, terminalItem, (s.res.Terminal), withIncludes)
 }

@@ -7,6 +7,7 @@ import (
 
 	"shipgraph/catalog"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // builder renders the resources of one response, and the included
@@ -30,7 +31,7 @@ type builder struct {
 	identChunk []Identifier
 	relChunk   Relationships
 
-	// withIncluded is set when the request asked for includes: the
+	// withIncluded is set when the request asked for Includes: the
 	// document then has an included member, [] when nothing was reached.
 	withIncluded bool
 }
@@ -41,7 +42,7 @@ func (s *server) newBuilder(base string, p *params) *builder {
 		base:         base,
 		primary:      map[Identifier]bool{},
 		seen:         map[Identifier]bool{},
-		withIncluded: p != nil && len(p.include) > 0,
+		withIncluded: p != nil && len(p.Include) > 0,
 		fields:       fieldsOf(p),
 	}
 }
@@ -49,13 +50,13 @@ func (s *server) newBuilder(base string, p *params) *builder {
 // setPrimary records the primary data so it is never repeated in included.
 func (b *builder) setPrimary(rs ...*Resource) {
 	for _, r := range rs {
-		b.primary[r.identifier()] = true
+		b.primary[r.Identifier()] = true
 	}
 }
 
 // include adds a resource to included once, unless it is primary data.
 func (b *builder) include(r *Resource) {
-	id := r.identifier()
+	id := r.Identifier()
 	if b.primary[id] || b.seen[id] {
 		return
 	}
@@ -64,7 +65,7 @@ func (b *builder) include(r *Resource) {
 }
 
 // document assembles the top-level document.
-func (b *builder) document(data any, links *Links, meta *Meta) *Document {
+func (b *builder) document(data any, links *jsonapi.Links, meta *jsonapi.Meta) *Document {
 	switch v := data.(type) {
 	case []*Resource:
 		b.sparse(v)
@@ -92,35 +93,21 @@ func (b *builder) sparse(rs []*Resource) {
 		if !ok {
 			continue
 		}
-		if _, ok := r.Attributes.(attributeWriter); ok {
-			r.keep = keep
-		} else if r.Attributes != nil {
-			r.Attributes = sparseAttributes{v: r.Attributes, keep: keep}
-			if len(r.Attributes.(sparseAttributes).members()) == 0 {
-				r.Attributes = nil
-			}
-		}
-		var rels Relationships
-		for _, rel := range r.Relationships {
-			if keep[rel.Name] {
-				rels = append(rels, rel)
-			}
-		}
-		r.Relationships = rels
+		r.Sparse(keep)
 	}
 }
 
 // writeOne answers a document whose data is one resource, with the
 // resource's self link as the document's.
 func (b *builder) writeOne(w http.ResponseWriter, r *http.Request, status int, data *Resource) {
-	writeDocument(w, r, status, b.document(data, &Links{Self: data.Links.Self}, nil))
+	jsonapi.WriteDocument(w, r, status, b.document(data, &jsonapi.Links{Self: data.Links.Self}, nil))
 }
 
 func fieldsOf(p *params) map[string]map[string]bool {
 	if p == nil {
 		return nil
 	}
-	return p.fields
+	return p.Fields
 }
 
 // ---------------------------------------------------------------- relationships
@@ -193,7 +180,7 @@ func (b *builder) linkage(rec any, members []*catalog.Rel) Relationships {
 				list[i] = Identifier{Type: t.Resource.JSONAPI, ID: id}
 			}
 		}
-		rels = append(rels, toMany(rel.JSONAPI, list))
+		rels = append(rels, jsonapi.ToMany(rel.JSONAPI, list))
 	}
 	return rels
 }
@@ -231,7 +218,7 @@ type includeTree map[string]includeTree
 
 func includesOf(p *params) includeTree {
 	t := includeTree{}
-	for path := range p.include {
+	for path := range p.Include {
 		at := t
 		for name := range strings.SplitSeq(path, ".") {
 			next, ok := at[name]

@@ -2,7 +2,10 @@
 
 package rest
 
-import "shipgraph/model"
+import (
+	"shipgraph/model"
+	"shipgraph/rest/jsonapi"
+)
 
 // shipmentResource renders v as a /v2 shipment resource.
 func shipmentResource(b *builder, v *model.Shipment) *Resource {
@@ -11,7 +14,7 @@ func shipmentResource(b *builder, v *model.Shipment) *Resource {
 		Type:          "shipment",
 		Attributes:    shipmentAttributesOf(v),
 		Relationships: b.linkage(v, shipmentShape.members),
-		Links:         &Links{Self: b.base + "/v2/shipments/" + v.ID},
+		Links:         &jsonapi.Links{Self: b.base + "/v2/shipments/" + v.ID},
 	}
 }
 
@@ -22,7 +25,7 @@ func containerResource(b *builder, v *model.Container) *Resource {
 		Type:          "container",
 		Attributes:    containerAttributesOf(v),
 		Relationships: b.linkage(v, containerShape.members),
-		Links:         &Links{Self: b.base + "/v2/containers/" + v.ID},
+		Links:         &jsonapi.Links{Self: b.base + "/v2/containers/" + v.ID},
 	}
 }
 
@@ -34,7 +37,7 @@ func documentResource(b *builder, v *model.Document) *Resource {
 		Type:          "document",
 		Attributes:    documentAttributesOf(v),
 		Relationships: b.linkage(v, documentShape.members),
-		Links:         &Links{Self: self, Download: self + "/download_url"},
+		Links:         &jsonapi.Links{Self: self, Download: self + "/download_url"},
 	}
 }
 
@@ -45,7 +48,7 @@ func trackingRequestResource(b *builder, v *model.TrackingRequest) *Resource {
 		Type:          "tracking_request",
 		Attributes:    trackingRequestAttributesOf(v),
 		Relationships: b.linkage(v, trackingRequestShape.members),
-		Links:         &Links{Self: b.base + "/v2/tracking_requests/" + v.ID},
+		Links:         &jsonapi.Links{Self: b.base + "/v2/tracking_requests/" + v.ID},
 	}
 }
 
@@ -73,7 +76,7 @@ func partyResource(b *builder, v *model.Party) *Resource {
 		ID:         v.ID,
 		Type:       "party",
 		Attributes: partyAttributesOf(v),
-		Links:      &Links{Self: b.base + "/v2/parties/" + v.ID},
+		Links:      &jsonapi.Links{Self: b.base + "/v2/parties/" + v.ID},
 	}
 }
 
@@ -83,7 +86,7 @@ func portResource(b *builder, v *model.Port) *Resource {
 		ID:         v.ID,
 		Type:       "port",
 		Attributes: portAttributesOf(v),
-		Links:      &Links{Self: b.base + "/v2/ports/" + v.ID},
+		Links:      &jsonapi.Links{Self: b.base + "/v2/ports/" + v.ID},
 	}
 }
 
@@ -93,7 +96,7 @@ func metroAreaResource(b *builder, v *model.MetroArea) *Resource {
 		ID:         v.ID,
 		Type:       "metro_area",
 		Attributes: metroAreaAttributesOf(v),
-		Links:      &Links{Self: b.base + "/v2/metro_areas/" + v.ID},
+		Links:      &jsonapi.Links{Self: b.base + "/v2/metro_areas/" + v.ID},
 	}
 }
 
@@ -104,7 +107,7 @@ func terminalResource(b *builder, v *model.Terminal) *Resource {
 		Type:          "terminal",
 		Attributes:    terminalAttributesOf(v),
 		Relationships: b.linkage(v, terminalShape.members),
-		Links:         &Links{Self: b.base + "/v2/terminals/" + v.ID},
+		Links:         &jsonapi.Links{Self: b.base + "/v2/terminals/" + v.ID},
 	}
 }
 
@@ -124,7 +127,7 @@ func shippingLineResource(b *builder, v *model.ShippingLine) *Resource {
 		ID:         v.ID,
 		Type:       "shipping_line",
 		Attributes: shippingLineAttributesOf(v),
-		Links:      &Links{Self: b.base + "/v2/shipping_lines/" + v.ID},
+		Links:      &jsonapi.Links{Self: b.base + "/v2/shipping_lines/" + v.ID},
 	}
 }
 
@@ -143,7 +146,7 @@ func optionResource(b *builder, v *model.CustomFieldOption) *Resource {
 		ID:         v.ID,
 		Type:       "custom_field_option",
 		Attributes: optionAttributesOf(v),
-		Links:      &Links{Self: b.base + "/v2/custom_field_definitions/" + v.DefinitionID + "/options/" + v.ID},
+		Links:      &jsonapi.Links{Self: b.base + "/v2/custom_field_definitions/" + v.DefinitionID + "/options/" + v.ID},
 	}
 }
 
@@ -153,7 +156,7 @@ func definitionResource(b *builder, v *model.CustomFieldDefinition) *Resource {
 		ID:         v.ID,
 		Type:       "custom_field_definition",
 		Attributes: definitionAttributesOf(v),
-		Links:      &Links{Self: b.base + "/v2/custom_field_definitions/" + v.ID},
+		Links:      &jsonapi.Links{Self: b.base + "/v2/custom_field_definitions/" + v.ID},
 	}
 }
 
@@ -163,7 +166,7 @@ func vesselResource(b *builder, v *model.Vessel) *Resource {
 		ID:         v.ID,
 		Type:       "vessel",
 		Attributes: vesselAttributesOf(v),
-		Links:      &Links{Self: b.base + "/v2/vessels/" + v.ID},
+		Links:      &jsonapi.Links{Self: b.base + "/v2/vessels/" + v.ID},
 	}
 }
 
@@ -173,7 +176,7 @@ func webhookResource(b *builder, v *model.Webhook) *Resource {
 		ID:         v.ID,
 		Type:       "webhook",
 		Attributes: webhookAttributesOf(v),
-		Links:      &Links{Self: b.base + "/v2/webhooks/" + v.ID},
+		Links:      &jsonapi.Links{Self: b.base + "/v2/webhooks/" + v.ID},
 	}
 }
 
@@ -184,6 +187,6 @@ func notificationResource(b *builder, v *model.WebhookNotification) *Resource {
 		Type:          "webhook_notification",
 		Attributes:    notificationAttributesOf(v),
 		Relationships: b.linkage(v, notificationShape.members),
-		Links:         &Links{Self: b.base + "/v2/webhook_notifications/" + v.ID},
+		Links:         &jsonapi.Links{Self: b.base + "/v2/webhook_notifications/" + v.ID},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"shipgraph/model"
+	"shipgraph/rest/jsonapi"
 )
 
 // The route of a container (GET /v2/containers/{id}/route, which the
@@ -27,7 +28,7 @@ func (s *server) containerRoute(w http.ResponseWriter, r *http.Request) {
 		route, err = s.res.ContainerRoute(r.Context(), who(r), r.PathValue("id"))
 	}
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), p)
@@ -38,16 +39,16 @@ func (s *server) containerRoute(w http.ResponseWriter, r *http.Request) {
 	}
 	data := &Resource{ID: route.ID, Type: model.RouteType,
 		Attributes:    routeAttributesOf(route),
-		Relationships: Relationships{toMany("route_locations", ids)},
-		Links:         &Links{Self: b.base + r.URL.Path}}
+		Relationships: Relationships{jsonapi.ToMany("route_locations", ids)},
+		Links:         &jsonapi.Links{Self: b.base + r.URL.Path}}
 	b.setPrimary(data)
 	for _, l := range route.Locations {
 		b.include(&Resource{ID: l.ID, Type: model.RouteLocationType,
 			Attributes: routeLocationAttributesOf(l),
 			Relationships: Relationships{
-				toOne("location", "port", &l.Port.ID),
-				toOne("inbound_vessel", model.VesselType, vesselID(l.InboundVessel)),
-				toOne("outbound_vessel", model.VesselType, vesselID(l.OutboundVessel)),
+				jsonapi.ToOne("location", "port", &l.Port.ID),
+				jsonapi.ToOne("inbound_vessel", model.VesselType, vesselID(l.InboundVessel)),
+				jsonapi.ToOne("outbound_vessel", model.VesselType, vesselID(l.OutboundVessel)),
 			}})
 	}
 	for _, l := range route.Locations {
@@ -68,12 +69,12 @@ func (s *server) containerRoute(w http.ResponseWriter, r *http.Request) {
 // document).
 func (s *server) containerMap(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r, mapItem); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	fc, err := s.res.ContainerMap(r.Context(), who(r), r.PathValue("id"))
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, fc)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"shipgraph/model"
+	"shipgraph/rest/jsonapi"
 )
 
 // GET /v2/search (the OpenAPI's searchAll): one ranked
@@ -12,7 +13,7 @@ import (
 // attributes}]}, application/json, no links or meta. resolve.Search holds
 // the rules; the query parameter is required (400 without it).
 
-var searchEndpoint = endpoint{serializer: "V2::SearchSerializer", filters: []string{"query"}}
+var searchEndpoint = endpoint{Serializer: "V2::SearchSerializer", Filters: []string{"query"}}
 
 type searchResource struct {
 	ID         string           `json:"id"`
@@ -24,10 +25,10 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, searchEndpoint)
 	var found []*model.SearchResult
 	if err == nil {
-		found, err = s.res.Search(r.Context(), who(r), p.filter("query"))
+		found, err = s.res.Search(r.Context(), who(r), p.Filter("query"))
 	}
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	data := make([]searchResource, len(found))

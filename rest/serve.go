@@ -6,6 +6,7 @@ import (
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // The steps the handlers share: parse the query string, read through the
@@ -62,13 +63,13 @@ func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpo
 	ctx := r.Context()
 	p, err := parseParams(r, e)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	p.plan = planOf(primaryShape[T](), p)
 	pg, err := read(ctx, p)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), p)
@@ -79,10 +80,10 @@ func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpo
 		n, err = pg.count(ctx)
 	}
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
-	writeDocument(w, r, http.StatusOK, b.document(data, pageLinks(b.base, r, p, n, pg.hasNext, pg.hasPrev, pg.start, pg.end), &Meta{Size: p.page.Size, Total: n}))
+	jsonapi.WriteDocument(w, r, http.StatusOK, b.document(data, jsonapi.PageLinks(b.base, r, p.Query, n, pg.hasNext, pg.hasPrev, pg.start, pg.end), &jsonapi.Meta{Size: p.Page.Size, Total: n}))
 }
 
 // serveOne answers GET of one record: get reads it by the {id} of the
@@ -92,7 +93,7 @@ func serveList[T any](s *server, w http.ResponseWriter, r *http.Request, e endpo
 func serveOne[T any](s *server, w http.ResponseWriter, r *http.Request, e endpoint, get func(context.Context, *model.Principal, string, *resolve.Plan) (*T, error), render renderer[*T]) {
 	p, err := parseParams(r, e)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	p.plan = planOf(primaryShape[*T](), p)
@@ -133,13 +134,13 @@ func serveCreated[T any](s *server, w http.ResponseWriter, r *http.Request, p *p
 
 func answerRecord[T any](s *server, w http.ResponseWriter, r *http.Request, p *params, v *T, err error, render renderer[*T], status int) {
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), p)
 	data, err := render(b, r.Context(), []*T{v}, p)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	if status == http.StatusCreated {
@@ -152,11 +153,11 @@ func answerRecord[T any](s *server, w http.ResponseWriter, r *http.Request, p *p
 // links: it is gone), or err.
 func serveDeleted[T any](s *server, w http.ResponseWriter, r *http.Request, v *T, err error, render func(*builder, *T) *Resource) {
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(render(b, v), nil, nil))
+	jsonapi.WriteDocument(w, r, http.StatusOK, b.document(render(b, v), nil, nil))
 }
 
 // writeBody reads a write's body, whose attributes it returns; typ is the
@@ -164,8 +165,8 @@ func serveDeleted[T any](s *server, w http.ResponseWriter, r *http.Request, v *T
 // the resolver layer answers it after the key's role (a viewer's 403 comes
 // first) and before looking the target up; a handler hands it over as the
 // command's Invalid, ahead of the attributes' own errors.
-func writeBody(r *http.Request, typ string) (attributes, error) {
-	attrs, err := readAttributes(r, typ)
+func writeBody(r *http.Request, typ string) (jsonapi.Attributes, error) {
+	attrs, err := jsonapi.ReadAttributes(r, typ)
 	return attrs, resolve.Malformed(err)
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Data sync destinations (docs/datasync.md), a Shipgraph extension outside
@@ -71,27 +72,27 @@ func syncDestinationResource(b *builder, d *model.SyncDestination) *Resource {
 		}
 		a.Status = append(a.Status, j)
 	}
-	return &Resource{ID: d.ID, Type: "sync_destination", Attributes: a, Links: &Links{Self: b.base + "/v2/sync_destinations/" + d.ID}}
+	return &Resource{ID: d.ID, Type: "sync_destination", Attributes: a, Links: &jsonapi.Links{Self: b.base + "/v2/sync_destinations/" + d.ID}}
 }
 
 // writeSyncDestination answers d (with its Location when created), or
 // err.
 func (s *server) writeSyncDestination(w http.ResponseWriter, r *http.Request, status int, d *model.SyncDestination, err error) {
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	data := syncDestinationResource(s.newBuilder(s.baseURL(r), nil), d)
 	if status == http.StatusCreated {
 		w.Header().Set("Location", data.Links.Self)
 	}
-	writeDocument(w, r, status, &Document{Data: data})
+	jsonapi.WriteDocument(w, r, status, &Document{Data: data})
 }
 
 func (s *server) listSyncDestinations(w http.ResponseWriter, r *http.Request) {
 	ds, err := s.res.SyncDestinations(r.Context(), who(r))
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
@@ -99,7 +100,7 @@ func (s *server) listSyncDestinations(w http.ResponseWriter, r *http.Request) {
 	for i, d := range ds {
 		data[i] = syncDestinationResource(b, d)
 	}
-	writeDocument(w, r, http.StatusOK, &Document{Data: data})
+	jsonapi.WriteDocument(w, r, http.StatusOK, &Document{Data: data})
 }
 
 func (s *server) getSyncDestination(w http.ResponseWriter, r *http.Request) {
@@ -108,24 +109,18 @@ func (s *server) getSyncDestination(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) createSyncDestination(w http.ResponseWriter, r *http.Request) {
-	attrs, err := readAttributes(r, "sync_destination")
+	attrs, err := jsonapi.ReadAttributes(r, "sync_destination")
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	var in model.SyncDestinationInput
-	for name, dst := range map[string]*string{"name": &in.Name, "kind": &in.Kind, "url": &in.URL} {
-		v, err := attrs.text(name, name != "name")
-		if err != nil {
-			WriteError(w, r, err)
-			return
-		}
-		if v != nil {
-			*dst = *v
-		}
+	if err := attrs.Read(jsonapi.Str("name", false, &in.Name), jsonapi.Str("kind", true, &in.Kind), jsonapi.Str("url", true, &in.URL)); err != nil {
+		jsonapi.WriteError(w, r, err)
+		return
 	}
-	if in.Tables, _, err = attrs.stringList("tables"); err != nil {
-		WriteError(w, r, err)
+	if in.Tables, _, err = attrs.StringList("tables"); err != nil {
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	d, err := s.res.CreateSyncDestination(r.Context(), who(r), in)
@@ -141,7 +136,7 @@ func (s *server) actOnSyncDestination(a resolve.SyncDestinationAction) http.Hand
 
 func (s *server) deleteSyncDestination(w http.ResponseWriter, r *http.Request) {
 	if err := s.res.DeleteSyncDestination(r.Context(), who(r), r.PathValue("id")); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -12,6 +12,7 @@ import (
 	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Tracking requests, records of their own since migration 00013:
@@ -30,16 +31,16 @@ import (
 var (
 	trackingRequestIncludes = includes(catalog.TrackingRequest)
 	trackingRequestList     = endpoint{
-		serializer: "V2::TrackingRequestSerializer",
-		includes:   trackingRequestIncludes,
-		sorts:      []string{"created_at", "updated_at"},
-		filters: []string{"q", "filter[status]", "filter[request_type]", "filter[scac]", "filter[request_number]", "filter[tags]",
+		Serializer: "V2::TrackingRequestSerializer",
+		Includes:   trackingRequestIncludes,
+		Sorts:      []string{"created_at", "updated_at"},
+		Filters: []string{"q", "filter[status]", "filter[request_type]", "filter[scac]", "filter[request_number]", "filter[tags]",
 			"filter[created_at][start]", "filter[created_at][end]", "filter[updated_at][start]", "filter[updated_at][end]"},
-		paged:   true,
-		cursors: true,
+		Paged:   true,
+		Cursors: true,
 	}
-	trackingRequestItem = endpoint{serializer: "V2::TrackingRequestSerializer", includes: trackingRequestIncludes}
-	inferNumberItem     = endpoint{serializer: "V2::InferNumberSerializer"}
+	trackingRequestItem = endpoint{Serializer: "V2::TrackingRequestSerializer", Includes: trackingRequestIncludes}
+	inferNumberItem     = endpoint{Serializer: "V2::InferNumberSerializer"}
 )
 
 // trackingRequestEditable are the attributes PATCH may set; any other is a
@@ -54,9 +55,9 @@ func (s *server) listTrackingRequests(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return listPage[*model.TrackingRequest]{}, err
 		}
-		pg, err := s.res.TrackingRequests(ctx, who(r), resolve.TrackingRequestQuery{Filter: filter, Order: p.sortOrder(), Page: p.pageArgs(), Plan: p.plan})
+		pg, err := s.res.TrackingRequests(ctx, who(r), resolve.TrackingRequestQuery{Filter: filter, Order: p.Order(), Page: p.pageArgs(), Plan: p.plan})
 		if err != nil {
-			return listPage[*model.TrackingRequest]{}, atParameter(p.cursorError(err), trackingRequestParams)
+			return listPage[*model.TrackingRequest]{}, jsonapi.AtParameter(p.CursorError(err), trackingRequestParams)
 		}
 		return fromPage(pg, func(ctx context.Context) (int, error) { return s.res.CountTrackingRequests(ctx, who(r), filter) }), nil
 	}, withIncludes)
@@ -69,14 +70,14 @@ var trackingRequestParams = map[string]string{"statuses": "filter[status]", "req
 // trackingRequestFilter reads the list's filters; the resolver layer
 // checks them.
 func trackingRequestFilter(p *params) (f model.TrackingRequestFilter, err error) {
-	for _, v := range p.listFilter("filter[status]") {
+	for _, v := range p.ListFilter("filter[status]") {
 		f.Statuses = append(f.Statuses, model.TrackingRequestStatus(v))
 	}
-	f.RequestTypes = p.listFilter("filter[request_type]")
-	f.Scacs = p.listFilter("filter[scac]")
-	f.RequestNumber = p.filter("filter[request_number]")
-	f.Search = p.filter("q")
-	f.Tags = p.listFilter("filter[tags]")
+	f.RequestTypes = p.ListFilter("filter[request_type]")
+	f.Scacs = p.ListFilter("filter[scac]")
+	f.RequestNumber = p.Filter("filter[request_number]")
+	f.Search = p.Filter("q")
+	f.Tags = p.ListFilter("filter[tags]")
 	for _, t := range []struct {
 		name string
 		to   **time.Time
@@ -84,25 +85,11 @@ func trackingRequestFilter(p *params) (f model.TrackingRequestFilter, err error)
 		{"filter[created_at][start]", &f.CreatedFrom}, {"filter[created_at][end]", &f.CreatedTo},
 		{"filter[updated_at][start]", &f.UpdatedFrom}, {"filter[updated_at][end]", &f.UpdatedTo},
 	} {
-		if *t.to, err = timeFilter(p, t.name); err != nil {
+		if *t.to, err = p.TimeFilter(t.name); err != nil {
 			return f, err
 		}
 	}
 	return f, nil
-}
-
-// timeFilter parses an ISO 8601 timestamp filter; absent or empty is nil.
-func timeFilter(p *params, name string) (*time.Time, error) {
-	v := p.filter(name)
-	if v == "" {
-		return nil, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return &t, nil
-		}
-	}
-	return nil, badParam(name, "%s must be an ISO 8601 timestamp (2020-04-28T22:59:15Z) or date, not %q", name, v)
 }
 
 func (s *server) getTrackingRequest(w http.ResponseWriter, r *http.Request) {
@@ -112,10 +99,10 @@ func (s *server) getTrackingRequest(w http.ResponseWriter, r *http.Request) {
 func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, trackingRequestItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
-	attrs, rels, bad := readResource(r, model.TrackingRequestType)
+	attrs, rels, bad := jsonapi.ReadResource(r, model.TrackingRequestType)
 	in, invalid := trackingRequestInput(attrs)
 	if customer, err := customerOf(rels); err != nil {
 		if invalid == nil {
@@ -131,7 +118,7 @@ func (s *server) createTrackingRequest(w http.ResponseWriter, r *http.Request) {
 func (s *server) updateTrackingRequest(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, trackingRequestItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, model.TrackingRequestType)
@@ -144,40 +131,18 @@ func (s *server) updateTrackingRequest(w http.ResponseWriter, r *http.Request) {
 
 // trackingRequestInput reads the attributes of a POST. shipment_tags (the
 // OpenAPI document's name) and tags are the same list.
-func trackingRequestInput(attrs attributes) (in model.TrackingRequestInput, err error) {
-	text := func(name string) (string, error) {
-		v, err := attrs.text(name, false)
-		if err != nil || v == nil {
-			return "", err
-		}
-		return *v, nil
-	}
-	if in.RequestType, err = text("request_type"); err != nil {
-		return in, err
-	}
-	if in.RequestNumber, err = text("request_number"); err != nil {
-		return in, err
-	}
-	if in.Scac, err = text("scac"); err != nil {
-		return in, err
-	}
-	auto, err := attrs.boolean("auto_detect_vocc_scac")
-	if err != nil {
-		return in, err
-	}
+func trackingRequestInput(attrs jsonapi.Attributes) (in model.TrackingRequestInput, err error) {
+	var auto *bool
+	err = attrs.Read(jsonapi.Str("request_type", false, &in.RequestType), jsonapi.Str("request_number", false, &in.RequestNumber),
+		jsonapi.Str("scac", false, &in.Scac), jsonapi.BoolP("auto_detect_vocc_scac", &auto),
+		jsonapi.Strings("ref_numbers", &in.RefNumbers), jsonapi.Strings("shipment_tags", &in.Tags))
 	in.AutoDetectScac = auto != nil && *auto
-	if in.RefNumbers, _, err = attrs.stringList("ref_numbers"); err != nil {
-		return in, err
+	if _, ok := attrs["tags"]; ok && err == nil {
+		in.Tags, _, err = attrs.StringList("tags")
 	}
-	if in.Tags, _, err = attrs.stringList("shipment_tags"); err != nil {
-		return in, err
+	if err == nil {
+		in.InitialCustomFields, err = initialCustomFields(attrs["initial_custom_fields"])
 	}
-	if _, ok := attrs["tags"]; ok {
-		if in.Tags, _, err = attrs.stringList("tags"); err != nil {
-			return in, err
-		}
-	}
-	in.InitialCustomFields, err = initialCustomFields(attrs["initial_custom_fields"])
 	return in, err
 }
 
@@ -187,12 +152,12 @@ func trackingRequestInput(attrs attributes) (in model.TrackingRequestInput, err 
 // values). Absent or null: none.
 func initialCustomFields(raw json.RawMessage) (*model.InitialCustomFieldsInput, error) {
 	const name = "initial_custom_fields"
-	if raw == nil || isNull(raw) {
+	if raw == nil || jsonapi.IsNull(raw) {
 		return nil, nil
 	}
 	var parts map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return nil, attrError(name, "initial_custom_fields must be an object with shipment and containers lists")
+		return nil, jsonapi.AttrError(name, "initial_custom_fields must be an object with shipment and containers lists")
 	}
 	out := &model.InitialCustomFieldsInput{}
 	for _, member := range slices.Sorted(maps.Keys(parts)) {
@@ -203,20 +168,20 @@ func initialCustomFields(raw json.RawMessage) (*model.InitialCustomFieldsInput, 
 		case "containers":
 			list = &out.Containers
 		default:
-			return nil, attrError(name+"/"+member, "initial_custom_fields takes shipment and containers, not %s", member)
+			return nil, jsonapi.AttrError(name+"/"+member, "initial_custom_fields takes shipment and containers, not %s", member)
 		}
-		if isNull(parts[member]) {
+		if jsonapi.IsNull(parts[member]) {
 			continue
 		}
 		var items []json.RawMessage
 		if err := json.Unmarshal(parts[member], &items); err != nil {
-			return nil, attrError(name+"/"+member, "%s must be a list of {api_slug, value} objects", member)
+			return nil, jsonapi.AttrError(name+"/"+member, "%s must be a list of {api_slug, value} objects", member)
 		}
 		for i, item := range items {
 			at := fmt.Sprintf("%s/%s/%d", name, member, i)
 			var f map[string]json.RawMessage
 			if err := json.Unmarshal(item, &f); err != nil || f == nil {
-				return nil, attrError(at, "each initial custom field is an object with api_slug and value")
+				return nil, jsonapi.AttrError(at, "each initial custom field is an object with api_slug and value")
 			}
 			it := &model.InitialCustomFieldInput{Value: model.JSON(f["value"])}
 			for _, k := range slices.Sorted(maps.Keys(f)) {
@@ -226,10 +191,10 @@ func initialCustomFields(raw json.RawMessage) (*model.InitialCustomFieldsInput, 
 					continue
 				case "api_slug", "number":
 					if err := json.Unmarshal(f[k], &s); err != nil {
-						return nil, attrError(at+"/"+k, "%s must be a string", k)
+						return nil, jsonapi.AttrError(at+"/"+k, "%s must be a string", k)
 					}
 				default:
-					return nil, attrError(at+"/"+k, "an initial custom field has api_slug, value and (for containers) number, not %s", k)
+					return nil, jsonapi.AttrError(at+"/"+k, "an initial custom field has api_slug, value and (for containers) number, not %s", k)
 				}
 				if k == "number" {
 					it.Number = s
@@ -245,16 +210,14 @@ func initialCustomFields(raw json.RawMessage) (*model.InitialCustomFieldsInput, 
 
 // trackingRequestPatch reads ref_number (one), ref_numbers and tags: lists
 // of strings, or null to clear them.
-func trackingRequestPatch(attrs attributes) (p model.TrackingRequestPatch, err error) {
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		if !slices.Contains(trackingRequestEditable, name) {
-			return p, attrError(name, "%s cannot be changed; a tracking request's editable attributes are ref_numbers (or ref_number) and tags", name)
-		}
+func trackingRequestPatch(attrs jsonapi.Attributes) (p model.TrackingRequestPatch, err error) {
+	if err := attrs.Only("%s cannot be changed; a tracking request's editable attributes are ref_numbers (or ref_number) and tags", trackingRequestEditable...); err != nil {
+		return p, err
 	}
 	if raw, ok := attrs["ref_number"]; ok {
 		var v *string
 		if json.Unmarshal(raw, &v) != nil {
-			return p, attrError("ref_number", "ref_number must be a string or null")
+			return p, jsonapi.AttrError("ref_number", "ref_number must be a string or null")
 		}
 		refs := []string{}
 		if v != nil {
@@ -263,11 +226,11 @@ func trackingRequestPatch(attrs attributes) (p model.TrackingRequestPatch, err e
 		p.RefNumbers = model.Given(refs)
 	}
 	if _, ok := attrs["ref_numbers"]; ok {
-		if p.RefNumbers, err = attrs.optionalList("ref_numbers"); err != nil {
+		if p.RefNumbers, err = attrs.OptionalList("ref_numbers"); err != nil {
 			return p, err
 		}
 	}
-	p.Tags, err = attrs.optionalList("tags")
+	p.Tags, err = attrs.OptionalList("tags")
 	return p, err
 }
 
@@ -277,7 +240,7 @@ func trackingRequestPatch(attrs attributes) (p model.TrackingRequestPatch, err e
 // {"number": "…"} (or the JSON:API shape with data.attributes.number).
 func (s *server) inferNumber(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r, inferNumberItem); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	var body struct {
@@ -289,7 +252,7 @@ func (s *server) inferNumber(w http.ResponseWriter, r *http.Request) {
 		} `json:"data"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		WriteError(w, r, statusErrorf(http.StatusBadRequest, "the body must be a JSON object with a number: {\"number\": \"WHLU1234560\"}"))
+		jsonapi.WriteError(w, r, jsonapi.StatusErrorf(http.StatusBadRequest, "the body must be a JSON object with a number: {\"number\": \"WHLU1234560\"}"))
 		return
 	}
 	number := body.Number
@@ -297,7 +260,7 @@ func (s *server) inferNumber(w http.ResponseWriter, r *http.Request) {
 		number = body.Data.Attributes.Number
 	}
 	if number == nil {
-		WriteError(w, r, model.Errorf(model.EINVALID, "number can't be blank").AtPointer("/number"))
+		jsonapi.WriteError(w, r, model.Errorf(model.EINVALID, "number can't be blank").AtPointer("/number"))
 		return
 	}
 	res, err := s.res.InferTrackingNumber(r.Context(), who(r), *number)
@@ -308,10 +271,10 @@ func (s *server) inferNumber(w http.ResponseWriter, r *http.Request) {
 		err = c.AtPointer("/number")
 	}
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
-	writeDocument(w, r, http.StatusOK, &Document{Data: &Resource{ID: "req_" + res.Number, Type: "infer_number_results", Attributes: inferAttributes(res)}})
+	jsonapi.WriteDocument(w, r, http.StatusOK, &Document{Data: &Resource{ID: "req_" + res.Number, Type: "infer_number_results", Attributes: inferAttributes(res)}})
 }
 
 // inferNumberAttributes are infer_number's answer: the decision and the

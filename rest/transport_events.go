@@ -10,6 +10,7 @@ import (
 	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // The journey of a container (its transport events, raw events, route and
@@ -17,15 +18,15 @@ import (
 // the resolver layer: another account's container is 404.
 
 var (
-	transportEventList = endpoint{serializer: "V2::TransportEventSerializer", includes: includes(catalog.TransportEvent), paged: true}
-	rawEventList       = endpoint{serializer: "V2::RawEventSerializer", includes: includes(catalog.RawEvent)}
+	transportEventList = endpoint{Serializer: "V2::TransportEventSerializer", Includes: includes(catalog.TransportEvent), Paged: true}
+	rawEventList       = endpoint{Serializer: "V2::RawEventSerializer", Includes: includes(catalog.RawEvent)}
 	// The route's document always includes its calls, ports and vessels;
 	// the include names the SDK sends are accepted.
-	routeItem  = endpoint{serializer: "V2::RouteSerializer", includes: map[string]string{"port": "port", "vessel": "vessel", "route_location": "route_location", "route_locations": "route_location"}}
-	mapItem    = endpoint{serializer: "V2::MapSerializer"}
-	vesselItem = endpoint{serializer: "V2::VesselSerializer", filters: []string{"show_positions[from_timestamp]", "show_positions[to_timestamp]"}}
-	futureItem = endpoint{serializer: "V2::VesselSerializer", filters: []string{"port_id", "previous_port_id"}}
-	futureAt   = endpoint{serializer: "V2::VesselSerializer", filters: []string{"port_id", "previous_port_id", "latitude", "longitude"}}
+	routeItem  = endpoint{Serializer: "V2::RouteSerializer", Includes: map[string]string{"port": "port", "vessel": "vessel", "route_location": "route_location", "route_locations": "route_location"}}
+	mapItem    = endpoint{Serializer: "V2::MapSerializer"}
+	vesselItem = endpoint{Serializer: "V2::VesselSerializer", Filters: []string{"show_positions[from_timestamp]", "show_positions[to_timestamp]"}}
+	futureItem = endpoint{Serializer: "V2::VesselSerializer", Filters: []string{"port_id", "previous_port_id"}}
+	futureAt   = endpoint{Serializer: "V2::VesselSerializer", Filters: []string{"port_id", "previous_port_id", "latitude", "longitude"}}
 )
 
 func (s *server) containerTransportEvents(w http.ResponseWriter, r *http.Request) {
@@ -34,8 +35,8 @@ func (s *server) containerTransportEvents(w http.ResponseWriter, r *http.Request
 		if err != nil {
 			return listPage[*model.TransportEvent]{}, err
 		}
-		pg := memoryPage(all, p.page)
-		pg.hasPrev = p.page.Number > 1 && len(all) > 0 // a container's events are few: read whole, paged here
+		pg := memoryPage(all, p.Page)
+		pg.hasPrev = p.Page.Number > 1 && len(all) > 0 // a container's events are few: read whole, paged here
 		return pg, nil
 	}, withIncludes)
 }
@@ -53,10 +54,10 @@ func (s *server) containerRawEvents(w http.ResponseWriter, r *http.Request) {
 		data, err = renderAll(b, ctx, es, p, rawEventShape)
 	}
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
-	writeDocument(w, r, http.StatusOK, b.document(data, &Links{Self: b.base + r.URL.Path}, nil))
+	jsonapi.WriteDocument(w, r, http.StatusOK, b.document(data, &jsonapi.Links{Self: b.base + r.URL.Path}, nil))
 }
 
 // transportEventAttributes are a transport event record's attributes, in
@@ -151,39 +152,39 @@ func (s *server) serveFuturePositions(w http.ResponseWriter, r *http.Request, e 
 	ctx := r.Context()
 	p, err := parseParams(r, e)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
-	q := resolve.FuturePositionsQuery{VesselID: r.PathValue("id"), PortID: model.NormalizeID(p.filters["port_id"])}
+	q := resolve.FuturePositionsQuery{VesselID: r.PathValue("id"), PortID: model.NormalizeID(p.Filters["port_id"])}
 	if withCoords {
 		lat, err1 := coordinate(p, "latitude", 90)
 		lon, err2 := coordinate(p, "longitude", 180)
 		if err = firstErr(err1, err2); err != nil {
-			WriteError(w, r, err)
+			jsonapi.WriteError(w, r, err)
 			return
 		}
 		q.Latitude, q.Longitude = &lat, &lon
 	}
 	v, positions, err := s.res.VesselFuturePositions(ctx, who(r), q)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), p)
 	res := &Resource{ID: v.ID, Type: model.VesselType,
 		Attributes: vesselPositionsAttributes{vesselAttributes: vesselAttributesOf(v), Positions: positionsJSON(positions)}}
-	writeDocument(w, r, http.StatusOK, &Document{Data: res, Links: &Links{Self: b.base + r.URL.Path}})
+	jsonapi.WriteDocument(w, r, http.StatusOK, &Document{Data: res, Links: &jsonapi.Links{Self: b.base + r.URL.Path}})
 }
 
 // coordinate is the required parameter name, a number within ±limit.
 func coordinate(p *params, name string, limit float64) (float64, error) {
-	v, ok := p.filters[name]
+	v, ok := p.Filters[name]
 	if !ok || v == "" {
-		return 0, badParam(name, "%s is required", name)
+		return 0, jsonapi.BadParam(name, "%s is required", name)
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || f < -limit || f > limit || f != f {
-		return 0, badParam(name, "%s must be a number between -%g and %g", name, limit, limit)
+		return 0, jsonapi.BadParam(name, "%s must be a number between -%g and %g", name, limit, limit)
 	}
 	return f, nil
 }

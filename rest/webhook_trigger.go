@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // triggerEndpoint is POST /v2/webhooks/trigger's: no query parameters.
-var triggerEndpoint = endpoint{serializer: "V2::WebhookTriggerSerializer"}
+var triggerEndpoint = endpoint{Serializer: "V2::WebhookTriggerSerializer"}
 
 // triggerWebhook answers POST /v2/webhooks/trigger: the example payload of
 // an event (as GET /v2/webhook_notifications/examples shows it) sent once
@@ -21,19 +22,19 @@ var triggerEndpoint = endpoint{serializer: "V2::WebhookTriggerSerializer"}
 // (429 with Retry-After beyond). Nothing is stored.
 func (s *server) triggerWebhook(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r, triggerEndpoint); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	// The body's errors are the command's Invalid: the resolver layer
 	// answers the role's 403 first.
 	var c resolve.TriggerWebhook
-	attrs, err := readAttributes(r, "webhook_trigger")
+	attrs, err := jsonapi.ReadAttributes(r, "webhook_trigger")
 	if err != nil {
 		c.Invalid = err
 	} else {
-		u, errURL := attrs.text("url", true)
-		e, errEvent := attrs.text("event", true)
-		sec, errSecret := attrs.text("secret", false)
+		u, errURL := attrs.Text("url", true)
+		e, errEvent := attrs.Text("event", true)
+		sec, errSecret := attrs.Text("secret", false)
 		c.URL, c.Event, c.Secret = deref(u), deref(e), deref(sec)
 		c.Invalid = firstErr(errURL, errEvent, errSecret)
 	}
@@ -45,12 +46,12 @@ func (s *server) triggerWebhook(w http.ResponseWriter, r *http.Request) {
 		if wait > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 		}
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	b, err := json.Marshal(trial)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -69,7 +70,7 @@ func (s *server) examplePayload(r *http.Request, event string) []byte {
 	b.withIncluded = true
 	res, ref := exampleNotification(b, examples[0])
 	b.include(ref)
-	out, err := b.document(res, nil, nil).appendJSON(nil)
+	out, err := b.document(res, nil, nil).AppendJSON(nil)
 	if err != nil {
 		return nil
 	}

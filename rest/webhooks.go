@@ -9,6 +9,7 @@ import (
 	"shipgraph/catalog"
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // Webhooks (docs/webhooks.md):
@@ -29,13 +30,13 @@ import (
 // OpenAPI document, filter[webhook_id] and filter[delivery_status].
 
 var (
-	webhookList          = endpoint{serializer: "V2::WebhookSerializer", paged: true}
-	webhookItem          = endpoint{serializer: "V2::WebhookSerializer"}
-	webhookEventList     = endpoint{serializer: "V2::WebhookEventCategorySerializer"}
+	webhookList          = endpoint{Serializer: "V2::WebhookSerializer", Paged: true}
+	webhookItem          = endpoint{Serializer: "V2::WebhookSerializer"}
+	webhookEventList     = endpoint{Serializer: "V2::WebhookEventCategorySerializer"}
 	notificationIncludes = includes(catalog.WebhookNotification)
-	notificationList     = endpoint{serializer: "V2::WebhookNotificationSerializer", includes: notificationIncludes, paged: true,
-		filters: []string{"filter[webhook_id]", "filter[delivery_status]"}}
-	notificationItem = endpoint{serializer: "V2::WebhookNotificationSerializer", includes: notificationIncludes}
+	notificationList     = endpoint{Serializer: "V2::WebhookNotificationSerializer", Includes: notificationIncludes, Paged: true,
+		Filters: []string{"filter[webhook_id]", "filter[delivery_status]"}}
+	notificationItem = endpoint{Serializer: "V2::WebhookNotificationSerializer", Includes: notificationIncludes}
 )
 
 // ---------------------------------------------------------------- webhooks
@@ -57,7 +58,7 @@ func (s *server) getWebhook(w http.ResponseWriter, r *http.Request) {
 func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, webhookItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "webhook")
@@ -69,7 +70,7 @@ func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) {
 func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) {
 	p, err := parseParams(r, webhookItem)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	attrs, bad := writeBody(r, "webhook")
@@ -82,7 +83,7 @@ func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r, webhookItem); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	wh, err := s.res.DeleteWebhook(r.Context(), who(r), r.PathValue("id"))
@@ -91,44 +92,34 @@ func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 
 // webhookInput reads the attributes of a POST; the error is the first
 // attribute of the wrong type (reported after the key's role).
-func webhookInput(attrs attributes) (in model.WebhookInput, err error) {
-	url, err := attrs.text("url", true)
-	if err != nil {
-		return in, err
-	}
-	in.URL = *url
-	if in.Active, err = attrs.boolean("active"); err != nil {
-		return in, err
-	}
-	if in.Events, _, err = attrs.stringList("events"); err != nil {
-		return in, err
-	}
+func webhookInput(attrs jsonapi.Attributes) (in model.WebhookInput, err error) {
+	err = attrs.Read(jsonapi.Str("url", true, &in.URL), jsonapi.BoolP("active", &in.Active), jsonapi.Strings("events", &in.Events),
+		func(a jsonapi.Attributes) (err error) { in.Headers, _, err = headersOf(a, "headers"); return err })
 	if in.Events == nil {
 		in.Events = []string{}
 	}
-	in.Headers, _, err = attrs.headers("headers")
 	return in, err
 }
 
 // webhookPatch reads the attributes of a PATCH. "secret" given as null or
 // "rotate" asks for a new secret; any other value is refused.
-func webhookPatch(attrs attributes) (p model.WebhookPatch, rotate bool, err error) {
+func webhookPatch(attrs jsonapi.Attributes) (p model.WebhookPatch, rotate bool, err error) {
 	if _, ok := attrs["url"]; ok {
-		if p.URL, err = attrs.text("url", true); err != nil {
+		if p.URL, err = attrs.Text("url", true); err != nil {
 			return p, false, err
 		}
 	}
-	if p.Active, err = attrs.boolean("active"); err != nil {
+	if p.Active, err = attrs.Boolean("active"); err != nil {
 		return p, false, err
 	}
 	var set bool
-	if p.Events, set, err = attrs.stringList("events"); err != nil {
+	if p.Events, set, err = attrs.StringList("events"); err != nil {
 		return p, false, err
 	}
 	if set && p.Events == nil {
 		p.Events = []string{} // null: refused as no events
 	}
-	if p.Headers, set, err = attrs.headers("headers"); err != nil {
+	if p.Headers, set, err = headersOf(attrs, "headers"); err != nil {
 		return p, false, err
 	}
 	if set && p.Headers == nil {
@@ -137,7 +128,7 @@ func webhookPatch(attrs attributes) (p model.WebhookPatch, rotate bool, err erro
 	if raw, ok := attrs["secret"]; ok {
 		var v *string
 		if json.Unmarshal(raw, &v) != nil || (v != nil && *v != "rotate") {
-			return p, false, attrError("secret", `secret is made by Shipgraph: send "secret": null (or "rotate") to get a new one`)
+			return p, false, jsonapi.AttrError("secret", `secret is made by Shipgraph: send "secret": null (or "rotate") to get a new one`)
 		}
 		rotate = true
 	}
@@ -158,12 +149,12 @@ type webhookEventCategoryAttributes struct {
 // false when it answered an error.
 func (s *server) eventCategories(w http.ResponseWriter, r *http.Request) ([]model.WebhookEventCategory, bool) {
 	if _, err := parseParams(r, webhookEventList); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return nil, false
 	}
 	cats, err := s.res.WebhookEvents(r.Context(), who(r))
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return nil, false
 	}
 	return cats, true
@@ -181,7 +172,7 @@ func (s *server) webhookEvents(w http.ResponseWriter, r *http.Request) {
 		data[i] = &Resource{ID: c.ID, Type: "webhook_event_category", Attributes: webhookEventCategoryAttributes{Name: c.Name, Events: orEmpty(c.Events)}}
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
-	writeDocument(w, r, http.StatusOK, b.document(data, nil, nil))
+	jsonapi.WriteDocument(w, r, http.StatusOK, b.document(data, nil, nil))
 }
 
 // ---------------------------------------------------------------- notifications
@@ -190,11 +181,11 @@ func (s *server) listNotifications(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, notificationList, func(ctx context.Context, p *params) (listPage[*model.WebhookNotification], error) {
 		var none listPage[*model.WebhookNotification]
 		var f model.WebhookNotificationFilter
-		if v := p.filter("filter[webhook_id]"); v != "" {
+		if v := p.Filter("filter[webhook_id]"); v != "" {
 			id := model.NormalizeID(v)
 			f.WebhookID = &id
 		}
-		status, err := enumFilter[model.WebhookDeliveryStatus](p, "filter[delivery_status]", model.DeliveryStatuses.Values())
+		status, err := jsonapi.EnumFilter[model.WebhookDeliveryStatus](p.Query, "filter[delivery_status]", model.DeliveryStatuses.Values())
 		if err != nil {
 			return none, err
 		}
@@ -253,4 +244,28 @@ func containerUpdatedEventResource(b *builder, e *model.ContainerUpdatedEvent) *
 func estimatedEventResource(b *builder, e *model.EstimatedEvent) *Resource {
 	return &Resource{ID: e.ID, Type: model.EstimatedEventType, Attributes: eventAttributes(&e.WebhookEvent, model.EstimatedEventType),
 		Relationships: b.linkage(e, estimatedEventShape.members)}
+}
+
+// headersOf reads an optional list of {"name","value"}.
+func headersOf(a jsonapi.Attributes, name string) (v []*model.WebhookHeaderInput, set bool, err error) {
+	raw, ok := a[name]
+	if !ok {
+		return nil, false, nil
+	}
+	if jsonapi.IsNull(raw) {
+		return nil, true, nil
+	}
+	var list []map[string]json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		return nil, true, jsonapi.AttrError(name, `%s must be a list of {"name": …, "value": …}`, name)
+	}
+	v = make([]*model.WebhookHeaderInput, 0, len(list))
+	for _, h := range list {
+		var n, val string
+		if json.Unmarshal(h["name"], &n) != nil || json.Unmarshal(h["value"], &val) != nil {
+			return nil, true, jsonapi.AttrError(name, `%s must be a list of {"name": …, "value": …} with string names and values`, name)
+		}
+		v = append(v, &model.WebhookHeaderInput{Name: n, Value: val})
+	}
+	return v, true, nil
 }

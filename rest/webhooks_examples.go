@@ -5,6 +5,7 @@ import (
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
 // GET /v2/webhook_notifications/examples?event=… and GET /v2/webhooks/ips:
@@ -22,17 +23,17 @@ import (
 
 func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseParams(r, webhookEventList); err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	want := r.URL.Query().Get("event")
 	examples, err := s.res.WebhookExamples(r.Context(), who(r), want)
 	if err != nil {
-		WriteError(w, r, err)
+		jsonapi.WriteError(w, r, err)
 		return
 	}
 	if want != "" && !model.ValidWebhookEvent(want) {
-		WriteError(w, r, badParam("event", "event: %q is not an event Shipgraph raises (GET /v2/webhooks/events lists them)", want))
+		jsonapi.WriteError(w, r, jsonapi.BadParam("event", "event: %q is not an event Shipgraph raises (GET /v2/webhooks/events lists them)", want))
 		return
 	}
 	b := s.newBuilder(s.baseURL(r), nil)
@@ -43,7 +44,7 @@ func (s *server) notificationExamples(w http.ResponseWriter, r *http.Request) {
 		data = append(data, res)
 		b.include(ref)
 	}
-	writeDocument(w, r, http.StatusOK, b.document(data, nil, nil))
+	jsonapi.WriteDocument(w, r, http.StatusOK, b.document(data, nil, nil))
 }
 
 // exampleNotification renders an example: its notification and its
@@ -71,6 +72,6 @@ func (s *server) webhookIPs(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.eventCategories(w, r); !ok { // any key
 		return
 	}
-	w.Header().Set("Content-Type", MediaType)
+	w.Header().Set("Content-Type", jsonapi.MediaType)
 	_, _ = w.Write([]byte(`{"webhook_notification_ips":[]}` + "\n"))
 }

@@ -7,9 +7,10 @@ import (
 
 	"shipgraph/model"
 	"shipgraph/resolve"
+	"shipgraph/rest/jsonapi"
 )
 
-// payloadIncludes are what a webhook payload includes: the reference
+// payloadIncludes are what a webhook payload Includes: the reference
 // object and its related records (the container and its shipment, or the
 // shipment, the terminal and the port; for a tracking request, the
 // shipment it tracks and its containers).
@@ -41,7 +42,7 @@ var payloadIncludes = map[string]bool{
 // imports neither rest nor resolve (docs/webhooks.md).
 func NotificationPayload(ctx context.Context, res *resolve.Resolver, cfg Config, accountID, notificationID string) ([]byte, error) {
 	ctx, who := res.AsAccount(ctx, accountID)
-	p := &params{include: payloadIncludes}
+	p := &params{Query: &jsonapi.Query{Include: payloadIncludes}}
 	// The plan of the payload's relationships; every column is read.
 	plan := &resolve.Plan{}
 	planRels(plan, notificationShape, includesOf(p))
@@ -56,7 +57,7 @@ func NotificationPayload(ctx context.Context, res *resolve.Resolver, cfg Config,
 		return nil, err
 	}
 	asOfEvent(b.included, n)
-	return b.document(data[0], &Links{Self: data[0].Links.Self}, nil).appendJSON(nil)
+	return b.document(data[0], &jsonapi.Links{Self: data[0].Links.Self}, nil).AppendJSON(nil)
 }
 
 // asOfEvent gives the tracking request a tracking_request.* notification

@@ -11,6 +11,7 @@ import (
 	"shipgraph/model"
 	"shipgraph/resolve"
 	"shipgraph/rest"
+	"shipgraph/rest/jsonapi"
 	"shipgraph/testkit"
 )
 
@@ -402,7 +403,7 @@ func TestNotificationPayload(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &response{status: 200, header: http.Header{"Content-Type": {rest.MediaType}}, body: body}
+			r := &response{status: 200, header: http.Header{"Content-Type": {jsonapi.MediaType}}, body: body}
 			checkDocument(t, r)
 			validate(t, "get-webhook-notification-200", body)
 			golden(t, c.name, r)

@@ -236,10 +236,10 @@ func writerOf(m member, ownerName string) (string, error) {
 	q := fmt.Sprintf("%q", m.name)
 	call := func(method, arg string) string { return fmt.Sprintf("a.%s(%s, %s)", method, q, arg) }
 	custom := func(appendExpr string) string {
-		return fmt.Sprintf("if a.member(%s) {\n\t\ta.e.b = %s\n\t}", q, appendExpr)
+		return fmt.Sprintf("if a.Member(%s) {\n\t\ta.E.B = %s\n\t}", q, appendExpr)
 	}
 	if m.group != nil {
-		return fmt.Sprintf("if a.member(%s) {\n\t\tif v.%s == nil {\n\t\t\ta.null()\n\t\t} else {\n\t\t\ta.object(v.%s)\n\t\t}\n\t}", q, m.gname, m.gname), nil
+		return fmt.Sprintf("if a.Member(%s) {\n\t\tif v.%s == nil {\n\t\t\ta.Null()\n\t\t} else {\n\t\t\ta.Object(v.%s)\n\t\t}\n\t}", q, m.gname, m.gname), nil
 	}
 	str := func(method string, isPtr bool) string {
 		base := t
@@ -255,42 +255,42 @@ func writerOf(m member, ownerName string) (string, error) {
 		return call(method, "string("+v+")")
 	}
 	if m.omit {
-		return str("strpOmit", true), nil
+		return str("StrpOmit", true), nil
 	}
 	switch t {
 	case timeType:
-		return call("time", v), nil
+		return call("Time", v), nil
 	case timePtrType:
-		return call("timep", v), nil
+		return call("Timep", v), nil
 	case jsonType:
-		return call("json", v), nil
+		return call("JSON", v), nil
 	case reflect.TypeFor[bool]():
-		return call("boolean", v), nil
+		return call("Boolean", v), nil
 	case reflect.TypeFor[*bool]():
-		return call("boolp", v), nil
+		return call("Boolp", v), nil
 	case reflect.TypeFor[int]():
-		return call("integer", v), nil
+		return call("Integer", v), nil
 	case reflect.TypeFor[*int]():
-		return call("intp", v), nil
+		return call("Intp", v), nil
 	case reflect.TypeFor[*int64]():
-		return call("int64p", v), nil
+		return call("Int64p", v), nil
 	case reflect.TypeFor[*float64]():
-		return call("float64p", v), nil
+		return call("Float64p", v), nil
 	}
 	switch {
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
 		if !slices.Contains(listElems, t.Elem()) {
 			listElems = append(listElems, t.Elem())
 		}
-		return custom(listWriter(t.Elem()) + "(a.e, a.e.b, " + v + ")"), nil
+		return custom(listWriter(t.Elem()) + "(a.E, a.E.B, " + v + ")"), nil
 	case t.Kind() == reflect.Slice && t.Elem() == reflect.TypeFor[string]():
-		return call("strs", v), nil
+		return call("Strs", v), nil
 	case t.Kind() == reflect.String:
-		return str("str", false), nil
+		return str("Str", false), nil
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.String:
-		return str("strp", true), nil
+		return str("Strp", true), nil
 	}
-	return "", fmt.Errorf("%s.%s: no /v2 writer for %s (add one to tools/attrgen and rest/encode.go)", ownerName, m.field.Name, t)
+	return "", fmt.Errorf("%s.%s: no /v2 writer for %s (add one to tools/attrgen and rest/jsonapi/encode.go)", ownerName, m.field.Name, t)
 }
 
 // listWriter is the name of the generated writer of a list of elem
@@ -308,15 +308,15 @@ func elemWriterOf(f reflect.StructField) (string, error) {
 	t, v := f.Type, "x."+f.Name
 	switch {
 	case t == reflect.TypeFor[string]():
-		return "b = appendString(b, " + v + ")", nil
+		return "b = jsonapi.AppendString(b, " + v + ")", nil
 	case t.Kind() == reflect.String:
-		return "b = appendString(b, string(" + v + "))", nil
+		return "b = jsonapi.AppendString(b, string(" + v + "))", nil
 	case t == reflect.TypeFor[*string]():
-		return "b = appendStringp(b, " + v + ")", nil
+		return "b = jsonapi.AppendStringp(b, " + v + ")", nil
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.String:
-		return "b = appendStringp(b, (*string)(" + v + "))", nil
+		return "b = jsonapi.AppendStringp(b, (*string)(" + v + "))", nil
 	case t == reflect.TypeFor[float64]():
-		return "b = e.appendFloat(b, " + v + ")", nil
+		return "b = e.AppendFloat(b, " + v + ")", nil
 	}
 	return "", fmt.Errorf("%s.%s: no /v2 writer for %s in a list element (add one to tools/attrgen)", f.Name, t, t)
 }
@@ -324,7 +324,7 @@ func elemWriterOf(f reflect.StructField) (string, error) {
 // writeListWriter writes the writer of a list of elem: null for nil, else
 // each element as an object of its json-tagged fields, in their order.
 func writeListWriter(b *bytes.Buffer, elem reflect.Type) error {
-	fmt.Fprintf(b, "\n// %s writes v as encoding/json writes []%s.\nfunc %s(e *encoder, b []byte, v []%s) []byte {\n", listWriter(elem), elem, listWriter(elem), elem)
+	fmt.Fprintf(b, "\n// %s writes v as encoding/json writes []%s.\nfunc %s(e *jsonapi.Encoder, b []byte, v []%s) []byte {\n", listWriter(elem), elem, listWriter(elem), elem)
 	b.WriteString("\tif v == nil {\n\t\treturn append(b, \"null\"...)\n\t}\n\tb = append(b, '[')\n\tfor i, x := range v {\n\t\tif i > 0 {\n\t\t\tb = append(b, ',')\n\t\t}\n")
 	sep := "{"
 	for _, f := range reflect.VisibleFields(elem) {
@@ -351,7 +351,7 @@ func generate() (src, test []byte, err error) {
 	listElems = nil
 	var b, tb bytes.Buffer
 	b.WriteString(header)
-	b.WriteString("package rest\n\nimport \"shipgraph/model\"\n")
+	b.WriteString("package rest\n\nimport (\n\t\"shipgraph/model\"\n\t\"shipgraph/rest/jsonapi\"\n)\n")
 	tb.WriteString(header)
 	tb.WriteString("package rest\n\n// modelAttributeStructs are the generated attributes structs, for the writer tests.\nvar modelAttributeStructs = []any{\n")
 	for _, r := range resources {
@@ -453,7 +453,7 @@ func writeStruct(b *bytes.Buffer, typ, doc string, t reflect.Type, ms []member) 
 		fmt.Fprintf(b, "\t%s %s `json:%q`\n", m.field.Name, ft, tag)
 	}
 	b.WriteString("}\n")
-	fmt.Fprintf(b, "\nfunc (v %s) writeAttributes(a *attrs) {\n", typ)
+	fmt.Fprintf(b, "\nfunc (v %s) WriteAttributes(a *jsonapi.Attrs) {\n", typ)
 	for _, m := range ms {
 		w, err := writerOf(m, t.Name())
 		if err != nil {
@@ -470,7 +470,7 @@ func writeStruct(b *bytes.Buffer, typ, doc string, t reflect.Type, ms []member) 
 func generateViews() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(header)
-	b.WriteString("package rest\n\nimport \"shipgraph/model\"\n")
+	b.WriteString("package rest\n\nimport (\n\t\"shipgraph/model\"\n\t\"shipgraph/rest/jsonapi\"\n)\n")
 	for _, r := range resources {
 		if r.view == nil {
 			continue
@@ -510,9 +510,9 @@ func writeView(b *bytes.Buffer, name string, t reflect.Type, v *view) error {
 	}
 	switch {
 	case v.download != "":
-		fmt.Fprintf(b, "\t\tLinks: &Links{Self: self, Download: self + %q},\n", v.download)
+		fmt.Fprintf(b, "\t\tLinks: &jsonapi.Links{Self: self, Download: self + %q},\n", v.download)
 	case self != "":
-		fmt.Fprintf(b, "\t\tLinks: &Links{Self: %s},\n", self)
+		fmt.Fprintf(b, "\t\tLinks: &jsonapi.Links{Self: %s},\n", self)
 	}
 	b.WriteString("\t}\n}\n")
 	return nil

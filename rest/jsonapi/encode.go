@@ -1,4 +1,4 @@
-package rest
+package jsonapi
 
 import (
 	"bytes"
@@ -16,29 +16,28 @@ import (
 // of a hundred documents with their shipments and containers has some
 // fifteen thousand attribute values, and encoding/json's reflection over
 // the attribute structs was a quarter of the server's CPU on such a page.
-// Attribute structs implement attributeWriter with generated writers: those
-// derived from the model's jsonapi tags with their struct and copy
-// (model_attributes_gen.go, tools/attrgen), the few structs still written
-// here from their fields and json tags (attributes_gen.go, attrgen_test.go);
-// the tests compare them with encoding/json byte for byte.
+// Attribute structs implement AttributeWriter with writers rest/ generates
+// (tools/attrgen from the model's jsonapi tags, and rest's attrgen_test.go
+// from the json tags of the few structs written there); rest's tests
+// compare them with encoding/json byte for byte.
 
-// encoder appends one document to b; err is the first value that cannot
+// Encoder appends one document to B; err is the first value that cannot
 // be written (a NaN, say), as encoding/json would refuse it.
-type encoder struct {
-	b   []byte
+type Encoder struct {
+	B   []byte
 	err error
 
 	// attrs writes the attributes of the current resource (here rather
 	// than on the stack: the writers take it through an interface).
-	attrs attrs
+	attrs Attrs
 
 	// fallback writes the values that have no writer of their own.
 	fallback    *json.Encoder
 	fallbackBuf bytes.Buffer
 }
 
-// value appends v as encoding/json writes it (HTML escaping off).
-func (e *encoder) value(v any) {
+// Value appends v as encoding/json writes it (HTML escaping off).
+func (e *Encoder) Value(v any) {
 	if e.fallback == nil {
 		e.fallback = json.NewEncoder(&e.fallbackBuf)
 		e.fallback.SetEscapeHTML(false)
@@ -49,158 +48,161 @@ func (e *encoder) value(v any) {
 		return
 	}
 	out := e.fallbackBuf.Bytes()
-	e.b = append(e.b, out[:len(out)-1]...) // Encode ends with a newline
+	e.B = append(e.B, out[:len(out)-1]...) // Encode ends with a newline
 }
 
-func (e *encoder) fail(err error) {
+// Err is the first value the encoder could not write (nil: none).
+func (e *Encoder) Err() error { return e.err }
+
+func (e *Encoder) fail(err error) {
 	if e.err == nil {
 		e.err = err
 	}
 }
 
-// attributeWriter is an attributes struct that writes itself: each member
-// through the attrs methods, in the struct's order and with its json names.
-type attributeWriter interface {
-	writeAttributes(a *attrs)
+// AttributeWriter is an attributes struct that writes itself: each member
+// through the Attrs methods, in the struct's order and with its json names.
+type AttributeWriter interface {
+	WriteAttributes(a *Attrs)
 }
 
-// attrs writes the members of one attributes object; keep, when non-nil,
+// Attrs writes the members of one attributes object; keep, when non-nil,
 // is the sparse fieldset: members it does not name are left out.
-type attrs struct {
-	e    *encoder
+type Attrs struct {
+	E    *Encoder
 	keep map[string]bool
 	n    int // members written
 }
 
-// member writes the name of the next member and reports whether to write
+// Member writes the name of the next member and reports whether to write
 // its value (false: the fieldset leaves it out).
-func (a *attrs) member(name string) bool {
+func (a *Attrs) Member(name string) bool {
 	if a.keep != nil && !a.keep[name] {
 		return false
 	}
 	if a.n > 0 {
-		a.e.b = append(a.e.b, ',')
+		a.E.B = append(a.E.B, ',')
 	}
 	a.n++
 	// Member names are the writers' constants: plain ASCII.
-	a.e.b = append(a.e.b, '"')
-	a.e.b = append(a.e.b, name...)
-	a.e.b = append(a.e.b, '"', ':')
+	a.E.B = append(a.E.B, '"')
+	a.E.B = append(a.E.B, name...)
+	a.E.B = append(a.E.B, '"', ':')
 	return true
 }
 
-// null writes a null member value (after member).
-func (a *attrs) null() { a.e.b = append(a.e.b, "null"...) }
+// Null writes a null member value (after member).
+func (a *Attrs) Null() { a.E.B = append(a.E.B, "null"...) }
 
-// object writes a nested object member value (after member): every member
+// Object writes a nested object member value (after member): every member
 // of w, whatever the fieldset (fields[…] names top-level members only).
-func (a *attrs) object(w attributeWriter) {
-	o := attrs{e: a.e}
-	a.e.b = append(a.e.b, '{')
-	w.writeAttributes(&o)
-	a.e.b = append(a.e.b, '}')
+func (a *Attrs) Object(w AttributeWriter) {
+	o := Attrs{E: a.E}
+	a.E.B = append(a.E.B, '{')
+	w.WriteAttributes(&o)
+	a.E.B = append(a.E.B, '}')
 }
 
-func (a *attrs) str(name, v string) {
-	if a.member(name) {
-		a.e.b = appendString(a.e.b, v)
+func (a *Attrs) Str(name, v string) {
+	if a.Member(name) {
+		a.E.B = AppendString(a.E.B, v)
 	}
 }
 
-func (a *attrs) strp(name string, v *string) {
-	if a.member(name) {
-		a.e.b = appendStringp(a.e.b, v)
+func (a *Attrs) Strp(name string, v *string) {
+	if a.Member(name) {
+		a.E.B = AppendStringp(a.E.B, v)
 	}
 }
 
-// strpOmit is strp for an omitempty member: nil is left out.
-func (a *attrs) strpOmit(name string, v *string) {
+// StrpOmit is strp for an omitempty member: nil is left out.
+func (a *Attrs) StrpOmit(name string, v *string) {
 	if v != nil {
-		a.strp(name, v)
+		a.Strp(name, v)
 	}
 }
 
-func (a *attrs) strs(name string, v []string) {
-	if a.member(name) {
-		a.e.b = appendStrings(a.e.b, v)
+func (a *Attrs) Strs(name string, v []string) {
+	if a.Member(name) {
+		a.E.B = AppendStrings(a.E.B, v)
 	}
 }
 
-func (a *attrs) time(name string, v timestamp) {
-	if a.member(name) {
-		a.e.b = appendTime(a.e.b, v)
+func (a *Attrs) Time(name string, v Time) {
+	if a.Member(name) {
+		a.E.B = appendTime(a.E.B, v)
 	}
 }
 
-func (a *attrs) timep(name string, v *timestamp) {
-	if a.member(name) {
-		a.e.b = appendTimep(a.e.b, v)
+func (a *Attrs) Timep(name string, v *Time) {
+	if a.Member(name) {
+		a.E.B = appendTimep(a.E.B, v)
 	}
 }
 
-func (a *attrs) boolean(name string, v bool) {
-	if a.member(name) {
-		a.e.b = strconv.AppendBool(a.e.b, v)
+func (a *Attrs) Boolean(name string, v bool) {
+	if a.Member(name) {
+		a.E.B = strconv.AppendBool(a.E.B, v)
 	}
 }
 
-func (a *attrs) boolp(name string, v *bool) {
-	if a.member(name) {
+func (a *Attrs) Boolp(name string, v *bool) {
+	if a.Member(name) {
 		if v == nil {
-			a.e.b = append(a.e.b, "null"...)
+			a.E.B = append(a.E.B, "null"...)
 		} else {
-			a.e.b = strconv.AppendBool(a.e.b, *v)
+			a.E.B = strconv.AppendBool(a.E.B, *v)
 		}
 	}
 }
 
-func (a *attrs) integer(name string, v int) {
-	if a.member(name) {
-		a.e.b = strconv.AppendInt(a.e.b, int64(v), 10)
+func (a *Attrs) Integer(name string, v int) {
+	if a.Member(name) {
+		a.E.B = strconv.AppendInt(a.E.B, int64(v), 10)
 	}
 }
 
-// json writes a JSON value as encoding/json does (compacted, checked).
-func (a *attrs) json(name string, v model.JSON) {
-	if a.member(name) {
-		a.e.value(v)
+// JSON writes a JSON value as encoding/json does (compacted, checked).
+func (a *Attrs) JSON(name string, v model.JSON) {
+	if a.Member(name) {
+		a.E.Value(v)
 	}
 }
 
-func (a *attrs) intp(name string, v *int) {
-	if a.member(name) {
+func (a *Attrs) Intp(name string, v *int) {
+	if a.Member(name) {
 		if v == nil {
-			a.e.b = append(a.e.b, "null"...)
+			a.E.B = append(a.E.B, "null"...)
 		} else {
-			a.e.b = strconv.AppendInt(a.e.b, int64(*v), 10)
+			a.E.B = strconv.AppendInt(a.E.B, int64(*v), 10)
 		}
 	}
 }
 
-func (a *attrs) int64p(name string, v *int64) {
-	if a.member(name) {
+func (a *Attrs) Int64p(name string, v *int64) {
+	if a.Member(name) {
 		if v == nil {
-			a.e.b = append(a.e.b, "null"...)
+			a.E.B = append(a.E.B, "null"...)
 		} else {
-			a.e.b = strconv.AppendInt(a.e.b, *v, 10)
+			a.E.B = strconv.AppendInt(a.E.B, *v, 10)
 		}
 	}
 }
 
-func (a *attrs) float64p(name string, v *float64) {
-	if a.member(name) {
+func (a *Attrs) Float64p(name string, v *float64) {
+	if a.Member(name) {
 		if v == nil {
-			a.e.b = append(a.e.b, "null"...)
+			a.E.B = append(a.E.B, "null"...)
 		} else {
-			a.e.b = a.e.appendFloat(a.e.b, *v)
+			a.E.B = a.E.AppendFloat(a.E.B, *v)
 		}
 	}
 }
 
-// appendString appends s as a JSON string, as encoding/json writes it with
+// AppendString appends s as a JSON string, as encoding/json writes it with
 // HTML escaping off: ", \ and control characters escaped (\b \f \n \r \t
 // by name), invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	// Most strings (ids, links, codes) need no escaping: skip eight bytes
 	// at a time while none of them does.
@@ -277,15 +279,15 @@ func special(x uint64) bool {
 	return (below|quote|backslash|x)&highs != 0
 }
 
-func appendStringp(b []byte, s *string) []byte {
+func AppendStringp(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
-	return appendString(b, *s)
+	return AppendString(b, *s)
 }
 
-// appendStrings writes a string list; nil is null, as encoding/json has it.
-func appendStrings(b []byte, v []string) []byte {
+// AppendStrings writes a string list; nil is null, as encoding/json has it.
+func AppendStrings(b []byte, v []string) []byte {
 	if v == nil {
 		return append(b, "null"...)
 	}
@@ -294,29 +296,29 @@ func appendStrings(b []byte, v []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = AppendString(b, s)
 	}
 	return append(b, ']')
 }
 
-// appendTime writes what timestamp.MarshalText gives, quoted.
-func appendTime(b []byte, t timestamp) []byte {
+// appendTime writes what Time.MarshalText gives, quoted.
+func appendTime(b []byte, t Time) []byte {
 	b = append(b, '"')
 	b = time.Time(t).UTC().AppendFormat(b, time.RFC3339Nano)
 	return append(b, '"')
 }
 
-func appendTimep(b []byte, t *timestamp) []byte {
+func appendTimep(b []byte, t *Time) []byte {
 	if t == nil {
 		return append(b, "null"...)
 	}
 	return appendTime(b, *t)
 }
 
-// appendFloat writes f as encoding/json writes a float64: the shortest
+// AppendFloat writes f as encoding/json writes a float64: the shortest
 // representation, in exponent form below 1e-6 and from 1e21; NaN and the
 // infinities are an error.
-func (e *encoder) appendFloat(b []byte, f float64) []byte {
+func (e *Encoder) AppendFloat(b []byte, f float64) []byte {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		e.fail(&json.UnsupportedValueError{Str: strconv.FormatFloat(f, 'g', -1, 64)})
 		return append(b, "null"...)
@@ -352,7 +354,7 @@ func appendLinks(b []byte, l *Links) []byte {
 		b = append(b, '"')
 		b = append(b, name...)
 		b = append(b, `":`...)
-		b = appendString(b, v)
+		b = AppendString(b, v)
 	}
 	add("self", l.Self)
 	add("download", l.Download)

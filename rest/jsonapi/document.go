@@ -1,7 +1,6 @@
-package rest
+package jsonapi
 
 import (
-	"bytes"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -32,9 +31,9 @@ type Resource struct {
 	Relationships Relationships `json:"relationships,omitzero"`
 	Links         *Links        `json:"links,omitempty"`
 
-	// keep is the sparse fieldset of an attributeWriter's attributes
-	// (nil: every attribute).
-	keep map[string]bool
+	// Keep is the sparse fieldset of an AttributeWriter's attributes
+	// (nil: every attribute); Sparse sets it.
+	Keep map[string]bool `json:"-"`
 }
 
 // Identifier is a resource identifier object (linkage).
@@ -43,7 +42,7 @@ type Identifier struct {
 	ID   string `json:"id"`
 }
 
-func (r *Resource) identifier() Identifier { return Identifier{Type: r.Type, ID: r.ID} }
+func (r *Resource) Identifier() Identifier { return Identifier{Type: r.Type, ID: r.ID} }
 
 // Relationship is one named relationship with its linkage: a to-one
 // relationship renders {"data": null} or {"data": {…}}, a to-many one
@@ -55,16 +54,16 @@ type Relationship struct {
 	List []Identifier
 }
 
-// toOne returns a to-one relationship; an empty id is null linkage.
-func toOne(name, typ string, id *string) Relationship {
+// ToOne returns a to-one relationship; an empty id is null linkage.
+func ToOne(name, typ string, id *string) Relationship {
 	if id == nil || *id == "" {
 		return Relationship{Name: name}
 	}
 	return Relationship{Name: name, One: Identifier{Type: typ, ID: *id}}
 }
 
-// toMany returns a to-many relationship (an empty list renders as []).
-func toMany(name string, ids []Identifier) Relationship {
+// ToMany returns a to-many relationship (an empty list renders as []).
+func ToMany(name string, ids []Identifier) Relationship {
 	if ids == nil {
 		ids = []Identifier{}
 	}
@@ -81,7 +80,7 @@ func (rs Relationships) appendJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, r.Name)
+		b = AppendString(b, r.Name)
 		b = append(b, `:{"data":`...)
 		switch {
 		case r.Many:
@@ -105,53 +104,21 @@ func (rs Relationships) appendJSON(b []byte) []byte {
 
 func (id Identifier) appendJSON(b []byte) []byte {
 	b = append(b, `{"type":`...)
-	b = appendString(b, id.Type)
+	b = AppendString(b, id.Type)
 	b = append(b, `,"id":`...)
-	b = appendString(b, id.ID)
+	b = AppendString(b, id.ID)
 	return append(b, '}')
 }
 
-// Links is a links object; members without a link are left out.
-type Links struct {
-	Self     string `json:"self,omitempty"`
-	Download string `json:"download,omitempty"`
-	First    string `json:"first,omitempty"`
-	Prev     string `json:"prev,omitempty"`
-	Next     string `json:"next,omitempty"`
-	Last     string `json:"last,omitempty"`
-}
-
-// Meta is the meta object of a list: size is the page size the list was
-// read with and total the number of records of the whole (filtered) list,
-// as the live API answers.
-type Meta struct {
-	Size  int `json:"size"`
-	Total int `json:"total"`
-}
-
-// timestamp renders a time in UTC (RFC 3339, with fractional seconds only
+// Time renders a time in UTC (RFC 3339, with fractional seconds only
 // when there are any), whatever the location the driver gave it.
-type timestamp time.Time
+type Time time.Time
 
 // It is a TextMarshaler rather than a json.Marshaler: encoding/json quotes
 // text as it writes it, while a MarshalJSON result is parsed again to be
 // checked and compacted (a /v2 page of containers has thousands of times).
-func (t timestamp) MarshalText() ([]byte, error) {
+func (t Time) MarshalText() ([]byte, error) {
 	return time.Time(t).UTC().AppendFormat(make([]byte, 0, 32), time.RFC3339Nano), nil
-}
-
-func ts(t time.Time) timestamp { return timestamp(t) }
-
-// tsp is ts for nullable times: the same value, not a copy.
-func tsp(t *time.Time) *timestamp { return (*timestamp)(t) }
-
-// orEmpty returns s, or an empty list for nil: a list the spec does not
-// let be null (the jsonapi tag's nonnull).
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // bufs are the buffers documents are written into, reused: a page of a
@@ -162,10 +129,10 @@ var bufs = sync.Pool{New: func() any { return new([]byte) }}
 // maxPooledBuf is the largest buffer kept for reuse.
 const maxPooledBuf = 8 << 20
 
-// writeDocument answers a JSON:API document.
-func writeDocument(w http.ResponseWriter, r *http.Request, status int, doc *Document) {
+// WriteDocument answers a JSON:API document.
+func WriteDocument(w http.ResponseWriter, r *http.Request, status int, doc *Document) {
 	buf := bufs.Get().(*[]byte)
-	b, err := doc.appendJSON((*buf)[:0])
+	b, err := doc.AppendJSON((*buf)[:0])
 	defer func() {
 		if cap(b) <= maxPooledBuf {
 			*buf = b[:0]
@@ -184,105 +151,98 @@ func writeDocument(w http.ResponseWriter, r *http.Request, status int, doc *Docu
 	_, _ = w.Write(b)
 }
 
-// encode writes the document into b (see appendJSON).
-func (d *Document) encode(b *bytes.Buffer) error {
-	out, err := d.appendJSON(b.AvailableBuffer())
-	b.Write(out)
-	return err
-}
-
-// appendJSON appends the document as encoding/json would write the struct
+// AppendJSON appends the document as encoding/json would write the struct
 // (with HTML escaping off, so links keep their & literal, and a final
 // newline), the resources, their linkage and their attributes by hand
 // (encode.go): a page of a hundred documents with includes has thousands
 // of identifiers and attribute values.
-func (d *Document) appendJSON(b []byte) ([]byte, error) {
-	e := &encoder{b: b}
+func (d *Document) AppendJSON(b []byte) ([]byte, error) {
+	e := &Encoder{B: b}
 	resources := func(rs []*Resource) {
-		e.b = append(e.b, '[')
+		e.B = append(e.B, '[')
 		for i, r := range rs {
 			if i > 0 {
-				e.b = append(e.b, ',')
+				e.B = append(e.B, ',')
 			}
 			r.encode(e)
 		}
-		e.b = append(e.b, ']')
+		e.B = append(e.B, ']')
 	}
-	e.b = append(e.b, `{"data":`...)
+	e.B = append(e.B, `{"data":`...)
 	switch data := d.Data.(type) {
 	case []*Resource:
 		resources(data)
 	case *Resource:
 		if data == nil {
-			e.b = append(e.b, "null"...)
+			e.B = append(e.B, "null"...)
 		} else {
 			data.encode(e)
 		}
 	default:
-		e.value(d.Data)
+		e.Value(d.Data)
 	}
 	if d.Included != nil {
-		e.b = append(e.b, `,"included":`...)
+		e.B = append(e.B, `,"included":`...)
 		resources(d.Included)
 	}
 	if d.Links != nil {
-		e.b = append(e.b, `,"links":`...)
-		e.b = appendLinks(e.b, d.Links)
+		e.B = append(e.B, `,"links":`...)
+		e.B = appendLinks(e.B, d.Links)
 	}
 	if d.Meta != nil {
-		e.b = append(e.b, `,"meta":`...)
-		e.b = appendMeta(e.b, d.Meta)
+		e.B = append(e.B, `,"meta":`...)
+		e.B = appendMeta(e.B, d.Meta)
 	}
-	e.b = append(e.b, "}\n"...)
-	return e.b, e.err
+	e.B = append(e.B, "}\n"...)
+	return e.B, e.err
 }
 
-// reflectAttributes, set by tests only, writes every attributes struct
+// ReflectAttributes, set by tests only, writes every attributes struct
 // through encoding/json: the reference the writers are compared with.
-var reflectAttributes atomic.Bool
+var ReflectAttributes atomic.Bool
 
-func (r *Resource) encode(e *encoder) {
-	e.b = append(e.b, `{"id":`...)
-	e.b = appendString(e.b, r.ID)
-	e.b = append(e.b, `,"type":`...)
-	e.b = appendString(e.b, r.Type)
+func (r *Resource) encode(e *Encoder) {
+	e.B = append(e.B, `{"id":`...)
+	e.B = AppendString(e.B, r.ID)
+	e.B = append(e.B, `,"type":`...)
+	e.B = AppendString(e.B, r.Type)
 	if r.Attributes != nil {
-		mark := len(e.b)
-		e.b = append(e.b, `,"attributes":`...)
-		w, ok := r.Attributes.(attributeWriter)
+		mark := len(e.B)
+		e.B = append(e.B, `,"attributes":`...)
+		w, ok := r.Attributes.(AttributeWriter)
 		switch {
-		case ok && !reflectAttributes.Load():
-			e.b = append(e.b, '{')
-			e.attrs = attrs{e: e, keep: r.keep}
-			w.writeAttributes(&e.attrs)
-			if e.attrs.n == 0 && r.keep != nil {
+		case ok && !ReflectAttributes.Load():
+			e.B = append(e.B, '{')
+			e.attrs = Attrs{E: e, keep: r.Keep}
+			w.WriteAttributes(&e.attrs)
+			if e.attrs.n == 0 && r.Keep != nil {
 				// A sparse fieldset that keeps no attribute leaves the
 				// member out.
-				e.b = e.b[:mark]
+				e.B = e.B[:mark]
 			} else {
-				e.b = append(e.b, '}')
+				e.B = append(e.B, '}')
 			}
-		case r.keep != nil:
-			if s := (sparseAttributes{v: r.Attributes, keep: r.keep}); len(s.members()) > 0 {
+		case r.Keep != nil:
+			if s := (sparseAttributes{v: r.Attributes, keep: r.Keep}); len(s.members()) > 0 {
 				s.encode(e)
 			} else {
-				e.b = e.b[:mark]
+				e.B = e.B[:mark]
 			}
 		default:
 			if s, ok := r.Attributes.(sparseAttributes); ok {
 				s.encode(e)
 			} else {
-				e.value(r.Attributes)
+				e.Value(r.Attributes)
 			}
 		}
 	}
 	if r.Relationships != nil {
-		e.b = append(e.b, `,"relationships":`...)
-		e.b = r.Relationships.appendJSON(e.b)
+		e.B = append(e.B, `,"relationships":`...)
+		e.B = r.Relationships.appendJSON(e.B)
 	}
 	if r.Links != nil {
-		e.b = append(e.b, `,"links":`...)
-		e.b = appendLinks(e.b, r.Links)
+		e.B = append(e.B, `,"links":`...)
+		e.B = appendLinks(e.B, r.Links)
 	}
-	e.b = append(e.b, '}')
+	e.B = append(e.B, '}')
 }

@@ -1,4 +1,4 @@
-package rest
+package jsonapi
 
 import (
 	"net/http"
@@ -15,10 +15,11 @@ import (
 // a TLS-terminating proxy yields https links; set PUBLIC_BASE_URL when the
 // proxy also rewrites the host).
 
-// baseURL returns scheme://host of the links of a response.
-func (s *server) baseURL(r *http.Request) string {
-	if s.cfg.PublicBaseURL != "" {
-		return strings.TrimRight(s.cfg.PublicBaseURL, "/")
+// BaseURL returns scheme://host of the links of a response: public (a
+// configured base URL) when set, else the request's.
+func BaseURL(r *http.Request, public string) string {
+	if public != "" {
+		return strings.TrimRight(public, "/")
 	}
 	scheme := "http"
 	if r.TLS != nil {
@@ -56,7 +57,7 @@ var unescapeLiteral = strings.NewReplacer("%5B", "[", "%5D", "]", "%2C", ",")
 
 func queryEscape(s string) string { return unescapeLiteral.Replace(url.QueryEscape(s)) }
 
-// pageLinks returns the links of a page of a list: self (the request),
+// PageLinks returns the links of a page of a list: self (the request),
 // first, prev and next when they exist, and last. Every page link keeps
 // the other parameters of the request.
 //
@@ -67,50 +68,68 @@ func queryEscape(s string) string { return unescapeLiteral.Replace(url.QueryEsca
 // same way. first and last are numbered (on the last page of a cursor
 // walk, last is self); last is left out when its offset is beyond
 // model.MaxPageOffset, where numbered pages are refused.
-func pageLinks(base string, r *http.Request, p *params, total int, hasNext, hasPrev bool, start, end string) *Links {
+func PageLinks(base string, r *http.Request, p *Query, total int, hasNext, hasPrev bool, start, end string) *Links {
 	path := base + r.URL.Path
 	at := func(n int, cursor, value string) string {
 		v := url.Values{}
-		for k, vals := range p.values {
+		for k, vals := range p.Values {
 			v[k] = vals
 		}
 		v.Del("page[after]")
 		v.Del("page[before]")
 		v.Set("page[number]", strconv.Itoa(n))
-		v.Set("page[size]", strconv.Itoa(p.page.Size))
+		v.Set("page[size]", strconv.Itoa(p.Page.Size))
 		if cursor != "" {
 			v.Set(cursor, value)
 		}
 		return path + "?" + encodeQuery(v)
 	}
 	self := path
-	if q := encodeQuery(p.values); q != "" {
+	if q := encodeQuery(p.Values); q != "" {
 		self += "?" + q
 	}
-	last := max(1, (total+p.page.Size-1)/p.page.Size)
+	last := max(1, (total+p.Page.Size-1)/p.Page.Size)
 	l := &Links{Self: self, First: at(1, "", "")}
-	if last-1 <= model.MaxPageOffset/p.page.Size {
+	if last-1 <= model.MaxPageOffset/p.Page.Size {
 		l.Last = at(last, "", "")
 	}
-	keyset := p.after != "" || p.before != ""
+	keyset := p.After != "" || p.Before != ""
 	if keyset && !hasNext {
 		// Read from a cursor, this is the last page, whatever its number.
 		l.Last = self
 	}
 	switch {
-	case keyset && start != "" && hasPrev && p.page.Number > 2:
-		l.Prev = at(p.page.Number-1, "page[before]", start)
+	case keyset && start != "" && hasPrev && p.Page.Number > 2:
+		l.Prev = at(p.Page.Number-1, "page[before]", start)
 	case keyset && hasPrev:
-		l.Prev = at(max(1, p.page.Number-1), "", "")
-	case !keyset && p.page.Number > 1:
-		l.Prev = at(min(p.page.Number-1, last), "", "")
+		l.Prev = at(max(1, p.Page.Number-1), "", "")
+	case !keyset && p.Page.Number > 1:
+		l.Prev = at(min(p.Page.Number-1, last), "", "")
 	}
 	if hasNext {
 		if end != "" {
-			l.Next = at(p.page.Number+1, "page[after]", end)
+			l.Next = at(p.Page.Number+1, "page[after]", end)
 		} else {
-			l.Next = at(p.page.Number+1, "", "")
+			l.Next = at(p.Page.Number+1, "", "")
 		}
 	}
 	return l
+}
+
+// Links is a links object; members without a link are left out.
+type Links struct {
+	Self     string `json:"self,omitempty"`
+	Download string `json:"download,omitempty"`
+	First    string `json:"first,omitempty"`
+	Prev     string `json:"prev,omitempty"`
+	Next     string `json:"next,omitempty"`
+	Last     string `json:"last,omitempty"`
+}
+
+// Meta is the meta object of a list: size is the page size the list was
+// read with and total the number of records of the whole (filtered) list,
+// as the live API answers.
+type Meta struct {
+	Size  int `json:"size"`
+	Total int `json:"total"`
 }

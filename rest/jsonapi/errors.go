@@ -1,4 +1,4 @@
-package rest
+package jsonapi
 
 import (
 	"encoding/json"
@@ -10,6 +10,9 @@ import (
 
 	"shipgraph/model"
 )
+
+// MediaType is the JSON:API media type of every response.
+const MediaType = "application/vnd.api+json"
 
 // ErrorObject is a JSON:API error object; status is a string.
 type ErrorObject struct {
@@ -54,8 +57,19 @@ type statusError struct {
 func (e *statusError) Error() string { return fmt.Sprintf("%d: %s", e.status, e.err.Message) }
 func (e *statusError) Unwrap() error { return e.err }
 
-func statusErrorf(status int, format string, args ...any) error {
+// StatusErrorf is an error of the HTTP layer with its own status.
+func StatusErrorf(status int, format string, args ...any) error {
 	return &statusError{status: status, err: model.Errorf(model.EINVALID, format, args...)}
+}
+
+// WithStatus is e answered with status rather than its code's.
+func WithStatus(status int, e *model.Error) error { return &statusError{status: status, err: e} }
+
+// OwnStatus reports whether err carries a status of its own (StatusErrorf,
+// WithStatus, a body of the wrong shape).
+func OwnStatus(err error) bool {
+	var se *statusError
+	return errors.As(err, &se)
 }
 
 // StatusOf returns the HTTP status of err.
@@ -147,3 +161,13 @@ func WriteErrors(w http.ResponseWriter, status int, errs ...ErrorObject) {
 
 // RequestID returns the request id the server middleware put on r.
 func RequestID(r *http.Request) string { return r.Header.Get("X-Request-Id") }
+
+// duplicateDocument fills the 409 of a file the account already has as a
+// document: code duplicate_document, the existing document in meta.
+func duplicateDocument(err error, obj *ErrorObject) {
+	var dup *model.DuplicateDocumentError
+	if errors.As(err, &dup) {
+		obj.Code, obj.Title = "duplicate_document", "Duplicate document"
+		obj.Meta = map[string]string{"existing_document_id": dup.ExistingID, "existing_document_name": dup.ExistingName}
+	}
+}

@@ -1,0 +1,46 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+
+	"shipgraph/db"
+)
+
+// A tracking transaction's statements run prepared on its connection,
+// and the next transaction there reuses them; with every connection of
+// the pool taken by the transaction itself, a statement not prepared yet
+// runs unprepared instead of waiting for a connection to prepare it on.
+func TestTrackingTxRunsPrepared(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	const probe = `SELECT count(*) FROM pg_prepared_statements WHERE statement = $1`
+	prepared := func(query string) (n int) {
+		t.Helper()
+		if err := f.DB.InTrackingTx(ctx, f.A.Account, func(tx *db.TrackingTx) error {
+			var x int
+			if err := tx.QueryRow(query).Scan(&x); err != nil {
+				return err
+			}
+			return tx.QueryRow(probe, query).Scan(&n)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// One connection: every transaction runs on it, and the pool has
+	// none left to prepare a new statement on.
+	f.SQL.SetMaxOpenConns(1)
+	if n := prepared(`SELECT 1 AS first_probe`); n != 0 {
+		t.Errorf("with the pool's only connection in the transaction: %d prepared, want 0 (run unprepared)", n)
+	}
+	f.SQL.SetMaxOpenConns(2)
+	if n := prepared(`SELECT 2 AS second_probe`); n != 1 {
+		t.Errorf("second probe: %d prepared on the transaction's connection, want 1", n)
+	}
+	f.SQL.SetMaxOpenConns(1)
+	if n := prepared(`SELECT 2 AS second_probe`); n != 1 {
+		t.Errorf("second probe again: %d prepared, want 1 (kept on the connection)", n)
+	}
+}
