@@ -205,8 +205,21 @@ func byParent[T any](name string, f func(*db.DB, context.Context, string, []stri
 			return nil, err
 		}
 		m := emptyLists[T](ids)
-		for _, r := range rows {
-			m[parent(r)] = append(m[parent(r)], r)
+		// Rows come grouped by parent (the reads order by it): each
+		// parent's list is its run of rows, sharing their array. Rows of
+		// a parent met again after another's are appended to a copy.
+		for start := 0; start < len(rows); {
+			p := parent(rows[start])
+			end := start + 1
+			for end < len(rows) && parent(rows[end]) == p {
+				end++
+			}
+			if have := m[p]; len(have) > 0 {
+				m[p] = append(have, rows[start:end]...)
+			} else {
+				m[p] = rows[start:end:end]
+			}
+			start = end
 		}
 		return m, nil
 	})

@@ -2,7 +2,6 @@ package load
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,32 +178,69 @@ func (l *Loaders) Store(ctx context.Context) *db.DB {
 	return l.narrowed
 }
 
-// Loader is a dataloadgen loader of one relationship or record type, with
-// the batch read behind it. Load batches the keys that reach it within the
-// loader's wait; the load plan, which knows every key of a level at once,
+// Loader is the loader of one relationship or record type, with the batch
+// read behind it. The load plan, which knows every key of a level at once,
 // does not wait: LoadAll reads the keys the loader has not seen in one
-// statement of that same read and primes them, and answers the rest from
-// the loader's cache. Both dedupe and cache by key for the request.
+// statement of that read and keeps the values. Load answers from those
+// values, or batches the keys that reach it within the loader's wait
+// through a dataloadgen loader made at its first such key (most requests
+// make none: a loader per read and request, with its closures and maps,
+// was a tenth of a dashboard's allocations). Both dedupe and cache by key
+// for the request.
 type Loader[V any] struct {
-	*dataloadgen.Loader[string, V]
 	fetch    func(context.Context, []string) (map[string]V, error)
 	maxBatch int
+	wait     time.Duration
 	gen      *atomic.Uint32
 
 	mu     sync.Mutex
-	seen   map[string]bool // keys read through LoadAll, found or not
-	absent map[string]bool // of those, the ones not found
+	vals   map[string]V    // values read or primed, by key
+	absent map[string]bool // keys read through LoadAll and not found
+	dl     *dataloadgen.Loader[string, V]
 }
 
 func newLoader[V any](fetch func(context.Context, []string) (map[string]V, error), cfg LoaderConfig) *Loader[V] {
-	return &Loader[V]{
-		Loader:   dataloadgen.NewMappedLoader(fetch, dataloadgen.WithWait(cfg.Wait), dataloadgen.WithBatchCapacity(cfg.MaxBatch)),
-		fetch:    fetch,
-		maxBatch: max(cfg.MaxBatch, 1),
-		gen:      cfg.gen,
-		seen:     map[string]bool{},
-		absent:   map[string]bool{},
+	return &Loader[V]{fetch: fetch, maxBatch: max(cfg.MaxBatch, 1), wait: cfg.Wait, gen: cfg.gen}
+}
+
+// Load returns the value of key, dataloadgen.ErrNotFound when there is
+// none. A key not seen before is read in a batch with the keys that reach
+// the loader within its wait.
+func (x *Loader[V]) Load(ctx context.Context, key string) (V, error) {
+	x.mu.Lock()
+	if v, ok := x.vals[key]; ok {
+		x.mu.Unlock()
+		return v, nil
 	}
+	if x.absent[key] {
+		x.mu.Unlock()
+		var zero V
+		return zero, dataloadgen.ErrNotFound
+	}
+	if x.dl == nil {
+		x.dl = dataloadgen.NewMappedLoader(x.fetch, dataloadgen.WithWait(x.wait), dataloadgen.WithBatchCapacity(x.maxBatch))
+	}
+	dl := x.dl
+	x.mu.Unlock()
+	v, err := dl.Load(ctx, key)
+	if err == nil {
+		x.mu.Lock()
+		if _, ok := x.vals[key]; !ok { // a value kept meanwhile stays
+			x.keep(key, v, 1)
+		} else {
+			v = x.vals[key]
+		}
+		x.mu.Unlock()
+	}
+	return v, err
+}
+
+// keep stores a value (x.mu held), making the map for about n keys.
+func (x *Loader[V]) keep(key string, v V, n int) {
+	if x.vals == nil {
+		x.vals = make(map[string]V, n)
+	}
+	x.vals[key] = v
 }
 
 // LoadAll returns the values of keys (a key that does not exist is left
@@ -212,42 +248,67 @@ func newLoader[V any](fetch func(context.Context, []string) (map[string]V, error
 func (x *Loader[V]) LoadAll(ctx context.Context, keys []string) (map[string]V, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	var todo []string
-	for _, k := range keys {
-		if !x.seen[k] {
-			todo = append(todo, k)
+	todo := keys
+	for i, k := range keys {
+		if _, ok := x.vals[k]; ok || x.absent[k] {
+			// Some keys are known: read only the others.
+			todo = append(make([]string, 0, len(keys)), keys[:i]...)
+			for _, k := range keys[i+1:] {
+				if _, ok := x.vals[k]; !ok && !x.absent[k] {
+					todo = append(todo, k)
+				}
+			}
+			break
 		}
 	}
+	fresh := len(todo) == len(keys) && len(keys) <= x.maxBatch
+	var got map[string]V
 	for len(todo) > 0 {
 		chunk := todo[:min(len(todo), x.maxBatch)]
 		todo = todo[len(chunk):]
-		got, err := x.fetch(ctx, chunk)
+		var err error
+		got, err = x.fetch(ctx, chunk)
 		if err != nil {
 			return nil, err
 		}
 		for _, k := range chunk {
-			x.seen[k] = true
 			if v, ok := got[k]; ok {
-				x.Loader.Prime(k, v) // a value cached before (a root read) stays
+				x.keep(k, v, len(keys))
 			} else {
+				if x.absent == nil {
+					x.absent = map[string]bool{}
+				}
 				x.absent[k] = true
 			}
 		}
 	}
+	if fresh && allIn(got, keys) {
+		// One read of every key: its answer is the result (a map of
+		// this call's own; the kept values are a copy).
+		return got, nil
+	}
 	out := make(map[string]V, len(keys))
 	for _, k := range keys {
-		if x.absent[k] {
-			continue
-		}
-		v, err := x.Loader.Load(ctx, k) // cached: returns at once
-		if err != nil && !errors.Is(err, dataloadgen.ErrNotFound) {
-			return nil, err
-		}
-		if err == nil {
+		if v, ok := x.vals[k]; ok {
 			out[k] = v
 		}
 	}
 	return out, nil
+}
+
+// allIn reports whether every key of got is one of keys (a read may
+// answer a key in another spelling: upper-case uuids come back lower-case).
+func allIn[V any](got map[string]V, keys []string) bool {
+	if len(got) > len(keys) {
+		return false
+	}
+	n := 0
+	for _, k := range keys {
+		if _, ok := got[k]; ok {
+			n++
+		}
+	}
+	return n == len(got)
 }
 
 func (x *Loader[V]) newGeneration() {
@@ -257,13 +318,14 @@ func (x *Loader[V]) newGeneration() {
 }
 
 // Prime caches a value read elsewhere (a root page), so LoadAll does not
-// read it again.
+// read it again; a value cached before stays.
 func (x *Loader[V]) Prime(key string, v V) {
 	x.mu.Lock()
-	x.seen[key] = true
 	delete(x.absent, key)
+	if _, ok := x.vals[key]; !ok {
+		x.keep(key, v, 8)
+	}
 	x.mu.Unlock()
-	x.Loader.Prime(key, v)
 }
 
 // Clear forgets key, after a write changed what it reads; relationships
@@ -271,20 +333,24 @@ func (x *Loader[V]) Prime(key string, v V) {
 func (x *Loader[V]) Clear(key string) {
 	x.newGeneration()
 	x.mu.Lock()
-	delete(x.seen, key)
+	delete(x.vals, key)
 	delete(x.absent, key)
+	if x.dl != nil {
+		x.dl.Clear(key)
+	}
 	x.mu.Unlock()
-	x.Loader.Clear(key)
 }
 
 // ClearAll forgets every key.
 func (x *Loader[V]) ClearAll() {
 	x.newGeneration()
 	x.mu.Lock()
-	clear(x.seen)
+	clear(x.vals)
 	clear(x.absent)
+	if x.dl != nil {
+		x.dl.ClearAll()
+	}
 	x.mu.Unlock()
-	x.Loader.ClearAll()
 }
 
 type loadersKey struct{}

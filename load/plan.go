@@ -138,20 +138,24 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 			ld   anyLoader
 			keys []string
 			seen map[string]bool
-			got  map[string]any
+			got  found
 		}
 		batches := map[int]*batch{}
 		var order []int
 		for _, lv := range levels {
 			byType := map[*catalog.Resource][]any{}
-			var last *catalog.Resource
-			var lastType reflect.Type
-			for _, r := range lv.rows {
-				if t := reflect.TypeOf(r); t != lastType || last == nil {
-					lastType, last = t, catalog.Of(r)
-				}
-				if last != nil {
-					byType[last] = append(byType[last], r)
+			if res := oneResource(lv.rows); res != nil {
+				byType[res] = lv.rows // the common level: records of one type
+			} else {
+				var last *catalog.Resource
+				var lastType reflect.Type
+				for _, r := range lv.rows {
+					if t := reflect.TypeOf(r); t != lastType || last == nil {
+						lastType, last = t, catalog.Of(r)
+					}
+					if last != nil {
+						byType[last] = append(byType[last], r)
+					}
 				}
 			}
 			for rel, sub := range lv.plan.Rels {
@@ -161,7 +165,7 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 						id := t.Read.Index()
 						b, ok := batches[id]
 						if !ok {
-							b = &batch{ld: l.reads[id], seen: map[string]bool{}}
+							b = &batch{ld: l.reads[id], seen: make(map[string]bool, len(recs)), keys: make([]string, 0, len(recs))}
 							batches[id] = b
 							order = append(order, id)
 						}
@@ -200,21 +204,29 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 		levels = levels[:0:0]
 		l.mu.Lock()
 		gen := l.gen.Load()
+		var children []any
 		for _, s := range steps {
 			b := batches[s.target.Read.Index()]
 			var next []any
-			seen := map[any]bool{}
+			var seen map[any]bool
+			if len(s.plan.Rels) > 0 {
+				seen = make(map[any]bool, len(s.parents))
+			}
 			for _, p := range s.parents {
 				k := s.target.Key(p)
-				v, ok := b.got[k]
-				if k == "" || !ok {
+				if k == "" || b.got == nil {
+					continue
+				}
+				v, ok := b.got.get(k)
+				if !ok {
 					continue
 				}
 				if p.(model.Related).Loads().Mark(gen, s.target.Bit) {
 					s.target.Attach(p, v)
 				}
 				if len(s.plan.Rels) > 0 {
-					for _, c := range s.target.Children(v, nil) {
+					children = s.target.Children(v, children[:0])
+					for _, c := range children {
 						if !seen[c] {
 							seen[c] = true
 							next = append(next, c)
@@ -229,4 +241,19 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 		l.mu.Unlock()
 	}
 	return nil
+}
+
+// oneResource is the resource of rows when they are all records of one
+// type of the catalogue, else nil.
+func oneResource(rows []any) *catalog.Resource {
+	if len(rows) == 0 {
+		return nil
+	}
+	t := reflect.TypeOf(rows[0])
+	for _, r := range rows[1:] {
+		if reflect.TypeOf(r) != t {
+			return nil
+		}
+	}
+	return catalog.Of(rows[0])
 }

@@ -12,18 +12,26 @@ import (
 
 // anyLoader is a Loader of any value type, as the plan drives it.
 type anyLoader interface {
-	loadAny(ctx context.Context, keys []string) (map[string]any, error)
+	loadAny(ctx context.Context, keys []string) (found, error)
+}
+
+// found is what a loader found for the keys it was given.
+type found interface {
+	get(key string) (any, bool)
+}
+
+type foundOf[V any] map[string]V
+
+func (m foundOf[V]) get(key string) (any, bool) {
+	v, ok := m[key]
+	return v, ok
 }
 
 // loadAny reads keys in one batch; keys it does not find are left out.
-func (x *Loader[V]) loadAny(ctx context.Context, keys []string) (map[string]any, error) {
+func (x *Loader[V]) loadAny(ctx context.Context, keys []string) (found, error) {
 	got, err := x.LoadAll(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
-	m := make(map[string]any, len(got))
-	for k, v := range got {
-		m[k] = v
-	}
-	return m, nil
+	return foundOf[V](got), nil
 }

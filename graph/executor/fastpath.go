@@ -225,11 +225,13 @@ type fastWriter struct {
 
 // fastKey names a selection set (its first element's address and its
 // length: the parsed document does not change during the operation) and
-// the object type it is collected for.
+// the object type it is collected for (the first of the type's
+// implementors, a package variable: its address, which hashes faster than
+// the name, looked up for every record).
 type fastKey struct {
 	first *ast.Selection
 	n     int
-	typ   string
+	typ   *string
 }
 
 // fields collects the fields of sel for an object type as gqlgen does
@@ -238,7 +240,7 @@ func (f *fastWriter) fields(sel ast.SelectionSet, implementors []string) ([]grap
 	if len(sel) == 0 {
 		return nil, true
 	}
-	k := fastKey{first: &sel[0], n: len(sel), typ: implementors[0]}
+	k := fastKey{first: &sel[0], n: len(sel), typ: &implementors[0]}
 	if fields, ok := f.collected[k]; ok {
 		return fields, true
 	}

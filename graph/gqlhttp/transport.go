@@ -128,7 +128,13 @@ func (Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphEx
 	}
 	ctx, out := executor.WithOutput(ctx)
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
-	writeResponse(w, media, http.StatusOK, responses(ctx))
+	if resp := responses(ctx); resp != nil {
+		writeResponse(w, media, http.StatusOK, resp)
+	} else {
+		// No answer: the request's context ended (its client left, or its
+		// deadline passed) before the operation gave one.
+		writeGraphQLError(w, media, http.StatusServiceUnavailable, "UNAVAILABLE", "the request ended before its answer was ready")
+	}
 	out.Release()
 }
 
