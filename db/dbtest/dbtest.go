@@ -174,7 +174,19 @@ func NewDB(tb testing.TB) string {
 // may still be held by such a connection for a moment after (DROP … FORCE
 // ends the worker's own sessions, not the closing ones): that error is
 // retried until ctx ends.
+//
+// On Citus every node's maintenance daemon connects to the other nodes'
+// copies of the database (deadlock detection, transaction recovery) every
+// few seconds: a loaded machine saw those connections come back between
+// FORCE's ending them and the drop for a minute. So no node takes new
+// connections to it first (best effort: a node that refuses still gets
+// the drop and its retries).
 func (e *environment) drop(ctx context.Context, name string) error {
+	if len(e.workers) > 0 {
+		for _, n := range e.nodes() {
+			_, _ = n.ExecContext(ctx, "ALTER DATABASE "+pq.QuoteIdentifier(name)+" WITH ALLOW_CONNECTIONS false")
+		}
+	}
 	if err := dropOn(ctx, e.admin, name); err != nil {
 		return err
 	}
