@@ -258,13 +258,6 @@ func TestJourneyStatements(t *testing.T) {
 // containers included by a shipment).
 func TestJourneyHeldLinkage(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	ids := func(list []any) []string {
-		out := make([]string, len(list))
-		for i, x := range list {
-			out[i] = x.(map[string]any)["id"].(string)
-		}
-		return out
-	}
 	pages := map[string]any{}
 	for _, c := range e.get("/v2/containers?page[size]=100")["data"].([]any) {
 		pages[c.(map[string]any)["id"].(string)] = c
@@ -281,9 +274,9 @@ func TestJourneyHeldLinkage(t *testing.T) {
 		id := c.(map[string]any)["id"].(string)
 		one := e.get("/v2/containers/" + id)["data"]
 		for _, rel := range []string{"transport_events", "raw_events"} {
-			want := ids(e.get("/v2/containers/" + id + "/" + rel)["data"].([]any))
+			want := resourceIDs(e.get("/v2/containers/" + id + "/" + rel)["data"].([]any))
 			for what, got := range map[string][]string{
-				key: ids(obj(c, "relationships", rel)["data"].([]any)), "alone": ids(obj(one, "relationships", rel)["data"].([]any)),
+				key: resourceIDs(obj(c, "relationships", rel)["data"].([]any)), "alone": resourceIDs(obj(one, "relationships", rel)["data"].([]any)),
 			} {
 				if strings.Join(got, ",") != strings.Join(want, ",") {
 					t.Errorf("container %s (%s) %s linkage %v, the events read %v", id, what, rel, got, want)
@@ -335,13 +328,6 @@ func TestJourneyEventFieldsets(t *testing.T) {
 // reads, in that order.
 func TestShipmentHeldContainerLinkage(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	ids := func(list []any) []string {
-		out := make([]string, len(list))
-		for i, x := range list {
-			out[i] = x.(map[string]any)["id"].(string)
-		}
-		return out
-	}
 	shipments := map[string]any{}
 	for _, s := range e.get("/v2/shipments?page[size]=100")["data"].([]any) {
 		shipments["page "+s.(map[string]any)["id"].(string)] = s
@@ -357,14 +343,14 @@ func TestShipmentHeldContainerLinkage(t *testing.T) {
 	for key, s := range shipments {
 		id := s.(map[string]any)["id"].(string)
 		whole := e.get("/v2/shipments/" + id + "?include=containers")
-		want := ids(obj(whole["data"], "relationships", "containers")["data"].([]any))
+		want := resourceIDs(obj(whole["data"], "relationships", "containers")["data"].([]any))
 		var included []string
 		for _, c := range whole["included"].([]any) {
 			if c.(map[string]any)["type"] == "container" {
 				included = append(included, c.(map[string]any)["id"].(string))
 			}
 		}
-		got := ids(obj(s, "relationships", "containers")["data"].([]any))
+		got := resourceIDs(obj(s, "relationships", "containers")["data"].([]any))
 		if strings.Join(got, ",") != strings.Join(want, ",") || len(included) != len(want) {
 			t.Errorf("shipment %s: containers linkage %v, with the containers read %v (%d included)", key, got, want, len(included))
 		}
@@ -375,4 +361,14 @@ func TestShipmentHeldContainerLinkage(t *testing.T) {
 	if len(shipments) < 3 || withContainers == 0 {
 		t.Fatalf("the seed gives %d shipments, %d with containers", len(shipments), withContainers)
 	}
+}
+
+// resourceIDs returns the ids of a document's resource objects (or linkage
+// identifiers), in order.
+func resourceIDs(list []any) []string {
+	out := make([]string, len(list))
+	for i, x := range list {
+		out[i] = x.(map[string]any)["id"].(string)
+	}
+	return out
 }
