@@ -37,11 +37,7 @@ func newPrepared(db *sqlx.DB) *prepared {
 // time; nil when it cannot (the cache is full, or preparing failed: the
 // unprepared run then reports the error).
 func (p *prepared) stmt(ctx context.Context, query string) *sqlx.Stmt {
-	p.mu.Lock()
-	s, ok := p.stmts[query]
-	full := len(p.stmts) >= maxPrepared
-	p.mu.Unlock()
-	if ok || full {
+	if s, settled := p.known(query); settled {
 		return s
 	}
 	s, err := p.DB.PreparexContext(ctx, query)
@@ -56,6 +52,15 @@ func (p *prepared) stmt(ctx context.Context, query string) *sqlx.Stmt {
 	}
 	p.stmts[query] = s
 	return s
+}
+
+// known returns query's prepared statement, and whether that is settled
+// without preparing: it is prepared already, or the cache is full (nil).
+func (p *prepared) known(query string) (*sqlx.Stmt, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s, ok := p.stmts[query]
+	return s, ok || len(p.stmts) >= maxPrepared
 }
 
 // stale reports whether err says a prepared statement no longer fits the

@@ -53,9 +53,13 @@ func (db *DB) preparedIn(q ext) ext {
 // stmt is query's prepared statement on the transaction's connection, or
 // nil (run it unprepared).
 func (t *preparedTx) stmt(ctx context.Context, query string) *sqlx.Stmt {
-	pctx, cancel := context.WithTimeout(ctx, prepareWait)
-	s := t.p.stmt(pctx, query)
-	cancel()
+	s, settled := t.p.known(query)
+	if !settled {
+		// Only a first preparation waits, and no longer than prepareWait.
+		pctx, cancel := context.WithTimeout(ctx, prepareWait)
+		s = t.p.stmt(pctx, query)
+		cancel()
+	}
 	if s == nil {
 		return nil
 	}
