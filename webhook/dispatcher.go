@@ -242,6 +242,12 @@ func (d *Dispatcher) claim(ctx context.Context, free int) ([]db.WebhookDelivery,
 		d.due, d.dueAt = accounts, time.Now()
 	}
 	claim := d.cfg.Timeout + d.cfg.ClaimMargin
+	// A claim runs to its end even when Run's context is cancelled: a
+	// drain that cancelled it between the statement's commit and its rows'
+	// reading would leave claims no worker holds (delivered only after
+	// they expire). Run starts no claim once its context is done.
+	cctx, cancel := context.WithTimeout(d.cfg.Abort, d.cfg.Timeout)
+	defer cancel()
 	var out []db.WebhookDelivery
 	keep := d.due[:0]
 	for i, a := range d.due {
@@ -250,7 +256,7 @@ func (d *Dispatcher) claim(ctx context.Context, free int) ([]db.WebhookDelivery,
 			keep = append(keep, d.due[i:]...)
 			break
 		}
-		ds, err := d.store.ClaimWebhookDeliveries(ctx, a, d.cfg.Owner, want, d.cfg.PerWebhook, claim, randomUUID())
+		ds, err := d.store.ClaimWebhookDeliveries(cctx, a, d.cfg.Owner, want, d.cfg.PerWebhook, claim, randomUUID())
 		if err != nil {
 			d.due = nil
 			return out, err
