@@ -269,8 +269,9 @@ const maxBatch = 200
 
 // waiting is a poll queued for its account's next batch.
 type waiting struct {
-	a    *applied
-	done chan struct{}
+	a      *applied
+	done   chan struct{}
+	queued time.Time
 }
 
 // batches queue the polls that finished, per account: while one batch of
@@ -287,7 +288,7 @@ type batches struct {
 // apply writes a poll with the others of its account that finish
 // meanwhile, and returns its result.
 func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
-	w := &waiting{a: &applied{Poll: p}, done: make(chan struct{})}
+	w := &waiting{a: &applied{Poll: p}, done: make(chan struct{}), queued: time.Now()}
 	b := &e.batches
 	b.mu.Lock()
 	if b.queued == nil {
@@ -325,7 +326,13 @@ func (e *Engine) flush(account string) {
 		batch := slices.Clone(q[:n])
 		b.queued[account] = q[n:]
 		b.mu.Unlock()
+		began := time.Now()
+		for _, w := range batch {
+			stepQueue.Observe(began.Sub(w.queued).Seconds())
+		}
+		BatchPolls.Observe(float64(len(batch)))
 		e.write(account, batch)
+		stepWrite.Observe(time.Since(began).Seconds())
 		for _, w := range batch {
 			close(w.done)
 		}

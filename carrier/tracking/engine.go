@@ -294,7 +294,9 @@ var errBusy = errors.New("carrier busy")
 
 func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
 	var res Result
+	began := time.Now()
 	t, err := e.store.TrackingPollTarget(ctx, a.AccountID, a.RequestID)
+	stepRead.Observe(time.Since(began).Seconds())
 	if errors.Is(err, sql.ErrNoRows) {
 		return res, nil // deleted: nothing to do
 	}
@@ -315,11 +317,17 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
 			Regular: time.Now().Add(e.c.PollInterval), Final: t.Status != "created"})
 		return res, err
 	}
+	asked := time.Now()
 	events, err := e.fetch(ctx, conn, queryFor(t.RequestType, t.RequestNumber))
-	if errors.Is(err, errBusy) {
-		return res, river.JobSnooze(time.Second)
+	var b busyError
+	if errors.As(err, &b) {
+		// Snoozed for about as long as the limit said, jittered so that
+		// the polls it refused together do not come back together.
+		postponedCarrier.Inc()
+		return res, river.JobSnooze(b.after + rand.N(b.after/4+time.Millisecond))
 	}
 	now := time.Now()
+	stepFetch.Observe(now.Sub(asked).Seconds())
 	if errors.Is(err, ErrNotFound) {
 		if t.Status == "created" {
 			// Known before: a carrier that forgot a number is a failure
@@ -358,44 +366,107 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
 	p.NextPollAt = &next
 	res, err = e.apply(ctx, p)
 	if errors.Is(err, errTrackingBusy) {
+		postponedRequest.Inc()
 		// The schedule's claim holds the row for a moment: look again soon.
 		return res, river.JobSnooze(time.Duration(20+rand.IntN(80)) * time.Millisecond)
 	}
 	return res, err
 }
 
+// limitWait is the longest a poll waits in place for its carrier's rate
+// or a free connection before it is snoozed instead: a short wait keeps
+// the worker (no River round trip, no second read of the request), and a
+// carrier's waiting polls are bounded by what its limits release within
+// it, so one busy carrier does not take every worker.
+const limitWait = time.Second
+
 // fetch asks the carrier within its limits: the shared rate and
-// concurrency over every instance when Redis answers, else this process'.
+// concurrency over every instance when Redis answers, else this
+// process'. A limit that frees within limitWait is waited for; otherwise
+// errBusy, and the poll is snoozed for the wait the limit gave.
 func (e *Engine) fetch(ctx context.Context, l *limited, q Query) ([]dcsa.Event, error) {
 	if l.c.RatePerMinute > 0 {
-		shared := false
-		if e.shared != nil {
-			var wait time.Duration
-			wait, shared = e.shared.Allow(ctx, "carrier:"+l.c.SCAC, l.c.RatePerMinute, max(1, l.c.RatePerMinute/10))
-			if shared && wait > 0 {
-				return nil, errBusy
-			}
-		}
-		if !shared && !l.rate.Allow() {
-			return nil, errBusy
+		if err := e.takeRate(ctx, l); err != nil {
+			return nil, err
 		}
 	}
 	if l.c.Concurrency > 0 {
 		if e.shared != nil {
 			release, ok := e.shared.Acquire("carrier:"+l.c.SCAC, l.c.Concurrency)
 			if !ok {
-				return nil, errBusy
+				return nil, busy(time.Second)
 			}
 			defer release()
 		}
+		t := time.NewTimer(limitWait)
 		select {
 		case l.sem <- struct{}{}:
+			t.Stop()
 			defer func() { <-l.sem }()
-		default:
-			return nil, errBusy
+		case <-t.C:
+			return nil, busy(time.Second)
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.c.Timeout)
 	defer cancel()
 	return l.Events(ctx, q)
+}
+
+// takeRate takes one request of the carrier's rate, waiting up to
+// limitWait for it.
+func (e *Engine) takeRate(ctx context.Context, l *limited) error {
+	if e.shared != nil {
+		for {
+			wait, shared := e.shared.Allow(ctx, "carrier:"+l.c.SCAC, l.c.RatePerMinute, max(1, l.c.RatePerMinute/10))
+			if !shared {
+				break // Redis did not answer: this process' count decides
+			}
+			if wait <= 0 {
+				return nil
+			}
+			if wait > limitWait {
+				return busy(wait)
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return err
+			}
+		}
+	}
+	r := l.rate.Reserve()
+	d := r.Delay()
+	if d > limitWait {
+		r.Cancel()
+		return busy(d)
+	}
+	if err := sleep(ctx, d); err != nil {
+		r.Cancel()
+		return err
+	}
+	return nil
+}
+
+// busyError is errBusy with the time after which the limit frees.
+type busyError struct{ after time.Duration }
+
+func (b busyError) Error() string        { return errBusy.Error() }
+func (b busyError) Is(target error) bool { return target == errBusy }
+
+func busy(after time.Duration) error { return busyError{after} }
+
+// sleep waits d unless ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
