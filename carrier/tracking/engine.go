@@ -69,6 +69,8 @@ type Engine struct {
 	batches batches
 	// vessels: the vessels this process wrote (apply.go).
 	vessels vessels
+	// turns: the carrier turns of snoozed polls.
+	turns turns
 }
 
 // limited is a connector behind its carrier's rate and concurrency limits.
@@ -318,13 +320,13 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
 		return res, err
 	}
 	asked := time.Now()
-	events, err := e.fetch(ctx, conn, queryFor(t.RequestType, t.RequestNumber))
+	events, err := e.fetch(ctx, conn, a.RequestID, queryFor(t.RequestType, t.RequestNumber))
 	var b busyError
 	if errors.As(err, &b) {
-		// Snoozed for about as long as the limit said, jittered so that
-		// the polls it refused together do not come back together.
+		// Snoozed until the limit frees (this poll's turn of the rate):
+		// a little later, not earlier, so that it finds its turn due.
 		postponedCarrier.Inc()
-		return res, river.JobSnooze(b.after + rand.N(b.after/4+time.Millisecond))
+		return res, river.JobSnooze(b.after + rand.N(50*time.Millisecond))
 	}
 	now := time.Now()
 	stepFetch.Observe(now.Sub(asked).Seconds())
@@ -380,13 +382,13 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
 // it, so one busy carrier does not take every worker.
 const limitWait = time.Second
 
-// fetch asks the carrier within its limits: the shared rate and
-// concurrency over every instance when Redis answers, else this
-// process'. A limit that frees within limitWait is waited for; otherwise
-// errBusy, and the poll is snoozed for the wait the limit gave.
-func (e *Engine) fetch(ctx context.Context, l *limited, q Query) ([]dcsa.Event, error) {
+// fetch asks the carrier for request's events within its limits: the
+// shared rate and concurrency over every instance when Redis answers,
+// else this process'. A limit that frees within limitWait is waited for;
+// otherwise errBusy, and the poll is snoozed for the wait the limit gave.
+func (e *Engine) fetch(ctx context.Context, l *limited, request string, q Query) ([]dcsa.Event, error) {
 	if l.c.RatePerMinute > 0 {
-		if err := e.takeRate(ctx, l); err != nil {
+		if err := e.takeRate(ctx, l, request); err != nil {
 			return nil, err
 		}
 	}
@@ -415,9 +417,13 @@ func (e *Engine) fetch(ctx context.Context, l *limited, q Query) ([]dcsa.Event, 
 	return l.Events(ctx, q)
 }
 
-// takeRate takes one request of the carrier's rate, waiting up to
-// limitWait for it.
-func (e *Engine) takeRate(ctx context.Context, l *limited) error {
+// takeRate takes one request of the carrier's rate for request, waiting
+// up to limitWait for it. This process' limiter hands out turns: a poll
+// whose turn is further off is snoozed until it, keeping the turn, and
+// takes it when it runs again here (turns); so a backlog of one carrier
+// comes back at the carrier's rate instead of every refused poll trying
+// again together (each try a read of the request and a River update).
+func (e *Engine) takeRate(ctx context.Context, l *limited, request string) error {
 	if e.shared != nil {
 		for {
 			wait, shared := e.shared.Allow(ctx, "carrier:"+l.c.SCAC, l.c.RatePerMinute, max(1, l.c.RatePerMinute/10))
@@ -435,10 +441,17 @@ func (e *Engine) takeRate(ctx context.Context, l *limited) error {
 			}
 		}
 	}
+	if at, ok := e.turns.take(request); ok {
+		if d := time.Until(at); d <= limitWait {
+			return sleep(ctx, d)
+		}
+		e.turns.keep(request, at) // back early: the turn stands
+		return busy(time.Until(at))
+	}
 	r := l.rate.Reserve()
 	d := r.Delay()
 	if d > limitWait {
-		r.Cancel()
+		e.turns.keep(request, time.Now().Add(d))
 		return busy(d)
 	}
 	if err := sleep(ctx, d); err != nil {
@@ -446,6 +459,46 @@ func (e *Engine) takeRate(ctx context.Context, l *limited) error {
 		return err
 	}
 	return nil
+}
+
+// turns are the carrier turns reserved for snoozed polls, by request:
+// each a token of the carrier's rate taken for that time. A poll that
+// runs again on another process (or never) leaves its turn unused: the
+// carrier sees fewer requests, never more.
+type turns struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+// maxTurns bounds the memory: past it, turns long past are dropped.
+const maxTurns = 100_000
+
+func (t *turns) keep(request string, at time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.at == nil {
+		t.at = map[string]time.Time{}
+	}
+	if len(t.at) >= maxTurns {
+		old := time.Now().Add(-time.Hour)
+		for k, v := range t.at {
+			if v.Before(old) {
+				delete(t.at, k)
+			}
+		}
+		if len(t.at) >= maxTurns {
+			clear(t.at) // their polls take new turns
+		}
+	}
+	t.at[request] = at
+}
+
+func (t *turns) take(request string) (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	at, ok := t.at[request]
+	delete(t.at, request)
+	return at, ok
 }
 
 // busyError is errBusy with the time after which the limit frees.

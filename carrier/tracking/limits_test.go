@@ -61,3 +61,62 @@ func TestCarrierRateWaitedInPlace(t *testing.T) {
 	}
 	stop()
 }
+
+// TestCarrierTurnsKeptOverSnooze: polls refused by their carrier's rate
+// for longer than a worker waits are snoozed until their turn, which
+// they keep, so each is snoozed once: 12 requests of a carrier limited to
+// 60 a minute (bursts of 6) all settle, and no poll is snoozed twice.
+// Without the turns every refused poll came back together with the
+// others and most were refused again.
+func TestCarrierTurnsKeptOverSnooze(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const scac = "CMDU"
+	c := e.config()
+	for i := range c.Carriers {
+		if c.Carriers[i].SCAC == scac {
+			c.Carriers[i].RatePerMinute, c.Carriers[i].Concurrency = 60, 0
+		}
+	}
+	var ids []string
+	for _, n := range e.sim.Numbers() {
+		if n.SCAC == scac && n.State == "tracked" && len(ids) < 12 {
+			ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
+		}
+	}
+	if len(ids) < 12 {
+		t.Fatalf("the simulator knows %d tracked numbers of %s, want 12", len(ids), scac)
+	}
+	eng, j := newEngine(t, c, e.store)
+	type end struct {
+		id string
+		s  rivertype.JobState
+	}
+	ended := make(chan end, 1000)
+	stop, err := eng.OnPolled(func(a tracking.PollArgs, s rivertype.JobState) { ended <- end{a.RequestID, s} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(eng, j)
+	snoozed := map[string]int{}
+	deadline := time.After(60 * time.Second)
+	for done := 0; done < len(ids); {
+		select {
+		case x := <-ended:
+			if x.s == rivertype.JobStateCompleted {
+				done++
+				continue
+			}
+			if snoozed[x.id]++; snoozed[x.id] > 1 {
+				t.Fatalf("request %s's poll snoozed %d times, want at most once (its turn kept)", x.id, snoozed[x.id])
+			}
+		case <-deadline:
+			t.Fatalf("%d of %d polls completed", done, len(ids))
+		}
+	}
+	stop()
+	if len(snoozed) == 0 {
+		t.Errorf("no poll was snoozed: 12 requests at once should exceed what the rate frees within a second")
+	}
+	t.Logf("%d of %d polls snoozed once", len(snoozed), len(ids))
+}
