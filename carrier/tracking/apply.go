@@ -269,7 +269,7 @@ func stopReason(f db.StopFacts, afterArrival time.Duration) (reason string, stop
 // own statements are few), so larger batches save little, while the
 // batch holds its account's change-log head (the account's API writes
 // wait for it) and must end within the polls' timeout: at a loaded
-// machine's 100 ms a poll, 32 take about 3 s, well within the tests' 5 s.
+// machine's 100 ms a poll, 32 take about 3 s, within any poll timeout.
 const maxBatch = 32
 
 // waiting is a poll queued for its account's next batch.
