@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/db/seed"
 	"shipgraph/model"
+	"shipgraph/testkit/pg"
 )
 
 // The pickers' lists with timestamps, text and uuids in text form read the
@@ -99,6 +101,57 @@ func TestParseTimestampAsLibPQ(t *testing.T) {
 	for _, s := range []string{"infinity", "-infinity", "2026-13-01 00:00:00+00x", ""} {
 		if got, err := db.ParseTimestamp([]byte(s)); err == nil {
 			t.Errorf("%q: %v, want an error", s, got)
+		}
+	}
+}
+
+// processCPU is the process's user and system CPU time in nanoseconds.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkRowReaderTextForm reads the same containers and shipments
+// through the row reader in their plain columns and in the pickers' text
+// form: the server's side of the decode (lib/pq and database/sql
+// included), per row read.
+func BenchmarkRowReaderTextForm(b *testing.B) {
+	d := pg.New(b, 0).Store
+	ctx := context.Background()
+	if _, _, err := seed.Run(ctx, d, seed.Options{Shipments: 150, Seed: 3, Now: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)}); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		read func(list string) (int, error)
+		typ  string
+		from string
+	}{
+		{"containers", func(q string) (int, error) { r, err := db.ScanPlans[model.Container](ctx, d, q); return len(r), err }, "Container", " FROM containers c ORDER BY c.id LIMIT 300"},
+		{"shipments", func(q string) (int, error) { r, err := db.ScanPlans[model.Shipment](ctx, d, q); return len(r), err }, "Shipment", " FROM shipments s ORDER BY s.id LIMIT 150"},
+	} {
+		for _, form := range []string{"plain", "text"} {
+			list := db.Columns[c.typ]
+			if form == "text" {
+				list = db.TextFormCols[c.typ]
+			}
+			b.Run(c.name+"/"+form, func(b *testing.B) {
+				rows := 0
+				cpu0 := processCPU()
+				for b.Loop() {
+					n, err := c.read("SELECT " + list + c.from)
+					if err != nil {
+						b.Fatal(err)
+					}
+					rows += n
+				}
+				// The test process's CPU (not PostgreSQL's), which a loaded
+				// machine stretches less than the elapsed time.
+				b.ReportMetric(float64(processCPU()-cpu0)/float64(rows), "cpu-ns/row")
+			})
 		}
 	}
 }
