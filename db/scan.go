@@ -582,7 +582,7 @@ func newRowReader[R any](rows *sql.Rows) (*rowReader[R], error) {
 		r.cols[i].col = &plan.cols[i]
 		r.cols[i].slabs = s
 		kind := plan.cols[i].kind
-		if kind != scanString && kind != scanTime || plan.cols[i].typ.Kind() == reflect.Interface {
+		if kind != scanString && kind != scanTime {
 			continue
 		}
 		if types == nil {
@@ -590,15 +590,16 @@ func newRowReader[R any](rows *sql.Rows) (*rowReader[R], error) {
 				return nil, err
 			}
 		}
-		switch types[i].DatabaseTypeName() {
-		case "UUID", "CSTRING":
-			c := plan.cols[i]
+		c := plan.cols[i]
+		switch name := types[i].DatabaseTypeName(); {
+		case kind == scanString && (name == "UUID" || name == "CSTRING"):
 			c.kind = scanUUID
-			if kind == scanTime {
-				c.kind = scanTimeText
-			}
-			r.cols[i].col = &c
+		case kind == scanTime && name == "CSTRING":
+			c.kind = scanTimeText
+		default:
+			continue
 		}
+		r.cols[i].col = &c
 	}
 	return r, nil
 }
