@@ -712,6 +712,10 @@ func startSecond(t *testing.T, dbURL, key string) *secondInstance {
 	t.Cleanup(func() {
 		cancel()
 		waitServe(t, done, 30*time.Second, "the second serve")
+		if t.Failed() {
+			l := stderr.String()
+			t.Logf("the second serve's log (the end):\n%s", l[max(0, len(l)-6000):])
+		}
 	})
 	s := &secondInstance{base: base, log: stderr, key: key, dbURL: dbURL}
 	// The key is used (and cached) on this instance, and holds a

@@ -161,7 +161,7 @@ func TestWebhooksFromEveryWriter(t *testing.T) {
 		if done {
 			break
 		}
-		if time.Since(start) > 10*time.Second {
+		if time.Since(start) > 30*time.Second {
 			t.Fatalf("notifications not all succeeded: %s", body)
 		}
 	}

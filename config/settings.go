@@ -97,8 +97,8 @@ var (
 		Meaning: "Comma-separated `SCAC=URL`: the carriers tracked, each with the base of its DCSA Track & Trace v2.2 API (before `/v2/events`); a request for a SCAC not listed is refused at create (422 at `scac`), and one created before its SCAC left the list fails (`shipping_line_unreachable`). `make run` points the demo SCACs at the carrier simulator ([tracking](docs/tracking.md), [carriers](docs/carriers.md))."})
 	Carrier = declare(Setting{Env: "CARRIER_", Family: true, Verbs: Serve, Shown: "`CARRIER_<SCAC>_*`", ShownDefault: "*(see meaning)*",
 		Meaning: "Per carrier of `CARRIERS`: `_API_KEY` and `_API_KEY_HEADER` (default `API-Key`), or OAuth2 client credentials `_CLIENT_ID`, `_CLIENT_SECRET`, `_TOKEN_URL`; `_RATE` requests a minute (600) and `_CONCURRENCY` in flight (8), over every instance with `REDIS_URL`; `_TIMEOUT` per request (30s)."})
-	TrackingWorkers = declare(Setting{Env: "TRACKING_WORKERS", Flag: "tracking-workers", Kind: Int, Default: "10", Verbs: Serve,
-		Meaning: "Carrier polls running at once in this process; `0`: this process polls nothing (it still enqueues)."})
+	TrackingWorkers = declare(Setting{Env: "TRACKING_WORKERS", Flag: "tracking-workers", Kind: Int, Default: "50", Verbs: Serve,
+		Meaning: "Carrier polls running at once in this process (most of them wait on the carrier or for their account's batch to commit: enough that a batch fills while the one before commits); `0`: this process polls nothing (it still enqueues)."})
 	TrackingPollInterval = declare(Setting{Env: "TRACKING_POLL_INTERVAL", Flag: "tracking-poll-interval", Kind: Duration, Default: "1h", Verbs: Serve,
 		Meaning: "How often a tracked request is polled again, until tracking stops."})
 	TrackingAwaitingInterval = declare(Setting{Env: "TRACKING_AWAITING_INTERVAL", Flag: "tracking-awaiting-interval", Kind: Duration, Default: "30m", Verbs: Serve,

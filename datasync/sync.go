@@ -187,18 +187,24 @@ func (s *Syncer) run(ctx context.Context, a JobArgs) error {
 	}
 	owner := uuid.NewString()
 	now := time.Now()
+	release := func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = s.store.SyncRelease(rctx, a.AccountID, a.DestinationID, owner)
+	}
 	ok, err := s.store.SyncLease(ctx, a.AccountID, a.DestinationID, owner, now, now.Add(s.c.Lease))
 	if err != nil {
+		// The lease may be taken all the same: a cancel (a stop of
+		// the jobs) that came after the statement's commit fails it.
+		// Given back, it does not hold the destination idle until it
+		// expires.
+		release()
 		return river.JobSnooze(s.c.Poll * 5)
 	}
 	if !ok {
 		return river.JobSnooze(s.c.Lease / 2)
 	}
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = s.store.SyncRelease(rctx, a.AccountID, a.DestinationID, owner)
-	}()
+	defer release()
 	err = s.follow(ctx, d, owner)
 	if err == nil || ctx.Err() != nil {
 		return river.JobSnooze(0)

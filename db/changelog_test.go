@@ -609,7 +609,7 @@ func TestDemoActivityAndFeed(t *testing.T) {
 				t.Fatalf("event %+v %+v", e, e.Change)
 			}
 			woken[e.Change.AccountID]++
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatal("no wake-up heard")
 		}
 	}

@@ -28,6 +28,7 @@ type picker struct {
 	// maxMadeLists are kept; past that, lists are built per read.
 	made  sync.Map
 	madeN atomic.Int32
+	base  int // the items of all: order[:base] (the rest are optional)
 }
 
 // maxMadeLists bounds a picker's made lists (selections are chosen by
@@ -52,12 +53,45 @@ func newPicker(list string, keys ...string) *picker {
 		p.order = append(p.order, name)
 		p.items[name] = it
 	}
+	p.base = len(p.order)
 	for _, k := range keys {
 		if _, ok := p.items[k]; !ok {
 			panic("db: key " + k + " is not a column of " + list)
 		}
 		p.keys[k] = true
 	}
+	return p
+}
+
+// textForm selects the named columns through out, a PostgreSQL output
+// function (timestamptz_out, uuid_out, textout): as a cstring, which
+// lib/pq hands over as the bytes PostgreSQL sent (it decodes only the
+// types it knows), so the row reader makes the field from them (scan.go)
+// without lib/pq's value per column: a string allocated for every text
+// column, a 36-byte slice for every uuid, and every timestamp parsed from
+// a string by lib/pq's general parser and boxed. PostgreSQL does the same
+// work (the output function is what sending the column as text calls).
+// A cstring has no ordering or equality, so keys that statements order,
+// group or join by (id) are left as they are; only reads through the row
+// reader may use these lists (not sqlx, which cannot make a time from
+// bytes).
+func (p *picker) textForm(out string, names ...string) *picker {
+	for _, name := range names {
+		it, ok := p.items[name]
+		if !ok {
+			panic("db: " + name + " is not a column of " + p.all)
+		}
+		expr := it
+		if j := strings.LastIndex(it, " AS "); j >= 0 {
+			expr = strings.TrimSpace(it[:j])
+		}
+		p.items[name] = out + "(" + expr + ") AS " + name
+	}
+	items := make([]string, p.base)
+	for i, name := range p.order[:p.base] {
+		items[i] = p.items[name]
+	}
+	p.all = strings.Join(items, ", ")
 	return p
 }
 
@@ -122,10 +156,23 @@ func (p *picker) build(want []string, param string) string {
 // and definition columns are read when a request shows those relationships
 // (their key columns) or, in /v2, its links (rest/params.go, linkColumns):
 // a dashboard that shows apiSlug and value reads four uuids less per value.
+//
+// The many-row types select their timestamps, text and non-key uuids in
+// text form (textForm); TestTextFormColumns holds each named column to
+// the type its output function takes.
 var pickers = map[string]*picker{
-	"Shipment":    newPicker(shipmentCols, "id").optional(shipmentContainerIDsCol),
-	"Container":   newPicker(containerCols, "id", "shipment_id").optional(containerJourneyCols),
-	"Document":    newPicker(documentCols, "id"),
+	"Shipment": newPicker(shipmentCols, "id").optional(shipmentContainerIDsCol).
+		textForm("timestamptz_out", shipmentTimestamps...).
+		textForm("textout", shipmentTexts...).
+		textForm("uuid_out", shipmentUUIDs...),
+	"Container": newPicker(containerCols, "id", "shipment_id").optional(containerJourneyCols).
+		textForm("timestamptz_out", containerTimestamps...).
+		textForm("textout", containerTexts...).
+		textForm("uuid_out", containerUUIDs...),
+	"Document": newPicker(documentCols, "id").
+		textForm("timestamptz_out", "created_at", "updated_at").
+		textForm("textout", documentTexts...).
+		textForm("uuid_out", documentUUIDs...),
 	"Terminal":    newPicker(terminalCols, "id"),
 	"Port":        newPicker(portCols, "id"),
 	"CustomField": newPicker(customFieldCols, "id", "entity_id", "api_slug"),
@@ -181,3 +228,33 @@ func outputName(item string) string {
 	}
 	return item[strings.LastIndex(item, ".")+1:]
 }
+
+// The columns the pickers select in text form (textForm), by the type of
+// their output function.
+var (
+	containerTimestamps = []string{"pickup_appointment_at", "pod_arrived_at", "pod_discharged_at",
+		"pod_full_out_at", "terminal_checked_at", "final_destination_full_out_at", "empty_terminated_at",
+		"pod_last_tracking_request_at", "shipment_last_tracking_request_at", "pod_rail_loaded_at",
+		"pod_rail_departed_at", "ind_eta_at", "ind_ata_at", "ind_rail_unloaded_at", "ind_facility_lfd_on",
+		"pickup_lfd_terminal", "pickup_lfd_rail", "pickup_lfd_line", "pickup_lfd", "created_at", "updated_at"}
+	containerTexts = []string{"number", "equipment_type", "equipment_height", "seal_number",
+		"pod_full_out_chassis_number", "location_at_pod_terminal", "pod_timezone", "final_destination_timezone",
+		"empty_terminated_timezone", "pod_rail_carrier_scac", "ind_rail_carrier_scac", "current_status"}
+	containerUUIDs = []string{"account_id", "shipment_id", "pod_terminal_id", "pickup_facility_id"}
+
+	shipmentTimestamps = []string{"pol_etd_at", "pol_atd_at", "pod_eta_at", "pod_original_eta_at", "pod_ata_at",
+		"destination_eta_at", "destination_ata_at", "line_tracking_last_attempted_at",
+		"line_tracking_last_succeeded_at", "line_tracking_stopped_at", "created_at", "updated_at"}
+	shipmentTexts = []string{"bill_of_lading_number", "normalized_number", "shipping_line_scac",
+		"shipping_line_name", "shipping_line_short_name", "port_of_lading_locode", "port_of_lading_name",
+		"port_of_discharge_locode", "port_of_discharge_name", "destination_locode", "destination_name",
+		"customer_name", "pod_vessel_name", "pod_vessel_imo", "pod_voyage_number", "pol_timezone", "pod_timezone",
+		"destination_timezone", "line_tracking_stopped_reason"}
+	shipmentUUIDs = []string{"account_id", "shipping_line_id", "port_of_lading_id", "port_of_discharge_id",
+		"destination_port_id", "destination_metro_area_id", "pod_terminal_id", "destination_terminal_id",
+		"destination_rail_terminal_id", "line_tracking_stopped_by_user_id", "customer_id"}
+
+	documentTexts = []string{"name", "document_type", "document_type_manual", "classification_notes", "source",
+		"file_name", "file_content_type"}
+	documentUUIDs = []string{"account_id", "user_id", "email_submission_id", "last_document_representation_id"}
+)

@@ -105,6 +105,52 @@ func (f *fixture) counterSlot(t *testing.T, c *sql.Conn) int {
 	return n
 }
 
+// sessionPair opens sessions with begin until two are on counter slots
+// that match says go together (match(earlier, later)), and returns them,
+// the earlier first. Only the first session of each slot is kept while
+// looking; every other session opened leaves the pool for good (one
+// returned to it would be handed out again with its slot), so the pool is
+// never exhausted by sessions held open, whatever the backends' pids (on
+// Citus a worker's pids can step by two: a given slot may never come
+// again).
+func (f *fixture) sessionPair(t *testing.T, begin func() *sql.Conn, match func(earlier, later int) bool) (a, b *sql.Conn) {
+	t.Helper()
+	type kept struct {
+		slot int
+		c    *sql.Conn
+	}
+	var first []kept
+	discard := func(c *sql.Conn) { _ = c.Raw(func(any) error { return driver.ErrBadConn }); c.Close() }
+	for opened := 0; a == nil; opened++ {
+		if opened > 50 {
+			t.Fatalf("%d sessions, no two on matching counter slots (slots %v)", opened, first)
+		}
+		c := begin()
+		n := f.counterSlot(t, c)
+		fresh := true
+		for _, k := range first {
+			if match(k.slot, n) {
+				a, b = k.c, c
+				break
+			}
+			fresh = fresh && k.slot != n
+		}
+		if a == nil {
+			if fresh {
+				first = append(first, kept{n, c})
+			} else {
+				discard(c)
+			}
+		}
+	}
+	for _, k := range first {
+		if k.c != a {
+			discard(k.c)
+		}
+	}
+	return a, b
+}
+
 // TestCountersKeepWritersApart: two transactions of one account inserting
 // a shipment and a container each, at once, do not wait for each other on
 // the account's counters or rollups (each adds to its own slot), and no
@@ -141,32 +187,9 @@ func TestCountersKeepWritersApart(t *testing.T) {
 		}
 		return c
 	}
-	// Two transactions whose backends add to different slots: the slot of
-	// the backend that writes the account's rows (on Citus a worker's, the
-	// one this transaction keeps for the account's shard).
-	slot := func(c *sql.Conn) int { return f.counterSlot(t, c) }
-	a := begin()
-	slotA := slot(a)
-	var b *sql.Conn
-	var seen []int
-	for b == nil {
-		c := begin()
-		n := slot(c)
-		if n != slotA {
-			b = c
-			continue
-		}
-		// The same slot as a's: this session is of no use. It goes from
-		// the pool for good (a connection returned to it would be handed
-		// out again with its slot), so the pool is never exhausted by
-		// sessions held open, whatever the backends' pids.
-		seen = append(seen, n)
-		if len(seen) > 50 {
-			t.Fatalf("every session on a's slot %d: %v", slotA, seen)
-		}
-		_ = c.Raw(func(any) error { return driver.ErrBadConn })
-		c.Close()
-	}
+	// Two transactions whose backends add to different slots (on Citus a
+	// worker's: the one each transaction keeps for the account's shard).
+	a, b := f.sessionPair(t, begin, func(x, y int) bool { return x != y })
 	write := func(c *sql.Conn, number string) error {
 		_, err := c.ExecContext(ctx, `WITH s AS (
 			INSERT INTO shipments (account_id, bill_of_lading_number, normalized_number, shipping_line_scac, shipping_line_name,
@@ -375,7 +398,6 @@ func TestWritersOfOneAccountNeverDeadlock(t *testing.T) {
 			t.Fatalf("%v\n%s", err, q)
 		}
 	}
-	slot := f.counterSlot
 	// background runs q on c and then commits, in a goroutine; its error
 	// arrives on the channel.
 	background := func(c *sql.Conn, q string, args ...any) <-chan error {
@@ -395,29 +417,8 @@ func TestWritersOfOneAccountNeverDeadlock(t *testing.T) {
 	}
 
 	t.Run("the head before a counter slot", func(t *testing.T) {
-		// Two sessions on one slot: sessions are opened until a slot
-		// repeats, which 17 sessions (of the pool's 20) make certain
-		// whatever the backends' pids (on Citus a worker's pids can step
-		// by two, so a given session's slot may never come again); the
-		// others leave the pool for good.
-		var a, b *sql.Conn
-		bySlot := map[int]*sql.Conn{}
-		for b == nil {
-			if len(bySlot) > 16 {
-				t.Fatalf("%d sessions on 16 slots, none shared", len(bySlot))
-			}
-			c := begin(t)
-			n := slot(t, c)
-			if first, ok := bySlot[n]; ok {
-				a, b = first, c
-				delete(bySlot, n)
-				break
-			}
-			bySlot[n] = c
-		}
-		for _, c := range bySlot {
-			_ = c.Raw(func(any) error { return driver.ErrBadConn })
-		}
+		// Two sessions on one slot: 17 sessions on 16 slots make it certain.
+		a, b := f.sessionPair(t, func() *sql.Conn { return begin(t) }, func(x, y int) bool { return x == y })
 		exec(t, a, `UPDATE shipments SET pod_vessel_name = 'HELD' WHERE account_id = $1 AND id = $2`, f.A.Account, f.A.Shipments[1])
 		done := background(b, addContainer("SLOTB01"), f.A.Account, f.A.Shipments[0])
 		waitBlocked(t, f.SQL, "SLOTB01")

@@ -102,3 +102,21 @@ func SelectRows[R any](ctx context.Context, d *DB, unprepared bool, query string
 func (t *TrackingTx) QueryRow(query string, args ...any) *sqlx.Row {
 	return t.q.QueryRowxContext(t.ctx, query, args...)
 }
+
+// TextFormCols are the pickers' whole lists (optional items included, the
+// account placeholder as the row's own account) with their columns in
+// text form, against the plain lists of Columns.
+var TextFormCols = map[string]string{
+	"Shipment":  pickers["Shipment"].list(pickers["Shipment"].order, "s.account_id"),
+	"Container": pickers["Container"].list(pickers["Container"].order, "c.account_id"),
+	"Document":  pickers["Document"].list(pickers["Document"].order, ""),
+}
+
+// ScanPlans reads query's rows through the row plans.
+func ScanPlans[R any](ctx context.Context, d *DB, query string, args ...any) (out []R, err error) {
+	err = selectRows(ctx, d.q, func(v *R) { out = append(out, *v) }, query, args...)
+	return out, err
+}
+
+// ParseTimestamp is the row reader's timestamp parser.
+var ParseTimestamp = parseTimestamp

@@ -19,7 +19,7 @@ func TestWatchTokens(t *testing.T) {
 	events := listener.Subscribe(64, db.FeedToken, db.FeedAlive).Events()
 	next := func(skipAlive bool) db.FeedEvent {
 		t.Helper()
-		timeout := time.After(5 * time.Second)
+		timeout := time.After(30 * time.Second)
 		for {
 			select {
 			case e, ok := <-events:
@@ -31,7 +31,7 @@ func TestWatchTokens(t *testing.T) {
 				}
 				return e
 			case <-timeout:
-				t.Fatal("no event within 5s")
+				t.Fatal("no event within 30s")
 			}
 		}
 	}
@@ -97,8 +97,8 @@ func TestListenerFanOut(t *testing.T) {
 				t.Fatal("events closed")
 			}
 			return e
-		case <-time.After(5 * time.Second):
-			t.Fatal("no event within 5s")
+		case <-time.After(30 * time.Second):
+			t.Fatal("no event within 30s")
 		}
 		panic("unreachable")
 	}

@@ -54,8 +54,9 @@ const (
 	scanBoolPtr
 	scanIntPtr
 	scanFloatPtr
-	scanStrings // pq.StringArray: one-dimensional text arrays parsed here
-	scanUUID    // a string field read from a uuid column (see slabs.text)
+	scanStrings  // pq.StringArray: one-dimensional text arrays parsed here
+	scanUUID     // a string field read from bytes: a uuid or a text form column (see slabs.str)
+	scanTimeText // a time.Time field read from a text form column (parseTimestamp)
 )
 
 type planKey struct {
@@ -308,6 +309,25 @@ func (d *colDest) Scan(src any) error {
 			*(**time.Time)(d.p) = nil
 		case time.Time:
 			*(**time.Time)(d.p) = d.slabs.times.new(v)
+		case []byte:
+			t, err := parseTimestamp(v)
+			if err != nil {
+				return d.err(src, err)
+			}
+			*(**time.Time)(d.p) = d.slabs.times.new(t)
+		default:
+			return d.err(src, nil)
+		}
+	case scanTimeText:
+		switch v := src.(type) {
+		case time.Time:
+			*(*time.Time)(d.p) = v
+		case []byte:
+			t, err := parseTimestamp(v)
+			if err != nil {
+				return d.err(src, err)
+			}
+			*(*time.Time)(d.p) = t
 		default:
 			return d.err(src, nil)
 		}
@@ -402,6 +422,68 @@ func (s *slabs) elems(n int) pq.StringArray {
 	return pq.StringArray(s.elemBuf[i : i+n : i+n])
 }
 
+// parseTimestamp reads a timestamptz in PostgreSQL's text form (ISO
+// DateStyle, which lib/pq sets for every session): the form of the
+// pickers' timestamps (textForm). In UTC (the sessions' time zone here),
+// "2006-01-02 15:04:05[.999999]+00" is read here without allocating, as
+// time.UTC; anything else (another offset, BC, infinity) by lib/pq's
+// parser, whose answer lib/pq would have given.
+func parseTimestamp(b []byte) (time.Time, error) {
+	if t, ok := parseUTCTimestamp(b); ok {
+		return t, nil
+	}
+	switch string(b) {
+	case "infinity", "-infinity":
+		return time.Time{}, fmt.Errorf("pq: %s is not a time", b)
+	}
+	return pq.ParseTimestamp(time.UTC, string(b))
+}
+
+// parseUTCTimestamp is parseTimestamp's common case.
+func parseUTCTimestamp(b []byte) (time.Time, bool) {
+	const head = len("2006-01-02 15:04:05")
+	n := len(b)
+	if n < head+3 || string(b[n-3:]) != "+00" || b[4] != '-' || b[7] != '-' || b[10] != ' ' ||
+		b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(s []byte) (int, bool) {
+		v := 0
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	year, ok1 := num(b[0:4])
+	month, ok2 := num(b[5:7])
+	day, ok3 := num(b[8:10])
+	hour, ok4 := num(b[11:13])
+	minute, ok5 := num(b[14:16])
+	sec, ok6 := num(b[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 || day > 31 ||
+		hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if frac := b[head : n-3]; len(frac) > 0 {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return time.Time{}, false
+		}
+		f, ok := num(frac[1:])
+		if !ok {
+			return time.Time{}, false
+		}
+		for range 10 - len(frac) {
+			f *= 10
+		}
+		nsec = f
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
 // storeInt stores v into an int or int64 field, or a pointer to one.
 func (d *colDest) storeInt(v int64) {
 	t := d.col.typ
@@ -493,11 +575,14 @@ func newRowReader[R any](rows *sql.Rows) (*rowReader[R], error) {
 	}
 	r := &rowReader[R]{rows: rows, plan: plan, dests: make([]any, len(columns)), cols: make([]colDest, len(columns))}
 	s := new(slabs)
-	var types []*sql.ColumnType // the uuid columns' string fields (scanUUID)
+	// String and time fields of uuid and text form (cstring) columns are
+	// made from the driver's bytes here (scanUUID, scanTimeText).
+	var types []*sql.ColumnType
 	for i := range r.cols {
 		r.cols[i].col = &plan.cols[i]
 		r.cols[i].slabs = s
-		if plan.cols[i].kind != scanString || plan.cols[i].typ.Kind() != reflect.String {
+		kind := plan.cols[i].kind
+		if kind != scanString && kind != scanTime {
 			continue
 		}
 		if types == nil {
@@ -505,11 +590,16 @@ func newRowReader[R any](rows *sql.Rows) (*rowReader[R], error) {
 				return nil, err
 			}
 		}
-		if types[i].DatabaseTypeName() == "UUID" {
-			c := plan.cols[i]
+		c := plan.cols[i]
+		switch name := types[i].DatabaseTypeName(); {
+		case kind == scanString && (name == "UUID" || name == "CSTRING"):
 			c.kind = scanUUID
-			r.cols[i].col = &c
+		case kind == scanTime && name == "CSTRING":
+			c.kind = scanTimeText
+		default:
+			continue
 		}
+		r.cols[i].col = &c
 	}
 	return r, nil
 }

@@ -51,7 +51,7 @@ func TestRevokedKey(t *testing.T) {
 	if err := e.Store.RevokeToken(context.Background(), acme, tokenID); err != nil {
 		t.Fatal(err)
 	}
-	took := testkit.WaitFor(t, time.Second, "the revoked key to be refused", func() bool {
+	took := testkit.WaitFor(t, 30*time.Second, "the revoked key to be refused", func() bool {
 		return testkit.CodesEqual(e.Do(t, k, `{ viewer { role } }`, nil).Codes(), "UNAUTHENTICATED")
 	})
 	t.Logf("revoked key refused after %v", took)

@@ -105,14 +105,14 @@ func TestLiveSSEResume(t *testing.T) {
 	other, _ := d.container(t, "globex", 0)
 
 	events, stop := sseStream(t, in.url, key, q, "")
-	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	d.exec(t, `UPDATE containers SET seal_number = 'first' WHERE id = $1`, id)
-	first, fd := nextSSE(t, events, 5*time.Second)
+	first, fd := nextSSE(t, events, 30*time.Second)
 	if first.ID == "" || fd.Data.Changes.LogID == nil || *fd.Data.Changes.LogID != first.ID || *fd.Data.Changes.ID != id {
 		t.Fatalf("first event: id %q, %s", first.ID, first.Data)
 	}
 	stop()
-	testkit.WaitFor(t, 5*time.Second, "the stream to end", func() bool { return in.h.Subscriptions() == 0 })
+	testkit.WaitFor(t, 30*time.Second, "the stream to end", func() bool { return in.h.Subscriptions() == 0 })
 
 	for i := range 100 {
 		d.exec(t, `UPDATE containers SET seal_number = $2 WHERE id = $1`, id, fmt.Sprint("missed ", i))
@@ -125,7 +125,7 @@ func TestLiveSSEResume(t *testing.T) {
 	defer stop()
 	last := first.ID
 	for i := range 100 {
-		e, cd := nextSSE(t, events, 10*time.Second)
+		e, cd := nextSSE(t, events, 30*time.Second)
 		c := cd.Data.Changes
 		if c.Operation != "UPDATE" || c.ID == nil || *c.ID != id || c.LogID == nil || *c.LogID != e.ID {
 			t.Fatalf("missed change %d: id %q %s", i, e.ID, e.Data)
@@ -138,7 +138,7 @@ func TestLiveSSEResume(t *testing.T) {
 	}
 	t.Logf("100 missed changes resumed in %v", time.Since(began).Round(time.Millisecond))
 	d.exec(t, `UPDATE containers SET seal_number = 'live' WHERE id = $1`, id)
-	e, cd := nextSSE(t, events, 5*time.Second)
+	e, cd := nextSSE(t, events, 30*time.Second)
 	if cd.Data.Changes.Operation != "UPDATE" || e.ID <= last && len(e.ID) == len(last) {
 		t.Fatalf("live after the catch-up: id %q (last %s) %s", e.ID, last, e.Data)
 	}
@@ -169,16 +169,16 @@ func TestLiveWebSocketResume(t *testing.T) {
 	filter := map[string]any{"shipmentId": shipment}
 	c := in.ws(t, key)
 	c.Subscribe("1", q, map[string]any{"f": filter})
-	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	d.exec(t, `UPDATE containers SET seal_number = 'seen' WHERE id = $1`, id)
 	var e ev
-	testkit.Event(t, c.Next(5*time.Second), &e)
+	testkit.Event(t, c.Next(30*time.Second), &e)
 	seen := e.ContainerUpdated.LogID
 	if seen == nil {
 		t.Fatalf("no logId: %+v", e)
 	}
 	_ = c.CloseNow()
-	testkit.WaitFor(t, 5*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
+	testkit.WaitFor(t, 30*time.Second, "no subscriptions", func() bool { return in.h.Subscriptions() == 0 })
 
 	// Missed: 10 changes of the container, and one of a container of
 	// another shipment, which the filter does not match.
@@ -197,7 +197,7 @@ func TestLiveWebSocketResume(t *testing.T) {
 	c.Subscribe("2", q, map[string]any{"f": filter, "after": *seen})
 	prev, _ := strconv.ParseInt(*seen, 10, 64)
 	for i := range 10 {
-		testkit.Event(t, c.Next(5*time.Second), &e)
+		testkit.Event(t, c.Next(30*time.Second), &e)
 		n, _ := strconv.ParseInt(*e.ContainerUpdated.LogID, 10, 64)
 		if e.ContainerUpdated.Operation != "UPDATE" || *e.ContainerUpdated.ID != id || n <= prev {
 			t.Fatalf("missed change %d: %+v after %d", i, e.ContainerUpdated, prev)
@@ -205,7 +205,7 @@ func TestLiveWebSocketResume(t *testing.T) {
 		prev = n
 	}
 	d.exec(t, `UPDATE containers SET seal_number = 'live' WHERE id = $1`, id)
-	testkit.Event(t, c.Next(5*time.Second), &e)
+	testkit.Event(t, c.Next(30*time.Second), &e)
 	if n, _ := strconv.ParseInt(*e.ContainerUpdated.LogID, 10, 64); n <= prev || *e.ContainerUpdated.ID != id {
 		t.Fatalf("live: %+v", e.ContainerUpdated)
 	}
@@ -215,18 +215,18 @@ func TestLiveWebSocketResume(t *testing.T) {
 	// changes. Not a log id at all: an error.
 	d.exec(t, `DELETE FROM change_log WHERE id <= $1`, *seen)
 	c.Subscribe("3", q, map[string]any{"f": filter, "after": *seen})
-	testkit.Event(t, c.Next(5*time.Second), &e)
+	testkit.Event(t, c.Next(30*time.Second), &e)
 	if e.ContainerUpdated.Operation != "RESYNC" || e.ContainerUpdated.LogID != nil || e.ContainerUpdated.ID != nil {
 		t.Fatalf("resuming after a pruned id: %+v", e.ContainerUpdated)
 	}
-	testkit.WaitFor(t, 5*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
+	testkit.WaitFor(t, 30*time.Second, "two subscriptions", func() bool { return in.h.Subscriptions() == 2 })
 	d.exec(t, `UPDATE containers SET seal_number = 'after resync' WHERE id = $1`, id)
-	got := c.NextByID(2, 5*time.Second)
+	got := c.NextByID(2, 30*time.Second)
 	if !strings.Contains(got["2"], `"operation":"UPDATE"`) || !strings.Contains(got["3"], `"operation":"UPDATE"`) {
 		t.Fatalf("after the RESYNC: %v", got)
 	}
 	c.Subscribe("4", q, map[string]any{"after": "x1"})
-	if m := c.Next(5 * time.Second); !strings.Contains(string(m.Payload), "after: \\\"x1\\\" is not a log id") {
+	if m := c.Next(30 * time.Second); !strings.Contains(string(m.Payload), "after: \\\"x1\\\" is not a log id") {
 		t.Fatalf("after: \"x1\": %s %s", m.Type, m.Payload)
 	}
 }
@@ -270,7 +270,7 @@ func TestLiveResyncAfterPruning(t *testing.T) {
 	in := start(t, d.url, nil)
 	c := in.ws(t, d.keys["acme/admin"])
 	c.Subscribe("1", `subscription { changes { operation logId id } }`, nil)
-	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	id, _ := d.container(t, "acme", 0)
 	// A change whose row is gone before the hub read it: as pruned.
 	tx, err := d.sql.Begin()
@@ -295,7 +295,7 @@ func TestLiveResyncAfterPruning(t *testing.T) {
 	if !strings.Contains(string(m.Payload), `"operation":"RESYNC"`) {
 		t.Fatalf("after the gap: %s", m.Payload)
 	}
-	m = c.Next(5 * time.Second)
+	m = c.Next(30 * time.Second)
 	if !strings.Contains(string(m.Payload), `"operation":"UPDATE"`) || !strings.Contains(string(m.Payload), id) {
 		t.Fatalf("after the RESYNC: %s", m.Payload)
 	}
@@ -311,7 +311,7 @@ func TestLiveHeldBack(t *testing.T) {
 	in := start(t, d.url, nil)
 	c := in.ws(t, d.keys["acme/admin"])
 	c.Subscribe("1", `subscription { changes { operation id } }`, nil)
-	testkit.WaitFor(t, 5*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "a subscription", func() bool { return in.h.Subscriptions() == 1 })
 	older, err := d.sql.Begin()
 	if err != nil {
 		t.Fatal(err)

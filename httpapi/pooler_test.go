@@ -118,7 +118,7 @@ func TestBehindPgBouncer(t *testing.T) {
 	// subscriber of the pooled chain.
 	c := in.ws(t, keys["acme/member"])
 	c.Subscribe("1", `subscription { changes { operation type id } }`, nil)
-	testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if w := in.do(t, http.MethodPatch, path, keys["acme/member"], `{"data":{"type":"custom_field","attributes":{"value":"PO-POOLED-2"}}}`); w.status != http.StatusOK {
 		t.Fatalf("second PATCH: %d %s", w.status, w.body)
 	}

@@ -84,11 +84,11 @@ func TestReplicaSubscriptionReRead(t *testing.T) {
 	slow, stop2 := testkit.SubscribeSSE(t, long.url, keys["acme/viewer"], containerSub)
 	defer stop2()
 	for _, in := range []*instance{short, long} {
-		testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
+		testkit.WaitFor(t, 30*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
 	}
 
 	id, _ := d.container(t, "acme", 0)
-	testkit.WaitFor(t, 3*applyDelay, "the standby to have the seed", func() bool { return standbyStatus(t, standby, id) != "" })
+	testkit.WaitFor(t, 30*time.Second, "the standby to have the seed", func() bool { return standbyStatus(t, standby, id) != "" })
 	was := standbyStatus(t, standby, id)
 	status, want := "grounded", "GROUNDED"
 	if was == status {
@@ -101,7 +101,7 @@ func TestReplicaSubscriptionReRead(t *testing.T) {
 
 	// The default wait: the replica has not replayed the change, the
 	// re-read goes to the primary and carries the written value.
-	ev := nextContainerEvent(t, fast, 5*time.Second)
+	ev := nextContainerEvent(t, fast, 30*time.Second)
 	if got := ev.ContainerUpdated.Container.CurrentStatus; got != want {
 		t.Fatalf("event through the instance with the short wait: status %s, want %s (the replica's was %s)", got, want, strings.ToUpper(was))
 	}
@@ -114,7 +114,7 @@ func TestReplicaSubscriptionReRead(t *testing.T) {
 	// The long wait: the re-read waits for the replica to replay the
 	// change, then reads there.
 	before = replicaReads(t)
-	ev = nextContainerEvent(t, slow, 4*applyDelay)
+	ev = nextContainerEvent(t, slow, 30*time.Second)
 	if got := ev.ContainerUpdated.Container.CurrentStatus; got != want {
 		t.Fatalf("event through the instance with the long wait: status %s, want %s", got, want)
 	}

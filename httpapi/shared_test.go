@@ -102,17 +102,17 @@ func TestSharedSubscriptionLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	ca.Subscribe("1", `subscription { changes { operation } }`, nil)
-	testkit.WaitFor(t, 5*time.Second, "a's subscription", func() bool { return a.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "a's subscription", func() bool { return a.h.Subscriptions() == 1 })
 	cb.Subscribe("2", `subscription { changes { operation } }`, nil)
-	testkit.WaitFor(t, 5*time.Second, "b's subscription", func() bool { return b.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "b's subscription", func() bool { return b.h.Subscriptions() == 1 })
 	refused := func(c *testkit.WS, id string) {
 		t.Helper()
 		c.Subscribe(id, `subscription { changes { operation } }`, nil)
-		m := c.Next(5 * time.Second)
+		m := c.Next(30 * time.Second)
 		if m.Type != "next" || m.ID != id || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
 			t.Fatalf("third subscription (%s): %s %s %s", id, m.Type, m.ID, m.Payload)
 		}
-		if m := c.Next(5 * time.Second); m.Type != "complete" || m.ID != id {
+		if m := c.Next(30 * time.Second); m.Type != "complete" || m.ID != id {
 			t.Fatalf("after the refusal: %s %s", m.Type, m.ID)
 		}
 	}
@@ -124,7 +124,7 @@ func TestSharedSubscriptionLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	other.Subscribe("x", `subscription { changes { operation } }`, nil)
-	testkit.WaitFor(t, 5*time.Second, "another key's subscription", func() bool { return b.h.Subscriptions() == 2 })
+	testkit.WaitFor(t, 30*time.Second, "another key's subscription", func() bool { return b.h.Subscriptions() == 2 })
 
 	// The key's count in Redis: the set holding two members.
 	var set string
@@ -142,10 +142,10 @@ func TestSharedSubscriptionLimit(t *testing.T) {
 	if err := ca.Close(1000, "done"); err != nil {
 		t.Fatal(err)
 	}
-	testkit.WaitFor(t, 5*time.Second, "a's subscription to end", func() bool { return a.h.Subscriptions() == 0 })
-	testkit.WaitFor(t, 5*time.Second, "a's place released in Redis", func() bool { return rs.SetSizes(t, set)[set] == 1 })
+	testkit.WaitFor(t, 30*time.Second, "a's subscription to end", func() bool { return a.h.Subscriptions() == 0 })
+	testkit.WaitFor(t, 30*time.Second, "a's place released in Redis", func() bool { return rs.SetSizes(t, set)[set] == 1 })
 	cb.Subscribe("5", `subscription { changes { operation } }`, nil)
-	testkit.WaitFor(t, 5*time.Second, "b's second subscription", func() bool { return b.h.Subscriptions() == 3 })
+	testkit.WaitFor(t, 30*time.Second, "b's second subscription", func() bool { return b.h.Subscriptions() == 3 })
 	cb.None(200 * time.Millisecond)
 }
 
@@ -217,9 +217,9 @@ func TestSharedLimitsRedisDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Subscribe("1", `subscription { changes { operation } }`, nil)
-	testkit.WaitFor(t, 5*time.Second, "a subscription on the fallback", func() bool { return a.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "a subscription on the fallback", func() bool { return a.h.Subscriptions() == 1 })
 	c.Subscribe("2", `subscription { changes { operation } }`, nil)
-	if m := c.Next(5 * time.Second); m.ID != "2" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
+	if m := c.Next(30 * time.Second); m.ID != "2" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
 		t.Fatalf("second subscription on the fallback: %s %s %s", m.Type, m.ID, m.Payload)
 	}
 	if fallbacks(t, a, "subscription") < 1 {

@@ -150,10 +150,22 @@ func TestBodyTimeouts(t *testing.T) {
 	h := testkit.Start(t, store, c)
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.RegisterOnShutdown(h.CutBodies)
+	// The request's headers read (StateActive): the shutdown cuts its body
+	// whether the handler is reading it yet or not. A connection still new
+	// would be waited for as if idle for 5 s by Shutdown itself.
+	active := make(chan struct{}, 1)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateActive {
+			select {
+			case active <- struct{}{}:
+			default:
+			}
+		}
+	}
 	srv.Start()
 	defer srv.Close()
 	conn := slowBody(t, strings.TrimPrefix(srv.URL, "http://"), "/graphql", k, 100)
-	time.Sleep(200 * time.Millisecond) // the handler is reading the body
+	testkit.Recv(t, active, 30*time.Second, "the slow request's headers read")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	begin := time.Now()

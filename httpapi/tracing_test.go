@@ -314,7 +314,7 @@ func TestTraceSubscriptionEvents(t *testing.T) {
 	}
 	events, cancel := sseStream(t, in.url, keys["acme/viewer"],
 		`subscription Watch { containerUpdated { operation id container { id number shipment { id } } } }`, "")
-	testkit.WaitFor(t, 5*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
+	testkit.WaitFor(t, 30*time.Second, "the subscription", func() bool { return in.h.Subscriptions() == 1 })
 	if _, err := in.store.SQL().ExecContext(context.Background(), `UPDATE containers SET seal_number = 'TRACED' WHERE id = $1`, id); err != nil {
 		t.Fatal(err)
 	}

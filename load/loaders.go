@@ -263,11 +263,20 @@ func (x *Loader[V]) LoadAll(ctx context.Context, keys []string) (map[string]V, e
 	}
 	fresh := len(todo) == len(keys) && len(keys) <= x.maxBatch
 	var got map[string]V
+	// A batch read is keyed by ids the request already holds (index
+	// probes, bounded by its keys): it runs without the two goroutines
+	// database/sql and lib/pq start to watch a cancellable context for
+	// every statement, and the request's context is checked before each
+	// statement instead (docs/decisions.md).
+	reads := context.WithoutCancel(ctx)
 	for len(todo) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		chunk := todo[:min(len(todo), x.maxBatch)]
 		todo = todo[len(chunk):]
 		var err error
-		got, err = x.fetch(ctx, chunk)
+		got, err = x.fetch(reads, chunk)
 		if err != nil {
 			return nil, err
 		}

@@ -86,3 +86,39 @@ func TestLoaderKeepsWhatItRead(t *testing.T) {
 		t.Errorf("reads %v; want %v", reads, want)
 	}
 }
+
+// TestLoadAllChecksTheRequestInsteadOfWatchingIt: a batch read gets a
+// context that cannot be cancelled (no per-statement watcher goroutines)
+// but keeps the request's values, and a request already cancelled reads
+// nothing, before the first chunk or between chunks.
+func TestLoadAllChecksTheRequestInsteadOfWatchingIt(t *testing.T) {
+	type key struct{}
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "req"))
+	var reads [][]string
+	x := newLoader(func(rctx context.Context, ids []string) (map[string]string, error) {
+		if rctx.Done() != nil {
+			t.Errorf("read of %v under a cancellable context", ids)
+		}
+		if rctx.Value(key{}) != "req" {
+			t.Errorf("read of %v lost the request's values", ids)
+		}
+		reads = append(reads, slices.Clone(ids))
+		if len(reads) == 1 {
+			cancel() // the client leaves during the first chunk
+		}
+		m := map[string]string{}
+		for _, id := range ids {
+			m[id] = "v" + id
+		}
+		return m, nil
+	}, LoaderConfig{Wait: time.Millisecond, MaxBatch: 2})
+	if _, err := x.LoadAll(ctx, []string{"a", "b", "c"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("LoadAll after the request ended: %v; want context.Canceled", err)
+	}
+	if want := [][]string{{"a", "b"}}; !slices.EqualFunc(reads, want, slices.Equal) {
+		t.Fatalf("reads %v; want %v (none after the cancel)", reads, want)
+	}
+	if _, err := x.LoadAll(ctx, []string{"d"}); !errors.Is(err, context.Canceled) || len(reads) != 1 {
+		t.Fatalf("LoadAll on a cancelled request: %v, %d reads; want context.Canceled and no read", err, len(reads))
+	}
+}

@@ -180,19 +180,25 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 				}
 			}
 		}
-		// One LoadAll per loader, all loaders of the level at once.
+		// One LoadAll per loader, all loaders of the level at once: the
+		// last one with keys runs on this goroutine.
 		var wg sync.WaitGroup
 		errs := make([]error, len(order))
+		last := -1
+		for i, id := range order {
+			if len(batches[id].keys) > 0 {
+				last = i
+			}
+		}
 		for i, id := range order {
 			b := batches[id]
-			if len(b.keys) == 0 {
-				continue
-			}
-			if len(order) == 1 {
+			switch {
+			case len(b.keys) == 0:
+			case i == last:
 				b.got, errs[i] = b.ld.loadAny(ctx, b.keys)
-				continue
+			default:
+				wg.Go(func() { b.got, errs[i] = b.ld.loadAny(ctx, b.keys) })
 			}
-			wg.Go(func() { b.got, errs[i] = b.ld.loadAny(ctx, b.keys) })
 		}
 		wg.Wait()
 		for _, err := range errs {

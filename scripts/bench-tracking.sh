@@ -86,9 +86,11 @@ while :; do
 done
 echo "settled $(( $(date +%s) - deadline + 600 )) s after the last POST (the seed's one shipment has its own request)"
 sql "SELECT 'requests by status: ' || string_agg(status || ' ' || n, ', ') FROM (SELECT status, count(*) n FROM tracking_requests GROUP BY 1 ORDER BY 1) s"
+sql "SELECT 'failed by reason: ' || coalesce(string_agg(coalesce(failed_reason, '?') || ' ' || n, ', '), 'none') FROM (SELECT failed_reason, count(*) n FROM tracking_requests WHERE status = 'failed' GROUP BY 1 ORDER BY 1) s"
 sql "SELECT 'duplicate numbers: ' || count(*) FROM (SELECT 1 FROM tracking_requests GROUP BY account_id, request_type, request_number, scac HAVING count(*) > 1) d"
 sql "SELECT 'create → settled: p50 ' || round(percentile_cont(0.5) WITHIN GROUP (ORDER BY s) * 1000) || ' ms, p99 ' || round(percentile_cont(0.99) WITHIN GROUP (ORDER BY s) * 1000) || ' ms' FROM (SELECT extract(epoch FROM updated_at - created_at) s FROM tracking_requests WHERE status <> 'pending') x"
 sql "SELECT 'shipments ' || (SELECT count(*) FROM shipments) || ', containers ' || (SELECT count(*) FROM containers) || ', raw events ' || (SELECT count(*) FROM raw_events) || ', transport events ' || (SELECT count(*) FROM transport_events)"
 sql "SELECT 'doubled events: ' || (SELECT count(*) FROM (SELECT 1 FROM raw_events GROUP BY account_id, container_id, scac, carrier_event_id HAVING count(*) > 1) d)"
 sql "SELECT 'poll jobs: ' || string_agg(state || ' ' || n, ', ') FROM (SELECT state, count(*) n FROM river_job WHERE kind = 'tracking_poll' GROUP BY 1 ORDER BY 1) s"
+curl -fs "http://127.0.0.1:$PORT/metrics" | awk '/^shipgraph_tracking_(batch_polls|poll_step_seconds)_(sum|count)|^shipgraph_tracking_polls_postponed_total/{printf "%s %s\n", $1, $2}' || true
 echo "serve RSS: $(awk '/VmRSS/{print $2, $3}' /proc/$SPID/status)"

@@ -3,7 +3,6 @@ package tracking_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
 	"shipgraph/carrier/sim"
+	"shipgraph/carrier/tracking"
 	"shipgraph/db"
 )
 
@@ -33,54 +34,6 @@ func cpuSeconds() float64 {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-// pgCPU is the CPU time (user and system) the PostgreSQL server has used so
-// far: its postmaster's own and its ended backends' (reaped), and its live
-// processes'. ok is false when the server is not a process of this machine
-// that /proc shows (its postmaster found from a backend's parent).
-func pgCPU(e *env) (seconds float64, ok bool) {
-	var pid int
-	if err := e.store.SQL().QueryRow(`SELECT pg_backend_pid()`).Scan(&pid); err != nil {
-		return 0, false
-	}
-	stat := func(pid string) []string {
-		b, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil {
-			return nil
-		}
-		s := string(b)
-		if i := strings.LastIndexByte(s, ')'); i > 0 && strings.Contains(s[:i], "(postgres") {
-			return strings.Fields(s[i+2:]) // from the state: ppid [1], utime [11], stime [12], cutime [13], cstime [14]
-		}
-		return nil
-	}
-	ticks := func(f []string, from, to int) float64 {
-		var t float64
-		for i := from; i <= to && i < len(f); i++ {
-			v, _ := strconv.ParseFloat(f[i], 64)
-			t += v
-		}
-		return t
-	}
-	be := stat(strconv.Itoa(pid))
-	if be == nil {
-		return 0, false
-	}
-	pm := be[1]
-	f := stat(pm)
-	if f == nil {
-		return 0, false
-	}
-	t := ticks(f, 11, 14)
-	kids, _ := filepath.Glob("/proc/" + pm + "/task/*/children")
-	for _, k := range kids {
-		b, _ := os.ReadFile(k)
-		for _, c := range strings.Fields(string(b)) {
-			t += ticks(stat(c), 11, 12)
-		}
-	}
-	return t / 100, true // USER_HZ: 100 on Linux
 }
 
 // tracked are the simulator's tracked bills of lading.
@@ -172,17 +125,29 @@ func pollThroughput(b *testing.B, perAccount int) {
 		n := nums[i%len(nums)]
 		ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
 	}
-	stmts, cpu := primaryStatements(b), cpuSeconds()
-	pg0, pgOK := pgCPU(e)
+	stmts, cpu, steps, pgCPU := primaryStatements(b), cpuSeconds(), pipeline(b), postgresCPU()
 	b.ResetTimer()
 	start := time.Now()
 	c := e.config()
 	for i := range c.Carriers {
 		c.Carriers[i].RatePerMinute, c.Carriers[i].Concurrency = 0, 0 // the engine's cost, not the carriers' limits
 	}
+	// BENCH_WORKERS sets the workers instead of TRACKING_WORKERS' default.
+	if v, err := strconv.Atoi(os.Getenv("BENCH_WORKERS")); err == nil {
+		c.Workers = v
+	}
 	e.engine(c)
+	// One deadline for all (not waitFor's 30 s a request): on a loaded
+	// machine the last of b.N polls may run a minute after the first.
+	deadline := time.After(10 * time.Minute)
 	for _, id := range ids {
-		e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+		for e.row(id).Status == "pending" {
+			select {
+			case <-e.ch(id):
+			case <-deadline:
+				b.Fatalf("request %s: still %+v", id, e.row(id))
+			}
+		}
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
@@ -191,14 +156,93 @@ func pollThroughput(b *testing.B, perAccount int) {
 		b.Fatal(err)
 	}
 	used := cpuSeconds() - cpu
-	if pg1, ok := pgCPU(e); ok && pgOK {
-		// The server's CPU for the polls (River's statements included, the
-		// requests' set-up not): meaningful only when nothing else uses it.
-		b.ReportMetric((pg1-pg0)*1000/float64(b.N), "pg-cpu-ms/poll")
+	if pgCPU > 0 {
+		b.ReportMetric(1000*(postgresCPU()-pgCPU)/float64(b.N), "pg-cpu-ms/poll")
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "polls/s")
 	b.ReportMetric(float64(events)/elapsed.Seconds(), "events/s")
 	b.ReportMetric(float64(b.N)/used, "polls/cpu-s")
 	b.ReportMetric(float64(events)/used, "events/cpu-s")
 	b.ReportMetric((primaryStatements(b)-stmts)/float64(b.N), "stmts/poll")
+	after := pipeline(b)
+	n := after["batches"] - steps["batches"]
+	b.ReportMetric((after["polls"]-steps["polls"])/max(n, 1), "polls/batch")
+	for _, s := range []string{"read", "fetch", "queue", "write"} {
+		c := after[s+"#"] - steps[s+"#"]
+		b.ReportMetric(1000*(after[s]-steps[s])/max(c, 1), s+"-ms")
+	}
+	b.ReportMetric(after["postponed"]-steps["postponed"], "snoozes")
+}
+
+// pipeline reads the engine's pipeline metrics (sums in seconds, counts
+// with #): batches, polls batched, each step's time, postponed polls.
+func pipeline(b testing.TB) map[string]float64 {
+	out := map[string]float64{}
+	var m dto.Metric
+	if err := tracking.BatchPolls.Write(&m); err != nil {
+		b.Fatal(err)
+	}
+	out["batches"], out["polls"] = float64(m.GetHistogram().GetSampleCount()), m.GetHistogram().GetSampleSum()
+	for _, s := range []string{"read", "fetch", "queue", "write"} {
+		var m dto.Metric
+		if err := tracking.PollSeconds.WithLabelValues(s).(prometheus.Metric).Write(&m); err != nil {
+			b.Fatal(err)
+		}
+		out[s], out[s+"#"] = m.GetHistogram().GetSampleSum(), float64(m.GetHistogram().GetSampleCount())
+	}
+	for _, r := range []string{"carrier_busy", "request_busy"} {
+		var m dto.Metric
+		if err := tracking.Postponed.WithLabelValues(r).Write(&m); err != nil {
+			b.Fatal(err)
+		}
+		out["postponed"] += m.GetCounter().GetValue()
+	}
+	return out
+}
+
+// postgresCPU is the CPU seconds of the PostgreSQL processes this test
+// binary started (their postmaster, its reaped and live backends), 0
+// where there are none (an outside server): the database's share of a
+// poll, next to the Go process' own (cpuSeconds).
+func postgresCPU() float64 {
+	procs, _ := os.ReadDir("/proc")
+	children := map[int][]int{}
+	ticks := map[int]float64{}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + p.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// After the command's closing parenthesis: state, ppid, … utime
+		// (14th field), stime, cutime, cstime.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+		if len(f) < 15 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		children[ppid] = append(children[ppid], pid)
+		var t float64
+		for _, s := range f[11:15] {
+			v, _ := strconv.ParseFloat(s, 64)
+			t += v
+		}
+		ticks[pid] = t
+	}
+	var sum func(pid int) float64
+	sum = func(pid int) float64 {
+		t := ticks[pid]
+		for _, c := range children[pid] {
+			t += sum(c)
+		}
+		return t
+	}
+	var total float64
+	for _, c := range children[os.Getpid()] {
+		total += sum(c)
+	}
+	return total / 100 // USER_HZ
 }

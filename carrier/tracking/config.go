@@ -75,7 +75,7 @@ type Carrier struct {
 
 // Default is the configuration with no setting given.
 var Default = Config{
-	Workers:          10,
+	Workers:          50,
 	PollInterval:     time.Hour,
 	AwaitingInterval: 30 * time.Minute,
 	RetryBase:        10 * time.Second,

@@ -69,6 +69,8 @@ type Engine struct {
 	batches batches
 	// vessels: the vessels this process wrote (apply.go).
 	vessels vessels
+	// turns: the carrier turns of snoozed polls.
+	turns turns
 }
 
 // limited is a connector behind its carrier's rate and concurrency limits.
@@ -294,7 +296,9 @@ var errBusy = errors.New("carrier busy")
 
 func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
 	var res Result
+	began := time.Now()
 	t, err := e.store.TrackingPollTarget(ctx, a.AccountID, a.RequestID)
+	stepRead.Observe(time.Since(began).Seconds())
 	if errors.Is(err, sql.ErrNoRows) {
 		return res, nil // deleted: nothing to do
 	}
@@ -315,11 +319,17 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
 			Regular: time.Now().Add(e.c.PollInterval), Final: t.Status != "created"})
 		return res, err
 	}
-	events, err := e.fetch(ctx, conn, queryFor(t.RequestType, t.RequestNumber))
-	if errors.Is(err, errBusy) {
-		return res, river.JobSnooze(time.Second)
+	asked := time.Now()
+	events, err := e.fetch(ctx, conn, a.RequestID, queryFor(t.RequestType, t.RequestNumber))
+	var b busyError
+	if errors.As(err, &b) {
+		// Snoozed until the limit frees (this poll's turn of the rate):
+		// a little later, not earlier, so that it finds its turn due.
+		postponedCarrier.Inc()
+		return res, river.JobSnooze(b.after + rand.N(50*time.Millisecond))
 	}
 	now := time.Now()
+	stepFetch.Observe(now.Sub(asked).Seconds())
 	if errors.Is(err, ErrNotFound) {
 		if t.Status == "created" {
 			// Known before: a carrier that forgot a number is a failure
@@ -358,44 +368,158 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
 	p.NextPollAt = &next
 	res, err = e.apply(ctx, p)
 	if errors.Is(err, errTrackingBusy) {
+		postponedRequest.Inc()
 		// The schedule's claim holds the row for a moment: look again soon.
 		return res, river.JobSnooze(time.Duration(20+rand.IntN(80)) * time.Millisecond)
 	}
 	return res, err
 }
 
-// fetch asks the carrier within its limits: the shared rate and
-// concurrency over every instance when Redis answers, else this process'.
-func (e *Engine) fetch(ctx context.Context, l *limited, q Query) ([]dcsa.Event, error) {
+// limitWait is the longest a poll waits in place for its carrier's rate
+// or a free connection before it is snoozed instead: a short wait keeps
+// the worker (no River round trip, no second read of the request), and a
+// carrier's waiting polls are bounded by what its limits release within
+// it, so one busy carrier does not take every worker.
+const limitWait = time.Second
+
+// fetch asks the carrier for request's events within its limits: the
+// shared rate and concurrency over every instance when Redis answers,
+// else this process'. A limit that frees within limitWait is waited for;
+// otherwise errBusy, and the poll is snoozed for the wait the limit gave.
+func (e *Engine) fetch(ctx context.Context, l *limited, request string, q Query) ([]dcsa.Event, error) {
 	if l.c.RatePerMinute > 0 {
-		shared := false
-		if e.shared != nil {
-			var wait time.Duration
-			wait, shared = e.shared.Allow(ctx, "carrier:"+l.c.SCAC, l.c.RatePerMinute, max(1, l.c.RatePerMinute/10))
-			if shared && wait > 0 {
-				return nil, errBusy
-			}
-		}
-		if !shared && !l.rate.Allow() {
-			return nil, errBusy
+		if err := e.takeRate(ctx, l, request); err != nil {
+			return nil, err
 		}
 	}
 	if l.c.Concurrency > 0 {
 		if e.shared != nil {
 			release, ok := e.shared.Acquire("carrier:"+l.c.SCAC, l.c.Concurrency)
 			if !ok {
-				return nil, errBusy
+				return nil, busy(time.Second)
 			}
 			defer release()
 		}
+		t := time.NewTimer(limitWait)
 		select {
 		case l.sem <- struct{}{}:
+			t.Stop()
 			defer func() { <-l.sem }()
-		default:
-			return nil, errBusy
+		case <-t.C:
+			return nil, busy(time.Second)
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.c.Timeout)
 	defer cancel()
 	return l.Events(ctx, q)
+}
+
+// takeRate takes one request of the carrier's rate for request, waiting
+// up to limitWait for it. This process' limiter hands out turns: a poll
+// whose turn is further off is snoozed until it, keeping the turn, and
+// takes it when it runs again here (turns); so a backlog of one carrier
+// comes back at the carrier's rate instead of every refused poll trying
+// again together (each try a read of the request and a River update).
+func (e *Engine) takeRate(ctx context.Context, l *limited, request string) error {
+	if e.shared != nil {
+		for {
+			wait, shared := e.shared.Allow(ctx, "carrier:"+l.c.SCAC, l.c.RatePerMinute, max(1, l.c.RatePerMinute/10))
+			if !shared {
+				break // Redis did not answer: this process' count decides
+			}
+			if wait <= 0 {
+				return nil
+			}
+			if wait > limitWait {
+				return busy(wait)
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return err
+			}
+		}
+	}
+	if at, ok := e.turns.take(request); ok {
+		if d := time.Until(at); d <= limitWait {
+			return sleep(ctx, d)
+		}
+		e.turns.keep(request, at) // back early: the turn stands
+		return busy(time.Until(at))
+	}
+	r := l.rate.Reserve()
+	d := r.Delay()
+	if d > limitWait {
+		e.turns.keep(request, time.Now().Add(d))
+		return busy(d)
+	}
+	if err := sleep(ctx, d); err != nil {
+		r.Cancel()
+		return err
+	}
+	return nil
+}
+
+// turns are the carrier turns reserved for snoozed polls, by request:
+// each a token of the carrier's rate taken for that time. A poll that
+// runs again on another process (or never) leaves its turn unused: the
+// carrier sees fewer requests, never more.
+type turns struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+// maxTurns bounds the memory: past it, turns long past are dropped.
+const maxTurns = 100_000
+
+func (t *turns) keep(request string, at time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.at == nil {
+		t.at = map[string]time.Time{}
+	}
+	if len(t.at) >= maxTurns {
+		old := time.Now().Add(-time.Hour)
+		for k, v := range t.at {
+			if v.Before(old) {
+				delete(t.at, k)
+			}
+		}
+		if len(t.at) >= maxTurns {
+			clear(t.at) // their polls take new turns
+		}
+	}
+	t.at[request] = at
+}
+
+func (t *turns) take(request string) (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	at, ok := t.at[request]
+	delete(t.at, request)
+	return at, ok
+}
+
+// busyError is errBusy with the time after which the limit frees.
+type busyError struct{ after time.Duration }
+
+func (b busyError) Error() string        { return errBusy.Error() }
+func (b busyError) Is(target error) bool { return target == errBusy }
+
+func busy(after time.Duration) error { return busyError{after} }
+
+// sleep waits d unless ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -68,8 +68,10 @@ func (e *env) config() tracking.Config {
 	}
 	c.ScheduleEvery = 50 * time.Millisecond
 	c.RetryBase = time.Millisecond
-	c.PollTimeout = 5 * time.Second
-	c.RescueAfter = 6 * time.Second
+	// A poll's bound and River's rescue leave room for a loaded machine
+	// (a batch of first polls on a Citus cluster at load 30 took over 5 s).
+	c.PollTimeout = 20 * time.Second
+	c.RescueAfter = 25 * time.Second
 	c.MaxAttempts = 4
 	return c
 }
@@ -151,7 +153,9 @@ func (e *env) row(id string) reqRow {
 // waitFor waits for the polls of id until ok holds of its row.
 func (e *env) waitFor(id string, ok func(reqRow) bool) reqRow {
 	e.t.Helper()
-	deadline := time.After(30 * time.Second)
+	// River's rescuer looks every 30 s: a rescued poll may come after one
+	// look more.
+	deadline := time.After(90 * time.Second)
 	for {
 		if r := e.row(id); ok(r) {
 			return r

@@ -167,7 +167,7 @@ func TestKilledMidPoll(t *testing.T) {
 	// A new process: the carrier answers again; the dead poll is rescued.
 	e.faults()
 	c := e.config()
-	c.PollTimeout, c.RescueAfter = time.Second, 2*time.Second
+	c.PollTimeout, c.RescueAfter = 5*time.Second, 6*time.Second
 	e.engine(c)
 	r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
 	if r.ShipmentID == nil {

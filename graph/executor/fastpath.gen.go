@@ -3431,20 +3431,12 @@ func (f *fastWriter) fwNInt2int(sel ast.SelectionSet, v int) bool {
 }
 
 func (f *fastWriter) fwNID2string(sel ast.SelectionSet, v string) bool {
-	res := model.MarshalID(v)
-	if res == graphql.Null {
-		return false
-	}
-	res.MarshalGQL(&f.w)
+	f.str(v)
 	return true
 }
 
 func (f *fastWriter) fwNString2string(sel ast.SelectionSet, v string) bool {
-	res := model.MarshalString(v)
-	if res == graphql.Null {
-		return false
-	}
-	res.MarshalGQL(&f.w)
+	f.str(v)
 	return true
 }
 
@@ -3493,12 +3485,7 @@ func (f *fastWriter) fwOString2ᚖstring(sel ast.SelectionSet, v *string) bool {
 		f.null()
 		return true
 	}
-	res := model.MarshalString(*v)
-	if res == graphql.Null {
-		f.null()
-		return true
-	}
-	res.MarshalGQL(&f.w)
+	f.str(*v)
 	return true
 }
 
@@ -5116,12 +5103,7 @@ func (f *fastWriter) fwOID2ᚖstring(sel ast.SelectionSet, v *string) bool {
 		f.null()
 		return true
 	}
-	res := model.MarshalID(*v)
-	if res == graphql.Null {
-		f.null()
-		return true
-	}
-	res.MarshalGQL(&f.w)
+	f.str(*v)
 	return true
 }
 
@@ -6011,12 +5993,7 @@ func (f *fastWriter) fwNFeeType2shipgraphᚋmodelᚐFeeType(sel ast.SelectionSet
 }
 
 func (f *fastWriter) fwOString2string(sel ast.SelectionSet, v string) bool {
-	res := model.MarshalString(v)
-	if res == graphql.Null {
-		f.null()
-		return true
-	}
-	res.MarshalGQL(&f.w)
+	f.str(v)
 	return true
 }
 

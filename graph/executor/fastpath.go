@@ -83,7 +83,7 @@ func runFast(ctx context.Context, es *executableSchema, oc *graphql.OperationCon
 	ctx = graphql.WithResponseContext(ctx, presenter, recoverFn)
 	ctx = graphql.WithUnmarshalerMap(ctx, ec.fastUnmarshalers())
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Query"})
-	f := fastWriter{ec: ec, ctx: ctx, collected: make(map[fastKey][]graphql.CollectedField, 8)}
+	f := fastWriter{ec: ec, ctx: ctx}
 	out := outputFrom(ctx)
 	f.w.b = out.take()
 	defer func() {
@@ -193,7 +193,7 @@ func (f *fastWriter) query(sel ast.SelectionSet) bool {
 	done := make([]bool, len(fields))
 	var wg sync.WaitGroup
 	for i, field := range fields {
-		parts[i] = fastWriter{ec: f.ec, ctx: f.ctx, collected: make(map[fastKey][]graphql.CollectedField, 8)}
+		parts[i] = fastWriter{ec: f.ec, ctx: f.ctx}
 		wg.Go(func() {
 			// A panic makes the operation gqlgen's, which recovers and
 			// reports it on its own run.
@@ -220,14 +220,27 @@ type fastWriter struct {
 	ec        *executionContext
 	ctx       context.Context
 	w         fastBuf
-	collected map[fastKey][]graphql.CollectedField
+	collected []fastFields
+	more      map[fastKey][]graphql.CollectedField // beyond maxScanned keys
+}
+
+// maxScanned bounds the keys looked up by scanning; a larger operation's
+// further keys go in a map.
+const maxScanned = 16
+
+// fastFields is the fields collected for one key. An operation has a few
+// (one per selection set and type: the dashboard six), looked up for every
+// record: a scan of a short slice costs less than hashing the key.
+type fastFields struct {
+	key    fastKey
+	fields []graphql.CollectedField
 }
 
 // fastKey names a selection set (its first element's address and its
 // length: the parsed document does not change during the operation) and
 // the object type it is collected for (the first of the type's
-// implementors, a package variable: its address, which hashes faster than
-// the name, looked up for every record).
+// implementors, a package variable: its address, which compares faster
+// than the name, looked up for every record).
 type fastKey struct {
 	first *ast.Selection
 	n     int
@@ -241,7 +254,12 @@ func (f *fastWriter) fields(sel ast.SelectionSet, implementors []string) ([]grap
 		return nil, true
 	}
 	k := fastKey{first: &sel[0], n: len(sel), typ: &implementors[0]}
-	if fields, ok := f.collected[k]; ok {
+	for i := range f.collected {
+		if f.collected[i].key == k {
+			return f.collected[i].fields, true
+		}
+	}
+	if fields, ok := f.more[k]; ok {
 		return fields, true
 	}
 	fields := graphql.CollectFields(f.ec.OperationContext, sel, implementors)
@@ -254,7 +272,14 @@ func (f *fastWriter) fields(sel ast.SelectionSet, implementors []string) ([]grap
 	if !ok {
 		return nil, false
 	}
-	f.collected[k] = fields
+	if len(f.collected) < maxScanned {
+		f.collected = append(f.collected, fastFields{k, fields})
+	} else {
+		if f.more == nil {
+			f.more = map[fastKey][]graphql.CollectedField{}
+		}
+		f.more[k] = fields
+	}
 	return fields, true
 }
 

@@ -124,7 +124,7 @@ func NewHandler(r *graph.Resolver, cfg HandlerConfig) *handler.Server {
 	// clearer error), not as too complex, which any deep query through a
 	// list also is.
 	srv.Use(ShapeLimit{MaxDepth: cfg.DepthLimit, MaxAliases: cfg.AliasLimit})
-	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
+	srv.Use(newComplexityLimit(cfg.ComplexityLimit, cfg.QueryCacheSize)) // complexity.go
 	if cfg.CostBudget != nil {
 		srv.Use(costBudget{cfg.CostBudget}) // after the complexity is known
 	}

@@ -95,6 +95,39 @@ func testLimits(t *testing.T, e *testkit.Env) {
 		testkit.Refused(t, "ten pages by variable", e.Do(t, k, dashboardPages(10), testkit.Vars{"first": 100}), "COMPLEXITY_LIMIT_EXCEEDED")
 	})
 
+	// The complexity of an operation without variables is kept by its
+	// text; one with variables is weighed on every request, by its
+	// values.
+	t.Run("ComplexityKept", func(t *testing.T) {
+		probe := gqlhttp.DefaultHandlerConfig
+		probe.ComplexityLimit = 1
+		m := e.WithGraphQL(t, probe)
+		weigh := func(query string, vars testkit.Vars) string {
+			res := m.Do(t, k, query, vars)
+			if len(res.Errors) != 1 || complexityRe.FindString(res.Errors[0].Message) == "" {
+				t.Fatalf("complexity probe: %s", res)
+			}
+			return complexityRe.FindString(res.Errors[0].Message)
+		}
+		fixed := dashboardPages(2)
+		fixed = strings.Replace(fixed, "query Pages($first: Int = 100)", "query Pages", 1)
+		fixed = strings.ReplaceAll(fixed, "$first", "7")
+		first, again := weigh(fixed, nil), weigh(fixed, nil)
+		if first != again {
+			t.Errorf("the same operation weighed %s, then %s", first, again)
+		}
+		if other := weigh(strings.ReplaceAll(fixed, "first: 7", "first: 70"), nil); other == first {
+			t.Errorf("another text weighed as the first (%s)", other)
+		}
+		small, large := weigh(dashboardPages(2), testkit.Vars{"first": 1}), weigh(dashboardPages(2), testkit.Vars{"first": 100})
+		if small == large {
+			t.Errorf("first: 1 and first: 100 weighed alike (%s): the variables' complexity was kept", small)
+		}
+		if dflt := weigh(dashboardPages(2), nil); dflt != large {
+			t.Errorf("the default (100) weighed %s, first: 100 %s", dflt, large)
+		}
+	})
+
 	t.Run("Aliases", func(t *testing.T) {
 		q := func(n int) string {
 			var b strings.Builder

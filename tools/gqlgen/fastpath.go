@@ -226,8 +226,12 @@ func (g *fastGen) scalar(t *config.TypeReference, null string) {
 		v = fmt.Sprintf("%s(%s)", ref(t.CastType), v)
 	}
 	m := t.Marshaler
-	if m.Pkg() != nil && m.Pkg().Path() == "github.com/99designs/gqlgen/graphql" && !t.IsContext {
-		switch m.Name() {
+	name := ""
+	if m.Pkg() != nil {
+		name = m.Pkg().Path() + "." + m.Name()
+	}
+	if gqlgenMarshaler[name] != "" && !t.IsContext {
+		switch gqlgenMarshaler[name] {
 		case "MarshalString", "MarshalID":
 			g.printf("\tf.str(%s)\n\treturn true\n", v)
 			return
@@ -248,6 +252,23 @@ func (g *fastGen) scalar(t *config.TypeReference, null string) {
 		return
 	}
 	g.printf("\tres := %s\n\tif res == graphql.Null {\n%s\t}\n\tres.MarshalGQL(&f.w)\n\treturn true\n", call, null)
+}
+
+// gqlgenMarshaler names the marshallers the fast path writes in place by
+// the gqlgen marshaller they are: gqlgen's own, and the model's bound
+// wrappers that return gqlgen's (model.MarshalString, model.MarshalID),
+// which would otherwise go through a graphql.Marshaler and an io.Writer
+// for every string of a response.
+var gqlgenMarshaler = map[string]string{
+	"shipgraph/model.MarshalString": "MarshalString",
+	"shipgraph/model.MarshalID":     "MarshalID",
+}
+
+func init() {
+	for _, n := range []string{"MarshalString", "MarshalID", "MarshalBoolean", "MarshalInt", "MarshalInt8",
+		"MarshalInt16", "MarshalInt32", "MarshalInt64", "MarshalTime"} {
+		gqlgenMarshaler["github.com/99designs/gqlgen/graphql."+n] = n
+	}
 }
 
 // object queues (once) and names the function writing an object or an
