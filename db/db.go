@@ -61,6 +61,9 @@ type DB struct {
 	// searchWindow replaces the newest records a search reads first
 	// (search.go) when above 0: tests make it small.
 	searchWindow int
+	// plain says, once asked, whether the server is plain PostgreSQL (not
+	// Citus); nil behind a pooler, where nothing is prepared.
+	plain *plainServer
 }
 
 // Open connects to url with DefaultOptions and checks the connection.
@@ -105,7 +108,8 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	if o.Pooler {
 		return &DB{db: sdb, q: counted{ExtContext: sdb, textJSON: true, r: r, w: w}, url: direct, pooled: true, ref: &refCaches{}, r: r, w: w}, nil
 	}
-	return &DB{db: sdb, q: counted{ExtContext: newPrepared(sdb), r: r, w: w}, url: direct, ref: &refCaches{}, r: r, w: w}, nil
+	return &DB{db: sdb, q: counted{ExtContext: newPrepared(sdb), r: r, w: w}, url: direct, ref: &refCaches{}, r: r, w: w,
+		plain: &plainServer{}}, nil
 }
 
 // Close stops polling the replicas, sends the wake-ups of the last writes

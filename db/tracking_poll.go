@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
 
@@ -116,6 +118,7 @@ type TrackingTx struct {
 	ctx     context.Context
 	q       ext
 	account string
+	generic bool // Lock sets plan_cache_mode to force_generic_plan
 }
 
 // InTrackingTx runs fn in one transaction of the account's tracking
@@ -123,7 +126,7 @@ type TrackingTx struct {
 // (prepared_tx.go).
 func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *TrackingTx) error) error {
 	return db.inRawTx(ctx, accountID, func(q ext, _ *sql.Tx) error {
-		return fn(&TrackingTx{ctx: ctx, q: db.preparedIn(q), account: accountID})
+		return fn(&TrackingTx{ctx: ctx, q: db.preparedIn(q), account: accountID, generic: db.plain.is(ctx, db.db)})
 	})
 }
 
@@ -143,12 +146,25 @@ type LockedRequest struct {
 // Lock takes the requests' rows FOR UPDATE SKIP LOCKED: locked are the
 // rows taken, busy the ids another transaction holds (another instance
 // applying a poll of them); an id in neither was deleted.
+//
+// On plain PostgreSQL (not behind a pooler) it also sets plan_cache_mode
+// to force_generic_plan for the rest of the transaction (set_config local,
+// in the same statement: no round trip). The transaction's statements are
+// prepared on its connection (preparedTx); PostgreSQL plans a prepared
+// statement's first five executions for their arguments before it
+// settles on the generic plan it keeps, and ApplyPolls' statement costs
+// more to plan than to run: each connection planned it five times instead
+// of once. The generic plan is the one every later poll runs anyway; the
+// row triggers' statements in the transaction take theirs at once too.
+// Not on Citus: there the poll's statements failed with it (could not
+// create distributed plan, in TestStatementsFilterByAccount).
 func (t *TrackingTx) Lock(ids []string) (locked map[string]LockedRequest, busy []string, err error) {
 	locked = map[string]LockedRequest{}
-	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { locked[r.ID] = *r },
-		`SELECT id, status, failed_reason, shipment_id, is_retrying, retry_count, initial_custom_fields IS NOT NULL AS staged
-		FROM tracking_requests
-		WHERE account_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE SKIP LOCKED`, t.account, pq.StringArray(ids))
+	query := lockRequestsSQL
+	if t.generic {
+		query = lockRequestsGenericSQL
+	}
+	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { locked[r.ID] = *r }, query, t.account, pq.StringArray(ids))
 	if err != nil || len(locked) == len(ids) {
 		return locked, nil, err
 	}
@@ -163,6 +179,40 @@ func (t *TrackingTx) Lock(ids []string) (locked map[string]LockedRequest, busy [
 		false AS staged FROM tracking_requests WHERE account_id = $1 AND id = ANY($2::uuid[])`,
 		t.account, pq.StringArray(missing))
 	return locked, busy, err
+}
+
+const (
+	lockRequestsSQL = `SELECT id, status, failed_reason, shipment_id, is_retrying, retry_count, initial_custom_fields IS NOT NULL AS staged
+		FROM tracking_requests
+		WHERE account_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE SKIP LOCKED`
+	lockRequestsGenericSQL = `SELECT r.id, r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count,
+			r.initial_custom_fields IS NOT NULL AS staged
+		FROM tracking_requests r, (SELECT set_config('plan_cache_mode', 'force_generic_plan', true)) g
+		WHERE r.account_id = $1 AND r.id = ANY($2::uuid[]) FOR UPDATE OF r SKIP LOCKED`
+)
+
+// plainServer finds once whether the server is plain PostgreSQL: without
+// the citus extension. A failed look-up answers false and is tried again.
+type plainServer struct {
+	mu    sync.Mutex
+	known bool
+	plain bool
+}
+
+func (p *plainServer) is(ctx context.Context, q *sqlx.DB) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.known {
+		var citus bool
+		if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&citus); err != nil {
+			return false
+		}
+		p.known, p.plain = true, !citus
+	}
+	return p.plain
 }
 
 // ShipmentUpdate is what a poll says about one shipment, with the request
