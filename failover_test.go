@@ -712,10 +712,7 @@ func startSecond(t *testing.T, dbURL, key string) *secondInstance {
 	t.Cleanup(func() {
 		cancel()
 		waitServe(t, done, 30*time.Second, "the second serve")
-		if t.Failed() {
-			l := stderr.String()
-			t.Logf("the second serve's log (the end):\n%s", l[max(0, len(l)-6000):])
-		}
+		logEnd(t, "the second serve", stderr)
 	})
 	s := &secondInstance{base: base, log: stderr, key: key, dbURL: dbURL}
 	// The key is used (and cached) on this instance, and holds a
@@ -797,10 +794,15 @@ func serveLogged(t *testing.T, args ...string) string {
 	t.Cleanup(func() {
 		cancel()
 		waitServe(t, done, 30*time.Second, "serve")
-		if t.Failed() {
-			s := stderr.String()
-			t.Logf("serve's log (the end):\n%s", s[max(0, len(s)-6000):])
-		}
+		logEnd(t, "serve", stderr)
 	})
 	return base
+}
+
+// logEnd logs the end of a serve's log when the test failed.
+func logEnd(t *testing.T, name string, l *testkit.Log) {
+	if t.Failed() {
+		s := l.String()
+		t.Logf("%s's log (the end):\n%s", name, s[max(0, len(s)-6000):])
+	}
 }
