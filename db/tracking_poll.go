@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
 
@@ -125,8 +124,8 @@ type TrackingTx struct {
 // writes: fn's error rolls everything back. Its statements run prepared
 // (prepared_tx.go).
 func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *TrackingTx) error) error {
-	return db.inRawTx(ctx, accountID, func(q ext, _ *sql.Tx) error {
-		return fn(&TrackingTx{ctx: ctx, q: db.preparedIn(q), account: accountID, generic: db.plain.is(ctx, db.db)})
+	return db.inRawTx(ctx, accountID, func(q ext, tx *sql.Tx) error {
+		return fn(&TrackingTx{ctx: ctx, q: db.preparedIn(q), account: accountID, generic: db.plain.is(ctx, tx)})
 	})
 }
 
@@ -193,13 +192,18 @@ const (
 
 // plainServer finds once whether the server is plain PostgreSQL: without
 // the citus extension. A failed look-up answers false and is tried again.
+// It asks on the transaction's own connection (uncounted): asking the pool
+// while holding a connection waited forever when the transactions held
+// every connection (a pool of one in TestTrackingTxRunsPrepared).
 type plainServer struct {
 	mu    sync.Mutex
 	known bool
 	plain bool
 }
 
-func (p *plainServer) is(ctx context.Context, q *sqlx.DB) bool {
+func (p *plainServer) is(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) bool {
 	if p == nil {
 		return false
 	}
