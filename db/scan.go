@@ -304,33 +304,21 @@ func (d *colDest) Scan(src any) error {
 		}
 		*(**string)(d.p) = d.slabs.strings.new(s)
 	case scanTimePtr:
-		switch v := src.(type) {
-		case nil:
+		if src == nil {
 			*(**time.Time)(d.p) = nil
-		case time.Time:
-			*(**time.Time)(d.p) = d.slabs.times.new(v)
-		case []byte:
-			t, err := parseTimestamp(v)
-			if err != nil {
-				return d.err(src, err)
-			}
-			*(**time.Time)(d.p) = d.slabs.times.new(t)
-		default:
-			return d.err(src, nil)
+			break
 		}
+		t, err := d.time(src)
+		if err != nil {
+			return err
+		}
+		*(**time.Time)(d.p) = d.slabs.times.new(t)
 	case scanTimeText:
-		switch v := src.(type) {
-		case time.Time:
-			*(*time.Time)(d.p) = v
-		case []byte:
-			t, err := parseTimestamp(v)
-			if err != nil {
-				return d.err(src, err)
-			}
-			*(*time.Time)(d.p) = t
-		default:
-			return d.err(src, nil)
+		t, err := d.time(src)
+		if err != nil {
+			return err
 		}
+		*(*time.Time)(d.p) = t
 	case scanUUID:
 		switch v := src.(type) {
 		case []byte:
@@ -506,6 +494,22 @@ func (d *colDest) storeInt(v int64) {
 }
 
 func storeNilPtr(d *colDest) { *(*unsafe.Pointer)(d.p) = nil }
+
+// time is a non-NULL timestamp column's value: the driver's time.Time,
+// or the bytes of its text form (parseTimestamp).
+func (d *colDest) time(src any) (time.Time, error) {
+	switch v := src.(type) {
+	case time.Time:
+		return v, nil
+	case []byte:
+		t, err := parseTimestamp(v)
+		if err != nil {
+			return time.Time{}, d.err(src, err)
+		}
+		return t, nil
+	}
+	return time.Time{}, d.err(src, nil)
+}
 
 func (d *colDest) err(src any, err error) error {
 	if err != nil {
