@@ -57,7 +57,7 @@ func ScanBoth[R any](ctx context.Context, d *DB, query string, args ...any) (pla
 		read := false
 		err := d.q.ExtContext.(*prepared).queryRaw(ctx, query, args, func(rows driver.Rows) error {
 			read = true
-			_, err := readDriverRows(rows, func(v *R) { viaRaw = append(viaRaw, *v) })
+			_, err := readDriverRows(rows, func(v *R) { viaRaw = append(viaRaw, *v) }, false)
 			return err
 		})
 		if err != nil {
@@ -67,7 +67,7 @@ func ScanBoth[R any](ctx context.Context, d *DB, query string, args ...any) (pla
 			return nil, nil, errors.New("db: the raw path did not read")
 		}
 	}
-	if _, err := scanSQLRows(ctx, d.q, func(v *R) { plans = append(plans, *v) }, query, args...); err != nil {
+	if _, err := scanSQLRows(ctx, d.q, func(v *R) { plans = append(plans, *v) }, false, query, args...); err != nil {
 		return nil, nil, err
 	}
 	if storable && !reflect.DeepEqual(viaRaw, plans) {

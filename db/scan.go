@@ -666,12 +666,26 @@ func isStruct[R any]() bool { return reflect.TypeFor[R]().Kind() == reflect.Stru
 // through each (which may keep a copy; the value is reused).
 func selectRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), query string, args ...any) error {
 	ctx, sp := startStatement(ctx, query) // the span counts the rows (tracing.go)
-	n, err := scanRows(ctx, q, each, query, args...)
+	n, err := scanRows(ctx, q, each, false, query, args...)
 	endStatement(sp, n, err)
 	return err
 }
 
-func scanRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), query string, args ...any) (int64, error) {
+// selectOwned is selectRows with each row read into a value of its own,
+// which keep may retain: a read that keeps every row (selectAll, a page)
+// allocates it once instead of reading it into a reused value and copying
+// it (a container's row is some 800 bytes, mostly the zeros of columns
+// not read).
+func selectOwned[R any](ctx context.Context, q sqlx.QueryerContext, keep func(*R), query string, args ...any) error {
+	ctx, sp := startStatement(ctx, query)
+	n, err := scanRows(ctx, q, keep, true, query, args...)
+	endStatement(sp, n, err)
+	return err
+}
+
+// scanRows reads query's rows into values of R: a reused one, or with
+// owned a new one per row.
+func scanRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), owned bool, query string, args ...any) (int64, error) {
 	// The raw path (raw.go) reads inside the statement's round of send,
 	// so only where send cannot fall back to another server after rows
 	// were handed to each: no replica routing.
@@ -681,22 +695,22 @@ func scanRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), 
 				var n int64
 				err := p.queryRaw(ctx, query, args, func(rows driver.Rows) error {
 					var err error
-					n, err = readDriverRows(rows, each)
+					n, err = readDriverRows(rows, each, owned)
 					return err
 				})
 				if !errors.Is(err, errNoRaw) {
 					return n, n, err
 				}
 			}
-			n, err := scanSQLRows(ctx, e, each, query, args...)
+			n, err := scanSQLRows(ctx, e, each, owned, query, args...)
 			return n, n, err
 		})
 	}
-	return scanSQLRows(ctx, q, each, query, args...)
+	return scanSQLRows(ctx, q, each, owned, query, args...)
 }
 
 // scanSQLRows reads query's rows through database/sql.
-func scanSQLRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), query string, args ...any) (int64, error) {
+func scanSQLRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), owned bool, query string, args ...any) (int64, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return -1, err
@@ -707,13 +721,18 @@ func scanSQLRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R
 		return -1, err
 	}
 	var v, zero R
+	p := &v
 	var n int64
 	for rows.Next() {
-		v = zero
-		if err := rr.scan(&v); err != nil {
+		if owned {
+			p = new(R)
+		} else {
+			v = zero
+		}
+		if err := rr.scan(p); err != nil {
 			return n, err
 		}
-		each(&v)
+		each(p)
 		n++
 	}
 	return n, rows.Err()
@@ -723,7 +742,7 @@ func scanSQLRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R
 // each passed through each (which may keep a copy; the value is reused):
 // scanRows's raw path, storing each driver value as database/sql would
 // (store).
-func readDriverRows[R any](rows driver.Rows, each func(*R)) (int64, error) {
+func readDriverRows[R any](rows driver.Rows, each func(*R), owned bool) (int64, error) {
 	columns := rows.Columns()
 	plan, err := planFor(reflect.TypeFor[R](), columns)
 	if err != nil {
@@ -741,6 +760,7 @@ func readDriverRows[R any](rows driver.Rows, each func(*R)) (int64, error) {
 	}
 	dest := make([]driver.Value, len(columns))
 	var v, zero R
+	p := &v
 	var n int64
 	for {
 		if err := rows.Next(dest); err != nil {
@@ -749,8 +769,12 @@ func readDriverRows[R any](rows driver.Rows, each func(*R)) (int64, error) {
 			}
 			return n, err
 		}
-		v = zero
-		base := unsafe.Pointer(&v)
+		if owned {
+			p = new(R)
+		} else {
+			v = zero
+		}
+		base := unsafe.Pointer(p)
 		for i := range cols {
 			c := &cols[i]
 			c.p = unsafe.Add(base, c.col.offset)
@@ -758,7 +782,7 @@ func readDriverRows[R any](rows driver.Rows, each func(*R)) (int64, error) {
 				return n, fmt.Errorf("sql: Scan error on column index %d, name %q: %w", i, columns[i], err)
 			}
 		}
-		each(&v)
+		each(p)
 		n++
 	}
 }
