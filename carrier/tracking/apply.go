@@ -266,10 +266,9 @@ func stopReason(f db.StopFacts, afterArrival time.Duration) (reason string, stop
 
 // maxBatch is the most polls applied in one transaction. A batch's time
 // is about its polls' (each one's rows and triggers; the transaction's
-// own statements are few), so larger batches save little, while the
-// batch holds its account's change-log head (the account's API writes
-// wait for it) and must end within the polls' timeout: at a loaded
-// machine's 100 ms a poll, 32 take about 3 s, within any poll timeout.
+// own statements are few), so larger batches save little, while a batch
+// must end within the polls' timeout: at a loaded machine's 100 ms a
+// poll, 32 take about 3 s, within any poll timeout.
 const maxBatch = 32
 
 // waiting is a poll queued for its account's next batch.
@@ -279,15 +278,21 @@ type waiting struct {
 	queued time.Time
 }
 
-// batches queue the polls that finished, per account: while one batch of
-// an account is being written, the polls of that account that finish
-// queue, and the next batch takes them all (group commit). One
-// transaction at a time per account in this process: its polls never wait
-// on each other's locks (the account's change-log head row, its counters).
+// writersPerAccount is how many batches of one account are written at
+// once. The account's change-log head is taken only while a batch's
+// changes are numbered at commit (migration 00056), so two batches write
+// their rows side by side and wait for each other only for that moment
+// (and for the rows both write, which polls of different requests seldom
+// share); a third gains little on two cores and adds lock waits.
+const writersPerAccount = 2
+
+// batches queue the polls that finished, per account: while the
+// account's batches are being written, the polls of that account that
+// finish queue, and the next batch takes them (group commit).
 type batches struct {
 	mu       sync.Mutex
 	queued   map[string][]*waiting
-	flushing map[string]bool
+	flushing map[string]int
 }
 
 // apply writes a poll with the others of its account that finish
@@ -297,11 +302,11 @@ func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 	b := &e.batches
 	b.mu.Lock()
 	if b.queued == nil {
-		b.queued, b.flushing = map[string][]*waiting{}, map[string]bool{}
+		b.queued, b.flushing = map[string][]*waiting{}, map[string]int{}
 	}
 	b.queued[p.AccountID] = append(b.queued[p.AccountID], w)
-	if !b.flushing[p.AccountID] {
-		b.flushing[p.AccountID] = true
+	if b.flushing[p.AccountID] < writersPerAccount {
+		b.flushing[p.AccountID]++
 		go e.flush(p.AccountID)
 	}
 	b.mu.Unlock()
@@ -322,8 +327,10 @@ func (e *Engine) flush(account string) {
 		b.mu.Lock()
 		q := b.queued[account]
 		if len(q) == 0 {
-			delete(b.queued, account)
-			delete(b.flushing, account)
+			if b.flushing[account]--; b.flushing[account] == 0 {
+				delete(b.queued, account)
+				delete(b.flushing, account)
+			}
 			b.mu.Unlock()
 			return
 		}
