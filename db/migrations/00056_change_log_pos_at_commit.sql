@@ -31,6 +31,10 @@
 -- and they for it.
 
 -- +goose Up
+-- On Citus the ALTER runs on the shards in parallel, and a function command
+-- after a parallel operation in one transaction is refused (as 00041's
+-- Down); plain PostgreSQL keeps it as an unused placeholder setting.
+SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
 ALTER TABLE change_log ALTER COLUMN pos DROP NOT NULL;
 
 -- +goose StatementBegin
@@ -129,6 +133,7 @@ END $$;
 
 -- +goose Down
 -- Rows are numbered before every commit: none is left without a position.
+SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION shipgraph_change_log_pos(account uuid) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
