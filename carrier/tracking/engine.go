@@ -194,6 +194,11 @@ func (e *Engine) EnqueuePollTx(ctx context.Context, tx *sql.Tx, accountID, reque
 	return err
 }
 
+// PollLease is how long a request whose poll is enqueued or running is
+// left to it: a poll that never reports back (its process died, its job
+// lost) is made up for by the schedule after it.
+func (e *Engine) PollLease() time.Duration { return e.c.RescueAfter + e.c.PollTimeout }
+
 // RefreshContainer polls at once, first in line, every live request of the
 // container's shipment, within key's refresh limit (RefreshLimit a minute,
 // over every instance with sharedlimit): retryAfter > 0 when refused. A
@@ -252,9 +257,8 @@ func (e *Engine) refreshAllowed(ctx context.Context, key string) time.Duration {
 // schedule is the periodic round: the due requests' polls, enqueued in the
 // transaction that moves their next_poll_at ahead by a lease.
 func (e *Engine) schedule(ctx context.Context, _ *river.Job[scheduleArgs]) error {
-	lease := e.c.RescueAfter + e.c.PollTimeout
 	for {
-		n, err := e.store.ClaimDueTrackingRequests(ctx, e.c.ScheduleBatch, lease, func(ctx context.Context, tx *sql.Tx, due []db.DueTracking) error {
+		n, err := e.store.ClaimDueTrackingRequests(ctx, e.c.ScheduleBatch, e.PollLease(), func(ctx context.Context, tx *sql.Tx, due []db.DueTracking) error {
 			params := make([]river.InsertManyParams, len(due))
 			for i, d := range due {
 				params[i] = river.InsertManyParams{Args: PollArgs{AccountID: d.AccountID, RequestID: d.ID}}
