@@ -3,6 +3,7 @@ package tracking
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"slices"
 	"sync"
 	"time"
@@ -266,10 +267,9 @@ func stopReason(f db.StopFacts, afterArrival time.Duration) (reason string, stop
 
 // maxBatch is the most polls applied in one transaction. A batch's time
 // is about its polls' (each one's rows and triggers; the transaction's
-// own statements are few), so larger batches save little, while the
-// batch holds its account's change-log head (the account's API writes
-// wait for it) and must end within the polls' timeout: at a loaded
-// machine's 100 ms a poll, 32 take about 3 s, within any poll timeout.
+// own statements are few), so larger batches save little, while a batch
+// must end within the polls' timeout: at a loaded machine's 100 ms a
+// poll, 32 take about 3 s, within any poll timeout.
 const maxBatch = 32
 
 // waiting is a poll queued for its account's next batch.
@@ -279,30 +279,58 @@ type waiting struct {
 	queued time.Time
 }
 
-// batches queue the polls that finished, per account: while one batch of
-// an account is being written, the polls of that account that finish
-// queue, and the next batch takes them all (group commit). One
-// transaction at a time per account in this process: its polls never wait
-// on each other's locks (the account's change-log head row, its counters).
+// writersPerAccount is how many batches of one account are written at
+// once. The account's change-log head is taken only while a batch's
+// changes are numbered at commit (migration 00056), so batches of one
+// account write their rows side by side. Each poll goes to one of the
+// account's lanes by its shipment's bill of lading (its request when it has
+// none), one batch at a time per lane: the polls of one shipment (its bill
+// of lading, booking and container requests) are in one lane, so two
+// batches of this process never race to create or lock the same shipment
+// (a deadlock, or a poll applied again). Two lanes on two cores; more add
+// lock waits on the account's counter rows for little.
+const writersPerAccount = 2
+
+// batches queue the polls that finished, per account lane: while a lane's
+// batch is being written, the polls of that lane that finish queue, and
+// the next batch takes them (group commit).
 type batches struct {
 	mu       sync.Mutex
-	queued   map[string][]*waiting
-	flushing map[string]bool
+	queued   map[lane][]*waiting
+	flushing map[lane]bool
 }
 
-// apply writes a poll with the others of its account that finish
+// lane is one of an account's writers.
+type lane struct {
+	account string
+	n       uint32
+}
+
+// laneOf is the lane of p's account that writes it.
+func laneOf(p Poll) lane {
+	key := p.RequestID
+	if p.Shipment != nil && p.Shipment.BillOfLadingNumber != "" {
+		key = p.Shipment.BillOfLadingNumber
+	}
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return lane{p.AccountID, h.Sum32() % writersPerAccount}
+}
+
+// apply writes a poll with the others of its account lane that finish
 // meanwhile, and returns its result.
 func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 	w := &waiting{a: &applied{Poll: p}, done: make(chan struct{}), queued: time.Now()}
+	l := laneOf(p)
 	b := &e.batches
 	b.mu.Lock()
 	if b.queued == nil {
-		b.queued, b.flushing = map[string][]*waiting{}, map[string]bool{}
+		b.queued, b.flushing = map[lane][]*waiting{}, map[lane]bool{}
 	}
-	b.queued[p.AccountID] = append(b.queued[p.AccountID], w)
-	if !b.flushing[p.AccountID] {
-		b.flushing[p.AccountID] = true
-		go e.flush(p.AccountID)
+	b.queued[l] = append(b.queued[l], w)
+	if !b.flushing[l] {
+		b.flushing[l] = true
+		go e.flush(l)
 	}
 	b.mu.Unlock()
 	select {
@@ -314,22 +342,23 @@ func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 	}
 }
 
-// flush writes the account's queued polls, batch after batch, until none
-// is left.
-func (e *Engine) flush(account string) {
+// flush writes the lane's queued polls, batch after batch, until none is
+// left.
+func (e *Engine) flush(l lane) {
+	account := l.account
 	b := &e.batches
 	for {
 		b.mu.Lock()
-		q := b.queued[account]
+		q := b.queued[l]
 		if len(q) == 0 {
-			delete(b.queued, account)
-			delete(b.flushing, account)
+			delete(b.queued, l)
+			delete(b.flushing, l)
 			b.mu.Unlock()
 			return
 		}
 		n := min(len(q), maxBatch)
 		batch := slices.Clone(q[:n])
-		b.queued[account] = q[n:]
+		b.queued[l] = q[n:]
 		b.mu.Unlock()
 		began := time.Now()
 		for _, w := range batch {
