@@ -1,6 +1,7 @@
 package db
 
 import (
+	"database/sql/driver"
 	"net"
 	"net/url"
 	"strconv"
@@ -105,9 +106,22 @@ func withTimeouts(dsn string, o Options) string {
 	return dsn
 }
 
-// connector is lib/pq's connector for dsn, dialling with TCP keepalives.
-func connector(dsn string, o Options) (*pq.Connector, error) {
-	c, err := pq.NewConnector(dsn)
+// connector is lib/pq's connector for dsn, dialling with TCP keepalives,
+// whose connections keep the raw path's statements (raw.go).
+//
+// Prepared statements' results come in text form for every column
+// (lib/pq's disable_prepared_binary_result): in binary form lib/pq
+// allocates each uuid's 36-byte text and hex-encodes it, where the text
+// form hands the row reader PostgreSQL's bytes (scanUUID); the Go values
+// of every type are the same either way (int8 parsed instead of read,
+// bytea hex-decoded).
+func connector(dsn string, o Options) (driver.Connector, error) {
+	cfg, err := pq.NewConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DisablePreparedBinaryResult = true
+	c, err := pq.NewConnectorConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +130,7 @@ func connector(dsn string, o Options) (*pq.Connector, error) {
 		d.KeepAliveConfig = net.KeepAliveConfig{Enable: true, Idle: o.KeepAlive, Interval: max(o.KeepAlive/3, time.Second), Count: 3}
 	}
 	c.Dialer(d)
-	return c, nil
+	return rawConnector{c}, nil
 }
 
 // dialer is a net.Dialer in lib/pq's Dialer shape.

@@ -2,6 +2,10 @@ package db
 
 import (
 	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -45,10 +49,31 @@ func OutputNames(list string) []string {
 }
 
 // ScanBoth reads query into values of R through the row plans of scan.go
-// and through sqlx, for the tests that compare them.
+// and through sqlx, for the tests that compare them. The plans read on
+// both their paths (the raw driver rows and database/sql's); a difference
+// between the two is an error.
 func ScanBoth[R any](ctx context.Context, d *DB, query string, args ...any) (plans, viaSqlx []R, err error) {
-	if err := selectRows(ctx, d.q, func(v *R) { plans = append(plans, *v) }, query, args...); err != nil {
+	var viaRaw []R
+	storable := rawStorable(reflect.TypeFor[R]())
+	if storable {
+		read := false
+		err := d.q.ExtContext.(*prepared).queryRaw(ctx, query, args, func(rows driver.Rows) error {
+			read = true
+			_, err := readDriverRows(rows, func(v *R) { viaRaw = append(viaRaw, *v) }, false)
+			return err
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if !read {
+			return nil, nil, errors.New("db: the raw path did not read")
+		}
+	}
+	if _, err := scanSQLRows(ctx, d.q, func(v *R) { plans = append(plans, *v) }, false, query, args...); err != nil {
 		return nil, nil, err
+	}
+	if storable && !reflect.DeepEqual(viaRaw, plans) {
+		return nil, nil, fmt.Errorf("db: the raw path read %+v, database/sql's %+v", viaRaw, plans)
 	}
 	if err := sqlx.SelectContext(ctx, d.q, &viaSqlx, query, args...); err != nil {
 		return nil, nil, err

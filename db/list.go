@@ -32,32 +32,54 @@ type Linked[T any] struct {
 // that are not UUIDs cannot exist, and sending them would make PostgreSQL
 // fail the whole statement (22P02), so they are answered without SQL.
 func validUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
+	ok, _ := uuidForm(s)
+	return ok
 }
+
+// uuidForm reports whether s is a UUID in canonical form, and whether it
+// has upper-case digits: one pass over a table instead of a switch per
+// byte (a dashboard checks some 300 ids).
+func uuidForm(s string) (valid, upper bool) {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return false, false
+	}
+	var kinds, dashes uint8
+	for i := 0; i < len(s); i++ {
+		k := uuidChars[s[i]]
+		if k == 0 {
+			return false, false
+		}
+		kinds |= k
+		dashes += k >> 2
+	}
+	return dashes == 4, dashes == 4 && kinds&2 != 0
+}
+
+// uuidChars classes the bytes of a UUID: 1 a lower-case hex digit or a
+// decimal one, 2 an upper-case hex digit, 4 the dash (four of them, at
+// the places uuidForm checks), 0 anything else.
+var uuidChars = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = 1
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = 1
+		t[c-'a'+'A'] = 2
+	}
+	t['-'] = 4
+	return t
+}()
 
 // validUUIDs returns the ids that are UUIDs, lower-cased like PostgreSQL
 // prints them (so callers can match returned rows to requested keys).
 func validUUIDs(ids []string) []string {
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
-		if validUUID(id) {
-			out = append(out, strings.ToLower(id))
+		if ok, upper := uuidForm(id); ok {
+			if upper {
+				id = strings.ToLower(id)
+			}
+			out = append(out, id)
 		}
 	}
 	return out
@@ -88,10 +110,7 @@ func selectAll[T any](ctx context.Context, q sqlx.QueryerContext, query string, 
 	var out []*T
 	var err error
 	if isStruct[T]() {
-		err = selectRows(ctx, q, func(v *T) {
-			c := *v
-			out = append(out, &c)
-		}, query, args...)
+		err = selectOwned(ctx, q, func(v *T) { out = append(out, v) }, query, args...)
 	} else {
 		err = sqlx.SelectContext(ctx, q, &out, query, args...)
 	}
@@ -444,10 +463,7 @@ func accountOnly(filter *conds, alias string) bool {
 // meta returns the item and the list metadata of a scanned row.
 func readPage[R any, T any](ctx context.Context, q sqlx.QueryerContext, st *pageStmt, meta func(*R) (T, *pageMeta)) (*model.Page[T], error) {
 	var rows []*R
-	if err := selectRows(ctx, q, func(r *R) {
-		c := *r
-		rows = append(rows, &c)
-	}, st.query, st.args...); err != nil {
+	if err := selectOwned(ctx, q, func(r *R) { rows = append(rows, r) }, st.query, st.args...); err != nil {
 		return nil, mapErr(err)
 	}
 	page := &model.Page[T]{Items: []T{}, Keys: []*string{}, HasPrevious: st.offset > 0}

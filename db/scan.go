@@ -1,9 +1,13 @@
 package db
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -282,25 +286,13 @@ func (d *colDest) Scan(src any) error {
 			*(**float64)(d.p) = d.slabs.floats.new(v)
 		}
 	case scanStringPtr:
-		var s string
-		switch v := src.(type) {
-		case nil:
+		if src == nil {
 			*(**string)(d.p) = nil
 			return nil
-		case string:
-			s = v
-		case []byte:
-			s = d.slabs.str(v)
-		case time.Time:
-			s = v.Format(time.RFC3339Nano)
-		case int64:
-			s = strconv.FormatInt(v, 10)
-		case float64:
-			s = strconv.FormatFloat(v, 'g', -1, 64)
-		case bool:
-			s = strconv.FormatBool(v)
-		default:
-			return d.err(src, nil)
+		}
+		s, err := d.asString(src)
+		if err != nil {
+			return err
 		}
 		*(**string)(d.p) = d.slabs.strings.new(s)
 	case scanTimePtr:
@@ -334,6 +326,25 @@ func (d *colDest) Scan(src any) error {
 		return fmt.Errorf("db: colDest of kind %d", d.col.kind)
 	}
 	return nil
+}
+
+// asString is a non-NULL value as a string field takes it (bytes copied).
+func (d *colDest) asString(src any) (string, error) {
+	switch v := src.(type) {
+	case string:
+		return v, nil
+	case []byte:
+		return d.slabs.str(v), nil
+	case time.Time:
+		return v.Format(time.RFC3339Nano), nil
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64), nil
+	case bool:
+		return strconv.FormatBool(v), nil
+	}
+	return "", d.err(src, nil)
 }
 
 // scanStringArray is pq.StringArray's Scan for the arrays rows carry
@@ -577,25 +588,41 @@ func newRowReader[R any](rows *sql.Rows) (*rowReader[R], error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &rowReader[R]{rows: rows, plan: plan, dests: make([]any, len(columns)), cols: make([]colDest, len(columns))}
-	s := new(slabs)
-	// String and time fields of uuid and text form (cstring) columns are
-	// made from the driver's bytes here (scanUUID, scanTimeText).
 	var types []*sql.ColumnType
-	for i := range r.cols {
-		r.cols[i].col = &plan.cols[i]
-		r.cols[i].slabs = s
+	cols, err := newColDests(plan, func(i int) (string, error) {
+		if types == nil {
+			if types, err = rows.ColumnTypes(); err != nil {
+				return "", err
+			}
+		}
+		return types[i].DatabaseTypeName(), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rowReader[R]{rows: rows, plan: plan, dests: make([]any, len(columns)), cols: cols}, nil
+}
+
+// newColDests makes the destinations of plan's columns, sharing one set
+// of slabs. String and time fields of uuid and text form (cstring)
+// columns are made from the driver's bytes (scanUUID, scanTimeText);
+// typeName gives a column's database type name.
+func newColDests(plan *scanPlan, typeName func(i int) (string, error)) ([]colDest, error) {
+	cols := make([]colDest, len(plan.cols))
+	s := new(slabs)
+	for i := range cols {
+		cols[i].col = &plan.cols[i]
+		cols[i].slabs = s
 		kind := plan.cols[i].kind
 		if kind != scanString && kind != scanTime {
 			continue
 		}
-		if types == nil {
-			if types, err = rows.ColumnTypes(); err != nil {
-				return nil, err
-			}
+		name, err := typeName(i)
+		if err != nil {
+			return nil, err
 		}
 		c := plan.cols[i]
-		switch name := types[i].DatabaseTypeName(); {
+		switch {
 		case kind == scanString && (name == "UUID" || name == "CSTRING"):
 			c.kind = scanUUID
 		case kind == scanTime && name == "CSTRING":
@@ -603,9 +630,9 @@ func newRowReader[R any](rows *sql.Rows) (*rowReader[R], error) {
 		default:
 			continue
 		}
-		r.cols[i].col = &c
+		cols[i].col = &c
 	}
-	return r, nil
+	return cols, nil
 }
 
 // scan reads the current row into v.
@@ -639,12 +666,51 @@ func isStruct[R any]() bool { return reflect.TypeFor[R]().Kind() == reflect.Stru
 // through each (which may keep a copy; the value is reused).
 func selectRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), query string, args ...any) error {
 	ctx, sp := startStatement(ctx, query) // the span counts the rows (tracing.go)
-	n, err := scanRows(ctx, q, each, query, args...)
+	n, err := scanRows(ctx, q, each, false, query, args...)
 	endStatement(sp, n, err)
 	return err
 }
 
-func scanRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), query string, args ...any) (int64, error) {
+// selectOwned is selectRows with each row read into a value of its own,
+// which keep may retain: a read that keeps every row (selectAll, a page)
+// allocates it once instead of reading it into a reused value and copying
+// it (a container's row is some 800 bytes, mostly the zeros of columns
+// not read).
+func selectOwned[R any](ctx context.Context, q sqlx.QueryerContext, keep func(*R), query string, args ...any) error {
+	ctx, sp := startStatement(ctx, query)
+	n, err := scanRows(ctx, q, keep, true, query, args...)
+	endStatement(sp, n, err)
+	return err
+}
+
+// scanRows reads query's rows into values of R: a reused one, or with
+// owned a new one per row.
+func scanRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), owned bool, query string, args ...any) (int64, error) {
+	// The raw path (raw.go) reads inside the statement's round of send,
+	// so only where send cannot fall back to another server after rows
+	// were handed to each: no replica routing.
+	if c, ok := q.(counted); ok && (c.r == nil || !c.read || c.primary) && rawStorable(reflect.TypeFor[R]()) {
+		return send(c, ctx, query, args, func(e sqlx.ExtContext, ctx context.Context, query string, args []any) (int64, int64, error) {
+			if p, ok := e.(*prepared); ok {
+				var n int64
+				err := p.queryRaw(ctx, query, args, func(rows driver.Rows) error {
+					var err error
+					n, err = readDriverRows(rows, each, owned)
+					return err
+				})
+				if !errors.Is(err, errNoRaw) {
+					return n, n, err
+				}
+			}
+			n, err := scanSQLRows(ctx, e, each, owned, query, args...)
+			return n, n, err
+		})
+	}
+	return scanSQLRows(ctx, q, each, owned, query, args...)
+}
+
+// scanSQLRows reads query's rows through database/sql.
+func scanSQLRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), owned bool, query string, args ...any) (int64, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return -1, err
@@ -655,14 +721,135 @@ func scanRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), 
 		return -1, err
 	}
 	var v, zero R
+	p := &v
 	var n int64
 	for rows.Next() {
-		v = zero
-		if err := rr.scan(&v); err != nil {
+		if owned {
+			p = new(R)
+		} else {
+			v = zero
+		}
+		if err := rr.scan(p); err != nil {
 			return n, err
 		}
-		each(&v)
+		each(p)
 		n++
 	}
 	return n, rows.Err()
+}
+
+// readDriverRows reads the rows of a driver's result into values of R,
+// each passed through each (which may keep a copy; the value is reused):
+// scanRows's raw path, storing each driver value as database/sql would
+// (store).
+func readDriverRows[R any](rows driver.Rows, each func(*R), owned bool) (int64, error) {
+	columns := rows.Columns()
+	plan, err := planFor(reflect.TypeFor[R](), columns)
+	if err != nil {
+		return -1, err
+	}
+	tn, _ := rows.(driver.RowsColumnTypeDatabaseTypeName)
+	cols, err := newColDests(plan, func(i int) (string, error) {
+		if tn == nil {
+			return "", nil
+		}
+		return tn.ColumnTypeDatabaseTypeName(i), nil
+	})
+	if err != nil {
+		return -1, err
+	}
+	dest := make([]driver.Value, len(columns))
+	var v, zero R
+	p := &v
+	var n int64
+	for {
+		if err := rows.Next(dest); err != nil {
+			if err == io.EOF {
+				return n, nil
+			}
+			return n, err
+		}
+		if owned {
+			p = new(R)
+		} else {
+			v = zero
+		}
+		base := unsafe.Pointer(p)
+		for i := range cols {
+			c := &cols[i]
+			c.p = unsafe.Add(base, c.col.offset)
+			if err := c.store(dest[i]); err != nil {
+				return n, fmt.Errorf("sql: Scan error on column index %d, name %q: %w", i, columns[i], err)
+			}
+		}
+		each(p)
+		n++
+	}
+}
+
+// rawTypes caches rawStorable's answers by struct type.
+var rawTypes sync.Map
+
+// rawStorable reports whether t is a struct whose every field the row
+// reader can store from a driver value itself (store): the kinds it
+// stores directly and sql.Scanner implementations. A struct with any
+// other field is read through database/sql, which converts more.
+func rawStorable(t reflect.Type) bool {
+	if ok, known := rawTypes.Load(t); known {
+		return ok.(bool)
+	}
+	ok := t.Kind() == reflect.Struct
+	if ok {
+		for _, f := range reflect.VisibleFields(t) {
+			if !f.IsExported() || f.Anonymous && f.Type.Kind() == reflect.Struct || f.Tag.Get("db") == "-" {
+				continue
+			}
+			if kindOf(f.Type) == scanOther && !reflect.PointerTo(f.Type).Implements(scannerType) {
+				ok = false
+				break
+			}
+		}
+	}
+	rawTypes.Store(t, ok)
+	return ok
+}
+
+// store stores v, a driver value of the current row, into the column's
+// field as database/sql's Scan would: strings, times and interfaces
+// directly (bytes copied, as the driver reuses them), sql.Scanner
+// implementations through their Scan, the other kinds as colDest.Scan.
+func (d *colDest) store(v driver.Value) error {
+	switch d.col.kind {
+	case scanString:
+		switch s := v.(type) {
+		case string:
+			*(*string)(d.p) = s
+		case []byte:
+			*(*string)(d.p) = d.slabs.str(s)
+		case nil:
+			return fmt.Errorf("converting NULL to %s is unsupported", d.col.typ)
+		default:
+			str, err := d.asString(v)
+			if err != nil {
+				return err
+			}
+			*(*string)(d.p) = str
+		}
+	case scanTime:
+		t, ok := v.(time.Time)
+		if !ok {
+			return d.err(v, nil)
+		}
+		*(*time.Time)(d.p) = t
+	case scanAny:
+		if b, ok := v.([]byte); ok {
+			v = bytes.Clone(b)
+		}
+		*(*any)(d.p) = v
+	case scanOther:
+		return reflect.NewAt(d.col.typ, d.p).Interface().(sql.Scanner).Scan(v)
+	default:
+		return d.Scan(v)
+	}
+	return nil
 }
