@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,76 +60,97 @@ var liveStatuses = []string{"pending", "awaiting_manifest", "created"}
 // container meanwhile (each round sees the rows committed before it).
 const maxRounds = 4
 
-// applyBatch writes the polls of one account in one transaction whose
-// common case is two statements: the requests are locked (db.Lock; a
-// request another transaction holds is busy and skipped: errTrackingBusy),
-// then one statement (db.ApplyPolls) writes everything else: each found or created shipment gets its milestones,
-// containers and events (a shipment whose port of discharge or ETA moves
-// gets its milestones by a statement of its own, after its containers:
-// db.PollApplied.Moved), each live request its status (created, before
-// anything may stop it, so that its receivers hear
-// tracking_request.succeeded before .tracking_stopped) and schedule. A
-// poll that met another transaction's new shipment or container is
-// applied again (the statement is idempotent). Then the rules that need
-// the statement's answer, each a statement only when it applies: the
-// staged initial custom fields of a request that first succeeds, and the
-// stop rules on each shipment. An error fails every poll of the batch
-// (nothing written).
+// applyBatch writes the polls of one account in one transaction (applyIn).
 func applyBatch(ctx context.Context, store *db.DB, account string, polls []*applied) error {
-	return store.InTrackingTx(ctx, account, func(tx *db.TrackingTx) error {
-		for _, p := range polls {
-			p.res, p.err, p.shipment, p.prior, p.staged = Result{}, nil, "", "", false
+	return store.InTrackingTx(ctx, account, func(tx *db.TrackingTx) error { return applyIn(tx, polls) })
+}
+
+// applyGroups writes the polls of several accounts in one transaction
+// (db.InTrackingTxs), each account's by its own statements (applyIn), in
+// the groups' order. An error fails every poll of every group (nothing
+// written).
+func applyGroups(ctx context.Context, store *db.DB, groups []group) error {
+	accounts := make([]string, len(groups))
+	for i, g := range groups {
+		accounts[i] = g.account
+	}
+	return store.InTrackingTxs(ctx, accounts, func(txs []*db.TrackingTx) error {
+		for i, g := range groups {
+			if err := applyIn(txs[i], g.polls()); err != nil {
+				return err
+			}
 		}
-		pending, err := lockLive(tx, polls)
+		return nil
+	})
+}
+
+// applyIn writes the polls of one account in tx, whose common case is
+// two statements: the requests are locked (db.Lock; a request another
+// transaction holds is busy and skipped: errTrackingBusy), then one
+// statement (db.ApplyPolls) writes everything else: each found or created
+// shipment gets its milestones, containers and events (a shipment whose
+// port of discharge or ETA moves gets its milestones by a statement of
+// its own, after its containers: db.PollApplied.Moved), each live request
+// its status (created, before anything may stop it, so that its
+// receivers hear tracking_request.succeeded before .tracking_stopped) and
+// schedule. A poll that met another transaction's new shipment or
+// container is applied again (the statement is idempotent). Then the
+// rules that need the statement's answer, each a statement only when it
+// applies: the staged initial custom fields of a request that first
+// succeeds, and the stop rules on each shipment.
+func applyIn(tx *db.TrackingTx, polls []*applied) error {
+	for _, p := range polls {
+		p.res, p.err, p.shipment, p.prior, p.staged = Result{}, nil, "", "", false
+	}
+	pending, err := lockLive(tx, polls)
+	if err != nil {
+		return err
+	}
+	facts := map[string]db.StopFacts{}
+	var tracked, moved []*applied
+	for round := 0; len(pending) > 0; round++ {
+		if round == maxRounds {
+			return errors.New("tracking: shipments or containers still claimed by other transactions")
+		}
+		writes := make([]db.PollWrite, len(pending))
+		for i, p := range pending {
+			writes[i] = db.PollWrite{RequestID: p.RequestID, Status: p.Status, FailedReason: p.FailedReason,
+				NextPollAt: p.NextPollAt, Shipment: p.Shipment, Containers: p.Containers, Events: p.Events}
+			if p.Status == "failed" {
+				writes[i].NextPollAt = nil
+			}
+		}
+		out, err := tx.ApplyPolls(liveStatuses, writes)
 		if err != nil {
 			return err
 		}
-		facts := map[string]db.StopFacts{}
-		var tracked, moved []*applied
-		for round := 0; len(pending) > 0; round++ {
-			if round == maxRounds {
-				return errors.New("tracking: shipments or containers still claimed by other transactions")
-			}
-			writes := make([]db.PollWrite, len(pending))
-			for i, p := range pending {
-				writes[i] = db.PollWrite{RequestID: p.RequestID, Status: p.Status, FailedReason: p.FailedReason,
-					NextPollAt: p.NextPollAt, Shipment: p.Shipment, Containers: p.Containers, Events: p.Events}
-				if p.Status == "failed" {
-					writes[i].NextPollAt = nil
-				}
-			}
-			out, err := tx.ApplyPolls(liveStatuses, writes)
-			if err != nil {
-				return err
-			}
-			var again []*applied
-			for _, p := range pending {
-				r := out[p.RequestID]
-				switch {
-				case !r.Locked:
-					p.res.RequestGone = true
-				case p.Shipment != nil && (r.ShipmentID == nil || !r.Complete):
-					again = append(again, p)
-				default:
-					p.res.Status = p.Status
-					if r.ShipmentID != nil {
-						p.shipment = *r.ShipmentID
-						p.res.ShipmentID = &p.shipment
-						facts[p.shipment] = r.Facts()
-						tracked = append(tracked, p)
-						if r.Moved {
-							moved = append(moved, p)
-						}
+		var again []*applied
+		for _, p := range pending {
+			r := out[p.RequestID]
+			switch {
+			case !r.Locked:
+				p.res.RequestGone = true
+			case p.Shipment != nil && (r.ShipmentID == nil || !r.Complete):
+				again = append(again, p)
+			default:
+				p.res.Status = p.Status
+				if r.ShipmentID != nil {
+					p.shipment = *r.ShipmentID
+					p.res.ShipmentID = &p.shipment
+					facts[p.shipment] = r.Facts()
+					tracked = append(tracked, p)
+					if r.Moved {
+						moved = append(moved, p)
 					}
 				}
 			}
-			pending = again
 		}
-		if err := tx.UpdateShipments(shipmentUpdates(moved)); err != nil {
-			return err
-		}
-		return stopRules(tx, tracked, facts)
-	})
+		pending = again
+	}
+	if err := tx.UpdateShipments(shipmentUpdates(moved)); err != nil {
+		return err
+	}
+	return stopRules(tx, tracked, facts)
 }
 
 // lockLive locks the batch's requests and keeps the live ones: a request
@@ -267,9 +289,9 @@ func stopReason(f db.StopFacts, afterArrival time.Duration) (reason string, stop
 // maxBatch is the most polls applied in one transaction. A batch's time
 // is about its polls' (each one's rows and triggers; the transaction's
 // own statements are few), so larger batches save little, while the
-// batch holds its account's change-log head (the account's API writes
-// wait for it) and must end within the polls' timeout: at a loaded
-// machine's 100 ms a poll, 32 take about 3 s, within any poll timeout.
+// batch holds its accounts' change-log heads (their API writes wait for
+// it) and must end within the polls' timeout: at a loaded machine's
+// 100 ms a poll, 32 take about 3 s, within any poll timeout.
 const maxBatch = 32
 
 // waiting is a poll queued for its account's next batch.
@@ -279,32 +301,62 @@ type waiting struct {
 	queued time.Time
 }
 
-// batches queue the polls that finished, per account: while one batch of
-// an account is being written, the polls of that account that finish
-// queue, and the next batch takes them all (group commit). One
-// transaction at a time per account in this process: its polls never wait
-// on each other's locks (the account's change-log head row, its counters).
-type batches struct {
-	mu       sync.Mutex
-	queued   map[string][]*waiting
-	flushing map[string]bool
+// group is one account's polls of a batch.
+type group struct {
+	account string
+	ws      []*waiting
 }
 
-// apply writes a poll with the others of its account that finish
-// meanwhile, and returns its result.
+func (g group) polls() []*applied {
+	out := make([]*applied, len(g.ws))
+	for i, w := range g.ws {
+		out[i] = w.a
+	}
+	return out
+}
+
+// lanes queue the polls that finished, per account, for the write
+// transactions: at most Config.Writers run at once (the lanes), each
+// writing the queued polls of the accounts no other lane holds, up to
+// maxBatch, in one transaction (on plain PostgreSQL polls of several
+// accounts together, else one account's: db.GroupsAccounts). While a lane
+// writes, the polls that finish queue, and the next batch takes them
+// (group commit). An account is in one lane at a time in this process:
+// its polls never wait on each other's locks (the account's change-log
+// head row, its counters). Waiting polls hold no connection.
+//
+// Few lanes, not one transaction per account: each concurrent write
+// transaction takes a poll's relations' locks (tables and indexes, past
+// PostgreSQL's 16 fast-path locks a backend into its shared lock table)
+// and extends the same tables and indexes; with one per account the
+// writers waited on those (LWLock:LockManager, Lock:extend) more than
+// they ran. A lane's transaction takes them once for its batch.
+type lanes struct {
+	mu      sync.Mutex
+	queued  map[string][]*waiting // by account
+	order   []string              // accounts with queued polls, longest waiting first
+	held    map[string]bool       // accounts in a lane's batch
+	running int                   // lanes running
+}
+
+// apply writes a poll with the others that finish meanwhile, and returns
+// its result.
 func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 	w := &waiting{a: &applied{Poll: p}, done: make(chan struct{}), queued: time.Now()}
-	b := &e.batches
-	b.mu.Lock()
-	if b.queued == nil {
-		b.queued, b.flushing = map[string][]*waiting{}, map[string]bool{}
+	l := &e.lanes
+	l.mu.Lock()
+	if l.queued == nil {
+		l.queued, l.held = map[string][]*waiting{}, map[string]bool{}
 	}
-	b.queued[p.AccountID] = append(b.queued[p.AccountID], w)
-	if !b.flushing[p.AccountID] {
-		b.flushing[p.AccountID] = true
-		go e.flush(p.AccountID)
+	if len(l.queued[p.AccountID]) == 0 {
+		l.order = append(l.order, p.AccountID)
 	}
-	b.mu.Unlock()
+	l.queued[p.AccountID] = append(l.queued[p.AccountID], w)
+	if l.running < e.writers() && !l.held[p.AccountID] {
+		l.running++
+		go e.lane()
+	}
+	l.mu.Unlock()
 	select {
 	case <-w.done:
 		return w.a.res, w.a.err
@@ -314,62 +366,113 @@ func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 	}
 }
 
-// flush writes the account's queued polls, batch after batch, until none
-// is left.
-func (e *Engine) flush(account string) {
-	b := &e.batches
+// writers is how many lanes may write at once.
+func (e *Engine) writers() int {
+	return max(1, e.c.Writers)
+}
+
+// lane writes batches until no queued poll is left that another lane
+// does not hold.
+func (e *Engine) lane() {
+	grouping := e.store.GroupsAccounts(context.Background())
+	l := &e.lanes
 	for {
-		b.mu.Lock()
-		q := b.queued[account]
-		if len(q) == 0 {
-			delete(b.queued, account)
-			delete(b.flushing, account)
-			b.mu.Unlock()
+		l.mu.Lock()
+		batch := l.take(grouping)
+		if len(batch) == 0 {
+			l.running--
+			l.mu.Unlock()
 			return
 		}
-		n := min(len(q), maxBatch)
-		batch := slices.Clone(q[:n])
-		b.queued[account] = q[n:]
-		b.mu.Unlock()
+		l.mu.Unlock()
 		began := time.Now()
-		for _, w := range batch {
-			stepQueue.Observe(began.Sub(w.queued).Seconds())
+		n := 0
+		for _, g := range batch {
+			for _, w := range g.ws {
+				stepQueue.Observe(began.Sub(w.queued).Seconds())
+			}
+			n += len(g.ws)
 		}
-		BatchPolls.Observe(float64(len(batch)))
-		e.write(account, batch)
+		BatchPolls.Observe(float64(n))
+		e.write(batch)
 		stepWrite.Observe(time.Since(began).Seconds())
-		for _, w := range batch {
-			close(w.done)
+		l.mu.Lock()
+		for _, g := range batch {
+			delete(l.held, g.account)
+		}
+		l.mu.Unlock()
+		for _, g := range batch {
+			for _, w := range g.ws {
+				close(w.done)
+			}
 		}
 	}
 }
 
-// write applies a batch; when it fails, each poll alone, so that one
-// poll's failure (a row the database refuses) fails that poll only.
-func (e *Engine) write(account string, batch []*waiting) {
-	polls := make([]*applied, len(batch))
-	for i, w := range batch {
-		polls[i] = w.a
+// take removes the next batch from the queue and holds its accounts: the
+// queued polls of the accounts no lane holds, longest waiting first, up to
+// maxBatch (of one account unless grouping), by account id (so that two
+// transactions take the accounts' rows in one order). Called with l.mu.
+func (l *lanes) take(grouping bool) []group {
+	var batch []group
+	n := 0
+	keep := l.order[:0]
+	for _, a := range l.order {
+		q := l.queued[a]
+		if n == maxBatch || l.held[a] || (!grouping && len(batch) > 0) {
+			keep = append(keep, a)
+			continue
+		}
+		k := min(len(q), maxBatch-n)
+		batch = append(batch, group{account: a, ws: slices.Clone(q[:k])})
+		n += k
+		l.held[a] = true
+		if k < len(q) {
+			l.queued[a] = q[k:]
+			keep = append(keep, a)
+		} else {
+			delete(l.queued, a)
+		}
 	}
+	clear(l.order[len(keep):])
+	l.order = keep
+	slices.SortFunc(batch, func(x, y group) int { return strings.Compare(x.account, y.account) })
+	return batch
+}
+
+// write applies a batch; when it fails, each account's polls alone, and
+// when those fail, each poll alone, so that one poll's failure (a row the
+// database refuses) fails that poll only.
+func (e *Engine) write(batch []group) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.c.PollTimeout)
 	defer cancel()
-	if err := e.vessels.write(ctx, e.store, polls); err != nil {
-		for _, p := range polls {
+	var all []*applied
+	for _, g := range batch {
+		all = append(all, g.polls()...)
+	}
+	if err := e.vessels.write(ctx, e.store, all); err != nil {
+		for _, p := range all {
 			p.err = err
 		}
 		return
 	}
-	err := applyBatch(ctx, e.store, account, polls)
-	if err == nil {
+	if len(batch) > 1 && applyGroups(ctx, e.store, batch) == nil {
 		return
 	}
-	if len(polls) == 1 {
-		polls[0].err = err
-		return
-	}
-	for _, p := range polls {
-		if err := applyBatch(ctx, e.store, account, []*applied{p}); err != nil {
-			p.err = err
+	for _, g := range batch {
+		polls := g.polls()
+		err := applyBatch(ctx, e.store, g.account, polls)
+		if err == nil {
+			continue
+		}
+		if len(polls) == 1 {
+			polls[0].err = err
+			continue
+		}
+		for _, p := range polls {
+			if err := applyBatch(ctx, e.store, g.account, []*applied{p}); err != nil {
+				p.err = err
+			}
 		}
 	}
 }

@@ -17,6 +17,10 @@ type Config struct {
 	// Workers is how many polls run at once in this process
 	// (TRACKING_WORKERS); 0: this process runs none (it still enqueues).
 	Workers int
+	// Writers is how many transactions write polls at once in this
+	// process (TRACKING_WRITERS), each a batch of polls of one or
+	// several accounts.
+	Writers int
 	// PollInterval is how often a tracked request is polled again
 	// (TRACKING_POLL_INTERVAL).
 	PollInterval time.Duration
@@ -76,6 +80,7 @@ type Carrier struct {
 // Default is the configuration with no setting given.
 var Default = Config{
 	Workers:          50,
+	Writers:          4,
 	PollInterval:     time.Hour,
 	AwaitingInterval: 30 * time.Minute,
 	RetryBase:        10 * time.Second,
