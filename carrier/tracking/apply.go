@@ -352,7 +352,7 @@ func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 		l.order = append(l.order, p.AccountID)
 	}
 	l.queued[p.AccountID] = append(l.queued[p.AccountID], w)
-	if l.running < e.writers() && !l.held[p.AccountID] {
+	if l.running < e.c.Writers && !l.held[p.AccountID] {
 		l.running++
 		go e.lane()
 	}
@@ -364,11 +364,6 @@ func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 		// The poll may still be written: a repeated poll writes nothing twice.
 		return Result{}, ctx.Err()
 	}
-}
-
-// writers is how many lanes may write at once.
-func (e *Engine) writers() int {
-	return max(1, e.c.Writers)
 }
 
 // lane writes batches until no queued poll is left that another lane

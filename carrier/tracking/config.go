@@ -181,6 +181,8 @@ func (c Config) Check() error {
 		return fmt.Errorf("TRACKING_MAX_ATTEMPTS: must be ≥ 1")
 	case c.ScheduleEvery <= 0:
 		return fmt.Errorf("TRACKING_SCHEDULE_EVERY: must be > 0")
+	case c.Writers < 1:
+		return fmt.Errorf("TRACKING_WRITERS: must be ≥ 1")
 	case c.PollTimeout <= 0:
 		return fmt.Errorf("TRACKING_POLL_TIMEOUT: must be > 0")
 	case c.RescueAfter <= c.PollTimeout:
