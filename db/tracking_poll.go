@@ -158,12 +158,20 @@ func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(txs 
 }
 
 // GroupsAccounts reports whether one transaction may write several
-// accounts' polls (InTrackingTxs): on plain PostgreSQL. On Citus each
+// accounts' polls (InTrackingTxs): on plain PostgreSQL, once a tracking
+// transaction found out (it asks on its own connection; asking the pool
+// here could wait for a connection those transactions hold). On Citus each
 // account's rows live on its shard and a transaction over several would
 // be a distributed (two-phase) one; behind a pooler the server is not
 // asked and each account keeps its own transaction.
-func (db *DB) GroupsAccounts(ctx context.Context) bool {
-	return db.plain.is(ctx, db.db)
+func (db *DB) GroupsAccounts() bool {
+	p := db.plain
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.known && p.plain
 }
 
 // LockedRequest is a request under a poll's lock.

@@ -369,9 +369,9 @@ func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 // lane writes batches until no queued poll is left that another lane
 // does not hold.
 func (e *Engine) lane() {
-	grouping := e.store.GroupsAccounts(context.Background())
 	l := &e.lanes
 	for {
+		grouping := e.store.GroupsAccounts()
 		l.mu.Lock()
 		batch := l.take(grouping)
 		if len(batch) == 0 {

@@ -1,7 +1,6 @@
 package tracking_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/lib/pq"
@@ -36,7 +35,7 @@ func TestLanesWriteAccountsTogether(t *testing.T) {
 	}
 	shared := e.count(`SELECT count(*) FROM (SELECT xmin::text FROM tracking_requests WHERE id = ANY($1)
 		GROUP BY 1 HAVING count(DISTINCT account_id) > 1) x`, pq.StringArray(ids))
-	if e.store.GroupsAccounts(context.Background()) {
+	if e.store.GroupsAccounts() {
 		if shared == 0 {
 			t.Fatal("every account's polls were written by a transaction of their own")
 		}
