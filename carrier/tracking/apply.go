@@ -316,10 +316,11 @@ func (g group) polls() []*applied {
 }
 
 // lanes queue the polls that finished, per account, for the write
-// transactions: at most Config.Writers run at once (the lanes), each
-// writing the queued polls of the accounts no other lane holds, up to
-// maxBatch, in one transaction (on plain PostgreSQL polls of several
-// accounts together, else one account's: db.GroupsAccounts). While a lane
+// transactions: on plain PostgreSQL at most Config.Writers run at once
+// (the lanes), each writing the queued polls of the accounts no other
+// lane holds, up to maxBatch, in one transaction; elsewhere
+// (db.GroupsAccounts: Citus) one account's polls a transaction, as many at
+// once as accounts have polls queued. While a lane
 // writes, the polls that finish queue, and the next batch takes them
 // (group commit). An account is in one lane at a time in this process:
 // its polls never wait on each other's locks (the account's change-log
@@ -352,7 +353,10 @@ func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 		l.order = append(l.order, p.AccountID)
 	}
 	l.queued[p.AccountID] = append(l.queued[p.AccountID], w)
-	if l.running < e.c.Writers && !l.held[p.AccountID] {
+	// Without grouping (Citus) a lane per account, unbounded as one
+	// transaction per account always was: its transactions go to the
+	// accounts' shards.
+	if (l.running < e.c.Writers || !e.store.GroupsAccounts()) && !l.held[p.AccountID] {
 		l.running++
 		go e.lane()
 	}

@@ -18,8 +18,8 @@ type Config struct {
 	// (TRACKING_WORKERS); 0: this process runs none (it still enqueues).
 	Workers int
 	// Writers is how many transactions write polls at once in this
-	// process (TRACKING_WRITERS), each a batch of polls of one or
-	// several accounts.
+	// process on plain PostgreSQL (TRACKING_WRITERS), each a batch of
+	// polls of several accounts (on Citus one account's each, unbounded).
 	Writers int
 	// PollInterval is how often a tracked request is polled again
 	// (TRACKING_POLL_INTERVAL).
