@@ -8,8 +8,8 @@ import (
 
 // TestLanesWriteAccountsTogether: with one lane, the polls of many
 // accounts that finish together are written by shared transactions on
-// plain PostgreSQL (requests of several accounts with one xmin), by one
-// transaction per account on Citus; every request is tracked once.
+// plain PostgreSQL (requests of several accounts with one xmin); on Citus
+// too every request is tracked once.
 func TestLanesWriteAccountsTogether(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -33,13 +33,11 @@ func TestLanesWriteAccountsTogether(t *testing.T) {
 		pq.StringArray(ids)); got != len(ids) {
 		t.Fatalf("%d shipments for %d requests of one each", got, len(ids))
 	}
-	shared := e.count(`SELECT count(*) FROM (SELECT xmin::text FROM tracking_requests WHERE id = ANY($1)
-		GROUP BY 1 HAVING count(DISTINCT account_id) > 1) x`, pq.StringArray(ids))
-	if e.store.GroupsAccounts() {
-		if shared == 0 {
-			t.Fatal("every account's polls were written by a transaction of their own")
-		}
-	} else if shared != 0 {
-		t.Fatalf("%d transactions wrote several accounts' polls on Citus", shared)
+	if !e.store.GroupsAccounts() {
+		return // Citus: one account a transaction; xmin is each worker's own, not comparable across shards
+	}
+	if e.count(`SELECT count(*) FROM (SELECT xmin::text FROM tracking_requests WHERE id = ANY($1)
+		GROUP BY 1 HAVING count(DISTINCT account_id) > 1) x`, pq.StringArray(ids)) == 0 {
+		t.Fatal("every account's polls were written by a transaction of their own")
 	}
 }
