@@ -15,10 +15,12 @@ import (
 // field definitions and options, and documents, in the writing transaction.
 //
 // Every row has a position in its account's log (migration 00035): 1, 2,
-// 3… taken from the account's row of change_log_heads by the logging
-// trigger, which keeps that row locked until the transaction ends. So the
-// positions of one account commit in the order they were taken, without
-// gaps: a reader that saw position n has seen every position below it, on
+// 3… given at commit (migration 00056: a row is logged without one) by a
+// deferred trigger that takes the account's row of change_log_heads,
+// numbers the transaction's rows after it and keeps that row locked until
+// the transaction ends. So the positions of one account commit in the
+// order they were given, without gaps: a reader that saw position n has
+// seen every position below it, on
 // plain PostgreSQL and on a distributed one (Citus) alike, whichever node
 // holds the account's shard and after it moved (the rows carry their
 // positions). Account readers (subscriptions) order and resume by

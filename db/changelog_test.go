@@ -150,28 +150,30 @@ func (f *logFixture) head(t *testing.T) int64 {
 }
 
 // The hard part: ids are taken at INSERT, not at commit, and transactions
-// commit in any order. Positions are the account's and taken under its
-// head row: a second writer of the account waits for the first to end, so
-// positions commit in order; a reader never sees position n+1 before n.
-// Read by id alone (WHERE id > last) this test loses A's change; writers of
-// another account do not wait.
+// commit in any order. Positions are the account's and given at commit
+// under its head row (migration 00056): writers of one account write side
+// by side, and the positions commit in the order they were given; a reader
+// never sees position n+1 before n. Read by id alone (WHERE id > last) this
+// test loses A's change; writers of another account never wait.
 func TestChangeLogInterleaved(t *testing.T) {
 	f := newLogFixture(t)
 	ctx := context.Background()
 	head := f.head(t)
 
-	// A writes first and stays open; B's write of the same account waits
-	// for A.
+	// A writes first and stays open; B writes the same account after A and
+	// commits first, without waiting for A.
 	a, b := begin(t, f.sql), begin(t, f.sql)
 	exec(t, a, touch, f.account, f.containers[0])
-	bDone := make(chan error, 1)
-	go func() {
-		_, err := b.Exec(touch+` -- writer B`, f.account, f.containers[1])
-		bDone <- err
-	}()
-	waitBlocked(t, f.sql, "-- writer B")
+	exec(t, b, touch, f.account, f.containers[1])
 	if got, _ := f.readAll(t, f.account, head); len(got) != 0 {
-		t.Fatalf("with A open, read %v", recordIDs(got))
+		t.Fatalf("with A and B open, read %v", recordIDs(got))
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, c := f.readAll(t, f.account, head)
+	if !slices.Equal(recordIDs(got), []string{f.containers[1]}) || got[0].Pos != head+1 {
+		t.Fatalf("with A open read %+v, want B's alone at %d", got, head+1)
 	}
 	// Another account's writer does not wait for A.
 	var otherContainer string
@@ -182,26 +184,56 @@ func TestChangeLogInterleaved(t *testing.T) {
 	if got, _ := f.readAll(t, f.other, 0); len(got) != 1 || got[0].Pos != 1 {
 		t.Fatalf("the other account's log: %+v", got)
 	}
-
 	if err := a.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-bDone; err != nil {
-		t.Fatal(err)
-	}
-	got, c := f.readAll(t, f.account, head)
-	if !slices.Equal(recordIDs(got), []string{f.containers[0]}) || got[0].Pos != head+1 {
-		t.Fatalf("with B open read %+v, want A's alone at %d", got, head+1)
-	}
-	if err := b.Commit(); err != nil {
-		t.Fatal(err)
-	}
 	got, c = f.readAll(t, f.account, c)
-	if !slices.Equal(recordIDs(got), []string{f.containers[1]}) || got[0].Pos != head+2 {
-		t.Fatalf("after B committed read %+v, want B's at %d", got, head+2)
+	if !slices.Equal(recordIDs(got), []string{f.containers[0]}) || got[0].Pos != head+2 {
+		t.Fatalf("after A committed read %+v, want A's at %d", got, head+2)
 	}
 	if h, err := f.store.AccountChangeLogHead(ctx, f.account); err != nil || h != c {
 		t.Fatalf("head %d (%v), want %d", h, err, c)
+	}
+
+	// A transaction whose rows are numbered (here early, by SET
+	// CONSTRAINTS … IMMEDIATE) holds the head to its end: B's numbering at
+	// its commit waits for A, so B's positions come after A's, as they
+	// commit. A's later rows are numbered at its commit. On Citus the
+	// setting stays on the coordinator (the numbering runs on the worker at
+	// PREPARE, where the wait is not under B's COMMIT): plain PostgreSQL
+	// only.
+	var citus bool
+	if err := f.sql.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&citus); err != nil {
+		t.Fatal(err)
+	}
+	if !citus {
+		a, b = begin(t, f.sql), begin(t, f.sql)
+		exec(t, b, touch, f.account, f.containers[1])
+		exec(t, a, touch, f.account, f.containers[0])
+		exec(t, a, `SET CONSTRAINTS ALL IMMEDIATE`)
+		exec(t, a, `SET CONSTRAINTS ALL DEFERRED`)
+		bDone := make(chan error, 1)
+		go func() {
+			_, err := b.Exec(`COMMIT -- writer B`)
+			bDone <- err
+		}()
+		waitBlocked(t, f.sql, "-- writer B")
+		exec(t, a, touch, f.account, f.containers[2])
+		if got, _ := f.readAll(t, f.account, c); len(got) != 0 {
+			t.Fatalf("with A open, read %v", recordIDs(got))
+		}
+		if err := a.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-bDone; err != nil {
+			t.Fatal(err)
+		}
+		got, c2 := f.readAll(t, f.account, c)
+		if !slices.Equal(recordIDs(got), []string{f.containers[0], f.containers[2], f.containers[1]}) ||
+			got[0].Pos != c+1 || got[2].Pos != c+3 {
+			t.Fatalf("after A and B read %+v, want A's two then B's from %d", got, c+1)
+		}
+		c = c2
 	}
 
 	// A rollback gives its positions back: no hole.

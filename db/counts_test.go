@@ -362,18 +362,20 @@ func TestShardTriggersKeepCounts(t *testing.T) {
 }
 
 // Writers of one account take its rows in one order: the rows a statement
-// writes or reads for its rollups, then the account's change-log head,
-// then its counter and rollup rows. Two interleavings that deadlocked
-// before (40P01, one writer's statement failed), each forced here with a
-// transaction held open and the other writer seen waiting:
+// writes or reads for its rollups (a container's shipment share-locked),
+// then its counter and rollup rows; the account's change-log head only at
+// commit, to number the transaction's changes (migration 00056), after
+// which it waits for no row. Two interleavings that deadlocked once (40P01,
+// one writer's statement failed), each forced here with a transaction held
+// open:
 //
-//   - a transaction that logged a change (it holds the head) and then adds
-//     a container, against a lone container insert on the same counter
-//     slot (the count trigger fired before the change log's);
+//   - a transaction that logged a change and then adds a container,
+//     against a lone container insert on the same counter slot: the lone
+//     insert no longer waits at all;
 //   - a transaction that holds a shipment's row and then updates it,
-//     against a container added to that shipment (the rollup's share lock
-//     on the shipment came after the head; it reads the shipment under
-//     the head now, with no lock).
+//     against a container added to that shipment: the container's rollup
+//     waits for the shipment (its share lock), and then reads it as
+//     committed.
 //
 // Each writer succeeds.
 func TestWritersOfOneAccountNeverDeadlock(t *testing.T) {
@@ -416,35 +418,33 @@ func TestWritersOfOneAccountNeverDeadlock(t *testing.T) {
 		return `INSERT INTO containers (account_id, shipment_id, number) VALUES ($1, $2, '` + number + `')`
 	}
 
-	t.Run("the head before a counter slot", func(t *testing.T) {
+	t.Run("no head mid-transaction", func(t *testing.T) {
 		// Two sessions on one slot: 17 sessions on 16 slots make it certain.
 		a, b := f.sessionPair(t, func() *sql.Conn { return begin(t) }, func(x, y int) bool { return x == y })
 		exec(t, a, `UPDATE shipments SET pod_vessel_name = 'HELD' WHERE account_id = $1 AND id = $2`, f.A.Account, f.A.Shipments[1])
-		done := background(b, addContainer("SLOTB01"), f.A.Account, f.A.Shipments[0])
-		waitBlocked(t, f.SQL, "SLOTB01")
+		select {
+		case err := <-background(b, addContainer("SLOTB01"), f.A.Account, f.A.Shipments[0]):
+			if err != nil {
+				t.Fatalf("the lone insert: %v", err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the lone insert waited for the transaction that logged a change")
+		}
 		exec(t, a, addContainer("SLOTA01"), f.A.Account, f.A.Shipments[2])
 		exec(t, a, `COMMIT`)
-		if err := <-done; err != nil {
-			t.Fatalf("the lone insert: %v", err)
-		}
 	})
 
-	t.Run("no lock on the shipment", func(t *testing.T) {
+	t.Run("the shipment share-locked", func(t *testing.T) {
 		a := begin(t)
 		exec(t, a, `SELECT 1 FROM shipments WHERE account_id = $1 AND id = $2 FOR NO KEY UPDATE`, f.A.Account, f.A.Shipments[3])
 		b := begin(t)
-		// The container's rollup reads its shipment under the head, with
-		// no lock on it: the insert does not wait for a.
-		select {
-		case err := <-background(b, addContainer("SHIPB01"), f.A.Account, f.A.Shipments[3]):
-			if err != nil {
-				t.Fatalf("the container insert: %v", err)
-			}
-		case <-time.After(time.Minute):
-			t.Fatal("the container insert waited for the transaction holding its shipment")
-		}
+		done := background(b, addContainer("SHIPB01"), f.A.Account, f.A.Shipments[3])
+		waitBlocked(t, f.SQL, "SHIPB01")
 		exec(t, a, `UPDATE shipments SET pod_vessel_name = 'HELD' WHERE account_id = $1 AND id = $2`, f.A.Account, f.A.Shipments[3])
 		exec(t, a, `COMMIT`)
+		if err := <-done; err != nil {
+			t.Fatalf("the container insert: %v", err)
+		}
 	})
 
 	for _, list := range []string{"shipments", "containers"} {

@@ -334,7 +334,11 @@ func (rc *responseCache) dropWrites(account string, t *db.Touched) {
 		// to drop, as without shared positions.
 		ctx, cancel := context.WithTimeout(context.Background(), positionTimeout)
 		defer cancel()
-		if pos, err := rc.store.AccountChangeLogHead(ctx, account); err == nil && pos > 0 {
+		pos, err := rc.store.AccountChangeLogHead(ctx, account)
+		if err != nil && rc.feed != nil {
+			rc.feed.log.Warn("response cache: the write's change-log position was not read; other instances may answer from before it until their feeds read it", "account", account, "err", err)
+		}
+		if err == nil && pos > 0 {
 			_ = rc.positions.AdvanceAccountLogPosition(ctx, account, uint64(pos))
 		}
 	}

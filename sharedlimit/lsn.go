@@ -90,9 +90,14 @@ func (l *Limits) position(ctx context.Context, kind, accountID string) (uint64, 
 	return n, nil
 }
 
-// advance raises "<prefix><kind><account>" to pos.
+// advance raises "<prefix><kind><account>" to pos. It heeds its own
+// breaker, not the one of the limit decisions: those fall back per process
+// when Redis is slow for a moment (one command past Timeout on a loaded
+// machine), while a position not recorded lets another instance answer
+// from before the write, so it is tried unless recording itself failed
+// within the last Breaker.
 func (l *Limits) advance(ctx context.Context, kind, accountID string, pos uint64) error {
-	if !l.usable() {
+	if time.Now().UnixNano() < l.recordUntil.Load() {
 		fallbackLSN.Inc()
 		return errors.New("redis unreachable")
 	}
@@ -115,6 +120,7 @@ func (l *Limits) advance(ctx context.Context, kind, accountID string, pos uint64
 	}
 	if ctx.Err() == nil {
 		l.failed("lsn", err)
+		l.recordUntil.Store(time.Now().Add(l.o.Breaker).UnixNano())
 		fallbackLSN.Inc()
 	}
 	return err

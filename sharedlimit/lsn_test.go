@@ -3,6 +3,7 @@ package sharedlimit
 import (
 	"context"
 	"testing"
+	"time"
 
 	"shipgraph/testkit/redistest"
 )
@@ -42,5 +43,50 @@ func TestAccountLSN(t *testing.T) {
 	}
 	if _, err := b.AccountLSN(ctx, "acct-1"); err == nil {
 		t.Fatal("breaker open, yet the position is known")
+	}
+}
+
+// A limit decision that Redis did not answer in time opens the breaker of
+// the decisions (they fall back per process for Breaker), not the one of
+// recording positions: the next write's position is still recorded, or
+// another instance would answer from before that write for the whole
+// Breaker (the response cache over instances did, under load, after one
+// slow rate-limit decision). A recording that fails opens its own.
+func TestPositionRecordedPastTheLimitsBreaker(t *testing.T) {
+	rs := redistest.Start(t)
+	ctx := context.Background()
+	o := DefaultOptions
+	o.Breaker = time.Hour // whatever opens stays open for the test
+	a, err := OpenWith(rs.URL, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	b, err := Open(rs.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	t.Cleanup(rs.Resume) // before Close, if the test fails paused
+	rs.Pause()
+	_, shared := a.Allow(ctx, "key", 60, 6)
+	rs.Resume()
+	if shared || a.usable() {
+		t.Fatalf("a decision while Redis was paused: shared %v, breaker closed %v", shared, a.usable())
+	}
+	if err := a.AdvanceAccountLogPosition(ctx, "acct-1", 7); err != nil {
+		t.Fatalf("a write's position after a decision fell back: %v", err)
+	}
+	if got, err := b.AccountLogPosition(ctx, "acct-1"); err != nil || got != 7 {
+		t.Fatalf("another instance reads position %d (%v), want 7", got, err)
+	}
+	rs.Pause()
+	err = a.AdvanceAccountLogPosition(ctx, "acct-1", 8)
+	rs.Resume()
+	if err == nil {
+		t.Fatal("a position recorded while Redis was paused")
+	}
+	if err := a.AdvanceAccountLogPosition(ctx, "acct-1", 9); err == nil {
+		t.Fatal("recording failed, yet the next one asked Redis within its breaker")
 	}
 }

@@ -7,7 +7,8 @@
 //
 // Redis is never allowed to slow a request down or fail it: every command
 // has a short deadline, no retries, and after a failure Redis is left alone
-// for a second (a breaker) while the per-process fallback decides. Each
+// for a second (a breaker) while the per-process fallback decides;
+// recording a write's position (lsn.go) has a breaker of its own. Each
 // fallback decision counts in shipgraph_redis_fallback_total{op}; the
 // failure itself is logged at most once every LogEvery.
 //
@@ -77,6 +78,12 @@ type Limits struct {
 	downUntil atomic.Int64 // unix nanoseconds; Redis is skipped until then
 	down      atomic.Bool  // the last attempt failed (for the "back" log line)
 	lastLog   atomic.Int64 // unix nanoseconds of the last logged failure
+
+	// recordUntil is the breaker of recording positions (advance), opened
+	// only by their own failure: a slow rate-limit decision leaves Redis
+	// alone for its fallback, but a write's position skipped lets another
+	// instance answer from before it (lsn.go).
+	recordUntil atomic.Int64
 
 	mu   sync.Mutex
 	subs map[string]string // member → its key's set, this instance's live subscriptions

@@ -3,6 +3,7 @@ package tracking
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"sync"
@@ -288,10 +289,9 @@ func stopReason(f db.StopFacts, afterArrival time.Duration) (reason string, stop
 
 // maxBatch is the most polls applied in one transaction. A batch's time
 // is about its polls' (each one's rows and triggers; the transaction's
-// own statements are few), so larger batches save little, while the
-// batch holds its accounts' change-log heads (their API writes wait for
-// it) and must end within the polls' timeout: at a loaded machine's
-// 100 ms a poll, 32 take about 3 s, within any poll timeout.
+// own statements are few), so larger batches save little, while a batch
+// must end within the polls' timeout: at a loaded machine's 100 ms a
+// poll, 32 take about 3 s, within any poll timeout.
 const maxBatch = 32
 
 // waiting is a poll queued for its account's next batch.
@@ -299,6 +299,35 @@ type waiting struct {
 	a      *applied
 	done   chan struct{}
 	queued time.Time
+}
+
+// writersPerAccount is how many batches of one account are written at
+// once. The account's change-log head is taken only while a batch's
+// changes are numbered at commit (migration 00056), so batches of one
+// account write their rows side by side. Each poll goes to one of the
+// account's queues by its shipment's bill of lading (its request when it
+// has none), one batch at a time per queue: the polls of one shipment (its
+// bill of lading, booking and container requests) are in one queue, so two
+// batches of this process never race to create or lock the same shipment
+// (a deadlock, or a poll applied again). Two on two cores; more add lock
+// waits on the account's counter rows for little.
+const writersPerAccount = 2
+
+// lane is one of an account's queues (writersPerAccount).
+type lane struct {
+	account string
+	n       uint32
+}
+
+// laneOf is the queue of p's account that takes it.
+func laneOf(p Poll) lane {
+	key := p.RequestID
+	if p.Shipment != nil && p.Shipment.BillOfLadingNumber != "" {
+		key = p.Shipment.BillOfLadingNumber
+	}
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return lane{p.AccountID, h.Sum32() % writersPerAccount}
 }
 
 // group is one account's polls of a batch.
@@ -315,50 +344,49 @@ func (g group) polls() []*applied {
 	return out
 }
 
-// lanes queue the polls that finished, per account, for the write
-// transactions: on plain PostgreSQL at most Config.Writers run at once
-// (the lanes), each writing the queued polls of the accounts no other
-// lane holds, up to maxBatch, in one transaction; elsewhere
-// (db.GroupsAccounts: Citus) one account's polls a transaction, as many at
-// once as accounts have polls queued. While a lane
-// writes, the polls that finish queue, and the next batch takes them
-// (group commit). An account is in one lane at a time in this process:
-// its polls never wait on each other's locks (the account's change-log
-// head row, its counters). Waiting polls hold no connection.
+// lanes queue the polls that finished, per account queue (lane), for the
+// write transactions: on plain PostgreSQL at most Config.Writers run at
+// once, each writing the queued polls of the queues no other writer
+// holds, up to maxBatch, in one transaction; elsewhere (db.GroupsAccounts:
+// Citus) one queue's polls a transaction, as many at once as queues have
+// polls. While a writer writes, the polls that finish queue, and the next
+// batch takes them (group commit). A queue is in one writer at a time in
+// this process, and waiting polls hold no connection.
 //
-// Few lanes, not one transaction per account: each concurrent write
+// Few writers, not one transaction per account: each concurrent write
 // transaction takes a poll's relations' locks (tables and indexes, past
 // PostgreSQL's 16 fast-path locks a backend into its shared lock table)
 // and extends the same tables and indexes; with one per account the
 // writers waited on those (LWLock:LockManager, Lock:extend) more than
-// they ran. A lane's transaction takes them once for its batch.
+// they ran. A writer's transaction takes them once for its batch.
 type lanes struct {
 	mu      sync.Mutex
-	queued  map[string][]*waiting // by account
-	order   []string              // accounts with queued polls, longest waiting first
-	held    map[string]bool       // accounts in a lane's batch
-	running int                   // lanes running
+	queued  map[lane][]*waiting
+	order   []lane        // queues with polls, longest waiting first
+	held    map[lane]bool // queues in a writer's batch
+	running int           // writers running
 }
 
 // apply writes a poll with the others that finish meanwhile, and returns
 // its result.
 func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 	w := &waiting{a: &applied{Poll: p}, done: make(chan struct{}), queued: time.Now()}
+	k := laneOf(p)
 	l := &e.lanes
 	l.mu.Lock()
 	if l.queued == nil {
-		l.queued, l.held = map[string][]*waiting{}, map[string]bool{}
+		l.queued, l.held = map[lane][]*waiting{}, map[lane]bool{}
 	}
-	if len(l.queued[p.AccountID]) == 0 {
-		l.order = append(l.order, p.AccountID)
+	if len(l.queued[k]) == 0 {
+		l.order = append(l.order, k)
 	}
-	l.queued[p.AccountID] = append(l.queued[p.AccountID], w)
-	// Without grouping (Citus) a lane per account, unbounded as one
-	// transaction per account always was: its transactions go to the
+	l.queued[k] = append(l.queued[k], w)
+	// Without grouping (Citus) a writer per queue, unbounded as one
+	// transaction per queue always was: its transactions go to the
 	// accounts' shards.
-	if (l.running < e.c.Writers || !e.store.GroupsAccounts()) && !l.held[p.AccountID] {
+	if (l.running < e.c.Writers || !e.store.GroupsAccounts()) && !l.held[k] {
 		l.running++
-		go e.lane()
+		go e.writer()
 	}
 	l.mu.Unlock()
 	select {
@@ -370,14 +398,14 @@ func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 	}
 }
 
-// lane writes batches until no queued poll is left that another lane
+// writer writes batches until no queued poll is left that another writer
 // does not hold.
-func (e *Engine) lane() {
+func (e *Engine) writer() {
 	l := &e.lanes
 	for {
 		grouping := e.store.GroupsAccounts()
 		l.mu.Lock()
-		batch := l.take(grouping)
+		batch, keys := l.take(grouping)
 		if len(batch) == 0 {
 			l.running--
 			l.mu.Unlock()
@@ -396,8 +424,8 @@ func (e *Engine) lane() {
 		e.write(batch)
 		stepWrite.Observe(time.Since(began).Seconds())
 		l.mu.Lock()
-		for _, g := range batch {
-			delete(l.held, g.account)
+		for _, k := range keys {
+			delete(l.held, k)
 		}
 		l.mu.Unlock()
 		for _, g := range batch {
@@ -408,35 +436,43 @@ func (e *Engine) lane() {
 	}
 }
 
-// take removes the next batch from the queue and holds its accounts: the
-// queued polls of the accounts no lane holds, longest waiting first, up to
-// maxBatch (of one account unless grouping), by account id (so that two
-// transactions take the accounts' rows in one order). Called with l.mu.
-func (l *lanes) take(grouping bool) []group {
+// take removes the next batch from the queues and holds them: the queued
+// polls of the queues no writer holds, longest waiting first, up to
+// maxBatch (of one queue unless grouping), one group per account, by
+// account id (so that two transactions take the accounts' rows in one
+// order). Called with l.mu.
+func (l *lanes) take(grouping bool) ([]group, []lane) {
 	var batch []group
+	var keys []lane
 	n := 0
 	keep := l.order[:0]
-	for _, a := range l.order {
-		q := l.queued[a]
-		if n == maxBatch || l.held[a] || (!grouping && len(batch) > 0) {
-			keep = append(keep, a)
+	for _, k := range l.order {
+		q := l.queued[k]
+		if n == maxBatch || l.held[k] || (!grouping && len(keys) > 0) {
+			keep = append(keep, k)
 			continue
 		}
-		k := min(len(q), maxBatch-n)
-		batch = append(batch, group{account: a, ws: slices.Clone(q[:k])})
-		n += k
-		l.held[a] = true
-		if k < len(q) {
-			l.queued[a] = q[k:]
-			keep = append(keep, a)
+		c := min(len(q), maxBatch-n)
+		i := slices.IndexFunc(batch, func(g group) bool { return g.account == k.account })
+		if i < 0 {
+			batch = append(batch, group{account: k.account})
+			i = len(batch) - 1
+		}
+		batch[i].ws = append(batch[i].ws, q[:c]...)
+		keys = append(keys, k)
+		n += c
+		l.held[k] = true
+		if c < len(q) {
+			l.queued[k] = q[c:]
+			keep = append(keep, k)
 		} else {
-			delete(l.queued, a)
+			delete(l.queued, k)
 		}
 	}
 	clear(l.order[len(keep):])
 	l.order = keep
 	slices.SortFunc(batch, func(x, y group) int { return strings.Compare(x.account, y.account) })
-	return batch
+	return batch, keys
 }
 
 // write applies a batch; when it fails, each account's polls alone, and
