@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"shipgraph/model"
 )
 
 // Columns exposes the column lists to the external tests, which check them
@@ -120,3 +122,13 @@ func ScanPlans[R any](ctx context.Context, d *DB, query string, args ...any) (ou
 
 // ParseTimestamp is the row reader's timestamp parser.
 var ParseTimestamp = parseTimestamp
+
+// ShipmentPage returns the statement and arguments of a page of the
+// account's shipments under filter f, as ListShipments runs it.
+func ShipmentPage(accountID string, f model.ShipmentFilter, p model.PageRequest) (string, []any, error) {
+	st, err := shipmentList.pageQuery(shipmentFilter(accountID, f), p, pickers["Shipment"].all)
+	if err != nil {
+		return "", nil, err
+	}
+	return st.query, st.args, nil
+}

@@ -373,6 +373,22 @@ func (s *listSpec) pageQuery(filter *conds, p model.PageRequest, cols string) (*
 		limit += " OFFSET " + c.arg(p.Offset)
 	}
 	parts := []string{branch(partPage, where, p.Order.Desc != reverse, limit)}
+	if p.Offset == 0 && accountOnly(filter, s.alias) {
+		// The page of a list filtered by its account alone (the dashboard's,
+		// an include list's) is read under a constant bound, the largest
+		// page, and the page's own size outside it. Prepared, the statement
+		// is then planned once per connection: with the size a parameter,
+		// PostgreSQL's generic plan assumes a tenth of the account's rows
+		// are wanted, costs far more than a plan for the bound value, and
+		// the statement was planned anew on every run (its planning cost
+		// as much as its execution). Its plan is the same for any account
+		// and any cursor (the list's index, in order, stopped after the
+		// page), so the plan made once fits every run; a filtered list
+		// keeps a plan for its values (a rare status wants another index).
+		// The subquery's rows come out in its order.
+		parts[0] = fmt.Sprintf("(SELECT p.* FROM %s p LIMIT %s)",
+			branch(partPage, where, p.Order.Desc != reverse, strconv.Itoa(model.MaxPageSize+1)), limit)
+	}
 	if p.Offset > 0 {
 		// A numbered page skips its offset in the list's (account, sort,
 		// id) index alone — index-only where the sort is a column — and
@@ -410,6 +426,18 @@ func (s *listSpec) pageQuery(filter *conds, p model.PageRequest, cols string) (*
 			fmt.Sprintf(" ORDER BY sort_val %s, id %s", dir(p.Order.Desc), dir(p.Order.Desc))
 	}
 	return st, nil
+}
+
+// accountOnly reports whether a list's filter is its account alone (its
+// first clause, as count assumes) or nothing (a reference list).
+func accountOnly(filter *conds, alias string) bool {
+	switch len(filter.where) {
+	case 0:
+		return true
+	case 1:
+		return strings.HasPrefix(filter.where[0], alias+".account_id = ")
+	}
+	return false
 }
 
 // readPage runs a page statement and splits page rows from probe rows.

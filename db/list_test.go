@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/model"
 )
@@ -268,6 +269,65 @@ func TestListShipmentsPagination(t *testing.T) {
 		orderCase[*model.Shipment]{"created_at", func(a, b *model.Shipment) int { return a.CreatedAt.Compare(b.CreatedAt) }},
 		orderCase[*model.Shipment]{"pod_eta_at", func(a, b *model.Shipment) int { return cmpTime(a.PodEtaAt, b.PodEtaAt) }},
 		orderCase[*model.Shipment]{"bill_of_lading_number", func(a, b *model.Shipment) int { return cmp.Compare(a.BillOfLadingNumber, b.BillOfLadingNumber) }})
+}
+
+// A page of a list filtered by its account alone is planned once per
+// connection: prepared, PostgreSQL keeps the statement's generic plan after
+// its first five runs instead of planning it on every run. With the page
+// size alone as its LIMIT, the generic plan assumed a tenth of the
+// account's rows were wanted and lost to a plan per run, every run.
+func TestAccountPagePlannedOnce(t *testing.T) {
+	f := newFixture(t)
+	if dbtest.Citus(t) {
+		t.Skip("Citus plans a distributed statement on the coordinator itself (its router plans)")
+	}
+	ctx := context.Background()
+	// Enough shipments that a tenth of the account is more than a page.
+	f.exec(t, `INSERT INTO shipments (account_id, bill_of_lading_number, normalized_number,
+			shipping_line_scac, shipping_line_name, shipping_line_short_name, created_at)
+		SELECT $1, 'PLAN' || g, 'PLAN' || g, 'MAEU', 'Maersk', 'Maersk', $2::timestamptz + g * interval '1 minute'
+		FROM generate_series(1, 2000) g`, f.A.Account, base)
+	f.exec(t, `ANALYZE shipments`)
+	for _, p := range []model.PageRequest{
+		{Order: model.Order{Field: "created_at", Desc: true}, Limit: 50},
+		{Order: model.Order{Field: "bill_of_lading_number"}, Limit: 10, After: &model.Cursor{Order: "bill_of_lading_number", Key: ptr("PLAN5"), ID: f.A.Shipments[0]}},
+	} {
+		q, args, err := db.ShipmentPage(f.A.Account, model.ShipmentFilter{}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := f.SQL.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmt, err := conn.PrepareContext(ctx, q)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+		for range 10 {
+			rows, err := stmt.QueryContext(ctx, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for rows.Next() {
+				n++
+			}
+			if err := rows.Close(); err != nil || n != p.Limit+1 && p.After == nil {
+				t.Fatalf("%d rows, %v; want %d", n, err, p.Limit+1)
+			}
+		}
+		var generic, custom int
+		if err := conn.QueryRowContext(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`, q).
+			Scan(&generic, &custom); err != nil {
+			t.Fatal(err)
+		}
+		_ = stmt.Close()
+		_ = conn.Close()
+		if generic < 5 || custom > 5 {
+			t.Errorf("%s: %d generic and %d custom plans in 10 runs; want the generic plan from the sixth run\n%s", p.Order.Name(), generic, custom, q)
+		}
+	}
 }
 
 func TestListContainersPagination(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -141,14 +142,17 @@ var ErrDuplicateTrackingRequest = &model.Error{Code: model.ECONFLICT, Message: "
 // user (nil for a key of no user), and fills in what the database set. A
 // live request of the same number, type and SCAC is
 // ErrDuplicateTrackingRequest: the unique index decides, so two creates
-// racing cannot both pass. Enqueue, when set, runs in the transaction that
-// inserts the request (its first poll, inserted by Enqueue, exists exactly
-// when the request does).
+// racing cannot both pass. first, when set, is its first poll: it runs in
+// the transaction that inserts the request (the poll exists exactly when
+// the request does), and the request is not due until first.Lease has
+// passed, so the schedule does not claim it while its poll waits in the
+// queue; without first it is due at once, for the schedule.
 func (db *DB) CreateTrackingRequest(ctx context.Context, accountID string, t *model.TrackingRequest, userID *string,
-	enqueue func(ctx context.Context, tx *sql.Tx, t *model.TrackingRequest) error) error {
+	first *FirstPoll) error {
 	if !validUUID(accountID) {
 		return model.NotFound("account")
 	}
+	var lease time.Duration
 	insert := func(q ext) error {
 		var staged model.JSON
 		if len(t.Staged) > 0 {
@@ -161,25 +165,36 @@ func (db *DB) CreateTrackingRequest(ctx context.Context, accountID string, t *mo
 		err := sqlx.GetContext(ctx, q, t,
 			`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, ref_numbers, tags, status, user_id, next_poll_at, customer_id,
 			     initial_custom_fields)
-			 VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, now(), $8, $9)
+			 VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, now() + make_interval(secs => $10), $8, $9)
 			 RETURNING `+trackingRequestReturning,
 			accountID, t.RequestType, t.RequestNumber, t.Scac, pq.StringArray(orEmptyStrings(t.RefNumbers)),
-			pq.StringArray(orEmptyStrings(t.Tags)), userID, t.CustomerID, staged)
+			pq.StringArray(orEmptyStrings(t.Tags)), userID, t.CustomerID, staged, lease.Seconds())
 		if isDuplicateTrackingRequest(err) {
 			c := *ErrDuplicateTrackingRequest
 			return &c
 		}
 		return mapErr(err)
 	}
-	if enqueue == nil {
+	if first == nil {
 		return insert(db.write(accountID))
 	}
+	lease = first.Lease
 	return db.inRawTx(ctx, accountID, func(q ext, tx *sql.Tx) error {
 		if err := insert(q); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, t)
+		return first.Enqueue(ctx, tx, t)
 	})
+}
+
+// FirstPoll is a new tracking request's first poll (CreateTrackingRequest).
+type FirstPoll struct {
+	// Enqueue inserts the poll's job in tx, the transaction that inserts t.
+	Enqueue func(ctx context.Context, tx *sql.Tx, t *model.TrackingRequest) error
+	// Lease is how long the schedule leaves the request to that job: one
+	// that never reports back (its process died) is made up for after it,
+	// as the schedule's own claim does.
+	Lease time.Duration
 }
 
 // isDuplicateTrackingRequest reports a violation of the live number index.

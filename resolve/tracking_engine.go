@@ -17,6 +17,9 @@ type Tracker interface {
 	// EnqueuePollTx polls a request now: its job is inserted in tx, the
 	// transaction that creates the request.
 	EnqueuePollTx(ctx context.Context, tx *sql.Tx, accountID, requestID string) error
+	// PollLease is how long a request whose poll was enqueued is left to
+	// that poll before the schedule makes up for one that never ran.
+	PollLease() time.Duration
 	// Serves reports whether a carrier connection is configured for the
 	// SCAC (the CARRIERS setting).
 	Serves(scac string) bool

@@ -165,13 +165,13 @@ func (r *Resolver) CreateTrackingRequest(ctx context.Context, p *model.Principal
 	// Poll at once: the first poll is inserted in the transaction that
 	// inserts the request (without an engine, the schedule picks every
 	// due request up).
-	var enqueue func(ctx context.Context, tx *sql.Tx, t *model.TrackingRequest) error
+	var first *db.FirstPoll
 	if r.Tracking != nil {
-		enqueue = func(ctx context.Context, tx *sql.Tx, t *model.TrackingRequest) error {
+		first = &db.FirstPoll{Lease: r.Tracking.PollLease(), Enqueue: func(ctx context.Context, tx *sql.Tx, t *model.TrackingRequest) error {
 			return r.Tracking.EnqueuePollTx(ctx, tx, p.AccountID, t.ID)
-		}
+		}}
 	}
-	if err := r.DB.CreateTrackingRequest(ctx, p.AccountID, t, p.UserID, enqueue); err != nil {
+	if err := r.DB.CreateTrackingRequest(ctx, p.AccountID, t, p.UserID, first); err != nil {
 		if model.ErrorCode(err) != model.ECONFLICT {
 			return nil, err
 		}

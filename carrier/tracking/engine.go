@@ -194,6 +194,11 @@ func (e *Engine) EnqueuePollTx(ctx context.Context, tx *sql.Tx, accountID, reque
 	return err
 }
 
+// PollLease is how long a request whose poll is enqueued or running is
+// left to it: a poll that never reports back (its process died, its job
+// lost) is made up for by the schedule after it.
+func (e *Engine) PollLease() time.Duration { return e.c.RescueAfter + e.c.PollTimeout }
+
 // RefreshContainer polls at once, first in line, every live request of the
 // container's shipment, within key's refresh limit (RefreshLimit a minute,
 // over every instance with sharedlimit): retryAfter > 0 when refused. A
@@ -252,9 +257,8 @@ func (e *Engine) refreshAllowed(ctx context.Context, key string) time.Duration {
 // schedule is the periodic round: the due requests' polls, enqueued in the
 // transaction that moves their next_poll_at ahead by a lease.
 func (e *Engine) schedule(ctx context.Context, _ *river.Job[scheduleArgs]) error {
-	lease := e.c.RescueAfter + e.c.PollTimeout
 	for {
-		n, err := e.store.ClaimDueTrackingRequests(ctx, e.c.ScheduleBatch, lease, func(ctx context.Context, tx *sql.Tx, due []db.DueTracking) error {
+		n, err := e.store.ClaimDueTrackingRequests(ctx, e.c.ScheduleBatch, e.PollLease(), func(ctx context.Context, tx *sql.Tx, due []db.DueTracking) error {
 			params := make([]river.InsertManyParams, len(due))
 			for i, d := range due {
 				params[i] = river.InsertManyParams{Args: PollArgs{AccountID: d.AccountID, RequestID: d.ID}}
@@ -367,13 +371,32 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
 	}
 	p.NextPollAt = &next
 	res, err = e.apply(ctx, p)
+	// Another transaction holds the request for a moment (the schedule's
+	// claim, another instance's poll of it): the carrier's answer stands,
+	// so it is written again a little later rather than the poll snoozed,
+	// which would ask the carrier again and spend another turn of its rate.
+	for wait := busyFirst; errors.Is(err, errTrackingBusy) && wait <= busyLast; wait *= 2 {
+		e.log.Debug("tracking: request held by another transaction, writing the answer again", "request", a.RequestID, "in", wait)
+		if err := sleep(ctx, wait/2+rand.N(wait/2+1)); err != nil {
+			return res, err
+		}
+		res, err = e.apply(ctx, p)
+	}
 	if errors.Is(err, errTrackingBusy) {
 		postponedRequest.Inc()
-		// The schedule's claim holds the row for a moment: look again soon.
+		// Held for long: look again soon, from the start.
 		return res, river.JobSnooze(time.Duration(20+rand.IntN(80)) * time.Millisecond)
 	}
 	return res, err
 }
+
+// busyFirst and busyLast bound the waits (doubling) before a poll's answer
+// is written again over a request another transaction holds: about 1.5 s
+// in all, longer than the schedule's claim of a round holds its rows.
+const (
+	busyFirst = 50 * time.Millisecond
+	busyLast  = 800 * time.Millisecond
+)
 
 // limitWait is the longest a poll waits in place for its carrier's rate
 // or a free connection before it is snoozed instead: a short wait keeps
