@@ -68,6 +68,7 @@ func TestDefaultsAgree(t *testing.T) {
 		{"DATABASE_REPLICA_WAIT", v.Duration(config.DatabaseReplicaWait), db.DefaultReplicaWait},
 		{"DATABASE_REPLICA_MAX_LAG", v.Duration(config.DatabaseReplicaMaxLag), db.DefaultReplicaMaxLag},
 		{"TRACKING_WORKERS", tc.Workers, td.Workers},
+		{"TRACKING_WRITERS", tc.Writers, td.Writers},
 		{"TRACKING_POLL_INTERVAL", tc.PollInterval, td.PollInterval},
 		{"TRACKING_AWAITING_INTERVAL", tc.AwaitingInterval, td.AwaitingInterval},
 		{"TRACKING_RETRY_BASE", tc.RetryBase, td.RetryBase},

@@ -26,6 +26,7 @@ func trackingConfig(v *config.Values) (tracking.Config, error) {
 		return c, err
 	}
 	c.Workers = v.Int(config.TrackingWorkers)
+	c.Writers = v.Int(config.TrackingWriters)
 	c.PollInterval = v.Duration(config.TrackingPollInterval)
 	c.AwaitingInterval = v.Duration(config.TrackingAwaitingInterval)
 	c.RetryBase = v.Duration(config.TrackingRetryBase)

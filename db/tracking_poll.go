@@ -129,6 +129,51 @@ func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *Tr
 	})
 }
 
+// InTrackingTxs runs fn in one transaction of several accounts' tracking
+// writes, one TrackingTx per account in the order given (each one's
+// statements name its account, as InTrackingTx's do): one BEGIN, one
+// COMMIT and one set of relation locks for the polls of them all. The
+// caller orders the accounts (two such transactions then take the
+// accounts' rows in one order) and uses it only where GroupsAccounts says
+// so.
+func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(txs []*TrackingTx) error) error {
+	err := db.inRawTx(ctx, "", func(q ext, tx *sql.Tx) error {
+		q, generic := db.preparedIn(q), db.plain.is(ctx, tx)
+		txs := make([]*TrackingTx, len(accounts))
+		for i, a := range accounts {
+			txs[i] = &TrackingTx{ctx: ctx, q: q, account: a, generic: generic}
+		}
+		return fn(txs)
+	})
+	if err != nil {
+		return err
+	}
+	for _, a := range accounts {
+		if db.r != nil {
+			db.r.wrote(ctx, a)
+		}
+		db.w.wrote(a)
+	}
+	return nil
+}
+
+// GroupsAccounts reports whether one transaction may write several
+// accounts' polls (InTrackingTxs): on plain PostgreSQL, once a tracking
+// transaction found out (it asks on its own connection; asking the pool
+// here could wait for a connection those transactions hold). On Citus each
+// account's rows live on its shard and a transaction over several would
+// be a distributed (two-phase) one; behind a pooler the server is not
+// asked and each account keeps its own transaction.
+func (db *DB) GroupsAccounts() bool {
+	p := db.plain
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.known && p.plain
+}
+
 // LockedRequest is a request under a poll's lock.
 type LockedRequest struct {
 	ID           string  `db:"id"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,76 +61,97 @@ var liveStatuses = []string{"pending", "awaiting_manifest", "created"}
 // container meanwhile (each round sees the rows committed before it).
 const maxRounds = 4
 
-// applyBatch writes the polls of one account in one transaction whose
-// common case is two statements: the requests are locked (db.Lock; a
-// request another transaction holds is busy and skipped: errTrackingBusy),
-// then one statement (db.ApplyPolls) writes everything else: each found or created shipment gets its milestones,
-// containers and events (a shipment whose port of discharge or ETA moves
-// gets its milestones by a statement of its own, after its containers:
-// db.PollApplied.Moved), each live request its status (created, before
-// anything may stop it, so that its receivers hear
-// tracking_request.succeeded before .tracking_stopped) and schedule. A
-// poll that met another transaction's new shipment or container is
-// applied again (the statement is idempotent). Then the rules that need
-// the statement's answer, each a statement only when it applies: the
-// staged initial custom fields of a request that first succeeds, and the
-// stop rules on each shipment. An error fails every poll of the batch
-// (nothing written).
+// applyBatch writes the polls of one account in one transaction (applyIn).
 func applyBatch(ctx context.Context, store *db.DB, account string, polls []*applied) error {
-	return store.InTrackingTx(ctx, account, func(tx *db.TrackingTx) error {
-		for _, p := range polls {
-			p.res, p.err, p.shipment, p.prior, p.staged = Result{}, nil, "", "", false
+	return store.InTrackingTx(ctx, account, func(tx *db.TrackingTx) error { return applyIn(tx, polls) })
+}
+
+// applyGroups writes the polls of several accounts in one transaction
+// (db.InTrackingTxs), each account's by its own statements (applyIn), in
+// the groups' order. An error fails every poll of every group (nothing
+// written).
+func applyGroups(ctx context.Context, store *db.DB, groups []group) error {
+	accounts := make([]string, len(groups))
+	for i, g := range groups {
+		accounts[i] = g.account
+	}
+	return store.InTrackingTxs(ctx, accounts, func(txs []*db.TrackingTx) error {
+		for i, g := range groups {
+			if err := applyIn(txs[i], g.polls()); err != nil {
+				return err
+			}
 		}
-		pending, err := lockLive(tx, polls)
+		return nil
+	})
+}
+
+// applyIn writes the polls of one account in tx, whose common case is
+// two statements: the requests are locked (db.Lock; a request another
+// transaction holds is busy and skipped: errTrackingBusy), then one
+// statement (db.ApplyPolls) writes everything else: each found or created
+// shipment gets its milestones, containers and events (a shipment whose
+// port of discharge or ETA moves gets its milestones by a statement of
+// its own, after its containers: db.PollApplied.Moved), each live request
+// its status (created, before anything may stop it, so that its
+// receivers hear tracking_request.succeeded before .tracking_stopped) and
+// schedule. A poll that met another transaction's new shipment or
+// container is applied again (the statement is idempotent). Then the
+// rules that need the statement's answer, each a statement only when it
+// applies: the staged initial custom fields of a request that first
+// succeeds, and the stop rules on each shipment.
+func applyIn(tx *db.TrackingTx, polls []*applied) error {
+	for _, p := range polls {
+		p.res, p.err, p.shipment, p.prior, p.staged = Result{}, nil, "", "", false
+	}
+	pending, err := lockLive(tx, polls)
+	if err != nil {
+		return err
+	}
+	facts := map[string]db.StopFacts{}
+	var tracked, moved []*applied
+	for round := 0; len(pending) > 0; round++ {
+		if round == maxRounds {
+			return errors.New("tracking: shipments or containers still claimed by other transactions")
+		}
+		writes := make([]db.PollWrite, len(pending))
+		for i, p := range pending {
+			writes[i] = db.PollWrite{RequestID: p.RequestID, Status: p.Status, FailedReason: p.FailedReason,
+				NextPollAt: p.NextPollAt, Shipment: p.Shipment, Containers: p.Containers, Events: p.Events}
+			if p.Status == "failed" {
+				writes[i].NextPollAt = nil
+			}
+		}
+		out, err := tx.ApplyPolls(liveStatuses, writes)
 		if err != nil {
 			return err
 		}
-		facts := map[string]db.StopFacts{}
-		var tracked, moved []*applied
-		for round := 0; len(pending) > 0; round++ {
-			if round == maxRounds {
-				return errors.New("tracking: shipments or containers still claimed by other transactions")
-			}
-			writes := make([]db.PollWrite, len(pending))
-			for i, p := range pending {
-				writes[i] = db.PollWrite{RequestID: p.RequestID, Status: p.Status, FailedReason: p.FailedReason,
-					NextPollAt: p.NextPollAt, Shipment: p.Shipment, Containers: p.Containers, Events: p.Events}
-				if p.Status == "failed" {
-					writes[i].NextPollAt = nil
-				}
-			}
-			out, err := tx.ApplyPolls(liveStatuses, writes)
-			if err != nil {
-				return err
-			}
-			var again []*applied
-			for _, p := range pending {
-				r := out[p.RequestID]
-				switch {
-				case !r.Locked:
-					p.res.RequestGone = true
-				case p.Shipment != nil && (r.ShipmentID == nil || !r.Complete):
-					again = append(again, p)
-				default:
-					p.res.Status = p.Status
-					if r.ShipmentID != nil {
-						p.shipment = *r.ShipmentID
-						p.res.ShipmentID = &p.shipment
-						facts[p.shipment] = r.Facts()
-						tracked = append(tracked, p)
-						if r.Moved {
-							moved = append(moved, p)
-						}
+		var again []*applied
+		for _, p := range pending {
+			r := out[p.RequestID]
+			switch {
+			case !r.Locked:
+				p.res.RequestGone = true
+			case p.Shipment != nil && (r.ShipmentID == nil || !r.Complete):
+				again = append(again, p)
+			default:
+				p.res.Status = p.Status
+				if r.ShipmentID != nil {
+					p.shipment = *r.ShipmentID
+					p.res.ShipmentID = &p.shipment
+					facts[p.shipment] = r.Facts()
+					tracked = append(tracked, p)
+					if r.Moved {
+						moved = append(moved, p)
 					}
 				}
 			}
-			pending = again
 		}
-		if err := tx.UpdateShipments(shipmentUpdates(moved)); err != nil {
-			return err
-		}
-		return stopRules(tx, tracked, facts)
-	})
+		pending = again
+	}
+	if err := tx.UpdateShipments(shipmentUpdates(moved)); err != nil {
+		return err
+	}
+	return stopRules(tx, tracked, facts)
 }
 
 // lockLive locks the batch's requests and keeps the live ones: a request
@@ -283,30 +305,21 @@ type waiting struct {
 // once. The account's change-log head is taken only while a batch's
 // changes are numbered at commit (migration 00056), so batches of one
 // account write their rows side by side. Each poll goes to one of the
-// account's lanes by its shipment's bill of lading (its request when it has
-// none), one batch at a time per lane: the polls of one shipment (its bill
-// of lading, booking and container requests) are in one lane, so two
+// account's queues by its shipment's bill of lading (its request when it
+// has none), one batch at a time per queue: the polls of one shipment (its
+// bill of lading, booking and container requests) are in one queue, so two
 // batches of this process never race to create or lock the same shipment
-// (a deadlock, or a poll applied again). Two lanes on two cores; more add
-// lock waits on the account's counter rows for little.
+// (a deadlock, or a poll applied again). Two on two cores; more add lock
+// waits on the account's counter rows for little.
 const writersPerAccount = 2
 
-// batches queue the polls that finished, per account lane: while a lane's
-// batch is being written, the polls of that lane that finish queue, and
-// the next batch takes them (group commit).
-type batches struct {
-	mu       sync.Mutex
-	queued   map[lane][]*waiting
-	flushing map[lane]bool
-}
-
-// lane is one of an account's writers.
+// lane is one of an account's queues (writersPerAccount).
 type lane struct {
 	account string
 	n       uint32
 }
 
-// laneOf is the lane of p's account that writes it.
+// laneOf is the queue of p's account that takes it.
 func laneOf(p Poll) lane {
 	key := p.RequestID
 	if p.Shipment != nil && p.Shipment.BillOfLadingNumber != "" {
@@ -317,22 +330,65 @@ func laneOf(p Poll) lane {
 	return lane{p.AccountID, h.Sum32() % writersPerAccount}
 }
 
-// apply writes a poll with the others of its account lane that finish
-// meanwhile, and returns its result.
+// group is one account's polls of a batch.
+type group struct {
+	account string
+	ws      []*waiting
+}
+
+func (g group) polls() []*applied {
+	out := make([]*applied, len(g.ws))
+	for i, w := range g.ws {
+		out[i] = w.a
+	}
+	return out
+}
+
+// lanes queue the polls that finished, per account queue (lane), for the
+// write transactions: on plain PostgreSQL at most Config.Writers run at
+// once, each writing the queued polls of the queues no other writer
+// holds, up to maxBatch, in one transaction; elsewhere (db.GroupsAccounts:
+// Citus) one queue's polls a transaction, as many at once as queues have
+// polls. While a writer writes, the polls that finish queue, and the next
+// batch takes them (group commit). A queue is in one writer at a time in
+// this process, and waiting polls hold no connection.
+//
+// Few writers, not one transaction per account: each concurrent write
+// transaction takes a poll's relations' locks (tables and indexes, past
+// PostgreSQL's 16 fast-path locks a backend into its shared lock table)
+// and extends the same tables and indexes; with one per account the
+// writers waited on those (LWLock:LockManager, Lock:extend) more than
+// they ran. A writer's transaction takes them once for its batch.
+type lanes struct {
+	mu      sync.Mutex
+	queued  map[lane][]*waiting
+	order   []lane        // queues with polls, longest waiting first
+	held    map[lane]bool // queues in a writer's batch
+	running int           // writers running
+}
+
+// apply writes a poll with the others that finish meanwhile, and returns
+// its result.
 func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 	w := &waiting{a: &applied{Poll: p}, done: make(chan struct{}), queued: time.Now()}
-	l := laneOf(p)
-	b := &e.batches
-	b.mu.Lock()
-	if b.queued == nil {
-		b.queued, b.flushing = map[lane][]*waiting{}, map[lane]bool{}
+	k := laneOf(p)
+	l := &e.lanes
+	l.mu.Lock()
+	if l.queued == nil {
+		l.queued, l.held = map[lane][]*waiting{}, map[lane]bool{}
 	}
-	b.queued[l] = append(b.queued[l], w)
-	if !b.flushing[l] {
-		b.flushing[l] = true
-		go e.flush(l)
+	if len(l.queued[k]) == 0 {
+		l.order = append(l.order, k)
 	}
-	b.mu.Unlock()
+	l.queued[k] = append(l.queued[k], w)
+	// Without grouping (Citus) a writer per queue, unbounded as one
+	// transaction per queue always was: its transactions go to the
+	// accounts' shards.
+	if (l.running < e.c.Writers || !e.store.GroupsAccounts()) && !l.held[k] {
+		l.running++
+		go e.writer()
+	}
+	l.mu.Unlock()
 	select {
 	case <-w.done:
 		return w.a.res, w.a.err
@@ -342,63 +398,116 @@ func (e *Engine) apply(ctx context.Context, p Poll) (Result, error) {
 	}
 }
 
-// flush writes the lane's queued polls, batch after batch, until none is
-// left.
-func (e *Engine) flush(l lane) {
-	account := l.account
-	b := &e.batches
+// writer writes batches until no queued poll is left that another writer
+// does not hold.
+func (e *Engine) writer() {
+	l := &e.lanes
 	for {
-		b.mu.Lock()
-		q := b.queued[l]
-		if len(q) == 0 {
-			delete(b.queued, l)
-			delete(b.flushing, l)
-			b.mu.Unlock()
+		grouping := e.store.GroupsAccounts()
+		l.mu.Lock()
+		batch, keys := l.take(grouping)
+		if len(batch) == 0 {
+			l.running--
+			l.mu.Unlock()
 			return
 		}
-		n := min(len(q), maxBatch)
-		batch := slices.Clone(q[:n])
-		b.queued[l] = q[n:]
-		b.mu.Unlock()
+		l.mu.Unlock()
 		began := time.Now()
-		for _, w := range batch {
-			stepQueue.Observe(began.Sub(w.queued).Seconds())
+		n := 0
+		for _, g := range batch {
+			for _, w := range g.ws {
+				stepQueue.Observe(began.Sub(w.queued).Seconds())
+			}
+			n += len(g.ws)
 		}
-		BatchPolls.Observe(float64(len(batch)))
-		e.write(account, batch)
+		BatchPolls.Observe(float64(n))
+		e.write(batch)
 		stepWrite.Observe(time.Since(began).Seconds())
-		for _, w := range batch {
-			close(w.done)
+		l.mu.Lock()
+		for _, k := range keys {
+			delete(l.held, k)
+		}
+		l.mu.Unlock()
+		for _, g := range batch {
+			for _, w := range g.ws {
+				close(w.done)
+			}
 		}
 	}
 }
 
-// write applies a batch; when it fails, each poll alone, so that one
-// poll's failure (a row the database refuses) fails that poll only.
-func (e *Engine) write(account string, batch []*waiting) {
-	polls := make([]*applied, len(batch))
-	for i, w := range batch {
-		polls[i] = w.a
+// take removes the next batch from the queues and holds them: the queued
+// polls of the queues no writer holds, longest waiting first, up to
+// maxBatch (of one queue unless grouping), one group per account, by
+// account id (so that two transactions take the accounts' rows in one
+// order). Called with l.mu.
+func (l *lanes) take(grouping bool) ([]group, []lane) {
+	var batch []group
+	var keys []lane
+	n := 0
+	keep := l.order[:0]
+	for _, k := range l.order {
+		q := l.queued[k]
+		if n == maxBatch || l.held[k] || (!grouping && len(keys) > 0) {
+			keep = append(keep, k)
+			continue
+		}
+		c := min(len(q), maxBatch-n)
+		i := slices.IndexFunc(batch, func(g group) bool { return g.account == k.account })
+		if i < 0 {
+			batch = append(batch, group{account: k.account})
+			i = len(batch) - 1
+		}
+		batch[i].ws = append(batch[i].ws, q[:c]...)
+		keys = append(keys, k)
+		n += c
+		l.held[k] = true
+		if c < len(q) {
+			l.queued[k] = q[c:]
+			keep = append(keep, k)
+		} else {
+			delete(l.queued, k)
+		}
 	}
+	clear(l.order[len(keep):])
+	l.order = keep
+	slices.SortFunc(batch, func(x, y group) int { return strings.Compare(x.account, y.account) })
+	return batch, keys
+}
+
+// write applies a batch; when it fails, each account's polls alone, and
+// when those fail, each poll alone, so that one poll's failure (a row the
+// database refuses) fails that poll only.
+func (e *Engine) write(batch []group) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.c.PollTimeout)
 	defer cancel()
-	if err := e.vessels.write(ctx, e.store, polls); err != nil {
-		for _, p := range polls {
+	var all []*applied
+	for _, g := range batch {
+		all = append(all, g.polls()...)
+	}
+	if err := e.vessels.write(ctx, e.store, all); err != nil {
+		for _, p := range all {
 			p.err = err
 		}
 		return
 	}
-	err := applyBatch(ctx, e.store, account, polls)
-	if err == nil {
+	if len(batch) > 1 && applyGroups(ctx, e.store, batch) == nil {
 		return
 	}
-	if len(polls) == 1 {
-		polls[0].err = err
-		return
-	}
-	for _, p := range polls {
-		if err := applyBatch(ctx, e.store, account, []*applied{p}); err != nil {
-			p.err = err
+	for _, g := range batch {
+		polls := g.polls()
+		err := applyBatch(ctx, e.store, g.account, polls)
+		if err == nil {
+			continue
+		}
+		if len(polls) == 1 {
+			polls[0].err = err
+			continue
+		}
+		for _, p := range polls {
+			if err := applyBatch(ctx, e.store, g.account, []*applied{p}); err != nil {
+				p.err = err
+			}
 		}
 	}
 }

@@ -136,6 +136,10 @@ func pollThroughput(b *testing.B, perAccount int) {
 	if v, err := strconv.Atoi(os.Getenv("BENCH_WORKERS")); err == nil {
 		c.Workers = v
 	}
+	// BENCH_WRITERS sets the write transactions at once (TRACKING_WRITERS).
+	if v, err := strconv.Atoi(os.Getenv("BENCH_WRITERS")); err == nil {
+		c.Writers = v
+	}
 	e.engine(c)
 	// One deadline for all (not waitFor's 30 s a request): on a loaded
 	// machine the last of b.N polls may run a minute after the first.

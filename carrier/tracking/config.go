@@ -17,6 +17,10 @@ type Config struct {
 	// Workers is how many polls run at once in this process
 	// (TRACKING_WORKERS); 0: this process runs none (it still enqueues).
 	Workers int
+	// Writers is how many transactions write polls at once in this
+	// process on plain PostgreSQL (TRACKING_WRITERS), each a batch of
+	// polls of several accounts (on Citus one account's each, unbounded).
+	Writers int
 	// PollInterval is how often a tracked request is polled again
 	// (TRACKING_POLL_INTERVAL).
 	PollInterval time.Duration
@@ -76,6 +80,7 @@ type Carrier struct {
 // Default is the configuration with no setting given.
 var Default = Config{
 	Workers:          50,
+	Writers:          4,
 	PollInterval:     time.Hour,
 	AwaitingInterval: 30 * time.Minute,
 	RetryBase:        10 * time.Second,
@@ -176,6 +181,8 @@ func (c Config) Check() error {
 		return fmt.Errorf("TRACKING_MAX_ATTEMPTS: must be ≥ 1")
 	case c.ScheduleEvery <= 0:
 		return fmt.Errorf("TRACKING_SCHEDULE_EVERY: must be > 0")
+	case c.Writers < 1:
+		return fmt.Errorf("TRACKING_WRITERS: must be ≥ 1")
 	case c.PollTimeout <= 0:
 		return fmt.Errorf("TRACKING_POLL_TIMEOUT: must be > 0")
 	case c.RescueAfter <= c.PollTimeout:

@@ -65,8 +65,8 @@ type Engine struct {
 	mu     sync.Mutex
 	// refresh: the per-process refresh limits by key (without Redis).
 	refresh map[string]*rate.Limiter
-	// batches: the finished polls queued per account (apply.go).
-	batches batches
+	// lanes: the finished polls queued for the write transactions (apply.go).
+	lanes lanes
 	// vessels: the vessels this process wrote (apply.go).
 	vessels vessels
 	// turns: the carrier turns of snoozed polls.

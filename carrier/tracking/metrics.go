@@ -22,11 +22,11 @@ var (
 	stepQueue = PollSeconds.WithLabelValues("queue")
 	stepWrite = PollSeconds.WithLabelValues("write")
 
-	// BatchPolls is how many polls each batch of one account wrote in
-	// one transaction.
+	// BatchPolls is how many polls each batch wrote in one transaction
+	// (of several accounts on plain PostgreSQL).
 	BatchPolls = promauto.NewHistogram(prometheus.HistogramOpts{
 		Name:    "shipgraph_tracking_batch_polls",
-		Help:    "Polls of one account written by one transaction (group commit).",
+		Help:    "Polls written by one transaction (group commit; of several accounts on plain PostgreSQL).",
 		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
 	})
 
