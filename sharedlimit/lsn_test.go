@@ -14,16 +14,7 @@ import (
 func TestAccountLSN(t *testing.T) {
 	rs := redistest.Start(t)
 	ctx := context.Background()
-	a, err := Open(rs.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
-	b, err := Open(rs.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
+	a, b := opened(t, rs.URL, DefaultOptions), opened(t, rs.URL, DefaultOptions)
 	for _, step := range []struct {
 		lsn, want uint64
 	}{{0x2_0000_0100, 0x2_0000_0100}, {0x1_ffff_ffff, 0x2_0000_0100}, {0x10_0000_0000, 0x10_0000_0000}} {
@@ -57,16 +48,7 @@ func TestPositionRecordedPastTheLimitsBreaker(t *testing.T) {
 	ctx := context.Background()
 	o := DefaultOptions
 	o.Breaker = time.Hour // whatever opens stays open for the test
-	a, err := OpenWith(rs.URL, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
-	b, err := Open(rs.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
+	a, b := opened(t, rs.URL, o), opened(t, rs.URL, DefaultOptions)
 	t.Cleanup(rs.Resume) // before Close, if the test fails paused
 	rs.Pause()
 	_, shared := a.Allow(ctx, "key", 60, 6)
@@ -81,7 +63,7 @@ func TestPositionRecordedPastTheLimitsBreaker(t *testing.T) {
 		t.Fatalf("another instance reads position %d (%v), want 7", got, err)
 	}
 	rs.Pause()
-	err = a.AdvanceAccountLogPosition(ctx, "acct-1", 8)
+	err := a.AdvanceAccountLogPosition(ctx, "acct-1", 8)
 	rs.Resume()
 	if err == nil {
 		t.Fatal("a position recorded while Redis was paused")
@@ -89,4 +71,15 @@ func TestPositionRecordedPastTheLimitsBreaker(t *testing.T) {
 	if err := a.AdvanceAccountLogPosition(ctx, "acct-1", 9); err == nil {
 		t.Fatal("recording failed, yet the next one asked Redis within its breaker")
 	}
+}
+
+// opened is a client of the Redis at url with options o, closed when t ends.
+func opened(t *testing.T, url string, o Options) *Limits {
+	t.Helper()
+	l, err := OpenWith(url, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	return l
 }

@@ -2,6 +2,7 @@ package tracking_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -67,8 +68,14 @@ func jobsConfig(c tracking.Config) jobs.Config {
 // ends.
 func newEngine(tb testing.TB, c tracking.Config, store *db.DB, opts ...tracking.Option) (*tracking.Engine, *jobs.Engine) {
 	tb.Helper()
+	return newLoggedEngine(tb, c, store, nil, opts...)
+}
+
+// newLoggedEngine is newEngine with the engine's log going to log.
+func newLoggedEngine(tb testing.TB, c tracking.Config, store *db.DB, log *slog.Logger, opts ...tracking.Option) (*tracking.Engine, *jobs.Engine) {
+	tb.Helper()
 	j := jobs.New(store, jobsConfig(c))
-	eng, err := tracking.New(c, store, j, nil, opts...)
+	eng, err := tracking.New(c, store, j, log, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
