@@ -678,7 +678,7 @@ func TestHeldRequestKeepsCarrierAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = hold.Rollback() }()
-	if _, err := hold.Exec(`SELECT 1 FROM tracking_requests WHERE id = $1 FOR UPDATE`, id); err != nil {
+	if _, err := hold.Exec(`SELECT 1 FROM tracking_requests WHERE account_id = $1 AND id = $2 FOR UPDATE`, e.acct, id); err != nil {
 		t.Fatal(err)
 	}
 
