@@ -471,11 +471,23 @@ func startProbe(t *testing.T, base, key string, writeOnce func()) *liveProbe {
 
 	p.sse = subscribeSSE(t, base, key, changesQuery)
 	p.ws = subscribeWS(t, base, key, changesQuery)
-	writeOnce()
-	for name, f := range map[string]*testkit.Feed[change]{"WebSocket": p.ws, "SSE": p.sse} {
-		f.Wait(t, 30*time.Second, "a first change on the "+name+" subscription", func(c change) bool { return c.LogID != "" })
+	// A subscription is on once the server has read its subscribe message,
+	// which the client does not wait for: a write made before that is not
+	// the subscription's to see. So the writes are repeated (each a stop
+	// and a resume: the same state after) until a change reached both.
+	live := func(c change) bool { return c.LogID != "" }
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		writeOnce()
+		_, ws := p.ws.WaitFor(2*time.Second, live)
+		_, sse := p.sse.WaitFor(2*time.Second, live)
+		if ws && sse {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no first change within 60s: on the WebSocket subscription %v, on the SSE one %v", ws, sse)
+		}
 	}
-	return p
 }
 
 // subscribeWS opens a subscription over WebSocket (graphql-transport-ws)
