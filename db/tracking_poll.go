@@ -120,23 +120,20 @@ type TrackingTx struct {
 }
 
 // InTrackingTx runs fn in one transaction of the account's tracking
-// writes: fn's error rolls everything back. Its statements run prepared
-// (prepared_tx.go).
+// writes (InTrackingTxs of one account): fn's error rolls everything back.
+// Its statements run prepared (prepared_tx.go).
 func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *TrackingTx) error) error {
-	return db.inRawTx(ctx, accountID, func(q ext, tx *sql.Tx) error {
-		return fn(&TrackingTx{ctx: ctx, q: db.preparedIn(q), account: accountID, generic: db.genericPlans()})
-	})
+	return db.InTrackingTxs(ctx, []string{accountID}, func(txs []*TrackingTx) error { return fn(txs[0]) })
 }
 
 // InTrackingTxs runs fn in one transaction of several accounts' tracking
 // writes, one TrackingTx per account in the order given (each one's
-// statements name its account, as InTrackingTx's do): one BEGIN, one
-// COMMIT and one set of relation locks for the polls of them all. The
-// caller orders the accounts (two such transactions then take the
-// accounts' rows in one order) and uses it only where GroupsAccounts says
-// so.
+// statements name its account): one BEGIN, one COMMIT and one set of
+// relation locks for the polls of them all. The caller orders the
+// accounts (two such transactions then take the accounts' rows in one
+// order) and gives more than one only where GroupsAccounts says so.
 func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(txs []*TrackingTx) error) error {
-	err := db.inRawTx(ctx, "", func(q ext, tx *sql.Tx) error {
+	err := db.inRawTx(ctx, "", func(q ext, _ *sql.Tx) error {
 		q, generic := db.preparedIn(q), db.genericPlans()
 		txs := make([]*TrackingTx, len(accounts))
 		for i, a := range accounts {
@@ -220,15 +217,18 @@ func (t *TrackingTx) Lock(ids []string) (locked map[string]LockedRequest, busy [
 	return locked, busy, err
 }
 
-const (
-	lockRequestsSQL = `SELECT id, status, failed_reason, shipment_id, is_retrying, retry_count, initial_custom_fields IS NOT NULL AS staged
-		FROM tracking_requests
-		WHERE account_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE SKIP LOCKED`
-	lockRequestsGenericSQL = `SELECT r.id, r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count,
+// lockRequestsSQL is Lock's statement; lockRequestsGenericSQL is the same
+// with plan_cache_mode set to force_generic_plan for the rest of the
+// transaction (set_config local, joined as a one-row subquery).
+var lockRequestsSQL, lockRequestsGenericSQL = lockRequestsOf(""),
+	lockRequestsOf(", (SELECT set_config('plan_cache_mode', 'force_generic_plan', true)) g")
+
+func lockRequestsOf(also string) string {
+	return `SELECT r.id, r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count,
 			r.initial_custom_fields IS NOT NULL AS staged
-		FROM tracking_requests r, (SELECT set_config('plan_cache_mode', 'force_generic_plan', true)) g
+		FROM tracking_requests r` + also + `
 		WHERE r.account_id = $1 AND r.id = ANY($2::uuid[]) FOR UPDATE OF r SKIP LOCKED`
-)
+}
 
 // ShipmentUpdate is what a poll says about one shipment, with the request
 // whose customer the shipment takes when it has none.
