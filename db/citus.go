@@ -54,13 +54,22 @@ const distributeLock = 0x5368_6970_4369_7475 // "ShipCitu"
 // Only this step knows the engine; the store's statements are the same on
 // both.
 
-// citusActive reports whether q is a Citus coordinator with at least one
-// active primary worker.
-func citusActive(ctx context.Context, q *sql.Conn) (bool, error) {
-	var has bool
-	if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&has); err != nil || !has {
-		return false, err
-	}
+// serverIsCitus reports whether the server of q is Citus: the citus
+// extension is installed in the database. It is the one look-up of what
+// the server is: OpenWith asks it once (DB.plain), and Distribute, given a
+// pool that is not a store's.
+func serverIsCitus(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (bool, error) {
+	queriesPrimary.Inc()
+	var citus bool
+	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&citus)
+	return citus && err == nil, err
+}
+
+// citusWorkers reports whether the Citus coordinator q has at least one
+// active primary worker to distribute onto.
+func citusWorkers(ctx context.Context, q *sql.Conn) (bool, error) {
 	var workers int
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM pg_dist_node WHERE groupid <> 0 AND noderole = 'primary' AND isactive`).Scan(&workers)
 	return workers > 0, err
@@ -80,14 +89,25 @@ func (t citusTable) done() bool {
 	return t.state == "t"
 }
 
-// Distribute runs the distribution step on sdb (see above); Migrate calls it.
+// Distribute runs the distribution step on sdb (see above) when its
+// server is Citus (serverIsCitus); Migrate calls it.
 func Distribute(ctx context.Context, sdb *sql.DB) error {
+	citus, err := serverIsCitus(ctx, sdb)
+	if err != nil || !citus {
+		return err
+	}
+	return distributeOnCitus(ctx, sdb)
+}
+
+// distributeOnCitus runs the distribution step on sdb, whose server is
+// Citus, when the coordinator has a worker.
+func distributeOnCitus(ctx context.Context, sdb *sql.DB) error {
 	conn, err := sdb.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	active, err := citusActive(ctx, conn)
+	active, err := citusWorkers(ctx, conn)
 	if err != nil || !active {
 		return err
 	}

@@ -182,7 +182,8 @@ var pickers = map[string]*picker{
 // the types sel names select only those columns (and their keys). It
 // shares the connection pool with db.
 func (db *DB) Select(sel model.Selection) *DB {
-	return &DB{db: db.db, q: db.q, sel: sel, url: db.url, pooled: db.pooled, ref: db.ref, r: db.r, w: db.w, noRollups: db.noRollups}
+	return &DB{db: db.db, q: db.q, sel: sel, url: db.url, pooled: db.pooled, ref: db.ref, r: db.r, w: db.w, noRollups: db.noRollups,
+		plain: db.plain}
 }
 
 // cols is the select list of typ under db's selection.

@@ -61,9 +61,12 @@ type DB struct {
 	// searchWindow replaces the newest records a search reads first
 	// (search.go) when above 0: tests make it small.
 	searchWindow int
-	// plain says, once asked, whether the server is plain PostgreSQL (not
-	// Citus); nil behind a pooler, where nothing is prepared.
-	plain *plainServer
+	// plain: the server is plain PostgreSQL, not Citus (serverIsCitus),
+	// found once when the store is opened; the one answer of the store's
+	// statements (the tracking transactions' plan and grouping) and of its
+	// migrations (the distribution step). The zero value (false) is the
+	// careful answer: what is done only on plain PostgreSQL is not done.
+	plain bool
 }
 
 // Open connects to url with DefaultOptions and checks the connection.
@@ -99,6 +102,15 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 		_ = sdb.Close()
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
+	// Asked here, before any transaction holds a connection (asked in a
+	// transaction, on the pool, it waited forever for a pool of one), and
+	// once: a failed look-up fails the open, as a failed ping does, rather
+	// than leave a store that guessed (docs/decisions.md).
+	citus, err := serverIsCitus(pctx, sdb)
+	if err != nil {
+		_ = sdb.Close()
+		return nil, fmt.Errorf("database: is the server Citus: %w", err)
+	}
 	r, err := openReplicas(sdb, o)
 	if err != nil {
 		_ = sdb.Close()
@@ -106,10 +118,11 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	}
 	w := newWaker(sdb.DB)
 	if o.Pooler {
-		return &DB{db: sdb, q: counted{ExtContext: sdb, textJSON: true, r: r, w: w}, url: direct, pooled: true, ref: &refCaches{}, r: r, w: w}, nil
+		return &DB{db: sdb, q: counted{ExtContext: sdb, textJSON: true, r: r, w: w}, url: direct, pooled: true, ref: &refCaches{}, r: r, w: w,
+			plain: !citus}, nil
 	}
 	return &DB{db: sdb, q: counted{ExtContext: newPrepared(sdb), r: r, w: w}, url: direct, ref: &refCaches{}, r: r, w: w,
-		plain: &plainServer{}}, nil
+		plain: !citus}, nil
 }
 
 // Close stops polling the replicas, sends the wake-ups of the last writes
@@ -139,8 +152,37 @@ func (db *DB) preparedStmts() *prepared {
 }
 
 // Migrate applies the embedded migrations in order under a PostgreSQL
-// advisory lock, so concurrent starts do not race. Idempotent.
+// advisory lock, so concurrent starts do not race, then the distribution
+// step (Distribute, which asks the server whether it is Citus: sdb is not
+// a store's). Idempotent.
 func Migrate(ctx context.Context, sdb *sql.DB) error {
+	if err := migrateSchema(ctx, sdb); err != nil {
+		return err
+	}
+	return Distribute(ctx, sdb)
+}
+
+// Migrate applies the embedded migrations to this store's database, and
+// the distribution step when the store's server is Citus (db.plain false).
+// Behind a pooler they run on a direct connection: their advisory lock is
+// session-scoped.
+func (db *DB) Migrate(ctx context.Context) error {
+	sdb := db.db.DB
+	if db.pooled {
+		var err error
+		if sdb, err = sql.Open("postgres", db.url); err != nil {
+			return err
+		}
+		defer sdb.Close()
+	}
+	if err := migrateSchema(ctx, sdb); err != nil || db.plain {
+		return err
+	}
+	return distributeOnCitus(ctx, sdb)
+}
+
+// migrateSchema applies the embedded migrations and River's.
+func migrateSchema(ctx context.Context, sdb *sql.DB) error {
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
 		return err
@@ -158,25 +200,7 @@ func Migrate(ctx context.Context, sdb *sql.DB) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if err := migrateRiver(ctx, sdb); err != nil {
-		return err
-	}
-	return Distribute(ctx, sdb)
-}
-
-// Migrate applies the embedded migrations to this store's database.
-// Behind a pooler they run on a direct connection: their advisory lock is
-// session-scoped.
-func (db *DB) Migrate(ctx context.Context) error {
-	if !db.pooled {
-		return Migrate(ctx, db.db.DB)
-	}
-	sdb, err := sql.Open("postgres", db.url)
-	if err != nil {
-		return err
-	}
-	defer sdb.Close()
-	return Migrate(ctx, sdb)
+	return migrateRiver(ctx, sdb)
 }
 
 // ---------------------------------------------------------------- counting

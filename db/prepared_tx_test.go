@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"shipgraph/db"
+	"shipgraph/db/dbtest"
 	"shipgraph/testkit"
 )
 
@@ -48,5 +49,17 @@ func TestTrackingTxRunsPrepared(t *testing.T) {
 	f.SQL.SetMaxOpenConns(1)
 	if n := prepared(`SELECT 2 AS second_probe`); n != 1 {
 		t.Errorf("second probe again: %d prepared, want 1 (kept on the connection)", n)
+	}
+}
+
+// Whether the server is plain PostgreSQL is found when the store is
+// opened: a store that has run no transaction yet already groups the
+// accounts' tracking writes on plain PostgreSQL (and never on Citus), and
+// a pool of one that its transactions hold has nothing left to ask on.
+func TestServerKnownAtOpen(t *testing.T) {
+	t.Parallel()
+	store := openDB(t)
+	if got, want := store.GroupsAccounts(), !dbtest.Citus(t); got != want {
+		t.Errorf("GroupsAccounts of a store just opened: %v, want %v (Citus: %v)", got, want, !want)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/lib/pq"
@@ -121,24 +120,21 @@ type TrackingTx struct {
 }
 
 // InTrackingTx runs fn in one transaction of the account's tracking
-// writes: fn's error rolls everything back. Its statements run prepared
-// (prepared_tx.go).
+// writes (InTrackingTxs of one account): fn's error rolls everything back.
+// Its statements run prepared (prepared_tx.go).
 func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *TrackingTx) error) error {
-	return db.inRawTx(ctx, accountID, func(q ext, tx *sql.Tx) error {
-		return fn(&TrackingTx{ctx: ctx, q: db.preparedIn(q), account: accountID, generic: db.plain.is(ctx, tx)})
-	})
+	return db.InTrackingTxs(ctx, []string{accountID}, func(txs []*TrackingTx) error { return fn(txs[0]) })
 }
 
 // InTrackingTxs runs fn in one transaction of several accounts' tracking
 // writes, one TrackingTx per account in the order given (each one's
-// statements name its account, as InTrackingTx's do): one BEGIN, one
-// COMMIT and one set of relation locks for the polls of them all. The
-// caller orders the accounts (two such transactions then take the
-// accounts' rows in one order) and uses it only where GroupsAccounts says
-// so.
+// statements name its account): one BEGIN, one COMMIT and one set of
+// relation locks for the polls of them all. The caller orders the
+// accounts (two such transactions then take the accounts' rows in one
+// order) and gives more than one only where GroupsAccounts says so.
 func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(txs []*TrackingTx) error) error {
-	err := db.inRawTx(ctx, "", func(q ext, tx *sql.Tx) error {
-		q, generic := db.preparedIn(q), db.plain.is(ctx, tx)
+	err := db.inRawTx(ctx, "", func(q ext, _ *sql.Tx) error {
+		q, generic := db.preparedIn(q), db.genericPlans()
 		txs := make([]*TrackingTx, len(accounts))
 		for i, a := range accounts {
 			txs[i] = &TrackingTx{ctx: ctx, q: q, account: a, generic: generic}
@@ -158,21 +154,17 @@ func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(txs 
 }
 
 // GroupsAccounts reports whether one transaction may write several
-// accounts' polls (InTrackingTxs): on plain PostgreSQL, once a tracking
-// transaction found out (it asks on its own connection; asking the pool
-// here could wait for a connection those transactions hold). On Citus each
-// account's rows live on its shard and a transaction over several would
-// be a distributed (two-phase) one; behind a pooler the server is not
-// asked and each account keeps its own transaction.
-func (db *DB) GroupsAccounts() bool {
-	p := db.plain
-	if p == nil {
-		return false
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.known && p.plain
-}
+// accounts' polls (InTrackingTxs): on plain PostgreSQL (DB.plain, found
+// when the store was opened). On Citus each account's rows live on its
+// shard and a transaction over several would be a distributed (two-phase)
+// one; behind a pooler each account keeps its own transaction, as it did
+// when the server was asked only on a prepared transaction's connection.
+func (db *DB) GroupsAccounts() bool { return db.plain && !db.pooled }
+
+// genericPlans reports whether a tracking transaction sets plan_cache_mode
+// to force_generic_plan (TrackingTx.Lock): on plain PostgreSQL, where its
+// statements are prepared (not behind a pooler).
+func (db *DB) genericPlans() bool { return db.plain && !db.pooled }
 
 // LockedRequest is a request under a poll's lock.
 type LockedRequest struct {
@@ -225,43 +217,17 @@ func (t *TrackingTx) Lock(ids []string) (locked map[string]LockedRequest, busy [
 	return locked, busy, err
 }
 
-const (
-	lockRequestsSQL = `SELECT id, status, failed_reason, shipment_id, is_retrying, retry_count, initial_custom_fields IS NOT NULL AS staged
-		FROM tracking_requests
-		WHERE account_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE SKIP LOCKED`
-	lockRequestsGenericSQL = `SELECT r.id, r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count,
+// lockRequestsSQL is Lock's statement; lockRequestsGenericSQL is the same
+// with plan_cache_mode set to force_generic_plan for the rest of the
+// transaction (set_config local, joined as a one-row subquery).
+var lockRequestsSQL, lockRequestsGenericSQL = lockRequestsOf(""),
+	lockRequestsOf(", (SELECT set_config('plan_cache_mode', 'force_generic_plan', true)) g")
+
+func lockRequestsOf(also string) string {
+	return `SELECT r.id, r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count,
 			r.initial_custom_fields IS NOT NULL AS staged
-		FROM tracking_requests r, (SELECT set_config('plan_cache_mode', 'force_generic_plan', true)) g
+		FROM tracking_requests r` + also + `
 		WHERE r.account_id = $1 AND r.id = ANY($2::uuid[]) FOR UPDATE OF r SKIP LOCKED`
-)
-
-// plainServer finds once whether the server is plain PostgreSQL: without
-// the citus extension. A failed look-up answers false and is tried again.
-// It asks on the transaction's own connection (uncounted): asking the pool
-// while holding a connection waited forever when the transactions held
-// every connection (a pool of one in TestTrackingTxRunsPrepared).
-type plainServer struct {
-	mu    sync.Mutex
-	known bool
-	plain bool
-}
-
-func (p *plainServer) is(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) bool {
-	if p == nil {
-		return false
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.known {
-		var citus bool
-		if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&citus); err != nil {
-			return false
-		}
-		p.known, p.plain = true, !citus
-	}
-	return p.plain
 }
 
 // ShipmentUpdate is what a poll says about one shipment, with the request
