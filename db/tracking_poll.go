@@ -443,10 +443,24 @@ WHERE s.account_id = $1 AND s.id = u.id AND s.line_tracking_stopped_at IS NULL`,
 // transaction: a new vessel's row is not held by one poll's transaction
 // while every other poll of that vessel's shipments waits for it, and a
 // distributed database writes its reference table once, not inside a
-// shard's transaction.
+// shard's transaction. On Citus two such statements at once can deadlock
+// (40P01: each takes the reference table's shard lock for its insert,
+// then in a stronger mode for its update); the one PostgreSQL ends is
+// sent again, a few times (the statement is idempotent). The engine
+// sends one at a time per process; this is for two processes.
 func (db *DB) UpsertVessels(ctx context.Context, vs []PolledVessel) (int, error) {
-	return upsertVessels(ctx, db.write(""), vs)
+	for try := 1; ; try++ {
+		n, err := upsertVessels(ctx, db.write(""), vs)
+		var pqe *pq.Error
+		if try == vesselTries || !errors.As(err, &pqe) || pqe.Code != "40P01" {
+			return n, err
+		}
+	}
 }
+
+// vesselTries is how often UpsertVessels sends its statement when it is
+// the victim of a deadlock.
+const vesselTries = 3
 
 // upsertVessels inserts the vessels not known yet (by IMO) and refreshes
 // the names, call signs and flags of the known ones where they differ.

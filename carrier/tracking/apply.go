@@ -516,9 +516,23 @@ func (e *Engine) write(batch []group) {
 // stored), so that a batch writes only the vessels that are new or that
 // the carrier now describes differently: most polls name vessels already
 // known and send no vessel statement at all.
+//
+// One vessel statement at a time in this process (writing): vessels are
+// shared by every account, a reference table on Citus, where the batches
+// of several queues are written at once (one transaction per queue). Two
+// vessel statements at once there deadlocked (40P01): each takes the
+// reference table's shard lock for its insert and then again, in a
+// stronger mode, for its update, each waiting for the other's first lock.
+// The polls of both batches failed and were retried, each asking its
+// carrier again: the failed and snoozed polls of TestCarrierRateWaitedInPlace,
+// TestCarrierTurnsKeptOverSnooze and TestPollStatementBudget on Citus. A
+// batch that waited for another's vessels looks again before it writes:
+// those are usually the same vessels (the first polls of a process name
+// the same ships), so it sends nothing.
 type vessels struct {
-	mu   sync.Mutex
-	seen map[string]db.PolledVessel
+	mu      sync.Mutex
+	seen    map[string]db.PolledVessel
+	writing sync.Mutex
 }
 
 // maxVessels bounds the memory: past it the cache starts afresh (the
@@ -529,19 +543,12 @@ const maxVessels = 100_000
 // process, on their own (db.UpsertVessels), before the batch's
 // transaction, whose events name them.
 func (v *vessels) write(ctx context.Context, store *db.DB, polls []*applied) error {
-	v.mu.Lock()
-	var out []db.PolledVessel
-	for _, p := range polls {
-		if p.Shipment == nil {
-			continue
-		}
-		for _, x := range p.Vessels {
-			if old, ok := v.seen[x.IMO]; !ok || old != merged(old, x) {
-				out = append(out, x)
-			}
-		}
+	if len(v.unwritten(polls)) == 0 {
+		return nil
 	}
-	v.mu.Unlock()
+	v.writing.Lock()
+	defer v.writing.Unlock()
+	out := v.unwritten(polls) // another batch may have written them meanwhile
 	if len(out) == 0 {
 		return nil
 	}
@@ -561,6 +568,24 @@ func (v *vessels) write(ctx context.Context, store *db.DB, polls []*applied) err
 		v.seen[x.IMO] = merged(old, x)
 	}
 	return nil
+}
+
+// unwritten is the polls' vessels that are new or changed to this process.
+func (v *vessels) unwritten(polls []*applied) []db.PolledVessel {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var out []db.PolledVessel
+	for _, p := range polls {
+		if p.Shipment == nil {
+			continue
+		}
+		for _, x := range p.Vessels {
+			if old, ok := v.seen[x.IMO]; !ok || old != merged(old, x) {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
 }
 
 // merged is the stored vessel old after x was written: the name replaced,

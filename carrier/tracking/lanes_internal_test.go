@@ -1,9 +1,16 @@
 package tracking
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"shipgraph/db"
+	"shipgraph/testkit/pg"
 )
 
 // queue fills l with n polls of each account's first queue.
@@ -68,5 +75,47 @@ func TestLanesTake(t *testing.T) {
 	}
 	if got := shape(l.take(true)); got != "[]" || len(l.order) != 0 || len(l.queued) != 0 {
 		t.Fatalf("left %s, order %v, queued %v", got, l.order, l.queued)
+	}
+}
+
+// TestVesselsWrittenOneAtATime: batches written at once (on Citus one
+// transaction per queue, as many at once as queues have polls) that name
+// the same new vessels send one vessel statement between them, not one
+// each: two vessel statements at once deadlocked on Citus (40P01, the
+// reference table's shard lock taken for the insert and then, stronger,
+// for the update), failing both batches' polls. Not parallel: it counts
+// the process' statements.
+func TestVesselsWrittenOneAtATime(t *testing.T) {
+	d := pg.New(t, 0)
+	polls := []*applied{{Poll: Poll{Shipment: &db.PolledShipment{}, Vessels: []db.PolledVessel{
+		{IMO: "9300001", Name: "ONE"}, {IMO: "9300002", Name: "TWO"}}}}}
+	statements := func() float64 {
+		var m dto.Metric
+		if err := db.QueriesTotal.WithLabelValues("primary").Write(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m.GetCounter().GetValue()
+	}
+	var v vessels
+	before := statements()
+	const batches = 8
+	errs := make(chan error, batches)
+	var wg sync.WaitGroup
+	for range batches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- v.write(context.Background(), d.Store, polls)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := statements() - before; got != 1 {
+		t.Errorf("%d batches naming the same new vessels sent %.0f statements, want 1", batches, got)
 	}
 }
