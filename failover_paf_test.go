@@ -358,6 +358,8 @@ func (c *pafCluster) waitFor(what string, ok func(*sql.DB) (bool, error), u stri
 // subscriptions and a webhook endpoint (underLoad, twice on one formation,
 // which takes most of the time to start):
 //
+//  0. first, node_2 stalled for 2 s (SIGSTOP) must not be judged unhealthy
+//     (a slow node taken for a dead one makes the formation asynchronous);
 //  1. the planned switchover (pgautofailover.perform_failover, what
 //     `pg_autoctl perform switchover` calls): no 500; the 503s (with
 //     Retry-After) while neither node takes writes are counted and logged;
