@@ -762,6 +762,7 @@ func readDriverRows[R any](rows driver.Rows, each func(*R), owned bool) (int64, 
 	var v, zero R
 	p := &v
 	var n int64
+	var own ownedRows[R]
 	for {
 		if err := rows.Next(dest); err != nil {
 			if err == io.EOF {
@@ -770,7 +771,7 @@ func readDriverRows[R any](rows driver.Rows, each func(*R), owned bool) (int64, 
 			return n, err
 		}
 		if owned {
-			p = new(R)
+			p = own.next()
 		} else {
 			v = zero
 		}
@@ -785,6 +786,30 @@ func readDriverRows[R any](rows driver.Rows, each func(*R), owned bool) (int64, 
 		each(p)
 		n++
 	}
+}
+
+// ownedRows hands out the values of an owned read's rows a chunk at a
+// time, as slabs do for pointer fields: the rows of a result live and die
+// together (a request's records; a cache's entries of one statement). A
+// chunk is as many rows as were read before it, up to ownedChunk: a read
+// of one row allocates one, and the zeroed tail of the last chunk (a
+// container's row is some 800 bytes) is less than the rows read and
+// than ownedChunk.
+type ownedRows[R any] struct {
+	buf  []R
+	read int
+}
+
+const ownedChunk = 8
+
+func (o *ownedRows[R]) next() *R {
+	if len(o.buf) == 0 {
+		o.buf = make([]R, min(max(o.read, 1), ownedChunk))
+	}
+	o.read++
+	p := &o.buf[0]
+	o.buf = o.buf[1:]
+	return p
 }
 
 // rawTypes caches rawStorable's answers by struct type.

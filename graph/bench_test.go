@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"runtime/metrics"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -143,6 +144,7 @@ func bench(b *testing.B, minBytes int, newRequest func(key string) *http.Request
 	metrics.Read(goroutines)
 	started := goroutines[0].Value.Uint64()
 	requests := 0
+	cpu0 := processCPU(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -152,6 +154,7 @@ func bench(b *testing.B, minBytes int, newRequest func(key string) *http.Request
 		requests++
 	}
 	b.StopTimer()
+	cpu := processCPU(b) - cpu0
 	metrics.Read(goroutines)
 	slices.Sort(durations)
 	pct := func(p float64) float64 {
@@ -161,6 +164,18 @@ func bench(b *testing.B, minBytes int, newRequest func(key string) *http.Request
 	b.ReportMetric(pct(0.95), "p95-ms")
 	b.ReportMetric((testkit.QueriesTotal(b)-before)/float64(requests), "stmts/op")
 	b.ReportMetric(float64(goroutines[0].Value.Uint64()-started)/float64(requests), "goroutines/op")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(requests), "cpu-µs/op")
+}
+
+// processCPU is the CPU time (user and system) the test process has used:
+// per request, the server's CPU (with the benchmark's own small part) as
+// the kernel counts it, which a loaded machine's wall times do not show.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // sink is the response writer of the benchmarks: like a connection it

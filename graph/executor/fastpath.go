@@ -337,6 +337,14 @@ func (f *fastWriter) str(s string) {
 	b := append(f.w.b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
+		// Eight bytes at a time while none needs escaping (most strings:
+		// ids, names, codes).
+		for i+8 <= len(s) && plain8(s[i:i+8]) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c >= 0x20 && c != '\\' && c != '"' {
 			continue
@@ -364,6 +372,21 @@ func (f *fastWriter) str(s string) {
 }
 
 const hexDigits = "0123456789ABCDEF"
+
+// plain8 reports whether none of the eight bytes of s is a control
+// character, a backslash or a quote (str writes them as they are).
+func plain8(s string) bool {
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// A byte below 0x20, or equal to '"' or '\\' (zero after the xor),
+	// sets its high bit in one of the three terms; no byte of x sets one
+	// falsely (the borrow runs only past a byte that already set its own).
+	lt := (x - ones*0x20) &^ x
+	q := x ^ ones*'"'
+	bs := x ^ ones*'\\'
+	return (lt|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
+}
 
 // bool and int write as graphql.MarshalBoolean and MarshalInt* do.
 func (f *fastWriter) bool(v bool) { f.w.b = strconv.AppendBool(f.w.b, v) }
