@@ -64,13 +64,17 @@ func newPicker(list string, keys ...string) *picker {
 }
 
 // textForm selects the named columns through out, a PostgreSQL output
-// function (timestamptz_out, uuid_out, textout): as a cstring, which
-// lib/pq hands over as the bytes PostgreSQL sent (it decodes only the
-// types it knows), so the row reader makes the field from them (scan.go)
-// without lib/pq's value per column: a string allocated for every text
-// column, a 36-byte slice for every uuid, and every timestamp parsed from
-// a string by lib/pq's general parser and boxed. PostgreSQL does the same
-// work (the output function is what sending the column as text calls).
+// function (timestamptz_out, textout): as a cstring, which lib/pq hands
+// over as the bytes PostgreSQL sent (it decodes only the types it knows),
+// so the row reader makes the field from them (scan.go) without lib/pq's
+// value per column: a string allocated for every text column and every
+// timestamp parsed from a string by lib/pq's general parser and boxed.
+// PostgreSQL does about the same work (the output function is what
+// sending the column as text calls), plus the call and a copy of the
+// cstring. Uuids are selected as they are: results come in text form
+// (connector), where lib/pq hands a uuid over as PostgreSQL's bytes too,
+// so uuid_out(col) only cost PostgreSQL (a call, a copy, and a strlen at
+// every attribute a sort fetched past the cstring: docs/scale.md, stop 42).
 // A cstring has no ordering or equality, so keys that statements order,
 // group or join by (id) are left as they are; only reads through the row
 // reader may use these lists (not sqlx, which cannot make a time from
@@ -157,22 +161,19 @@ func (p *picker) build(want []string, param string) string {
 // (their key columns) or, in /v2, its links (rest/params.go, linkColumns):
 // a dashboard that shows apiSlug and value reads four uuids less per value.
 //
-// The many-row types select their timestamps, text and non-key uuids in
+// The many-row types select their timestamps and text in
 // text form (textForm); TestTextFormColumns holds each named column to
 // the type its output function takes.
 var pickers = map[string]*picker{
 	"Shipment": newPicker(shipmentCols, "id").optional(shipmentContainerIDsCol).
 		textForm("timestamptz_out", shipmentTimestamps...).
-		textForm("textout", shipmentTexts...).
-		textForm("uuid_out", shipmentUUIDs...),
+		textForm("textout", shipmentTexts...),
 	"Container": newPicker(containerCols, "id", "shipment_id").optional(containerJourneyCols).
 		textForm("timestamptz_out", containerTimestamps...).
-		textForm("textout", containerTexts...).
-		textForm("uuid_out", containerUUIDs...),
+		textForm("textout", containerTexts...),
 	"Document": newPicker(documentCols, "id").
 		textForm("timestamptz_out", "created_at", "updated_at").
-		textForm("textout", documentTexts...).
-		textForm("uuid_out", documentUUIDs...),
+		textForm("textout", documentTexts...),
 	"Terminal":    newPicker(terminalCols, "id"),
 	"Port":        newPicker(portCols, "id"),
 	"CustomField": newPicker(customFieldCols, "id", "entity_id", "api_slug"),
@@ -241,7 +242,6 @@ var (
 	containerTexts = []string{"number", "equipment_type", "equipment_height", "seal_number",
 		"pod_full_out_chassis_number", "location_at_pod_terminal", "pod_timezone", "final_destination_timezone",
 		"empty_terminated_timezone", "pod_rail_carrier_scac", "ind_rail_carrier_scac", "current_status"}
-	containerUUIDs = []string{"account_id", "shipment_id", "pod_terminal_id", "pickup_facility_id"}
 
 	shipmentTimestamps = []string{"pol_etd_at", "pol_atd_at", "pod_eta_at", "pod_original_eta_at", "pod_ata_at",
 		"destination_eta_at", "destination_ata_at", "line_tracking_last_attempted_at",
@@ -251,11 +251,7 @@ var (
 		"port_of_discharge_locode", "port_of_discharge_name", "destination_locode", "destination_name",
 		"customer_name", "pod_vessel_name", "pod_vessel_imo", "pod_voyage_number", "pol_timezone", "pod_timezone",
 		"destination_timezone", "line_tracking_stopped_reason"}
-	shipmentUUIDs = []string{"account_id", "shipping_line_id", "port_of_lading_id", "port_of_discharge_id",
-		"destination_port_id", "destination_metro_area_id", "pod_terminal_id", "destination_terminal_id",
-		"destination_rail_terminal_id", "line_tracking_stopped_by_user_id", "customer_id"}
 
 	documentTexts = []string{"name", "document_type", "document_type_manual", "classification_notes", "source",
 		"file_name", "file_content_type"}
-	documentUUIDs = []string{"account_id", "user_id", "email_submission_id", "last_document_representation_id"}
 )

@@ -368,8 +368,12 @@ func (s *listSpec) pageQuery(filter *conds, p model.PageRequest, cols string) (*
 	sortKey := spec.expr
 	if spec.typ == "timestamptz" {
 		// JSON renders timestamps as ISO 8601 whatever the session's
-		// DateStyle, so cursors stay valid across connections.
-		sortKey = fmt.Sprintf("to_json(%s) #>> '{}'", spec.expr)
+		// DateStyle, so cursors stay valid across connections. jsonb's
+		// text of the same value, not json's: to_json writes the JSON
+		// string and #>> parses it again, to_jsonb keeps the string and
+		// #>> takes it (the same text; a third of the page statement's
+		// PostgreSQL instructions with to_json, docs/scale.md stop 42).
+		sortKey = fmt.Sprintf("to_jsonb(%s) #>> '{}'", spec.expr)
 	}
 	// sort_val orders the union of the page and its probes; a page
 	// without probes is one SELECT in reading order and needs none (a

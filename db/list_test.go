@@ -330,6 +330,73 @@ func TestAccountPagePlannedOnce(t *testing.T) {
 	}
 }
 
+// A timestamp ordering's cursor key is the timestamp's JSON text (ISO
+// 8601 whatever the session's DateStyle; "infinity" for a missing date
+// under coalesce), the text cursors have always carried: cursors handed
+// out stay valid when the statement computes the key another way
+// (to_jsonb since stop 42, to_json before).
+func TestPageKeysAreJSONTimestamps(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	// Fractional seconds with trailing zeros, none, and no date at all.
+	f.exec(t, `UPDATE containers SET pickup_lfd_line = NULL, pickup_lfd_rail = NULL,
+		pickup_lfd_terminal = CASE WHEN id = $2 THEN '2026-03-02 10:00:00.1200+00'::timestamptz
+		WHEN id = $3 THEN '2026-03-02 10:00:00+00'::timestamptz END WHERE account_id = $1`,
+		f.A.Account, f.A.Containers[0], f.A.Containers[1])
+	want := map[string]string{}
+	for _, q := range []string{
+		`SELECT id::text, to_json(coalesce(pickup_lfd, 'infinity'::timestamptz)) #>> '{}' FROM containers WHERE account_id = $1`,
+		`SELECT id::text, to_json(created_at) #>> '{}' FROM shipments WHERE account_id = $1`,
+	} {
+		rows, err := f.SQL.QueryContext(ctx, q, f.A.Account)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id, key string
+			if err := rows.Scan(&id, &key); err != nil {
+				t.Fatal(err)
+			}
+			want[id] = key
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(ids []string, keys []*string) {
+		t.Helper()
+		if len(ids) == 0 || len(ids) != len(keys) {
+			t.Fatalf("%d rows, %d keys", len(ids), len(keys))
+		}
+		for i, id := range ids {
+			if keys[i] == nil || *keys[i] != want[id] {
+				t.Errorf("%s: key %v, want %q", id, keys[i], want[id])
+			}
+		}
+	}
+	cp, err := f.DB.ListContainers(ctx, f.A.Account, model.ContainerFilter{}, model.PageRequest{Order: model.Order{Field: "pickup_lfd"}, Limit: model.MaxPageSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range cp.Items {
+		ids = append(ids, c.ID)
+	}
+	check(ids, cp.Keys)
+	if *cp.Keys[0] != "2026-03-02T10:00:00+00:00" || *cp.Keys[1] != "2026-03-02T10:00:00.12+00:00" || *cp.Keys[len(cp.Keys)-1] != "infinity" {
+		t.Errorf("keys %q, %q … %q", *cp.Keys[0], *cp.Keys[1], *cp.Keys[len(cp.Keys)-1])
+	}
+	sp, err := f.DB.ListShipments(ctx, f.A.Account, model.ShipmentFilter{}, model.PageRequest{Order: model.Order{Field: "created_at", Desc: true}, Limit: model.MaxPageSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids = ids[:0]
+	for _, s := range sp.Items {
+		ids = append(ids, s.ID)
+	}
+	check(ids, sp.Keys)
+}
+
 func TestListContainersPagination(t *testing.T) {
 	f := newFixture(t)
 	checkOrders(t, f, f.A.Containers, f.DB.ContainersByIDs, f.DB.ListContainers,
