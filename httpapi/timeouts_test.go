@@ -60,7 +60,11 @@ func TestReadyzWithinItsTimeout(t *testing.T) {
 }
 
 // TestRequestTimeout: a request past RequestTimeout has its statements
-// cancelled and answers 503, without a statement_timeout.
+// cancelled and answers 503, without a statement_timeout. The lock it
+// waits behind is held until it is answered (a minute at most): it must
+// answer 503, no sooner than its timeout, and before that release (without
+// the timeout it answers only after it). No upper bound in seconds: on a
+// loaded machine the answer may come late, never with the lock released.
 func TestRequestTimeout(t *testing.T) {
 	url, keys := seeded(t)
 	c := testkit.Defaults()
@@ -68,12 +72,14 @@ func TestRequestTimeout(t *testing.T) {
 	c.RequestTimeout = 300 * time.Millisecond
 	in := start(t, url+"&statement_timeout=0", &c)
 	tx := lockShipments(t, url)
-	release := time.AfterFunc(5*time.Second, func() { _ = tx.Rollback() })
-	defer release.Stop()
+	release := time.AfterFunc(time.Minute, func() { _ = tx.Rollback() })
 	begin := time.Now()
 	r := in.do(t, http.MethodGet, "/v2/shipments", keys["acme/admin"], "")
-	if took := time.Since(begin); r.status != http.StatusServiceUnavailable || took > 2*time.Second {
-		t.Errorf("a request behind a lock: %d after %v, want 503 after about 300ms: %s", r.status, took, r.body)
+	took := time.Since(begin)
+	released := !release.Stop()
+	if r.status != http.StatusServiceUnavailable || released || took < c.RequestTimeout {
+		t.Errorf("a request behind a lock: %d after %v (lock released before: %v), want 503 after its %v timeout, with the lock still held: %s",
+			r.status, took, released, c.RequestTimeout, r.body)
 	}
 }
 
@@ -92,7 +98,7 @@ func slowBody(t *testing.T, addr, path, key string, length int) net.Conn {
 
 // answered waits up to within for the server to answer on c or close it,
 // and returns the status line ("" when closed without an answer) and how
-// long it took.
+// long it took. A server still silent after within fails the test.
 func answered(t *testing.T, c net.Conn, within time.Duration) (string, time.Duration) {
 	t.Helper()
 	start := time.Now()
@@ -104,9 +110,17 @@ func answered(t *testing.T, c net.Conn, within time.Duration) (string, time.Dura
 	return strings.TrimSpace(line), time.Since(start)
 }
 
+// silentFor is how long a client waits in TestBodyTimeouts for the server
+// to give up on a body that never comes: far beyond the body timeout (and
+// any delay of a loaded machine); a server that waited for it would never
+// answer.
+const silentFor = 30 * time.Second
+
 // TestBodyTimeouts: a body that does not arrive within BodyTimeout is cut;
 // an announced Content-Length over BodyLimit is answered 413 before a byte
-// of the body is sent; a shutdown does not wait for a slow body.
+// of the body is sent; a shutdown does not wait for a slow body. The
+// bodies never come: a server that waited for them would not answer at all
+// (silentFor), so no bound of a second or two is asserted.
 func TestBodyTimeouts(t *testing.T) {
 	url, keys := seeded(t)
 	k := keys["acme/admin"]
@@ -116,14 +130,16 @@ func TestBodyTimeouts(t *testing.T) {
 	addr := strings.TrimPrefix(in.url, "http://")
 
 	for _, path := range []string{"/graphql", "/v2/custom_field_definitions"} {
-		conn := slowBody(t, addr, path, k, 100)
-		line, took := answered(t, conn, 5*time.Second)
-		if took > 2*time.Second || strings.Contains(line, " 2") {
-			t.Errorf("%s slow body: %q after %v, want cut after 300ms", path, line, took)
+		begin := time.Now() // before the request: the server's timeout starts later
+		line, _ := answered(t, slowBody(t, addr, path, k, 100), silentFor)
+		if took := time.Since(begin); took < c.BodyTimeout || strings.Contains(line, " 2") {
+			t.Errorf("%s slow body: %q after %v, want cut after its %v timeout", path, line, took, c.BodyTimeout)
 		}
 	}
 
-	// 10 GB announced, nothing sent: 413 at once, in the API's shape.
+	// 10 GB announced, nothing sent: 413 in the API's shape, before the
+	// body timeout (a server that read the body first would answer that
+	// timeout instead, never 413: no byte comes).
 	for _, path := range []string{"/graphql", "/v2/custom_field_definitions"} {
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -131,9 +147,8 @@ func TestBodyTimeouts(t *testing.T) {
 		}
 		defer conn.Close()
 		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Token %s\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n", path, k)
-		line, took := answered(t, conn, 5*time.Second)
-		if !strings.Contains(line, " 413 ") || took > time.Second {
-			t.Errorf("%s 10 GB announced: %q after %v, want 413 at once", path, line, took)
+		if line, took := answered(t, conn, silentFor); !strings.Contains(line, " 413 ") {
+			t.Errorf("%s 10 GB announced: %q after %v, want 413 before a byte of the body", path, line, took)
 		}
 	}
 
@@ -166,14 +181,13 @@ func TestBodyTimeouts(t *testing.T) {
 	defer srv.Close()
 	conn := slowBody(t, strings.TrimPrefix(srv.URL, "http://"), "/graphql", k, 100)
 	testkit.Recv(t, active, 30*time.Second, "the slow request's headers read")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// The body would time out after a minute: a shutdown that waited for
+	// it would still be waiting when its context ends, half-way there.
+	ctx, cancel := context.WithTimeout(context.Background(), c.BodyTimeout/2)
 	defer cancel()
 	begin := time.Now()
 	if err := srv.Config.Shutdown(ctx); err != nil {
-		t.Errorf("shutdown: %v", err)
+		t.Errorf("shutdown after %v: %v, want it done without waiting for the slow body", time.Since(begin), err)
 	}
-	if took := time.Since(begin); took > 2*time.Second {
-		t.Errorf("shutdown waited %v for a slow body", took)
-	}
-	_, _ = answered(t, conn, 5*time.Second)
+	_, _ = answered(t, conn, silentFor)
 }

@@ -451,6 +451,17 @@ const queryEditorJS = `((q) => {
   return true;
 })(%s)`
 
+// queryParsedJS is true once GraphiQL has parsed the query editor's
+// current text: its debounced change handler sets the editor's
+// documentAST (graphql-js's parse, whose loc.source.body is the text
+// parsed) and the operation name a run sends.
+const queryParsedJS = `(() => {
+  const el = document.querySelector(".graphiql-query-editor .CodeMirror");
+  const cm = el && el.CodeMirror;
+  const ast = cm && cm.documentAST;
+  return !!(ast && ast.loc && ast.loc.source.body === cm.getValue());
+})()`
+
 // RunSubscription opens pageURL, replaces the operation in the editor with
 // query (a subscription), runs it, and then calls trigger (which should
 // cause an event) every half second until the result pane shows
@@ -469,10 +480,11 @@ func RunSubscription(ctx context.Context, pageURL, query, wantSubstring string, 
 		}
 		// GraphiQL parses the edited document (and picks the operation
 		// name) after a debounce; a click before would run the old one.
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(time.Second):
+		var parsed bool
+		if err := chromedp.Run(ctx, chromedp.Poll(queryParsedJS, &parsed,
+			chromedp.WithPollingInterval(50*time.Millisecond),
+			chromedp.WithPollingTimeout(wait/2))); err != nil {
+			return "", fmt.Errorf("GraphiQL did not parse the edited query: %w", err)
 		}
 		if err := chromedp.Run(ctx, chromedp.Click(ExecuteButtonSelector, chromedp.ByQuery)); err != nil {
 			return "", fmt.Errorf("click run button: %w", err)
