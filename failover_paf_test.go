@@ -41,8 +41,9 @@ type pafCluster struct {
 	state func(node string) string // reported state, by the monitor
 }
 
-// startPAF starts the formation and returns once node_1 is primary and
-// node_2 its synchronous secondary. The monitor's timings are shortened so
+// startPAF starts the formation and returns once node_1 is primary,
+// node_2 and node_3 its secondaries, and node_1 replicates synchronously to
+// one of them (ANY 1). The monitor's timings are shortened so
 // that a failover takes seconds, not the defaults' minute, but only where a
 // dead node and a slow one differ:
 //
@@ -415,8 +416,9 @@ func (c *pafCluster) waitFor(what string, ok func(*sql.DB) (bool, error), u stri
 }
 
 // TestFailoverAutoFailover: serve given a pg_auto_failover formation's URL
-// (both nodes, target_session_attrs=read-write, as `pg_autoctl show uri`
-// prints it), and a second instance, under reads, writes, both
+// (every node, target_session_attrs=read-write, as `pg_autoctl show uri`
+// prints it; three nodes, number_sync_standbys 1, as docs/failures.md
+// says to configure), and a second instance, under reads, writes, both
 // subscriptions and a webhook endpoint (underLoad, twice on one formation,
 // which takes most of the time to start):
 //
@@ -425,8 +427,10 @@ func (c *pafCluster) waitFor(what string, ok func(*sql.DB) (bool, error), u stri
 //  1. the planned switchover (pgautofailover.perform_failover, what
 //     `pg_autoctl perform switchover` calls): no 500; the 503s (with
 //     Retry-After) while neither node takes writes are counted and logged;
+//     the old primary is never set to wait_primary (asynchronous);
 //  2. then node_2's machine, the primary since, is lost (its keeper and
-//     postmaster killed -9) and the monitor promotes node_1 again.
+//     postmaster killed -9), the monitor promotes node_1 again and node_3
+//     follows it (node_1 primary: synchronous again).
 //
 // Each time: every acknowledged write on the new primary (the formation's
 // standby is synchronous), no subscription event skipped or doubled, no
