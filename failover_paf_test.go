@@ -19,23 +19,31 @@ import (
 	"shipgraph/db/pgembed"
 )
 
+// pafNames names the formation's processes by index: its data directory
+// and log file under the test's directory.
+var pafNames = [...]string{"monitor", "node_1", "node_2", "node_3"}
+
 // pafCluster is a pg_auto_failover formation started by the test: a
-// monitor and two keepers (pg_autoctl), each with its PostgreSQL on a port
-// of 127.0.0.1, run as the postgres OS user when the test runs as root.
+// monitor and three keepers (pg_autoctl), each with its PostgreSQL on a
+// port of 127.0.0.1, run as the postgres OS user when the test runs as
+// root. node_1 and node_2 are failover candidates; node_3 is a quorum
+// standby that is never promoted (candidate priority 0), and the formation
+// waits for one synchronous standby (number_sync_standbys 1).
 type pafCluster struct {
 	t     *testing.T
 	dir   string
 	bin   string
 	cred  *syscall.Credential
-	ports [3]int // monitor, node_1, node_2
-	cmds  [3]*exec.Cmd
-	done  [3]chan struct{}
+	ports [4]int // monitor, node_1, node_2, node_3
+	cmds  [4]*exec.Cmd
+	done  [4]chan struct{}
 	mon   *sql.DB
 	state func(node string) string // reported state, by the monitor
 }
 
-// startPAF starts the formation and returns once node_1 is primary and
-// node_2 its synchronous secondary. The monitor's timings are shortened so
+// startPAF starts the formation and returns once node_1 is primary,
+// node_2 and node_3 its secondaries, and node_1 replicates synchronously to
+// one of them (ANY 1). The monitor's timings are shortened so
 // that a failover takes seconds, not the defaults' minute, but only where a
 // dead node and a slow one differ:
 //
@@ -91,7 +99,7 @@ func startPAF(t *testing.T) *pafCluster {
 			c.stop(i)
 		}
 		if t.Failed() {
-			for _, n := range []string{"monitor", "node_1", "node_2"} {
+			for _, n := range pafNames {
 				b, _ := os.ReadFile(filepath.Join(dir, n+".log"))
 				if len(b) > 3000 {
 					b = b[len(b)-3000:]
@@ -118,10 +126,11 @@ func startPAF(t *testing.T) *pafCluster {
 		t.Fatal(err)
 	}
 	monitorURI := fmt.Sprintf("postgres://autoctl_node@127.0.0.1:%d/pg_auto_failover?sslmode=disable", c.ports[0])
-	node := func(i int) {
-		c.start(i, autoctl, "create", "postgres", "--pgdata", filepath.Join(dir, fmt.Sprintf("node_%d", i)), "--pgport", strconv.Itoa(c.ports[i]),
+	node := func(i int, extra ...string) {
+		args := append([]string{"create", "postgres", "--pgdata", filepath.Join(dir, fmt.Sprintf("node_%d", i)), "--pgport", strconv.Itoa(c.ports[i]),
 			"--hostname", "127.0.0.1", "--listen", "127.0.0.1", "--name", fmt.Sprintf("node_%d", i), "--monitor", monitorURI,
-			"--auth", "trust", "--no-ssl", "--dbname", "shipgraph", "--run")
+			"--auth", "trust", "--no-ssl", "--dbname", "shipgraph", "--run"}, extra...)
+		c.start(i, autoctl, args...)
 	}
 	state := func(name string) string {
 		var s string
@@ -140,15 +149,37 @@ func startPAF(t *testing.T) *pafCluster {
 	})
 	node(1)
 	c.waitFor("node_1 single", func(*sql.DB) (bool, error) { return state("node_1") == "single", nil }, mon)
+	// Both standbys at once (their base backups overlap): node_2 a
+	// failover candidate, node_3 in the replication quorum but never
+	// promoted. With two quorum standbys and number_sync_standbys 1 the
+	// primary stays synchronous while one of them is away or being
+	// promoted: a two-node formation's old primary, its report racing
+	// perform_failover, was set to wait_primary (asynchronous) instead of
+	// draining because its only standby was in prepare_promotion, and
+	// acknowledged writes the promoted node never got.
 	node(2)
-	// pg_basebackup of node_2 waits for a spread checkpoint on node_1
+	node(3, "--candidate-priority", "0", "--replication-quorum", "true")
+	// pg_basebackup of a standby waits for a spread checkpoint on node_1
 	// (minutes on an idle server): an immediate CHECKPOINT finishes it.
 	n1 := c.open(c.url(1, "postgres"))
-	c.waitFor("node_2 secondary", func(*sql.DB) (bool, error) {
+	c.waitFor("node_2 and node_3 secondary", func(*sql.DB) (bool, error) {
 		_, _ = n1.Exec("CHECKPOINT")
-		return state("node_1") == "primary" && state("node_2") == "secondary", nil
+		return state("node_1") == "primary" && state("node_2") == "secondary" && state("node_3") == "secondary", nil
 	}, mon)
-	t.Logf("pg_auto_failover: monitor and two nodes ready in %v", time.Since(begin).Round(time.Millisecond))
+	// What `pg_autoctl set formation number-sync-standbys 1` runs.
+	if _, err := monDB.Exec("SELECT pgautofailover.set_formation_number_sync_standbys('default', 1)"); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("node_1 replicating synchronously to one of two standbys", func(*sql.DB) (bool, error) {
+		var names string
+		if err := n1.QueryRow("SHOW synchronous_standby_names").Scan(&names); err != nil {
+			return false, err
+		}
+		// "ANY 1 (pgautofailover_standby_2, pgautofailover_standby_3)"
+		return strings.HasPrefix(names, "ANY 1 (") && strings.Count(names, "pgautofailover_standby_") == 2 &&
+			state("node_1") == "primary" && c.goal("node_1") == "primary", nil
+	}, mon)
+	t.Logf("pg_auto_failover: monitor and three nodes ready in %v", time.Since(begin).Round(time.Millisecond))
 	return c
 }
 
@@ -184,6 +215,38 @@ func (c *pafCluster) lastEvent() int64 {
 		c.t.Fatal(err)
 	}
 	return id
+}
+
+// eventsSince is the monitor's history after event id since, one line an
+// event.
+func (c *pafCluster) eventsSince(since int64) string {
+	rows, err := c.mon.Query(`SELECT eventtime, nodename, reportedstate::text, goalstate::text, coalesce(description, '')
+		FROM pgautofailover.event WHERE eventid > $1 ORDER BY eventid`, since)
+	if err != nil {
+		return err.Error()
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var at time.Time
+		var node, reported, goal, desc string
+		if err := rows.Scan(&at, &node, &reported, &goal, &desc); err != nil {
+			return err.Error()
+		}
+		fmt.Fprintf(&b, "%s %s reported %s goal %s: %s\n", at.Format(time.StampMilli), node, reported, goal, desc)
+	}
+	return b.String()
+}
+
+// goalSince counts the events after event id since that set node's goal
+// to goal.
+func (c *pafCluster) goalSince(since int64, node, goal string) int {
+	var n int
+	if err := c.mon.QueryRow(`SELECT count(*) FROM pgautofailover.event WHERE eventid > $1
+		AND nodename = $2 AND goalstate::text = $3`, since, node, goal).Scan(&n); err != nil {
+		c.t.Fatal(err)
+	}
+	return n
 }
 
 // unhealthySince counts the times the monitor judged a node unhealthy
@@ -243,9 +306,10 @@ func (c *pafCluster) url(i int, name string) string {
 }
 
 // FormationURL is the formation's URL as `pg_autoctl show uri` gives it:
-// both nodes, target_session_attrs=read-write.
+// every node, target_session_attrs=read-write.
 func (c *pafCluster) FormationURL() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/shipgraph?target_session_attrs=read-write&sslmode=disable", c.ports[2], c.ports[1])
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d/shipgraph?target_session_attrs=read-write&sslmode=disable",
+		c.ports[2], c.ports[1], c.ports[3])
 }
 
 func (c *pafCluster) open(u string) *sql.DB {
@@ -254,7 +318,7 @@ func (c *pafCluster) open(u string) *sql.DB {
 }
 
 func (c *pafCluster) start(i int, name string, args ...string) {
-	logf, err := os.OpenFile(filepath.Join(c.dir, []string{"monitor", "node_1", "node_2"}[i]+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(filepath.Join(c.dir, pafNames[i]+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -298,8 +362,7 @@ func (c *pafCluster) stop(i int) {
 // killPostmaster sends SIGKILL to node i's postmaster (from its
 // postmaster.pid), if one runs.
 func (c *pafCluster) killPostmaster(i int) {
-	names := []string{"monitor", "node_1", "node_2"}
-	b, err := os.ReadFile(filepath.Join(c.dir, names[i], "postmaster.pid"))
+	b, err := os.ReadFile(filepath.Join(c.dir, pafNames[i], "postmaster.pid"))
 	if err != nil {
 		return
 	}
@@ -353,8 +416,9 @@ func (c *pafCluster) waitFor(what string, ok func(*sql.DB) (bool, error), u stri
 }
 
 // TestFailoverAutoFailover: serve given a pg_auto_failover formation's URL
-// (both nodes, target_session_attrs=read-write, as `pg_autoctl show uri`
-// prints it), and a second instance, under reads, writes, both
+// (every node, target_session_attrs=read-write, as `pg_autoctl show uri`
+// prints it; three nodes, number_sync_standbys 1, as docs/failures.md
+// says to configure), and a second instance, under reads, writes, both
 // subscriptions and a webhook endpoint (underLoad, twice on one formation,
 // which takes most of the time to start):
 //
@@ -363,8 +427,10 @@ func (c *pafCluster) waitFor(what string, ok func(*sql.DB) (bool, error), u stri
 //  1. the planned switchover (pgautofailover.perform_failover, what
 //     `pg_autoctl perform switchover` calls): no 500; the 503s (with
 //     Retry-After) while neither node takes writes are counted and logged;
+//     the old primary is never set to wait_primary (asynchronous);
 //  2. then node_2's machine, the primary since, is lost (its keeper and
-//     postmaster killed -9) and the monitor promotes node_1 again.
+//     postmaster killed -9), the monitor promotes node_1 again and node_3
+//     follows it (node_1 primary: synchronous again).
 //
 // Each time: every acknowledged write on the new primary (the formation's
 // standby is synchronous), no subscription event skipped or doubled, no
@@ -401,11 +467,18 @@ func TestFailoverAutoFailover(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.waitFor("node_2 primary", func(*sql.DB) (bool, error) {
-			return c.state("node_2") == "primary" && c.state("node_1") == "secondary", nil
+			return c.state("node_2") == "primary" && c.state("node_1") == "secondary" && c.state("node_3") == "secondary", nil
 		}, c.url(0, "pg_auto_failover"))
 	})
 	r.check(t, c.url(2, "shipgraph"))
 	c.expectPrimary("node_2", "primary")
+	t.Logf("pg_auto_failover: the switchover's events:\n%s", c.eventsSince(since))
+	// The two-node race: the old primary set to wait_primary (synchronous
+	// replication off) during the switchover. node_3 stays a healthy quorum
+	// standby while node_2 is prepare_promotion, so it must not happen.
+	if n := c.goalSince(since, "node_1", "wait_primary"); n > 0 {
+		t.Errorf("pg_auto_failover: the old primary node_1 was set to wait_primary %d time(s) during the switchover (asynchronous, writes may be lost)", n)
+	}
 	// A failover the monitor starts on its own during a planned switchover
 	// means it judged a live node dead: the health check settings above
 	// are then too tight for this machine (logged, the lost writes are
@@ -418,7 +491,12 @@ func TestFailoverAutoFailover(t *testing.T) {
 	since = c.lastEvent()
 	r = underLoad(t, base, keys["acme admin"], func() { c.KillNode(2) })
 	r.check(t, c.url(1, "shipgraph"))
-	c.expectPrimary("node_1", "wait_primary") // node_2 is gone: no synchronous standby
+	// node_3 follows node_1, which is then primary again (synchronous to
+	// node_3, the one quorum standby left) rather than wait_primary.
+	c.waitFor("node_1 primary with node_3 its secondary", func(*sql.DB) (bool, error) {
+		return c.state("node_1") == "primary" && c.state("node_3") == "secondary", nil
+	}, c.url(0, "pg_auto_failover"))
+	t.Logf("pg_auto_failover: the kill's events:\n%s", c.eventsSince(since))
 	if n := c.failoversSince(since); n > 1 {
 		t.Logf("pg_auto_failover: the monitor started %d failovers after the kill, 1 expected", n)
 	}
