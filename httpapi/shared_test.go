@@ -22,6 +22,21 @@ import (
 // database, both counting their limits in the Redis at redisURL, as two
 // servers with the same REDIS_URL would.
 // Their shared limits log to sharedLog.
+// sharedInstances is twoInstances over a Redis of its own, with the
+// default chain but its rate limit (a minute's requests) and live
+// subscriptions a key (0: the default).
+func sharedInstances(t *testing.T, rateLimit, maxPerKey int) (rs *redistest.Server, a, b *instance, keys map[string]string, sharedLog *testkit.Log) {
+	t.Helper()
+	rs = redistest.Start(t)
+	cfg := testkit.Defaults()
+	cfg.RateLimit = rateLimit
+	if maxPerKey > 0 {
+		cfg.Live.MaxPerKey = maxPerKey
+	}
+	a, b, keys, sharedLog = twoInstances(t, rs.URL, cfg)
+	return rs, a, b, keys, sharedLog
+}
+
 func twoInstances(t *testing.T, redisURL string, cfg app.ChainConfig) (a, b *instance, keys map[string]string, sharedLog *testkit.Log) {
 	t.Helper()
 	url, keys := seeded(t)
@@ -45,10 +60,7 @@ const cheap = "/v2/shipments?page[size]=1"
 // spent by requests alternating between them (per process it would be
 // twice that), then both answer 429 with Retry-After.
 func TestSharedRateLimit(t *testing.T) {
-	rs := redistest.Start(t)
-	cfg := testkit.Defaults()
-	cfg.RateLimit = 60 // bursts of 6, then one a second
-	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
+	_, a, b, keys, _ := sharedInstances(t, 60, 0) // bursts of 6, then one a second
 	key := keys["acme/admin"]
 	allowed := 0
 	start := time.Now()
@@ -87,11 +99,7 @@ func TestSharedRateLimit(t *testing.T) {
 // The subscription limit holds over both instances, and a subscription
 // that ends frees its place for either.
 func TestSharedSubscriptionLimit(t *testing.T) {
-	rs := redistest.Start(t)
-	cfg := testkit.Defaults()
-	cfg.RateLimit = 0
-	cfg.Live.MaxPerKey = 2
-	a, b, keys, _ := twoInstances(t, rs.URL, cfg)
+	rs, a, b, keys, _ := sharedInstances(t, 0, 2)
 	key := keys["acme/member"]
 	ca, err := testkit.DialWS(t, a.url, auth(key), nil)
 	if err != nil {
@@ -152,11 +160,7 @@ func TestSharedSubscriptionLimit(t *testing.T) {
 // Redis killed (and before that hung): both instances serve on their own
 // per-process limits, never a 5xx nor a stall, and say so on /metrics.
 func TestSharedLimitsRedisDown(t *testing.T) {
-	rs := redistest.Start(t)
-	cfg := testkit.Defaults()
-	cfg.RateLimit = 60
-	cfg.Live.MaxPerKey = 1
-	a, b, keys, sharedLog := twoInstances(t, rs.URL, cfg)
+	rs, a, b, keys, sharedLog := sharedInstances(t, 60, 1)
 	key := keys["acme/admin"]
 	if r := a.do(t, http.MethodGet, cheap, key, ""); r.status != http.StatusOK {
 		t.Fatalf("with Redis: %d %s", r.status, r.body)
