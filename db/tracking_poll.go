@@ -134,7 +134,9 @@ func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *Tr
 // order) and gives more than one only where GroupsAccounts says so.
 func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(txs []*TrackingTx) error) error {
 	err := db.inRawTx(ctx, "", func(q ext, _ *sql.Tx) error {
-		q, generic := db.preparedIn(q), db.genericPlans()
+		// Generic plans (TrackingTx.Lock) under the same condition as the
+		// grouping: plain PostgreSQL with its statements prepared.
+		q, generic := db.preparedIn(q), db.GroupsAccounts()
 		txs := make([]*TrackingTx, len(accounts))
 		for i, a := range accounts {
 			txs[i] = &TrackingTx{ctx: ctx, q: q, account: a, generic: generic}
@@ -160,11 +162,6 @@ func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(txs 
 // one; behind a pooler each account keeps its own transaction, as it did
 // when the server was asked only on a prepared transaction's connection.
 func (db *DB) GroupsAccounts() bool { return db.plain && !db.pooled }
-
-// genericPlans reports whether a tracking transaction sets plan_cache_mode
-// to force_generic_plan (TrackingTx.Lock): on plain PostgreSQL, where its
-// statements are prepared (not behind a pooler).
-func (db *DB) genericPlans() bool { return db.plain && !db.pooled }
 
 // LockedRequest is a request under a poll's lock.
 type LockedRequest struct {
