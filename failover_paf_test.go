@@ -187,25 +187,7 @@ func startPAF(t *testing.T) *pafCluster {
 // state the monitor assigned or a node reported, with its time, so that a
 // failure shows what the formation did around the writes it lost.
 func (c *pafCluster) logEvents() {
-	rows, err := c.mon.Query(`SELECT eventtime, nodename, reportedstate::text, goalstate::text,
-		coalesce(reportedrepstate, ''), reportedlsn::text, coalesce(description, '')
-		FROM pgautofailover.event ORDER BY eventid`)
-	if err != nil {
-		c.t.Logf("pgautofailover.event: %v", err)
-		return
-	}
-	defer rows.Close()
-	var b strings.Builder
-	for rows.Next() {
-		var at time.Time
-		var node, reported, goal, rep, lsn, desc string
-		if err := rows.Scan(&at, &node, &reported, &goal, &rep, &lsn, &desc); err != nil {
-			c.t.Logf("pgautofailover.event: %v", err)
-			return
-		}
-		fmt.Fprintf(&b, "%s %s reported %s goal %s (%s %s): %s\n", at.Format(time.StampMilli), node, reported, goal, rep, lsn, desc)
-	}
-	c.t.Logf("pg_auto_failover events (the monitor's history, oldest first):\n%s", b.String())
+	c.t.Logf("pg_auto_failover events (the monitor's history, oldest first):\n%s", c.eventsSince(0))
 }
 
 // lastEvent is the id of the monitor's latest event.
@@ -220,7 +202,8 @@ func (c *pafCluster) lastEvent() int64 {
 // eventsSince is the monitor's history after event id since, one line an
 // event.
 func (c *pafCluster) eventsSince(since int64) string {
-	rows, err := c.mon.Query(`SELECT eventtime, nodename, reportedstate::text, goalstate::text, coalesce(description, '')
+	rows, err := c.mon.Query(`SELECT eventtime, nodename, reportedstate::text, goalstate::text,
+		coalesce(reportedrepstate, ''), reportedlsn::text, coalesce(description, '')
 		FROM pgautofailover.event WHERE eventid > $1 ORDER BY eventid`, since)
 	if err != nil {
 		return err.Error()
@@ -229,11 +212,11 @@ func (c *pafCluster) eventsSince(since int64) string {
 	var b strings.Builder
 	for rows.Next() {
 		var at time.Time
-		var node, reported, goal, desc string
-		if err := rows.Scan(&at, &node, &reported, &goal, &desc); err != nil {
+		var node, reported, goal, rep, lsn, desc string
+		if err := rows.Scan(&at, &node, &reported, &goal, &rep, &lsn, &desc); err != nil {
 			return err.Error()
 		}
-		fmt.Fprintf(&b, "%s %s reported %s goal %s: %s\n", at.Format(time.StampMilli), node, reported, goal, desc)
+		fmt.Fprintf(&b, "%s %s reported %s goal %s (%s %s): %s\n", at.Format(time.StampMilli), node, reported, goal, rep, lsn, desc)
 	}
 	return b.String()
 }
@@ -241,9 +224,15 @@ func (c *pafCluster) eventsSince(since int64) string {
 // goalSince counts the events after event id since that set node's goal
 // to goal.
 func (c *pafCluster) goalSince(since int64, node, goal string) int {
+	return c.countSince(since, `nodename = $2 AND goalstate::text = $3`, node, goal)
+}
+
+// countSince counts the monitor's events after event id since that match
+// where (its parameters from $2).
+func (c *pafCluster) countSince(since int64, where string, args ...any) int {
 	var n int
-	if err := c.mon.QueryRow(`SELECT count(*) FROM pgautofailover.event WHERE eventid > $1
-		AND nodename = $2 AND goalstate::text = $3`, since, node, goal).Scan(&n); err != nil {
+	if err := c.mon.QueryRow(`SELECT count(*) FROM pgautofailover.event WHERE eventid > $1 AND `+where,
+		append([]any{since}, args...)...).Scan(&n); err != nil {
 		c.t.Fatal(err)
 	}
 	return n
@@ -252,12 +241,7 @@ func (c *pafCluster) goalSince(since int64, node, goal string) int {
 // unhealthySince counts the times the monitor judged a node unhealthy
 // after event id since.
 func (c *pafCluster) unhealthySince(since int64) int {
-	var n int
-	if err := c.mon.QueryRow(`SELECT count(*) FROM pgautofailover.event WHERE eventid > $1
-		AND description LIKE '%is marked as unhealthy%'`, since).Scan(&n); err != nil {
-		c.t.Fatal(err)
-	}
-	return n
+	return c.countSince(since, `description LIKE '%is marked as unhealthy%'`)
 }
 
 // goal is the state the monitor assigned node.
@@ -272,12 +256,7 @@ func (c *pafCluster) goal(node string) string {
 // failoversSince counts the failovers the monitor started on its own (a
 // node judged unhealthy) after event id since.
 func (c *pafCluster) failoversSince(since int64) int {
-	var n int
-	if err := c.mon.QueryRow(`SELECT count(*) FROM pgautofailover.event WHERE eventid > $1
-		AND goalstate = 'prepare_promotion' AND description LIKE '%became unhealthy%'`, since).Scan(&n); err != nil {
-		c.t.Fatal(err)
-	}
-	return n
+	return c.countSince(since, `goalstate = 'prepare_promotion' AND description LIKE '%became unhealthy%'`)
 }
 
 // expectPrimary: the monitor still reports node in state (primary, or
