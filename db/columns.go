@@ -181,10 +181,12 @@ var pickers = map[string]*picker{
 
 // Select returns the store narrowed to sel: its batch and page reads of
 // the types sel names select only those columns (and their keys). It
-// shares the connection pool with db.
+// shares the connection pool with db, and everything else db holds (a
+// copy of the struct, so a field added later is never left behind).
 func (db *DB) Select(sel model.Selection) *DB {
-	return &DB{db: db.db, q: db.q, sel: sel, url: db.url, pooled: db.pooled, ref: db.ref, r: db.r, w: db.w, noRollups: db.noRollups,
-		plain: db.plain}
+	n := *db
+	n.sel = sel
+	return &n
 }
 
 // cols is the select list of typ under db's selection.

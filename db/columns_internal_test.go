@@ -1,6 +1,7 @@
 package db
 
 import (
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,5 +71,25 @@ func TestPickerMadeListsBounded(t *testing.T) {
 	}
 	if got := p.list([]string{names[1]}, ""); got != p.items["id"]+", "+p.items[names[1]] {
 		t.Errorf("after the bound: %q", got)
+	}
+}
+
+// TestSelectKeepsTheStore: a narrowed store is the store with another
+// selection, every other field the same (fields copied by name once left
+// one behind: the search window).
+func TestSelectKeepsTheStore(t *testing.T) {
+	base := &DB{url: "postgres://x", pooled: true, noRollups: true, searchWindow: 7, plain: true, ref: &refCaches{}, w: &waker{}, r: &router{}}
+	sel := model.Selection{"Container": {"number"}}
+	got := base.Select(sel)
+	if got == base || base.sel != nil {
+		t.Fatal("Select changed the store it narrowed instead of returning another")
+	}
+	if !reflect.DeepEqual(got.sel, sel) {
+		t.Errorf("selection %v, want %v", got.sel, sel)
+	}
+	rest := *got
+	rest.sel = nil
+	if !reflect.DeepEqual(rest, *base) {
+		t.Errorf("Select left a field of the store behind:\n got %+v\nwant %+v", rest, *base)
 	}
 }
