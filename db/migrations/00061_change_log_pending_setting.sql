@@ -21,6 +21,9 @@
 -- adds the account the first time, the deferred trigger removes it when it
 -- numbers the account's rows. Transaction-local as before (a savepoint
 -- rolled back restores the list as it was, with the rows it takes away).
+-- The transport events' log trigger (a poll's most logged rows: 32 of 37 in
+-- a first poll) marks the account itself instead of calling
+-- shipgraph_change_log_pos for each row (1.7 % of the statement time).
 --
 -- shipgraph_change_log_hold does nothing since 00056; list_counts_row and
 -- the rollups' put functions still called it for every account of every
@@ -69,6 +72,31 @@ BEGIN
     -- row's rank (1 … n).
     UPDATE change_log l SET pos = head - n + width_bucket(l.id, ids)
     WHERE l.account_id = NEW.account_id AND l.pos IS NULL AND l.id BETWEEN ids[1] AND ids[n];
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION shipgraph_log_transport_event() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    pending text;
+BEGIN
+    IF current_setting('shipgraph.notify', true) = 'off' THEN
+        RETURN NULL;
+    END IF;
+    -- shipgraph_change_log_pos inlined: one plpgsql call a transport event
+    -- instead of two (the most logged rows of a poll).
+    pending := current_setting('shipgraph.log_pending', true);
+    IF pending IS NULL OR strpos(pending, NEW.account_id::text) = 0 THEN
+        PERFORM set_config('shipgraph.log_pending', coalesce(pending, '') || NEW.account_id::text || ' ', true);
+    END IF;
+    INSERT INTO change_log (account_id, record_type, record_id, op, parent_id, changed, old, new)
+    VALUES (NEW.account_id, 'transport_event', NEW.id, 'INSERT', NEW.container_id, NULL, NULL,
+            jsonb_build_object('event', NEW.event, 'event_at', NEW.event_at, 'timezone', NEW.timezone,
+                               'location_locode', NEW.location_locode, 'voyage_number', NEW.voyage_number,
+                               'data_source', NEW.data_source, 'created_at', NEW.created_at,
+                               'shipment_id', NEW.shipment_id));
     RETURN NULL;
 END
 $$;
@@ -301,4 +329,21 @@ BEGIN
         END IF;
     END LOOP;
 END $$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION shipgraph_log_transport_event() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF current_setting('shipgraph.notify', true) = 'off' THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO change_log (account_id, pos, record_type, record_id, op, parent_id, changed, old, new)
+    VALUES (NEW.account_id, shipgraph_change_log_pos(NEW.account_id), 'transport_event', NEW.id, 'INSERT', NEW.container_id, NULL, NULL,
+            jsonb_build_object('event', NEW.event, 'event_at', NEW.event_at, 'timezone', NEW.timezone,
+                               'location_locode', NEW.location_locode, 'voyage_number', NEW.voyage_number,
+                               'data_source', NEW.data_source, 'created_at', NEW.created_at,
+                               'shipment_id', NEW.shipment_id));
+    RETURN NULL;
+END
+$$;
 -- +goose StatementEnd
