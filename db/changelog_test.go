@@ -670,3 +670,97 @@ func TestDemoActivityAndFeed(t *testing.T) {
 		}
 	}
 }
+
+// A transaction that logs changes of several accounts numbers each
+// account's rows at commit, and a backend keeps no setting per account it
+// wrote: the pending accounts are one setting (migration 00061), where a
+// setting per account stayed in the backend for its life and PostgreSQL
+// sorted all of them for each new one (PostgreSQL 15). On Citus the
+// triggers run on the workers: there the coordinator's backend has none
+// either way.
+func TestChangeLogPendingAccountsOneSetting(t *testing.T) {
+	f := newLogFixture(t)
+	ctx := context.Background()
+	rows, err := f.sql.QueryContext(ctx, `SELECT DISTINCT ON (account_id) account_id, id FROM containers ORDER BY account_id, id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accounts, boxes []string
+	for rows.Next() {
+		var a, c string
+		if err := rows.Scan(&a, &c); err != nil {
+			t.Fatal(err)
+		}
+		accounts, boxes = append(accounts, a), append(boxes, c)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(accounts) < 2 {
+		t.Fatalf("fixture: %d accounts with containers", len(accounts))
+	}
+	conn, err := f.sql.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A setting the backend ever set stays, as '' after its transaction
+	// (current_setting's missing_ok gives NULL only for a name never set);
+	// placeholders are not listed in pg_settings, so each account's old name
+	// is asked.
+	perAccount := func() (names []string) {
+		for _, a := range accounts {
+			var v sql.NullString
+			if err := conn.QueryRowContext(ctx, `SELECT current_setting('shipgraph.log_pos_' || replace($1::text, '-', ''), true)`, a).Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			if v.Valid {
+				names = append(names, a)
+			}
+		}
+		return names
+	}
+	heads := make([]int64, len(accounts))
+	for i, a := range accounts {
+		if heads[i], err = f.store.AccountChangeLogHead(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if kept := perAccount(); len(kept) > 0 {
+		t.Fatalf("settings of accounts %v before the test wrote", kept)
+	}
+	// Every account in one transaction, twice each (the second write finds
+	// its account pending), then each account in one of its own.
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		for i, a := range accounts {
+			exec(t, tx, touch, a, boxes[i])
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range accounts {
+		if _, err := conn.ExecContext(ctx, touch, a, boxes[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if kept := perAccount(); len(kept) > 0 {
+		t.Errorf("the backend keeps a setting for each of accounts %v after writing them", kept)
+	}
+	for i, a := range accounts {
+		var n, unnumbered int
+		var lo, hi int64
+		if err := f.sql.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE pos IS NULL), coalesce(min(pos), 0), coalesce(max(pos), 0)
+			FROM change_log WHERE account_id = $1 AND (pos IS NULL OR pos > $2)`, a, heads[i]).Scan(&n, &unnumbered, &lo, &hi); err != nil {
+			t.Fatal(err)
+		}
+		if n != 3 || unnumbered != 0 || lo != heads[i]+1 || hi != heads[i]+3 {
+			t.Errorf("account %s: %d rows after head %d, %d unnumbered, positions %d–%d; want 3 numbered %d–%d",
+				a, n, heads[i], unnumbered, lo, hi, heads[i]+1, heads[i]+3)
+		}
+	}
+}
