@@ -423,6 +423,7 @@ func (e *Engine) writer() {
 		BatchPolls.Observe(float64(n))
 		e.write(batch)
 		stepWrite.Observe(time.Since(began).Seconds())
+		e.wrote(batch)
 		l.mu.Lock()
 		for _, k := range keys {
 			delete(l.held, k)
@@ -474,6 +475,60 @@ func (l *lanes) take(grouping bool) ([]group, []lane) {
 	slices.SortFunc(batch, func(x, y group) int { return strings.Compare(x.account, y.account) })
 	return batch, keys
 }
+
+// analyzeAfter is how many polls a process writes before it analyzes the
+// tables that have rows and no statistics yet (db.AnalyzeUnanalyzed):
+// enough rows that the sample tells one account from many (ANALYZE keeps
+// a column's distinct values as a count, not as a fraction of the rows,
+// once the rows are more than ten times as many), few enough that the
+// plans made without statistics serve only a new database's first
+// seconds. Autovacuum would come to the same tables within its naptime (a
+// minute by default); until then the write transactions' generic plans
+// and PostgreSQL's foreign-key checks, made over nearly empty tables,
+// take account-wide indexes (docs/tracking.md).
+const analyzeAfter = 50
+
+// wrote counts the batch's written polls and, once the process has
+// written analyzeAfter of them, analyzes the tables without statistics:
+// once a process, in the background (not in a poll's transaction, and
+// not a River job, which would wait behind the queued polls).
+func (e *Engine) wrote(batch []group) {
+	if e.analyzing.Load() {
+		return
+	}
+	n := 0
+	for _, g := range batch {
+		for _, w := range g.ws {
+			if w.a.err == nil && !w.a.res.RequestGone {
+				n++
+			}
+		}
+	}
+	if e.written.Add(int64(n)) < analyzeAfter || !e.analyzing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer close(e.analyzed)
+		ctx, cancel := context.WithTimeout(context.Background(), analyzeTimeout)
+		defer cancel()
+		tables, err := e.store.AnalyzeUnanalyzed(ctx)
+		if err != nil {
+			e.log.Warn("tracking: analyzing the tables without statistics", "err", err)
+			return
+		}
+		if len(tables) > 0 {
+			e.log.Info("tracking: analyzed the tables that had rows and no statistics", "tables", tables)
+		}
+	}()
+}
+
+// analyzeTimeout bounds the one-off analyze (a sample a table).
+const analyzeTimeout = 5 * time.Minute
+
+// Analyzed is closed once this process' one-off analyze of the tables
+// without statistics has ended (after its first analyzeAfter polls
+// written): tests wait on it.
+func (e *Engine) Analyzed() <-chan struct{} { return e.analyzed }
 
 // write applies a batch; when it fails, each account's polls alone, and
 // when those fail, each poll alone, so that one poll's failure (a row the

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -71,6 +72,12 @@ type Engine struct {
 	vessels vessels
 	// turns: the carrier turns of snoozed polls.
 	turns turns
+	// written counts the polls this process wrote, up to analyzeAfter;
+	// analyzing: the one-off analyze started; analyzed is closed when it
+	// ended (apply.go).
+	written   atomic.Int64
+	analyzing atomic.Bool
+	analyzed  chan struct{}
 }
 
 // limited is a connector behind its carrier's rate and concurrency limits.
@@ -122,7 +129,7 @@ func New(c Config, store *db.DB, j *jobs.Engine, log *slog.Logger, opts ...Optio
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{c: c, store: store, log: log, conns: map[string]*limited{}, jobs: j}
+	e := &Engine{c: c, store: store, log: log, conns: map[string]*limited{}, jobs: j, analyzed: make(chan struct{})}
 	for _, k := range c.Carriers {
 		conn, err := newDCSAConnector(k, c.MaxResponse, c.MaxEvents)
 		if err != nil {

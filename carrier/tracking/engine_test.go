@@ -20,6 +20,7 @@ import (
 	"shipgraph/carrier/sim"
 	"shipgraph/carrier/tracking"
 	"shipgraph/db"
+	"shipgraph/db/dbtest"
 	"shipgraph/jobs"
 	"shipgraph/testkit"
 	"shipgraph/testkit/pg"
@@ -768,5 +769,45 @@ func TestLanesWriteAccountsTogether(t *testing.T) {
 	if e.count(`SELECT count(*) FROM (SELECT xmin::text FROM tracking_requests WHERE id = ANY($1)
 		GROUP BY 1 HAVING count(DISTINCT account_id) > 1) x`, pq.StringArray(ids)) == 0 {
 		t.Fatal("every account's polls were written by a transaction of their own")
+	}
+}
+
+// TestFirstPollsAnalyzeNewTables: a new database's tables, never analyzed,
+// get statistics once the engine has written its first polls (the plans
+// made without them take account-wide indexes: docs/tracking.md), without
+// waiting for autovacuum's naptime; the engine's own one-off analyze.
+func TestFirstPollsAnalyzeNewTables(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	stats := func() int {
+		return e.count(`SELECT count(DISTINCT tablename) FROM pg_stats WHERE schemaname = 'public'
+			AND tablename IN ('tracking_requests', 'shipments', 'containers', 'raw_events', 'change_log')`)
+	}
+	if got := stats(); got != 0 {
+		t.Fatalf("%d tracking tables with statistics before any poll, want 0", got)
+	}
+	eng := e.engine(e.config())
+	nums := tracked(e)
+	var ids []string
+	for i := 0; len(ids) < 60; i++ {
+		if i%len(nums) == 0 && i > 0 {
+			e.acct = newAccount(e, i)
+		}
+		n := nums[i%len(nums)]
+		ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
+	}
+	for _, id := range ids {
+		e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" })
+	}
+	select {
+	case <-eng.Analyzed():
+	case <-time.After(2 * time.Minute):
+		t.Fatal("60 polls written and no analyze ended")
+	}
+	if dbtest.Citus(t) {
+		return // nothing is analyzed there (db.AnalyzeUnanalyzed)
+	}
+	if got := stats(); got != 5 {
+		t.Fatalf("%d of the 5 tracking tables with statistics after the analyze, want 5", got)
 	}
 }
