@@ -147,6 +147,17 @@ type ReadOf[V any] struct {
 	name  string
 	index int
 	fetch func(ctx context.Context, s *db.DB, accountID string, ids []string) (map[string]V, error)
+	part  func(ids []string) (db.JointPart, func() map[string]V)
+}
+
+// Part is the read of ids as a part of a joint read (db.ReadJoint), with
+// what makes its values from the part's rows once the joint read ran;
+// nil when the read has no such form.
+func (r *ReadOf[V]) Part(ids []string) (db.JointPart, func() map[string]V) {
+	if r.part == nil {
+		return nil, nil
+	}
+	return r.part(ids)
 }
 
 func (r *ReadOf[V]) Name() string { return r.name }
@@ -204,25 +215,45 @@ func byParent[T any](name string, f func(*db.DB, context.Context, string, []stri
 		if err != nil {
 			return nil, err
 		}
-		m := emptyLists[T](ids)
-		// Rows come grouped by parent (the reads order by it): each
-		// parent's list is its run of rows, sharing their array. Rows of
-		// a parent met again after another's are appended to a copy.
-		for start := 0; start < len(rows); {
-			p := parent(rows[start])
-			end := start + 1
-			for end < len(rows) && parent(rows[end]) == p {
-				end++
-			}
-			if have := m[p]; len(have) > 0 {
-				m[p] = append(have, rows[start:end]...)
-			} else {
-				m[p] = rows[start:end:end]
-			}
-			start = end
-		}
-		return m, nil
+		return groupByParent(ids, rows, parent), nil
 	})
+}
+
+// byParentBatch is byParent over a batch read of the store, which a load
+// plan's level may run together with its other reads in one statement
+// (db.ReadJoint).
+func byParentBatch[T any](name string, b *db.Batch[T], parent func(*T) string) *ReadOf[[]*T] {
+	r := byParent(name, func(s *db.DB, ctx context.Context, acct string, ids []string) ([]*T, error) {
+		return b.Read(ctx, s, acct, ids)
+	}, parent)
+	r.part = func(ids []string) (db.JointPart, func() map[string][]*T) {
+		p := b.Part(ids)
+		return p, func() map[string][]*T { return groupByParent(ids, p.Rows, parent) }
+	}
+	return r
+}
+
+// groupByParent is a to-many read's value: rows by parent key, every id
+// with a (possibly empty) list.
+func groupByParent[T any](ids []string, rows []T, parent func(T) string) map[string][]T {
+	m := emptyLists[T](ids)
+	// Rows come grouped by parent (the reads order by it): each
+	// parent's list is its run of rows, sharing their array. Rows of
+	// a parent met again after another's are appended to a copy.
+	for start := 0; start < len(rows); {
+		p := parent(rows[start])
+		end := start + 1
+		for end < len(rows) && parent(rows[end]) == p {
+			end++
+		}
+		if have := m[p]; len(have) > 0 {
+			m[p] = append(have, rows[start:end]...)
+		} else {
+			m[p] = rows[start:end:end]
+		}
+		start = end
+	}
+	return m
 }
 
 // byLink is a to-many read over a join table.
@@ -232,12 +263,32 @@ func byLink[T any](name string, f func(*db.DB, context.Context, string, []string
 		if err != nil {
 			return nil, err
 		}
-		m := emptyLists[T](ids)
-		for _, r := range rows {
-			m[r.ParentID] = append(m[r.ParentID], r.Item)
-		}
-		return m, nil
+		return groupLinks(ids, rows), nil
 	})
+}
+
+// byLinkBatch is byLink over a batch read of the store, which a load
+// plan's level may run together with its other reads in one statement
+// (db.ReadJoint).
+func byLinkBatch[T any](name string, b *db.LinkBatch[T]) *ReadOf[[]T] {
+	r := byLink(name, func(s *db.DB, ctx context.Context, acct string, ids []string) ([]db.Linked[T], error) {
+		return b.Read(ctx, s, acct, ids)
+	})
+	r.part = func(ids []string) (db.JointPart, func() map[string][]T) {
+		p, links := b.Part(ids)
+		return p, func() map[string][]T { return groupLinks(ids, links()) }
+	}
+	return r
+}
+
+// groupLinks is a read over a join table's value: items by parent id,
+// every id with a (possibly empty) list.
+func groupLinks[T any](ids []string, rows []db.Linked[T]) map[string][]T {
+	m := emptyLists[T](ids)
+	for _, r := range rows {
+		m[r.ParentID] = append(m[r.ParentID], r.Item)
+	}
+	return m
 }
 
 // emptyLists gives every parent an empty (non-nil) list: a parent with no

@@ -29,15 +29,15 @@ var (
 	DocumentRepresentationByID = tenantByID("DocumentRepresentationByID", (*db.DB).DocumentRepresentationsByIDs, func(x *model.DocumentRepresentation) string { return x.ID })
 	DefinitionByID             = tenantByID("DefinitionByID", (*db.DB).CustomFieldDefinitionsByIDs, func(x *model.CustomFieldDefinition) string { return x.ID })
 
-	ContainersByShipmentID       = byParent("ContainersByShipmentID", (*db.DB).ContainersByShipmentIDs, func(x *model.Container) string { return x.ShipmentID })
+	ContainersByShipmentID       = byParentBatch("ContainersByShipmentID", db.ContainersByShipment, func(x *model.Container) string { return x.ShipmentID })
 	ContainerIDsByShipment       = byLink("ContainerIDsByShipment", (*db.DB).ContainerIDsByShipmentIDs)
-	ShipmentsByDocumentID        = byLink("ShipmentsByDocumentID", (*db.DB).ShipmentsByDocumentIDs)
-	ContainersByDocumentID       = byLink("ContainersByDocumentID", (*db.DB).ContainersByDocumentIDs)
+	ShipmentsByDocumentID        = byLinkBatch("ShipmentsByDocumentID", db.ShipmentsByDocument)
+	ContainersByDocumentID       = byLinkBatch("ContainersByDocumentID", db.ContainersByDocument)
 	DocumentsByShipmentID        = byLink("DocumentsByShipmentID", (*db.DB).DocumentsByShipmentIDs)
 	DocumentsByContainerID       = byLink("DocumentsByContainerID", (*db.DB).DocumentsByContainerIDs)
 	DocumentsByEmailSubmissionID = byLink("DocumentsByEmailSubmissionID", (*db.DB).DocumentsByEmailSubmissionIDs)
 	OptionsByDefinitionID        = byParent("OptionsByDefinitionID", (*db.DB).CustomFieldOptionsByDefinitionIDs, func(x *model.CustomFieldOption) string { return x.DefinitionID })
-	CustomFieldsByEntityID       = byParent("CustomFieldsByEntityID", (*db.DB).CustomFieldsByEntityIDs, func(x *model.CustomField) string { return x.EntityID })
+	CustomFieldsByEntityID       = byParentBatch("CustomFieldsByEntityID", db.CustomFieldsByEntity, func(x *model.CustomField) string { return x.EntityID })
 
 	// Webhooks. A notification's reference object is read from
 	// the notification's row (db.WebhookEventsByIDs), one read per type.

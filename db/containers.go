@@ -83,10 +83,15 @@ func (db *DB) ContainersByIDs(ctx context.Context, accountID string, ids []strin
 // ContainersByShipmentIDs reads the containers of shipments; rows carry
 // their shipment id and come in (shipment, created_at, id) order.
 func (db *DB) ContainersByShipmentIDs(ctx context.Context, accountID string, shipmentIDs []string) ([]*model.Container, error) {
-	return byIDs[model.Container](ctx, db.read(accountID),
-		`SELECT `+db.containerColsAt("$2")+` FROM containers c WHERE c.shipment_id = ANY($1) AND c.account_id = $2
-		 ORDER BY c.shipment_id, c.created_at, c.id`, shipmentIDs, accountID)
+	return ContainersByShipment.Read(ctx, db, accountID, shipmentIDs)
 }
+
+// ContainersByShipment is ContainersByShipmentIDs as a batch read that a
+// joint read (ReadJoint) may run with others.
+var ContainersByShipment = newBatch[model.Container](func(db *DB, ids, account string) (string, string) {
+	return db.containerColsAt(account), `FROM containers c WHERE c.shipment_id = ANY(` + ids + `) AND c.account_id = ` + account + `
+		 ORDER BY c.shipment_id, c.created_at, c.id`
+})
 
 // ContainerIDsByShipmentIDs reads only which containers each shipment has
 // (JSON:API linkage), in the order of ContainersByShipmentIDs.
@@ -106,12 +111,22 @@ func (r linkedID) linked() Linked[string] { return Linked[string]{ParentID: r.Pa
 
 // ContainersByDocumentIDs reads the containers linked to documents.
 func (db *DB) ContainersByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Container], error) {
-	return byParentIDs(ctx, db.read(accountID),
-		`SELECT dc.document_id AS parent_id, `+db.containerColsAt("$2")+`
-		 FROM document_containers dc JOIN containers c ON c.account_id = dc.account_id AND c.id = dc.container_id
-		 WHERE dc.document_id = ANY($1) AND dc.account_id = $2
-		 ORDER BY dc.document_id, c.created_at, c.id`, accountID, documentIDs, linkedContainer.linked)
+	cols, rest := containersByDocument(db, "$1", "$2")
+	return byParentIDs(ctx, db.read(accountID), `SELECT `+cols+` `+rest, accountID, documentIDs, linkedContainer.linked)
 }
+
+func containersByDocument(db *DB, ids, account string) (string, string) {
+	return `dc.document_id AS parent_id, ` + db.containerColsAt(account),
+		`FROM document_containers dc JOIN containers c ON c.account_id = dc.account_id AND c.id = dc.container_id
+		 WHERE dc.document_id = ANY(` + ids + `) AND dc.account_id = ` + account + `
+		 ORDER BY dc.document_id, c.created_at, c.id`
+}
+
+// ContainersByDocument is ContainersByDocumentIDs as a batch read that a
+// joint read (ReadJoint) may run with others.
+var ContainersByDocument = newLinkBatch(containersByDocument, func(r *linkedContainer) Linked[*model.Container] {
+	return Linked[*model.Container]{ParentID: r.ParentID, Item: &r.Container}
+})
 
 // ListContainers reads one page of the account's containers.
 func (db *DB) ListContainers(ctx context.Context, accountID string, f model.ContainerFilter, p model.PageRequest) (*model.Page[*model.Container], error) {

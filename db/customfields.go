@@ -348,11 +348,16 @@ func (db *DB) DeleteCustomFieldOption(ctx context.Context, accountID, definition
 // tracking requests, with slug, data type and option labels, in one
 // statement; rows come in (entity, definition display name, id) order.
 func (db *DB) CustomFieldsByEntityIDs(ctx context.Context, accountID string, entityIDs []string) ([]*model.CustomField, error) {
-	return byIDs[model.CustomField](ctx, db.read(accountID),
-		`SELECT `+db.cols("CustomField")+` FROM custom_fields cf`+customFieldFrom+`
-		 WHERE cf.entity_id = ANY($1) AND cf.account_id = $2
-		 ORDER BY cf.entity_id, d.display_name, cf.id`, entityIDs, accountID)
+	return CustomFieldsByEntity.Read(ctx, db, accountID, entityIDs)
 }
+
+// CustomFieldsByEntity is CustomFieldsByEntityIDs as a batch read that a
+// joint read (ReadJoint) may run with others.
+var CustomFieldsByEntity = newBatch[model.CustomField](func(db *DB, ids, account string) (string, string) {
+	return db.cols("CustomField"), `FROM custom_fields cf` + customFieldFrom + `
+		 WHERE cf.entity_id = ANY(` + ids + `) AND cf.account_id = ` + account + `
+		 ORDER BY cf.entity_id, d.display_name, cf.id`
+})
 
 // CustomFieldsByIDs reads values of the account by id (Query.node), with
 // what displaying them needs, as CustomFieldsByEntityIDs does.

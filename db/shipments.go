@@ -71,12 +71,22 @@ func (db *DB) ShipmentsByIDs(ctx context.Context, accountID string, ids []string
 
 // ShipmentsByDocumentIDs reads the shipments linked to documents.
 func (db *DB) ShipmentsByDocumentIDs(ctx context.Context, accountID string, documentIDs []string) ([]Linked[*model.Shipment], error) {
-	return byParentIDs(ctx, db.read(accountID),
-		`SELECT ds.document_id AS parent_id, `+db.shipmentColsAt("$2")+`
-		 FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id
-		 WHERE ds.document_id = ANY($1) AND ds.account_id = $2
-		 ORDER BY ds.document_id, s.created_at, s.id`, accountID, documentIDs, linkedShipment.linked)
+	cols, rest := shipmentsByDocument(db, "$1", "$2")
+	return byParentIDs(ctx, db.read(accountID), `SELECT `+cols+` `+rest, accountID, documentIDs, linkedShipment.linked)
 }
+
+func shipmentsByDocument(db *DB, ids, account string) (string, string) {
+	return `ds.document_id AS parent_id, ` + db.shipmentColsAt(account),
+		`FROM document_shipments ds JOIN shipments s ON s.account_id = ds.account_id AND s.id = ds.shipment_id
+		 WHERE ds.document_id = ANY(` + ids + `) AND ds.account_id = ` + account + `
+		 ORDER BY ds.document_id, s.created_at, s.id`
+}
+
+// ShipmentsByDocument is ShipmentsByDocumentIDs as a batch read that a
+// joint read (ReadJoint) may run with others.
+var ShipmentsByDocument = newLinkBatch(shipmentsByDocument, func(r *linkedShipment) Linked[*model.Shipment] {
+	return Linked[*model.Shipment]{ParentID: r.ParentID, Item: &r.Shipment}
+})
 
 // ListShipments reads one page of the account's shipments.
 func (db *DB) ListShipments(ctx context.Context, accountID string, f model.ShipmentFilter, p model.PageRequest) (*model.Page[*model.Shipment], error) {

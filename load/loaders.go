@@ -62,7 +62,8 @@ type Loaders struct {
 	TransportEventIDsByContainer *Loader[[]string] // linkage alone
 	RawEventIDsByContainer       *Loader[[]string] // linkage alone
 
-	reads []anyLoader // by catalog.Read.Index
+	reads   []anyLoader // by catalog.Read.Index
+	account string      // the account every read is scoped to
 
 	// gen counts the writes of the request: a loader cleared after a
 	// write starts a new generation, and the plan attaches relationships
@@ -94,7 +95,7 @@ var DefaultLoaderConfig = LoaderConfig{Wait: 250 * time.Microsecond, MaxBatch: 1
 // store narrowed to the request's columns (plan.go), decided before the
 // first read.
 func NewLoaders(store *db.DB, accountID string, cfg LoaderConfig) *Loaders {
-	l := &Loaders{store: store, reads: make([]anyLoader, len(catalog.Reads()))}
+	l := &Loaders{store: store, account: accountID, reads: make([]anyLoader, len(catalog.Reads()))}
 	cfg.gen = &l.gen
 	for _, b := range bindings {
 		b(l, accountID, cfg)
@@ -150,6 +151,7 @@ func bind[V any](read *catalog.ReadOf[V], field func(*Loaders) **Loader[V]) func
 		ld := newLoader(func(ctx context.Context, ids []string) (map[string]V, error) {
 			return read.Fetch(ctx, l.Store(ctx), accountID, ids)
 		}, cfg)
+		ld.part = read.Part
 		*field(l) = ld
 		l.reads[read.Index()] = ld
 	}
@@ -189,6 +191,7 @@ func (l *Loaders) Store(ctx context.Context) *db.DB {
 // for the request.
 type Loader[V any] struct {
 	fetch    func(context.Context, []string) (map[string]V, error)
+	part     func(ids []string) (db.JointPart, func() map[string]V) // the read as a part of a joint read
 	maxBatch int
 	wait     time.Duration
 	gen      *atomic.Uint32

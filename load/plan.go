@@ -3,10 +3,12 @@ package load
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
 	"shipgraph/catalog"
+	"shipgraph/db"
 	"shipgraph/model"
 )
 
@@ -180,24 +182,61 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 				}
 			}
 		}
-		// One LoadAll per loader, all loaders of the level at once: the
-		// last one with keys runs on this goroutine.
-		var wg sync.WaitGroup
-		errs := make([]error, len(order))
-		last := -1
-		for i, id := range order {
-			if len(batches[id].keys) > 0 {
-				last = i
+		// The loaders of the level whose reads can share a statement
+		// (db.ReadJoint) read in pairs, in the catalogue's order of
+		// reads (one statement text per pair); one left over reads
+		// alone.
+		type joint struct {
+			id   int
+			part db.JointPart
+			keep func() found
+			b    *batch
+		}
+		var joints []joint
+		for _, id := range order {
+			b := batches[id]
+			if len(b.keys) == 0 {
+				continue
+			}
+			if part, keep := b.ld.jointAny(b.keys); part != nil {
+				joints = append(joints, joint{id, part, keep, b})
 			}
 		}
-		for i, id := range order {
+		slices.SortFunc(joints, func(x, y joint) int { return x.id - y.id })
+		joints = joints[:len(joints)/2*2]
+		paired := make(map[*batch]bool, len(joints))
+		for _, j := range joints {
+			paired[j.b] = true
+		}
+		// Every read of the level at once, a pair being one: the last
+		// one runs on this goroutine.
+		var runs []func() error
+		for _, id := range order {
 			b := batches[id]
-			switch {
-			case len(b.keys) == 0:
-			case i == last:
-				b.got, errs[i] = b.ld.loadAny(ctx, b.keys)
-			default:
-				wg.Go(func() { b.got, errs[i] = b.ld.loadAny(ctx, b.keys) })
+			if len(b.keys) > 0 && !paired[b] {
+				runs = append(runs, func() (err error) {
+					b.got, err = b.ld.loadAny(ctx, b.keys)
+					return err
+				})
+			}
+		}
+		for i := 0; i < len(joints); i += 2 {
+			x, y := joints[i], joints[i+1]
+			runs = append(runs, func() error {
+				if err := l.readJoint(ctx, x.part, y.part); err != nil {
+					return err
+				}
+				x.b.got, y.b.got = x.keep(), y.keep()
+				return nil
+			})
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, len(runs))
+		for i, run := range runs {
+			if i == len(runs)-1 {
+				errs[i] = run()
+			} else {
+				wg.Go(func() { errs[i] = run() })
 			}
 		}
 		wg.Wait()
@@ -247,6 +286,16 @@ func (l *Loaders) run(ctx context.Context, rows []any, plan *Plan) error {
 		l.mu.Unlock()
 	}
 	return nil
+}
+
+// readJoint runs a and b, batch reads of two loaders, as one statement,
+// as LoadAll runs one loader's: the request's context checked first, the
+// statement itself not watched (docs/decisions.md).
+func (l *Loaders) readJoint(ctx context.Context, a, b db.JointPart) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return l.Store(ctx).ReadJoint(context.WithoutCancel(ctx), l.account, a, b)
 }
 
 // oneResource is the resource of rows when they are all records of one

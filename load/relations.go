@@ -2,6 +2,8 @@ package load
 
 import (
 	"context"
+
+	"shipgraph/db"
 )
 
 // The relationships the plan loads are the catalogue's (catalog/): each
@@ -13,6 +15,11 @@ import (
 // anyLoader is a Loader of any value type, as the plan drives it.
 type anyLoader interface {
 	loadAny(ctx context.Context, keys []string) (found, error)
+	// jointAny is loadAny as a part of a joint read (db.ReadJoint): the
+	// part, and what keeps and returns its values once the read ran;
+	// nil when the loader's read has no such form, or its keys are not
+	// one fresh batch (some already read, or more than one batch).
+	jointAny(keys []string) (db.JointPart, func() found)
 }
 
 // found is what a loader found for the keys it was given.
@@ -34,4 +41,47 @@ func (x *Loader[V]) loadAny(ctx context.Context, keys []string) (found, error) {
 		return nil, err
 	}
 	return foundOf[V](got), nil
+}
+
+func (x *Loader[V]) jointAny(keys []string) (db.JointPart, func() found) {
+	if x.part == nil || len(keys) > x.maxBatch {
+		return nil, nil
+	}
+	x.mu.Lock()
+	for _, k := range keys {
+		if _, ok := x.vals[k]; ok || x.absent[k] {
+			x.mu.Unlock()
+			return nil, nil
+		}
+	}
+	x.mu.Unlock()
+	part, values := x.part(keys)
+	if part == nil {
+		return nil, nil
+	}
+	return part, func() found {
+		got := values()
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		for _, k := range keys {
+			if v, ok := got[k]; ok {
+				x.keep(k, v, len(keys))
+			} else {
+				if x.absent == nil {
+					x.absent = map[string]bool{}
+				}
+				x.absent[k] = true
+			}
+		}
+		if allIn(got, keys) {
+			return foundOf[V](got)
+		}
+		out := make(foundOf[V], len(keys))
+		for _, k := range keys {
+			if v, ok := x.vals[k]; ok {
+				out[k] = v
+			}
+		}
+		return out
+	}
 }
