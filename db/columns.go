@@ -29,11 +29,6 @@ type picker struct {
 	made  sync.Map
 	madeN atomic.Int32
 	base  int // the items of all: order[:base] (the rest are optional)
-	// packed are the columns a narrowed list selects in one packed
-	// column (pack.go), by output name; raw their expressions as they
-	// are (before textForm).
-	packed map[string]bool
-	raw    map[string]string
 }
 
 // maxMadeLists bounds a picker's made lists (selections are chosen by
@@ -52,8 +47,7 @@ func (p *picker) optional(list string) *picker {
 }
 
 func newPicker(list string, keys ...string) *picker {
-	p := &picker{all: list, items: map[string]string{}, keys: map[string]bool{}, packed: map[string]bool{},
-		raw: map[string]string{}}
+	p := &picker{all: list, items: map[string]string{}, keys: map[string]bool{}}
 	for _, it := range splitSelect(list) {
 		name := outputName(it)
 		p.order = append(p.order, name)
@@ -91,9 +85,9 @@ func (p *picker) textForm(out string, names ...string) *picker {
 		if !ok {
 			panic("db: " + name + " is not a column of " + p.all)
 		}
-		expr := itemExpr(it)
-		if _, ok := p.raw[name]; !ok {
-			p.raw[name] = expr
+		expr := it
+		if j := strings.LastIndex(it, " AS "); j >= 0 {
+			expr = strings.TrimSpace(it[:j])
 		}
 		p.items[name] = out + "(" + expr + ") AS " + name
 	}
@@ -102,30 +96,6 @@ func (p *picker) textForm(out string, names ...string) *picker {
 		items[i] = p.items[name]
 	}
 	p.all = strings.Join(items, ", ")
-	return p
-}
-
-// itemExpr is a select item's expression, without its "AS name".
-func itemExpr(item string) string {
-	if j := strings.LastIndex(item, " AS "); j >= 0 {
-		return strings.TrimSpace(item[:j])
-	}
-	return item
-}
-
-// packs names the columns a narrowed list selects packed into one column
-// (pack.go): columns that never hold free text (uuids, timestamps,
-// numbers, booleans, codes), read into fields the row reader stores from
-// text (packable). id is never packed: page statements order their union
-// by it. TestPackedColumnsReadAsPlainColumns reads each type's packed
-// list against its plain one.
-func (p *picker) packs(names ...string) *picker {
-	for _, name := range names {
-		if _, ok := p.items[name]; !ok || name == "id" {
-			panic("db: " + name + " cannot be packed in " + p.all)
-		}
-		p.packed[name] = true
-	}
 	return p
 }
 
@@ -141,7 +111,7 @@ func (p *picker) list(want []string, param string) string {
 	if s, ok := p.made.Load(key); ok {
 		return s.(string)
 	}
-	s := p.build(want, param, true)
+	s := p.build(want, param)
 	if p.madeN.Load() < maxMadeLists && p.madeN.Add(1) <= maxMadeLists {
 		p.made.Store(key, s)
 	}
@@ -164,47 +134,19 @@ func listKey(want []string, param string) string {
 	return b.String()
 }
 
-// build makes list's select list, with pack its packable columns packed.
-func (p *picker) build(want []string, param string, pack bool) string {
+// build makes list's select list.
+func (p *picker) build(want []string, param string) string {
 	set := make(map[string]bool, len(want))
 	for _, w := range want {
 		set[w] = true
 	}
 	var b strings.Builder
-	item := func(it string) {
-		if b.Len() > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(it)
-	}
-	var packed []string
 	for _, name := range p.order {
 		if p.keys[name] || set[name] {
-			if pack && p.packed[name] {
-				packed = append(packed, name)
-				continue
+			if b.Len() > 0 {
+				b.WriteString(", ")
 			}
-			item(p.items[name])
-		}
-	}
-	// Two or more packable columns go in one packed column: one value a
-	// row from lib/pq instead of one each.
-	name, ok := "", len(packed) > 1
-	if ok {
-		name, ok = packName(packed)
-	}
-	if ok {
-		exprs := make([]string, len(packed))
-		for i, n := range packed {
-			exprs[i] = p.raw[n]
-			if exprs[i] == "" {
-				exprs[i] = itemExpr(p.items[n])
-			}
-		}
-		item(packItem(exprs, name))
-	} else {
-		for _, n := range packed {
-			item(p.items[n])
+			b.WriteString(p.items[name])
 		}
 	}
 	if param == "" {
@@ -225,20 +167,16 @@ func (p *picker) build(want []string, param string, pack bool) string {
 var pickers = map[string]*picker{
 	"Shipment": newPicker(shipmentCols, "id").optional(shipmentContainerIDsCol).
 		textForm("timestamptz_out", shipmentTimestamps...).
-		textForm("textout", shipmentTexts...).
-		packs(shipmentPacked...),
+		textForm("textout", shipmentTexts...),
 	"Container": newPicker(containerCols, "id", "shipment_id").optional(containerJourneyCols).
 		textForm("timestamptz_out", containerTimestamps...).
-		textForm("textout", containerTexts...).
-		packs(containerPacked...),
+		textForm("textout", containerTexts...),
 	"Document": newPicker(documentCols, "id").
 		textForm("timestamptz_out", "created_at", "updated_at").
-		textForm("textout", documentTexts...).
-		packs("created_at", "updated_at"),
-	"Terminal": newPicker(terminalCols, "id"),
-	"Port":     newPicker(portCols, "id"),
-	"CustomField": newPicker(customFieldCols, "id", "entity_id", "api_slug").
-		packs(customFieldPacked...),
+		textForm("textout", documentTexts...),
+	"Terminal":    newPicker(terminalCols, "id"),
+	"Port":        newPicker(portCols, "id"),
+	"CustomField": newPicker(customFieldCols, "id", "entity_id", "api_slug"),
 }
 
 // Select returns the store narrowed to sel: its batch and page reads of
@@ -313,21 +251,6 @@ var (
 		"port_of_discharge_locode", "port_of_discharge_name", "destination_locode", "destination_name",
 		"customer_name", "pod_vessel_name", "pod_vessel_imo", "pod_voyage_number", "pol_timezone", "pod_timezone",
 		"destination_timezone", "line_tracking_stopped_reason"}
-
-	// The columns narrowed lists pack (packs): uuids, timestamps,
-	// numbers, booleans and codes; names, numbers and anything else a
-	// user typed stay columns of their own.
-	containerPacked = append([]string{"account_id", "shipment_id", "pod_terminal_id", "pickup_facility_id",
-		"equipment_type", "equipment_length", "equipment_height", "weight_in_lbs", "availability_known",
-		"available_for_pickup", "pod_timezone", "final_destination_timezone", "empty_terminated_timezone",
-		"pod_rail_carrier_scac", "ind_rail_carrier_scac", "current_status"}, containerTimestamps...)
-	shipmentPacked = append([]string{"account_id", "shipping_line_id", "shipping_line_scac", "port_of_lading_id",
-		"port_of_lading_locode", "port_of_discharge_id", "port_of_discharge_locode", "destination_port_id",
-		"destination_metro_area_id", "destination_locode", "pod_terminal_id", "destination_terminal_id",
-		"destination_rail_terminal_id", "pol_timezone", "pod_timezone", "destination_timezone",
-		"line_tracking_stopped_by_user_id", "customer_id"}, shipmentTimestamps...)
-	customFieldPacked = []string{"account_id", "definition_id", "shipment_id", "container_id", "tracking_request_id",
-		"entity_id", "created_at", "updated_at", "api_slug", "data_type", "reference_type"}
 
 	documentTexts = []string{"name", "document_type", "document_type_manual", "classification_notes", "source",
 		"file_name", "file_content_type"}

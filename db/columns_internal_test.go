@@ -59,7 +59,7 @@ func TestPickerMadeListsBounded(t *testing.T) {
 	names := OutputNames(portCols)
 	for i := 0; i < maxMadeLists+50; i++ {
 		want := []string{names[1], "unknown" + strconv.Itoa(i)} // a new shape each time
-		if got, want := p.list(want, ""), p.build(want, "", true); got != want {
+		if got, want := p.list(want, ""), p.build(want, ""); got != want {
 			t.Fatalf("shape %d: %q, want %q", i, got, want)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/jmoiron/sqlx"
 
@@ -135,18 +134,9 @@ func (t *TrackingTx) QueryRow(query string, args ...any) *sqlx.Row {
 // account placeholder as the row's own account) with their columns in
 // text form, against the plain lists of Columns.
 var TextFormCols = map[string]string{
-	"Shipment":  pickers["Shipment"].build(pickers["Shipment"].order, "s.account_id", false),
-	"Container": pickers["Container"].build(pickers["Container"].order, "c.account_id", false),
-	"Document":  pickers["Document"].build(pickers["Document"].order, "", false),
-}
-
-// PackedCols are the pickers' whole lists as a narrowed read selects them
-// (list): optional items included, the packable columns packed (pack.go).
-var PackedCols = map[string]string{
-	"Shipment":    pickers["Shipment"].list(pickers["Shipment"].order, "s.account_id"),
-	"Container":   pickers["Container"].list(pickers["Container"].order, "c.account_id"),
-	"Document":    pickers["Document"].list(pickers["Document"].order, ""),
-	"CustomField": pickers["CustomField"].list(pickers["CustomField"].order, ""),
+	"Shipment":  pickers["Shipment"].list(pickers["Shipment"].order, "s.account_id"),
+	"Container": pickers["Container"].list(pickers["Container"].order, "c.account_id"),
+	"Document":  pickers["Document"].list(pickers["Document"].order, ""),
 }
 
 // ScanPlans reads query's rows through the row plans.
@@ -166,32 +156,4 @@ func ShipmentPage(accountID string, f model.ShipmentFilter, p model.PageRequest)
 		return "", nil, err
 	}
 	return st.query, st.args, nil
-}
-
-// ScanPlansSQL reads query's rows through the row plans on database/sql's
-// path (the raw path's fallback).
-func ScanPlansSQL[R any](ctx context.Context, d *DB, query string, args ...any) (out []R, err error) {
-	_, err = scanSQLRows(ctx, d.q, func(v *R) { out = append(out, *v) }, false, query, args...)
-	return out, err
-}
-
-// ReadPacked reads text, a packed column holding names, into a value of R
-// as the row reader reads such a column.
-func ReadPacked[R any](names []string, text string) (R, error) {
-	var v R
-	name, ok := packName(names)
-	if !ok {
-		return v, errors.New("db: no pack name")
-	}
-	plan, err := planFor(reflect.TypeFor[R](), []string{name})
-	if err != nil {
-		return v, err
-	}
-	cols, err := newColDests(plan, func(int) (string, error) { return "CSTRING", nil })
-	if err != nil {
-		return v, err
-	}
-	cols[0].p = unsafe.Pointer(&v)
-	err = cols[0].store([]byte(text))
-	return v, err
 }

@@ -41,7 +41,6 @@ type scanCol struct {
 	offset uintptr
 	kind   scanKind
 	typ    reflect.Type // the field's type, for scanOther
-	pack   []scanCol    // the fields of a packed column (pack.go), by their own offsets
 }
 
 type scanKind uint8
@@ -62,7 +61,6 @@ const (
 	scanStrings  // pq.StringArray: one-dimensional text arrays parsed here
 	scanUUID     // a string field read from bytes: a uuid or a text form column (see slabs.str)
 	scanTimeText // a time.Time field read from a text form column (parseTimestamp)
-	scanPacked   // a packed column (pack.go): its fields in pack, the column's offset 0
 )
 
 type planKey struct {
@@ -107,39 +105,17 @@ func planFor(t reflect.Type, columns []string) (*scanPlan, error) {
 			fields[name] = f
 		}
 	}
-	col := func(c string) (scanCol, error) {
+	p = &scanPlan{cols: make([]scanCol, len(columns))}
+	for i, c := range columns {
 		f, ok := fields[c]
 		if !ok {
-			return scanCol{}, fmt.Errorf("missing destination name %s in %s", c, t)
+			return nil, fmt.Errorf("missing destination name %s in %s", c, t)
 		}
 		offset, ok := fieldOffset(t, f.Index)
 		if !ok {
-			return scanCol{}, fmt.Errorf("db: field %s of %s is reached through a pointer", f.Name, t)
+			return nil, fmt.Errorf("db: field %s of %s is reached through a pointer", f.Name, t)
 		}
-		return scanCol{offset: offset, kind: kindOf(f.Type), typ: f.Type}, nil
-	}
-	p = &scanPlan{cols: make([]scanCol, len(columns))}
-	for i, c := range columns {
-		if names := packNames(c); names != nil {
-			pc := scanCol{kind: scanPacked, pack: make([]scanCol, len(names))}
-			for j, name := range names {
-				sc, err := col(name)
-				if err != nil {
-					return nil, err
-				}
-				if !packable(sc.kind) {
-					return nil, fmt.Errorf("db: field %s of %s cannot be read from a packed column", name, t)
-				}
-				pc.pack[j] = sc
-			}
-			p.cols[i] = pc
-			continue
-		}
-		sc, err := col(c)
-		if err != nil {
-			return nil, err
-		}
-		p.cols[i] = sc
+		p.cols[i] = scanCol{offset: offset, kind: kindOf(f.Type), typ: f.Type}
 	}
 	scanPlans.Lock()
 	if scanPlans.m == nil {
@@ -221,11 +197,9 @@ var scannerType = reflect.TypeFor[sql.Scanner]()
 
 // colDest stores one column of the current row into its field.
 type colDest struct {
-	col     *scanCol
-	p       unsafe.Pointer // the field (a packed column's: the row)
-	slabs   *slabs
-	subs    []colDest // a packed column's fields (pack.go)
-	scratch []byte    // a packed field's unescaped text
+	col   *scanCol
+	p     unsafe.Pointer // the field
+	slabs *slabs
 }
 
 // slabs hand out the values the pointer fields of a result point to, a
@@ -348,8 +322,6 @@ func (d *colDest) Scan(src any) error {
 		}
 	case scanStrings:
 		return d.slabs.stringArray((*pq.StringArray)(d.p), src)
-	case scanPacked:
-		return d.storePacked(src)
 	default:
 		return fmt.Errorf("db: colDest of kind %d", d.col.kind)
 	}
@@ -642,14 +614,6 @@ func newColDests(plan *scanPlan, typeName func(i int) (string, error)) ([]colDes
 		cols[i].col = &plan.cols[i]
 		cols[i].slabs = s
 		kind := plan.cols[i].kind
-		if kind == scanPacked {
-			subs := make([]colDest, len(plan.cols[i].pack))
-			for j := range subs {
-				subs[j] = colDest{col: &plan.cols[i].pack[j], slabs: s}
-			}
-			cols[i].subs = subs
-			continue
-		}
 		if kind != scanString && kind != scanTime {
 			continue
 		}
