@@ -17,6 +17,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"shipgraph/model"
 )
 
 // Rows are read into db-tagged structs as sqlx reads them (a column maps
@@ -61,6 +63,7 @@ const (
 	scanStrings  // pq.StringArray: one-dimensional text arrays parsed here
 	scanUUID     // a string field read from bytes: a uuid or a text form column (see slabs.str)
 	scanTimeText // a time.Time field read from a text form column (parseTimestamp)
+	scanJSON     // model.JSON: its bytes copied into the result's chunk (slabs.bytes)
 )
 
 type planKey struct {
@@ -148,9 +151,14 @@ func fieldOffset(t reflect.Type, index []int) (uintptr, bool) {
 
 var stringArrayType = reflect.TypeFor[pq.StringArray]()
 
+var jsonType = reflect.TypeFor[model.JSON]()
+
 func kindOf(t reflect.Type) scanKind {
 	if t == stringArrayType {
 		return scanStrings
+	}
+	if t == jsonType {
+		return scanJSON
 	}
 	if reflect.PointerTo(t).Implements(scannerType) {
 		return scanOther
@@ -232,6 +240,23 @@ func (s *slabs) str(b []byte) string {
 	i := len(s.text)
 	s.text = append(s.text, b...)
 	return unsafe.String(&s.text[i], len(b))
+}
+
+// bytes returns a copy of b in the result's shared chunk (str's), as
+// model.JSON.Scan copies a jsonb value (nil for none): one allocation per
+// chunk instead of one per value (a dashboard's custom field values).
+// Its capacity is its length, so appending to it copies it instead of
+// writing over the next value.
+func (s *slabs) bytes(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	if cap(s.text)-len(s.text) < len(b) {
+		s.text = make([]byte, 0, max(min(2*cap(s.text), 4096), 512, len(b)))
+	}
+	i := len(s.text)
+	s.text = append(s.text, b...)
+	return s.text[i:len(s.text):len(s.text)]
 }
 
 type slab[T any] struct{ buf []T }
@@ -322,6 +347,12 @@ func (d *colDest) Scan(src any) error {
 		}
 	case scanStrings:
 		return d.slabs.stringArray((*pq.StringArray)(d.p), src)
+	case scanJSON:
+		if b, ok := src.([]byte); ok {
+			*(*model.JSON)(d.p) = d.slabs.bytes(b)
+			return nil
+		}
+		return (*model.JSON)(d.p).Scan(src)
 	default:
 		return fmt.Errorf("db: colDest of kind %d", d.col.kind)
 	}

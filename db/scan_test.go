@@ -367,3 +367,36 @@ func BenchmarkRowReaderTextForm(b *testing.B) {
 		}
 	}
 }
+
+// jsonb values are copied into a chunk the result's values share
+// (slabs.bytes) instead of one allocation each: each read as
+// model.JSON.Scan reads it (NULL as nil), and appending to one value
+// copies it rather than writing over the next value in the chunk.
+func TestJSONValuesShareAChunkSafely(t *testing.T) {
+	d := openDB(t)
+	ctx := context.Background()
+	type row struct {
+		Value model.JSON `db:"value"`
+	}
+	const query = `SELECT v::jsonb AS value FROM (VALUES (1, '{"a": 1}'), (2, '[2]'), (3, NULL), (4, '"x"')) t(n, v) ORDER BY n`
+	raw, err := db.ScanPlans[row](ctx, d, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, viaSqlx, err := db.ScanBoth[row](ctx, d, query) // the raw path and database/sql's agree
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(raw, viaSqlx) || !reflect.DeepEqual(plans, viaSqlx) {
+		t.Fatalf("read %q and %q, model.JSON.Scan through sqlx %q", raw, plans, viaSqlx)
+	}
+	if raw[2].Value != nil {
+		t.Fatalf("NULL read as %q, want nil", raw[2].Value)
+	}
+	for _, rows := range [][]row{raw, plans} {
+		_ = append(rows[0].Value, "xxxxxxxx"...)
+		if string(rows[1].Value) != "[2]" {
+			t.Fatalf("appending to the first value changed the second: %q", rows[1].Value)
+		}
+	}
+}
