@@ -283,16 +283,7 @@ func (x *Loader[V]) LoadAll(ctx context.Context, keys []string) (map[string]V, e
 		if err != nil {
 			return nil, err
 		}
-		for _, k := range chunk {
-			if v, ok := got[k]; ok {
-				x.keep(k, v, len(keys))
-			} else {
-				if x.absent == nil {
-					x.absent = map[string]bool{}
-				}
-				x.absent[k] = true
-			}
-		}
+		x.remember(chunk, got, len(keys))
 	}
 	if fresh && allIn(got, keys) {
 		// One read of every key: its answer is the result (a map of
@@ -310,6 +301,21 @@ func (x *Loader[V]) LoadAll(ctx context.Context, keys []string) (map[string]V, e
 
 // allIn reports whether every key of got is one of keys (a read may
 // answer a key in another spelling: upper-case uuids come back lower-case).
+// remember keeps what got has of keys and marks the rest absent (x.mu
+// held); n is the request's key count (keep's bound).
+func (x *Loader[V]) remember(keys []string, got map[string]V, n int) {
+	for _, k := range keys {
+		if v, ok := got[k]; ok {
+			x.keep(k, v, n)
+		} else {
+			if x.absent == nil {
+				x.absent = map[string]bool{}
+			}
+			x.absent[k] = true
+		}
+	}
+}
+
 func allIn[V any](got map[string]V, keys []string) bool {
 	if len(got) > len(keys) {
 		return false

@@ -63,16 +63,7 @@ func (x *Loader[V]) jointAny(keys []string) (db.JointPart, func() found) {
 		got := values()
 		x.mu.Lock()
 		defer x.mu.Unlock()
-		for _, k := range keys {
-			if v, ok := got[k]; ok {
-				x.keep(k, v, len(keys))
-			} else {
-				if x.absent == nil {
-					x.absent = map[string]bool{}
-				}
-				x.absent[k] = true
-			}
-		}
+		x.remember(keys, got, len(keys))
 		if allIn(got, keys) {
 			return foundOf[V](got)
 		}
