@@ -141,7 +141,7 @@ func TestFailoverPromote(t *testing.T) {
 type loadResult struct {
 	base, key string
 	probe     *liveProbe
-	outageEnd time.Time   // when the first write that succeeded after the kill began
+	outageEnd time.Time   // when the first write that succeeded after the last failed one began
 	killedAt  time.Time   // when kill was called
 	acked     []string    // webhook ids whose creation was answered 201
 	ackedAt   []time.Time // when each was answered (acked[i] at ackedAt[i])
@@ -212,6 +212,8 @@ func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 		failed    atomic.Bool  // a write failed after the kill
 		firstOK   = make(chan time.Duration, 1)
 		okStart   atomic.Int64 // unix nanos: when the first write that succeeded after the kill began
+		lastFail  atomic.Int64 // unix nanos: when the last write that failed after the kill was answered
+		okStarts  []int64      // unix nanos: when each write that succeeded after the kill began (mu)
 		stop      = make(chan struct{})
 		wg        sync.WaitGroup
 		writes    atomic.Int64
@@ -227,6 +229,7 @@ func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 			n503.Add(1)
 			if killed.Load() != 0 && strings.HasPrefix(what, "POST") {
 				failed.Store(true)
+				lastFail.Store(time.Now().UnixNano())
 			}
 		case status >= 200 && status < 300:
 			return true
@@ -267,6 +270,9 @@ func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 				mu.Lock()
 				acked = append(acked, doc.Data.ID)
 				ackedAt = append(ackedAt, time.Now())
+				if k := killed.Load(); k != 0 && started > k {
+					okStarts = append(okStarts, started)
+				}
 				mu.Unlock()
 				writes.Add(1)
 				// Read-your-writes (from a replica once it replayed
@@ -345,7 +351,20 @@ func underLoad(t *testing.T, base, key string, kill func()) *loadResult {
 	wg.Wait()
 	t.Logf("kill (and promote) returned after %v, kill to first write %v, %d writes acknowledged, %d answers 503, /readyz down meanwhile: %v",
 		promoted.Round(time.Millisecond), recovered.Round(time.Millisecond), writes.Load(), n503.Load(), readyDown.Load())
-	return &loadResult{base: base, key: key, probe: probe, outageEnd: time.Unix(0, okStart.Load()), killedAt: begin, acked: acked, ackedAt: ackedAt, bad: bad, n503: n503.Load(), recovered: recovered, readyDown: readyDown.Load()}
+	// The outage ended when the first write that began after the last
+	// failed one succeeded. Not the first success after a failure: in a
+	// planned switchover the old primary takes writes again between a
+	// first refusal and its drain (a success at +0.3 s, the outage from
+	// +2 s to +7 s), and deliveries in flight then are redelivered.
+	outageEnd := time.Now()
+	mu.Lock()
+	for _, s := range okStarts {
+		if s > lastFail.Load() && time.Unix(0, s).Before(outageEnd) {
+			outageEnd = time.Unix(0, s)
+		}
+	}
+	mu.Unlock()
+	return &loadResult{base: base, key: key, probe: probe, outageEnd: outageEnd, killedAt: begin, acked: acked, ackedAt: ackedAt, bad: bad, n503: n503.Load(), recovered: recovered, readyDown: readyDown.Load()}
 }
 
 // check: no answer but 2xx or 503 with Retry-After, every acknowledged
@@ -558,7 +577,8 @@ type liveCounts struct {
 //     than the new primary recorded successful attempts for it is a
 //     redelivery, allowed only when "in flight at the kill": its first
 //     delivery arrived before the outage ended (outageEnd: the first write
-//     that succeeded after the kill), so that attempt's record was made,
+//     that began after the last failed one and succeeded), so that
+//     attempt's record was made,
 //     if at all, on a primary that was lost or never acknowledged it (the
 //     dispatcher redelivers an attempt it could not record, at least
 //     once). Any other surplus is a doubled delivery; a received id the
