@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -150,13 +149,8 @@ func (p *BatchPart[T]) reader(names []string, at int, typeName func(i int) strin
 	var own ownedRows[T]
 	return func(row []driver.Value) error {
 		v := own.next()
-		base := unsafe.Pointer(v)
-		for i := range cols {
-			c := &cols[i]
-			c.p = unsafe.Add(base, c.col.offset)
-			if err := c.store(row[at+i]); err != nil {
-				return fmt.Errorf("sql: Scan error on column index %d, name %q: %w", at+i, names[i], err)
-			}
+		if err := storeRow(cols, unsafe.Pointer(v), row, at, names); err != nil {
+			return err
 		}
 		p.Rows = append(p.Rows, v)
 		return nil
@@ -248,13 +242,7 @@ func (db *DB) jointStatement(parts []JointPart) (string, []int) {
 // part (the first column).
 func readJointRows(rows driver.Rows, parts []JointPart, widths []int) (int64, error) {
 	columns := rows.Columns()
-	tn, _ := rows.(driver.RowsColumnTypeDatabaseTypeName)
-	typeName := func(i int) string {
-		if tn == nil {
-			return ""
-		}
-		return tn.ColumnTypeDatabaseTypeName(i)
-	}
+	typeName := driverTypeNames(rows)
 	readers := make([]func([]driver.Value) error, len(parts))
 	at := 1
 	for i, p := range parts {
@@ -294,20 +282,8 @@ func readJointRows(rows driver.Rows, parts []JointPart, widths []int) (int64, er
 // scanRows does.
 func readRows(ctx context.Context, q sqlx.QueryerContext, query string, args []any, read func(driver.Rows) (int64, error)) error {
 	if c, ok := q.(counted); ok && (c.r == nil || !c.read || c.primary) {
-		_, err := send(c, ctx, query, args, func(e sqlx.ExtContext, ctx context.Context, query string, args []any) (int64, int64, error) {
-			if p, ok := e.(*prepared); ok {
-				var n int64
-				err := p.queryRaw(ctx, query, args, func(rows driver.Rows) error {
-					var err error
-					n, err = read(rows)
-					return err
-				})
-				if !errors.Is(err, errNoRaw) {
-					return n, n, err
-				}
-			}
-			n, err := readSQLRows(ctx, e, query, args, read)
-			return n, n, err
+		_, err := sendRead(c, ctx, query, args, read, func(e sqlx.ExtContext, ctx context.Context, query string, args []any) (int64, error) {
+			return readSQLRows(ctx, e, query, args, read)
 		})
 		return err
 	}

@@ -721,23 +721,35 @@ func scanRows[R any](ctx context.Context, q sqlx.QueryerContext, each func(*R), 
 	// so only where send cannot fall back to another server after rows
 	// were handed to each: no replica routing.
 	if c, ok := q.(counted); ok && (c.r == nil || !c.read || c.primary) && rawStorable(reflect.TypeFor[R]()) {
-		return send(c, ctx, query, args, func(e sqlx.ExtContext, ctx context.Context, query string, args []any) (int64, int64, error) {
-			if p, ok := e.(*prepared); ok {
-				var n int64
-				err := p.queryRaw(ctx, query, args, func(rows driver.Rows) error {
-					var err error
-					n, err = readDriverRows(rows, each, owned)
-					return err
-				})
-				if !errors.Is(err, errNoRaw) {
-					return n, n, err
-				}
-			}
-			n, err := scanSQLRows(ctx, e, each, owned, query, args...)
-			return n, n, err
-		})
+		return sendRead(c, ctx, query, args,
+			func(rows driver.Rows) (int64, error) { return readDriverRows(rows, each, owned) },
+			func(e sqlx.ExtContext, ctx context.Context, query string, args []any) (int64, error) {
+				return scanSQLRows(ctx, e, each, owned, query, args...)
+			})
 	}
 	return scanSQLRows(ctx, q, each, owned, query, args...)
+}
+
+// sendRead runs a read in send's round: on the raw path (raw.go) when the
+// connection has one, its rows handed to raw as lib/pq's driver rows,
+// else through sql (database/sql's path on the connection send chose).
+func sendRead(c counted, ctx context.Context, query string, args []any, raw func(driver.Rows) (int64, error),
+	sql func(e sqlx.ExtContext, ctx context.Context, query string, args []any) (int64, error)) (int64, error) {
+	return send(c, ctx, query, args, func(e sqlx.ExtContext, ctx context.Context, query string, args []any) (int64, int64, error) {
+		if p, ok := e.(*prepared); ok {
+			var n int64
+			err := p.queryRaw(ctx, query, args, func(rows driver.Rows) error {
+				var err error
+				n, err = raw(rows)
+				return err
+			})
+			if !errors.Is(err, errNoRaw) {
+				return n, n, err
+			}
+		}
+		n, err := sql(e, ctx, query, args)
+		return n, n, err
+	})
 }
 
 // scanSQLRows reads query's rows through database/sql.
@@ -779,13 +791,8 @@ func readDriverRows[R any](rows driver.Rows, each func(*R), owned bool) (int64, 
 	if err != nil {
 		return -1, err
 	}
-	tn, _ := rows.(driver.RowsColumnTypeDatabaseTypeName)
-	cols, err := newColDests(plan, func(i int) (string, error) {
-		if tn == nil {
-			return "", nil
-		}
-		return tn.ColumnTypeDatabaseTypeName(i), nil
-	})
+	typeName := driverTypeNames(rows)
+	cols, err := newColDests(plan, func(i int) (string, error) { return typeName(i), nil })
 	if err != nil {
 		return -1, err
 	}
@@ -806,16 +813,36 @@ func readDriverRows[R any](rows driver.Rows, each func(*R), owned bool) (int64, 
 		} else {
 			v = zero
 		}
-		base := unsafe.Pointer(p)
-		for i := range cols {
-			c := &cols[i]
-			c.p = unsafe.Add(base, c.col.offset)
-			if err := c.store(dest[i]); err != nil {
-				return n, fmt.Errorf("sql: Scan error on column index %d, name %q: %w", i, columns[i], err)
-			}
+		if err := storeRow(cols, unsafe.Pointer(p), dest, 0, columns); err != nil {
+			return n, err
 		}
 		each(p)
 		n++
+	}
+}
+
+// storeRow stores the driver values row[at:at+len(cols)] (named names)
+// into the fields of the value at base.
+func storeRow(cols []colDest, base unsafe.Pointer, row []driver.Value, at int, names []string) error {
+	for i := range cols {
+		c := &cols[i]
+		c.p = unsafe.Add(base, c.col.offset)
+		if err := c.store(row[at+i]); err != nil {
+			return fmt.Errorf("sql: Scan error on column index %d, name %q: %w", at+i, names[i], err)
+		}
+	}
+	return nil
+}
+
+// driverTypeNames is the database type name of rows' columns by index,
+// "" where the driver does not tell.
+func driverTypeNames(rows driver.Rows) func(i int) string {
+	tn, _ := rows.(driver.RowsColumnTypeDatabaseTypeName)
+	return func(i int) string {
+		if tn == nil {
+			return ""
+		}
+		return tn.ColumnTypeDatabaseTypeName(i)
 	}
 }
 
