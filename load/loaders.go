@@ -290,13 +290,18 @@ func (x *Loader[V]) LoadAll(ctx context.Context, keys []string) (map[string]V, e
 		// this call's own; the kept values are a copy).
 		return got, nil
 	}
+	return x.kept(keys), nil
+}
+
+// kept is the values x keeps of keys (x.mu held).
+func (x *Loader[V]) kept(keys []string) map[string]V {
 	out := make(map[string]V, len(keys))
 	for _, k := range keys {
 		if v, ok := x.vals[k]; ok {
 			out[k] = v
 		}
 	}
-	return out, nil
+	return out
 }
 
 // allIn reports whether every key of got is one of keys (a read may

@@ -67,12 +67,6 @@ func (x *Loader[V]) jointAny(keys []string) (db.JointPart, func() found) {
 		if allIn(got, keys) {
 			return foundOf[V](got)
 		}
-		out := make(foundOf[V], len(keys))
-		for _, k := range keys {
-			if v, ok := x.vals[k]; ok {
-				out[k] = v
-			}
-		}
-		return out
+		return foundOf[V](x.kept(keys))
 	}
 }
