@@ -1,7 +1,6 @@
 package db
 
 import (
-	"database/sql"
 	"time"
 
 	"github.com/lib/pq"
@@ -91,72 +90,66 @@ func (t *TrackingTx) ApplyPolls(live []string, ps []PollWrite) (map[string]PollA
 	if len(ps) == 0 {
 		return out, nil
 	}
+	// The arguments are array literals built here (arrays.go): the same
+	// text as lib/pq's arrays, without their per-element work.
 	n := len(ps)
-	req := make([]string, n)
-	status := make([]string, n)
-	var creq, cnum []string
-	var clen []sql.NullInt64
-	var boxes []PolledContainer
-	var ereq []string
-	var evs []PolledEvent
-	for i, p := range ps {
-		req[i], status[i] = p.RequestID, p.Status
+	var nc, ne int
+	for i := range ps {
+		if ps[i].Shipment != nil {
+			nc, ne = nc+len(ps[i].Containers), ne+len(ps[i].Events)
+		}
+	}
+	creq := make([]*string, 0, nc)
+	boxes := make([]*PolledContainer, 0, nc)
+	ereq := make([]*string, 0, ne)
+	evs := make([]*PolledEvent, 0, ne)
+	for i := range ps {
+		p := &ps[i]
 		if p.Shipment == nil {
 			continue
 		}
-		for _, c := range p.Containers {
-			creq, cnum, boxes = append(creq, p.RequestID), append(cnum, c.Number), append(boxes, c)
-			l := sql.NullInt64{}
-			if c.EquipmentLength != nil {
-				l = sql.NullInt64{Int64: int64(*c.EquipmentLength), Valid: true}
-			}
-			clen = append(clen, l)
+		for j := range p.Containers {
+			creq, boxes = append(creq, &p.RequestID), append(boxes, &p.Containers[j])
 		}
-		for _, e := range p.Events {
-			ereq, evs = append(ereq, p.RequestID), append(evs, e)
+		for j := range p.Events {
+			ereq, evs = append(ereq, &p.RequestID), append(evs, &p.Events[j])
 		}
 	}
-	number := strsOf(n, func(i int) *string {
-		if ps[i].Shipment == nil {
-			return nil
-		}
-		return &ps[i].Shipment.BillOfLadingNumber
-	})
 	shipment := func(i int) *PolledShipment {
 		if ps[i].Shipment == nil {
 			return &PolledShipment{}
 		}
 		return ps[i].Shipment
 	}
-	nc := len(boxes)
 	cs := func(get func(c *PolledContainer) *string) any {
-		return pq.Array(strsOf(nc, func(i int) *string { return get(&boxes[i]) }))
+		return textArray(nc, func(i int) *string { return get(boxes[i]) })
 	}
 	ct := func(get func(c *PolledContainer) *time.Time) any {
-		return pqTimes(timesOf(nc, func(i int) *time.Time { return get(&boxes[i]) }))
-	}
-	ne := len(evs)
-	enum := make([]string, ne)
-	eid := make([]string, ne)
-	event := make([]string, ne)
-	orig := make([]string, ne)
-	est := make([]bool, ne)
-	pos := make([]int64, ne)
-	payload := make([]string, ne)
-	for i, e := range evs {
-		enum[i], eid[i], event[i], orig[i], est[i], pos[i] = e.ContainerNumber, e.CarrierEventID, e.Event, e.OriginalEvent,
-			e.Estimated, int64(e.Position)
-		payload[i] = string(e.Payload)
+		return timeArray(nc, func(i int) *time.Time { return get(boxes[i]) })
 	}
 	es := func(get func(e *PolledEvent) *string) any {
-		return pq.Array(strsOf(ne, func(i int) *string { return get(&evs[i]) }))
+		return textArray(ne, func(i int) *string { return get(evs[i]) })
 	}
-	args := append([]any{t.account, pq.StringArray(live), pq.StringArray(req), pq.StringArray(status),
-		pq.Array(strsOf(n, func(i int) *string { return ps[i].FailedReason })),
-		pqTimes(timesOf(n, func(i int) *time.Time { return ps[i].NextPollAt })), pq.Array(number)},
+	args := append([]any{t.account, stringArray(live), textArray(n, func(i int) *string { return &ps[i].RequestID }),
+		textArray(n, func(i int) *string { return &ps[i].Status }),
+		textArray(n, func(i int) *string { return ps[i].FailedReason }),
+		timeArray(n, func(i int) *time.Time { return ps[i].NextPollAt }),
+		textArray(n, func(i int) *string {
+			if ps[i].Shipment == nil {
+				return nil
+			}
+			return &ps[i].Shipment.BillOfLadingNumber
+		})},
 		polledArrays(n, shipment)...)
-	args = append(args, pq.StringArray(creq), pq.StringArray(cnum),
-		cs(func(c *PolledContainer) *string { return c.EquipmentType }), pq.Array(clen),
+	args = append(args, textArray(nc, func(i int) *string { return creq[i] }),
+		cs(func(c *PolledContainer) *string { return &c.Number }),
+		cs(func(c *PolledContainer) *string { return c.EquipmentType }),
+		intArray(nc, func(i int) (int64, bool) {
+			if l := boxes[i].EquipmentLength; l != nil {
+				return int64(*l), true
+			}
+			return 0, false
+		}),
 		cs(func(c *PolledContainer) *string { return c.EquipmentHeight }),
 		ct(func(c *PolledContainer) *time.Time { return c.PodArrivedAt }),
 		ct(func(c *PolledContainer) *time.Time { return c.PodDischargedAt }),
@@ -167,12 +160,19 @@ func (t *TrackingTx) ApplyPolls(live []string, ps []PollWrite) (map[string]PollA
 		ct(func(c *PolledContainer) *time.Time { return c.IndEtaAt }),
 		ct(func(c *PolledContainer) *time.Time { return c.IndAtaAt }),
 		cs(func(c *PolledContainer) *string { return c.CurrentStatus }),
-		pq.StringArray(ereq), pq.StringArray(enum), pq.StringArray(eid), pq.StringArray(event), pq.StringArray(orig),
-		pq.BoolArray(est), pqTimes(timesOf(ne, func(i int) *time.Time { return evs[i].EventAt })),
+		textArray(ne, func(i int) *string { return ereq[i] }),
+		es(func(e *PolledEvent) *string { return &e.ContainerNumber }),
+		es(func(e *PolledEvent) *string { return &e.CarrierEventID }),
+		es(func(e *PolledEvent) *string { return &e.Event }),
+		es(func(e *PolledEvent) *string { return &e.OriginalEvent }),
+		boolArray(ne, func(i int) bool { return evs[i].Estimated }),
+		timeArray(ne, func(i int) *time.Time { return evs[i].EventAt }),
 		es(func(e *PolledEvent) *string { return e.LocationName }), es(func(e *PolledEvent) *string { return e.Locode }),
 		es(func(e *PolledEvent) *string { return e.Facility }), es(func(e *PolledEvent) *string { return e.VesselIMO }),
 		es(func(e *PolledEvent) *string { return e.VesselName }), es(func(e *PolledEvent) *string { return e.VoyageNumber }),
-		pq.Int64Array(pos), pq.StringArray(payload), es(func(e *PolledEvent) *string { return e.TransportEvent }))
+		intArray(ne, func(i int) (int64, bool) { return int64(evs[i].Position), true }),
+		bytesArray(ne, func(i int) []byte { return evs[i].Payload }),
+		es(func(e *PolledEvent) *string { return e.TransportEvent }))
 	err := selectRows(t.ctx, t.q, func(a *PollApplied) { out[a.RequestID] = *a }, applyPollsSQL, args...)
 	return out, err
 }

@@ -271,10 +271,10 @@ func shipmentFieldsOf(src string) string {
 // voyage, POD facility.
 func polledArrays(n int, at func(i int) *PolledShipment) []any {
 	s := func(get func(p *PolledShipment) *string) any {
-		return pq.Array(strsOf(n, func(i int) *string { return get(at(i)) }))
+		return textArray(n, func(i int) *string { return get(at(i)) })
 	}
 	tm := func(get func(p *PolledShipment) *time.Time) any {
-		return pqTimes(timesOf(n, func(i int) *time.Time { return get(at(i)) }))
+		return timeArray(n, func(i int) *time.Time { return get(at(i)) })
 	}
 	return []any{
 		s(func(p *PolledShipment) *string { return p.PolLocode }), s(func(p *PolledShipment) *string { return p.PodLocode }),
@@ -498,39 +498,6 @@ upd AS (
     RETURNING 1)
 SELECT (SELECT count(*) FROM ins) + 0 * (SELECT count(*) FROM upd)`, pq.StringArray(imo), pq.StringArray(name), pq.Array(call), pq.Array(flag)).Scan(&n)
 	return n, err
-}
-
-func timesOf(n int, get func(i int) *time.Time) []sql.NullTime {
-	out := make([]sql.NullTime, n)
-	for i := range out {
-		if t := get(i); t != nil {
-			out[i] = sql.NullTime{Time: *t, Valid: true}
-		}
-	}
-	return out
-}
-
-func strsOf(n int, get func(i int) *string) []sql.NullString {
-	out := make([]sql.NullString, n)
-	for i := range out {
-		if s := get(i); s != nil {
-			out[i] = sql.NullString{String: *s, Valid: true}
-		}
-	}
-	return out
-}
-
-// pqTimes is a timestamptz[] parameter with NULLs.
-type pqTimes []sql.NullTime
-
-func (a pqTimes) Value() (any, error) {
-	s := make([]sql.NullString, len(a))
-	for i, t := range a {
-		if t.Valid {
-			s[i] = sql.NullString{String: t.Time.UTC().Format(time.RFC3339Nano), Valid: true}
-		}
-	}
-	return pq.Array(s).Value()
 }
 
 // TrackingRetry is a failed poll's bookkeeping.

@@ -1,6 +1,7 @@
 package dcsa
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,10 @@ func FuzzDecodePage(f *testing.F) {
 				if verr := events[i].Validate(); verr != nil {
 					t.Fatalf("accepted an invalid event: %v", verr)
 				}
+				var again Event
+				if raw := events[i].Raw; raw == nil || json.Unmarshal(raw, &again) != nil || again.EventID != events[i].EventID {
+					t.Fatalf("event %d: Raw %q is not its JSON", i, raw)
+				}
 			}
 		}
 		_, _ = errorDetail(body)
@@ -52,6 +57,11 @@ func TestDecodePage(t *testing.T) {
 		if _, err := decodePage([]byte(bad)); err == nil {
 			t.Errorf("accepted %s", bad)
 		}
+	}
+	two := " [ " + ok[1:len(ok)-1] + " ,\n\t" + strings.Replace(ok[1:len(ok)-1], `"a"`, `"b\"]}"`, 1) + "\n] "
+	if ev, err := decodePage([]byte(two)); err != nil || len(ev) != 2 || string(ev[0].Raw) != ok[1:len(ok)-1] ||
+		string(ev[1].Raw) != strings.Replace(ok[1:len(ok)-1], `"a"`, `"b\"]}"`, 1) || ev[1].EventID != `b"]}` {
+		t.Fatalf("each event's own JSON: %v %v", ev, err)
 	}
 	if ev, err := decodePage([]byte(`null`)); err != nil || len(ev) != 0 {
 		t.Errorf("null: %v %v", ev, err)

@@ -1,6 +1,7 @@
 package dcsa
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -270,6 +271,11 @@ type Event struct {
 
 	// All three types.
 	References []Reference `json:"references,omitempty"`
+
+	// Raw is the event's JSON as the carrier sent it (set by the client's
+	// decoding; not part of the event's JSON): what a store of the
+	// carrier's payload keeps, instead of a JSON of it made again.
+	Raw json.RawMessage `json:"-"`
 }
 
 // TransportCall is a vessel's (or train's, …) call at a facility, the

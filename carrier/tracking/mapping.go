@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	"shipgraph/carrier/dcsa"
 	"shipgraph/db"
@@ -361,7 +362,7 @@ func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) 
 			vessels[tv.IMO] = *tv
 		}
 		shipmentMilestone(ship, e, act, lg, place, loc, dest, estimated, tv, voyage, &polEtd, &podEta, &destEta)
-		payload, err := json.Marshal(e)
+		payload, err := payloadOf(e)
 		if err != nil {
 			continue
 		}
@@ -441,6 +442,70 @@ func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) 
 		o.vessels = append(o.vessels, vessels[imo])
 	}
 	return o, true
+}
+
+// payloadOf is the JSON an event's raw row keeps: the carrier's own
+// (dcsa.Event.Raw, as sent) where PostgreSQL's jsonb takes it as it is,
+// else the event's JSON made again from what was decoded (as for an event
+// without Raw).
+func payloadOf(e *dcsa.Event) ([]byte, error) {
+	if len(e.Raw) > 0 && jsonbSafe(e.Raw) {
+		return e.Raw, nil
+	}
+	return json.Marshal(e)
+}
+
+// maxDepth is the deepest nesting of a carrier's payload stored as sent.
+const maxDepth = 32
+
+// jsonbSafe reports whether valid JSON b is taken by PostgreSQL's jsonb as
+// it is, conservatively: what Go's decoder accepts and jsonb may refuse
+// is made again instead (json.Marshal writes only what was decoded, in
+// valid UTF-8). Refused here: invalid UTF-8 (Go decodes it as U+FFFD;
+// PostgreSQL refuses it), any \u escape (a lone surrogate is refused by
+// jsonb; Go decodes it as U+FFFD), a number with an exponent or over 64
+// characters (jsonb's numeric refuses exponents past ±1000 and 131,072
+// digits), nesting deeper than maxDepth (PostgreSQL's stack depth).
+func jsonbSafe(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	depth, num, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				if i+1 < len(b) && b[i+1] == 'u' {
+					return false
+				}
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inString, num = true, 0
+		case c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.':
+			if num++; num > 64 {
+				return false
+			}
+		case (c == 'e' || c == 'E') && num > 0:
+			return false
+		case c == '{' || c == '[':
+			if depth++; depth > maxDepth {
+				return false
+			}
+			num = 0
+		case c == '}' || c == ']':
+			depth, num = depth-1, 0
+		default:
+			num = 0
+		}
+	}
+	return true
 }
 
 // billOfLading is the shipment's number: the request's for a bill of
