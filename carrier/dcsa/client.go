@@ -258,7 +258,7 @@ func (c *Client) page(ctx context.Context, u *url.URL, first bool) ([]Event, str
 		return nil, "", fail(Unreachable, 0, "", err)
 	}
 	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, c.cfg.MaxBodyBytes+1))
+	body, err := readBody(res.Body, res.ContentLength, c.cfg.MaxBodyBytes)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, "", ctx.Err()
@@ -298,6 +298,31 @@ func (c *Client) page(ctx context.Context, u *url.URL, first bool) ([]Event, str
 		return nil, "", fail(Rejected, status, detail, nil)
 	default:
 		return nil, "", fail(Unrecognized, status, "unexpected status", nil)
+	}
+}
+
+// readBody reads up to limit+1 bytes of r into a buffer of the announced
+// size (Content-Length; -1 unknown) when it is within limit, instead of
+// io.ReadAll's buffer grown from 512 bytes (a page's body allocated about
+// twice over); a body longer than announced is read on as io.ReadAll would.
+func readBody(r io.Reader, size, limit int64) ([]byte, error) {
+	lr := io.LimitReader(r, limit+1)
+	if size < 0 || size > limit {
+		return io.ReadAll(lr)
+	}
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return b, err
+		case len(b) == cap(b):
+			rest, err := io.ReadAll(lr)
+			return append(b, rest...), err
+		}
 	}
 }
 

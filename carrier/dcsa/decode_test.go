@@ -84,3 +84,19 @@ func TestDocumentReference(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
+
+// TestReadBody: a body is read whole whatever its Content-Length says
+// (exact, short, absent), and one past the limit is read to limit+1
+// bytes, so the caller sees it is over.
+func TestReadBody(t *testing.T) {
+	body := strings.Repeat("x", 1000)
+	for _, c := range []struct {
+		size, limit int64
+		want        int
+	}{{1000, 4096, 1000}, {10, 4096, 1000}, {-1, 4096, 1000}, {0, 4096, 1000}, {1000, 999, 1000}, {1000, 500, 501}, {-1, 500, 501}} {
+		b, err := readBody(strings.NewReader(body), c.size, c.limit)
+		if err != nil || len(b) != c.want || strings.Trim(string(b), "x") != "" {
+			t.Errorf("size %d, limit %d: %d bytes, %v; want %d", c.size, c.limit, len(b), err, c.want)
+		}
+	}
+}
