@@ -17,18 +17,19 @@
 --   counts the row in or out of its list too (containers_count and
 --   shipments_count are gone; the account-move triggers keep
 --   list_counts_row, as do documents);
--- - a container's shipment is share-locked and read, with its ports' zones,
---   by ONE statement (the lock in a subquery on shipments alone, so that a
---   shipment changed by a concurrent writer is read as it committed, and
---   its port's zone looked up from that version, as when the lock and the
---   read were two statements); an update that keeps its shipment reads it
---   once for both its old and new keys;
+-- - a container's shipment is share-locked and read by a statement on
+--   shipments alone, and its zones looked up only where they decide a date
+--   (the port's for an ETA, the terminal's port's for an LFD: a NULL date
+--   is 'infinity' in any zone); a statement's cost here is the relations it
+--   opens (executor start-up, plan-cache locks: about 5 us each), and the
+--   four-table lookup cost as much as the lock and three reads; an update
+--   that keeps its shipment reads it once for both its old and new keys;
 -- - the deltas are upserted directly (no grouping query, no put call): one
 --   upsert a rollup for an insert or delete, none for a rollup whose key
 --   an update kept, and the two of an update in key order (the order the
 --   put functions took them in, so writers of one slot still lock rollup
 --   rows in one order); a row that reaches zero is deleted as before;
--- - a shipment with no port of discharge looks no zone up.
+-- - a shipment without a port of discharge or an ETA looks no zone up.
 -- Exactly the same counts as before; still row triggers, each statement on
 -- the row's own account (Citus: 00036). container_stats_put stays for the
 -- shipment's moves and deletes (rare), shipment_stats_put for callers.
