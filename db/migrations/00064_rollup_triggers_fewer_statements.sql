@@ -63,6 +63,17 @@ BEGIN
     IF counters_off() THEN
         RETURN NULL;
     END IF;
+    s := counter_slot();
+    -- The account's list first (list_counts_row's work, for INSERT and
+    -- DELETE): the rows in the order the two triggers took them, the
+    -- list's slot row, then the shipment, then the rollups' rows.
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO list_counts AS c (account_id, list, slot, n) VALUES (NEW.account_id, 'containers', s, 1)
+        ON CONFLICT (account_id, list, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO list_counts AS c (account_id, list, slot, n) VALUES (OLD.account_id, 'containers', s, -1)
+        ON CONFLICT (account_id, list, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
+    END IF;
     -- The keys, from the shipment share-locked (a concurrent change of its
     -- line, port or ETA waits for this transaction, or this one reads its
     -- result): the shipment as it is now first, then the one it left (as
@@ -123,15 +134,6 @@ BEGIN
             stats_day(OLD.pickup_lfd, otz), -1);
     END IF;
 
-    s := counter_slot();
-    -- The account's list (list_counts_row's work, for INSERT and DELETE).
-    IF TG_OP = 'INSERT' THEN
-        INSERT INTO list_counts AS c (account_id, list, slot, n) VALUES (NEW.account_id, 'containers', s, 1)
-        ON CONFLICT (account_id, list, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
-    ELSIF TG_OP = 'DELETE' THEN
-        INSERT INTO list_counts AS c (account_id, list, slot, n) VALUES (OLD.account_id, 'containers', s, -1)
-        ON CONFLICT (account_id, list, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
-    END IF;
 
     -- container_stats: nothing when the key stayed, else its rows in key order.
     IF ho AND hn THEN
