@@ -197,7 +197,12 @@ const shipmentMoved = `((s.port_of_discharge_id, s.pod_eta_at) IS DISTINCT FROM 
 // merged by shipment; n: as written; ins, upd, quiet) and their ids (sid);
 // the containers merged by shipment and number (cm), updated, inserted,
 // and their ids as written (cid); the events (ev) with their raw and
-// transport rows; the stop facts; the requests' outcomes; one row per poll.
+// transport rows, and the transport rows' change-log rows (tlog: written
+// here, not by the row trigger of transport_events, whose WHEN skips the
+// rows inserted while shipgraph.events_logged names the running statement;
+// the numbering at commit puts them after the statement's other logged
+// rows, migration 00063); the stop facts; the requests' outcomes; one row
+// per poll.
 var applyPollsSQL = `
 WITH u AS (
     SELECT * FROM unnest($3::uuid[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[],
@@ -377,9 +382,17 @@ te AS (
         event_at, timezone, location_locode, port_id, terminal_id, vessel_id, voyage_number)
     SELECT $1, i.container_id, i.shipment_id, i.raw_id, i.scac, i.carrier_event_id, i.transport_event, i.event_at,
         i.timezone, i.locode, i.port_id, i.terminal_id, i.vessel_id, i.voyage
-    FROM input i
-    WHERE NOT i.stored AND i.transport_event IS NOT NULL AND NOT i.held
-    ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING),
+    FROM input i, (SELECT set_config('shipgraph.events_logged', statement_timestamp()::text, true) AS logged) g
+    WHERE NOT i.stored AND i.transport_event IS NOT NULL AND NOT i.held AND g.logged IS NOT NULL
+    ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING
+    RETURNING id, container_id, shipment_id, event, event_at, timezone, location_locode, voyage_number, data_source, created_at),
+tlog AS (
+    INSERT INTO change_log (account_id, record_type, record_id, op, parent_id, new)
+    SELECT $1, 'transport_event', te.id, 'INSERT', te.container_id,
+        jsonb_build_object('event', te.event, 'event_at', te.event_at, 'timezone', te.timezone,
+            'location_locode', te.location_locode, 'voyage_number', te.voyage_number,
+            'data_source', te.data_source, 'created_at', te.created_at, 'shipment_id', te.shipment_id)
+    FROM te WHERE current_setting('shipgraph.notify', true) IS DISTINCT FROM 'off'),
 facts AS (
     SELECT x.id, s.line_tracking_stopped_at IS NOT NULL AS stopped, s.line_tracking_stopped_reason AS stopped_reason,
         EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = x.id)
