@@ -2,6 +2,7 @@ package db
 
 import (
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/lib/pq"
@@ -173,7 +174,11 @@ func (t *TrackingTx) ApplyPolls(live []string, ps []PollWrite) (map[string]PollA
 		es(func(e *PolledEvent) *string { return e.Facility }), es(func(e *PolledEvent) *string { return e.VesselIMO }),
 		es(func(e *PolledEvent) *string { return e.VesselName }), es(func(e *PolledEvent) *string { return e.VoyageNumber }),
 		pq.Int64Array(pos), pq.StringArray(payload), es(func(e *PolledEvent) *string { return e.TransportEvent }))
-	err := selectRows(t.ctx, t.q, func(a *PollApplied) { out[a.RequestID] = *a }, applyPollsSQL, args...)
+	query := applyPollsSQL
+	if !t.plain {
+		query = applyPollsCitusSQL
+	}
+	err := selectRows(t.ctx, t.q, func(a *PollApplied) { out[a.RequestID] = *a }, query, args...)
 	return out, err
 }
 
@@ -382,18 +387,7 @@ te AS (
         event_at, timezone, location_locode, port_id, terminal_id, vessel_id, voyage_number)
     SELECT $1, i.container_id, i.shipment_id, i.raw_id, i.scac, i.carrier_event_id, i.transport_event, i.event_at,
         i.timezone, i.locode, i.port_id, i.terminal_id, i.vessel_id, i.voyage
-    FROM input i, (SELECT set_config('shipgraph.events_logged', statement_timestamp()::text, true) AS logged) g
-    WHERE NOT i.stored AND i.transport_event IS NOT NULL AND NOT i.held AND g.logged IS NOT NULL
-    ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING
-    RETURNING id, container_id, shipment_id, event, event_at, timezone, location_locode, voyage_number, data_source, created_at),
-tlog AS (
-    INSERT INTO change_log (account_id, record_type, record_id, op, parent_id, new)
-    SELECT $1, 'transport_event', te.id, 'INSERT', te.container_id,
-        jsonb_build_object('event', te.event, 'event_at', te.event_at, 'timezone', te.timezone,
-            'location_locode', te.location_locode, 'voyage_number', te.voyage_number,
-            'data_source', te.data_source, 'created_at', te.created_at, 'shipment_id', te.shipment_id)
-    FROM te WHERE current_setting('shipgraph.notify', true) IS DISTINCT FROM 'off'),
-facts AS (
+` + eventsLoggedHere + `facts AS (
     SELECT x.id, s.line_tracking_stopped_at IS NOT NULL AS stopped, s.line_tracking_stopped_reason AS stopped_reason,
         EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = x.id)
             OR EXISTS (SELECT 1 FROM cid WHERE cid.shipment_id = x.id) AS has_containers,
@@ -431,6 +425,33 @@ LEFT JOIN lk ON lk.id = u.request_id
 LEFT JOIN present pr ON pr.id = u.request_id
 LEFT JOIN sid ON sid.request_id = u.request_id
 LEFT JOIN facts f ON f.id = sid.id`
+
+// eventsLoggedHere is the end of applyPollsSQL's transport events' insert
+// and their change-log rows (tlog); eventsLoggedByTrigger the same insert
+// left to the row trigger, as on a Citus cluster (applyPollsCitusSQL):
+// there Citus runs a statement's data-modifying CTEs as statements of their
+// own on the worker, each with its own statement_timestamp(), so the
+// trigger could not tell the statement's events apart (they were logged
+// twice) nor the numbering its statements.
+const eventsLoggedHere = `    FROM input i, (SELECT set_config('shipgraph.events_logged', statement_timestamp()::text, true) AS logged) g
+    WHERE NOT i.stored AND i.transport_event IS NOT NULL AND NOT i.held AND g.logged IS NOT NULL
+    ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING
+    RETURNING id, container_id, shipment_id, event, event_at, timezone, location_locode, voyage_number, data_source, created_at),
+tlog AS (
+    INSERT INTO change_log (account_id, record_type, record_id, op, parent_id, new)
+    SELECT $1, 'transport_event', te.id, 'INSERT', te.container_id,
+        jsonb_build_object('event', te.event, 'event_at', te.event_at, 'timezone', te.timezone,
+            'location_locode', te.location_locode, 'voyage_number', te.voyage_number,
+            'data_source', te.data_source, 'created_at', te.created_at, 'shipment_id', te.shipment_id)
+    FROM te WHERE current_setting('shipgraph.notify', true) IS DISTINCT FROM 'off'),
+`
+
+const eventsLoggedByTrigger = `    FROM input i
+    WHERE NOT i.stored AND i.transport_event IS NOT NULL AND NOT i.held
+    ON CONFLICT (account_id, container_id, scac, carrier_event_id) DO NOTHING),
+`
+
+var applyPollsCitusSQL = strings.Replace(applyPollsSQL, eventsLoggedHere, eventsLoggedByTrigger, 1)
 
 // StopRequests stops the tracking of requests whose shipment was stopped
 // before (a shipment stopped now stops its live requests by its trigger,

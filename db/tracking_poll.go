@@ -117,6 +117,7 @@ type TrackingTx struct {
 	q       ext
 	account string
 	generic bool // Lock sets plan_cache_mode to force_generic_plan
+	plain   bool // plain PostgreSQL: ApplyPolls logs its transport events itself
 }
 
 // InTrackingTx runs fn in one transaction of the account's tracking
@@ -139,7 +140,7 @@ func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(txs 
 		q, generic := db.preparedIn(q), db.GroupsAccounts()
 		txs := make([]*TrackingTx, len(accounts))
 		for i, a := range accounts {
-			txs[i] = &TrackingTx{ctx: ctx, q: q, account: a, generic: generic}
+			txs[i] = &TrackingTx{ctx: ctx, q: q, account: a, generic: generic, plain: db.plain}
 		}
 		return fn(txs)
 	})
