@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,7 +15,8 @@ import (
 // request rows, then the transport events' (container.created before its
 // container.transport.*, tracking_request.succeeded before both), and a
 // later statement's rows after them all (tracking_stopped last). Each
-// event is logged once, with the attributes the trigger logs.
+// event is logged once, with the attributes the trigger logs. The order
+// is plain PostgreSQL's; on Citus only the rows are compared.
 func TestChangeLogPollOrder(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -87,6 +89,16 @@ func TestChangeLogPollOrder(t *testing.T) {
 		"shipment INSERT", "container INSERT", "tracking_request UPDATE",
 		"transport_event INSERT container.transport.vessel_loaded",
 		"tracking_request UPDATE",
+	}
+	var citus bool
+	if err := f.SQL.QueryRowContext(ctx, `SELECT to_regclass('pg_catalog.citus_lock_waits') IS NOT NULL`).Scan(&citus); err != nil {
+		t.Fatal(err)
+	}
+	if citus {
+		// Citus runs the statement's CTEs as worker statements of their
+		// own, in an order of its own, and the trigger logs the events
+		// (applyPollsCitusSQL): the same rows, each once.
+		got, want = slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the transaction's logged rows in order:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
