@@ -764,3 +764,76 @@ func TestChangeLogPendingAccountsOneSetting(t *testing.T) {
 		}
 	}
 }
+
+// The deferred numbering trigger is queued once per account and
+// transaction (00062: the account's first row marks it pending in the
+// trigger's WHEN), not once per logged row; a row logged after the
+// account's rows were numbered mid-transaction (SET CONSTRAINTS …
+// IMMEDIATE) queues it again, and a savepoint rolled back with an
+// account's first row takes its marking too. Every account's rows are
+// numbered densely at commit. The calls are counted on plain PostgreSQL
+// (on Citus the trigger runs on the worker that holds the shard).
+func TestChangeLogHeadOncePerAccount(t *testing.T) {
+	f := newLogFixture(t)
+	ctx := context.Background()
+	var citus bool
+	if err := f.sql.QueryRowContext(ctx, `SELECT to_regclass('pg_catalog.citus_lock_waits') IS NOT NULL`).Scan(&citus); err != nil {
+		t.Fatal(err)
+	}
+	var other string
+	if err := f.sql.QueryRowContext(ctx, `SELECT id FROM containers WHERE account_id = $1 ORDER BY id LIMIT 1`, f.other).Scan(&other); err != nil {
+		t.Fatal(err)
+	}
+	heads := map[string]int64{}
+	for _, a := range []string{f.account, f.other} {
+		h, err := f.store.AccountChangeLogHead(ctx, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		heads[a] = h
+	}
+	tx := begin(t, f.sql)
+	calls := func() int64 {
+		t.Helper()
+		var n int64
+		if err := tx.QueryRow(`SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions
+			WHERE funcname = 'shipgraph_change_log_head'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if !citus {
+		exec(t, tx, `SET LOCAL track_functions = 'all'`)
+	}
+	// A savepoint rolled back with the account's first row: its next row
+	// marks it again.
+	exec(t, tx, `SAVEPOINT s`)
+	exec(t, tx, touch, f.account, f.containers[0])
+	exec(t, tx, `ROLLBACK TO SAVEPOINT s`)
+	for range 3 {
+		exec(t, tx, touch, f.account, f.containers[0])
+		exec(t, tx, touch, f.account, f.containers[1])
+		exec(t, tx, touch, f.other, other)
+	}
+	exec(t, tx, `SET CONSTRAINTS change_log_head IMMEDIATE`)
+	if n := calls(); !citus && n != 2 {
+		t.Errorf("9 rows of 2 accounts numbered by %d calls of the trigger; want 2", n)
+	}
+	exec(t, tx, `SET CONSTRAINTS change_log_head DEFERRED`)
+	exec(t, tx, touch, f.account, f.containers[2])
+	exec(t, tx, touch, f.account, f.containers[2])
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for a, want := range map[string]int64{f.account: 8, f.other: 3} {
+		var n, unnumbered, lo, hi int64
+		if err := f.sql.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE pos IS NULL), coalesce(min(pos), 0), coalesce(max(pos), 0)
+			FROM change_log WHERE account_id = $1 AND (pos IS NULL OR pos > $2)`, a, heads[a]).Scan(&n, &unnumbered, &lo, &hi); err != nil {
+			t.Fatal(err)
+		}
+		if n != want || unnumbered != 0 || lo != heads[a]+1 || hi != heads[a]+want {
+			t.Errorf("account %s: %d rows after head %d, %d unnumbered, positions %d–%d; want %d numbered %d–%d",
+				a, n, heads[a], unnumbered, lo, hi, want, heads[a]+1, heads[a]+want)
+		}
+	}
+}
