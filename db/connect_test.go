@@ -100,6 +100,11 @@ func TestClassifySQLSTATE(t *testing.T) {
 		{"shutting down", raise("57P03"), "57P03", model.EUNAVAILABLE},
 		{"I/O error", raise("58030"), "58030", model.EUNAVAILABLE},
 		{"syntax error stays internal", `SELEC 1`, "42601", model.EINTERNAL},
+		// Citus's errors of a shard group that moved under the statement
+		// (no SQLSTATE of their own): a retry succeeds.
+		{"shard moved", `DO $$ BEGIN RAISE EXCEPTION 'could not find valid entry for shard 102161'; END $$`, "P0001", model.EUNAVAILABLE},
+		{"shard moved under a trigger", `DO $$ BEGIN RAISE EXCEPTION 'cannot execute a distributed query from a query on a shard' USING ERRCODE = '0A000'; END $$`, "0A000", model.EUNAVAILABLE},
+		{"other errors stay internal", `DO $$ BEGIN RAISE EXCEPTION 'could not find a shard'; END $$`, "P0001", model.EINTERNAL},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			tx, err := sdb.BeginTx(ctx, nil)
