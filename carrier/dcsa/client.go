@@ -327,7 +327,8 @@ func readBody(r io.Reader, size, limit int64) ([]byte, error) {
 }
 
 // decodePage reads a page's body: a JSON array of events that each pass
-// Event.Validate, each with its own JSON (Event.Raw). JSON null is an
+// Event.Validate, each with its own JSON (Event.Raw, kept by its
+// UnmarshalJSON). JSON null is an
 // empty page. NUL characters are refused (PostgreSQL, where the events go,
 // cannot hold them in text): JSON writes one only as \u0000 (no lowered
 // copy of the body to look for it: its hex digits have no case, and \U is
@@ -345,75 +346,7 @@ func decodePage(body []byte) ([]Event, error) {
 			return nil, fmt.Errorf("event %d (%q): %w", i, events[i].EventID, err)
 		}
 	}
-	if raw := elements(body); len(raw) == len(events) {
-		for i := range events {
-			events[i].Raw = raw[i]
-		}
-	}
 	return events, nil
-}
-
-// elements splits valid JSON, an array, into its elements' bytes (slices
-// of body); nil when body is not an array.
-func elements(body []byte) [][]byte {
-	i := skipSpace(body, 0)
-	if i == len(body) || body[i] != '[' {
-		return nil
-	}
-	var out [][]byte
-	i = skipSpace(body, i+1)
-	if i < len(body) && body[i] == ']' {
-		return out
-	}
-	for i < len(body) {
-		start, depth, inString := i, 0, false
-	value:
-		for ; i < len(body); i++ {
-			c := body[i]
-			switch {
-			case inString:
-				switch c {
-				case '\\':
-					i++
-				case '"':
-					inString = false
-					if depth == 0 {
-						i++
-						break value
-					}
-				}
-			case c == '"':
-				inString = true
-			case c == '{' || c == '[':
-				depth++
-			case c == '}' || c == ']':
-				if depth == 0 {
-					break value // the array's end after a scalar
-				}
-				depth--
-				if depth == 0 {
-					i++
-					break value
-				}
-			case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-				break value // after a scalar
-			}
-		}
-		out = append(out, body[start:i])
-		i = skipSpace(body, i)
-		if i == len(body) || body[i] != ',' {
-			break
-		}
-		i = skipSpace(body, i+1)
-	}
-	return out
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // errorDetail reads a DCSA error object's reasons, reporting whether body

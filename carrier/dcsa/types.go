@@ -272,10 +272,22 @@ type Event struct {
 	// All three types.
 	References []Reference `json:"references,omitempty"`
 
-	// Raw is the event's JSON as the carrier sent it (set by the client's
-	// decoding; not part of the event's JSON): what a store of the
+	// Raw is the event's JSON as the carrier sent it (set by its
+	// UnmarshalJSON; not part of the event's JSON): what a store of the
 	// carrier's payload keeps, instead of a JSON of it made again.
 	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes an event and keeps its JSON as sent (Raw): the
+// decoder hands it the element's own bytes, so no second scanner of the
+// page is needed to find them.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	type plain Event
+	if err := json.Unmarshal(b, (*plain)(e)); err != nil {
+		return err
+	}
+	e.Raw = append(json.RawMessage(nil), b...)
+	return nil
 }
 
 // TransportCall is a vessel's (or train's, …) call at a facility, the
