@@ -54,15 +54,15 @@ func literal(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// textArray is the text[] (or uuid[], jsonb[]) literal of n elements,
-// get's; a nil one is NULL.
-func textArray(n int, get func(i int) *string) string {
+// quotedArray is the literal of n quoted elements, get's; ok false is
+// NULL.
+func quotedArray[T string | []byte](n int, get func(i int) (v T, ok bool)) string {
 	size := 2 + max(n-1, 0)
 	for i := 0; i < n; i++ {
-		if s := get(i); s == nil {
-			size += len("NULL")
+		if v, ok := get(i); ok {
+			size += quotedLen(v)
 		} else {
-			size += quotedLen(*s)
+			size += len("NULL")
 		}
 	}
 	b := make([]byte, 0, size)
@@ -71,36 +71,35 @@ func textArray(n int, get func(i int) *string) string {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if s := get(i); s == nil {
-			b = append(b, "NULL"...)
+		if v, ok := get(i); ok {
+			b = appendQuoted(b, v)
 		} else {
-			b = appendQuoted(b, *s)
+			b = append(b, "NULL"...)
 		}
 	}
 	return literal(append(b, '}'))
 }
 
+// textArray is the text[] (or uuid[], jsonb[]) literal of n elements,
+// get's; a nil one is NULL.
+func textArray(n int, get func(i int) *string) string {
+	return quotedArray(n, func(i int) (string, bool) {
+		if s := get(i); s != nil {
+			return *s, true
+		}
+		return "", false
+	})
+}
+
 // stringArray is the text[] literal of ss, no element NULL.
 func stringArray(ss []string) string {
-	return textArray(len(ss), func(i int) *string { return &ss[i] })
+	return quotedArray(len(ss), func(i int) (string, bool) { return ss[i], true })
 }
 
 // bytesArray is the text[] (jsonb[]) literal of n elements, get's, none
 // NULL: the raw events' payloads, without a string copy of each.
 func bytesArray(n int, get func(i int) []byte) string {
-	size := 2 + max(n-1, 0)
-	for i := 0; i < n; i++ {
-		size += quotedLen(get(i))
-	}
-	b := make([]byte, 0, size)
-	b = append(b, '{')
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendQuoted(b, get(i))
-	}
-	return literal(append(b, '}'))
+	return quotedArray(n, func(i int) ([]byte, bool) { return get(i), true })
 }
 
 // tsLen is the longest UTC time in RFC 3339 with nanoseconds, quoted
