@@ -291,12 +291,13 @@ func (e *Engine) backoff(n int) time.Duration {
 // work runs one poll.
 func (e *Engine) work(ctx context.Context, job *river.Job[PollArgs]) error {
 	_, err := e.poll(ctx, job.Args)
-	var snooze *river.JobSnoozeError
+	var p postponed
 	switch {
-	case errors.As(err, &snooze):
-		// Flow control (the carrier's limits, the schedule's claim on
-		// the row), not a failure.
-		e.log.Debug("tracking: poll postponed", "request", job.Args.RequestID, "for", snooze.Duration)
+	case errors.As(err, &p):
+		// Flow control (the carrier's limits, another transaction's hold
+		// on the row), not a failure.
+		e.log.Debug("tracking: poll postponed", "request", job.Args.RequestID, "why", p.why, "for", p.snooze.Duration)
+		return p.snooze
 	case err != nil:
 		e.log.Warn("tracking: poll failed", "request", job.Args.RequestID, "err", err)
 	}
@@ -337,7 +338,7 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
 		// Snoozed until the limit frees (this poll's turn of the rate):
 		// a little later, not earlier, so that it finds its turn due.
 		postponedCarrier.Inc()
-		return res, river.JobSnooze(b.after + rand.N(50*time.Millisecond))
+		return res, postpone(whyCarrier, b.after+rand.N(50*time.Millisecond))
 	}
 	now := time.Now()
 	stepFetch.Observe(now.Sub(asked).Seconds())
@@ -392,10 +393,28 @@ func (e *Engine) poll(ctx context.Context, a PollArgs) (Result, error) {
 	if errors.Is(err, errTrackingBusy) {
 		postponedRequest.Inc()
 		// Held for long: look again soon, from the start.
-		return res, river.JobSnooze(time.Duration(20+rand.IntN(80)) * time.Millisecond)
+		return res, postpone(whyRequest, time.Duration(20+rand.IntN(80))*time.Millisecond)
 	}
 	return res, err
 }
+
+// postponed is a poll snoozed (River's JobSnooze) and why: whyCarrier or
+// whyRequest, the reasons of shipgraph_tracking_polls_postponed_total.
+type postponed struct {
+	why    string
+	snooze *river.JobSnoozeError
+}
+
+const (
+	whyCarrier = "carrier_busy"
+	whyRequest = "request_busy"
+)
+
+func postpone(why string, d time.Duration) error {
+	return postponed{why, river.JobSnooze(d).(*river.JobSnoozeError)}
+}
+
+func (p postponed) Error() string { return p.why + ": " + p.snooze.Error() }
 
 // busyFirst and busyLast bound the waits (doubling) before a poll's answer
 // is written again over a request another transaction holds: about 1.5 s

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -548,9 +549,14 @@ func TestCarrierRateWaitedInPlace(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c, ids := e.rateLimited(t, "MSCU", 7)
-	eng, j := newEngine(t, c, e.store)
-	ended := make(chan rivertype.JobState, 100)
-	stop, err := eng.OnPolled(func(_ tracking.PollArgs, s rivertype.JobState) { ended <- s })
+	why := &postponements{}
+	eng, j := newLoggedEngine(t, c, e.store, slog.New(why))
+	type end struct {
+		id string
+		s  rivertype.JobState
+	}
+	ended := make(chan end, 100)
+	stop, err := eng.OnPolled(func(a tracking.PollArgs, s rivertype.JobState) { ended <- end{a.RequestID, s} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,9 +570,9 @@ func TestCarrierRateWaitedInPlace(t *testing.T) {
 	deadline := time.After(30 * time.Second)
 	for done := 0; done < len(ids); {
 		select {
-		case s := <-ended:
-			if s != rivertype.JobStateCompleted {
-				t.Fatalf("a poll ended %s, want every one completed without a snooze", s)
+		case x := <-ended:
+			if x.s != rivertype.JobStateCompleted {
+				t.Fatalf("a poll of %s ended %s (postponed: %v), want every one completed without a snooze", x.id, x.s, why.of(x.id))
 			}
 			done++
 		case <-deadline:
@@ -586,7 +592,8 @@ func TestCarrierTurnsKeptOverSnooze(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c, ids := e.rateLimited(t, "CMDU", 12)
-	eng, j := newEngine(t, c, e.store)
+	why := &postponements{}
+	eng, j := newLoggedEngine(t, c, e.store, slog.New(why))
 	type end struct {
 		id string
 		s  rivertype.JobState
@@ -607,7 +614,7 @@ func TestCarrierTurnsKeptOverSnooze(t *testing.T) {
 				continue
 			}
 			if snoozed[x.id]++; snoozed[x.id] > 1 {
-				t.Fatalf("request %s's poll snoozed %d times, want at most once (its turn kept)", x.id, snoozed[x.id])
+				t.Fatalf("request %s's poll snoozed %d times (%v), want at most once (its turn kept)", x.id, snoozed[x.id], why.of(x.id))
 			}
 		case <-deadline:
 			t.Fatalf("%d of %d polls completed", done, len(ids))
@@ -618,6 +625,46 @@ func TestCarrierTurnsKeptOverSnooze(t *testing.T) {
 		t.Errorf("no poll was snoozed: 12 requests at once should exceed what the rate frees within a second")
 	}
 	t.Logf("%d of %d polls snoozed once", len(snoozed), len(ids))
+}
+
+// postponements records why each poll of a tracking engine was snoozed
+// (its "tracking: poll postponed" log lines), by request.
+type postponements struct {
+	mu  sync.Mutex
+	why map[string][]string
+}
+
+func (p *postponements) Enabled(context.Context, slog.Level) bool { return true }
+func (p *postponements) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "tracking: poll postponed" {
+		return nil
+	}
+	var request, why string
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Key {
+		case "request":
+			request = a.Value.String()
+		case "why":
+			why = a.Value.String()
+		}
+		return true
+	})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.why == nil {
+		p.why = map[string][]string{}
+	}
+	p.why[request] = append(p.why[request], why)
+	return nil
+}
+func (p *postponements) WithAttrs([]slog.Attr) slog.Handler { return p }
+func (p *postponements) WithGroup(string) slog.Handler      { return p }
+
+// of returns why request's polls were snoozed so far, in order.
+func (p *postponements) of(request string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.why[request])
 }
 
 // said sends each log message of a tracking engine on a channel.

@@ -37,6 +37,6 @@ var (
 		Name: "shipgraph_tracking_polls_postponed_total",
 		Help: "Tracking polls snoozed without an answer: carrier_busy (the carrier's limits), request_busy (another transaction held the request).",
 	}, []string{"reason"})
-	postponedCarrier = Postponed.WithLabelValues("carrier_busy")
-	postponedRequest = Postponed.WithLabelValues("request_busy")
+	postponedCarrier = Postponed.WithLabelValues(whyCarrier)
+	postponedRequest = Postponed.WithLabelValues(whyRequest)
 )
