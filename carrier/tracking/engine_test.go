@@ -543,8 +543,8 @@ func (e *env) rateLimited(t *testing.T, scac string, n int) (tracking.Config, []
 // a second waits for it in its worker instead of being snoozed (a River
 // round trip, the request read again, and a second's delay). A carrier
 // limited to 60 requests a minute (bursts of 6) gets 7 requests at once:
-// the seventh's turn comes within a second, so every poll completes
-// without a snooze, and the carrier never saw more than its rate allows.
+// the seventh's turn comes within a second, so no poll's first ask of
+// the carrier is snoozed, and every poll completes.
 func TestCarrierRateWaitedInPlace(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -567,14 +567,24 @@ func TestCarrierRateWaitedInPlace(t *testing.T) {
 		}
 	}
 	// Each poll reports its end (a snooze too): wait for seven completed.
-	deadline := time.After(30 * time.Second)
+	// A poll that failed (its transaction outlived the poll's timeout on a
+	// loaded machine: River retries it) or met its request held by another
+	// transaction asks the carrier again, an eighth request, which may find
+	// the rate's next turn more than a second away: what the test holds is
+	// that no poll's first ask was refused.
+	deadline := time.After(90 * time.Second)
 	for done := 0; done < len(ids); {
 		select {
 		case x := <-ended:
-			if x.s != rivertype.JobStateCompleted {
-				t.Fatalf("a poll of %s ended %s (postponed: %v), want every one completed without a snooze", x.id, x.s, why.of(x.id))
+			if x.s == rivertype.JobStateCompleted {
+				done++
+				continue
 			}
-			done++
+			r := why.of(x.id)
+			if len(r) == 0 || r[0] == "carrier_busy" {
+				t.Fatalf("a poll of %s ended %s (%v), want every one completed without a snooze for the carrier's rate", x.id, x.s, r)
+			}
+			t.Logf("request %s's poll ended %s (%v) and runs again", x.id, x.s, r)
 		case <-deadline:
 			t.Fatalf("%d of %d polls reported completed", done, len(ids))
 		}
@@ -585,7 +595,8 @@ func TestCarrierRateWaitedInPlace(t *testing.T) {
 // TestCarrierTurnsKeptOverSnooze: polls refused by their carrier's rate
 // for longer than a worker waits are snoozed until their turn, which
 // they keep, so each is snoozed once: 12 requests of a carrier limited to
-// 60 a minute (bursts of 6) all settle, and no poll is snoozed twice.
+// 60 a minute (bursts of 6) all settle, and no poll is refused by the rate
+// twice in a row.
 // Without the turns every refused poll came back together with the
 // others and most were refused again.
 func TestCarrierTurnsKeptOverSnooze(t *testing.T) {
@@ -605,7 +616,7 @@ func TestCarrierTurnsKeptOverSnooze(t *testing.T) {
 	}
 	e.start(eng, j)
 	snoozed := map[string]int{}
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(120 * time.Second)
 	for done := 0; done < len(ids); {
 		select {
 		case x := <-ended:
@@ -613,8 +624,21 @@ func TestCarrierTurnsKeptOverSnooze(t *testing.T) {
 				done++
 				continue
 			}
-			if snoozed[x.id]++; snoozed[x.id] > 1 {
-				t.Fatalf("request %s's poll snoozed %d times (%v), want at most once (its turn kept)", x.id, snoozed[x.id], why.of(x.id))
+			// A poll refused by the rate comes back at its turn and takes
+			// it: refused twice in a row is the defect. One that failed
+			// (River retries it) or met its request held by another
+			// transaction after its turn asks for a new one.
+			r := why.of(x.id)
+			if len(r) == 0 {
+				t.Fatalf("request %s's poll ended %s without saying why", x.id, x.s)
+			}
+			if n := len(r); n > 1 && r[n-1] == "carrier_busy" && r[n-2] == "carrier_busy" {
+				t.Fatalf("request %s's poll was refused by the carrier's rate twice in a row (%v), want its turn kept", x.id, r)
+			}
+			if r[len(r)-1] == "carrier_busy" {
+				snoozed[x.id]++
+			} else {
+				t.Logf("request %s's poll ended %s (%v) and runs again", x.id, x.s, r)
 			}
 		case <-deadline:
 			t.Fatalf("%d of %d polls completed", done, len(ids))
@@ -627,8 +651,10 @@ func TestCarrierTurnsKeptOverSnooze(t *testing.T) {
 	t.Logf("%d of %d polls snoozed once", len(snoozed), len(ids))
 }
 
-// postponements records why each poll of a tracking engine was snoozed
-// (its "tracking: poll postponed" log lines), by request.
+// postponements records why each poll of a tracking engine ended without
+// completing, by request: snoozed (its "tracking: poll postponed" log
+// line: carrier_busy or request_busy) or failed ("failed: " and the
+// error, which River retries).
 type postponements struct {
 	mu  sync.Mutex
 	why map[string][]string
@@ -636,7 +662,7 @@ type postponements struct {
 
 func (p *postponements) Enabled(context.Context, slog.Level) bool { return true }
 func (p *postponements) Handle(_ context.Context, r slog.Record) error {
-	if r.Message != "tracking: poll postponed" {
+	if r.Message != "tracking: poll postponed" && r.Message != "tracking: poll failed" {
 		return nil
 	}
 	var request, why string
@@ -646,6 +672,8 @@ func (p *postponements) Handle(_ context.Context, r slog.Record) error {
 			request = a.Value.String()
 		case "why":
 			why = a.Value.String()
+		case "err":
+			why = "failed: " + a.Value.String()
 		}
 		return true
 	})
