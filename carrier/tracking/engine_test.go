@@ -71,10 +71,12 @@ func (e *env) config() tracking.Config {
 	}
 	c.ScheduleEvery = 50 * time.Millisecond
 	c.RetryBase = time.Millisecond
-	// A poll's bound and River's rescue leave room for a loaded machine
-	// (a batch of first polls on a Citus cluster at load 30 took over 5 s).
-	c.PollTimeout = 20 * time.Second
-	c.RescueAfter = 25 * time.Second
+	// A poll's bound is production's, and River's rescue just after it:
+	// room for a loaded machine (on a Citus cluster at load 40 one first
+	// poll's statement took 5-13 s on its worker, and a poll that outlives
+	// its bound is done again from the start, the carrier asked again).
+	c.PollTimeout = time.Minute
+	c.RescueAfter = time.Minute + 5*time.Second
 	c.MaxAttempts = 4
 	return c
 }
