@@ -1201,9 +1201,9 @@ func TestStatementsFilterByAccount(t *testing.T) {
 		},
 		func() error {
 			claimed := 0
-			_, err := store.ClaimDueTrackingRequests(root, 10, time.Minute, func(_ context.Context, _ *sql.Tx, due []db.DueTracking) error {
+			_, err := store.ClaimDueTrackingRequests(root, 10, time.Minute, time.Second, func(_ context.Context, _ *sql.Tx, due []db.DueTracking) ([]db.DueTracking, error) {
 				claimed = len(due)
-				return nil
+				return nil, nil
 			})
 			if err == nil && claimed == 0 {
 				err = fmt.Errorf("the due request was not claimed: the per-account claim did not run")

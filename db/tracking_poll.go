@@ -558,8 +558,11 @@ type DueTracking struct {
 // of their claims (one statement each, a round trip to a worker on a
 // cluster, where 400 accounts took longer than 30 s) and the commit was a
 // two-phase commit over every shard.
-func (db *DB) ClaimDueTrackingRequests(ctx context.Context, limit int, lease time.Duration,
-	enqueue func(ctx context.Context, tx *sql.Tx, due []DueTracking) error) (int, error) {
+//
+// enqueue returns the requests it enqueued no poll for (one was already
+// waiting or running): they are due again after recheck, not the lease.
+func (db *DB) ClaimDueTrackingRequests(ctx context.Context, limit int, lease, recheck time.Duration,
+	enqueue func(ctx context.Context, tx *sql.Tx, due []DueTracking) (skipped []DueTracking, err error)) (int, error) {
 	var accounts []string
 	err := selectRows(ctx, db.write(""), func(a *DueTracking) { accounts = append(accounts, a.AccountID) }, `
 SELECT account_id, '' AS id FROM tracking_requests
@@ -592,7 +595,11 @@ RETURNING r.account_id, r.id`, a, limit-n-len(due), lease.Seconds())
 			if len(due) == 0 {
 				return nil
 			}
-			return enqueue(ctx, tx, due)
+			skipped, err := enqueue(ctx, tx, due)
+			if err != nil {
+				return err
+			}
+			return recheckTrackingRequests(ctx, db.preparedIn(q), skipped, recheck)
 		})
 		if err != nil {
 			return n, err
@@ -600,6 +607,26 @@ RETURNING r.account_id, r.id`, a, limit-n-len(due), lease.Seconds())
 		n += len(due)
 	}
 	return n, nil
+}
+
+// recheckTrackingRequests makes claimed requests due again after recheck,
+// by a statement for each account (Citus routes it to the account's shard).
+func recheckTrackingRequests(ctx context.Context, q ext, reqs []DueTracking, recheck time.Duration) error {
+	ids := map[string][]string{}
+	var accounts []string
+	for _, r := range reqs {
+		if ids[r.AccountID] == nil {
+			accounts = append(accounts, r.AccountID)
+		}
+		ids[r.AccountID] = append(ids[r.AccountID], r.ID)
+	}
+	for _, a := range accounts {
+		if _, err := q.ExecContext(ctx, `UPDATE tracking_requests SET next_poll_at = now() + make_interval(secs => $3)
+WHERE account_id = $1 AND id = ANY($2::uuid[])`, a, pq.StringArray(ids[a]), recheck.Seconds()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // The due ids are picked once (an uncorrelated ARRAY subquery): as a

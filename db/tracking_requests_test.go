@@ -221,13 +221,13 @@ func TestFirstPollLeavesRequestToItsJob(t *testing.T) {
 		t.Fatalf("the first poll was enqueued %d times, want 1", enqueued)
 	}
 	var claimed []string
-	if _, err := f.DB.ClaimDueTrackingRequests(ctx, 100, time.Minute, func(_ context.Context, _ *sql.Tx, due []db.DueTracking) error {
+	if _, err := f.DB.ClaimDueTrackingRequests(ctx, 100, time.Minute, time.Second, func(_ context.Context, _ *sql.Tx, due []db.DueTracking) ([]db.DueTracking, error) {
 		for _, d := range due {
 			if d.AccountID == f.A.Account {
 				claimed = append(claimed, d.ID)
 			}
 		}
-		return nil
+		return nil, nil
 	}); err != nil {
 		t.Fatal(err)
 	}

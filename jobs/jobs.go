@@ -207,14 +207,23 @@ func (e *Engine) InsertTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, o
 	return client.InsertTx(ctx, tx, args, opts)
 }
 
-// InsertManyTx inserts jobs in tx.
-func (e *Engine) InsertManyTx(ctx context.Context, tx *sql.Tx, params []river.InsertManyParams) error {
+// InsertManyTx inserts jobs in tx, and reports for each (in params'
+// order) whether it was skipped as a duplicate of a unique job waiting or
+// running.
+func (e *Engine) InsertManyTx(ctx context.Context, tx *sql.Tx, params []river.InsertManyParams) (skipped []bool, err error) {
 	client, err := e.open()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = client.InsertManyTx(ctx, tx, params)
-	return err
+	res, err := client.InsertManyTx(ctx, tx, params)
+	if err != nil {
+		return nil, err
+	}
+	skipped = make([]bool, len(res))
+	for i, r := range res {
+		skipped[i] = r.UniqueSkippedAsDuplicate
+	}
+	return skipped, nil
 }
 
 // Retry makes a job waiting for a later time run now.

@@ -136,7 +136,7 @@ VALUES ($1, $2, 'container.updated', $3, 'container', gen_random_uuid(), '{}') R
 				InsertOpts: &river.InsertOpts{Queue: "webhook_bench"}})
 		}
 		if eng != nil {
-			if err := eng.InsertManyTx(context.Background(), tx, params); err != nil {
+			if _, err := eng.InsertManyTx(context.Background(), tx, params); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -262,15 +262,30 @@ func (e *Engine) refreshAllowed(ctx context.Context, key string) time.Duration {
 }
 
 // schedule is the periodic round: the due requests' polls, enqueued in the
-// transaction that moves their next_poll_at ahead by a lease.
+// transaction that moves their next_poll_at ahead by a lease. A request
+// whose poll is still waiting or running (River keeps one a request) gets
+// no second one, and is due again at the next round instead of after the
+// lease: a poll that recorded a retry (its next poll a backoff away) is
+// still running until River records its end, and a round in between
+// found the request due and its poll a duplicate.
 func (e *Engine) schedule(ctx context.Context, _ *river.Job[scheduleArgs]) error {
 	for {
-		n, err := e.store.ClaimDueTrackingRequests(ctx, e.c.ScheduleBatch, e.PollLease(), func(ctx context.Context, tx *sql.Tx, due []db.DueTracking) error {
+		n, err := e.store.ClaimDueTrackingRequests(ctx, e.c.ScheduleBatch, e.PollLease(), e.c.ScheduleEvery, func(ctx context.Context, tx *sql.Tx, due []db.DueTracking) ([]db.DueTracking, error) {
 			params := make([]river.InsertManyParams, len(due))
 			for i, d := range due {
 				params[i] = river.InsertManyParams{Args: PollArgs{AccountID: d.AccountID, RequestID: d.ID}}
 			}
-			return e.jobs.InsertManyTx(ctx, tx, params)
+			skipped, err := e.jobs.InsertManyTx(ctx, tx, params)
+			if err != nil {
+				return nil, err
+			}
+			var again []db.DueTracking
+			for i, s := range skipped {
+				if s {
+					again = append(again, due[i])
+				}
+			}
+			return again, nil
 		})
 		if err != nil {
 			return err
