@@ -408,7 +408,9 @@ func decodeEvents(body []byte) ([]Event, error) {
 			return nil, err
 		}
 	default:
-		if _, err := dec.ReadValue(); err != nil {
+		if _, err := dec.ReadValue(); err == io.EOF {
+			return nil, errors.New("an empty body")
+		} else if err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("a JSON %s, not an array", kindName(k))

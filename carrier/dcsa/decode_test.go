@@ -103,6 +103,20 @@ func TestDecodePage(t *testing.T) {
 		string(ev[1].Raw) != strings.Replace(ok[1:len(ok)-1], `"a"`, `"b\"]}"`, 1) || ev[1].EventID != `b"]}` {
 		t.Fatalf("each event's own JSON: %v %v", ev, err)
 	}
+	// A refused page says where: the member's JSON pointer, the offset of
+	// a syntax error, what the body was instead of an array.
+	for bad, want := range map[string]string{
+		strings.Replace(ok, `"a"`, `42`, 1):                                                 `"/0/eventID"`,
+		strings.Replace(ok, `"ACT"`, `"ACT",}`, 1):                                          `after offset`,
+		strings.Replace(ok, `"2026-03-01T00:00:00Z","shipment`, `"yesterday","shipment`, 1): `"/0/eventCreatedDateTime": parsing time "yesterday"`,
+		ok + ` x`: `after offset`,
+		`{}`:      `a JSON object, not an array`,
+		` `:       `an empty body`,
+	} {
+		if _, err := decodePage([]byte(bad)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want it to say %s", bad, err, want)
+		}
+	}
 	if ev, err := decodePage([]byte(`null`)); err != nil || len(ev) != 0 {
 		t.Errorf("null: %v %v", ev, err)
 	}
