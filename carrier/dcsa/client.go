@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -326,19 +329,35 @@ func readBody(r io.Reader, size, limit int64) ([]byte, error) {
 	}
 }
 
+// decodeOptions are encoding/json's semantics (github.com/go-json-experiment/json's
+// DefaultOptionsV1: names matched without case, the last of duplicate names
+// kept, invalid UTF-8 taken as U+FFFD, RFC 3339 times read as time.Time
+// reads them), so a page is accepted or refused as json.Unmarshal would
+// (FuzzDecodePage compares the two), but for v1's errors: they validate
+// each value in a pass of its own before decoding it, the cost this
+// decoder is for. Its errors name the member's JSON pointer instead.
+var decodeOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
+
 // decodePage reads a page's body: a JSON array of events that each pass
-// Event.Validate, each with its own JSON (Event.Raw, kept by its
-// UnmarshalJSON). JSON null is an
-// empty page. NUL characters are refused (PostgreSQL, where the events go,
-// cannot hold them in text): JSON writes one only as \u0000 (no lowered
-// copy of the body to look for it: its hex digits have no case, and \U is
-// not JSON).
+// Event.Validate, each with its own JSON (Event.Raw, the element's bytes as
+// sent). JSON null is an empty page. NUL characters are refused
+// (PostgreSQL, where the events go, cannot hold them in text): JSON writes
+// one only as \u0000 (no lowered copy of the body to look for it: its hex
+// digits have no case, and \U is not JSON).
+//
+// The page is read in one pass by a streaming decoder
+// (github.com/go-json-experiment/json, with encoding/json's semantics:
+// decodeOptions), each element decoded straight from the body into its
+// event, its Raw cut from the body by the decoder's offsets: json.Unmarshal
+// scanned the whole body to validate it before decoding it, then copied each
+// element through Event.UnmarshalJSON into a second decode (docs/tracking.md,
+// "The carrier's page decoded in one pass").
 func decodePage(body []byte) ([]Event, error) {
 	if bytes.Contains(body, []byte(`\u0000`)) {
 		return nil, errors.New("a string holds a NUL character")
 	}
-	var events []Event
-	if err := json.Unmarshal(body, &events); err != nil {
+	events, err := decodeEvents(body)
+	if err != nil {
 		return nil, fmt.Errorf("not a JSON array of DCSA events: %w", err)
 	}
 	for i := range events {
@@ -347,6 +366,77 @@ func decodePage(body []byte) ([]Event, error) {
 		}
 	}
 	return events, nil
+}
+
+// decodeEvents decodes a JSON array of events (null: none), each element
+// with its own bytes as Raw, and nothing after the array but whitespace.
+func decodeEvents(body []byte) ([]Event, error) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(body), decodeOptions)
+	var events []Event
+	switch k := dec.PeekKind(); k {
+	case 'n':
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+	case '[':
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		// A page's length is not announced: about 600 bytes an event
+		// (the simulator's 550-1,000) sizes the slice once for most pages.
+		events = make([]Event, 0, len(body)/600+1)
+		// The events' Raw are slices of one copy of the body (one
+		// allocation a page instead of one an event; the caller's
+		// buffer is not kept).
+		kept := bytes.Clone(body)
+		for dec.PeekKind() != ']' {
+			start := dec.InputOffset()
+			events = append(events, Event{})
+			e := &events[len(events)-1]
+			if err := jsonv2.UnmarshalDecode(dec, (*plainEvent)(e)); err != nil {
+				return nil, err
+			}
+			// The element's bytes: from the end of what came before
+			// (the '[' or the previous element) past the separator.
+			end := dec.InputOffset()
+			for start < end && (body[start] == ' ' || body[start] == '\t' || body[start] == '\r' || body[start] == '\n' || body[start] == ',') {
+				start++
+			}
+			e.Raw = json.RawMessage(kept[start:end:end])
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+	default:
+		if _, err := dec.ReadValue(); err == io.EOF {
+			return nil, errors.New("an empty body")
+		} else if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("a JSON %s, not an array", kindName(k))
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		if err == nil {
+			err = errors.New("more JSON after the array")
+		}
+		return nil, err
+	}
+	return events, nil
+}
+
+// kindName names a JSON value's kind in an error.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '{':
+		return "object"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	}
+	return "value"
 }
 
 // errorDetail reads a DCSA error object's reasons, reporting whether body

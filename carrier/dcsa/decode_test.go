@@ -1,15 +1,41 @@
 package dcsa
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 )
 
+// decodePageV1 is decodePage as it was with encoding/json (json.Unmarshal
+// of the page, each event's Raw kept by Event.UnmarshalJSON): what the
+// one-pass decoder must accept, refuse and decode alike.
+func decodePageV1(body []byte) ([]Event, error) {
+	if bytes.Contains(body, []byte(`\u0000`)) {
+		return nil, errors.New("a string holds a NUL character")
+	}
+	var events []Event
+	if err := json.Unmarshal(body, &events); err != nil {
+		return nil, fmt.Errorf("not a JSON array of DCSA events: %w", err)
+	}
+	for i := range events {
+		if err := events[i].Validate(); err != nil {
+			return nil, fmt.Errorf("event %d (%q): %w", i, events[i].EventID, err)
+		}
+	}
+	return events, nil
+}
+
 // FuzzDecodePage: no input makes the page decoder (JSON, then Validate on
-// each event) or the error object reader panic, and what it accepts passes
-// Validate. Run longer with: go test -fuzz FuzzDecodePage ./carrier/dcsa/
+// each event) or the error object reader panic, what it accepts passes
+// Validate, and it accepts exactly what encoding/json's decode of the page
+// accepted (decodePageV1), with the same events and each its same Raw.
+// Run longer with: go test -fuzz FuzzDecodePage ./carrier/dcsa/
 func FuzzDecodePage(f *testing.F) {
 	seeds := []string{
 		`[]`, `null`, `{}`, `[null]`, `[{}]`, `"x"`, `[1,2]`, ``, `[`,
@@ -18,6 +44,13 @@ func FuzzDecodePage(f *testing.F) {
 		`[{"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-03-01T00:00:00Z","eventCreatedDateTime":"2026-03-01T00:00:00Z","equipmentEventTypeCode":"LOAD","emptyIndicatorCode":"LADEN","seals":[{"sealNumber":"1","sealType":"BLT"}],"transportCall":{"transportCallID":"x","modeOfTransport":"RAIL","vessel":{}}}]`,
 		`[{"eventID":42,"eventType":["EQUIPMENT"],"eventDateTime":1700000000}]`,
 		`[{"eventType":"SHIPMENT","documentID":"\u0000"}]`,
+		// encoding/json's leniencies, kept: names in any case, the
+		// last of duplicate names, invalid UTF-8; and what it refused:
+		// more after the array, a second array.
+		`[{"EVENTID":"x","eventtype":"SHIPMENT","eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-03-01T00:00:00Z","eventCreatedDateTime":"2026-03-01T00:00:00.5-01:00","equipmentEventTypeCode":"LOAD","emptyIndicatorCode":"LADEN","equipmentReference":"` + "\xff\xfe" + `","seals":null,"references":[]}]`,
+		`[] x`, `[] []`, `null null`, ` [ ] `, `[{"eventType":"SHIPMENT"},]`, `[{"eventDateTime":"2026-03-01T00:00:00"}]`,
+		`[{"eventDateTime":"2026-03-01 00:00:00Z"}]`, `[{"eventDateTime":null,"transportCall":null,"seals":[null]}]`,
+		`[{"transportCall":{"transportCallSequenceNumber":1.5}}]`, `[{"transportCall":{"transportCallSequenceNumber":"1"}}]`,
 		`{"httpMethod":"GET","requestUri":"/v2/events","statusCode":404,"statusCodeText":"Not Found","errorDateTime":"x","errors":[{"reason":"notFound","message":"m"}]}`,
 	}
 	for _, s := range seeds {
@@ -25,6 +58,13 @@ func FuzzDecodePage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		events, err := decodePage(body)
+		want, werr := decodePageV1(body)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("one pass: %v; encoding/json: %v", err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(events, want) && (len(events) > 0 || len(want) > 0) {
+			t.Fatalf("one pass: %+v\nencoding/json: %+v", events, want)
+		}
 		if err == nil {
 			for i := range events {
 				if verr := events[i].Validate(); verr != nil {
@@ -63,6 +103,20 @@ func TestDecodePage(t *testing.T) {
 		string(ev[1].Raw) != strings.Replace(ok[1:len(ok)-1], `"a"`, `"b\"]}"`, 1) || ev[1].EventID != `b"]}` {
 		t.Fatalf("each event's own JSON: %v %v", ev, err)
 	}
+	// A refused page says where: the member's JSON pointer, the offset of
+	// a syntax error, what the body was instead of an array.
+	for bad, want := range map[string]string{
+		strings.Replace(ok, `"a"`, `42`, 1):                                                 `"/0/eventID"`,
+		strings.Replace(ok, `"ACT"`, `"ACT",}`, 1):                                          `after offset`,
+		strings.Replace(ok, `"2026-03-01T00:00:00Z","shipment`, `"yesterday","shipment`, 1): `"/0/eventCreatedDateTime": parsing time "yesterday"`,
+		ok + ` x`: `after offset`,
+		`{}`:      `a JSON object, not an array`,
+		` `:       `an empty body`,
+	} {
+		if _, err := decodePage([]byte(bad)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want it to say %s", bad, err, want)
+		}
+	}
 	if ev, err := decodePage([]byte(`null`)); err != nil || len(ev) != 0 {
 		t.Errorf("null: %v %v", ev, err)
 	}
@@ -98,5 +152,29 @@ func TestReadBody(t *testing.T) {
 		if err != nil || len(b) != c.want || strings.Trim(string(b), "x") != "" {
 			t.Errorf("size %d, limit %d: %d bytes, %v; want %d", c.size, c.limit, len(b), err, c.want)
 		}
+	}
+}
+
+// BenchmarkDecodePage: a page of 41 events (40 KB) as the simulator
+// serves it (testdata/page.json), decoded in one pass and, for the pair,
+// by encoding/json as before.
+func BenchmarkDecodePage(b *testing.B) {
+	page, err := os.ReadFile("testdata/page.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, d := range []struct {
+		name   string
+		decode func([]byte) ([]Event, error)
+	}{{"one-pass", decodePage}, {"encoding-json", decodePageV1}} {
+		b.Run(d.name, func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if ev, err := d.decode(page); err != nil || len(ev) != 41 {
+					b.Fatal(len(ev), err)
+				}
+			}
+		})
 	}
 }

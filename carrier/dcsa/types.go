@@ -282,13 +282,15 @@ type Event struct {
 // decoder hands it the element's own bytes, so no second scanner of the
 // page is needed to find them.
 func (e *Event) UnmarshalJSON(b []byte) error {
-	type plain Event
-	if err := json.Unmarshal(b, (*plain)(e)); err != nil {
+	if err := json.Unmarshal(b, (*plainEvent)(e)); err != nil {
 		return err
 	}
 	e.Raw = append(json.RawMessage(nil), b...)
 	return nil
 }
+
+// plainEvent is an Event without its UnmarshalJSON: what decoders fill.
+type plainEvent Event
 
 // TransportCall is a vessel's (or train's, …) call at a facility, the
 // place of a transport event and of a LOAD or DISC.
