@@ -3,8 +3,8 @@
 -- (issue 37 point 1; docs/tracking.md, "The index entries a first poll
 -- writes").
 --
--- A first poll inserts a shipment (26 indexes), its containers (19 each)
--- and updates its request (18 indexes: the update sets next_poll_at and
+-- A first poll inserts a shipment (26 indexes), its containers (17 each)
+-- and updates its request (17 indexes: the update sets next_poll_at and
 -- updated_at, both indexed and read, so it is never a HOT update and adds
 -- an entry to every index of the table, every poll). Each index below had
 -- no reader that another index does not serve as well:
