@@ -184,3 +184,6 @@ func ShipmentCountStatement(accountID string, f model.ShipmentFilter) (string, [
 	c := shipmentFilter(accountID, f)
 	return "SELECT count(*) FROM " + shipmentList.from + " WHERE " + c.sql(), c.args
 }
+
+// TransportEventsByContainersSQL is TransportEventsByContainerIDs' statement.
+const TransportEventsByContainersSQL = transportEventsByContainersSQL

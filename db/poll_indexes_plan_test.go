@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lib/pq"
+
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
 	"shipgraph/model"
@@ -108,6 +110,9 @@ func TestPollIndexesKeepListPlans(t *testing.T) {
 		`INSERT INTO containers (account_id, shipment_id, number, created_at)
 		SELECT s.account_id, s.id, 'IDXU' || k || right(s.bill_of_lading_number, 6), s.created_at
 		FROM shipments s, generate_series(1, 2) k WHERE s.account_id = $1 AND s.bill_of_lading_number LIKE 'IDX%'`,
+		`INSERT INTO transport_events (account_id, container_id, shipment_id, scac, carrier_event_id, event, event_at)
+		SELECT c.account_id, c.id, c.shipment_id, 'L001', c.number || '-' || k, 'vessel.departed', c.created_at + k * interval '1 day'
+		FROM containers c, generate_series(1, 16) k WHERE c.account_id = $1 AND c.number LIKE 'IDXU%'`,
 		`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, status, shipment_id, created_at)
 		SELECT s.account_id, 'bill_of_lading', s.bill_of_lading_number, s.shipping_line_scac, 'created', s.id, s.created_at
 		FROM shipments s WHERE s.account_id = $1 AND s.bill_of_lading_number LIKE 'IDX%'`,
@@ -125,7 +130,7 @@ func TestPollIndexesKeepListPlans(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	f.exec(t, `ANALYZE shipments, containers, tracking_requests`)
+	f.exec(t, `ANALYZE shipments, containers, tracking_requests, transport_events`)
 
 	// ordered: the page is read in index order, by one of want, with no
 	// sort and no scan of the whole table.
@@ -182,6 +187,30 @@ func TestPollIndexesKeepListPlans(t *testing.T) {
 	indexed("shipments of a carrier", "shipments", planOf(t, f, false, q, args...))
 	q, args = db.ShipmentCountStatement(a, byLine)
 	indexed("count of a carrier's shipments", "shipments", planOf(t, f, false, q, args...))
+
+	// A page's containers' transport events (the journey loader's read):
+	// by the unique key's (account_id, container_id) prefix, a container's
+	// events sorted, as they were with the dropped (account_id,
+	// container_id, event_at, id) index, whose order is not the read's.
+	var boxes []string
+	if err := f.SQL.QueryRow(`SELECT array_agg(id::text) FROM (SELECT id FROM containers WHERE account_id = $1
+		ORDER BY created_at DESC LIMIT 25) c`, a).Scan(pq.Array(&boxes)); err != nil {
+		t.Fatal(err)
+	}
+	var journey []string
+	f.checkPlan(t, "a page's transport events", planOf(t, f, false, db.TransportEventsByContainersSQL, pq.Array(boxes), a),
+		func(n planNode) string {
+			if n.Relation == "transport_events" {
+				if n.Type == "Seq Scan" {
+					return "reads the whole table"
+				}
+				journey = append(journey, n.Index)
+			}
+			return ""
+		})
+	if !slices.Equal(journey, []string{"transport_events_account_id_container_id_scac_carrier_event_key"}) {
+		t.Errorf("a page's transport events read %v; want the unique key", journey)
+	}
 
 	// The foreign keys' actions (RI_FKey_setnull_del's statements).
 	for _, c := range []struct{ table, index, query string }{

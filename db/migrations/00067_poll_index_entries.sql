@@ -23,6 +23,16 @@
 -- - tracking_requests_id_idx (id): every reader of a request names its
 --   account (the primary key (account_id, id)); nothing looks a request up
 --   by its id alone (the same reason 00055 dropped transport_events (id)).
+-- - transport_events_account_container_idx (account_id, container_id,
+--   event_at, id): 32 entries a first poll. Every reader names containers
+--   (the journeys and their ids, a container's ids in its row, the poll's
+--   check of an estimate already held) and orders by event_at NULLS LAST,
+--   created_at, id, which this index's order does not give either: each
+--   sorted a container's few tens of events after reading them by the
+--   (account_id, container_id) prefix, which the unique key (account_id,
+--   container_id, scac, carrier_event_id) has too. The status history reads
+--   the whole account (a table scan either way). A container's delete
+--   finds its events by the unique key as well.
 --
 -- Made partial (WHERE the column IS NOT NULL): the indexes that serve only
 -- a foreign key's ON DELETE SET NULL (a terminal, metro area or user
@@ -53,6 +63,7 @@ DROP INDEX CONCURRENTLY IF EXISTS containers_account_created_idx;
 DROP INDEX CONCURRENTLY IF EXISTS tracking_requests_account_created_idx;
 DROP INDEX CONCURRENTLY IF EXISTS shipments_account_scac_idx;
 DROP INDEX CONCURRENTLY IF EXISTS tracking_requests_id_idx;
+DROP INDEX CONCURRENTLY IF EXISTS transport_events_account_container_idx;
 
 -- An index a failed concurrent build left INVALID would satisfy IF NOT
 -- EXISTS below without ever serving a query: drop such leftovers first.
@@ -98,6 +109,7 @@ CREATE INDEX IF NOT EXISTS containers_account_created_idx ON containers (account
 CREATE INDEX IF NOT EXISTS tracking_requests_account_created_idx ON tracking_requests (account_id, created_at, id);
 CREATE INDEX IF NOT EXISTS shipments_account_scac_idx ON shipments (account_id, shipping_line_scac);
 CREATE INDEX IF NOT EXISTS tracking_requests_id_idx ON tracking_requests (id);
+CREATE INDEX IF NOT EXISTS transport_events_account_container_idx ON transport_events (account_id, container_id, event_at, id);
 DROP INDEX IF EXISTS shipments_destination_metro_area_id_idx;
 CREATE INDEX shipments_destination_metro_area_id_idx ON shipments (destination_metro_area_id);
 DROP INDEX IF EXISTS shipments_destination_terminal_id_idx;
