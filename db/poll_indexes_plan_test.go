@@ -111,7 +111,7 @@ func TestPollIndexesKeepListPlans(t *testing.T) {
 		SELECT s.account_id, s.id, 'IDXU' || k || right(s.bill_of_lading_number, 6), s.created_at
 		FROM shipments s, generate_series(1, 2) k WHERE s.account_id = $1 AND s.bill_of_lading_number LIKE 'IDX%'`,
 		`INSERT INTO transport_events (account_id, container_id, shipment_id, scac, carrier_event_id, event, event_at)
-		SELECT c.account_id, c.id, c.shipment_id, 'L001', c.number || '-' || k, 'vessel.departed', c.created_at + k * interval '1 day'
+		SELECT c.account_id, c.id, c.shipment_id, 'L001', c.number || '-' || k, 'container.transport.vessel_departed', c.created_at + k * interval '1 day'
 		FROM containers c, generate_series(1, 16) k WHERE c.account_id = $1 AND c.number LIKE 'IDXU%'`,
 		`INSERT INTO tracking_requests (account_id, request_type, request_number, scac, status, shipment_id, created_at)
 		SELECT s.account_id, 'bill_of_lading', s.bill_of_lading_number, s.shipping_line_scac, 'created', s.id, s.created_at
