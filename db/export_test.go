@@ -157,3 +157,33 @@ func ShipmentPage(accountID string, f model.ShipmentFilter, p model.PageRequest)
 	}
 	return st.query, st.args, nil
 }
+
+// ContainerPage returns the statement and arguments of a page of the
+// account's containers under filter f, as ListContainers runs it.
+func ContainerPage(accountID string, f model.ContainerFilter, p model.PageRequest) (string, []any, error) {
+	st, err := containerList.pageQuery(containerFilter(accountID, f), p, pickers["Container"].all)
+	if err != nil {
+		return "", nil, err
+	}
+	return st.query, st.args, nil
+}
+
+// TrackingRequestPage returns the statement and arguments of a page of the
+// account's tracking requests under filter f, as ListTrackingRequests runs it.
+func TrackingRequestPage(accountID string, f model.TrackingRequestFilter, p model.PageRequest) (string, []any, error) {
+	st, err := trackingRequestList.pageQuery(trackingRequestFilter(accountID, f), p, trackingRequestList.cols)
+	if err != nil {
+		return "", nil, err
+	}
+	return st.query, st.args, nil
+}
+
+// ShipmentCountStatement is the statement CountShipments runs under filter f
+// (a filtered count: the rows themselves).
+func ShipmentCountStatement(accountID string, f model.ShipmentFilter) (string, []any) {
+	c := shipmentFilter(accountID, f)
+	return "SELECT count(*) FROM " + shipmentList.from + " WHERE " + c.sql(), c.args
+}
+
+// TransportEventsByContainersSQL is TransportEventsByContainerIDs' statement.
+const TransportEventsByContainersSQL = transportEventsByContainersSQL

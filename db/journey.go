@@ -26,11 +26,15 @@ const (
 // the account, each container's in time order (events without a time
 // last, then by when they were recorded).
 func (db *DB) TransportEventsByContainerIDs(ctx context.Context, accountID string, containerIDs []string) ([]*model.TransportEventRecord, error) {
-	return byIDs[model.TransportEventRecord](ctx, db.read(accountID),
-		`SELECT `+transportEventCols+` FROM transport_events te
-		 WHERE te.container_id = ANY($1) AND te.account_id = $2
-		 ORDER BY te.container_id, te.event_at NULLS LAST, te.created_at, te.id`, containerIDs, accountID)
+	return byIDs[model.TransportEventRecord](ctx, db.read(accountID), transportEventsByContainersSQL, containerIDs, accountID)
 }
+
+// transportEventsByContainersSQL is TransportEventsByContainerIDs'
+// statement: by the unique key's (account_id, container_id) prefix, each
+// container's few events sorted (migration 00067).
+const transportEventsByContainersSQL = `SELECT ` + transportEventCols + ` FROM transport_events te
+		 WHERE te.container_id = ANY($1) AND te.account_id = $2
+		 ORDER BY te.container_id, te.event_at NULLS LAST, te.created_at, te.id`
 
 // TransportEventsByIDs reads transport events of the account by id.
 func (db *DB) TransportEventsByIDs(ctx context.Context, accountID string, ids []string) ([]*model.TransportEventRecord, error) {
