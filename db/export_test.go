@@ -157,3 +157,12 @@ func ShipmentPage(accountID string, f model.ShipmentFilter, p model.PageRequest)
 	}
 	return st.query, st.args, nil
 }
+
+// The change log readers' statements (TestChangeLogReadersUseTheirIndexes).
+const (
+	ChangeLogPageFrom    = changeLogPageFrom
+	ChangeLogPosSQL      = changeLogPosSQL
+	ChangeLogLagSQL      = changeLogLagSQL
+	ChangeLogPruneSQL    = changeLogPruneSQL
+	ChangeLogHeldBackSQL = changeLogHeldBackSQL
+)
