@@ -146,14 +146,19 @@ func (db *DB) ReadAccountChangeLogPage(ctx context.Context, accountID string, af
 	return readLogPage(ctx, db.read(accountID), `(pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8`, accountID, after, limit, true)
 }
 
+// changeLogPageFrom is a page's read after its columns: the account's
+// positions index (partial, numbered rows only, migration 00066: pos > $2
+// implies pos IS NOT NULL).
+const changeLogPageFrom = `
+FROM change_log l WHERE l.account_id = $1 AND l.pos > $2 ORDER BY l.pos LIMIT $3`
+
 // readLogPage reads one account's changes after position after through
 // q, with lsn the statement's first column (the WAL position a re-read
 // needs, or 0 where none is kept); stamp: the changes carry when they were
 // read (the statement's end).
 func readLogPage(ctx context.Context, q ext, lsn, accountID string, after int64, limit int, stamp bool) (AccountChangeLogPage, error) {
 	page := AccountChangeLogPage{Next: after}
-	rows, err := q.QueryContext(ctx, `SELECT `+lsn+`, `+changeLogCols+`
-FROM change_log l WHERE l.account_id = $1 AND l.pos > $2 ORDER BY l.pos LIMIT $3`, accountID, after, limit)
+	rows, err := q.QueryContext(ctx, `SELECT `+lsn+`, `+changeLogCols+changeLogPageFrom, accountID, after, limit)
 	if err != nil {
 		return page, mapErr(err)
 	}
@@ -199,6 +204,9 @@ func (db *DB) AccountChangeLogHeads(ctx context.Context, accountIDs []string) (m
 	return scanHeads(rows, err)
 }
 
+// changeLogPosSQL finds a public id's position by the primary key.
+const changeLogPosSQL = `SELECT pos FROM change_log WHERE account_id = $1 AND id = $2`
+
 // AccountChangeLogPos is the position in the account's log of the change
 // with the public log id; false when the account has no such change
 // (another account's, pruned, or never written).
@@ -207,7 +215,7 @@ func (db *DB) AccountChangeLogPos(ctx context.Context, accountID string, id int6
 		return 0, false, nil
 	}
 	var pos int64
-	err := db.read(accountID).QueryRowxContext(ctx, `SELECT pos FROM change_log WHERE account_id = $1 AND id = $2`, accountID, id).Scan(&pos)
+	err := db.read(accountID).QueryRowxContext(ctx, changeLogPosSQL, accountID, id).Scan(&pos)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}

@@ -4,7 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +18,8 @@ import (
 	"shipgraph/db/dbtest"
 	"shipgraph/db/seed"
 	"shipgraph/testkit/pg"
+
+	"github.com/pressly/goose/v3"
 )
 
 // The cost of the change log, measured, never asserted:
@@ -164,4 +170,134 @@ func BenchmarkChangeLogPrune(b *testing.B) {
 		b.ReportMetric(float64(during)/took.Seconds(), "writes/s-during")
 		b.ReportMetric(float64(after)/3, "writes/s-after")
 	}
+}
+
+// What a logged row costs PostgreSQL, measured apart: one backend runs
+// transactions of a first poll's logging (5 rows as the generic trigger
+// writes them, 32 transport events with their JSON, one account each,
+// numbered at commit), and its CPU is read from /proc. The schema before
+// migration 00066 (taken down to 00064), before without the op CHECK,
+// after, and after with the CHECK put back, alternated in rounds in one
+// run (docs/tracking.md has the numbers):
+//
+//	go test ./db -run '^$' -bench ChangeLogLoggedRows -benchtime 1x
+func BenchmarkChangeLogLoggedRows(b *testing.B) {
+	ctx := context.Background()
+	const perRound = 300
+	type variant struct {
+		name string
+		conn *sql.Conn
+		pid  int
+		cpu  []float64 // ms a transaction, by round
+	}
+	open := func(name string, prepare func(s *sql.DB)) *variant {
+		url := dbtest.NewDB(b)
+		s := pg.At(b, url).Store.SQL()
+		if prepare != nil {
+			prepare(s)
+		}
+		if _, err := s.Exec(`CREATE PROCEDURE bench_log(k int) LANGUAGE plpgsql AS $$
+DECLARE
+    a uuid;
+    c uuid;
+BEGIN
+    FOR i IN 1..k LOOP
+        a := gen_random_uuid();
+        c := gen_random_uuid();
+        FOR j IN 1..5 LOOP
+            INSERT INTO change_log (account_id, record_type, record_id, op, parent_id, changed, old, new)
+            VALUES (a, 'container', gen_random_uuid(), 'INSERT', c, NULL, NULL, NULL);
+        END LOOP;
+        FOR j IN 1..32 LOOP
+            INSERT INTO change_log (account_id, record_type, record_id, op, parent_id, changed, old, new)
+            VALUES (a, 'transport_event', gen_random_uuid(), 'INSERT', c, NULL, NULL,
+                    jsonb_build_object('event', 'container.transport.vessel_departed', 'event_at', now(), 'timezone', 'Europe/Rotterdam',
+                                       'location_locode', 'NLRTM', 'voyage_number', '123W', 'data_source', 'shipping_line',
+                                       'created_at', now(), 'shipment_id', c));
+        END LOOP;
+        COMMIT;
+    END LOOP;
+END $$`); err != nil {
+			b.Fatal(err)
+		}
+		// Without the store's statement timeout: a round takes a while.
+		conn, err := dbtest.Open(b, url).Conn(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = conn.Close() })
+		v := &variant{name: name, conn: conn}
+		if err := conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&v.pid); err != nil {
+			b.Fatal(err)
+		}
+		// Warm up: plans, caches, the first pages.
+		if _, err := conn.ExecContext(ctx, `CALL bench_log(50)`); err != nil {
+			b.Fatal(err)
+		}
+		return v
+	}
+	down := func(s *sql.DB) {
+		fsys, err := fs.Sub(db.Migrations, "migrations")
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := goose.NewProvider(goose.DialectPostgres, s, fsys, goose.WithDisableGlobalRegistry(true))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.DownTo(ctx, 64); err != nil {
+			b.Fatal(err)
+		}
+	}
+	withCheck := func(s *sql.DB) {
+		if _, err := s.Exec(`ALTER TABLE change_log ADD CONSTRAINT change_log_op_check CHECK (op IN ('INSERT', 'UPDATE', 'DELETE'))`); err != nil {
+			b.Fatal(err)
+		}
+	}
+	withoutCheck := func(s *sql.DB) {
+		down(s)
+		if _, err := s.Exec(`ALTER TABLE change_log DROP CONSTRAINT change_log_op_check`); err != nil {
+			b.Fatal(err)
+		}
+	}
+	vs := []*variant{open("before", down), open("before-check", withoutCheck), open("after", nil), open("after+check", withCheck)}
+	for b.Loop() {
+		for round := range 6 {
+			order := slices.Clone(vs)
+			if round%2 == 1 {
+				slices.Reverse(order)
+			}
+			for _, v := range order {
+				t0 := backendCPU(b, v.pid)
+				if _, err := v.conn.ExecContext(ctx, fmt.Sprintf(`CALL bench_log(%d)`, perRound)); err != nil {
+					b.Fatal(err)
+				}
+				v.cpu = append(v.cpu, (backendCPU(b, v.pid)-t0)/perRound)
+			}
+		}
+	}
+	for _, v := range vs {
+		b.Logf("%s: CPU ms a transaction of 37 logged rows, by round: %.3f", v.name, v.cpu)
+		sum := 0.0
+		for _, c := range v.cpu {
+			sum += c
+		}
+		b.ReportMetric(sum/float64(len(v.cpu)), "ms/tx-"+v.name)
+	}
+}
+
+// backendCPU is the user and system CPU a backend of the local server has
+// used, in ms (/proc: clock ticks of 10 ms).
+func backendCPU(b *testing.B, pid int) float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Skipf("the backend's CPU is not readable here (%v)", err)
+	}
+	// Fields after the command's closing parenthesis: state is 3rd, utime
+	// the 14th and stime the 15th of the whole line.
+	s := string(raw)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) * 10
 }

@@ -69,6 +69,21 @@ func (p *ChangeLogPruning) add(o ChangeLogPruning) {
 	}
 }
 
+// changeLogPruneSQL is a batch's rows, oldest first (by the logged_at
+// index): logged before $1, and read by the fan-out, or logged before the
+// oldest webhook ($2), or before the ceiling ($3).
+const changeLogPruneSQL = `SELECT l.account_id::text, l.id, l.pos > coalesce(c.pos, 0) AND l.logged_at >= $2
+FROM change_log l LEFT JOIN webhook_log_cursors c ON c.account_id = l.account_id
+WHERE l.logged_at < $1
+  AND (l.pos <= coalesce(c.pos, 0) OR l.logged_at < $2 OR l.logged_at < $3)
+ORDER BY l.logged_at LIMIT $4`
+
+// changeLogHeldBackSQL tells whether a row older than the retention is
+// kept for the fan-out.
+const changeLogHeldBackSQL = `SELECT EXISTS (
+	SELECT 1 FROM change_log l LEFT JOIN webhook_log_cursors c ON c.account_id = l.account_id
+	WHERE l.logged_at < $1 AND l.logged_at >= $2 AND l.pos > coalesce(c.pos, 0) AND ($3::timestamptz IS NULL OR l.logged_at >= $3))`
+
 // PruneChangeLog deletes up to batch rows (DefaultChangeLogPruneBatch if
 // <= 0) logged before before, oldest first, in one transaction, keeping
 // the rows the webhook fan-out has not read unless they were logged before
@@ -95,11 +110,7 @@ func (db *DB) PruneChangeLog(ctx context.Context, before, unreadBefore time.Time
 			since = sql.NullTime{Time: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), Valid: true}
 		}
 		ceiling := nullTime(unreadBefore)
-		rows, err := q.QueryContext(ctx, `SELECT l.account_id::text, l.id, l.pos > coalesce(c.pos, 0) AND l.logged_at >= $2
-FROM change_log l LEFT JOIN webhook_log_cursors c ON c.account_id = l.account_id
-WHERE l.logged_at < $1
-  AND (l.pos <= coalesce(c.pos, 0) OR l.logged_at < $2 OR l.logged_at < $3)
-ORDER BY l.logged_at LIMIT $4`, before, since.Time, ceiling, batch)
+		rows, err := q.QueryContext(ctx, changeLogPruneSQL, before, since.Time, ceiling, batch)
 		if err != nil {
 			return mapErr(err)
 		}
@@ -146,10 +157,7 @@ ORDER BY l.logged_at LIMIT $4`, before, since.Time, ceiling, batch)
 		if len(ids) == batch {
 			return nil // the next batch tells
 		}
-		return mapErr(q.QueryRowxContext(ctx, `SELECT EXISTS (
-	SELECT 1 FROM change_log l LEFT JOIN webhook_log_cursors c ON c.account_id = l.account_id
-	WHERE l.logged_at < $1 AND l.logged_at >= $2 AND l.pos > coalesce(c.pos, 0) AND ($3::timestamptz IS NULL OR l.logged_at >= $3))`,
-			before, since.Time, ceiling).Scan(&p.HeldBack))
+		return mapErr(q.QueryRowxContext(ctx, changeLogHeldBackSQL, before, since.Time, ceiling).Scan(&p.HeldBack))
 	})
 	if err != nil {
 		return ChangeLogPruning{}, locked, err

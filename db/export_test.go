@@ -187,3 +187,12 @@ func ShipmentCountStatement(accountID string, f model.ShipmentFilter) (string, [
 
 // TransportEventsByContainersSQL is TransportEventsByContainerIDs' statement.
 const TransportEventsByContainersSQL = transportEventsByContainersSQL
+
+// The change log readers' statements (TestChangeLogReadersUseTheirIndexes).
+const (
+	ChangeLogPageFrom    = changeLogPageFrom
+	ChangeLogPosSQL      = changeLogPosSQL
+	ChangeLogLagSQL      = changeLogLagSQL
+	ChangeLogPruneSQL    = changeLogPruneSQL
+	ChangeLogHeldBackSQL = changeLogHeldBackSQL
+)

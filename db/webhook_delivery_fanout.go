@@ -242,17 +242,21 @@ ON CONFLICT (account_id, webhook_id, change_id, event) DO NOTHING`,
 // be.
 var ErrWebhookRefused = errors.New("the database refused the webhook notifications")
 
+// changeLogLagSQL: each account behind, its next change by the log's
+// positions index.
+const changeLogLagSQL = `SELECT coalesce(extract(epoch FROM now() - min(l.logged_at)), 0)::float8
+FROM change_log_heads h
+LEFT JOIN webhook_log_cursors c ON c.account_id = h.account_id
+JOIN change_log l ON l.account_id = h.account_id AND l.pos = coalesce(c.pos, 0) + 1
+WHERE h.pos > coalesce(c.pos, 0)`
+
 // ChangeLogLag is the age of the oldest change the webhook fan-out has
 // not read, over every account (0 when it is caught up): how far it is
 // behind. One row per account behind is looked at: its next change (an
 // account whose next change was pruned past the ceiling is left out).
 func (db *DB) ChangeLogLag(ctx context.Context) (time.Duration, error) {
 	var secs float64
-	err := db.read("").QueryRowxContext(ctx, `SELECT coalesce(extract(epoch FROM now() - min(l.logged_at)), 0)::float8
-FROM change_log_heads h
-LEFT JOIN webhook_log_cursors c ON c.account_id = h.account_id
-JOIN change_log l ON l.account_id = h.account_id AND l.pos = coalesce(c.pos, 0) + 1
-WHERE h.pos > coalesce(c.pos, 0)`).Scan(&secs)
+	err := db.read("").QueryRowxContext(ctx, changeLogLagSQL).Scan(&secs)
 	if err != nil {
 		return 0, mapErr(err)
 	}
