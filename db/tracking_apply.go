@@ -195,9 +195,11 @@ const shipmentMoved = `((s.port_of_discharge_id, s.pod_eta_at) IS DISTINCT FROM 
 // applyPollsSQL is ApplyPolls' statement. Its parts, in order: the polls
 // (u), the requests seen and locked, the live ones' shipments claimed (m:
 // merged by shipment; n: as written; ins, upd, quiet) and their ids (sid);
-// the containers merged by shipment and number (cm), updated, inserted,
-// and their ids as written (cid); the events (ev) with their raw and
-// transport rows; the stop facts; the requests' outcomes; one row per poll.
+// the containers merged by shipment and number (cm), the stored ones
+// locked (cn: FOR KEY SHARE, the events' rows have no key to their
+// container, migration 00065), updated, inserted, and their ids as written
+// (cid); the events (ev) with their raw and transport rows; the stop facts;
+// the requests' outcomes; one row per poll.
 var applyPollsSQL = `
 WITH u AS (
     SELECT * FROM unnest($3::uuid[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[],
@@ -308,7 +310,8 @@ cn AS (
         coalesce(w.pod_rail_departed_at, c.pod_rail_departed_at) AS pod_rail_departed_at,
         coalesce(w.ind_eta_at, c.ind_eta_at) AS ind_eta_at, coalesce(w.ind_ata_at, c.ind_ata_at) AS ind_ata_at,
         coalesce(w.current_status, c.current_status) AS current_status
-    FROM containers c JOIN cw w ON c.account_id = $1 AND c.shipment_id = w.shipment_id AND c.number = w.number),
+    FROM containers c JOIN cw w ON c.account_id = $1 AND c.shipment_id = w.shipment_id AND c.number = w.number
+    FOR KEY SHARE OF c),
 cupd AS (
     UPDATE containers c SET equipment_type = n.equipment_type, equipment_length = n.equipment_length,
         equipment_height = n.equipment_height, pod_terminal_id = n.pod_terminal_id, pod_arrived_at = n.pod_arrived_at,
