@@ -32,9 +32,9 @@
 -- TestEventRowsFollowTheirContainer (db) the races.
 
 -- +goose Up
-ALTER TABLE raw_events DROP CONSTRAINT raw_events_account_id_container_id_fkey;
-ALTER TABLE transport_events DROP CONSTRAINT transport_events_account_id_container_id_fkey;
-
+-- The functions first: on Citus a function is created on every node, which
+-- it refuses after a parallel operation on a distributed table (the DDL
+-- below) in the same transaction.
 -- +goose StatementBegin
 CREATE FUNCTION container_events_delete() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -43,12 +43,7 @@ BEGIN
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
-CREATE TRIGGER containers_events_cascade AFTER DELETE ON containers
-    FOR EACH ROW EXECUTE FUNCTION container_events_delete();
 
--- A TRUNCATE trigger fires once, on the table (on Citus on the coordinator's
--- table standing for its shards: 00036), and truncates the event tables
--- (their shards, through shipgraph_shard_group, on Citus).
 -- +goose StatementBegin
 CREATE FUNCTION container_events_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
@@ -58,6 +53,14 @@ BEGIN
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
+
+ALTER TABLE raw_events DROP CONSTRAINT raw_events_account_id_container_id_fkey;
+ALTER TABLE transport_events DROP CONSTRAINT transport_events_account_id_container_id_fkey;
+CREATE TRIGGER containers_events_cascade AFTER DELETE ON containers
+    FOR EACH ROW EXECUTE FUNCTION container_events_delete();
+-- A TRUNCATE trigger fires once, on the table (on Citus on the coordinator's
+-- table standing for its shards: 00036), and truncates the event tables
+-- (their shards, through shipgraph_shard_group, on Citus).
 CREATE TRIGGER containers_events_truncate AFTER TRUNCATE ON containers
     FOR EACH STATEMENT EXECUTE FUNCTION container_events_truncate();
 
