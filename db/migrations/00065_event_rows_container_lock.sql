@@ -18,7 +18,7 @@
 --   for the container's lock (below).
 -- - No event row of a container that does not exist: the one writer of
 --   event rows, ApplyPolls (db/tracking_apply.go), writes events only of the
---   containers its statement locked FOR KEY SHARE (the cn CTE: a container
+--   containers its statement locked FOR KEY SHARE (the ck CTE: a container
 --   deleted meanwhile is skipped, and the poll inserts its container again)
 --   or inserted itself (uncommitted: no other transaction sees it, and a
 --   delete of its shipment waits for the insert's key check on shipments).
