@@ -195,9 +195,24 @@ const shipmentMoved = `((s.port_of_discharge_id, s.pod_eta_at) IS DISTINCT FROM 
 // applyPollsSQL is ApplyPolls' statement. Its parts, in order: the polls
 // (u), the requests seen and locked, the live ones' shipments claimed (m:
 // merged by shipment; n: as written; ins, upd, quiet) and their ids (sid);
-// the containers merged by shipment and number (cm), updated, inserted,
-// and their ids as written (cid); the events (ev) with their raw and
-// transport rows; the stop facts; the requests' outcomes; one row per poll.
+// the containers merged by shipment and number (cm), the stored ones read
+// (cs) and locked (ck: FOR KEY SHARE, the events' rows have no key to their
+// container, migration 00065; cn: those the lock found), updated,
+// inserted, and their ids as written (cid); the events (ev) with their raw
+// and transport rows; the stop facts; the requests' outcomes; one row per
+// poll.
+//
+// The lock is a CTE of its own reading only containers (ck), their ids
+// given by an ARRAY sublink, not a FOR KEY SHARE OF c in the join of
+// containers and cw: PostgreSQL adds a whole-row junk column (type record)
+// for every other relation of a locking query's join (cw; a semi-join's
+// too), and Citus, which plans each CTE of this statement as a step of its
+// own, decides the format of a step's intermediate result twice: the reader
+// by the step's target list, junk columns included (a record: text), the
+// writer by the result's columns (all binary-capable: binary). The join
+// read its binary file as text: 'invalid input syntax for type uuid:
+// "PGCOPY"' as soon as a poll had a stored container (docs/decisions.md,
+// "The event rows' container keys").
 var applyPollsSQL = `
 WITH u AS (
     SELECT * FROM unnest($3::uuid[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[],
@@ -295,7 +310,7 @@ cw AS (
     SELECT cm.*, (SELECT t.id FROM terminals t JOIN ports p ON p.id = t.port_id
         WHERE p.code = m.pod AND m.pod_facility IN (t.firms_code, t.smdg_code, t.bic_facility_code) ORDER BY t.id LIMIT 1) AS term_id
     FROM cm JOIN m ON m.key = cm.key),
-cn AS (
+cs AS (
     SELECT c.id, c.shipment_id, c.number, coalesce(w.equipment_type, c.equipment_type) AS equipment_type,
         coalesce(w.equipment_length, c.equipment_length) AS equipment_length,
         coalesce(w.equipment_height, c.equipment_height) AS equipment_height,
@@ -309,6 +324,9 @@ cn AS (
         coalesce(w.ind_eta_at, c.ind_eta_at) AS ind_eta_at, coalesce(w.ind_ata_at, c.ind_ata_at) AS ind_ata_at,
         coalesce(w.current_status, c.current_status) AS current_status
     FROM containers c JOIN cw w ON c.account_id = $1 AND c.shipment_id = w.shipment_id AND c.number = w.number),
+ck AS (
+    SELECT c.id FROM containers c WHERE c.account_id = $1 AND c.id = ANY(ARRAY(SELECT cs.id FROM cs)) FOR KEY SHARE),
+cn AS (SELECT cs.* FROM cs WHERE cs.id IN (SELECT ck.id FROM ck)),
 cupd AS (
     UPDATE containers c SET equipment_type = n.equipment_type, equipment_length = n.equipment_length,
         equipment_height = n.equipment_height, pod_terminal_id = n.pod_terminal_id, pod_arrived_at = n.pod_arrived_at,
