@@ -330,7 +330,7 @@ func TestStatsRollupsConcurrentWriters(t *testing.T) {
 						continue
 					}
 					if err != nil {
-						errs <- err
+						errs <- fmt.Errorf("%w; the database's sessions then: %s", err, sessions(e.store.SQL()))
 						return
 					}
 					break
@@ -345,6 +345,28 @@ func TestStatsRollupsConcurrentWriters(t *testing.T) {
 	}
 	t.Logf("%d transactions retried after a deadlock", retries.Load())
 	checkRollups(t, e.store, e.acct, "after concurrent writers")
+}
+
+// sessions describes the sessions of q's database (state, what each waits
+// for and who blocks it, its statement): what a writer that timed out met.
+func sessions(q *sql.DB) string {
+	rows, err := q.Query(`SELECT pid, coalesce(state, ''), coalesce(wait_event_type || ':' || wait_event, ''),
+		pg_blocking_pids(pid)::text, coalesce(xact_start::text, ''), left(query, 160)
+		FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY pid`)
+	if err != nil {
+		return err.Error()
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var pid int
+		var state, wait, blockers, since, query string
+		if err := rows.Scan(&pid, &state, &wait, &blockers, &since, &query); err != nil {
+			return err.Error()
+		}
+		fmt.Fprintf(&b, "\n  %d %s %s blocked by %s since %s: %s", pid, state, wait, blockers, since, query)
+	}
+	return b.String()
 }
 
 // stmtArgs is one statement of a transaction and its arguments.
