@@ -411,6 +411,12 @@ func (e *Engine) writer() {
 			l.mu.Unlock()
 			return
 		}
+		// A queue left for another writer (another of the account's
+		// queues, or past maxBatch) gets one now, not at its next poll.
+		if (l.running < e.c.Writers || !grouping) && l.takeable() {
+			l.running++
+			go e.writer()
+		}
 		l.mu.Unlock()
 		began := time.Now()
 		n := 0
@@ -439,9 +445,13 @@ func (e *Engine) writer() {
 
 // take removes the next batch from the queues and holds them: the queued
 // polls of the queues no writer holds, longest waiting first, up to
-// maxBatch (of one queue unless grouping), one group per account, by
+// maxBatch (of one queue unless grouping), one queue an account, by
 // account id (so that two transactions take the accounts' rows in one
-// order). Called with l.mu.
+// order). One queue an account: an account's other queue is left to
+// another writer, so that one account's polls are written by
+// writersPerAccount transactions side by side; taken together, the
+// account's queues were one transaction, one batch after another, each
+// as long as its polls' CPU, in one backend. Called with l.mu.
 func (l *lanes) take(grouping bool) ([]group, []lane) {
 	var batch []group
 	var keys []lane
@@ -449,17 +459,13 @@ func (l *lanes) take(grouping bool) ([]group, []lane) {
 	keep := l.order[:0]
 	for _, k := range l.order {
 		q := l.queued[k]
-		if n == maxBatch || l.held[k] || (!grouping && len(keys) > 0) {
+		if n == maxBatch || l.held[k] || (!grouping && len(keys) > 0) ||
+			slices.ContainsFunc(batch, func(g group) bool { return g.account == k.account }) {
 			keep = append(keep, k)
 			continue
 		}
 		c := min(len(q), maxBatch-n)
-		i := slices.IndexFunc(batch, func(g group) bool { return g.account == k.account })
-		if i < 0 {
-			batch = append(batch, group{account: k.account})
-			i = len(batch) - 1
-		}
-		batch[i].ws = append(batch[i].ws, q[:c]...)
+		batch = append(batch, group{account: k.account, ws: q[:c:c]})
 		keys = append(keys, k)
 		n += c
 		l.held[k] = true
@@ -474,6 +480,12 @@ func (l *lanes) take(grouping bool) ([]group, []lane) {
 	l.order = keep
 	slices.SortFunc(batch, func(x, y group) int { return strings.Compare(x.account, y.account) })
 	return batch, keys
+}
+
+// takeable reports whether a queue with polls is held by no writer.
+// Called with l.mu.
+func (l *lanes) takeable() bool {
+	return slices.ContainsFunc(l.order, func(k lane) bool { return !l.held[k] })
 }
 
 // analyzeAfter is how many polls a process writes before it analyzes the

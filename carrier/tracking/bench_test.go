@@ -2,6 +2,7 @@ package tracking_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lib/pq"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
@@ -45,6 +47,20 @@ func tracked(e *env) []sim.Number {
 		}
 	}
 	return out
+}
+
+// withShipments gives e a simulator of perCarrier shipments a carrier
+// (the same seed and clock; the default is 12), so that one account can
+// track as many numbers as a benchmark polls: an account tracks a number
+// once.
+func (e *env) withShipments(perCarrier int) {
+	s, err := sim.New(sim.Options{Seed: 3, Shipments: perCarrier, Now: func() time.Time { return *e.clock.Load() }})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	e.t.Cleanup(srv.Close)
+	e.sim, e.url = s, srv.URL
 }
 
 // newAccount adds an account (a number is tracked once per account).
@@ -111,16 +127,27 @@ func BenchmarkPollThroughput(b *testing.B) {
 	b.Run("account-per-request", func(b *testing.B) { pollThroughput(b, 1) })
 }
 
-// pollThroughput runs b.N requests, perAccount to an account (at most one
-// per tracked number).
+// pollThroughput runs b.N requests, perAccount to an account. An account
+// tracks a number once, so the simulator is given enough tracked bills of
+// lading for perAccount (with its default 72, "one account" of 300 polls
+// was five accounts of 72 and 12 polls, written side by side).
 func pollThroughput(b *testing.B, perAccount int) {
 	e := newEnv(b)
+	perAccount = min(perAccount, b.N)
+	if nums := tracked(e); len(nums) < perAccount {
+		// Three of four shipments are tracked bills of lading.
+		e.withShipments(perAccount*4/3/len(sim.DefaultSCACs) + 2)
+	}
 	nums := tracked(e)
-	perAccount = min(perAccount, len(nums))
+	if len(nums) < perAccount {
+		b.Fatalf("the simulator tracks %d bills of lading, %d wanted", len(nums), perAccount)
+	}
+	accounts := 0
 	var ids []string
 	for i := 0; i < b.N; i++ {
 		if i%perAccount == 0 {
 			e.acct = newAccount(e, i)
+			accounts++
 		}
 		n := nums[i%len(nums)]
 		ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
@@ -128,6 +155,10 @@ func pollThroughput(b *testing.B, perAccount int) {
 	stmts, cpu, steps, pgCPU := primaryStatements(b), cpuSeconds(), pipeline(b), postgresCPU()
 	b.ResetTimer()
 	start := time.Now()
+	var dbStart time.Time
+	if err := e.store.SQL().QueryRow(`SELECT clock_timestamp()`).Scan(&dbStart); err != nil {
+		b.Fatal(err)
+	}
 	c := e.config()
 	for i := range c.Carriers {
 		c.Carriers[i].RatePerMinute, c.Carriers[i].Concurrency = 0, 0 // the engine's cost, not the carriers' limits
@@ -165,6 +196,18 @@ func pollThroughput(b *testing.B, perAccount int) {
 	if err := e.store.SQL().QueryRow(`SELECT count(*) FROM raw_events`).Scan(&events); err != nil {
 		b.Fatal(err)
 	}
+	// The run's shape, by the database's clock: from the start to the
+	// first write transaction (the engine's start, its first claim, the
+	// workers' first polls), and the polls a second between the first and
+	// the last write transaction's start (the steady state, without the
+	// ramp and the last batch).
+	var first, last time.Time
+	var later int
+	if err := e.store.SQL().QueryRow(`SELECT min(last_polled_at), max(last_polled_at),
+		count(*) FILTER (WHERE last_polled_at > (SELECT min(last_polled_at) FROM tracking_requests WHERE id = ANY($1::uuid[])))
+		FROM tracking_requests WHERE id = ANY($1::uuid[])`, pq.StringArray(ids)).Scan(&first, &last, &later); err != nil {
+		b.Fatal(err)
+	}
 	used := cpuSeconds() - cpu
 	if pgCPU > 0 {
 		b.ReportMetric(1000*(postgresCPU()-pgCPU)/float64(b.N), "pg-cpu-ms/poll")
@@ -182,6 +225,12 @@ func pollThroughput(b *testing.B, perAccount int) {
 		b.ReportMetric(1000*(after[s]-steps[s])/max(c, 1), s+"-ms")
 	}
 	b.ReportMetric(after["postponed"]-steps["postponed"], "snoozes")
+	b.ReportMetric(float64(accounts), "accounts")
+	b.ReportMetric(float64(first.Sub(dbStart).Milliseconds()), "ramp-ms")
+	if d := last.Sub(first).Seconds(); d > 0 {
+		b.ReportMetric(float64(later)/d, "steady-polls/s")
+	}
+	b.ReportMetric(float64(events)/float64(b.N), "events/poll")
 }
 
 // pipeline reads the engine's pipeline metrics (sums in seconds, counts

@@ -119,3 +119,26 @@ func TestVesselsWrittenOneAtATime(t *testing.T) {
 		t.Errorf("%d batches naming the same new vessels sent %.0f statements, want 1", batches, got)
 	}
 }
+
+// TestLanesTakeOneQueueAnAccount: a batch takes one of an account's
+// queues, and leaves the other to another writer (takeable), so that one
+// account's polls are written by two transactions side by side; taken
+// together they were one transaction, one batch after another.
+func TestLanesTakeOneQueueAnAccount(t *testing.T) {
+	var l lanes
+	l.queue(3, "x", "y")
+	l.queued[lane{account: "x", n: 1}] = []*waiting{{a: &applied{}}, {a: &applied{}}}
+	l.order = append(l.order, lane{account: "x", n: 1})
+	if got, want := shape(l.take(true)), "[x:3 y:3]"; got != want {
+		t.Fatalf("first batch %s, want %s", got, want)
+	}
+	if !l.takeable() {
+		t.Fatal("x's second queue is left to no writer")
+	}
+	if got, want := shape(l.take(true)), "[x:2]"; got != want {
+		t.Fatalf("second batch %s, want %s (x's second queue)", got, want)
+	}
+	if l.takeable() {
+		t.Fatalf("nothing is left, yet takeable: order %v", l.order)
+	}
+}
