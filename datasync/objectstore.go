@@ -477,12 +477,15 @@ func (t *objectTarget) Apply(ctx context.Context, tb *db.SyncTable, b batch) err
 	return f.commit(ctx, b.at)
 }
 
-// batchName is the name of a batch: its position (20 digits, so names
-// sort as positions do), b for a backfill page (with the key it starts
-// after) or f for a page of the log.
+// batchName is the name of a batch: the position it starts at (20
+// digits, so names sort as positions do), b for a backfill page (with the
+// key it starts after) or f-after for a page of the log (its changes after
+// the position). Pages of the log were once named by the position they
+// end at ("-f"): the first batch after those starts at the last one's end,
+// and its name must not replace that file.
 func batchName(pos int64, backfill bool, after string) string {
 	if !backfill {
-		return fmt.Sprintf("%020d-f", pos)
+		return fmt.Sprintf("%020d-f-after", pos)
 	}
 	if after == "" {
 		after = "start"

@@ -480,7 +480,13 @@ func (s *Syncer) step(ctx context.Context, d *db.SyncDestination, t target, tabl
 				delete(w.keys, r.Key())
 			}
 			gone := setKeys(w.keys)
-			b := batch{rows: rows, deletes: gone, pos: page.Next, name: batchName(page.Next, false, ""), at: now}
+			// Named by where the table's batch starts (its position
+			// before the page), not where the page ends: a batch
+			// written again, after its file was written and its
+			// manifest or the position's update failed, reads from the
+			// same position but may end further on (the log moved
+			// meanwhile) and must replace its first file.
+			b := batch{rows: rows, deletes: gone, pos: page.Next, name: batchName(st.Pos, false, ""), at: now}
 			if err := s.apply(ctx, t, tb, b); err != nil {
 				return false, err
 			}

@@ -2,6 +2,7 @@ package dcsa
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,7 +16,6 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	jsonv1 "github.com/go-json-experiment/json/v1"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -329,14 +329,20 @@ func readBody(r io.Reader, size, limit int64) ([]byte, error) {
 	}
 }
 
-// decodeOptions are encoding/json's semantics (github.com/go-json-experiment/json's
-// DefaultOptionsV1: names matched without case, the last of duplicate names
-// kept, invalid UTF-8 taken as U+FFFD, RFC 3339 times read as time.Time
-// reads them), so a page is accepted or refused as json.Unmarshal would
-// (FuzzDecodePage compares the two), but for v1's errors: they validate
-// each value in a pass of its own before decoding it, the cost this
-// decoder is for. Its errors name the member's JSON pointer instead.
-var decodeOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
+// decodeOptions are encoding/json's semantics where a page is plain
+// (plainPage): names matched without case, invalid UTF-8 taken as U+FFFD.
+// Duplicate names are refused here: encoding/json merges a repeated member
+// into what the first one decoded (a later null keeps the earlier value,
+// a later array reuses the earlier elements), so a page that repeats one
+// is decoded by encoding/json itself. Only the root packages' options: the
+// go-json-experiment/json/v1 package, whose DefaultOptionsV1 said all of
+// encoding/json's semantics in one option, put 16 KB into the image
+// (docs/decisions.md, "The image's bound taken back").
+var decodeOptions = jsonv2.JoinOptions(
+	jsonv2.MatchCaseInsensitiveNames(true),
+	jsontext.AllowInvalidUTF8(true),
+	jsontext.AllowDuplicateNames(false),
+)
 
 // decodePage reads a page's body: a JSON array of events that each pass
 // Event.Validate, each with its own JSON (Event.Raw, the element's bytes as
@@ -356,9 +362,23 @@ func decodePage(body []byte) ([]Event, error) {
 	if bytes.Contains(body, []byte(`\u0000`)) {
 		return nil, errors.New("a string holds a NUL character")
 	}
-	events, err := decodeEvents(body)
-	if err != nil {
-		return nil, fmt.Errorf("not a JSON array of DCSA events: %w", err)
+	var events []Event
+	plain := plainPage(body)
+	var err error
+	if plain {
+		events, err = decodeEvents(body)
+	}
+	if err != nil || !plain {
+		// What the one pass does not decode as encoding/json would (an
+		// escape, a name with '_' or '-', a repeated name), or what it
+		// refused: encoding/json decides, each event's Raw kept by
+		// Event.UnmarshalJSON. A page it refuses too is refused with the
+		// one pass's error (the member's JSON pointer), when there is one.
+		var slow []Event
+		if serr := json.Unmarshal(body, &slow); serr != nil {
+			return nil, fmt.Errorf("not a JSON array of DCSA events: %w", cmp.Or(err, serr))
+		}
+		events, err = slow, nil
 	}
 	for i := range events {
 		if err := events[i].Validate(); err != nil {
@@ -366,6 +386,44 @@ func decodePage(body []byte) ([]Event, error) {
 		}
 	}
 	return events, nil
+}
+
+// plainPage reports whether body holds no escape and no member name with
+// a '_' or a '-': a page the one pass decodes as encoding/json would. The
+// one pass's case-insensitive match also ignores '_' and '-' in a name,
+// encoding/json's does not; it unquotes a time's string before parsing it,
+// encoding/json hands time.Time.UnmarshalJSON the string as sent (escapes
+// refused). Without escapes a string ends at the next '"': a '_' or '-' in
+// a string followed by ':' is a name's. In doubt not plain (the page is
+// then decoded by encoding/json: as before the one pass, never wrong).
+func plainPage(body []byte) bool {
+	if bytes.IndexByte(body, '\\') >= 0 {
+		return false
+	}
+	for _, c := range []byte{'_', '-'} {
+		for i := 0; ; {
+			j := bytes.IndexByte(body[i:], c)
+			if j < 0 {
+				break
+			}
+			q := bytes.IndexByte(body[i+j:], '"')
+			if q < 0 {
+				break
+			}
+			// Past the string's end (or, for a byte outside any string,
+			// past the next string's start: what follows is looked at
+			// again).
+			i += j + q + 1
+			k := i
+			for k < len(body) && (body[k] == ' ' || body[k] == '\t' || body[k] == '\r' || body[k] == '\n') {
+				k++
+			}
+			if k < len(body) && body[k] == ':' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // decodeEvents decodes a JSON array of events (null: none), each element

@@ -53,6 +53,24 @@ func FuzzDecodePage(f *testing.F) {
 		`[{"transportCall":{"transportCallSequenceNumber":1.5}}]`, `[{"transportCall":{"transportCallSequenceNumber":"1"}}]`,
 		`{"httpMethod":"GET","requestUri":"/v2/events","statusCode":404,"statusCodeText":"Not Found","errorDateTime":"x","errors":[{"reason":"notFound","message":"m"}]}`,
 	}
+	// Where the one pass alone would differ from encoding/json (decodePage
+	// hands these to encoding/json): a repeated name (encoding/json merges
+	// into the first value: a later null keeps it, a later array reuses its
+	// elements), a name with '_' or '-' (the one pass's case-insensitive
+	// match ignores them), a time with an escape (time.Time.UnmarshalJSON
+	// reads the string as sent).
+	ship := `"eventType":"SHIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-03-01T00:00:00Z","eventCreatedDateTime":"2026-03-01T00:00:00Z","shipmentEventTypeCode":"CONF","documentTypeCode":"BKG","documentID":"123"`
+	for _, member := range []string{
+		`"eventID":"x","eventID":null`, `"eventID":"x","EVENTID":null`, `"event_ID":"x"`, `"event-id":"x"`, `"event\u005fID":"x"`,
+		`"eventDateTime":null`, `"eventID":"x","EventId":"y"`, `"ſeals":[]`,
+		`"transportCall":{"transportCallID":"a"},"transportCall":{"modeOfTransport":"RAIL"}`,
+		`"transportCall":{"transportCallSequenceNumber":1},"transportCall":{"transportCallSequenceNumber":null}`,
+		`"seals":[{"sealNumber":"1","sealType":"X"}],"seals":[{"sealNumber":"2"}]`, `"seals":[{"sealNumber":"1"}],"seals":null`,
+		`"x-y":1,"x-y":2`, `"reason":"a-b\\","changeRemark":"\"c_d\":"`,
+	} {
+		seeds = append(seeds, `[{`+ship+`,`+member+`}]`)
+	}
+	seeds = append(seeds, `[{`+strings.Replace(ship, `00Z","eventCreated`, `00\u005a","eventCreated`, 1)+`}]`)
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
@@ -176,5 +194,21 @@ func BenchmarkDecodePage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestPlainPage: a page with an escape or a member name holding '_' or '-'
+// is not plain (encoding/json decodes it); dates, ids and negative numbers
+// in values are.
+func TestPlainPage(t *testing.T) {
+	for body, want := range map[string]bool{
+		`[{"eventID":"4a7f0e0e-1b1c","eventDateTime":"2026-03-01T00:00:00-01:00","n":-1,"r":"a_b"}]`: true,
+		`[]`: true, ``: true, `-`: true, `"-`: true,
+		`[{"a_b":1}]`: false, `[{"a-b" :1}]`: false, `[{"a":-1,"-b":2}]`: false, `[{"a":"x-","_":2}]`: false,
+		"[{\"a-\"\n\t:1}]": false, `[{"a":"\u0041"}]`: false, `[{"a":"\""}]`: false,
+	} {
+		if got := plainPage([]byte(body)); got != want {
+			t.Errorf("%s: plain %v, want %v", body, got, want)
+		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -551,7 +550,7 @@ func TestCarrierRateWaitedInPlace(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c, ids := e.rateLimited(t, "MSCU", 7)
-	why := &postponements{}
+	why := postponements()
 	eng, j := newLoggedEngine(t, c, e.store, slog.New(why))
 	type end struct {
 		id string
@@ -605,7 +604,7 @@ func TestCarrierTurnsKeptOverSnooze(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c, ids := e.rateLimited(t, "CMDU", 12)
-	why := &postponements{}
+	why := postponements()
 	eng, j := newLoggedEngine(t, c, e.store, slog.New(why))
 	type end struct {
 		id string
@@ -653,63 +652,72 @@ func TestCarrierTurnsKeptOverSnooze(t *testing.T) {
 	t.Logf("%d of %d polls snoozed once", len(snoozed), len(ids))
 }
 
-// postponements records why each poll of a tracking engine ended without
-// completing, by request: snoozed (its "tracking: poll postponed" log
-// line: carrier_busy or request_busy) or failed ("failed: " and the
-// error, which River retries).
-type postponements struct {
-	mu  sync.Mutex
-	why map[string][]string
+// logged is a slog handler for a tracking engine's log in tests: it keeps
+// the records its filter accepts (every one without a filter), in order,
+// and sends each one's message on said when there is room (nil: no
+// channel).
+type logged struct {
+	filter func(slog.Record) bool
+	said   chan string
+	mu     sync.Mutex
+	kept   []slog.Record
 }
 
-func (p *postponements) Enabled(context.Context, slog.Level) bool { return true }
-func (p *postponements) Handle(_ context.Context, r slog.Record) error {
-	if r.Message != "tracking: poll postponed" && r.Message != "tracking: poll failed" {
+func (l *logged) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logged) Handle(_ context.Context, r slog.Record) error {
+	if l.filter != nil && !l.filter(r) {
 		return nil
 	}
-	var request, why string
-	r.Attrs(func(a slog.Attr) bool {
-		switch a.Key {
-		case "request":
-			request = a.Value.String()
-		case "why":
-			why = a.Value.String()
-		case "err":
-			why = "failed: " + a.Value.String()
-		}
-		return true
-	})
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.why == nil {
-		p.why = map[string][]string{}
-	}
-	p.why[request] = append(p.why[request], why)
-	return nil
-}
-func (p *postponements) WithAttrs([]slog.Attr) slog.Handler { return p }
-func (p *postponements) WithGroup(string) slog.Handler      { return p }
-
-// of returns why request's polls were snoozed so far, in order.
-func (p *postponements) of(request string) []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.why[request])
-}
-
-// said sends each log message of a tracking engine on a channel.
-type said chan string
-
-func (s said) Enabled(context.Context, slog.Level) bool { return true }
-func (s said) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	l.kept = append(l.kept, r.Clone())
+	l.mu.Unlock()
 	select {
-	case s <- r.Message:
+	case l.said <- r.Message:
 	default:
 	}
 	return nil
 }
-func (s said) WithAttrs([]slog.Attr) slog.Handler { return s }
-func (s said) WithGroup(string) slog.Handler      { return s }
+func (l *logged) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logged) WithGroup(string) slog.Handler      { return l }
+
+// saying is a log whose messages are sent on its said channel.
+func saying() *logged { return &logged{said: make(chan string, 100)} }
+
+// postponements is a log of why each poll of a tracking engine ended
+// without completing: snoozed (its "tracking: poll postponed" line:
+// carrier_busy or request_busy) or failed (its "tracking: poll failed"
+// line, which River retries).
+func postponements() *logged {
+	return &logged{filter: func(r slog.Record) bool {
+		return r.Message == "tracking: poll postponed" || r.Message == "tracking: poll failed"
+	}}
+}
+
+// of returns why request's polls ended without completing so far, in
+// order: the postponed line's reason, or "failed: " and the error.
+func (l *logged) of(request string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var whys []string
+	for _, r := range l.kept {
+		var req, why string
+		r.Attrs(func(a slog.Attr) bool {
+			switch a.Key {
+			case "request":
+				req = a.Value.String()
+			case "why":
+				why = a.Value.String()
+			case "err":
+				why = "failed: " + a.Value.String()
+			}
+			return true
+		})
+		if req == request {
+			whys = append(whys, why)
+		}
+	}
+	return whys
+}
 
 // TestHeldRequestKeepsCarrierAnswer: a poll whose request another
 // transaction holds (the schedule's claim of a round, another instance)
@@ -760,7 +768,7 @@ func TestHeldRequestKeepsCarrierAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	log := make(said, 100)
+	log := saying()
 	eng, j := newLoggedEngine(t, c, e.store, slog.New(log))
 	ended := make(chan rivertype.JobState, 100)
 	stop, err := eng.OnPolled(func(a tracking.PollArgs, s rivertype.JobState) {
@@ -782,7 +790,7 @@ func TestHeldRequestKeepsCarrierAnswer(t *testing.T) {
 	deadline := time.After(60 * time.Second)
 	for waiting := true; waiting; {
 		select {
-		case m := <-log:
+		case m := <-log.said:
 			waiting = !strings.Contains(m, "writing the answer again")
 		case s := <-ended:
 			t.Fatalf("the poll of a held request ended %s before the row was freed, want it to keep the carrier's answer and write it again", s)

@@ -308,6 +308,7 @@ func TestStatsRollupsConcurrentWriters(t *testing.T) {
 			func(r *rand.Rand) []any { return []any{salt(r)} }},
 	}
 	const writers, txs = 4, 8
+	waits := watchLockWaits(e.store.SQL(), 5*time.Second)
 	var wg sync.WaitGroup
 	var retries atomic.Int64
 	errs := make(chan error, writers)
@@ -340,11 +341,50 @@ func TestStatsRollupsConcurrentWriters(t *testing.T) {
 	}
 	wg.Wait()
 	close(errs)
+	waited := waits()
 	for err := range errs {
+		if waited != "" {
+			t.Errorf("while the writers ran, a statement waited for a lock 5 s or more; the sessions then: %s", waited)
+		}
 		t.Fatal(err)
 	}
 	t.Logf("%d transactions retried after a deadlock", retries.Load())
 	checkRollups(t, e.store, e.acct, "after concurrent writers")
+}
+
+// watchLockWaits looks at q's database's sessions every second until
+// stopped and keeps the first description of them (sessions) in which a
+// statement has waited for a lock for longer than after: a writer that
+// times out (57014 after the 30 s statement_timeout, once in CI) is seen
+// while it waits, with the session that blocks it and that session's
+// statement, instead of after its cancel.
+func watchLockWaits(q *sql.DB, after time.Duration) (stop func() string) {
+	done := make(chan struct{})
+	seen := make(chan string, 1)
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				seen <- ""
+				return
+			case <-tick.C:
+			}
+			var n int
+			err := q.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+				AND wait_event_type = 'Lock' AND state = 'active' AND now() - state_change > $1 * interval '1 millisecond'`,
+				after.Milliseconds()).Scan(&n)
+			if err == nil && n > 0 {
+				seen <- sessions(q)
+				return
+			}
+		}
+	}()
+	return func() string {
+		close(done)
+		return <-seen
+	}
 }
 
 // sessions describes the sessions of q's database (state, what each waits

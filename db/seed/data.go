@@ -2,23 +2,18 @@ package seed
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"strings"
+
+	"shipgraph/db/seed/seeddata"
 )
 
 // Reference data of the demo data set. The terminals and shipping lines are
 // real public data (seeddata/*.csv); the foreign ports, metro areas and rail
 // terminals are well-known places typed in here, since the CSVs only cover
 // US marine terminals and a shipment needs an origin and inland moves.
-
-//go:embed seeddata/terminals.csv
-var seedTerminalsCSV []byte
-
-//go:embed seeddata/shipping_lines.csv
-var seedShippingLinesCSV []byte
 
 type seedPort struct {
 	id          string
@@ -230,7 +225,7 @@ func seedReadCSV(data []byte) ([]map[string]string, error) {
 // so the same seed always gives the same reference ids.
 func seedBuildReference(r *seedRand) (*seedReference, error) {
 	ref := &seedReference{}
-	terms, err := seedReadCSV(seedTerminalsCSV)
+	terms, err := seedReadCSV(seeddata.TerminalsCSV)
 	if err != nil {
 		return nil, fmt.Errorf("seed: terminals.csv: %w", err)
 	}
@@ -272,7 +267,7 @@ func seedBuildReference(r *seedRand) (*seedReference, error) {
 		ref.metros = append(ref.metros, metro)
 	}
 
-	lines, err := seedReadCSV(seedShippingLinesCSV)
+	lines, err := seedReadCSV(seeddata.ShippingLinesCSV)
 	if err != nil {
 		return nil, fmt.Errorf("seed: shipping_lines.csv: %w", err)
 	}
