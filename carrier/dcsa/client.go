@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -368,10 +369,26 @@ func decodePage(body []byte) ([]Event, error) {
 	return events, nil
 }
 
+// decoders are the pages' decoders, reused: a decoder keeps its cache of
+// the short strings it decoded (jsontext.Decoder's StringCache, 256
+// entries of up to 256 bytes, which Reset leaves), so the codes, places
+// and vessels a carrier repeats page after page are decoded into the
+// strings of an earlier page instead of new ones, and the cache (4 KB) is
+// not made again for every page.
+var decoders = sync.Pool{New: func() any { return jsontext.NewDecoder(noBody) }}
+
+// noBody is what a decoder in the pool reads: nothing (it is never read).
+var noBody = new(bytes.Buffer)
+
 // decodeEvents decodes a JSON array of events (null: none), each element
 // with its own bytes as Raw, and nothing after the array but whitespace.
 func decodeEvents(body []byte) ([]Event, error) {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(body), decodeOptions)
+	dec := decoders.Get().(*jsontext.Decoder)
+	dec.Reset(bytes.NewBuffer(body), decodeOptions)
+	defer func() {
+		dec.Reset(noBody) // the page is not kept by the pool
+		decoders.Put(dec)
+	}()
 	var events []Event
 	switch k := dec.PeekKind(); k {
 	case 'n':
