@@ -143,6 +143,10 @@ func (q Query) check() error {
 	return nil
 }
 
+// Transport is the round tripper the client's requests go through
+// (nil: http.DefaultTransport).
+func (c *Client) Transport() http.RoundTripper { return c.hc.Transport }
+
 // Events returns every event of q's reference, following the Next-Page
 // cursor to the last page, oldest page first; an event repeated on a later
 // page (same eventID) is kept once. It fails with ErrInvalidQuery,

@@ -2,6 +2,7 @@ package tracking
 
 import (
 	"math/rand/v2"
+	"net/http"
 	"testing"
 	"unicode/utf8"
 )
@@ -71,6 +72,26 @@ func TestJSONBSafeSkipsStrings(t *testing.T) {
 		}
 		if got, want := jsonbSafe(b), jsonbSafeBytewise(b); got != want {
 			t.Fatalf("jsonbSafe(%s) = %v, the byte loop %v", b, got, want)
+		}
+	}
+}
+
+// TestCarrierKeepsItsConnections: a carrier's transport keeps as many idle
+// connections as it may have requests in flight (its Concurrency, at most
+// the workers; the workers without a bound), not the default transport's
+// two a host, which closed the others after each burst of polls and dialed
+// them again (a TLS handshake each, to a real carrier).
+func TestCarrierKeepsItsConnections(t *testing.T) {
+	for _, c := range []struct{ concurrency, workers, idle int }{{8, 50, 8}, {0, 50, 50}, {80, 50, 50}, {0, 0, 2}} {
+		k := DefaultCarrier
+		k.SCAC, k.BaseURL, k.Concurrency = "MAEU", "http://127.0.0.1:1/MAEU", c.concurrency
+		d, err := newDCSAConnector(k, 1<<20, 100, c.workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, ok := d.c.Transport().(*http.Transport)
+		if !ok || tr == http.DefaultTransport || tr.MaxIdleConnsPerHost != c.idle || tr.MaxIdleConns < c.idle {
+			t.Errorf("concurrency %d, workers %d: transport %T, %d idle a host (want %d)", c.concurrency, c.workers, d.c.Transport(), tr.MaxIdleConnsPerHost, c.idle)
 		}
 	}
 }
