@@ -181,7 +181,7 @@ func (c *Client) Events(ctx context.Context, q Query) ([]Event, error) {
 	u.RawQuery = v.Encode()
 
 	var all []Event
-	seenEvent := map[string]bool{}
+	var seenEvent map[string]bool
 	seenPage := map[string]bool{}
 	for page := 0; ; page++ {
 		if page == c.cfg.MaxPages {
@@ -191,6 +191,12 @@ func (c *Client) Events(ctx context.Context, q Query) ([]Event, error) {
 		events, next, err := c.page(ctx, u, page == 0)
 		if err != nil {
 			return nil, err
+		}
+		if all == nil {
+			// The first page's events kept in its own slice, in place
+			// (an event is written at or before where it was read): no
+			// slice grown by doubling, each event copied into it.
+			all, seenEvent = events[:0], make(map[string]bool, len(events))
 		}
 		for _, e := range events {
 			if e.EventID != "" {
