@@ -2,6 +2,7 @@ package db
 
 import (
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -18,31 +19,64 @@ import (
 // Each literal is a string argument (a driver.Value as is): text format
 // also under binary_parameters, where a []byte would be sent as binary.
 
-// quotedLen is the length of s as a quoted array element.
+// view is s's bytes as a string, without a copy (a []byte's header
+// begins as a string's: its pointer, its length).
+func view[T string | []byte](s T) string { return *(*string)(unsafe.Pointer(&s)) }
+
+// quotedLen is the length of s as a quoted array element (the counts are
+// vector searches: a poll's payloads are ~40 KB of JSON).
 func quotedLen[T string | []byte](s T) int {
-	n := len(s) + 2
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '"' || c == '\\' {
-			n++
-		}
-	}
-	return n
+	v := view(s)
+	return len(v) + 2 + strings.Count(v, `"`) + strings.Count(v, `\`)
 }
 
 // appendQuoted appends s as a quoted array element: "…" with each " and \
-// escaped by a backslash.
+// escaped by a backslash. It copies the runs between them whole, found by
+// IndexByte (JSON payloads have a quote every few bytes and a backslash
+// seldom: the next backslash is looked for once, not at every quote).
 func appendQuoted[T string | []byte](b []byte, s T) []byte {
+	v := view(s)
 	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '"' || c == '\\' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', c)
-			start = i + 1
+	bs := strings.IndexByte(v, '\\') // the next backslash in v; -1: none left
+	for {
+		q := strings.IndexByte(v, '"')
+		if bs >= 0 && (q < 0 || bs < q) {
+			q = bs
+		}
+		if q < 0 {
+			break
+		}
+		b = append(b, v[:q]...)
+		b = append(b, '\\', v[q])
+		v = v[q+1:]
+		switch {
+		case bs == q:
+			bs = strings.IndexByte(v, '\\')
+		case bs > q:
+			bs -= q + 1
 		}
 	}
-	b = append(b, s[start:]...)
+	b = append(b, v...)
 	return append(b, '"')
+}
+
+// textArgs gives the string arguments (the literals built here, the
+// account's id) to lib/pq as []byte over the same bytes, without a copy:
+// where parameters travel as text, lib/pq copies a string into a new
+// []byte before it writes it into its message, and a []byte it writes as
+// it is (the same bytes on the wire). Behind a pooler
+// (binary_parameters) a []byte goes as binary: there they stay strings.
+// A poll's literals are ~60 KB (its events' payloads), copied once less.
+func (t *TrackingTx) textArgs(args []any) []any {
+	if t.pooled {
+		return args
+	}
+	for i, a := range args {
+		if s, ok := a.(string); ok && s != "" {
+			args[i] = unsafe.Slice(unsafe.StringData(s), len(s))
+		}
+	}
+	return args
 }
 
 // literal makes the built buffer the argument without copying it (it is

@@ -3,6 +3,8 @@ package db
 import (
 	"database/sql"
 	"database/sql/driver"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +59,22 @@ func TestArrayLiterals(t *testing.T) {
 	ints := []sql.NullInt64{{Int64: 40, Valid: true}, {}, {Int64: -3, Valid: true}}
 	if got, want := intArray(len(ints), func(i int) (int64, bool) { return ints[i].Int64, ints[i].Valid }), val(pq.Array(ints)); got != want {
 		t.Errorf("intArray: %s, lib/pq %s", got, want)
+	}
+	// Random strings of the bytes the quoting cares about, runs of them
+	// included (appendQuoted copies the runs between them whole).
+	rng := rand.New(rand.NewPCG(37, 1))
+	for range 2000 {
+		var b []byte
+		for range rng.IntN(24) {
+			b = append(b, `a"\\{},é `[rng.IntN(9)])
+		}
+		one := []string{string(b), strings.Repeat(string(b), 3)}
+		if got, want := bytesArray(len(one), func(i int) []byte { return []byte(one[i]) }), val(pq.StringArray(one)); got != want {
+			t.Fatalf("bytesArray(%q): %s, lib/pq %s", one, got, want)
+		}
+		if got, want := stringArray(one), val(pq.StringArray(one)); got != want {
+			t.Fatalf("stringArray(%q): %s, lib/pq %s", one, got, want)
+		}
 	}
 	bools := []bool{true, false, true}
 	if got, want := boolArray(len(bools), func(i int) bool { return bools[i] }), val(pq.BoolArray(bools)); got != want {

@@ -173,7 +173,7 @@ func (t *TrackingTx) ApplyPolls(live []string, ps []PollWrite) (map[string]PollA
 		intArray(ne, func(i int) (int64, bool) { return int64(evs[i].Position), true }),
 		bytesArray(ne, func(i int) []byte { return evs[i].Payload }),
 		es(func(e *PolledEvent) *string { return e.TransportEvent }))
-	err := selectRows(t.ctx, t.q, func(a *PollApplied) { out[a.RequestID] = *a }, applyPollsSQL, args...)
+	err := selectRows(t.ctx, t.q, func(a *PollApplied) { out[a.RequestID] = *a }, applyPollsSQL, t.textArgs(args)...)
 	return out, err
 }
 

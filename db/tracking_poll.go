@@ -117,6 +117,7 @@ type TrackingTx struct {
 	q       ext
 	account string
 	generic bool // Lock sets plan_cache_mode to force_generic_plan
+	pooled  bool // behind a pooler: parameters travel binary (textArgs)
 }
 
 // InTrackingTx runs fn in one transaction of the account's tracking
@@ -139,7 +140,7 @@ func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(txs 
 		q, generic := db.preparedIn(q), db.GroupsAccounts()
 		txs := make([]*TrackingTx, len(accounts))
 		for i, a := range accounts {
-			txs[i] = &TrackingTx{ctx: ctx, q: q, account: a, generic: generic}
+			txs[i] = &TrackingTx{ctx: ctx, q: q, account: a, generic: generic, pooled: db.pooled}
 		}
 		return fn(txs)
 	})
@@ -346,8 +347,8 @@ UPDATE shipments s SET `+shipmentSet+`
 FROM n
 WHERE s.account_id = $1 AND s.id = n.id
   AND `+shipmentChanged,
-		append([]any{t.account, pq.StringArray(id), pq.StringArray(req)},
-			polledArrays(n, func(i int) *PolledShipment { return &us[i].PolledShipment })...)...)
+		t.textArgs(append([]any{t.account, pq.StringArray(id), pq.StringArray(req)},
+			polledArrays(n, func(i int) *PolledShipment { return &us[i].PolledShipment })...))...)
 	return err
 }
 

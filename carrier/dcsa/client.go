@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -142,6 +143,10 @@ func (q Query) check() error {
 	return nil
 }
 
+// Transport is the round tripper the client's requests go through
+// (nil: http.DefaultTransport).
+func (c *Client) Transport() http.RoundTripper { return c.hc.Transport }
+
 // Events returns every event of q's reference, following the Next-Page
 // cursor to the last page, oldest page first; an event repeated on a later
 // page (same eventID) is kept once. It fails with ErrInvalidQuery,
@@ -176,7 +181,7 @@ func (c *Client) Events(ctx context.Context, q Query) ([]Event, error) {
 	u.RawQuery = v.Encode()
 
 	var all []Event
-	seenEvent := map[string]bool{}
+	var seenEvent map[string]bool
 	seenPage := map[string]bool{}
 	for page := 0; ; page++ {
 		if page == c.cfg.MaxPages {
@@ -186,6 +191,12 @@ func (c *Client) Events(ctx context.Context, q Query) ([]Event, error) {
 		events, next, err := c.page(ctx, u, page == 0)
 		if err != nil {
 			return nil, err
+		}
+		if all == nil {
+			// The first page's events kept in its own slice, in place
+			// (an event is written at or before where it was read): no
+			// slice grown by doubling, each event copied into it.
+			all, seenEvent = events[:0], make(map[string]bool, len(events))
 		}
 		for _, e := range events {
 			if e.EventID != "" {
@@ -426,10 +437,26 @@ func plainPage(body []byte) bool {
 	return true
 }
 
+// decoders are the pages' decoders, reused: a decoder keeps its cache of
+// the short strings it decoded (jsontext.Decoder's StringCache, 256
+// entries of up to 256 bytes, which Reset leaves), so the codes, places
+// and vessels a carrier repeats page after page are decoded into the
+// strings of an earlier page instead of new ones, and the cache (4 KB) is
+// not made again for every page.
+var decoders = sync.Pool{New: func() any { return jsontext.NewDecoder(noBody) }}
+
+// noBody is what a decoder in the pool reads: nothing (it is never read).
+var noBody = new(bytes.Buffer)
+
 // decodeEvents decodes a JSON array of events (null: none), each element
 // with its own bytes as Raw, and nothing after the array but whitespace.
 func decodeEvents(body []byte) ([]Event, error) {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(body), decodeOptions)
+	dec := decoders.Get().(*jsontext.Decoder)
+	dec.Reset(bytes.NewBuffer(body), decodeOptions)
+	defer func() {
+		dec.Reset(noBody) // the page is not kept by the pool
+		decoders.Put(dec)
+	}()
 	var events []Event
 	switch k := dec.PeekKind(); k {
 	case 'n':

@@ -131,7 +131,7 @@ func New(c Config, store *db.DB, j *jobs.Engine, log *slog.Logger, opts ...Optio
 	}
 	e := &Engine{c: c, store: store, log: log, conns: map[string]*limited{}, jobs: j, analyzed: make(chan struct{})}
 	for _, k := range c.Carriers {
-		conn, err := newDCSAConnector(k, c.MaxResponse, c.MaxEvents)
+		conn, err := newDCSAConnector(k, c.MaxResponse, c.MaxEvents, c.Workers)
 		if err != nil {
 			return nil, err
 		}

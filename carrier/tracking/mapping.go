@@ -1,6 +1,7 @@
 package tracking
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"sort"
@@ -142,6 +143,41 @@ func str(s string) *string {
 }
 
 func tm(t time.Time) *time.Time { return &t }
+
+// cells hands out the pointer fields of one poll's events from chunks
+// shared by many of them: one allocation for dozens of fields instead of
+// one a field (nine a stored event, most of a poll's allocations in
+// mapEvents). A chunk lives as long as any of its fields, which the
+// poll's write drops together.
+type cells struct {
+	strs  []string
+	times []time.Time
+}
+
+func newCells(events int) *cells {
+	return &cells{strs: make([]string, 0, 4*events), times: make([]time.Time, 0, events)}
+}
+
+// str is str(s) from a chunk: nil for "".
+func (c *cells) str(s string) *string {
+	if s == "" {
+		return nil
+	}
+	if len(c.strs) == cap(c.strs) {
+		c.strs = make([]string, 0, 64)
+	}
+	c.strs = append(c.strs, s)
+	return &c.strs[len(c.strs)-1]
+}
+
+// tm is tm(t) from a chunk.
+func (c *cells) tm(t time.Time) *time.Time {
+	if len(c.times) == cap(c.times) {
+		c.times = make([]time.Time, 0, 16)
+	}
+	c.times = append(c.times, t)
+	return &c.times[len(c.times)-1]
+}
 
 // outcome is a carrier's answer mapped for the poll's write (apply.go).
 type outcome struct {
@@ -344,6 +380,7 @@ func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) 
 		boxes[n] = &boxState{c: db.PolledContainer{Number: n, EquipmentType: typ, EquipmentLength: length, EquipmentHeight: height}}
 	}
 	estimates := map[estimateKey]bool{}
+	cs := newCells(len(events))
 	for _, e := range sorted {
 		act, lg, loc := actOf(e), legOf(e), locodeOf(e)
 		place := places[loc]
@@ -366,39 +403,44 @@ func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) 
 		if err != nil {
 			continue
 		}
-		var targets []string
+		targets := order
 		if e.EventType == dcsa.EventTypeEquipment {
-			targets = []string{e.EquipmentReference}
-		} else {
-			targets = order
+			one := [1]string{e.EquipmentReference}
+			targets = one[:]
+		}
+		// The event's fields, once for all its containers' rows (they
+		// share the pointers; nothing writes through them).
+		pe := db.PolledEvent{CarrierEventID: e.EventID, Event: name.raw,
+			OriginalEvent: string(e.EventType) + " " + string(act) + " " + string(e.EventClassifierCode),
+			Estimated:     estimated, EventAt: cs.tm(e.EventDateTime), Locode: cs.str(loc), Facility: cs.str(facilityOf(e)),
+			VoyageNumber: cs.str(voyage), Payload: payload}
+		if e.TransportCall != nil && e.TransportCall.Location != nil {
+			pe.LocationName = cs.str(e.TransportCall.Location.LocationName)
+		} else if e.EventLocation != nil {
+			pe.LocationName = cs.str(e.EventLocation.LocationName)
+		}
+		if tv != nil {
+			pe.VesselIMO, pe.VesselName = cs.str(tv.IMO), cs.str(tv.Name)
+		}
+		var transport *string
+		if !estimated {
+			transport = cs.str(name.transport)
 		}
 		for _, n := range targets {
 			b := boxes[n]
 			if b == nil {
 				continue
 			}
-			pe := db.PolledEvent{ContainerNumber: n, CarrierEventID: e.EventID, Event: name.raw,
-				OriginalEvent: string(e.EventType) + " " + string(act) + " " + string(e.EventClassifierCode),
-				Estimated:     estimated, EventAt: tm(e.EventDateTime), Locode: str(loc), Facility: str(facilityOf(e)),
-				VoyageNumber: str(voyage), Position: b.pos, Payload: payload}
-			if e.TransportCall != nil && e.TransportCall.Location != nil {
-				pe.LocationName = str(e.TransportCall.Location.LocationName)
-			} else if e.EventLocation != nil {
-				pe.LocationName = str(e.EventLocation.LocationName)
-			}
-			if tv != nil {
-				pe.VesselIMO, pe.VesselName = str(tv.IMO), str(tv.Name)
-			}
+			pe := pe
+			pe.ContainerNumber, pe.Position, pe.TransportEvent = n, b.pos, transport
 			if estimated {
 				// One estimate published again under another event
 				// id is one transport event (its raw events stay).
 				k := estimateKey{n, name.estimated, e.EventDateTime.UnixNano(), loc}
 				if !estimates[k] {
 					estimates[k] = true
-					pe.TransportEvent = str(name.estimated)
+					pe.TransportEvent = cs.str(name.estimated)
 				}
-			} else {
-				pe.TransportEvent = str(name.transport)
 			}
 			b.pos++
 			o.events = append(o.events, pe)
@@ -408,7 +450,7 @@ func mapEvents(requestType, number string, events []dcsa.Event) (outcome, bool) 
 				}
 				continue
 			}
-			containerMilestone(&b.c, act, lg, place, loc, pod, dest, b.loaded, tm(e.EventDateTime))
+			containerMilestone(&b.c, act, lg, place, loc, pod, dest, b.loaded, pe.EventAt)
 			if act == ActLoad {
 				b.loaded = true
 			}
@@ -474,15 +516,23 @@ func jsonbSafe(b []byte) bool {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		if inString {
-			switch c {
-			case '\\':
+			// To the string's next backslash or its closing quote at
+			// once (IndexByte's vector search, not a byte at a time:
+			// most of an event's bytes are in its strings).
+			q := bytes.IndexByte(b[i:], '"')
+			if q < 0 {
+				q = len(b) - i
+			}
+			if k := bytes.IndexByte(b[i:i+q], '\\'); k >= 0 {
+				i += k
 				if i+1 < len(b) && b[i+1] == 'u' {
 					return false
 				}
-				i++
-			case '"':
-				inString = false
+				i++ // the escaped byte (a quote, too)
+				continue
 			}
+			i += q
+			inString = false
 			continue
 		}
 		switch {
