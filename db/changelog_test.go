@@ -902,11 +902,22 @@ func TestChangeLogQueuedByItsInsert(t *testing.T) {
 		"container:true transport_event:false container:false transport_event:false"; got != want {
 		t.Errorf("before the numbering: %s; want %s", got, want)
 	}
+	// On Citus the coordinator's SET CONSTRAINTS does not reach the
+	// worker's transaction (the rows stay pending until the commit, as in
+	// TestChangeLogHeadOncePerAccount): the account stays marked.
+	var citus bool
+	if err := tx.QueryRow(`SELECT to_regclass('pg_catalog.citus_lock_waits') IS NOT NULL`).Scan(&citus); err != nil {
+		t.Fatal(err)
+	}
 	exec(t, tx, `SET CONSTRAINTS change_log_head IMMEDIATE`)
 	exec(t, tx, `SET CONSTRAINTS change_log_head DEFERRED`)
 	event("queued-3")
 	exec(t, tx, touch, f.account, f.containers[2])
-	if got, want := strings.Join(queued(), " "), "transport_event:true container:false"; got != want {
+	want := "transport_event:true container:false"
+	if citus {
+		want = "container:true transport_event:false container:false transport_event:false transport_event:false container:false"
+	}
+	if got := strings.Join(queued(), " "); got != want {
 		t.Errorf("after SET CONSTRAINTS … IMMEDIATE: %s; want %s", got, want)
 	}
 	// Another writer, without the column: queued, and numbered.
@@ -914,7 +925,7 @@ func TestChangeLogQueuedByItsInsert(t *testing.T) {
 		f.account, f.containers[2])
 	exec(t, tx, `INSERT INTO change_log (account_id, record_type, record_id, op) VALUES ($1, 'container', $2, 'UPDATE')`,
 		f.account, f.containers[2])
-	if got, want := strings.Join(queued(), " "), "transport_event:true container:false container:true container:true"; got != want {
+	if got, want := strings.Join(queued(), " "), want+" container:true container:true"; got != want {
 		t.Errorf("with another writer's rows: %s; want %s", got, want)
 	}
 	if err := tx.Commit(); err != nil {
