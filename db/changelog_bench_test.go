@@ -301,3 +301,109 @@ func backendCPU(b *testing.B, pid int) float64 {
 	st, _ := strconv.ParseFloat(f[12], 64)
 	return (ut + st) * 10
 }
+
+// BenchmarkFirstPollTriggers: PostgreSQL's CPU a transaction of a first
+// poll's row-trigger work that migrations 00068 and 00069 change, in one
+// backend per schema: 37 transport events inserted one statement each
+// (each logged by its row trigger, the account's first row queueing the
+// numbering at commit) and 11 folds (a row inserted with its folded
+// number in an index expression and its search text folded in the
+// statement), a new account each transaction. Schemas: taken down to
+// 00067, to 00068, and as migrated; alternated in rounds in one run
+// (docs/tracking.md has the numbers):
+//
+//	go test ./db -run '^$' -bench FirstPollTriggers -benchtime 1x
+func BenchmarkFirstPollTriggers(b *testing.B) {
+	ctx := context.Background()
+	const perRound = 200
+	type variant struct {
+		name string
+		conn *sql.Conn
+		pid  int
+		cpu  []float64
+	}
+	open := func(name string, to int64) *variant {
+		url := dbtest.NewDB(b)
+		s := pg.At(b, url).Store.SQL()
+		if to > 0 {
+			fsys, err := fs.Sub(db.Migrations, "migrations")
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := goose.NewProvider(goose.DialectPostgres, s, fsys, goose.WithDisableGlobalRegistry(true))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := p.DownTo(ctx, to); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, q := range []string{
+			`CREATE TABLE bench_fold (account_id uuid, number text, doc text)`,
+			`CREATE INDEX ON bench_fold (account_id, shipgraph_fold(number))`,
+			`CREATE PROCEDURE bench_poll(k int) LANGUAGE plpgsql AS $$
+DECLARE
+    a uuid;
+    c uuid;
+    s uuid;
+BEGIN
+    FOR i IN 1..k LOOP
+        a := gen_random_uuid();
+        c := gen_random_uuid();
+        s := gen_random_uuid();
+        FOR j IN 1..37 LOOP
+            INSERT INTO transport_events (account_id, container_id, shipment_id, scac, carrier_event_id, event, event_at,
+                location_locode, voyage_number)
+            VALUES (a, c, s, 'MSCU', 'e' || j, 'container.transport.vessel_departed', now(), 'NLRTM', '123W');
+        END LOOP;
+        FOR j IN 1..11 LOOP
+            INSERT INTO bench_fold (account_id, number, doc)
+            VALUES (a, 'MEDU12345' || j, shipgraph_search_doc(ARRAY['MEDU12345' || j, 'Müller Straße', NULL]));
+        END LOOP;
+        COMMIT;
+    END LOOP;
+END $$`,
+		} {
+			if _, err := s.Exec(q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		conn, err := dbtest.Open(b, url).Conn(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = conn.Close() })
+		v := &variant{name: name, conn: conn}
+		if err := conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&v.pid); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := conn.ExecContext(ctx, `CALL bench_poll(30)`); err != nil {
+			b.Fatal(err)
+		}
+		return v
+	}
+	vs := []*variant{open("00067", 67), open("00068", 68), open("00069", 0)}
+	for b.Loop() {
+		for round := range 6 {
+			order := slices.Clone(vs)
+			if round%2 == 1 {
+				slices.Reverse(order)
+			}
+			for _, v := range order {
+				t0 := backendCPU(b, v.pid)
+				if _, err := v.conn.ExecContext(ctx, fmt.Sprintf(`CALL bench_poll(%d)`, perRound)); err != nil {
+					b.Fatal(err)
+				}
+				v.cpu = append(v.cpu, (backendCPU(b, v.pid)-t0)/perRound)
+			}
+		}
+	}
+	for _, v := range vs {
+		b.Logf("%s: CPU ms a transaction, by round: %.3f", v.name, v.cpu)
+		sum := 0.0
+		for _, c := range v.cpu {
+			sum += c
+		}
+		b.ReportMetric(sum/float64(len(v.cpu)), "ms/tx-"+v.name)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -835,5 +836,115 @@ func TestChangeLogHeadOncePerAccount(t *testing.T) {
 			t.Errorf("account %s: %d rows after head %d, %d unnumbered, positions %d–%d; want %d numbered %d–%d",
 				a, n, heads[a], unnumbered, lo, hi, want, heads[a]+1, heads[a]+want)
 		}
+	}
+}
+
+// TestChangeLogQueuedByItsInsert: a logged row marks its account pending
+// in its own INSERT (migration 00068): the numbering trigger's WHEN is one
+// column of the row, not a condition the executor reads from its text and
+// plans again for every logged row's statement. The account's first row
+// since it was last numbered is queued (true), its later rows are not
+// (false); a row after SET CONSTRAINTS … IMMEDIATE is queued again; a row
+// written without the column (any other writer) is queued, and every row
+// is numbered, densely, at commit.
+func TestChangeLogQueuedByItsInsert(t *testing.T) {
+	f := newLogFixture(t)
+	ctx := context.Background()
+	var def string
+	if err := f.sql.QueryRowContext(ctx, `SELECT pg_get_triggerdef(oid) FROM pg_trigger
+		WHERE tgrelid = 'change_log'::regclass AND tgname = 'change_log_head'`).Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(def, "WHEN ((new.queued IS NOT FALSE))") {
+		t.Errorf("change_log_head: %s; want WHEN ((new.queued IS NOT FALSE))", def)
+	}
+	head, err := f.store.AccountChangeLogHead(ctx, f.account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shipment, container string
+	if err := f.sql.QueryRowContext(ctx, `SELECT shipment_id, id FROM containers WHERE account_id = $1 AND id = $2`,
+		f.account, f.containers[0]).Scan(&shipment, &container); err != nil {
+		t.Fatal(err)
+	}
+	tx := begin(t, f.sql)
+	queued := func() []string {
+		t.Helper()
+		var q []string
+		rows, err := tx.Query(`SELECT record_type || ':' || coalesce(queued::text, 'null') FROM change_log
+			WHERE account_id = $1 AND pos IS NULL ORDER BY id`, f.account)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			q = append(q, s)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	event := func(id string) {
+		t.Helper()
+		exec(t, tx, `INSERT INTO transport_events (account_id, container_id, shipment_id, scac, carrier_event_id, event, event_at)
+			VALUES ($1, $2, $3, 'MSCU', $4, 'container.transport.vessel_departed', now())`, f.account, container, shipment, id)
+	}
+	exec(t, tx, touch, f.account, f.containers[0])
+	event("queued-1")
+	exec(t, tx, touch, f.account, f.containers[1])
+	event("queued-2")
+	if got, want := strings.Join(queued(), " "),
+		"container:true transport_event:false container:false transport_event:false"; got != want {
+		t.Errorf("before the numbering: %s; want %s", got, want)
+	}
+	// On Citus the coordinator's SET CONSTRAINTS does not reach the
+	// worker's transaction (the rows stay pending until the commit, as in
+	// TestChangeLogHeadOncePerAccount): the account stays marked.
+	var citus bool
+	if err := tx.QueryRow(`SELECT to_regclass('pg_catalog.citus_lock_waits') IS NOT NULL`).Scan(&citus); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, tx, `SET CONSTRAINTS change_log_head IMMEDIATE`)
+	exec(t, tx, `SET CONSTRAINTS change_log_head DEFERRED`)
+	event("queued-3")
+	exec(t, tx, touch, f.account, f.containers[2])
+	want := "transport_event:true container:false"
+	if citus {
+		want = "container:true transport_event:false container:false transport_event:false transport_event:false container:false"
+	}
+	if got := strings.Join(queued(), " "); got != want {
+		t.Errorf("after SET CONSTRAINTS … IMMEDIATE: %s; want %s", got, want)
+	}
+	// Another writer, without the column: queued, and numbered.
+	exec(t, tx, `INSERT INTO change_log (account_id, record_type, record_id, op) VALUES ($1, 'container', $2, 'UPDATE')`,
+		f.account, f.containers[2])
+	exec(t, tx, `INSERT INTO change_log (account_id, record_type, record_id, op) VALUES ($1, 'container', $2, 'UPDATE')`,
+		f.account, f.containers[2])
+	// (On Citus a statement's own insert takes its id from the
+	// coordinator's sequence, the triggers' from the worker's: compared
+	// without their order.)
+	got, all := queued(), strings.Fields(want+" container:true container:true")
+	if citus {
+		slices.Sort(got)
+		slices.Sort(all)
+	}
+	if g, w := strings.Join(got, " "), strings.Join(all, " "); g != w {
+		t.Errorf("with another writer's rows: %s; want %s", g, w)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var n, unnumbered, lo, hi int64
+	if err := f.sql.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE pos IS NULL), coalesce(min(pos), 0), coalesce(max(pos), 0)
+		FROM change_log WHERE account_id = $1 AND (pos IS NULL OR pos > $2)`, f.account, head).Scan(&n, &unnumbered, &lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	if n != 8 || unnumbered != 0 || lo != head+1 || hi != head+8 {
+		t.Errorf("%d rows after head %d, %d unnumbered, positions %d–%d; want 8 numbered %d–%d", n, head, unnumbered, lo, hi, head+1, head+8)
 	}
 }

@@ -1,7 +1,11 @@
 package db_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/lib/pq"
 )
 
 // searchColumnsDrift counts the rows of the three searched tables whose
@@ -103,4 +107,73 @@ func TestSearchColumnsKeptByTrigger(t *testing.T) {
 	f.exec(t, `INSERT INTO containers (account_id, shipment_id, number, search_doc)
 		SELECT account_id, id, 'ZZZU0000001', 'stale' FROM shipments WHERE account_id = $1 ORDER BY id LIMIT 1`, acct)
 	check("search columns written directly")
+}
+
+// TestFoldFunctionsInPLpgSQL: the tokenizer and its two callers are
+// PL/pgSQL functions (migration 00069: a SQL function that cannot be
+// inlined ran the SQL function executor for every call) giving what
+// 00018's and 00022's SQL bodies gave, whatever the search_path (a restore
+// builds the indexes on them with an empty one).
+func TestFoldFunctionsInPLpgSQL(t *testing.T) {
+	t.Parallel()
+	s := openDB(t).SQL()
+	rows, err := s.Query(`SELECT p.proname, l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+		WHERE p.pronamespace = current_schema()::regnamespace
+		  AND p.proname IN ('shipgraph_fold', 'shipgraph_search_doc', 'shipgraph_fold_all') ORDER BY p.proname`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var langs []string
+	for rows.Next() {
+		var name, lang string
+		if err := rows.Scan(&name, &lang); err != nil {
+			t.Fatal(err)
+		}
+		langs = append(langs, name+":"+lang)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(langs, " "),
+		"shipgraph_fold:plpgsql shipgraph_fold_all:plpgsql shipgraph_search_doc:plpgsql"; got != want {
+		t.Errorf("languages: %s; want %s", got, want)
+	}
+	// The SQL bodies before 00069, as expressions of the input.
+	const fold = `btrim(regexp_replace(lower(public.unaccent('public.unaccent'::regdictionary, %s) COLLATE "und-x-icu"), '[^[:alnum:]]+', ' ', 'g'))`
+	old := `SELECT count(*) FILTER (WHERE x.v IS DISTINCT FROM x.w), count(*) FROM (
+		SELECT to_jsonb(%[1]s.shipgraph_fold(t)) AS v, to_jsonb(` + fmt.Sprintf(fold, "t") + `) AS w FROM unnest($1::text[]) AS t
+		UNION ALL
+		SELECT to_jsonb(%[1]s.shipgraph_search_doc(a)), to_jsonb(coalesce(` + fmt.Sprintf(fold, "array_to_string(a, ' ')") + `, ''))
+		FROM unnest($2::text[]) AS j, LATERAL (SELECT nullif(j, '')::text[] AS a) a
+		UNION ALL
+		SELECT to_jsonb(%[1]s.shipgraph_fold_all(a)), to_jsonb(CASE WHEN a IS NOT NULL THEN
+			ARRAY(SELECT ` + fmt.Sprintf(fold, "p") + ` FROM unnest(a) AS p WHERE p IS NOT NULL) END)
+		FROM unnest($2::text[]) AS j, LATERAL (SELECT nullif(j, '')::text[] AS a) a) x`
+	texts := pq.StringArray{"", " ", "MEDU1234567", "Müller", "Straße-9", "MÆRSK Øresund", "Köln-Hafen / DEHAM",
+		"  PO-Ä1,,x  ", "ÇA ÉTÉ", "東京 港", "a\tb\nc", "--", "İstanbul"}
+	arrays := []string{"{}", "{MEDU1234567}", `{Müller,NULL,"Straße-9"}`, `{NULL}`, `{"  ", "Köln-Hafen / DEHAM", İstanbul}`}
+	var schema string
+	if err := s.QueryRow(`SELECT current_schema()`).Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"", "''"} {
+		tx, err := s.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path != "" {
+			if _, err := tx.Exec(`SET LOCAL search_path = ` + path); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var differ, n int
+		q := strings.ReplaceAll(old, "%[1]s", pq.QuoteIdentifier(schema))
+		if err := tx.QueryRow(q, texts, pq.Array(append(arrays, ""))).Scan(&differ, &n); err != nil {
+			t.Fatalf("search_path %q: %v", path, err)
+		}
+		_ = tx.Rollback()
+		if differ != 0 || n != len(texts)+2*(len(arrays)+1) {
+			t.Errorf("search_path %q: %d of %d values differ from the SQL bodies'", path, differ, n)
+		}
+	}
 }
