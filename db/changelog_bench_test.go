@@ -184,12 +184,6 @@ func BenchmarkChangeLogPrune(b *testing.B) {
 func BenchmarkChangeLogLoggedRows(b *testing.B) {
 	ctx := context.Background()
 	const perRound = 300
-	type variant struct {
-		name string
-		conn *sql.Conn
-		pid  int
-		cpu  []float64 // ms a transaction, by round
-	}
 	open := func(name string, prepare func(s *sql.DB)) *variant {
 		url := dbtest.NewDB(b)
 		s := pg.At(b, url).Store.SQL()
@@ -261,6 +255,23 @@ END $$`); err != nil {
 		}
 	}
 	vs := []*variant{open("before", down), open("before-check", withoutCheck), open("after", nil), open("after+check", withCheck)}
+	alternateRounds(b, vs, "bench_log", perRound, "a transaction of 37 logged rows")
+}
+
+// variant is one schema version's backend in a benchmark that alternates
+// them (alternateRounds).
+type variant struct {
+	name string
+	conn *sql.Conn
+	pid  int
+	cpu  []float64 // ms a transaction, by round
+}
+
+// alternateRounds calls procedure(perRound) on each variant's backend in
+// six rounds, the order reversed every other round, and reports each
+// variant's mean backend CPU a transaction (what is logged as what).
+func alternateRounds(b *testing.B, vs []*variant, procedure string, perRound int, what string) {
+	ctx := context.Background()
 	for b.Loop() {
 		for round := range 6 {
 			order := slices.Clone(vs)
@@ -269,15 +280,15 @@ END $$`); err != nil {
 			}
 			for _, v := range order {
 				t0 := backendCPU(b, v.pid)
-				if _, err := v.conn.ExecContext(ctx, fmt.Sprintf(`CALL bench_log(%d)`, perRound)); err != nil {
+				if _, err := v.conn.ExecContext(ctx, fmt.Sprintf(`CALL %s(%d)`, procedure, perRound)); err != nil {
 					b.Fatal(err)
 				}
-				v.cpu = append(v.cpu, (backendCPU(b, v.pid)-t0)/perRound)
+				v.cpu = append(v.cpu, (backendCPU(b, v.pid)-t0)/float64(perRound))
 			}
 		}
 	}
 	for _, v := range vs {
-		b.Logf("%s: CPU ms a transaction of 37 logged rows, by round: %.3f", v.name, v.cpu)
+		b.Logf("%s: CPU ms %s, by round: %.3f", v.name, what, v.cpu)
 		sum := 0.0
 		for _, c := range v.cpu {
 			sum += c
@@ -316,12 +327,6 @@ func backendCPU(b *testing.B, pid int) float64 {
 func BenchmarkFirstPollTriggers(b *testing.B) {
 	ctx := context.Background()
 	const perRound = 200
-	type variant struct {
-		name string
-		conn *sql.Conn
-		pid  int
-		cpu  []float64
-	}
 	open := func(name string, to int64) *variant {
 		url := dbtest.NewDB(b)
 		s := pg.At(b, url).Store.SQL()
@@ -383,27 +388,5 @@ END $$`,
 		return v
 	}
 	vs := []*variant{open("00067", 67), open("00068", 68), open("00069", 0)}
-	for b.Loop() {
-		for round := range 6 {
-			order := slices.Clone(vs)
-			if round%2 == 1 {
-				slices.Reverse(order)
-			}
-			for _, v := range order {
-				t0 := backendCPU(b, v.pid)
-				if _, err := v.conn.ExecContext(ctx, fmt.Sprintf(`CALL bench_poll(%d)`, perRound)); err != nil {
-					b.Fatal(err)
-				}
-				v.cpu = append(v.cpu, (backendCPU(b, v.pid)-t0)/perRound)
-			}
-		}
-	}
-	for _, v := range vs {
-		b.Logf("%s: CPU ms a transaction, by round: %.3f", v.name, v.cpu)
-		sum := 0.0
-		for _, c := range v.cpu {
-			sum += c
-		}
-		b.ReportMetric(sum/float64(len(v.cpu)), "ms/tx-"+v.name)
-	}
+	alternateRounds(b, vs, "bench_poll", perRound, "a transaction")
 }
