@@ -8,10 +8,8 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"sync/atomic"
 	"time"
 
@@ -24,9 +22,6 @@ import (
 
 	"shipgraph/model"
 )
-
-//go:embed migrations/*.sql
-var migrations embed.FS
 
 // QueriesTotal counts every SQL statement the store sends, by target
 // ("primary" or "replica", replica.go), so anyone can see on /metrics how
@@ -188,7 +183,7 @@ func migrateSchema(ctx context.Context, sdb *sql.DB) error {
 		return err
 	}
 	// goose reads migrations from the root of the FS it is given.
-	fsys, err := fs.Sub(migrations, "migrations")
+	fsys, err := migrationFS()
 	if err != nil {
 		return err
 	}
