@@ -145,8 +145,13 @@ func New(c Config, store *db.DB, j *jobs.Engine, log *slog.Logger, opts ...Optio
 		river.AddWorker(w, river.WorkFunc(e.schedule))
 	}}
 	if c.Workers > 0 {
+		// The first round runs as the process starts (OnStart): requests
+		// overdue after a deploy or restart do not wait for the leader's
+		// election and its periodic enqueuer's stagger. RunOnStart stays
+		// for a leader elected later (the one before it died).
 		q.Periodic = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(c.ScheduleEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return scheduleArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+		q.OnStart = []river.JobArgs{scheduleArgs{}}
 	}
 	if err := j.Register(q); err != nil {
 		return nil, fmt.Errorf("tracking: %w", err)
