@@ -62,8 +62,8 @@ type Queue struct {
 	// starts, before River's client: its producers' first fetch finds
 	// them, without the leader's election and its periodic enqueuer's
 	// stagger (up to a second) in between. Give them unique InsertOpts:
-	// two processes starting together, or the leader's RunOnStart round
-	// while one still waits or runs, then insert one.
+	// two processes starting together, or a periodic job of the same
+	// kind and arguments while one still waits or runs, then insert one.
 	OnStart []river.JobArgs
 }
 
