@@ -58,6 +58,13 @@ type Queue struct {
 	// Periodic are the queue's periodic jobs, run by the leader among
 	// the processes that work it.
 	Periodic []*river.PeriodicJob
+	// OnStart are jobs a process that works the queue inserts when it
+	// starts, before River's client: its producers' first fetch finds
+	// them, without the leader's election and its periodic enqueuer's
+	// stagger (up to a second) in between. Give them unique InsertOpts:
+	// two processes starting together, or a periodic job of the same
+	// kind and arguments while one still waits or runs, then insert one.
+	OnStart []river.JobArgs
 }
 
 // ErrNotOpen is the answer of an insert before Open.
@@ -162,6 +169,19 @@ func (e *Engine) Start(ctx context.Context) error {
 	defer e.mu.Unlock()
 	if e.started || !e.works() {
 		return nil
+	}
+	var first []river.InsertManyParams
+	for _, q := range e.queues {
+		if q.Workers > 0 {
+			for _, a := range q.OnStart {
+				first = append(first, river.InsertManyParams{Args: a})
+			}
+		}
+	}
+	if len(first) > 0 {
+		if _, err := client.InsertMany(ctx, first); err != nil {
+			return fmt.Errorf("jobs: the jobs at start: %w", err)
+		}
 	}
 	if err := client.Start(ctx); err != nil {
 		return fmt.Errorf("jobs: %w", err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"shipgraph/db"
 	"shipgraph/db/dbtest"
@@ -104,5 +105,64 @@ func TestInsertTxCommits(t *testing.T) {
 	}
 	if left != 0 {
 		t.Fatalf("%d rows of the rolled-back job", left)
+	}
+}
+
+type roundArgs struct{}
+
+func (roundArgs) Kind() string { return "jobs_test_round" }
+
+func (roundArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: "round", UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+		rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
+}
+
+// A process that works a queue inserts the queue's OnStart jobs as it
+// starts: River's first fetch runs them, with no leader elected and no
+// periodic job (the fetch interval here is a minute). A second process
+// starting while the first one's job runs inserts none (unique options).
+func TestOnStartOnce(t *testing.T) {
+	store := open(t)
+	ran := make(chan struct{}, 10)
+	release := make(chan struct{})
+	start := func() {
+		e := jobs.New(store, jobs.Config{FetchInterval: time.Minute, MaxAttempts: 1})
+		err := e.Register(jobs.Queue{Name: "round", Workers: 1, OnStart: []river.JobArgs{roundArgs{}},
+			Register: func(w *river.Workers) {
+				river.AddWorker(w, river.WorkFunc(func(ctx context.Context, _ *river.Job[roundArgs]) error {
+					ran <- struct{}{}
+					select {
+					case <-release:
+					case <-ctx.Done():
+					}
+					return nil
+				}))
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Open(); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = e.Stop(stop)
+		})
+	}
+	start()
+	t.Cleanup(func() { close(release) })
+	testkit.Recv(t, ran, 30*time.Second, "the job inserted at start to run")
+	start()
+	var n int
+	if err := store.SQL().QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'jobs_test_round'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("%d jobs inserted at two starts, want 1 (the second a duplicate of the running one)", n)
 	}
 }

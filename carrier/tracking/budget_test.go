@@ -33,9 +33,9 @@ const batchedPolls = 30
 // TestPollStatementBudget is not parallel: the counter is the process'
 // own, so nothing else may poll while it counts. The schedule is slowed
 // so that only the polls enqueued here run, and its one round at start-up
-// (River runs it once a leader is elected, which can take seconds) has
-// ended before anything is counted: its statements would otherwise land
-// in whichever poll it overlaps.
+// (the engine's start inserts it; the leader's periodic round comes only
+// ScheduleEvery later) has ended before anything is counted: its
+// statements would otherwise land in whichever poll it overlaps.
 func TestPollStatementBudget(t *testing.T) {
 	e := newEnv(t)
 	c := e.config()

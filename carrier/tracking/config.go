@@ -34,7 +34,8 @@ type Config struct {
 	// never tracked (TRACKING_MAX_ATTEMPTS).
 	MaxAttempts int
 	// ScheduleEvery is how often the leader enqueues the due requests
-	// (TRACKING_SCHEDULE_EVERY).
+	// (TRACKING_SCHEDULE_EVERY); every process that polls does once as
+	// it starts.
 	ScheduleEvery time.Duration
 	// ScheduleBatch is the most requests enqueued per round.
 	ScheduleBatch int

@@ -896,3 +896,32 @@ func TestFirstPollsAnalyzeNewTables(t *testing.T) {
 		t.Fatalf("%d of the 5 tracking tables with statistics after the analyze, want 5", got)
 	}
 }
+
+// TestStartPollsDueAtOnce: an engine's first schedule round runs as it
+// starts, not after River's leader election and its periodic enqueuer's
+// stagger. Another process holds the leadership here for the whole test,
+// so the periodic round (RunOnStart included) never runs in this one: a
+// request due before the start is polled by the round the start inserted
+// (without it the test waits for a round that never comes).
+func TestStartPollsDueAtOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if _, err := e.store.SQL().Exec(`INSERT INTO river_leader (leader_id, elected_at, expires_at)
+		VALUES ('elsewhere', now(), now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	n := e.number("bill_of_lading", "tracked")
+	id := e.request(n.RequestType, n.RequestNumber, n.SCAC)
+	c := e.config()
+	c.ScheduleEvery = time.Hour
+	e.engine(c)
+	if r := e.waitFor(id, func(r reqRow) bool { return r.Status != "pending" }); r.Status != "created" {
+		t.Fatalf("request %+v, want created", r)
+	}
+	if got := e.count(`SELECT count(*) FROM river_leader WHERE leader_id = 'elsewhere'`); got != 1 {
+		t.Fatalf("the leadership moved (%d rows of the other process): the periodic round may have polled", got)
+	}
+	if got := e.count(`SELECT count(*) FROM river_job WHERE kind = 'tracking_schedule'`); got != 1 {
+		t.Fatalf("%d schedule rounds, want the start's one", got)
+	}
+}
