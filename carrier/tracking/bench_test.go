@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http/httptest"
 	"os"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"shipgraph/app"
 	"shipgraph/carrier/sim"
 	"shipgraph/carrier/tracking"
 	"shipgraph/db"
@@ -36,6 +39,25 @@ func cpuSeconds() float64 {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// servesGC gives the benchmark the collector serve runs (app.GCDefaults,
+// which main calls first for every verb: GOGC=400 and a soft limit of
+// 1 GiB unless the environment sets them), not go test's GOGC=100; the
+// test binary's own settings come back after it.
+func servesGC(b *testing.B) {
+	gc, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
+	debug.SetGCPercent(gc)
+	app.GCDefaults()
+	b.Cleanup(func() { debug.SetGCPercent(gc); debug.SetMemoryLimit(limit) })
+}
+
+// gcCPU is the runtime's estimate of the CPU seconds its collector has
+// used (mark, assists, idle marking) and the collections completed.
+func gcCPU() (seconds float64, cycles uint64) {
+	m := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(m)
+	return m[0].Value.Float64(), m[1].Value.Uint64()
 }
 
 // tracked are the simulator's tracked bills of lading.
@@ -77,6 +99,7 @@ func newAccount(e *env, i int) string {
 // /v2/tracking_requests does) and its poll enqueued in a transaction,
 // until the request is created with its shipment: p50 and p99.
 func BenchmarkRequestToCreated(b *testing.B) {
+	servesGC(b)
 	e := newEnv(b)
 	eng := e.engine(e.config())
 	nums := tracked(e)
@@ -132,6 +155,7 @@ func BenchmarkPollThroughput(b *testing.B) {
 // lading for perAccount (with its default 72, "one account" of 300 polls
 // was five accounts of 72 and 12 polls, written side by side).
 func pollThroughput(b *testing.B, perAccount int) {
+	servesGC(b)
 	e := newEnv(b)
 	perAccount = min(perAccount, b.N)
 	if nums := tracked(e); len(nums) < perAccount {
@@ -153,6 +177,7 @@ func pollThroughput(b *testing.B, perAccount int) {
 		ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
 	}
 	stmts, cpu, steps, pgCPU := primaryStatements(b), cpuSeconds(), pipeline(b), postgresCPU()
+	gcSeconds, gcCycles := gcCPU()
 	b.ResetTimer()
 	start := time.Now()
 	var dbStart time.Time
@@ -209,6 +234,11 @@ func pollThroughput(b *testing.B, perAccount int) {
 		b.Fatal(err)
 	}
 	used := cpuSeconds() - cpu
+	gcAfter, cyclesAfter := gcCPU()
+	// The collector's share of the Go process's CPU, and its collections a
+	// hundred polls.
+	b.ReportMetric(100*(gcAfter-gcSeconds)/used, "gc-cpu-%")
+	b.ReportMetric(100*float64(cyclesAfter-gcCycles)/float64(b.N), "gcs/100polls")
 	if pgCPU > 0 {
 		b.ReportMetric(1000*(postgresCPU()-pgCPU)/float64(b.N), "pg-cpu-ms/poll")
 	}
