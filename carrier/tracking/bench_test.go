@@ -60,6 +60,22 @@ func gcCPU() (seconds float64, cycles uint64) {
 	return m[0].Value.Float64(), m[1].Value.Uint64()
 }
 
+// goroutinesCreated is the goroutines the process has started (each one
+// the scheduler runs, parks and ends at least once).
+func goroutinesCreated() uint64 {
+	m := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(m)
+	return m[0].Value.Uint64()
+}
+
+// minorFaults is the process's page faults served without I/O: first
+// touches of memory the heap grew into.
+func minorFaults() int64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Minflt
+}
+
 // tracked are the simulator's tracked bills of lading.
 func tracked(e *env) []sim.Number {
 	var out []sim.Number
@@ -178,6 +194,7 @@ func pollThroughput(b *testing.B, perAccount int) {
 	}
 	stmts, cpu, steps, pgCPU := primaryStatements(b), cpuSeconds(), pipeline(b), postgresCPU()
 	gcSeconds, gcCycles := gcCPU()
+	goroutines, faults := goroutinesCreated(), minorFaults()
 	b.ResetTimer()
 	start := time.Now()
 	var dbStart time.Time
@@ -239,6 +256,8 @@ func pollThroughput(b *testing.B, perAccount int) {
 	// hundred polls.
 	b.ReportMetric(100*(gcAfter-gcSeconds)/used, "gc-cpu-%")
 	b.ReportMetric(100*float64(cyclesAfter-gcCycles)/float64(b.N), "gcs/100polls")
+	b.ReportMetric(float64(goroutinesCreated()-goroutines)/float64(b.N), "goroutines/poll")
+	b.ReportMetric(float64(minorFaults()-faults)/float64(b.N), "faults/poll")
 	if pgCPU > 0 {
 		b.ReportMetric(1000*(postgresCPU()-pgCPU)/float64(b.N), "pg-cpu-ms/poll")
 	}
