@@ -53,7 +53,10 @@ func servesGC(b *testing.B) {
 }
 
 // gcCPU is the runtime's estimate of the CPU seconds its collector has
-// used (mark, assists, idle marking) and the collections completed.
+// used (mark, assists, idle marking) and the collections completed. The
+// estimate counts marking by wall time: on a loaded machine, where the
+// marking thread waits for a core, it is high (the CPU profile is the
+// figure then).
 func gcCPU() (seconds float64, cycles uint64) {
 	m := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/gc/cycles/total:gc-cycles"}}
 	metrics.Read(m)
