@@ -152,4 +152,4 @@ for r in rows:
           ms("read"), ms("fetch"), ms("queue"), ms("write"), d(busy) / dt))
     prev = r
 PY
-echo "serve RSS: $(awk '/VmRSS/{print $2, $3}' /proc/$SPID/status)"
+echo "serve RSS: $(awk '/VmRSS/{print $2, $3}' /proc/$SPID/status) (peak $(awk '/VmHWM/{print $2, $3}' /proc/$SPID/status))"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http/httptest"
 	"os"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"shipgraph/app"
 	"shipgraph/carrier/sim"
 	"shipgraph/carrier/tracking"
 	"shipgraph/db"
@@ -36,6 +39,44 @@ func cpuSeconds() float64 {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// servesGC gives the benchmark the collector serve runs (app.GCDefaults,
+// which main calls first for every verb: GOGC=400 and a soft limit of
+// 1 GiB unless the environment sets them), not go test's GOGC=100; the
+// test binary's own settings come back after it.
+func servesGC(b *testing.B) {
+	gc, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
+	debug.SetGCPercent(gc)
+	app.GCDefaults()
+	b.Cleanup(func() { debug.SetGCPercent(gc); debug.SetMemoryLimit(limit) })
+}
+
+// gcCPU is the runtime's estimate of the CPU seconds its collector has
+// used (mark, assists, idle marking) and the collections completed. The
+// estimate counts marking by wall time: on a loaded machine, where the
+// marking thread waits for a core, it is high (the CPU profile is the
+// figure then).
+func gcCPU() (seconds float64, cycles uint64) {
+	m := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(m)
+	return m[0].Value.Float64(), m[1].Value.Uint64()
+}
+
+// goroutinesCreated is the goroutines the process has started (each one
+// the scheduler runs, parks and ends at least once).
+func goroutinesCreated() uint64 {
+	m := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(m)
+	return m[0].Value.Uint64()
+}
+
+// minorFaults is the process's page faults served without I/O: first
+// touches of memory the heap grew into.
+func minorFaults() int64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Minflt
 }
 
 // tracked are the simulator's tracked bills of lading.
@@ -77,6 +118,7 @@ func newAccount(e *env, i int) string {
 // /v2/tracking_requests does) and its poll enqueued in a transaction,
 // until the request is created with its shipment: p50 and p99.
 func BenchmarkRequestToCreated(b *testing.B) {
+	servesGC(b)
 	e := newEnv(b)
 	eng := e.engine(e.config())
 	nums := tracked(e)
@@ -132,6 +174,7 @@ func BenchmarkPollThroughput(b *testing.B) {
 // lading for perAccount (with its default 72, "one account" of 300 polls
 // was five accounts of 72 and 12 polls, written side by side).
 func pollThroughput(b *testing.B, perAccount int) {
+	servesGC(b)
 	e := newEnv(b)
 	perAccount = min(perAccount, b.N)
 	if nums := tracked(e); len(nums) < perAccount {
@@ -153,6 +196,8 @@ func pollThroughput(b *testing.B, perAccount int) {
 		ids = append(ids, e.request(n.RequestType, n.RequestNumber, n.SCAC))
 	}
 	stmts, cpu, steps, pgCPU := primaryStatements(b), cpuSeconds(), pipeline(b), postgresCPU()
+	gcSeconds, gcCycles := gcCPU()
+	goroutines, faults := goroutinesCreated(), minorFaults()
 	b.ResetTimer()
 	start := time.Now()
 	var dbStart time.Time
@@ -209,6 +254,13 @@ func pollThroughput(b *testing.B, perAccount int) {
 		b.Fatal(err)
 	}
 	used := cpuSeconds() - cpu
+	gcAfter, cyclesAfter := gcCPU()
+	// The collector's share of the Go process's CPU, and its collections a
+	// hundred polls.
+	b.ReportMetric(100*(gcAfter-gcSeconds)/used, "gc-cpu-%")
+	b.ReportMetric(100*float64(cyclesAfter-gcCycles)/float64(b.N), "gcs/100polls")
+	b.ReportMetric(float64(goroutinesCreated()-goroutines)/float64(b.N), "goroutines/poll")
+	b.ReportMetric(float64(minorFaults()-faults)/float64(b.N), "faults/poll")
 	if pgCPU > 0 {
 		b.ReportMetric(1000*(postgresCPU()-pgCPU)/float64(b.N), "pg-cpu-ms/poll")
 	}
