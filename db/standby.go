@@ -90,29 +90,42 @@ func (db *DB) AwaitStandby(ctx context.Context, lsn uint64) error {
 		if lsn <= b.passed.Load() {
 			return nil
 		}
-		b.mu.Lock()
-		var r *barrierRound
-		switch {
-		case b.running == nil:
-			// Starts now, after lsn was read: its commit follows lsn.
-			r = &barrierRound{done: make(chan struct{})}
-			b.running = r
-			go db.runBarrier(r)
-		case b.next == nil:
-			r = &barrierRound{done: make(chan struct{})}
-			b.next = r
-		default:
-			r = b.next
+		// A round that starts after lsn was read: its commit follows.
+		if err := db.AwaitStandbyNow(ctx); err != nil {
+			return err
 		}
-		b.mu.Unlock()
-		select {
-		case <-r.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if r.err != nil {
-			return r.err
-		}
+	}
+}
+
+// AwaitStandbyNow returns once the synchronous standby has every WAL
+// position written before the call: a barrier that starts after it. For
+// a reader whose last reads carry no position (datasync reads the records
+// a log page names after the page): call it only when a read said the
+// server runs with a synchronous standby (a page's Barrier not 0).
+func (db *DB) AwaitStandbyNow(ctx context.Context) error {
+	b := db.sb
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	var r *barrierRound
+	switch {
+	case b.running == nil:
+		r = &barrierRound{done: make(chan struct{})}
+		b.running = r
+		go db.runBarrier(r)
+	case b.next == nil:
+		r = &barrierRound{done: make(chan struct{})}
+		b.next = r
+	default:
+		r = b.next
+	}
+	b.mu.Unlock()
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
