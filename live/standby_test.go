@@ -5,6 +5,9 @@ package live
 import (
 	"context"
 	"database/sql"
+	"os"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -128,4 +131,81 @@ func changesOf(evs []Event) []*model.Change {
 		}
 	}
 	return out
+}
+
+// TestMeasureSyncStandbyBarrier measures what the barrier costs a change:
+// a primary with a synchronous standby, changes written one at a time
+// (each commit acknowledged by the standby, then the wake-up the server
+// sends), and the time from the commit's return to the change reaching a
+// subscription, in alternating rounds of a hub whose reads take the
+// barrier and of one whose sessions say synchronous_commit=local (so its
+// reads see no synchronous standby: no barrier); and the barriers per
+// change. A measurement, not a check: set SHIPGRAPH_LIVE_BARRIER_MEASURE
+// to the rounds of each (50 changes a round).
+func TestMeasureSyncStandbyBarrier(t *testing.T) {
+	rounds, _ := strconv.Atoi(os.Getenv("SHIPGRAPH_LIVE_BARRIER_MEASURE"))
+	if rounds <= 0 {
+		t.Skip("set SHIPGRAPH_LIVE_BARRIER_MEASURE to the rounds of each kind (a measurement, not a check)")
+	}
+	srv := dbtest.NewServer(t)
+	d := pg.At(t, srv.URL())
+	d.Seed(t, 3)
+	replicatest.Start(t, srv, replicatest.Options{})
+	admin := dbtest.Open(t, srv.URL())
+	for _, q := range []string{"ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()",
+		"ALTER DATABASE shipgraph SET synchronous_commit = on"} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitUntil(t, 30*time.Second, "the standby synchronous", func() bool {
+		var state sql.NullString
+		if err := admin.QueryRow("SELECT max(sync_state) FROM pg_stat_replication").Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		return state.String == "sync"
+	})
+	who := d.Principals(t)["acme/admin"]
+	id := d.Text(t, `SELECT c.id FROM containers c JOIN accounts a ON a.id = c.account_id WHERE a.slug = 'acme' ORDER BY c.id LIMIT 1`)
+	writer := dbtest.Open(t, srv.URL())
+	hubs := map[string]*Hub{}
+	for name, url := range map[string]string{"barrier": srv.URL(), "none": srv.URL() + "&synchronous_commit=local"} {
+		store := pg.At(t, url).Store
+		listener := store.Listen(time.Second)
+		t.Cleanup(listener.Close)
+		h := New(store, listener, Config{}, nil)
+		t.Cleanup(h.Close)
+		hubs[name] = h
+	}
+	lat := map[string][]time.Duration{}
+	barriers := map[string]int64{}
+	i := 0
+	for r := range 2 * rounds {
+		name := []string{"barrier", "none"}[r%2]
+		s, err := hubs[name].Subscribe(context.Background(), who, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := db.StandbyBarriers.Load()
+		for range 50 {
+			i++
+			if _, err := writer.Exec(`UPDATE containers SET pickup_lfd_terminal = $2 WHERE id = $1`, id, pg.SeedNow.AddDate(10, 0, i)); err != nil {
+				t.Fatal(err)
+			}
+			committed := time.Now()
+			if _, err := writer.Exec(`SELECT pg_notify($1, '')`, db.ChangeChannel(who.AccountID)); err != nil {
+				t.Fatal(err)
+			}
+			take(t, s, 1)
+			lat[name] = append(lat[name], time.Since(committed))
+		}
+		barriers[name] += db.StandbyBarriers.Load() - before
+		hubs[name].Unsubscribe(s)
+	}
+	for _, name := range []string{"barrier", "none"} {
+		l := lat[name]
+		slices.Sort(l)
+		t.Logf("%s: %d changes, commit→subscription p50 %v p90 %v p99 %v; %.2f barriers a change",
+			name, len(l), l[len(l)/2], l[len(l)*9/10], l[len(l)*99/100], float64(barriers[name])/float64(len(l)))
+	}
 }
