@@ -39,16 +39,6 @@ const syncBarrierSQL = `CASE WHEN current_setting('synchronous_standby_names') <
 	AND current_setting('synchronous_commit') IN ('on', 'remote_write', 'remote_apply')
 	THEN (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8 ELSE 0 END`
 
-// barrierSQL is the barrier itself: a transactional logical message (a
-// WAL record of a transaction with an id: its commit waits for the
-// synchronous standby as any write's does, and writes no table), and the
-// WAL insert position after it, which the commit record follows. The
-// statement runs alone (its own implicit transaction): it returns once
-// the commit was acknowledged, so the standby has everything up to the
-// position returned. Any role may call pg_logical_emit_message; it needs
-// no wal_level beyond the default.
-const barrierSQL = `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8 FROM pg_logical_emit_message(true, 'shipgraph_barrier', '')`
-
 // barrierTimeout bounds one barrier: past it the barrier failed (its
 // waiters' reads are retried), even though PostgreSQL, cancelled, ends
 // the wait and commits locally with only a WARNING: the context says it
@@ -136,7 +126,16 @@ func (db *DB) runBarrier(r *barrierRound) {
 		ctx, cancel := context.WithTimeout(context.Background(), barrierTimeout)
 		var at int64
 		StandbyBarriers.Add(1)
-		err := db.write("").QueryRowxContext(ctx, barrierSQL).Scan(&at)
+		// The barrier: a transactional logical message (a
+		// WAL record of a transaction with an id: its commit waits for the
+		// synchronous standby as any write's does, and writes no table), and the
+		// WAL insert position after it, which the commit record follows. The
+		// statement runs alone (its own implicit transaction): it returns once
+		// the commit was acknowledged, so the standby has everything up to the
+		// position returned. Any role may call pg_logical_emit_message; it needs
+		// no wal_level beyond the default.
+		err := db.write("").QueryRowxContext(ctx, `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8
+FROM pg_logical_emit_message(true, 'shipgraph_barrier', '')`).Scan(&at)
 		if err == nil && ctx.Err() != nil {
 			// Cancelled while it waited for the standby: PostgreSQL
 			// committed locally and said so with a WARNING only.
