@@ -126,14 +126,14 @@ func (db *DB) runBarrier(r *barrierRound) {
 		ctx, cancel := context.WithTimeout(context.Background(), barrierTimeout)
 		var at int64
 		StandbyBarriers.Add(1)
-		// The barrier: a transactional logical message (a
-		// WAL record of a transaction with an id: its commit waits for the
-		// synchronous standby as any write's does, and writes no table), and the
-		// WAL insert position after it, which the commit record follows. The
-		// statement runs alone (its own implicit transaction): it returns once
-		// the commit was acknowledged, so the standby has everything up to the
-		// position returned. Any role may call pg_logical_emit_message; it needs
-		// no wal_level beyond the default.
+		// The barrier: a transactional logical message (a WAL record of
+		// a transaction with an id: its commit waits for the synchronous
+		// standby as any write's does, and writes no table), and the WAL
+		// insert position after it, which the commit record follows. The
+		// statement runs alone (its own implicit transaction): it returns
+		// once the commit was acknowledged, so the standby has everything
+		// up to the position returned. Any role may call
+		// pg_logical_emit_message; it needs no wal_level beyond the default.
 		err := db.write("").QueryRowxContext(ctx, `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8
 FROM pg_logical_emit_message(true, 'shipgraph_barrier', '')`).Scan(&at)
 		if err == nil && ctx.Err() != nil {
