@@ -480,6 +480,15 @@ func (s *Syncer) step(ctx context.Context, d *db.SyncDestination, t target, tabl
 				delete(w.keys, r.Key())
 			}
 			gone := setKeys(w.keys)
+			if page.Barrier != 0 {
+				// With a synchronous standby: what goes to the
+				// destination must be on it (db/standby.go), the
+				// records just read included (a barrier after them;
+				// readers' barriers are shared).
+				if err := s.store.AwaitStandbyNow(ctx); err != nil {
+					return false, err
+				}
+			}
 			// Named by where the table's batch starts (its position
 			// before the page), not where the page ends: a batch
 			// written again, after its file was written and its

@@ -83,8 +83,8 @@ const changeLogCols = `l.pos, l.id, l.account_id, l.record_type, l.record_id, l.
 	coalesce(l.parent_id::text, ''), l.changed, l.old, l.new, l.logged_at`
 
 // scanChange reads one row of changeLogCols, preceded by the WAL insert
-// position.
-func scanChange(rows *sql.Rows, c *LoggedChange, readAt time.Time) error {
+// position and the barrier column.
+func scanChange(rows *sql.Rows, c *LoggedChange, barrier *int64, readAt time.Time) error {
 	var (
 		wal                   int64
 		pos, id               sql.NullInt64
@@ -92,7 +92,7 @@ func scanChange(rows *sql.Rows, c *LoggedChange, readAt time.Time) error {
 		oldv, newv            []byte
 		at                    sql.NullTime
 	)
-	if err := rows.Scan(&wal, &pos, &id, &account, &typ, &rid, &op, &c.Parent, pq.Array(&c.Changed), &oldv, &newv, &at); err != nil {
+	if err := rows.Scan(&wal, barrier, &pos, &id, &account, &typ, &rid, &op, &c.Parent, pq.Array(&c.Changed), &oldv, &newv, &at); err != nil {
 		return mapErr(err)
 	}
 	c.ID, c.Pos = id.Int64, pos.Int64
@@ -120,6 +120,11 @@ type AccountChangeLogPage struct {
 	// returned are missing: pruned (positions are dense when committed).
 	// Whatever was derived from the account's log must be re-read.
 	Gap bool
+	// Barrier, when not 0, is the WAL position the synchronous standby
+	// must have before the changes go out to clients (AwaitStandby): the
+	// server runs with one. 0: it does not (or the store is on Citus,
+	// whose nodes' standbys are not the coordinator's: docs/decisions.md).
+	Barrier uint64
 }
 
 // ReadAccountChangeLog reads one account's changes after position after,
@@ -143,7 +148,17 @@ func (db *DB) ReadAccountChangeLogPage(ctx context.Context, accountID string, af
 	// those rows' records needs a replica to have replayed. The insert
 	// position, not pg_current_wal_lsn (the written one): with
 	// synchronous_commit off a commit may be inserted and not yet written.
-	return readLogPage(ctx, db.read(accountID), `(pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8`, accountID, after, limit, true)
+	return readLogPage(ctx, db.read(accountID), `(pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8`, db.barrierCol(), accountID, after, limit, true)
+}
+
+// barrierCol is a change-log read's barrier column (syncBarrierSQL): 0 on
+// Citus, where the log is on the workers and a barrier would be the
+// coordinator's.
+func (db *DB) barrierCol() string {
+	if !db.plain {
+		return `0::int8`
+	}
+	return syncBarrierSQL
 }
 
 // changeLogPageFrom is a page's read after its columns: the account's
@@ -154,11 +169,12 @@ FROM change_log l WHERE l.account_id = $1 AND l.pos > $2 ORDER BY l.pos LIMIT $3
 
 // readLogPage reads one account's changes after position after through
 // q, with lsn the statement's first column (the WAL position a re-read
-// needs, or 0 where none is kept); stamp: the changes carry when they were
-// read (the statement's end).
-func readLogPage(ctx context.Context, q ext, lsn, accountID string, after int64, limit int, stamp bool) (AccountChangeLogPage, error) {
+// needs, or 0 where none is kept) and barrier its second (the page's
+// Barrier: barrierCol); stamp: the changes carry when they were read (the
+// statement's end).
+func readLogPage(ctx context.Context, q ext, lsn, barrier, accountID string, after int64, limit int, stamp bool) (AccountChangeLogPage, error) {
 	page := AccountChangeLogPage{Next: after}
-	rows, err := q.QueryContext(ctx, `SELECT `+lsn+`, `+changeLogCols+changeLogPageFrom, accountID, after, limit)
+	rows, err := q.QueryContext(ctx, `SELECT `+lsn+`, `+barrier+`, `+changeLogCols+changeLogPageFrom, accountID, after, limit)
 	if err != nil {
 		return page, mapErr(err)
 	}
@@ -169,9 +185,11 @@ func readLogPage(ctx context.Context, q ext, lsn, accountID string, after int64,
 	}
 	for rows.Next() {
 		var c LoggedChange
-		if err := scanChange(rows, &c, readAt); err != nil {
+		var barrier int64
+		if err := scanChange(rows, &c, &barrier, readAt); err != nil {
 			return AccountChangeLogPage{Next: after}, err
 		}
+		page.Barrier = max(page.Barrier, uint64(barrier))
 		if c.Pos != page.Next+1 {
 			page.Gap = true
 		}
@@ -202,6 +220,26 @@ func (db *DB) AccountChangeLogHeads(ctx context.Context, accountIDs []string) (m
 	rows, err := db.readPrimary("").QueryContext(ctx, `SELECT account_id::text, pos FROM change_log_heads WHERE account_id = ANY($1::uuid[])`,
 		pq.Array(validUUIDs(accountIDs)))
 	return scanHeads(rows, err)
+}
+
+// AccountChangeLogStart is AccountChangeLogHead for a reader that hands
+// out the changes after the head (a subscription starts there), with the
+// read's barrier (AccountChangeLogPage.Barrier): a head counting a change
+// the synchronous standby lacks would make the reader skip the change a
+// promoted standby logs at that position instead.
+func (db *DB) AccountChangeLogStart(ctx context.Context, accountID string) (head int64, barrier uint64, err error) {
+	if !validUUID(accountID) {
+		return 0, 0, nil
+	}
+	var b int64
+	err = db.readPrimary("").QueryRowxContext(ctx, `SELECT pos, `+db.barrierCol()+` FROM change_log_heads WHERE account_id = $1`, accountID).Scan(&head, &b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, mapErr(err)
+	}
+	return head, uint64(b), nil
 }
 
 // changeLogPosSQL finds a public id's position by the primary key.

@@ -341,7 +341,7 @@ WHERE x.account_id = $1 AND (%s)`, t.selectList(), t.from, strings.Join(where, "
 // the primary (ReadAccountChangeLogPage may read a replica, which may not
 // yet hold the rows SyncRows reads next).
 func (db *DB) SyncLogPage(ctx context.Context, accountID string, after int64, limit int) (AccountChangeLogPage, error) {
-	return readLogPage(ctx, db.readPrimary(accountID), `0::int8`, accountID, after, limit, false)
+	return readLogPage(ctx, db.readPrimary(accountID), `0::int8`, db.barrierCol(), accountID, after, limit, false)
 }
 
 // SyncLogHead is the account's last committed log position, read from the

@@ -62,6 +62,9 @@ type DB struct {
 	// migrations (the distribution step). The zero value (false) is the
 	// careful answer: what is done only on plain PostgreSQL is not done.
 	plain bool
+	// sb runs the barriers of change-log readers with a synchronous
+	// standby (standby.go), shared by the store's copies (Select).
+	sb *standbyBarrier
 }
 
 // Open connects to url with DefaultOptions and checks the connection.
@@ -114,10 +117,10 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	w := newWaker(sdb.DB)
 	if o.Pooler {
 		return &DB{db: sdb, q: counted{ExtContext: sdb, textJSON: true, r: r, w: w}, url: direct, pooled: true, ref: &refCaches{}, r: r, w: w,
-			plain: !citus}, nil
+			plain: !citus, sb: &standbyBarrier{}}, nil
 	}
 	return &DB{db: sdb, q: counted{ExtContext: newPrepared(sdb), r: r, w: w}, url: direct, ref: &refCaches{}, r: r, w: w,
-		plain: !citus}, nil
+		plain: !citus, sb: &standbyBarrier{}}, nil
 }
 
 // Close stops polling the replicas, sends the wake-ups of the last writes

@@ -428,9 +428,15 @@ func (h *Hub) Subscribe(ctx context.Context, p *model.Principal, after *int64) (
 		}
 		// Every change committed from now on is after the head, and
 		// wakes the reader.
-		head, err := h.store.AccountChangeLogHead(ctx, p.AccountID)
+		head, barrier, err := h.store.AccountChangeLogStart(ctx, p.AccountID)
 		if err != nil {
 			return unavailable("reading the change log's head", err)
+		}
+		// The head must not count a change the synchronous standby
+		// lacks (db/standby.go): the reader would skip what a promoted
+		// standby logs at its position.
+		if err := h.store.AwaitStandby(ctx, barrier); err != nil {
+			return unavailable("waiting for the synchronous standby", err)
 		}
 		h.mu.Lock()
 		a.cursor, a.listening = head, true
@@ -579,6 +585,12 @@ func (h *Hub) drain(a *liveAccount) error {
 			return err
 		}
 		if len(page.Changes) > 0 {
+			// Held until the synchronous standby has them (0: the
+			// server has none): a change whose commit stopped waiting
+			// for it is visible here, and a failover would lose it.
+			if err := h.store.AwaitStandby(ctx, page.Barrier); err != nil {
+				return err
+			}
 			events := make([]Event, 0, len(page.Changes)+1)
 			prev := cur
 			for i := range page.Changes {
