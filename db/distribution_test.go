@@ -1143,7 +1143,7 @@ func TestStatementsFilterByAccount(t *testing.T) {
 			return store.InTrackingTx(root, acme, func(tx *db.TrackingTx) error {
 				live := []string{"pending", "awaiting_manifest", "created"}
 				// An id no row has takes Lock's second statement (busy or gone).
-				if _, _, err := tx.Lock([]string{trID, acme}); err != nil {
+				if _, _, err := tx.Lock(nil, []string{trID, acme}); err != nil {
 					return err
 				}
 				usnyc, facility, status, loaded := "USNYC", "E005", "on_ship", "container.transport.vessel_loaded"

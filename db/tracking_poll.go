@@ -112,19 +112,24 @@ type PolledVessel struct {
 // writes, each one statement for every poll of the batch (unnest arrays).
 // It decides nothing: which request is applied, which shipment stops and
 // why, and each request's status are the caller's.
+//
+// One over several accounts (InTrackingTxs' first argument, plain
+// PostgreSQL only) has no account of its own: its Lock and ApplyPolls
+// take each request's account and write the polls of them all in one
+// statement each.
 type TrackingTx struct {
 	ctx     context.Context
 	q       ext
-	account string
-	generic bool // Lock sets plan_cache_mode to force_generic_plan
-	pooled  bool // behind a pooler: parameters travel binary (textArgs)
+	account string // "": several accounts, each poll's own
+	generic bool   // Lock sets plan_cache_mode to force_generic_plan
+	pooled  bool   // behind a pooler: parameters travel binary (textArgs)
 }
 
 // InTrackingTx runs fn in one transaction of the account's tracking
 // writes (InTrackingTxs of one account): fn's error rolls everything back.
 // Its statements run prepared (prepared_tx.go).
 func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *TrackingTx) error) error {
-	return db.InTrackingTxs(ctx, []string{accountID}, func(txs []*TrackingTx) error { return fn(txs[0]) })
+	return db.InTrackingTxs(ctx, []string{accountID}, func(_ *TrackingTx, txs []*TrackingTx) error { return fn(txs[0]) })
 }
 
 // InTrackingTxs runs fn in one transaction of several accounts' tracking
@@ -133,7 +138,10 @@ func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *Tr
 // relation locks for the polls of them all. The caller orders the
 // accounts (two such transactions then take the accounts' rows in one
 // order) and gives more than one only where GroupsAccounts says so.
-func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(txs []*TrackingTx) error) error {
+// With more than one, all is a TrackingTx over them all, whose Lock and
+// ApplyPolls are one statement for every account's polls (each poll
+// names its account); nil with one account.
+func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(all *TrackingTx, txs []*TrackingTx) error) error {
 	err := db.inRawTx(ctx, "", func(q ext, _ *sql.Tx) error {
 		// Generic plans (TrackingTx.Lock) under the same condition as the
 		// grouping: plain PostgreSQL with its statements prepared.
@@ -142,7 +150,11 @@ func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(txs 
 		for i, a := range accounts {
 			txs[i] = &TrackingTx{ctx: ctx, q: q, account: a, generic: generic, pooled: db.pooled}
 		}
-		return fn(txs)
+		var all *TrackingTx
+		if len(accounts) > 1 && generic {
+			all = &TrackingTx{ctx: ctx, q: q, generic: generic, pooled: db.pooled}
+		}
+		return fn(all, txs)
 	})
 	if err != nil {
 		return err
@@ -179,7 +191,10 @@ type LockedRequest struct {
 
 // Lock takes the requests' rows FOR UPDATE SKIP LOCKED: locked are the
 // rows taken, busy the ids another transaction holds (another instance
-// applying a poll of them); an id in neither was deleted.
+// applying a poll of them); an id in neither was deleted. accounts are
+// the ids' accounts, read only by a TrackingTx over several accounts
+// (nil otherwise), whose one statement locks the rows in the order of
+// (account, id).
 //
 // On plain PostgreSQL (not behind a pooler) it also sets plan_cache_mode
 // to force_generic_plan for the rest of the transaction (set_config local,
@@ -192,40 +207,58 @@ type LockedRequest struct {
 // row triggers' statements in the transaction take theirs at once too.
 // Not on Citus: there the poll's statements failed with it (could not
 // create distributed plan, in TestStatementsFilterByAccount).
-func (t *TrackingTx) Lock(ids []string) (locked map[string]LockedRequest, busy []string, err error) {
+func (t *TrackingTx) Lock(accounts, ids []string) (locked map[string]LockedRequest, busy []string, err error) {
 	locked = map[string]LockedRequest{}
-	query := lockRequestsSQL
-	if t.generic {
+	query, account := lockRequestsSQL, any(t.account)
+	switch {
+	case t.account == "":
+		query, account = lockRequestsAccountsSQL, stringArray(accounts)
+	case t.generic:
 		query = lockRequestsGenericSQL
 	}
-	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { locked[r.ID] = *r }, query, t.account, pq.StringArray(ids))
+	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { locked[r.ID] = *r }, query, account, pq.StringArray(ids))
 	if err != nil || len(locked) == len(ids) {
 		return locked, nil, err
 	}
-	var missing []string
-	for _, id := range ids {
+	var missing, of []string
+	for i, id := range ids {
 		if _, ok := locked[id]; !ok {
 			missing = append(missing, id)
+			if t.account == "" {
+				of = append(of, accounts[i])
+			}
 		}
+	}
+	which, account := `account_id = $1 AND id = ANY($2::uuid[])`, any(t.account)
+	if t.account == "" {
+		which, account = `(account_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`, stringArray(of)
 	}
 	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { busy = append(busy, r.ID) },
 		`SELECT id, '' AS status, NULL AS failed_reason, NULL::uuid AS shipment_id, false AS is_retrying, 0 AS retry_count,
-		false AS staged FROM tracking_requests WHERE account_id = $1 AND id = ANY($2::uuid[])`,
-		t.account, pq.StringArray(missing))
+		false AS staged FROM tracking_requests WHERE `+which, account, pq.StringArray(missing))
 	return locked, busy, err
 }
 
 // lockRequestsSQL is Lock's statement; lockRequestsGenericSQL is the same
 // with plan_cache_mode set to force_generic_plan for the rest of the
-// transaction (set_config local, joined as a one-row subquery).
-var lockRequestsSQL, lockRequestsGenericSQL = lockRequestsOf(""),
-	lockRequestsOf(", (SELECT set_config('plan_cache_mode', 'force_generic_plan', true)) g")
+// transaction (set_config local, joined as a one-row subquery);
+// lockRequestsAccountsSQL the generic one over several accounts ($1 each
+// request's account), which takes the rows in the order of (account, id).
+var lockRequestsSQL, lockRequestsGenericSQL, lockRequestsAccountsSQL = lockRequestsOf("", false),
+	lockRequestsOf(lockGeneric, false), lockRequestsOf(lockGeneric, true)
 
-func lockRequestsOf(also string) string {
+const lockGeneric = ", (SELECT set_config('plan_cache_mode', 'force_generic_plan', true)) g"
+
+func lockRequestsOf(also string, several bool) string {
+	which, order := `r.account_id = $1 AND r.id = ANY($2::uuid[])`, ""
+	if several {
+		which = `(r.account_id, r.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`
+		order = ` ORDER BY r.account_id, r.id`
+	}
 	return `SELECT r.id, r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count,
 			r.initial_custom_fields IS NOT NULL AS staged
 		FROM tracking_requests r` + also + `
-		WHERE r.account_id = $1 AND r.id = ANY($2::uuid[]) FOR UPDATE OF r SKIP LOCKED`
+		WHERE ` + which + order + ` FOR UPDATE OF r SKIP LOCKED`
 }
 
 // ShipmentUpdate is what a poll says about one shipment, with the request

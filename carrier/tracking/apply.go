@@ -67,17 +67,37 @@ func applyBatch(ctx context.Context, store *db.DB, account string, polls []*appl
 }
 
 // applyGroups writes the polls of several accounts in one transaction
-// (db.InTrackingTxs), each account's by its own statements (applyIn), in
-// the groups' order. An error fails every poll of every group (nothing
-// written).
+// (db.InTrackingTxs): the polls of them all are locked and written by
+// one statement each (a TrackingTx over every account: writePolls), then
+// each account's rare statements (finishPolls), in the groups' order. An
+// error fails every poll of every group (nothing written).
 func applyGroups(ctx context.Context, store *db.DB, groups []group) error {
 	accounts := make([]string, len(groups))
 	for i, g := range groups {
 		accounts[i] = g.account
 	}
-	return store.InTrackingTxs(ctx, accounts, func(txs []*db.TrackingTx) error {
+	return store.InTrackingTxs(ctx, accounts, func(all *db.TrackingTx, txs []*db.TrackingTx) error {
+		if all == nil {
+			for i, g := range groups {
+				if err := applyIn(txs[i], g.polls()); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		var polls []*applied
+		for _, g := range groups {
+			polls = append(polls, g.polls()...)
+		}
+		tracked, moved, facts, err := writePolls(all, polls)
+		if err != nil {
+			return err
+		}
 		for i, g := range groups {
-			if err := applyIn(txs[i], g.polls()); err != nil {
+			of := func(ps []*applied) []*applied {
+				return slices.DeleteFunc(slices.Clone(ps), func(p *applied) bool { return p.AccountID != g.account })
+			}
+			if err := finishPolls(txs[i], of(tracked), of(moved), facts); err != nil {
 				return err
 			}
 		}
@@ -100,22 +120,33 @@ func applyGroups(ctx context.Context, store *db.DB, groups []group) error {
 // applies: the staged initial custom fields of a request that first
 // succeeds, and the stop rules on each shipment.
 func applyIn(tx *db.TrackingTx, polls []*applied) error {
+	tracked, moved, facts, err := writePolls(tx, polls)
+	if err != nil {
+		return err
+	}
+	return finishPolls(tx, tracked, moved, facts)
+}
+
+// writePolls is applyIn's lock and poll statements, in tx (one account's,
+// or one over several accounts, each poll naming its own): the polls that
+// have a shipment (tracked), those whose shipment's milestones are left
+// to UpdateShipments (moved), and the shipments' stop facts.
+func writePolls(tx *db.TrackingTx, polls []*applied) (tracked, moved []*applied, facts map[string]db.StopFacts, err error) {
 	for _, p := range polls {
 		p.res, p.err, p.shipment, p.prior, p.staged = Result{}, nil, "", "", false
 	}
 	pending, err := lockLive(tx, polls)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
-	facts := map[string]db.StopFacts{}
-	var tracked, moved []*applied
+	facts = map[string]db.StopFacts{}
 	for round := 0; len(pending) > 0; round++ {
 		if round == maxRounds {
-			return errors.New("tracking: shipments or containers still claimed by other transactions")
+			return nil, nil, nil, errors.New("tracking: shipments or containers still claimed by other transactions")
 		}
 		writes := make([]db.PollWrite, len(pending))
 		for i, p := range pending {
-			writes[i] = db.PollWrite{RequestID: p.RequestID, Status: p.Status, FailedReason: p.FailedReason,
+			writes[i] = db.PollWrite{AccountID: p.AccountID, RequestID: p.RequestID, Status: p.Status, FailedReason: p.FailedReason,
 				NextPollAt: p.NextPollAt, Shipment: p.Shipment, Containers: p.Containers, Events: p.Events}
 			if p.Status == "failed" {
 				writes[i].NextPollAt = nil
@@ -123,7 +154,7 @@ func applyIn(tx *db.TrackingTx, polls []*applied) error {
 		}
 		out, err := tx.ApplyPolls(liveStatuses, writes)
 		if err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 		var again []*applied
 		for _, p := range pending {
@@ -148,6 +179,12 @@ func applyIn(tx *db.TrackingTx, polls []*applied) error {
 		}
 		pending = again
 	}
+	return tracked, moved, facts, nil
+}
+
+// finishPolls is applyIn's statements after the polls' (one account's, in
+// its tx): the milestones of the moved shipments, then the stop rules.
+func finishPolls(tx *db.TrackingTx, tracked, moved []*applied, facts map[string]db.StopFacts) error {
 	if err := tx.UpdateShipments(shipmentUpdates(moved)); err != nil {
 		return err
 	}
@@ -159,10 +196,11 @@ func applyIn(tx *db.TrackingTx, polls []*applied) error {
 // another transaction holds is busy.
 func lockLive(tx *db.TrackingTx, polls []*applied) ([]*applied, error) {
 	ids := make([]string, len(polls))
+	accounts := make([]string, len(polls))
 	for i, p := range polls {
-		ids[i] = p.RequestID
+		ids[i], accounts[i] = p.RequestID, p.AccountID
 	}
-	locked, busy, err := tx.Lock(ids)
+	locked, busy, err := tx.Lock(accounts, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,132 @@
+package db_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"shipgraph/db"
+)
+
+// A TrackingTx over several accounts (InTrackingTxs on plain PostgreSQL)
+// locks and writes the polls of them all in one statement each, and each
+// account's rows stay its own: two accounts tracking the same bill of
+// lading number with the same carrier get a shipment each, with a
+// container and events each; a number that one account has a shipment of
+// makes a new shipment in the other; each account's change log numbers its
+// own rows; the same polls again write nothing.
+func TestPollsOfSeveralAccountsStayApart(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	if !f.DB.GroupsAccounts() {
+		t.Skip("one transaction an account here (Citus, a pooler): no statement over several accounts")
+	}
+	ctx := context.Background()
+	live := []string{"pending", "awaiting_manifest", "created"}
+	accounts := []string{f.A.Account, f.B.Account}
+	slices.Sort(accounts)
+	// A has a shipment of the number HADX0001; only the other tracks it.
+	had := f.id(t, `INSERT INTO shipments (account_id, bill_of_lading_number, normalized_number, shipping_line_scac,
+			shipping_line_name, shipping_line_short_name) VALUES ($1, 'HADX0001', 'HADX0001', 'MAEU', 'Maersk', 'Maersk') RETURNING id`,
+		accounts[0])
+	var reqs, accs []string
+	var polls []db.PollWrite
+	for _, a := range accounts {
+		for _, bol := range []string{"SAMEX0001", "HADX0001"} {
+			if bol == "HADX0001" && a == accounts[0] {
+				continue
+			}
+			req := f.id(t, `INSERT INTO tracking_requests (account_id, request_type, request_number, scac, next_poll_at)
+				VALUES ($1, 'bill_of_lading', $2, 'MAEU', now()) RETURNING id`, a, bol)
+			p := db.PollWrite{AccountID: a, RequestID: req, Status: "created", Shipment: &db.PolledShipment{BillOfLadingNumber: bol},
+				Containers: []db.PolledContainer{{Number: "SAMU" + bol[4:]}}}
+			for i := 0; i < 3; i++ {
+				at, te := base.Add(time.Duration(i)*time.Hour), "container.transport.vessel_departed"
+				p.Events = append(p.Events, db.PolledEvent{ContainerNumber: "SAMU" + bol[4:], CarrierEventID: fmt.Sprintf("e%d", i),
+					Event: "Vessel departed", OriginalEvent: "VD", EventAt: &at, Position: i, Payload: []byte(`{}`), TransportEvent: &te})
+			}
+			reqs, accs, polls = append(reqs, req), append(accs, a), append(polls, p)
+		}
+	}
+	apply := func() map[string]db.PollApplied {
+		t.Helper()
+		var out map[string]db.PollApplied
+		if err := f.DB.InTrackingTxs(ctx, accounts, func(all *db.TrackingTx, _ []*db.TrackingTx) error {
+			if all == nil {
+				t.Fatal("no TrackingTx over both accounts on plain PostgreSQL")
+			}
+			locked, busy, err := all.Lock(accs, reqs)
+			if err != nil || len(locked) != len(reqs) || len(busy) != 0 {
+				return fmt.Errorf("locked %d of %d requests, busy %v: %v", len(locked), len(reqs), busy, err)
+			}
+			out, err = all.ApplyPolls(live, polls)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	count := func(q string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := f.SQL.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+		return n
+	}
+	rows := func() []int {
+		var out []int
+		for _, a := range accounts {
+			for _, table := range []string{"shipments", "containers", "raw_events", "transport_events", "change_log"} {
+				out = append(out, count(`SELECT count(*) FROM `+table+` WHERE account_id = $1`, a))
+			}
+		}
+		return out
+	}
+	out := apply()
+	for i, p := range polls {
+		a := out[p.RequestID]
+		if !a.Locked || a.ShipmentID == nil || !a.Complete {
+			t.Fatalf("poll %d (%s of account %s): %+v", i, p.Shipment.BillOfLadingNumber, p.AccountID, a)
+		}
+		if n := count(`SELECT count(*) FROM shipments s JOIN tracking_requests r ON r.account_id = s.account_id AND r.shipment_id = s.id
+				WHERE s.account_id = $1 AND s.id = $2 AND r.id = $3 AND r.status = 'created'`, p.AccountID, *a.ShipmentID, p.RequestID); n != 1 {
+			t.Errorf("poll %d (%s): its shipment %s is not its account's %s, or its request does not point at it",
+				i, p.Shipment.BillOfLadingNumber, *a.ShipmentID, p.AccountID)
+		}
+		if p.Shipment.BillOfLadingNumber == "HADX0001" && *a.ShipmentID == had {
+			t.Errorf("account %s's poll of HADX0001 took the other account's shipment", p.AccountID)
+		}
+	}
+	for i, a := range accounts {
+		polled := i + 1 // the first polls SAMEX0001, the second HADX0001 too
+		if n := count(`SELECT count(*) FROM shipments WHERE account_id = $1 AND normalized_number = 'SAMEX0001'`, a); n != 1 {
+			t.Errorf("account %s: %d shipments of SAMEX0001, want 1", a, n)
+		}
+		if n := count(`SELECT count(*) FROM shipments WHERE account_id = $1 AND normalized_number = 'HADX0001'`, a); n != 1 {
+			t.Errorf("account %s: %d shipments of HADX0001, want 1", a, n)
+		}
+		if n := count(`SELECT count(*) FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id
+				WHERE c.account_id = $1 AND s.normalized_number IN ('SAMEX0001', 'HADX0001')`, a); n != polled {
+			t.Errorf("account %s: %d containers of its polled shipments, want %d", a, n, polled)
+		}
+		if n := count(`SELECT count(*) FROM transport_events e JOIN containers c ON c.account_id = e.account_id AND c.id = e.container_id
+				JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id AND s.id = e.shipment_id
+				WHERE e.account_id = $1 AND s.normalized_number IN ('SAMEX0001', 'HADX0001')`, a); n != 3*polled {
+			t.Errorf("account %s: %d transport events of its containers, want %d", a, n, 3*polled)
+		}
+		if n := count(`SELECT count(*) FROM change_log WHERE account_id = $1 AND pos IS NULL`, a); n != 0 {
+			t.Errorf("account %s: %d change-log rows left unnumbered", a, n)
+		}
+	}
+	if n := count(`SELECT count(*) FROM raw_events e JOIN containers c ON c.id = e.container_id WHERE c.account_id <> e.account_id`); n != 0 {
+		t.Errorf("%d raw events in another account than their container's", n)
+	}
+	before := rows()
+	apply()
+	if after := rows(); !slices.Equal(before, after) {
+		t.Errorf("the same polls again: rows per account %v, were %v", after, before)
+	}
+}
