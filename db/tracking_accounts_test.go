@@ -130,3 +130,81 @@ func TestPollsOfSeveralAccountsStayApart(t *testing.T) {
 		t.Errorf("the same polls again: rows per account %v, were %v", after, before)
 	}
 }
+
+// A transaction over several accounts takes their change-log heads in
+// account order before its COMMIT, whatever order its rows were logged
+// in: its numbering at commit then never holds one account's head while
+// it waits for another's that a second such transaction holds (40P01).
+// Here the later account's rows are logged first and its head is held by
+// another session: the writer must be seen waiting for it while it holds
+// the first account's head already (without the ordered take it waits at
+// commit, in the rows' order, holding nothing).
+func TestHeadsTakenInAccountOrder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	if !f.DB.GroupsAccounts() {
+		t.Skip("one transaction an account here (Citus, a pooler)")
+	}
+	ctx := context.Background()
+	accounts := []string{f.A.Account, f.B.Account}
+	slices.Sort(accounts)
+	holder, err := f.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback() //nolint:errcheck
+	var n int
+	if err := holder.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM change_log_heads WHERE account_id = $1 FOR UPDATE) h`,
+		accounts[1]).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the second account's head: %d rows, %v", n, err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- f.DB.InTrackingTxs(ctx, accounts, func(_ *db.TrackingTx, txs []*db.TrackingTx) error {
+			for _, i := range []int{1, 0} { // the later account's row first
+				var id int64
+				if err := txs[i].QueryRow(`INSERT INTO change_log (account_id, record_type, record_id, op)
+					VALUES ($1, 'shipment', gen_random_uuid(), 'UPDATE') RETURNING id`, accounts[i]).Scan(&id); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}()
+	// The writer waits for the held head (a lock wait in this database).
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var waiting int
+		if err := f.SQL.QueryRow(`SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the writer ended while the head was held: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the writer never waited for the held head")
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition, not waiting for it to be true
+	}
+	probe, err := f.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = probe.Exec(`SELECT 1 FROM change_log_heads WHERE account_id = $1 FOR UPDATE NOWAIT`, accounts[0])
+	_ = probe.Rollback()
+	if err == nil {
+		t.Error("the first account's head was free while the writer waited for the second's: heads taken in the rows' order")
+	}
+	if err := holder.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the writer after the head was released: %v", err)
+	}
+}
