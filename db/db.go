@@ -400,9 +400,16 @@ func (db *DB) inRawTx(ctx context.Context, account string, fn func(q ext, tx *sq
 // transact is the one transaction path, with errs applied to BEGIN's and
 // COMMIT's errors.
 func (db *DB) transact(ctx context.Context, account string, errs func(error) error, fn func(q ext, tx *sql.Tx) error) error {
+	return db.transactBy(ctx, func() (*sqlx.Tx, error) { return db.db.BeginTxx(ctx, nil) }, account, errs, fn)
+}
+
+// transactBy is transact on the transaction begin starts (a pool
+// connection's, or a connection held: TrackingConns).
+func (db *DB) transactBy(ctx context.Context, begin func() (*sqlx.Tx, error), account string, errs func(error) error,
+	fn func(q ext, tx *sql.Tx) error) error {
 	queriesPrimary.Inc()
 	countInContext(ctx)
-	tx, err := db.db.BeginTxx(ctx, nil)
+	tx, err := begin()
 	if err != nil {
 		return errs(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
 
@@ -142,7 +143,13 @@ func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *Tr
 // ApplyPolls are one statement for every account's polls (each poll
 // names its account); nil with one account.
 func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(all *TrackingTx, txs []*TrackingTx) error) error {
-	err := db.inRawTx(ctx, "", func(q ext, _ *sql.Tx) error {
+	return db.inTrackingTxs(ctx, func() (*sqlx.Tx, error) { return db.db.BeginTxx(ctx, nil) }, accounts, fn)
+}
+
+// inTrackingTxs is InTrackingTxs on the transaction begin starts.
+func (db *DB) inTrackingTxs(ctx context.Context, begin func() (*sqlx.Tx, error), accounts []string,
+	fn func(all *TrackingTx, txs []*TrackingTx) error) error {
+	err := db.transactBy(ctx, begin, "", func(err error) error { return err }, func(q ext, _ *sql.Tx) error {
 		// Generic plans (TrackingTx.Lock) under the same condition as the
 		// grouping: plain PostgreSQL with its statements prepared.
 		q, generic := db.preparedIn(q), db.GroupsAccounts()
