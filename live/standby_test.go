@@ -33,20 +33,7 @@ func TestChangeHeldForSyncStandby(t *testing.T) {
 	d := pg.At(t, srv.URL())
 	d.Seed(t, 3)
 	standby := replicatest.Start(t, srv, replicatest.Options{})
-	admin := dbtest.Open(t, srv.URL())
-	for _, q := range []string{"ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()",
-		"ALTER DATABASE shipgraph SET synchronous_commit = on"} {
-		if _, err := admin.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitUntil(t, 30*time.Second, "the standby synchronous", func() bool {
-		var state sql.NullString
-		if err := admin.QueryRow("SELECT max(sync_state) FROM pg_stat_replication").Scan(&state); err != nil {
-			t.Fatal(err)
-		}
-		return state.String == "sync"
-	})
+	synchronous(t, srv)
 	// A store opened now: its sessions see synchronous_commit on.
 	store := d.Open(t)
 	listener := store.Listen(time.Second)
@@ -151,20 +138,7 @@ func TestMeasureSyncStandbyBarrier(t *testing.T) {
 	d := pg.At(t, srv.URL())
 	d.Seed(t, 3)
 	replicatest.Start(t, srv, replicatest.Options{})
-	admin := dbtest.Open(t, srv.URL())
-	for _, q := range []string{"ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()",
-		"ALTER DATABASE shipgraph SET synchronous_commit = on"} {
-		if _, err := admin.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitUntil(t, 30*time.Second, "the standby synchronous", func() bool {
-		var state sql.NullString
-		if err := admin.QueryRow("SELECT max(sync_state) FROM pg_stat_replication").Scan(&state); err != nil {
-			t.Fatal(err)
-		}
-		return state.String == "sync"
-	})
+	synchronous(t, srv)
 	who := d.Principals(t)["acme/admin"]
 	id := d.Text(t, `SELECT c.id FROM containers c JOIN accounts a ON a.id = c.account_id WHERE a.slug = 'acme' ORDER BY c.id LIMIT 1`)
 	writer := dbtest.Open(t, srv.URL())
@@ -208,4 +182,24 @@ func TestMeasureSyncStandbyBarrier(t *testing.T) {
 		t.Logf("%s: %d changes, commit→subscription p50 %v p90 %v p99 %v; %.2f barriers a change",
 			name, len(l), l[len(l)/2], l[len(l)*9/10], l[len(l)*99/100], float64(barriers[name])/float64(len(l)))
 	}
+}
+
+// synchronous makes srv's standby (started) synchronous for the shipgraph
+// database and waits until it is.
+func synchronous(t *testing.T, srv *dbtest.Server) {
+	t.Helper()
+	admin := dbtest.Open(t, srv.URL())
+	for _, q := range []string{"ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()",
+		"ALTER DATABASE shipgraph SET synchronous_commit = on"} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitUntil(t, 30*time.Second, "the standby synchronous", func() bool {
+		var state sql.NullString
+		if err := admin.QueryRow("SELECT max(sync_state) FROM pg_stat_replication").Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		return state.String == "sync"
+	})
 }
