@@ -76,7 +76,10 @@ func (j *documentJobs) wait(t testing.TB, id, step string) rivertype.JobState {
 	for {
 		select {
 		case e := <-j.ended:
-			if e.args.DocumentID == id && e.args.Step == step {
+			// A failed attempt that River retries (retryable: a
+			// transient error, seen on Citus under load) has not ended
+			// the job: its retry writes the outcome.
+			if e.args.DocumentID == id && e.args.Step == step && e.state != rivertype.JobStateRetryable {
 				return e.state
 			}
 		case <-timeout:
