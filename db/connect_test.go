@@ -105,6 +105,11 @@ func TestClassifySQLSTATE(t *testing.T) {
 		{"shard moved", `DO $$ BEGIN RAISE EXCEPTION 'could not find valid entry for shard 102161'; END $$`, "P0001", model.EUNAVAILABLE},
 		{"shard moved under a trigger", `DO $$ BEGIN RAISE EXCEPTION 'cannot execute a distributed query from a query on a shard' USING ERRCODE = '0A000'; END $$`, "0A000", model.EUNAVAILABLE},
 		{"other errors stay internal", `DO $$ BEGIN RAISE EXCEPTION 'could not find a shard'; END $$`, "P0001", model.EINTERNAL},
+		// A worker's deadlock or serialization failure in a COPY, which
+		// a Citus coordinator relays with the message only (XX000).
+		{"deadlock relayed without its code", `DO $$ BEGIN RAISE EXCEPTION 'deadlock detected' USING ERRCODE = 'XX000'; END $$`, "XX000", model.EUNAVAILABLE},
+		{"serialization failure relayed without its code", `DO $$ BEGIN RAISE EXCEPTION 'could not serialize access due to concurrent update' USING ERRCODE = 'XX000'; END $$`, "XX000", model.EUNAVAILABLE},
+		{"other internal errors stay internal", `DO $$ BEGIN RAISE EXCEPTION 'deadlock detected in the planner' USING ERRCODE = 'XX000'; END $$`, "XX000", model.EINTERNAL},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			tx, err := sdb.BeginTx(ctx, nil)

@@ -65,7 +65,7 @@ func classify(err error) *model.Error {
 	switch {
 	case errors.As(err, &pqe):
 		e = classifyCode(string(pqe.Code))
-		if e == nil && shardMoving(pqe.Message) {
+		if e == nil && (shardMoving(pqe.Message) || relayedTransient(pqe)) {
 			e = Unavailable
 		}
 	case isConnectionLoss(err):
@@ -138,6 +138,29 @@ var citusMoving = []string{
 	"could not find valid entry for shard",
 	"cannot execute a distributed query from a query on a shard",
 	"could not find the intermediate result file",
+}
+
+// Victim reports whether err ended a transaction PostgreSQL chose as a
+// deadlock's or a serialization failure's victim (40P01, 40001, or the same
+// relayed by a Citus coordinator without its code): the whole transaction
+// may simply be run again.
+func Victim(err error) bool {
+	var pqe *pq.Error
+	if !errors.As(err, &pqe) {
+		return false
+	}
+	return pqe.Code == "40P01" || pqe.Code == "40001" || relayedTransient(pqe)
+}
+
+// relayedTransient reports a deadlock or serialization failure that a
+// Citus coordinator relayed without its SQLSTATE: an error of a worker's
+// COPY (an INSERT … SELECT a coordinator runs as COPY, a trigger's rows)
+// comes back with the worker's message only (ReportCopyError), as XX000.
+// The message is PostgreSQL's own, so the class is known: a retry, as for
+// 40P01 and 40001 (TestClassifySQLSTATE; ci52's TestStatsRollupsConcurrentWriters).
+func relayedTransient(e *pq.Error) bool {
+	return e.Code == "XX000" && (e.Message == "deadlock detected" ||
+		strings.HasPrefix(e.Message, "could not serialize access"))
 }
 
 // shardMoving reports a Citus error of a shard group moving (citusMoving).

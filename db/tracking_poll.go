@@ -505,8 +505,7 @@ WHERE s.account_id = $1 AND s.id = u.id AND s.line_tracking_stopped_at IS NULL`,
 func (db *DB) UpsertVessels(ctx context.Context, vs []PolledVessel) (int, error) {
 	for try := 1; ; try++ {
 		n, err := upsertVessels(ctx, db.write(""), vs)
-		var pqe *pq.Error
-		if try == vesselTries || !errors.As(err, &pqe) || pqe.Code != "40P01" {
+		if try == vesselTries || !Victim(err) {
 			return n, err
 		}
 	}

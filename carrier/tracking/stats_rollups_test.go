@@ -3,7 +3,6 @@ package tracking_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -325,8 +324,7 @@ func TestStatsRollupsConcurrentWriters(t *testing.T) {
 				}
 				for {
 					err := runTx(ctx, e.store.SQL(), picks)
-					var pe *pq.Error
-					if errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001") {
+					if db.Victim(err) {
 						retries.Add(1)
 						continue
 					}
