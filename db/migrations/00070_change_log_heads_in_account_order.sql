@@ -22,17 +22,21 @@
 --
 -- Now, on plain PostgreSQL (the trigger fires on change_log itself), the
 -- first firing at commit numbers the rows of every account listed in
--- shipgraph.log_pending (and its own row's account) in ONE statement:
--- their unnumbered rows (from the firing's own id on: the firings run in
--- the order they were queued, which is the rows' id order on one node's
+-- shipgraph.log_pending (and its own row's account), one account after
+-- the other in account order, each as 00066 numbered its own: its
+-- unnumbered rows (from the firing's own id on: the firings run in the
+-- order they were queued, which is the rows' id order on one node's
 -- sequence, and every unnumbered row of the transaction was logged at or
--- after an unfired queued row of its account), the heads upserted in
--- account order (an INSERT … SELECT … ORDER BY takes each row's lock, or
--- waits for another's uncommitted insert of the key, one row after the
--- other), then the rows' positions. It empties the list; every later
+-- after an unfired queued row of its account), its head upserted (the
+-- row's lock taken, or another transaction's uncommitted insert of the
+-- key waited for), its rows' positions. It empties the list; every later
 -- firing of a row its writer marked finds its account no longer pending
 -- and returns without a statement. Any order of logging now takes the
--- heads in one order, existing heads or new ones.
+-- heads in one order, existing heads or new ones. (One statement for all
+-- the accounts, a CTE upserting the heads in order and a join setting the
+-- positions, cost ×1.8 PostgreSQL CPU a transaction in
+-- BenchmarkBatchNumbering: its generic plan's join read change_log
+-- sequentially, growing with the table.)
 --
 -- A row written without the queued column (no writer of ours: tests, an
 -- operator) did not mark its account in the list; its column's default is
@@ -59,55 +63,42 @@ ALTER TABLE change_log ALTER COLUMN queued DROP DEFAULT;
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION shipgraph_change_log_head() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    pending text;
+    pending  text := current_setting('shipgraph.log_pending', true);
+    accounts uuid[];
+    acct uuid;
     ids  bigint[];
     n    bigint;
     head bigint;
 BEGIN
-    IF TG_TABLE_NAME <> 'change_log' THEN
-        -- A shard of a Citus cluster: NEW's account alone (00066's).
-        PERFORM set_config('shipgraph.log_pending',
-                           replace(current_setting('shipgraph.log_pending', true), NEW.account_id::text || ' ', ''), true);
-        SELECT array_agg(c.id ORDER BY c.id) INTO ids FROM change_log c
-        WHERE c.account_id = NEW.account_id AND c.id >= NEW.id AND c.pos IS NULL;
-        n := coalesce(cardinality(ids), 0);
-        IF n = 0 THEN
+    IF TG_TABLE_NAME = 'change_log' THEN
+        -- Plain PostgreSQL. A marked row whose account is no longer
+        -- pending: numbered by an earlier firing of the transaction.
+        IF NEW.queued AND strpos(coalesce(pending, ''), NEW.account_id::text) = 0 THEN
             RETURN NULL;
         END IF;
-        INSERT INTO change_log_heads AS h (account_id, pos) VALUES (NEW.account_id, n)
+        -- Every pending account (and NEW's), in account order.
+        PERFORM set_config('shipgraph.log_pending', '', true);
+        accounts := (SELECT array_agg(DISTINCT u ORDER BY u) FROM unnest(string_to_array(rtrim(pending), ' ')::uuid[] || NEW.account_id) u);
+    ELSE
+        -- A shard of a Citus cluster: NEW's account alone (00066's).
+        PERFORM set_config('shipgraph.log_pending', replace(pending, NEW.account_id::text || ' ', ''), true);
+        accounts := ARRAY[NEW.account_id];
+    END IF;
+    FOREACH acct IN ARRAY accounts LOOP
+        -- The transaction's unnumbered rows of the account: from the
+        -- firing's own row on (see above), by the primary key.
+        SELECT array_agg(c.id ORDER BY c.id) INTO ids FROM change_log c
+        WHERE c.account_id = acct AND c.id >= NEW.id AND c.pos IS NULL;
+        n := coalesce(cardinality(ids), 0);
+        CONTINUE WHEN n = 0;
+        INSERT INTO change_log_heads AS h (account_id, pos) VALUES (acct, n)
         ON CONFLICT (account_id) DO UPDATE SET pos = h.pos + EXCLUDED.pos
         RETURNING h.pos INTO head;
         -- width_bucket(id, ids): how many of the sorted ids are <= id, the
         -- row's rank (1 … n).
         UPDATE change_log l SET pos = head - n + width_bucket(l.id, ids)
-        WHERE l.account_id = NEW.account_id AND l.id BETWEEN ids[1] AND ids[n] AND l.pos IS NULL;
-        RETURN NULL;
-    END IF;
-    pending := current_setting('shipgraph.log_pending', true);
-    -- A marked row whose account is no longer pending: numbered by an
-    -- earlier firing of the transaction.
-    IF NEW.queued AND strpos(coalesce(pending, ''), NEW.account_id::text) = 0 THEN
-        RETURN NULL;
-    END IF;
-    PERFORM set_config('shipgraph.log_pending', '', true);
-    -- Every pending account's unnumbered rows, its head moved past them in
-    -- account order, and their positions (their ranks after the head).
-    WITH p AS (
-        SELECT c.account_id, array_agg(c.id ORDER BY c.id) AS ids
-        FROM change_log c
-        WHERE c.account_id = ANY (string_to_array(rtrim(pending), ' ')::uuid[] || NEW.account_id)
-          AND c.id >= NEW.id AND c.pos IS NULL
-        GROUP BY c.account_id
-    ), moved AS (
-        INSERT INTO change_log_heads AS h (account_id, pos)
-        SELECT p.account_id, cardinality(p.ids) FROM p ORDER BY p.account_id
-        ON CONFLICT (account_id) DO UPDATE SET pos = h.pos + EXCLUDED.pos
-        RETURNING h.account_id, h.pos
-    )
-    UPDATE change_log l SET pos = x.pos
-    FROM (SELECT p.account_id, u.id, m.pos - cardinality(p.ids) + u.rn AS pos
-          FROM p JOIN moved m ON m.account_id = p.account_id, unnest(p.ids) WITH ORDINALITY u (id, rn)) x
-    WHERE l.account_id = x.account_id AND l.id = x.id AND l.pos IS NULL;
+        WHERE l.account_id = acct AND l.id BETWEEN ids[1] AND ids[n] AND l.pos IS NULL;
+    END LOOP;
     RETURN NULL;
 END
 $$;
