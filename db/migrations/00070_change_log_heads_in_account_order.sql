@@ -35,8 +35,8 @@
 -- heads in one order, existing heads or new ones. (One statement for all
 -- the accounts, a CTE upserting the heads in order and a join setting the
 -- positions, cost ×1.8 PostgreSQL CPU a transaction in
--- BenchmarkBatchNumbering: its generic plan's join read change_log
--- sequentially, growing with the table.)
+-- BenchmarkBatchNumbering, growing with the table: as if its join read
+-- change_log sequentially; not examined further.)
 --
 -- A row written without the queued column (no writer of ours: tests, an
 -- operator) did not mark its account in the list; its column's default is
