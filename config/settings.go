@@ -110,7 +110,7 @@ var (
 	TrackingMaxAttempts = declare(Setting{Env: "TRACKING_MAX_ATTEMPTS", Flag: "tracking-max-attempts", Kind: Int, Default: "14", Verbs: Serve,
 		Meaning: "Failed polls in a row that end a request never tracked (`failed`, `retries_exhausted`): about a day at the default base."})
 	TrackingScheduleEvery = declare(Setting{Env: "TRACKING_SCHEDULE_EVERY", Flag: "tracking-schedule-every", Kind: Duration, Default: "5s", Verbs: Serve,
-		Meaning: "How often one instance (the leader) enqueues the polls of requests due."})
+		Meaning: "How often one instance (the leader) enqueues the polls of requests due; every instance that polls also enqueues one round as its job engine starts, without waiting for the leader."})
 	TrackingPollTimeout = declare(Setting{Env: "TRACKING_POLL_TIMEOUT", Flag: "tracking-poll-timeout", Kind: Duration, Default: "1m", Verbs: Serve,
 		Meaning: "Deadline of one poll (carrier and database)."})
 	TrackingRescueAfter = declare(Setting{Env: "TRACKING_RESCUE_AFTER", Flag: "tracking-rescue-after", Kind: Duration, Default: "5m", Verbs: Serve,

@@ -390,3 +390,91 @@ END $$`,
 	vs := []*variant{open("00067", 67), open("00068", 68), open("00069", 0)}
 	alternateRounds(b, vs, "bench_poll", perRound, "a transaction")
 }
+
+// BenchmarkBatchNumbering: PostgreSQL's CPU a transaction of a batch of
+// first polls as its change log sees it (37 transport events an account,
+// logged by their row trigger, the accounts' rows interleaved as one
+// statement for every account logs them), numbered at commit: by a firing
+// per account taking its own head (the schema taken down to 00069) or by
+// the first firing for every account in account order (00070, as
+// migrated). Four accounts a transaction, and one account with as many
+// rows. The same accounts every transaction (their heads exist, as a
+// running server's). Alternated in rounds in one run:
+//
+//	go test ./db -run '^$' -bench BatchNumbering -benchtime 1x
+func BenchmarkBatchNumbering(b *testing.B) {
+	ctx := context.Background()
+	const perRound = 100
+	open := func(name string, to int64) *variant {
+		url := dbtest.NewDB(b)
+		s := pg.At(b, url).Store.SQL()
+		if to > 0 {
+			fsys, err := fs.Sub(db.Migrations, "migrations")
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := goose.NewProvider(goose.DialectPostgres, s, fsys, goose.WithDisableGlobalRegistry(true))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := p.DownTo(ctx, to); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, q := range []string{`CREATE PROCEDURE bench_batch(k int, a uuid[]) LANGUAGE plpgsql AS $$
+DECLARE
+    c uuid := gen_random_uuid();
+    s uuid := gen_random_uuid();
+BEGIN
+    FOR i IN 1..k LOOP
+        FOR j IN 1..37 LOOP
+            FOR x IN 1..4 LOOP
+                INSERT INTO transport_events (account_id, container_id, shipment_id, scac, carrier_event_id, event, event_at,
+                    location_locode, voyage_number)
+                VALUES (a[1 + (x - 1) % cardinality(a)], c, s, 'MSCU', i || '-' || j || '-' || x,
+                        'container.transport.vessel_departed', now(), 'NLRTM', '123W');
+            END LOOP;
+        END LOOP;
+        COMMIT;
+    END LOOP;
+END $$`,
+			// Four accounts, the later ones' rows first; one account.
+			`CREATE PROCEDURE bench_batch4(k int) LANGUAGE plpgsql AS $$
+BEGIN
+    CALL bench_batch(k, ARRAY['00000000-0000-0000-0000-00000000000d', '00000000-0000-0000-0000-00000000000c',
+                              '00000000-0000-0000-0000-00000000000b', '00000000-0000-0000-0000-00000000000a']::uuid[]);
+END $$`,
+			`CREATE PROCEDURE bench_batch1(k int) LANGUAGE plpgsql AS $$
+BEGIN
+    CALL bench_batch(k, ARRAY['00000000-0000-0000-0000-00000000000e']::uuid[]);
+END $$`} {
+			if _, err := s.Exec(q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		conn, err := dbtest.Open(b, url).Conn(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = conn.Close() })
+		v := &variant{name: name, conn: conn}
+		if err := conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&v.pid); err != nil {
+			b.Fatal(err)
+		}
+		for _, q := range []string{`CALL bench_batch4(20)`, `CALL bench_batch1(20)`} {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return v
+	}
+	vs := []*variant{open("00069", 69), open("00070", 0)}
+	for _, c := range []struct{ name, procedure string }{{"four-accounts", "bench_batch4"}, {"one-account", "bench_batch1"}} {
+		b.Run(c.name, func(b *testing.B) {
+			for _, v := range vs {
+				v.cpu = nil
+			}
+			alternateRounds(b, vs, c.procedure, perRound, "a transaction")
+		})
+	}
+}

@@ -59,7 +59,8 @@ func TestChangeLogReadersUseTheirIndexes(t *testing.T) {
 			t.Fatalf("shipgraph_change_log_head has no %q", re)
 		}
 		r := strings.NewReplacer(" INTO ids", "", "NEW.account_id", "$1::uuid", "NEW.id", "$2::bigint",
-			"head - n", "$2::bigint", "ids[1]", "$3::bigint", "ids[n]", "$4::bigint", "(l.id, ids)", "(l.id, $5::bigint[])")
+			"head - n", "$2::bigint", "ids[1]", "$3::bigint", "ids[n]", "$4::bigint", "(l.id, ids)", "(l.id, $5::bigint[])",
+			"= acct", "= $1::uuid")
 		return r.Replace(m)
 	}
 	now := time.Now()

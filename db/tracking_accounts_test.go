@@ -132,13 +132,15 @@ func TestPollsOfSeveralAccountsStayApart(t *testing.T) {
 }
 
 // A transaction over several accounts takes their change-log heads in
-// account order before its COMMIT, whatever order its rows were logged
-// in: its numbering at commit then never holds one account's head while
-// it waits for another's that a second such transaction holds (40P01).
-// Here the later account's rows are logged first and its head is held by
-// another session: the writer must be seen waiting for it while it holds
-// the first account's head already (without the ordered take it waits at
-// commit, in the rows' order, holding nothing).
+// account order at its commit, whatever order its rows were logged in
+// (00070: the numbering's first firing numbers every pending account, its
+// heads in account order): its numbering then never holds one account's
+// head while it waits for another's that a second such transaction holds
+// (40P01). Here the later account's row is logged first and its head is
+// held by another session: the writer must be seen waiting for it while it
+// holds the first account's head already (numbered in the rows' order, it
+// waits at commit for the later account's head holding nothing). The rows
+// are logged as every writer logs them (a logged table's trigger).
 func TestHeadsTakenInAccountOrder(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -161,37 +163,11 @@ func TestHeadsTakenInAccountOrder(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- f.DB.InTrackingTxs(ctx, accounts, func(_ *db.TrackingTx, txs []*db.TrackingTx) error {
-			for _, i := range []int{1, 0} { // the later account's row first
-				var id int64
-				if err := txs[i].QueryRow(`INSERT INTO change_log (account_id, record_type, record_id, op)
-					VALUES ($1, 'shipment', gen_random_uuid(), 'UPDATE') RETURNING id`, accounts[i]).Scan(&id); err != nil {
-					return err
-				}
-			}
-			return nil
+			return logParties(txs, accounts, []int{1, 0}, "order") // the later account's row first
 		})
 	}()
 	// The writer waits for the held head (a lock wait in this database).
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		var waiting int
-		if err := f.SQL.QueryRow(`SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting > 0 {
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("the writer ended while the head was held: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the writer never waited for the held head")
-		}
-		time.Sleep(10 * time.Millisecond) // polling a condition, not waiting for it to be true
-	}
+	waitLockWaiters(t, f, 1, done)
 	probe, err := f.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -206,5 +182,113 @@ func TestHeadsTakenInAccountOrder(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("the writer after the head was released: %v", err)
+	}
+}
+
+// Two transactions over the same two accounts, each logging the accounts'
+// FIRST changes (no change_log_heads row yet) in the opposite order of the
+// other, both commit: each makes the heads in account order (00070). A
+// head not made yet cannot be locked ahead (what inTrackingTxs' SELECT …
+// FOR UPDATE before COMMIT did), and the INSERT … ON CONFLICT that makes it
+// waits for another transaction's uncommitted insert of the same key: in
+// the rows' order the first transaction made X's head and waited for Y's,
+// the second made Y's and waited for X's (40P01). A third session holds
+// each account's first position (an uncommitted row at pos 1), so that
+// both writers are inside their numbering, past their first head, before
+// either goes on.
+func TestNewHeadsTakenInAccountOrder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	if !f.DB.GroupsAccounts() {
+		t.Skip("one transaction an account here (Citus, a pooler)")
+	}
+	ctx := context.Background()
+	accounts := []string{
+		f.id(t, `INSERT INTO accounts (slug, company_name) VALUES ('newheads-x', 'X') RETURNING id`),
+		f.id(t, `INSERT INTO accounts (slug, company_name) VALUES ('newheads-y', 'Y') RETURNING id`),
+	}
+	slices.Sort(accounts)
+	var heads int
+	if err := f.SQL.QueryRow(`SELECT count(*) FROM change_log_heads WHERE account_id = ANY($1::uuid[])`,
+		"{"+accounts[0]+","+accounts[1]+"}").Scan(&heads); err != nil || heads != 0 {
+		t.Fatalf("the new accounts have %d heads (%v), want none", heads, err)
+	}
+	blocker, err := f.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Rollback() //nolint:errcheck
+	for _, a := range accounts {
+		if _, err := blocker.Exec(`INSERT INTO change_log (account_id, pos, record_type, record_id, op)
+			VALUES ($1, 1, 'party', gen_random_uuid(), 'INSERT')`, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 2)
+	for w, order := range [][]int{{0, 1}, {1, 0}} {
+		go func() {
+			done <- f.DB.InTrackingTxs(ctx, accounts, func(_ *db.TrackingTx, txs []*db.TrackingTx) error {
+				return logParties(txs, accounts, order, fmt.Sprintf("writer %d", w))
+			})
+		}()
+	}
+	// Both writers wait at commit: for the blocker's positions, or one for
+	// the other's head.
+	waitLockWaiters(t, f, 2, done)
+	if err := blocker.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Errorf("a writer of the accounts' first changes: %v", err)
+		}
+	}
+	for _, a := range accounts {
+		var n, lo, hi int
+		if err := f.SQL.QueryRow(`SELECT count(*), min(pos), max(pos) FROM change_log WHERE account_id = $1`, a).Scan(&n, &lo, &hi); err != nil {
+			t.Fatal(err)
+		}
+		if n != 2 || lo != 1 || hi != 2 {
+			t.Errorf("account %s: %d rows at positions %d–%d, want 2 at 1–2", a, n, lo, hi)
+		}
+	}
+}
+
+// logParties logs a change of each account (a new party: a logged table
+// without counters) in the order given, in txs (InTrackingTxs').
+func logParties(txs []*db.TrackingTx, accounts []string, order []int, name string) error {
+	for _, i := range order {
+		var id string
+		if err := txs[i].QueryRow(`INSERT INTO parties (account_id, company_name) VALUES ($1, $2) RETURNING id`,
+			accounts[i], name).Scan(&id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitLockWaiters returns when n sessions of the test's database wait for
+// a lock; done (a writer's end) must not come first.
+func waitLockWaiters(t *testing.T, f *fixture, n int, done <-chan error) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var waiting int
+		if err := f.SQL.QueryRow(`SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting >= n {
+			return
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("a writer ended before %d sessions waited for a lock: %v", n, err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions never waited for a lock", n)
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition, not waiting for it to be true
 	}
 }

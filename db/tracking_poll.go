@@ -161,23 +161,12 @@ func (db *DB) inTrackingTxs(ctx context.Context, begin func() (*sqlx.Tx, error),
 		if len(accounts) > 1 && generic {
 			all = &TrackingTx{ctx: ctx, q: q, generic: generic, pooled: db.pooled}
 		}
-		if err := fn(all, txs); err != nil || all == nil {
-			return err
-		}
-		// The accounts' change-log heads, taken in account order before
-		// COMMIT. Each account's rows are numbered at commit (00056's
-		// deferred trigger) in the order its first logged row was queued;
-		// with one statement for every account (applyPollsAccountsSQL) that
-		// is the statement's row order, not the accounts'. Two such
-		// transactions sharing two accounts (an account's two queues in two
-		// batches) could take the heads in opposite orders at commit and
-		// deadlock (40P01, after deadlock_timeout's second). Holding them
-		// in one order first, the commit's numbering finds them held. A
-		// head not yet made (an account's first change ever) is made at
-		// commit as before.
-		_, err := q.ExecContext(ctx, `SELECT 1 FROM change_log_heads WHERE account_id = ANY($1::uuid[])
-			ORDER BY account_id FOR UPDATE`, pq.StringArray(accounts))
-		return err
+		// Each account's change-log rows are numbered at commit (00056's
+		// deferred trigger); on plain PostgreSQL its first firing takes
+		// every pending account's head in account order (00070), whatever
+		// order the one statement for every account logged them in: two
+		// such transactions sharing accounts take the heads in one order.
+		return fn(all, txs)
 	})
 	if err != nil {
 		return err
