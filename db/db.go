@@ -65,6 +65,10 @@ type DB struct {
 	// sb runs the barriers of change-log readers with a synchronous
 	// standby (standby.go), shared by the store's copies (Select).
 	sb *standbyBarrier
+	// held: the connections the tracking transactions keep between them
+	// (tracking_conns.go), shared by the store's copies; nil where none
+	// are kept (Citus, a pooler).
+	held *trackingConns
 }
 
 // Open connects to url with DefaultOptions and checks the connection.
@@ -119,15 +123,21 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 		return &DB{db: sdb, q: counted{ExtContext: sdb, textJSON: true, r: r, w: w}, url: direct, pooled: true, ref: &refCaches{}, r: r, w: w,
 			plain: !citus, sb: &standbyBarrier{}}, nil
 	}
+	var held *trackingConns
+	if !citus {
+		held = &trackingConns{}
+	}
 	return &DB{db: sdb, q: counted{ExtContext: newPrepared(sdb), r: r, w: w}, url: direct, ref: &refCaches{}, r: r, w: w,
-		plain: !citus, sb: &standbyBarrier{}}, nil
+		plain: !citus, sb: &standbyBarrier{}, held: held}, nil
 }
 
-// Close stops polling the replicas, sends the wake-ups of the last writes
-// and closes the connection pools.
+// Close stops polling the replicas, sends the wake-ups of the last writes,
+// gives the tracking transactions' held connections back and closes the
+// connection pools.
 func (db *DB) Close() error {
 	db.r.close()
 	db.w.close()
+	db.held.close()
 	return db.db.Close()
 }
 
@@ -404,7 +414,7 @@ func (db *DB) transact(ctx context.Context, account string, errs func(error) err
 }
 
 // transactBy is transact on the transaction begin starts (a pool
-// connection's, or a connection held: TrackingConns).
+// connection's, or a held one: InTrackingTxs).
 func (db *DB) transactBy(ctx context.Context, begin func() (*sqlx.Tx, error), account string, errs func(error) error,
 	fn func(q ext, tx *sql.Tx) error) error {
 	queriesPrimary.Inc()

@@ -196,3 +196,7 @@ const (
 	ChangeLogPruneSQL    = changeLogPruneSQL
 	ChangeLogHeldBackSQL = changeLogHeldBackSQL
 )
+
+// HeldTrackingConns is how many connections the tracking transactions
+// hold now, between them (tracking_conns.go).
+func (db *DB) HeldTrackingConns() int { return db.held.heldNow() }

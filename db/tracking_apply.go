@@ -134,10 +134,7 @@ func (t *TrackingTx) ApplyPolls(live []string, ps []PollWrite) (map[string]PollA
 	es := func(get func(e *PolledEvent) *string) any {
 		return textArray(ne, func(i int) *string { return get(evs[i]) })
 	}
-	query, account := applyPollsSQL, any(t.account)
-	if t.account == "" {
-		query, account = applyPollsAccountsSQL, textArray(n, func(i int) *string { return &ps[i].AccountID })
-	}
+	account := t.accountsArg(n, func(i int) string { return ps[i].AccountID })
 	args := append([]any{account, stringArray(live), textArray(n, func(i int) *string { return &ps[i].RequestID }),
 		textArray(n, func(i int) *string { return &ps[i].Status }),
 		textArray(n, func(i int) *string { return ps[i].FailedReason }),
@@ -181,7 +178,7 @@ func (t *TrackingTx) ApplyPolls(live []string, ps []PollWrite) (map[string]PollA
 		intArray(ne, func(i int) (int64, bool) { return int64(evs[i].Position), true }),
 		bytesArray(ne, func(i int) []byte { return evs[i].Payload }),
 		es(func(e *PolledEvent) *string { return e.TransportEvent }))
-	err := selectRows(t.ctx, t.q, func(a *PollApplied) { out[a.RequestID] = *a }, query, t.textArgs(args)...)
+	err := selectRows(t.ctx, t.q, func(a *PollApplied) { out[a.RequestID] = *a }, t.sql.apply, t.textArgs(args)...)
 	return out, err
 }
 

@@ -8,28 +8,24 @@ import (
 	"shipgraph/db"
 )
 
-// The tracking writers' transactions run on held connections: one after
-// another they run on one backend (the write statement planned once per
-// writer, not per pool connection); a failed transaction's connection is
-// given back, and a held connection the server lost (terminated, as in a
-// failover) is dropped at BEGIN and the transaction runs on a pool
-// connection instead.
+// The tracking transactions run on held connections: one after another
+// they run on one backend (the write statement planned once per writer,
+// not per pool connection); a failed transaction's connection is given
+// back, a held connection the server lost (terminated, as in a failover)
+// is dropped at BEGIN and the transaction runs on a pool connection
+// instead, no more are held than the bound given, and Close gives the
+// held ones back to the pool.
 func TestTrackingConnsHeld(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	c := f.DB.TrackingConns()
-	if c == nil {
-		if f.DB.GroupsAccounts() {
-			t.Fatal("no held connections on plain PostgreSQL")
-		}
+	if !f.DB.GroupsAccounts() {
 		t.Skip("no held connections here (Citus, a pooler): a pool connection a transaction")
 	}
-	defer c.Close()
 	ctx := context.Background()
 	backend := func() int {
 		t.Helper()
 		var pid int
-		err := c.InTrackingTx(ctx, f.A.Account, func(tx *db.TrackingTx) error {
+		err := f.DB.InTrackingTx(ctx, f.A.Account, func(tx *db.TrackingTx) error {
 			return tx.QueryRow(`SELECT pg_backend_pid()`).Scan(&pid)
 		})
 		if err != nil {
@@ -37,6 +33,11 @@ func TestTrackingConnsHeld(t *testing.T) {
 		}
 		return pid
 	}
+	backend()
+	if n := f.DB.HeldTrackingConns(); n != 0 {
+		t.Fatalf("%d connections held before a bound was given, want 0", n)
+	}
+	f.DB.HoldTrackingConns(1)
 	first := backend()
 	for range 3 {
 		// Other users of the pool meanwhile: two connections at once,
@@ -56,14 +57,33 @@ func TestTrackingConnsHeld(t *testing.T) {
 			t.Fatalf("a tracking transaction on backend %d, the one before on %d: not held", pid, first)
 		}
 	}
-	if n := c.Held(); n != 1 {
+	if n := f.DB.HeldTrackingConns(); n != 1 {
 		t.Fatalf("%d connections held after transactions one at a time, want 1", n)
 	}
+	// Two at once: the second's connection is not kept past the bound.
+	entered, leave := make(chan struct{}), make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- f.DB.InTrackingTx(ctx, f.A.Account, func(*db.TrackingTx) error {
+			close(entered)
+			<-leave
+			return nil
+		})
+	}()
+	<-entered
+	backend()
+	close(leave)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := f.DB.HeldTrackingConns(); n != 1 {
+		t.Fatalf("%d connections held after two transactions at once, want the bound, 1", n)
+	}
 	failed := errors.New("planted")
-	if err := c.InTrackingTx(ctx, f.A.Account, func(*db.TrackingTx) error { return failed }); !errors.Is(err, failed) {
+	if err := f.DB.InTrackingTx(ctx, f.A.Account, func(*db.TrackingTx) error { return failed }); !errors.Is(err, failed) {
 		t.Fatalf("a failing transaction: %v", err)
 	}
-	if n := c.Held(); n != 0 {
+	if n := f.DB.HeldTrackingConns(); n != 0 {
 		t.Fatalf("%d connections held after a failed transaction, want 0 (given back)", n)
 	}
 	held := backend()
@@ -72,5 +92,15 @@ func TestTrackingConnsHeld(t *testing.T) {
 	}
 	if pid := backend(); pid == held {
 		t.Fatalf("a transaction on the terminated backend %d", pid)
+	}
+	backend()
+	if n := f.DB.HeldTrackingConns(); n != 1 {
+		t.Fatalf("%d connections held after the lost one's successors, want 1", n)
+	}
+	if err := f.DB.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.SQL.Stats().OpenConnections; n != 0 {
+		t.Fatalf("%d connections open after Close, want 0 (the held one given back)", n)
 	}
 }

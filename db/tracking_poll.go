@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
 
@@ -117,18 +116,49 @@ type PolledVessel struct {
 // One over several accounts (InTrackingTxs' first argument, plain
 // PostgreSQL only) has no account of its own: its Lock and ApplyPolls
 // take each request's account and write the polls of them all in one
-// statement each.
+// statement each (its rendering, sql).
 type TrackingTx struct {
 	ctx     context.Context
 	q       ext
-	account string // "": several accounts, each poll's own
-	generic bool   // Lock sets plan_cache_mode to force_generic_plan
-	pooled  bool   // behind a pooler: parameters travel binary (textArgs)
+	account string      // "": several accounts, each poll's own
+	sql     trackingSQL // the rendering of Lock's and ApplyPolls' statements
+	pooled  bool        // behind a pooler: parameters travel binary (textArgs)
+}
+
+// trackingSQL is a rendering of a TrackingTx's statements, chosen once
+// when the TrackingTx is made (InTrackingTxs): over one account every
+// row's account is $1, the TrackingTx's (the text Citus and a pooler
+// get); over several, $1 is an array of each row's account, parallel to
+// its other arrays (accountsArg).
+type trackingSQL struct {
+	lock    string // Lock's statement
+	busy    string // Lock's re-read of the requests it did not take
+	apply   string // ApplyPolls'
+	several bool   // $1 is each row's account
+}
+
+// The renderings: over one account; the same on plain PostgreSQL, whose
+// Lock also sets plan_cache_mode (lockRequestsGenericSQL); over several
+// accounts (plain PostgreSQL only).
+var (
+	oneAccountSQL        = trackingSQL{lock: lockRequestsSQL, busy: busyRequestsSQL, apply: applyPollsSQL}
+	oneAccountGenericSQL = trackingSQL{lock: lockRequestsGenericSQL, busy: busyRequestsSQL, apply: applyPollsSQL}
+	accountsSQL          = trackingSQL{lock: lockRequestsAccountsSQL, busy: busyRequestsAccountsSQL, apply: applyPollsAccountsSQL,
+		several: true}
+)
+
+// accountsArg is $1 of t's statements over n rows, the i-th of account
+// of(i): the TrackingTx's account, or (over several) an array of the
+// rows' accounts.
+func (t *TrackingTx) accountsArg(n int, of func(i int) string) string {
+	if !t.sql.several {
+		return t.account
+	}
+	return quotedArray(n, func(i int) (string, bool) { return of(i), true })
 }
 
 // InTrackingTx runs fn in one transaction of the account's tracking
 // writes (InTrackingTxs of one account): fn's error rolls everything back.
-// Its statements run prepared (prepared_tx.go).
 func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *TrackingTx) error) error {
 	return db.InTrackingTxs(ctx, []string{accountID}, func(_ *TrackingTx, txs []*TrackingTx) error { return fn(txs[0]) })
 }
@@ -142,24 +172,26 @@ func (db *DB) InTrackingTx(ctx context.Context, accountID string, fn func(tx *Tr
 // With more than one, all is a TrackingTx over them all, whose Lock and
 // ApplyPolls are one statement for every account's polls (each poll
 // names its account); nil with one account.
+//
+// Its statements run prepared (prepared_tx.go), on plain PostgreSQL on a
+// connection held between these transactions (trackingConns:
+// HoldTrackingConns says how many).
 func (db *DB) InTrackingTxs(ctx context.Context, accounts []string, fn func(all *TrackingTx, txs []*TrackingTx) error) error {
-	return db.inTrackingTxs(ctx, func() (*sqlx.Tx, error) { return db.db.BeginTxx(ctx, nil) }, accounts, fn)
-}
-
-// inTrackingTxs is InTrackingTxs on the transaction begin starts.
-func (db *DB) inTrackingTxs(ctx context.Context, begin func() (*sqlx.Tx, error), accounts []string,
-	fn func(all *TrackingTx, txs []*TrackingTx) error) error {
-	err := db.transactBy(ctx, begin, "", func(err error) error { return err }, func(q ext, _ *sql.Tx) error {
+	held := db.held.take(ctx, db.db)
+	err := db.transactBy(ctx, held.begin(ctx, db.db), "", func(err error) error { return err }, func(q ext, _ *sql.Tx) error {
 		// Generic plans (TrackingTx.Lock) under the same condition as the
 		// grouping: plain PostgreSQL with its statements prepared.
-		q, generic := db.preparedIn(q), db.GroupsAccounts()
+		q, one := db.preparedIn(q), oneAccountSQL
+		if db.GroupsAccounts() {
+			one = oneAccountGenericSQL
+		}
 		txs := make([]*TrackingTx, len(accounts))
 		for i, a := range accounts {
-			txs[i] = &TrackingTx{ctx: ctx, q: q, account: a, generic: generic, pooled: db.pooled}
+			txs[i] = &TrackingTx{ctx: ctx, q: q, account: a, sql: one, pooled: db.pooled}
 		}
 		var all *TrackingTx
-		if len(accounts) > 1 && generic {
-			all = &TrackingTx{ctx: ctx, q: q, generic: generic, pooled: db.pooled}
+		if len(accounts) > 1 && db.GroupsAccounts() {
+			all = &TrackingTx{ctx: ctx, q: q, sql: accountsSQL, pooled: db.pooled}
 		}
 		// Each account's change-log rows are numbered at commit (00056's
 		// deferred trigger); on plain PostgreSQL its first firing takes
@@ -168,6 +200,7 @@ func (db *DB) inTrackingTxs(ctx context.Context, begin func() (*sqlx.Tx, error),
 		// such transactions sharing accounts take the heads in one order.
 		return fn(all, txs)
 	})
+	db.held.give(held, err == nil)
 	if err != nil {
 		return err
 	}
@@ -221,33 +254,20 @@ type LockedRequest struct {
 // create distributed plan, in TestStatementsFilterByAccount).
 func (t *TrackingTx) Lock(accounts, ids []string) (locked map[string]LockedRequest, busy []string, err error) {
 	locked = map[string]LockedRequest{}
-	query, account := lockRequestsSQL, any(t.account)
-	switch {
-	case t.account == "":
-		query, account = lockRequestsAccountsSQL, stringArray(accounts)
-	case t.generic:
-		query = lockRequestsGenericSQL
-	}
-	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { locked[r.ID] = *r }, query, account, pq.StringArray(ids))
+	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { locked[r.ID] = *r }, t.sql.lock,
+		t.accountsArg(len(ids), func(i int) string { return accounts[i] }), pq.StringArray(ids))
 	if err != nil || len(locked) == len(ids) {
 		return locked, nil, err
 	}
-	var missing, of []string
+	var missing []string
+	var at []int // missing's indexes in ids
 	for i, id := range ids {
 		if _, ok := locked[id]; !ok {
-			missing = append(missing, id)
-			if t.account == "" {
-				of = append(of, accounts[i])
-			}
+			missing, at = append(missing, id), append(at, i)
 		}
 	}
-	which, account := `account_id = $1 AND id = ANY($2::uuid[])`, any(t.account)
-	if t.account == "" {
-		which, account = `(account_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`, stringArray(of)
-	}
-	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { busy = append(busy, r.ID) },
-		`SELECT id, '' AS status, NULL AS failed_reason, NULL::uuid AS shipment_id, false AS is_retrying, 0 AS retry_count,
-		false AS staged FROM tracking_requests WHERE `+which, account, pq.StringArray(missing))
+	err = selectRows(t.ctx, t.q, func(r *LockedRequest) { busy = append(busy, r.ID) }, t.sql.busy,
+		t.accountsArg(len(at), func(i int) string { return accounts[at[i]] }), pq.StringArray(missing))
 	return locked, busy, err
 }
 
@@ -256,21 +276,40 @@ func (t *TrackingTx) Lock(accounts, ids []string) (locked map[string]LockedReque
 // transaction (set_config local, joined as a one-row subquery);
 // lockRequestsAccountsSQL the generic one over several accounts ($1 each
 // request's account), which takes the rows in the order of (account, id).
-var lockRequestsSQL, lockRequestsGenericSQL, lockRequestsAccountsSQL = lockRequestsOf("", false),
-	lockRequestsOf(lockGeneric, false), lockRequestsOf(lockGeneric, true)
+// busyRequestsSQL and busyRequestsAccountsSQL are Lock's re-read of the
+// requests it did not take, over one account and over several.
+var (
+	lockRequestsSQL, lockRequestsGenericSQL, lockRequestsAccountsSQL = lockRequestsOf("", false),
+		lockRequestsOf(lockGeneric, false), lockRequestsOf(lockGeneric, true)
+	busyRequestsSQL, busyRequestsAccountsSQL = busyRequestsOf(false), busyRequestsOf(true)
+)
 
 const lockGeneric = ", (SELECT set_config('plan_cache_mode', 'force_generic_plan', true)) g"
 
 func lockRequestsOf(also string, several bool) string {
-	which, order := `r.account_id = $1 AND r.id = ANY($2::uuid[])`, ""
+	order := ""
 	if several {
-		which = `(r.account_id, r.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`
 		order = ` ORDER BY r.account_id, r.id`
 	}
 	return `SELECT r.id, r.status, r.failed_reason, r.shipment_id, r.is_retrying, r.retry_count,
 			r.initial_custom_fields IS NOT NULL AS staged
 		FROM tracking_requests r` + also + `
-		WHERE ` + which + order + ` FOR UPDATE OF r SKIP LOCKED`
+		WHERE ` + requestsOf("r.", several) + order + ` FOR UPDATE OF r SKIP LOCKED`
+}
+
+func busyRequestsOf(several bool) string {
+	return `SELECT id, '' AS status, NULL AS failed_reason, NULL::uuid AS shipment_id, false AS is_retrying, 0 AS retry_count,
+		false AS staged FROM tracking_requests WHERE ` + requestsOf("", several)
+}
+
+// requestsOf is the condition on the requests' rows (their columns
+// prefixed by p) that they are $2's, of the account $1 or (several) each
+// of its account in $1.
+func requestsOf(p string, several bool) string {
+	if several {
+		return `(` + p + `account_id, ` + p + `id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`
+	}
+	return p + `account_id = $1 AND ` + p + `id = ANY($2::uuid[])`
 }
 
 // ShipmentUpdate is what a poll says about one shipment, with the request

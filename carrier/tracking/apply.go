@@ -61,25 +61,8 @@ var liveStatuses = []string{"pending", "awaiting_manifest", "created"}
 // container meanwhile (each round sees the rows committed before it).
 const maxRounds = 4
 
-// trackingTxs begins the write transactions: the store's (a pool
-// connection each), or its held connections (db.TrackingConns: plain
-// PostgreSQL, where the write statement's plan is then made once per
-// writer, not once per pool connection).
-type trackingTxs interface {
-	InTrackingTx(ctx context.Context, accountID string, fn func(tx *db.TrackingTx) error) error
-	InTrackingTxs(ctx context.Context, accounts []string, fn func(all *db.TrackingTx, txs []*db.TrackingTx) error) error
-}
-
-// writesOf is the store's trackingTxs.
-func writesOf(store *db.DB) trackingTxs {
-	if c := store.TrackingConns(); c != nil {
-		return c
-	}
-	return store
-}
-
 // applyBatch writes the polls of one account in one transaction (applyIn).
-func applyBatch(ctx context.Context, store trackingTxs, account string, polls []*applied) error {
+func applyBatch(ctx context.Context, store *db.DB, account string, polls []*applied) error {
 	return store.InTrackingTx(ctx, account, func(tx *db.TrackingTx) error { return applyIn(tx, polls) })
 }
 
@@ -88,7 +71,7 @@ func applyBatch(ctx context.Context, store trackingTxs, account string, polls []
 // one statement each (a TrackingTx over every account: writePolls), then
 // each account's rare statements (finishPolls), in the groups' order. An
 // error fails every poll of every group (nothing written).
-func applyGroups(ctx context.Context, store trackingTxs, groups []group) error {
+func applyGroups(ctx context.Context, store *db.DB, groups []group) error {
 	accounts := make([]string, len(groups))
 	for i, g := range groups {
 		accounts[i] = g.account
@@ -613,12 +596,12 @@ func (e *Engine) write(batch []group) {
 		}
 		return
 	}
-	if len(batch) > 1 && applyGroups(ctx, e.writes, batch) == nil {
+	if len(batch) > 1 && applyGroups(ctx, e.store, batch) == nil {
 		return
 	}
 	for _, g := range batch {
 		polls := g.polls()
-		err := applyBatch(ctx, e.writes, g.account, polls)
+		err := applyBatch(ctx, e.store, g.account, polls)
 		if err == nil {
 			continue
 		}
@@ -627,7 +610,7 @@ func (e *Engine) write(batch []group) {
 			continue
 		}
 		for _, p := range polls {
-			if err := applyBatch(ctx, e.writes, g.account, []*applied{p}); err != nil {
+			if err := applyBatch(ctx, e.store, g.account, []*applied{p}); err != nil {
 				p.err = err
 			}
 		}

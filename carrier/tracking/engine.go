@@ -59,7 +59,6 @@ func (scheduleArgs) InsertOpts() river.InsertOpts {
 type Engine struct {
 	c      Config
 	store  *db.DB
-	writes trackingTxs // the write transactions' connections (apply.go)
 	log    *slog.Logger
 	shared *sharedlimit.Limits
 	conns  map[string]*limited
@@ -130,7 +129,11 @@ func New(c Config, store *db.DB, j *jobs.Engine, log *slog.Logger, opts ...Optio
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{c: c, store: store, writes: writesOf(store), log: log, conns: map[string]*limited{}, jobs: j, analyzed: make(chan struct{})}
+	e := &Engine{c: c, store: store, log: log, conns: map[string]*limited{}, jobs: j, analyzed: make(chan struct{})}
+	// At most Writers write transactions at once (apply.go): on plain
+	// PostgreSQL each keeps its connection, and the write statement's plan
+	// on it, from one batch to the next (held only once they run).
+	store.HoldTrackingConns(c.Writers)
 	for _, k := range c.Carriers {
 		conn, err := newDCSAConnector(k, c.MaxResponse, c.MaxEvents, c.Workers)
 		if err != nil {
