@@ -297,6 +297,49 @@ func alternateRounds(b *testing.B, vs []*variant, procedure string, perRound int
 	}
 }
 
+// openVariant is a schema of its own for a benchmark's variant: a new
+// database taken down to migration to (0: as migrated), the statements of
+// setup run on it, and a connection (its backend's CPU is what the
+// benchmark reads) that has run each of warm once.
+func openVariant(b *testing.B, name string, to int64, setup []string, warm ...string) *variant {
+	ctx := context.Background()
+	url := dbtest.NewDB(b)
+	s := pg.At(b, url).Store.SQL()
+	if to > 0 {
+		fsys, err := fs.Sub(db.Migrations, "migrations")
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := goose.NewProvider(goose.DialectPostgres, s, fsys, goose.WithDisableGlobalRegistry(true))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.DownTo(ctx, to); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, q := range setup {
+		if _, err := s.Exec(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	conn, err := dbtest.Open(b, url).Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = conn.Close() })
+	v := &variant{name: name, conn: conn}
+	if err := conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&v.pid); err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range warm {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return v
+}
+
 // backendCPU is the user and system CPU a backend of the local server has
 // used, in ms (/proc: clock ticks of 10 ms).
 func backendCPU(b *testing.B, pid int) float64 {
@@ -325,25 +368,9 @@ func backendCPU(b *testing.B, pid int) float64 {
 //
 //	go test ./db -run '^$' -bench FirstPollTriggers -benchtime 1x
 func BenchmarkFirstPollTriggers(b *testing.B) {
-	ctx := context.Background()
 	const perRound = 200
 	open := func(name string, to int64) *variant {
-		url := dbtest.NewDB(b)
-		s := pg.At(b, url).Store.SQL()
-		if to > 0 {
-			fsys, err := fs.Sub(db.Migrations, "migrations")
-			if err != nil {
-				b.Fatal(err)
-			}
-			p, err := goose.NewProvider(goose.DialectPostgres, s, fsys, goose.WithDisableGlobalRegistry(true))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := p.DownTo(ctx, to); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for _, q := range []string{
+		return openVariant(b, name, to, []string{
 			`CREATE TABLE bench_fold (account_id uuid, number text, doc text)`,
 			`CREATE INDEX ON bench_fold (account_id, shipgraph_fold(number))`,
 			`CREATE PROCEDURE bench_poll(k int) LANGUAGE plpgsql AS $$
@@ -368,24 +395,7 @@ BEGIN
         COMMIT;
     END LOOP;
 END $$`,
-		} {
-			if _, err := s.Exec(q); err != nil {
-				b.Fatal(err)
-			}
-		}
-		conn, err := dbtest.Open(b, url).Conn(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = conn.Close() })
-		v := &variant{name: name, conn: conn}
-		if err := conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&v.pid); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := conn.ExecContext(ctx, `CALL bench_poll(30)`); err != nil {
-			b.Fatal(err)
-		}
-		return v
+		}, `CALL bench_poll(30)`)
 	}
 	vs := []*variant{open("00067", 67), open("00068", 68), open("00069", 0)}
 	alternateRounds(b, vs, "bench_poll", perRound, "a transaction")
@@ -403,25 +413,9 @@ END $$`,
 //
 //	go test ./db -run '^$' -bench BatchNumbering -benchtime 1x
 func BenchmarkBatchNumbering(b *testing.B) {
-	ctx := context.Background()
 	const perRound = 100
 	open := func(name string, to int64) *variant {
-		url := dbtest.NewDB(b)
-		s := pg.At(b, url).Store.SQL()
-		if to > 0 {
-			fsys, err := fs.Sub(db.Migrations, "migrations")
-			if err != nil {
-				b.Fatal(err)
-			}
-			p, err := goose.NewProvider(goose.DialectPostgres, s, fsys, goose.WithDisableGlobalRegistry(true))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := p.DownTo(ctx, to); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for _, q := range []string{`CREATE PROCEDURE bench_batch(k int, a uuid[]) LANGUAGE plpgsql AS $$
+		return openVariant(b, name, to, []string{`CREATE PROCEDURE bench_batch(k int, a uuid[]) LANGUAGE plpgsql AS $$
 DECLARE
     c uuid := gen_random_uuid();
     s uuid := gen_random_uuid();
@@ -447,26 +441,7 @@ END $$`,
 			`CREATE PROCEDURE bench_batch1(k int) LANGUAGE plpgsql AS $$
 BEGIN
     CALL bench_batch(k, ARRAY['00000000-0000-0000-0000-00000000000e']::uuid[]);
-END $$`} {
-			if _, err := s.Exec(q); err != nil {
-				b.Fatal(err)
-			}
-		}
-		conn, err := dbtest.Open(b, url).Conn(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = conn.Close() })
-		v := &variant{name: name, conn: conn}
-		if err := conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&v.pid); err != nil {
-			b.Fatal(err)
-		}
-		for _, q := range []string{`CALL bench_batch4(20)`, `CALL bench_batch1(20)`} {
-			if _, err := conn.ExecContext(ctx, q); err != nil {
-				b.Fatal(err)
-			}
-		}
-		return v
+END $$`}, `CALL bench_batch4(20)`, `CALL bench_batch1(20)`)
 	}
 	vs := []*variant{open("00069", 69), open("00070", 0)}
 	for _, c := range []struct{ name, procedure string }{{"four-accounts", "bench_batch4"}, {"one-account", "bench_batch1"}} {
