@@ -182,15 +182,8 @@ func BenchmarkChangeLogPrune(b *testing.B) {
 //
 //	go test ./db -run '^$' -bench ChangeLogLoggedRows -benchtime 1x
 func BenchmarkChangeLogLoggedRows(b *testing.B) {
-	ctx := context.Background()
 	const perRound = 300
-	open := func(name string, prepare func(s *sql.DB)) *variant {
-		url := dbtest.NewDB(b)
-		s := pg.At(b, url).Store.SQL()
-		if prepare != nil {
-			prepare(s)
-		}
-		if _, err := s.Exec(`CREATE PROCEDURE bench_log(k int) LANGUAGE plpgsql AS $$
+	const procedure = `CREATE PROCEDURE bench_log(k int) LANGUAGE plpgsql AS $$
 DECLARE
     a uuid;
     c uuid;
@@ -211,50 +204,18 @@ BEGIN
         END LOOP;
         COMMIT;
     END LOOP;
-END $$`); err != nil {
-			b.Fatal(err)
-		}
-		// Without the store's statement timeout: a round takes a while.
-		conn, err := dbtest.Open(b, url).Conn(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = conn.Close() })
-		v := &variant{name: name, conn: conn}
-		if err := conn.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&v.pid); err != nil {
-			b.Fatal(err)
-		}
-		// Warm up: plans, caches, the first pages.
-		if _, err := conn.ExecContext(ctx, `CALL bench_log(50)`); err != nil {
-			b.Fatal(err)
-		}
-		return v
+END $$`
+	const (
+		addCheck  = `ALTER TABLE change_log ADD CONSTRAINT change_log_op_check CHECK (op IN ('INSERT', 'UPDATE', 'DELETE'))`
+		dropCheck = `ALTER TABLE change_log DROP CONSTRAINT change_log_op_check`
+		warm      = `CALL bench_log(50)` // plans, caches, the first pages
+	)
+	vs := []*variant{
+		openVariant(b, "before", 64, []string{procedure}, warm),
+		openVariant(b, "before-check", 64, []string{dropCheck, procedure}, warm),
+		openVariant(b, "after", 0, []string{procedure}, warm),
+		openVariant(b, "after+check", 0, []string{addCheck, procedure}, warm),
 	}
-	down := func(s *sql.DB) {
-		fsys, err := fs.Sub(db.Migrations, "migrations")
-		if err != nil {
-			b.Fatal(err)
-		}
-		p, err := goose.NewProvider(goose.DialectPostgres, s, fsys, goose.WithDisableGlobalRegistry(true))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := p.DownTo(ctx, 64); err != nil {
-			b.Fatal(err)
-		}
-	}
-	withCheck := func(s *sql.DB) {
-		if _, err := s.Exec(`ALTER TABLE change_log ADD CONSTRAINT change_log_op_check CHECK (op IN ('INSERT', 'UPDATE', 'DELETE'))`); err != nil {
-			b.Fatal(err)
-		}
-	}
-	withoutCheck := func(s *sql.DB) {
-		down(s)
-		if _, err := s.Exec(`ALTER TABLE change_log DROP CONSTRAINT change_log_op_check`); err != nil {
-			b.Fatal(err)
-		}
-	}
-	vs := []*variant{open("before", down), open("before-check", withoutCheck), open("after", nil), open("after+check", withCheck)}
 	alternateRounds(b, vs, "bench_log", perRound, "a transaction of 37 logged rows")
 }
 

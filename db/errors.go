@@ -78,6 +78,14 @@ func classify(err error) *model.Error {
 	return &c
 }
 
+// The SQLSTATEs of a transaction PostgreSQL chose as a victim: the whole
+// transaction may run again (Victim); to a client, unavailable
+// (classifyCode).
+const (
+	serializationFailure = "40001"
+	deadlockDetected     = "40P01"
+)
+
 // classifyCode maps a SQLSTATE to its application error.
 func classifyCode(code string) *model.Error {
 	switch code {
@@ -94,8 +102,7 @@ func classifyCode(code string) *model.Error {
 		return errTooLong
 	case "23514", "23502", "22P02", "22007", "22008", "22023", "22004":
 		return errInvalid
-	case "40001", // serialization_failure
-		"40P01", // deadlock_detected
+	case serializationFailure, deadlockDetected, // a victim (Victim)
 		"55P03", // lock_not_available
 		"57014", // query_canceled (statement_timeout, cancellation)
 		"57P01", // admin_shutdown
@@ -149,7 +156,7 @@ func Victim(err error) bool {
 	if !errors.As(err, &pqe) {
 		return false
 	}
-	return pqe.Code == "40P01" || pqe.Code == "40001" || relayedTransient(pqe)
+	return pqe.Code == deadlockDetected || pqe.Code == serializationFailure || relayedTransient(pqe)
 }
 
 // relayedTransient reports a deadlock or serialization failure that a
