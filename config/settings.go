@@ -99,8 +99,8 @@ var (
 		Meaning: "Per carrier of `CARRIERS`: `_API_KEY` and `_API_KEY_HEADER` (default `API-Key`), or OAuth2 client credentials `_CLIENT_ID`, `_CLIENT_SECRET`, `_TOKEN_URL`; `_RATE` requests a minute (600) and `_CONCURRENCY` in flight (8), over every instance with `REDIS_URL`; `_TIMEOUT` per request (30s)."})
 	TrackingWorkers = declare(Setting{Env: "TRACKING_WORKERS", Flag: "tracking-workers", Kind: Int, Default: "50", Verbs: Serve,
 		Meaning: "Carrier polls running at once in this process (most of them wait on the carrier or for their account's batch to commit: enough that a batch fills while the one before commits); `0`: this process polls nothing (it still enqueues)."})
-	TrackingWriters = declare(Setting{Env: "TRACKING_WRITERS", Flag: "tracking-writers", Kind: Int, Default: "4", Verbs: Serve,
-		Meaning: "Transactions writing finished polls at once in this process, each a batch of the queued polls of several accounts; about twice the database's cores: more wait on each other's locks. On Citus each account has a transaction of its own, unbounded."})
+	TrackingWriters = declare(Setting{Env: "TRACKING_WRITERS", Flag: "tracking-writers", Kind: Int, Default: "2", Verbs: Serve,
+		Meaning: "Transactions writing finished polls at once in this process, each a batch of the queued polls of several accounts (up to 32); about the cores the database gives this process: each transaction is one backend on one core, and more make smaller batches that wait on each other's locks. On Citus each account has a transaction of its own, unbounded."})
 	TrackingPollInterval = declare(Setting{Env: "TRACKING_POLL_INTERVAL", Flag: "tracking-poll-interval", Kind: Duration, Default: "1h", Verbs: Serve,
 		Meaning: "How often a tracked request is polled again, until tracking stops."})
 	TrackingAwaitingInterval = declare(Setting{Env: "TRACKING_AWAITING_INTERVAL", Flag: "tracking-awaiting-interval", Kind: Duration, Default: "30m", Verbs: Serve,

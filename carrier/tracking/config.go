@@ -81,7 +81,7 @@ type Carrier struct {
 // Default is the configuration with no setting given.
 var Default = Config{
 	Workers:          50,
-	Writers:          4,
+	Writers:          2,
 	PollInterval:     time.Hour,
 	AwaitingInterval: 30 * time.Minute,
 	RetryBase:        10 * time.Second,
