@@ -322,10 +322,16 @@ func TestStatsRollupsConcurrentWriters(t *testing.T) {
 					s := statements[r.IntN(len(statements))]
 					picks = append(picks, stmtArgs{s.q, append([]any{e.acct}, s.args(r)...)})
 				}
-				for {
+				for attempt := 1; ; attempt++ {
 					err := runTx(ctx, e.store.SQL(), picks)
 					if db.Victim(err) {
 						retries.Add(1)
+						// Back off as a client would, a random while growing
+						// with the attempts: run again at once, two victims
+						// took the same rows again and again, and a third
+						// writer's statement queued behind them waited out
+						// the statement timeout (57014, once in a loaded run).
+						time.Sleep(time.Duration(r.IntN(10*min(attempt, 8))+1) * time.Millisecond)
 						continue
 					}
 					if err != nil {
