@@ -18,6 +18,7 @@ import (
 	"shipgraph/db"
 	"shipgraph/model"
 	"shipgraph/testkit/pg"
+	"shipgraph/webhook"
 )
 
 // rollupTruth holds each rollup of migrations 00021 and 00024 (its slots
@@ -326,12 +327,12 @@ func TestStatsRollupsConcurrentWriters(t *testing.T) {
 					err := runTx(ctx, e.store.SQL(), picks)
 					if db.Victim(err) {
 						retries.Add(1)
-						// Back off as a client would, a random while growing
-						// with the attempts: run again at once, two victims
-						// took the same rows again and again, and a third
-						// writer's statement queued behind them waited out
-						// the statement timeout (57014, once in a loaded run).
-						time.Sleep(time.Duration(r.IntN(10*min(attempt, 8))+1) * time.Millisecond)
+						// Back off as a client would (the webhooks' full
+						// jitter, at most 80 ms): run again at once, two
+						// victims took the same rows again and again, and a
+						// third writer's statement queued behind them waited
+						// out the statement timeout (57014, once in a loaded run).
+						time.Sleep(webhook.Backoff(5*time.Millisecond, min(attempt, 5), r.Float64()))
 						continue
 					}
 					if err != nil {
